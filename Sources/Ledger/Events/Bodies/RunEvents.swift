@@ -1,0 +1,66 @@
+/// Body of "run started": a batch run began (its run ID is in the actor).
+public struct RunStarted: Hashable, Sendable {
+    /// The command (`generate`, `exchange`, ...).
+    public var command: String
+    public var inputPath: String?
+    /// SHA-256 of the input file, hex.
+    public var inputSHA256: String?
+    public var targetTeam: String?
+    public var userCount: Int?
+
+    public init(command: String, inputPath: String? = nil, inputSHA256: String? = nil, targetTeam: String? = nil, userCount: Int? = nil) {
+        self.command = command
+        self.inputPath = inputPath
+        self.inputSHA256 = inputSHA256
+        self.targetTeam = targetTeam
+        self.userCount = userCount
+    }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("command"); w.string(command)
+        w.field("input_path", inputPath)
+        w.field("input_sha256", inputSHA256)
+        w.field("target_team", targetTeam)
+        w.field("user_count", userCount)
+        w.endObject()
+    }
+
+    init(reading r: FieldReader) throws {
+        self.init(command: try r.string("command"), inputPath: try r.optionalString("input_path"), inputSHA256: try r.optionalString("input_sha256"),
+                  targetTeam: try r.optionalString("target_team"), userCount: try r.optionalInt("user_count"))
+    }
+}
+
+/// Body of "run finished": a batch run's outcome counts and exit status.
+public struct RunFinished: Hashable, Sendable {
+    public var command: String
+    /// Users by outcome (`succeeded`, `failed`, `skipped`, ...).
+    public var counts: [String: Int]
+    public var durationMilliseconds: Int
+    public var exitStatus: Int
+
+    public init(command: String, counts: [String: Int], durationMilliseconds: Int, exitStatus: Int) {
+        self.command = command
+        self.counts = counts
+        self.durationMilliseconds = durationMilliseconds
+        self.exitStatus = exitStatus
+    }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("command"); w.string(command)
+        w.key("counts"); w.beginObject()
+        for name in counts.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            w.dynamicKey(name); w.int(counts[name]!)
+        }
+        w.endObject()
+        w.key("duration_ms"); w.int(durationMilliseconds)
+        w.key("exit_status"); w.int(exitStatus)
+        w.endObject()
+    }
+
+    init(reading r: FieldReader) throws {
+        self.init(command: try r.string("command"), counts: try r.intMap("counts"), durationMilliseconds: try r.int("duration_ms"), exitStatus: try r.int("exit_status"))
+    }
+}

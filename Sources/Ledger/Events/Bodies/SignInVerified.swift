@@ -1,0 +1,46 @@
+/// Body of "sign-in verified": an identity token whose signature and claims checked out.
+/// Its `sub` and `transfer_sub` are in the envelope; `iat` is the event's occurred time.
+public struct SignInVerified: Hashable, Sendable {
+    public var audience: String
+    public var issuedAt: Timestamp
+    public var expiresAt: Timestamp
+    public var email: SealedValue?
+    public var emailVerified: Bool?
+    public var isPrivateEmail: Bool?
+    /// Whether a nonce was required and matched.
+    public var nonceChecked: Bool?
+    /// Apple's `real_user_status` (0 unsupported, 1 unknown, 2 likely real).
+    public var realUserStatus: Int?
+
+    public init(audience: String, issuedAt: Timestamp, expiresAt: Timestamp, email: SealedValue? = nil, emailVerified: Bool? = nil,
+                isPrivateEmail: Bool? = nil, nonceChecked: Bool? = nil, realUserStatus: Int? = nil) {
+        self.audience = audience
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+        self.email = email
+        self.emailVerified = emailVerified
+        self.isPrivateEmail = isPrivateEmail
+        self.nonceChecked = nonceChecked
+        self.realUserStatus = realUserStatus
+    }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("audience"); w.string(audience)
+        if let email { w.key("email"); email.write(to: &w) }
+        w.field("email_verified", emailVerified)
+        w.key("expires_at"); w.timestamp(expiresAt)
+        w.field("is_private_email", isPrivateEmail)
+        w.key("issued_at"); w.timestamp(issuedAt)
+        w.field("nonce_checked", nonceChecked)
+        w.field("real_user_status", realUserStatus)
+        w.endObject()
+    }
+
+    init(reading r: FieldReader) throws {
+        self.init(audience: try r.string("audience"), issuedAt: try r.timestamp("issued_at"), expiresAt: try r.timestamp("expires_at"),
+                  email: try r.optionalObject("email").map(SealedValue.init(reading:)), emailVerified: try r.optionalBool("email_verified"),
+                  isPrivateEmail: try r.optionalBool("is_private_email"), nonceChecked: try r.optionalBool("nonce_checked"),
+                  realUserStatus: try r.optionalInt("real_user_status"))
+    }
+}

@@ -1,0 +1,28 @@
+/// Body of "transfer accepted": the app-transfer date, which starts the 60-day window.
+public struct TransferAccepted: Hashable, Sendable {
+    public var acceptedAt: Timestamp
+    public var windowDays: Int
+
+    public init(acceptedAt: Timestamp, windowDays: Int = 60) {
+        self.acceptedAt = acceptedAt
+        self.windowDays = windowDays
+    }
+
+    /// When Apple stops answering migration calls for this transfer.
+    public var deadline: Timestamp { acceptedAt.adding(days: windowDays) }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("accepted_at"); w.timestamp(acceptedAt)
+        w.key("deadline"); w.timestamp(deadline)
+        w.key("window_days"); w.int(windowDays)
+        w.endObject()
+    }
+
+    init(reading r: FieldReader) throws {
+        self.init(acceptedAt: try r.timestamp("accepted_at"), windowDays: try r.int("window_days"))
+        guard try r.timestamp("deadline") == deadline else {
+            throw LedgerError(.malformedRecord, "\(r.context).deadline: does not equal accepted_at + window_days")
+        }
+    }
+}

@@ -1,0 +1,99 @@
+/// The type-specific part of an event; its case decides the event's ``EventType``.
+public enum EventBody: Hashable, Sendable {
+    case ledgerCreated(LedgerCreated)
+    case transferAccepted(TransferAccepted)
+    case runStarted(RunStarted)
+    case runFinished(RunFinished)
+    case accessTokenIssued(AccessTokenIssued)
+    case accessTokenFailed(AccessTokenFailed)
+    case transferIDGenerated(TransferIDGenerated)
+    case transferIDGenerationFailed(TransferIDGenerationFailed)
+    case transferIDExchanged(TransferIDExchanged)
+    case transferIDExchangeFailed(TransferIDExchangeFailed)
+    case signInVerified(SignInVerified)
+    case signInRejected(TokenRejected)
+    case notificationReceived(NotificationReceived)
+    case notificationRejected(TokenRejected)
+    case userErased(UserErased)
+
+    /// The event type this body belongs to.
+    public var type: EventType {
+        switch self {
+        case .ledgerCreated: return .ledgerCreated
+        case .transferAccepted: return .transferAccepted
+        case .runStarted: return .runStarted
+        case .runFinished: return .runFinished
+        case .accessTokenIssued: return .accessTokenIssued
+        case .accessTokenFailed: return .accessTokenFailed
+        case .transferIDGenerated: return .transferIDGenerated
+        case .transferIDGenerationFailed: return .transferIDGenerationFailed
+        case .transferIDExchanged: return .transferIDExchanged
+        case .transferIDExchangeFailed: return .transferIDExchangeFailed
+        case .signInVerified: return .signInVerified
+        case .signInRejected: return .signInRejected
+        case .notificationReceived: return .notificationReceived
+        case .notificationRejected: return .notificationRejected
+        case .userErased: return .userErased
+        }
+    }
+
+    /// The failure this body reports, for the failure kinds that carry one.
+    public var failure: Failure? {
+        switch self {
+        case .accessTokenFailed(let b): return b.failure
+        case .transferIDGenerationFailed(let b): return b.failure
+        case .transferIDExchangeFailed(let b): return b.failure
+        default: return nil
+        }
+    }
+
+    /// The sealed values this body carries.
+    public var sealedValues: [SealedValue] {
+        switch self {
+        case .transferIDExchanged(let b): return b.email.map { [$0] } ?? []
+        case .signInVerified(let b): return b.email.map { [$0] } ?? []
+        case .notificationReceived(let b): return b.email.map { [$0] } ?? []
+        default: return []
+        }
+    }
+
+    func write(to w: inout JSONWriter) {
+        switch self {
+        case .ledgerCreated(let b): b.write(to: &w)
+        case .transferAccepted(let b): b.write(to: &w)
+        case .runStarted(let b): b.write(to: &w)
+        case .runFinished(let b): b.write(to: &w)
+        case .accessTokenIssued(let b): b.write(to: &w)
+        case .accessTokenFailed(let b): b.write(to: &w)
+        case .transferIDGenerated(let b): b.write(to: &w)
+        case .transferIDGenerationFailed(let b): b.write(to: &w)
+        case .transferIDExchanged(let b): b.write(to: &w)
+        case .transferIDExchangeFailed(let b): b.write(to: &w)
+        case .signInVerified(let b): b.write(to: &w)
+        case .signInRejected(let b): b.write(to: &w)
+        case .notificationReceived(let b): b.write(to: &w)
+        case .notificationRejected(let b): b.write(to: &w)
+        case .userErased(let b): b.write(to: &w)
+        }
+    }
+
+    init(type: EventType, reading r: FieldReader) throws {
+        switch type {
+        case .ledgerCreated: self = .ledgerCreated(try LedgerCreated(reading: r))
+        case .transferAccepted: self = .transferAccepted(try TransferAccepted(reading: r))
+        case .runStarted: self = .runStarted(try RunStarted(reading: r))
+        case .runFinished: self = .runFinished(try RunFinished(reading: r))
+        case .accessTokenIssued: self = .accessTokenIssued(try AccessTokenIssued(reading: r))
+        case .accessTokenFailed: self = .accessTokenFailed(try AccessTokenFailed(reading: r))
+        case .transferIDGenerated: self = .transferIDGenerated(try TransferIDGenerated(reading: r))
+        case .transferIDGenerationFailed: self = .transferIDGenerationFailed(try TransferIDGenerationFailed(reading: r))
+        case .transferIDExchanged: self = .transferIDExchanged(try TransferIDExchanged(reading: r))
+        case .transferIDExchangeFailed: self = .transferIDExchangeFailed(try TransferIDExchangeFailed(reading: r))
+        case .signInVerified: self = .signInVerified(try SignInVerified(reading: r))
+        case .signInRejected: self = .signInRejected(try TokenRejected(reading: r))
+        case .notificationReceived: self = .notificationReceived(try NotificationReceived(reading: r))
+        case .notificationRejected: self = .notificationRejected(try TokenRejected(reading: r))
+        case .userErased: self = .userErased(try UserErased(reading: r))
+        }
+    }
+}

@@ -1,0 +1,55 @@
+/// An event as a caller hands it to ``Ledger/append(_:)``: everything but the sequence
+/// number and recorded time, which the ledger assigns when it commits.
+public struct EventDraft: Hashable, Sendable {
+    public var body: EventBody
+    public var identifiers: Identifiers
+    /// When the source says it happened (Apple's `event_time`, a token's `iat`).
+    public var occurredAt: Timestamp?
+    /// A key unique across the ledger; a second append with it is a duplicate, not written.
+    public var idempotencyKey: String?
+    /// The batch run this event belongs to, if any.
+    public var runID: String?
+
+    public init(_ body: EventBody, identifiers: Identifiers = Identifiers(), occurredAt: Timestamp? = nil, idempotencyKey: String? = nil, runID: String? = nil) {
+        self.body = body
+        self.identifiers = identifiers
+        self.occurredAt = occurredAt
+        self.idempotencyKey = idempotencyKey
+        self.runID = runID
+    }
+
+    /// The event's type.
+    public var type: EventType { body.type }
+
+    /// Checks the rules the storage relies on: identifier and key lengths, no NUL bytes.
+    func validate() throws {
+        for id in identifiers.all {
+            guard !id.value.isEmpty else { throw LedgerError(.invalidEvent, "\(id.kind.rawValue) is empty") }
+            guard id.value.utf8.count <= Identifiers.maximumLength else {
+                throw LedgerError(.invalidEvent, "\(id.kind.rawValue) is longer than \(Identifiers.maximumLength) bytes")
+            }
+            guard !id.value.utf8.contains(0) else { throw LedgerError(.invalidEvent, "\(id.kind.rawValue) contains a NUL byte") }
+        }
+        if let key = idempotencyKey {
+            guard !key.isEmpty, key.utf8.count <= Identifiers.maximumLength else {
+                throw LedgerError(.invalidEvent, "idempotency key must be 1 to \(Identifiers.maximumLength) bytes")
+            }
+        }
+    }
+
+    /// The canonical JSON of every field up to and including `occurred_at`, without the
+    /// closing brace: the fields the ledger assigns at commit sort after these.
+    func encodedPrefix(actor: Actor) -> [UInt8] {
+        var w = JSONWriter(capacity: 448)
+        w.beginObject()
+        w.key("actor")
+        var actor = actor
+        actor.runID = runID
+        actor.write(to: &w)
+        w.key("body"); body.write(to: &w)
+        w.key("identifiers"); identifiers.write(to: &w)
+        w.field("idempotency_key", idempotencyKey)
+        w.field("occurred_at", occurredAt)
+        return w.bytes
+    }
+}

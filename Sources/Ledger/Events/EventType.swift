@@ -1,0 +1,31 @@
+/// The kinds of event the ledger records (DESIGN.md, "Events").
+public enum EventType: String, CaseIterable, Sendable, Hashable {
+    case ledgerCreated = "ledger-created"
+    case transferAccepted = "transfer-accepted"
+    case runStarted = "run-started"
+    case runFinished = "run-finished"
+    case accessTokenIssued = "access-token-issued"
+    case accessTokenFailed = "access-token-failed"
+    case transferIDGenerated = "transfer-id-generated"
+    case transferIDGenerationFailed = "transfer-id-generation-failed"
+    case transferIDExchanged = "transfer-id-exchanged"
+    case transferIDExchangeFailed = "transfer-id-exchange-failed"
+    case signInVerified = "sign-in-verified"
+    case signInRejected = "sign-in-rejected"
+    case notificationReceived = "notification-received"
+    case notificationRejected = "notification-rejected"
+    case userErased = "user-erased"
+
+    /// The schema version written for this type today.
+    public var schemaVersion: Int { 1 }
+
+    /// Whether this type records something that went wrong.
+    public var isFailure: Bool {
+        switch self {
+        case .accessTokenFailed, .transferIDGenerationFailed, .transferIDExchangeFailed, .signInRejected, .notificationRejected:
+            return true
+        default:
+            return false
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// An event as stored: the draft plus what the ledger assigned when it committed.
+public struct RecordedEvent: Hashable, Sendable {
+    /// The global sequence number, dense from 1.
+    public var sequence: UInt64
+    /// When the ledger committed it; never earlier than the previous event's.
+    public var recordedAt: Timestamp
+    public var schemaVersion: Int
+    public var actor: Actor
+    public var body: EventBody
+    public var identifiers: Identifiers
+    public var occurredAt: Timestamp?
+    public var idempotencyKey: String?
+
+    public init(sequence: UInt64, recordedAt: Timestamp, actor: Actor, draft: EventDraft) {
+        self.sequence = sequence
+        self.recordedAt = recordedAt
+        self.schemaVersion = draft.type.schemaVersion
+        var actor = actor
+        actor.runID = draft.runID
+        self.actor = actor
+        self.body = draft.body
+        self.identifiers = draft.identifiers
+        self.occurredAt = draft.occurredAt
+        self.idempotencyKey = draft.idempotencyKey
+    }
+
+    /// The event's type.
+    public var type: EventType { body.type }
+
+    /// When it happened: the source's time if it gave one, otherwise when it was recorded.
+    public var effectiveTime: Timestamp { occurredAt ?? recordedAt }
+
+    /// The canonical JSON of this event: exactly the bytes the ledger stores and hashes.
+    public var canonicalJSON: [UInt8] {
+        let draft = EventDraft(body, identifiers: identifiers, occurredAt: occurredAt, idempotencyKey: idempotencyKey, runID: actor.runID)
+        var bytes = draft.encodedPrefix(actor: actor)
+        RecordedEvent.appendAssignedFields(to: &bytes, recordedAt: recordedAt, schemaVersion: schemaVersion, sequence: sequence, type: type)
+        return bytes
+    }
+
+    /// Appends `,"recorded_at":…,"schema_version":…,"seq":…,"type":…}` to an encoded prefix.
+    static func appendAssignedFields(to bytes: inout [UInt8], recordedAt: Timestamp, schemaVersion: Int, sequence: UInt64, type: EventType) {
+        var w = JSONWriter(capacity: 0)
+        swap(&w.bytes, &bytes)
+        w.key("recorded_at"); w.timestamp(recordedAt)
+        w.key("schema_version"); w.int(schemaVersion)
+        w.key("seq"); w.int(sequence)
+        w.key("type"); w.string(type.rawValue)
+        w.endObject()
+        swap(&w.bytes, &bytes)
+    }
+
+    /// Decodes a stored event's JSON.
+    public init(json bytes: UnsafeRawBufferPointer) throws {
+        let value: JSONValue
+        do { value = try JSONValue.parse(bytes) } catch { throw LedgerError(.malformedRecord, "event: \(error)") }
+        let r = try FieldReader(value, context: "event")
+        let typeName = try r.string("type")
+        guard let type = EventType(rawValue: typeName) else { throw LedgerError(.malformedRecord, "event.type: unknown type \"\(typeName)\"") }
+        guard let seq = r.fields["seq"]?.intValue, seq > 0 else { throw LedgerError(.malformedRecord, "event.seq: expected a positive integer") }
+        self.sequence = UInt64(seq)
+        self.recordedAt = try r.timestamp("recorded_at")
+        self.schemaVersion = try r.int("schema_version")
+        self.actor = try Actor(reading: r.object("actor"))
+        self.body = try EventBody(type: type, reading: r.object("body"))
+        self.identifiers = try Identifiers(reading: r.object("identifiers"))
+        self.occurredAt = try r.optionalTimestamp("occurred_at")
+        self.idempotencyKey = try r.optionalString("idempotency_key")
+    }
+}

@@ -1,0 +1,35 @@
+/// An error from the ledger, with a code callers can match and a message for people.
+public struct LedgerError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, as a value callers can match.
+    public struct Code: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The ledger directory does not exist.
+        public static let missingLedger = Code(rawValue: "missing-ledger")
+        /// The directory exists but is not a Handover ledger.
+        public static let notALedger = Code(rawValue: "not-a-ledger")
+        /// `init` found a ledger (or other files) already there.
+        public static let ledgerExists = Code(rawValue: "ledger-exists")
+        /// An event draft breaks a rule (identifier too long, NUL byte, ...).
+        public static let invalidEvent = Code(rawValue: "invalid-event")
+        /// A stored record cannot be read back.
+        public static let malformedRecord = Code(rawValue: "malformed-record")
+        /// The ledger has been closed; no more appends.
+        public static let closed = Code(rawValue: "closed")
+        /// A sealed value could not be opened for a reason other than erasure.
+        public static let sealing = Code(rawValue: "sealing")
+    }
+
+    /// The error's code.
+    public let code: Code
+    /// A message naming the file, field or sequence number involved.
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

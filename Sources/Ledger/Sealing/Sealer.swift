@@ -1,0 +1,38 @@
+import Crypto
+import Foundation
+
+/// Seals and opens personal data with the per-user keys of a ``KeyStore``.
+public struct Sealer: Sendable {
+    /// The key store holding the data keys.
+    public let keyStore: KeyStore
+
+    public init(keyStore: KeyStore) { self.keyStore = keyStore }
+
+    /// Encrypts `plaintext` for `subject` (AES-256-GCM, the key ID as associated data).
+    public func seal(_ plaintext: String, for subject: Identifier) throws -> SealedValue {
+        let (id, key) = try keyStore.dataKey(for: subject)
+        return try Sealer.seal(plaintext, keyID: id, key: key)
+    }
+
+    /// Encrypts `plaintext` with a key already fetched from the key store.
+    public static func seal(_ plaintext: String, keyID: String, key: SymmetricKey) throws -> SealedValue {
+        let box = try AES.GCM.seal(Data(plaintext.utf8), using: key, authenticating: Data(keyID.utf8))
+        guard let combined = box.combined else { throw LedgerError(.sealing, "AES-GCM produced no combined form") }
+        return SealedValue(keyID: keyID, combined: combined.base64EncodedString())
+    }
+
+    /// Decrypts `sealed`; nil when its key was destroyed (the user was erased).
+    public func open(_ sealed: SealedValue) throws -> String? {
+        guard let key = try keyStore.key(id: sealed.keyID) else { return nil }
+        guard let data = Data(base64Encoded: sealed.combined) else {
+            throw LedgerError(.sealing, "sealed value with key \(sealed.keyID) is not valid base64")
+        }
+        do {
+            let box = try AES.GCM.SealedBox(combined: data)
+            let plain = try AES.GCM.open(box, using: key, authenticating: Data(sealed.keyID.utf8))
+            return String(decoding: plain, as: UTF8.self)
+        } catch {
+            throw LedgerError(.sealing, "sealed value with key \(sealed.keyID) does not open: \(error)")
+        }
+    }
+}

@@ -1,0 +1,240 @@
+import Crypto
+import Foundation
+import LMDB
+import Logging
+
+/// One team's append-only, hash-chained event log in an LMDB environment.
+///
+/// Appends from any number of tasks are group-committed by one writer thread; an append
+/// returns only once its event is on disk. Folders (projections) registered at open are
+/// updated in the same transaction as the events they fold.
+public final class Ledger: Sendable {
+    /// Options for opening a ledger.
+    public struct Options: Sendable {
+        /// Initial map size of the log environment (it grows by itself).
+        public var mapSize: Int = 64 << 20
+        /// Most events one group commit writes.
+        public var maximumBatch: Int = 4096
+        /// Skip fsync at commit: for throwaway benchmarks only.
+        public var unsafeNoSync = false
+        /// Who the events are recorded by.
+        public var actor: Actor = .currentProcess()
+        public var logger = Logger(label: "handover.ledger")
+
+        public init() {}
+    }
+
+    /// The ledger directory.
+    public let directory: String
+    /// The log environment.
+    public let environment: Environment
+    /// The log's named databases.
+    public let schema: LedgerSchema
+    /// Who this process records events as.
+    public let actor: Actor
+    /// Seals and opens personal data.
+    public let sealer: Sealer
+    private let folders: [any LedgerFolder]
+    private let writer: GroupCommitWriter
+
+    /// The log environment's file inside a ledger directory.
+    public static func dataFile(in directory: String) -> String { directory + "/data.mdb" }
+    /// The key store's directory inside a ledger directory.
+    public static func keyStoreDirectory(in directory: String) -> String { directory + "/keys" }
+
+    private init(directory: String, environment: Environment, schema: LedgerSchema, folders: [any LedgerFolder], options: Options) throws {
+        self.directory = directory
+        self.environment = environment
+        self.schema = schema
+        self.actor = options.actor
+        self.folders = folders
+        self.sealer = Sealer(keyStore: try KeyStore(directory: Ledger.keyStoreDirectory(in: directory)))
+        let commit = Ledger.makeCommit(environment: environment, schema: schema, folders: folders, actor: options.actor)
+        self.writer = GroupCommitWriter(maximumBatch: options.maximumBatch, logger: options.logger, commit: commit)
+        for folder in folders { try folder.attach(to: environment) }
+        try catchUpFolders()
+    }
+
+    deinit { writer.stop() }
+
+    /// Creates a new ledger in `directory` (created if missing, refused if not empty) and
+    /// records its "ledger created" event as sequence 1.
+    public static func create(at directory: String, _ created: LedgerCreated, folders: [any LedgerFolder] = [], options: Options = Options()) async throws -> Ledger {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        if fm.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw LedgerError(.ledgerExists, "\(directory) exists and is not a directory") }
+            if fm.fileExists(atPath: dataFile(in: directory)) {
+                throw LedgerError(.ledgerExists, "\(directory) already holds a ledger; refusing to overwrite it")
+            }
+            let contents = try fm.contentsOfDirectory(atPath: directory)
+            guard contents.isEmpty else {
+                throw LedgerError(.ledgerExists, "\(directory) is not empty (\(contents.count) entries); choose a new or empty directory")
+            }
+        }
+        try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var envOptions = Environment.Options(mapSize: options.mapSize)
+        envOptions.unsafeNoSync = options.unsafeNoSync
+        let environment = try Environment(path: directory, options: envOptions)
+        let databases = try environment.write { txn in
+            let dbs = try LedgerSchema.names.map { try txn.openDatabase($0, flags: [], create: true) }
+            try txn.put(dbs[0], key: LedgerSchema.formatKey, value: Array(LedgerSchema.formatMarker.utf8))
+            return dbs
+        }
+        let ledger = try Ledger(directory: directory, environment: environment, schema: LedgerSchema(databases), folders: folders, options: options)
+        _ = try await ledger.append(EventDraft(.ledgerCreated(created), idempotencyKey: "ledger-created"))
+        return ledger
+    }
+
+    /// Opens the existing ledger in `directory`, with a clear error when there is none.
+    public static func open(at directory: String, folders: [any LedgerFolder] = [], options: Options = Options()) throws -> Ledger {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard fm.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+            throw LedgerError(.missingLedger, "no ledger at \(directory): the directory does not exist (create one with `handover init --ledger \(directory) ...`)")
+        }
+        guard isDirectory.boolValue, fm.fileExists(atPath: dataFile(in: directory)) else {
+            throw LedgerError(.notALedger, "\(directory) is not a Handover ledger (no data.mdb); pass the directory given to `handover init`")
+        }
+        var envOptions = Environment.Options(mapSize: options.mapSize)
+        envOptions.unsafeNoSync = options.unsafeNoSync
+        let environment: Environment
+        do { environment = try Environment(path: directory, options: envOptions) } catch let error as LMDBError {
+            throw LedgerError(.notALedger, "\(directory) does not hold a readable LMDB environment (\(error))")
+        }
+        let databases: [Database]
+        do {
+            databases = try environment.read { txn in
+                let dbs = try LedgerSchema.names.map { try txn.openDatabase($0, flags: [], create: false) }
+                let format = try txn.get(dbs[0], key: LedgerSchema.formatKey).map { String(decoding: $0, as: UTF8.self) }
+                guard format == LedgerSchema.formatMarker else {
+                    throw LedgerError(.notALedger, "\(directory) holds format \(format ?? "(none)"), expected \(LedgerSchema.formatMarker)")
+                }
+                return dbs
+            }
+        } catch let error as LMDBError where error.code == .notFound {
+            throw LedgerError(.notALedger, "\(directory) holds an LMDB environment that is not a Handover ledger")
+        }
+        return try Ledger(directory: directory, environment: environment, schema: LedgerSchema(databases), folders: folders, options: options)
+    }
+
+    // MARK: Appending
+
+    /// Appends one event; returns once it is durable (or found to be a duplicate).
+    public func append(_ draft: EventDraft) async throws -> AppendOutcome {
+        try await writer.submit([PreparedEvent(draft, actor: actor)])[0]
+    }
+
+    /// Appends events in order; they may share a commit with other callers' events. Returns
+    /// once all are durable. Drafts that break a rule are refused before anything is written.
+    public func append(contentsOf drafts: [EventDraft]) async throws -> [AppendOutcome] {
+        let prepared = try drafts.map { try PreparedEvent($0, actor: actor) }
+        return try await writer.submit(prepared)
+    }
+
+    /// Makes the writer record the size of each commit (for the benchmark's replay).
+    @_spi(Benchmark) public func recordBatchSizes() { writer.recordsBatchSizes = true }
+    /// Sizes of the commits made since ``recordBatchSizes()``.
+    @_spi(Benchmark) public var batchSizes: [Int] { writer.batchSizes }
+
+    /// The transaction body of one group commit.
+    private static func makeCommit(environment: Environment, schema: LedgerSchema, folders: [any LedgerFolder], actor: Actor) -> GroupCommitWriter.Commit {
+        return { batch in
+            try environment.write { txn in
+                let view = LogView(txn, schema: schema)
+                var head = try view.head()
+                let recordedAt = max(Timestamp.now(), head.recordedAt)
+                var outcomes: [AppendOutcome] = []
+                outcomes.reserveCapacity(batch.count)
+                var recorded: [RecordedEvent] = []
+                recorded.reserveCapacity(batch.count)
+                let firstSequence = head.sequence + 1
+                for event in batch {
+                    let sequence = head.sequence + 1
+                    let sequenceKey = BigEndian.bytes(sequence)
+                    if let key = event.draft.idempotencyKey {
+                        let keyBytes = Array(key.utf8)
+                        if try !txn.put(schema.idempotency, key: keyBytes, value: sequenceKey, flags: .noOverwrite) {
+                            let existing = try txn.get(schema.idempotency, key: keyBytes).map { BigEndian.uint64($0) } ?? 0
+                            outcomes.append(.duplicate(of: existing))
+                            continue
+                        }
+                    }
+                    var value = [UInt8](repeating: 0, count: 32)
+                    value.reserveCapacity(32 + event.prefix.count + 96)
+                    value.append(contentsOf: event.prefix)
+                    RecordedEvent.appendAssignedFields(to: &value, recordedAt: recordedAt, schemaVersion: event.draft.type.schemaVersion, sequence: sequence, type: event.draft.type)
+                    var hasher = SHA256()
+                    hasher.update(data: head.hash)
+                    value.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[32...])) }
+                    let hash = Array(hasher.finalize())
+                    value.withUnsafeMutableBytes { $0.copyBytes(from: hash) }
+                    let empty: [UInt8] = []
+                    try txn.put(schema.log, key: sequenceKey, value: value, flags: .append)
+                    try txn.put(schema.byTime, key: LedgerSchema.timeKey(recordedAt, sequence), value: empty, flags: .append)
+                    try txn.put(schema.byType, key: event.typePrefix + sequenceKey, value: empty)
+                    for prefix in event.identifierKeys {
+                        try txn.put(schema.byIdentifier, key: prefix + sequenceKey, value: empty)
+                    }
+                    head = ChainHead(sequence: sequence, hash: hash, recordedAt: recordedAt)
+                    outcomes.append(.recorded(sequence: sequence, recordedAt: recordedAt))
+                    recorded.append(RecordedEvent(sequence: sequence, recordedAt: recordedAt, actor: actor, draft: event.draft))
+                }
+                guard !recorded.isEmpty else { return outcomes }
+                try txn.put(schema.meta, key: LedgerSchema.headKey, value: head.encoded)
+                for folder in folders {
+                    let checkpoint = try folder.checkpoint(in: txn)
+                    if checkpoint + 1 < firstSequence {
+                        var missed: [RecordedEvent] = []
+                        try view.forEachEvent(from: checkpoint + 1, through: firstSequence - 1) { missed.append($0) }
+                        try folder.fold(missed, in: txn)
+                    }
+                    try folder.fold(recorded, in: txn)
+                }
+                return outcomes
+            }
+        }
+    }
+
+    /// Brings every folder up to the head, for events appended by a process without them.
+    private func catchUpFolders() throws {
+        guard !folders.isEmpty, !environment.isReadOnly else { return }
+        let behind = try environment.read { txn in
+            let head = try LogView(txn, schema: schema).head().sequence
+            return try folders.contains { try $0.checkpoint(in: txn) < head }
+        }
+        guard behind else { return }
+        try environment.write { txn in
+            let view = LogView(txn, schema: schema)
+            let head = try view.head().sequence
+            for folder in folders {
+                var next = try folder.checkpoint(in: txn) + 1
+                while next <= head {
+                    let last = min(head, next + 9_999)
+                    var events: [RecordedEvent] = []
+                    try view.forEachEvent(from: next, through: last) { events.append($0) }
+                    try folder.fold(events, in: txn)
+                    next = last + 1
+                }
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    /// Lends a read view of the log to `body` in one short read transaction.
+    public func read<T>(_ body: (LogView) throws -> T) throws -> T {
+        try environment.read { txn in try body(LogView(txn, schema: schema)) }
+    }
+
+    /// The "ledger created" body: team, client IDs, role and settings.
+    public func identity() throws -> LedgerCreated {
+        guard let first = try read({ try $0.event(1) }), case .ledgerCreated(let created) = first.body else {
+            throw LedgerError(.notALedger, "\(directory) has no \"ledger created\" event at sequence 1")
+        }
+        return created
+    }
+
+    /// Waits for queued appends, then stops the writer. Later appends fail with `closed`.
+    public func close() { writer.stop() }
+}

@@ -1,0 +1,85 @@
+import Crypto
+import LMDB
+
+/// The result of checking a ledger's log end to end.
+public struct VerificationReport: Sendable {
+    /// Events checked.
+    public var eventCount: UInt64
+    /// The chain hash of the last good event, hex.
+    public var headHash: String
+    /// The first sequence number that fails, if any.
+    public var firstBadSequence: UInt64?
+    /// What is wrong there.
+    public var problem: String?
+
+    /// Whether the whole log verified.
+    public var isIntact: Bool { problem == nil }
+}
+
+extension Ledger {
+    /// Recomputes the hash chain over every event, checks dense sequence numbers, each
+    /// record's `seq` and non-decreasing recorded times, the stored head and the index sizes.
+    ///
+    /// Reads in chunks, each in its own short read transaction.
+    public func verify(progress: ((UInt64) -> Void)? = nil) throws -> VerificationReport {
+        var previousHash = ChainHead.genesis.hash
+        var previousTime = Timestamp(microseconds: .min)
+        var expected: UInt64 = 1
+        let chunk: UInt64 = 50_000
+        func report(_ bad: UInt64?, _ problem: String?) -> VerificationReport {
+            VerificationReport(eventCount: expected - 1, headHash: KeyStore.hex(previousHash), firstBadSequence: bad, problem: problem)
+        }
+        while true {
+            let outcome: VerificationReport? = try read { view in
+                try view.transaction.withCursor(schema.log) { cursor in
+                    var entry = try cursor.seek(atLeast: LedgerSchema.logKey(expected))
+                    let stop = expected + chunk
+                    while let (key, value) = entry, expected < stop {
+                        guard key.count == 8 else { return report(expected, "a log key has \(key.count) bytes, expected 8") }
+                        let sequence = BigEndian.uint64(key)
+                        guard sequence == expected else {
+                            return report(expected, "event \(expected) is missing (the next key is \(sequence))")
+                        }
+                        guard value.count > 32 else { return report(sequence, "record has \(value.count) bytes") }
+                        var hasher = SHA256()
+                        hasher.update(data: previousHash)
+                        hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: value[32...]))
+                        let hash = Array(hasher.finalize())
+                        guard hash.elementsEqual(value[0..<32]) else {
+                            return report(sequence, "chain hash mismatch: the record or its stored hash was altered")
+                        }
+                        let event: RecordedEvent
+                        do { event = try LogView.decode(value, sequence: sequence) } catch {
+                            return report(sequence, "\(error)")
+                        }
+                        guard event.recordedAt >= previousTime else {
+                            return report(sequence, "recorded_at \(event.recordedAt) is earlier than the previous event's \(previousTime)")
+                        }
+                        previousHash = hash
+                        previousTime = event.recordedAt
+                        expected += 1
+                        entry = try cursor.next()
+                    }
+                    return nil
+                }
+            }
+            if let outcome { return outcome }
+            progress?(expected - 1)
+            let done = try read { view in try view.record(expected) == nil }
+            if done { break }
+        }
+        let last = expected - 1
+        return try read { view in
+            let head = try view.head()
+            guard head.sequence == last, head.hash == previousHash else {
+                return report(last + 1 == head.sequence ? head.sequence : last, "the stored head (\(head.sequence)) does not match the log's last event (\(last))")
+            }
+            let timeEntries = try view.transaction.count(schema.byTime)
+            let typeEntries = try view.transaction.count(schema.byType)
+            guard timeEntries == Int(last), typeEntries == Int(last) else {
+                return report(nil, "index sizes do not match the log: \(last) events, \(timeEntries) time entries, \(typeEntries) type entries")
+            }
+            return report(nil, nil)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import LMDB
+
+/// Reads the log and its indexes inside one transaction (read or write).
+///
+/// Like the transaction it wraps, a view is valid only inside the closure it is lent to.
+public struct LogView {
+    /// The transaction the view reads through.
+    public let transaction: ReadTransaction
+    /// The ledger's databases.
+    public let schema: LedgerSchema
+
+    public init(_ transaction: ReadTransaction, schema: LedgerSchema) {
+        self.transaction = transaction
+        self.schema = schema
+    }
+
+    /// The chain head: the last sequence number, its hash and recorded time.
+    public func head() throws -> ChainHead {
+        try LedgerSchema.headKey.withUnsafeBytes { key in
+            guard let raw = try transaction.get(schema.meta, key: key) else { return .genesis }
+            guard let head = ChainHead(encoded: raw) else { throw LedgerError(.malformedRecord, "meta.head has \(raw.count) bytes, expected 48") }
+            return head
+        }
+    }
+
+    /// The stored bytes of event `sequence` (chain hash ‖ JSON), valid until the transaction ends.
+    public func record(_ sequence: UInt64) throws -> UnsafeRawBufferPointer? {
+        try LedgerSchema.logKey(sequence).withUnsafeBytes { try transaction.get(schema.log, key: $0) }
+    }
+
+    /// Event `sequence`, decoded; nil past the end of the log.
+    public func event(_ sequence: UInt64) throws -> RecordedEvent? {
+        guard let raw = try record(sequence) else { return nil }
+        return try LogView.decode(raw, sequence: sequence)
+    }
+
+    /// Decodes a stored record, checking that its `seq` matches its key.
+    public static func decode(_ raw: UnsafeRawBufferPointer, sequence: UInt64) throws -> RecordedEvent {
+        guard raw.count > 32 else { throw LedgerError(.malformedRecord, "event \(sequence): record has \(raw.count) bytes") }
+        let event: RecordedEvent
+        do { event = try RecordedEvent(json: UnsafeRawBufferPointer(rebasing: raw[32...])) } catch let error as LedgerError {
+            throw LedgerError(.malformedRecord, "event \(sequence): \(error.message)")
+        }
+        guard event.sequence == sequence else {
+            throw LedgerError(.malformedRecord, "event \(sequence): its seq field says \(event.sequence)")
+        }
+        return event
+    }
+
+    /// Calls `body` with each event from `first` through `last` (inclusive), in order.
+    public func forEachEvent(from first: UInt64, through last: UInt64, _ body: (RecordedEvent) throws -> Void) throws {
+        guard first <= last else { return }
+        try transaction.withCursor(schema.log) { cursor in
+            var entry = try cursor.seek(atLeast: LedgerSchema.logKey(first))
+            while let (key, value) = entry {
+                let sequence = BigEndian.uint64(key)
+                if sequence > last { break }
+                try body(try LogView.decode(value, sequence: sequence))
+                entry = try cursor.next()
+            }
+        }
+    }
+
+    /// Sequence numbers of the events that carry `identifier`, ascending.
+    public func sequences(for identifier: Identifier) throws -> [UInt64] {
+        try sequences(withPrefix: LedgerSchema.identifierPrefix(identifier), in: schema.byIdentifier)
+    }
+
+    /// Sequence numbers of the events of `type`, ascending.
+    public func sequences(of type: EventType) throws -> [UInt64] {
+        try sequences(withPrefix: LedgerSchema.typePrefix(type), in: schema.byType)
+    }
+
+    private func sequences(withPrefix prefix: [UInt8], in database: Database) throws -> [UInt64] {
+        try transaction.withCursor(database) { cursor in
+            var result: [UInt64] = []
+            var entry = try cursor.seek(atLeast: prefix)
+            while let (key, _) = entry, key.count == prefix.count + 8, key.starts(with: prefix) {
+                result.append(BigEndian.uint64(key, at: prefix.count))
+                entry = try cursor.next()
+            }
+            return result
+        }
+    }
+
+    /// The last sequence number recorded at or before `time` (0 when none was).
+    public func lastSequence(recordedAtOrBefore time: Timestamp) throws -> UInt64 {
+        try transaction.withCursor(schema.byTime) { cursor in
+            let bound = LedgerSchema.timeKey(Timestamp(microseconds: time.microseconds + 1), 0)
+            let entry: Cursor.Entry?
+            if try cursor.seek(atLeast: bound) != nil {
+                entry = try cursor.previous()
+            } else {
+                entry = try cursor.last()
+            }
+            guard let (key, _) = entry else { return 0 }
+            return BigEndian.uint64(key, at: 8)
+        }
+    }
+
+    /// The sequence number recorded under idempotency key `key`, if any.
+    public func sequence(forIdempotencyKey key: String) throws -> UInt64? {
+        try transaction.get(schema.idempotency, key: Array(key.utf8)).map { BigEndian.uint64($0) }
+    }
+
+    /// The number of events in the log.
+    public func eventCount() throws -> Int { try transaction.count(schema.log) }
+}

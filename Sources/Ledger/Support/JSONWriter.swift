@@ -1,0 +1,118 @@
+/// Writes the ledger's canonical JSON straight into a byte buffer.
+///
+/// Canonical means: object keys in ascending byte order, no whitespace, integers in plain
+/// decimal, absent optionals omitted (never `null`), strings escaped exactly as Python's
+/// `json.dumps(..., ensure_ascii=False)` does. Callers write keys in sorted order; the
+/// tests compare every event type against an independent re-serialisation.
+public struct JSONWriter: Sendable {
+    /// The bytes written so far.
+    public var bytes: [UInt8]
+
+    public init(capacity: Int = 512) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    @inline(__always)
+    private mutating func separate() {
+        if let last = bytes.last, last != UInt8(ascii: "{"), last != UInt8(ascii: "["), last != UInt8(ascii: ":") {
+            bytes.append(UInt8(ascii: ","))
+        }
+    }
+
+    /// Opens an object (as a value, or at the top level).
+    public mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")) }
+    /// Closes the innermost object.
+    public mutating func endObject() { bytes.append(UInt8(ascii: "}")) }
+    /// Opens an array.
+    public mutating func beginArray() { separate(); bytes.append(UInt8(ascii: "[")) }
+    /// Closes the innermost array.
+    public mutating func endArray() { bytes.append(UInt8(ascii: "]")) }
+
+    /// Writes an object key; the value must follow.
+    public mutating func key(_ key: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Writes an object key given at run time (already known to be sorted by the caller).
+    public mutating func dynamicKey(_ key: String) {
+        separate()
+        appendQuoted(key)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Writes a string value.
+    public mutating func string(_ value: String) { separate(); appendQuoted(value) }
+    /// Writes an integer value.
+    public mutating func int<I: BinaryInteger>(_ value: I) {
+        separate()
+        if value == 0 { bytes.append(48); return }
+        var digits: [UInt8] = []
+        var v = value.magnitude
+        while v > 0 {
+            digits.append(UInt8(48 + Int(v % 10)))
+            v /= 10
+        }
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        bytes.append(contentsOf: digits.reversed())
+    }
+    /// Writes `true` or `false`.
+    public mutating func bool(_ value: Bool) {
+        separate()
+        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+    }
+    /// Writes a timestamp as its RFC 3339 string.
+    public mutating func timestamp(_ value: Timestamp) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        value.appendRFC3339(to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+    /// Appends bytes that are already a complete canonical JSON value.
+    public mutating func raw(_ value: [UInt8]) { separate(); bytes.append(contentsOf: value) }
+
+    // Optional helpers: write the key only when there is a value.
+
+    /// Writes `key: value` when `value` is not nil.
+    public mutating func field(_ key: StaticString, _ value: String?) { if let value { self.key(key); string(value) } }
+    /// Writes `key: value` when `value` is not nil.
+    public mutating func field(_ key: StaticString, _ value: Int?) { if let value { self.key(key); int(value) } }
+    /// Writes `key: value` when `value` is not nil.
+    public mutating func field(_ key: StaticString, _ value: Bool?) { if let value { self.key(key); bool(value) } }
+    /// Writes `key: value` when `value` is not nil.
+    public mutating func field(_ key: StaticString, _ value: Timestamp?) { if let value { self.key(key); timestamp(value) } }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    private mutating func appendQuoted(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var start = 0
+            for i in 0..<utf8.count {
+                let c = utf8[i]
+                guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
+                start = i + 1
+                bytes.append(UInt8(ascii: "\\"))
+                switch c {
+                case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+                case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                default:
+                    bytes.append(contentsOf: [UInt8(ascii: "u"), 48, 48, JSONWriter.hex[Int(c >> 4)], JSONWriter.hex[Int(c & 15)]])
+                }
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<utf8.count]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
