@@ -1,0 +1,35 @@
+import Ledger
+
+/// Where folded state lives: LMDB inside the ledger's write transaction, or memory for
+/// `--as-of` answers. The fold rules (``UserFold``) are written once against this protocol.
+protocol ProjectionStore {
+    func userKey(for identifier: Identifier) throws -> UInt64?
+    func link(_ identifier: Identifier, to key: UInt64) throws
+    func user(_ key: UInt64) throws -> UserState?
+    func put(_ user: UserState) throws
+    func remove(_ key: UInt64) throws
+    func allocateUserKey() throws -> UInt64
+    func setWindow(_ window: TransferWindow) throws
+    func setCheckpoint(_ sequence: UInt64) throws
+}
+
+/// What queries read: a consistent picture of the projections, now or as of a past time.
+public protocol ProjectionSnapshot {
+    /// The user an identifier of any kind (account ID, either `sub`, `transfer_sub`) names.
+    func user(matching identifier: String) throws -> UserState?
+    /// Every user, in key order.
+    func forEachUser(_ body: (UserState) throws -> Void) throws
+    /// The transfer window, once recorded.
+    func window() throws -> TransferWindow?
+    /// The last sequence number folded into this picture.
+    func checkpoint() throws -> UInt64
+}
+
+extension ProjectionSnapshot {
+    /// Every user, in key order.
+    public func allUsers() throws -> [UserState] {
+        var users: [UserState] = []
+        try forEachUser { users.append($0) }
+        return users
+    }
+}

@@ -1,0 +1,148 @@
+import Ledger
+
+/// The projection rules: how each event type changes the users and the transfer window.
+///
+/// Every event type has a rule here, including those that touch no user (run and token
+/// events, rejections), which only advance the checkpoint.
+struct UserFold<Store: ProjectionStore> {
+    let store: Store
+
+    func fold(_ event: RecordedEvent) throws {
+        let time = event.effectiveTime
+        switch event.body {
+        case .ledgerCreated, .runStarted, .runFinished, .accessTokenIssued, .accessTokenFailed, .signInRejected, .notificationRejected:
+            break
+        case .transferAccepted(let accepted):
+            try store.setWindow(TransferWindow(acceptedAt: accepted.acceptedAt, windowDays: accepted.windowDays, sequence: event.sequence))
+        case .transferIDGenerated(let body):
+            try update(event, creating: .pending) { u in
+                u.targetTeam = body.targetTeam
+                u.attempts += 1
+                u.lastAttemptAt = time
+                u.lastError = nil
+                u.lastErrorClass = nil
+                if !u.status.isDone {
+                    u.status = .transferIDGenerated
+                    u.migratedAt = time
+                    u.migratedVia = .transferIDGeneration
+                }
+            }
+        case .transferIDGenerationFailed(let body):
+            try update(event, creating: .pending) { u in
+                u.targetTeam = body.targetTeam
+                recordFailure(body.failure, at: time, in: &u)
+            }
+        case .transferIDExchanged(let body):
+            try update(event, creating: .pending) { u in
+                u.attempts += 1
+                u.lastAttemptAt = time
+                u.lastError = nil
+                u.lastErrorClass = nil
+                markMigrated(&u, via: .exchange, at: time)
+                if let email = body.email { u.email = email }
+                if let isPrivate = body.isPrivateEmail { u.isPrivateEmail = isPrivate }
+            }
+        case .transferIDExchangeFailed(let body):
+            try update(event, creating: .pending) { u in recordFailure(body.failure, at: time, in: &u) }
+        case .signInVerified(let body):
+            let linked = event.identifiers.transferSub != nil
+            try update(event, creating: linked ? .pending : .unmatched) { u in
+                if linked { markMigrated(&u, via: .signIn, at: time) }
+                if let email = body.email { u.email = email }
+                if let isPrivate = body.isPrivateEmail { u.isPrivateEmail = isPrivate }
+            }
+        case .notificationReceived(let body):
+            try update(event, creating: .unmatched) { u in
+                u.notifications += 1
+                switch body.kind {
+                case .emailEnabled: u.emailForwarding = true
+                case .emailDisabled: u.emailForwarding = false
+                case .consentRevoked: u.consentRevokedAt = u.consentRevokedAt ?? body.eventTime
+                case .accountDeleted: u.accountDeletedAt = u.accountDeletedAt ?? body.eventTime
+                }
+                if let email = body.email, u.erasedAt == nil { u.email = email }
+                if let isPrivate = body.isPrivateEmail { u.isPrivateEmail = isPrivate }
+            }
+        case .userErased:
+            try update(event, creating: nil) { u in
+                u.erasedAt = u.erasedAt ?? event.recordedAt
+                u.email = nil
+            }
+        }
+        try store.setCheckpoint(event.sequence)
+    }
+
+    private func markMigrated(_ u: inout UserState, via path: MigrationPath, at time: Timestamp) {
+        guard u.status != .migrated else { return }
+        u.status = .migrated
+        u.migratedAt = time
+        u.migratedVia = path
+    }
+
+    private func recordFailure(_ failure: Failure, at time: Timestamp, in u: inout UserState) {
+        u.attempts += 1
+        u.lastAttemptAt = time
+        u.lastErrorClass = failure.kind.rawValue
+        u.lastError = failure.message
+        if !u.status.isDone { u.status = .failed }
+    }
+
+    /// Finds the user the event's identifiers name (merging users those identifiers join),
+    /// creates one with status `creating` when none exists, applies `change`, links every
+    /// identifier and stores the result. With `creating` nil an unknown user is left alone.
+    private func update(_ event: RecordedEvent, creating initial: UserStatus?, _ change: (inout UserState) -> Void) throws {
+        let ids = event.identifiers.all.filter { $0.kind != .jti }
+        let found = try ids.map { try store.userKey(for: $0) }
+        var keys: [UInt64] = []
+        for case let key? in found where !keys.contains(key) { keys.append(key) }
+        var user: UserState
+        if let first = keys.min(), var existing = try store.user(first) {
+            for other in keys where other != first {
+                guard let merged = try store.user(other) else { continue }
+                UserFold.merge(merged, into: &existing)
+                for id in merged.identifiers { try store.link(id, to: first) }
+                try store.remove(other)
+            }
+            user = existing
+        } else if let initial {
+            user = UserState(key: try store.allocateUserKey(), status: initial, sequence: event.sequence)
+        } else {
+            return
+        }
+        for id in ids where user[id.kind] == nil {
+            user[id.kind] = id.value
+        }
+        for (id, key) in zip(ids, found) where key != user.key {
+            try store.link(id, to: user.key)
+        }
+        change(&user)
+        user.lastSequence = event.sequence
+        try store.put(user)
+    }
+
+    /// Folds a second record of the same person into `target` (kept fields win; counts add).
+    static func merge(_ other: UserState, into target: inout UserState) {
+        for kind in IdentifierKind.userKinds where target[kind] == nil { target[kind] = other[kind] }
+        if other.status > target.status {
+            target.status = other.status
+            target.migratedAt = other.migratedAt
+            target.migratedVia = other.migratedVia
+        }
+        target.targetTeam = target.targetTeam ?? other.targetTeam
+        target.email = target.email ?? other.email
+        target.isPrivateEmail = target.isPrivateEmail ?? other.isPrivateEmail
+        target.emailForwarding = target.emailForwarding ?? other.emailForwarding
+        target.consentRevokedAt = [target.consentRevokedAt, other.consentRevokedAt].compactMap { $0 }.min()
+        target.accountDeletedAt = [target.accountDeletedAt, other.accountDeletedAt].compactMap { $0 }.min()
+        target.erasedAt = [target.erasedAt, other.erasedAt].compactMap { $0 }.min()
+        target.attempts += other.attempts
+        target.notifications += other.notifications
+        if (other.lastAttemptAt ?? Timestamp(microseconds: .min)) > (target.lastAttemptAt ?? Timestamp(microseconds: .min)) {
+            target.lastAttemptAt = other.lastAttemptAt
+            target.lastError = other.lastError
+            target.lastErrorClass = other.lastErrorClass
+        }
+        target.firstSequence = min(target.firstSequence, other.firstSequence)
+        target.lastSequence = max(target.lastSequence, other.lastSequence)
+    }
+}

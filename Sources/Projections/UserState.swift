@@ -1,0 +1,117 @@
+import Ledger
+
+/// Where a user stands in the migration, as far as this ledger knows.
+public enum UserStatus: UInt8, Sendable, CaseIterable, Comparable {
+    /// Seen only through Apple's sign-ins or notifications, never through the migration.
+    case unmatched = 0
+    /// Known, no attempt yet.
+    case pending = 1
+    /// The last attempt failed.
+    case failed = 2
+    /// Team A: a transfer identifier was generated for the target team.
+    case transferIDGenerated = 3
+    /// Team B: the user has a recipient `sub` (by exchange or sign-in).
+    case migrated = 4
+
+    /// The name used in output and exports.
+    public var name: String {
+        switch self {
+        case .unmatched: return "unmatched"
+        case .pending: return "pending"
+        case .failed: return "failed"
+        case .transferIDGenerated: return "transfer-id-generated"
+        case .migrated: return "migrated"
+        }
+    }
+
+    /// Whether this ledger's half of the migration is done for the user.
+    public var isDone: Bool { self == .transferIDGenerated || self == .migrated }
+
+    public static func < (a: UserStatus, b: UserStatus) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// How a user's migration step was completed.
+public enum MigrationPath: UInt8, Sendable, CaseIterable {
+    /// Team A called `/auth/usermigrationinfo` with `sub` and `target`.
+    case transferIDGeneration = 1
+    /// Team B exchanged the `transfer_sub`.
+    case exchange = 2
+    /// The user signed in with a `transfer_sub` claim during the window.
+    case signIn = 3
+
+    /// The name used in output and exports.
+    public var name: String {
+        switch self {
+        case .transferIDGeneration: return "transfer-id-generation"
+        case .exchange: return "exchange"
+        case .signIn: return "sign-in"
+        }
+    }
+}
+
+/// One user's current migration state, folded from every event that names them.
+public struct UserState: Hashable, Sendable {
+    /// The projection's own key for the user, assigned in fold order.
+    public var key: UInt64
+    public var accountID: String?
+    public var senderSub: String?
+    public var transferSub: String?
+    public var recipientSub: String?
+    public var targetTeam: String?
+    public var status: UserStatus
+    public var migratedAt: Timestamp?
+    public var migratedVia: MigrationPath?
+    /// The latest email Apple reported, sealed.
+    public var email: SealedValue?
+    public var isPrivateEmail: Bool?
+    /// Whether Apple forwards email to the relay address (from email-enabled/disabled).
+    public var emailForwarding: Bool?
+    public var consentRevokedAt: Timestamp?
+    public var accountDeletedAt: Timestamp?
+    public var erasedAt: Timestamp?
+    /// Generation or exchange attempts recorded (successes and failures).
+    public var attempts: Int
+    public var lastAttemptAt: Timestamp?
+    public var lastErrorClass: String?
+    public var lastError: String?
+    /// Notifications received about the user.
+    public var notifications: Int
+    public var firstSequence: UInt64
+    public var lastSequence: UInt64
+
+    public init(key: UInt64, status: UserStatus, sequence: UInt64) {
+        self.key = key
+        self.status = status
+        self.attempts = 0
+        self.notifications = 0
+        self.firstSequence = sequence
+        self.lastSequence = sequence
+    }
+
+    /// The user's value for an identifier kind.
+    public subscript(kind: IdentifierKind) -> String? {
+        get {
+            switch kind {
+            case .accountID: return accountID
+            case .senderSub: return senderSub
+            case .transferSub: return transferSub
+            case .recipientSub: return recipientSub
+            case .jti: return nil
+            }
+        }
+        set {
+            switch kind {
+            case .accountID: accountID = newValue
+            case .senderSub: senderSub = newValue
+            case .transferSub: transferSub = newValue
+            case .recipientSub: recipientSub = newValue
+            case .jti: break
+            }
+        }
+    }
+
+    /// The user's identifiers (account ID and each `sub`).
+    public var identifiers: [Identifier] {
+        IdentifierKind.userKinds.compactMap { kind in self[kind].map { Identifier(kind, $0) } }
+    }
+}

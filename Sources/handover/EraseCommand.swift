@@ -1,0 +1,25 @@
+import ArgumentParser
+import Ledger
+import Projections
+
+/// `handover erase`: destroy one user's personal data.
+struct EraseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "erase", abstract: "Destroy one user's personal data and record that it was done; the log still verifies.")
+
+    @OptionGroup var ledgerOptions: LedgerOptions
+    @Argument(help: "An account ID, sender sub, transfer_sub or recipient sub.") var identifier: String
+    @Option(help: "Why (recorded in the event).") var reason = "erasure request"
+
+    func run() async throws {
+        let (ledger, projection) = try ledgerOptions.open()
+        defer { ledger.close() }
+        guard let result = try await UserEraser(ledger: ledger, projection: projection).erase(identifier, reason: reason) else {
+            throw CLIExit(code: ExitStatus.failed, message: "no user with identifier \"\(identifier)\"")
+        }
+        if result.alreadyErased {
+            print("User \(result.user.key) was already erased at \(result.user.erasedAt?.rfc3339 ?? "?"); nothing to do.")
+        } else {
+            print("Erased user \(result.user.key): \(result.keysDestroyed) data key(s) destroyed, recorded as event \(result.sequence ?? 0).")
+        }
+    }
+}

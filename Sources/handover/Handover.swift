@@ -1,0 +1,15 @@
+import ArgumentParser
+
+/// The `handover` command: migration runs and the audit ledger of a Sign in with Apple transfer.
+struct Handover: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "handover",
+        abstract: "Run and audit a Sign in with Apple app-transfer migration.",
+        discussion: "Every step is recorded as an event in an append-only, hash-chained LMDB ledger. Exit codes: 0 success, 1 some users failed, 2 bad usage or input, 3 credentials refused by Apple, 4 ledger integrity failure.",
+        version: "handover 0.1.0",
+        subcommands: [
+            InitCommand.self, WindowCommand.self, QueryCommand.self, VerifyCommand.self, EraseCommand.self,
+            ProjectionsCommand.self, DemoCommand.self,
+        ]
+    )
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import Ledger
+import Projections
+
+/// `handover init`: create a ledger for one team.
+struct InitCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "init", abstract: "Create a ledger for one team (refuses to overwrite an existing one).")
+
+    @OptionGroup var ledgerOptions: LedgerOptions
+
+    @Option(name: .customLong("team-id"), help: "Your 10-character Apple team ID (default: $APPLE_TEAM_ID).")
+    var teamID: String?
+
+    @Option(name: .customLong("client-id"), help: "The app's client ID; repeat for Services IDs (default: $APPLE_CLIENT_ID).")
+    var clientIDs: [String] = []
+
+    @Option(help: "sender (team A, generates transfer IDs) or recipient (team B, exchanges them).")
+    var role: LedgerCreated.Role
+
+    @Option(name: .customLong("on-account-deleted"), help: "When Apple reports an account deleted: erase (destroy personal data) or keep.")
+    var onAccountDeleted: LedgerCreated.DeletionPolicy = .erase
+
+    func validate() throws {
+        let env = ProcessInfo.processInfo.environment
+        guard let team = teamID ?? env["APPLE_TEAM_ID"], !team.isEmpty else { throw ValidationError("--team-id is required (or set APPLE_TEAM_ID)") }
+        guard team.count == 10, team.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) else {
+            throw ValidationError("--team-id: \"\(team)\" is not a 10-character Apple team ID (upper-case letters and digits)")
+        }
+        guard !(clientIDs.isEmpty && (env["APPLE_CLIENT_ID"] ?? "").isEmpty) else { throw ValidationError("--client-id is required (or set APPLE_CLIENT_ID)") }
+    }
+
+    func run() async throws {
+        let env = ProcessInfo.processInfo.environment
+        let team = teamID ?? env["APPLE_TEAM_ID"]!
+        let clients = clientIDs.isEmpty ? [env["APPLE_CLIENT_ID"]!] : clientIDs
+        let created = LedgerCreated(teamID: team, clientIDs: clients, role: role, ledgerID: UUID().uuidString.lowercased(), onAccountDeleted: onAccountDeleted)
+        let ledger = try await Ledger.create(at: ledgerOptions.directory, created, folders: [UserProjection()])
+        ledger.close()
+        print("Created \(role.rawValue) ledger \(created.ledgerID) for team \(team) in \(ledgerOptions.directory)")
+        print("Next: record the transfer date with `handover window --ledger \(ledgerOptions.directory) --accepted-at YYYY-MM-DD`.")
+    }
+}
+
+extension LedgerCreated.Role: ExpressibleByArgument {}
+extension LedgerCreated.DeletionPolicy: ExpressibleByArgument {}

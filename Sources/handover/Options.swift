@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import Ledger
+import Projections
+
+/// `--ledger DIR`, shared by every command.
+struct LedgerOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The ledger directory (default: $HANDOVER_LEDGER, then ./handover-ledger).", valueName: "dir"))
+    var ledger: String?
+
+    /// The directory to use.
+    var directory: String {
+        ledger ?? ProcessInfo.processInfo.environment["HANDOVER_LEDGER"].flatMap { $0.isEmpty ? nil : $0 } ?? "./handover-ledger"
+    }
+
+    /// Opens the ledger with its projections.
+    func open() throws -> (Ledger, UserProjection) {
+        let projection = UserProjection()
+        let ledger = try Ledger.open(at: directory, folders: [projection])
+        return (ledger, projection)
+    }
+}
+
+/// `--format` and `--as-of`, shared by the queries.
+struct OutputOptions: ParsableArguments {
+    @Option(help: "Output format: table, json or csv.")
+    var format: QueryTable.Format = .table
+
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("Answer from the events recorded up to this time (RFC 3339, or a date meaning midnight UTC).", valueName: "time"))
+    var asOfText: String?
+
+    var asOf: Timestamp? { asOfText.flatMap(Timestamp.init(rfc3339:)) }
+
+    func validate() throws {
+        if let asOfText, Timestamp(rfc3339: asOfText) == nil {
+            throw ValidationError("--as-of: \"\(asOfText)\" is not an RFC 3339 time (2026-11-22T10:00:00Z) or a date (2026-11-22)")
+        }
+    }
+}
+
+extension QueryTable.Format: ExpressibleByArgument {}
+
+/// Parses a time argument or ends with a usage error naming the option.
+func parseTime(_ text: String, option: String) throws -> Timestamp {
+    guard let time = Timestamp(rfc3339: text) else {
+        throw ValidationError("\(option): \"\(text)\" is not an RFC 3339 time (2026-11-22T10:00:00Z) or a date (2026-11-22)")
+    }
+    return time
+}

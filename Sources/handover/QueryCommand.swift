@@ -1,0 +1,131 @@
+import ArgumentParser
+import Ledger
+import Projections
+
+/// `handover query`: the compliance questions.
+struct QueryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Answer compliance questions from the ledger.",
+        subcommands: [Migrated.self, Pending.self, User.self, State.self, Failures.self, Events.self]
+    )
+
+    struct Migrated: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Users whose migration step is done: when, by which path, before the deadline or not.")
+        @OptionGroup var ledgerOptions: LedgerOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let (ledger, projection) = try ledgerOptions.open()
+            defer { ledger.close() }
+            print(try answer(ledger, projection, output) { try $0.migrated() }.render(output.format), terminator: "")
+        }
+    }
+
+    struct Pending: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Users not yet migrated, with attempts, the last error and days left.")
+        @OptionGroup var ledgerOptions: LedgerOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let (ledger, projection) = try ledgerOptions.open()
+            defer { ledger.close() }
+            print(try answer(ledger, projection, output) { try $0.pending() }.render(output.format), terminator: "")
+        }
+    }
+
+    struct User: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One user's state and history, by account ID, either team's sub or transfer_sub.")
+        @OptionGroup var ledgerOptions: LedgerOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "An account ID, sender sub, transfer_sub or recipient sub.") var identifier: String
+
+        func run() throws {
+            let (ledger, projection) = try ledgerOptions.open()
+            defer { ledger.close() }
+            var found: UserState?
+            let table = try answer(ledger, projection, output) { queries in
+                guard let (state, row) = try queries.user(identifier) else { return QueryTable(columns: []) }
+                found = state
+                return row
+            }
+            guard let user = found else {
+                throw CLIExit(code: ExitStatus.failed, message: "no user with identifier \"\(identifier)\"" + (output.asOf.map { " as of \($0.rfc3339)" } ?? ""))
+            }
+            var events: [RecordedEvent] = []
+            for id in user.identifiers {
+                events += try EventQuery(identifier: id.value, until: output.asOf).run(on: ledger)
+            }
+            var seen = Set<UInt64>()
+            events = events.filter { seen.insert($0.sequence).inserted }.sorted { $0.sequence < $1.sequence }
+            switch output.format {
+            case .table:
+                for (column, cell) in zip(table.columns, table.rows[0]) where cell != .null {
+                    print("\(column.padding(toLength: 20, withPad: " ", startingAt: 0)) \(cell.text)")
+                }
+                print("\nHistory:")
+                print(EventQuery.table(events).render(.table), terminator: "")
+            case .json:
+                print(String(table.render(.json).dropFirst().dropLast(2)))
+            case .csv:
+                print(table.render(.csv), terminator: "")
+            }
+        }
+    }
+
+    struct State: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Every user with every projected field.")
+        @OptionGroup var ledgerOptions: LedgerOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let (ledger, projection) = try ledgerOptions.open()
+            defer { ledger.close() }
+            print(try answer(ledger, projection, output) { try $0.state() }.render(output.format), terminator: "")
+        }
+    }
+
+    struct Failures: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Users whose last attempt failed, and why.")
+        @OptionGroup var ledgerOptions: LedgerOptions
+        @OptionGroup var output: OutputOptions
+        @Flag(name: .customLong("by-class"), help: "Count failed users by failure class instead of listing them.") var byClass = false
+
+        func run() throws {
+            let (ledger, projection) = try ledgerOptions.open()
+            defer { ledger.close() }
+            print(try answer(ledger, projection, output) { try byClass ? $0.failuresByClass() : $0.failures() }.render(output.format), terminator: "")
+        }
+    }
+
+    struct Events: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Events from the log, filtered by identifier, type and time.")
+        @OptionGroup var ledgerOptions: LedgerOptions
+        @OptionGroup var output: OutputOptions
+        @Option(name: .customLong("id"), help: "Only events carrying this identifier (any kind, or a jti).") var identifier: String?
+        @Option(name: .customLong("type"), help: "Only events of this type; repeatable.") var types: [String] = []
+        @Option(help: ArgumentHelp("Only events recorded at or after this time.", valueName: "time")) var since: String?
+        @Option(help: "At most this many events (the last ones).") var limit: Int?
+
+        func validate() throws {
+            for t in types where EventType(rawValue: t) == nil {
+                throw ValidationError("--type: unknown event type \"\(t)\"; known: \(EventType.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            if let since { _ = try parseTime(since, option: "--since") }
+            if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+        }
+
+        func run() throws {
+            let (ledger, _) = try ledgerOptions.open()
+            defer { ledger.close() }
+            let query = EventQuery(identifier: identifier, types: Set(types.compactMap(EventType.init(rawValue:))),
+                                   since: try since.map { try parseTime($0, option: "--since") }, until: output.asOf, limit: limit)
+            let events = try query.run(on: ledger)
+            if output.format == .json {
+                print("[" + events.map { String(decoding: $0.canonicalJSON, as: UTF8.self) }.joined(separator: ",") + "]")
+            } else {
+                print(EventQuery.table(events).render(output.format), terminator: "")
+            }
+        }
+    }
+}
