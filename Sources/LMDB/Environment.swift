@@ -102,7 +102,9 @@ public final class Environment: @unchecked Sendable {
         let txn = ReadTransaction(handle)
         defer {
             txn.invalidate()
-            mdb_txn_abort(handle)
+            // Commit, not abort: it ends a read transaction the same way but keeps any
+            // database handle opened inside it (an abort closes them).
+            mdb_txn_commit(handle)
         }
         return try body(txn)
     }
@@ -115,6 +117,7 @@ public final class Environment: @unchecked Sendable {
         while true {
             let handle = try begin(flags: 0)
             let txn = WriteTransaction(handle)
+            txn.record(to: recorder)
             let outcome: Result<T, Error>
             do {
                 let value = try body(txn)

@@ -1,0 +1,191 @@
+import ArgumentParser
+import CLMDB
+import Foundation
+@_spi(Benchmark) import LMDB
+@_spi(Benchmark) import Ledger
+import Projections
+
+/// `handover-lab bench`: the ledger's figures, each beside a raw-LMDB baseline from the same run.
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "bench", abstract: "Measure appends, durable latency, user look-ups and rebuilds against raw LMDB.")
+
+    @Option(help: "Events for the throughput run (also the users of the look-up run).") var events = 1_000_000
+    @Option(help: "Durable single appends for the latency run.") var singles = 2_000
+    @Option(help: "Look-ups for the query run.") var lookups = 20_000
+    @Option(help: "Scratch directory (emptied first).") var directory = "/tmp/handover-bench"
+
+    func run() async throws {
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        print("Handover ledger benchmark: \(events) events, LMDB \(String(cString: mdb_version(nil, nil, nil)))")
+        print("figure                                   ledger            raw LMDB          ratio")
+
+        // 1. Group-committed appends, against raw mdb_put replaying the identical writes.
+        let projection = UserProjection()
+        var options = Ledger.Options()
+        options.mapSize = 4 << 30
+        let ledger = try await Ledger.create(at: directory + "/ledger", LedgerCreated(teamID: "BBBB222222", clientIDs: ["com.example.bench"], role: .recipient, ledgerID: "bench"), folders: [projection], options: options)
+        let key = try ledger.sealer.keyStore.dataKey(for: Identifier(.recipientSub, "bench-shared-key"))
+        let drafts = try (0..<events).map { i in try SyntheticEvents.exchange(i, prefix: "u") { text, _ in try Sealer.seal(text, keyID: key.id, key: key.key) } }
+        let recorder = WriteRecorder()
+        ledger.environment.recorder = recorder
+        let producers = 8, chunk = 256
+        let appendStart = DispatchTime.now()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<producers {
+                group.addTask {
+                    var start = lane * chunk
+                    while start < drafts.count {
+                        _ = try await ledger.append(contentsOf: Array(drafts[start..<min(start + chunk, drafts.count)]))
+                        start += producers * chunk
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let appendSeconds = seconds(since: appendStart)
+        ledger.environment.recorder = nil
+        let rawSeconds = try replay(recorder.transactions, into: directory + "/raw")
+        let commits = recorder.transactions.count
+        let ledgerRate = Double(events) / appendSeconds, rawRate = Double(events) / rawSeconds
+        row("appends/s (group commit, \(commits) commits)", fmt(ledgerRate), fmt(rawRate), ledgerRate / rawRate)
+        let eventBytes = try ledger.read { view in try view.record(2).map { $0.count - 32 } ?? 0 }
+        print("  (event JSON \(eventBytes) bytes; \(recorder.transactions.reduce(0) { $0 + $1.count }) puts replayed; mean commit \(events / max(commits, 1)) events)")
+
+        // 2. Durable single-event latency, against raw put + synced commit.
+        var ledgerLatencies: [Double] = []
+        for i in 0..<singles {
+            let draft = try SyntheticEvents.exchange(i, prefix: "single") { text, _ in try Sealer.seal(text, keyID: key.id, key: key.key) }
+            let t = DispatchTime.now()
+            _ = try await ledger.append(draft)
+            ledgerLatencies.append(seconds(since: t))
+        }
+        let rawLatencies = try rawSingleCommits(count: singles, value: Array(repeating: 0x61, count: eventBytes + 32), path: directory + "/raw-single")
+        row("durable append p50 (µs)", micros(p(ledgerLatencies, 0.5)), micros(p(rawLatencies, 0.5)), p(ledgerLatencies, 0.5) / p(rawLatencies, 0.5))
+        row("durable append p99 (µs)", micros(p(ledgerLatencies, 0.99)), micros(p(rawLatencies, 0.99)), p(ledgerLatencies, 0.99) / p(rawLatencies, 0.99))
+
+        // 3. `query user` on a ledger of `events` users, against one raw mdb_get.
+        var queryLatencies: [Double] = []
+        var rawGetLatencies: [Double] = []
+        var generator = SystemRandomNumberGenerator()
+        let probes = (0..<lookups).map { _ in Int.random(in: 0..<events, using: &generator) }
+        try projection.read(ledger) { snapshot, view in
+            for (n, i) in probes.enumerated() {
+                let draft = drafts[i]
+                let id = [draft.identifiers.accountID!, draft.identifiers.transferSub!, draft.identifiers.recipientSub!][n % 3]
+                let t = DispatchTime.now()
+                guard try snapshot.user(matching: id) != nil else { throw ValidationError("user \(id) not found") }
+                queryLatencies.append(seconds(since: t))
+            }
+            let users = try view.transaction.openDatabase("users", create: false)
+            for i in probes {
+                let k = BigEndian.bytes(UInt64(i + 1))
+                let t = DispatchTime.now()
+                guard try k.withUnsafeBytes({ try view.transaction.get(users, key: $0) }) != nil else { throw ValidationError("raw get missed") }
+                rawGetLatencies.append(seconds(since: t))
+            }
+        }
+        row("query user p50 (µs)", micros(p(queryLatencies, 0.5)), micros(p(rawGetLatencies, 0.5)), p(queryLatencies, 0.5) / p(rawGetLatencies, 0.5))
+        row("query user p99 (µs)", micros(p(queryLatencies, 0.99)), micros(p(rawGetLatencies, 0.99)), p(queryLatencies, 0.99) / p(rawGetLatencies, 0.99))
+
+        // 4. Projection rebuild, beside a raw cursor scan of the log.
+        let rebuildStart = DispatchTime.now()
+        let folded = try projection.rebuild(ledger)
+        let rebuildSeconds = seconds(since: rebuildStart)
+        let scanStart = DispatchTime.now()
+        let scanned = try ledger.read { view in
+            try view.transaction.withCursor(ledger.schema.log) { cursor in
+                var n = 0, bytes = 0
+                var entry = try cursor.first()
+                while let (_, value) = entry { n += 1; bytes &+= Int(value[value.count - 1]); entry = try cursor.next() }
+                return n + (bytes & 0)
+            }
+        }
+        let scanSeconds = seconds(since: scanStart)
+        row("projection rebuild events/s", fmt(Double(folded) / rebuildSeconds), fmt(Double(scanned) / scanSeconds), (Double(folded) / rebuildSeconds) / (Double(scanned) / scanSeconds))
+        let report = try ledger.verify()
+        print("verify: \(report.isIntact ? "OK" : "FAILED") \(report.eventCount) events")
+        ledger.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Replays recorded transactions through raw `mdb_put` into a fresh environment with
+    /// the same named databases; returns the seconds taken (synced commits, like the ledger).
+    private func replay(_ transactions: [[WriteRecorder.Put]], into path: String) throws -> Double {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        var env: OpaquePointer?
+        mdb_env_create(&env)
+        mdb_env_set_maxdbs(env, 32)
+        mdb_env_set_mapsize(env, 4 << 30)
+        guard mdb_env_open(env, path, UInt32(MDB_NOTLS), 0o644) == 0 else { throw ValidationError("raw env open failed") }
+        defer { mdb_env_close(env) }
+        var handles: [String: MDB_dbi] = [:]
+        var setup: OpaquePointer?
+        mdb_txn_begin(env, nil, 0, &setup)
+        for name in Set(transactions.flatMap { $0.map(\.database.name) }) {
+            var dbi: MDB_dbi = 0
+            mdb_dbi_open(setup, name, UInt32(MDB_CREATE), &dbi)
+            handles[name] = dbi
+        }
+        mdb_txn_commit(setup)
+        let puts = transactions.map { $0.map { (handles[$0.database.name]!, $0.key, $0.value, $0.flags.rawValue) } }
+        let start = DispatchTime.now()
+        for txnPuts in puts {
+            var txn: OpaquePointer?
+            mdb_txn_begin(env, nil, 0, &txn)
+            for (dbi, key, value, flags) in txnPuts {
+                key.withUnsafeBytes { k in
+                    value.withUnsafeBytes { v in
+                        var mk = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+                        var mv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
+                        let rc = mdb_put(txn, dbi, &mk, &mv, flags)
+                        precondition(rc == 0 || rc == MDB_KEYEXIST, "raw mdb_put failed: \(rc)")
+                    }
+                }
+            }
+            precondition(mdb_txn_commit(txn) == 0)
+        }
+        return seconds(since: start)
+    }
+
+    /// `count` transactions each putting one value under the next key and committing (fsync).
+    private func rawSingleCommits(count: Int, value: [UInt8], path: String) throws -> [Double] {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        var env: OpaquePointer?
+        mdb_env_create(&env)
+        mdb_env_set_mapsize(env, 1 << 30)
+        guard mdb_env_open(env, path, UInt32(MDB_NOTLS), 0o644) == 0 else { throw ValidationError("raw env open failed") }
+        defer { mdb_env_close(env) }
+        var latencies: [Double] = []
+        for i in 0..<count {
+            let key = BigEndian.bytes(UInt64(i + 1))
+            let t = DispatchTime.now()
+            var txn: OpaquePointer?
+            mdb_txn_begin(env, nil, 0, &txn)
+            var dbi: MDB_dbi = 0
+            mdb_dbi_open(txn, nil, 0, &dbi)
+            key.withUnsafeBytes { k in
+                value.withUnsafeBytes { v in
+                    var mk = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
+                    var mv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
+                    precondition(mdb_put(txn, dbi, &mk, &mv, UInt32(MDB_APPEND)) == 0)
+                }
+            }
+            precondition(mdb_txn_commit(txn) == 0)
+            latencies.append(seconds(since: t))
+        }
+        return latencies
+    }
+
+    private func seconds(since start: DispatchTime) -> Double { Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9 }
+    private func p(_ values: [Double], _ q: Double) -> Double {
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))]
+    }
+    private func fmt(_ v: Double) -> String { String(format: "%.0f", v) }
+    private func micros(_ v: Double) -> String { String(format: "%.1f", v * 1e6) }
+    private func row(_ name: String, _ ledger: String, _ raw: String, _ ratio: Double) {
+        print(name.padding(toLength: 41, withPad: " ", startingAt: 0) + ledger.padding(toLength: 18, withPad: " ", startingAt: 0)
+              + raw.padding(toLength: 18, withPad: " ", startingAt: 0) + String(format: "%.2f", ratio))
+    }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `handover-lab`: load, crash and benchmark tools for the ledger (not for production use).
+@main
+struct Lab: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "handover-lab",
+        abstract: "Load, crash and benchmark tools for the Handover ledger.",
+        subcommands: [AppendCommand.self, BenchCommand.self]
+    )
+}
