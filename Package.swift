@@ -46,7 +46,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LMDB"]),
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Ledger", "LMDB"]),
         .testTarget(name: "HandoverCLITests", dependencies: ["Ledger", "Projections", "LMDB"]),

@@ -69,10 +69,19 @@ struct LMDBProjectionReader: ProjectionSnapshot {
     }
 }
 
-/// Projection state written inside the ledger's write transaction.
-struct LMDBProjectionStore: ProjectionStore {
+/// Projection state written inside the ledger's write transaction. The user-key counter and
+/// the checkpoint are kept in memory during one fold and written once by ``finish()``.
+final class LMDBProjectionStore: ProjectionStore {
     let transaction: WriteTransaction
     let databases: ProjectionDatabases
+    private var nextKey: UInt64?
+    private var checkpoint: UInt64?
+
+    init(transaction: WriteTransaction, databases: ProjectionDatabases) {
+        self.transaction = transaction
+        self.databases = databases
+    }
+
     var reader: LMDBProjectionReader { LMDBProjectionReader(transaction: transaction, databases: databases) }
 
     func userKey(for identifier: Identifier) throws -> UInt64? { try reader.userKey(for: identifier) }
@@ -89,8 +98,8 @@ struct LMDBProjectionStore: ProjectionStore {
     func remove(_ key: UInt64) throws { try transaction.delete(databases.users, key: BigEndian.bytes(key)) }
 
     func allocateUserKey() throws -> UInt64 {
-        let next = try transaction.get(databases.meta, key: ProjectionDatabases.nextUserKey).map { BigEndian.uint64($0) } ?? 1
-        try transaction.put(databases.meta, key: ProjectionDatabases.nextUserKey, value: BigEndian.bytes(next + 1))
+        let next = try nextKey ?? transaction.get(databases.meta, key: ProjectionDatabases.nextUserKey).map { BigEndian.uint64($0) } ?? 1
+        nextKey = next + 1
         return next
     }
 
@@ -98,7 +107,11 @@ struct LMDBProjectionStore: ProjectionStore {
         try transaction.put(databases.meta, key: ProjectionDatabases.windowKey, value: window.encoded)
     }
 
-    func setCheckpoint(_ sequence: UInt64) throws {
-        try transaction.put(databases.meta, key: ProjectionDatabases.checkpointKey, value: BigEndian.bytes(sequence))
+    func setCheckpoint(_ sequence: UInt64) throws { checkpoint = sequence }
+
+    /// Writes the counter and checkpoint kept during the fold.
+    func finish() throws {
+        if let nextKey { try transaction.put(databases.meta, key: ProjectionDatabases.nextUserKey, value: BigEndian.bytes(nextKey)) }
+        if let checkpoint { try transaction.put(databases.meta, key: ProjectionDatabases.checkpointKey, value: BigEndian.bytes(checkpoint)) }
     }
 }

@@ -29,8 +29,10 @@ public final class UserProjection: LedgerFolder {
     }
 
     public func fold(_ events: [RecordedEvent], in transaction: WriteTransaction) throws {
-        let fold = UserFold(store: LMDBProjectionStore(transaction: transaction, databases: databases))
+        let store = LMDBProjectionStore(transaction: transaction, databases: databases)
+        let fold = UserFold(store: store)
         for event in events { try fold.fold(event) }
+        try store.finish()
     }
 
     /// Lends the stored projections, as committed now, to `body`.
@@ -49,8 +51,10 @@ public final class UserProjection: LedgerFolder {
             try txn.clear(dbs.meta)
             let view = LogView(txn, schema: ledger.schema)
             let head = try view.head().sequence
-            let fold = UserFold(store: LMDBProjectionStore(transaction: txn, databases: dbs))
+            let store = LMDBProjectionStore(transaction: txn, databases: dbs)
+            let fold = UserFold(store: store)
             try view.forEachEvent(from: 1, through: head) { try fold.fold($0) }
+            try store.finish()
             return head
         }
     }

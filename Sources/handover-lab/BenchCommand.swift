@@ -54,13 +54,16 @@ struct BenchCommand: AsyncParsableCommand {
 
         // 2. Durable single-event latency, against raw put + synced commit.
         var ledgerLatencies: [Double] = []
+        let singleRecorder = WriteRecorder()
+        ledger.environment.recorder = singleRecorder
         for i in 0..<singles {
             let draft = try SyntheticEvents.exchange(i, prefix: "single") { text, _ in try Sealer.seal(text, keyID: key.id, key: key.key) }
             let t = DispatchTime.now()
             _ = try await ledger.append(draft)
             ledgerLatencies.append(seconds(since: t))
         }
-        let rawLatencies = try rawSingleCommits(count: singles, value: Array(repeating: 0x61, count: eventBytes + 32), path: directory + "/raw-single")
+        ledger.environment.recorder = nil
+        let rawLatencies = try replay(singleRecorder.transactions, into: directory + "/raw", perTransaction: true)
         row("durable append p50 (µs)", micros(p(ledgerLatencies, 0.5)), micros(p(rawLatencies, 0.5)), p(ledgerLatencies, 0.5) / p(rawLatencies, 0.5))
         row("durable append p99 (µs)", micros(p(ledgerLatencies, 0.99)), micros(p(rawLatencies, 0.99)), p(ledgerLatencies, 0.99) / p(rawLatencies, 0.99))
 
@@ -112,6 +115,12 @@ struct BenchCommand: AsyncParsableCommand {
     /// Replays recorded transactions through raw `mdb_put` into a fresh environment with
     /// the same named databases; returns the seconds taken (synced commits, like the ledger).
     private func replay(_ transactions: [[WriteRecorder.Put]], into path: String) throws -> Double {
+        try replay(transactions, into: path, perTransaction: false).reduce(0, +)
+    }
+
+    /// Replays recorded transactions; returns each one's seconds (put + synced commit), or
+    /// with `perTransaction` false a single total.
+    private func replay(_ transactions: [[WriteRecorder.Put]], into path: String, perTransaction: Bool) throws -> [Double] {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         var env: OpaquePointer?
         mdb_env_create(&env)
@@ -129,8 +138,10 @@ struct BenchCommand: AsyncParsableCommand {
         }
         mdb_txn_commit(setup)
         let puts = transactions.map { $0.map { (handles[$0.database.name]!, $0.key, $0.value, $0.flags.rawValue) } }
+        var latencies: [Double] = []
         let start = DispatchTime.now()
         for txnPuts in puts {
+            let began = DispatchTime.now()
             var txn: OpaquePointer?
             mdb_txn_begin(env, nil, 0, &txn)
             for (dbi, key, value, flags) in txnPuts {
@@ -144,37 +155,9 @@ struct BenchCommand: AsyncParsableCommand {
                 }
             }
             precondition(mdb_txn_commit(txn) == 0)
+            if perTransaction { latencies.append(seconds(since: began)) }
         }
-        return seconds(since: start)
-    }
-
-    /// `count` transactions each putting one value under the next key and committing (fsync).
-    private func rawSingleCommits(count: Int, value: [UInt8], path: String) throws -> [Double] {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        var env: OpaquePointer?
-        mdb_env_create(&env)
-        mdb_env_set_mapsize(env, 1 << 30)
-        guard mdb_env_open(env, path, UInt32(MDB_NOTLS), 0o644) == 0 else { throw ValidationError("raw env open failed") }
-        defer { mdb_env_close(env) }
-        var latencies: [Double] = []
-        for i in 0..<count {
-            let key = BigEndian.bytes(UInt64(i + 1))
-            let t = DispatchTime.now()
-            var txn: OpaquePointer?
-            mdb_txn_begin(env, nil, 0, &txn)
-            var dbi: MDB_dbi = 0
-            mdb_dbi_open(txn, nil, 0, &dbi)
-            key.withUnsafeBytes { k in
-                value.withUnsafeBytes { v in
-                    var mk = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-                    var mv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
-                    precondition(mdb_put(txn, dbi, &mk, &mv, UInt32(MDB_APPEND)) == 0)
-                }
-            }
-            precondition(mdb_txn_commit(txn) == 0)
-            latencies.append(seconds(since: t))
-        }
-        return latencies
+        return perTransaction ? latencies : [seconds(since: start)]
     }
 
     private func seconds(since start: DispatchTime) -> Double { Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9 }

@@ -47,8 +47,8 @@ public struct EventDraft: Hashable, Sendable {
         actor.runID = runID
         actor.write(to: &w)
         w.key("body"); body.write(to: &w)
-        w.key("identifiers"); identifiers.write(to: &w)
         w.field("idempotency_key", idempotencyKey)
+        w.key("identifiers"); identifiers.write(to: &w)
         w.field("occurred_at", occurredAt)
         return w.bytes
     }

@@ -1,0 +1,28 @@
+/// One realistic example of every event type, for round-trip tests, schema checks and docs.
+public enum EventSamples {
+    /// A draft of each type in ``EventType/allCases`` order.
+    public static func all(email: SealedValue = SealedValue(keyID: "00112233445566778899aabbccddeeff", combined: "bm9uY2UxMjM0NTY3Y2lwaGVydGV4dHRhZ3RhZ3RhZ3RhZw==")) -> [EventDraft] {
+        let t = Timestamp(rfc3339: "2026-11-02T09:30:00Z")!
+        let user = Identifiers(accountID: "acct-42", senderSub: "000123.abc.0456", transferSub: "t.9f8e7d", recipientSub: "001999.def.0789")
+        let failure = Failure(kind: .invalidRequest, code: "invalid_request", httpStatus: 400, message: "Apple answered \"invalid_request\"\nuser revoked", attempts: 2)
+        let drafts: [EventDraft] = [
+            EventDraft(.ledgerCreated(LedgerCreated(teamID: "BBBB222222", clientIDs: ["com.example.app", "com.example.web"], role: .recipient, ledgerID: "5b1f3c8e-0000-4000-8000-000000000001"))),
+            EventDraft(.transferAccepted(TransferAccepted(acceptedAt: t)), occurredAt: t),
+            EventDraft(.runStarted(RunStarted(command: "exchange", inputPath: "handoff.csv", inputSHA256: String(repeating: "ab", count: 32), targetTeam: nil, userCount: 2000)), runID: "run-1"),
+            EventDraft(.runFinished(RunFinished(command: "exchange", counts: ["succeeded": 1990, "failed": 10], durationMilliseconds: 61_000, exitStatus: 1)), runID: "run-1"),
+            EventDraft(.accessTokenIssued(AccessTokenIssued(teamID: "BBBB222222", clientID: "com.example.app", keyID: "KEY1234567", expiresAt: t.adding(days: 1), fingerprint: "0123456789abcdef")), occurredAt: t, runID: "run-1"),
+            EventDraft(.accessTokenFailed(AccessTokenFailed(teamID: "BBBB222222", clientID: "com.example.app", failure: Failure(kind: .invalidClient, code: "invalid_client", httpStatus: 400, message: "client secret refused"))), runID: "run-1"),
+            EventDraft(.transferIDGenerated(TransferIDGenerated(targetTeam: "BBBB222222")), identifiers: Identifiers(accountID: "acct-42", senderSub: "000123.abc.0456", transferSub: "t.9f8e7d"), idempotencyKey: "generate:BBBB222222:000123.abc.0456"),
+            EventDraft(.transferIDGenerationFailed(TransferIDGenerationFailed(targetTeam: "BBBB222222", failure: failure)), identifiers: Identifiers(accountID: "acct-43", senderSub: "000123.abd.0456")),
+            EventDraft(.transferIDExchanged(TransferIDExchanged(email: email, isPrivateEmail: true)), identifiers: Identifiers(accountID: "acct-42", transferSub: "t.9f8e7d", recipientSub: "001999.def.0789"), idempotencyKey: "exchange:t.9f8e7d"),
+            EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: Failure(kind: .rateLimited, httpStatus: 429, message: "HTTP 429", attempts: 6))), identifiers: Identifiers(accountID: "acct-44", transferSub: "t.1111")),
+            EventDraft(.signInVerified(SignInVerified(audience: "com.example.app", issuedAt: t, expiresAt: t.adding(days: 1), email: email, emailVerified: true, isPrivateEmail: true, nonceChecked: true, realUserStatus: 2)), identifiers: Identifiers(transferSub: "t.1111", recipientSub: "001999.ghi.0789"), occurredAt: t),
+            EventDraft(.signInRejected(TokenRejected(reason: "expired", detail: "exp is 3 hours in the past", payloadSHA256: String(repeating: "cd", count: 32)))),
+            EventDraft(.notificationReceived(NotificationReceived(kind: .emailDisabled, eventTime: t, email: email, isPrivateEmail: true)), identifiers: Identifiers(recipientSub: "001999.def.0789", jti: "jti-1"), occurredAt: t, idempotencyKey: "notification:jti-1"),
+            EventDraft(.notificationRejected(TokenRejected(reason: "bad-signature", detail: "signature does not verify with kid W6WcOKB", payloadSHA256: String(repeating: "ef", count: 32)))),
+            EventDraft(.userErased(UserErased(reason: "account-deleted notification", keysDestroyed: 1)), identifiers: user),
+        ]
+        assert(drafts.map(\.type) == EventType.allCases)
+        return drafts
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+@testable import Ledger
+
+/// The `handover` executable as a user runs it: arguments, output formats, exit codes.
+@Suite("handover command line")
+struct CommandLineTests {
+    let dir = TemporaryDirectory()
+
+    private func handover(_ args: String...) throws -> (status: Int32, out: String, err: String) {
+        try runProduct("handover", args)
+    }
+
+    private func demoLedger() throws -> String {
+        let result = try runProduct("handover", ["demo", "--users", "300", "--directory", dir.sub("demo")])
+        #expect(result.status == 0, "\(result.err)")
+        return dir.sub("demo/recipient")
+    }
+
+    @Test("init creates a ledger, refuses to overwrite it, and bad arguments exit 2")
+    func initLedger() throws {
+        let path = dir.sub("l")
+        var r = try handover("init", "--ledger", path, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient")
+        #expect(r.status == 0, "\(r.err)")
+        r = try handover("init", "--ledger", path, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient")
+        #expect(r.status == 2 && r.err.contains("already holds a ledger"))
+        r = try handover("init", "--ledger", dir.sub("m"), "--team-id", "short", "--client-id", "c", "--role", "sender")
+        #expect(r.status == 2 && r.err.contains("--team-id"))
+        r = try runProduct("handover", ["query", "state"], environment: ["HANDOVER_LEDGER": path])
+        #expect(r.status == 0 && r.out.contains("(no rows)"))
+    }
+
+    @Test("a missing or foreign ledger directory gets a clear message and exit 2")
+    func missingLedger() throws {
+        var r = try handover("query", "pending", "--ledger", dir.sub("absent"))
+        #expect(r.status == 2 && r.err.contains("does not exist"))
+        _ = FileManager.default.createFile(atPath: dir.sub("notes.txt"), contents: Data("x".utf8))
+        r = try handover("verify", "--ledger", dir.path)
+        #expect(r.status == 2 && r.err.contains("not a Handover ledger"))
+    }
+
+    @Test("window records the acceptance date and shows the deadline")
+    func window() throws {
+        let path = dir.sub("l")
+        _ = try handover("init", "--ledger", path, "--team-id", "AAAA111111", "--client-id", "com.example.app", "--role", "sender")
+        var r = try handover("window", "--ledger", path, "--accepted-at", "2026-11-01", "--format", "json")
+        #expect(r.status == 0, "\(r.err)")
+        let rows = try #require(try JSONValue.parse(Array(r.out.utf8)).arrayValue)
+        #expect(rows.first?["deadline"] == .string("2026-12-31T00:00:00.000000Z"))
+        r = try handover("window", "--ledger", path, "--accepted-at", "2026-11-05")
+        #expect(r.status == 2 && r.err.contains("--correct"))
+        r = try handover("window", "--ledger", path, "--accepted-at", "not-a-date")
+        #expect(r.status == 2)
+    }
+
+    @Test("queries answer in table, JSON and CSV, and --as-of changes the answer")
+    func queries() throws {
+        let path = try demoLedger()
+        let state = try handover("query", "state", "--ledger", path, "--format", "json")
+        #expect(state.status == 0)
+        let users = try #require(try JSONValue.parse(Array(state.out.utf8)).arrayValue)
+        #expect(users.count > 250)
+        let migrated = try handover("query", "migrated", "--ledger", path, "--format", "csv")
+        let csvLines = migrated.out.split(separator: "\r\n")
+        #expect(csvLines.first == "account_id,sender_sub,transfer_sub,recipient_sub,migrated_at,via,before_deadline")
+        #expect(csvLines.count > 250)
+        let someone = try #require(users.first { $0["status"] == .string("migrated") && $0["account_id"] != nil })
+        let account = try #require(someone["account_id"]?.stringValue)
+        let one = try handover("query", "user", account, "--ledger", path)
+        #expect(one.status == 0 && one.out.contains("History:") && one.out.contains("transfer-id-exchanged"))
+        let past = try handover("query", "state", "--ledger", path, "--as-of", "2000-01-01", "--format", "json")
+        #expect(past.out == "[]\n")
+        let unknown = try handover("query", "user", "nobody-at-all", "--ledger", path)
+        #expect(unknown.status == 1)
+        let events = try handover("query", "events", "--ledger", path, "--type", "user-erased", "--format", "json")
+        #expect(try JSONValue.parse(Array(events.out.utf8)).arrayValue?.isEmpty == false)
+        let failures = try handover("query", "failures", "--by-class", "--ledger", path)
+        #expect(failures.status == 0 && failures.out.contains("error_class"))
+        #expect(try handover("query", "events", "--type", "no-such-type", "--ledger", path).status == 2)
+    }
+
+    @Test("verify exits 4 naming the sequence number of a flipped byte")
+    func verifyFindsTampering() throws {
+        let path = try demoLedger()
+        #expect(try handover("verify", "--ledger", path).status == 0)
+        let target = try handover("query", "events", "--ledger", path, "--type", "run-finished", "--format", "json")
+        let seq = try #require(try JSONValue.parse(Array(target.out.utf8)).arrayValue?.first?["seq"]?.intValue)
+        try flipByte(in: path, inRecordContaining: "\"seq\":\(seq),")
+        let r = try handover("verify", "--ledger", path)
+        #expect(r.status == 4)
+        #expect(r.err.contains("sequence \(seq)"), "\(r.err)")
+    }
+
+    @Test("erase removes the plaintext email and verify stays green; rebuild agrees")
+    func erase() throws {
+        let path = try demoLedger()
+        let state = try JSONValue.parse(Array(try handover("query", "state", "--ledger", path, "--format", "json").out.utf8)).arrayValue ?? []
+        let user = try #require(state.first { ($0["email"]?.stringValue ?? "").contains("@") && $0["erased_at"] == .null })
+        let email = try #require(user["email"]?.stringValue)
+        let sub = try #require(user["recipient_sub"]?.stringValue)
+        #expect(try !filesContain(path, email))
+        let r = try handover("erase", sub, "--ledger", path)
+        #expect(r.status == 0, "\(r.err)")
+        let shown = try handover("query", "user", sub, "--ledger", path, "--format", "json")
+        #expect(try JSONValue.parse(Array(shown.out.utf8))["email"] == .string("(erased)"))
+        #expect(try handover("verify", "--ledger", path).status == 0)
+        let before = try handover("query", "state", "--ledger", path, "--format", "json").out
+        #expect(try handover("projections", "rebuild", "--ledger", path).status == 0)
+        #expect(try handover("query", "state", "--ledger", path, "--format", "json").out == before)
+    }
+}
+
+/// Flips one byte inside the stored record that contains `marker`, directly in data.mdb.
+func flipByte(in ledgerDirectory: String, inRecordContaining marker: String) throws {
+    let file = ledgerDirectory + "/data.mdb"
+    var data = try Data(contentsOf: URL(fileURLWithPath: file))
+    let range = try #require(data.range(of: Data(marker.utf8)))
+    data[range.lowerBound + 2] ^= 0x01
+    try data.write(to: URL(fileURLWithPath: file))
+}

@@ -1,0 +1,163 @@
+import Foundation
+import LMDB
+import Testing
+@testable import Ledger
+
+@Suite("Ledger storage")
+struct LedgerStorageTests {
+    private func failure(_ i: Int) -> EventDraft {
+        EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: Failure(kind: .serverError, httpStatus: 503, message: "HTTP 503"))),
+                   identifiers: Identifiers(accountID: "acct-\(i)", transferSub: "t-\(i)"))
+    }
+
+    @Test("a ledger created with a 1 MiB map takes 200,000 appends without an error")
+    func mapGrowsByItself() async throws {
+        let dir = TemporaryDirectory()
+        var options = Ledger.Options()
+        options.mapSize = 1 << 20
+        let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity(), options: options)
+        defer { ledger.close() }
+        for batch in 0..<200 {
+            let outcomes = try await ledger.append(contentsOf: (0..<1000).map { failure(batch * 1000 + $0) })
+            #expect(outcomes.allSatisfy { $0.isRecorded })
+        }
+        #expect(try ledger.read { try $0.head().sequence } == 200_001)
+        #expect(ledger.environment.mapSize > 1 << 20)
+        #expect(try ledger.verify().isIntact)
+    }
+
+    @Test("appends from many tasks get dense sequence numbers and non-decreasing recorded times")
+    func concurrentAppends() async throws {
+        let dir = TemporaryDirectory()
+        let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
+        defer { ledger.close() }
+        let sequences = try await withThrowingTaskGroup(of: [UInt64].self) { group in
+            for lane in 0..<32 {
+                group.addTask { var s: [UInt64] = []; for i in 0..<50 { s.append(try await ledger.append(failure(lane * 50 + i)).sequence) }; return s }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(sequences.sorted() == Array(2...1601))
+        var previous = Timestamp(microseconds: 0)
+        try ledger.read { view in
+            try view.forEachEvent(from: 1, through: 1601) { event in
+                #expect(event.recordedAt >= previous)
+                previous = event.recordedAt
+            }
+        }
+        #expect(try ledger.verify().isIntact)
+    }
+
+    @Test("a duplicate idempotency key is refused atomically: nothing of the second event is written")
+    func duplicateIdempotencyKey() async throws {
+        let dir = TemporaryDirectory()
+        let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
+        defer { ledger.close() }
+        var first = failure(1)
+        first.idempotencyKey = "notification:jti-7"
+        var second = failure(2)
+        second.idempotencyKey = "notification:jti-7"
+        let a = try await ledger.append(first)
+        let b = try await ledger.append(second)
+        #expect(a.isRecorded)
+        #expect(b == .duplicate(of: a.sequence))
+        // Within one group commit too.
+        var third = failure(3)
+        third.idempotencyKey = "k3"
+        let batch = try await ledger.append(contentsOf: [third, third, failure(4)])
+        #expect(batch[0].isRecorded && batch[1] == .duplicate(of: batch[0].sequence) && batch[2].isRecorded)
+        let (head, acct2, keyed, byType) = try ledger.read { view in
+            (try view.head().sequence, try view.sequences(for: Identifier(.accountID, "acct-2")),
+             try view.sequence(forIdempotencyKey: "notification:jti-7"), try view.sequences(of: .transferIDExchangeFailed))
+        }
+        #expect(head == 4)
+        #expect(acct2.isEmpty)
+        #expect(keyed == a.sequence)
+        #expect(byType == [2, 3, 4])
+        #expect(try ledger.verify().isIntact)
+    }
+
+    @Test("indexes find events by every identifier kind, by type and by recorded time")
+    func indexes() async throws {
+        let dir = TemporaryDirectory()
+        let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
+        defer { ledger.close() }
+        let outcomes = try await ledger.append(contentsOf: EventSamples.all())
+        let exchanged = outcomes[EventType.allCases.firstIndex(of: .transferIDExchanged)!].sequence
+        let found = try ledger.read { view in
+            try [Identifier(.accountID, "acct-42"), Identifier(.transferSub, "t.9f8e7d"), Identifier(.recipientSub, "001999.def.0789"),
+                 Identifier(.jti, "jti-1"), Identifier(.senderSub, "000123.abc.0456")].map { try view.sequences(for: $0) }
+        }
+        #expect(found[0...2].allSatisfy { $0.contains(exchanged) })
+        #expect(found[3].count == 1)
+        #expect(found[4].count == 2)
+        let (rejected, head, atHead, atZero) = try ledger.read { view in
+            let head = try view.head()
+            return (try view.sequences(of: .notificationRejected), head, try view.lastSequence(recordedAtOrBefore: head.recordedAt),
+                    try view.lastSequence(recordedAtOrBefore: Timestamp(microseconds: 0)))
+        }
+        #expect(rejected.count == 1)
+        #expect(atHead == head.sequence)
+        #expect(atZero == 0)
+    }
+
+    @Test("verify names the sequence number of a flipped byte")
+    func flippedByteFound() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.sub("l")
+        do {
+            let ledger = try await Ledger.create(at: path, testIdentity())
+            _ = try await ledger.append(contentsOf: (0..<300).map(failure))
+            #expect(try ledger.verify().isIntact)
+            ledger.close()
+        }
+        try flipByte(in: path, inRecordContaining: "\"acct-123\"")
+        let ledger = try Ledger.open(at: path)
+        defer { ledger.close() }
+        let report = try ledger.verify()
+        #expect(!report.isIntact)
+        #expect(report.firstBadSequence == 125)
+        #expect(report.eventCount == 124)
+    }
+
+    @Test("personal data is sealed: no plaintext email in the files; erasure keeps the chain verifying")
+    func sealing() async throws {
+        let dir = TemporaryDirectory()
+        let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
+        defer { ledger.close() }
+        let subject = Identifier(.recipientSub, "001999.def.0789")
+        let sealed = try ledger.sealer.seal("jane.doe@example.org", for: subject)
+        _ = try await ledger.append(EventDraft(.transferIDExchanged(TransferIDExchanged(email: sealed, isPrivateEmail: false)), identifiers: Identifiers(recipientSub: subject.value)))
+        #expect(try ledger.sealer.open(sealed) == "jane.doe@example.org")
+        #expect(try !filesContain(dir.path, "jane.doe@example.org"))
+        #expect(try ledger.sealer.keyStore.destroyKeys(for: [subject]) == 1)
+        #expect(try ledger.sealer.open(sealed) == nil)
+        #expect(try ledger.verify().isIntact)
+    }
+
+    @Test("a missing, foreign or already-used directory gets a clear error")
+    func clearErrors() async throws {
+        let dir = TemporaryDirectory()
+        #expect((#expect(throws: LedgerError.self) { try Ledger.open(at: dir.sub("nope")) })?.code == .missingLedger)
+        _ = FileManager.default.createFile(atPath: dir.sub("x.txt"), contents: Data("hello".utf8))
+        #expect((#expect(throws: LedgerError.self) { try Ledger.open(at: dir.path) })?.code == .notALedger)
+        // An LMDB environment that is not a ledger.
+        let foreign = dir.sub("foreign")
+        try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: true)
+        let env = try Environment(path: foreign)
+        _ = try env.database("other")
+        #expect((#expect(throws: LedgerError.self) { try Ledger.open(at: foreign) })?.code == .notALedger)
+        let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
+        ledger.close()
+        #expect((await #expect(throws: LedgerError.self) { try await Ledger.create(at: dir.sub("l"), testIdentity()) })?.code == .ledgerExists)
+    }
+}
+
+/// Flips one byte inside the stored record that contains `marker`, directly in data.mdb.
+func flipByte(in ledgerDirectory: String, inRecordContaining marker: String) throws {
+    let file = ledgerDirectory + "/data.mdb"
+    var data = try Data(contentsOf: URL(fileURLWithPath: file))
+    let range = try #require(data.range(of: Data(marker.utf8)))
+    data[range.lowerBound + 2] ^= 0x01
+    try data.write(to: URL(fileURLWithPath: file))
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import Ledger
+
+/// Tests across processes: LMDB's one writer, and crashes at random moments.
+@Suite("Ledger across processes", .serialized)
+struct ProcessTests {
+    @Test("two processes appending 10,000 events each leave 20,000 dense events and a verifying chain")
+    func twoWriters() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.sub("l")
+        try await Ledger.create(at: path, testIdentity()).close()
+        async let a = Task.detached { try runProduct("handover-lab", ["append", "--ledger", path, "--count", "10000", "--prefix", "a"]) }.value
+        async let b = Task.detached { try runProduct("handover-lab", ["append", "--ledger", path, "--count", "10000", "--prefix", "b"]) }.value
+        let (ra, rb) = try await (a, b)
+        #expect(ra.status == 0, "\(ra.err)")
+        #expect(rb.status == 0, "\(rb.err)")
+        let ledger = try Ledger.open(at: path)
+        defer { ledger.close() }
+        let report = try ledger.verify()
+        #expect(report.isIntact, "\(report.problem ?? "")")
+        #expect(report.eventCount == 20_001)
+        let acked = Set((ra.out + rb.out).split(separator: "\n").map { UInt64($0.split(separator: " ")[2])! })
+        #expect(acked.count == 20_000)
+        #expect(acked == Set(2...20_001))
+    }
+
+    @Test("killed with SIGKILL at 20 random moments: no acknowledged event lost, none duplicated, the chain verifies")
+    func crashLoop() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.sub("l")
+        try await Ledger.create(at: path, testIdentity()).close()
+        let total = 6_000
+        var acknowledged: [Int: UInt64] = [:]
+        var generator = SystemRandomNumberGenerator()
+        for round in 0...20 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: productPath("handover-lab"))
+            process.arguments = ["append", "--ledger", path, "--count", String(total), "--prefix", "k"]
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            if round < 20 {
+                try await Task.sleep(nanoseconds: UInt64.random(in: 20_000_000...250_000_000, using: &generator))
+                kill(process.processIdentifier, SIGKILL)
+            }
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+                let parts = line.split(separator: " ")
+                guard parts.count == 3, let i = Int(parts[1]), let seq = UInt64(parts[2]) else { continue }
+                if let earlier = acknowledged[i] { #expect(earlier == seq, "event \(i) acknowledged as \(earlier) and \(seq)") }
+                acknowledged[i] = seq
+            }
+        }
+        let ledger = try Ledger.open(at: path)
+        defer { ledger.close() }
+        let report = try ledger.verify()
+        #expect(report.isIntact, "\(report.problem ?? "")")
+        #expect(report.eventCount == UInt64(total) + 1, "every key appended exactly once")
+        let mismatches = try ledger.read { view in
+            try acknowledged.filter { i, seq in
+                try view.sequence(forIdempotencyKey: "k:\(i)") != seq || view.sequences(for: Identifier(.accountID, "k-\(i)")) != [seq]
+            }
+        }
+        #expect(mismatches.isEmpty, "acknowledged events missing or duplicated: \(mismatches.prefix(5))")
+        #expect(acknowledged.count == total)
+    }
+}

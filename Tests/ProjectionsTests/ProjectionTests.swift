@@ -1,0 +1,194 @@
+import Foundation
+import LMDB
+import Testing
+@testable import Ledger
+@testable import Projections
+
+@Suite("Projections")
+struct ProjectionTests {
+    let dir = TemporaryDirectory()
+
+    private func open() async throws -> (Ledger, UserProjection) {
+        let projection = UserProjection()
+        return (try await Ledger.create(at: dir.sub("l"), testIdentity(), folders: [projection]), projection)
+    }
+
+    private func user(_ id: String, _ ledger: Ledger, _ projection: UserProjection) throws -> UserState? {
+        try projection.read(ledger) { snapshot, _ in try snapshot.user(matching: id) }
+    }
+
+    private func fail(_ transferSub: String, _ kind: Failure.Kind) -> EventDraft {
+        EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: Failure(kind: kind, message: kind.rawValue))), identifiers: Identifiers(accountID: "acct-" + transferSub, transferSub: transferSub))
+    }
+
+    private func exchanged(_ transferSub: String, _ sub: String, email: SealedValue? = nil) -> EventDraft {
+        EventDraft(.transferIDExchanged(TransferIDExchanged(email: email, isPrivateEmail: true)), identifiers: Identifiers(transferSub: transferSub, recipientSub: sub))
+    }
+
+    private func notification(_ sub: String, _ kind: NotificationReceived.Kind, jti: String) -> EventDraft {
+        let t = Timestamp(rfc3339: "2026-11-20T10:00:00Z")!
+        return EventDraft(.notificationReceived(NotificationReceived(kind: kind, eventTime: t)), identifiers: Identifiers(recipientSub: sub, jti: jti), occurredAt: t, idempotencyKey: "notification:\(jti)")
+    }
+
+    private func signIn(_ sub: String, transferSub: String?) -> EventDraft {
+        let t = Timestamp(rfc3339: "2026-11-15T08:00:00Z")!
+        return EventDraft(.signInVerified(SignInVerified(audience: "com.example.test", issuedAt: t, expiresAt: t.adding(days: 1))), identifiers: Identifiers(transferSub: transferSub, recipientSub: sub), occurredAt: t)
+    }
+
+    @Test("exchange, failure and retry: attempts, last error and status follow the events")
+    func exchangeRules() async throws {
+        let (ledger, projection) = try await open()
+        defer { ledger.close() }
+        _ = try await ledger.append(fail("t1", .rateLimited))
+        var u = try #require(try user("t1", ledger, projection))
+        #expect(u.status == .failed && u.attempts == 1 && u.lastErrorClass == "rate_limited")
+        #expect(try user("acct-t1", ledger, projection)?.key == u.key)
+        _ = try await ledger.append(exchanged("t1", "r1"))
+        u = try #require(try user("r1", ledger, projection))
+        #expect(u.status == .migrated && u.migratedVia == .exchange && u.attempts == 2 && u.lastError == nil && u.accountID == "acct-t1")
+        // A later failure does not undo a migration.
+        _ = try await ledger.append(fail("t1", .serverError))
+        #expect(try user("t1", ledger, projection)?.status == .migrated)
+    }
+
+    @Test("a sign-in with transfer_sub migrates a pending user via sign-in, unless an exchange already did")
+    func signInRules() async throws {
+        let (ledger, projection) = try await open()
+        defer { ledger.close() }
+        _ = try await ledger.append(fail("t2", .invalidRequest))
+        _ = try await ledger.append(signIn("r2", transferSub: "t2"))
+        let u = try #require(try user("acct-t2", ledger, projection))
+        #expect(u.status == .migrated && u.migratedVia == .signIn && u.recipientSub == "r2")
+        #expect(u.migratedAt == Timestamp(rfc3339: "2026-11-15T08:00:00Z"))
+        _ = try await ledger.append(exchanged("t3", "r3"))
+        _ = try await ledger.append(signIn("r3", transferSub: "t3"))
+        #expect(try user("r3", ledger, projection)?.migratedVia == .exchange)
+        _ = try await ledger.append(signIn("r-new", transferSub: nil))
+        #expect(try user("r-new", ledger, projection)?.status == .unmatched)
+    }
+
+    @Test("notifications set forwarding, consent and deletion; unknown subs are kept as unmatched and later joined")
+    func notificationRules() async throws {
+        let (ledger, projection) = try await open()
+        defer { ledger.close() }
+        _ = try await ledger.append(exchanged("t4", "r4"))
+        _ = try await ledger.append(notification("r4", .emailDisabled, jti: "j1"))
+        _ = try await ledger.append(notification("r4", .consentRevoked, jti: "j2"))
+        _ = try await ledger.append(notification("r4", .accountDeleted, jti: "j3"))
+        let redelivered = try await ledger.append(notification("r4", .accountDeleted, jti: "j3"))
+        #expect(!redelivered.isRecorded)
+        let u = try #require(try user("t4", ledger, projection))
+        #expect(u.emailForwarding == false && u.consentRevokedAt != nil && u.accountDeletedAt != nil && u.notifications == 3)
+        _ = try await ledger.append(notification("r5", .emailEnabled, jti: "j4"))
+        #expect(try user("r5", ledger, projection)?.status == .unmatched)
+        // A sign-in with transfer_sub joins the unmatched record to the migration record.
+        _ = try await ledger.append(fail("t5", .timeout))
+        _ = try await ledger.append(signIn("r5", transferSub: "t5"))
+        let joined = try #require(try user("r5", ledger, projection))
+        #expect(joined.status == .migrated && joined.emailForwarding == true && joined.attempts == 1 && joined.accountID == "acct-t5")
+        #expect(try user("t5", ledger, projection)?.key == joined.key)
+        let count = try projection.read(ledger) { snapshot, _ in try snapshot.allUsers().count }
+        #expect(count == 2)
+    }
+
+    @Test("erase removes the plaintext, shows the email as erased and keeps verify green")
+    func erase() async throws {
+        let (ledger, projection) = try await open()
+        defer { ledger.close() }
+        let sealed = try ledger.sealer.seal("relay-77@privaterelay.appleid.com", for: Identifier(.recipientSub, "r7"))
+        _ = try await ledger.append(exchanged("t7", "r7", email: sealed))
+        let before = try projection.read(ledger) { s, _ in try ComplianceQueries(snapshot: s, time: .now(), sealer: ledger.sealer).user("t7")!.row }
+        #expect(before.rows[0][10] == .text("relay-77@privaterelay.appleid.com"))
+        let eraser = UserEraser(ledger: ledger, projection: projection)
+        #expect(try await eraser.erase("acct-nonexistent", reason: "x") == nil)
+        let result = try #require(try await eraser.erase("t7", reason: "request"))
+        #expect(result.keysDestroyed == 1 && !result.alreadyErased)
+        let after = try projection.read(ledger) { s, _ in try ComplianceQueries(snapshot: s, time: .now(), sealer: ledger.sealer).user("r7")!.row }
+        #expect(after.rows[0][10] == .text("(erased)"))
+        #expect(try !filesContain(dir.path, "relay-77@privaterelay.appleid.com"))
+        #expect(try ledger.verify().isIntact)
+        #expect(try await UserEraser(ledger: ledger, projection: projection).erase("r7", reason: "again")?.alreadyErased == true)
+    }
+
+    @Test("rebuild reproduces the projections byte for byte")
+    func rebuildIsIdentical() async throws {
+        let (ledger, projection) = try await open()
+        defer { ledger.close() }
+        _ = try await ledger.append(contentsOf: EventSamples.all())
+        for i in 0..<300 {
+            _ = try await ledger.append(i % 3 == 0 ? fail("t\(i)", .rateLimited) : exchanged("t\(i)", "r\(i)"))
+            if i % 7 == 0 { _ = try await ledger.append(notification("r\(i)", .emailDisabled, jti: "n\(i)")) }
+            if i % 11 == 0 { _ = try await ledger.append(signIn("r\(i)", transferSub: "t\(i)")) }
+        }
+        _ = try await ledger.append(notification("stranger", .consentRevoked, jti: "n-stranger"))
+        let before = try dumpProjections(ledger)
+        #expect(before.count > 600)
+        try projection.rebuild(ledger)
+        #expect(try dumpProjections(ledger) == before)
+    }
+
+    @Test("--as-of answers from the events recorded by then")
+    func asOf() async throws {
+        let (ledger, projection) = try await open()
+        defer { ledger.close() }
+        let failed = try await ledger.append(fail("t8", .serverError))
+        guard case .recorded(_, let firstTime) = failed else { Issue.record("not recorded"); return }
+        try await Task.sleep(nanoseconds: 5_000_000)
+        let done = try await ledger.append(exchanged("t8", "r8"))
+        guard case .recorded(_, let secondTime) = done else { Issue.record("not recorded"); return }
+        #expect(firstTime < secondTime)
+        let then = try UserProjection.asOf(firstTime, in: ledger)
+        #expect(try then.user(matching: "t8")?.status == .failed)
+        #expect(try then.user(matching: "r8") == nil)
+        let now = try UserProjection.asOf(secondTime, in: ledger)
+        #expect(try now.user(matching: "r8")?.status == .migrated)
+        let stored = try projection.read(ledger) { s, _ in try s.allUsers() }
+        #expect(try now.allUsers() == stored, "the in-memory fold agrees with the stored projection")
+        #expect(try UserProjection.asOf(Timestamp(microseconds: 0), in: ledger).allUsers().isEmpty)
+    }
+
+    @Test("projections catch up with events appended by a process that did not fold them")
+    func catchUp() async throws {
+        let path = dir.sub("l")
+        try await Ledger.create(at: path, testIdentity(), folders: [UserProjection()]).close()
+        let bare = try Ledger.open(at: path)
+        _ = try await bare.append(exchanged("t9", "r9"))
+        bare.close()
+        let projection = UserProjection()
+        let ledger = try Ledger.open(at: path, folders: [projection])
+        defer { ledger.close() }
+        #expect(try user("t9", ledger, projection)?.status == .migrated)
+        #expect(try ledger.read { view in try projection.checkpoint(in: view.transaction) } == 2)
+    }
+
+    @Test("the window gives the deadline and days left")
+    func window() async throws {
+        let (ledger, projection) = try await open()
+        defer { ledger.close() }
+        let accepted = Timestamp(rfc3339: "2026-11-01")!
+        try await WindowRecorder(ledger: ledger, projection: projection).record(acceptedAt: accepted, correcting: false)
+        let w = try #require(try projection.read(ledger) { s, _ in try s.window() })
+        #expect(w.deadline == Timestamp(rfc3339: "2026-12-31"))
+        #expect(w.daysLeft(at: Timestamp(rfc3339: "2026-12-30T12:00:00Z")!) == 1)
+        #expect(w.daysLeft(at: Timestamp(rfc3339: "2027-01-05")!) == 0)
+        await #expect(throws: WindowRecorder.Refusal.self) {
+            try await WindowRecorder(ledger: ledger, projection: projection).record(acceptedAt: Timestamp(rfc3339: "2026-11-03")!, correcting: false)
+        }
+        #expect(try await !WindowRecorder(ledger: ledger, projection: projection).record(acceptedAt: accepted, correcting: false))
+    }
+}
+
+/// Every key and value of the projection databases.
+func dumpProjections(_ ledger: Ledger) throws -> [[UInt8]] {
+    try ledger.read { view in
+        var all: [[UInt8]] = []
+        for name in ["users", "user_ids", "projection_meta"] {
+            let db = try view.transaction.openDatabase(name, create: false)
+            try view.transaction.withCursor(db) { cursor in
+                var entry = try cursor.first()
+                while let (k, v) = entry { all.append(Array(k)); all.append(Array(v)); entry = try cursor.next() }
+            }
+        }
+        return all
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Ledger
+
+/// A fresh temporary directory per test, removed when the test ends.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "handover-test-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func sub(_ name: String) -> String { path + "/" + name }
+}
+
+/// A recipient ledger's "ledger created" body for tests.
+func testIdentity(role: LedgerCreated.Role = .recipient) -> LedgerCreated {
+    LedgerCreated(teamID: "BBBB222222", clientIDs: ["com.example.test"], role: role, ledgerID: UUID().uuidString)
+}
+
+/// A built executable of this package (`handover`, `handover-lab`), beside the test bundle.
+func productPath(_ name: String) -> String {
+    let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
+    for _ in 0..<4 {
+        let candidate = dir.appendingPathComponent(name).path
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        dir = dir.deletingLastPathComponent()
+    }
+    return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent(name).path
+}
+
+/// Runs a product to completion; returns its exit status and standard output and error.
+@discardableResult
+func runProduct(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: productPath(name))
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    for (k, v) in environment { env[k] = v }
+    process.environment = env
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+/// Whether `needle` occurs anywhere in the bytes of the files under `directory`.
+func filesContain(_ directory: String, _ needle: String) throws -> Bool {
+    let bytes = Array(needle.utf8)
+    let files = FileManager.default.enumerator(atPath: directory)!.compactMap { $0 as? String }
+    for file in files {
+        guard let data = FileManager.default.contents(atPath: directory + "/" + file) else { continue }
+        if data.range(of: Data(bytes)) != nil { return true }
+    }
+    return false
+}
