@@ -36,6 +36,10 @@ public struct Rehearsal {
         SHA256.hash(data: Data(parts.joined(separator: "|").utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 
+    static func sha256Hex(_ text: String) -> String {
+        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
     func senderSub(_ i: Int) -> String { "000\(100 + i % 900).\(Rehearsal.derive("sender", String(i))).\(1000 + i % 9000)" }
     func transferSub(_ i: Int) -> String { "t\(Rehearsal.derive("transfer", senderSub(i), recipientTeam))" }
     func recipientSub(_ i: Int) -> String { "001\(100 + i % 900).\(Rehearsal.derive("recipient", transferSub(i))).\(2000 + i % 7000)" }
@@ -97,12 +101,12 @@ public struct Rehearsal {
     private func generate(_ ledger: Ledger, acceptedAt: Timestamp) async throws -> [Int] {
         let refusedRun = UUID().uuidString.lowercased()
         _ = try await ledger.append(contentsOf: [
-            EventDraft(.runStarted(RunStarted(command: "generate", inputPath: "users.csv", inputSHA256: Rehearsal.derive("users.csv"), targetTeam: recipientTeam, userCount: users)), runID: refusedRun),
+            EventDraft(.runStarted(RunStarted(command: "generate", inputPath: "users.csv", inputSHA256: Rehearsal.sha256Hex("users.csv"), targetTeam: recipientTeam, userCount: users)), runID: refusedRun),
             EventDraft(.accessTokenFailed(AccessTokenFailed(teamID: senderTeam, clientID: clientID, keyID: "WRONGKEY01", failure: Failure(kind: .invalidClient, code: "invalid_client", httpStatus: 400, message: "Apple refused the client secret: check the key ID, team ID and client ID"))), runID: refusedRun),
             EventDraft(.runFinished(RunFinished(command: "generate", counts: ["not_started": users], durationMilliseconds: 412, exitStatus: 3)), runID: refusedRun),
         ])
         let run = UUID().uuidString.lowercased()
-        _ = try await ledger.append(EventDraft(.runStarted(RunStarted(command: "generate", inputPath: "users.csv", inputSHA256: Rehearsal.derive("users.csv"), targetTeam: recipientTeam, userCount: users)), runID: run))
+        _ = try await ledger.append(EventDraft(.runStarted(RunStarted(command: "generate", inputPath: "users.csv", inputSHA256: Rehearsal.sha256Hex("users.csv"), targetTeam: recipientTeam, userCount: users)), runID: run))
         var dice = Dice(state: 0xA11CE)
         var drafts: [EventDraft] = []
         var generated: [Int] = []
@@ -134,7 +138,7 @@ public struct Rehearsal {
     /// Team B's run, then sign-ins and Apple's notifications during and after the window.
     private func exchange(_ ledger: Ledger, _ projection: UserProjection, generated: [Int], acceptedAt: Timestamp) async throws {
         let run = UUID().uuidString.lowercased()
-        _ = try await ledger.append(EventDraft(.runStarted(RunStarted(command: "exchange", inputPath: "handoff.csv", inputSHA256: Rehearsal.derive("handoff.csv"), userCount: generated.count)), runID: run))
+        _ = try await ledger.append(EventDraft(.runStarted(RunStarted(command: "exchange", inputPath: "handoff.csv", inputSHA256: Rehearsal.sha256Hex("handoff.csv"), userCount: generated.count)), runID: run))
         let keys = try ledger.sealer.keyStore.dataKeys(for: generated.map { Identifier(.recipientSub, recipientSub($0)) })
         var dice = Dice(state: 0xB0B)
         var drafts: [EventDraft] = []
@@ -174,7 +178,7 @@ public struct Rehearsal {
             let iat = acceptedAt.adding(days: 3 + n % 15).addingSeconds(n * 61)
             events.append(EventDraft(.signInVerified(SignInVerified(audience: clientID, issuedAt: iat, expiresAt: iat.addingSeconds(600), emailVerified: true, isPrivateEmail: true, nonceChecked: true, realUserStatus: 2)), identifiers: Identifiers(transferSub: transferSub(i), recipientSub: recipientSub(i)), occurredAt: iat))
         }
-        events.append(EventDraft(.signInRejected(TokenRejected(reason: "expired", detail: "exp 2026-01-01T00:00:00Z is more than 60 s in the past", payloadSHA256: Rehearsal.derive("expired-token")))))
+        events.append(EventDraft(.signInRejected(TokenRejected(reason: "expired", detail: "exp 2026-01-01T00:00:00Z is more than 60 s in the past", payloadSHA256: Rehearsal.sha256Hex("expired-token")))))
         // Apple's notifications after migration; one is redelivered and recorded once.
         for (n, i) in migrated.prefix(60).enumerated() {
             let kind: NotificationReceived.Kind = n < 25 ? .emailDisabled : n < 35 ? .emailEnabled : n < 50 ? .consentRevoked : .accountDeleted
@@ -186,7 +190,7 @@ public struct Rehearsal {
         }
         let stranger = "001999.\(Rehearsal.derive("stranger")).0001"
         events.append(EventDraft(.notificationReceived(NotificationReceived(kind: .consentRevoked, eventTime: .now())), identifiers: Identifiers(recipientSub: stranger, jti: "jti-stranger"), occurredAt: .now(), idempotencyKey: "notification:jti-stranger"))
-        events.append(EventDraft(.notificationRejected(TokenRejected(reason: "bad-signature", detail: "RS256 signature does not verify with key kid=W6WcOKB", payloadSHA256: Rehearsal.derive("forged")))))
+        events.append(EventDraft(.notificationRejected(TokenRejected(reason: "bad-signature", detail: "RS256 signature does not verify with key kid=W6WcOKB", payloadSHA256: Rehearsal.sha256Hex("forged")))))
         try await appendConcurrently(events, to: ledger)
 
         // The ledger's policy erases users whose account Apple reports deleted.
