@@ -46,9 +46,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LMDB"]),
-        .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Ledger", "LMDB"]),
-        .testTarget(name: "HandoverCLITests", dependencies: ["Ledger", "Projections", "LMDB"]),
+        .target(name: "TestSupport", dependencies: ["Ledger"], path: "Tests/TestSupport"),
+        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LMDB", "TestSupport"]),
+        .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Ledger", "LMDB", "TestSupport"]),
+        .testTarget(name: "HandoverCLITests", dependencies: ["Ledger", "Projections", "LMDB", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

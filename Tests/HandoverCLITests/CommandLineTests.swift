@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Ledger
 
 /// The `handover` executable as a user runs it: arguments, output formats, exit codes.
@@ -108,13 +109,4 @@ struct CommandLineTests {
         #expect(try handover("projections", "rebuild", "--ledger", path).status == 0)
         #expect(try handover("query", "state", "--ledger", path, "--format", "json").out == before)
     }
-}
-
-/// Flips one byte inside the stored record that contains `marker`, directly in data.mdb.
-func flipByte(in ledgerDirectory: String, inRecordContaining marker: String) throws {
-    let file = ledgerDirectory + "/data.mdb"
-    var data = try Data(contentsOf: URL(fileURLWithPath: file))
-    let range = try #require(data.range(of: Data(marker.utf8)))
-    data[range.lowerBound + 2] ^= 0x01
-    try data.write(to: URL(fileURLWithPath: file))
 }

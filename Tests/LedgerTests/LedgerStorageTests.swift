@@ -1,6 +1,7 @@
 import Foundation
 import LMDB
 import Testing
+import TestSupport
 @testable import Ledger
 
 @Suite("Ledger storage")
@@ -151,13 +152,4 @@ struct LedgerStorageTests {
         ledger.close()
         #expect((await #expect(throws: LedgerError.self) { try await Ledger.create(at: dir.sub("l"), testIdentity()) })?.code == .ledgerExists)
     }
-}
-
-/// Flips one byte inside the stored record that contains `marker`, directly in data.mdb.
-func flipByte(in ledgerDirectory: String, inRecordContaining marker: String) throws {
-    let file = ledgerDirectory + "/data.mdb"
-    var data = try Data(contentsOf: URL(fileURLWithPath: file))
-    let range = try #require(data.range(of: Data(marker.utf8)))
-    data[range.lowerBound + 2] ^= 0x01
-    try data.write(to: URL(fileURLWithPath: file))
 }

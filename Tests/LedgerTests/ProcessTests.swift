@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Ledger
 
 /// Tests across processes: LMDB's one writer, and crashes at random moments.

@@ -1,6 +1,7 @@
 import Foundation
 import LMDB
 import Testing
+import TestSupport
 @testable import Ledger
 @testable import Projections
 

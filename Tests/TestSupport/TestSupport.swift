@@ -2,26 +2,27 @@ import Foundation
 import Ledger
 
 /// A fresh temporary directory per test, removed when the test ends.
-final class TemporaryDirectory {
-    let path: String
+public final class TemporaryDirectory {
+    public let path: String
 
-    init() {
+    public init() {
         path = NSTemporaryDirectory() + "handover-test-" + UUID().uuidString
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
-    func sub(_ name: String) -> String { path + "/" + name }
+    /// A path inside the directory.
+    public func sub(_ name: String) -> String { path + "/" + name }
 }
 
 /// A recipient ledger's "ledger created" body for tests.
-func testIdentity(role: LedgerCreated.Role = .recipient) -> LedgerCreated {
+public func testIdentity(role: LedgerCreated.Role = .recipient) -> LedgerCreated {
     LedgerCreated(teamID: "BBBB222222", clientIDs: ["com.example.test"], role: role, ledgerID: UUID().uuidString)
 }
 
 /// A built executable of this package (`handover`, `handover-lab`), beside the test bundle.
-func productPath(_ name: String) -> String {
+public func productPath(_ name: String) -> String {
     let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
     for _ in 0..<4 {
@@ -34,7 +35,7 @@ func productPath(_ name: String) -> String {
 
 /// Runs a product to completion; returns its exit status and standard output and error.
 @discardableResult
-func runProduct(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+public func runProduct(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: productPath(name))
     process.arguments = arguments
@@ -52,7 +53,7 @@ func runProduct(_ name: String, _ arguments: [String], environment: [String: Str
 }
 
 /// Whether `needle` occurs anywhere in the bytes of the files under `directory`.
-func filesContain(_ directory: String, _ needle: String) throws -> Bool {
+public func filesContain(_ directory: String, _ needle: String) throws -> Bool {
     let bytes = Array(needle.utf8)
     let files = FileManager.default.enumerator(atPath: directory)!.compactMap { $0 as? String }
     for file in files {
@@ -60,4 +61,15 @@ func filesContain(_ directory: String, _ needle: String) throws -> Bool {
         if data.range(of: Data(bytes)) != nil { return true }
     }
     return false
+}
+
+/// Flips one byte inside the stored record that contains `marker`, directly in data.mdb.
+public func flipByte(in ledgerDirectory: String, inRecordContaining marker: String) throws {
+    let file = ledgerDirectory + "/data.mdb"
+    var data = try Data(contentsOf: URL(fileURLWithPath: file))
+    guard let range = data.range(of: Data(marker.utf8)) else {
+        throw LedgerError(.malformedRecord, "\(marker) not found in \(file)")
+    }
+    data[range.lowerBound + 2] ^= 0x01
+    try data.write(to: URL(fileURLWithPath: file))
 }
