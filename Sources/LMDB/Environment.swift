@@ -23,8 +23,6 @@ public final class Environment: @unchecked Sendable {
         public var maxReaders: UInt32 = 510
         /// Open without writing; no databases are created.
         public var readOnly = false
-        /// Skip fsync at commit (`MDB_NOSYNC`); only for benchmarks and throwaway data.
-        public var unsafeNoSync = false
 
         public init(mapSize: Int = 64 << 20, maxDatabases: UInt32 = 32, readOnly: Bool = false) {
             self.mapSize = mapSize
@@ -58,7 +56,6 @@ public final class Environment: @unchecked Sendable {
             try LMDBError.check(mdb_env_set_mapsize(handle, options.mapSize), "mdb_env_set_mapsize")
             var flags = UInt32(MDB_NOTLS)
             if options.readOnly { flags |= UInt32(MDB_RDONLY) }
-            if options.unsafeNoSync { flags |= UInt32(MDB_NOSYNC) }
             try LMDBError.check(mdb_env_open(handle, path, flags, 0o644), "mdb_env_open(\(path))")
             var dead: Int32 = 0
             try LMDBError.check(mdb_reader_check(handle, &dead), "mdb_reader_check")
@@ -109,8 +106,8 @@ public final class Environment: @unchecked Sendable {
         return try body(txn)
     }
 
-    /// Runs `body` in a write transaction and commits it (durably, unless opened with
-    /// `unsafeNoSync`) when `body` returns; aborts it when `body` throws.
+    /// Runs `body` in a write transaction and commits it durably (fsync) when `body`
+    /// returns; aborts it when `body` throws.
     ///
     /// On `MDB_MAP_FULL` the transaction is aborted, the map grows and `body` runs again.
     public func write<T>(_ body: (WriteTransaction) throws -> T) throws -> T {
@@ -174,10 +171,5 @@ public final class Environment: @unchecked Sendable {
         pthread_rwlock_wrlock(resizeLock)
         defer { pthread_rwlock_unlock(resizeLock) }
         try body()
-    }
-
-    /// Flushes the data file to disk (for environments opened with `unsafeNoSync`).
-    public func sync() throws {
-        try LMDBError.check(mdb_env_sync(env, 1), "mdb_env_sync")
     }
 }

@@ -37,26 +37,6 @@ public enum EventBody: Hashable, Sendable {
         }
     }
 
-    /// The failure this body reports, for the failure kinds that carry one.
-    public var failure: Failure? {
-        switch self {
-        case .accessTokenFailed(let b): return b.failure
-        case .transferIDGenerationFailed(let b): return b.failure
-        case .transferIDExchangeFailed(let b): return b.failure
-        default: return nil
-        }
-    }
-
-    /// The sealed values this body carries.
-    public var sealedValues: [SealedValue] {
-        switch self {
-        case .transferIDExchanged(let b): return b.email.map { [$0] } ?? []
-        case .signInVerified(let b): return b.email.map { [$0] } ?? []
-        case .notificationReceived(let b): return b.email.map { [$0] } ?? []
-        default: return []
-        }
-    }
-
     func write(to w: inout JSONWriter) {
         switch self {
         case .ledgerCreated(let b): b.write(to: &w)

@@ -18,14 +18,4 @@ public enum EventType: String, CaseIterable, Sendable, Hashable {
 
     /// The schema version written for this type today.
     public var schemaVersion: Int { 1 }
-
-    /// Whether this type records something that went wrong.
-    public var isFailure: Bool {
-        switch self {
-        case .accessTokenFailed, .transferIDGenerationFailed, .transferIDExchangeFailed, .signInRejected, .notificationRejected:
-            return true
-        default:
-            return false
-        }
-    }
 }

@@ -23,10 +23,6 @@ final class GroupCommitWriter: @unchecked Sendable {
     private let maximumBatch: Int
     private let logger: Logger
 
-    /// Sizes of the transactions committed so far (for the benchmark's replay and figures).
-    private(set) var batchSizes: [Int] = []
-    var recordsBatchSizes = false
-
     init(maximumBatch: Int, logger: Logger, commit: @escaping Commit) {
         self.maximumBatch = maximumBatch
         self.commit = commit
@@ -88,7 +84,6 @@ final class GroupCommitWriter: @unchecked Sendable {
         let events = submissions.flatMap(\.events)
         do {
             let outcomes = try commit(events)
-            if recordsBatchSizes { batchSizes.append(events.count) }
             var offset = 0
             for submission in submissions {
                 let n = submission.events.count

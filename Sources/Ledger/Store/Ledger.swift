@@ -15,8 +15,6 @@ public final class Ledger: Sendable {
         public var mapSize: Int = 64 << 20
         /// Most events one group commit writes.
         public var maximumBatch: Int = 4096
-        /// Skip fsync at commit: for throwaway benchmarks only.
-        public var unsafeNoSync = false
         /// Who the events are recorded by.
         public var actor: Actor = .currentProcess()
         public var logger = Logger(label: "handover.ledger")
@@ -73,9 +71,7 @@ public final class Ledger: Sendable {
             }
         }
         try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        var envOptions = Environment.Options(mapSize: options.mapSize)
-        envOptions.unsafeNoSync = options.unsafeNoSync
-        let environment = try Environment(path: directory, options: envOptions)
+        let environment = try Environment(path: directory, options: .init(mapSize: options.mapSize))
         let databases = try environment.write { txn in
             let dbs = try LedgerSchema.names.map { try txn.openDatabase($0, flags: [], create: true) }
             try txn.put(dbs[0], key: LedgerSchema.formatKey, value: Array(LedgerSchema.formatMarker.utf8))
@@ -96,10 +92,8 @@ public final class Ledger: Sendable {
         guard isDirectory.boolValue, fm.fileExists(atPath: dataFile(in: directory)) else {
             throw LedgerError(.notALedger, "\(directory) is not a Handover ledger (no data.mdb); pass the directory given to `handover init`")
         }
-        var envOptions = Environment.Options(mapSize: options.mapSize)
-        envOptions.unsafeNoSync = options.unsafeNoSync
         let environment: Environment
-        do { environment = try Environment(path: directory, options: envOptions) } catch let error as LMDBError {
+        do { environment = try Environment(path: directory, options: .init(mapSize: options.mapSize)) } catch let error as LMDBError {
             throw LedgerError(.notALedger, "\(directory) does not hold a readable LMDB environment (\(error))")
         }
         let databases: [Database]
@@ -131,11 +125,6 @@ public final class Ledger: Sendable {
         let prepared = try drafts.map { try PreparedEvent($0, actor: actor) }
         return try await writer.submit(prepared)
     }
-
-    /// Makes the writer record the size of each commit (for the benchmark's replay).
-    @_spi(Benchmark) public func recordBatchSizes() { writer.recordsBatchSizes = true }
-    /// Sizes of the commits made since ``recordBatchSizes()``.
-    @_spi(Benchmark) public var batchSizes: [Int] { writer.batchSizes }
 
     /// The transaction body of one group commit.
     private static func makeCommit(environment: Environment, schema: LedgerSchema, folders: [any LedgerFolder], actor: Actor) -> GroupCommitWriter.Commit {
