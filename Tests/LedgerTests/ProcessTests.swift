@@ -31,10 +31,14 @@ struct ProcessTests {
         let dir = TemporaryDirectory()
         let path = dir.sub("l")
         try await Ledger.create(at: path, testIdentity()).close()
-        let total = 6_000
+        let total = 20_000
         var acknowledged: [Int: UInt64] = [:]
         var generator = SystemRandomNumberGenerator()
-        for round in 0...20 {
+        var kills = 0
+        var rounds = 0
+        // Kill until 20 kills have landed on a running appender, then let one run finish.
+        while true {
+            rounds += 1
             let process = Process()
             process.executableURL = URL(fileURLWithPath: productPath("handover-lab"))
             process.arguments = ["append", "--ledger", path, "--count", String(total), "--prefix", "k"]
@@ -42,19 +46,26 @@ struct ProcessTests {
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             try process.run()
-            if round < 20 {
-                try await Task.sleep(nanoseconds: UInt64.random(in: 20_000_000...250_000_000, using: &generator))
+            let killing = kills < 20 && rounds < 80
+            if killing {
+                try await Task.sleep(nanoseconds: UInt64.random(in: 30_000_000...300_000_000, using: &generator))
                 kill(process.processIdentifier, SIGKILL)
             }
             let data = out.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
+            if process.terminationReason == .uncaughtSignal { kills += 1 }
             for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
                 let parts = line.split(separator: " ")
                 guard parts.count == 3, let i = Int(parts[1]), let seq = UInt64(parts[2]) else { continue }
                 if let earlier = acknowledged[i] { #expect(earlier == seq, "event \(i) acknowledged as \(earlier) and \(seq)") }
                 acknowledged[i] = seq
             }
+            if !killing {
+                #expect(process.terminationStatus == 0, "the final run completes")
+                break
+            }
         }
+        #expect(kills >= 20, "SIGKILL landed \(kills) times in \(rounds) rounds")
         let ledger = try Ledger.open(at: path)
         defer { ledger.close() }
         let report = try ledger.verify()
