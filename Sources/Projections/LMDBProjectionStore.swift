@@ -23,7 +23,7 @@ public struct ProjectionDatabases: Sendable {
 }
 
 /// Projection state read through an LMDB transaction.
-struct LMDBProjectionReader: ProjectionSnapshot {
+struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
     let transaction: ReadTransaction
     let databases: ProjectionDatabases
 
@@ -39,12 +39,7 @@ struct LMDBProjectionReader: ProjectionSnapshot {
         }
     }
 
-    func user(matching identifier: String) throws -> UserState? {
-        for kind in IdentifierKind.userKinds {
-            if let key = try userKey(for: Identifier(kind, identifier)) { return try user(key) }
-        }
-        return nil
-    }
+    func user(matching identifier: String) throws -> UserState? { try firstUser(matching: identifier) }
 
     func forEachUser(_ body: (UserState) throws -> Void) throws {
         try transaction.withCursor(databases.users) { cursor in

@@ -26,12 +26,7 @@ public final class MemoryProjection: ProjectionSnapshot, ProjectionStore {
     func setWindow(_ window: TransferWindow) throws { transferWindow = window }
     func setCheckpoint(_ sequence: UInt64) throws { folded = sequence }
 
-    public func user(matching identifier: String) throws -> UserState? {
-        for kind in IdentifierKind.userKinds {
-            if let key = ids[Identifier(kind, identifier)] { return users[key] }
-        }
-        return nil
-    }
+    public func user(matching identifier: String) throws -> UserState? { try firstUser(matching: identifier) }
 
     public func forEachUser(_ body: (UserState) throws -> Void) throws {
         for key in users.keys.sorted() { try body(users[key]!) }

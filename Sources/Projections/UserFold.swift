@@ -109,8 +109,8 @@ struct UserFold<Store: ProjectionStore> {
         } else {
             return
         }
-        for id in ids where user[id.kind] == nil {
-            user[id.kind] = id.value
+        for id in ids where user.ids[id.kind] == nil {
+            user.ids[id.kind] = id.value
         }
         for (id, key) in zip(ids, found) where key != user.key {
             try store.link(id, to: user.key)
@@ -122,7 +122,7 @@ struct UserFold<Store: ProjectionStore> {
 
     /// Folds a second record of the same person into `target` (kept fields win; counts add).
     static func merge(_ other: UserState, into target: inout UserState) {
-        for kind in IdentifierKind.userKinds where target[kind] == nil { target[kind] = other[kind] }
+        for kind in IdentifierKind.userKinds where target.ids[kind] == nil { target.ids[kind] = other.ids[kind] }
         if other.status > target.status {
             target.status = other.status
             target.migratedAt = other.migratedAt

@@ -53,10 +53,12 @@ public enum MigrationPath: UInt8, Sendable, CaseIterable {
 public struct UserState: Hashable, Sendable {
     /// The projection's own key for the user, assigned in fold order.
     public var key: UInt64
-    public var accountID: String?
-    public var senderSub: String?
-    public var transferSub: String?
-    public var recipientSub: String?
+    /// The names the user is known by: account ID and each `sub` (never a `jti`).
+    public var ids = Identifiers()
+    public var accountID: String? { get { ids.accountID } set { ids.accountID = newValue } }
+    public var senderSub: String? { get { ids.senderSub } set { ids.senderSub = newValue } }
+    public var transferSub: String? { get { ids.transferSub } set { ids.transferSub = newValue } }
+    public var recipientSub: String? { get { ids.recipientSub } set { ids.recipientSub = newValue } }
     public var targetTeam: String?
     public var status: UserStatus
     public var migratedAt: Timestamp?
@@ -88,30 +90,6 @@ public struct UserState: Hashable, Sendable {
         self.lastSequence = sequence
     }
 
-    /// The user's value for an identifier kind.
-    public subscript(kind: IdentifierKind) -> String? {
-        get {
-            switch kind {
-            case .accountID: return accountID
-            case .senderSub: return senderSub
-            case .transferSub: return transferSub
-            case .recipientSub: return recipientSub
-            case .jti: return nil
-            }
-        }
-        set {
-            switch kind {
-            case .accountID: accountID = newValue
-            case .senderSub: senderSub = newValue
-            case .transferSub: transferSub = newValue
-            case .recipientSub: recipientSub = newValue
-            case .jti: break
-            }
-        }
-    }
-
     /// The user's identifiers (account ID and each `sub`).
-    public var identifiers: [Identifier] {
-        IdentifierKind.userKinds.compactMap { kind in self[kind].map { Identifier(kind, $0) } }
-    }
+    public var identifiers: [Identifier] { ids.all }
 }

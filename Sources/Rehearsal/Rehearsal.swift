@@ -33,11 +33,11 @@ public struct Rehearsal {
     }
 
     static func derive(_ parts: String...) -> String {
-        SHA256.hash(data: Data(parts.joined(separator: "|").utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: Data(parts.joined(separator: "|").utf8)).prefix(16))
     }
 
     static func sha256Hex(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: Data(text.utf8)))
     }
 
     func senderSub(_ i: Int) -> String { "000\(100 + i % 900).\(Rehearsal.derive("sender", String(i))).\(1000 + i % 9000)" }

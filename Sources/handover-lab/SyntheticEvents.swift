@@ -5,7 +5,7 @@ import Ledger
 /// Realistic exchange events (three identifiers, a sealed relay email) for load and crash runs.
 enum SyntheticEvents {
     static func hex(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: Data(text.utf8)).prefix(16))
     }
 
     /// The `i`-th exchange of a run named `prefix`, with idempotency key `prefix:i`.

@@ -12,3 +12,10 @@ func answer(_ ledger: Ledger, _ projection: UserProjection, _ output: OutputOpti
         try question(ComplianceQueries(snapshot: snapshot, time: .now(), sealer: ledger.sealer))
     }
 }
+
+/// Opens the ledger, answers one question and prints it in the requested format.
+func printAnswer(_ ledgerOptions: LedgerOptions, _ output: OutputOptions, _ question: (ComplianceQueries) throws -> QueryTable) throws {
+    let (ledger, projection) = try ledgerOptions.open()
+    defer { ledger.close() }
+    print(try answer(ledger, projection, output, question).render(output.format), terminator: "")
+}

@@ -29,7 +29,7 @@ enum Entry {
             }
             if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
             // ArgumentParser's usage errors (64) become DESIGN.md's 2.
-            Foundation.exit(code == .validationFailure ? ExitStatus.usage : code.rawValue == 1 ? ExitStatus.failed : code.rawValue)
+            Foundation.exit(code == .validationFailure ? ExitStatus.usage : code.rawValue)
         }
     }
 }

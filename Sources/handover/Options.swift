@@ -32,9 +32,7 @@ struct OutputOptions: ParsableArguments {
     var asOf: Timestamp? { asOfText.flatMap(Timestamp.init(rfc3339:)) }
 
     func validate() throws {
-        if let asOfText, Timestamp(rfc3339: asOfText) == nil {
-            throw ValidationError("--as-of: \"\(asOfText)\" is not an RFC 3339 time (2026-11-22T10:00:00Z) or a date (2026-11-22)")
-        }
+        if let asOfText { _ = try parseTime(asOfText, option: "--as-of") }
     }
 }
 

@@ -16,9 +16,7 @@ struct QueryCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() throws {
-            let (ledger, projection) = try ledgerOptions.open()
-            defer { ledger.close() }
-            print(try answer(ledger, projection, output) { try $0.migrated() }.render(output.format), terminator: "")
+            try printAnswer(ledgerOptions, output) { try $0.migrated() }
         }
     }
 
@@ -28,9 +26,7 @@ struct QueryCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() throws {
-            let (ledger, projection) = try ledgerOptions.open()
-            defer { ledger.close() }
-            print(try answer(ledger, projection, output) { try $0.pending() }.render(output.format), terminator: "")
+            try printAnswer(ledgerOptions, output) { try $0.pending() }
         }
     }
 
@@ -52,12 +48,7 @@ struct QueryCommand: AsyncParsableCommand {
             guard let user = found else {
                 throw CLIExit(code: ExitStatus.failed, message: "no user with identifier \"\(identifier)\"" + (output.asOf.map { " as of \($0.rfc3339)" } ?? ""))
             }
-            var events: [RecordedEvent] = []
-            for id in user.identifiers {
-                events += try EventQuery(identifier: id.value, until: output.asOf).run(on: ledger)
-            }
-            var seen = Set<UInt64>()
-            events = events.filter { seen.insert($0.sequence).inserted }.sorted { $0.sequence < $1.sequence }
+            let events = try EventQuery.history(of: user, until: output.asOf, in: ledger)
             switch output.format {
             case .table:
                 for (column, cell) in zip(table.columns, table.rows[0]) where cell != .null {
@@ -79,9 +70,7 @@ struct QueryCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() throws {
-            let (ledger, projection) = try ledgerOptions.open()
-            defer { ledger.close() }
-            print(try answer(ledger, projection, output) { try $0.state() }.render(output.format), terminator: "")
+            try printAnswer(ledgerOptions, output) { try $0.state() }
         }
     }
 
@@ -92,9 +81,7 @@ struct QueryCommand: AsyncParsableCommand {
         @Flag(name: .customLong("by-class"), help: "Count failed users by failure class instead of listing them.") var byClass = false
 
         func run() throws {
-            let (ledger, projection) = try ledgerOptions.open()
-            defer { ledger.close() }
-            print(try answer(ledger, projection, output) { try byClass ? $0.failuresByClass() : $0.failures() }.render(output.format), terminator: "")
+            try printAnswer(ledgerOptions, output) { try byClass ? $0.failuresByClass() : $0.failures() }
         }
     }
 

@@ -43,7 +43,7 @@ public final class KeyStore: Sendable {
                     let key = SymmetricKey(size: .bits256)
                     try txn.put(self.subjects, key: subject.indexKey, value: id)
                     _ = try key.withUnsafeBytes { raw in try txn.put(keys, key: id, value: Array(raw)) }
-                    return (KeyStore.hex(id), key)
+                    return (Hex.encode(id), key)
                 }
             }
         }
@@ -52,7 +52,7 @@ public final class KeyStore: Sendable {
 
     private func lookup(_ subject: Identifier, in txn: ReadTransaction) throws -> (id: String, key: SymmetricKey)? {
         guard let id = try txn.get(subjects, key: subject.indexKey) else { return nil }
-        let hexID = KeyStore.hex(id)
+        let hexID = Hex.encode(id)
         if let cached = cache.withLock({ $0[hexID] }) { return (hexID, cached) }
         guard let raw = try txn.get(keys, key: id) else { return nil }
         let key = SymmetricKey(data: raw)
@@ -63,7 +63,7 @@ public final class KeyStore: Sendable {
     /// The key with ID `keyID`, or nil when it was destroyed.
     public func key(id keyID: String) throws -> SymmetricKey? {
         if let cached = cache.withLock({ $0[keyID] }) { return cached }
-        guard let id = KeyStore.bytes(hex: keyID) else { return nil }
+        guard let id = Hex.decode(keyID) else { return nil }
         return try environment.read { txn in try txn.get(keys, key: id).map { SymmetricKey(data: $0) } }
     }
 
@@ -75,33 +75,11 @@ public final class KeyStore: Sendable {
                 guard let id = try txn.get(self.subjects, key: subject.indexKey) else { continue }
                 try txn.delete(keys, key: id)
                 try txn.delete(self.subjects, key: subject.indexKey)
-                ids.append(KeyStore.hex(id))
+                ids.append(Hex.encode(id))
             }
             return ids
         }
         cache.withLock { cache in for id in destroyed { cache[id] = nil } }
         return destroyed.count
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func bytes(hex: String) -> [UInt8]? {
-        let chars = Array(hex.utf8)
-        guard chars.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        for i in stride(from: 0, to: chars.count, by: 2) {
-            guard let byte = UInt8(String(decoding: chars[i..<(i + 2)], as: UTF8.self), radix: 16) else { return nil }
-            out.append(byte)
-        }
-        return out
     }
 }

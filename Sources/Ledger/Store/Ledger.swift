@@ -172,12 +172,7 @@ public final class Ledger: Sendable {
                 guard !recorded.isEmpty else { return outcomes }
                 try txn.put(schema.meta, key: LedgerSchema.headKey, value: head.encoded)
                 for folder in folders {
-                    let checkpoint = try folder.checkpoint(in: txn)
-                    if checkpoint + 1 < firstSequence {
-                        var missed: [RecordedEvent] = []
-                        try view.forEachEvent(from: checkpoint + 1, through: firstSequence - 1) { missed.append($0) }
-                        try folder.fold(missed, in: txn)
-                    }
+                    try catchUp(folder, through: firstSequence - 1, in: txn, schema: schema)
                     try folder.fold(recorded, in: txn)
                 }
                 return outcomes
@@ -194,18 +189,22 @@ public final class Ledger: Sendable {
         }
         guard behind else { return }
         try environment.write { txn in
-            let view = LogView(txn, schema: schema)
-            let head = try view.head().sequence
-            for folder in folders {
-                var next = try folder.checkpoint(in: txn) + 1
-                while next <= head {
-                    let last = min(head, next + 9_999)
-                    var events: [RecordedEvent] = []
-                    try view.forEachEvent(from: next, through: last) { events.append($0) }
-                    try folder.fold(events, in: txn)
-                    next = last + 1
-                }
-            }
+            let head = try LogView(txn, schema: schema).head().sequence
+            for folder in folders { try Ledger.catchUp(folder, through: head, in: txn, schema: schema) }
+        }
+    }
+
+    /// Folds into `folder` the events after its checkpoint through `last`, 10,000 at a time:
+    /// events appended by a process that did not have the folder open.
+    private static func catchUp(_ folder: any LedgerFolder, through last: UInt64, in txn: WriteTransaction, schema: LedgerSchema) throws {
+        let view = LogView(txn, schema: schema)
+        var next = try folder.checkpoint(in: txn) + 1
+        while next <= last {
+            let end = min(last, next + 9_999)
+            var events: [RecordedEvent] = []
+            try view.forEachEvent(from: next, through: end) { events.append($0) }
+            try folder.fold(events, in: txn)
+            next = end + 1
         }
     }
 

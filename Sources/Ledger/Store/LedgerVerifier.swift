@@ -27,7 +27,7 @@ extension Ledger {
         var expected: UInt64 = 1
         let chunk: UInt64 = 50_000
         func report(_ bad: UInt64?, _ problem: String?) -> VerificationReport {
-            VerificationReport(eventCount: expected - 1, headHash: KeyStore.hex(previousHash), firstBadSequence: bad, problem: problem)
+            VerificationReport(eventCount: expected - 1, headHash: Hex.encode(previousHash), firstBadSequence: bad, problem: problem)
         }
         while true {
             let outcome: VerificationReport? = try read { view in

@@ -22,8 +22,7 @@ public struct ComplianceQueries {
         users.sort { ($0.migratedAt ?? $0.lastAttemptAt ?? Timestamp(microseconds: 0), $0.key) < ($1.migratedAt ?? $1.lastAttemptAt ?? Timestamp(microseconds: 0), $1.key) }
         var table = QueryTable(columns: ["account_id", "sender_sub", "transfer_sub", "recipient_sub", "migrated_at", "via", "before_deadline"])
         for u in users {
-            let before: QueryTable.Cell = (window.flatMap { w in u.migratedAt.map { QueryTable.Cell.bool($0 < w.deadline) } }) ?? .null
-            table.rows.append([cell(u.accountID), cell(u.senderSub), cell(u.transferSub), cell(u.recipientSub), cell(u.migratedAt), cell(u.migratedVia?.name), before])
+            table.rows.append([cell(u.accountID), cell(u.senderSub), cell(u.transferSub), cell(u.recipientSub), cell(u.migratedAt), cell(u.migratedVia?.name), beforeDeadline(u, window)])
         }
         return table
     }
@@ -95,14 +94,19 @@ public struct ComplianceQueries {
     }
 
     private func stateRow(_ u: UserState, window: TransferWindow?) throws -> [QueryTable.Cell] {
-        let before: QueryTable.Cell = (window.flatMap { w in u.migratedAt.map { QueryTable.Cell.bool($0 < w.deadline) } }) ?? .null
         return [
             .int(Int(u.key)), cell(u.accountID), cell(u.senderSub), cell(u.transferSub), cell(u.recipientSub), cell(u.targetTeam), .text(u.status.name),
-            cell(u.migratedAt), cell(u.migratedVia?.name), before, try emailCell(u), u.isPrivateEmail.map(QueryTable.Cell.bool) ?? .null,
+            cell(u.migratedAt), cell(u.migratedVia?.name), beforeDeadline(u, window), try emailCell(u), u.isPrivateEmail.map(QueryTable.Cell.bool) ?? .null,
             u.emailForwarding.map { .text($0 ? "enabled" : "disabled") } ?? .null, cell(u.consentRevokedAt), cell(u.accountDeletedAt), cell(u.erasedAt),
             .int(u.attempts), cell(u.lastAttemptAt), cell(u.lastErrorClass), cell(u.lastError), .int(u.notifications),
             .int(Int(u.firstSequence)), .int(Int(u.lastSequence)),
         ]
+    }
+
+    /// Whether the user migrated before the window's deadline; null without a window or migration.
+    private func beforeDeadline(_ u: UserState, _ window: TransferWindow?) -> QueryTable.Cell {
+        guard let window, let migratedAt = u.migratedAt else { return .null }
+        return .bool(migratedAt < window.deadline)
     }
 
     /// The email in clear, `(erased)` once the user's key is destroyed, or empty.

@@ -50,6 +50,16 @@ public struct EventQuery: Sendable {
         }
     }
 
+    /// Every event that names one of `user`'s identifiers, recorded up to `until`, in order.
+    public static func history(of user: UserState, until: Timestamp? = nil, in ledger: Ledger) throws -> [RecordedEvent] {
+        try ledger.read { view in
+            let last = try until.map { try view.lastSequence(recordedAtOrBefore: $0) } ?? view.head().sequence
+            var sequences = Set<UInt64>()
+            for id in user.identifiers { sequences.formUnion(try view.sequences(for: id)) }
+            return try sequences.sorted().filter { $0 <= last }.compactMap { try view.event($0) }
+        }
+    }
+
     /// The events as a table: one row each, the body as canonical JSON.
     public static func table(_ events: [RecordedEvent]) -> QueryTable {
         var table = QueryTable(columns: ["seq", "recorded_at", "occurred_at", "type", "identifiers", "summary"])

@@ -1,3 +1,4 @@
+import Foundation
 import Ledger
 
 /// A query's answer: named columns and typed cells, rendered as a table, JSON or CSV.
@@ -51,7 +52,7 @@ public struct QueryTable: Sendable {
         for row in texts { for (i, t) in row.enumerated() { widths[i] = max(widths[i], t.count) } }
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { i, t in t.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").replacingTrailingSpaces()
+                .joined(separator: "  ").droppingTrailingSpaces()
         }
         var out = line(columns) + "\n" + line(widths.map { String(repeating: "-", count: $0) }) + "\n"
         for row in texts { out += line(row) + "\n" }
@@ -91,13 +92,7 @@ public struct QueryTable: Sendable {
 }
 
 extension String {
-    fileprivate func replacingTrailingSpaces() -> String {
-        var s = self
-        while s.last == " " { s.removeLast() }
-        return s
-    }
-
-    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
-        split(separator: Character(target), omittingEmptySubsequences: false).joined(separator: replacement)
+    fileprivate func droppingTrailingSpaces() -> String {
+        String(self[..<(lastIndex { $0 != " " }.map { index(after: $0) } ?? startIndex)])
     }
 }
