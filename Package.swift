@@ -14,6 +14,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.1.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         .systemLibrary(
@@ -31,18 +34,48 @@ let package = Package(
             ]
         ),
         .target(name: "Projections", dependencies: ["Ledger", "LMDB"]),
-        .target(name: "Rehearsal", dependencies: ["Ledger", "Projections"]),
+        .target(
+            name: "AppleID",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "Migration",
+            dependencies: [
+                "AppleID", "Ledger", "Projections",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "AppleSimulator",
+            dependencies: [
+                "AppleID", "Ledger",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "Rehearsal", dependencies: ["AppleID", "AppleSimulator", "Migration", "Ledger", "Projections"]),
         .executableTarget(
             name: "handover",
             dependencies: [
-                "Ledger", "Projections", "Rehearsal",
+                "Ledger", "Projections", "Rehearsal", "AppleID", "AppleSimulator", "Migration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "handover-lab",
             dependencies: [
-                "LMDB", "Ledger", "Projections",
+                "LMDB", "Ledger", "Projections", "AppleID", "AppleSimulator", "Migration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -50,6 +83,7 @@ let package = Package(
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LMDB", "TestSupport"]),
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Ledger", "LMDB", "TestSupport"]),
         .testTarget(name: "HandoverCLITests", dependencies: ["Ledger", "Projections", "LMDB", "TestSupport"]),
+        .testTarget(name: "MigrationTests", dependencies: ["AppleID", "AppleSimulator", "Migration", "Ledger", "Projections", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -27,6 +27,7 @@ public final class MemoryProjection: ProjectionSnapshot, ProjectionStore {
     func setCheckpoint(_ sequence: UInt64) throws { folded = sequence }
 
     public func user(matching identifier: String) throws -> UserState? { try firstUser(matching: identifier) }
+    public func user(with identifier: Identifier) throws -> UserState? { try ids[identifier].flatMap { try user($0) } }
 
     public func forEachUser(_ body: (UserState) throws -> Void) throws {
         for key in users.keys.sorted() { try body(users[key]!) }

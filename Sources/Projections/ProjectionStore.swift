@@ -25,12 +25,19 @@ extension UserIndex {
         }
         return nil
     }
+
+    /// The user holding exactly this identifier.
+    func user(with identifier: Identifier) throws -> UserState? {
+        try userKey(for: identifier).flatMap { try user($0) }
+    }
 }
 
 /// What queries read: a consistent picture of the projections, now or as of a past time.
 public protocol ProjectionSnapshot {
     /// The user an identifier of any kind (account ID, either `sub`, `transfer_sub`) names.
     func user(matching identifier: String) throws -> UserState?
+    /// The user holding exactly `identifier` (kind and value).
+    func user(with identifier: Identifier) throws -> UserState?
     /// Every user, in key order.
     func forEachUser(_ body: (UserState) throws -> Void) throws
     /// The transfer window, once recorded.

@@ -39,12 +39,15 @@ public struct RunFinished: Hashable, Sendable {
     public var counts: [String: Int]
     public var durationMilliseconds: Int
     public var exitStatus: Int
+    /// Why the run stopped early (refused credentials), if it did.
+    public var stoppedBy: Failure?
 
-    public init(command: String, counts: [String: Int], durationMilliseconds: Int, exitStatus: Int) {
+    public init(command: String, counts: [String: Int], durationMilliseconds: Int, exitStatus: Int, stoppedBy: Failure? = nil) {
         self.command = command
         self.counts = counts
         self.durationMilliseconds = durationMilliseconds
         self.exitStatus = exitStatus
+        self.stoppedBy = stoppedBy
     }
 
     func write(to w: inout JSONWriter) {
@@ -57,10 +60,12 @@ public struct RunFinished: Hashable, Sendable {
         w.endObject()
         w.key("duration_ms"); w.int(durationMilliseconds)
         w.key("exit_status"); w.int(exitStatus)
+        if let stoppedBy { w.key("stopped_by"); stoppedBy.write(to: &w) }
         w.endObject()
     }
 
     init(reading r: FieldReader) throws {
-        self.init(command: try r.string("command"), counts: try r.intMap("counts"), durationMilliseconds: try r.int("duration_ms"), exitStatus: try r.int("exit_status"))
+        self.init(command: try r.string("command"), counts: try r.intMap("counts"), durationMilliseconds: try r.int("duration_ms"), exitStatus: try r.int("exit_status"),
+                  stoppedBy: try r.optionalObject("stopped_by").map(Failure.init(reading:)))
     }
 }

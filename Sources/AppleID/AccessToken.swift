@@ -1,0 +1,39 @@
+import Crypto
+import Foundation
+
+/// A `user.migration` access token. Its description shows only the fingerprint; the token
+/// is never logged or recorded.
+public struct AccessToken: Sendable, CustomStringConvertible {
+    /// The bearer token.
+    public let value: String
+    public let issuedAt: Date
+    /// `expires_in`, seconds.
+    public let lifetime: Double
+
+    public init(value: String, issuedAt: Date, lifetime: Double) {
+        self.value = value
+        self.issuedAt = issuedAt
+        self.lifetime = lifetime
+    }
+
+    public var expiresAt: Date { issuedAt.addingTimeInterval(lifetime) }
+
+    /// The first 16 hex digits of the token's SHA-256: enough to tell tokens apart in the log.
+    public var fingerprint: String { AccessToken.fingerprint(of: value) }
+
+    /// The fingerprint of any secret string.
+    public static func fingerprint(of secret: String) -> String {
+        SHA256.hash(data: Data(secret.utf8)).prefix(8).map { byte in
+            let digits = Array("0123456789abcdef")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+        }.joined()
+    }
+
+    /// Renew this long before expiry: a fifth of the lifetime, at most five minutes.
+    public var refreshMargin: Double { min(300, lifetime / 5) }
+
+    /// Whether the token should be replaced at `now` (before it expires, never after a failure).
+    public func needsRefresh(at now: Date) -> Bool { now >= expiresAt.addingTimeInterval(-refreshMargin) }
+
+    public var description: String { "AccessToken(\(fingerprint)…, expires \(expiresAt))" }
+}

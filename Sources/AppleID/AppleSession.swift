@@ -1,0 +1,97 @@
+import Foundation
+
+/// One team's conversation with Apple for a run: a client secret and an access token
+/// shared by every call, each renewed before it expires (never in reaction to a failure),
+/// and every call retried by the ``RetryPolicy``.
+public actor AppleSession {
+    /// What happened to an access token request, for the caller to record.
+    public enum TokenOutcome: Sendable {
+        case issued(AccessToken)
+        case failed(AppleIDError)
+    }
+
+    public nonisolated let client: AppleIDClient
+    public nonisolated let credentials: AppleCredentials
+    public nonisolated let retryPolicy: RetryPolicy
+    private let signer: ClientSecretSigner
+    private let clientSecretLifetime: Int64
+    private let onToken: @Sendable (TokenOutcome) async throws -> Void
+    private let onRetry: @Sendable (AppleIDError) -> Void
+    private var secret: ClientSecret?
+    private var token: AccessToken?
+    private var refreshing: Task<AccessToken, any Error>?
+
+    /// - Parameters:
+    ///   - onToken: called with each new token before any call uses it (record it here), or
+    ///     with the failure that ended a token request.
+    ///   - onRetry: hears of every transient failure that is retried.
+    public init(
+        client: AppleIDClient, credentials: AppleCredentials, retryPolicy: RetryPolicy = RetryPolicy(),
+        clientSecretLifetime: Int64 = ClientSecretSigner.defaultLifetime,
+        onToken: @escaping @Sendable (TokenOutcome) async throws -> Void = { _ in },
+        onRetry: @escaping @Sendable (AppleIDError) -> Void = { _ in }
+    ) {
+        self.client = client
+        self.credentials = credentials
+        self.retryPolicy = retryPolicy
+        self.signer = ClientSecretSigner(credentials: credentials)
+        self.clientSecretLifetime = clientSecretLifetime
+        self.onToken = onToken
+        self.onRetry = onRetry
+    }
+
+    /// The client secret, re-signed when less than a quarter of its lifetime remains.
+    public func clientSecret() throws -> ClientSecret {
+        let now = Int64(Date().timeIntervalSince1970)
+        if let secret, secret.expiresAt - now > clientSecretLifetime / 4 { return secret }
+        let fresh = try signer.make(issuedAt: now, lifetime: clientSecretLifetime)
+        secret = fresh
+        return fresh
+    }
+
+    /// The current access token, fetched (once, however many callers wait) when there is
+    /// none or it is close to expiry.
+    public func accessToken() async throws -> AccessToken {
+        if let token, !token.needsRefresh(at: Date()) { return token }
+        if let refreshing { return try await refreshing.value }
+        let secret = try clientSecret()
+        let task = Task { [client, credentials, retryPolicy, onToken, onRetry] in
+            do {
+                let token = try await retryPolicy.run(onRetry: { error, _ in onRetry(error) }) {
+                    try await client.requestAccessToken(clientID: credentials.clientID, clientSecret: secret)
+                }
+                try await onToken(.issued(token))
+                return token
+            } catch let error as AppleIDError {
+                try? await onToken(.failed(error))
+                throw error
+            }
+        }
+        refreshing = task
+        defer { refreshing = nil }
+        let fresh = try await task.value
+        token = fresh
+        return fresh
+    }
+
+    /// Team A: the `transfer_sub` of `sub` for `target`, with retries.
+    public nonisolated func generateTransferID(sub: String, target: String) async throws -> String {
+        try await retryPolicy.run(onRetry: { error, _ in onRetry(error) }) {
+            let (secret, token) = try await credentialsForCall()
+            return try await client.generateTransferID(sub: sub, target: target, clientID: credentials.clientID, clientSecret: secret, accessToken: token)
+        }
+    }
+
+    /// Team B: the new `sub` and email for `transferSub`, with retries.
+    public nonisolated func exchangeTransferID(_ transferSub: String) async throws -> MigratedUser {
+        try await retryPolicy.run(onRetry: { error, _ in onRetry(error) }) {
+            let (secret, token) = try await credentialsForCall()
+            return try await client.exchangeTransferID(transferSub: transferSub, clientID: credentials.clientID, clientSecret: secret, accessToken: token)
+        }
+    }
+
+    private func credentialsForCall() async throws -> (ClientSecret, AccessToken) {
+        let token = try await accessToken()
+        return (try clientSecret(), token)
+    }
+}

@@ -1,0 +1,151 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Single calls to Apple's Sign in with Apple endpoints over one pooled HTTP client. Each
+/// call makes one attempt and classifies what went wrong (``AppleIDError``); retrying is
+/// ``RetryPolicy``'s job and choosing tokens ``AppleSession``'s.
+public final class AppleIDClient: Sendable {
+    public let endpoints: AppleEndpoints
+    /// The pooled HTTP client all calls share.
+    public let http: HTTPClient
+    /// How long one attempt may take, connection included.
+    public let requestTimeout: TimeAmount
+    private let ownsHTTPClient: Bool
+
+    /// A client over its own HTTP connection pool of `maximumConnections` per host.
+    public convenience init(endpoints: AppleEndpoints, maximumConnections: Int = 16, requestTimeout: TimeAmount = .seconds(30)) {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnections))
+        configuration.timeout = .init(connect: .seconds(10), read: requestTimeout)
+        configuration.decompression = .disabled
+        self.init(endpoints: endpoints, http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration), ownsHTTPClient: true, requestTimeout: requestTimeout)
+    }
+
+    /// A client over an HTTP client the caller owns and shuts down.
+    public convenience init(endpoints: AppleEndpoints, http: HTTPClient, requestTimeout: TimeAmount = .seconds(30)) {
+        self.init(endpoints: endpoints, http: http, ownsHTTPClient: false, requestTimeout: requestTimeout)
+    }
+
+    private init(endpoints: AppleEndpoints, http: HTTPClient, ownsHTTPClient: Bool, requestTimeout: TimeAmount) {
+        self.endpoints = endpoints
+        self.http = http
+        self.ownsHTTPClient = ownsHTTPClient
+        self.requestTimeout = requestTimeout
+    }
+
+    /// Shuts the HTTP client down if this client created it.
+    public func shutdown() async throws {
+        if ownsHTTPClient { try await http.shutdown() }
+    }
+
+    /// `POST /auth/token` with `grant_type=client_credentials` and `scope=user.migration`.
+    public func requestAccessToken(clientID: String, clientSecret: ClientSecret, now: @Sendable () -> Date = Date.init) async throws -> AccessToken {
+        let fields = [("grant_type", "client_credentials"), ("scope", "user.migration"), ("client_id", clientID), ("client_secret", clientSecret.token)]
+        let json = try await post(endpoints.token, fields: fields, bearer: nil, isTokenEndpoint: true)
+        guard let token = json["access_token"] as? String, !token.isEmpty else {
+            throw AppleIDError(.invalidResponse, "the token endpoint answered 200 without an access_token", httpStatus: 200)
+        }
+        if let type = json["token_type"] as? String, type.lowercased() != "bearer" {
+            throw AppleIDError(.invalidResponse, "the token endpoint answered token_type \(type), expected Bearer", httpStatus: 200)
+        }
+        guard let expiresIn = (json["expires_in"] as? NSNumber)?.doubleValue, expiresIn > 0 else {
+            throw AppleIDError(.invalidResponse, "the token endpoint answered without a positive expires_in", httpStatus: 200)
+        }
+        return AccessToken(value: token, issuedAt: now(), lifetime: expiresIn)
+    }
+
+    /// Team A: `POST /auth/usermigrationinfo` with `sub` and `target`; returns the `transfer_sub`.
+    public func generateTransferID(sub: String, target: String, clientID: String, clientSecret: ClientSecret, accessToken: AccessToken) async throws -> String {
+        let fields = [("sub", sub), ("target", target), ("client_id", clientID), ("client_secret", clientSecret.token)]
+        let json = try await post(endpoints.userMigrationInfo, fields: fields, bearer: accessToken, isTokenEndpoint: false)
+        guard let transferSub = json["transfer_sub"] as? String, !transferSub.isEmpty else {
+            throw AppleIDError(.invalidResponse, "usermigrationinfo answered 200 without a transfer_sub", httpStatus: 200)
+        }
+        return transferSub
+    }
+
+    /// Team B: `POST /auth/usermigrationinfo` with `transfer_sub`; returns the new `sub` and email.
+    public func exchangeTransferID(transferSub: String, clientID: String, clientSecret: ClientSecret, accessToken: AccessToken) async throws -> MigratedUser {
+        let fields = [("transfer_sub", transferSub), ("client_id", clientID), ("client_secret", clientSecret.token)]
+        let json = try await post(endpoints.userMigrationInfo, fields: fields, bearer: accessToken, isTokenEndpoint: false)
+        guard let sub = json["sub"] as? String, !sub.isEmpty else {
+            throw AppleIDError(.invalidResponse, "usermigrationinfo answered 200 without a sub", httpStatus: 200)
+        }
+        let email = (json["email"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        return MigratedUser(sub: sub, email: email, isPrivateEmail: MigratedUser.flag(json["is_private_email"]))
+    }
+
+    private func post(_ url: String, fields: [(String, String)], bearer: AccessToken?, isTokenEndpoint: Bool) async throws -> [String: Any] {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "handover")
+        if let bearer { request.headers.add(name: "Authorization", value: "Bearer " + bearer.value) }
+        request.body = .bytes(ByteBuffer(string: FormEncoding.encode(fields)))
+        let status: Int
+        let headers: HTTPHeaders
+        let body: ByteBuffer
+        do {
+            let response = try await http.execute(request, timeout: requestTimeout)
+            status = Int(response.status.code)
+            headers = response.headers
+            body = try await response.body.collect(upTo: 1 << 20)
+        } catch let error as AppleIDError {
+            throw error
+        } catch {
+            throw AppleIDClient.classifyTransport(error)
+        }
+        let json = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any]
+        if status == 200 {
+            guard let json else { throw AppleIDError(.invalidResponse, "Apple answered 200 with a body that is not a JSON object", httpStatus: 200) }
+            return json
+        }
+        throw AppleIDClient.classify(status: status, headers: headers, json: json, isTokenEndpoint: isTokenEndpoint)
+    }
+
+    /// The TN3107 model: what an HTTP error answer means for the run.
+    static func classify(status: Int, headers: HTTPHeaders, json: [String: Any]?, isTokenEndpoint: Bool) -> AppleIDError {
+        let appleError = json?["error"] as? String
+        let detail = (json?["error_description"] as? String).map { ": \($0)" } ?? ""
+        switch (status, appleError) {
+        case (429, _):
+            return AppleIDError(.rateLimited, "Apple is throttling (HTTP 429)", httpStatus: status, appleError: appleError, retryAfter: retryAfter(headers))
+        case (500...599, _):
+            return AppleIDError(.serverError, "Apple answered HTTP \(status)", httpStatus: status, appleError: appleError, retryAfter: retryAfter(headers))
+        case (_, "invalid_client"?):
+            return AppleIDError(.invalidClient, "Apple refused the client credentials (invalid_client\(detail)); \(AppleIDError.credentialHint)", httpStatus: status, appleError: appleError)
+        case (_, "invalid_grant"?) where isTokenEndpoint:
+            return AppleIDError(.invalidGrant, "the token endpoint answered invalid_grant\(detail); \(AppleIDError.credentialHint)", httpStatus: status, appleError: appleError)
+        case (401, _):
+            return AppleIDError(.invalidToken, "Apple refused the access token (HTTP 401\(detail))", httpStatus: status, appleError: appleError)
+        case (_, "invalid_request"?):
+            return AppleIDError(.invalidRequest, "Apple answered invalid_request\(detail.isEmpty ? ": a parameter is wrong for this user, or the user revoked authorization" : detail)", httpStatus: status, appleError: appleError)
+        case (_, let code?):
+            return AppleIDError(isTokenEndpoint ? .invalidGrant : .other, "Apple answered \(code)\(detail)", httpStatus: status, appleError: code)
+        default:
+            return AppleIDError(.other, "Apple answered HTTP \(status) without an error code", httpStatus: status)
+        }
+    }
+
+    /// `Retry-After` in seconds (delta-seconds or an HTTP date).
+    static func retryAfter(_ headers: HTTPHeaders) -> Double? {
+        guard let value = headers.first(name: "Retry-After")?.trimmingCharacters(in: .whitespaces) else { return nil }
+        if let seconds = Double(value) { return max(0, seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: value).map { max(0, $0.timeIntervalSinceNow) }
+    }
+
+    /// Transport failures: timeouts and everything else that left no answer.
+    static func classifyTransport(_ error: any Error) -> AppleIDError {
+        if let http = error as? HTTPClientError, [.deadlineExceeded, .readTimeout, .connectTimeout].contains(http) {
+            return AppleIDError(.timeout, "no answer from Apple in time (\(http))")
+        }
+        return AppleIDError(.connection, "the connection to Apple failed or was dropped (\(error))")
+    }
+}

@@ -1,0 +1,148 @@
+import AppleID
+import Crypto
+import CryptoExtras
+import Foundation
+import Ledger
+
+/// The stand-in's state on disk, so separate processes (the sender's run, the recipient's
+/// run, a test) see the same Apple: the derivation secret, the RSA signing key, registered
+/// teams and their public keys, app transfers and users who revoked consent.
+public struct SimulatorDirectory: Sendable {
+    /// A team registered with the stand-in: its public key checks the team's client secrets.
+    public struct Team: Codable, Sendable, Hashable {
+        public var teamID: String
+        public var keyID: String
+        public var clientIDs: [String]
+        public var publicKeyPEM: String
+
+        enum CodingKeys: String, CodingKey {
+            case teamID = "team_id", keyID = "key_id", clientIDs = "client_ids", publicKeyPEM = "public_key_pem"
+        }
+    }
+
+    /// An app transfer: from when the 60-day window runs.
+    public struct Transfer: Codable, Sendable, Hashable {
+        public var clientID: String
+        public var fromTeam: String
+        public var toTeam: String
+        /// Seconds since 1970.
+        public var acceptedAt: Int64
+        public var windowDays: Int
+
+        public init(clientID: String, fromTeam: String, toTeam: String, acceptedAt: Int64, windowDays: Int = 60) {
+            self.clientID = clientID
+            self.fromTeam = fromTeam
+            self.toTeam = toTeam
+            self.acceptedAt = acceptedAt
+            self.windowDays = windowDays
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case clientID = "client_id", fromTeam = "from_team", toTeam = "to_team", acceptedAt = "accepted_at", windowDays = "window_days"
+        }
+    }
+
+    public let path: String
+
+    /// Opens the directory at `path`, creating it with a fresh secret and RSA key if needed.
+    public init(path: String) throws {
+        self.path = path
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: path + "/teams", withIntermediateDirectories: true)
+        if !fm.fileExists(atPath: secretPath) {
+            let secret = SymmetricKey(size: .bits256).withUnsafeBytes { Hex.encode($0) }
+            try write(secret + "\n", to: secretPath)
+        }
+        if !fm.fileExists(atPath: rsaKeyPath) {
+            let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+            try write(key.pemRepresentation, to: rsaKeyPath)
+        }
+    }
+
+    private var secretPath: String { path + "/secret" }
+    private var rsaKeyPath: String { path + "/apple-signing-key.pem" }
+    private var transfersPath: String { path + "/transfers.json" }
+    /// One identifier per line: users who revoked consent.
+    public var revokedPath: String { path + "/revoked.txt" }
+
+    private func write(_ text: String, to file: String) throws {
+        let temporary = file + ".tmp-\(getpid())"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw SimulatorError("cannot write \(file)")
+        }
+        guard rename(temporary, file) == 0 else { throw SimulatorError("cannot rename \(temporary) to \(file)") }
+    }
+
+    /// The secret every derivation is keyed with.
+    public func secret() throws -> SymmetricKey {
+        guard let text = try? String(contentsOfFile: secretPath, encoding: .utf8),
+              let bytes = Hex.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw SimulatorError("\(secretPath) is missing or not hex")
+        }
+        return SymmetricKey(data: bytes)
+    }
+
+    /// The RSA key identity tokens and notifications are signed with.
+    public func signingKey() throws -> _RSA.Signing.PrivateKey {
+        try _RSA.Signing.PrivateKey(pemRepresentation: String(contentsOfFile: rsaKeyPath, encoding: .utf8))
+    }
+
+    /// Registers `teamID` with a new P-256 key; returns the key ID and the private key as a
+    /// `.p8` PEM (written to `keys/AuthKey_KEYID.p8` too).
+    public func registerTeam(_ teamID: String, clientIDs: [String], keyID: String? = nil) throws -> (keyID: String, privateKeyPath: String) {
+        guard AppleCredentials.isTenCharacterID(teamID) else { throw SimulatorError("team ID \(teamID) is not 10 characters of A-Z and 0-9") }
+        let keyID = keyID ?? String(Hex.encode(SHA256.hash(data: Data((teamID + UUID().uuidString).utf8))).uppercased().prefix(10))
+        let key = P256.Signing.PrivateKey()
+        let team = Team(teamID: teamID, keyID: keyID, clientIDs: clientIDs, publicKeyPEM: key.publicKey.pemRepresentation)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try write(String(decoding: try encoder.encode(team), as: UTF8.self) + "\n", to: path + "/teams/\(teamID).json")
+        try FileManager.default.createDirectory(atPath: path + "/keys", withIntermediateDirectories: true)
+        let keyPath = path + "/keys/AuthKey_\(keyID).p8"
+        try write(key.pemRepresentation + "\n", to: keyPath)
+        return (keyID, keyPath)
+    }
+
+    /// Every registered team, by team ID.
+    public func teams() throws -> [String: Team] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path + "/teams")) ?? []
+        var teams: [String: Team] = [:]
+        for name in names where name.hasSuffix(".json") {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path + "/teams/" + name))
+            let team = try JSONDecoder().decode(Team.self, from: data)
+            teams[team.teamID] = team
+        }
+        return teams
+    }
+
+    /// Records an app transfer (replacing an earlier one of the same app).
+    public func recordTransfer(_ transfer: Transfer) throws {
+        var all = try transfers().filter { $0.clientID != transfer.clientID }
+        all.append(transfer)
+        try write(String(decoding: try JSONEncoder().encode(all), as: UTF8.self) + "\n", to: transfersPath)
+    }
+
+    /// The recorded app transfers.
+    public func transfers() throws -> [Transfer] {
+        guard let data = FileManager.default.contents(atPath: transfersPath) else { return [] }
+        return try JSONDecoder().decode([Transfer].self, from: data)
+    }
+
+    /// Marks identifiers (a `sub` or `transfer_sub`) as having revoked consent.
+    public func revoke(_ identifiers: [String]) throws {
+        let existing = (try? String(contentsOfFile: revokedPath, encoding: .utf8)) ?? ""
+        try write(existing + identifiers.map { $0 + "\n" }.joined(), to: revokedPath)
+    }
+
+    /// Identifiers marked as having revoked consent.
+    public func revoked() -> Set<String> {
+        let text = (try? String(contentsOfFile: revokedPath, encoding: .utf8)) ?? ""
+        return Set(text.split(whereSeparator: \.isNewline).map(String.init))
+    }
+}
+
+/// A stand-in setup or state problem.
+public struct SimulatorError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

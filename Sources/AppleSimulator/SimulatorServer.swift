@@ -1,0 +1,168 @@
+import AppleID
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The request context of the stand-in: it keeps the channel so a fault can drop the
+/// connection without answering.
+struct SimulatorContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+}
+
+/// The stand-in for appleid.apple.com over HTTP: `/auth/token`, `/auth/usermigrationinfo`
+/// (both forms), `/auth/keys`, plus `/simulator/stats`.
+public struct SimulatorServer: Sendable {
+    public let apple: SimulatedApple
+    public let minter: TokenMinter
+    public let faults: FaultInjection
+    public let stats = SimulatorStats()
+    public let logger: Logger
+
+    public init(directory: SimulatorDirectory, rules: SimulatedApple.Rules, faults: FaultInjection, logger: Logger) throws {
+        self.apple = try SimulatedApple(directory: directory, rules: rules)
+        self.minter = try TokenMinter(key: directory.signingKey())
+        self.faults = faults
+        self.logger = logger
+    }
+
+    /// The routes.
+    func router() -> Router<SimulatorContext> {
+        let router = Router(context: SimulatorContext.self)
+        router.post("/auth/token") { request, context in
+            try await answer("token", request, context) { form, now in try token(form, now: now) }
+        }
+        router.post("/auth/usermigrationinfo") { request, context in
+            try await answer("usermigrationinfo", request, context) { form, now in
+                try migrationInfo(form, authorization: request.headers[.authorization], now: now)
+            }
+        }
+        router.get("/auth/keys") { _, _ in
+            json(.ok, try minter.jwks())
+        }
+        router.get("/simulator/stats") { _, _ in
+            json(.ok, stats.json)
+        }
+        return router
+    }
+
+    /// Applies faults, reads the form body, runs `handle` and turns a refusal into Apple's error answer.
+    private func answer(_ endpoint: String, _ request: Request, _ context: SimulatorContext,
+                        _ handle: ([String: String], Int64) throws -> String) async throws -> Response {
+        if faults.latencyMilliseconds > 0 { try await Task.sleep(for: .milliseconds(faults.latencyMilliseconds)) }
+        switch faults.decide() {
+        case .drop:
+            stats.count("\(endpoint).dropped")
+            try await context.channel.close()
+            return Response(status: .internalServerError)
+        case .rateLimit:
+            stats.count("\(endpoint).429")
+            var response = json(.tooManyRequests, #"{"error":"rate_limited"}"#)
+            response.headers[.retryAfter] = String(faults.retryAfterSeconds)
+            return response
+        case .serverError:
+            stats.count("\(endpoint).500")
+            return json(.internalServerError, #"{"error":"server_error"}"#)
+        case .answer:
+            break
+        }
+        let body = try await request.body.collect(upTo: 64 * 1024)
+        let form = FormEncoding.decode(String(buffer: body))
+        do {
+            let result = try handle(form, Int64(Date().timeIntervalSince1970))
+            stats.count("\(endpoint).200")
+            return json(.ok, result)
+        } catch let error as SimulatedApple.Refusal {
+            stats.count("\(endpoint).\(error.error)")
+            logger.debug("refused", metadata: ["endpoint": "\(endpoint)", "reason": "\(error.description)"])
+            let object = ["error": error.error, "error_description": error.description]
+            let text = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+            return json(HTTPResponse.Status(code: error.status), text)
+        }
+    }
+
+    private func token(_ form: [String: String], now: Int64) throws(SimulatedApple.Refusal) -> String {
+        guard form["grant_type"] == "client_credentials" else {
+            throw SimulatedApple.Refusal(status: 400, error: "unsupported_grant_type", description: "grant_type must be client_credentials")
+        }
+        guard form["scope"] == "user.migration" else {
+            throw SimulatedApple.Refusal(status: 400, error: "invalid_scope", description: "scope must be user.migration")
+        }
+        let team = try apple.authenticate(clientID: form["client_id"], clientSecret: form["client_secret"], now: now)
+        let clientID = form["client_id"] ?? ""
+        guard !apple.windowClosed(teamID: team.teamID, clientID: clientID, now: now) else {
+            throw SimulatedApple.Refusal(status: 400, error: "invalid_grant", description: "the app transfer period has ended; user migration is inactive")
+        }
+        let (token, lifetime) = apple.issueToken(teamID: team.teamID, clientID: clientID, now: now)
+        return #"{"access_token":"\#(token)","token_type":"Bearer","expires_in":\#(lifetime)}"#
+    }
+
+    private func migrationInfo(_ form: [String: String], authorization: String?, now: Int64) throws(SimulatedApple.Refusal) -> String {
+        let bearer = try apple.checkToken(authorization, now: now)
+        let team = try apple.authenticate(clientID: form["client_id"], clientSecret: form["client_secret"], now: now)
+        guard bearer.teamID == team.teamID, bearer.clientID == form["client_id"] else {
+            throw SimulatedApple.Refusal(status: 400, error: "invalid_client", description: "the access token belongs to another team or client")
+        }
+        guard !apple.windowClosed(teamID: team.teamID, clientID: bearer.clientID, now: now) else {
+            throw SimulatedApple.Refusal(status: 400, error: "invalid_request", description: "the app transfer period has ended")
+        }
+        if let transferSub = form["transfer_sub"] {
+            let user = try apple.exchange(teamID: team.teamID, transferSub: transferSub)
+            var object: [String: Any] = ["sub": user.sub]
+            if let email = user.email { object["email"] = email }
+            if let isPrivate = user.isPrivateEmail { object["is_private_email"] = isPrivate }
+            let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            return String(decoding: data ?? Data(), as: UTF8.self)
+        }
+        guard let sub = form["sub"], let target = form["target"] else {
+            throw SimulatedApple.Refusal(status: 400, error: "invalid_request", description: "send transfer_sub, or sub and target")
+        }
+        let transferSub = try apple.generate(teamID: team.teamID, sub: sub, target: target)
+        return #"{"transfer_sub":"\#(transferSub)"}"#
+    }
+
+    private func json(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        Response(status: status, headers: [.contentType: "application/json;charset=UTF-8", .cacheControl: "no-store"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// Serves on `host:port` until cancelled; `onListening` gets the bound port (useful with port 0).
+    public func run(host: String = "127.0.0.1", port: Int, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let app = Application(
+            router: router(),
+            configuration: .init(address: .hostname(host, port: port), serverName: "handover-apple-simulator"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
+            logger: logger)
+        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+    }
+}
+
+/// A stand-in running in this process, for tests, the demo and the bench.
+public final class RunningSimulator: Sendable {
+    /// The base URL to point Handover at.
+    public let baseURL: String
+    public let server: SimulatorServer
+    private let task: Task<Void, any Error>
+
+    /// Starts `server` on a free loopback port and returns once it is listening.
+    public init(_ server: SimulatorServer) async throws {
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        self.server = server
+        self.task = Task { try await server.run(port: 0) { port in continuation.yield(port); continuation.finish() } }
+        var iterator = stream.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw SimulatorError("the simulator did not start") }
+        self.baseURL = "http://127.0.0.1:\(port)"
+    }
+
+    /// Stops the server and waits for it.
+    public func stop() async {
+        task.cancel()
+        _ = try? await task.value
+    }
+}

@@ -1,0 +1,216 @@
+import AppleID
+import Foundation
+import Ledger
+import Logging
+import Projections
+import Synchronization
+
+/// One batch run over a user list: decides from the ledger who is already done, calls
+/// Apple for the rest with bounded concurrency, records every outcome (a user counts as
+/// done only once its event is durable), then writes the output CSV from the ledger.
+public struct MigrationRun: Sendable {
+    /// How a run behaves.
+    public struct Options: Sendable {
+        /// Users in flight at once.
+        public var concurrency = 16
+        /// Also retry users whose last attempt failed.
+        public var retryFailed = false
+        /// Validate and plan, call nobody, record nothing.
+        public var dryRun = false
+        /// Where to write the output CSV.
+        public var outputPath: String?
+        /// Called about twice a second with the progress line (for a terminal).
+        public var onProgress: (@Sendable (String) -> Void)?
+        /// Users whose data keys are made in one key-store transaction.
+        public var preparationChunk = 1024
+
+        public init() {}
+    }
+
+    public let ledger: Ledger
+    public let projection: UserProjection
+    public let step: any MigrationStep
+    public let users: UserList
+    public let options: Options
+    public let logger: Logger
+
+    public init(ledger: Ledger, projection: UserProjection, step: any MigrationStep, users: UserList, options: Options, logger: Logger) {
+        self.ledger = ledger
+        self.projection = projection
+        self.step = step
+        self.users = users
+        self.options = options
+        self.logger = logger
+    }
+
+    /// Which users this run will attempt, and which it skips.
+    public struct Plan: Sendable {
+        public var pending: [MigrationUser] = []
+        public var alreadyDone = 0
+        public var skippedFailed = 0
+    }
+
+    /// Reads the ledger: done users (their success event exists) and, unless retrying,
+    /// users whose last attempt failed are left out.
+    public func plan() throws -> Plan {
+        try projection.read(ledger) { snapshot, view in
+            var plan = Plan()
+            for user in users.users {
+                if try view.sequence(forIdempotencyKey: step.idempotencyKey(for: user)) != nil {
+                    plan.alreadyDone += 1
+                } else if !options.retryFailed, try snapshot.user(with: step.identifier(for: user))?.status == .failed {
+                    plan.skippedFailed += 1
+                } else {
+                    plan.pending.append(user)
+                }
+            }
+            return plan
+        }
+    }
+
+    /// Runs the migration against `client` with `credentials` and returns the summary.
+    /// "run started" and "run finished" bracket everything the run records.
+    public func run(client: AppleIDClient, credentials: AppleCredentials, retryPolicy: RetryPolicy = RetryPolicy(),
+                    clientSecretLifetime: Int64 = ClientSecretSigner.defaultLifetime) async throws -> RunSummary {
+        let started = ContinuousClock.now
+        let plan = try plan()
+        var summary = RunSummary(command: step.command, users: users.users.count)
+        summary.alreadyDone = plan.alreadyDone
+        summary.skippedFailed = plan.skippedFailed
+        if options.dryRun {
+            summary.dryRun = true
+            summary.notAttempted = plan.pending.count
+            return summary
+        }
+        let runID = UUID().uuidString.lowercased()
+        summary.runID = runID
+        _ = try await ledger.append(EventDraft(.runStarted(RunStarted(
+            command: step.command, inputPath: users.path, inputSHA256: users.sha256, targetTeam: step.targetTeam, userCount: users.users.count)), runID: runID))
+
+        let progress = RunProgress(total: plan.pending.count)
+        let ledger = self.ledger
+        let session = AppleSession(
+            client: client, credentials: credentials, retryPolicy: retryPolicy, clientSecretLifetime: clientSecretLifetime,
+            onToken: { outcome in
+                switch outcome {
+                case .issued(let token):
+                    progress.tokenIssued()
+                    let issued = AccessTokenIssued(teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID,
+                                                   expiresAt: Timestamp(token.expiresAt), fingerprint: token.fingerprint)
+                    _ = try await ledger.append(EventDraft(.accessTokenIssued(issued), occurredAt: Timestamp(token.issuedAt), runID: runID))
+                case .failed(let error):
+                    let failed = AccessTokenFailed(teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID, failure: Failure(error))
+                    _ = try await ledger.append(EventDraft(.accessTokenFailed(failed), runID: runID))
+                }
+            },
+            onRetry: { _ in progress.retried() })
+
+        let queue = WorkQueue(users: plan.pending, chunk: options.preparationChunk, step: step)
+        let reporter = options.onProgress.map { report in
+            Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    report(progress.line)
+                }
+            }
+        }
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<max(1, options.concurrency) {
+                    group.addTask {
+                        while progress.stopReason == nil, let user = try queue.next() {
+                            try await attempt(user, session: session, runID: runID, progress: progress)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        } catch {
+            reporter?.cancel()
+            throw error
+        }
+        reporter?.cancel()
+        progress.fill(&summary)
+        summary.notAttempted = plan.pending.count - summary.succeeded - summary.failed
+        if let error = progress.stopReason { summary.stoppedBy = Failure(error) }
+        let elapsed = ContinuousClock.now - started
+        summary.durationSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        _ = try await ledger.append(EventDraft(.runFinished(RunFinished(
+            command: step.command, counts: summary.counts, durationMilliseconds: Int(summary.durationSeconds * 1000),
+            exitStatus: summary.exitStatus, stoppedBy: summary.stoppedBy)), runID: runID))
+        if let path = options.outputPath {
+            summary.outputRows = try writeOutput(to: path)
+            summary.outputPath = path
+        }
+        return summary
+    }
+
+    /// One user: call Apple, then record success or failure; a refused credential stops the run.
+    private func attempt(_ user: MigrationUser, session: AppleSession, runID: String, progress: RunProgress) async throws {
+        do {
+            let draft = try await step.perform(user, session: session, runID: runID)
+            _ = try await ledger.append(draft)
+            progress.succeeded()
+        } catch let error as AppleIDError {
+            if error.stopsRun {
+                progress.stop(error)
+                logger.error("run stopped: Apple refused the credentials", metadata: ["error": "\(error)"])
+                return
+            }
+            _ = try await ledger.append(step.failureEvent(user, failure: Failure(error), runID: runID))
+            progress.failed(class: Failure(error).kind.rawValue)
+        }
+    }
+
+    /// Writes the output CSV from the ledger: one row per input user that is done, in input
+    /// order, whatever run did it. Returns the number of rows.
+    @discardableResult
+    public func writeOutput(to path: String) throws -> Int {
+        let rows: [[String]] = try ledger.read { view in
+            try users.users.compactMap { user in
+                guard let sequence = try view.sequence(forIdempotencyKey: step.idempotencyKey(for: user)),
+                      let event = try view.event(sequence) else { return nil }
+                return try step.outputRow(for: user, event: event, sealer: ledger.sealer)
+            }
+        }
+        try CSVOutput.write(path, header: step.outputHeader, rows: rows)
+        return rows.count
+    }
+}
+
+/// Hands out pending users one at a time to the workers, preparing each chunk (data keys)
+/// before its first user goes out.
+final class WorkQueue: Sendable {
+    private struct State {
+        var next = 0
+        var prepared = 0
+    }
+    private let state = Mutex(State())
+    private let users: [MigrationUser]
+    private let chunk: Int
+    private let step: any MigrationStep
+
+    init(users: [MigrationUser], chunk: Int, step: any MigrationStep) {
+        self.users = users
+        self.chunk = max(1, chunk)
+        self.step = step
+    }
+
+    func next() throws -> MigrationUser? {
+        try state.withLock { state in
+            guard state.next < users.count else { return nil }
+            if state.next >= state.prepared {
+                let end = min(users.count, state.prepared + chunk)
+                try step.prepare(users[state.prepared..<end])
+                state.prepared = end
+            }
+            defer { state.next += 1 }
+            return users[state.next]
+        }
+    }
+}
+
+extension Timestamp {
+    /// The instant `date` names, to the microsecond.
+    init(_ date: Date) { self.init(microseconds: Int64((date.timeIntervalSince1970 * 1_000_000).rounded())) }
+}

@@ -1,0 +1,52 @@
+import AppleID
+import Foundation
+import Synchronization
+
+/// Live counts of a run, shared by its workers, the error that stops it, and the progress
+/// line drawn from them on a terminal: done/total, rate, ETA, failures.
+public final class RunProgress: Sendable {
+    private struct Counts {
+        var succeeded = 0
+        var failed = 0
+        var retries = 0
+        var tokens = 0
+        var failuresByClass: [String: Int] = [:]
+        var stopReason: AppleIDError?
+    }
+
+    private let counts = Mutex(Counts())
+    private let total: Int
+    private let started = ContinuousClock.now
+
+    init(total: Int) { self.total = total }
+
+    func succeeded() { counts.withLock { $0.succeeded += 1 } }
+    func failed(class name: String) { counts.withLock { $0.failed += 1; $0.failuresByClass[name, default: 0] += 1 } }
+    func retried() { counts.withLock { $0.retries += 1 } }
+    func tokenIssued() { counts.withLock { $0.tokens += 1 } }
+
+    /// Stops the run: no worker takes another user. The first reason is kept.
+    func stop(_ error: AppleIDError) { counts.withLock { if $0.stopReason == nil { $0.stopReason = error } } }
+    var stopReason: AppleIDError? { counts.withLock { $0.stopReason } }
+
+    func fill(_ summary: inout RunSummary) {
+        counts.withLock { c in
+            summary.succeeded = c.succeeded
+            summary.failed = c.failed
+            summary.retries = c.retries
+            summary.tokensIssued = c.tokens
+            summary.failuresByClass = c.failuresByClass
+        }
+    }
+
+    /// The progress line: `1234/5000 users  812/s  ETA 4s  failed 3  retried 12`.
+    public var line: String {
+        let (done, failed, retries) = counts.withLock { ($0.succeeded + $0.failed, $0.failed, $0.retries) }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let rate = seconds > 0 ? Double(done) / seconds : 0
+        let eta = rate > 0 ? Int((Double(total - done) / rate).rounded(.up)) : 0
+        let etaText = eta >= 60 ? "\(eta / 60)m\(eta % 60)s" : "\(eta)s"
+        return "\(done)/\(total) users  \(Int(rate))/s  ETA \(etaText)  failed \(failed)  retried \(retries)"
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Ledger
+
+/// What a run did, by outcome, and its exit status.
+public struct RunSummary: Sendable {
+    public var command: String
+    public var runID: String?
+    /// Users in the input file (after dropping duplicates).
+    public var users: Int
+    /// Migrated by this run.
+    public var succeeded = 0
+    /// Failed in this run (recorded).
+    public var failed = 0
+    /// Already done before this run, skipped.
+    public var alreadyDone = 0
+    /// Failed in an earlier run and not retried (no `--retry-failed`).
+    public var skippedFailed = 0
+    /// Not attempted because the run stopped.
+    public var notAttempted = 0
+    /// Transient failures retried.
+    public var retries = 0
+    /// Access tokens obtained.
+    public var tokensIssued = 0
+    /// Failures of this run, by class.
+    public var failuresByClass: [String: Int] = [:]
+    /// Why the run stopped early, if it did.
+    public var stoppedBy: Failure?
+    public var durationSeconds: Double = 0
+    /// Rows written to the output file.
+    public var outputRows = 0
+    public var outputPath: String?
+    public var dryRun = false
+
+    public init(command: String, users: Int) {
+        self.command = command
+        self.users = users
+    }
+
+    /// Users done, in this run or before.
+    public var done: Int { succeeded + alreadyDone }
+
+    /// 0: every user is done; 1: some are not; 3: Apple refused the credentials.
+    public var exitStatus: Int {
+        if stoppedBy != nil { return 3 }
+        return done == users || dryRun ? 0 : 1
+    }
+
+    /// The counts recorded in "run finished".
+    public var counts: [String: Int] {
+        var counts = ["succeeded": succeeded, "failed": failed, "already_done": alreadyDone, "skipped_failed": skippedFailed, "not_attempted": notAttempted, "retries": retries]
+        counts = counts.filter { $0.value > 0 || $0.key == "succeeded" || $0.key == "failed" }
+        return counts
+    }
+
+    /// The summary for people.
+    public var text: String {
+        var lines: [String] = []
+        let verb = dryRun ? "would call Apple for" : "migrated"
+        lines.append("\(command)\(dryRun ? " (dry run)" : ""): \(users) users in the input; \(dryRun ? notAttempted : succeeded) \(verb) \(dryRun ? "" : "in this run")".trimmingCharacters(in: .whitespaces))
+        if alreadyDone > 0 { lines.append("  already done before: \(alreadyDone)") }
+        if failed > 0 {
+            let classes = failuresByClass.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            lines.append("  failed: \(failed) (\(classes))")
+        }
+        if skippedFailed > 0 { lines.append("  failed in an earlier run, not retried: \(skippedFailed) (pass --retry-failed to retry them)") }
+        if notAttempted > 0, !dryRun { lines.append("  not attempted: \(notAttempted)") }
+        if retries > 0 { lines.append("  transient errors retried: \(retries)") }
+        if tokensIssued > 0 { lines.append("  access tokens obtained: \(tokensIssued)") }
+        if let stoppedBy { lines.append("  STOPPED: \(stoppedBy.message)") }
+        if let outputPath { lines.append("  wrote \(outputRows) rows to \(outputPath)") }
+        if durationSeconds > 0 {
+            lines.append(String(format: "  %.1f s, %.0f users/s", durationSeconds, Double(succeeded + failed) / max(durationSeconds, 0.001)))
+        }
+        lines.append("  exit status \(exitStatus): " + (exitStatus == 0 ? "every user is done" : exitStatus == 3 ? "credentials refused" : "\(users - done) users are not done"))
+        return lines.joined(separator: "\n")
+    }
+
+    /// The summary as one JSON object.
+    public var json: String {
+        var object: [String: Any] = [
+            "command": command, "users": users, "succeeded": succeeded, "failed": failed, "already_done": alreadyDone,
+            "skipped_failed": skippedFailed, "not_attempted": notAttempted, "retries": retries, "tokens_issued": tokensIssued,
+            "failures_by_class": failuresByClass, "duration_seconds": (durationSeconds * 1000).rounded() / 1000,
+            "output_rows": outputRows, "exit_status": exitStatus, "dry_run": dryRun,
+        ]
+        if let runID { object["run_id"] = runID }
+        if let outputPath { object["output"] = outputPath }
+        if let stoppedBy { object["stopped_by"] = ["class": stoppedBy.kind.rawValue, "message": stoppedBy.message] }
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+}

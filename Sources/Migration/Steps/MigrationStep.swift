@@ -1,0 +1,52 @@
+import AppleID
+import Ledger
+
+/// What a run does for each user, for one side of the transfer: which identifier names the
+/// user, how Apple is called, which events record the outcome, and the output CSV's rows.
+public protocol MigrationStep: Sendable {
+    /// The command's name, as recorded in "run started".
+    var command: String { get }
+    /// The input column naming each user.
+    var keyColumn: String { get }
+    /// The ledger role this step belongs to.
+    var role: LedgerCreated.Role { get }
+    /// The team users are sent to (generate only).
+    var targetTeam: String? { get }
+    /// The output CSV's header.
+    var outputHeader: [String] { get }
+
+    /// The ledger's idempotency key for this user's success event: present means done.
+    func idempotencyKey(for user: MigrationUser) -> String
+    /// The identifier this user is known by in the ledger before the call.
+    func identifier(for user: MigrationUser) -> Identifier
+    /// Called with the next users to be attempted, before any is attempted (in order, once each).
+    func prepare(_ users: ArraySlice<MigrationUser>) throws
+    /// Calls Apple for `user` and returns the success event to record.
+    func perform(_ user: MigrationUser, session: AppleSession, runID: String) async throws -> EventDraft
+    /// The event recording that `user` failed with `failure`.
+    func failureEvent(_ user: MigrationUser, failure: Failure, runID: String) -> EventDraft
+    /// The output row for a user whose success event is `event`.
+    func outputRow(for user: MigrationUser, event: RecordedEvent, sealer: Sealer) throws -> [String]
+}
+
+extension MigrationStep {
+    public func prepare(_ users: ArraySlice<MigrationUser>) throws {}
+}
+
+extension Failure {
+    /// The ledger's record of an error from Apple.
+    public init(_ error: AppleIDError) {
+        let kind: Failure.Kind = switch error.code {
+        case .invalidRequest: .invalidRequest
+        case .invalidClient: .invalidClient
+        case .invalidGrant: .invalidGrant
+        case .rateLimited: .rateLimited
+        case .serverError: .serverError
+        case .timeout: .timeout
+        case .connection: .connection
+        case .invalidResponse: .invalidResponse
+        default: .other
+        }
+        self.init(kind: kind, code: error.appleError, httpStatus: error.httpStatus, message: error.message, attempts: error.attempts)
+    }
+}

@@ -1,0 +1,46 @@
+import AppleID
+import ArgumentParser
+import Foundation
+
+/// Apple credentials and endpoint, with DESIGN.md's environment fallbacks.
+struct AppleOptions: ParsableArguments {
+    @Option(name: .customLong("team-id"), help: "Your 10-character team ID (default: $APPLE_TEAM_ID).")
+    var teamID: String?
+
+    @Option(name: .customLong("client-id"), help: "The transferred app's client ID (default: $APPLE_CLIENT_ID).")
+    var clientID: String?
+
+    @Option(name: .customLong("key-id"), help: "The Sign in with Apple key's 10-character ID (default: $APPLE_KEY_ID).")
+    var keyID: String?
+
+    @Option(name: .customLong("private-key"), help: ArgumentHelp("The key's .p8 file (default: $APPLE_PRIVATE_KEY_PATH).", valueName: "file"))
+    var privateKey: String?
+
+    @Option(name: .customLong("apple-base-url"), help: ArgumentHelp("Apple's base URL (default: $HANDOVER_APPLE_BASE_URL, then https://appleid.apple.com).", valueName: "url"))
+    var appleBaseURL: String?
+
+    private func value(_ option: String?, _ variable: String, _ flag: String) throws -> String {
+        if let option, !option.isEmpty { return option }
+        if let env = ProcessInfo.processInfo.environment[variable], !env.isEmpty { return env }
+        throw CLIExit.usage("\(flag) is required (or set \(variable))")
+    }
+
+    /// The credentials, the private key loaded and the IDs' shapes checked.
+    func credentials() throws -> AppleCredentials {
+        let team = try value(teamID, "APPLE_TEAM_ID", "--team-id")
+        let client = try value(clientID, "APPLE_CLIENT_ID", "--client-id")
+        let key = try value(keyID, "APPLE_KEY_ID", "--key-id")
+        let path = try value(privateKey, "APPLE_PRIVATE_KEY_PATH", "--private-key")
+        do {
+            return try AppleCredentials(teamID: team, clientID: client, keyID: key, privateKeyPath: path)
+        } catch let error as AppleIDError {
+            throw CLIExit.usage(error.message)
+        }
+    }
+
+    var endpoints: AppleEndpoints {
+        if let appleBaseURL, !appleBaseURL.isEmpty { return AppleEndpoints(baseURL: appleBaseURL) }
+        if let env = ProcessInfo.processInfo.environment["HANDOVER_APPLE_BASE_URL"], !env.isEmpty { return AppleEndpoints(baseURL: env) }
+        return .apple
+    }
+}

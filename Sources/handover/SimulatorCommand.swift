@@ -1,0 +1,121 @@
+import AppleSimulator
+import ArgumentParser
+import Foundation
+import Ledger
+import Logging
+
+/// `--dir`, the stand-in's state directory.
+struct SimulatorDirectoryOption: ParsableArguments {
+    @Option(help: ArgumentHelp("The stand-in's state directory (keys, teams, transfers).", valueName: "dir"))
+    var dir = "./apple-simulator"
+
+    func open() throws -> SimulatorDirectory { try SimulatorDirectory(path: dir) }
+}
+
+/// `handover simulator`: the Apple stand-in and its setup.
+struct SimulatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulator", abstract: "The Apple stand-in: serve it, register teams, record transfers, mint tokens.",
+        subcommands: [Serve.self, RegisterTeam.self, Transfer.self, Revoke.self, MintIdentityToken.self, MintNotification.self])
+
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Serve /auth/token, /auth/usermigrationinfo and /auth/keys.")
+        @OptionGroup var directory: SimulatorDirectoryOption
+        @Option(help: "Address to listen on.") var host = "127.0.0.1"
+        @Option(help: "Port to listen on (0: any free port, printed).") var port = 8089
+        @Option(name: .customLong("token-lifetime"), help: "Access token lifetime, seconds.") var tokenLifetime = 3600
+        @Option(name: .customLong("latency-ms"), help: "Latency added to every answer.") var latency = 0
+        @Option(name: .customLong("rate-429"), help: "Fraction of calls answered 429 with Retry-After.") var rate429 = 0.0
+        @Option(name: .customLong("retry-after"), help: "Retry-After sent with 429, seconds.") var retryAfter = 1
+        @Option(name: .customLong("rate-500"), help: "Fraction of calls answered 500.") var rate500 = 0.0
+        @Option(name: .customLong("rate-drop"), help: "Fraction of connections closed without an answer.") var rateDrop = 0.0
+        @Option(name: .customLong("revoked-fraction"), help: "Fraction of users who revoked consent (invalid_request).") var revokedFraction = 0.0
+
+        func run() async throws {
+            var rules = SimulatedApple.Rules()
+            rules.tokenLifetime = tokenLifetime
+            rules.revokedFraction = revokedFraction
+            var faults = FaultInjection()
+            faults.latencyMilliseconds = latency
+            faults.rateLimitedFraction = rate429
+            faults.retryAfterSeconds = retryAfter
+            faults.serverErrorFraction = rate500
+            faults.droppedFraction = rateDrop
+            var logger = Logger(label: "handover.simulator")
+            logger.logLevel = .warning
+            let server = try SimulatorServer(directory: directory.open(), rules: rules, faults: faults, logger: logger)
+            try await server.run(host: host, port: port) { port in
+                FileHandle.standardOutput.write(Data("Apple stand-in listening on http://\(host):\(port) (state in \(directory.dir))\n".utf8))
+            }
+        }
+    }
+
+    struct RegisterTeam: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "register-team", abstract: "Register a team with a new key; prints the key ID and the .p8 path.")
+        @OptionGroup var directory: SimulatorDirectoryOption
+        @Option(name: .customLong("team-id")) var teamID: String
+        @Option(name: .customLong("client-id"), help: "Client IDs of the team's app (repeat).") var clientIDs: [String]
+        @Option(name: .customLong("key-id"), help: "Key ID to use (default: a new one).") var keyID: String?
+
+        func run() throws {
+            let (key, path) = try directory.open().registerTeam(teamID, clientIDs: clientIDs, keyID: keyID)
+            print("team \(teamID) key-id \(key) private-key \(path)")
+        }
+    }
+
+    struct Transfer: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Record an app transfer; its 60-day window closes the endpoints afterwards.")
+        @OptionGroup var directory: SimulatorDirectoryOption
+        @Option(name: .customLong("client-id")) var clientID: String
+        @Option var from: String
+        @Option var to: String
+        @Option(name: .customLong("accepted-at"), help: "When the transfer was accepted (RFC 3339 or a date; default now).") var acceptedAt: String?
+        @Option(name: .customLong("window-days")) var windowDays = 60
+
+        func run() throws {
+            let time = try acceptedAt.map { try parseTime($0, option: "--accepted-at") } ?? .now()
+            try directory.open().recordTransfer(.init(clientID: clientID, fromTeam: from, toTeam: to, acceptedAt: time.seconds, windowDays: windowDays))
+            print("transfer of \(clientID) from \(from) to \(to) accepted at \(time); endpoints close \(time.adding(days: windowDays))")
+        }
+    }
+
+    struct Revoke: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Mark users (sub or transfer_sub) as having revoked consent.")
+        @OptionGroup var directory: SimulatorDirectoryOption
+        @Argument var identifiers: [String]
+
+        func run() throws { try directory.open().revoke(identifiers) }
+    }
+
+    struct MintIdentityToken: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "mint-identity-token", abstract: "Print an identity token signed with the stand-in's RSA key.")
+        @OptionGroup var directory: SimulatorDirectoryOption
+        @Option(name: .customLong("client-id")) var clientID: String
+        @Option var sub: String
+        @Option(name: .customLong("transfer-sub")) var transferSub: String?
+        @Option var email: String?
+        @Option var nonce: String?
+        @Option(help: "Lifetime in seconds.") var lifetime: Int64 = 600
+
+        func run() throws {
+            let minter = try TokenMinter(key: directory.open().signingKey())
+            print(try minter.identityToken(audience: clientID, sub: sub, transferSub: transferSub, email: email, isPrivateEmail: email.map { $0.hasSuffix("@privaterelay.appleid.com") },
+                                           nonce: nonce, issuedAt: Timestamp.now().seconds, lifetime: lifetime))
+        }
+    }
+
+    struct MintNotification: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "mint-notification", abstract: "Print a server-to-server notification body signed with the stand-in's RSA key.")
+        @OptionGroup var directory: SimulatorDirectoryOption
+        @Option(name: .customLong("client-id")) var clientID: String
+        @Option(help: "email-enabled, email-disabled, consent-revoked or account-deleted.") var type: String
+        @Option var sub: String
+        @Option var email: String?
+
+        func run() throws {
+            let minter = try TokenMinter(key: directory.open().signingKey())
+            print(try minter.notification(audience: clientID, type: type, sub: sub, email: email, isPrivateEmail: email.map { $0.hasSuffix("@privaterelay.appleid.com") },
+                                          eventTime: Timestamp.now().seconds))
+        }
+    }
+}
