@@ -87,16 +87,17 @@ public final class SimulatedApple: Sendable {
 
     // MARK: Access tokens
 
-    /// A new access token for `teamID` and `clientID`: `nonce.team.client.exp.mac`.
-    public func issueToken(teamID: String, clientID: String, now: Int64) -> (token: String, lifetime: Int) {
-        let exp = now + Int64(rules.tokenLifetime)
+    /// A new access token for `teamID` and `clientID`: `nonce.team.client.exp.mac`, `exp`
+    /// in milliseconds so short test lifetimes are exact.
+    public func issueToken(teamID: String, clientID: String) -> (token: String, lifetime: Int) {
+        let exp = Int64(Date().timeIntervalSince1970 * 1000) + Int64(rules.tokenLifetime) * 1000
         let nonce = Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
         let body = "\(nonce).\(teamID).\(Base64URL.encode(Data(clientID.utf8))).\(exp)"
         return (body + "." + mac("token", body, length: 16), rules.tokenLifetime)
     }
 
     /// The team and client an access token belongs to, or why it is refused (HTTP 401).
-    public func checkToken(_ authorization: String?, now: Int64) throws(Refusal) -> (teamID: String, clientID: String) {
+    public func checkToken(_ authorization: String?) throws(Refusal) -> (teamID: String, clientID: String) {
         guard let authorization, authorization.hasPrefix("Bearer ") else { throw Refusal(status: 401, error: "invalid_token", description: "Authorization: Bearer is missing") }
         let token = String(authorization.dropFirst(7))
         let parts = token.split(separator: ".")
@@ -104,7 +105,7 @@ public final class SimulatedApple: Sendable {
               let clientData = Base64URL.decode(parts[2]), let exp = Int64(parts[3]) else {
             throw Refusal(status: 401, error: "invalid_token", description: "the access token is not one this server issued")
         }
-        guard exp > now else { throw Refusal(status: 401, error: "invalid_token", description: "the access token has expired") }
+        guard exp > Int64(Date().timeIntervalSince1970 * 1000) else { throw Refusal(status: 401, error: "invalid_token", description: "the access token has expired") }
         return (String(parts[1]), String(decoding: clientData, as: UTF8.self))
     }
 

@@ -99,12 +99,12 @@ public struct SimulatorServer: Sendable {
         guard !apple.windowClosed(teamID: team.teamID, clientID: clientID, now: now) else {
             throw SimulatedApple.Refusal(status: 400, error: "invalid_grant", description: "the app transfer period has ended; user migration is inactive")
         }
-        let (token, lifetime) = apple.issueToken(teamID: team.teamID, clientID: clientID, now: now)
+        let (token, lifetime) = apple.issueToken(teamID: team.teamID, clientID: clientID)
         return #"{"access_token":"\#(token)","token_type":"Bearer","expires_in":\#(lifetime)}"#
     }
 
     private func migrationInfo(_ form: [String: String], authorization: String?, now: Int64) throws(SimulatedApple.Refusal) -> String {
-        let bearer = try apple.checkToken(authorization, now: now)
+        let bearer = try apple.checkToken(authorization)
         let team = try apple.authenticate(clientID: form["client_id"], clientSecret: form["client_secret"], now: now)
         guard bearer.teamID == team.teamID, bearer.clientID == form["client_id"] else {
             throw SimulatedApple.Refusal(status: 400, error: "invalid_client", description: "the access token belongs to another team or client")

@@ -43,6 +43,8 @@ public final class AppleIDClient: Sendable {
     /// `POST /auth/token` with `grant_type=client_credentials` and `scope=user.migration`.
     public func requestAccessToken(clientID: String, clientSecret: ClientSecret, now: @Sendable () -> Date = Date.init) async throws -> AccessToken {
         let fields = [("grant_type", "client_credentials"), ("scope", "user.migration"), ("client_id", clientID), ("client_secret", clientSecret.token)]
+        // The lifetime counts from when the request left, so latency never stretches it.
+        let sentAt = now()
         let json = try await post(endpoints.token, fields: fields, bearer: nil, isTokenEndpoint: true)
         guard let token = json["access_token"] as? String, !token.isEmpty else {
             throw AppleIDError(.invalidResponse, "the token endpoint answered 200 without an access_token", httpStatus: 200)
@@ -53,7 +55,7 @@ public final class AppleIDClient: Sendable {
         guard let expiresIn = (json["expires_in"] as? NSNumber)?.doubleValue, expiresIn > 0 else {
             throw AppleIDError(.invalidResponse, "the token endpoint answered without a positive expires_in", httpStatus: 200)
         }
-        return AccessToken(value: token, issuedAt: now(), lifetime: expiresIn)
+        return AccessToken(value: token, issuedAt: sentAt, lifetime: expiresIn)
     }
 
     /// Team A: `POST /auth/usermigrationinfo` with `sub` and `target`; returns the `transfer_sub`.
