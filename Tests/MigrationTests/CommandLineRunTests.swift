@@ -1,0 +1,145 @@
+import AppleSimulator
+import Foundation
+import Ledger
+import Testing
+import TestSupport
+
+/// `handover generate`, `exchange`, `client-secret` and `simulator` as separate processes.
+@Suite("migration command line", .serialized)
+struct CommandLineRunTests {
+    let dir = TemporaryDirectory()
+
+    /// Starts `handover simulator serve` on a free port; returns the process and its base URL.
+    private func serveSimulator(_ extra: [String] = []) throws -> (Process, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: productPath("handover"))
+        process.arguments = ["simulator", "serve", "--dir", dir.sub("apple"), "--port", "0"] + extra
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var buffer = Data()
+        while !buffer.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { throw SimulatorError("the simulator exited: \(String(decoding: buffer, as: UTF8.self))") }
+            buffer.append(chunk)
+        }
+        let line = String(decoding: buffer, as: UTF8.self)
+        let url = try #require(line.split(separator: " ").first { $0.hasPrefix("http://") }).description
+        return (process, url)
+    }
+
+    private func register(_ team: String, _ key: String) throws -> String {
+        let r = try runProduct("handover", ["simulator", "register-team", "--dir", dir.sub("apple"), "--team-id", team, "--client-id", "com.example.app", "--key-id", key])
+        #expect(r.status == 0, "\(r.err)")
+        return dir.sub("apple/keys/AuthKey_\(key).p8")
+    }
+
+    private func credentials(_ team: String, _ key: String, _ path: String) -> [String] {
+        ["--team-id", team, "--client-id", "com.example.app", "--key-id", key, "--private-key", path]
+    }
+
+    @Test("client-secret prints an ES256 JWT that Python's cryptography verifies, with a 64-byte raw signature")
+    func clientSecret() throws {
+        let key = try register("AAAA111111", "KEYA111111")
+        let r = try runProduct("handover", ["client-secret", "--lifetime", "3600"] + credentials("AAAA111111", "KEYA111111", key))
+        #expect(r.status == 0, "\(r.err)")
+        let token = r.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let script = """
+        import base64, json, sys, time
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+        token, key_path = sys.argv[1], sys.argv[2]
+        b64 = lambda s: base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
+        h, p, s = token.split(".")
+        header, claims, sig = json.loads(b64(h)), json.loads(b64(p)), b64(s)
+        assert header == {"alg": "ES256", "kid": "KEYA111111"}, header
+        assert claims["iss"] == "AAAA111111" and claims["sub"] == "com.example.app" and claims["aud"] == "https://appleid.apple.com", claims
+        assert claims["exp"] - claims["iat"] == 3600 and abs(claims["iat"] - time.time()) < 60, claims
+        assert len(sig) == 64, len(sig)
+        key = serialization.load_pem_private_key(open(key_path, "rb").read(), None).public_key()
+        der = encode_dss_signature(int.from_bytes(sig[:32], "big"), int.from_bytes(sig[32:], "big"))
+        key.verify(der, (h + "." + p).encode(), ec.ECDSA(hashes.SHA256()))
+        print("verified", len(sig))
+        """
+        let py = try runPython(script, [token, key])
+        #expect(py.status == 0 && py.out.contains("verified 64"), "\(py.err)")
+        let tooLong = try runProduct("handover", ["client-secret", "--lifetime", "15777001"] + credentials("AAAA111111", "KEYA111111", key))
+        #expect(tooLong.status == 2 && tooLong.err.contains("15777000"))
+    }
+
+    @Test("bad input files get line-numbered errors, exit 2, and nothing is recorded or written")
+    func badInput() async throws {
+        let key = try register("AAAA111111", "KEYA111111")
+        let ledger = dir.sub("a")
+        #expect(try runProduct("handover", ["init", "--ledger", ledger, "--team-id", "AAAA111111", "--client-id", "com.example.app", "--role", "sender"]).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: ledger + "/data.mdb"))
+        let cases: [(String, String, String)] = [
+            ("account_id,user\nacct-1,000.a.1\n", "line 1: has no \"sub\" column", "missing column"),
+            ("", "line 1: is empty", "empty file"),
+            ("sub,account_id\n000.a.1,acct-1\n,acct-2\n", "line 3: sub is empty", "empty identifier"),
+            ("sub,account_id\n000.a.1,acct-1\n000 b.2,acct-2\n", "line 3: sub \"000 b.2\" contains", "malformed identifier"),
+            ("sub,account_id\n000.a.1,acct-1\n000.b.2\n", "line 3: has 1 fields, the header has 2", "short row"),
+            ("sub,account_id\n000.a.1,\"acct-1\n", "line 2: opens a quoted field that never closes", "unterminated quote"),
+            ("sub,account_id\n000.a.1,acct-1\n000.b.2,acct-1\n", "line 3: account_id acct-1 is already used on line 2", "account reused"),
+        ]
+        for (text, message, name) in cases {
+            let file = dir.sub("bad.csv")
+            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+            let r = try runProduct("handover", ["generate", "--ledger", ledger, "--users", file, "--target", "BBBB222222", "--out", dir.sub("out.csv"),
+                                                "--apple-base-url", "http://127.0.0.1:9"] + credentials("AAAA111111", "KEYA111111", key))
+            #expect(r.status == 2, "\(name): \(r.err)")
+            #expect(r.err.contains(message), "\(name): \(r.err)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.sub("out.csv")))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: ledger + "/data.mdb")) == before, "the ledger is untouched")
+
+        // A BOM, CRLF, quoted fields and a duplicate row (kept once, with a warning) are fine:
+        // the dry run says what would be done and calls nobody.
+        let good = dir.sub("good.csv")
+        try Data("\u{FEFF}sub,account_id\r\n\"000.a.1\",\"acct, 1\"\r\n000.b.2,acct-2\r\n000.a.1,\"acct, 1\"\r\n".utf8).write(to: URL(fileURLWithPath: good))
+        let dry = try runProduct("handover", ["generate", "--ledger", ledger, "--users", good, "--target", "BBBB222222", "--out", dir.sub("out.csv"), "--dry-run",
+                                              "--apple-base-url", "http://127.0.0.1:9"] + credentials("AAAA111111", "KEYA111111", key))
+        #expect(dry.status == 0, "\(dry.err)")
+        #expect(dry.err.contains("line 4: duplicate of line 2"), "\(dry.err)")
+        #expect(dry.out.contains("2 users in the input") && dry.out.contains("would call Apple for"), "\(dry.out)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: ledger + "/data.mdb")) == before)
+    }
+
+    @Test("the command exits 3 when Apple refuses the credentials, and names what to check")
+    func refusedCredentials() async throws {
+        let key = try register("AAAA111111", "KEYA111111")
+        _ = try register("BBBB222222", "KEYB222222")
+        let (server, url) = try serveSimulator()
+        defer { server.terminate(); server.waitUntilExit() }
+        let ledger = dir.sub("a")
+        #expect(try runProduct("handover", ["init", "--ledger", ledger, "--team-id", "AAAA111111", "--client-id", "com.example.app", "--role", "sender"]).status == 0)
+        let users = dir.sub("users.csv")
+        try Data("sub\n000.a.1\n000.b.2\n".utf8).write(to: URL(fileURLWithPath: users))
+        let r = try runProduct("handover", ["generate", "--ledger", ledger, "--users", users, "--target", "BBBB222222", "--out", dir.sub("out.csv"),
+                                            "--apple-base-url", url] + credentials("AAAA111111", "WRONGKEY01", key))
+        #expect(r.status == 3, "\(r.out) \(r.err)")
+        #expect(r.err.contains("key ID") && r.err.contains("team ID") && r.err.contains("client ID"), "\(r.err)")
+        let ok = try runProduct("handover", ["generate", "--ledger", ledger, "--users", users, "--target", "BBBB222222", "--out", dir.sub("out.csv"),
+                                             "--apple-base-url", url, "--format", "json"] + credentials("AAAA111111", "KEYA111111", key))
+        #expect(ok.status == 0, "\(ok.err)")
+        #expect(ok.out.contains("\"succeeded\":2"))
+    }
+
+    /// Runs a Python script with arguments.
+    private func runPython(_ script: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+        let file = dir.sub("check.py")
+        try Data(script.utf8).write(to: URL(fileURLWithPath: file))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", file] + arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    }
+}
