@@ -52,9 +52,15 @@ public struct SimulatorServer: Sendable {
         return router
     }
 
-    /// Applies faults, reads the form body, runs `handle` and turns a refusal into Apple's error answer.
+    /// Reads the form body, runs `handle` (credentials and tokens are checked on arrival,
+    /// as Apple's front end does), then applies the injected latency and faults and turns a
+    /// refusal into Apple's error answer.
     private func answer(_ endpoint: String, _ request: Request, _ context: SimulatorContext,
                         _ handle: ([String: String], Int64) throws -> String) async throws -> Response {
+        let body = try await request.body.collect(upTo: 64 * 1024)
+        let form = FormEncoding.decode(String(buffer: body))
+        let outcome: Result<String, SimulatedApple.Refusal>
+        do { outcome = .success(try handle(form, Int64(Date().timeIntervalSince1970))) } catch let error as SimulatedApple.Refusal { outcome = .failure(error) }
         if faults.latencyMilliseconds > 0 { try await Task.sleep(for: .milliseconds(faults.latencyMilliseconds)) }
         switch faults.decide() {
         case .drop:
@@ -72,13 +78,11 @@ public struct SimulatorServer: Sendable {
         case .answer:
             break
         }
-        let body = try await request.body.collect(upTo: 64 * 1024)
-        let form = FormEncoding.decode(String(buffer: body))
-        do {
-            let result = try handle(form, Int64(Date().timeIntervalSince1970))
+        switch outcome {
+        case .success(let result):
             stats.count("\(endpoint).200")
             return json(.ok, result)
-        } catch let error as SimulatedApple.Refusal {
+        case .failure(let error):
             stats.count("\(endpoint).\(error.error)")
             logger.debug("refused", metadata: ["endpoint": "\(endpoint)", "reason": "\(error.description)"])
             let object = ["error": error.error, "error_description": error.description]

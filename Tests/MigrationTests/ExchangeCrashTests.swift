@@ -16,7 +16,7 @@ struct ExchangeCrashTests {
         }
         let server = Process()
         server.executableURL = URL(fileURLWithPath: productPath("handover"))
-        server.arguments = ["simulator", "serve", "--dir", apple, "--port", "0", "--latency-ms", "2"]
+        server.arguments = ["simulator", "serve", "--dir", apple, "--port", "0", "--latency-ms", "5"]
         let serverOut = Pipe()
         server.standardOutput = serverOut
         server.standardError = FileHandle.nullDevice
@@ -44,12 +44,13 @@ struct ExchangeCrashTests {
             rounds += 1
             let process = Process()
             process.executableURL = URL(fileURLWithPath: productPath("handover"))
-            process.arguments = ["exchange", "--ledger", b, "--transfers", handoff, "--out", output, "--concurrency", "16"] + credentials("BBBB222222", "KEYB222222")
+            process.arguments = ["exchange", "--ledger", b, "--transfers", handoff, "--out", output, "--concurrency", "4"] + credentials("BBBB222222", "KEYB222222")
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
             if kills < 10 {
-                try await Task.sleep(nanoseconds: UInt64.random(in: 150_000_000...600_000_000, using: &generator))
+                // A blocking sleep: the kill's timing must not depend on this process's busy task pool.
+                usleep(UInt32.random(in: 150_000...600_000, using: &generator))
                 kill(process.processIdentifier, SIGKILL)
             }
             process.waitUntilExit()

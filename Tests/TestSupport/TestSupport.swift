@@ -64,12 +64,18 @@ public func filesContain(_ directory: String, _ needle: String) throws -> Bool {
 }
 
 /// Flips one byte inside the stored record that contains `marker`, directly in data.mdb.
+/// Every copy is flipped: LMDB's copy-on-write can leave stale copies in free pages, and the
+/// live one must be hit.
 public func flipByte(in ledgerDirectory: String, inRecordContaining marker: String) throws {
     let file = ledgerDirectory + "/data.mdb"
     var data = try Data(contentsOf: URL(fileURLWithPath: file))
-    guard let range = data.range(of: Data(marker.utf8)) else {
-        throw LedgerError(.malformedRecord, "\(marker) not found in \(file)")
+    var searchFrom = data.startIndex
+    var flipped = 0
+    while let range = data.range(of: Data(marker.utf8), in: searchFrom..<data.endIndex) {
+        data[range.lowerBound + 2] ^= 0x01
+        searchFrom = range.upperBound
+        flipped += 1
     }
-    data[range.lowerBound + 2] ^= 0x01
+    guard flipped > 0 else { throw LedgerError(.malformedRecord, "\(marker) not found in \(file)") }
     try data.write(to: URL(fileURLWithPath: file))
 }

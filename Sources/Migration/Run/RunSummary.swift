@@ -68,7 +68,7 @@ public struct RunSummary: Sendable {
         if tokensIssued > 0 { lines.append("  access tokens obtained: \(tokensIssued)") }
         if let stoppedBy { lines.append("  STOPPED: \(stoppedBy.message)") }
         if let outputPath { lines.append("  wrote \(outputRows) rows to \(outputPath)") }
-        if durationSeconds > 0 {
+        if succeeded + failed > 0 {
             lines.append(String(format: "  %.1f s, %.0f users/s", durationSeconds, Double(succeeded + failed) / max(durationSeconds, 0.001)))
         }
         lines.append("  exit status \(exitStatus): " + (exitStatus == 0 ? "every user is done" : exitStatus == 3 ? "credentials refused" : "\(users - done) users are not done"))
