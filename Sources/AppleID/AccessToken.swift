@@ -23,10 +23,7 @@ public struct AccessToken: Sendable, CustomStringConvertible {
 
     /// The fingerprint of any secret string.
     public static func fingerprint(of secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).prefix(8).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-        }.joined()
+        SHA256.hash(data: Data(secret.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Renew this long before expiry: a fifth of the lifetime, at most five minutes.

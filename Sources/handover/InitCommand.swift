@@ -1,3 +1,4 @@
+import AppleID
 import ArgumentParser
 import Foundation
 import Ledger
@@ -24,7 +25,7 @@ struct InitCommand: AsyncParsableCommand {
     func validate() throws {
         let env = ProcessInfo.processInfo.environment
         guard let team = teamID ?? env["APPLE_TEAM_ID"], !team.isEmpty else { throw ValidationError("--team-id is required (or set APPLE_TEAM_ID)") }
-        guard team.count == 10, team.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) else {
+        guard AppleCredentials.isTenCharacterID(team) else {
             throw ValidationError("--team-id: \"\(team)\" is not a 10-character Apple team ID (upper-case letters and digits)")
         }
         guard !(clientIDs.isEmpty && (env["APPLE_CLIENT_ID"] ?? "").isEmpty) else { throw ValidationError("--client-id is required (or set APPLE_CLIENT_ID)") }

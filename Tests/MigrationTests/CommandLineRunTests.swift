@@ -9,30 +9,8 @@ import TestSupport
 struct CommandLineRunTests {
     let dir = TemporaryDirectory()
 
-    /// Starts `handover simulator serve` on a free port; returns the process and its base URL.
-    private func serveSimulator(_ extra: [String] = []) throws -> (Process, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: productPath("handover"))
-        process.arguments = ["simulator", "serve", "--dir", dir.sub("apple"), "--port", "0"] + extra
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var buffer = Data()
-        while !buffer.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { throw SimulatorError("the simulator exited: \(String(decoding: buffer, as: UTF8.self))") }
-            buffer.append(chunk)
-        }
-        let line = String(decoding: buffer, as: UTF8.self)
-        let url = try #require(line.split(separator: " ").first { $0.hasPrefix("http://") }).description
-        return (process, url)
-    }
-
     private func register(_ team: String, _ key: String) throws -> String {
-        let r = try runProduct("handover", ["simulator", "register-team", "--dir", dir.sub("apple"), "--team-id", team, "--client-id", "com.example.app", "--key-id", key])
-        #expect(r.status == 0, "\(r.err)")
-        return dir.sub("apple/keys/AuthKey_\(key).p8")
+        try SimulatorProcess.registerTeam(team, keyID: key, in: dir.sub("apple"))
     }
 
     private func credentials(_ team: String, _ key: String, _ path: String) -> [String] {
@@ -111,8 +89,9 @@ struct CommandLineRunTests {
     func refusedCredentials() async throws {
         let key = try register("AAAA111111", "KEYA111111")
         _ = try register("BBBB222222", "KEYB222222")
-        let (server, url) = try serveSimulator()
-        defer { server.terminate(); server.waitUntilExit() }
+        let server = try SimulatorProcess(directory: dir.sub("apple"))
+        defer { server.stop() }
+        let url = server.baseURL
         let ledger = dir.sub("a")
         #expect(try runProduct("handover", ["init", "--ledger", ledger, "--team-id", "AAAA111111", "--client-id", "com.example.app", "--role", "sender"]).status == 0)
         let users = dir.sub("users.csv")

@@ -10,21 +10,11 @@ struct ExchangeCrashTests {
     func crashLoop() async throws {
         let dir = TemporaryDirectory()
         let apple = dir.sub("apple")
-        for (team, key) in [("AAAA111111", "KEYA111111"), ("BBBB222222", "KEYB222222")] {
-            let r = try runProduct("handover", ["simulator", "register-team", "--dir", apple, "--team-id", team, "--client-id", "com.example.app", "--key-id", key])
-            #expect(r.status == 0, "\(r.err)")
-        }
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: productPath("handover"))
-        server.arguments = ["simulator", "serve", "--dir", apple, "--port", "0", "--latency-ms", "5"]
-        let serverOut = Pipe()
-        server.standardOutput = serverOut
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer { server.terminate(); server.waitUntilExit() }
-        var banner = Data()
-        while !banner.contains(UInt8(ascii: "\n")) { banner.append(serverOut.fileHandleForReading.availableData) }
-        let url = try #require(String(decoding: banner, as: UTF8.self).split(separator: " ").first { $0.hasPrefix("http://") }).description
+        try SimulatorProcess.registerTeam("AAAA111111", keyID: "KEYA111111", in: apple)
+        try SimulatorProcess.registerTeam("BBBB222222", keyID: "KEYB222222", in: apple)
+        let server = try SimulatorProcess(directory: apple, extra: ["--latency-ms", "5"])
+        defer { server.stop() }
+        let url = server.baseURL
         let a = dir.sub("a"), b = dir.sub("b")
         for (path, team, role) in [(a, "AAAA111111", "sender"), (b, "BBBB222222", "recipient")] {
             #expect(try runProduct("handover", ["init", "--ledger", path, "--team-id", team, "--client-id", "com.example.app", "--role", role]).status == 0)

@@ -54,7 +54,11 @@ public func runProduct(_ name: String, _ arguments: [String], environment: [Stri
 
 /// Whether `needle` occurs anywhere in the bytes of the files under `directory`.
 public func filesContain(_ directory: String, _ needle: String) throws -> Bool {
-    let bytes = Array(needle.utf8)
+    try filesContain(directory, bytes: Array(needle.utf8))
+}
+
+/// Whether `bytes` occur anywhere in the files under `directory`.
+public func filesContain(_ directory: String, bytes: [UInt8]) throws -> Bool {
     let files = FileManager.default.enumerator(atPath: directory)!.compactMap { $0 as? String }
     for file in files {
         guard let data = FileManager.default.contents(atPath: directory + "/" + file) else { continue }

@@ -27,7 +27,6 @@ public enum FormEncoding {
                  UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                let hex = Array("0123456789ABCDEF".unicodeScalars)
                 out.unicodeScalars.append("%")
                 out.unicodeScalars.append(hex[Int(byte >> 4)])
                 out.unicodeScalars.append(hex[Int(byte & 0xF)])
@@ -35,6 +34,8 @@ public enum FormEncoding {
         }
         return out
     }
+
+    private static let hex = Array("0123456789ABCDEF".unicodeScalars)
 
     private static func unescape(_ text: Substring) -> String {
         var bytes: [UInt8] = []

@@ -52,6 +52,7 @@ public struct UserList: Sendable {
         let accountIndex = header.firstIndex(of: "account_id")
         var users: [MigrationUser] = []
         var warnings: [String] = []
+        /// Identifier → its index in `users`.
         var seen: [String: Int] = [:]
         var accounts: [String: (line: Int, identifier: String)] = [:]
         for row in table.rows {
@@ -75,12 +76,12 @@ public struct UserList: Sendable {
                     accountID = value
                 }
             }
-            if let first = seen[identifier] {
-                let earlier = users.first { $0.line == first }
-                if earlier?.accountID != accountID {
-                    problems.append(InputProblem(file: path, line: row.line, "\(keyColumn) \(identifier) also appears on line \(first) with a different account_id"))
+            if let index = seen[identifier] {
+                let earlier = users[index]
+                if earlier.accountID != accountID {
+                    problems.append(InputProblem(file: path, line: row.line, "\(keyColumn) \(identifier) also appears on line \(earlier.line) with a different account_id"))
                 } else {
-                    warnings.append("\(path), line \(row.line): duplicate of line \(first) (\(keyColumn) \(identifier)); kept once")
+                    warnings.append("\(path), line \(row.line): duplicate of line \(earlier.line) (\(keyColumn) \(identifier)); kept once")
                 }
                 continue
             }
@@ -88,7 +89,7 @@ public struct UserList: Sendable {
                 problems.append(InputProblem(file: path, line: row.line, "account_id \(accountID) is already used on line \(other.line) for a different \(keyColumn)"))
                 continue
             }
-            seen[identifier] = row.line
+            seen[identifier] = users.count
             if let accountID { accounts[accountID] = (row.line, identifier) }
             users.append(MigrationUser(identifier: identifier, accountID: accountID, line: row.line))
         }

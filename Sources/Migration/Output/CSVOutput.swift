@@ -8,15 +8,21 @@ public enum CSVOutput {
         var text = line(header)
         for row in rows { text += line(row) }
         let temporary = path + ".handover-tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
-            throw RunRefused("cannot write \(temporary)")
+        guard FileManager.default.createFile(atPath: temporary, contents: nil),
+              let handle = FileHandle(forWritingAtPath: temporary) else {
+            throw OutputError(description: "cannot write \(temporary)")
         }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
+        try handle.write(contentsOf: Data(text.utf8))
         try handle.synchronize()
         try handle.close()
         guard rename(temporary, path) == 0 else {
-            throw RunRefused("cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))")
+            throw OutputError(description: "cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// The output file could not be written.
+    public struct OutputError: Error, CustomStringConvertible, Sendable {
+        public let description: String
     }
 
     /// One CSV line (CRLF-free, `\n`-terminated), quoting fields that need it.

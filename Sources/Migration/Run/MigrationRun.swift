@@ -3,7 +3,6 @@ import Foundation
 import Ledger
 import Logging
 import Projections
-import Synchronization
 
 /// One batch run over a user list: decides from the ledger who is already done, calls
 /// Apple for the rest with bounded concurrency, records every outcome (a user counts as
@@ -114,22 +113,17 @@ public struct MigrationRun: Sendable {
                 }
             }
         }
-        do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<max(1, options.concurrency) {
-                    group.addTask {
-                        while progress.stopReason == nil, let user = try queue.next() {
-                            try await attempt(user, session: session, runID: runID, progress: progress)
-                        }
+        defer { reporter?.cancel() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<max(1, options.concurrency) {
+                group.addTask {
+                    while progress.stopReason == nil, let user = try queue.next() {
+                        try await attempt(user, session: session, runID: runID, progress: progress)
                     }
                 }
-                try await group.waitForAll()
             }
-        } catch {
-            reporter?.cancel()
-            throw error
+            try await group.waitForAll()
         }
-        reporter?.cancel()
         progress.fill(&summary)
         summary.notAttempted = plan.pending.count - summary.succeeded - summary.failed
         if let error = progress.stopReason { summary.stoppedBy = Failure(error) }
@@ -175,38 +169,6 @@ public struct MigrationRun: Sendable {
         }
         try CSVOutput.write(path, header: step.outputHeader, rows: rows)
         return rows.count
-    }
-}
-
-/// Hands out pending users one at a time to the workers, preparing each chunk (data keys)
-/// before its first user goes out.
-final class WorkQueue: Sendable {
-    private struct State {
-        var next = 0
-        var prepared = 0
-    }
-    private let state = Mutex(State())
-    private let users: [MigrationUser]
-    private let chunk: Int
-    private let step: any MigrationStep
-
-    init(users: [MigrationUser], chunk: Int, step: any MigrationStep) {
-        self.users = users
-        self.chunk = max(1, chunk)
-        self.step = step
-    }
-
-    func next() throws -> MigrationUser? {
-        try state.withLock { state in
-            guard state.next < users.count else { return nil }
-            if state.next >= state.prepared {
-                let end = min(users.count, state.prepared + chunk)
-                try step.prepare(users[state.prepared..<end])
-                state.prepared = end
-            }
-            defer { state.next += 1 }
-            return users[state.next]
-        }
     }
 }
 

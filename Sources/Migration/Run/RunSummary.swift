@@ -47,9 +47,8 @@ public struct RunSummary: Sendable {
 
     /// The counts recorded in "run finished".
     public var counts: [String: Int] {
-        var counts = ["succeeded": succeeded, "failed": failed, "already_done": alreadyDone, "skipped_failed": skippedFailed, "not_attempted": notAttempted, "retries": retries]
-        counts = counts.filter { $0.value > 0 || $0.key == "succeeded" || $0.key == "failed" }
-        return counts
+        let optional = ["already_done": alreadyDone, "skipped_failed": skippedFailed, "not_attempted": notAttempted, "retries": retries]
+        return optional.filter { $0.value > 0 }.merging(["succeeded": succeeded, "failed": failed]) { $1 }
     }
 
     /// The summary for people.
