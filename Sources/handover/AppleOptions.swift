@@ -38,9 +38,36 @@ struct AppleOptions: ParsableArguments {
         }
     }
 
-    var endpoints: AppleEndpoints {
-        if let appleBaseURL, !appleBaseURL.isEmpty { return AppleEndpoints(baseURL: appleBaseURL) }
+    var endpoints: AppleEndpoints { AppleOptions.endpoints(appleBaseURL) }
+
+    /// `--apple-base-url`, then `$HANDOVER_APPLE_BASE_URL`, then Apple's.
+    static func endpoints(_ flag: String?) -> AppleEndpoints {
+        if let flag, !flag.isEmpty { return AppleEndpoints(baseURL: flag) }
         if let env = ProcessInfo.processInfo.environment["HANDOVER_APPLE_BASE_URL"], !env.isEmpty { return AppleEndpoints(baseURL: env) }
         return .apple
+    }
+}
+
+/// Where Apple's public keys come from, for verifying identity tokens and notifications.
+struct KeySetOptions: ParsableArguments {
+    @Option(name: .customLong("jwks-url"), help: ArgumentHelp("Apple's JWKS (default: $HANDOVER_JWKS_URL, then /auth/keys under --apple-base-url).", valueName: "url"))
+    var jwksURL: String?
+
+    @Option(name: .customLong("jwks-file"), help: ArgumentHelp("Read Apple's keys from this JWKS file instead of fetching them.", valueName: "file"))
+    var jwksFile: String?
+
+    @Option(name: .customLong("apple-base-url"), help: ArgumentHelp("Apple's base URL (default: $HANDOVER_APPLE_BASE_URL, then https://appleid.apple.com).", valueName: "url"))
+    var appleBaseURL: String?
+
+    func validate() throws {
+        if jwksURL != nil, jwksFile != nil { throw ValidationError("pass --jwks-url or --jwks-file, not both") }
+    }
+
+    /// The key set the options name; fetched lazily.
+    func keySet() -> AppleKeySet {
+        if let jwksFile { return AppleKeySet(.file(jwksFile)) }
+        if let jwksURL, !jwksURL.isEmpty { return AppleKeySet(.url(jwksURL)) }
+        if let env = ProcessInfo.processInfo.environment["HANDOVER_JWKS_URL"], !env.isEmpty { return AppleKeySet(.url(env)) }
+        return AppleKeySet(.url(AppleOptions.endpoints(appleBaseURL).keys))
     }
 }

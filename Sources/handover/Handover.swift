@@ -8,7 +8,7 @@ struct Handover: AsyncParsableCommand {
         discussion: "Every step is recorded as an event in an append-only, hash-chained LMDB ledger. Exit codes: 0 success, 1 some users failed, 2 bad usage or input, 3 credentials refused by Apple, 4 ledger integrity failure.",
         version: "handover 0.1.0",
         subcommands: [
-            InitCommand.self, WindowCommand.self, GenerateCommand.self, ExchangeCommand.self, ClientSecretCommand.self,
+            InitCommand.self, WindowCommand.self, GenerateCommand.self, ExchangeCommand.self, ClientSecretCommand.self, IngestCommand.self, ServeCommand.self,
             QueryCommand.self, VerifyCommand.self, EraseCommand.self, ProjectionsCommand.self, SimulatorCommand.self, DemoCommand.self,
         ]
     )

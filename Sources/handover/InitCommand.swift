@@ -2,6 +2,7 @@ import AppleID
 import ArgumentParser
 import Foundation
 import Ledger
+import NotificationServer
 import Projections
 
 /// `handover init`: create a ledger for one team.
@@ -22,6 +23,9 @@ struct InitCommand: AsyncParsableCommand {
     @Option(name: .customLong("on-account-deleted"), help: "When Apple reports an account deleted: erase (destroy personal data) or keep.")
     var onAccountDeleted: LedgerCreated.DeletionPolicy = .erase
 
+    @Option(name: .customLong("sign-in-secret-file"), help: ArgumentHelp("Bearer secret that `serve` requires for sign-in reports; only its SHA-256 is kept.", valueName: "file"))
+    var signInSecretFile: String?
+
     func validate() throws {
         let env = ProcessInfo.processInfo.environment
         guard let team = teamID ?? env["APPLE_TEAM_ID"], !team.isEmpty else { throw ValidationError("--team-id is required (or set APPLE_TEAM_ID)") }
@@ -35,9 +39,17 @@ struct InitCommand: AsyncParsableCommand {
         let env = ProcessInfo.processInfo.environment
         let team = teamID ?? env["APPLE_TEAM_ID"]!
         let clients = clientIDs.isEmpty ? [env["APPLE_CLIENT_ID"]!] : clientIDs
+        let secret: SignInSecret?
+        do { secret = try signInSecretFile.map(SignInSecret.load(file:)) } catch let error as SignInSecret.Invalid { throw CLIExit.usage(error.description) }
         let created = LedgerCreated(teamID: team, clientIDs: clients, role: role, ledgerID: UUID().uuidString.lowercased(), onAccountDeleted: onAccountDeleted)
         let ledger = try await Ledger.create(at: ledgerOptions.directory, created, folders: [UserProjection()])
         ledger.close()
+        if let secret {
+            let path = SignInSecret.digestFile(in: ledgerOptions.directory)
+            guard FileManager.default.createFile(atPath: path, contents: Data((secret.digestHex + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+                throw CLIExit(code: ExitStatus.failed, message: "created the ledger but could not write \(path); pass --sign-in-secret-file to serve instead")
+            }
+        }
         print("Created \(role.rawValue) ledger \(created.ledgerID) for team \(team) in \(ledgerOptions.directory)")
         print("Next: record the transfer date with `handover window --ledger \(ledgerOptions.directory) --accepted-at YYYY-MM-DD`.")
     }

@@ -14,24 +14,35 @@ public struct CompactJWS: Sendable {
 
     /// Why a compact JWS could not be read.
     public struct Malformed: Error, CustomStringConvertible {
+        /// Which rule the token breaks.
+        public enum Problem: Sendable {
+            /// Not three dot-separated parts.
+            case structure
+            /// A part is not base64url.
+            case base64
+            /// The header or payload is not a JSON object.
+            case json
+        }
+
+        public let problem: Problem
         public let description: String
     }
 
     /// Splits and decodes `token`; throws ``Malformed`` naming the part that is wrong.
     public init(_ token: String) throws {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw Malformed(description: "a JWS has 3 dot-separated parts, this has \(parts.count)") }
-        guard let headerBytes = Base64URL.decode(parts[0]) else { throw Malformed(description: "the header is not base64url") }
-        guard let payloadBytes = Base64URL.decode(parts[1]) else { throw Malformed(description: "the payload is not base64url") }
-        guard let signature = Base64URL.decode(parts[2]) else { throw Malformed(description: "the signature is not base64url") }
+        guard parts.count == 3 else { throw Malformed(problem: .structure, description: "a JWS has 3 dot-separated parts, this has \(parts.count)") }
+        guard let headerBytes = Base64URL.decode(parts[0]) else { throw Malformed(problem: .base64, description: "the header is not base64url") }
+        guard let payloadBytes = Base64URL.decode(parts[1]) else { throw Malformed(problem: .base64, description: "the payload is not base64url") }
+        guard let signature = Base64URL.decode(parts[2]) else { throw Malformed(problem: .base64, description: "the signature is not base64url") }
         guard let header = try? JSONSerialization.jsonObject(with: headerBytes) as? [String: Any] else {
-            throw Malformed(description: "the header is not a JSON object")
+            throw Malformed(problem: .json, description: "the header is not a JSON object")
         }
         guard let claims = try? JSONSerialization.jsonObject(with: payloadBytes) as? [String: Any] else {
-            throw Malformed(description: "the payload is not a JSON object")
+            throw Malformed(problem: .json, description: "the payload is not a JSON object")
         }
-        self.header = header.mapValues { CompactJWS.sendable($0) }
-        self.claims = claims.mapValues { CompactJWS.sendable($0) }
+        self.header = CompactJWS.sendableObject(header)
+        self.claims = CompactJWS.sendableObject(claims)
         self.signature = signature
         self.signingInput = parts[0] + "." + parts[1]
     }
@@ -53,6 +64,9 @@ public struct CompactJWS: Sendable {
         default: return nil
         }
     }
+
+    /// A JSON object from `JSONSerialization` with its values made `Sendable`.
+    static func sendableObject(_ object: [String: Any]) -> [String: any Sendable] { object.mapValues { sendable($0) } }
 
     private static func sendable(_ value: Any) -> any Sendable {
         switch value {

@@ -171,8 +171,3 @@ public struct MigrationRun: Sendable {
         return rows.count
     }
 }
-
-extension Timestamp {
-    /// The instant `date` names, to the microsecond.
-    init(_ date: Date) { self.init(microseconds: Int64((date.timeIntervalSince1970 * 1_000_000).rounded())) }
-}

@@ -25,6 +25,16 @@ public struct UserEraser {
     /// Erases the user named by `identifier` (any kind); nil if no user has it.
     public func erase(_ identifier: String, reason: String) async throws -> Result? {
         guard let user = try projection.read(ledger, { snapshot, _ in try snapshot.user(matching: identifier) }) else { return nil }
+        return try await erase(user, reason: reason)
+    }
+
+    /// Erases the user holding exactly `identifier`; nil if no user has it.
+    public func erase(holding identifier: Identifier, reason: String) async throws -> Result? {
+        guard let user = try projection.read(ledger, { snapshot, _ in try snapshot.user(with: identifier) }) else { return nil }
+        return try await erase(user, reason: reason)
+    }
+
+    private func erase(_ user: UserState, reason: String) async throws -> Result {
         let subjects = user.identifiers
         let destroyed = try ledger.sealer.keyStore.destroyKeys(for: subjects)
         if user.erasedAt != nil, destroyed == 0 {

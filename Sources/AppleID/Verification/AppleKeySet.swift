@@ -1,0 +1,91 @@
+import AsyncHTTPClient
+import CryptoExtras
+import Foundation
+import NIOCore
+
+/// Where Apple's public keys come from, cached: fetched from a JWKS URL (refetched when a
+/// token names an unknown `kid`, at most once a minute) or read once from a file.
+public actor AppleKeySet {
+    /// Where the key set is read from.
+    public enum Source: Sendable {
+        /// A JWKS URL, such as `https://appleid.apple.com/auth/keys`.
+        case url(String)
+        /// A JWKS file, read once.
+        case file(String)
+        /// Keys already in hand.
+        case fixed(JSONWebKeySet)
+    }
+
+    /// The key set could not be fetched or read; the token may be fine, so callers should
+    /// answer "try again later", not record a rejection.
+    public struct Unavailable: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let source: Source
+    /// The shortest time between two fetches prompted by unknown key IDs.
+    public let refetchInterval: Duration
+    private let http: HTTPClient
+    private var cached: JSONWebKeySet?
+    private var lastFetch: ContinuousClock.Instant?
+    private var inFlight: Task<JSONWebKeySet, any Error>?
+    /// How many times the key set was fetched or read.
+    public private(set) var fetches = 0
+
+    public init(_ source: Source, http: HTTPClient = .shared, refetchInterval: Duration = .seconds(60)) {
+        self.source = source
+        self.http = http
+        self.refetchInterval = refetchInterval
+        if case .fixed(let set) = source { cached = set }
+    }
+
+    /// The key named `kid`; nil when the key set, fresh enough, does not have it.
+    public func key(for kid: String) async throws -> _RSA.Signing.PublicKey? {
+        if let key = cached?.keys[kid] { return key }
+        if cached != nil {
+            if case .fixed = source { return nil }
+            if case .file = source { return nil }
+            if let lastFetch, ContinuousClock.now - lastFetch < refetchInterval { return nil }
+        }
+        let set = try await refresh()
+        return set.keys[kid]
+    }
+
+    /// Fetches the key set now (one fetch shared by concurrent callers).
+    @discardableResult
+    public func refresh() async throws -> JSONWebKeySet {
+        if let inFlight { return try await inFlight.value }
+        let source = source, http = http
+        let task = Task { try await AppleKeySet.load(source, http: http) }
+        inFlight = task
+        defer { inFlight = nil }
+        fetches += 1
+        let set = try await task.value
+        // Only a successful fetch starts the quiet minute: while Apple's keys cannot be
+        // fetched, tokens are answered "try again later", never refused for their kid.
+        lastFetch = .now
+        cached = set
+        return set
+    }
+
+    private static func load(_ source: Source, http: HTTPClient) async throws -> JSONWebKeySet {
+        switch source {
+        case .fixed(let set):
+            return set
+        case .file(let path):
+            guard let data = FileManager.default.contents(atPath: path) else { throw Unavailable(description: "cannot read the JWKS file \(path)") }
+            do { return try JSONWebKeySet(json: data) } catch { throw Unavailable(description: "\(path): \(error)") }
+        case .url(let url):
+            let response: HTTPClientResponse
+            let body: ByteBuffer
+            do {
+                response = try await http.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+                body = try await response.body.collect(upTo: 1 << 20)
+            } catch {
+                throw Unavailable(description: "fetching Apple's keys from \(url) failed: \(error)")
+            }
+            guard response.status == .ok else { throw Unavailable(description: "fetching Apple's keys from \(url) answered HTTP \(response.status.code)") }
+            do { return try JSONWebKeySet(json: Data(body.readableBytesView)) } catch { throw Unavailable(description: "\(url): \(error)") }
+        }
+    }
+}

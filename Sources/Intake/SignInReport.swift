@@ -1,0 +1,17 @@
+import Foundation
+
+/// The body of `POST /apple/sign-ins`: `{"identity_token": "...", "nonce": "..."}`, or the
+/// bare token. Anything else goes through as-is and is refused by verification.
+public struct SignInReport: Sendable {
+    public var token: String
+    public var nonce: String?
+
+    public init(_ body: Data) {
+        if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any], let token = object["identity_token"] as? String {
+            self.token = token
+            self.nonce = object["nonce"] as? String
+        } else {
+            self.token = String(decoding: body, as: UTF8.self)
+        }
+    }
+}

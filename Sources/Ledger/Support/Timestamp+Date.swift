@@ -1,0 +1,6 @@
+import Foundation
+
+extension Timestamp {
+    /// The instant `date` names, to the microsecond.
+    public init(_ date: Date) { self.init(microseconds: Int64((date.timeIntervalSince1970 * 1_000_000).rounded())) }
+}

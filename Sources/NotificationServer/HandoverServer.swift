@@ -1,0 +1,142 @@
+import AppleID
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Intake
+import Ledger
+import Logging
+import NIOCore
+import NIOSSL
+
+/// The HTTP side of `handover serve`: Apple's notifications and the app backend's sign-in
+/// reports in, health and metrics out.
+///
+/// - `POST /apple/notifications`: Apple's body `{"payload": "<JWS>"}`.
+/// - `POST /apple/sign-ins`: `{"identity_token": "<JWS>", "nonce": "..."}` with
+///   `Authorization: Bearer <secret>`.
+/// - `GET /healthz`, `GET /metrics` (Prometheus text).
+///
+/// A 200 goes out only once the event is durable, so Apple redelivers anything lost. A
+/// refusal is recorded and answered 400 (413 for a body over 64 KiB); when Apple's keys
+/// cannot be fetched the answer is 503 and nothing is recorded, so Apple tries again.
+public struct HandoverServer: Sendable {
+    public let intake: AppleIntake
+    public let configuration: ServeConfiguration
+    public let metrics = ServerMetrics()
+    public let logger: Logger
+
+    public init(intake: AppleIntake, configuration: ServeConfiguration, logger: Logger = Logger(label: "handover.serve")) throws {
+        try configuration.validate()
+        self.intake = intake
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// The routes.
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.post("/apple/notifications") { request, _ in
+            await answer("notifications") {
+                let body = try await HandoverServer.collect(request.body)
+                return try await intake.receiveNotification(body)
+            }
+        }
+        router.post("/apple/sign-ins") { request, _ in
+            guard let secret = configuration.signInSecret else {
+                return reply("sign-ins", .unauthorized, ["error": "unauthorized", "detail": "sign-in reports are off: no bearer secret was set (handover init --sign-in-secret-file, or serve --sign-in-secret-file)"])
+            }
+            guard secret.accepts(authorization: request.headers[.authorization]) else {
+                var response = reply("sign-ins", .unauthorized, ["error": "unauthorized", "detail": "missing or wrong bearer secret"])
+                response.headers[.wwwAuthenticate] = "Bearer"
+                return response
+            }
+            return await answer("sign-ins") {
+                let body = try await HandoverServer.collect(request.body)
+                let report = SignInReport(body)
+                return try await intake.receiveSignIn(report.token, nonce: report.nonce)
+            }
+        }
+        router.get("/healthz") { _, _ in
+            let head = try? intake.ledger.read { try $0.head().sequence }
+            return head.map { reply("healthz", .ok, ["status": "ok", "head": $0]) }
+                ?? reply("healthz", .serviceUnavailable, ["status": "unavailable", "detail": "the ledger cannot be read"])
+        }
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.prometheusText())))
+        }
+        return router
+    }
+
+    /// Runs `receive` and turns its receipt or failure into the answer.
+    private func answer(_ route: String, _ receive: () async throws -> IntakeReceipt) async -> Response {
+        do {
+            let receipt = try await receive()
+            metrics.record(receipt)
+            switch receipt.outcome {
+            case .recorded(let sequence):
+                return reply(route, .ok, ["status": "recorded", "sequence": sequence])
+            case .duplicate(let sequence):
+                return reply(route, .ok, ["status": "duplicate", "sequence": sequence])
+            case .rejected(let rejection, let sequence):
+                let status: HTTPResponse.Status = rejection.reason == .bodyTooLarge ? .contentTooLarge : .badRequest
+                var response = reply(route, status, ["error": "rejected", "reason": rejection.reason.rawValue, "detail": rejection.detail, "sequence": sequence])
+                if rejection.reason == .bodyTooLarge { response.headers[.connection] = "close" }
+                return response
+            }
+        } catch let error as AppleKeySet.Unavailable {
+            logger.warning("Apple's keys unavailable; asking the sender to retry", metadata: ["error": "\(error)"])
+            var response = reply(route, .serviceUnavailable, ["error": "unavailable", "detail": "Apple's public keys cannot be fetched now; try again later"])
+            response.headers[.retryAfter] = "60"
+            return response
+        } catch {
+            logger.error("could not record a delivery", metadata: ["error": "\(error)"])
+            return reply(route, .internalServerError, ["error": "internal", "detail": "the delivery could not be recorded; try again"])
+        }
+    }
+
+    private func reply(_ route: String, _ status: HTTPResponse.Status, _ fields: [String: any Sendable]) -> Response {
+        metrics.respond(route: route, status: status.code)
+        let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return Response(status: status, headers: [.contentType: "application/json;charset=UTF-8", .cacheControl: "no-store"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// Reads the body up to one byte past the limit: enough to refuse an oversized body
+    /// without holding all of it.
+    static func collect(_ body: RequestBody) async throws -> Data {
+        let limit = AppleTokenVerifier.maximumBodySize + 1
+        var data = Data()
+        for try await chunk in body {
+            data.append(contentsOf: chunk.readableBytesView.prefix(limit - data.count))
+            if data.count >= limit { break }
+        }
+        return data
+    }
+
+    /// The TLS settings: the given certificate and key, TLS 1.2 at least.
+    static func tlsConfiguration(certificate: String, key: String) throws -> TLSConfiguration {
+        let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
+        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+        tls.minimumTLSVersion = .tlsv12
+        return tls
+    }
+
+    /// Serves until SIGTERM or SIGINT (or cancellation), then finishes the requests in
+    /// flight and returns. `onListening` gets the bound port (useful with port 0).
+    public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let server: HTTPServerBuilder
+        if let certificate = configuration.tlsCertificate, let key = configuration.tlsKey {
+            server = try .tls(.http1(), tlsConfiguration: HandoverServer.tlsConfiguration(certificate: certificate, key: key))
+        } else {
+            server = .http1()
+        }
+        let app = Application(
+            router: router(), server: server,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "handover"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
+            logger: logger)
+        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Where and how `serve` listens, checked before it binds.
+public struct ServeConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// PEM certificate chain and private key; both or neither.
+    public var tlsCertificate: String?
+    public var tlsKey: String?
+    /// Plain HTTP on a non-loopback address, for running behind a TLS-terminating proxy.
+    public var insecureHTTP: Bool
+    /// Protects `POST /apple/sign-ins`; without it sign-in reports are refused.
+    public var signInSecret: SignInSecret?
+
+    public init(host: String = "127.0.0.1", port: Int = 8443, tlsCertificate: String? = nil, tlsKey: String? = nil,
+                insecureHTTP: Bool = false, signInSecret: SignInSecret? = nil) {
+        self.host = host
+        self.port = port
+        self.tlsCertificate = tlsCertificate
+        self.tlsKey = tlsKey
+        self.insecureHTTP = insecureHTTP
+        self.signInSecret = signInSecret
+    }
+
+    /// Why a configuration was refused.
+    public struct Refused: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Whether TLS is on.
+    public var usesTLS: Bool { tlsCertificate != nil }
+
+    /// Whether `host` names only this machine.
+    public var isLoopback: Bool {
+        let h = host.lowercased()
+        return h == "localhost" || h == "::1" || h == "[::1]" || h.hasPrefix("127.")
+    }
+
+    /// Refuses plain HTTP on an address others can reach, unless asked for explicitly:
+    /// Apple sends notifications over TLS 1.2 or later only, and sign-in reports carry tokens.
+    public func validate() throws {
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw Refused(description: "--tls-cert and --tls-key go together: pass both or neither")
+        }
+        guard (0...65_535).contains(port) else { throw Refused(description: "--port must be 0 to 65535") }
+        if !usesTLS, !isLoopback, !insecureHTTP {
+            throw Refused(description: "refusing plain HTTP on \(host), which is not a loopback address: pass --tls-cert and --tls-key, or --insecure-http if a proxy in front terminates TLS")
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Crypto
+import Foundation
+import Ledger
+
+/// The bearer secret that protects `POST /apple/sign-ins`, held only as its SHA-256.
+public struct SignInSecret: Sendable {
+    /// The shortest secret accepted, in bytes.
+    public static let minimumLength = 16
+    /// Where `init` keeps the secret's digest inside a ledger directory.
+    public static func digestFile(in ledgerDirectory: String) -> String { ledgerDirectory + "/sign-in-secret.sha256" }
+
+    private let digest: [UInt8]
+
+    /// Why a secret cannot be used.
+    public struct Invalid: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// A secret from its text (surrounding whitespace ignored).
+    public init(secret: String) throws {
+        let trimmed = secret.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.utf8.count >= SignInSecret.minimumLength else {
+            throw Invalid(description: "the sign-in secret must be at least \(SignInSecret.minimumLength) bytes")
+        }
+        digest = Array(SHA256.hash(data: Data(trimmed.utf8)))
+    }
+
+    /// A secret from its hex SHA-256 digest.
+    public init(digestHex: String) throws {
+        guard let bytes = Hex.decode(digestHex.trimmingCharacters(in: .whitespacesAndNewlines)), bytes.count == 32 else {
+            throw Invalid(description: "not a SHA-256 digest in hex")
+        }
+        digest = bytes
+    }
+
+    /// A secret read from the file at `path`.
+    public static func load(file path: String) throws -> SignInSecret {
+        guard let data = FileManager.default.contents(atPath: path) else { throw Invalid(description: "cannot read the sign-in secret file \(path)") }
+        return try SignInSecret(secret: String(decoding: data, as: UTF8.self))
+    }
+
+    /// The digest as lower-case hex, as stored in the ledger directory.
+    public var digestHex: String { Hex.encode(digest) }
+
+    /// Whether an `Authorization` header carries this secret as a bearer token (compared in constant time).
+    public func accepts(authorization: String?) -> Bool {
+        guard let authorization, authorization.lowercased().hasPrefix("bearer ") else { return false }
+        let presented = Array(SHA256.hash(data: Data(authorization.dropFirst(7).trimmingCharacters(in: .whitespaces).utf8)))
+        var difference: UInt8 = 0
+        for (a, b) in zip(presented, digest) { difference |= a ^ b }
+        return difference == 0
+    }
+}

@@ -1,0 +1,93 @@
+import AppleID
+import ArgumentParser
+import Foundation
+import Intake
+import Ledger
+import Logging
+
+/// `handover ingest`: verify and record notifications or identity tokens from files.
+struct IngestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ingest",
+        abstract: "Verify and record Apple notifications or identity tokens offline, from files or JSON lines on standard input.",
+        discussion: """
+            notification: each FILE holds one body as Apple POSTs it, {"payload": "<JWS>"}.
+            sign-in: each FILE holds an identity token, or {"identity_token": "...", "nonce": "..."}.
+            With -, standard input holds one such item per line. Exit status 1 if any was rejected.
+            """)
+
+    enum Kind: String, ExpressibleByArgument, CaseIterable {
+        case notification
+        case signIn = "sign-in"
+    }
+
+    @OptionGroup var ledgerOptions: LedgerOptions
+    @OptionGroup var keyOptions: KeySetOptions
+
+    @Argument(help: "notification or sign-in.")
+    var kind: Kind
+
+    @Argument(help: ArgumentHelp("Files to read, or - for JSON lines on standard input.", valueName: "file"))
+    var inputs: [String]
+
+    func validate() throws {
+        if inputs.isEmpty { throw ValidationError("name at least one file, or - for standard input") }
+    }
+
+    func run() async throws {
+        let items = try readItems()
+        let (ledger, projection) = try ledgerOptions.open()
+        defer { ledger.close() }
+        var logger = Logger(label: "handover.ingest")
+        logger.logLevel = .warning
+        let intake = try AppleIntake(ledger: ledger, projection: projection, keys: keyOptions.keySet(), logger: logger)
+        var recorded = 0, duplicates = 0, erased = 0
+        var rejected: [String: Int] = [:]
+        for (source, data) in items {
+            let receipt: IntakeReceipt
+            do {
+                switch kind {
+                case .notification: receipt = try await intake.receiveNotification(data)
+                case .signIn:
+                    let report = SignInReport(data)
+                    receipt = try await intake.receiveSignIn(report.token, nonce: report.nonce)
+                }
+            } catch let error as AppleKeySet.Unavailable {
+                throw CLIExit(code: ExitStatus.failed, message: "\(error.description); nothing more was ingested (\(source) and later items were not read)")
+            }
+            if receipt.erased { erased += 1 }
+            switch receipt.outcome {
+            case .recorded: recorded += 1
+            case .duplicate: duplicates += 1
+            case .rejected(let rejection, let sequence):
+                rejected[rejection.reason.rawValue, default: 0] += 1
+                printError("\(source): rejected (\(rejection.reason)): \(rejection.detail) [event \(sequence)]")
+            }
+        }
+        let rejectedCount = rejected.values.reduce(0, +)
+        var line = "Ingested \(items.count) \(kind == .notification ? "notification" : "sign-in")\(items.count == 1 ? "" : "s"): \(recorded) recorded, \(duplicates) already recorded, \(rejectedCount) rejected"
+        if !rejected.isEmpty { line += " (" + rejected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")" }
+        if erased > 0 { line += "; \(erased) user\(erased == 1 ? "" : "s") erased" }
+        print(line + ".")
+        if rejectedCount > 0 { throw CLIExit(code: ExitStatus.failed, message: nil) }
+    }
+
+    /// Every item with where it came from: a file, or a line of standard input.
+    private func readItems() throws -> [(source: String, data: Data)] {
+        var items: [(String, Data)] = []
+        for input in inputs {
+            if input == "-" {
+                var number = 0
+                while let line = readLine(strippingNewline: true) {
+                    number += 1
+                    let trimmed = line.trimmingCharacters(in: .whitespaces)
+                    if !trimmed.isEmpty { items.append(("stdin line \(number)", Data(trimmed.utf8))) }
+                }
+            } else {
+                guard let data = FileManager.default.contents(atPath: input) else { throw CLIExit.usage("cannot read \(input)") }
+                items.append((input, data))
+            }
+        }
+        return items
+    }
+}

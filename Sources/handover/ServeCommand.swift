@@ -1,0 +1,84 @@
+import AppleID
+import ArgumentParser
+import Foundation
+import Intake
+import Ledger
+import Logging
+import NotificationServer
+
+/// `handover serve`: receive Apple's notifications and the app backend's sign-in reports.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Receive Apple's server-to-server notifications and sign-in reports over HTTPS; record each verified, once.",
+        discussion: """
+            POST /apple/notifications   Apple's notifications (point the app's notification endpoint here)
+            POST /apple/sign-ins        {"identity_token": "...", "nonce": "..."} with Authorization: Bearer <secret>
+            GET  /healthz, GET /metrics (Prometheus text)
+            Plain HTTP is allowed only on a loopback address or with --insecure-http. SIGTERM finishes requests in flight, then exits.
+            """)
+
+    @OptionGroup var ledgerOptions: LedgerOptions
+    @OptionGroup var keyOptions: KeySetOptions
+
+    @Option(help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on (0 picks a free one).")
+    var port = 8443
+
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain for TLS (1.2 or later).", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key for --tls-cert.", valueName: "file"))
+    var tlsKey: String?
+
+    @Flag(name: .customLong("insecure-http"), help: "Allow plain HTTP on a non-loopback address (only behind a proxy that terminates TLS).")
+    var insecureHTTP = false
+
+    @Option(name: .customLong("sign-in-secret-file"), help: ArgumentHelp("Bearer secret for POST /apple/sign-ins (default: $HANDOVER_SIGN_IN_SECRET, then the one set at init).", valueName: "file"))
+    var signInSecretFile: String?
+
+    func run() async throws {
+        var configuration = ServeConfiguration(host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey, insecureHTTP: insecureHTTP)
+        do {
+            try configuration.validate()
+            configuration.signInSecret = try signInSecret()
+        } catch let error as ServeConfiguration.Refused {
+            throw CLIExit.usage(error.description)
+        } catch let error as SignInSecret.Invalid {
+            throw CLIExit.usage(error.description)
+        }
+        let (ledger, projection) = try ledgerOptions.open()
+        defer { ledger.close() }
+        var logger = Logger(label: "handover.serve")
+        logger.logLevel = .notice
+        let intake = try AppleIntake(ledger: ledger, projection: projection, keys: keyOptions.keySet(), logger: logger)
+        let server = try HandoverServer(intake: intake, configuration: configuration, logger: logger)
+        if configuration.signInSecret == nil {
+            printError("warning: no sign-in secret is set, so POST /apple/sign-ins answers 401; set one with --sign-in-secret-file")
+        }
+        let scheme = configuration.usesTLS ? "https" : "http", host = configuration.host
+        let directory = ledgerOptions.directory
+        let clients = intake.settings.clientIDs.joined(separator: ", ")
+        try await server.run { port in
+            // Written unbuffered: scripts and tests read the port from this line.
+            FileHandle.standardOutput.write(Data("Listening on \(scheme)://\(host):\(port) for \(clients), recording into \(directory)\n".utf8))
+        }
+        let m = server.metrics
+        print("Stopped: recorded \(m.events(.notificationReceived)) notifications, \(m.events(.signInVerified)) sign-ins; rejected \(m.events(.notificationRejected) + m.events(.signInRejected)).")
+    }
+
+    private func signInSecret() throws -> SignInSecret? {
+        if let signInSecretFile { return try SignInSecret.load(file: signInSecretFile) }
+        if let env = ProcessInfo.processInfo.environment["HANDOVER_SIGN_IN_SECRET"], !env.isEmpty { return try SignInSecret(secret: env) }
+        let stored = SignInSecret.digestFile(in: ledgerOptions.directory)
+        guard let data = FileManager.default.contents(atPath: stored) else { return nil }
+        return try SignInSecret(digestHex: String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// Writes one line to standard error.
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
