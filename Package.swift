@@ -106,6 +106,19 @@ let package = Package(
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LMDB", "TestSupport"]),
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Ledger", "LMDB", "TestSupport"]),
         .testTarget(name: "HandoverCLITests", dependencies: ["Ledger", "Projections", "LMDB", "TestSupport"]),
+        .testTarget(
+            name: "IntakeTests",
+            dependencies: [
+                "AppleID", "AppleSimulator", "Intake", "NotificationServer", "Ledger", "Projections", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "MigrationTests", dependencies: ["AppleID", "AppleSimulator", "Migration", "Ledger", "Projections", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -89,7 +89,7 @@ struct CommandLineRunTests {
     func refusedCredentials() async throws {
         let key = try register("AAAA111111", "KEYA111111")
         _ = try register("BBBB222222", "KEYB222222")
-        let server = try SimulatorProcess(directory: dir.sub("apple"))
+        let server = try SimulatorProcess.start(directory: dir.sub("apple"))
         defer { server.stop() }
         let url = server.baseURL
         let ledger = dir.sub("a")

@@ -12,7 +12,7 @@ struct ExchangeCrashTests {
         let apple = dir.sub("apple")
         try SimulatorProcess.registerTeam("AAAA111111", keyID: "KEYA111111", in: apple)
         try SimulatorProcess.registerTeam("BBBB222222", keyID: "KEYB222222", in: apple)
-        let server = try SimulatorProcess(directory: apple, extra: ["--latency-ms", "5"])
+        let server = try SimulatorProcess.start(directory: apple, extra: ["--latency-ms", "5"])
         defer { server.stop() }
         let url = server.baseURL
         let a = dir.sub("a"), b = dir.sub("b")

@@ -1,0 +1,98 @@
+import AppleID
+import AppleSimulator
+import Crypto
+import CryptoExtras
+import Foundation
+import Intake
+import Ledger
+import Logging
+import Projections
+import TestSupport
+
+/// Keys made once per test process: RSA key generation takes a moment.
+enum TestKeys {
+    /// The key Apple's key set publishes (through a ``TokenMinter``).
+    static let apple = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
+    /// A key nobody trusts.
+    static let stranger = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
+    static let minter = try! TokenMinter(key: apple)
+}
+
+/// A recipient ledger for `com.example.app` in a temporary directory, with an intake that
+/// trusts ``TestKeys/apple``, and builders for tokens good and bad.
+final class IntakeFixture {
+    static let clientID = "com.example.app"
+    let dir = TemporaryDirectory()
+    let ledger: Ledger
+    let projection = UserProjection()
+    let intake: AppleIntake
+
+    init(policy: LedgerCreated.DeletionPolicy = .erase, keys: AppleKeySet? = nil) async throws {
+        let created = LedgerCreated(teamID: "BBBB222222", clientIDs: [IntakeFixture.clientID, "com.example.web"], role: .recipient,
+                                    ledgerID: UUID().uuidString, onAccountDeleted: policy)
+        ledger = try await Ledger.create(at: dir.sub("ledger"), created, folders: [projection])
+        let jwks = try JSONWebKeySet(json: Data(TestKeys.minter.jwks().utf8))
+        intake = try AppleIntake(ledger: ledger, projection: projection, keys: keys ?? AppleKeySet(.fixed(jwks)), logger: IntakeFixture.quiet)
+    }
+
+    deinit { ledger.close() }
+
+    /// A logger for tests that prints nothing below critical.
+    static var quiet: Logger {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        return logger
+    }
+
+    var now: Int64 { Int64(Date().timeIntervalSince1970) }
+
+    /// A JWS with any header, signed RS256 by `key` (or with `signature` as given).
+    static func token(header: [String: Any], claims: [String: Any], key: _RSA.Signing.PrivateKey? = TestKeys.apple, signature: Data? = nil) throws -> String {
+        let input = try CompactJWS.signingInput(header: header, claims: claims)
+        if let signature { return input + "." + Base64URL.encode(signature) }
+        guard let key else { return input + "." }
+        return input + "." + Base64URL.encode(try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5).rawRepresentation)
+    }
+
+    /// RS256 with Apple's key and kid.
+    static func signed(_ claims: [String: Any]) throws -> String {
+        try token(header: ["alg": "RS256", "kid": TestKeys.minter.keyID], claims: claims)
+    }
+
+    /// Identity-token claims for `sub`, valid now.
+    func identityClaims(sub: String = "001.b.0001", transferSub: String? = nil) -> [String: Any] {
+        var claims: [String: Any] = ["iss": AppleTokenVerifier.issuer, "aud": IntakeFixture.clientID, "sub": sub, "iat": now, "exp": now + 600,
+                                     "email": "person@privaterelay.appleid.com", "email_verified": "true", "is_private_email": true, "real_user_status": 2]
+        if let transferSub { claims["transfer_sub"] = transferSub }
+        return claims
+    }
+
+    /// Notification claims with `events` as a JSON string (as delivered) or an object.
+    func notificationClaims(type: String, sub: String = "001.b.0001", jti: String = UUID().uuidString, email: String? = nil,
+                            eventsAsString: Bool = true, eventTime: Int64? = nil) throws -> [String: Any] {
+        var event: [String: Any] = ["type": type, "sub": sub, "event_time": eventTime ?? now]
+        if let email {
+            event["email"] = email
+            event["is_private_email"] = "true"
+        }
+        let events: Any = eventsAsString ? String(decoding: try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys]), as: UTF8.self) : event
+        return ["iss": AppleTokenVerifier.issuer, "aud": IntakeFixture.clientID, "iat": now, "jti": jti, "events": events]
+    }
+
+    /// Apple's notification body around a payload.
+    static func body(_ payload: String) -> Data {
+        try! JSONSerialization.data(withJSONObject: ["payload": payload])
+    }
+
+    func events(_ type: EventType) throws -> [RecordedEvent] {
+        try ledger.read { view in try view.sequences(of: type).compactMap { try view.event($0) } }
+    }
+
+    var head: UInt64 { get throws { try ledger.read { try $0.head().sequence } } }
+
+    func users() throws -> [UserState] { try projection.read(ledger) { snapshot, _ in try snapshot.allUsers() } }
+
+    func user(_ kind: IdentifierKind, _ value: String) throws -> UserState? {
+        try projection.read(ledger) { snapshot, _ in try snapshot.user(with: Identifier(kind, value)) }
+    }
+}
