@@ -7,7 +7,7 @@ struct QueryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "query",
         abstract: "Answer compliance questions from the ledger.",
-        subcommands: [Migrated.self, Pending.self, User.self, State.self, Failures.self, Events.self]
+        subcommands: [Migrated.self, Pending.self, User.self, State.self, Failures.self, Unmatched.self, Events.self]
     )
 
     struct Migrated: ParsableCommand {
@@ -27,6 +27,16 @@ struct QueryCommand: AsyncParsableCommand {
 
         func run() throws {
             try printAnswer(ledgerOptions, output) { try $0.pending() }
+        }
+    }
+
+    struct Unmatched: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Users Apple notified us about whom no migration step named.")
+        @OptionGroup var ledgerOptions: LedgerOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            try printAnswer(ledgerOptions, output) { try $0.unmatched() }
         }
     }
 

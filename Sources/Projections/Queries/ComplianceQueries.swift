@@ -40,6 +40,18 @@ public struct ComplianceQueries {
         return table
     }
 
+    /// Users Apple told us about (a notification, a sign-in without `transfer_sub`) whom no
+    /// migration step ever named: kept, and listed here for someone to look into.
+    public func unmatched() throws -> QueryTable {
+        var table = QueryTable(columns: ["sender_sub", "recipient_sub", "notifications", "email_forwarding", "consent_revoked_at", "account_deleted_at", "erased_at", "first_sequence", "last_sequence"])
+        try snapshot.forEachUser { u in
+            guard u.status == .unmatched else { return }
+            table.rows.append([cell(u.senderSub), cell(u.recipientSub), .int(u.notifications), cell(u.emailForwarding.map { $0 ? "enabled" : "disabled" }),
+                               cell(u.consentRevokedAt), cell(u.accountDeletedAt), cell(u.erasedAt), .int(Int(u.firstSequence)), .int(Int(u.lastSequence))])
+        }
+        return table
+    }
+
     /// Users whose last attempt failed, with the failure's class and message.
     public func failures() throws -> QueryTable {
         var table = QueryTable(columns: ["account_id", "sender_sub", "transfer_sub", "recipient_sub", "attempts", "last_attempt_at", "error_class", "error"])
