@@ -1,0 +1,47 @@
+import AsyncHTTPClient
+import Foundation
+import Intake
+import NIOCore
+import NIOHTTP1
+import NotificationServer
+
+/// `HandoverServer` running in this test process on a free loopback port.
+final class RunningServer: Sendable {
+    let server: HandoverServer
+    let baseURL: String
+    private let task: Task<Void, any Error>
+
+    init(_ server: HandoverServer) async throws {
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        self.server = server
+        self.task = Task { try await server.run { port in continuation.yield(port); continuation.finish() } }
+        var iterator = stream.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw CancellationError() }
+        baseURL = "\(server.configuration.usesTLS ? "https" : "http")://127.0.0.1:\(port)"
+    }
+
+    func stop() async {
+        task.cancel()
+        _ = try? await task.value
+    }
+}
+
+/// One HTTP exchange's status and body.
+struct HTTPAnswer {
+    let status: Int
+    let body: String
+    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]) ?? [:] }
+}
+
+extension HTTPClient {
+    /// Sends one request and collects the answer.
+    func send(_ url: String, method: HTTPMethod = .POST, body: Data? = nil, headers: [(String, String)] = []) async throws -> HTTPAnswer {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        return HTTPAnswer(status: Int(response.status.code), body: String(buffer: bytes))
+    }
+}
