@@ -25,6 +25,8 @@ public actor AppleKeySet {
     public let source: Source
     /// The shortest time between two fetches prompted by unknown key IDs.
     public let refetchInterval: Duration
+    /// How long one fetch may take.
+    public let timeout: TimeAmount
     private let http: HTTPClient
     private var cached: JSONWebKeySet?
     private var lastFetch: ContinuousClock.Instant?
@@ -32,8 +34,9 @@ public actor AppleKeySet {
     /// How many times the key set was fetched or read.
     public private(set) var fetches = 0
 
-    public init(_ source: Source, http: HTTPClient = .shared, refetchInterval: Duration = .seconds(60)) {
+    public init(_ source: Source, http: HTTPClient = .shared, refetchInterval: Duration = .seconds(60), timeout: TimeAmount = .seconds(10)) {
         self.source = source
+        self.timeout = timeout
         self.http = http
         self.refetchInterval = refetchInterval
         if case .fixed(let set) = source { cached = set }
@@ -55,8 +58,8 @@ public actor AppleKeySet {
     @discardableResult
     public func refresh() async throws -> JSONWebKeySet {
         if let inFlight { return try await inFlight.value }
-        let source = source, http = http
-        let task = Task { try await AppleKeySet.load(source, http: http) }
+        let source = source, http = http, timeout = timeout
+        let task = Task { try await AppleKeySet.load(source, http: http, timeout: timeout) }
         inFlight = task
         defer { inFlight = nil }
         fetches += 1
@@ -68,7 +71,7 @@ public actor AppleKeySet {
         return set
     }
 
-    private static func load(_ source: Source, http: HTTPClient) async throws -> JSONWebKeySet {
+    private static func load(_ source: Source, http: HTTPClient, timeout: TimeAmount) async throws -> JSONWebKeySet {
         switch source {
         case .fixed(let set):
             return set
@@ -79,7 +82,7 @@ public actor AppleKeySet {
             let response: HTTPClientResponse
             let body: ByteBuffer
             do {
-                response = try await http.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+                response = try await http.execute(HTTPClientRequest(url: url), timeout: timeout)
                 body = try await response.body.collect(upTo: 1 << 20)
             } catch {
                 throw Unavailable(description: "fetching Apple's keys from \(url) failed: \(error)")

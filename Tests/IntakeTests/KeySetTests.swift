@@ -1,0 +1,77 @@
+import AppleID
+import AppleSimulator
+import AsyncHTTPClient
+import Foundation
+import Intake
+import Ledger
+import NIOCore
+import NotificationServer
+import TestSupport
+import Testing
+
+@Suite("Apple's keys: fetched from a JWKS URL, cached, refetched at most once a minute")
+struct KeySetTests {
+    /// The stand-in, serving its JWKS at /auth/keys.
+    private func simulator(_ dir: TemporaryDirectory) async throws -> RunningSimulator {
+        let apple = try SimulatorDirectory(path: dir.sub("apple"))
+        return try await RunningSimulator(SimulatorServer(directory: apple, rules: .init(), faults: .init(), logger: IntakeFixture.quiet))
+    }
+
+    @Test("A known kid is served from the cache; an unknown one refetches only once the minute has passed")
+    func refetchLimit() async throws {
+        let dir = TemporaryDirectory()
+        let apple = try await simulator(dir)
+        let keys = AppleKeySet(.url(apple.baseURL + "/auth/keys"))
+        let f = try await IntakeFixture(keys: keys)
+        let minter = apple.server.minter
+        let claims = try f.notificationClaims(type: "consent-revoked")
+        for i in 0..<3 {
+            var c = claims
+            c["jti"] = "jti-cached-\(i)"
+            let receipt = try await f.intake.receiveNotification(IntakeFixture.body(try minter.sign(c)))
+            #expect(receipt.rejection == nil)
+        }
+        #expect(await keys.fetches == 1)
+        // A kid Apple does not publish: refused without a new fetch inside the minute.
+        let stranger = IntakeFixture.body(try IntakeFixture.token(header: ["alg": "RS256", "kid": "ROTATED-IN"], claims: claims, key: TestKeys.stranger))
+        let refused = try await f.intake.receiveNotification(stranger)
+        #expect(refused.rejection?.reason == .unknownKeyID)
+        #expect(await keys.fetches == 1)
+
+        // With the minute over (an interval of zero), an unknown kid prompts one fetch.
+        let eager = AppleKeySet(.url(apple.baseURL + "/auth/keys"), refetchInterval: .zero)
+        let g = try await IntakeFixture(keys: eager)
+        _ = try await g.intake.receiveNotification(IntakeFixture.body(try minter.sign(claims)))
+        _ = try await g.intake.receiveNotification(stranger)
+        #expect(await eager.fetches == 2)
+        await apple.stop()
+    }
+
+    @Test("When Apple's keys cannot be fetched nothing is recorded and the server answers 503")
+    func unavailable() async throws {
+        let keys = AppleKeySet(.url("http://127.0.0.1:9/auth/keys"), timeout: .seconds(1))
+        let f = try await IntakeFixture(keys: keys)
+        let body = IntakeFixture.body(try IntakeFixture.signed(try f.notificationClaims(type: "consent-revoked")))
+        let before = try f.head
+        await #expect(throws: AppleKeySet.Unavailable.self) { _ = try await f.intake.receiveNotification(body) }
+        let server = try await RunningServer(HandoverServer(intake: f.intake, configuration: ServeConfiguration(port: 0), logger: IntakeFixture.quiet))
+        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        let answer = try await http.send(server.baseURL + "/apple/notifications", body: body)
+        #expect(answer.status == 503)
+        #expect(try f.head == before)
+        try await http.shutdown()
+        await server.stop()
+    }
+
+    @Test("A JWKS file is read once; a file with no RSA key is refused")
+    func keyFile() async throws {
+        let dir = TemporaryDirectory()
+        let file = dir.sub("jwks.json")
+        try Data(TestKeys.minter.jwks().utf8).write(to: URL(fileURLWithPath: file))
+        let keys = AppleKeySet(.file(file))
+        let f = try await IntakeFixture(keys: keys)
+        let receipt = try await f.intake.receiveSignIn(try IntakeFixture.signed(f.identityClaims()))
+        #expect(receipt.rejection == nil)
+        #expect(throws: JSONWebKeySet.Invalid.self) { _ = try JSONWebKeySet(json: Data(#"{"keys":[{"kty":"EC","kid":"x"}]}"#.utf8)) }
+    }
+}
