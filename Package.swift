@@ -121,7 +121,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "MigrationTests", dependencies: ["AppleID", "AppleSimulator", "Migration", "Ledger", "Projections", "TestSupport"]),
+        .testTarget(
+            name: "MigrationTests",
+            dependencies: [
+                "AppleID", "AppleSimulator", "Migration", "Ledger", "Projections", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
