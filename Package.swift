@@ -86,7 +86,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "Rehearsal", dependencies: ["AppleID", "AppleSimulator", "Migration", "Ledger", "Projections"]),
+        .target(
+            name: "Rehearsal",
+            dependencies: [
+                "AppleID", "AppleSimulator", "Migration", "Ledger", "Projections", "Intake", "NotificationServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "handover",
             dependencies: [

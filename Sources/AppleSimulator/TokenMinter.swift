@@ -17,6 +17,13 @@ public struct TokenMinter: Sendable {
         self.keyID = "SIM" + String(Base64URL.encode(Data(SHA256.hash(data: modulus))).prefix(7))
     }
 
+    /// A minter that names `keyID` whatever its key: a forger claiming Apple's key, for
+    /// rehearsing what a forged notification looks like.
+    public init(key: _RSA.Signing.PrivateKey, claimingKeyID keyID: String) {
+        self.key = key
+        self.keyID = keyID
+    }
+
     /// The JWKS served at `/auth/keys`.
     public func jwks() throws -> String {
         let primitives = try key.publicKey.getKeyPrimitives()

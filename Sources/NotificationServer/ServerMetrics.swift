@@ -47,6 +47,9 @@ public final class ServerMetrics: Sendable {
         state.withLock { $0.responses["\(route)|\(status)", default: 0] += 1 }
     }
 
+    /// Users erased because Apple reported their account deleted.
+    public var usersErased: Int { state.withLock { $0.erasures } }
+
     /// Events this server recorded, by type.
     public func events(_ type: EventType) -> Int { state.withLock { $0.events[type.rawValue] ?? 0 } }
 

@@ -28,6 +28,7 @@ public struct Rehearsal {
         try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let senderDir = directory + "/sender", recipientDir = directory + "/recipient"
         let usersPath = directory + "/users.csv", handoffPath = directory + "/handoff.csv", exchangedPath = directory + "/exchanged.csv"
+        let lateRowsPath = directory + "/handoff-late.csv"
         let acceptedAt = Timestamp(seconds: (Timestamp.now().seconds / 86_400 - 20) * 86_400)
         say("Rehearsing a transfer of \(users) users of \(clientID) from team \(senderTeam) to team \(recipientTeam) in \(directory)\n")
 
@@ -79,6 +80,9 @@ public struct Rehearsal {
         // 2. Team A for real; 3. the handoff file goes to team B, who exchanges it.
         let generated = try await job(.generate(target: recipientTeam), senderDir, usersPath, handoffPath, senderCredentials).execute(logger: logger)
         say("\n$ handover generate --users users.csv --target \(recipientTeam) --out handoff.csv   (team A)\n" + indent(generated.text))
+        // Ten rows reach team B late: those users sign in before their exchange.
+        let heldBack = try holdBack(10, of: handoffPath, into: lateRowsPath)
+        say("  (the last \(heldBack.count) rows of handoff.csv reach team B late, in handoff-late.csv: those users sign in first)")
         // Two attempts only, so some transient faults outlast the run and the resume has work.
         var firstExchange = job(.exchange, recipientDir, handoffPath, exchangedPath, recipientCredentials)
         firstExchange.retryPolicy.maximumAttempts = 2
@@ -91,11 +95,21 @@ public struct Rehearsal {
         let retried = try await retry.execute(logger: logger)
         say("\n$ handover exchange --transfers handoff.csv --out exchanged.csv --retry-failed   (team B, resumed)\n" + indent(retried.text))
 
-        // 5. Support erases two users on request; the chain still verifies.
         let recipientProjection = UserProjection()
         let recipient = try Ledger.open(at: recipientDir, folders: [recipientProjection])
         defer { recipient.close() }
         let exchangedRows = try String(contentsOfFile: exchangedPath, encoding: .utf8).split(separator: "\n").dropFirst()
+
+        // 5. Team B runs `handover serve`: the app backend reports sign-ins, Apple notifies.
+        let heard = try await ServeRehearsal(ledger: recipient, projection: recipientProjection, simulator: simulator, recipientTeam: recipientTeam,
+                                             clientID: clientID, logger: logger)
+            .run(heldBack: heldBack, exchanged: exchangedRows.map { String($0.split(separator: ",", omittingEmptySubsequences: false)[1]) })
+        say("\n$ handover serve --ledger recipient   (team B; \(heard.url))")
+        say("  POST /apple/sign-ins: \(heard.signIns) identity tokens from the app backend (\(heldBack.count) users not yet exchanged, 5 already exchanged)")
+        say("  POST /apple/notifications: " + heard.notifications.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+        say("  answers: " + heard.answers.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ") + "; \(heard.erased) users erased (account deleted, policy erase)")
+
+        // 6. Support erases two users on request; the chain still verifies.
         let eraser = UserEraser(ledger: recipient, projection: recipientProjection)
         for row in exchangedRows.prefix(2) {
             _ = try await eraser.erase(String(row.split(separator: ",", omittingEmptySubsequences: false)[2]), reason: "user asked for deletion (support ticket)")
@@ -110,13 +124,15 @@ public struct Rehearsal {
         sender.close()
         let answers = try recipientProjection.read(recipient) { snapshot, _ in
             let q = ComplianceQueries(snapshot: snapshot, time: .now(), sealer: recipient.sealer)
-            return (try q.window(), try q.migrated(), try q.pending(), try q.failuresByClass())
+            return (try q.window(), try q.migrated(), try q.pending(), try q.failuresByClass(), try q.unmatched())
         }
         say("\n== Transfer window (team B) ==\n" + answers.0.render(.table))
         let migrated = answers.1.rows
-        say("== Who migrated ==\n\(migrated.count) of \(users) users, first \(migrated.first?[4].text ?? "-"), last \(migrated.last?[4].text ?? "-")\n")
+        let byPath = Dictionary(grouping: migrated, by: { $0[5].text }).mapValues(\.count).sorted { $0.key < $1.key }.map { "\($0.value) by \($0.key)" }
+        say("== Who migrated ==\n\(migrated.count) of \(users) users (\(byPath.joined(separator: ", "))), first \(migrated.first?[4].text ?? "-"), last \(migrated.last?[4].text ?? "-")\n")
         say("== Who is pending and why (first 8 of \(answers.2.rows.count)) ==\n" + QueryTable(columns: answers.2.columns, rows: Array(answers.2.rows.prefix(8))).render(.table))
         say("== Failures by class (every attempt that failed, team B) ==\n" + answers.3.render(.table))
+        say("== Unmatched: Apple told us about users no migration step named ==\n" + answers.4.render(.table))
         say("Apple stand-in answered: " + simulator.server.stats.snapshot.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + "\n")
         let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
         say("""
@@ -126,6 +142,8 @@ public struct Rehearsal {
           handover query user acct-00007    --ledger \(recipientDir)
           handover query failures --by-class --ledger \(senderDir)
           handover query events --type run-finished --ledger \(recipientDir)
+          handover query unmatched --ledger \(recipientDir)
+          handover query events --type notification-rejected --ledger \(recipientDir)
           handover query state --as-of \(acceptedAt.rfc3339) --ledger \(recipientDir)
           handover verify --ledger \(recipientDir)
         """)
@@ -138,6 +156,16 @@ public struct Rehearsal {
             text += "000\(100 + i % 900).\(String(format: "%032x", i &* 2_654_435_761 & 0xFFFF_FFFF)).\(1000 + i % 9000),acct-\(String(format: "%05d", i))\r\n"
         }
         guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else { throw SimulatorError("cannot write \(path)") }
+    }
+
+    /// Moves the last `count` rows of a handoff file into `late`; returns their transfer_subs.
+    private func holdBack(_ count: Int, of path: String, into late: String) throws -> [String] {
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: true)
+        guard lines.count > count + 1 else { return [] }
+        let kept = lines.dropLast(count), moved = lines.suffix(count)
+        try Data((kept.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        try Data(([lines[0]] + moved).joined(separator: "\n").appending("\n").utf8).write(to: URL(fileURLWithPath: late))
+        return moved.map { String($0.split(separator: ",", omittingEmptySubsequences: false)[1]) }
     }
 
     private func indent(_ text: String) -> String { text.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") }
