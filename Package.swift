@@ -105,7 +105,9 @@ let package = Package(
         .executableTarget(
             name: "handover-lab",
             dependencies: [
-                "LMDB", "Ledger", "Projections", "AppleID", "AppleSimulator", "Migration",
+                "LMDB", "Ledger", "Projections", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,0 +1,118 @@
+import AppleID
+import AppleSimulator
+import ArgumentParser
+import AsyncHTTPClient
+import CryptoExtras
+import Foundation
+import Intake
+import Ledger
+import Logging
+import NIOCore
+import NotificationServer
+import Projections
+
+/// `handover-lab bench-notifications`: Apple's notifications through `handover serve` over
+/// loopback HTTP, against a baseline of the same events appended straight to the ledger at
+/// the same concurrency.
+struct NotificationBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "bench-notifications", abstract: "Measure notification throughput and p99 latency through handover serve.")
+
+    @Option(help: "Notifications to send.") var notifications = 20_000
+    @Option(help: "Concurrent connections (and, for the baseline, concurrent appenders).") var connections = 32
+    @Option(help: "Scratch directory (emptied first).") var directory = "/tmp/handover-bench-notifications"
+
+    func run() async throws {
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let clientID = "com.example.bench"
+        let minter = try TokenMinter(key: _RSA.Signing.PrivateKey(keySize: .bits2048))
+        let now = Int64(Date().timeIntervalSince1970)
+        let types = ["email-disabled", "email-enabled", "consent-revoked", "account-deleted"]
+        let bodies = try (0..<notifications).map { i in
+            try minter.notification(audience: clientID, type: types[i % 4], sub: "B.\(i)", email: i % 4 < 2 ? "relay-\(i)@privaterelay.appleid.com" : nil,
+                                    eventTime: now, jti: "bench-\(i)")
+        }
+        var logger = Logger(label: "bench")
+        logger.logLevel = .critical
+        func makeLedger(_ name: String) async throws -> (Ledger, UserProjection) {
+            let projection = UserProjection()
+            let created = LedgerCreated(teamID: "BBBB222222", clientIDs: [clientID], role: .recipient, ledgerID: name)
+            return (try await Ledger.create(at: directory + "/" + name, created, folders: [projection]), projection)
+        }
+
+        // Baseline: the same events, appended directly by as many tasks as there are connections.
+        let (direct, _) = try await makeLedger("direct")
+        let baseline = try await measure(count: notifications, workers: connections) { i in
+            let body = NotificationReceived(kind: NotificationReceived.Kind(rawValue: types[i % 4])!, eventTime: Timestamp(seconds: now))
+            _ = try await direct.append(EventDraft(.notificationReceived(body), identifiers: Identifiers(recipientSub: "B.\(i)", jti: "bench-\(i)"),
+                                                   occurredAt: Timestamp(seconds: now), idempotencyKey: "notification:bench-\(i)"))
+            return true
+        }
+        direct.close()
+
+        // Through serve: HTTP, verification, sealing, deduplication, erasure on deletion.
+        let (ledger, projection) = try await makeLedger("served")
+        let keys = AppleKeySet(.fixed(try JSONWebKeySet(json: Data(minter.jwks().utf8))))
+        let server = try HandoverServer(intake: AppleIntake(ledger: ledger, projection: projection, keys: keys, logger: logger),
+                                        configuration: ServeConfiguration(port: 0), logger: logger)
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        let task = Task { try await server.run { port in continuation.yield(port); continuation.finish() } }
+        var ports = stream.makeAsyncIterator()
+        guard let port = await ports.next() else { throw ValidationError("serve did not start") }
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let url = "http://127.0.0.1:\(port)/apple/notifications"
+        let served = try await measure(count: notifications, workers: connections) { i in
+            var request = HTTPClientRequest(url: url)
+            request.method = .POST
+            request.body = .bytes(ByteBuffer(string: bodies[i]))
+            let response = try await http.execute(request, timeout: .seconds(60))
+            _ = try await response.body.collect(upTo: 1 << 16)
+            return response.status == .ok
+        }
+        try await http.shutdown()
+        task.cancel()
+        _ = try? await task.value
+        let recorded = try ledger.read { try $0.sequences(of: .notificationReceived).count }
+        ledger.close()
+
+        print("Notification benchmark: \(notifications) notifications (RS256, a quarter of them account-deleted and erased), \(connections) connections over loopback")
+        print(String(format: "notifications/s through serve        %9.0f   direct appends %9.0f   ratio %.2f", served.rate, baseline.rate, served.rate / baseline.rate))
+        print(String(format: "p99 latency through serve (ms)       %9.2f   direct appends %9.2f   ratio %.2f", served.p99 * 1000, baseline.p99 * 1000, served.p99 / baseline.p99))
+        print(String(format: "  p50 through serve %.2f ms, direct %.2f ms; acknowledged %d, recorded %d", served.p50 * 1000, baseline.p50 * 1000, served.succeeded, recorded))
+        guard served.succeeded == notifications, recorded == notifications else { throw ValidationError("not every notification was acknowledged and recorded") }
+    }
+
+    struct Measurement {
+        var rate: Double
+        var p50: Double
+        var p99: Double
+        var succeeded: Int
+    }
+
+    /// Runs `operation` for 0..<count from `workers` tasks; rate and latency percentiles.
+    private func measure(count: Int, workers: Int, _ operation: @escaping @Sendable (Int) async throws -> Bool) async throws -> Measurement {
+        let started = ContinuousClock.now
+        let results: [(Double, Bool)] = try await withThrowingTaskGroup(of: [(Double, Bool)].self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    var out: [(Double, Bool)] = []
+                    for i in stride(from: worker, to: count, by: workers) {
+                        let t = ContinuousClock.now
+                        let ok = try await operation(i)
+                        let d = ContinuousClock.now - t
+                        out.append((Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18, ok))
+                    }
+                    return out
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let latencies = results.map(\.0).sorted()
+        return Measurement(rate: Double(count) / seconds, p50: latencies[latencies.count / 2], p99: latencies[min(latencies.count - 1, latencies.count * 99 / 100)],
+                           succeeded: results.filter(\.1).count)
+    }
+}
