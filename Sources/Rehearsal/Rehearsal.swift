@@ -105,7 +105,7 @@ public struct Rehearsal {
                                              clientID: clientID, logger: logger)
             .run(heldBack: heldBack, exchanged: exchangedRows.map { String($0.split(separator: ",", omittingEmptySubsequences: false)[1]) })
         say("\n$ handover serve --ledger recipient   (team B; \(heard.url))")
-        say("  POST /apple/sign-ins: \(heard.signIns) identity tokens from the app backend (\(heldBack.count) users not yet exchanged, 5 already exchanged)")
+        say("  POST /apple/sign-ins: \(heard.signIns) identity tokens from the app backend (users not yet exchanged and 5 already exchanged)")
         say("  POST /apple/notifications: " + heard.notifications.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
         say("  answers: " + heard.answers.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ") + "; \(heard.erased) users erased (account deleted, policy erase)")
 

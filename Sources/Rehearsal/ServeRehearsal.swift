@@ -61,8 +61,9 @@ struct ServeRehearsal {
         }
 
         // The app backend reports sign-ins: held-back users migrate through them.
+        // (A user who revoked consent cannot sign in: the stand-in refuses their transfer_sub.)
         for transferSub in heldBack + exchanged.prefix(5) {
-            let sub = try simulator.server.apple.exchange(teamID: recipientTeam, transferSub: transferSub).sub
+            guard let sub = try? simulator.server.apple.exchange(teamID: recipientTeam, transferSub: transferSub).sub else { continue }
             let token = try minter.identityToken(audience: clientID, sub: sub, transferSub: transferSub, issuedAt: now)
             let body = String(decoding: try JSONSerialization.data(withJSONObject: ["identity_token": token]), as: UTF8.self)
             try await post("/apple/sign-ins", body, bearer: secret)
@@ -70,7 +71,7 @@ struct ServeRehearsal {
         }
 
         // Apple notifies: forwarding changes, revocations, deletions, one redelivery.
-        let subs = try exchanged.dropFirst(5).prefix(13).map { try simulator.server.apple.exchange(teamID: recipientTeam, transferSub: $0).sub }
+        let subs = exchanged.dropFirst(5).prefix(13).compactMap { try? simulator.server.apple.exchange(teamID: recipientTeam, transferSub: $0).sub }
         let plan = Array(repeating: "email-disabled", count: 5) + Array(repeating: "email-enabled", count: 3)
             + Array(repeating: "consent-revoked", count: 3) + Array(repeating: "account-deleted", count: 2)
         var first = ""

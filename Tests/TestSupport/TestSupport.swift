@@ -35,7 +35,7 @@ public func productPath(_ name: String) -> String {
 
 /// Runs a product to completion; returns its exit status and standard output and error.
 @discardableResult
-public func runProduct(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+public func runProduct(_ name: String, _ arguments: [String], environment: [String: String] = [:], input: Data? = nil) throws -> (status: Int32, out: String, err: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: productPath(name))
     process.arguments = arguments
@@ -45,7 +45,13 @@ public func runProduct(_ name: String, _ arguments: [String], environment: [Stri
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err
+    let stdin = Pipe()
+    if input != nil { process.standardInput = stdin }
     try process.run()
+    if let input {
+        stdin.fileHandleForWriting.write(input)
+        try stdin.fileHandleForWriting.close()
+    }
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     let errData = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
