@@ -26,7 +26,7 @@ public final class ServerMetrics: Sendable {
 
     /// Counts one delivery's receipt.
     public func record(_ receipt: IntakeReceipt) {
-        let seconds = Double(receipt.appendDuration.components.seconds) + Double(receipt.appendDuration.components.attoseconds) / 1e18
+        let seconds = receipt.appendDuration.inSeconds
         state.withLock { s in
             switch receipt.outcome {
             case .recorded: s.events[receipt.eventType.rawValue, default: 0] += 1

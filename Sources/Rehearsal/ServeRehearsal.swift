@@ -36,13 +36,10 @@ struct ServeRehearsal {
         let secret = UUID().uuidString + UUID().uuidString
         let keys = AppleKeySet(.url(simulator.baseURL + "/auth/keys"))
         let intake = try AppleIntake(ledger: ledger, projection: projection, keys: keys, logger: logger)
-        let server = try HandoverServer(intake: intake, configuration: ServeConfiguration(port: 0, signInSecret: try SignInSecret(secret: secret)), logger: logger)
-        let (stream, continuation) = AsyncStream<Int>.makeStream()
-        let task = Task { try await server.run { port in continuation.yield(port); continuation.finish() } }
-        var ports = stream.makeAsyncIterator()
-        guard let port = await ports.next() else { throw SimulatorError("handover serve did not start") }
-        defer { task.cancel() }
-        let base = "http://127.0.0.1:\(port)"
+        let running = try await RunningHandoverServer(HandoverServer(
+            intake: intake, configuration: ServeConfiguration(port: 0, signInSecret: try SignInSecret(secret: secret)), logger: logger))
+        defer { Task { await running.stop() } }
+        let base = running.baseURL
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         defer { _ = http.shutdown() }
         var summary = Summary(url: base)
@@ -90,7 +87,7 @@ struct ServeRehearsal {
         let forger = TokenMinter(key: try _RSA.Signing.PrivateKey(keySize: .bits2048), claimingKeyID: minter.keyID)
         try await post("/apple/notifications", try forger.notification(audience: clientID, type: "account-deleted", sub: subs[0], eventTime: now))
         summary.notifications["forged", default: 0] += 1
-        summary.erased = server.metrics.usersErased
+        summary.erased = running.server.metrics.usersErased
         return summary
     }
 }

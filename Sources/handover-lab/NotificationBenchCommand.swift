@@ -53,23 +53,19 @@ struct NotificationBenchCommand: AsyncParsableCommand {
         // Through serve: HTTP, verification, sealing, deduplication, erasure on deletion.
         let (ledger, projection) = try await makeLedger("served")
         let keys = AppleKeySet(.fixed(try JSONWebKeySet(json: Data(minter.jwks().utf8))))
-        let server = try HandoverServer(intake: AppleIntake(ledger: ledger, projection: projection, keys: keys, logger: logger),
-                                        configuration: ServeConfiguration(port: 0), logger: logger)
-        let (stream, continuation) = AsyncStream<Int>.makeStream()
-        let task = Task { try await server.run { port in continuation.yield(port); continuation.finish() } }
-        var ports = stream.makeAsyncIterator()
-        guard let port = await ports.next() else { throw ValidationError("serve did not start") }
+        let server = try await RunningHandoverServer(HandoverServer(intake: AppleIntake(ledger: ledger, projection: projection, keys: keys, logger: logger),
+                                                                    configuration: ServeConfiguration(port: 0), logger: logger))
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         // Second baseline: bare HTTP round trips to /healthz on the same connections.
-        let health = "http://127.0.0.1:\(port)/healthz"
+        let health = server.baseURL + "/healthz"
         let roundTrips = try await measure(count: notifications, workers: connections) { _ in
             let response = try await http.execute(HTTPClientRequest(url: health), timeout: .seconds(60))
             _ = try await response.body.collect(upTo: 1 << 16)
             return response.status == .ok
         }
-        let url = "http://127.0.0.1:\(port)/apple/notifications"
+        let url = server.baseURL + "/apple/notifications"
         let served = try await measure(count: notifications, workers: connections) { i in
             var request = HTTPClientRequest(url: url)
             request.method = .POST
@@ -79,8 +75,7 @@ struct NotificationBenchCommand: AsyncParsableCommand {
             return response.status == .ok
         }
         try await http.shutdown()
-        task.cancel()
-        _ = try? await task.value
+        await server.stop()
         let recorded = try ledger.read { try $0.sequences(of: .notificationReceived).count }
         ledger.close()
 
@@ -110,16 +105,14 @@ struct NotificationBenchCommand: AsyncParsableCommand {
                     for i in stride(from: worker, to: count, by: workers) {
                         let t = ContinuousClock.now
                         let ok = try await operation(i)
-                        let d = ContinuousClock.now - t
-                        out.append((Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18, ok))
+                        out.append(((ContinuousClock.now - t).inSeconds, ok))
                     }
                     return out
                 }
             }
             return try await group.reduce(into: []) { $0 += $1 }
         }
-        let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = (ContinuousClock.now - started).inSeconds
         let latencies = results.map(\.0).sorted()
         return Measurement(rate: Double(count) / seconds, p50: latencies[latencies.count / 2], p99: latencies[min(latencies.count - 1, latencies.count * 99 / 100)],
                            succeeded: results.filter(\.1).count)

@@ -54,7 +54,7 @@ struct KeySetTests {
         let body = IntakeFixture.body(try IntakeFixture.signed(try f.notificationClaims(type: "consent-revoked")))
         let before = try f.head
         await #expect(throws: AppleKeySet.Unavailable.self) { _ = try await f.intake.receiveNotification(body) }
-        let server = try await RunningServer(HandoverServer(intake: f.intake, configuration: ServeConfiguration(port: 0), logger: IntakeFixture.quiet))
+        let server = try await RunningHandoverServer(HandoverServer(intake: f.intake, configuration: ServeConfiguration(port: 0), logger: IntakeFixture.quiet))
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         let answer = try await http.send(server.baseURL + "/apple/notifications", body: body)
         #expect(answer.status == 503)

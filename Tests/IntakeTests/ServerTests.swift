@@ -15,8 +15,8 @@ import Testing
 struct ServerTests {
     static let secret = "a-bearer-secret-of-some-length"
 
-    private func start(_ f: IntakeFixture, _ configuration: ServeConfiguration = ServeConfiguration(port: 0)) async throws -> RunningServer {
-        try await RunningServer(HandoverServer(intake: f.intake, configuration: configuration, logger: IntakeFixture.quiet))
+    private func start(_ f: IntakeFixture, _ configuration: ServeConfiguration = ServeConfiguration(port: 0)) async throws -> RunningHandoverServer {
+        try await RunningHandoverServer(HandoverServer(intake: f.intake, configuration: configuration, logger: IntakeFixture.quiet))
     }
 
     @Test("Notifications: 200 once durable, duplicate on redelivery, 400 and 413 with a reason; health and metrics")

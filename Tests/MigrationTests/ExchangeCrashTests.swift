@@ -8,36 +8,16 @@ import TestSupport
 struct ExchangeCrashTests {
     @Test("5,000 users, killed at 10 or more random moments and re-run until done: one exchanged event each, a complete output, a verifying chain")
     func crashLoop() async throws {
-        let dir = TemporaryDirectory()
-        let apple = dir.sub("apple")
-        try SimulatorProcess.registerTeam("AAAA111111", keyID: "KEYA111111", in: apple)
-        try SimulatorProcess.registerTeam("BBBB222222", keyID: "KEYB222222", in: apple)
-        let server = try SimulatorProcess.start(directory: apple, extra: ["--latency-ms", "5"])
-        defer { server.stop() }
-        let url = server.baseURL
-        let a = dir.sub("a"), b = dir.sub("b")
-        for (path, team, role) in [(a, "AAAA111111", "sender"), (b, "BBBB222222", "recipient")] {
-            #expect(try runProduct("handover", ["init", "--ledger", path, "--team-id", team, "--client-id", "com.example.app", "--role", role]).status == 0)
-        }
         let total = 5_000
-        let users = dir.sub("users.csv"), handoff = dir.sub("handoff.csv"), output = dir.sub("exchanged.csv")
-        try Data(("sub,account_id\n" + (0..<total).map { "000\($0 % 900).\(String(format: "%08x", $0)).0001,acct-\($0)\n" }.joined()).utf8).write(to: URL(fileURLWithPath: users))
-        func credentials(_ team: String, _ key: String) -> [String] {
-            ["--team-id", team, "--client-id", "com.example.app", "--key-id", key, "--private-key", apple + "/keys/AuthKey_\(key).p8", "--apple-base-url", url]
-        }
-        let generated = try runProduct("handover", ["generate", "--ledger", a, "--users", users, "--target", "BBBB222222", "--out", handoff, "--concurrency", "32"] + credentials("AAAA111111", "KEYA111111"))
-        #expect(generated.status == 0, "\(generated.err)")
+        let teams = try TwoTeamsOnTheCommandLine(users: total, latencyMilliseconds: 5)
+        defer { teams.standIn.stop() }
+        let b = teams.recipient, output = teams.output
 
         var generator = SystemRandomNumberGenerator()
         var kills = 0, rounds = 0, finished = false
         while !finished, rounds < 60 {
             rounds += 1
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: productPath("handover"))
-            process.arguments = ["exchange", "--ledger", b, "--transfers", handoff, "--out", output, "--concurrency", "4"] + credentials("BBBB222222", "KEYB222222")
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try teams.startExchange(concurrency: 4)
             if kills < 10 {
                 // A blocking sleep: the kill's timing must not depend on this process's busy task pool.
                 usleep(UInt32.random(in: 150_000...600_000, using: &generator))

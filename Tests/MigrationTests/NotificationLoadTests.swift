@@ -16,24 +16,9 @@ struct NotificationLoadTests {
 
     @Test("20,000 notifications over 32 connections during an exchange: each acknowledged one recorded once, the exchange complete, the chain intact")
     func loadBesideExchange() async throws {
-        let dir = TemporaryDirectory()
-        let apple = dir.sub("apple")
-        try SimulatorProcess.registerTeam("AAAA111111", keyID: "KEYA111111", in: apple)
-        try SimulatorProcess.registerTeam("BBBB222222", keyID: "KEYB222222", in: apple)
-        let stand_in = try SimulatorProcess.start(directory: apple, extra: ["--latency-ms", "5"])
-        defer { stand_in.stop() }
-        let a = dir.sub("a"), b = dir.sub("b")
-        for (path, team, role) in [(a, "AAAA111111", "sender"), (b, "BBBB222222", "recipient")] {
-            #expect(try runProduct("handover", ["init", "--ledger", path, "--team-id", team, "--client-id", "com.example.app", "--role", role]).status == 0)
-        }
-        func credentials(_ team: String, _ key: String) -> [String] {
-            ["--team-id", team, "--client-id", "com.example.app", "--key-id", key, "--private-key", apple + "/keys/AuthKey_\(key).p8", "--apple-base-url", stand_in.baseURL]
-        }
-        let users = dir.sub("users.csv"), handoff = dir.sub("handoff.csv"), output = dir.sub("exchanged.csv")
-        try Data(("sub,account_id\n" + (0..<NotificationLoadTests.exchangeUsers).map { "000\($0 % 900).\(String(format: "%08x", $0)).0001,acct-\($0)\n" }.joined()).utf8)
-            .write(to: URL(fileURLWithPath: users))
-        let generated = try runProduct("handover", ["generate", "--ledger", a, "--users", users, "--target", "BBBB222222", "--out", handoff, "--concurrency", "32"] + credentials("AAAA111111", "KEYA111111"))
-        try #require(generated.status == 0, "\(generated.err)")
+        let teams = try TwoTeamsOnTheCommandLine(users: NotificationLoadTests.exchangeUsers, latencyMilliseconds: 5)
+        defer { teams.standIn.stop() }
+        let apple = teams.apple, b = teams.recipient
 
         // Notifications signed by the stand-in's key, as Apple would send them; every tenth is delivered twice.
         let minter = try TokenMinter(key: try SimulatorDirectory(path: apple).signingKey())
@@ -52,13 +37,8 @@ struct NotificationLoadTests {
             return try await group.reduce(into: []) { $0 += $1 }
         }
 
-        let serve = try ServerProcess(["serve", "--ledger", b, "--port", "0", "--jwks-url", stand_in.baseURL + "/auth/keys"])
-        let exchange = Process()
-        exchange.executableURL = URL(fileURLWithPath: productPath("handover"))
-        exchange.arguments = ["exchange", "--ledger", b, "--transfers", handoff, "--out", output, "--concurrency", "4"] + credentials("BBBB222222", "KEYB222222")
-        exchange.standardOutput = FileHandle.nullDevice
-        exchange.standardError = FileHandle.nullDevice
-        try exchange.run()
+        let serve = try ServerProcess(["serve", "--ledger", b, "--port", "0", "--jwks-url", teams.standIn.baseURL + "/auth/keys"])
+        let exchange = try teams.startExchange(concurrency: 4)
 
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: NotificationLoadTests.connections)

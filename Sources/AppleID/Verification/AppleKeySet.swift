@@ -46,8 +46,8 @@ public actor AppleKeySet {
     public func key(for kid: String) async throws -> _RSA.Signing.PublicKey? {
         if let key = cached?.keys[kid] { return key }
         if cached != nil {
-            if case .fixed = source { return nil }
-            if case .file = source { return nil }
+            // Only a URL can hold keys we have not seen, and only after the quiet minute.
+            guard case .url = source else { return nil }
             if let lastFetch, ContinuousClock.now - lastFetch < refetchInterval { return nil }
         }
         let set = try await refresh()

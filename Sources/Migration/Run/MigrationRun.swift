@@ -128,7 +128,7 @@ public struct MigrationRun: Sendable {
         summary.notAttempted = plan.pending.count - summary.succeeded - summary.failed
         if let error = progress.stopReason { summary.stoppedBy = Failure(error) }
         let elapsed = ContinuousClock.now - started
-        summary.durationSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        summary.durationSeconds = elapsed.inSeconds
         _ = try await ledger.append(EventDraft(.runFinished(RunFinished(
             command: step.command, counts: summary.counts, durationMilliseconds: Int(summary.durationSeconds * 1000),
             exitStatus: summary.exitStatus, stoppedBy: summary.stoppedBy)), runID: runID))

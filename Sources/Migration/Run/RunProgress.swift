@@ -43,7 +43,7 @@ public final class RunProgress: Sendable {
     public var line: String {
         let (done, failed, retries) = counts.withLock { ($0.succeeded + $0.failed, $0.failed, $0.retries) }
         let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.inSeconds
         let rate = seconds > 0 ? Double(done) / seconds : 0
         let eta = rate > 0 ? Int((Double(total - done) / rate).rounded(.up)) : 0
         let etaText = eta >= 60 ? "\(eta / 60)m\(eta % 60)s" : "\(eta)s"

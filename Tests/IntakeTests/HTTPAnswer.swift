@@ -1,30 +1,7 @@
 import AsyncHTTPClient
 import Foundation
-import Intake
 import NIOCore
 import NIOHTTP1
-import NotificationServer
-
-/// `HandoverServer` running in this test process on a free loopback port.
-final class RunningServer: Sendable {
-    let server: HandoverServer
-    let baseURL: String
-    private let task: Task<Void, any Error>
-
-    init(_ server: HandoverServer) async throws {
-        let (stream, continuation) = AsyncStream<Int>.makeStream()
-        self.server = server
-        self.task = Task { try await server.run { port in continuation.yield(port); continuation.finish() } }
-        var iterator = stream.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw CancellationError() }
-        baseURL = "\(server.configuration.usesTLS ? "https" : "http")://127.0.0.1:\(port)"
-    }
-
-    func stop() async {
-        task.cancel()
-        _ = try? await task.value
-    }
-}
 
 /// One HTTP exchange's status and body.
 struct HTTPAnswer {

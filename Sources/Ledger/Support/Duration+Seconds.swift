@@ -1,0 +1,4 @@
+extension Duration {
+    /// The duration in seconds, as a floating-point number.
+    public var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
