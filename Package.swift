@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -87,6 +88,14 @@ let package = Package(
             ]
         ),
         .target(
+            name: "Reporting",
+            dependencies: [
+                "Ledger", "Projections",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .target(
             name: "Rehearsal",
             dependencies: [
                 "AppleID", "AppleSimulator", "Migration", "Ledger", "Projections", "Intake", "NotificationServer",
@@ -97,7 +106,7 @@ let package = Package(
         .executableTarget(
             name: "handover",
             dependencies: [
-                "Ledger", "Projections", "Rehearsal", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer",
+                "Ledger", "Projections", "Rehearsal", "Reporting", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -128,6 +137,13 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "ReportingTests",
+            dependencies: [
+                "Reporting", "Ledger", "Projections", "LMDB", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(

@@ -71,9 +71,10 @@ public final class Ledger: Sendable {
             }
         }
         try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try CheckpointKey.create(in: directory)
         let environment = try Environment(path: directory, options: .init(mapSize: options.mapSize))
         let databases = try environment.write { txn in
-            let dbs = try LedgerSchema.names.map { try txn.openDatabase($0, flags: [], create: true) }
+            let dbs = try (LedgerSchema.names + LedgerSchema.auditNames).map { try txn.openDatabase($0, flags: [], create: true) }
             try txn.put(dbs[0], key: LedgerSchema.formatKey, value: Array(LedgerSchema.formatMarker.utf8))
             return dbs
         }
@@ -109,7 +110,8 @@ public final class Ledger: Sendable {
         } catch let error as LMDBError where error.code == .notFound {
             throw LedgerError(.notALedger, "\(directory) holds an LMDB environment that is not a Handover ledger")
         }
-        return try Ledger(directory: directory, environment: environment, schema: LedgerSchema(databases), folders: folders, options: options)
+        let audit = try MerkleTreeBuilder.openAuditDatabases(in: environment, log: databases[1], meta: databases[0])
+        return try Ledger(directory: directory, environment: environment, schema: LedgerSchema(databases + audit), folders: folders, options: options)
     }
 
     // MARK: Appending
@@ -132,6 +134,10 @@ public final class Ledger: Sendable {
             try environment.write { txn in
                 let view = LogView(txn, schema: schema)
                 var head = try view.head()
+                var tree = try view.merkleFrontier()
+                guard tree.size == head.sequence else {
+                    throw LedgerError(.malformedRecord, "the Merkle tree has \(tree.size) leaves but the log \(head.sequence) events")
+                }
                 let recordedAt = max(Timestamp.now(), head.recordedAt)
                 var outcomes: [AppendOutcome] = []
                 outcomes.reserveCapacity(batch.count)
@@ -160,6 +166,10 @@ public final class Ledger: Sendable {
                     value.withUnsafeMutableBytes { $0.copyBytes(from: hash) }
                     let empty: [UInt8] = []
                     try txn.put(schema.log, key: sequenceKey, value: value, flags: .append)
+                    let leaf = value.withUnsafeBytes { MerkleHash.leaf(UnsafeRawBufferPointer(rebasing: $0[32...])) }
+                    try tree.append(leafHash: leaf) { level, index, node in
+                        try txn.put(schema.merkle, key: MerkleFrontier.nodeKey(level: level, index: index), value: node, flags: .append)
+                    }
                     try txn.put(schema.byTime, key: LedgerSchema.timeKey(recordedAt, sequence), value: empty, flags: .append)
                     try txn.put(schema.byType, key: event.typePrefix + sequenceKey, value: empty)
                     for prefix in event.identifierKeys {
@@ -171,6 +181,7 @@ public final class Ledger: Sendable {
                 }
                 guard !recorded.isEmpty else { return outcomes }
                 try txn.put(schema.meta, key: LedgerSchema.headKey, value: head.encoded)
+                try txn.put(schema.meta, key: LedgerSchema.merkleKey, value: tree.encoded)
                 for folder in folders {
                     try catchUp(folder, through: firstSequence - 1, in: txn, schema: schema)
                     try folder.fold(recorded, in: txn)

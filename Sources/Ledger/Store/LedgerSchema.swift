@@ -20,8 +20,15 @@ public struct LedgerSchema: Sendable {
     public let byTime: Database
     /// Idempotency key → sequence.
     public let idempotency: Database
+    /// Stored Merkle tree nodes: last leaf index (8 bytes, big-endian) ‖ level → 32-byte hash.
+    public let merkle: Database
+    /// Signed checkpoints: tree size (8 bytes, big-endian) → the checkpoint note's bytes.
+    public let checkpoints: Database
 
+    /// The databases every ledger has had since format 1.
     static let names = ["meta", "log", "idx_identifier", "idx_type", "idx_time", "idempotency"]
+    /// The audit-evidence databases, added to a ledger without them when it is opened.
+    static let auditNames = ["merkle", "checkpoints"]
 
     init(_ databases: [Database]) {
         meta = databases[0]
@@ -30,10 +37,13 @@ public struct LedgerSchema: Sendable {
         byType = databases[3]
         byTime = databases[4]
         idempotency = databases[5]
+        merkle = databases[6]
+        checkpoints = databases[7]
     }
 
     static let formatKey = Array("format".utf8)
     static let headKey = Array("head".utf8)
+    static let merkleKey = Array("merkle".utf8)
 
     /// The log key of a sequence number.
     @inline(__always)

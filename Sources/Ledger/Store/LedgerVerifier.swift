@@ -11,6 +11,10 @@ public struct VerificationReport: Sendable {
     public var firstBadSequence: UInt64?
     /// What is wrong there.
     public var problem: String?
+    /// The Merkle tree head recomputed from the records checked.
+    public var treeRoot: [UInt8]
+    /// The tree head recomputed over the first `rootAt` events, when asked for and reached.
+    public var rootAtRequestedSize: [UInt8]?
 
     /// Whether the whole log verified.
     public var isIntact: Bool { problem == nil }
@@ -18,16 +22,21 @@ public struct VerificationReport: Sendable {
 
 extension Ledger {
     /// Recomputes the hash chain over every event, checks dense sequence numbers, each
-    /// record's `seq` and non-decreasing recorded times, the stored head and the index sizes.
+    /// record's `seq` and non-decreasing recorded times, the stored head and the index sizes;
+    /// rebuilds the Merkle tree from the records and checks every stored node and the stored
+    /// right edge against it. With `rootAt`, also reports the tree head over that many events.
     ///
     /// Reads in chunks, each in its own short read transaction.
-    public func verify(progress: ((UInt64) -> Void)? = nil) throws -> VerificationReport {
+    public func verify(rootAt: UInt64? = nil, progress: ((UInt64) -> Void)? = nil) throws -> VerificationReport {
         var previousHash = ChainHead.genesis.hash
         var previousTime = Timestamp(microseconds: .min)
         var expected: UInt64 = 1
+        var tree = MerkleFrontier()
+        var rootAtRequestedSize: [UInt8]? = rootAt == 0 ? MerkleHash.emptyTree : nil
         let chunk: UInt64 = 50_000
         func report(_ bad: UInt64?, _ problem: String?) -> VerificationReport {
-            VerificationReport(eventCount: expected - 1, headHash: Hex.encode(previousHash), firstBadSequence: bad, problem: problem)
+            VerificationReport(eventCount: expected - 1, headHash: Hex.encode(previousHash), firstBadSequence: bad, problem: problem,
+                               treeRoot: tree.root, rootAtRequestedSize: rootAtRequestedSize)
         }
         while true {
             let outcome: VerificationReport? = try read { view in
@@ -55,6 +64,13 @@ extension Ledger {
                         guard event.recordedAt >= previousTime else {
                             return report(sequence, "recorded_at \(event.recordedAt) is earlier than the previous event's \(previousTime)")
                         }
+                        var badNode: String?
+                        try tree.append(leafHash: MerkleHash.leaf(UnsafeRawBufferPointer(rebasing: value[32...]))) { level, index, node in
+                            let stored = try view.transaction.get(schema.merkle, key: MerkleFrontier.nodeKey(level: level, index: index))
+                            if stored != node, badNode == nil { badNode = "level \(level), index \(index)" }
+                        }
+                        if let badNode { return report(sequence, "the stored Merkle node at \(badNode) does not match the records") }
+                        if tree.size == rootAt { rootAtRequestedSize = tree.root }
                         previousHash = hash
                         previousTime = event.recordedAt
                         expected += 1
@@ -78,6 +94,9 @@ extension Ledger {
             let typeEntries = try view.transaction.count(schema.byType)
             guard timeEntries == Int(last), typeEntries == Int(last) else {
                 return report(nil, "index sizes do not match the log: \(last) events, \(timeEntries) time entries, \(typeEntries) type entries")
+            }
+            guard try view.merkleFrontier() == tree else {
+                return report(nil, "the stored Merkle tree edge (meta.merkle) does not match the tree rebuilt from the records")
             }
             return report(nil, nil)
         }

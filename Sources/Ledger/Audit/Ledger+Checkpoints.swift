@@ -1,0 +1,80 @@
+extension Ledger {
+    /// The name of this log in its checkpoints: `handover/<team ID>/<ledger ID>`.
+    public func origin() throws -> String {
+        let created = try identity()
+        return "handover/\(created.teamID)/\(created.ledgerID)"
+    }
+
+    /// Signs a checkpoint of the log as it stands, stores it in the `checkpoints` database
+    /// and returns it. Events appended meanwhile belong to the next checkpoint.
+    public func signCheckpoint(with key: CheckpointKey, at time: Timestamp = .now()) throws -> Checkpoint {
+        let origin = try origin()
+        return try environment.write { txn in
+            let tree = try LogView(txn, schema: schema).merkleFrontier()
+            let checkpoint = try Checkpoint(origin: origin, treeSize: tree.size, rootHash: tree.root, time: time, key: key)
+            try txn.put(schema.checkpoints, key: BigEndian.bytes(tree.size), value: Array(checkpoint.text.utf8))
+            return checkpoint
+        }
+    }
+
+    /// The stored checkpoint with the largest tree size, if any was signed.
+    public func latestCheckpoint() throws -> Checkpoint? {
+        let text: String? = try read { view in
+            try view.transaction.withCursor(schema.checkpoints) { cursor in
+                try cursor.last().map { String(decoding: $0.1, as: UTF8.self) }
+            }
+        }
+        return try text.map { try Checkpoint(parsing: $0) }
+    }
+
+    /// An inclusion proof of event `sequence` in the tree `checkpoint` signed.
+    public func prove(_ sequence: UInt64, against checkpoint: Checkpoint) throws -> InclusionProof {
+        guard sequence >= 1, sequence <= checkpoint.treeSize else {
+            throw LedgerError(.invalidEvent, "event \(sequence) is not covered by the checkpoint of \(checkpoint.treeSize) events; sign a newer one with `handover checkpoint`")
+        }
+        return try read { view in
+            guard let raw = try view.record(sequence) else { throw LedgerError(.invalidEvent, "there is no event \(sequence)") }
+            return InclusionProof(
+                sequence: sequence,
+                record: Array(raw[32...]),
+                path: try view.inclusionPath(leaf: sequence - 1, treeSize: checkpoint.treeSize),
+                checkpoint: checkpoint)
+        }
+    }
+
+    /// Checks an earlier checkpoint against the log today: its signature by `publicKey`, the
+    /// whole log (`verify`, which rebuilds the tree from the records), the tree head over the
+    /// checkpoint's events, and a consistency proof from it to today's tree.
+    public func audit(_ checkpoint: Checkpoint, publicKey: [UInt8]) throws -> CheckpointAudit {
+        var audit = CheckpointAudit(checkpoint: checkpoint)
+        let origin = try origin()
+        guard checkpoint.origin == origin else {
+            return audit.failing("the checkpoint is for \(checkpoint.origin), this ledger is \(origin)")
+        }
+        guard checkpoint.isSigned(by: publicKey) else {
+            return audit.failing("the signature does not verify with the public key \(Checkpoint.verifierKey(name: origin, publicKey: publicKey))")
+        }
+        audit.signatureVerified = true
+        let report = try verify(rootAt: checkpoint.treeSize)
+        guard report.isIntact else {
+            return audit.failing("the log fails verification at event \(report.firstBadSequence.map(String.init) ?? "?"): \(report.problem ?? "")")
+        }
+        guard checkpoint.treeSize <= report.eventCount, let rootThen = report.rootAtRequestedSize else {
+            return audit.failing("the checkpoint covers \(checkpoint.treeSize) events but the log holds only \(report.eventCount): events were removed")
+        }
+        guard rootThen == checkpoint.rootHash else {
+            return audit.failing("the first \(checkpoint.treeSize) events hash to \(Hex.encode(rootThen)), the checkpoint says \(Hex.encode(checkpoint.rootHash)): the log was rewritten after it was signed")
+        }
+        try read { view in
+            let tree = try view.merkleFrontier()
+            audit.currentSize = tree.size
+            audit.currentRoot = tree.root
+            audit.consistencyProof = try view.consistencyProof(from: checkpoint.treeSize, to: tree.size)
+        }
+        guard MerkleProof.verifyConsistency(oldSize: checkpoint.treeSize, oldRoot: checkpoint.rootHash,
+                                            newSize: audit.currentSize, newRoot: audit.currentRoot, proof: audit.consistencyProof) else {
+            return audit.failing("the consistency proof from \(checkpoint.treeSize) to \(audit.currentSize) events does not verify")
+        }
+        return audit
+    }
+}

@@ -1,0 +1,63 @@
+/// The right edge of the log's Merkle tree: enough to append a leaf and to compute the root.
+///
+/// It holds the root of each perfect subtree the leaves so far form, largest first (one per
+/// set bit of `size`), and lives in `meta["merkle"]`, rewritten by every commit.
+public struct MerkleFrontier: Equatable, Sendable {
+    /// Interior nodes at this level (16 leaves) and above are kept in the `merkle` database;
+    /// smaller subtrees are rehashed from their records when a proof needs them.
+    public static let lowestStoredLevel = 4
+
+    /// Leaves in the tree.
+    public private(set) var size: UInt64
+    /// Roots of the perfect subtrees, largest first.
+    private var peaks: [[UInt8]]
+
+    /// An empty tree.
+    public init() {
+        size = 0
+        peaks = []
+    }
+
+    /// Adds one leaf, calling `completed` for each interior node at a stored level it
+    /// completes, lowest first: `(level, index within the level, hash)`.
+    public mutating func append(leafHash: [UInt8], completed: (Int, UInt64, [UInt8]) throws -> Void) rethrows {
+        var node = leafHash
+        var level = 0
+        while (size >> UInt64(level)) & 1 == 1 {
+            node = MerkleHash.node(peaks.removeLast(), node)
+            level += 1
+            if level >= Self.lowestStoredLevel { try completed(level, size >> UInt64(level), node) }
+        }
+        peaks.append(node)
+        size += 1
+    }
+
+    /// The tree head: RFC 9162's MTH over every leaf so far.
+    public var root: [UInt8] {
+        guard var hash = peaks.last else { return MerkleHash.emptyTree }
+        for peak in peaks.dropLast().reversed() { hash = MerkleHash.node(peak, hash) }
+        return hash
+    }
+
+    /// `size` (8 bytes, big-endian) ‖ each peak's 32 bytes.
+    var encoded: [UInt8] {
+        var bytes = BigEndian.bytes(size)
+        for peak in peaks { bytes.append(contentsOf: peak) }
+        return bytes
+    }
+
+    init?(encoded raw: UnsafeRawBufferPointer) {
+        guard raw.count >= 8 else { return nil }
+        size = BigEndian.uint64(raw, at: 0)
+        guard raw.count == 8 + 32 * size.nonzeroBitCount else { return nil }
+        peaks = stride(from: 8, to: raw.count, by: 32).map { Array(raw[$0..<($0 + 32)]) }
+    }
+
+    /// The `merkle` database key of a stored node: the index of its last leaf (8 bytes,
+    /// big-endian) ‖ its level (1 byte). Nodes complete in this order, so keys only grow.
+    static func nodeKey(level: Int, index: UInt64) -> [UInt8] {
+        var key = BigEndian.bytes(((index + 1) << UInt64(level)) - 1)
+        key.append(UInt8(level))
+        return key
+    }
+}

@@ -1,0 +1,41 @@
+import Crypto
+
+/// RFC 9162 (Certificate Transparency 2.0) Merkle tree hashing over SHA-256.
+///
+/// A leaf hashes `0x00 ‖ record`, an interior node `0x01 ‖ left ‖ right`, so no leaf can
+/// pass for a node. `schemas/audit-evidence.md` gives the same rules for auditors.
+public enum MerkleHash {
+    /// The hash of an empty tree: SHA-256 of no bytes.
+    public static let emptyTree: [UInt8] = Array(SHA256.hash(data: [UInt8]()))
+
+    /// The leaf hash of one record's bytes.
+    public static func leaf(_ record: UnsafeRawBufferPointer) -> [UInt8] {
+        var hasher = SHA256()
+        hasher.update(data: leafPrefix)
+        hasher.update(bufferPointer: record)
+        return Array(hasher.finalize())
+    }
+
+    /// The leaf hash of one record's bytes.
+    public static func leaf(_ record: [UInt8]) -> [UInt8] {
+        record.withUnsafeBytes { leaf($0) }
+    }
+
+    /// The hash of an interior node over its two children.
+    public static func node(_ left: [UInt8], _ right: [UInt8]) -> [UInt8] {
+        var hasher = SHA256()
+        hasher.update(data: nodePrefix)
+        hasher.update(data: left)
+        hasher.update(data: right)
+        return Array(hasher.finalize())
+    }
+
+    private static let leafPrefix: [UInt8] = [0x00]
+    private static let nodePrefix: [UInt8] = [0x01]
+
+    /// The largest power of two strictly below `n` (n ≥ 2): where RFC 9162 splits a tree.
+    static func split(_ n: UInt64) -> UInt64 {
+        precondition(n >= 2)
+        return 1 << (63 - UInt64((n - 1).leadingZeroBitCount))
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import Ledger
+
+/// `--public-key`, shared by the commands that check a checkpoint's signature.
+struct EvidenceOptions: ParsableArguments {
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    @Option(name: .customLong("public-key"), help: ArgumentHelp("The verifier key to check signatures with, or a file holding it (default: the ledger's own key).", valueName: "key"))
+    var publicKeyText: String?
+
+    /// The raw Ed25519 key to check with: the one given, else the ledger's.
+    func publicKey(for ledger: Ledger) throws -> [UInt8] {
+        guard let publicKeyText else { return try CheckpointKey.load(from: ledger.directory).publicKey }
+        let text = FileManager.default.fileExists(atPath: publicKeyText)
+            ? String(decoding: FileManager.default.contents(atPath: publicKeyText) ?? Data(), as: UTF8.self) : publicKeyText
+        guard let (_, key) = Checkpoint.publicKey(fromVerifierKey: text) else {
+            throw CLIExit.usage("--public-key: \"\(publicKeyText)\" is not a verifier key (name+keyid+base64) or a file holding one")
+        }
+        return key
+    }
+
+    /// Reads and parses a checkpoint file, naming the file when it is not one.
+    static func readCheckpoint(_ path: String) throws -> Checkpoint {
+        guard let data = FileManager.default.contents(atPath: path) else { throw CLIExit.usage("cannot read checkpoint file \(path)") }
+        do { return try Checkpoint(parsing: String(decoding: data, as: UTF8.self)) } catch let error as LedgerError {
+            throw CLIExit.usage("\(path): \(error.message)")
+        }
+    }
+}
+
+struct CheckpointCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "checkpoint",
+        abstract: "Sign a checkpoint (origin, tree size, Merkle root, time) with the ledger's Ed25519 key, store it and print it.",
+        discussion: "Hand the checkpoint to someone outside the team: later, `handover verify --checkpoint FILE` proves the log still extends it unchanged.")
+
+    @OptionGroup var ledgerOptions: LedgerOptions
+
+    @Flag(name: .customLong("public-key"), help: "Print the ledger's verifier key instead (name+keyid+base64 public key).")
+    var printPublicKey = false
+
+    @Option(help: ArgumentHelp("Also write the checkpoint to this file.", valueName: "file"))
+    var out: String?
+
+    func run() throws {
+        let ledger = try Ledger.open(at: ledgerOptions.directory)
+        defer { ledger.close() }
+        let key = try CheckpointKey.load(from: ledger.directory)
+        if printPublicKey {
+            print(Checkpoint.verifierKey(name: try ledger.origin(), publicKey: key.publicKey))
+            return
+        }
+        let checkpoint = try ledger.signCheckpoint(with: key)
+        if let out { try write(checkpoint.text, to: out) }
+        print(checkpoint.text, terminator: "")
+    }
+}
+
+struct ProveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prove",
+        abstract: "Print an RFC 9162 inclusion proof of one event against the latest checkpoint (or --checkpoint FILE), as JSON.")
+
+    @OptionGroup var ledgerOptions: LedgerOptions
+
+    @Argument(help: "The event's sequence number.")
+    var sequence: UInt64
+
+    @Option(help: ArgumentHelp("Prove against this checkpoint instead of the latest stored one.", valueName: "file"))
+    var checkpoint: String?
+
+    @Option(help: ArgumentHelp("Also write the proof to this file.", valueName: "file"))
+    var out: String?
+
+    func run() throws {
+        let ledger = try Ledger.open(at: ledgerOptions.directory)
+        defer { ledger.close() }
+        let against: Checkpoint
+        if let checkpoint {
+            against = try EvidenceOptions.readCheckpoint(checkpoint)
+        } else if let latest = try ledger.latestCheckpoint() {
+            against = latest
+        } else {
+            throw CLIExit.usage("no checkpoint has been signed for \(ledger.directory); run `handover checkpoint` first")
+        }
+        let proof = try ledger.prove(sequence, against: against)
+        guard proof.isValid else {
+            throw CLIExit(code: ExitStatus.integrity, message: "the inclusion proof of event \(sequence) does not lead to the checkpoint's root: the log differs from what the checkpoint signed (run `handover verify --checkpoint`)")
+        }
+        let json = proof.json(publicKey: try CheckpointKey.load(from: ledger.directory).publicKey)
+        if let out { try write(json + "\n", to: out) }
+        print(json)
+    }
+}
+
+/// Writes `text` to `path`, ending the command with a usage error naming the file if it cannot.
+func write(_ text: String, to path: String) throws {
+    guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+        throw CLIExit.usage("cannot write \(path)")
+    }
+}
