@@ -24,6 +24,7 @@ struct UserFold<Store: ProjectionStore> {
                 if !u.status.isDone {
                     u.status = .transferIDGenerated
                     u.migratedAt = time
+                    u.migratedRecordedAt = event.recordedAt
                     u.migratedVia = .transferIDGeneration
                 }
             }
@@ -38,7 +39,7 @@ struct UserFold<Store: ProjectionStore> {
                 u.lastAttemptAt = time
                 u.lastError = nil
                 u.lastErrorClass = nil
-                markMigrated(&u, via: .exchange, at: time)
+                markMigrated(&u, via: .exchange, at: time, recordedAt: event.recordedAt)
                 if let email = body.email { u.email = email }
                 if let isPrivate = body.isPrivateEmail { u.isPrivateEmail = isPrivate }
             }
@@ -47,7 +48,7 @@ struct UserFold<Store: ProjectionStore> {
         case .signInVerified(let body):
             let linked = event.identifiers.transferSub != nil
             try update(event, creating: linked ? .pending : .unmatched) { u in
-                if linked { markMigrated(&u, via: .signIn, at: time) }
+                if linked { markMigrated(&u, via: .signIn, at: time, recordedAt: event.recordedAt) }
                 if let email = body.email { u.email = email }
                 if let isPrivate = body.isPrivateEmail { u.isPrivateEmail = isPrivate }
             }
@@ -72,10 +73,11 @@ struct UserFold<Store: ProjectionStore> {
         try store.setCheckpoint(event.sequence)
     }
 
-    private func markMigrated(_ u: inout UserState, via path: MigrationPath, at time: Timestamp) {
+    private func markMigrated(_ u: inout UserState, via path: MigrationPath, at time: Timestamp, recordedAt: Timestamp) {
         guard u.status != .migrated else { return }
         u.status = .migrated
         u.migratedAt = time
+        u.migratedRecordedAt = recordedAt
         u.migratedVia = path
     }
 
@@ -126,6 +128,7 @@ struct UserFold<Store: ProjectionStore> {
         if other.status > target.status {
             target.status = other.status
             target.migratedAt = other.migratedAt
+            target.migratedRecordedAt = other.migratedRecordedAt
             target.migratedVia = other.migratedVia
         }
         target.targetTeam = target.targetTeam ?? other.targetTeam

@@ -61,7 +61,11 @@ public struct UserState: Hashable, Sendable {
     public var recipientSub: String? { get { ids.recipientSub } set { ids.recipientSub = newValue } }
     public var targetTeam: String?
     public var status: UserStatus
+    /// When the migration happened: the event's occurred time (a token's `iat`) or, without
+    /// one, its recorded time.
     public var migratedAt: Timestamp?
+    /// When the ledger recorded the event that migrated the user.
+    public var migratedRecordedAt: Timestamp?
     public var migratedVia: MigrationPath?
     /// The latest email Apple reported, sealed.
     public var email: SealedValue?

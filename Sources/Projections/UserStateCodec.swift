@@ -23,7 +23,7 @@ enum UserStateCodec {
         for s in [u.accountID, u.senderSub, u.transferSub, u.recipientSub, u.targetTeam, u.lastErrorClass, u.lastError, u.email?.keyID, u.email?.combined] {
             w.optionalString(s)
         }
-        for t in [u.migratedAt, u.consentRevokedAt, u.accountDeletedAt, u.erasedAt, u.lastAttemptAt] {
+        for t in [u.migratedAt, u.consentRevokedAt, u.accountDeletedAt, u.erasedAt, u.lastAttemptAt, u.migratedRecordedAt] {
             w.optionalTime(t)
         }
         return w.bytes
@@ -58,6 +58,8 @@ enum UserStateCodec {
         u.accountDeletedAt = try r.optionalTime()
         u.erasedAt = try r.optionalTime()
         u.lastAttemptAt = try r.optionalTime()
+        // Records written before the field existed end here; a rebuild fills it in.
+        u.migratedRecordedAt = r.isAtEnd ? nil : try r.optionalTime()
         return u
     }
 
@@ -93,6 +95,8 @@ struct BinaryReader {
     var offset = 0
 
     init(_ raw: UnsafeRawBufferPointer) { self.raw = raw }
+
+    var isAtEnd: Bool { offset == raw.count }
 
     private mutating func take(_ n: Int) throws -> UnsafeRawBufferPointer {
         guard offset + n <= raw.count else { throw LedgerError(.malformedRecord, "projection record is truncated") }

@@ -20,9 +20,10 @@ public struct ComplianceQueries {
         let window = try snapshot.window()
         var users = try snapshot.allUsers().filter { $0.status.isDone }
         users.sort { ($0.migratedAt ?? $0.lastAttemptAt ?? Timestamp(microseconds: 0), $0.key) < ($1.migratedAt ?? $1.lastAttemptAt ?? Timestamp(microseconds: 0), $1.key) }
-        var table = QueryTable(columns: ["account_id", "sender_sub", "transfer_sub", "recipient_sub", "migrated_at", "via", "before_deadline"])
+        var table = QueryTable(columns: ["account_id", "sender_sub", "transfer_sub", "recipient_sub", "migrated_at", "recorded_at", "via", "before_deadline"])
         for u in users {
-            table.rows.append([cell(u.accountID), cell(u.senderSub), cell(u.transferSub), cell(u.recipientSub), cell(u.migratedAt), cell(u.migratedVia?.name), beforeDeadline(u, window)])
+            table.rows.append([cell(u.accountID), cell(u.senderSub), cell(u.transferSub), cell(u.recipientSub), cell(u.migratedAt), cell(u.migratedRecordedAt),
+                               cell(u.migratedVia?.name), beforeDeadline(u, window)])
         }
         return table
     }
@@ -77,7 +78,7 @@ public struct ComplianceQueries {
 
     /// The columns of ``state()`` and ``user(_:)``.
     public static let stateColumns = [
-        "user_key", "account_id", "sender_sub", "transfer_sub", "recipient_sub", "target_team", "status", "migrated_at", "migrated_via",
+        "user_key", "account_id", "sender_sub", "transfer_sub", "recipient_sub", "target_team", "status", "migrated_at", "migrated_recorded_at", "migrated_via",
         "before_deadline", "email", "is_private_email", "email_forwarding", "consent_revoked_at", "account_deleted_at", "erased_at",
         "attempts", "last_attempt_at", "last_error_class", "last_error", "notifications", "first_sequence", "last_sequence",
     ]
@@ -108,7 +109,7 @@ public struct ComplianceQueries {
     private func stateRow(_ u: UserState, window: TransferWindow?) throws -> [QueryTable.Cell] {
         return [
             .int(Int(u.key)), cell(u.accountID), cell(u.senderSub), cell(u.transferSub), cell(u.recipientSub), cell(u.targetTeam), .text(u.status.name),
-            cell(u.migratedAt), cell(u.migratedVia?.name), beforeDeadline(u, window), try emailCell(u), u.isPrivateEmail.map(QueryTable.Cell.bool) ?? .null,
+            cell(u.migratedAt), cell(u.migratedRecordedAt), cell(u.migratedVia?.name), beforeDeadline(u, window), try emailCell(u), u.isPrivateEmail.map(QueryTable.Cell.bool) ?? .null,
             u.emailForwarding.map { .text($0 ? "enabled" : "disabled") } ?? .null, cell(u.consentRevokedAt), cell(u.accountDeletedAt), cell(u.erasedAt),
             .int(u.attempts), cell(u.lastAttemptAt), cell(u.lastErrorClass), cell(u.lastError), .int(u.notifications),
             .int(Int(u.firstSequence)), .int(Int(u.lastSequence)),

@@ -1,0 +1,25 @@
+/// Why an export was refused or failed; `code` lets callers tell usage from I/O.
+public struct ExportError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure.
+    public struct Code: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The output exists and `--since-last` was not given.
+        public static let outputExists = Code(rawValue: "output-exists")
+        /// The output holds another ledger's export, or one with another personal-data policy.
+        public static let mismatch = Code(rawValue: "mismatch")
+        /// The output cannot be read or written.
+        public static let io = Code(rawValue: "io")
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,79 @@
+import Ledger
+import Projections
+
+/// Reads what an export writes, in one read transaction so users and events agree: the
+/// events after a sequence number and the users whose state changed after it.
+struct ExportSource {
+    let ledger: Ledger
+    let projection: UserProjection
+    let includePersonalData: Bool
+
+    /// Calls `event` for every event after `after`, then `user` for every user changed after
+    /// `usersChangedAfter`; returns the last sequence number read.
+    func read(after: UInt64, usersChangedAfter: UInt64, event: (ExportedEvent) throws -> Void, user: ([ExportCell]) throws -> Void) throws -> UInt64 {
+        let sealer = includePersonalData ? ledger.sealer : nil
+        return try projection.read(ledger) { snapshot, view in
+            let last = try snapshot.checkpoint()
+            if last > after {
+                try view.transaction.withCursor(view.schema.log) { cursor in
+                    var entry = try cursor.seek(atLeast: LedgerSchema.logKey(after + 1))
+                    while let (key, value) = entry {
+                        let sequence = BigEndian.uint64(key)
+                        if sequence > last { break }
+                        let recorded = try LogView.decode(value, sequence: sequence)
+                        let json = try JSONValue.parse(UnsafeRawBufferPointer(rebasing: value[32...]))
+                        try event(ExportedEvent(
+                            sequence: sequence, recordedAt: recorded.recordedAt, occurredAt: recorded.occurredAt, type: recorded.type.rawValue,
+                            schemaVersion: recorded.schemaVersion, identifiers: recorded.identifiers, runID: recorded.actor.runID,
+                            event: try opening(json, with: sealer),
+                            chainHash: Hex.encode(value[0..<32])))
+                        entry = try cursor.next()
+                    }
+                }
+            }
+            let table = try ComplianceQueries(snapshot: snapshot, time: .now(), sealer: sealer).state()
+            let emailColumn = table.columns.firstIndex(of: "email")!
+            let lastSequenceColumn = table.columns.firstIndex(of: "last_sequence")!
+            for row in table.rows {
+                guard case .int(let changed) = row[lastSequenceColumn], UInt64(changed) > usersChangedAfter else { continue }
+                var cells = row.map(ExportCell.init)
+                if case .text(let email) = row[emailColumn], email.contains("@") { cells[emailColumn] = .text(email) } else { cells[emailColumn] = .text(nil) }
+                try user(cells)
+            }
+            return last
+        }
+    }
+
+    /// The users columns: those of `handover query state`.
+    static var userColumns: [String] { ComplianceQueries.stateColumns }
+
+    /// `value` with each sealed value (`{"alg","ct","kid"}`) replaced by its address, or by
+    /// null without a sealer or once the key is destroyed.
+    private func opening(_ value: JSONValue, with sealer: Sealer?) throws -> JSONValue {
+        switch value {
+        case .object(let fields):
+            if fields.count == 3, fields["alg"]?.stringValue == SealedValue.algorithm,
+               let kid = fields["kid"]?.stringValue, let ct = fields["ct"]?.stringValue {
+                guard let sealer, let address = try sealer.open(SealedValue(keyID: kid, combined: ct)) else { return .null }
+                return .string(address)
+            }
+            return .object(try fields.mapValues { try opening($0, with: sealer) })
+        case .array(let items):
+            return .array(try items.map { try opening($0, with: sealer) })
+        default:
+            return value
+        }
+    }
+}
+
+extension ExportCell {
+    init(_ cell: QueryTable.Cell) {
+        switch cell {
+        case .text(let s): self = .text(s)
+        case .int(let i): self = .int(Int64(i))
+        case .bool(let b): self = .bool(b)
+        case .time(let t): self = .text(t.rfc3339)
+        case .null: self = .text(nil)
+        }
+    }
+}

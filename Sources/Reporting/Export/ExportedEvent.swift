@@ -1,0 +1,64 @@
+import Ledger
+
+/// One event as exports carry it: flat columns for filtering and joining, and the whole
+/// event as JSON with personal data opened or withheld.
+public struct ExportedEvent: Sendable {
+    public var sequence: UInt64
+    public var recordedAt: Timestamp
+    public var occurredAt: Timestamp?
+    public var type: String
+    public var schemaVersion: Int
+    public var identifiers: Identifiers
+    public var runID: String?
+    /// The whole event; every sealed value is replaced by the address (with personal data,
+    /// and only while the user's key exists) or by null.
+    public var event: JSONValue
+    /// The stored chain hash, hex.
+    public var chainHash: String
+
+    /// The column names, in the order every format writes them.
+    public static let columns = [
+        "seq", "recorded_at", "occurred_at", "type", "schema_version", "account_id", "sender_sub", "transfer_sub",
+        "recipient_sub", "jti", "run_id", "event_json", "chain_hash",
+    ]
+
+    /// The values in ``columns`` order.
+    public var cells: [ExportCell] {
+        [.int(Int64(sequence)), .text(recordedAt.rfc3339), .text(occurredAt?.rfc3339), .text(type), .int(Int64(schemaVersion)),
+         .text(identifiers.accountID), .text(identifiers.senderSub), .text(identifiers.transferSub), .text(identifiers.recipientSub),
+         .text(identifiers.jti), .text(runID), .text(String(decoding: event.canonicalBytes, as: UTF8.self)), .text(chainHash)]
+    }
+
+    /// One JSON-lines object: the flat columns, with the event nested under `event_json`.
+    public var jsonLine: JSONValue {
+        var fields = Dictionary(uniqueKeysWithValues: zip(Self.columns, cells.map(\.jsonValue)))
+        fields["event_json"] = event
+        return .object(fields)
+    }
+}
+
+/// A value in an exported row: text, integer, Boolean or null.
+public enum ExportCell: Sendable, Equatable {
+    case text(String?)
+    case int(Int64?)
+    case bool(Bool?)
+
+    /// The value as CSV text (null as empty).
+    var csvText: String {
+        switch self {
+        case .text(let v): return v ?? ""
+        case .int(let v): return v.map(String.init) ?? ""
+        case .bool(let v): return v.map { $0 ? "true" : "false" } ?? ""
+        }
+    }
+
+    /// The value as JSON (null for a missing value).
+    var jsonValue: JSONValue {
+        switch self {
+        case .text(let v?): return .string(v)
+        case .int(let v?): return .int(v)
+        case .bool(let v?): return .bool(v)
+        default: return .null
+        }
+    }
+}

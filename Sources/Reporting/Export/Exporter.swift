@@ -1,0 +1,30 @@
+import Ledger
+import Projections
+
+/// Feeds reporting: writes the users projection and the events as CSV, JSON lines or SQLite.
+///
+/// Personal data (email addresses) is opened only when asked for, and never for erased
+/// users, whose keys are gone.
+public struct Exporter {
+    let ledger: Ledger
+    let projection: UserProjection
+    /// Whether email addresses are written in clear.
+    public var includePersonalData: Bool
+
+    public init(ledger: Ledger, projection: UserProjection, includePersonalData: Bool = false) {
+        self.ledger = ledger
+        self.projection = projection
+        self.includePersonalData = includePersonalData
+    }
+
+    /// Writes a new export to `path`, or with `sinceLast` adds what is new since the export
+    /// already there. Running again after a crash neither duplicates nor skips.
+    public func export(_ format: ExportFormat, to path: String, sinceLast: Bool) throws -> ExportSummary {
+        let source = ExportSource(ledger: ledger, projection: projection, includePersonalData: includePersonalData)
+        let identity = try ledger.identity()
+        switch format {
+        case .sqlite: return try SQLiteExport(path: path, source: source, identity: identity).run(sinceLast: sinceLast)
+        case .csv, .jsonl: return try FileExport(directory: path, format: format, source: source, identity: identity).run(sinceLast: sinceLast)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Ledger
+
+/// Writes an export as a directory of CSV or JSON-lines files: `events.*` (appended to by
+/// `--since-last`), `users.*` (the whole current state, replaced each run) and
+/// `manifest.json`, which is written last, atomically, and is the run's commit point.
+///
+/// A run first cuts `events.*` back to the length the manifest records, so a crash after
+/// appending but before the manifest leaves nothing half-counted: the next run redoes it.
+struct FileExport {
+    let directory: String
+    let format: ExportFormat
+    let source: ExportSource
+    let identity: LedgerCreated
+
+    private var fileExtension: String { format == .csv ? "csv" : "jsonl" }
+    private var manifestPath: String { directory + "/manifest.json" }
+
+    func run(sinceLast: Bool) throws -> ExportSummary {
+        let fm = FileManager.default
+        var previous: UInt64 = 0
+        var eventsLength: UInt64 = 0
+        if let manifest = fm.contents(atPath: manifestPath) {
+            guard sinceLast else {
+                throw ExportError(.outputExists, "\(directory) holds an export; pass --since-last to add what is new to it, or choose a new path")
+            }
+            guard let json = try? JSONValue.parse(Array(manifest)), let fields = json.objectValue else {
+                throw ExportError(.io, "\(manifestPath) is not a JSON object")
+            }
+            guard fields["format"]?.stringValue == format.rawValue else {
+                throw ExportError(.mismatch, "\(directory) holds a \(fields["format"]?.stringValue ?? "different") export, not \(format.rawValue)")
+            }
+            try ExportSummary.checkMatches(fields.compactMapValues { $0.stringValue ?? $0.boolValue.map { $0 ? "1" : "0" } },
+                                           identity: identity, personalData: source.includePersonalData, path: directory)
+            previous = UInt64(fields["last_sequence"]?.intValue ?? 0)
+            eventsLength = UInt64(fields["events_bytes"]?.intValue ?? 0)
+        } else if fm.fileExists(atPath: directory), !((try? fm.contentsOfDirectory(atPath: directory)) ?? []).isEmpty {
+            throw ExportError(.outputExists, "\(directory) exists and is not an export directory; choose a new or empty path")
+        }
+        do { try fm.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+            throw ExportError(.io, "cannot create \(directory): \(error.localizedDescription)")
+        }
+
+        let eventsPath = directory + "/events." + fileExtension
+        if !fm.fileExists(atPath: eventsPath), !fm.createFile(atPath: eventsPath, contents: nil) { throw ExportError(.io, "cannot create \(eventsPath)") }
+        guard let events = FileHandle(forWritingAtPath: eventsPath) else { throw ExportError(.io, "cannot write \(eventsPath)") }
+        defer { try? events.close() }
+        try events.truncate(atOffset: eventsLength)
+        var pending = eventsLength == 0 ? header(ExportedEvent.columns) : ""
+        var added = 0
+        var users = header(ExportSource.userColumns)
+        var userCount = 0
+        let last = try source.read(after: previous, usersChangedAfter: 0, event: { event in
+            pending += format == .csv ? csvLine(event.cells) : String(decoding: event.jsonLine.canonicalBytes, as: UTF8.self) + "\n"
+            added += 1
+            if pending.utf8.count > 1 << 20 {
+                try events.write(contentsOf: Data(pending.utf8))
+                pending = ""
+            }
+        }, user: { cells in
+            users += format == .csv ? csvLine(cells) : String(decoding: userLine(cells).canonicalBytes, as: UTF8.self) + "\n"
+            userCount += 1
+        })
+        try events.write(contentsOf: Data(pending.utf8))
+        try events.synchronize()
+        let length = try events.offset()
+
+        try replace(directory + "/users." + fileExtension, with: Data(users.utf8))
+        let summary = ExportSummary(format: format, path: directory, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: added, usersWritten: userCount)
+        let manifest: JSONValue = .object([
+            "format": .string(format.rawValue), "ledger_id": .string(identity.ledgerID), "team_id": .string(identity.teamID),
+            "role": .string(identity.role.rawValue), "schema_version": .int(Int64(ExportSchema.version)),
+            "personal_data": .bool(source.includePersonalData), "last_sequence": .int(Int64(summary.toSequence)),
+            "events_bytes": .int(Int64(length)), "exported_at": .string(Timestamp.now().rfc3339),
+        ])
+        try replace(manifestPath, with: Data(manifest.canonicalBytes + [0x0A]))
+        return summary
+    }
+
+    private func header(_ columns: [String]) -> String {
+        format == .csv ? csvLine(columns.map { .text($0) }) : ""
+    }
+
+    private func csvLine(_ cells: [ExportCell]) -> String {
+        cells.map { cell in
+            let s = cell.csvText
+            guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+            return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }.joined(separator: ",") + "\r\n"
+    }
+
+    private func userLine(_ cells: [ExportCell]) -> JSONValue {
+        .object(Dictionary(uniqueKeysWithValues: zip(ExportSource.userColumns, cells.map(\.jsonValue))))
+    }
+
+    /// Writes `path` through a synced temporary file and a rename, so readers see the old
+    /// file or the new one.
+    private func replace(_ path: String, with data: Data) throws {
+        let temporary = path + ".tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: nil), let handle = FileHandle(forWritingAtPath: temporary) else {
+            throw ExportError(.io, "cannot write \(temporary)")
+        }
+        try handle.write(contentsOf: data)
+        try handle.synchronize()
+        try handle.close()
+        guard rename(temporary, path) == 0 else { throw ExportError(.io, "cannot rename \(temporary) to \(path)") }
+    }
+}

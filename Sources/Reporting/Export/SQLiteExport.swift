@@ -1,0 +1,67 @@
+import Foundation
+import GRDB
+import Ledger
+
+/// Writes an export into one SQLite file through GRDB, all of a run in one transaction: a
+/// crash leaves the file as the previous run left it, and the next run starts from there.
+struct SQLiteExport {
+    let path: String
+    let source: ExportSource
+    let identity: LedgerCreated
+
+    func run(sinceLast: Bool) throws -> ExportSummary {
+        let exists = FileManager.default.fileExists(atPath: path)
+        if exists && !sinceLast {
+            throw ExportError(.outputExists, "\(path) exists; pass --since-last to add what is new to it, or choose a new path")
+        }
+        let queue: DatabaseQueue
+        do { queue = try DatabaseQueue(path: path) } catch {
+            throw ExportError(.io, "cannot open \(path) as SQLite: \(error)")
+        }
+        return try queue.write { db in
+            var previous: UInt64 = 0
+            if try db.tableExists("export_meta") {
+                let meta = try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM export_meta").map { ($0["key"] as String, $0["value"] as String) })
+                try ExportSummary.checkMatches(meta, identity: identity, personalData: source.includePersonalData, path: path)
+                previous = UInt64(meta["last_sequence"] ?? "0") ?? 0
+            } else {
+                try db.execute(sql: ExportSchema.sql)
+            }
+            let insertEvent = try db.makeStatement(sql: "INSERT INTO events (\(ExportedEvent.columns.joined(separator: ", "))) VALUES (\(placeholders(ExportedEvent.columns.count)))")
+            let columns = ExportSource.userColumns
+            let upsertUser = try db.makeStatement(sql: "INSERT OR REPLACE INTO users (\(columns.joined(separator: ", "))) VALUES (\(placeholders(columns.count)))")
+            var events = 0, users = 0
+            let last = try source.read(after: previous, usersChangedAfter: previous, event: { event in
+                try insertEvent.execute(arguments: StatementArguments(event.cells.map(\.databaseValue)))
+                events += 1
+            }, user: { cells in
+                try upsertUser.execute(arguments: StatementArguments(cells.map(\.databaseValue)))
+                users += 1
+            })
+            let summary = ExportSummary(format: .sqlite, path: path, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: events, usersWritten: users)
+            let meta: [(String, String)] = [
+                ("ledger_id", identity.ledgerID), ("team_id", identity.teamID), ("role", identity.role.rawValue),
+                ("schema_version", String(ExportSchema.version)), ("personal_data", source.includePersonalData ? "1" : "0"),
+                ("last_sequence", String(summary.toSequence)),
+            ]
+            for (key, value) in meta {
+                try db.execute(sql: "INSERT OR REPLACE INTO export_meta (key, value) VALUES (?, ?)", arguments: [key, value])
+            }
+            try db.execute(sql: "INSERT INTO exports (exported_at, from_sequence, to_sequence, events_added, users_written) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [Timestamp.now().rfc3339, Int64(summary.fromSequence), Int64(summary.toSequence), events, users])
+            return summary
+        }
+    }
+
+    private func placeholders(_ n: Int) -> String { Array(repeating: "?", count: n).joined(separator: ", ") }
+}
+
+extension ExportCell {
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .text(let v): return v?.databaseValue ?? .null
+        case .int(let v): return v?.databaseValue ?? .null
+        case .bool(let v): return v?.databaseValue ?? .null
+        }
+    }
+}
