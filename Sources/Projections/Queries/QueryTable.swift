@@ -60,10 +60,9 @@ public struct QueryTable: Sendable {
         return out
     }
 
-    private func renderJSON() -> String {
-        var w = JSONWriter()
-        w.beginArray()
-        for row in rows {
+    /// The rows as a JSON array of objects keyed by column (times in RFC 3339 UTC).
+    public var json: JSONValue {
+        .array(rows.map { row in
             var object: [String: JSONValue] = [:]
             for (column, cell) in zip(columns, row) {
                 switch cell {
@@ -74,10 +73,12 @@ public struct QueryTable: Sendable {
                 case .null: object[column] = .null
                 }
             }
-            JSONValue.object(object).write(to: &w)
-        }
-        w.endArray()
-        return String(decoding: w.bytes, as: UTF8.self) + "\n"
+            return .object(object)
+        })
+    }
+
+    private func renderJSON() -> String {
+        String(decoding: json.canonicalBytes, as: UTF8.self) + "\n"
     }
 
     private func renderCSV() -> String {

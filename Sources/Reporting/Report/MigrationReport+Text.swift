@@ -1,0 +1,121 @@
+import Ledger
+import Projections
+
+extension MigrationReport {
+    /// Pending and unmatched users the terminal report lists before pointing at the query.
+    static let terminalRows = 25
+
+    /// A percentage of `part` in `whole`, one decimal ("98.3%"), or "-" for an empty whole.
+    static func percent(_ part: Int, of whole: Int) -> String {
+        guard whole > 0 else { return "-" }
+        let tenths = (part * 1000 + whole / 2) / whole
+        return "\(tenths / 10).\(tenths % 10)%"
+    }
+
+    /// "YYYY-MM-DD, deadline …, N days left (open)", or a note that none was recorded.
+    var windowLine: String {
+        guard let window else { return "not recorded (run `handover window --accepted-at DATE`): the deadline figures are empty" }
+        let state = window.isOpen(at: asOf) ? "open" : (asOf < window.acceptedAt ? "not yet open" : "closed")
+        return "accepted \(window.acceptedAt.date), deadline \(window.deadline.rfc3339), \(window.daysLeft(at: asOf)) days left (\(state))"
+    }
+
+    /// The headline figures as label → value rows, shared by the terminal and HTML reports.
+    var figures: [(label: String, value: String)] {
+        var rows: [(String, String)] = [
+            ("users known", "\(usersKnown)"),
+            ("migrated", "\(migrated) (\(Self.percent(migrated, of: usersKnown)))"),
+        ]
+        for (path, users) in migratedByPath { rows.append(("  by \(path)", "\(users)")) }
+        rows += [
+            ("migrated before the deadline", window == nil ? "-" : "\(beforeDeadline)"),
+            ("migrated after the deadline", window == nil ? "-" : "\(afterDeadline)"),
+            ("pending (not yet migrated)", "\(pending.rows.count)"),
+            ("first migration", firstMigration.map { Self.occurredAndRecorded($0.occurred, $0.recorded) } ?? "-"),
+            ("last migration", lastMigration.map { Self.occurredAndRecorded($0.occurred, $0.recorded) } ?? "-"),
+            ("notifications received", "\(notifications.reduce(0) { $0 + $1.received })"),
+            ("users who revoked consent", "\(consentRevoked)"),
+            ("accounts deleted", "\(accountsDeleted)"),
+            ("users erased", "\(usersErased)"),
+            ("unmatched users (notifications)", "\(unmatched.rows.count) (\(unmatchedNotifications))"),
+            ("sign-ins rejected", "\(signInsRejected)"),
+            ("notifications rejected", "\(notificationsRejected)"),
+        ]
+        return rows
+    }
+
+    static func occurredAndRecorded(_ occurred: Timestamp, _ recorded: Timestamp?) -> String {
+        guard let recorded, recorded != occurred else { return occurred.rfc3339 }
+        return "\(occurred.rfc3339) (recorded \(recorded.rfc3339))"
+    }
+
+    /// Migrations per day as a table.
+    var daysTable: QueryTable {
+        QueryTable(columns: ["date", "migrated", "cumulative"], rows: days.map { [.text($0.date), .int($0.migrated), .int($0.cumulative)] })
+    }
+
+    /// Notifications per type as a table, with occurred and recorded times.
+    var notificationsTable: QueryTable {
+        QueryTable(columns: ["type", "received", "since_migration", "first_occurred", "last_occurred", "first_recorded", "last_recorded"],
+                   rows: notifications.map { f in
+                       [.text(f.type), .int(f.received), .int(f.sinceMigration), cell(f.firstOccurred), cell(f.lastOccurred), cell(f.firstRecorded), cell(f.lastRecorded)]
+                   })
+    }
+
+    private func cell(_ t: Timestamp?) -> QueryTable.Cell { t.map(QueryTable.Cell.time) ?? .null }
+
+    /// The report for a terminal.
+    public var text: String {
+        var out = "Migration report: \(identity.role.rawValue) ledger \(identity.ledgerID), team \(identity.teamID)\n"
+        out += isHistorical
+            ? "As of \(asOf.rfc3339): only what had been recorded by then (events 1 to \(throughSequence))\n"
+            : "Now, \(asOf.rfc3339) (events 1 to \(throughSequence))\n"
+        out += "Transfer window: \(windowLine)\n\n"
+        let width = figures.map(\.label.count).max() ?? 0
+        for (label, value) in figures { out += "  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + "\n" }
+        func section(_ title: String, _ table: QueryTable, limit: Int? = nil, more: String = "") {
+            out += "\n\(title)\n"
+            var shown = table
+            if let limit, table.rows.count > limit {
+                shown.rows = Array(table.rows.prefix(limit))
+                out += shown.render(.table)
+                out += "(\(table.rows.count - limit) more: \(more))\n"
+            } else {
+                out += table.render(.table)
+            }
+        }
+        section("Migrations per day (when they happened, UTC)", daysTable)
+        section("Failures by class (users whose last attempt failed)", failuresByClass)
+        section("Pending users, with days left and the last error", pending, limit: Self.terminalRows, more: "handover query pending")
+        section("Apple notifications by type (occurred = Apple's event_time)", notificationsTable)
+        section("Unmatched users (Apple told us about them; no migration step named them)", unmatched, limit: Self.terminalRows, more: "handover query unmatched")
+        return out
+    }
+
+    /// The report as one JSON object for machines.
+    public var json: JSONValue {
+        func time(_ t: Timestamp?) -> JSONValue { t.map { .string($0.rfc3339) } ?? .null }
+        func migration(_ m: (occurred: Timestamp, recorded: Timestamp?)?) -> JSONValue {
+            guard let m else { return .null }
+            return .object(["occurred_at": time(m.occurred), "recorded_at": time(m.recorded)])
+        }
+        var windowValue: JSONValue = .null
+        if let window {
+            windowValue = .object(["accepted_at": time(window.acceptedAt), "deadline": time(window.deadline), "window_days": .int(Int64(window.windowDays)),
+                                   "days_left": .int(Int64(window.daysLeft(at: asOf))), "open": .bool(window.isOpen(at: asOf))])
+        }
+        return .object([
+            "ledger_id": .string(identity.ledgerID), "team_id": .string(identity.teamID), "role": .string(identity.role.rawValue),
+            "as_of": time(asOf), "historical": .bool(isHistorical), "through_sequence": .int(Int64(throughSequence)), "window": windowValue,
+            "users_known": .int(Int64(usersKnown)), "migrated": .int(Int64(migrated)),
+            "migrated_by_path": .object(Dictionary(uniqueKeysWithValues: migratedByPath.map { ($0.path, JSONValue.int(Int64($0.users))) })),
+            "migrated_before_deadline": window == nil ? .null : .int(Int64(beforeDeadline)),
+            "migrated_after_deadline": window == nil ? .null : .int(Int64(afterDeadline)),
+            "first_migration": migration(firstMigration), "last_migration": migration(lastMigration),
+            "migrations_per_day": daysTable.json, "pending": pending.json, "failures_by_class": failuresByClass.json,
+            "notifications_by_type": notificationsTable.json,
+            "consent_revoked": .int(Int64(consentRevoked)), "accounts_deleted": .int(Int64(accountsDeleted)), "users_erased": .int(Int64(usersErased)),
+            "unmatched_users": unmatched.json, "unmatched_notifications": .int(Int64(unmatchedNotifications)),
+            "sign_ins_rejected": .int(Int64(signInsRejected)), "notifications_rejected": .int(Int64(notificationsRejected)),
+        ])
+    }
+}

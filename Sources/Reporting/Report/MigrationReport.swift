@@ -1,0 +1,151 @@
+import Ledger
+import Projections
+
+/// The standard questions about a migration, answered from one picture of the ledger: now,
+/// or as of a time (only what had been recorded by then).
+///
+/// The user figures come from the same ``ComplianceQueries`` the `query` commands run, so the
+/// report and the queries cannot disagree; the notification figures come from the events.
+public struct MigrationReport: Sendable {
+    /// One day's migrations.
+    public struct Day: Sendable, Equatable {
+        /// YYYY-MM-DD (UTC).
+        public var date: String
+        public var migrated: Int
+        /// Users migrated on this day or before.
+        public var cumulative: Int
+    }
+
+    /// Notifications of one type.
+    public struct NotificationFigures: Sendable, Equatable {
+        public var type: String
+        public var received: Int
+        /// Of those, about a migrated user and occurred after that user migrated.
+        public var sinceMigration: Int
+        /// Apple's event_time, first and last.
+        public var firstOccurred: Timestamp?
+        public var lastOccurred: Timestamp?
+        /// When the ledger recorded them, first and last.
+        public var firstRecorded: Timestamp?
+        public var lastRecorded: Timestamp?
+    }
+
+    /// The ledger answered from.
+    public var identity: LedgerCreated
+    /// The time the answer is for: `--as-of`, or when the report was made.
+    public var asOf: Timestamp
+    /// Whether `asOf` was asked for (an answer about the past).
+    public var isHistorical: Bool
+    /// The last event the answer includes.
+    public var throughSequence: UInt64
+    public var window: TransferWindow?
+
+    /// Users a migration step named (not counting unmatched ones).
+    public var usersKnown: Int
+    public var migrated: Int
+    /// Migrated users by path (exchange, sign-in, transfer-id-generation), largest first.
+    public var migratedByPath: [(path: String, users: Int)]
+    public var beforeDeadline: Int
+    public var afterDeadline: Int
+    /// First and last migration: when it happened and when it was recorded.
+    public var firstMigration: (occurred: Timestamp, recorded: Timestamp?)?
+    public var lastMigration: (occurred: Timestamp, recorded: Timestamp?)?
+    public var days: [Day]
+
+    /// `query pending`: not migrated yet, with days left and the last error.
+    public var pending: QueryTable
+    /// `query failures --by-class`.
+    public var failuresByClass: QueryTable
+    /// `query unmatched`.
+    public var unmatched: QueryTable
+
+    public var notifications: [NotificationFigures]
+    /// Notifications per day of occurrence, per type.
+    public var notificationDays: [(date: String, counts: [String: Int])]
+    public var consentRevoked: Int
+    public var accountsDeleted: Int
+    public var usersErased: Int
+    /// Notifications about users no migration step named.
+    public var unmatchedNotifications: Int
+    public var signInsRejected: Int
+    public var notificationsRejected: Int
+
+    /// Answers from the stored projections (now) or from the events recorded up to `asOf`.
+    public static func make(ledger: Ledger, projection: UserProjection, asOf: Timestamp?) throws -> MigrationReport {
+        let identity = try ledger.identity()
+        if let asOf {
+            let snapshot = try UserProjection.asOf(asOf, in: ledger)
+            return try ledger.read { view in try make(identity: identity, snapshot: snapshot, view: view, time: asOf, historical: true) }
+        }
+        return try projection.read(ledger) { snapshot, view in
+            try make(identity: identity, snapshot: snapshot, view: view, time: .now(), historical: false)
+        }
+    }
+
+    private static func make(identity: LedgerCreated, snapshot: any ProjectionSnapshot, view: LogView, time: Timestamp, historical: Bool) throws -> MigrationReport {
+        let queries = ComplianceQueries(snapshot: snapshot, time: time, sealer: nil)
+        let window = try snapshot.window()
+        let through = try snapshot.checkpoint()
+        var known = 0, before = 0, after = 0, consent = 0, deleted = 0, erased = 0
+        var byPath: [String: Int] = [:]
+        var perDay: [String: Int] = [:]
+        var migrations: [(occurred: Timestamp, recorded: Timestamp?)] = []
+        try snapshot.forEachUser { u in
+            if u.status != .unmatched { known += 1 }
+            if u.consentRevokedAt != nil { consent += 1 }
+            if u.accountDeletedAt != nil { deleted += 1 }
+            if u.erasedAt != nil { erased += 1 }
+            guard u.status.isDone, let at = u.migratedAt else { return }
+            byPath[u.migratedVia?.name ?? "unknown", default: 0] += 1
+            perDay[at.date, default: 0] += 1
+            migrations.append((at, u.migratedRecordedAt))
+            if let window { if at < window.deadline { before += 1 } else { after += 1 } }
+        }
+        migrations.sort { $0.occurred < $1.occurred }
+        var cumulative = 0
+        let days = perDay.keys.sorted().map { date in
+            cumulative += perDay[date]!
+            return Day(date: date, migrated: perDay[date]!, cumulative: cumulative)
+        }
+        let unmatched = try queries.unmatched()
+        let unmatchedNotifications = unmatched.rows.reduce(0) { sum, row in
+            if case .int(let n) = row[unmatched.columns.firstIndex(of: "notifications")!] { return sum + n }
+            return sum
+        }
+        let (notifications, notificationDays) = try notificationFigures(view: view, snapshot: snapshot, through: through)
+        return MigrationReport(
+            identity: identity, asOf: time, isHistorical: historical, throughSequence: through, window: window,
+            usersKnown: known, migrated: migrations.count,
+            migratedByPath: byPath.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { ($0.key, $0.value) },
+            beforeDeadline: before, afterDeadline: after, firstMigration: migrations.first, lastMigration: migrations.last, days: days,
+            pending: try queries.pending(), failuresByClass: try queries.failuresByClass(), unmatched: unmatched,
+            notifications: notifications, notificationDays: notificationDays,
+            consentRevoked: consent, accountsDeleted: deleted, usersErased: erased, unmatchedNotifications: unmatchedNotifications,
+            signInsRejected: try view.sequences(of: .signInRejected).filter { $0 <= through }.count,
+            notificationsRejected: try view.sequences(of: .notificationRejected).filter { $0 <= through }.count)
+    }
+
+    private static func notificationFigures(view: LogView, snapshot: any ProjectionSnapshot, through: UInt64) throws
+        -> ([NotificationFigures], [(date: String, counts: [String: Int])]) {
+        var figures: [String: NotificationFigures] = [:]
+        var perDay: [String: [String: Int]] = [:]
+        for sequence in try view.sequences(of: .notificationReceived) where sequence <= through {
+            guard let event = try view.event(sequence), case .notificationReceived(let body) = event.body else { continue }
+            let type = body.kind.rawValue
+            var f = figures[type] ?? NotificationFigures(type: type, received: 0, sinceMigration: 0)
+            f.received += 1
+            f.firstOccurred = min(f.firstOccurred ?? body.eventTime, body.eventTime)
+            f.lastOccurred = max(f.lastOccurred ?? body.eventTime, body.eventTime)
+            f.firstRecorded = f.firstRecorded ?? event.recordedAt
+            f.lastRecorded = event.recordedAt
+            if let user = try event.identifiers.all.lazy.compactMap({ try snapshot.user(with: $0) }).first,
+               user.status.isDone, let migratedAt = user.migratedAt, body.eventTime >= migratedAt {
+                f.sinceMigration += 1
+            }
+            figures[type] = f
+            perDay[body.eventTime.date, default: [:]][type, default: 0] += 1
+        }
+        let order = NotificationReceived.Kind.allCases.map(\.rawValue)
+        return (order.compactMap { figures[$0] }, perDay.keys.sorted().map { ($0, perDay[$0]!) })
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import Ledger
+import Reporting
+
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "The standard questions answered: users known and migrated (by path, per day, before the deadline), pending, failures, notifications, erasures.",
+        discussion: "--html FILE also writes one self-contained page (inline SVG charts and CSS, no scripts) that prints well to PDF.")
+
+    @OptionGroup var ledgerOptions: LedgerOptions
+
+    @Option(help: "Output: text or json.")
+    var format: EvidenceOptions.Format = .text
+
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("Answer from the events recorded up to this time (RFC 3339, or a date meaning midnight UTC).", valueName: "time"))
+    var asOfText: String?
+
+    @Option(help: ArgumentHelp("Also write the report as one self-contained HTML file.", valueName: "file"))
+    var html: String?
+
+    func validate() throws {
+        if let asOfText { _ = try parseTime(asOfText, option: "--as-of") }
+    }
+
+    func run() throws {
+        let (ledger, projection) = try ledgerOptions.open()
+        defer { ledger.close() }
+        let report = try MigrationReport.make(ledger: ledger, projection: projection, asOf: try asOfText.map { try parseTime($0, option: "--as-of") })
+        if let html { try write(report.html, to: html) }
+        switch format {
+        case .text: print(report.text, terminator: "")
+        case .json: print(String(decoding: report.json.canonicalBytes, as: UTF8.self))
+        }
+    }
+}
