@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Ledger
+
+/// `report` and `export` on a demo ledger, checked against the queries, the events and
+/// the sqlite3 command-line tool.
+@Suite("report and export on the command line")
+struct ReportAndExportTests {
+    let dir = TemporaryDirectory()
+
+    private func handover(_ args: String...) throws -> (status: Int32, out: String, err: String) {
+        try runProduct("handover", args)
+    }
+
+    private func json(_ args: String...) throws -> JSONValue {
+        let r = try runProduct("handover", args)
+        #expect(r.status == 0, "\(args): \(r.err)")
+        return try JSONValue.parse(Array(r.out.utf8))
+    }
+
+    private func demoLedger() throws -> String {
+        let result = try runProduct("handover", ["demo", "--users", "300", "--directory", dir.sub("demo")])
+        #expect(result.status == 0, "\(result.err)")
+        return dir.sub("demo/recipient")
+    }
+
+    @Test("the report agrees with the queries and the events, now and as of before and after the exchange run")
+    func reportAgrees() throws {
+        let path = try demoLedger()
+        let report = try json("report", "--ledger", path, "--format", "json")
+        let migrated = try json("query", "migrated", "--ledger", path, "--format", "json").arrayValue ?? []
+        #expect(report["migrated"]?.intValue == Int64(migrated.count))
+        #expect(try json("query", "pending", "--ledger", path, "--format", "json") == report["pending"])
+        #expect(try json("query", "unmatched", "--ledger", path, "--format", "json") == report["unmatched_users"])
+        #expect(try json("query", "failures", "--by-class", "--ledger", path, "--format", "json") == report["failures_by_class"])
+
+        // From the events: exchanged users, then sign-ins that linked a transfer_sub not exchanged.
+        let events = try json("query", "events", "--ledger", path, "--format", "json").arrayValue ?? []
+        func of(_ type: String) -> [JSONValue] { events.filter { $0["type"]?.stringValue == type } }
+        let exchanged = Set(of("transfer-id-exchanged").compactMap { $0["identifiers"]?["transfer_sub"]?.stringValue })
+        let signedIn = Set(of("sign-in-verified").compactMap { $0["identifiers"]?["transfer_sub"]?.stringValue }).subtracting(exchanged)
+        #expect(report["migrated_by_path"]?["exchange"]?.intValue == Int64(exchanged.count))
+        #expect(report["migrated_by_path"]?["sign-in"]?.intValue == Int64(signedIn.count))
+        #expect(report["migrated"]?.intValue == Int64(exchanged.count + signedIn.count))
+        var byType: [String: Int64] = [:]
+        for n in of("notification-received") { byType[n["body"]?["notification_type"]?.stringValue ?? "", default: 0] += 1 }
+        for row in report["notifications_by_type"]?.arrayValue ?? [] {
+            #expect(row["received"]?.intValue == byType[row["type"]?.stringValue ?? ""], "\(row)")
+        }
+        #expect((report["notifications_by_type"]?.arrayValue ?? []).count == byType.count)
+        #expect(report["notifications_rejected"]?.intValue == Int64(of("notification-rejected").count))
+        #expect(report["users_erased"]?.intValue == Int64(Set(of("user-erased").compactMap { $0["identifiers"]?["recipient_sub"]?.stringValue }).count))
+        #expect(report["through_sequence"]?.intValue == events.last?["seq"]?.intValue)
+
+        // As of just before the first exchange was recorded, and as of the hundredth.
+        let exchangedTimes = of("transfer-id-exchanged").compactMap { $0["recorded_at"]?.stringValue.flatMap(Timestamp.init(rfc3339:)) }
+        let first = try #require(exchangedTimes.first)
+        let before = Timestamp(microseconds: first.microseconds - 1).rfc3339
+        let early = try json("report", "--ledger", path, "--format", "json", "--as-of", before)
+        #expect(early["migrated"]?.intValue == Int64((try json("query", "migrated", "--ledger", path, "--format", "json", "--as-of", before).arrayValue ?? []).count))
+        #expect(early["migrated_by_path"]?["exchange"] == nil)
+        let middle = exchangedTimes[99]
+        let during = try json("report", "--ledger", path, "--format", "json", "--as-of", middle.rfc3339)
+        let migratedThen = try json("query", "migrated", "--ledger", path, "--format", "json", "--as-of", middle.rfc3339).arrayValue ?? []
+        #expect(during["migrated"]?.intValue == Int64(migratedThen.count))
+        #expect(during["migrated_by_path"]?["exchange"]?.intValue == Int64(exchangedTimes.filter { $0 <= middle }.count))
+        #expect(during["historical"]?.boolValue == true)
+
+        // The terminal report and the HTML file.
+        let text = try handover("report", "--ledger", path, "--html", dir.sub("report.html"))
+        #expect(text.status == 0 && text.out.contains("migrated before the deadline"), "\(text.err)")
+        let html = try String(contentsOfFile: dir.sub("report.html"), encoding: .utf8)
+        #expect(html.hasPrefix("<!DOCTYPE html>") && html.contains("<svg ") && !html.contains("<script"))
+    }
+
+    @Test("SQLite export matches query state, opens in sqlite3, adds exactly the new rows with --since-last, holds emails only when asked")
+    func sqliteExport() throws {
+        let path = try demoLedger()
+        let file = dir.sub("export.sqlite")
+        var r = try handover("export", "--ledger", path, "--format", "sqlite", "--out", file)
+        #expect(r.status == 0, "\(r.err)")
+        let state = try json("query", "state", "--ledger", path, "--format", "json").arrayValue ?? []
+        let users = try sqlite(file, "SELECT * FROM users ORDER BY user_key")
+        #expect(users.count == state.count)
+        for (row, expected) in zip(users, state) {
+            for (column, value) in expected.objectValue ?? [:] {
+                let exported = row[column] ?? .null
+                switch (column, value) {
+                case ("email", _): #expect(exported == .null, "no email without --include-personal-data")
+                case (_, .bool(let b)): #expect(exported == .int(b ? 1 : 0), "\(column)")
+                default: #expect(exported == value, "\(column): \(exported) vs \(value)")
+                }
+            }
+        }
+        let head = try #require(try json("query", "events", "--ledger", path, "--format", "json", "--limit", "1").arrayValue?.first?["seq"]?.intValue)
+        #expect(try sqlite(file, "SELECT count(*) AS n, max(seq) AS last FROM events").first == ["n": .int(head), "last": .int(head)])
+
+        // A further run: 40 new users exchanged. --since-last adds exactly those events and users.
+        r = try runProduct("handover-lab", ["append", "--ledger", path, "--count", "40", "--prefix", "later"])
+        #expect(r.status == 0, "\(r.err)")
+        r = try handover("export", "--ledger", path, "--format", "sqlite", "--out", file, "--since-last")
+        #expect(r.status == 0 && r.out.contains("40 events added") && r.out.contains("40 users written"), "\(r.out)\(r.err)")
+        #expect(try sqlite(file, "SELECT count(*) AS n FROM events").first?["n"] == .int(head + 40))
+        #expect(try sqlite(file, "SELECT count(*) AS n FROM users").first?["n"] == .int(Int64(state.count + 40)))
+        r = try handover("export", "--ledger", path, "--format", "sqlite", "--out", file, "--since-last")
+        #expect(r.out.contains("0 events added"))
+        #expect(try sqlite(file, "SELECT count(*) AS n FROM exports").first?["n"] == .int(3))
+        #expect(try handover("export", "--ledger", path, "--format", "sqlite", "--out", file).status == 2, "an existing file needs --since-last")
+        #expect(try handover("export", "--ledger", path, "--format", "sqlite", "--out", file, "--since-last", "--include-personal-data").status == 2,
+                "one file, one personal-data policy")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        #expect(bytes.range(of: Data("@privaterelay".utf8)) == nil, "no address anywhere in the file without --include-personal-data")
+
+        // With personal data: addresses for users with keys, none for erased users.
+        let personal = dir.sub("personal.sqlite")
+        #expect(try handover("export", "--ledger", path, "--format", "sqlite", "--out", personal, "--include-personal-data").status == 0)
+        let withEmail = try sqlite(personal, "SELECT count(*) AS n FROM users WHERE email LIKE '%@%'").first?["n"]?.intValue ?? 0
+        #expect(withEmail > 0)
+        #expect(try sqlite(personal, "SELECT count(*) AS n FROM users WHERE erased_at IS NOT NULL AND email IS NOT NULL").first?["n"] == .int(0))
+        #expect(try sqlite(personal, "SELECT count(*) AS n FROM users WHERE erased_at IS NOT NULL").first?["n"] != .int(0))
+        let erasedSubs = try sqlite(personal, "SELECT recipient_sub FROM users WHERE erased_at IS NOT NULL").compactMap { $0["recipient_sub"]?.stringValue }
+        for sub in erasedSubs {
+            let rows = try sqlite(personal, "SELECT event_json FROM events WHERE recipient_sub = '\(sub)' AND event_json LIKE '%@%'")
+            #expect(rows.isEmpty, "an erased user's address is in an exported event")
+        }
+    }
+
+    @Test("CSV export: --since-last after a crash mid-append neither duplicates nor skips")
+    func csvResumes() throws {
+        let path = try demoLedger()
+        let out = dir.sub("csv")
+        #expect(try handover("export", "--ledger", path, "--format", "csv", "--out", out).status == 0)
+        _ = try runProduct("handover-lab", ["append", "--ledger", path, "--count", "25", "--prefix", "later"])
+        // A crash after appending rows but before the manifest: rows the manifest does not count.
+        let events = out + "/events.csv"
+        let handle = try #require(FileHandle(forWritingAtPath: events))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("999999,half-written-row\r\n".utf8))
+        try handle.close()
+        let r = try handover("export", "--ledger", path, "--format", "csv", "--out", out, "--since-last")
+        #expect(r.status == 0 && r.out.contains("25 events added"), "\(r.out)\(r.err)")
+        let lines = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\r\n").dropFirst()
+        let sequences = lines.compactMap { Int($0.prefix { $0 != "," }) }
+        let head = try #require(try json("query", "events", "--ledger", path, "--format", "json", "--limit", "1").arrayValue?.first?["seq"]?.intValue)
+        #expect(sequences == Array(1...Int(head)), "every event once, in order")
+        let users = try String(contentsOfFile: out + "/users.csv", encoding: .utf8).split(separator: "\r\n").count - 1
+        let state = try json("query", "state", "--ledger", path, "--format", "json").arrayValue ?? []
+        #expect(users == state.count)
+    }
+
+    /// Rows of a query run by the sqlite3 command-line tool, as JSON objects.
+    private func sqlite(_ file: String, _ sql: String) throws -> [[String: JSONValue]] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = ["-json", "-readonly", file, sql]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        guard !data.isEmpty else { return [] }
+        return (try JSONValue.parse(Array(data)).arrayValue ?? []).compactMap(\.objectValue)
+    }
+}
