@@ -110,4 +110,10 @@ public final class WriteTransaction: ReadTransaction {
         checkValid()
         try LMDBError.check(mdb_drop(handle, database.handle, 0), "mdb_drop(\(database.name))")
     }
+
+    /// Deletes `database` itself from the environment; its handle is invalid afterwards.
+    public func drop(_ database: Database) throws {
+        checkValid()
+        try LMDBError.check(mdb_drop(handle, database.handle, 1), "mdb_drop(\(database.name), delete)")
+    }
 }

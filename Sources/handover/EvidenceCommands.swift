@@ -48,7 +48,10 @@ struct CheckpointCommand: ParsableCommand {
     func run() throws {
         let ledger = try Ledger.open(at: ledgerOptions.directory)
         defer { ledger.close() }
-        let key = try CheckpointKey.load(from: ledger.directory)
+        let (key, created) = try CheckpointKey.loadOrCreate(in: ledger.directory)
+        if created {
+            FileHandle.standardError.write(Data("note: this ledger predates checkpoints; made its signing key \(CheckpointKey.path(in: ledger.directory))\n".utf8))
+        }
         if printPublicKey {
             print(Checkpoint.verifierKey(name: try ledger.origin(), publicKey: key.publicKey))
             return

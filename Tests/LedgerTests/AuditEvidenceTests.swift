@@ -140,3 +140,37 @@ struct AuditEvidenceTests {
         #expect(report.problem?.contains("Merkle node at level 4, index 2") == true, "\(report.problem ?? "")")
     }
 }
+
+@Suite("Audit evidence: ledgers written before the Merkle tree")
+struct MerkleUpgradeTests {
+    @Test("opening a ledger without the tree builds it from the log, and appends continue it")
+    func upgradeBuildsTheTree() async throws {
+        let dir = TemporaryDirectory()
+        var ledger: Ledger? = try await Ledger.create(at: dir.sub("l"), testIdentity())
+        for i in 0..<40 {
+            _ = try await ledger!.append(EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: Failure(kind: .timeout, message: "timeout \(i)"))),
+                                                    identifiers: Identifiers(accountID: "acct-\(i)")))
+        }
+        let rootBefore = try ledger!.read { try $0.merkleFrontier().root }
+        // Make it look like a ledger from before: no tree databases, no edge in meta.
+        _ = try ledger!.environment.write { txn in
+            try txn.drop(ledger!.schema.merkle)
+            try txn.drop(ledger!.schema.checkpoints)
+            return try txn.delete(ledger!.schema.meta, key: LedgerSchema.merkleKey)
+        }
+        ledger!.close()
+        ledger = nil
+
+        let reopened = try Ledger.open(at: dir.sub("l"))
+        defer { reopened.close() }
+        #expect(try reopened.read { try $0.merkleFrontier().root } == rootBefore)
+        _ = try await reopened.append(EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: Failure(kind: .timeout, message: "later"))),
+                                                 identifiers: Identifiers(accountID: "acct-late")))
+        let report = try reopened.verify()
+        #expect(report.isIntact, "\(report.problem ?? "")")
+        #expect(report.eventCount == 42)
+        let key = try CheckpointKey.load(from: dir.sub("l"))
+        let checkpoint = try reopened.signCheckpoint(with: key)
+        #expect(try reopened.prove(20, against: checkpoint).isValid)
+    }
+}

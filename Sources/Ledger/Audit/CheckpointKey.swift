@@ -27,11 +27,18 @@ public struct CheckpointKey: Sendable {
         return CheckpointKey(privateKey: key)
     }
 
+    /// Reads the key of the ledger in `directory`, making one first for a ledger created
+    /// before checkpoints existed; `created` says whether it did.
+    public static func loadOrCreate(in directory: String) throws -> (key: CheckpointKey, created: Bool) {
+        if FileManager.default.fileExists(atPath: path(in: directory)) { return (try load(from: directory), false) }
+        return (try create(in: directory), true)
+    }
+
     /// Reads the key of the ledger in `directory`.
     public static func load(from directory: String) throws -> CheckpointKey {
         let path = path(in: directory)
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw LedgerError(.sealing, "\(path) is missing: this ledger has no checkpoint key (run `handover checkpoint --create-key` once)")
+            throw LedgerError(.sealing, "\(path) is missing: this ledger has no checkpoint key yet (`handover checkpoint` makes one)")
         }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard let raw = Data(base64Encoded: text), let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw) else {
