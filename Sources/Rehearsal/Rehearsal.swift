@@ -146,6 +146,9 @@ public struct Rehearsal {
           handover query events --type notification-rejected --ledger \(recipientDir)
           handover query state --as-of \(acceptedAt.rfc3339) --ledger \(recipientDir)
           handover verify --ledger \(recipientDir)
+          handover report --ledger \(recipientDir) --html report.html
+          handover export --ledger \(recipientDir) --format sqlite --out handover.sqlite
+          handover checkpoint --ledger \(recipientDir) --out checkpoint.txt
         """)
     }
 

@@ -4,10 +4,6 @@ import Ledger
 
 /// `--public-key`, shared by the commands that check a checkpoint's signature.
 struct EvidenceOptions: ParsableArguments {
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, json
-    }
-
     @Option(name: .customLong("public-key"), help: ArgumentHelp("The verifier key to check signatures with, or a file holding it (default: the ledger's own key).", valueName: "key"))
     var publicKeyText: String?
 
@@ -96,12 +92,5 @@ struct ProveCommand: ParsableCommand {
         let json = proof.json(publicKey: try CheckpointKey.load(from: ledger.directory).publicKey)
         if let out { try write(json + "\n", to: out) }
         print(json)
-    }
-}
-
-/// Writes `text` to `path`, ending the command with a usage error naming the file if it cannot.
-func write(_ text: String, to path: String) throws {
-    guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
-        throw CLIExit.usage("cannot write \(path)")
     }
 }

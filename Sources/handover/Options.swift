@@ -45,3 +45,15 @@ func parseTime(_ text: String, option: String) throws -> Timestamp {
     }
     return time
 }
+
+/// `--format` of the commands that print prose or one JSON object (report, verify).
+enum TextOrJSON: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
+
+/// Writes `text` to `path`, ending the command with a usage error naming the file if it cannot.
+func write(_ text: String, to path: String) throws {
+    guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+        throw CLIExit.usage("cannot write \(path)")
+    }
+}

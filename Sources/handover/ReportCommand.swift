@@ -12,7 +12,7 @@ struct ReportCommand: ParsableCommand {
     @OptionGroup var ledgerOptions: LedgerOptions
 
     @Option(help: "Output: text or json.")
-    var format: EvidenceOptions.Format = .text
+    var format: TextOrJSON = .text
 
     @Option(name: .customLong("as-of"), help: ArgumentHelp("Answer from the events recorded up to this time (RFC 3339, or a date meaning midnight UTC).", valueName: "time"))
     var asOfText: String?

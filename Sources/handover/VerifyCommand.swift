@@ -19,7 +19,7 @@ struct VerifyCommand: ParsableCommand {
     var checkpoint: String?
 
     @Option(help: "Output: text, or json with the consistency proof (with --checkpoint).")
-    var format: EvidenceOptions.Format = .text
+    var format: TextOrJSON = .text
 
     func run() throws {
         let ledger = try Ledger.open(at: ledgerOptions.directory)
