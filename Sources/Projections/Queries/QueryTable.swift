@@ -81,13 +81,15 @@ public struct QueryTable: Sendable {
         String(decoding: json.canonicalBytes, as: UTF8.self) + "\n"
     }
 
+    /// One CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, quote or line break.
+    public static func csvField(_ s: String) -> String {
+        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
     private func renderCSV() -> String {
-        func field(_ s: String) -> String {
-            guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
-            return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        }
-        var out = columns.map(field).joined(separator: ",") + "\r\n"
-        for row in rows { out += row.map { field($0.text) }.joined(separator: ",") + "\r\n" }
+        var out = columns.map(QueryTable.csvField).joined(separator: ",") + "\r\n"
+        for row in rows { out += row.map { QueryTable.csvField($0.text) }.joined(separator: ",") + "\r\n" }
         return out
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Ledger
+import Projections
 
 /// Writes an export as a directory of CSV or JSON-lines files: `events.*` (appended to by
 /// `--since-last`), `users.*` (the whole current state, replaced each run) and
@@ -82,11 +83,7 @@ struct FileExport {
     }
 
     private func csvLine(_ cells: [ExportCell]) -> String {
-        cells.map { cell in
-            let s = cell.csvText
-            guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
-            return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        }.joined(separator: ",") + "\r\n"
+        cells.map { QueryTable.csvField($0.csvText) }.joined(separator: ",") + "\r\n"
     }
 
     private func userLine(_ cells: [ExportCell]) -> JSONValue {
