@@ -21,11 +21,8 @@ struct LedgerOptions: ParsableArguments {
     }
 }
 
-/// `--format` and `--as-of`, shared by the queries.
-struct OutputOptions: ParsableArguments {
-    @Option(help: "Output format: table, json or csv.")
-    var format: QueryTable.Format = .table
-
+/// `--as-of`, shared by the queries and the report.
+struct AsOfOptions: ParsableArguments {
     @Option(name: .customLong("as-of"), help: ArgumentHelp("Answer from the events recorded up to this time (RFC 3339, or a date meaning midnight UTC).", valueName: "time"))
     var asOfText: String?
 
@@ -34,6 +31,16 @@ struct OutputOptions: ParsableArguments {
     func validate() throws {
         if let asOfText { _ = try parseTime(asOfText, option: "--as-of") }
     }
+}
+
+/// `--format` and `--as-of`, shared by the queries.
+struct OutputOptions: ParsableArguments {
+    @Option(help: "Output format: table, json or csv.")
+    var format: QueryTable.Format = .table
+
+    @OptionGroup var time: AsOfOptions
+
+    var asOf: Timestamp? { time.asOf }
 }
 
 extension QueryTable.Format: ExpressibleByArgument {}

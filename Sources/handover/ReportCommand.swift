@@ -14,20 +14,15 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "Output: text or json.")
     var format: TextOrJSON = .text
 
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("Answer from the events recorded up to this time (RFC 3339, or a date meaning midnight UTC).", valueName: "time"))
-    var asOfText: String?
+    @OptionGroup var time: AsOfOptions
 
     @Option(help: ArgumentHelp("Also write the report as one self-contained HTML file.", valueName: "file"))
     var html: String?
 
-    func validate() throws {
-        if let asOfText { _ = try parseTime(asOfText, option: "--as-of") }
-    }
-
     func run() throws {
         let (ledger, projection) = try ledgerOptions.open()
         defer { ledger.close() }
-        let report = try MigrationReport.make(ledger: ledger, projection: projection, asOf: try asOfText.map { try parseTime($0, option: "--as-of") })
+        let report = try MigrationReport.make(ledger: ledger, projection: projection, asOf: time.asOf)
         if let html { try write(report.html, to: html) }
         switch format {
         case .text: print(report.text, terminator: "")

@@ -131,7 +131,7 @@ struct AuditEvidenceTests {
         let (ledger, _) = try await ledger(events: 64, in: dir)
         defer { ledger.close() }
         #expect(try ledger.verify().isIntact)
-        let nodeKey = MerkleFrontier.nodeKey(level: 4, index: 2)
+        let nodeKey = LedgerSchema.merkleNodeKey(level: 4, index: 2)
         _ = try ledger.environment.write { txn in
             try txn.put(ledger.schema.merkle, key: nodeKey, value: [UInt8](repeating: 7, count: 32))
         }

@@ -9,12 +9,14 @@ extension Ledger {
     /// and returns it. Events appended meanwhile belong to the next checkpoint.
     public func signCheckpoint(with key: CheckpointKey, at time: Timestamp = .now()) throws -> Checkpoint {
         let origin = try origin()
-        return try environment.write { txn in
-            let tree = try LogView(txn, schema: schema).merkleFrontier()
-            let checkpoint = try Checkpoint(origin: origin, treeSize: tree.size, rootHash: tree.root, time: time, key: key)
+        let tree = try read { try $0.merkleFrontier() }
+        // Signed outside the write transaction; the key is the size signed, so appends in
+        // between change nothing stored here.
+        let checkpoint = try Checkpoint(origin: origin, treeSize: tree.size, rootHash: tree.root, time: time, key: key)
+        _ = try environment.write { txn in
             try txn.put(schema.checkpoints, key: BigEndian.bytes(tree.size), value: Array(checkpoint.text.utf8))
-            return checkpoint
         }
+        return checkpoint
     }
 
     /// The stored checkpoint with the largest tree size, if any was signed.

@@ -15,7 +15,7 @@ extension LogView {
         guard let raw = try record(sequence), raw.count > 32 else {
             throw LedgerError(.malformedRecord, "event \(sequence) is missing from the log")
         }
-        return MerkleHash.leaf(UnsafeRawBufferPointer(rebasing: raw[32...]))
+        return MerkleHash.leaf(storedRecord: raw)
     }
 
     /// RFC 9162's MTH over leaves `range` (leaf indices), from stored nodes where it can.
@@ -29,7 +29,7 @@ extension LogView {
         if count.nonzeroBitCount == 1, range.lowerBound % count == 0 {
             let level = count.trailingZeroBitCount
             if level >= MerkleFrontier.lowestStoredLevel {
-                let key = MerkleFrontier.nodeKey(level: level, index: range.lowerBound >> UInt64(level))
+                let key = LedgerSchema.merkleNodeKey(level: level, index: range.lowerBound >> UInt64(level))
                 guard let node = try transaction.get(schema.merkle, key: key), node.count == 32 else {
                     throw LedgerError(.malformedRecord, "the Merkle node over leaves \(range.lowerBound)..<\(range.upperBound) is missing")
                 }

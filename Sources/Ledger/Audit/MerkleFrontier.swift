@@ -1,3 +1,5 @@
+import LMDB
+
 /// The right edge of the log's Merkle tree: enough to append a leaf and to compute the root.
 ///
 /// It holds the root of each perfect subtree the leaves so far form, largest first (one per
@@ -53,11 +55,11 @@ public struct MerkleFrontier: Equatable, Sendable {
         peaks = stride(from: 8, to: raw.count, by: 32).map { Array(raw[$0..<($0 + 32)]) }
     }
 
-    /// The `merkle` database key of a stored node: the index of its last leaf (8 bytes,
-    /// big-endian) ‖ its level (1 byte). Nodes complete in this order, so keys only grow.
-    static func nodeKey(level: Int, index: UInt64) -> [UInt8] {
-        var key = BigEndian.bytes(((index + 1) << UInt64(level)) - 1)
-        key.append(UInt8(level))
-        return key
+    /// Adds the leaf of a stored log record (chain hash ‖ event JSON) and writes each node
+    /// it completes at a stored level into `database`, in the caller's transaction.
+    mutating func append(storedRecord record: UnsafeRawBufferPointer, writingNodesTo database: Database, in txn: WriteTransaction) throws {
+        try append(leafHash: MerkleHash.leaf(storedRecord: record)) { level, index, node in
+            try txn.put(database, key: LedgerSchema.merkleNodeKey(level: level, index: index), value: node, flags: .append)
+        }
     }
 }

@@ -16,6 +16,11 @@ public enum MerkleHash {
         return Array(hasher.finalize())
     }
 
+    /// The leaf hash of a log value as stored: its event JSON, after the 32-byte chain hash.
+    public static func leaf(storedRecord raw: UnsafeRawBufferPointer) -> [UInt8] {
+        leaf(UnsafeRawBufferPointer(rebasing: raw[32...]))
+    }
+
     /// The leaf hash of one record's bytes.
     public static func leaf(_ record: [UInt8]) -> [UInt8] {
         record.withUnsafeBytes { leaf($0) }

@@ -16,9 +16,7 @@ enum MerkleTreeBuilder {
                 try txn.withCursor(log) { cursor in
                     var entry = try cursor.first()
                     while let (_, value) = entry {
-                        try tree.append(leafHash: MerkleHash.leaf(UnsafeRawBufferPointer(rebasing: value[32...]))) { level, index, node in
-                            try txn.put(databases[0], key: MerkleFrontier.nodeKey(level: level, index: index), value: node, flags: .append)
-                        }
+                        try tree.append(storedRecord: value, writingNodesTo: databases[0], in: txn)
                         entry = try cursor.next()
                     }
                 }

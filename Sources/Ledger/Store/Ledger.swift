@@ -166,10 +166,7 @@ public final class Ledger: Sendable {
                     value.withUnsafeMutableBytes { $0.copyBytes(from: hash) }
                     let empty: [UInt8] = []
                     try txn.put(schema.log, key: sequenceKey, value: value, flags: .append)
-                    let leaf = value.withUnsafeBytes { MerkleHash.leaf(UnsafeRawBufferPointer(rebasing: $0[32...])) }
-                    try tree.append(leafHash: leaf) { level, index, node in
-                        try txn.put(schema.merkle, key: MerkleFrontier.nodeKey(level: level, index: index), value: node, flags: .append)
-                    }
+                    try value.withUnsafeBytes { try tree.append(storedRecord: $0, writingNodesTo: schema.merkle, in: txn) }
                     try txn.put(schema.byTime, key: LedgerSchema.timeKey(recordedAt, sequence), value: empty, flags: .append)
                     try txn.put(schema.byType, key: event.typePrefix + sequenceKey, value: empty)
                     for prefix in event.identifierKeys {

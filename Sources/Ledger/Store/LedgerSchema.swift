@@ -63,6 +63,14 @@ public struct LedgerSchema: Sendable {
         return key
     }
 
+    /// The `merkle` database key of a stored node: the index of its last leaf (8 bytes,
+    /// big-endian) ‖ its level (1 byte). Nodes complete in this order, so keys only grow.
+    public static func merkleNodeKey(level: Int, index: UInt64) -> [UInt8] {
+        var key = BigEndian.bytes(((index + 1) << UInt64(level)) - 1)
+        key.append(UInt8(level))
+        return key
+    }
+
     /// The time-index key of an event.
     public static func timeKey(_ time: Timestamp, _ sequence: UInt64) -> [UInt8] {
         var key = BigEndian.bytes(UInt64(bitPattern: time.microseconds))

@@ -65,8 +65,8 @@ extension Ledger {
                             return report(sequence, "recorded_at \(event.recordedAt) is earlier than the previous event's \(previousTime)")
                         }
                         var badNode: String?
-                        try tree.append(leafHash: MerkleHash.leaf(UnsafeRawBufferPointer(rebasing: value[32...]))) { level, index, node in
-                            let stored = try view.transaction.get(schema.merkle, key: MerkleFrontier.nodeKey(level: level, index: index))
+                        try tree.append(leafHash: MerkleHash.leaf(storedRecord: value)) { level, index, node in
+                            let stored = try view.transaction.get(schema.merkle, key: LedgerSchema.merkleNodeKey(level: level, index: index))
                             if stored != node, badNode == nil { badNode = "level \(level), index \(index)" }
                         }
                         if let badNode { return report(sequence, "the stored Merkle node at \(badNode) does not match the records") }
