@@ -26,11 +26,11 @@ public struct AccessToken: Sendable, CustomStringConvertible {
         SHA256.hash(data: Data(secret.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
-    /// Renew this long before expiry: a fifth of the lifetime, at most five minutes.
-    public var refreshMargin: Double { min(300, lifetime / 5) }
-
-    /// Whether the token should be replaced at `now` (before it expires, never after a failure).
-    public func needsRefresh(at now: Date) -> Bool { now >= expiresAt.addingTimeInterval(-refreshMargin) }
+    /// Whether the token should be replaced at `now` under `renewal` (before it expires,
+    /// never after a failure).
+    public func needsRefresh(at now: Date, renewal: TokenRenewal = TokenRenewal()) -> Bool {
+        now >= expiresAt.addingTimeInterval(-renewal.margin(lifetime: lifetime))
+    }
 
     public var description: String { "AccessToken(\(fingerprint)…, expires \(expiresAt))" }
 }

@@ -15,6 +15,7 @@ public actor AppleSession {
     public nonisolated let retryPolicy: RetryPolicy
     private let signer: ClientSecretSigner
     private let clientSecretLifetime: Int64
+    private let tokenRenewal: TokenRenewal
     private let onToken: @Sendable (TokenOutcome) async throws -> Void
     private let onRetry: @Sendable (AppleIDError) -> Void
     private var secret: ClientSecret?
@@ -24,10 +25,11 @@ public actor AppleSession {
     /// - Parameters:
     ///   - onToken: called with each new token before any call uses it (record it here), or
     ///     with the failure that ended a token request.
+    ///   - tokenRenewal: how long before expiry the access token is renewed.
     ///   - onRetry: hears of every transient failure that is retried.
     public init(
         client: AppleIDClient, credentials: AppleCredentials, retryPolicy: RetryPolicy = RetryPolicy(),
-        clientSecretLifetime: Int64 = ClientSecretSigner.defaultLifetime,
+        clientSecretLifetime: Int64 = ClientSecretSigner.defaultLifetime, tokenRenewal: TokenRenewal = TokenRenewal(),
         onToken: @escaping @Sendable (TokenOutcome) async throws -> Void = { _ in },
         onRetry: @escaping @Sendable (AppleIDError) -> Void = { _ in }
     ) {
@@ -36,6 +38,7 @@ public actor AppleSession {
         self.retryPolicy = retryPolicy
         self.signer = ClientSecretSigner(credentials: credentials)
         self.clientSecretLifetime = clientSecretLifetime
+        self.tokenRenewal = tokenRenewal
         self.onToken = onToken
         self.onRetry = onRetry
     }
@@ -52,7 +55,7 @@ public actor AppleSession {
     /// The current access token, fetched (once, however many callers wait) when there is
     /// none or it is close to expiry.
     public func accessToken() async throws -> AccessToken {
-        if let token, !token.needsRefresh(at: Date()) { return token }
+        if let token, !token.needsRefresh(at: Date(), renewal: tokenRenewal) { return token }
         if let refreshing { return try await refreshing.value }
         let secret = try clientSecret()
         let task = Task { [client, credentials, retryPolicy, onToken, onRetry] in

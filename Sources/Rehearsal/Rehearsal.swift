@@ -30,7 +30,7 @@ public struct Rehearsal {
         let usersPath = directory + "/users.csv", handoffPath = directory + "/handoff.csv", exchangedPath = directory + "/exchanged.csv"
         let lateRowsPath = directory + "/handoff-late.csv"
         let acceptedAt = Timestamp(seconds: (Timestamp.now().seconds / 86_400 - 20) * 86_400)
-        say("Rehearsing a transfer of \(users) users of \(clientID) from team \(senderTeam) to team \(recipientTeam) in \(directory)\n")
+        say("Rehearsing a transfer of \(users) users of \(clientID) from team \(senderTeam) to team \(recipientTeam)\n  in \(directory)\n")
 
         // Apple's stand-in, with both teams' keys and the transfer on record.
         let apple = try SimulatorDirectory(path: directory + "/apple")
@@ -38,7 +38,7 @@ public struct Rehearsal {
         let recipientKey = try apple.registerTeam(recipientTeam, clientIDs: [clientID], keyID: "KEYB222222")
         try apple.recordTransfer(.init(clientID: clientID, fromTeam: senderTeam, toTeam: recipientTeam, acceptedAt: acceptedAt.seconds))
         var rules = SimulatedApple.Rules()
-        rules.tokenLifetime = 4
+        rules.tokenLifetime = 8
         rules.revokedFraction = 0.015
         var faults = FaultInjection()
         faults.latencyMilliseconds = 5
@@ -50,7 +50,8 @@ public struct Rehearsal {
         let simulator = try await RunningSimulator(SimulatorServer(directory: apple, rules: rules, faults: faults, logger: quiet))
         defer { Task { await simulator.stop() } }
         let endpoints = AppleEndpoints(baseURL: simulator.baseURL)
-        say("Apple stand-in on \(simulator.baseURL): 5 ms latency, 3% HTTP 429, 3% HTTP 500, 2% dropped connections, 1.5% of users revoked consent, 4 s access tokens")
+        say(TerminalText.wrap("Apple stand-in on \(simulator.baseURL): 5 ms latency, 3% HTTP 429, 3% HTTP 500, 2% dropped connections, "
+                              + "1.5% of users revoked consent, 8 s access tokens (renewed with 6 s left)", continuation: "  "))
 
         // Each team's ledger, with the transfer date that starts the 60-day window.
         for (path, team, role) in [(senderDir, senderTeam, LedgerCreated.Role.sender), (recipientDir, recipientTeam, .recipient)] {
@@ -68,6 +69,9 @@ public struct Rehearsal {
             job.options.outputPath = output
             job.options.concurrency = 32
             job.retryPolicy = RetryPolicy(maximumAttempts: 4, baseDelay: 0.05, maximumDelay: 1)
+            // Short tokens show renewal; renewing with most of the lifetime left keeps a slow
+            // machine from sending a call with a token that expires on the way.
+            job.tokenRenewal = TokenRenewal(fraction: 0.75)
             return job
         }
         let logger = quiet
@@ -98,21 +102,22 @@ public struct Rehearsal {
         let recipientProjection = UserProjection()
         let recipient = try Ledger.open(at: recipientDir, folders: [recipientProjection])
         defer { recipient.close() }
-        let exchangedRows = try String(contentsOfFile: exchangedPath, encoding: .utf8).split(separator: "\n").dropFirst()
+        let exchangedRows = try CSVTable(path: exchangedPath).rows
 
         // 5. Team B runs `handover serve`: the app backend reports sign-ins, Apple notifies.
         let heard = try await ServeRehearsal(ledger: recipient, projection: recipientProjection, simulator: simulator, recipientTeam: recipientTeam,
                                              clientID: clientID, logger: logger)
-            .run(heldBack: heldBack, exchanged: exchangedRows.map { String($0.split(separator: ",", omittingEmptySubsequences: false)[1]) })
+            .run(heldBack: heldBack, exchanged: exchangedRows.compactMap { $0["transfer_sub"] })
         say("\n$ handover serve --ledger recipient   (team B; \(heard.url))")
-        say("  POST /apple/sign-ins: \(heard.signIns) identity tokens from the app backend (users not yet exchanged and 5 already exchanged)")
-        say("  POST /apple/notifications: " + heard.notifications.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
-        say("  answers: " + heard.answers.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ") + "; \(heard.erased) users erased (account deleted, policy erase)")
+        say(TerminalText.wrap("  POST /apple/sign-ins: \(heard.signIns) identity tokens from the app backend (users not yet exchanged and 5 already exchanged)"))
+        say(TerminalText.wrap("  POST /apple/notifications: " + heard.notifications.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")))
+        say(TerminalText.wrap("  answers: " + heard.answers.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ")
+                              + "; \(heard.erased) users erased (account deleted, policy erase)"))
 
         // 6. Support erases two users on request; the chain still verifies.
         let eraser = UserEraser(ledger: recipient, projection: recipientProjection)
-        for row in exchangedRows.prefix(2) {
-            _ = try await eraser.erase(String(row.split(separator: ",", omittingEmptySubsequences: false)[2]), reason: "user asked for deletion (support ticket)")
+        for sub in exchangedRows.prefix(2).compactMap({ $0["sub"] }) {
+            _ = try await eraser.erase(sub, reason: "user asked for deletion (support ticket)")
         }
 
         say("")
@@ -127,16 +132,18 @@ public struct Rehearsal {
             return (try q.window(), try q.migrated(), try q.pending(), try q.failuresByClass(), try q.unmatched())
         }
         say("\n== Transfer window (team B) ==\n" + answers.0.render(.table))
-        let migrated = answers.1.rows
-        let byPath = Dictionary(grouping: migrated, by: { $0[5].text }).mapValues(\.count).sorted { $0.key < $1.key }.map { "\($0.value) by \($0.key)" }
-        say("== Who migrated ==\n\(migrated.count) of \(users) users (\(byPath.joined(separator: ", "))), first \(migrated.first?[4].text ?? "-"), last \(migrated.last?[4].text ?? "-")\n")
-        say("== Who is pending and why (first 8 of \(answers.2.rows.count)) ==\n" + QueryTable(columns: answers.2.columns, rows: Array(answers.2.rows.prefix(8))).render(.table))
-        say("== Failures by class (every attempt that failed, team B) ==\n" + answers.3.render(.table))
+        say("== Who migrated (team B) ==\n" + migratedLines(answers.1) + "\n")
+        let pending = answers.2
+        say("== Who is pending and why (first \(min(8, pending.rows.count)) of \(pending.rows.count)) ==\n" + pending.prefix(8).withoutEmptyColumns().render(.table))
+        say("== Failures by class (users whose last attempt failed, team B) ==\n" + answers.3.render(.table))
         say("== Unmatched: Apple told us about users no migration step named ==\n" + answers.4.render(.table))
-        say("Apple stand-in answered: " + simulator.server.stats.snapshot.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + "\n")
+        say(TerminalText.wrap("Apple stand-in answered: " + simulator.server.stats.snapshot.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
+                              continuation: "  ") + "\n")
         let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
         say("""
-        Rehearsal finished in \(seconds) s. Files: \(usersPath), \(handoffPath), \(exchangedPath). Explore further:
+        Rehearsal finished in \(seconds) s. Files in \(directory):
+          users.csv (team A's list), handoff.csv and handoff-late.csv (to team B), exchanged.csv (team B's new identifiers)
+        Explore further:
           handover query pending   --ledger \(recipientDir)
           handover query migrated  --ledger \(recipientDir) --format csv
           handover query user acct-00007    --ledger \(recipientDir)
@@ -152,6 +159,18 @@ public struct Rehearsal {
         """)
     }
 
+    /// "N of M users migrated (E by exchange, S by sign-in)" and the first and last
+    /// migration, from the rows of `query migrated`.
+    private func migratedLines(_ migrated: QueryTable) -> String {
+        var byPath: [String: Int] = [:]
+        for row in migrated.rows { byPath[row["via"] == .null ? "unknown" : row["via"].text, default: 0] += 1 }
+        let named = [MigrationPath.exchange.name, MigrationPath.signIn.name]
+        let others = byPath.keys.filter { !named.contains($0) }.sorted()
+        let paths = (named + others).map { "\(byPath[$0] ?? 0) by \($0)" }.joined(separator: ", ")
+        let times = migrated.rows.map { $0["migrated_at"].text }.filter { !$0.isEmpty }
+        return "\(migrated.rows.count) of \(users) users migrated (\(paths))\nfirst \(times.min() ?? "-"), last \(times.max() ?? "-")"
+    }
+
     /// Team A's user list: `sub` and `account_id`, with one duplicate row to show the warning.
     private func writeUsers(to path: String) throws {
         var text = "sub,account_id\r\n"
@@ -164,11 +183,11 @@ public struct Rehearsal {
     /// Moves the last `count` rows of a handoff file into `late`; returns their transfer_subs.
     private func holdBack(_ count: Int, of path: String, into late: String) throws -> [String] {
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: true)
-        guard lines.count > count + 1 else { return [] }
+        guard lines.count > count + 1, let header = lines.first else { return [] }
         let kept = lines.dropLast(count), moved = lines.suffix(count)
         try Data((kept.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
-        try Data(([lines[0]] + moved).joined(separator: "\n").appending("\n").utf8).write(to: URL(fileURLWithPath: late))
-        return moved.map { String($0.split(separator: ",", omittingEmptySubsequences: false)[1]) }
+        try Data(([header] + moved).joined(separator: "\n").appending("\n").utf8).write(to: URL(fileURLWithPath: late))
+        return try CSVTable(path: late).rows.compactMap { $0["transfer_sub"] }
     }
 
     private func indent(_ text: String) -> String { text.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") }

@@ -61,8 +61,10 @@ struct QueryCommand: AsyncParsableCommand {
             let events = try EventQuery.history(of: user, until: output.asOf, in: ledger)
             switch output.format {
             case .table:
-                for (column, cell) in zip(table.columns, table.rows[0]) where cell != .null {
-                    print("\(column.padding(toLength: 20, withPad: " ", startingAt: 0)) \(cell.text)")
+                for row in table.rows {
+                    for (column, cell) in zip(row.columns, row.cells) where cell != .null {
+                        print("\(column.padding(toLength: 20, withPad: " ", startingAt: 0)) \(cell.text)")
+                    }
                 }
                 print("\nHistory:")
                 print(EventQuery.table(events).render(.table), terminator: "")

@@ -126,7 +126,7 @@ struct ProjectionRuleTests {
         let table = try f.projection.read(f.ledger) { snapshot, _ in
             try ComplianceQueries(snapshot: snapshot, time: .now(), sealer: nil).unmatched()
         }
-        let subs = table.rows.map { $0[1].text }.sorted()
+        let subs = table.rows.map { $0["recipient_sub"].text }.sorted()
         #expect(subs == ["B.stranger", "B.walk-in"])
         #expect(try f.user(.recipientSub, "B.stranger")?.consentRevokedAt != nil)
         #expect(try f.user(.recipientSub, "B.7")?.status == .migrated)

@@ -21,7 +21,7 @@ struct ProcessTests {
         let report = try ledger.verify()
         #expect(report.isIntact, "\(report.problem ?? "")")
         #expect(report.eventCount == 20_001)
-        let acked = Set((ra.out + rb.out).split(separator: "\n").map { UInt64($0.split(separator: " ")[2])! })
+        let acked = Set((ra.out + rb.out).split(separator: "\n").compactMap { Acknowledgement(String($0))?.sequence })
         #expect(acked.count == 20_000)
         #expect(acked == Set(2...20_001))
     }
@@ -55,10 +55,9 @@ struct ProcessTests {
             process.waitUntilExit()
             if process.terminationReason == .uncaughtSignal { kills += 1 }
             for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-                let parts = line.split(separator: " ")
-                guard parts.count == 3, let i = Int(parts[1]), let seq = UInt64(parts[2]) else { continue }
-                if let earlier = acknowledged[i] { #expect(earlier == seq, "event \(i) acknowledged as \(earlier) and \(seq)") }
-                acknowledged[i] = seq
+                guard let ack = Acknowledgement(String(line)) else { continue }
+                if let earlier = acknowledged[ack.index] { #expect(earlier == ack.sequence, "event \(ack.index) acknowledged as \(earlier) and \(ack.sequence)") }
+                acknowledged[ack.index] = ack.sequence
             }
             if !killing {
                 #expect(process.terminationStatus == 0, "the final run completes")
@@ -78,5 +77,18 @@ struct ProcessTests {
         }
         #expect(mismatches.isEmpty, "acknowledged events missing or duplicated: \(mismatches.prefix(5))")
         #expect(acknowledged.count == total)
+    }
+}
+
+/// One line `ack i seq` of `handover-lab append`: event i is durable as sequence seq.
+private struct Acknowledgement {
+    let index: Int
+    let sequence: UInt64
+
+    init?(_ line: String) {
+        guard let match = try? #/^ack (?<index>\d+) (?<sequence>\d+)$/#.wholeMatch(in: line),
+              let index = Int(match.output.index), let sequence = UInt64(match.output.sequence) else { return nil }
+        self.index = index
+        self.sequence = sequence
     }
 }

@@ -83,10 +83,9 @@ final class AppleFixture: Sendable {
         return job
     }
 
-    /// Reads a CSV this package wrote: header and rows.
-    static func readCSV(_ path: String) throws -> (header: [String], rows: [[String]]) {
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-        return (lines.first ?? [], Array(lines.dropFirst()))
+    /// Reads a CSV this package wrote: header and rows, fields by column name.
+    static func readCSV(_ path: String) throws -> CSVTable {
+        try CSVTable(path: path)
     }
 
     /// Events of `type` in the ledger at `path`.

@@ -1,5 +1,6 @@
 import Foundation
 import Ledger
+import Migration
 import Testing
 import TestSupport
 
@@ -37,11 +38,30 @@ struct ExchangeCrashTests {
         #expect(Set(transferSubs).count == total)
         let report = try ledger.verify()
         #expect(report.isIntact, "\(report.problem ?? "")")
-        let rows = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").dropFirst()
+        let rows = try CSVTable(path: output).rows
         #expect(rows.count == total)
-        #expect(Set(rows.map { $0.split(separator: ",")[0] }).count == total, "every account once in the output")
-        let runs = try ledger.read { try $0.sequences(of: .runStarted).count }
-        #expect(runs == rounds)
+        #expect(Set(rows.compactMap { $0["account_id"] }).count == total, "every account once in the output")
+
+        // Every run that started either finished or was cut off by a kill and resumed by a
+        // later run; the last one finished with exit 0. A round killed before its process
+        // recorded "run started" leaves no run at all, so runs are counted, not rounds.
+        let (started, ended) = try ledger.read { view in
+            (try view.sequences(of: .runStarted).compactMap { try view.event($0) }, try view.sequences(of: .runFinished).compactMap { try view.event($0) })
+        }
+        let finishedRuns = Dictionary(uniqueKeysWithValues: ended.map { ($0.actor.runID ?? "", $0) })
+        #expect(ended.count >= rounds - kills, "every round that was not killed recorded its end")
+        #expect(started.count >= ended.count && started.count <= rounds)
+        for (index, run) in started.enumerated() {
+            guard let end = finishedRuns[run.actor.runID ?? ""] else {
+                #expect(index < started.count - 1, "run \(run.actor.runID ?? "?") never finished and no later run resumed it")
+                continue
+            }
+            #expect(end.sequence > run.sequence)
+        }
+        #expect(Set(ended.compactMap(\.actor.runID)).isSubset(of: Set(started.compactMap(\.actor.runID))), "every finished run had started")
+        let last = try #require(started.last.flatMap { finishedRuns[$0.actor.runID ?? ""] })
+        guard case .runFinished(let body) = last.body else { Issue.record("not a run-finished event"); return }
+        #expect(body.exitStatus == 0)
         #expect(try runProduct("handover", ["verify", "--ledger", b]).status == 0)
     }
 }

@@ -23,20 +23,20 @@ struct MigrationRunTests {
         #expect(generated.succeeded == 199 && generated.failed == 1 && generated.exitStatus == 1)
         let handoffCSV = try AppleFixture.readCSV(handoff)
         #expect(handoffCSV.header == ["account_id", "transfer_sub"])
-        #expect(handoffCSV.rows.count == 199 && !handoffCSV.rows.contains { $0[0] == "acct-7" })
+        #expect(handoffCSV.rows.count == 199 && !handoffCSV.rows.contains { $0["account_id"] == "acct-7" })
 
         let result = try await fixture.job(.exchange, ledger: b, input: handoff, output: exchanged).execute(logger: fixture.logger)
         #expect(result.succeeded == 199 && result.failed == 0 && result.exitStatus == 0)
         let out = try AppleFixture.readCSV(exchanged)
         #expect(out.header == ["account_id", "transfer_sub", "sub", "email", "is_private_email"])
-        let transferByAccount = Dictionary(uniqueKeysWithValues: handoffCSV.rows.map { ($0[0], $0[1]) })
+        let transferByAccount = Dictionary(uniqueKeysWithValues: handoffCSV.rows.map { ($0["account_id"] ?? "", $0["transfer_sub"] ?? "") })
         #expect(out.rows.count == 199)
         for row in out.rows {
-            #expect(transferByAccount[row[0]] == row[1], "account \(row[0]) joins to its transfer_sub")
-            #expect(row[2].hasPrefix("001") && !row[2].isEmpty)
+            #expect(transferByAccount[row["account_id"] ?? ""] == row["transfer_sub"], "account \(row["account_id"] ?? "-") joins to its transfer_sub")
+            #expect(row["sub"]?.hasPrefix("001") == true)
         }
-        #expect(Set(out.rows.map { $0[2] }).count == 199, "every user gets a distinct sub")
-        #expect(out.rows.contains { $0[4] == "true" && $0[3].hasSuffix("@privaterelay.appleid.com") })
+        #expect(Set(out.rows.compactMap { $0["sub"] }).count == 199, "every user gets a distinct sub")
+        #expect(out.rows.contains { $0["is_private_email"] == "true" && $0["email"]?.hasSuffix("@privaterelay.appleid.com") == true })
 
         // The same transfer_sub exchanged twice gives the same sub (Apple's rule), and a
         // re-run records nothing new for users already done.
@@ -59,24 +59,29 @@ struct MigrationRunTests {
             #expect(try !filesContain(ledger, ".\(AppleFixture.senderTeam).\(Base64URL.encode(Data(AppleFixture.clientID.utf8)))."), "no access token")
             #expect(try !filesContain(ledger, ".\(AppleFixture.recipientTeam).\(Base64URL.encode(Data(AppleFixture.clientID.utf8)))."), "no access token")
         }
-        let email = try #require(out.rows.first { !$0[3].isEmpty }?[3])
+        let email = try #require(out.rows.lazy.compactMap { $0["email"] }.first { !$0.isEmpty })
         #expect(try !filesContain(b, email))
         await fixture.simulator.stop()
     }
 
     @Test("a token shorter than the run is refreshed before it expires, without a failed call")
     func tokenRefresh() async throws {
+        // Apple's hour-long tokens are renewed 5 minutes before expiry. Here 8 s tokens are
+        // renewed with 6 s left: each serves 2 s, and a call would have to spend 6 s between
+        // taking its token and reaching the stand-in to arrive with an expired one.
+        #expect(TokenRenewal().margin(lifetime: 3600) == 300 && TokenRenewal().margin(lifetime: 60) == 12)
         var rules = SimulatedApple.Rules()
-        rules.tokenLifetime = 4
+        rules.tokenLifetime = 8
         var faults = FaultInjection()
         faults.latencyMilliseconds = 25
         let fixture = try await AppleFixture.start(rules: rules, faults: faults, in: dir)
         let a = try await fixture.ledger(.sender)
         var job = fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(200), output: fixture.path + "/out.csv")
         job.options.concurrency = 1
+        job.tokenRenewal = TokenRenewal(fraction: 0.75)
         let summary = try await job.execute(logger: fixture.logger)
         #expect(summary.succeeded == 200 && summary.failed == 0 && summary.retries == 0)
-        #expect(summary.tokensIssued >= 2, "a 4 s token over a run of at least 5 s is renewed")
+        #expect(summary.tokensIssued >= 2, "a token renewed after 2 s, over a run of at least 5 s (200 calls of 25 ms), is renewed")
         let stats = fixture.simulator.server.stats.snapshot
         #expect(stats["usermigrationinfo.invalid_token"] == nil, "no call was made with an expired token: \(stats)")
         #expect(stats["usermigrationinfo.200"] == 200)

@@ -4,10 +4,19 @@ import Foundation
 /// or line breaks; CRLF or LF; a UTF-8 byte-order mark ignored), every row keeping the line
 /// it started on so problems can name it.
 public struct CSVTable: Sendable {
-    /// One row and the 1-based line it starts on.
-    public struct Row: Sendable {
+    /// One row and the 1-based line it starts on, its fields read by the header's names.
+    public struct Row: Sendable, Equatable {
         public let line: Int
         public let fields: [String]
+        /// The file's header row.
+        public let header: [String]
+
+        /// The field under the header's `column`; nil when the header has no such column or
+        /// this row ends before it.
+        public subscript(_ column: String) -> String? {
+            guard let index = header.firstIndex(of: column), index < fields.count else { return nil }
+            return fields[index]
+        }
     }
 
     /// The header row's field names.
@@ -15,10 +24,16 @@ public struct CSVTable: Sendable {
     /// The data rows (blank lines are skipped).
     public let rows: [Row]
 
+    /// Reads and parses the file at `path`; throws an ``InputProblem`` when it cannot be read.
+    public init(path: String) throws {
+        guard let data = FileManager.default.contents(atPath: path) else { throw InputProblem(file: path, line: nil, "cannot be read (does it exist?)") }
+        try self.init(bytes: Array(data), file: path)
+    }
+
     /// Parses `bytes`; throws ``InputProblem``s naming a line for an unterminated quote,
     /// text after a closing quote, invalid UTF-8 or a missing header.
     public init(bytes: [UInt8], file: String) throws {
-        var rows: [Row] = []
+        var rows: [(line: Int, fields: [String])] = []
         var fields: [String] = []
         var field: [UInt8] = []
         var line = 1
@@ -38,7 +53,7 @@ public struct CSVTable: Sendable {
         }
         func finishRow() throws {
             try finishField()
-            if rowHasContent { rows.append(Row(line: rowLine, fields: fields)) }
+            if rowHasContent { rows.append((rowLine, fields)) }
             fields.removeAll(keepingCapacity: true)
             rowHasContent = false
         }
@@ -89,7 +104,8 @@ public struct CSVTable: Sendable {
         guard !inQuotes else { throw InputProblem(file: file, line: rowLine, "opens a quoted field that never closes") }
         try finishRow()
         guard let first = rows.first else { throw InputProblem(file: file, line: 1, "is empty: expected a header row") }
-        self.header = first.fields.map { $0.trimmingCharacters(in: .whitespaces) }
-        self.rows = Array(rows.dropFirst())
+        let header = first.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+        self.header = header
+        self.rows = rows.dropFirst().map { Row(line: $0.line, fields: $0.fields, header: header) }
     }
 }

@@ -33,6 +33,8 @@ public struct MigrationJob: Sendable {
     public var force = false
     public var retryPolicy = RetryPolicy()
     public var clientSecretLifetime = ClientSecretSigner.defaultLifetime
+    /// When the access token is renewed; the default suits Apple's hour-long tokens.
+    public var tokenRenewal = TokenRenewal()
     public var requestTimeout: Double = 30
 
     public init(kind: Kind, ledgerDirectory: String, inputPath: String, credentials: AppleCredentials, endpoints: AppleEndpoints) {
@@ -66,7 +68,8 @@ public struct MigrationJob: Sendable {
         let run = MigrationRun(ledger: ledger, projection: projection, step: step, users: users, options: options, logger: logger)
         let client = AppleIDClient(endpoints: endpoints, maximumConnections: options.concurrency, requestTimeout: .milliseconds(Int64(requestTimeout * 1000)))
         do {
-            let summary = try await run.run(client: client, credentials: credentials, retryPolicy: retryPolicy, clientSecretLifetime: clientSecretLifetime)
+            let summary = try await run.run(client: client, credentials: credentials, retryPolicy: retryPolicy, clientSecretLifetime: clientSecretLifetime,
+                                            tokenRenewal: tokenRenewal)
             try await client.shutdown()
             return summary
         } catch {

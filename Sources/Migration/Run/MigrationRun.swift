@@ -70,7 +70,7 @@ public struct MigrationRun: Sendable {
     /// Runs the migration against `client` with `credentials` and returns the summary.
     /// "run started" and "run finished" bracket everything the run records.
     public func run(client: AppleIDClient, credentials: AppleCredentials, retryPolicy: RetryPolicy = RetryPolicy(),
-                    clientSecretLifetime: Int64 = ClientSecretSigner.defaultLifetime) async throws -> RunSummary {
+                    clientSecretLifetime: Int64 = ClientSecretSigner.defaultLifetime, tokenRenewal: TokenRenewal = TokenRenewal()) async throws -> RunSummary {
         let started = ContinuousClock.now
         let plan = try plan()
         var summary = RunSummary(command: step.command, users: users.users.count)
@@ -89,7 +89,7 @@ public struct MigrationRun: Sendable {
         let progress = RunProgress(total: plan.pending.count)
         let ledger = self.ledger
         let session = AppleSession(
-            client: client, credentials: credentials, retryPolicy: retryPolicy, clientSecretLifetime: clientSecretLifetime,
+            client: client, credentials: credentials, retryPolicy: retryPolicy, clientSecretLifetime: clientSecretLifetime, tokenRenewal: tokenRenewal,
             onToken: { outcome in
                 switch outcome {
                 case .issued(let token):

@@ -71,7 +71,7 @@ public struct RunSummary: Sendable {
             lines.append(String(format: "  %.1f s, %.0f users/s", durationSeconds, Double(succeeded + failed) / max(durationSeconds, 0.001)))
         }
         lines.append("  exit status \(exitStatus): " + (exitStatus == 0 ? "every user is done" : exitStatus == 3 ? "credentials refused" : "\(users - done) users are not done"))
-        return lines.joined(separator: "\n")
+        return lines.map { TerminalText.wrap($0) }.joined(separator: "\n")
     }
 
     /// The summary as one JSON object.

@@ -22,8 +22,11 @@ public struct ComplianceQueries {
         users.sort { ($0.migratedAt ?? $0.lastAttemptAt ?? Timestamp(microseconds: 0), $0.key) < ($1.migratedAt ?? $1.lastAttemptAt ?? Timestamp(microseconds: 0), $1.key) }
         var table = QueryTable(columns: ["account_id", "sender_sub", "transfer_sub", "recipient_sub", "migrated_at", "recorded_at", "via", "before_deadline"])
         for u in users {
-            table.rows.append([cell(u.accountID), cell(u.senderSub), cell(u.transferSub), cell(u.recipientSub), cell(u.migratedAt), cell(u.migratedRecordedAt),
-                               cell(u.migratedVia?.name), beforeDeadline(u, window)])
+            table.append([
+                "account_id": cell(u.accountID), "sender_sub": cell(u.senderSub), "transfer_sub": cell(u.transferSub), "recipient_sub": cell(u.recipientSub),
+                "migrated_at": cell(u.migratedAt), "recorded_at": cell(u.migratedRecordedAt), "via": cell(u.migratedVia?.name),
+                "before_deadline": beforeDeadline(u, window),
+            ])
         }
         return table
     }
@@ -35,8 +38,11 @@ public struct ComplianceQueries {
         var table = QueryTable(columns: ["account_id", "sender_sub", "transfer_sub", "recipient_sub", "status", "attempts", "last_attempt_at", "last_error_class", "last_error", "days_left"])
         try snapshot.forEachUser { u in
             guard u.status == .pending || u.status == .failed else { return }
-            table.rows.append([cell(u.accountID), cell(u.senderSub), cell(u.transferSub), cell(u.recipientSub), .text(u.status.name), .int(u.attempts),
-                               cell(u.lastAttemptAt), cell(u.lastErrorClass), cell(u.lastError), window.map { .int($0.daysLeft(at: time)) } ?? .null])
+            table.append([
+                "account_id": cell(u.accountID), "sender_sub": cell(u.senderSub), "transfer_sub": cell(u.transferSub), "recipient_sub": cell(u.recipientSub),
+                "status": .text(u.status.name), "attempts": .int(u.attempts), "last_attempt_at": cell(u.lastAttemptAt),
+                "last_error_class": cell(u.lastErrorClass), "last_error": cell(u.lastError), "days_left": window.map { .int($0.daysLeft(at: time)) } ?? .null,
+            ])
         }
         return table
     }
@@ -47,8 +53,11 @@ public struct ComplianceQueries {
         var table = QueryTable(columns: ["sender_sub", "recipient_sub", "notifications", "email_forwarding", "consent_revoked_at", "account_deleted_at", "erased_at", "first_sequence", "last_sequence"])
         try snapshot.forEachUser { u in
             guard u.status == .unmatched else { return }
-            table.rows.append([cell(u.senderSub), cell(u.recipientSub), .int(u.notifications), cell(u.emailForwarding.map { $0 ? "enabled" : "disabled" }),
-                               cell(u.consentRevokedAt), cell(u.accountDeletedAt), cell(u.erasedAt), .int(Int(u.firstSequence)), .int(Int(u.lastSequence))])
+            table.append([
+                "sender_sub": cell(u.senderSub), "recipient_sub": cell(u.recipientSub), "notifications": .int(u.notifications),
+                "email_forwarding": forwarding(u), "consent_revoked_at": cell(u.consentRevokedAt), "account_deleted_at": cell(u.accountDeletedAt),
+                "erased_at": cell(u.erasedAt), "first_sequence": .int(Int(u.firstSequence)), "last_sequence": .int(Int(u.lastSequence)),
+            ])
         }
         return table
     }
@@ -58,8 +67,10 @@ public struct ComplianceQueries {
         var table = QueryTable(columns: ["account_id", "sender_sub", "transfer_sub", "recipient_sub", "attempts", "last_attempt_at", "error_class", "error"])
         try snapshot.forEachUser { u in
             guard u.status == .failed else { return }
-            table.rows.append([cell(u.accountID), cell(u.senderSub), cell(u.transferSub), cell(u.recipientSub), .int(u.attempts),
-                               cell(u.lastAttemptAt), cell(u.lastErrorClass), cell(u.lastError)])
+            table.append([
+                "account_id": cell(u.accountID), "sender_sub": cell(u.senderSub), "transfer_sub": cell(u.transferSub), "recipient_sub": cell(u.recipientSub),
+                "attempts": .int(u.attempts), "last_attempt_at": cell(u.lastAttemptAt), "error_class": cell(u.lastErrorClass), "error": cell(u.lastError),
+            ])
         }
         return table
     }
@@ -72,7 +83,7 @@ public struct ComplianceQueries {
             counts[u.lastErrorClass ?? "unknown", default: 0] += 1
         }
         var table = QueryTable(columns: ["error_class", "users"])
-        for (name, n) in counts.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) { table.rows.append([.text(name), .int(n)]) }
+        for (name, n) in counts.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) { table.append(["error_class": .text(name), "users": .int(n)]) }
         return table
     }
 
@@ -87,33 +98,46 @@ public struct ComplianceQueries {
     public func state() throws -> QueryTable {
         let window = try snapshot.window()
         var table = QueryTable(columns: ComplianceQueries.stateColumns)
-        try snapshot.forEachUser { table.rows.append(try stateRow($0, window: window)) }
+        try snapshot.forEachUser { table.append(try stateRow($0, window: window)) }
         return table
     }
 
     /// The user an identifier of any kind names, with every projected field; nil if unknown.
     public func user(_ identifier: String) throws -> (state: UserState, row: QueryTable)? {
         guard let u = try snapshot.user(matching: identifier) else { return nil }
-        return (u, QueryTable(columns: ComplianceQueries.stateColumns, rows: [try stateRow(u, window: try snapshot.window())]))
+        var table = QueryTable(columns: ComplianceQueries.stateColumns)
+        table.append(try stateRow(u, window: try snapshot.window()))
+        return (u, table)
     }
 
     /// The transfer window: accepted at, deadline, days left, open or closed.
     public func window() throws -> QueryTable {
         var table = QueryTable(columns: ["accepted_at", "deadline", "window_days", "days_left", "open"])
         if let w = try snapshot.window() {
-            table.rows.append([.time(w.acceptedAt), .time(w.deadline), .int(w.windowDays), .int(w.daysLeft(at: time)), .bool(w.isOpen(at: time))])
+            table.append([
+                "accepted_at": .time(w.acceptedAt), "deadline": .time(w.deadline), "window_days": .int(w.windowDays),
+                "days_left": .int(w.daysLeft(at: time)), "open": .bool(w.isOpen(at: time)),
+            ])
         }
         return table
     }
 
-    private func stateRow(_ u: UserState, window: TransferWindow?) throws -> [QueryTable.Cell] {
-        return [
-            .int(Int(u.key)), cell(u.accountID), cell(u.senderSub), cell(u.transferSub), cell(u.recipientSub), cell(u.targetTeam), .text(u.status.name),
-            cell(u.migratedAt), cell(u.migratedRecordedAt), cell(u.migratedVia?.name), beforeDeadline(u, window), try emailCell(u), u.isPrivateEmail.map(QueryTable.Cell.bool) ?? .null,
-            u.emailForwarding.map { .text($0 ? "enabled" : "disabled") } ?? .null, cell(u.consentRevokedAt), cell(u.accountDeletedAt), cell(u.erasedAt),
-            .int(u.attempts), cell(u.lastAttemptAt), cell(u.lastErrorClass), cell(u.lastError), .int(u.notifications),
-            .int(Int(u.firstSequence)), .int(Int(u.lastSequence)),
+    private func stateRow(_ u: UserState, window: TransferWindow?) throws -> KeyValuePairs<String, QueryTable.Cell> {
+        [
+            "user_key": .int(Int(u.key)), "account_id": cell(u.accountID), "sender_sub": cell(u.senderSub), "transfer_sub": cell(u.transferSub),
+            "recipient_sub": cell(u.recipientSub), "target_team": cell(u.targetTeam), "status": .text(u.status.name),
+            "migrated_at": cell(u.migratedAt), "migrated_recorded_at": cell(u.migratedRecordedAt), "migrated_via": cell(u.migratedVia?.name),
+            "before_deadline": beforeDeadline(u, window), "email": try emailCell(u), "is_private_email": u.isPrivateEmail.map(QueryTable.Cell.bool) ?? .null,
+            "email_forwarding": forwarding(u), "consent_revoked_at": cell(u.consentRevokedAt), "account_deleted_at": cell(u.accountDeletedAt),
+            "erased_at": cell(u.erasedAt), "attempts": .int(u.attempts), "last_attempt_at": cell(u.lastAttemptAt),
+            "last_error_class": cell(u.lastErrorClass), "last_error": cell(u.lastError), "notifications": .int(u.notifications),
+            "first_sequence": .int(Int(u.firstSequence)), "last_sequence": .int(Int(u.lastSequence)),
         ]
+    }
+
+    /// Whether Apple forwards the user's email: enabled, disabled, or null if never told.
+    private func forwarding(_ u: UserState) -> QueryTable.Cell {
+        cell(u.emailForwarding.map { $0 ? "enabled" : "disabled" })
     }
 
     /// Whether the user migrated before the window's deadline; null without a window or migration.

@@ -64,9 +64,9 @@ public struct EventQuery: Sendable {
     public static func table(_ events: [RecordedEvent]) -> QueryTable {
         var table = QueryTable(columns: ["seq", "recorded_at", "occurred_at", "type", "identifiers", "summary"])
         for e in events {
-            table.rows.append([
-                .int(Int(e.sequence)), .time(e.recordedAt), e.occurredAt.map(QueryTable.Cell.time) ?? .null, .text(e.type.rawValue),
-                .text(e.identifiers.all.map(\.description).joined(separator: " ")), .text(summary(e)),
+            table.append([
+                "seq": .int(Int(e.sequence)), "recorded_at": .time(e.recordedAt), "occurred_at": e.occurredAt.map(QueryTable.Cell.time) ?? .null,
+                "type": .text(e.type.rawValue), "identifiers": .text(e.identifiers.all.map(\.description).joined(separator: " ")), "summary": .text(summary(e)),
             ])
         }
         return table

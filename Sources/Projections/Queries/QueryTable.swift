@@ -1,7 +1,8 @@
 import Foundation
 import Ledger
 
-/// A query's answer: named columns and typed cells, rendered as a table, JSON or CSV.
+/// A query's answer: named columns and rows of typed cells read by column name, rendered as
+/// a table, JSON or CSV.
 public struct QueryTable: Sendable {
     /// One typed value.
     public enum Cell: Sendable, Equatable {
@@ -28,12 +29,52 @@ public struct QueryTable: Sendable {
         case table, json, csv
     }
 
-    public var columns: [String]
-    public var rows: [[Cell]]
+    /// One row of an answer: its cells, read by column name.
+    public struct Row: Sendable, Equatable {
+        /// The table's columns, in order.
+        public let columns: [String]
+        /// The cells in column order, for code that lays out every column (the renderers).
+        public let cells: [Cell]
 
-    public init(columns: [String], rows: [[Cell]] = []) {
+        /// The cell in `column`. Traps when the table has no such column: a column name is
+        /// part of the program, like a key path, and a misspelt one must not read as empty.
+        public subscript(_ column: String) -> Cell {
+            guard let index = columns.firstIndex(of: column) else {
+                preconditionFailure("no column \"\(column)\" in \(columns.joined(separator: ", "))")
+            }
+            return cells[index]
+        }
+    }
+
+    public let columns: [String]
+    public private(set) var rows: [Row] = []
+
+    public init(columns: [String]) {
         self.columns = columns
-        self.rows = rows
+    }
+
+    /// Appends a row given as column → cell, in the order of ``columns``; every column once.
+    /// Naming each cell where it is made keeps a new column from shifting the others.
+    public mutating func append(_ cells: KeyValuePairs<String, Cell>) {
+        precondition(cells.count == columns.count && zip(cells, columns).allSatisfy { $0.key == $1 },
+                     "row columns \(cells.map(\.key)) differ from the table's \(columns)")
+        rows.append(Row(columns: columns, cells: cells.map(\.value)))
+    }
+
+    /// The first `count` rows, under the same columns.
+    public func prefix(_ count: Int) -> QueryTable {
+        var table = QueryTable(columns: columns)
+        table.rows = Array(rows.prefix(count))
+        return table
+    }
+
+    /// The same rows without the columns that are null in every row, to fit a screen or a
+    /// printed page.
+    public func withoutEmptyColumns() -> QueryTable {
+        let kept = columns.filter { column in rows.contains { $0[column] != .null } }
+        var table = QueryTable(columns: kept)
+        table.rows = rows.map { row in Row(columns: kept, cells: kept.map { row[$0] }) }
+        return table
     }
 
     /// Renders the answer in `format`.
@@ -47,7 +88,7 @@ public struct QueryTable: Sendable {
 
     private func renderTable() -> String {
         guard !rows.isEmpty else { return "(no rows)\n" }
-        let texts = rows.map { $0.map { $0.text.isEmpty ? "-" : $0.text } }
+        let texts = rows.map { $0.cells.map { $0.text.isEmpty ? "-" : $0.text } }
         var widths = columns.map(\.count)
         for row in texts { for (i, t) in row.enumerated() { widths[i] = max(widths[i], t.count) } }
         func line(_ cells: [String]) -> String {
@@ -64,7 +105,7 @@ public struct QueryTable: Sendable {
     public var json: JSONValue {
         .array(rows.map { row in
             var object: [String: JSONValue] = [:]
-            for (column, cell) in zip(columns, row) {
+            for (column, cell) in zip(columns, row.cells) {
                 switch cell {
                 case .text(let s): object[column] = .string(s)
                 case .int(let i): object[column] = .int(Int64(i))
@@ -89,7 +130,7 @@ public struct QueryTable: Sendable {
 
     private func renderCSV() -> String {
         var out = columns.map(QueryTable.csvField).joined(separator: ",") + "\r\n"
-        for row in rows { out += row.map { QueryTable.csvField($0.text) }.joined(separator: ",") + "\r\n" }
+        for row in rows { out += row.cells.map { QueryTable.csvField($0.text) }.joined(separator: ",") + "\r\n" }
         return out
     }
 }

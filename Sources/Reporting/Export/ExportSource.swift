@@ -32,13 +32,14 @@ struct ExportSource {
                 }
             }
             let table = try ComplianceQueries(snapshot: snapshot, time: .now(), sealer: sealer).state()
-            let emailColumn = table.columns.firstIndex(of: "email")!
-            let lastSequenceColumn = table.columns.firstIndex(of: "last_sequence")!
             for row in table.rows {
-                guard case .int(let changed) = row[lastSequenceColumn], UInt64(changed) > usersChangedAfter else { continue }
-                var cells = row.map(ExportCell.init)
-                if case .text(let email) = row[emailColumn], email.contains("@") { cells[emailColumn] = .text(email) } else { cells[emailColumn] = .text(nil) }
-                try user(cells)
+                guard case .int(let changed) = row["last_sequence"], UInt64(changed) > usersChangedAfter else { continue }
+                // Only an address in clear is exported: never "(sealed)" or "(erased)".
+                try user(zip(row.columns, row.cells).map { column, cell in
+                    guard column == "email" else { return ExportCell(cell) }
+                    if case .text(let email) = cell, email.contains("@") { return .text(email) }
+                    return .text(nil)
+                })
             }
             return last
         }

@@ -46,7 +46,7 @@ extension MigrationReport {
         body += Self.tableHTML(daysTable) + "</section>"
 
         body += "<section><h2>Failures by class</h2><p class=\"note\">Users whose last attempt failed, by the class of that failure.</p>"
-        body += SVGChart.bars(failuresByClass.rows.map { ($0[0].text, Int($0[1].text) ?? 0) }, label: "Failed users by failure class")
+        body += SVGChart.bars(failuresByClass.rows.map { ($0["error_class"].text, Int($0["users"].text) ?? 0) }, label: "Failed users by failure class")
         body += Self.tableHTML(failuresByClass) + "</section>"
 
         body += "<section><h2>Apple notifications</h2><p class=\"note\">By type and by day Apple says they happened (event_time); the table also gives when they were recorded. "
@@ -71,19 +71,18 @@ extension MigrationReport {
 
     private static func tableHTML(_ table: QueryTable, limit: Int? = nil, more: String = "") -> String {
         guard !table.rows.isEmpty else { return "<p class=\"empty\">None.</p>" }
-        let rows = limit.map { Array(table.rows.prefix($0)) } ?? table.rows
         // Columns empty in every row shown are left out, so the rest fit a printed page.
-        let shown = table.columns.indices.filter { i in rows.contains { $0[i] != .null } }
-        var html = "<table><thead><tr>" + shown.map { "<th>\(HTML.escape(table.columns[$0].replacingOccurrences(of: "_", with: " ")))</th>" }.joined() + "</tr></thead><tbody>"
-        for row in rows {
-            html += "<tr>" + shown.map { i in
-                if case .int = row[i] { return "<td class=\"n\">\(row[i].text)</td>" }
-                return "<td>\(HTML.escape(row[i].text))</td>"
+        let shown = (limit.map { table.prefix($0) } ?? table).withoutEmptyColumns()
+        var html = "<table><thead><tr>" + shown.columns.map { "<th>\(HTML.escape($0.replacingOccurrences(of: "_", with: " ")))</th>" }.joined() + "</tr></thead><tbody>"
+        for row in shown.rows {
+            html += "<tr>" + row.cells.map { cell in
+                if case .int = cell { return "<td class=\"n\">\(cell.text)</td>" }
+                return "<td>\(HTML.escape(cell.text))</td>"
             }.joined() + "</tr>"
         }
         html += "</tbody></table>"
-        if rows.count < table.rows.count {
-            html += "<p class=\"note\">\(table.rows.count - rows.count) more rows: <code>\(HTML.escape(more))</code>.</p>"
+        if shown.rows.count < table.rows.count {
+            html += "<p class=\"note\">\(table.rows.count - shown.rows.count) more rows: <code>\(HTML.escape(more))</code>.</p>"
         }
         return html
     }

@@ -50,15 +50,21 @@ extension MigrationReport {
 
     /// Migrations per day as a table.
     var daysTable: QueryTable {
-        QueryTable(columns: ["date", "migrated", "cumulative"], rows: days.map { [.text($0.date), .int($0.migrated), .int($0.cumulative)] })
+        var table = QueryTable(columns: ["date", "migrated", "cumulative"])
+        for day in days { table.append(["date": .text(day.date), "migrated": .int(day.migrated), "cumulative": .int(day.cumulative)]) }
+        return table
     }
 
     /// Notifications per type as a table, with occurred and recorded times.
     var notificationsTable: QueryTable {
-        QueryTable(columns: ["type", "received", "since_migration", "first_occurred", "last_occurred", "first_recorded", "last_recorded"],
-                   rows: notifications.map { f in
-                       [.text(f.type), .int(f.received), .int(f.sinceMigration), cell(f.firstOccurred), cell(f.lastOccurred), cell(f.firstRecorded), cell(f.lastRecorded)]
-                   })
+        var table = QueryTable(columns: ["type", "received", "since_migration", "first_occurred", "last_occurred", "first_recorded", "last_recorded"])
+        for f in notifications {
+            table.append([
+                "type": .text(f.type), "received": .int(f.received), "since_migration": .int(f.sinceMigration), "first_occurred": cell(f.firstOccurred),
+                "last_occurred": cell(f.lastOccurred), "first_recorded": cell(f.firstRecorded), "last_recorded": cell(f.lastRecorded),
+            ])
+        }
+        return table
     }
 
     private func cell(_ t: Timestamp?) -> QueryTable.Cell { t.map(QueryTable.Cell.time) ?? .null }
@@ -74,10 +80,8 @@ extension MigrationReport {
         for (label, value) in figures { out += "  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + "\n" }
         func section(_ title: String, _ table: QueryTable, limit: Int? = nil, more: String = "") {
             out += "\n\(title)\n"
-            var shown = table
             if let limit, table.rows.count > limit {
-                shown.rows = Array(table.rows.prefix(limit))
-                out += shown.render(.table)
+                out += table.prefix(limit).render(.table)
                 out += "(\(table.rows.count - limit) more: \(more))\n"
             } else {
                 out += table.render(.table)

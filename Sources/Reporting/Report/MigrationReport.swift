@@ -109,7 +109,7 @@ public struct MigrationReport: Sendable {
         }
         let unmatched = try queries.unmatched()
         let unmatchedNotifications = unmatched.rows.reduce(0) { sum, row in
-            if case .int(let n) = row[unmatched.columns.firstIndex(of: "notifications")!] { return sum + n }
+            if case .int(let n) = row["notifications"] { return sum + n }
             return sum
         }
         let (notifications, notificationDays) = try notificationFigures(view: view, snapshot: snapshot, through: through)

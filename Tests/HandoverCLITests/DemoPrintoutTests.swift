@@ -1,0 +1,208 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Ledger
+
+/// What `handover demo` prints, section by section, checked against the ledgers it wrote:
+/// the first thing a new user reads must be true.
+@Suite("the demo's printout")
+struct DemoPrintoutTests {
+    let dir = TemporaryDirectory()
+    static let users = 300
+
+    /// The rows of a `--format json` answer of `handover`.
+    private func rows(_ args: String...) throws -> [JSONValue] {
+        let r = try runProduct("handover", args)
+        #expect(r.status == 0, "\(args): \(r.err)")
+        return try #require(try JSONValue.parse(Array(r.out.utf8)).arrayValue, "\(args) answers a JSON array")
+    }
+
+    @Test("each section agrees with the ledgers: runs, verify, window, who migrated and by which path, pending, failures, unmatched")
+    func sectionsAgreeWithTheLedgers() throws {
+        let demo = try runProduct("handover", ["demo", "--users", String(Self.users), "--directory", dir.sub("demo")])
+        #expect(demo.status == 0, "\(demo.err)")
+        let printout = PrintedText(demo.out)
+        let sender = dir.sub("demo/sender"), recipient = dir.sub("demo/recipient")
+
+        // The runs: each summary's figures are those of its "run finished" event, in order.
+        let summaries = printout.blocks(startingWith: "$ handover generate") + printout.blocks(startingWith: "$ handover exchange")
+        let finished = try rows("query", "events", "--type", "run-finished", "--ledger", sender, "--format", "json")
+            + rows("query", "events", "--type", "run-finished", "--ledger", recipient, "--format", "json")
+        try #require(summaries.count == 4 && finished.count == 4, "4 run summaries (\(summaries.count)) and 4 run-finished events (\(finished.count))")
+        for (summary, event) in zip(summaries, finished) {
+            let body = try #require(event["body"])
+            let text = summary.joined(separator: "\n")
+            let head = try #require(summary.dropFirst().first.flatMap { try #/: (\d+) users in the input; (\d+) migrated in this run/#.firstMatch(in: $0) })
+            #expect(Int64(head.output.2) == body["counts"]?["succeeded"]?.intValue, "\(text)")
+            let failed = summary.lazy.compactMap { try? #/^\s+failed: (\d+) /#.firstMatch(in: $0) }.first.map { Int64($0.output.1) } ?? 0
+            #expect(failed == body["counts"]?["failed"]?.intValue ?? 0, "\(text)")
+            let exit = try #require(summary.lazy.compactMap { try? #/exit status (\d+)/#.firstMatch(in: $0) }.first)
+            #expect(Int64(exit.output.1) == body["exit_status"]?.intValue, "\(text)")
+        }
+
+        // serve: what was answered is what the recipient's ledger recorded.
+        let serve = try #require(printout.blocks(startingWith: "$ handover serve").first).joined(separator: " ")
+        func count(_ type: String) throws -> Int { try rows("query", "events", "--type", type, "--ledger", recipient, "--format", "json").count }
+        let signIns = try #require(try #/POST /apple/sign-ins: (\d+) identity tokens/#.firstMatch(in: serve), "\(serve)")
+        #expect(Int(signIns.output.1) == (try count("sign-in-verified")) + (try count("sign-in-rejected")))
+        let answers = try #require(try #/(\d+)× 200 recorded, (\d+)× 400 rejected; (\d+) users erased/#.firstMatch(in: serve), "\(serve)")
+        #expect(Int(answers.output.1) == (try count("sign-in-verified")) + (try count("notification-received")))
+        #expect(Int(answers.output.2) == (try count("sign-in-rejected")) + (try count("notification-rejected")))
+        #expect(Int(answers.output.3)! + 2 == (try count("user-erased")), "account deletions, then two erasures on request")
+
+        // verify: the event counts are the ledgers' heads.
+        for (name, path) in [("sender", sender), ("recipient", recipient)] {
+            let line = try #require(printout.lines.first { $0.hasPrefix("verify \(name):") })
+            let count = try #require(try #/OK, (\d+) events/#.firstMatch(in: line)).output.1
+            let events = try rows("query", "events", "--ledger", path, "--format", "json")
+            #expect(Int64(count) == events.last?["seq"]?.intValue && Int(count) == events.count, "\(line)")
+        }
+
+        // The transfer window, as `handover window` shows it (days left may have ticked since).
+        let window = try #require(printout.table(under: "== Transfer window (team B) =="))
+        let recorded = try rows("window", "--ledger", recipient, "--format", "json").map(PrintedTable.cells)
+        try #require(window.rows.count == 1 && recorded.count == 1, "\(window.rows)")
+        let daysLeft = try #require(window.rows[0]["days_left"].flatMap { Int($0) })
+        #expect(window.rows[0].filter { $0.key != "days_left" } == recorded[0].filter { $0.key != "days_left" })
+        #expect([daysLeft, daysLeft - 1].contains(recorded[0]["days_left"].flatMap { Int($0) }))
+
+        // Who migrated: the count by path adds up, and both agree with `query migrated`.
+        let migrated = try rows("query", "migrated", "--ledger", recipient, "--format", "json")
+        let migratedLine = try #require(printout.block(under: "== Who migrated (team B) ==").first)
+        let figures = try #require(try #/^(\d+) of (\d+) users migrated \((\d+) by exchange, (\d+) by sign-in\)$/#.wholeMatch(in: migratedLine), "\(migratedLine)")
+        let (total, known, byExchange, bySignIn) = (Int(figures.output.1)!, Int(figures.output.2)!, Int(figures.output.3)!, Int(figures.output.4)!)
+        #expect(known == Self.users)
+        #expect(byExchange + bySignIn == total)
+        #expect(total == migrated.count)
+        #expect(byExchange == migrated.filter { $0["via"] == .string("exchange") }.count)
+        #expect(bySignIn == migrated.filter { $0["via"] == .string("sign-in") }.count)
+        #expect(bySignIn > 0, "the late rows' users migrate by signing in")
+        let times = migrated.compactMap { $0["migrated_at"]?.stringValue }
+        let firstLast = try #require(printout.block(under: "== Who migrated (team B) ==").dropFirst().first)
+        #expect(firstLast == "first \(times.min() ?? "-"), last \(times.max() ?? "-")")
+
+        // Who is pending: the count is `query pending`'s, the rows shown are some of its rows.
+        let pending = try rows("query", "pending", "--ledger", recipient, "--format", "json")
+        let pendingTitle = try #require(printout.lines.first { $0.hasPrefix("== Who is pending and why") })
+        let shownOf = try #require(try #/\(first (\d+) of (\d+)\)/#.firstMatch(in: pendingTitle), "\(pendingTitle)")
+        #expect(Int(shownOf.output.2) == pending.count)
+        let pendingTable = try #require(printout.table(under: pendingTitle))
+        #expect(pendingTable.rows.count == min(Int(shownOf.output.1)!, pending.count))
+        // The table leaves out columns empty in every row it shows.
+        let pendingRows = pending.map(PrintedTable.cells)
+        for row in pendingTable.rows {
+            let match = pendingRows.first { answer in
+                answer.allSatisfy { column, text in column == "days_left" || (row[column] ?? "") == text }
+            }
+            #expect(match != nil, "\(row) is a row of query pending")
+            #expect(row["days_left"] == String(daysLeft), "days left as in the window")
+        }
+
+        // Failures by class and unmatched users: exactly the queries' rows.
+        let failures = try #require(printout.table(under: "== Failures by class (users whose last attempt failed, team B) =="))
+        #expect(failures.rows == (try rows("query", "failures", "--by-class", "--ledger", recipient, "--format", "json")).map(PrintedTable.cells))
+        let unmatched = try #require(printout.table(under: "== Unmatched: Apple told us about users no migration step named =="))
+        #expect(unmatched.rows == (try rows("query", "unmatched", "--ledger", recipient, "--format", "json")).map(PrintedTable.cells))
+        #expect(unmatched.rows.count == 1)
+
+        // No line is wider than the table it belongs to; no line outside a table over 200 characters.
+        for table in printout.tables {
+            for line in table.lines { #expect(line.count <= table.width, "a line wider than its table: \(line)") }
+        }
+        for line in printout.linesOutsideTables { #expect(line.count <= 200, "\(line.count) characters: \(line.prefix(120))…") }
+    }
+}
+
+/// A command's printout: lines, blocks separated by blank lines, and the tables in it.
+struct PrintedText {
+    let lines: [String]
+    let tables: [PrintedTable]
+
+    init(_ text: String) {
+        lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var tables: [PrintedTable] = []
+        var i = 0
+        while i + 1 < lines.count {
+            if let table = PrintedTable(lines: lines, headerAt: i) {
+                tables.append(table)
+                i = table.range.upperBound
+            } else {
+                i += 1
+            }
+        }
+        self.tables = tables
+    }
+
+    /// The lines after `title` up to the next blank line.
+    func block(under title: String) -> [String] {
+        guard let start = lines.firstIndex(of: title) else { return [] }
+        return Array(lines[(start + 1)...].prefix { !$0.isEmpty })
+    }
+
+    /// Every block (up to a blank line) whose first line starts with `prefix`.
+    func blocks(startingWith prefix: String) -> [[String]] {
+        lines.indices.filter { lines[$0].hasPrefix(prefix) }.map { Array(lines[$0...].prefix { !$0.isEmpty }) }
+    }
+
+    /// The table printed right under `title`.
+    func table(under title: String) -> PrintedTable? {
+        guard let start = lines.firstIndex(of: title) else { return nil }
+        return tables.first { $0.range.lowerBound == start + 1 }
+    }
+
+    /// Lines that belong to no table.
+    var linesOutsideTables: [String] {
+        lines.indices.filter { i in !tables.contains { $0.range.contains(i) } }.map { lines[$0] }
+    }
+}
+
+/// A table as `handover` prints it on a terminal, read back by column name: the dashes under
+/// the header give each column's start; "-" is an empty cell; "(N rows)" ends it.
+struct PrintedTable {
+    let range: Range<Int>
+    let columns: [String]
+    /// Each row as column → text ("" for an empty cell).
+    let rows: [[String: String]]
+    /// The width of the dash line, which is the table's width.
+    let width: Int
+    let lines: [String]
+
+    init?(lines all: [String], headerAt index: Int) {
+        let dashes = Array(all[index + 1])
+        guard !dashes.isEmpty, dashes.allSatisfy({ $0 == "-" || $0 == " " }), dashes.first == "-" else { return nil }
+        var starts: [Int] = []
+        for (i, c) in dashes.enumerated() where c == "-" && (i == 0 || dashes[i - 1] == " ") { starts.append(i) }
+        func cells(_ line: String) -> [String] {
+            let chars = Array(line)
+            return starts.indices.map { k in
+                let from = min(starts[k], chars.count), to = k + 1 < starts.count ? min(starts[k + 1], chars.count) : chars.count
+                return String(chars[from..<to]).trimmingCharacters(in: .whitespaces)
+            }
+        }
+        columns = cells(all[index])
+        var end = index + 2
+        var rows: [[String: String]] = []
+        while end < all.count, !all[end].hasPrefix("("), !all[end].isEmpty {
+            rows.append(Dictionary(uniqueKeysWithValues: zip(columns, cells(all[end]).map { $0 == "-" ? "" : $0 })))
+            end += 1
+        }
+        guard end < all.count, all[end].hasPrefix("("), all[end].hasSuffix(")") else { return nil }
+        range = index..<(end + 1)
+        self.rows = rows
+        width = dashes.count
+        lines = Array(all[index...end])
+    }
+
+    /// A JSON answer's row as the terminal shows it: column → text, "" for null.
+    static func cells(_ row: JSONValue) -> [String: String] {
+        (row.objectValue ?? [:]).mapValues { value in
+            switch value {
+            case .null: return ""
+            case .string(let s): return s
+            case .int(let i): return String(i)
+            case .bool(let b): return b ? "true" : "false"
+            default: return "\(value)"
+            }
+        }
+    }
+}
