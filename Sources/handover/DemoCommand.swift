@@ -11,6 +11,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let dir = directory ?? (NSTemporaryDirectory() + "handover-demo-" + UUID().uuidString.prefix(8).lowercased())
-        try await Rehearsal(directory: dir, users: users).run { print($0) }
+        // Written as each part ends, so a reader sees it happen even through a pipe.
+        try await Rehearsal(directory: dir, users: users).run { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
     }
 }
