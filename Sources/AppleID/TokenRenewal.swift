@@ -7,7 +7,8 @@ public struct TokenRenewal: Sendable {
     public var maximumMargin: Double
 
     /// The default renews Apple's 3600 s tokens 300 s before expiry (a fifth of the lifetime,
-    /// at most five minutes): far longer than any call may take.
+    /// at most five minutes): far longer than any call may take. `fraction` is kept within
+    /// 0...0.95, so a token always serves a while.
     public init(fraction: Double = 0.2, maximumMargin: Double = 300) {
         self.fraction = min(max(fraction, 0), 0.95)
         self.maximumMargin = max(maximumMargin, 0)

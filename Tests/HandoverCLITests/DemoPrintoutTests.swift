@@ -62,9 +62,10 @@ struct DemoPrintoutTests {
         let window = try #require(printout.table(under: "== Transfer window (team B) =="))
         let recorded = try rows("window", "--ledger", recipient, "--format", "json").map(PrintedTable.cells)
         try #require(window.rows.count == 1 && recorded.count == 1, "\(window.rows)")
-        let daysLeft = try #require(window.rows[0]["days_left"].flatMap { Int($0) })
-        #expect(window.rows[0].filter { $0.key != "days_left" } == recorded[0].filter { $0.key != "days_left" })
-        #expect([daysLeft, daysLeft - 1].contains(recorded[0]["days_left"].flatMap { Int($0) }))
+        let (printedWindow, recordedWindow) = (try #require(window.rows.first), try #require(recorded.first))
+        let daysLeft = try #require(printedWindow["days_left"].flatMap { Int($0) })
+        #expect(printedWindow.filter { $0.key != "days_left" } == recordedWindow.filter { $0.key != "days_left" })
+        #expect([daysLeft, daysLeft - 1].contains(recordedWindow["days_left"].flatMap { Int($0) }))
 
         // Who migrated: the count by path adds up, and both agree with `query migrated`.
         let migrated = try rows("query", "migrated", "--ledger", recipient, "--format", "json")
