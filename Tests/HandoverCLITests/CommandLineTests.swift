@@ -75,8 +75,11 @@ struct CommandLineTests {
         #expect(unknown.status == 1)
         let events = try handover("query", "events", "--ledger", path, "--type", "user-erased", "--format", "json")
         #expect(try JSONValue.parse(Array(events.out.utf8)).arrayValue?.isEmpty == false)
+        // Revocations are random in the stand-in: a run of 300 users has none about once in a hundred.
         let failures = try handover("query", "failures", "--by-class", "--ledger", path)
-        #expect(failures.status == 0 && failures.out.contains("error_class"))
+        let failedClasses = try handover("query", "failures", "--by-class", "--ledger", path, "--format", "json")
+        let anyFailed = try JSONValue.parse(Array(failedClasses.out.utf8)).arrayValue?.isEmpty == false
+        #expect(failures.status == 0 && failures.out.contains(anyFailed ? "error_class" : "(no rows)"), "\(failures.out)")
         #expect(try handover("query", "events", "--type", "no-such-type", "--ledger", path).status == 2)
     }
 

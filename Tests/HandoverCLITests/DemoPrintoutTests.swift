@@ -145,9 +145,10 @@ struct PrintedText {
         lines.indices.filter { lines[$0].hasPrefix(prefix) }.map { Array(lines[$0...].prefix { !$0.isEmpty }) }
     }
 
-    /// The table printed right under `title`.
+    /// The table printed right under `title`; an empty one where it says "(no rows)".
     func table(under title: String) -> PrintedTable? {
         guard let start = lines.firstIndex(of: title) else { return nil }
+        if start + 1 < lines.count, lines[start + 1] == "(no rows)" { return PrintedTable(emptyAt: start + 1) }
         return tables.first { $0.range.lowerBound == start + 1 }
     }
 
@@ -192,6 +193,15 @@ struct PrintedTable {
         self.rows = rows
         width = dashes.count
         lines = Array(all[index...end])
+    }
+
+    /// A table that printed "(no rows)" on line `index`.
+    init(emptyAt index: Int) {
+        range = index..<(index + 1)
+        columns = []
+        rows = []
+        width = "(no rows)".count
+        lines = ["(no rows)"]
     }
 
     /// A JSON answer's row as the terminal shows it: column → text, "" for null.
