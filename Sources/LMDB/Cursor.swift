@@ -42,4 +42,14 @@ public final class Cursor {
     public func seek(atLeast key: [UInt8]) throws -> Entry? {
         try key.withUnsafeBytes { try seek(atLeast: $0) }
     }
+
+    /// The last entry whose key is less than or equal to `key`: for "the newest version at
+    /// or before" lookups in databases keyed by prefix ‖ big-endian sequence.
+    public func seek(atMost key: [UInt8]) throws -> Entry? {
+        if let entry = try seek(atLeast: key) {
+            if entry.key.elementsEqual(key) { return entry }
+            return try previous()
+        }
+        return try last()
+    }
 }

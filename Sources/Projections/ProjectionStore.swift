@@ -1,11 +1,13 @@
 import Ledger
 
-/// Where folded state lives: LMDB inside the ledger's write transaction, or memory for
-/// `--as-of` answers. The fold rules (``UserFold``) are written once against this protocol.
+/// Where folded state is written; the fold rules (``UserFold``) are written against this
+/// protocol. A user's version is the sequence of the event that wrote it (`lastSequence`).
 protocol ProjectionStore: UserIndex {
-    func link(_ identifier: Identifier, to key: UInt64) throws
+    /// Links `identifier` to user `key` from event `sequence` on.
+    func link(_ identifier: Identifier, to key: UInt64, at sequence: UInt64) throws
     func put(_ user: UserState) throws
-    func remove(_ key: UInt64) throws
+    /// Ends user `key` at event `sequence` (merged into another user).
+    func remove(_ key: UInt64, at sequence: UInt64) throws
     func allocateUserKey() throws -> UInt64
     func setWindow(_ window: TransferWindow) throws
     func setCheckpoint(_ sequence: UInt64) throws
@@ -32,7 +34,8 @@ extension UserIndex {
     }
 }
 
-/// What queries read: a consistent picture of the projections, now or as of a past time.
+/// What queries read: a consistent picture of the projections, now or as of a past time,
+/// reached through indexes (never by folding the log).
 public protocol ProjectionSnapshot {
     /// The user an identifier of any kind (account ID, either `sub`, `transfer_sub`) names.
     func user(matching identifier: String) throws -> UserState?
@@ -40,6 +43,9 @@ public protocol ProjectionSnapshot {
     func user(with identifier: Identifier) throws -> UserState?
     /// Every user, in key order.
     func forEachUser(_ body: (UserState) throws -> Void) throws
+    /// Every user whose migration step is done, in the order they migrated (migration time,
+    /// or the last attempt's when there is none, then user key).
+    func forEachMigratedUser(_ body: (UserState) throws -> Void) throws
     /// The transfer window, once recorded.
     func window() throws -> TransferWindow?
     /// The last sequence number folded into this picture.
@@ -47,7 +53,8 @@ public protocol ProjectionSnapshot {
 }
 
 extension ProjectionSnapshot {
-    /// Every user, in key order.
+    /// Every user, in key order, collected in memory: for tests and checks on small ledgers.
+    /// Commands read with ``forEachUser(_:)`` so their memory does not grow with the ledger.
     public func allUsers() throws -> [UserState] {
         var users: [UserState] = []
         try forEachUser { users.append($0) }

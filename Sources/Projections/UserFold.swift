@@ -102,8 +102,8 @@ struct UserFold<Store: ProjectionStore> {
             for other in keys where other != first {
                 guard let merged = try store.user(other) else { continue }
                 UserFold.merge(merged, into: &existing)
-                for id in merged.identifiers { try store.link(id, to: first) }
-                try store.remove(other)
+                for id in merged.identifiers { try store.link(id, to: first, at: event.sequence) }
+                try store.remove(other, at: event.sequence)
             }
             user = existing
         } else if let initial {
@@ -115,7 +115,7 @@ struct UserFold<Store: ProjectionStore> {
             user.ids[id.kind] = id.value
         }
         for (id, key) in zip(ids, found) where key != user.key {
-            try store.link(id, to: user.key)
+            try store.link(id, to: user.key, at: event.sequence)
         }
         change(&user)
         user.lastSequence = event.sequence

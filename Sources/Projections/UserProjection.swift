@@ -14,12 +14,31 @@ public final class UserProjection: LedgerFolder {
         return dbs
     }
 
+    /// Opens the projection databases. A writable open of a ledger whose projections have an
+    /// older layout drops them and starts layout 2 empty at checkpoint 0, in one transaction;
+    /// the ledger then folds the log into it (and again after a crash, from where it stopped).
     public func attach(to environment: Environment) throws {
         let dbs: [Database]
         if environment.isReadOnly {
-            dbs = try environment.read { txn in try ProjectionDatabases.names.map { try txn.openDatabase($0, create: false) } }
+            dbs = try environment.read { txn in
+                let dbs = try ProjectionDatabases.names.map { try txn.openDatabase($0, create: false) }
+                guard try txn.get(dbs[4], key: ProjectionDatabases.layoutKey) == [ProjectionDatabases.layout] else {
+                    throw LedgerError(.notALedger, "the ledger's projections need an upgrade: open it once without read-only access")
+                }
+                return dbs
+            }
         } else {
-            dbs = try environment.write { txn in try ProjectionDatabases.names.map { try txn.openDatabase($0, create: true) } }
+            dbs = try environment.write { txn in
+                let dbs = try ProjectionDatabases.names.map { try txn.openDatabase($0, create: true) }
+                if try txn.get(dbs[4], key: ProjectionDatabases.layoutKey) != [ProjectionDatabases.layout] {
+                    for name in ProjectionDatabases.layout1Names {
+                        do { try txn.drop(try txn.openDatabase(name, create: false)) } catch let error as LMDBError where error.code == .notFound {}
+                    }
+                    for db in dbs { try txn.clear(db) }
+                    try txn.put(dbs[4], key: ProjectionDatabases.layoutKey, value: [ProjectionDatabases.layout])
+                }
+                return dbs
+            }
         }
         attached.withLock { $0 = ProjectionDatabases(dbs) }
     }
@@ -35,9 +54,13 @@ public final class UserProjection: LedgerFolder {
         try store.finish()
     }
 
-    /// Lends the stored projections, as committed now, to `body`.
-    public func read<T>(_ ledger: Ledger, _ body: (any ProjectionSnapshot, LogView) throws -> T) throws -> T {
-        try ledger.read { view in try body(LMDBProjectionReader(transaction: view.transaction, databases: databases), view) }
+    /// Lends the projections to `body`: as committed now, or with `asOf` as they stood after
+    /// the last event recorded at or before that time (read from the stored versions).
+    public func read<T>(_ ledger: Ledger, asOf time: Timestamp? = nil, _ body: (any ProjectionSnapshot, LogView) throws -> T) throws -> T {
+        try ledger.read { view in
+            let asOf = try time.map { try view.lastSequence(recordedAtOrBefore: $0) }
+            return try body(LMDBProjectionReader(transaction: view.transaction, databases: databases, asOf: asOf), view)
+        }
     }
 
     /// Empties the projections and folds the whole log again, in one write transaction,
@@ -46,9 +69,8 @@ public final class UserProjection: LedgerFolder {
     public func rebuild(_ ledger: Ledger) throws -> UInt64 {
         let dbs = databases
         return try ledger.environment.write { txn in
-            try txn.clear(dbs.users)
-            try txn.clear(dbs.userIDs)
-            try txn.clear(dbs.meta)
+            for db in [dbs.userVersions, dbs.userLinks, dbs.migratedOrder, dbs.windows] { try txn.clear(db) }
+            for key in [ProjectionDatabases.checkpointKey, ProjectionDatabases.nextUserKey] { try txn.delete(dbs.state, key: key) }
             let view = LogView(txn, schema: ledger.schema)
             let head = try view.head().sequence
             let store = LMDBProjectionStore(transaction: txn, databases: dbs)
@@ -57,18 +79,5 @@ public final class UserProjection: LedgerFolder {
             try store.finish()
             return head
         }
-    }
-
-    /// Folds the events recorded up to `time` into memory: the projections as they stood then.
-    public static func asOf(_ time: Timestamp, in ledger: Ledger) throws -> MemoryProjection {
-        let memory = MemoryProjection()
-        let last = try ledger.read { try $0.lastSequence(recordedAtOrBefore: time) }
-        var next: UInt64 = 1
-        while next <= last {
-            let chunkEnd = min(last, next + 49_999)
-            try ledger.read { view in try view.forEachEvent(from: next, through: chunkEnd) { try memory.fold($0) } }
-            next = chunkEnd + 1
-        }
-        return memory
     }
 }

@@ -1,21 +1,54 @@
+import Foundation
 import Ledger
 import Projections
 
-/// Answers a compliance query from the stored projections, or from the events recorded up
-/// to `--as-of` when given.
+/// Answers a compliance query from the projections, as committed or as they stood at
+/// `--as-of` (read from the stored versions), collected in memory: for small answers.
 func answer(_ ledger: Ledger, _ projection: UserProjection, _ output: OutputOptions, _ question: (ComplianceQueries) throws -> QueryTable) throws -> QueryTable {
-    if let asOf = output.asOf {
-        let snapshot = try UserProjection.asOf(asOf, in: ledger)
-        return try question(ComplianceQueries(snapshot: snapshot, time: asOf, sealer: ledger.sealer))
-    }
-    return try projection.read(ledger) { snapshot, _ in
-        try question(ComplianceQueries(snapshot: snapshot, time: .now(), sealer: ledger.sealer))
+    try projection.read(ledger, asOf: output.asOf) { snapshot, _ in
+        try question(ComplianceQueries(snapshot: snapshot, time: output.asOf ?? .now(), sealer: ledger.sealer))
     }
 }
 
-/// Opens the ledger, answers one question and prints it in the requested format.
-func printAnswer(_ ledgerOptions: LedgerOptions, _ output: OutputOptions, _ question: (ComplianceQueries) throws -> QueryTable) throws {
+/// Opens the ledger, answers one question and writes its rows to standard output as they
+/// are read. The table format reads the answer twice: once for the column widths.
+func printAnswer(_ ledgerOptions: LedgerOptions, _ output: OutputOptions, _ question: (ComplianceQueries, any RowSink) throws -> Void) throws {
     let (ledger, projection) = try ledgerOptions.open()
     defer { ledger.close() }
-    print(try answer(ledger, projection, output, question).render(output.format), terminator: "")
+    try projection.read(ledger, asOf: output.asOf) { snapshot, _ in
+        let queries = ComplianceQueries(snapshot: snapshot, time: output.asOf ?? .now(), sealer: ledger.sealer)
+        var widths: [Int]?
+        if output.format == .table {
+            let measure = ColumnWidths()
+            try question(queries, measure)
+            widths = measure.widths
+        }
+        let out = StandardOutput()
+        try question(queries, RowWriter(output.format, widths: widths, output: out.write))
+        try out.flush()
+    }
+}
+
+/// Standard output written in 64 KiB blocks, with write errors (a closed pipe, a full disk)
+/// raised instead of lost.
+final class StandardOutput {
+    private var buffer: [UInt8] = []
+
+    init() {
+        fflush(nil)  // whatever `print` buffered goes first
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    func write(_ text: String) throws {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    func flush() throws {
+        guard !buffer.isEmpty else { return }
+        do { try FileHandle.standardOutput.write(contentsOf: buffer) } catch {
+            throw CLIExit(code: ExitStatus.failed, message: "cannot write to standard output: \(error.localizedDescription)")
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
 }

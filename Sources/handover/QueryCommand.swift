@@ -16,7 +16,7 @@ struct QueryCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() throws {
-            try printAnswer(ledgerOptions, output) { try $0.migrated() }
+            try printAnswer(ledgerOptions, output) { try $0.migrated(into: $1) }
         }
     }
 
@@ -26,7 +26,7 @@ struct QueryCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() throws {
-            try printAnswer(ledgerOptions, output) { try $0.pending() }
+            try printAnswer(ledgerOptions, output) { try $0.pending(into: $1) }
         }
     }
 
@@ -36,7 +36,7 @@ struct QueryCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() throws {
-            try printAnswer(ledgerOptions, output) { try $0.unmatched() }
+            try printAnswer(ledgerOptions, output) { try $0.unmatched(into: $1) }
         }
     }
 
@@ -82,7 +82,7 @@ struct QueryCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() throws {
-            try printAnswer(ledgerOptions, output) { try $0.state() }
+            try printAnswer(ledgerOptions, output) { try $0.state(into: $1) }
         }
     }
 
@@ -93,7 +93,7 @@ struct QueryCommand: AsyncParsableCommand {
         @Flag(name: .customLong("by-class"), help: "Count failed users by failure class instead of listing them.") var byClass = false
 
         func run() throws {
-            try printAnswer(ledgerOptions, output) { try byClass ? $0.failuresByClass() : $0.failures() }
+            try printAnswer(ledgerOptions, output) { try byClass ? $0.failuresByClass(into: $1) : $0.failures(into: $1) }
         }
     }
 

@@ -138,14 +138,49 @@ struct ProjectionTests {
         let done = try await ledger.append(exchanged("t8", "r8"))
         guard case .recorded(_, let secondTime) = done else { Issue.record("not recorded"); return }
         #expect(firstTime < secondTime)
-        let then = try UserProjection.asOf(firstTime, in: ledger)
-        #expect(try then.user(matching: "t8")?.status == .failed)
-        #expect(try then.user(matching: "r8") == nil)
-        let now = try UserProjection.asOf(secondTime, in: ledger)
-        #expect(try now.user(matching: "r8")?.status == .migrated)
+        let then = try projection.read(ledger, asOf: firstTime) { s, _ in (try s.user(matching: "t8"), try s.user(matching: "r8")) }
+        #expect(then.0?.status == .failed)
+        #expect(then.1 == nil)
+        let now = try projection.read(ledger, asOf: secondTime) { s, _ in (try s.user(matching: "r8"), try s.allUsers()) }
+        #expect(now.0?.status == .migrated)
         let stored = try projection.read(ledger) { s, _ in try s.allUsers() }
-        #expect(try now.allUsers() == stored, "the in-memory fold agrees with the stored projection")
-        #expect(try UserProjection.asOf(Timestamp(microseconds: 0), in: ledger).allUsers().isEmpty)
+        #expect(now.1 == stored, "the stored versions as of the last event agree with the projection")
+        #expect(try projection.read(ledger, asOf: Timestamp(microseconds: 0)) { s, _ in try s.allUsers() }.isEmpty)
+    }
+
+    @Test("as of every event, the stored versions answer what folding the log up to it gives: users, links, merges, order, window")
+    func asOfEveryEvent() async throws {
+        let (ledger, projection) = try await open()
+        defer { ledger.close() }
+        _ = try await ledger.append(contentsOf: EventSamples.all())
+        for i in 0..<40 {
+            _ = try await ledger.append(i % 3 == 0 ? fail("t\(i)", .rateLimited) : exchanged("t\(i)", "r\(i)"))
+            if i % 4 == 0 { _ = try await ledger.append(notification("r\(i)", .emailDisabled, jti: "n\(i)")) }
+            if i % 5 == 0 { _ = try await ledger.append(signIn("r\(i)", transferSub: "t\(i)")) }
+            if i % 6 == 0 { _ = try await ledger.append(exchanged("t\(i)", "r\(i)")) }
+        }
+        // Unmatched users later joined to migration records (merges).
+        for i in 40..<46 {
+            _ = try await ledger.append(notification("r\(i)", .consentRevoked, jti: "n\(i)"))
+            _ = try await ledger.append(fail("t\(i)", .timeout))
+            _ = try await ledger.append(signIn("r\(i)", transferSub: "t\(i)"))
+        }
+        let head = try ledger.read { try $0.head().sequence }
+        for sequence in 1...head {
+            let time = try #require(try ledger.read { try $0.event(sequence) }).recordedAt
+            let (last, users, migrated, window, byIdentifier) = try projection.read(ledger, asOf: time) { snapshot, _ in
+                let users = try snapshot.allUsers()
+                let byIdentifier = try users.flatMap { user in try user.identifiers.map { ($0, try snapshot.user(with: $0)) } }
+                return (try snapshot.checkpoint(), users, try snapshot.migratedUsers(), try snapshot.window(), byIdentifier)
+            }
+            // Events committed together share a recorded time: the picture ends at the last of them.
+            #expect(last >= sequence)
+            let expected = try ReferenceFold.through(last, in: ledger)
+            #expect(try users == expected.allUsers(), "users as of \(last)")
+            #expect(try migrated == expected.migratedUsers(), "migrated order as of \(last)")
+            #expect(try window == expected.window(), "window as of \(last)")
+            for (id, user) in byIdentifier { #expect(try user == expected.user(with: id), "\(id) as of \(last)") }
+        }
     }
 
     @Test("projections catch up with events appended by a process that did not fold them")
@@ -183,7 +218,7 @@ struct ProjectionTests {
 func dumpProjections(_ ledger: Ledger) throws -> [[UInt8]] {
     try ledger.read { view in
         var all: [[UInt8]] = []
-        for name in ["users", "user_ids", "projection_meta"] {
+        for name in ProjectionDatabases.names {
             let db = try view.transaction.openDatabase(name, create: false)
             try view.transaction.withCursor(db) { cursor in
                 var entry = try cursor.first()

@@ -86,13 +86,7 @@ public struct LogView {
     /// The last sequence number recorded at or before `time` (0 when none was).
     public func lastSequence(recordedAtOrBefore time: Timestamp) throws -> UInt64 {
         try transaction.withCursor(schema.byTime) { cursor in
-            let bound = LedgerSchema.timeKey(Timestamp(microseconds: time.microseconds + 1), 0)
-            let entry: Cursor.Entry?
-            if try cursor.seek(atLeast: bound) != nil {
-                entry = try cursor.previous()
-            } else {
-                entry = try cursor.last()
-            }
+            let entry = try cursor.seek(atMost: LedgerSchema.timeKey(time, .max))
             guard let (key, _) = entry else { return 0 }
             return BigEndian.uint64(key, at: 8)
         }

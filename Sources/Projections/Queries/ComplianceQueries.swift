@@ -16,75 +16,73 @@ public struct ComplianceQueries {
     }
 
     /// Users whose migration step is done, in the order they migrated.
-    public func migrated() throws -> QueryTable {
+    public func migrated(into sink: any RowSink) throws {
         let window = try snapshot.window()
-        var users = try snapshot.allUsers().filter { $0.status.isDone }
-        users.sort { ($0.migratedAt ?? $0.lastAttemptAt ?? Timestamp(microseconds: 0), $0.key) < ($1.migratedAt ?? $1.lastAttemptAt ?? Timestamp(microseconds: 0), $1.key) }
-        var table = QueryTable(columns: ["account_id", "sender_sub", "transfer_sub", "recipient_sub", "migrated_at", "recorded_at", "via", "before_deadline"])
-        for u in users {
-            table.append([
+        let rows = try RowStream(["account_id", "sender_sub", "transfer_sub", "recipient_sub", "migrated_at", "recorded_at", "via", "before_deadline"], into: sink)
+        try snapshot.forEachMigratedUser { u in
+            try rows.append([
                 "account_id": cell(u.accountID), "sender_sub": cell(u.senderSub), "transfer_sub": cell(u.transferSub), "recipient_sub": cell(u.recipientSub),
                 "migrated_at": cell(u.migratedAt), "recorded_at": cell(u.migratedRecordedAt), "via": cell(u.migratedVia?.name),
                 "before_deadline": beforeDeadline(u, window),
             ])
         }
-        return table
+        try rows.finish()
     }
 
     /// Users not yet migrated (never tried, or whose last attempt failed), with days left
     /// and the last error.
-    public func pending() throws -> QueryTable {
+    public func pending(into sink: any RowSink) throws {
         let window = try snapshot.window()
-        var table = QueryTable(columns: ["account_id", "sender_sub", "transfer_sub", "recipient_sub", "status", "attempts", "last_attempt_at", "last_error_class", "last_error", "days_left"])
+        let rows = try RowStream(["account_id", "sender_sub", "transfer_sub", "recipient_sub", "status", "attempts", "last_attempt_at", "last_error_class", "last_error", "days_left"], into: sink)
         try snapshot.forEachUser { u in
             guard u.status == .pending || u.status == .failed else { return }
-            table.append([
+            try rows.append([
                 "account_id": cell(u.accountID), "sender_sub": cell(u.senderSub), "transfer_sub": cell(u.transferSub), "recipient_sub": cell(u.recipientSub),
                 "status": .text(u.status.name), "attempts": .int(u.attempts), "last_attempt_at": cell(u.lastAttemptAt),
                 "last_error_class": cell(u.lastErrorClass), "last_error": cell(u.lastError), "days_left": window.map { .int($0.daysLeft(at: time)) } ?? .null,
             ])
         }
-        return table
+        try rows.finish()
     }
 
     /// Users Apple told us about (a notification, a sign-in without `transfer_sub`) whom no
     /// migration step ever named: kept, and listed here for someone to look into.
-    public func unmatched() throws -> QueryTable {
-        var table = QueryTable(columns: ["sender_sub", "recipient_sub", "notifications", "email_forwarding", "consent_revoked_at", "account_deleted_at", "erased_at", "first_sequence", "last_sequence"])
+    public func unmatched(into sink: any RowSink) throws {
+        let rows = try RowStream(["sender_sub", "recipient_sub", "notifications", "email_forwarding", "consent_revoked_at", "account_deleted_at", "erased_at", "first_sequence", "last_sequence"], into: sink)
         try snapshot.forEachUser { u in
             guard u.status == .unmatched else { return }
-            table.append([
+            try rows.append([
                 "sender_sub": cell(u.senderSub), "recipient_sub": cell(u.recipientSub), "notifications": .int(u.notifications),
                 "email_forwarding": forwarding(u), "consent_revoked_at": cell(u.consentRevokedAt), "account_deleted_at": cell(u.accountDeletedAt),
                 "erased_at": cell(u.erasedAt), "first_sequence": .int(Int(u.firstSequence)), "last_sequence": .int(Int(u.lastSequence)),
             ])
         }
-        return table
+        try rows.finish()
     }
 
     /// Users whose last attempt failed, with the failure's class and message.
-    public func failures() throws -> QueryTable {
-        var table = QueryTable(columns: ["account_id", "sender_sub", "transfer_sub", "recipient_sub", "attempts", "last_attempt_at", "error_class", "error"])
+    public func failures(into sink: any RowSink) throws {
+        let rows = try RowStream(["account_id", "sender_sub", "transfer_sub", "recipient_sub", "attempts", "last_attempt_at", "error_class", "error"], into: sink)
         try snapshot.forEachUser { u in
             guard u.status == .failed else { return }
-            table.append([
+            try rows.append([
                 "account_id": cell(u.accountID), "sender_sub": cell(u.senderSub), "transfer_sub": cell(u.transferSub), "recipient_sub": cell(u.recipientSub),
                 "attempts": .int(u.attempts), "last_attempt_at": cell(u.lastAttemptAt), "error_class": cell(u.lastErrorClass), "error": cell(u.lastError),
             ])
         }
-        return table
+        try rows.finish()
     }
 
     /// Failed users counted by failure class.
-    public func failuresByClass() throws -> QueryTable {
+    public func failuresByClass(into sink: any RowSink) throws {
         var counts: [String: Int] = [:]
         try snapshot.forEachUser { u in
             guard u.status == .failed else { return }
             counts[u.lastErrorClass ?? "unknown", default: 0] += 1
         }
-        var table = QueryTable(columns: ["error_class", "users"])
-        for (name, n) in counts.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) { table.append(["error_class": .text(name), "users": .int(n)]) }
-        return table
+        let rows = try RowStream(["error_class", "users"], into: sink)
+        for (name, n) in counts.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) { try rows.append(["error_class": .text(name), "users": .int(n)]) }
+        try rows.finish()
     }
 
     /// The columns of ``state()`` and ``user(_:)``.
@@ -95,11 +93,11 @@ public struct ComplianceQueries {
     ]
 
     /// Every user with every projected field.
-    public func state() throws -> QueryTable {
+    public func state(into sink: any RowSink) throws {
         let window = try snapshot.window()
-        var table = QueryTable(columns: ComplianceQueries.stateColumns)
-        try snapshot.forEachUser { table.append(try stateRow($0, window: window)) }
-        return table
+        let rows = try RowStream(ComplianceQueries.stateColumns, into: sink)
+        try snapshot.forEachUser { try rows.append(try stateRow($0, window: window)) }
+        try rows.finish()
     }
 
     /// The user an identifier of any kind names, with every projected field; nil if unknown.
@@ -111,15 +109,15 @@ public struct ComplianceQueries {
     }
 
     /// The transfer window: accepted at, deadline, days left, open or closed.
-    public func window() throws -> QueryTable {
-        var table = QueryTable(columns: ["accepted_at", "deadline", "window_days", "days_left", "open"])
+    public func window(into sink: any RowSink) throws {
+        let rows = try RowStream(["accepted_at", "deadline", "window_days", "days_left", "open"], into: sink)
         if let w = try snapshot.window() {
-            table.append([
+            try rows.append([
                 "accepted_at": .time(w.acceptedAt), "deadline": .time(w.deadline), "window_days": .int(w.windowDays),
                 "days_left": .int(w.daysLeft(at: time)), "open": .bool(w.isOpen(at: time)),
             ])
         }
-        return table
+        try rows.finish()
     }
 
     private func stateRow(_ u: UserState, window: TransferWindow?) throws -> KeyValuePairs<String, QueryTable.Cell> {
@@ -156,4 +154,15 @@ public struct ComplianceQueries {
 
     private func cell(_ s: String?) -> QueryTable.Cell { s.map(QueryTable.Cell.text) ?? .null }
     private func cell(_ t: Timestamp?) -> QueryTable.Cell { t.map(QueryTable.Cell.time) ?? .null }
+}
+
+extension ComplianceQueries {
+    /// The answers collected in memory, for those known to be small and for tests.
+    public func migrated() throws -> QueryTable { try QueryTable.collect(migrated(into:)) }
+    public func pending() throws -> QueryTable { try QueryTable.collect(pending(into:)) }
+    public func unmatched() throws -> QueryTable { try QueryTable.collect(unmatched(into:)) }
+    public func failures() throws -> QueryTable { try QueryTable.collect(failures(into:)) }
+    public func failuresByClass() throws -> QueryTable { try QueryTable.collect(failuresByClass(into:)) }
+    public func state() throws -> QueryTable { try QueryTable.collect(state(into:)) }
+    public func window() throws -> QueryTable { try QueryTable.collect(window(into:)) }
 }

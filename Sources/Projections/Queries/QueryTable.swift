@@ -36,6 +36,20 @@ public struct QueryTable: Sendable {
         /// The cells in column order, for code that lays out every column (the renderers).
         public let cells: [Cell]
 
+        /// A row given as column → cell; the names must be `columns`, in order, each once.
+        /// Naming each cell where it is made keeps a new column from shifting the others.
+        public init(columns: [String], named cells: KeyValuePairs<String, Cell>) {
+            precondition(cells.count == columns.count && zip(cells, columns).allSatisfy { $0.key == $1 },
+                         "row columns \(cells.map(\.key)) differ from the table's \(columns)")
+            self.columns = columns
+            self.cells = cells.map(\.value)
+        }
+
+        init(columns: [String], cells: [Cell]) {
+            self.columns = columns
+            self.cells = cells
+        }
+
         /// The cell in `column`. Traps when the table has no such column: a column name is
         /// part of the program, like a key path, and a misspelt one must not read as empty.
         public subscript(_ column: String) -> Cell {
@@ -54,11 +68,23 @@ public struct QueryTable: Sendable {
     }
 
     /// Appends a row given as column → cell, in the order of ``columns``; every column once.
-    /// Naming each cell where it is made keeps a new column from shifting the others.
     public mutating func append(_ cells: KeyValuePairs<String, Cell>) {
-        precondition(cells.count == columns.count && zip(cells, columns).allSatisfy { $0.key == $1 },
-                     "row columns \(cells.map(\.key)) differ from the table's \(columns)")
-        rows.append(Row(columns: columns, cells: cells.map(\.value)))
+        rows.append(Row(columns: columns, named: cells))
+    }
+
+    /// The answer `produce` writes into a sink, collected in memory: for answers known to be
+    /// small (one user, counts by class, a report's tables) and for tests.
+    public static func collect(_ produce: (any RowSink) throws -> Void) throws -> QueryTable {
+        let collector = Collector()
+        try produce(collector)
+        return collector.table ?? QueryTable(columns: [])
+    }
+
+    private final class Collector: RowSink {
+        var table: QueryTable?
+        func start(columns: [String]) { table = QueryTable(columns: columns) }
+        func write(_ row: Row) { table?.rows.append(row) }
+        func finish() {}
     }
 
     /// The first `count` rows, under the same columns.
@@ -77,66 +103,39 @@ public struct QueryTable: Sendable {
         return table
     }
 
-    /// Renders the answer in `format`.
+    /// Renders the answer in `format`, as ``RowWriter`` writes it row by row.
     public func render(_ format: Format) -> String {
-        switch format {
-        case .table: return renderTable()
-        case .json: return renderJSON()
-        case .csv: return renderCSV()
-        }
-    }
-
-    private func renderTable() -> String {
-        guard !rows.isEmpty else { return "(no rows)\n" }
-        let texts = rows.map { $0.cells.map { $0.text.isEmpty ? "-" : $0.text } }
-        var widths = columns.map(\.count)
-        for row in texts { for (i, t) in row.enumerated() { widths[i] = max(widths[i], t.count) } }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { i, t in t.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").droppingTrailingSpaces()
-        }
-        var out = line(columns) + "\n" + line(widths.map { String(repeating: "-", count: $0) }) + "\n"
-        for row in texts { out += line(row) + "\n" }
-        out += "(\(rows.count) row\(rows.count == 1 ? "" : "s"))\n"
-        return out
+        var text = ""
+        let writer = RowWriter<Never>(format, widths: format == .table ? ColumnWidths.of(self) : nil) { text += $0 }
+        writer.start(columns: columns)
+        for row in rows { writer.write(row) }
+        writer.finish()
+        return text
     }
 
     /// The rows as a JSON array of objects keyed by column (times in RFC 3339 UTC).
-    public var json: JSONValue {
-        .array(rows.map { row in
-            var object: [String: JSONValue] = [:]
-            for (column, cell) in zip(columns, row.cells) {
-                switch cell {
-                case .text(let s): object[column] = .string(s)
-                case .int(let i): object[column] = .int(Int64(i))
-                case .bool(let b): object[column] = .bool(b)
-                case .time(let t): object[column] = .string(t.rfc3339)
-                case .null: object[column] = .null
-                }
-            }
-            return .object(object)
-        })
-    }
-
-    private func renderJSON() -> String {
-        String(decoding: json.canonicalBytes, as: UTF8.self) + "\n"
-    }
+    public var json: JSONValue { .array(rows.map(\.json)) }
 
     /// One CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, quote or line break.
     public static func csvField(_ s: String) -> String {
         guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
         return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
-
-    private func renderCSV() -> String {
-        var out = columns.map(QueryTable.csvField).joined(separator: ",") + "\r\n"
-        for row in rows { out += row.cells.map { QueryTable.csvField($0.text) }.joined(separator: ",") + "\r\n" }
-        return out
-    }
 }
 
-extension String {
-    fileprivate func droppingTrailingSpaces() -> String {
-        String(self[..<(lastIndex { $0 != " " }.map { index(after: $0) } ?? startIndex)])
+extension QueryTable.Row {
+    /// The row as a JSON object keyed by column (times in RFC 3339 UTC).
+    public var json: JSONValue {
+        var object: [String: JSONValue] = [:]
+        for (column, cell) in zip(columns, cells) {
+            switch cell {
+            case .text(let s): object[column] = .string(s)
+            case .int(let i): object[column] = .int(Int64(i))
+            case .bool(let b): object[column] = .bool(b)
+            case .time(let t): object[column] = .string(t.rfc3339)
+            case .null: object[column] = .null
+            }
+        }
+        return .object(object)
     }
 }

@@ -31,14 +31,15 @@ struct ExportSource {
                     }
                 }
             }
-            let table = try ComplianceQueries(snapshot: snapshot, time: .now(), sealer: sealer).state()
-            for row in table.rows {
-                guard case .int(let changed) = row["last_sequence"], UInt64(changed) > usersChangedAfter else { continue }
-                // Only an address in clear is exported: never "(sealed)" or "(erased)".
-                try user(zip(row.columns, row.cells).map { column, cell in
-                    guard column == "email" else { return ExportCell(cell) }
-                    if case .text(let email) = cell, email.contains("@") { return .text(email) }
-                    return .text(nil)
+            try withoutActuallyEscaping(user) { user in
+                try ComplianceQueries(snapshot: snapshot, time: .now(), sealer: sealer).state(into: EachRow { row in
+                    guard case .int(let changed) = row["last_sequence"], UInt64(changed) > usersChangedAfter else { return }
+                    // Only an address in clear is exported: never "(sealed)" or "(erased)".
+                    try user(zip(row.columns, row.cells).map { column, cell in
+                        guard column == "email" else { return ExportCell(cell) }
+                        if case .text(let email) = cell, email.contains("@") { return .text(email) }
+                        return .text(nil)
+                    })
                 })
             }
             return last
@@ -65,6 +66,15 @@ struct ExportSource {
             return value
         }
     }
+}
+
+/// Hands each row of an answer to a closure as it is read.
+private final class EachRow: RowSink {
+    let body: (QueryTable.Row) throws -> Void
+    init(_ body: @escaping (QueryTable.Row) throws -> Void) { self.body = body }
+    func start(columns: [String]) {}
+    func write(_ row: QueryTable.Row) throws { try body(row) }
+    func finish() {}
 }
 
 extension ExportCell {

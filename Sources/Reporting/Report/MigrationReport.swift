@@ -73,12 +73,8 @@ public struct MigrationReport: Sendable {
     /// Answers from the stored projections (now) or from the events recorded up to `asOf`.
     public static func make(ledger: Ledger, projection: UserProjection, asOf: Timestamp?) throws -> MigrationReport {
         let identity = try ledger.identity()
-        if let asOf {
-            let snapshot = try UserProjection.asOf(asOf, in: ledger)
-            return try ledger.read { view in try make(identity: identity, snapshot: snapshot, view: view, time: asOf, historical: true) }
-        }
-        return try projection.read(ledger) { snapshot, view in
-            try make(identity: identity, snapshot: snapshot, view: view, time: .now(), historical: false)
+        return try projection.read(ledger, asOf: asOf) { snapshot, view in
+            try make(identity: identity, snapshot: snapshot, view: view, time: asOf ?? .now(), historical: asOf != nil)
         }
     }
 
@@ -89,7 +85,9 @@ public struct MigrationReport: Sendable {
         var known = 0, before = 0, after = 0, consent = 0, deleted = 0, erased = 0
         var byPath: [String: Int] = [:]
         var perDay: [String: Int] = [:]
-        var migrations: [(occurred: Timestamp, recorded: Timestamp?)] = []
+        var migrated = 0
+        var first: (occurred: Timestamp, recorded: Timestamp?)?
+        var last: (occurred: Timestamp, recorded: Timestamp?)?
         try snapshot.forEachUser { u in
             if u.status != .unmatched { known += 1 }
             if u.consentRevokedAt != nil { consent += 1 }
@@ -98,10 +96,11 @@ public struct MigrationReport: Sendable {
             guard u.status.isDone, let at = u.migratedAt else { return }
             byPath[u.migratedVia?.name ?? "unknown", default: 0] += 1
             perDay[at.date, default: 0] += 1
-            migrations.append((at, u.migratedRecordedAt))
+            migrated += 1
+            if first.map({ at < $0.occurred }) ?? true { first = (at, u.migratedRecordedAt) }
+            if last.map({ at >= $0.occurred }) ?? true { last = (at, u.migratedRecordedAt) }
             if let window { if at < window.deadline { before += 1 } else { after += 1 } }
         }
-        migrations.sort { $0.occurred < $1.occurred }
         var cumulative = 0
         let days = perDay.keys.sorted().map { date in
             cumulative += perDay[date]!
@@ -115,9 +114,9 @@ public struct MigrationReport: Sendable {
         let (notifications, notificationDays) = try notificationFigures(view: view, snapshot: snapshot, through: through)
         return MigrationReport(
             identity: identity, asOf: time, isHistorical: historical, throughSequence: through, window: window,
-            usersKnown: known, migrated: migrations.count,
+            usersKnown: known, migrated: migrated,
             migratedByPath: byPath.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { ($0.key, $0.value) },
-            beforeDeadline: before, afterDeadline: after, firstMigration: migrations.first, lastMigration: migrations.last, days: days,
+            beforeDeadline: before, afterDeadline: after, firstMigration: first, lastMigration: last, days: days,
             pending: try queries.pending(), failuresByClass: try queries.failuresByClass(), unmatched: unmatched,
             notifications: notifications, notificationDays: notificationDays,
             consentRevoked: consent, accountsDeleted: deleted, usersErased: erased, unmatchedNotifications: unmatchedNotifications,

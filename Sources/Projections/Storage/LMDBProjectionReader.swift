@@ -1,0 +1,88 @@
+import LMDB
+import Ledger
+
+/// Projection state read through an LMDB transaction: as committed, or as it stood after
+/// event `asOf` (the newest record of each kind at or before that sequence).
+struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
+    let transaction: ReadTransaction
+    let databases: ProjectionDatabases
+    /// The last event of the picture; nil for the projections as committed.
+    let asOf: UInt64?
+
+    init(transaction: ReadTransaction, databases: ProjectionDatabases, asOf: UInt64? = nil) {
+        self.transaction = transaction
+        self.databases = databases
+        self.asOf = asOf
+    }
+
+    /// The newest sequence a record may carry to belong to this picture.
+    private var limit: UInt64 { asOf ?? .max }
+
+    func userKey(for identifier: Identifier) throws -> UInt64? {
+        let prefix = identifier.indexKey + [0]
+        return try transaction.withCursor(databases.userLinks) { cursor in
+            guard let (key, value) = try cursor.seek(atMost: ProjectionDatabases.linkKey(identifier, limit)),
+                  key.count == prefix.count + 8, key.starts(with: prefix) else { return nil }
+            return BigEndian.uint64(value)
+        }
+    }
+
+    func user(_ key: UInt64) throws -> UserState? {
+        try transaction.withCursor(databases.userVersions) { cursor in
+            guard let (found, value) = try cursor.seek(atMost: ProjectionDatabases.versionKey(key, limit)),
+                  BigEndian.uint64(found) == key, !value.isEmpty else { return nil }
+            return try UserStateCodec.decode(value)
+        }
+    }
+
+    func user(matching identifier: String) throws -> UserState? { try firstUser(matching: identifier) }
+
+    /// Walks `user_versions` once, taking for each user its newest version within the
+    /// picture and skipping the versions written after it.
+    func forEachUser(_ body: (UserState) throws -> Void) throws {
+        try transaction.withCursor(databases.userVersions) { cursor in
+            var entry = try cursor.first()
+            var current: (user: UInt64, value: UnsafeRawBufferPointer)?
+            func emit() throws {
+                if let current, !current.value.isEmpty { try body(try UserStateCodec.decode(current.value)) }
+            }
+            while let (key, value) = entry {
+                let user = BigEndian.uint64(key)
+                if user != current?.user {
+                    try emit()
+                    current = nil
+                }
+                if BigEndian.uint64(key, at: 8) > limit {
+                    entry = user == .max ? nil : try cursor.seek(atLeast: ProjectionDatabases.versionKey(user + 1, 0))
+                    continue
+                }
+                current = (user, value)
+                entry = try cursor.next()
+            }
+            try emit()
+        }
+    }
+
+    func forEachMigratedUser(_ body: (UserState) throws -> Void) throws {
+        try transaction.withCursor(databases.migratedOrder) { cursor in
+            var entry = try cursor.first()
+            while let (key, value) = entry {
+                if MigratedOrder.contains(value, limit), let user = try user(BigEndian.uint64(key, at: 8)), user.status.isDone {
+                    try body(user)
+                }
+                entry = try cursor.next()
+            }
+        }
+    }
+
+    func window() throws -> TransferWindow? {
+        try transaction.withCursor(databases.windows) { cursor in
+            try cursor.seek(atMost: BigEndian.bytes(limit)).map { try TransferWindow(encoded: $0.value) }
+        }
+    }
+
+    func checkpoint() throws -> UInt64 {
+        let stored = try transaction.get(databases.state, key: ProjectionDatabases.checkpointKey).map { BigEndian.uint64($0) } ?? 0
+        return asOf.map { min($0, stored) } ?? stored
+    }
+}

@@ -1,0 +1,64 @@
+import LMDB
+import Ledger
+
+/// The projection databases inside the ledger's environment (projection layout 2) and the
+/// layout of their keys.
+///
+/// Every record is kept with the sequence number of the event that wrote it, so the same
+/// databases answer "now" and "as of sequence S" (the newest record at or before S);
+/// `schemas/ledger-format.md` documents every byte.
+public struct ProjectionDatabases: Sendable {
+    /// The layout written under `projection_meta["layout"]`.
+    static let layout: UInt8 = 2
+
+    /// User key ‖ sequence → ``UserState`` after that event (empty: merged into another user).
+    public let userVersions: Database
+    /// Identifier tag ‖ value ‖ 0x00 ‖ sequence → the user key it names from that event on.
+    public let userLinks: Database
+    /// Migration order (µs, offset binary) ‖ user key → (added, removed) sequence pairs.
+    public let migratedOrder: Database
+    /// Sequence of a "transfer accepted" event → the window it set.
+    public let windows: Database
+    /// `layout`, `checkpoint`, `next_user_key`.
+    public let state: Database
+
+    static let names = ["user_versions", "user_links", "migrated_order", "windows", "projection_state"]
+    /// The databases of projection layout 1, dropped when a ledger is upgraded. Layout 2 keeps
+    /// its checkpoint under another name, so a binary from before layout 2 that opens the
+    /// ledger folds into its own databases and cannot move layout 2's checkpoint.
+    static let layout1Names = ["users", "user_ids", "projection_meta"]
+
+    static let layoutKey = Array("layout".utf8)
+    static let checkpointKey = Array("checkpoint".utf8)
+    static let nextUserKey = Array("next_user_key".utf8)
+
+    init(_ dbs: [Database]) {
+        userVersions = dbs[0]
+        userLinks = dbs[1]
+        migratedOrder = dbs[2]
+        windows = dbs[3]
+        state = dbs[4]
+    }
+
+    /// `user_versions` key of `user` as written by event `sequence`.
+    static func versionKey(_ user: UInt64, _ sequence: UInt64) -> [UInt8] {
+        var key = BigEndian.bytes(user)
+        BigEndian.append(sequence, to: &key)
+        return key
+    }
+
+    /// `user_links` key of `identifier` as linked by event `sequence`.
+    static func linkKey(_ identifier: Identifier, _ sequence: UInt64) -> [UInt8] {
+        var key = identifier.indexKey
+        key.append(0)
+        BigEndian.append(sequence, to: &key)
+        return key
+    }
+
+    /// `migrated_order` key: the time a done user is listed by, then its key.
+    static func orderKey(_ time: Timestamp, _ user: UInt64) -> [UInt8] {
+        var key = BigEndian.bytes(UInt64(bitPattern: time.microseconds) ^ (1 << 63))
+        BigEndian.append(user, to: &key)
+        return key
+    }
+}

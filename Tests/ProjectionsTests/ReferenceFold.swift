@@ -1,0 +1,60 @@
+@testable import Ledger
+@testable import Projections
+
+/// The projection rules folded in memory over a prefix of the log: the reference that the
+/// stored versions' "as of" answers must equal.
+final class ReferenceFold: ProjectionSnapshot, ProjectionStore {
+    private var users: [UInt64: UserState] = [:]
+    private var ids: [Identifier: UInt64] = [:]
+    private var nextKey: UInt64 = 1
+    private var transferWindow: TransferWindow?
+    private var folded: UInt64 = 0
+
+    init() {}
+
+    /// Folds one event.
+    func fold(_ event: RecordedEvent) throws { try UserFold(store: self).fold(event) }
+
+    func userKey(for identifier: Identifier) throws -> UInt64? { ids[identifier] }
+    func link(_ identifier: Identifier, to key: UInt64, at sequence: UInt64) throws { ids[identifier] = key }
+    func user(_ key: UInt64) throws -> UserState? { users[key] }
+    func put(_ user: UserState) throws { users[user.key] = user }
+    func remove(_ key: UInt64, at sequence: UInt64) throws { users[key] = nil }
+    func allocateUserKey() throws -> UInt64 {
+        defer { nextKey += 1 }
+        return nextKey
+    }
+    func setWindow(_ window: TransferWindow) throws { transferWindow = window }
+    func setCheckpoint(_ sequence: UInt64) throws { folded = sequence }
+
+    public func user(matching identifier: String) throws -> UserState? { try firstUser(matching: identifier) }
+    public func user(with identifier: Identifier) throws -> UserState? { try ids[identifier].flatMap { try user($0) } }
+
+    public func forEachUser(_ body: (UserState) throws -> Void) throws {
+        for key in users.keys.sorted() { try body(users[key]!) }
+    }
+
+    func forEachMigratedUser(_ body: (UserState) throws -> Void) throws {
+        let done = users.values.filter(\.status.isDone)
+        for user in done.sorted(by: { (MigratedOrder.time(of: $0)!, $0.key) < (MigratedOrder.time(of: $1)!, $1.key) }) { try body(user) }
+    }
+
+    /// The events recorded through `last`, folded.
+    static func through(_ last: UInt64, in ledger: Ledger) throws -> ReferenceFold {
+        let fold = ReferenceFold()
+        try ledger.read { view in try view.forEachEvent(from: 1, through: last) { try fold.fold($0) } }
+        return fold
+    }
+
+    public func window() throws -> TransferWindow? { transferWindow }
+    public func checkpoint() throws -> UInt64 { folded }
+}
+
+extension ProjectionSnapshot {
+    /// The done users, in the order `query migrated` lists them.
+    func migratedUsers() throws -> [UserState] {
+        var users: [UserState] = []
+        try forEachMigratedUser { users.append($0) }
+        return users
+    }
+}
