@@ -119,12 +119,25 @@ struct QueryCommand: AsyncParsableCommand {
             defer { ledger.close() }
             let query = EventQuery(identifier: identifier, types: Set(types.compactMap(EventType.init(rawValue:))),
                                    since: try since.map { try parseTime($0, option: "--since") }, until: output.asOf, limit: limit)
-            let events = try query.run(on: ledger)
+            let out = StandardOutput()
             if output.format == .json {
-                print("[" + events.map { String(decoding: $0.canonicalJSON, as: UTF8.self) }.joined(separator: ",") + "]")
+                var first = true
+                try out.write("[")
+                try query.forEach(in: ledger) { event in
+                    try out.write((first ? "" : ",") + String(decoding: event.canonicalJSON, as: UTF8.self))
+                    first = false
+                }
+                try out.write("]\n")
             } else {
-                print(EventQuery.table(events).render(output.format), terminator: "")
+                var widths: [Int]?
+                if output.format == .table {
+                    let measure = ColumnWidths()
+                    try query.write(in: ledger, into: measure)
+                    widths = measure.widths
+                }
+                try query.write(in: ledger, into: RowWriter(output.format, widths: widths, output: out.write))
             }
+            try out.flush()
         }
     }
 }

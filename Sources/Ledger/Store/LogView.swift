@@ -71,6 +71,44 @@ public struct LogView {
         try sequences(withPrefix: LedgerSchema.typePrefix(type), in: schema.byType)
     }
 
+    /// Calls `body` with the sequence numbers from `first` through `last` of the events of
+    /// any of `types`, ascending: a merge of the types' index entries read 4,096 at a time.
+    public func forEachSequence(ofAny types: Set<EventType>, from first: UInt64, through last: UInt64, _ body: (UInt64) throws -> Void) throws {
+        let order = Array(types)
+        var chunks = try order.map { try sequences(of: $0, from: first, through: last, atMost: 4096) }
+        var positions = [Int](repeating: 0, count: order.count)
+        while true {
+            var smallest: (list: Int, sequence: UInt64)?
+            for i in chunks.indices where positions[i] < chunks[i].count {
+                let s = chunks[i][positions[i]]
+                if s < smallest?.sequence ?? .max { smallest = (i, s) }
+            }
+            guard let (i, sequence) = smallest else { return }
+            try body(sequence)
+            positions[i] += 1
+            if positions[i] == chunks[i].count, sequence < last {
+                chunks[i] = try sequences(of: order[i], from: sequence + 1, through: last, atMost: 4096)
+                positions[i] = 0
+            }
+        }
+    }
+
+    /// Up to `count` sequence numbers of the events of `type` from `first` through `last`.
+    private func sequences(of type: EventType, from first: UInt64, through last: UInt64, atMost count: Int) throws -> [UInt64] {
+        let prefix = LedgerSchema.typePrefix(type)
+        return try transaction.withCursor(schema.byType) { cursor in
+            var result: [UInt64] = []
+            var entry = try cursor.seek(atLeast: prefix + BigEndian.bytes(first))
+            while result.count < count, let (key, _) = entry, key.count == prefix.count + 8, key.starts(with: prefix) {
+                let sequence = BigEndian.uint64(key, at: prefix.count)
+                if sequence > last { break }
+                result.append(sequence)
+                entry = try cursor.next()
+            }
+            return result
+        }
+    }
+
     private func sequences(withPrefix prefix: [UInt8], in database: Database) throws -> [UInt64] {
         try transaction.withCursor(database) { cursor in
             var result: [UInt64] = []

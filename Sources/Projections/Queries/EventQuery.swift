@@ -21,33 +21,54 @@ public struct EventQuery: Sendable {
         self.limit = limit
     }
 
-    /// The matching events, read through index lookups where a filter allows.
-    public func run(on ledger: Ledger) throws -> [RecordedEvent] {
+    /// Calls `body` with each matching event in order, inside one read transaction, reading
+    /// through the identifier or type index where a filter allows. Memory stays that of one
+    /// event, or of `limit` events when the last ones are asked for.
+    public func forEach(in ledger: Ledger, _ body: (RecordedEvent) throws -> Void) throws {
         try ledger.read { view in
             let last = try until.map { try view.lastSequence(recordedAtOrBefore: $0) } ?? view.head().sequence
             let first = try since.map { try view.lastSequence(recordedAtOrBefore: Timestamp(microseconds: $0.microseconds - 1)) + 1 } ?? 1
-            var candidates: [UInt64]?
+            guard first <= last else { return }
+            var kept: [RecordedEvent] = []
+            var oldest = 0
+            func match(_ event: RecordedEvent) throws {
+                guard types.isEmpty || types.contains(event.type) else { return }
+                guard let limit else { return try body(event) }
+                if kept.count < limit { kept.append(event) } else {
+                    kept[oldest] = event
+                    oldest = (oldest + 1) % limit
+                }
+            }
             if let identifier {
                 var set = Set<UInt64>()
                 for kind in IdentifierKind.allCases { set.formUnion(try view.sequences(for: Identifier(kind, identifier))) }
-                candidates = set.sorted()
+                for sequence in set.sorted() where sequence >= first && sequence <= last {
+                    if let event = try view.event(sequence) { try match(event) }
+                }
             } else if !types.isEmpty {
-                var set = Set<UInt64>()
-                for type in types { set.formUnion(try view.sequences(of: type)) }
-                candidates = set.sorted()
-            }
-            var events: [RecordedEvent] = []
-            if let candidates {
-                for seq in candidates where seq >= first && seq <= last {
-                    if let event = try view.event(seq), types.isEmpty || types.contains(event.type) { events.append(event) }
+                try view.forEachSequence(ofAny: types, from: first, through: last) { sequence in
+                    if let event = try view.event(sequence) { try match(event) }
                 }
             } else {
                 let start = limit.map { last >= UInt64($0) ? max(first, last - UInt64($0) + 1) : first } ?? first
-                try view.forEachEvent(from: start, through: last) { events.append($0) }
+                try view.forEachEvent(from: start, through: last, match)
             }
-            if let limit, events.count > limit { events.removeFirst(events.count - limit) }
-            return events
+            for event in kept[oldest...] + kept[..<oldest] { try body(event) }
         }
+    }
+
+    /// The matching events collected in memory: for small answers and tests.
+    public func run(on ledger: Ledger) throws -> [RecordedEvent] {
+        var events: [RecordedEvent] = []
+        try forEach(in: ledger) { events.append($0) }
+        return events
+    }
+
+    /// Writes the matching events into `sink` as the rows of ``table(_:)``.
+    public func write(in ledger: Ledger, into sink: any RowSink) throws {
+        let rows = try RowStream(EventQuery.columns, into: sink)
+        try forEach(in: ledger) { try rows.append(EventQuery.row($0)) }
+        try rows.finish()
     }
 
     /// Every event that names one of `user`'s identifiers, recorded up to `until`, in order.
@@ -60,16 +81,20 @@ public struct EventQuery: Sendable {
         }
     }
 
-    /// The events as a table: one row each, the body as canonical JSON.
+    static let columns = ["seq", "recorded_at", "occurred_at", "type", "identifiers", "summary"]
+
+    /// The events as a table: one row each, with a one-line summary of the body.
     public static func table(_ events: [RecordedEvent]) -> QueryTable {
-        var table = QueryTable(columns: ["seq", "recorded_at", "occurred_at", "type", "identifiers", "summary"])
-        for e in events {
-            table.append([
-                "seq": .int(Int(e.sequence)), "recorded_at": .time(e.recordedAt), "occurred_at": e.occurredAt.map(QueryTable.Cell.time) ?? .null,
-                "type": .text(e.type.rawValue), "identifiers": .text(e.identifiers.all.map(\.description).joined(separator: " ")), "summary": .text(summary(e)),
-            ])
-        }
+        var table = QueryTable(columns: columns)
+        for e in events { table.append(row(e)) }
         return table
+    }
+
+    private static func row(_ e: RecordedEvent) -> KeyValuePairs<String, QueryTable.Cell> {
+        [
+            "seq": .int(Int(e.sequence)), "recorded_at": .time(e.recordedAt), "occurred_at": e.occurredAt.map(QueryTable.Cell.time) ?? .null,
+            "type": .text(e.type.rawValue), "identifiers": .text(e.identifiers.all.map(\.description).joined(separator: " ")), "summary": .text(summary(e)),
+        ]
     }
 
     /// A one-line description of what an event says.

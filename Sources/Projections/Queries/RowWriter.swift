@@ -51,7 +51,8 @@ public final class RowWriter<Failure: Error>: RowSink {
     }
 
     private func tableLine(_ cells: [String]) -> String {
-        let line = cells.enumerated().map { i, t in t.padding(toLength: widths![i], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+        // Pads, never cuts: a text wider than measured widens its line instead of losing its end.
+        let line = cells.enumerated().map { i, t in t + String(repeating: " ", count: max(0, widths![i] - t.count)) }.joined(separator: "  ")
         return String(line[..<(line.lastIndex { $0 != " " }.map { line.index(after: $0) } ?? line.startIndex)])
     }
 }

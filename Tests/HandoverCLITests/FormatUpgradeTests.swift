@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import LMDB
+import TestSupport
+
+/// A ledger written by the code before projection layout 2 (`Tests/Fixtures/format1`, made by
+/// `Tests/Fixtures/make-format1-ledger.sh` with commit d087e5e), opened by this code.
+@Suite("ledgers written before projection layout 2")
+struct FormatUpgradeTests {
+    let dir = TemporaryDirectory()
+    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/format1").path
+
+    private func handover(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+        try runProduct("handover", args)
+    }
+
+    private func fixtureText(_ name: String) throws -> String {
+        try String(contentsOfFile: FormatUpgradeTests.fixture + "/" + name, encoding: .utf8)
+    }
+
+    /// A fresh copy of the old ledger.
+    private func oldLedger(_ name: String) throws -> String {
+        let path = dir.sub(name)
+        try FileManager.default.copyItem(atPath: FormatUpgradeTests.fixture + "/ledger", toPath: path)
+        return path
+    }
+
+    /// Every answer the old code gave, asked again of `ledger`: the same bytes, so the same rows.
+    private func expectOldAnswers(_ ledger: String) throws {
+        let times = try fixtureText("as-of-times.txt").split(separator: "\n").map(String.init)
+        #expect(times.count == 4)
+        let user = try fixtureText("user.txt").trimmingCharacters(in: .whitespacesAndNewlines)
+        for (n, time) in times.enumerated() {
+            var asked: [(answer: String, arguments: [String])] = ["migrated", "pending", "state", "failures", "unmatched"].map {
+                ("\($0)-\(n).csv", ["query", $0, "--format", "csv"])
+            }
+            asked.append(("failures-by-class-\(n).csv", ["query", "failures", "--by-class", "--format", "csv"]))
+            asked.append(("user-\(n).json", ["query", "user", user, "--format", "json"]))
+            asked.append(("report-\(n).json", ["report", "--format", "json"]))
+            for (answer, arguments) in asked {
+                let r = try handover(arguments + ["--ledger", ledger, "--as-of", time])
+                #expect(r.out == (try fixtureText("answers/" + answer)), "\(answer) as of \(time): \(r.err)")
+            }
+        }
+        for q in ["migrated", "state", "unmatched"] {
+            #expect(try handover(["query", q, "--ledger", ledger, "--format", "csv"]).out == (try fixtureText("answers/\(q)-now.csv")), "\(q) now")
+        }
+        #expect(try handover(["query", "events", "--ledger", ledger, "--format", "csv"]).out == (try fixtureText("answers/events.csv")))
+    }
+
+    @Test("a format-1 ledger upgrades when opened, verifies, proves against a checkpoint signed before, and answers as the old code did")
+    func upgrade() throws {
+        let ledger = try oldLedger("l")
+        let checkpoint = FormatUpgradeTests.fixture + "/checkpoint.txt"
+        var r = try handover(["verify", "--ledger", ledger, "--checkpoint", checkpoint])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        r = try handover(["prove", "5", "--ledger", ledger, "--checkpoint", checkpoint])
+        #expect(r.status == 0 && r.out.contains("\"sequence\":5"), "\(r.out)\(r.err)")
+        try expectOldAnswers(ledger)
+        // The old projection databases are gone and the new ones hold the log's users.
+        let environment = try Environment(path: ledger, options: .init(readOnly: true))
+        let present = try environment.read { txn in
+            try ["users", "user_ids", "projection_meta", "user_versions", "user_links", "migrated_order", "windows", "projection_state"].filter { name in
+                do { _ = try txn.openDatabase(name, create: false); return true } catch let error as LMDBError where error.code == .notFound { return false }
+            }
+        }
+        #expect(present == ["user_versions", "user_links", "migrated_order", "windows", "projection_state"])
+    }
+
+    @Test("killed with SIGKILL at 10 random moments while it upgrades, the ledger still verifies and answers as the old code did")
+    func upgradeKilled() throws {
+        let times = try fixtureText("as-of-times.txt").split(separator: "\n").map(String.init)
+        var killed = 0
+        for round in 0..<10 {
+            // Each round interrupts the first open of a fresh copy: the upgrade itself.
+            let ledger = try oldLedger("k\(round)")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: productPath("handover"))
+            process.arguments = ["query", "state", "--ledger", ledger, "--format", "csv"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 0...150_000))
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                killed += 1
+            }
+            process.waitUntilExit()
+            let r = try handover(["verify", "--ledger", ledger, "--checkpoint", FormatUpgradeTests.fixture + "/checkpoint.txt"])
+            #expect(r.status == 0, "round \(round): \(r.out)\(r.err)")
+            #expect(try handover(["query", "state", "--ledger", ledger, "--format", "csv"]).out == (try fixtureText("answers/state-now.csv")), "round \(round)")
+            #expect(try handover(["query", "migrated", "--ledger", ledger, "--format", "csv", "--as-of", times[2]]).out == (try fixtureText("answers/migrated-2.csv")), "round \(round)")
+            if round == 9 { try expectOldAnswers(ledger) }
+        }
+        #expect(killed > 0, "no round was killed: the test did not interrupt anything")
+    }
+}
