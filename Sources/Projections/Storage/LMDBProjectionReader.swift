@@ -28,11 +28,14 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
     }
 
     func user(_ key: UInt64) throws -> UserState? {
-        try transaction.withCursor(databases.userVersions) { cursor in
-            guard let (found, value) = try cursor.seek(atMost: ProjectionDatabases.versionKey(key, limit)),
-                  BigEndian.uint64(found) == key, !value.isEmpty else { return nil }
-            return try UserStateCodec.decode(value)
-        }
+        try transaction.withCursor(databases.userVersions) { try user(key, in: $0) }
+    }
+
+    /// User `key` within the picture, read through a cursor on `user_versions`.
+    private func user(_ key: UInt64, in versions: Cursor) throws -> UserState? {
+        guard let (found, value) = try versions.seek(atMost: ProjectionDatabases.versionKey(key, limit)),
+              BigEndian.uint64(found) == key, !value.isEmpty else { return nil }
+        return try UserStateCodec.decode(value)
     }
 
     func user(matching identifier: String) throws -> UserState? { try firstUser(matching: identifier) }
@@ -64,13 +67,15 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
     }
 
     func forEachMigratedUser(_ body: (UserState) throws -> Void) throws {
-        try transaction.withCursor(databases.migratedOrder) { cursor in
-            var entry = try cursor.first()
-            while let (key, value) = entry {
-                if MigratedOrder.contains(value, limit), let user = try user(BigEndian.uint64(key, at: 8)), user.status.isDone {
-                    try body(user)
+        try transaction.withCursor(databases.userVersions) { versions in
+            try transaction.withCursor(databases.migratedOrder) { cursor in
+                var entry = try cursor.first()
+                while let (key, value) = entry {
+                    if MigratedOrder.contains(value, limit), let user = try user(BigEndian.uint64(key, at: 8), in: versions), user.status.isDone {
+                        try body(user)
+                    }
+                    entry = try cursor.next()
                 }
-                entry = try cursor.next()
             }
         }
     }
