@@ -10,6 +10,9 @@ final class LMDBProjectionStore: ProjectionStore {
     let databases: ProjectionDatabases
     private var nextKey: UInt64?
     private var checkpoint: UInt64?
+    /// The listing time of the user read or written last: the fold reads a user, changes it
+    /// and puts it back, so ``put(_:)`` usually needs no second read for the old time.
+    private var lastTouched: (key: UInt64, time: Timestamp?)?
 
     init(transaction: WriteTransaction, databases: ProjectionDatabases) {
         self.transaction = transaction
@@ -19,7 +22,17 @@ final class LMDBProjectionStore: ProjectionStore {
     private var reader: LMDBProjectionReader { LMDBProjectionReader(transaction: transaction, databases: databases) }
 
     func userKey(for identifier: Identifier) throws -> UInt64? { try reader.userKey(for: identifier) }
-    func user(_ key: UInt64) throws -> UserState? { try reader.user(key) }
+    func user(_ key: UInt64) throws -> UserState? {
+        let user = try reader.user(key)
+        lastTouched = (key, user.flatMap(MigratedOrder.time))
+        return user
+    }
+
+    /// The listing time user `key` has now.
+    private func currentTime(of key: UInt64) throws -> Timestamp? {
+        if let lastTouched, lastTouched.key == key { return lastTouched.time }
+        return try reader.user(key).flatMap(MigratedOrder.time)
+    }
 
     func link(_ identifier: Identifier, to key: UInt64, at sequence: UInt64) throws {
         try transaction.put(databases.userLinks, key: ProjectionDatabases.linkKey(identifier, sequence), value: BigEndian.bytes(key))
@@ -27,13 +40,16 @@ final class LMDBProjectionStore: ProjectionStore {
 
     func put(_ user: UserState) throws {
         let sequence = user.lastSequence
-        try reorder(user.key, from: try self.user(user.key).flatMap(MigratedOrder.time), to: MigratedOrder.time(of: user), at: sequence)
+        let time = MigratedOrder.time(of: user)
+        try reorder(user.key, from: try currentTime(of: user.key), to: time, at: sequence)
         try transaction.put(databases.userVersions, key: ProjectionDatabases.versionKey(user.key, sequence), value: UserStateCodec.encode(user))
+        lastTouched = (user.key, time)
     }
 
     func remove(_ key: UInt64, at sequence: UInt64) throws {
-        try reorder(key, from: try user(key).flatMap(MigratedOrder.time), to: nil, at: sequence)
+        try reorder(key, from: try currentTime(of: key), to: nil, at: sequence)
         try transaction.put(databases.userVersions, key: ProjectionDatabases.versionKey(key, sequence), value: [])
+        lastTouched = (key, nil)
     }
 
     /// Moves a user's `migrated_order` entry when the time it is listed by changes.
