@@ -18,29 +18,31 @@ public final class UserProjection: LedgerFolder {
     /// older layout drops them and starts layout 2 empty at checkpoint 0, in one transaction;
     /// the ledger then folds the log into it (and again after a crash, from where it stopped).
     public func attach(to environment: Environment) throws {
-        let dbs: [Database]
+        let dbs: ProjectionDatabases
         if environment.isReadOnly {
+            let needsUpgrade = LedgerError(.notALedger, "the ledger's projections need an upgrade: open it once without read-only access")
             dbs = try environment.read { txn in
-                let dbs = try ProjectionDatabases.names.map { try txn.openDatabase($0, create: false) }
-                guard try txn.get(dbs[4], key: ProjectionDatabases.layoutKey) == [ProjectionDatabases.layout] else {
-                    throw LedgerError(.notALedger, "the ledger's projections need an upgrade: open it once without read-only access")
+                let dbs: ProjectionDatabases
+                do { dbs = ProjectionDatabases(try ProjectionDatabases.names.map { try txn.openDatabase($0, create: false) }) } catch let error as LMDBError where error.code == .notFound {
+                    throw needsUpgrade
                 }
+                guard try txn.get(dbs.state, key: ProjectionDatabases.layoutKey) == [ProjectionDatabases.layout] else { throw needsUpgrade }
                 return dbs
             }
         } else {
             dbs = try environment.write { txn in
-                let dbs = try ProjectionDatabases.names.map { try txn.openDatabase($0, create: true) }
-                if try txn.get(dbs[4], key: ProjectionDatabases.layoutKey) != [ProjectionDatabases.layout] {
+                let dbs = ProjectionDatabases(try ProjectionDatabases.names.map { try txn.openDatabase($0, create: true) })
+                if try txn.get(dbs.state, key: ProjectionDatabases.layoutKey) != [ProjectionDatabases.layout] {
                     for name in ProjectionDatabases.layout1Names {
                         do { try txn.drop(try txn.openDatabase(name, create: false)) } catch let error as LMDBError where error.code == .notFound {}
                     }
-                    for db in dbs { try txn.clear(db) }
-                    try txn.put(dbs[4], key: ProjectionDatabases.layoutKey, value: [ProjectionDatabases.layout])
+                    for db in [dbs.userVersions, dbs.userLinks, dbs.migratedOrder, dbs.windows, dbs.state] { try txn.clear(db) }
+                    try txn.put(dbs.state, key: ProjectionDatabases.layoutKey, value: [ProjectionDatabases.layout])
                 }
                 return dbs
             }
         }
-        attached.withLock { $0 = ProjectionDatabases(dbs) }
+        attached.withLock { $0 = dbs }
     }
 
     public func checkpoint(in transaction: ReadTransaction) throws -> UInt64 {
