@@ -17,16 +17,22 @@ func printAnswer(_ ledgerOptions: LedgerOptions, _ output: OutputOptions, _ ques
     defer { ledger.close() }
     try projection.read(ledger, asOf: output.asOf) { snapshot, _ in
         let queries = ComplianceQueries(snapshot: snapshot, time: output.asOf ?? .now(), sealer: ledger.sealer)
-        var widths: [Int]?
-        if output.format == .table {
-            let measure = ColumnWidths()
-            try question(queries, measure)
-            widths = measure.widths
-        }
-        let out = StandardOutput()
-        try question(queries, RowWriter(output.format, widths: widths, output: out.write))
-        try out.flush()
+        try printRows(output.format) { try question(queries, $0) }
     }
+}
+
+/// Writes the rows `produce` gives to standard output in `format`. The table format calls
+/// `produce` twice, once to size the columns, so it must give the same rows each time.
+func printRows(_ format: QueryTable.Format, _ produce: (any RowSink) throws -> Void) throws {
+    var widths: [Int]?
+    if format == .table {
+        let measure = ColumnWidths()
+        try produce(measure)
+        widths = measure.widths
+    }
+    let out = StandardOutput()
+    try produce(RowWriter(format, widths: widths, output: out.write))
+    try out.flush()
 }
 
 /// Standard output written in 64 KiB blocks, with write errors (a closed pipe, a full disk)

@@ -119,8 +119,8 @@ struct QueryCommand: AsyncParsableCommand {
             defer { ledger.close() }
             let query = EventQuery(identifier: identifier, types: Set(types.compactMap(EventType.init(rawValue:))),
                                    since: try since.map { try parseTime($0, option: "--since") }, until: output.asOf, limit: limit)
-            let out = StandardOutput()
             if output.format == .json {
+                let out = StandardOutput()
                 var first = true
                 try out.write("[")
                 try query.forEach(in: ledger) { event in
@@ -128,16 +128,10 @@ struct QueryCommand: AsyncParsableCommand {
                     first = false
                 }
                 try out.write("]\n")
+                try out.flush()
             } else {
-                var widths: [Int]?
-                if output.format == .table {
-                    let measure = ColumnWidths()
-                    try query.write(in: ledger, into: measure)
-                    widths = measure.widths
-                }
-                try query.write(in: ledger, into: RowWriter(output.format, widths: widths, output: out.write))
+                try printRows(output.format) { try query.write(in: ledger, into: $0) }
             }
-            try out.flush()
         }
     }
 }

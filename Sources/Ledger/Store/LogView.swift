@@ -95,26 +95,19 @@ public struct LogView {
 
     /// Up to `count` sequence numbers of the events of `type` from `first` through `last`.
     private func sequences(of type: EventType, from first: UInt64, through last: UInt64, atMost count: Int) throws -> [UInt64] {
-        let prefix = LedgerSchema.typePrefix(type)
-        return try transaction.withCursor(schema.byType) { cursor in
+        try sequences(withPrefix: LedgerSchema.typePrefix(type), in: schema.byType, from: first, through: last, atMost: count)
+    }
+
+    /// The sequence numbers ending the index keys `prefix ‖ u64` of `database`, ascending,
+    /// from `first` through `last`, at most `count` of them.
+    private func sequences(withPrefix prefix: [UInt8], in database: Database, from first: UInt64 = 0, through last: UInt64 = .max, atMost count: Int = .max) throws -> [UInt64] {
+        try transaction.withCursor(database) { cursor in
             var result: [UInt64] = []
             var entry = try cursor.seek(atLeast: prefix + BigEndian.bytes(first))
             while result.count < count, let (key, _) = entry, key.count == prefix.count + 8, key.starts(with: prefix) {
                 let sequence = BigEndian.uint64(key, at: prefix.count)
                 if sequence > last { break }
                 result.append(sequence)
-                entry = try cursor.next()
-            }
-            return result
-        }
-    }
-
-    private func sequences(withPrefix prefix: [UInt8], in database: Database) throws -> [UInt64] {
-        try transaction.withCursor(database) { cursor in
-            var result: [UInt64] = []
-            var entry = try cursor.seek(atLeast: prefix)
-            while let (key, _) = entry, key.count == prefix.count + 8, key.starts(with: prefix) {
-                result.append(BigEndian.uint64(key, at: prefix.count))
                 entry = try cursor.next()
             }
             return result
