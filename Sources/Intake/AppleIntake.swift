@@ -57,7 +57,7 @@ public final class AppleIntake: Sendable {
         var ids = Identifiers(jti: notification.jti)
         ids[subKind] = notification.sub
         let draft = EventDraft(.notificationReceived(body), identifiers: ids, occurredAt: Timestamp(notification.eventTime),
-                               idempotencyKey: "notification:" + notification.jti)
+                               idempotencyKey: EventDraft.notificationIdempotencyKey(jti: notification.jti))
         var receipt = try await record(draft)
         if erasing { receipt.erased = try await erase(subject, reason: "Apple reported the account deleted (notification \(notification.jti))") }
         return receipt

@@ -17,10 +17,10 @@ public final class Cursor {
         self.database = database
     }
 
-    private func move(_ op: MDB_cursor_op, key: UnsafeRawBufferPointer? = nil) throws -> Entry? {
+    private func move(_ op: MDB_cursor_op, key: UnsafeRawBufferPointer? = nil, value: UnsafeRawBufferPointer? = nil) throws -> Entry? {
         precondition(isValid, "an LMDB cursor was used outside the closure it was lent to")
         var k = MDB_val(mv_size: key?.count ?? 0, mv_data: UnsafeMutableRawPointer(mutating: key?.baseAddress))
-        var v = MDB_val()
+        var v = MDB_val(mv_size: value?.count ?? 0, mv_data: UnsafeMutableRawPointer(mutating: value?.baseAddress))
         let result = mdb_cursor_get(handle, &k, &v, op)
         if result == MDB_NOTFOUND { return nil }
         try LMDBError.check(result, "mdb_cursor_get(\(database.name))")
@@ -42,6 +42,33 @@ public final class Cursor {
     public func seek(atLeast key: [UInt8]) throws -> Entry? {
         try key.withUnsafeBytes { try seek(atLeast: $0) }
     }
+
+    /// The entry whose key is exactly `key` (its first value in a `duplicateSort` database).
+    public func seek(exactly key: [UInt8]) throws -> Entry? {
+        try key.withUnsafeBytes { try move(MDB_SET_KEY, key: $0) }
+    }
+
+    // MARK: Databases with several values per key (`duplicateSort`)
+
+    /// The first value of `key` that is greater than or equal to `value`, nil if none is.
+    public func seek(key: [UInt8], valueAtLeast value: [UInt8]) throws -> Entry? {
+        try key.withUnsafeBytes { k in try value.withUnsafeBytes { v in try move(MDB_GET_BOTH_RANGE, key: k, value: v) } }
+    }
+
+    /// The last value of the current key.
+    public func lastDuplicate() throws -> Entry? { try move(MDB_LAST_DUP) }
+    /// The next value of the current key, nil after its last.
+    public func nextDuplicate() throws -> Entry? { try move(MDB_NEXT_DUP) }
+    /// The previous value of the current key, nil before its first.
+    public func previousDuplicate() throws -> Entry? { try move(MDB_PREV_DUP) }
+    /// The first value of the next key.
+    public func nextKey() throws -> Entry? { try move(MDB_NEXT_NODUP) }
+
+    /// With `duplicateFixed`: up to a page of the current key's values from the cursor on,
+    /// packed end to end in `value`; the cursor moves to the last value returned.
+    public func duplicatesPage() throws -> Entry? { try move(MDB_GET_MULTIPLE) }
+    /// With `duplicateFixed`: the next page of the current key's values, nil after the last.
+    public func nextDuplicatesPage() throws -> Entry? { try move(MDB_NEXT_MULTIPLE) }
 
     /// The last entry whose key is less than or equal to `key`: for "the newest version at
     /// or before" lookups in databases keyed by prefix ‖ big-endian sequence.

@@ -29,4 +29,6 @@ public struct PutFlags: OptionSet, Sendable {
     public static let append = PutFlags(rawValue: UInt32(MDB_APPEND))
     /// `MDB_NODUPDATA`: with `duplicateSort`, fail if the key/value pair exists.
     public static let noDuplicateData = PutFlags(rawValue: UInt32(MDB_NODUPDATA))
+    /// `MDB_APPENDDUP`: with `duplicateSort`, the value sorts after every value of its key.
+    public static let appendDuplicate = PutFlags(rawValue: UInt32(MDB_APPENDDUP))
 }

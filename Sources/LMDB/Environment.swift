@@ -23,11 +23,16 @@ public final class Environment: @unchecked Sendable {
         public var maxReaders: UInt32 = 510
         /// Open without writing; no databases are created.
         public var readOnly = false
+        /// `MDB_WRITEMAP`: write transactions change the memory map in place, so their dirty
+        /// pages are file-backed page cache rather than this process's heap. Every process
+        /// writing to one environment must agree on it; read-only opens ignore it.
+        public var writeMap = false
 
-        public init(mapSize: Int = 64 << 20, maxDatabases: UInt32 = 32, readOnly: Bool = false) {
+        public init(mapSize: Int = 64 << 20, maxDatabases: UInt32 = 32, readOnly: Bool = false, writeMap: Bool = false) {
             self.mapSize = mapSize
             self.maxDatabases = maxDatabases
             self.readOnly = readOnly
+            self.writeMap = writeMap
         }
     }
 
@@ -55,7 +60,7 @@ public final class Environment: @unchecked Sendable {
             try LMDBError.check(mdb_env_set_maxreaders(handle, options.maxReaders), "mdb_env_set_maxreaders")
             try LMDBError.check(mdb_env_set_mapsize(handle, options.mapSize), "mdb_env_set_mapsize")
             var flags = UInt32(MDB_NOTLS)
-            if options.readOnly { flags |= UInt32(MDB_RDONLY) }
+            if options.readOnly { flags |= UInt32(MDB_RDONLY) } else if options.writeMap { flags |= UInt32(MDB_WRITEMAP) }
             try LMDBError.check(mdb_env_open(handle, path, flags, 0o644), "mdb_env_open(\(path))")
             var dead: Int32 = 0
             try LMDBError.check(mdb_reader_check(handle, &dead), "mdb_reader_check")

@@ -105,6 +105,22 @@ public final class WriteTransaction: ReadTransaction {
         }
     }
 
+    /// Deletes one value of `key` in a `duplicateSort` database; false if absent.
+    @discardableResult
+    public func delete(_ database: Database, key: [UInt8], value: [UInt8]) throws -> Bool {
+        checkValid()
+        return try key.withUnsafeBytes { rawKey in
+            try value.withUnsafeBytes { rawValue in
+                var k = MDB_val(mv_size: rawKey.count, mv_data: UnsafeMutableRawPointer(mutating: rawKey.baseAddress))
+                var v = MDB_val(mv_size: rawValue.count, mv_data: UnsafeMutableRawPointer(mutating: rawValue.baseAddress))
+                let result = mdb_del(handle, database.handle, &k, &v)
+                if result == MDB_NOTFOUND { return false }
+                try LMDBError.check(result, "mdb_del(\(database.name))")
+                return true
+            }
+        }
+    }
+
     /// Removes every entry of `database`, keeping the database itself.
     public func clear(_ database: Database) throws {
         checkValid()

@@ -46,6 +46,10 @@ public protocol ProjectionSnapshot {
     /// Every user whose migration step is done, in the order they migrated (migration time,
     /// or the last attempt's when there is none, then user key).
     func forEachMigratedUser(_ body: (UserState) throws -> Void) throws
+    /// The sequence numbers, ascending, of the events folded into every user record any of
+    /// `identifiers` has named within the picture: the user's own event list (and those of
+    /// users merged into it), read from their stored versions.
+    func eventSequences(linkedTo identifiers: [Identifier]) throws -> [UInt64]
     /// The transfer window, once recorded.
     func window() throws -> TransferWindow?
     /// The last sequence number folded into this picture.

@@ -58,7 +58,7 @@ struct QueryCommand: AsyncParsableCommand {
             guard let user = found else {
                 throw CLIExit(code: ExitStatus.failed, message: "no user with identifier \"\(identifier)\"" + (output.asOf.map { " as of \($0.rfc3339)" } ?? ""))
             }
-            let events = try EventQuery.history(of: user, until: output.asOf, in: ledger)
+            let events = try EventQuery.history(of: user, until: output.asOf, in: ledger, projection: projection)
             switch output.format {
             case .table:
                 for row in table.rows {
@@ -115,7 +115,7 @@ struct QueryCommand: AsyncParsableCommand {
         }
 
         func run() throws {
-            let (ledger, _) = try ledgerOptions.open()
+            let (ledger, projection) = try ledgerOptions.open()
             defer { ledger.close() }
             let query = EventQuery(identifier: identifier, types: Set(types.compactMap(EventType.init(rawValue:))),
                                    since: try since.map { try parseTime($0, option: "--since") }, until: output.asOf, limit: limit)
@@ -123,14 +123,14 @@ struct QueryCommand: AsyncParsableCommand {
                 let out = StandardOutput()
                 var first = true
                 try out.write("[")
-                try query.forEach(in: ledger) { event in
+                try query.forEach(in: ledger, projection: projection) { event in
                     try out.write((first ? "" : ",") + String(decoding: event.canonicalJSON, as: UTF8.self))
                     first = false
                 }
                 try out.write("]\n")
                 try out.flush()
             } else {
-                try printRows(output.format) { try query.write(in: ledger, into: $0) }
+                try printRows(output.format) { try query.write(in: ledger, projection: projection, into: $0) }
             }
         }
     }

@@ -68,7 +68,7 @@ struct LedgerStorageTests {
         let batch = try await ledger.append(contentsOf: [third, third, failure(4)])
         #expect(batch[0].isRecorded && batch[1] == .duplicate(of: batch[0].sequence) && batch[2].isRecorded)
         let (head, acct2, keyed, byType) = try ledger.read { view in
-            (try view.head().sequence, try view.sequences(for: Identifier(.accountID, "acct-2")),
+            (try view.head().sequence, try (1...4).compactMap { try view.event($0) }.filter { $0.identifiers.accountID == "acct-2" },
              try view.sequence(forIdempotencyKey: "notification:jti-7"), try view.sequences(of: .transferIDExchangeFailed))
         }
         #expect(head == 4)
@@ -78,28 +78,74 @@ struct LedgerStorageTests {
         #expect(try ledger.verify().isIntact)
     }
 
-    @Test("indexes find events by every identifier kind, by type and by recorded time")
+    @Test("indexes find events by type, by recorded time, by idempotency key and a notification by its jti")
     func indexes() async throws {
         let dir = TemporaryDirectory()
         let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
         defer { ledger.close() }
         let outcomes = try await ledger.append(contentsOf: EventSamples.all())
+        let notified = outcomes[EventType.allCases.firstIndex(of: .notificationReceived)!].sequence
         let exchanged = outcomes[EventType.allCases.firstIndex(of: .transferIDExchanged)!].sequence
-        let found = try ledger.read { view in
-            try [Identifier(.accountID, "acct-42"), Identifier(.transferSub, "t.9f8e7d"), Identifier(.recipientSub, "001999.def.0789"),
-                 Identifier(.jti, "jti-1"), Identifier(.senderSub, "000123.abc.0456")].map { try view.sequences(for: $0) }
-        }
-        #expect(found[0...2].allSatisfy { $0.contains(exchanged) })
-        #expect(found[3].count == 1)
-        #expect(found[4].count == 2)
-        let (rejected, head, atHead, atZero) = try ledger.read { view in
+        let (byJTI, unknownJTI, byKey, rejected, head, atHead, atZero) = try ledger.read { view in
             let head = try view.head()
-            return (try view.sequences(of: .notificationRejected), head, try view.lastSequence(recordedAtOrBefore: head.recordedAt),
+            return (try view.sequence(ofNotification: "jti-1"), try view.sequence(ofNotification: "jti-2"), try view.sequence(forIdempotencyKey: "exchange:t.9f8e7d"),
+                    try view.sequences(of: .notificationRejected), head, try view.lastSequence(recordedAtOrBefore: head.recordedAt),
                     try view.lastSequence(recordedAtOrBefore: Timestamp(microseconds: 0)))
         }
+        #expect(byJTI == notified)
+        #expect(unknownJTI == nil)
+        #expect(byKey == exchanged)
         #expect(rejected.count == 1)
         #expect(atHead == head.sequence)
         #expect(atZero == 0)
+    }
+
+    @Test("the type index answers every range of sequences as a scan of the log does, across its pages")
+    func typeIndexRanges() async throws {
+        let dir = TemporaryDirectory()
+        let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
+        defer { ledger.close() }
+        var generator = SystemRandomNumberGenerator()
+        for chunk in 0..<6 {
+            _ = try await ledger.append(contentsOf: (0..<1500).map { i in
+                Int.random(in: 0..<4, using: &generator) == 0 ? EventDraft(.userErased(UserErased(reason: "test", keysDestroyed: 0)), identifiers: Identifiers(accountID: "e\(chunk)-\(i)")) : failure(chunk * 1500 + i)
+            })
+        }
+        let head = try ledger.read { try $0.head().sequence }
+        var types: [UInt64: EventType] = [:]
+        try ledger.read { view in try view.forEachEvent(from: 1, through: head) { types[$0.sequence] = $0.type } }
+        for (first, last) in [(UInt64(1), head), (2, 2), (17, 5000), (4097, 8191), (head, head), (head + 1, head + 9)] {
+            for wanted in [Set([EventType.userErased]), [.transferIDExchangeFailed], [.userErased, .transferIDExchangeFailed, .ledgerCreated]] {
+                var found: [UInt64] = []
+                try ledger.read { view in try view.forEachSequence(ofAny: wanted, from: first, through: last) { found.append($0) } }
+                let expected = types.keys.filter { $0 >= first && $0 <= last && wanted.contains(types[$0]!) }.sorted()
+                #expect(found == expected, "\(wanted) from \(first) through \(last)")
+            }
+        }
+        #expect(try ledger.read { try $0.sequences(of: .userErased) } == types.keys.filter { types[$0] == .userErased }.sorted())
+    }
+
+    @Test("idempotency keys whose hashes collide are told apart by the events' own keys")
+    func idempotencyHashCollision() async throws {
+        let dir = TemporaryDirectory()
+        let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
+        defer { ledger.close() }
+        var first = failure(1)
+        first.idempotencyKey = "k-first"
+        let a = try await ledger.append(first)
+        // File event a under the hash of another key too, as a collision of the two would.
+        let colliding = LedgerSchema.idempotencyHash("k-other")
+        try ledger.environment.write { txn in try txn.put(ledger.schema.idempotency, key: colliding, value: BigEndian.bytes(a.sequence)) }
+        #expect(try ledger.read { try $0.sequence(forIdempotencyKey: "k-other") } == nil)
+        var other = failure(2)
+        other.idempotencyKey = "k-other"
+        let b = try await ledger.append(other)
+        #expect(b.isRecorded && b.sequence != a.sequence)
+        #expect(try ledger.read { try $0.sequence(forIdempotencyKey: "k-other") } == b.sequence)
+        #expect(try ledger.read { try $0.sequence(forIdempotencyKey: "k-first") } == a.sequence)
+        #expect(try await ledger.append(other) == .duplicate(of: b.sequence))
+        try ledger.environment.write { txn in try txn.delete(ledger.schema.idempotency, key: colliding, value: BigEndian.bytes(a.sequence)) }
+        #expect(try ledger.verify().isIntact)
     }
 
     @Test("verify names the sequence number of a flipped byte")

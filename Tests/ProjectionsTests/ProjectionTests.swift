@@ -168,10 +168,11 @@ struct ProjectionTests {
         let head = try ledger.read { try $0.head().sequence }
         for sequence in 1...head {
             let time = try #require(try ledger.read { try $0.event(sequence) }).recordedAt
-            let (last, users, migrated, window, byIdentifier) = try projection.read(ledger, asOf: time) { snapshot, _ in
+            let (last, users, migrated, window, byIdentifier, eventLists) = try projection.read(ledger, asOf: time) { snapshot, _ in
                 let users = try snapshot.allUsers()
                 let byIdentifier = try users.flatMap { user in try user.identifiers.map { ($0, try snapshot.user(with: $0)) } }
-                return (try snapshot.checkpoint(), users, try snapshot.migratedUsers(), try snapshot.window(), byIdentifier)
+                let eventLists = try users.flatMap { user in try user.identifiers.map { ($0, try snapshot.eventSequences(linkedTo: [$0])) } }
+                return (try snapshot.checkpoint(), users, try snapshot.migratedUsers(), try snapshot.window(), byIdentifier, eventLists)
             }
             // Events committed together share a recorded time: the picture ends at the last of them.
             #expect(last >= sequence)
@@ -180,6 +181,16 @@ struct ProjectionTests {
             #expect(try migrated == expected.migratedUsers(), "migrated order as of \(last)")
             #expect(try window == expected.window(), "window as of \(last)")
             for (id, user) in byIdentifier { #expect(try user == expected.user(with: id), "\(id) as of \(last)") }
+            // Each identifier's event list is its users' events, and holds every event naming it.
+            for (id, sequences) in eventLists {
+                #expect(try sequences == expected.eventSequences(linkedTo: [id]), "events of \(id) as of \(last)")
+                let naming = try ledger.read { view in
+                    var naming: [UInt64] = []
+                    try view.forEachEvent(from: 1, through: last) { if $0.identifiers[id.kind] == id.value { naming.append($0.sequence) } }
+                    return naming
+                }
+                #expect(Set(naming).isSubset(of: Set(sequences)), "events naming \(id) as of \(last)")
+            }
         }
     }
 

@@ -9,6 +9,9 @@ final class ReferenceFold: ProjectionSnapshot, ProjectionStore {
     private var nextKey: UInt64 = 1
     private var transferWindow: TransferWindow?
     private var folded: UInt64 = 0
+    /// Every user key each identifier was ever linked to, and the events each key was written by.
+    private var linkHistory: [Identifier: Set<UInt64>] = [:]
+    private var written: [UInt64: [UInt64]] = [:]
 
     init() {}
 
@@ -16,10 +19,19 @@ final class ReferenceFold: ProjectionSnapshot, ProjectionStore {
     func fold(_ event: RecordedEvent) throws { try UserFold(store: self).fold(event) }
 
     func userKey(for identifier: Identifier) throws -> UInt64? { ids[identifier] }
-    func link(_ identifier: Identifier, to key: UInt64, at sequence: UInt64) throws { ids[identifier] = key }
+    func link(_ identifier: Identifier, to key: UInt64, at sequence: UInt64) throws {
+        ids[identifier] = key
+        linkHistory[identifier, default: []].insert(key)
+    }
     func user(_ key: UInt64) throws -> UserState? { users[key] }
-    func put(_ user: UserState) throws { users[user.key] = user }
-    func remove(_ key: UInt64, at sequence: UInt64) throws { users[key] = nil }
+    func put(_ user: UserState) throws {
+        users[user.key] = user
+        written[user.key, default: []].append(user.lastSequence)
+    }
+    func remove(_ key: UInt64, at sequence: UInt64) throws {
+        users[key] = nil
+        written[key, default: []].append(sequence)
+    }
     func allocateUserKey() throws -> UInt64 {
         defer { nextKey += 1 }
         return nextKey
@@ -44,6 +56,11 @@ final class ReferenceFold: ProjectionSnapshot, ProjectionStore {
         let fold = ReferenceFold()
         try ledger.read { view in try view.forEachEvent(from: 1, through: last) { try fold.fold($0) } }
         return fold
+    }
+
+    func eventSequences(linkedTo identifiers: [Identifier]) throws -> [UInt64] {
+        let keys = identifiers.reduce(into: Set<UInt64>()) { $0.formUnion(linkHistory[$1] ?? []) }
+        return Set(keys.flatMap { written[$0] ?? [] }).sorted()
     }
 
     public func window() throws -> TransferWindow? { transferWindow }

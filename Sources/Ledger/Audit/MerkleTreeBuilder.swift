@@ -2,27 +2,33 @@ import LMDB
 
 /// Gives a ledger written before audit evidence existed its Merkle tree, once, at open.
 enum MerkleTreeBuilder {
-    /// Opens the `merkle` and `checkpoints` databases, creating them and building the tree
-    /// from the log when the ledger predates them.
-    static func openAuditDatabases(in environment: Environment, log: Database, meta: Database) throws -> [Database] {
-        do {
-            return try environment.read { txn in
-                try LedgerSchema.auditNames.map { try txn.openDatabase($0, flags: [], create: false) }
+    /// Creates the `merkle` and `checkpoints` databases and builds the tree from the log when
+    /// the ledger predates them (no tree edge in `meta` although the log has events).
+    static func buildIfMissing(in environment: Environment) throws {
+        let present = try environment.read { txn -> Bool in
+            do {
+                for name in LedgerSchema.auditNames { _ = try txn.openDatabase(name, create: false) }
+            } catch let error as LMDBError where error.code == .notFound {
+                return false
             }
-        } catch let error as LMDBError where error.code == .notFound {
-            return try environment.write { txn in
-                let databases = try LedgerSchema.auditNames.map { try txn.openDatabase($0, flags: [], create: true) }
-                var tree = MerkleFrontier()
-                try txn.withCursor(log) { cursor in
-                    var entry = try cursor.first()
-                    while let (_, value) = entry {
-                        try tree.append(storedRecord: value, writingNodesTo: databases[0], in: txn)
-                        entry = try cursor.next()
-                    }
+            let meta = try txn.openDatabase("meta", create: false)
+            let hasEdge = try txn.get(meta, key: LedgerSchema.merkleKey) != nil
+            let isEmpty = try txn.get(meta, key: LedgerSchema.headKey) == nil
+            return hasEdge || isEmpty
+        }
+        guard !present else { return }
+        try environment.write { txn in
+            let schema = try LedgerSchema.open(in: txn, create: true)
+            try txn.clear(schema.merkle)
+            var tree = MerkleFrontier()
+            try txn.withCursor(schema.log) { cursor in
+                var entry = try cursor.first()
+                while let (_, value) = entry {
+                    try tree.append(storedRecord: value, writingNodesTo: schema.merkle, in: txn)
+                    entry = try cursor.next()
                 }
-                try txn.put(meta, key: LedgerSchema.merkleKey, value: tree.encoded)
-                return databases
             }
+            try txn.put(schema.meta, key: LedgerSchema.merkleKey, value: tree.encoded)
         }
     }
 }

@@ -21,6 +21,10 @@ public struct EventDraft: Hashable, Sendable {
     /// The event's type.
     public var type: EventType { body.type }
 
+    /// The idempotency key of Apple's notification `jti`: a notification is recorded once,
+    /// and the ledger finds it by its `jti` through this key.
+    public static func notificationIdempotencyKey(jti: String) -> String { "notification:" + jti }
+
     /// Checks the rules the storage relies on: identifier and key lengths, no NUL bytes.
     func validate() throws {
         for id in identifiers.all {

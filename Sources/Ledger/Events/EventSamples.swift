@@ -18,7 +18,7 @@ public enum EventSamples {
             EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: Failure(kind: .rateLimited, httpStatus: 429, message: "HTTP 429", attempts: 6))), identifiers: Identifiers(accountID: "acct-44", transferSub: "t.1111")),
             EventDraft(.signInVerified(SignInVerified(audience: "com.example.app", issuedAt: t, expiresAt: t.adding(days: 1), email: email, emailVerified: true, isPrivateEmail: true, nonceChecked: true, realUserStatus: 2)), identifiers: Identifiers(transferSub: "t.1111", recipientSub: "001999.ghi.0789"), occurredAt: t),
             EventDraft(.signInRejected(TokenRejected(reason: "expired", detail: "exp is 3 hours in the past", payloadSHA256: String(repeating: "cd", count: 32)))),
-            EventDraft(.notificationReceived(NotificationReceived(kind: .emailDisabled, eventTime: t, email: email, isPrivateEmail: true)), identifiers: Identifiers(recipientSub: "001999.def.0789", jti: "jti-1"), occurredAt: t, idempotencyKey: "notification:jti-1"),
+            EventDraft(.notificationReceived(NotificationReceived(kind: .emailDisabled, eventTime: t, email: email, isPrivateEmail: true)), identifiers: Identifiers(recipientSub: "001999.def.0789", jti: "jti-1"), occurredAt: t, idempotencyKey: EventDraft.notificationIdempotencyKey(jti: "jti-1")),
             EventDraft(.notificationRejected(TokenRejected(reason: "bad-signature", detail: "signature does not verify with kid W6WcOKB", payloadSHA256: String(repeating: "ef", count: 32)))),
             EventDraft(.userErased(UserErased(reason: "account-deleted notification", keysDestroyed: 1)), identifiers: user),
         ]

@@ -50,14 +50,12 @@ public struct RecordedEvent: Hashable, Sendable {
         swap(&w.bytes, &bytes)
     }
 
-    /// Decodes a stored event's JSON.
+    /// Decodes a stored event's JSON, reading each field in place (no tree of values).
     public init(json bytes: UnsafeRawBufferPointer) throws {
-        let value: JSONValue
-        do { value = try JSONValue.parse(bytes) } catch { throw LedgerError(.malformedRecord, "event: \(error)") }
-        let r = try FieldReader(value, context: "event")
+        let r = try FieldReader(document: bytes, context: "event")
         let typeName = try r.string("type")
         guard let type = EventType(rawValue: typeName) else { throw LedgerError(.malformedRecord, "event.type: unknown type \"\(typeName)\"") }
-        guard let seq = r.fields["seq"]?.intValue, seq > 0 else { throw LedgerError(.malformedRecord, "event.seq: expected a positive integer") }
+        guard let seq = try? r.int("seq"), seq > 0 else { throw LedgerError(.malformedRecord, "event.seq: expected a positive integer") }
         self.sequence = UInt64(seq)
         self.recordedAt = try r.timestamp("recorded_at")
         self.schemaVersion = try r.int("schema_version")

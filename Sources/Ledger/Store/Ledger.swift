@@ -72,13 +72,13 @@ public final class Ledger: Sendable {
         }
         try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try CheckpointKey.create(in: directory)
-        let environment = try Environment(path: directory, options: .init(mapSize: options.mapSize))
-        let databases = try environment.write { txn in
-            let dbs = try (LedgerSchema.names + LedgerSchema.auditNames).map { try txn.openDatabase($0, flags: [], create: true) }
-            try txn.put(dbs[0], key: LedgerSchema.formatKey, value: Array(LedgerSchema.formatMarker.utf8))
-            return dbs
+        let environment = try Environment(path: directory, options: Ledger.environmentOptions(options))
+        let schema = try environment.write { txn in
+            let schema = try LedgerSchema.open(in: txn, create: true)
+            try txn.put(schema.meta, key: LedgerSchema.formatKey, value: Array(LedgerSchema.formatMarker.utf8))
+            return schema
         }
-        let ledger = try Ledger(directory: directory, environment: environment, schema: LedgerSchema(databases), folders: folders, options: options)
+        let ledger = try Ledger(directory: directory, environment: environment, schema: schema, folders: folders, options: options)
         _ = try await ledger.append(EventDraft(.ledgerCreated(created), idempotencyKey: "ledger-created"))
         return ledger
     }
@@ -94,24 +94,31 @@ public final class Ledger: Sendable {
             throw LedgerError(.notALedger, "\(directory) is not a Handover ledger (no data.mdb); pass the directory given to `handover init`")
         }
         let environment: Environment
-        do { environment = try Environment(path: directory, options: .init(mapSize: options.mapSize)) } catch let error as LMDBError {
+        do { environment = try Environment(path: directory, options: Ledger.environmentOptions(options)) } catch let error as LMDBError {
             throw LedgerError(.notALedger, "\(directory) does not hold a readable LMDB environment (\(error))")
         }
-        let databases: [Database]
+        let format: String?
         do {
-            databases = try environment.read { txn in
-                let dbs = try LedgerSchema.names.map { try txn.openDatabase($0, flags: [], create: false) }
-                let format = try txn.get(dbs[0], key: LedgerSchema.formatKey).map { String(decoding: $0, as: UTF8.self) }
-                guard format == LedgerSchema.formatMarker else {
-                    throw LedgerError(.notALedger, "\(directory) holds format \(format ?? "(none)"), expected \(LedgerSchema.formatMarker)")
-                }
-                return dbs
+            format = try environment.read { txn in
+                let meta = try txn.openDatabase("meta", create: false)
+                return try txn.get(meta, key: LedgerSchema.formatKey).map { String(decoding: $0, as: UTF8.self) }
             }
         } catch let error as LMDBError where error.code == .notFound {
             throw LedgerError(.notALedger, "\(directory) holds an LMDB environment that is not a Handover ledger")
         }
-        let audit = try MerkleTreeBuilder.openAuditDatabases(in: environment, log: databases[1], meta: databases[0])
-        return try Ledger(directory: directory, environment: environment, schema: LedgerSchema(databases + audit), folders: folders, options: options)
+        switch format {
+        case LedgerSchema.formatMarker: break
+        case LedgerSchema.format1Marker: try FormatUpgrade.run(on: environment)
+        default: throw LedgerError(.notALedger, "\(directory) holds format \(format ?? "(none)"), expected \(LedgerSchema.formatMarker)")
+        }
+        try MerkleTreeBuilder.buildIfMissing(in: environment)
+        let schema = try environment.read { try LedgerSchema.open(in: $0, create: false) }
+        return try Ledger(directory: directory, environment: environment, schema: schema, folders: folders, options: options)
+    }
+
+    /// The log environment's options for a ledger opened with `options`.
+    private static func environmentOptions(_ options: Options) -> Environment.Options {
+        Environment.Options(mapSize: options.mapSize, writeMap: LedgerSchema.writeMap)
     }
 
     // MARK: Appending
@@ -144,16 +151,14 @@ public final class Ledger: Sendable {
                 var recorded: [RecordedEvent] = []
                 recorded.reserveCapacity(batch.count)
                 let firstSequence = head.sequence + 1
+                var indexes = LogIndexWriter(txn, schema: schema, lastTime: head.recordedAt)
                 for event in batch {
                     let sequence = head.sequence + 1
                     let sequenceKey = BigEndian.bytes(sequence)
-                    if let key = event.draft.idempotencyKey {
-                        let keyBytes = Array(key.utf8)
-                        if try !txn.put(schema.idempotency, key: keyBytes, value: sequenceKey, flags: .noOverwrite) {
-                            let existing = try txn.get(schema.idempotency, key: keyBytes).map { BigEndian.uint64($0) } ?? 0
-                            outcomes.append(.duplicate(of: existing))
-                            continue
-                        }
+                    if let key = event.draft.idempotencyKey, let hash = event.idempotencyHash,
+                       let existing = try view.sequence(forIdempotencyKey: key, hash: hash) {
+                        outcomes.append(.duplicate(of: existing))
+                        continue
                     }
                     var value = [UInt8](repeating: 0, count: 32)
                     value.reserveCapacity(32 + event.prefix.count + 96)
@@ -164,14 +169,9 @@ public final class Ledger: Sendable {
                     value.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[32...])) }
                     let hash = Array(hasher.finalize())
                     value.withUnsafeMutableBytes { $0.copyBytes(from: hash) }
-                    let empty: [UInt8] = []
                     try txn.put(schema.log, key: sequenceKey, value: value, flags: .append)
                     try value.withUnsafeBytes { try tree.append(storedRecord: $0, writingNodesTo: schema.merkle, in: txn) }
-                    try txn.put(schema.byTime, key: LedgerSchema.timeKey(recordedAt, sequence), value: empty, flags: .append)
-                    try txn.put(schema.byType, key: event.typePrefix + sequenceKey, value: empty)
-                    for prefix in event.identifierKeys {
-                        try txn.put(schema.byIdentifier, key: prefix + sequenceKey, value: empty)
-                    }
+                    try indexes.index(sequenceKey, typeKey: event.typeKey, idempotencyHash: event.idempotencyHash, recordedAt: recordedAt)
                     head = ChainHead(sequence: sequence, hash: hash, recordedAt: recordedAt)
                     outcomes.append(.recorded(sequence: sequence, recordedAt: recordedAt))
                     recorded.append(RecordedEvent(sequence: sequence, recordedAt: recordedAt, actor: actor, draft: event.draft))
@@ -188,17 +188,25 @@ public final class Ledger: Sendable {
         }
     }
 
-    /// Brings every folder up to the head, for events appended by a process without them.
+    /// Brings every folder up to the head, for events appended by a process without them (or
+    /// all of the log, for a folder just created): 20,000 events per transaction, each
+    /// committing the folder's checkpoint with what it folded, so an interrupted catch-up
+    /// continues where it stopped and no transaction grows with the log.
     private func catchUpFolders() throws {
         guard !folders.isEmpty, !environment.isReadOnly else { return }
-        let behind = try environment.read { txn in
-            let head = try LogView(txn, schema: schema).head().sequence
-            return try folders.contains { try $0.checkpoint(in: txn) < head }
-        }
-        guard behind else { return }
-        try environment.write { txn in
-            let head = try LogView(txn, schema: schema).head().sequence
-            for folder in folders { try Ledger.catchUp(folder, through: head, in: txn, schema: schema) }
+        while true {
+            let behind = try environment.read { txn in
+                let head = try LogView(txn, schema: schema).head().sequence
+                return try folders.contains { try $0.checkpoint(in: txn) < head }
+            }
+            guard behind else { return }
+            try environment.write { txn in
+                let head = try LogView(txn, schema: schema).head().sequence
+                for folder in folders {
+                    let from = try folder.checkpoint(in: txn)
+                    try Ledger.catchUp(folder, through: min(head, from + 20_000), in: txn, schema: schema)
+                }
+            }
         }
     }
 

@@ -1,66 +1,78 @@
+import Crypto
+import Foundation
 import LMDB
 
-/// The named databases of a ledger environment and the layout of their keys.
+/// The named databases of a ledger environment (format 2) and the layout of their keys.
 ///
 /// `schemas/ledger-format.md` documents every byte; this type is the one place that builds
 /// those keys.
 public struct LedgerSchema: Sendable {
     /// The format marker stored under `meta["format"]`.
-    public static let formatMarker = "handover-ledger/1"
+    public static let formatMarker = "handover-ledger/2"
+    /// Whether the log environment is opened with `MDB_WRITEMAP` (every writer must agree).
+    static let writeMap = getenv("HANDOVER_LMDB_WRITEMAP").map { String(cString: $0) == "1" } ?? false
+    /// The marker of format 1, which a writable open upgrades in place (``FormatUpgrade``).
+    static let format1Marker = "handover-ledger/1"
 
-    /// `format` and `head` (last sequence, chain hash, recorded time).
+    /// `format`, `head` (last sequence, chain hash, recorded time) and `merkle` (the tree's edge).
     public let meta: Database
     /// Sequence (8 bytes, big-endian) → chain hash (32 bytes) ‖ event JSON.
     public let log: Database
-    /// Identifier tag ‖ value ‖ 0x00 ‖ sequence → empty.
-    public let byIdentifier: Database
-    /// Type name ‖ 0x00 ‖ sequence → empty.
+    /// Type name → the sequences of its events, ascending (8 bytes each, several per key).
     public let byType: Database
-    /// Recorded time (µs, 8 bytes big-endian) ‖ sequence → empty.
+    /// Recorded time (µs, 8 bytes big-endian) → the last sequence recorded at that time.
     public let byTime: Database
-    /// Idempotency key → sequence.
+    /// Idempotency key hash (8 bytes) → the sequence holding the key (several on a collision).
     public let idempotency: Database
     /// Stored Merkle tree nodes: last leaf index (8 bytes, big-endian) ‖ level → 32-byte hash.
     public let merkle: Database
     /// Signed checkpoints: tree size (8 bytes, big-endian) → the checkpoint note's bytes.
     public let checkpoints: Database
 
-    /// The databases every ledger has had since format 1.
-    static let names = ["meta", "log", "idx_identifier", "idx_type", "idx_time", "idempotency"]
+    /// The databases of format 2 and their flags, in the order ``init(_:)`` takes them.
+    static let databases: [(name: String, flags: Database.Flags)] = [
+        ("meta", []), ("log", []),
+        ("type_index", [.duplicateSort, .duplicateFixed]), ("time_index", []),
+        ("idempotency_index", [.duplicateSort, .duplicateFixed]),
+        ("merkle", []), ("checkpoints", []),
+    ]
+    /// The index databases of format 1, dropped once their successors are built.
+    static let format1IndexNames = ["idx_identifier", "idx_type", "idx_time", "idempotency"]
     /// The audit-evidence databases, added to a ledger without them when it is opened.
     static let auditNames = ["merkle", "checkpoints"]
 
     init(_ databases: [Database]) {
         meta = databases[0]
         log = databases[1]
-        byIdentifier = databases[2]
-        byType = databases[3]
-        byTime = databases[4]
-        idempotency = databases[5]
-        merkle = databases[6]
-        checkpoints = databases[7]
+        byType = databases[2]
+        byTime = databases[3]
+        idempotency = databases[4]
+        merkle = databases[5]
+        checkpoints = databases[6]
+    }
+
+    /// Opens every database of format 2 in `transaction`, creating them when asked.
+    static func open(in transaction: ReadTransaction, create: Bool) throws -> LedgerSchema {
+        LedgerSchema(try databases.map { try transaction.openDatabase($0.name, flags: $0.flags, create: create) })
     }
 
     static let formatKey = Array("format".utf8)
     static let headKey = Array("head".utf8)
     static let merkleKey = Array("merkle".utf8)
+    /// While a format-1 ledger is being upgraded: the last sequence its new indexes cover.
+    static let upgradeKey = Array("upgrade".utf8)
 
     /// The log key of a sequence number.
     @inline(__always)
     public static func logKey(_ sequence: UInt64) -> [UInt8] { BigEndian.bytes(sequence) }
 
-    /// The prefix of every index key of `identifier` (tag ‖ value ‖ 0x00).
-    public static func identifierPrefix(_ identifier: Identifier) -> [UInt8] {
-        var key = identifier.indexKey
-        key.append(0)
-        return key
-    }
+    /// The `type_index` key of `type`: its name in ASCII.
+    public static func typeKey(_ type: EventType) -> [UInt8] { Array(type.rawValue.utf8) }
 
-    /// The prefix of every index key of `type` (name ‖ 0x00).
-    public static func typePrefix(_ type: EventType) -> [UInt8] {
-        var key = Array(type.rawValue.utf8)
-        key.append(0)
-        return key
+    /// The `idempotency_index` key of an idempotency key: the first 8 bytes of SHA-256 of its
+    /// UTF-8. Two keys may share a hash; the event's own `idempotency_key` decides.
+    public static func idempotencyHash(_ key: String) -> [UInt8] {
+        Array(SHA256.hash(data: Array(key.utf8)).prefix(8))
     }
 
     /// The `merkle` database key of a stored node: the index of its last leaf (8 bytes,
@@ -71,11 +83,9 @@ public struct LedgerSchema: Sendable {
         return key
     }
 
-    /// The time-index key of an event.
-    public static func timeKey(_ time: Timestamp, _ sequence: UInt64) -> [UInt8] {
-        var key = BigEndian.bytes(UInt64(bitPattern: time.microseconds))
-        BigEndian.append(sequence, to: &key)
-        return key
+    /// The `time_index` key of a recorded time.
+    public static func timeKey(_ time: Timestamp) -> [UInt8] {
+        BigEndian.bytes(UInt64(bitPattern: time.microseconds))
     }
 }
 

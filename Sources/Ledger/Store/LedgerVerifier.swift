@@ -20,6 +20,15 @@ public struct VerificationReport: Sendable {
     public var isIntact: Bool { problem == nil }
 }
 
+extension LogView {
+    /// Why `time_index` does not name event `last` as the last one recorded at `time`, if it does not.
+    func timeIndexProblem(at time: Timestamp, last: UInt64) throws -> String? {
+        let stored = try transaction.get(schema.byTime, key: LedgerSchema.timeKey(time)).map { BigEndian.uint64($0) }
+        guard stored != last else { return nil }
+        return "time_index names event \(stored.map(String.init) ?? "none") as the last recorded at \(time), but the log says \(last)"
+    }
+}
+
 extension Ledger {
     /// Recomputes the hash chain over every event, checks dense sequence numbers, each
     /// record's `seq` and non-decreasing recorded times, the stored head and the index sizes;
@@ -32,6 +41,10 @@ extension Ledger {
         var previousTime = Timestamp(microseconds: .min)
         var expected: UInt64 = 1
         var tree = MerkleFrontier()
+        // Index entries the log calls for: one `time_index` entry per recorded time (checked
+        // as each time ends) and one `idempotency_index` entry per idempotency key.
+        var times = 0
+        var keyed = 0
         var rootAtRequestedSize: [UInt8]? = rootAt == 0 ? MerkleHash.emptyTree : nil
         let chunk: UInt64 = 50_000
         func report(_ bad: UInt64?, _ problem: String?) -> VerificationReport {
@@ -64,6 +77,16 @@ extension Ledger {
                         guard event.recordedAt >= previousTime else {
                             return report(sequence, "recorded_at \(event.recordedAt) is earlier than the previous event's \(previousTime)")
                         }
+                        if event.recordedAt > previousTime, sequence > 1 {
+                            if let problem = try view.timeIndexProblem(at: previousTime, last: sequence - 1) { return report(nil, problem) }
+                            times += 1
+                        }
+                        if let key = event.idempotencyKey {
+                            guard try view.sequence(forIdempotencyKey: key) == sequence else {
+                                return report(nil, "idempotency_index does not lead from key \"\(key)\" to event \(sequence)")
+                            }
+                            keyed += 1
+                        }
                         var badNode: String?
                         try tree.append(leafHash: MerkleHash.leaf(storedRecord: value)) { level, index, node in
                             let stored = try view.transaction.get(schema.merkle, key: LedgerSchema.merkleNodeKey(level: level, index: index))
@@ -90,10 +113,13 @@ extension Ledger {
             guard head.sequence == last, head.hash == previousHash else {
                 return report(last + 1 == head.sequence ? head.sequence : last, "the stored head (\(head.sequence)) does not match the log's last event (\(last))")
             }
+            if last > 0, let problem = try view.timeIndexProblem(at: previousTime, last: last) { return report(nil, problem) }
             let timeEntries = try view.transaction.count(schema.byTime)
             let typeEntries = try view.transaction.count(schema.byType)
-            guard timeEntries == Int(last), typeEntries == Int(last) else {
-                return report(nil, "index sizes do not match the log: \(last) events, \(timeEntries) time entries, \(typeEntries) type entries")
+            let keyEntries = try view.transaction.count(schema.idempotency)
+            guard timeEntries == times + (last > 0 ? 1 : 0), typeEntries == Int(last), keyEntries == keyed else {
+                return report(nil, "index sizes do not match the log: \(last) events, \(timeEntries) time entries for \(times + (last > 0 ? 1 : 0)) recorded times, "
+                              + "\(typeEntries) type entries, \(keyEntries) idempotency entries for \(keyed) keys")
             }
             guard try view.merkleFrontier() == tree else {
                 return report(nil, "the stored Merkle tree edge (meta.merkle) does not match the tree rebuilt from the records")

@@ -61,14 +61,9 @@ public struct LogView {
         }
     }
 
-    /// Sequence numbers of the events that carry `identifier`, ascending.
-    public func sequences(for identifier: Identifier) throws -> [UInt64] {
-        try sequences(withPrefix: LedgerSchema.identifierPrefix(identifier), in: schema.byIdentifier)
-    }
-
     /// Sequence numbers of the events of `type`, ascending.
     public func sequences(of type: EventType) throws -> [UInt64] {
-        try sequences(withPrefix: LedgerSchema.typePrefix(type), in: schema.byType)
+        try sequences(of: type, from: 1, through: .max, atMost: .max)
     }
 
     /// Calls `body` with the sequence numbers from `first` through `last` of the events of
@@ -93,22 +88,24 @@ public struct LogView {
         }
     }
 
-    /// Up to `count` sequence numbers of the events of `type` from `first` through `last`.
+    /// Up to `count` sequence numbers of the events of `type` from `first` through `last`,
+    /// ascending: the values of the type's `type_index` key, read a page at a time.
     private func sequences(of type: EventType, from first: UInt64, through last: UInt64, atMost count: Int) throws -> [UInt64] {
-        try sequences(withPrefix: LedgerSchema.typePrefix(type), in: schema.byType, from: first, through: last, atMost: count)
-    }
-
-    /// The sequence numbers ending the index keys `prefix ‖ u64` of `database`, ascending,
-    /// from `first` through `last`, at most `count` of them.
-    private func sequences(withPrefix prefix: [UInt8], in database: Database, from first: UInt64 = 0, through last: UInt64 = .max, atMost count: Int = .max) throws -> [UInt64] {
-        try transaction.withCursor(database) { cursor in
+        try transaction.withCursor(schema.byType) { cursor in
             var result: [UInt64] = []
-            var entry = try cursor.seek(atLeast: prefix + BigEndian.bytes(first))
-            while result.count < count, let (key, _) = entry, key.count == prefix.count + 8, key.starts(with: prefix) {
-                let sequence = BigEndian.uint64(key, at: prefix.count)
-                if sequence > last { break }
-                result.append(sequence)
-                entry = try cursor.next()
+            guard let (_, found) = try cursor.seek(key: LedgerSchema.typeKey(type), valueAtLeast: BigEndian.bytes(first)) else { return result }
+            // A page of values is the whole page the cursor is on, from before `first` too; a
+            // key with a single value has no pages and answers with none.
+            var page = try cursor.duplicatesPage()
+            if page?.value.isEmpty ?? true { page = (found, found) }
+            while let (_, values) = page {
+                for offset in stride(from: 0, to: values.count, by: 8) {
+                    let sequence = BigEndian.uint64(values, at: offset)
+                    if sequence < first { continue }
+                    guard sequence <= last, result.count < count else { return result }
+                    result.append(sequence)
+                }
+                page = try cursor.nextDuplicatesPage()
             }
             return result
         }
@@ -117,17 +114,62 @@ public struct LogView {
     /// The last sequence number recorded at or before `time` (0 when none was).
     public func lastSequence(recordedAtOrBefore time: Timestamp) throws -> UInt64 {
         try transaction.withCursor(schema.byTime) { cursor in
-            let entry = try cursor.seek(atMost: LedgerSchema.timeKey(time, .max))
-            guard let (key, _) = entry else { return 0 }
-            return BigEndian.uint64(key, at: 8)
+            guard let (_, value) = try cursor.seek(atMost: LedgerSchema.timeKey(time)) else { return 0 }
+            return BigEndian.uint64(value)
         }
     }
 
-    /// The sequence number recorded under idempotency key `key`, if any.
+    /// The sequence number of the event holding idempotency key `key`, if any.
     public func sequence(forIdempotencyKey key: String) throws -> UInt64? {
-        try transaction.get(schema.idempotency, key: Array(key.utf8)).map { BigEndian.uint64($0) }
+        try sequence(forIdempotencyKey: key, hash: LedgerSchema.idempotencyHash(key))
+    }
+
+    /// The event holding `key`, found under its hash `hash`: each event filed under the hash
+    /// is read until one's own `idempotency_key` is `key`.
+    func sequence(forIdempotencyKey key: String, hash: [UInt8]) throws -> UInt64? {
+        try transaction.withCursor(schema.idempotency) { cursor in
+            var entry = try cursor.seek(exactly: hash)
+            while let (_, value) = entry {
+                let sequence = BigEndian.uint64(value)
+                if try indexFields(of: sequence).idempotencyKey == key { return sequence }
+                entry = try cursor.nextDuplicate()
+            }
+            return nil
+        }
+    }
+
+    /// The sequence number of the notification with `jti` (found through its idempotency key,
+    /// ``EventDraft/notificationIdempotencyKey(jti:)``), if the ledger has it.
+    public func sequence(ofNotification jti: String) throws -> UInt64? {
+        guard let sequence = try sequence(forIdempotencyKey: EventDraft.notificationIdempotencyKey(jti: jti)),
+              try event(sequence)?.identifiers.jti == jti else { return nil }
+        return sequence
+    }
+
+    /// The fields the log's indexes are built from, read from event `sequence`'s record.
+    func indexFields(of sequence: UInt64) throws -> IndexFields {
+        guard let raw = try record(sequence) else { throw LedgerError(.malformedRecord, "event \(sequence) is missing from the log") }
+        return try IndexFields(record: raw, sequence: sequence)
     }
 
     /// The number of events in the log.
     public func eventCount() throws -> Int { try transaction.count(schema.log) }
+}
+
+/// What the log's indexes hold of an event: its type, recorded time and idempotency key.
+struct IndexFields {
+    let type: EventType
+    let recordedAt: Timestamp
+    let idempotencyKey: String?
+
+    /// Reads them from a stored record (chain hash ‖ JSON) without decoding the rest.
+    init(record raw: UnsafeRawBufferPointer, sequence: UInt64) throws {
+        guard raw.count > 32 else { throw LedgerError(.malformedRecord, "event \(sequence): record has \(raw.count) bytes") }
+        let r = try FieldReader(document: UnsafeRawBufferPointer(rebasing: raw[32...]), context: "event \(sequence)")
+        let name = try r.string("type")
+        guard let type = EventType(rawValue: name) else { throw LedgerError(.malformedRecord, "event \(sequence): unknown type \"\(name)\"") }
+        self.type = type
+        self.recordedAt = try r.timestamp("recorded_at")
+        self.idempotencyKey = try r.optionalString("idempotency_key")
+    }
 }

@@ -3,14 +3,15 @@
 struct PreparedEvent: Sendable {
     let draft: EventDraft
     let prefix: [UInt8]
-    let identifierKeys: [[UInt8]]
-    let typePrefix: [UInt8]
+    let typeKey: [UInt8]
+    /// `idempotency_index` key of the draft's idempotency key, if it has one.
+    let idempotencyHash: [UInt8]?
 
     init(_ draft: EventDraft, actor: Actor) throws {
         try draft.validate()
         self.draft = draft
         self.prefix = draft.encodedPrefix(actor: actor)
-        self.identifierKeys = draft.identifiers.all.map(LedgerSchema.identifierPrefix)
-        self.typePrefix = LedgerSchema.typePrefix(draft.type)
+        self.typeKey = LedgerSchema.typeKey(draft.type)
+        self.idempotencyHash = draft.idempotencyKey.map(LedgerSchema.idempotencyHash)
     }
 }

@@ -135,6 +135,77 @@ struct JSONParser {
         }
     }
 
+    /// Moves past one value, checking its syntax as ``parseValue(depth:)`` does, building nothing.
+    mutating func skipValue(depth: Int) throws(JSONParseError) {
+        guard depth < 64 else { throw error("nested too deeply") }
+        skipWhitespace()
+        guard index < bytes.count else { throw error("unexpected end") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            let isObject = bytes[index] == UInt8(ascii: "{")
+            let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+            index += 1
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == close { index += 1; return }
+            while true {
+                if isObject {
+                    skipWhitespace()
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key") }
+                    try skipString()
+                    skipWhitespace()
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+                    index += 1
+                }
+                try skipValue(depth: depth + 1)
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unexpected end") }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == close { index += 1; return }
+                throw error(isObject ? "expected ',' or '}'" : "expected ',' or ']'")
+            }
+        case UInt8(ascii: "\""): try skipString()
+        case UInt8(ascii: "t"): try literal("true")
+        case UInt8(ascii: "f"): try literal("false")
+        case UInt8(ascii: "n"): try literal("null")
+        default:
+            let start = index
+            if bytes[index] == UInt8(ascii: "-") { index += 1 }
+            var digits = 0
+            while index < bytes.count {
+                let c = bytes[index]
+                if c >= 48 && c <= 57 { digits += 1; index += 1; continue }
+                if c == UInt8(ascii: ".") || c == UInt8(ascii: "e") || c == UInt8(ascii: "E") || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") { index += 1; continue }
+                break
+            }
+            guard digits > 0 else { index = start; throw error("unexpected character") }
+        }
+    }
+
+    /// Moves past one string (the index on its opening quote), checking escapes.
+    mutating func skipString() throws(JSONParseError) {
+        index += 1
+        while index < bytes.count {
+            let c = bytes[index]
+            if c == UInt8(ascii: "\"") { index += 1; return }
+            if c < 0x20 { throw error("control character in string") }
+            if c == UInt8(ascii: "\\") {
+                index += 1
+                guard index < bytes.count else { break }
+                switch bytes[index] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    index += 1
+                case UInt8(ascii: "u"):
+                    index += 1
+                    _ = try hex4()
+                default: throw error("bad escape")
+                }
+                continue
+            }
+            index += 1
+        }
+        throw error("unterminated string")
+    }
+
     mutating func literal(_ word: StaticString) throws(JSONParseError) {
         let count = word.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw error("unexpected end") }

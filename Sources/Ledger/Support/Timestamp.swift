@@ -119,6 +119,25 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         }
     }
 
+    /// Reads the exact form ``rfc3339`` writes (`YYYY-MM-DDTHH:MM:SS.ffffffZ`, 27 bytes) in
+    /// place, without building a string; nil for any other text.
+    public init?(rfc3339UTF8 b: UnsafeRawBufferPointer) {
+        guard b.count == 27, b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b[19] == 46, b[26] == 90 else { return nil }
+        var bad = false
+        func num(_ from: Int, _ count: Int) -> Int64 {
+            var v: Int64 = 0
+            for i in from..<(from + count) {
+                let c = b[i]
+                if c < 48 || c > 57 { bad = true }
+                v = v * 10 + Int64(c &- 48)
+            }
+            return v
+        }
+        let y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2), s = num(17, 2), f = num(20, 6)
+        guard !bad, (1...12).contains(mo), d >= 1, d <= Timestamp.daysInMonth(y, mo), h < 24, mi < 60, s < 60 else { return nil }
+        self.microseconds = (Timestamp.days(fromCivil: y, mo, d) * 86_400 + h * 3600 + mi * 60 + s) * 1_000_000 + f
+    }
+
     /// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
     static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
         let y = m <= 2 ? y0 - 1 : y0

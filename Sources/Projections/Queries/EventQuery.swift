@@ -24,8 +24,8 @@ public struct EventQuery: Sendable {
     /// Calls `body` with each matching event in order, inside one read transaction, reading
     /// through the identifier or type index where a filter allows. Memory stays that of one
     /// event, or of `limit` events when the last ones are asked for.
-    public func forEach(in ledger: Ledger, _ body: (RecordedEvent) throws -> Void) throws {
-        try ledger.read { view in
+    public func forEach(in ledger: Ledger, projection: UserProjection, _ body: (RecordedEvent) throws -> Void) throws {
+        try projection.read(ledger) { snapshot, view in
             let last = try until.map { try view.lastSequence(recordedAtOrBefore: $0) } ?? view.head().sequence
             let first = try since.map { try view.lastSequence(recordedAtOrBefore: Timestamp(microseconds: $0.microseconds - 1)) + 1 } ?? 1
             guard first <= last else { return }
@@ -40,10 +40,14 @@ public struct EventQuery: Sendable {
                 }
             }
             if let identifier {
-                var set = Set<UInt64>()
-                for kind in IdentifierKind.allCases { set.formUnion(try view.sequences(for: Identifier(kind, identifier))) }
-                for sequence in set.sorted() where sequence >= first && sequence <= last {
-                    if let event = try view.event(sequence) { try match(event) }
+                // The events of every user the value ever named, kept when they carry it.
+                let named = IdentifierKind.userKinds.map { Identifier($0, identifier) }
+                var sequences = try snapshot.eventSequences(linkedTo: named)
+                if let notification = try view.sequence(ofNotification: identifier) { sequences.append(notification) }
+                for sequence in Set(sequences).sorted() where sequence >= first && sequence <= last {
+                    if let event = try view.event(sequence), IdentifierKind.allCases.contains(where: { event.identifiers[$0] == identifier }) {
+                        try match(event)
+                    }
                 }
             } else if !types.isEmpty {
                 try view.forEachSequence(ofAny: types, from: first, through: last) { sequence in
@@ -58,26 +62,30 @@ public struct EventQuery: Sendable {
     }
 
     /// The matching events collected in memory: for small answers and tests.
-    public func run(on ledger: Ledger) throws -> [RecordedEvent] {
+    public func run(on ledger: Ledger, projection: UserProjection) throws -> [RecordedEvent] {
         var events: [RecordedEvent] = []
-        try forEach(in: ledger) { events.append($0) }
+        try forEach(in: ledger, projection: projection) { events.append($0) }
         return events
     }
 
     /// Writes the matching events into `sink` as the rows of ``table(_:)``.
-    public func write(in ledger: Ledger, into sink: any RowSink) throws {
+    public func write(in ledger: Ledger, projection: UserProjection, into sink: any RowSink) throws {
         let rows = try RowStream(EventQuery.columns, into: sink)
-        try forEach(in: ledger) { try rows.append(EventQuery.row($0)) }
+        try forEach(in: ledger, projection: projection) { try rows.append(EventQuery.row($0)) }
         try rows.finish()
     }
 
-    /// Every event that names one of `user`'s identifiers, recorded up to `until`, in order.
-    public static func history(of user: UserState, until: Timestamp? = nil, in ledger: Ledger) throws -> [RecordedEvent] {
-        try ledger.read { view in
+    /// Every event that names one of `user`'s identifiers, recorded up to `until`, in order:
+    /// found through the user's own records (and those of users merged into it), not by
+    /// reading the log.
+    public static func history(of user: UserState, until: Timestamp? = nil, in ledger: Ledger, projection: UserProjection) throws -> [RecordedEvent] {
+        try projection.read(ledger) { snapshot, view in
             let last = try until.map { try view.lastSequence(recordedAtOrBefore: $0) } ?? view.head().sequence
-            var sequences = Set<UInt64>()
-            for id in user.identifiers { sequences.formUnion(try view.sequences(for: id)) }
-            return try sequences.sorted().filter { $0 <= last }.compactMap { try view.event($0) }
+            let identifiers = user.identifiers
+            return try snapshot.eventSequences(linkedTo: identifiers).filter { $0 <= last }.compactMap { sequence in
+                guard let event = try view.event(sequence), identifiers.contains(where: { event.identifiers[$0.kind] == $0.value }) else { return nil }
+                return event
+            }
         }
     }
 

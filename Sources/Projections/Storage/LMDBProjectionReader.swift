@@ -80,6 +80,31 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
         }
     }
 
+    func eventSequences(linkedTo identifiers: [Identifier]) throws -> [UInt64] {
+        var keys = Set<UInt64>()
+        try transaction.withCursor(databases.userLinks) { cursor in
+            for identifier in identifiers {
+                let prefix = identifier.indexKey + [0]
+                var entry = try cursor.seek(atLeast: ProjectionDatabases.linkKey(identifier, 0))
+                while let (key, value) = entry, key.count == prefix.count + 8, key.starts(with: prefix), BigEndian.uint64(key, at: prefix.count) <= limit {
+                    keys.insert(BigEndian.uint64(value))
+                    entry = try cursor.next()
+                }
+            }
+        }
+        var sequences: [UInt64] = []
+        try transaction.withCursor(databases.userVersions) { cursor in
+            for user in keys {
+                var entry = try cursor.seek(atLeast: ProjectionDatabases.versionKey(user, 0))
+                while let (key, _) = entry, BigEndian.uint64(key) == user, BigEndian.uint64(key, at: 8) <= limit {
+                    sequences.append(BigEndian.uint64(key, at: 8))
+                    entry = try cursor.next()
+                }
+            }
+        }
+        return Set(sequences).sorted()
+    }
+
     func window() throws -> TransferWindow? {
         try transaction.withCursor(databases.windows) { cursor in
             try cursor.seek(atMost: BigEndian.bytes(limit)).map { try TransferWindow(encoded: $0.value) }

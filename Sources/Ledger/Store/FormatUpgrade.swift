@@ -1,0 +1,62 @@
+import LMDB
+
+/// Upgrades a format-1 ledger to format 2 in place, at its first writable open.
+///
+/// Format 2 keeps every event's bytes, the chain, the Merkle tree and the checkpoints as they
+/// are; only the log's indexes change. The upgrade builds the new indexes from the log, 20,000
+/// events per transaction with its progress (`meta["upgrade"]`) committed alongside, so a
+/// killed upgrade continues where it stopped. Until the last transaction the ledger stays
+/// format 1 with its old indexes whole (a binary from before may still append; its events
+/// are indexed too); that transaction drops the old indexes and writes the new marker.
+enum FormatUpgrade {
+    /// Events indexed per transaction.
+    static let chunk: UInt64 = 20_000
+
+    static func run(on environment: Environment) throws {
+        try environment.write { txn in
+            let schema = try LedgerSchema.open(in: txn, create: true)
+            guard try isFormat1(txn, schema), try txn.get(schema.meta, key: LedgerSchema.upgradeKey) == nil else { return }
+            for database in [schema.byType, schema.byTime, schema.idempotency] { try txn.clear(database) }
+            try txn.put(schema.meta, key: LedgerSchema.upgradeKey, value: BigEndian.bytes(0))
+        }
+        while try !environment.write(step) {}
+    }
+
+    /// Indexes the next chunk of events, or finishes; true once the ledger is format 2.
+    private static func step(_ txn: WriteTransaction) throws -> Bool {
+        let schema = try LedgerSchema.open(in: txn, create: false)
+        guard try isFormat1(txn, schema) else { return true }
+        let view = LogView(txn, schema: schema)
+        let head = try view.head().sequence
+        guard let progress = try txn.get(schema.meta, key: LedgerSchema.upgradeKey), progress.count == 8 else {
+            throw LedgerError(.malformedRecord, "meta.upgrade is missing or not 8 bytes during the format upgrade")
+        }
+        let indexed = BigEndian.uint64(progress)
+        if indexed >= head {
+            for name in LedgerSchema.format1IndexNames {
+                do { try txn.drop(try txn.openDatabase(name, create: false)) } catch let error as LMDBError where error.code == .notFound {}
+            }
+            try txn.put(schema.meta, key: LedgerSchema.formatKey, value: Array(LedgerSchema.formatMarker.utf8))
+            try txn.delete(schema.meta, key: LedgerSchema.upgradeKey)
+            return true
+        }
+        let last = min(head, indexed + chunk)
+        let lastTime = try indexed == 0 ? Timestamp(microseconds: 0) : view.indexFields(of: indexed).recordedAt
+        var writer = LogIndexWriter(txn, schema: schema, lastTime: lastTime)
+        try txn.withCursor(schema.log) { cursor in
+            var entry = try cursor.seek(atLeast: LedgerSchema.logKey(indexed + 1))
+            while let (key, value) = entry, BigEndian.uint64(key) <= last {
+                let fields = try IndexFields(record: value, sequence: BigEndian.uint64(key))
+                try writer.index(Array(key), typeKey: LedgerSchema.typeKey(fields.type),
+                                 idempotencyHash: fields.idempotencyKey.map(LedgerSchema.idempotencyHash), recordedAt: fields.recordedAt)
+                entry = try cursor.next()
+            }
+        }
+        try txn.put(schema.meta, key: LedgerSchema.upgradeKey, value: BigEndian.bytes(last))
+        return false
+    }
+
+    private static func isFormat1(_ txn: ReadTransaction, _ schema: LedgerSchema) throws -> Bool {
+        try txn.get(schema.meta, key: LedgerSchema.formatKey) == Array(LedgerSchema.format1Marker.utf8)
+    }
+}
