@@ -93,6 +93,7 @@ let package = Package(
                 "Ledger", "Projections",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         .target(

@@ -2,6 +2,8 @@
 -- Written by `handover export --format sqlite --out FILE`; `--since-last` adds, in one
 -- transaction, the events after export_meta.last_sequence and the users changed since.
 -- Times are RFC 3339 UTC text with microseconds (they sort as text).
+-- A first export runs the CREATE TABLE statements, loads the rows, then runs the CREATE
+-- INDEX statements (one sorted build each instead of an index update per row).
 -- Personal data (email addresses) is present only when the export was made with
 -- --include-personal-data (export_meta.personal_data = 1), never for erased users.
 

@@ -16,6 +16,8 @@ public struct Database: Sendable, Hashable {
     let handle: MDB_dbi
     /// The database's name in the environment.
     public let name: String
+    /// The flags it was opened with.
+    public let flags: Flags
 }
 
 /// Flags for ``WriteTransaction/put(_:key:value:flags:)``.

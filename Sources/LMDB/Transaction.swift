@@ -23,7 +23,7 @@ public class ReadTransaction {
         var dbi: MDB_dbi = 0
         let all = flags.rawValue | (create ? UInt32(MDB_CREATE) : 0)
         try LMDBError.check(mdb_dbi_open(handle, name, all, &dbi), "mdb_dbi_open(\(name))")
-        return Database(handle: dbi, name: name)
+        return Database(handle: dbi, name: name, flags: flags)
     }
 
     /// The value stored under `key`, or nil; the buffer is valid until the transaction ends.

@@ -1,29 +1,43 @@
 /// Keeps every committed put, grouped by transaction, so a benchmark can replay the exact
-/// writes through raw `mdb_put` as a baseline.
+/// writes through raw `mdb_put` as a baseline. Keys and values are copied end to end into one
+/// growing buffer, so recording costs the ledger a copy per put and no allocation.
 @_spi(Benchmark)
 public final class WriteRecorder: @unchecked Sendable {
-    /// One recorded put.
+    /// One recorded put: its database, flags and where its key and value lie in ``bytes``.
     public struct Put: Sendable {
         public let database: Database
-        public let key: [UInt8]
-        public let value: [UInt8]
+        public let key: Range<Int>
+        public let value: Range<Int>
         public let flags: PutFlags
     }
 
-    /// The puts of each committed transaction, in order.
-    public private(set) var transactions: [[Put]] = []
-    private var current: [Put] = []
+    /// Every recorded key and value, end to end.
+    public private(set) var bytes: [UInt8] = []
+    /// Every put of the committed transactions, in order.
+    public private(set) var puts: [Put] = []
+    /// Each committed transaction's puts, as a range of ``puts``.
+    public private(set) var transactions: [Range<Int>] = []
+    private var transactionStart = 0
+    private var bytesStart = 0
 
     public init() {}
 
     func put(_ database: Database, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags) {
-        current.append(Put(database: database, key: Array(key), value: Array(value), flags: flags))
+        let k = bytes.count
+        bytes.append(contentsOf: key)
+        let v = bytes.count
+        bytes.append(contentsOf: value)
+        puts.append(Put(database: database, key: k..<v, value: v..<bytes.count, flags: flags))
     }
 
     func commit() {
-        transactions.append(current)
-        current = []
+        transactions.append(transactionStart..<puts.count)
+        transactionStart = puts.count
+        bytesStart = bytes.count
     }
 
-    func abort() { current = [] }
+    func abort() {
+        puts.removeSubrange(transactionStart...)
+        bytes.removeSubrange(bytesStart...)
+    }
 }

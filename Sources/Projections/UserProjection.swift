@@ -4,52 +4,83 @@ import Synchronization
 
 /// The user and window projections, folded into the ledger's own environment in the same
 /// transaction as the events (register it when opening the ledger).
+///
+/// The projections live in one of two generations of databases (even and odd); the root
+/// `projection_state` names the one in use, and every transaction reads it first, so a
+/// rebuild in any process (``rebuild(_:)``) switches every reader and writer at once.
 public final class UserProjection: LedgerFolder {
-    private let attached = Mutex<ProjectionDatabases?>(nil)
+    /// The root state database and both generations' databases, opened once at attach so no
+    /// handle is opened or closed while transactions run.
+    private struct Handles: Sendable {
+        let root: Database
+        let even: ProjectionDatabases
+        let odd: ProjectionDatabases
+
+        func generation(_ n: UInt64) -> ProjectionDatabases {
+            let dbs = n % 2 == 0 ? even : odd
+            return ProjectionDatabases([dbs.userVersions, dbs.userLinks, dbs.migratedOrder, dbs.windows, dbs.state], generation: n)
+        }
+    }
+
+    private let attached = Mutex<Handles?>(nil)
 
     public init() {}
 
-    private var databases: ProjectionDatabases {
-        guard let dbs = attached.withLock({ $0 }) else { preconditionFailure("UserProjection used before the ledger attached it") }
-        return dbs
+    private var handles: Handles {
+        guard let handles = attached.withLock({ $0 }) else { preconditionFailure("UserProjection used before the ledger attached it") }
+        return handles
+    }
+
+    /// The databases of the generation in use, as `transaction` sees it.
+    func databases(in transaction: ReadTransaction) throws -> ProjectionDatabases {
+        let handles = self.handles
+        return handles.generation(try ProjectionGenerations.current(in: transaction, root: handles.root))
     }
 
     /// Opens the projection databases. A writable open of a ledger whose projections have an
     /// older layout drops them and starts layout 2 empty at checkpoint 0, in one transaction;
     /// the ledger then folds the log into it (and again after a crash, from where it stopped).
     public func attach(to environment: Environment) throws {
-        let dbs: ProjectionDatabases
+        let handles: Handles
         if environment.isReadOnly {
             let needsUpgrade = LedgerError(.notALedger, "the ledger's projections need an upgrade: open it once without read-only access")
-            dbs = try environment.read { txn in
-                let dbs: ProjectionDatabases
-                do { dbs = ProjectionDatabases(try ProjectionDatabases.names.map { try txn.openDatabase($0, create: false) }) } catch let error as LMDBError where error.code == .notFound {
+            handles = try environment.read { txn in
+                do {
+                    let handles = Handles(root: try txn.openDatabase(ProjectionDatabases.rootName, create: false),
+                                          even: try .open(generation: 0, in: txn, create: false), odd: try .open(generation: 1, in: txn, create: false))
+                    guard try txn.get(handles.root, key: ProjectionDatabases.layoutKey) == [ProjectionDatabases.layout] else { throw needsUpgrade }
+                    return handles
+                } catch let error as LMDBError where error.code == .notFound {
                     throw needsUpgrade
                 }
-                guard try txn.get(dbs.state, key: ProjectionDatabases.layoutKey) == [ProjectionDatabases.layout] else { throw needsUpgrade }
-                return dbs
             }
         } else {
-            dbs = try environment.write { txn in
-                let dbs = ProjectionDatabases(try ProjectionDatabases.names.map { try txn.openDatabase($0, create: true) })
-                if try txn.get(dbs.state, key: ProjectionDatabases.layoutKey) != [ProjectionDatabases.layout] {
+            handles = try environment.write { txn in
+                let handles = Handles(root: try txn.openDatabase(ProjectionDatabases.rootName, create: true),
+                                      even: try .open(generation: 0, in: txn, create: true), odd: try .open(generation: 1, in: txn, create: true))
+                if try txn.get(handles.root, key: ProjectionDatabases.layoutKey) != [ProjectionDatabases.layout] {
                     for name in ProjectionDatabases.layout1Names {
                         do { try txn.drop(try txn.openDatabase(name, create: false)) } catch let error as LMDBError where error.code == .notFound {}
                     }
-                    for db in [dbs.userVersions, dbs.userLinks, dbs.migratedOrder, dbs.windows, dbs.state] { try txn.clear(db) }
-                    try txn.put(dbs.state, key: ProjectionDatabases.layoutKey, value: [ProjectionDatabases.layout])
+                    for dbs in [handles.even, handles.odd] { try ProjectionGenerations.empty(dbs, in: txn) }
+                    for key in [ProjectionDatabases.generationKey, ProjectionDatabases.rebuildingKey] { try txn.delete(handles.root, key: key) }
+                    try txn.put(handles.root, key: ProjectionDatabases.layoutKey, value: [ProjectionDatabases.layout])
                 }
-                return dbs
+                return handles
             }
         }
-        attached.withLock { $0 = dbs }
+        attached.withLock { $0 = handles }
     }
 
     public func checkpoint(in transaction: ReadTransaction) throws -> UInt64 {
-        try LMDBProjectionReader(transaction: transaction, databases: databases).checkpoint()
+        try LMDBProjectionReader(transaction: transaction, databases: databases(in: transaction)).checkpoint()
     }
 
     public func fold(_ events: [RecordedEvent], in transaction: WriteTransaction) throws {
+        try fold(events, into: databases(in: transaction), in: transaction)
+    }
+
+    private func fold(_ events: [RecordedEvent], into databases: ProjectionDatabases, in transaction: WriteTransaction) throws {
         let store = LMDBProjectionStore(transaction: transaction, databases: databases)
         let fold = UserFold(store: store)
         for event in events { try fold.fold(event) }
@@ -61,25 +92,46 @@ public final class UserProjection: LedgerFolder {
     public func read<T>(_ ledger: Ledger, asOf time: Timestamp? = nil, _ body: (any ProjectionSnapshot, LogView) throws -> T) throws -> T {
         try ledger.read { view in
             let asOf = try time.map { try view.lastSequence(recordedAtOrBefore: $0) }
-            return try body(LMDBProjectionReader(transaction: view.transaction, databases: databases, asOf: asOf), view)
+            return try body(LMDBProjectionReader(transaction: view.transaction, databases: databases(in: view.transaction), asOf: asOf), view)
         }
     }
 
-    /// Empties the projections and folds the whole log again, in one write transaction,
-    /// so readers see either the old projections or the complete new ones.
+    /// Folds the whole log again into the generation not in use, `chunk` events per
+    /// transaction, then switches to it in the transaction that folds the last events.
+    ///
+    /// Readers and writers (in any process) keep using the current projections until that
+    /// switch, and no transaction grows with the log. An interrupted rebuild continues where it
+    /// stopped when run again; `progress` hears after each transaction, and may throw to stop.
+    /// Returns the number of events folded.
     @discardableResult
-    public func rebuild(_ ledger: Ledger) throws -> UInt64 {
-        let dbs = databases
-        return try ledger.environment.write { txn in
-            for db in [dbs.userVersions, dbs.userLinks, dbs.migratedOrder, dbs.windows] { try txn.clear(db) }
-            for key in [ProjectionDatabases.checkpointKey, ProjectionDatabases.nextUserKey] { try txn.delete(dbs.state, key: key) }
-            let view = LogView(txn, schema: ledger.schema)
-            let head = try view.head().sequence
-            let store = LMDBProjectionStore(transaction: txn, databases: dbs)
-            let fold = UserFold(store: store)
-            try view.forEachEvent(from: 1, through: head) { try fold.fold($0) }
-            try store.finish()
-            return head
+    public func rebuild(_ ledger: Ledger, chunk: UInt64 = 20_000, progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)? = nil) throws -> UInt64 {
+        let handles = self.handles
+        let target = try ledger.environment.write { txn in
+            try ProjectionGenerations.beginRebuild(in: txn, root: handles.root, generations: handles.generation)
+        }
+        while true {
+            let (folded, head, done) = try ledger.environment.write { txn in
+                // Another process may have finished this rebuild: then there is nothing left to do.
+                guard try ProjectionGenerations.isRebuilding(target, in: txn, root: handles.root) else {
+                    let checkpoint = try LMDBProjectionReader(transaction: txn, databases: databases(in: txn)).checkpoint()
+                    return (checkpoint, checkpoint, true)
+                }
+                let view = LogView(txn, schema: ledger.schema)
+                let head = try view.head().sequence
+                let checkpoint = try LMDBProjectionReader(transaction: txn, databases: target).checkpoint()
+                let last = min(head, checkpoint + chunk)
+                if last > checkpoint {
+                    var events: [RecordedEvent] = []
+                    events.reserveCapacity(Int(last - checkpoint))
+                    try view.forEachEvent(from: checkpoint + 1, through: last) { events.append($0) }
+                    try fold(events, into: target, in: txn)
+                }
+                guard last == head else { return (last, head, false) }
+                try ProjectionGenerations.switchTo(target, in: txn, root: handles.root, generations: handles.generation)
+                return (last, head, true)
+            }
+            try progress?(folded, head)
+            if done { return folded }
         }
     }
 }

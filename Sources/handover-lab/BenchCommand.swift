@@ -45,12 +45,12 @@ struct BenchCommand: AsyncParsableCommand {
         }
         let appendSeconds = seconds(since: appendStart)
         ledger.environment.recorder = nil
-        let rawSeconds = try replay(recorder.transactions, into: directory + "/raw")
+        let rawSeconds = try RawReplay.perTransaction(recorder, into: directory + "/raw").reduce(0, +)
         let commits = recorder.transactions.count
         let ledgerRate = Double(events) / appendSeconds, rawRate = Double(events) / rawSeconds
         row("appends/s (group commit, \(commits) commits)", fmt(ledgerRate), fmt(rawRate), ledgerRate / rawRate)
         let eventBytes = try ledger.read { view in try view.record(2).map { $0.count - 32 } ?? 0 }
-        print("  (event JSON \(eventBytes) bytes; \(recorder.transactions.reduce(0) { $0 + $1.count }) puts replayed; mean commit \(events / max(commits, 1)) events)")
+        print("  (event JSON \(eventBytes) bytes; \(recorder.puts.count) puts replayed; mean commit \(events / max(commits, 1)) events)")
 
         // 2. Durable single-event latency, against raw put + synced commit.
         var ledgerLatencies: [Double] = []
@@ -63,11 +63,12 @@ struct BenchCommand: AsyncParsableCommand {
             ledgerLatencies.append(seconds(since: t))
         }
         ledger.environment.recorder = nil
-        let rawLatencies = try replay(singleRecorder.transactions, into: directory + "/raw", perTransaction: true)
+        let rawLatencies = try RawReplay.perTransaction(singleRecorder, into: directory + "/raw-singles")
         row("durable append p50 (µs)", micros(p(ledgerLatencies, 0.5)), micros(p(rawLatencies, 0.5)), p(ledgerLatencies, 0.5) / p(rawLatencies, 0.5))
         row("durable append p99 (µs)", micros(p(ledgerLatencies, 0.99)), micros(p(rawLatencies, 0.99)), p(ledgerLatencies, 0.99) / p(rawLatencies, 0.99))
 
-        // 3. `query user` on a ledger of `events` users, against one raw mdb_get.
+        // 3. `query user` on a ledger of `events` users, against one raw cursor seek to the
+        // user's newest stored version.
         var queryLatencies: [Double] = []
         var rawGetLatencies: [Double] = []
         var generator = SystemRandomNumberGenerator()
@@ -80,12 +81,14 @@ struct BenchCommand: AsyncParsableCommand {
                 guard try snapshot.user(matching: id) != nil else { throw ValidationError("user \(id) not found") }
                 queryLatencies.append(seconds(since: t))
             }
-            let users = try view.transaction.openDatabase("users", create: false)
-            for i in probes {
-                let k = BigEndian.bytes(UInt64(i + 1))
-                let t = DispatchTime.now()
-                guard try k.withUnsafeBytes({ try view.transaction.get(users, key: $0) }) != nil else { throw ValidationError("raw get missed") }
-                rawGetLatencies.append(seconds(since: t))
+            let versions = try view.transaction.openDatabase("user_versions", create: false)
+            try view.transaction.withCursor(versions) { cursor in
+                for i in probes {
+                    let k = BigEndian.bytes(UInt64(i + 1)) + BigEndian.bytes(0)
+                    let t = DispatchTime.now()
+                    guard try cursor.seek(atLeast: k) != nil else { throw ValidationError("raw seek missed") }
+                    rawGetLatencies.append(seconds(since: t))
+                }
             }
         }
         row("query user p50 (µs)", micros(p(queryLatencies, 0.5)), micros(p(rawGetLatencies, 0.5)), p(queryLatencies, 0.5) / p(rawGetLatencies, 0.5))
@@ -110,54 +113,6 @@ struct BenchCommand: AsyncParsableCommand {
         print("verify: \(report.isIntact ? "OK" : "FAILED") \(report.eventCount) events")
         ledger.close()
         try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    /// Replays recorded transactions through raw `mdb_put` into a fresh environment with
-    /// the same named databases; returns the seconds taken (synced commits, like the ledger).
-    private func replay(_ transactions: [[WriteRecorder.Put]], into path: String) throws -> Double {
-        try replay(transactions, into: path, perTransaction: false).reduce(0, +)
-    }
-
-    /// Replays recorded transactions; returns each one's seconds (put + synced commit), or
-    /// with `perTransaction` false a single total.
-    private func replay(_ transactions: [[WriteRecorder.Put]], into path: String, perTransaction: Bool) throws -> [Double] {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        var env: OpaquePointer?
-        mdb_env_create(&env)
-        mdb_env_set_maxdbs(env, 32)
-        mdb_env_set_mapsize(env, 4 << 30)
-        guard mdb_env_open(env, path, UInt32(MDB_NOTLS), 0o644) == 0 else { throw ValidationError("raw env open failed") }
-        defer { mdb_env_close(env) }
-        var handles: [String: MDB_dbi] = [:]
-        var setup: OpaquePointer?
-        mdb_txn_begin(env, nil, 0, &setup)
-        for name in Set(transactions.flatMap { $0.map(\.database.name) }) {
-            var dbi: MDB_dbi = 0
-            mdb_dbi_open(setup, name, UInt32(MDB_CREATE), &dbi)
-            handles[name] = dbi
-        }
-        mdb_txn_commit(setup)
-        let puts = transactions.map { $0.map { (handles[$0.database.name]!, $0.key, $0.value, $0.flags.rawValue) } }
-        var latencies: [Double] = []
-        let start = DispatchTime.now()
-        for txnPuts in puts {
-            let began = DispatchTime.now()
-            var txn: OpaquePointer?
-            mdb_txn_begin(env, nil, 0, &txn)
-            for (dbi, key, value, flags) in txnPuts {
-                key.withUnsafeBytes { k in
-                    value.withUnsafeBytes { v in
-                        var mk = MDB_val(mv_size: k.count, mv_data: UnsafeMutableRawPointer(mutating: k.baseAddress))
-                        var mv = MDB_val(mv_size: v.count, mv_data: UnsafeMutableRawPointer(mutating: v.baseAddress))
-                        let rc = mdb_put(txn, dbi, &mk, &mv, flags)
-                        precondition(rc == 0 || rc == MDB_KEYEXIST, "raw mdb_put failed: \(rc)")
-                    }
-                }
-            }
-            precondition(mdb_txn_commit(txn) == 0)
-            if perTransaction { latencies.append(seconds(since: began)) }
-        }
-        return perTransaction ? latencies : [seconds(since: start)]
     }
 
     private func seconds(since start: DispatchTime) -> Double { Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9 }

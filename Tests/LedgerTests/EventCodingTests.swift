@@ -27,6 +27,43 @@ struct EventCodingTests {
         }
     }
 
+    @Test("stored events decode in place as a full parse reads them, and malformed ones are refused")
+    func decodingInPlace() throws {
+        for draft in EventSamples.all() {
+            let event = RecordedEvent(sequence: 7, recordedAt: Timestamp(rfc3339: "2026-11-22T10:00:00.5Z")!, actor: Actor(osUser: "u", host: "h", tool: "handover/test"), draft: draft)
+            let bytes = event.canonicalJSON
+            #expect(try bytes.withUnsafeBytes { try RecordedEvent(json: $0) } == event, "\(draft.type)")
+        }
+        let valid = Array(#"{"actor":{"host":"h","os_user":"u","tool":"t"},"body":{"keys_destroyed":0,"reason":"r"},"identifiers":{},"recorded_at":"2026-11-22T10:00:00.000000Z","schema_version":1,"seq":3,"type":"user-erased"}"#.utf8)
+        #expect(try valid.withUnsafeBytes { try RecordedEvent(json: $0) }.sequence == 3)
+        for broken in [#"{"actor":{"host":"h"}"#, #"{"seq":3,"seq":4}"#, "{\"body\":\"\u{01}\"}", #"{"a":tru}"#, #"{"a":1} x"#, #"["seq"]"#] {
+            #expect(throws: LedgerError.self, "\(broken)") { try Array(broken.utf8).withUnsafeBytes { try RecordedEvent(json: $0) } }
+        }
+    }
+
+    @Test("sealed values are replaced in place exactly as parsing, replacing and re-encoding does")
+    func sealedValuesReplaced() throws {
+        func reference(_ value: JSONValue, _ replacement: JSONValue) -> JSONValue {
+            switch value {
+            case .object(let fields) where fields.count == 3 && fields["alg"] == .string(SealedValue.algorithm) && fields["kid"]?.stringValue != nil && fields["ct"]?.stringValue != nil:
+                return replacement
+            case .object(let fields): return .object(fields.mapValues { reference($0, replacement) })
+            case .array(let items): return .array(items.map { reference($0, replacement) })
+            default: return value
+            }
+        }
+        var sealedSeen = 0
+        for draft in EventSamples.all() {
+            let bytes = RecordedEvent(sequence: 1, recordedAt: .now(), actor: .currentProcess(), draft: draft).canonicalJSON
+            for replacement in [JSONValue.null, .string("jane.doe+\"quoted\"@example.org")] {
+                let fast = try #require(bytes.withUnsafeBytes { raw in SealedValue.replacingSealedValues(in: raw) { _ in replacement.canonicalBytes } })
+                #expect(fast == reference(try JSONValue.parse(bytes), replacement).canonicalBytes, "\(draft.type)")
+                if fast != bytes { sealedSeen += 1 }
+            }
+        }
+        #expect(sealedSeen >= 6, "the samples carry sealed values in several event types")
+    }
+
     @Test("strings are escaped as Python's json.dumps does")
     func escaping() throws {
         var w = JSONWriter()

@@ -126,6 +126,38 @@ struct ProjectionTests {
         #expect(before.count > 600)
         try projection.rebuild(ledger)
         #expect(try dumpProjections(ledger) == before)
+        // In small transactions, twice more (back to the first generation's databases).
+        for _ in 0..<2 {
+            try projection.rebuild(ledger, chunk: 37)
+            #expect(try dumpProjections(ledger) == before)
+        }
+    }
+
+    @Test("an interrupted rebuild leaves the projections in use untouched, and running it again finishes it, with what was appended meanwhile")
+    func interruptedRebuild() async throws {
+        let (ledger, projection) = try await open()
+        defer { ledger.close() }
+        for i in 0..<200 { _ = try await ledger.append(i % 4 == 0 ? fail("t\(i)", .timeout) : exchanged("t\(i)", "r\(i)")) }
+        let before = try dumpProjections(ledger)
+        struct Interrupted: Error {}
+        var chunks = 0
+        #expect(throws: Interrupted.self) {
+            try projection.rebuild(ledger, chunk: 25) { _, _ in
+                chunks += 1
+                if chunks == 3 { throw Interrupted() }
+            }
+        }
+        #expect(try dumpProjections(ledger) == before, "readers still see the whole projections in use")
+        #expect(try user("t8", ledger, projection)?.status == .failed)
+        // Appended during the interrupted rebuild: folded into the generation in use, and into
+        // the new one when the rebuild continues.
+        _ = try await ledger.append(exchanged("t8", "r8"))
+        _ = try await ledger.append(signIn("r300", transferSub: "t300"))
+        let expected = try dumpProjections(ledger)
+        try projection.rebuild(ledger, chunk: 25)
+        #expect(try dumpProjections(ledger) == expected)
+        #expect(try user("t8", ledger, projection)?.status == .migrated)
+        #expect(try ledger.read { view in try projection.checkpoint(in: view.transaction) } == (try ledger.read { try $0.head().sequence }))
     }
 
     @Test("--as-of answers from the events recorded by then")
@@ -225,16 +257,26 @@ struct ProjectionTests {
     }
 }
 
-/// Every key and value of the projection databases.
+/// Every key and value of the projection databases in use (and their checkpoint and user-key
+/// counter, not the root's bookkeeping of generations).
 func dumpProjections(_ ledger: Ledger) throws -> [[UInt8]] {
     try ledger.read { view in
+        let txn = view.transaction
+        let root = try txn.openDatabase(ProjectionDatabases.rootName, create: false)
+        let generation = try txn.get(root, key: ProjectionDatabases.generationKey).map { BigEndian.uint64($0) } ?? 0
         var all: [[UInt8]] = []
-        for name in ProjectionDatabases.names {
-            let db = try view.transaction.openDatabase(name, create: false)
-            try view.transaction.withCursor(db) { cursor in
+        let names = ProjectionDatabases.names(generation: generation)
+        for name in names.dropLast() {
+            let db = try txn.openDatabase(name, create: false)
+            try txn.withCursor(db) { cursor in
                 var entry = try cursor.first()
                 while let (k, v) = entry { all.append(Array(k)); all.append(Array(v)); entry = try cursor.next() }
             }
+        }
+        let state = try txn.openDatabase(names.last!, create: false)
+        for key in [ProjectionDatabases.checkpointKey, ProjectionDatabases.nextUserKey, ProjectionDatabases.layoutKey] {
+            all.append(key)
+            all.append(try txn.get(state, key: key) ?? txn.get(root, key: key) ?? [])
         }
         return all
     }

@@ -118,7 +118,7 @@ public final class Ledger: Sendable {
 
     /// The log environment's options for a ledger opened with `options`.
     private static func environmentOptions(_ options: Options) -> Environment.Options {
-        Environment.Options(mapSize: options.mapSize, writeMap: LedgerSchema.writeMap)
+        Environment.Options(mapSize: options.mapSize)
     }
 
     // MARK: Appending

@@ -1,5 +1,4 @@
 import Crypto
-import Foundation
 import LMDB
 
 /// The named databases of a ledger environment (format 2) and the layout of their keys.
@@ -9,8 +8,6 @@ import LMDB
 public struct LedgerSchema: Sendable {
     /// The format marker stored under `meta["format"]`.
     public static let formatMarker = "handover-ledger/2"
-    /// Whether the log environment is opened with `MDB_WRITEMAP` (every writer must agree).
-    static let writeMap = getenv("HANDOVER_LMDB_WRITEMAP").map { String(cString: $0) == "1" } ?? false
     /// The marker of format 1, which a writable open upgrades in place (``FormatUpgrade``).
     static let format1Marker = "handover-ledger/1"
 

@@ -3,7 +3,19 @@ public enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
     /// The lower-case hex digits of `bytes`.
+    public static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            for (i, b) in bytes.enumerated() {
+                out[2 * i] = digits[Int(b >> 4)]
+                out[2 * i + 1] = digits[Int(b & 15)]
+            }
+            return bytes.count * 2
+        }
+    }
+
+    /// The lower-case hex digits of `bytes`.
     public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        if let done = bytes.withContiguousStorageIfAvailable({ encode(UnsafeRawBufferPointer($0)) }) { return done }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)
         for b in bytes {

@@ -84,7 +84,11 @@ struct JSONParser {
     func error(_ reason: String) -> JSONParseError { JSONParseError(reason: reason, offset: index) }
 
     mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            let c = bytes[index]
+            guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { return }
+            index += 1
+        }
     }
 
     mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
@@ -186,6 +190,8 @@ struct JSONParser {
         index += 1
         while index < bytes.count {
             let c = bytes[index]
+            // Most bytes are plain characters: one comparison decides.
+            if c > UInt8(ascii: "\\") || (c > UInt8(ascii: "\"") && c < UInt8(ascii: "\\")) || c == 0x20 || c == 0x21 { index += 1; continue }
             if c == UInt8(ascii: "\"") { index += 1; return }
             if c < 0x20 { throw error("control character in string") }
             if c == UInt8(ascii: "\\") {

@@ -1,14 +1,15 @@
 import LMDB
 import Ledger
 
-/// The projection databases inside the ledger's environment (projection layout 2) and the
-/// layout of their keys.
+/// The projection databases of one generation inside the ledger's environment (projection
+/// layout 2) and the layout of their keys.
 ///
 /// Every record is kept with the sequence number of the event that wrote it, so the same
 /// databases answer "now" and "as of sequence S" (the newest record at or before S);
-/// `schemas/ledger-format.md` documents every byte.
+/// `schemas/ledger-format.md` documents every byte. A rebuild folds the log into the other
+/// generation's databases while this one stays in use, then switches (``ProjectionGenerations``).
 public struct ProjectionDatabases: Sendable {
-    /// The layout written under `projection_meta["layout"]`.
+    /// The layout written under `projection_state["layout"]`.
     static let layout: UInt8 = 2
 
     /// User key ‖ sequence → ``UserState`` after that event (empty: merged into another user).
@@ -19,10 +20,22 @@ public struct ProjectionDatabases: Sendable {
     public let migratedOrder: Database
     /// Sequence of a "transfer accepted" event → the window it set.
     public let windows: Database
-    /// `layout`, `checkpoint`, `next_user_key`.
+    /// This generation's `checkpoint` and `next_user_key` (for even generations, the root
+    /// `projection_state`, which also holds `layout`, `generation` and `rebuilding`).
     public let state: Database
+    /// The generation these databases belong to.
+    public let generation: UInt64
 
+    /// The databases of even generations (0, 2, …); odd ones add the suffix `.1`.
     static let names = ["user_versions", "user_links", "migrated_order", "windows", "projection_state"]
+    /// The database holding `layout`, `generation` and `rebuilding`.
+    static let rootName = "projection_state"
+
+    /// The names of generation `generation`'s databases, in the order ``init(_:generation:)`` takes them.
+    static func names(generation: UInt64) -> [String] {
+        generation % 2 == 0 ? names : names.map { $0 + ".1" }
+    }
+
     /// The databases of projection layout 1, dropped when a ledger is upgraded. Layout 2 keeps
     /// its checkpoint under another name, so a binary from before layout 2 that opens the
     /// ledger folds into its own databases and cannot move layout 2's checkpoint.
@@ -31,14 +44,27 @@ public struct ProjectionDatabases: Sendable {
     static let layoutKey = Array("layout".utf8)
     static let checkpointKey = Array("checkpoint".utf8)
     static let nextUserKey = Array("next_user_key".utf8)
+    /// The generation in use (absent: 0).
+    static let generationKey = Array("generation".utf8)
+    /// While a rebuild runs: the generation it folds into.
+    static let rebuildingKey = Array("rebuilding".utf8)
 
-    init(_ dbs: [Database]) {
+    init(_ dbs: [Database], generation: UInt64) {
         userVersions = dbs[0]
         userLinks = dbs[1]
         migratedOrder = dbs[2]
         windows = dbs[3]
         state = dbs[4]
+        self.generation = generation
     }
+
+    /// Opens generation `generation`'s databases in `transaction`, creating them when asked.
+    static func open(generation: UInt64, in transaction: ReadTransaction, create: Bool) throws -> ProjectionDatabases {
+        ProjectionDatabases(try names(generation: generation).map { try transaction.openDatabase($0, create: create) }, generation: generation)
+    }
+
+    /// The folded data, without the state: what a rebuild empties and a switch drops.
+    var data: [Database] { [userVersions, userLinks, migratedOrder, windows] }
 
     /// `user_versions` key of `user` as written by event `sequence`.
     static func versionKey(_ user: UInt64, _ sequence: UInt64) -> [UInt8] {

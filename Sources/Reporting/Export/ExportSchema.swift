@@ -4,12 +4,24 @@ public enum ExportSchema {
     /// Bumped when a table or column changes meaning; stored in `export_meta`.
     public static let version = 1
 
+    /// The statements that create the indexes (one line each in ``sql``).
+    static var indexStatements: String {
+        sql.split(separator: "\n").filter { $0.hasPrefix("CREATE INDEX") }.joined(separator: "\n")
+    }
+
+    /// ``sql`` without the index statements: the tables, to load before the indexes are built.
+    static var tableStatements: String {
+        sql.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("CREATE INDEX") }.joined(separator: "\n")
+    }
+
     /// The statements that create an empty export.
     public static let sql = """
         -- Handover SQLite export, version 1: one ledger's users projection and events.
         -- Written by `handover export --format sqlite --out FILE`; `--since-last` adds, in one
         -- transaction, the events after export_meta.last_sequence and the users changed since.
         -- Times are RFC 3339 UTC text with microseconds (they sort as text).
+        -- A first export runs the CREATE TABLE statements, loads the rows, then runs the CREATE
+        -- INDEX statements (one sorted build each instead of an index update per row).
         -- Personal data (email addresses) is present only when the export was made with
         -- --include-personal-data (export_meta.personal_data = 1), never for erased users.
 

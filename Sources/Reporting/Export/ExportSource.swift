@@ -21,12 +21,11 @@ struct ExportSource {
                         let sequence = BigEndian.uint64(key)
                         if sequence > last { break }
                         let recorded = try LogView.decode(value, sequence: sequence)
-                        let json = try JSONValue.parse(UnsafeRawBufferPointer(rebasing: value[32...]))
                         try event(ExportedEvent(
                             sequence: sequence, recordedAt: recorded.recordedAt, occurredAt: recorded.occurredAt, type: recorded.type.rawValue,
                             schemaVersion: recorded.schemaVersion, identifiers: recorded.identifiers, runID: recorded.actor.runID,
-                            event: try opening(json, with: sealer),
-                            chainHash: Hex.encode(value[0..<32])))
+                            eventJSON: try eventJSON(UnsafeRawBufferPointer(rebasing: value[32...]), with: sealer),
+                            chainHash: Hex.encode(UnsafeRawBufferPointer(rebasing: value[0..<32]))))
                         entry = try cursor.next()
                     }
                 }
@@ -48,6 +47,20 @@ struct ExportSource {
 
     /// The users columns: those of `handover query state`.
     static var userColumns: [String] { ComplianceQueries.stateColumns }
+
+    /// The stored event JSON with each sealed value replaced by its address, or by null
+    /// without a sealer or once the key is destroyed: in place on the canonical bytes, or
+    /// through a parse for the odd value the fast path declines.
+    private func eventJSON(_ stored: UnsafeRawBufferPointer, with sealer: Sealer?) throws -> [UInt8] {
+        let replaced = try SealedValue.replacingSealedValues(in: stored) { sealed in
+            guard let sealer, let address = try sealer.open(sealed) else { return Array("null".utf8) }
+            var w = JSONWriter(capacity: address.utf8.count + 2)
+            w.string(address)
+            return w.bytes
+        }
+        if let replaced { return replaced }
+        return try opening(try JSONValue.parse(stored), with: sealer).canonicalBytes
+    }
 
     /// `value` with each sealed value (`{"alg","ct","kid"}`) replaced by its address, or by
     /// null without a sealer or once the key is destroyed.

@@ -10,9 +10,9 @@ public struct ExportedEvent: Sendable {
     public var schemaVersion: Int
     public var identifiers: Identifiers
     public var runID: String?
-    /// The whole event; every sealed value is replaced by the address (with personal data,
-    /// and only while the user's key exists) or by null.
-    public var event: JSONValue
+    /// The whole event as canonical JSON; every sealed value is replaced by the address (with
+    /// personal data, and only while the user's key exists) or by null.
+    public var eventJSON: [UInt8]
     /// The stored chain hash, hex.
     public var chainHash: String
 
@@ -26,15 +26,25 @@ public struct ExportedEvent: Sendable {
     public var cells: [ExportCell] {
         [.int(Int64(sequence)), .text(recordedAt.rfc3339), .text(occurredAt?.rfc3339), .text(type), .int(Int64(schemaVersion)),
          .text(identifiers.accountID), .text(identifiers.senderSub), .text(identifiers.transferSub), .text(identifiers.recipientSub),
-         .text(identifiers.jti), .text(runID), .text(String(decoding: event.canonicalBytes, as: UTF8.self)), .text(chainHash)]
+         .text(identifiers.jti), .text(runID), .text(String(decoding: eventJSON, as: UTF8.self)), .text(chainHash)]
     }
 
-    /// One JSON-lines object: the flat columns, with the event nested under `event_json`.
-    public var jsonLine: JSONValue {
-        var fields = Dictionary(uniqueKeysWithValues: zip(Self.columns, cells.map(\.jsonValue)))
-        fields["event_json"] = event
-        return .object(fields)
+    /// One JSON-lines object in canonical form: the flat columns, with the event nested under
+    /// `event_json`.
+    public var jsonLine: [UInt8] {
+        let values = cells
+        var w = JSONWriter(capacity: eventJSON.count + 512)
+        w.beginObject()
+        for (column, index) in Self.columnsInKeyOrder {
+            w.dynamicKey(column)
+            if column == "event_json" { w.raw(eventJSON) } else { values[index].write(to: &w) }
+        }
+        w.endObject()
+        return w.bytes
     }
+
+    /// ``columns`` in canonical key order, with each one's index in ``cells``.
+    private static let columnsInKeyOrder = columns.enumerated().map { ($1, $0) }.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
 }
 
 /// A value in an exported row: text, integer, Boolean or null.
@@ -49,6 +59,16 @@ public enum ExportCell: Sendable, Equatable {
         case .text(let v): return v ?? ""
         case .int(let v): return v.map(String.init) ?? ""
         case .bool(let v): return v.map { $0 ? "true" : "false" } ?? ""
+        }
+    }
+
+    /// Writes the value as JSON (null for a missing value).
+    func write(to w: inout JSONWriter) {
+        switch self {
+        case .text(let v?): w.string(v)
+        case .int(let v?): w.int(v)
+        case .bool(let v?): w.bool(v)
+        default: w.raw(Array("null".utf8))
         }
     }
 

@@ -49,24 +49,31 @@ struct FileExport {
         try events.truncate(atOffset: eventsLength)
         var pending = eventsLength == 0 ? header(ExportedEvent.columns) : ""
         var added = 0
-        var users = header(ExportSource.userColumns)
+        // users.* is written whole to a temporary file as the users are read, then renamed.
+        let usersPath = directory + "/users." + fileExtension
+        let users = try TemporaryFile(replacing: usersPath)
+        var usersPending = header(ExportSource.userColumns)
         var userCount = 0
         let last = try source.read(after: previous, usersChangedAfter: 0, event: { event in
-            pending += format == .csv ? csvLine(event.cells) : String(decoding: event.jsonLine.canonicalBytes, as: UTF8.self) + "\n"
+            pending += format == .csv ? csvLine(event.cells) : String(decoding: event.jsonLine, as: UTF8.self) + "\n"
             added += 1
             if pending.utf8.count > 1 << 20 {
                 try events.write(contentsOf: Data(pending.utf8))
                 pending = ""
             }
         }, user: { cells in
-            users += format == .csv ? csvLine(cells) : String(decoding: userLine(cells).canonicalBytes, as: UTF8.self) + "\n"
+            usersPending += format == .csv ? csvLine(cells) : String(decoding: userLine(cells).canonicalBytes, as: UTF8.self) + "\n"
             userCount += 1
+            if usersPending.utf8.count > 1 << 20 {
+                try users.write(Data(usersPending.utf8))
+                usersPending = ""
+            }
         })
         try events.write(contentsOf: Data(pending.utf8))
         try events.synchronize()
         let length = try events.offset()
-
-        try replace(directory + "/users." + fileExtension, with: Data(users.utf8))
+        try users.write(Data(usersPending.utf8))
+        try users.commit()
         let summary = ExportSummary(format: format, path: directory, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: added, usersWritten: userCount)
         let manifest: JSONValue = .object([
             "format": .string(format.rawValue), "ledger_id": .string(identity.ledgerID), "team_id": .string(identity.teamID),
@@ -93,11 +100,32 @@ struct FileExport {
     /// Writes `path` through a synced temporary file and a rename, so readers see the old
     /// file or the new one.
     private func replace(_ path: String, with data: Data) throws {
-        let temporary = path + ".tmp"
+        let file = try TemporaryFile(replacing: path)
+        try file.write(data)
+        try file.commit()
+    }
+}
+
+/// A file written beside the one it replaces (`PATH.tmp`), then synced and renamed over it,
+/// so readers see the old file or the whole new one.
+private final class TemporaryFile {
+    let path: String
+    let temporary: String
+    private let handle: FileHandle
+
+    init(replacing path: String) throws {
+        self.path = path
+        temporary = path + ".tmp"
         guard FileManager.default.createFile(atPath: temporary, contents: nil), let handle = FileHandle(forWritingAtPath: temporary) else {
             throw ExportError(.io, "cannot write \(temporary)")
         }
-        try handle.write(contentsOf: data)
+        self.handle = handle
+    }
+
+    func write(_ data: Data) throws { try handle.write(contentsOf: data) }
+
+    /// Syncs the temporary file and renames it over `path`.
+    func commit() throws {
         try handle.synchronize()
         try handle.close()
         guard rename(temporary, path) == 0 else { throw ExportError(.io, "cannot rename \(temporary) to \(path)") }

@@ -20,24 +20,26 @@ struct SQLiteExport {
         }
         return try queue.write { db in
             var previous: UInt64 = 0
-            if try db.tableExists("export_meta") {
+            let fresh = try !db.tableExists("export_meta")
+            if !fresh {
                 let meta = try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM export_meta").map { ($0["key"] as String, $0["value"] as String) })
                 try ExportSummary.checkMatches(meta, identity: identity, personalData: source.includePersonalData, path: path)
                 previous = UInt64(meta["last_sequence"] ?? "0") ?? 0
             } else {
-                try db.execute(sql: ExportSchema.sql)
+                try db.execute(sql: ExportSchema.tableStatements)
             }
-            let insertEvent = try db.makeStatement(sql: "INSERT INTO events (\(ExportedEvent.columns.joined(separator: ", "))) VALUES (\(placeholders(ExportedEvent.columns.count)))")
+            let insertEvent = SQLiteRowInserter(try db.makeStatement(sql: "INSERT INTO events (\(ExportedEvent.columns.joined(separator: ", "))) VALUES (\(placeholders(ExportedEvent.columns.count)))"))
             let columns = ExportSource.userColumns
-            let upsertUser = try db.makeStatement(sql: "INSERT OR REPLACE INTO users (\(columns.joined(separator: ", "))) VALUES (\(placeholders(columns.count)))")
+            let upsertUser = SQLiteRowInserter(try db.makeStatement(sql: "INSERT OR REPLACE INTO users (\(columns.joined(separator: ", "))) VALUES (\(placeholders(columns.count)))"))
             var events = 0, users = 0
             let last = try source.read(after: previous, usersChangedAfter: previous, event: { event in
-                try insertEvent.execute(arguments: StatementArguments(event.cells.map(\.databaseValue)))
+                try insertEvent.insert(event.cells)
                 events += 1
             }, user: { cells in
-                try upsertUser.execute(arguments: StatementArguments(cells.map(\.databaseValue)))
+                try upsertUser.insert(cells)
                 users += 1
             })
+            if fresh { try db.execute(sql: ExportSchema.indexStatements) }
             let summary = ExportSummary(format: .sqlite, path: path, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: events, usersWritten: users)
             let meta: [(String, String)] = [
                 ("ledger_id", identity.ledgerID), ("team_id", identity.teamID), ("role", identity.role.rawValue),
@@ -54,14 +56,4 @@ struct SQLiteExport {
     }
 
     private func placeholders(_ n: Int) -> String { Array(repeating: "?", count: n).joined(separator: ", ") }
-}
-
-extension ExportCell {
-    var databaseValue: DatabaseValue {
-        switch self {
-        case .text(let v): return v?.databaseValue ?? .null
-        case .int(let v): return v?.databaseValue ?? .null
-        case .bool(let v): return v?.databaseValue ?? .null
-        }
-    }
 }

@@ -1,0 +1,245 @@
+import ArgumentParser
+import CLMDB
+import Foundation
+@_spi(Benchmark) import LMDB
+@_spi(Benchmark) import Ledger
+import Projections
+
+// The writers behind `tools/bench --scale`. This file compiles against the commit before
+// ledger format 2 as well: tools/bench copies it into that worktree with `#if BASELINE` turned
+// into `#if true`, so it uses only the API both have; the raw replay is the one difference.
+
+/// `handover-lab scale-write`: a realistic recipient ledger of about `--events` events.
+///
+/// Users are exchanged in chunks of 256 by 8 concurrent producers (group commit): about 5%
+/// fail once (rate limited) and are retried, 10% get a notification from Apple afterwards,
+/// and one in 100,000 is erased. Each user's relay address is sealed with its own data key.
+/// Prints one JSON object: the append rate, the event JSON bytes, and sample identifiers and
+/// times for the query measurements.
+struct ScaleWriteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "scale-write", abstract: "Write a realistic ledger of about N events and print its figures as JSON.")
+
+    @Option var ledger: String
+    @Option(help: "Events to write (about).") var events: Int
+    @Option(help: "Sample identifiers to print.") var samples = 400
+
+    func run() async throws {
+        var options = Ledger.Options()
+        options.mapSize = 1 << 30
+        let identity = LedgerCreated(teamID: "BBBB222222", clientIDs: ["com.example.scale"], role: .recipient, ledgerID: "scale")
+        let ledger = try await Ledger.create(at: self.ledger, identity, folders: [UserProjection()], options: options)
+        let users = Int(Double(events) / 1.15)
+        let chunk = 256, producers = 8
+        let start = Date()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<producers {
+                group.addTask {
+                    var first = lane * chunk
+                    while first < users {
+                        let range = first..<min(first + chunk, users)
+                        _ = try await ledger.append(contentsOf: try ScaleMix.drafts(for: range, ledger: ledger))
+                        first += producers * chunk
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let seconds = Date().timeIntervalSince(start)
+        // Sample users and times for the queries, and the bytes of event JSON.
+        var generator = SystemRandomNumberGenerator()
+        let picked = (0..<samples).map { _ in Int.random(in: 0..<users, using: &generator) }
+        let (count, jsonBytes, times) = try ledger.read { view in
+            try view.transaction.withCursor(ledger.schema.log) { cursor in
+                var count = 0, bytes = 0
+                var entry = try cursor.first()
+                while let (_, value) = entry { count += 1; bytes += value.count - 32; entry = try cursor.next() }
+                let times = try (0..<samples).map { _ in try view.event(UInt64.random(in: 2...UInt64(count), using: &generator))!.recordedAt.rfc3339 }
+                return (count, bytes, times)
+            }
+        }
+        ledger.close()
+        let summary: [String: Any] = [
+            "events": count, "users": users, "seconds": seconds, "appends_per_second": Double(count) / seconds, "json_bytes": jsonBytes,
+            "sample_users": picked.map { ScaleMix.identifiers(of: $0) }.map { [$0.accountID!, $0.transferSub!, $0.recipientSub!] },
+            "sample_times": times,
+        ]
+        print(String(decoding: try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys]), as: UTF8.self))
+    }
+}
+
+/// `handover-lab scale-appenders`: `--tasks` tasks appending one event at a time each.
+struct ScaleAppendersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "scale-appenders", abstract: "Append N new users' exchanges from concurrent single-event appenders; print events/s.")
+
+    @Option var ledger: String
+    @Option var count = 50_000
+    @Option var tasks = 64
+
+    func run() async throws {
+        let ledger = try Ledger.open(at: self.ledger, folders: [UserProjection()])
+        let key = try ledger.sealer.keyStore.dataKey(for: Identifier(.recipientSub, "appenders-shared-key"))
+        let drafts = try (0..<count).map { i in try SyntheticEvents.exchange(i, prefix: "appender") { text, _ in try Sealer.seal(text, keyID: key.id, key: key.key) } }
+        let lanes = tasks
+        let start = Date()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<lanes {
+                group.addTask {
+                    for i in stride(from: lane, to: drafts.count, by: lanes) { _ = try await ledger.append(drafts[i]) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let seconds = Date().timeIntervalSince(start)
+        ledger.close()
+        print("{\"events\":\(count),\"tasks\":\(lanes),\"seconds\":\(seconds),\"appends_per_second\":\(Double(count) / seconds)}")
+    }
+}
+
+/// `handover-lab scale-singles`: durable single appends, one after another, against raw LMDB
+/// replaying the identical transactions (same puts, synced commit) into a fresh environment.
+struct ScaleSinglesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "scale-singles", abstract: "Durable single appends on a ledger against raw LMDB replaying them; print p50/p99 as JSON.")
+
+    @Option var ledger: String
+    @Option var count = 2_000
+    @Option(help: "Scratch directory for the raw environment (emptied first).") var raw = "/tmp/handover-scale-raw"
+
+    func run() async throws {
+        let ledger = try Ledger.open(at: self.ledger, folders: [UserProjection()])
+        let key = try ledger.sealer.keyStore.dataKey(for: Identifier(.recipientSub, "singles-shared-key"))
+        let recorder = WriteRecorder()
+        ledger.environment.recorder = recorder
+        var latencies: [Double] = []
+        for i in 0..<count {
+            let draft = try SyntheticEvents.exchange(i, prefix: "single-\(UUID().uuidString.prefix(8))") { text, _ in try Sealer.seal(text, keyID: key.id, key: key.key) }
+            let t = DispatchTime.now()
+            _ = try await ledger.append(draft)
+            latencies.append(Double(DispatchTime.now().uptimeNanoseconds - t.uptimeNanoseconds) / 1e9)
+        }
+        ledger.environment.recorder = nil
+        ledger.close()
+        try? FileManager.default.removeItem(atPath: raw)
+        try FileManager.default.createDirectory(atPath: raw, withIntermediateDirectories: true)
+        let rawLatencies = try RawReplay.perTransaction(recorder, into: raw)
+        try? FileManager.default.removeItem(atPath: raw)
+        func p(_ values: [Double], _ q: Double) -> Double { values.sorted()[min(values.count - 1, Int(Double(values.count) * q))] * 1e6 }
+        print("{\"count\":\(count),\"p50_us\":\(p(latencies, 0.5)),\"p99_us\":\(p(latencies, 0.99)),\"raw_p50_us\":\(p(rawLatencies, 0.5)),\"raw_p99_us\":\(p(rawLatencies, 0.99))}")
+    }
+}
+
+/// The events of the scale ledger: which users fail first, get notified or are erased.
+enum ScaleMix {
+    static func identifiers(of i: Int) -> Identifiers {
+        let tag = SyntheticEvents.hex("scale/\(i)")
+        return Identifiers(accountID: "acct-\(i)", transferSub: "t" + SyntheticEvents.hex("t\(tag)"), recipientSub: "001\(100 + i % 900).\(tag).\(1000 + i % 9000)")
+    }
+
+    /// The events of users `range`, in the order a run and Apple would produce them.
+    static func drafts(for range: Range<Int>, ledger: Ledger) throws -> [EventDraft] {
+        let ids = range.map(identifiers(of:))
+        let keys = try ledger.sealer.keyStore.dataKeys(for: ids.map { Identifier(.transferSub, $0.transferSub!) })
+        var drafts: [EventDraft] = []
+        drafts.reserveCapacity(range.count * 6 / 5)
+        for (n, i) in range.enumerated() where i % 20 == 7 {
+            let failure = Failure(kind: .rateLimited, httpStatus: 429, message: "HTTP 429 from /auth/usermigrationinfo", attempts: 3)
+            drafts.append(EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: failure)),
+                                     identifiers: Identifiers(accountID: ids[n].accountID, transferSub: ids[n].transferSub), runID: "scale-run"))
+        }
+        for (n, _) in range.enumerated() {
+            let email = try Sealer.seal("\(ids[n].recipientSub!.prefix(12))@privaterelay.appleid.com", keyID: keys[n].id, key: keys[n].key)
+            drafts.append(EventDraft(.transferIDExchanged(TransferIDExchanged(email: email, isPrivateEmail: true)), identifiers: ids[n],
+                                     idempotencyKey: "exchange:\(ids[n].transferSub!)", runID: "scale-run"))
+        }
+        let now = Timestamp.now()
+        for (n, i) in range.enumerated() where i % 10 == 3 {
+            let jti = SyntheticEvents.hex("jti/\(i)")
+            let kind: NotificationReceived.Kind = [.emailDisabled, .emailEnabled, .consentRevoked][i / 10 % 3]
+            drafts.append(EventDraft(.notificationReceived(NotificationReceived(kind: kind, eventTime: now)),
+                                     identifiers: Identifiers(recipientSub: ids[n].recipientSub, jti: jti), occurredAt: now, idempotencyKey: "notification:" + jti))
+        }
+        for (n, i) in range.enumerated() where i % 100_000 == 50_001 {
+            let destroyed = try ledger.sealer.keyStore.destroyKeys(for: [Identifier(.transferSub, ids[n].transferSub!)])
+            drafts.append(EventDraft(.userErased(UserErased(reason: "scale benchmark erasure", keysDestroyed: destroyed)), identifiers: ids[n]))
+        }
+        return drafts
+    }
+}
+
+/// Raw LMDB replaying recorded transactions: `mdb_put` and a synced commit, nothing else.
+enum RawReplay {
+    /// One put as raw LMDB takes it.
+    private struct RawPut {
+        let database: String
+        let databaseFlags: UInt32
+        let key: UnsafeRawBufferPointer
+        let value: UnsafeRawBufferPointer
+        let flags: UInt32
+    }
+
+    /// Replays each transaction into a fresh environment at `path`; returns each one's
+    /// seconds (its puts and its synced commit).
+    static func perTransaction(_ recorder: WriteRecorder, into path: String) throws -> [Double] {
+        typealias Put = (database: String, databaseFlags: UInt32, key: Range<Int>, value: Range<Int>, flags: UInt32)
+        #if BASELINE
+        // Before format 2 the recorder kept each put's bytes as arrays, and no database had flags.
+        var bytes: [UInt8] = [], puts: [Put] = [], ranges: [Range<Int>] = []
+        for transaction in recorder.transactions {
+            let first = puts.count
+            for put in transaction {
+                let k = bytes.count
+                bytes += put.key
+                let v = bytes.count
+                bytes += put.value
+                puts.append((put.database.name, 0, k..<v, v..<bytes.count, put.flags.rawValue))
+            }
+            ranges.append(first..<puts.count)
+        }
+        #else
+        let bytes = recorder.bytes, ranges = recorder.transactions
+        let puts: [Put] = recorder.puts.map { ($0.database.name, $0.database.flags.rawValue, $0.key, $0.value, $0.flags.rawValue) }
+        #endif
+        return try bytes.withUnsafeBytes { arena in
+            let transactions = ranges.map { range in
+                puts[range].map { RawPut(database: $0.database, databaseFlags: $0.databaseFlags, key: UnsafeRawBufferPointer(rebasing: arena[$0.key]),
+                                         value: UnsafeRawBufferPointer(rebasing: arena[$0.value]), flags: $0.flags) }
+            }
+            return try replay(transactions, into: path)
+        }
+    }
+
+    private static func replay(_ transactions: [[RawPut]], into path: String) throws -> [Double] {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        var env: OpaquePointer?
+        mdb_env_create(&env)
+        mdb_env_set_maxdbs(env, 32)
+        mdb_env_set_mapsize(env, 64 << 30)
+        guard mdb_env_open(env, path, UInt32(MDB_NOTLS), 0o644) == 0 else { throw ValidationError("raw env open failed") }
+        defer { mdb_env_close(env) }
+        var handles: [String: MDB_dbi] = [:]
+        var setup: OpaquePointer?
+        mdb_txn_begin(env, nil, 0, &setup)
+        for put in transactions.joined() where handles[put.database] == nil {
+            var dbi: MDB_dbi = 0
+            mdb_dbi_open(setup, put.database, UInt32(MDB_CREATE) | put.databaseFlags, &dbi)
+            handles[put.database] = dbi
+        }
+        mdb_txn_commit(setup)
+        let resolved = transactions.map { $0.map { (handles[$0.database]!, $0) } }
+        var latencies: [Double] = []
+        latencies.reserveCapacity(resolved.count)
+        for puts in resolved {
+            let began = DispatchTime.now()
+            var txn: OpaquePointer?
+            mdb_txn_begin(env, nil, 0, &txn)
+            for (dbi, put) in puts {
+                var k = MDB_val(mv_size: put.key.count, mv_data: UnsafeMutableRawPointer(mutating: put.key.baseAddress))
+                var v = MDB_val(mv_size: put.value.count, mv_data: UnsafeMutableRawPointer(mutating: put.value.baseAddress))
+                let rc = mdb_put(txn, dbi, &k, &v, put.flags)
+                precondition(rc == 0 || rc == MDB_KEYEXIST, "raw mdb_put failed: \(rc)")
+            }
+            precondition(mdb_txn_commit(txn) == 0)
+            latencies.append(Double(DispatchTime.now().uptimeNanoseconds - began.uptimeNanoseconds) / 1e9)
+        }
+        return latencies
+    }
+}

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""The scale benchmark behind `tools/bench --scale`: this code beside the commit before ledger
+format 2, on realistic ledgers of each size, measured in the same run.
+
+    bench-scale.py --new DIR --old DIR --work DIR [--sizes 1000000,10000000] [--out FILE]
+
+--new and --old are release build folders holding `handover` and `handover-lab` (the old one
+built from the baseline worktree with tools/bench's scale patch). For each size and each
+build: write the ledger (`handover-lab scale-write`), then run every command a user would
+(queries, report, export, verify, rebuild), each as its own process with its wall time and its
+peak anonymous memory (RssAnon in /proc/PID/status, sampled every 10 ms: heap and stacks, not
+LMDB's file-backed map pages), then durable single appends against raw LMDB and 64
+concurrent appenders. Prints a table per size and writes every figure as JSON.
+"""
+import argparse, json, os, shutil, statistics, subprocess, sys, time
+
+
+def run(argv, stdout=subprocess.DEVNULL, cwd=None):
+    """Runs a command; returns (wall seconds, peak RssAnon MB, peak RSS MB, exit status, output)."""
+    out_path = None
+    if stdout is str:
+        out_path = os.path.join(work, "stdout.tmp")
+        stdout = open(out_path, "wb")
+    start = time.monotonic()
+    process = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE, cwd=cwd)
+    anon = rss = 0
+    status_path = f"/proc/{process.pid}/status"
+    while process.poll() is None:
+        try:
+            with open(status_path) as f:
+                for line in f:
+                    if line.startswith("RssAnon:"):
+                        anon = max(anon, int(line.split()[1]))
+                    elif line.startswith("VmRSS:"):
+                        rss = max(rss, int(line.split()[1]))
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+        time.sleep(0.01)
+    wall = time.monotonic() - start
+    err = process.stderr.read().decode(errors="replace")
+    output = ""
+    if out_path:
+        stdout.close()
+        output = open(out_path).read()
+        os.remove(out_path)
+    if process.returncode != 0:
+        print(f"  ! {' '.join(argv[:4])}... exited {process.returncode}: {err.strip()[-300:]}", file=sys.stderr)
+    return wall, anon / 1024, rss / 1024, process.returncode, output
+
+
+def allocated(path):
+    """Bytes the files under `path` occupy on disk (allocated blocks, as du counts)."""
+    total = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            total += os.stat(os.path.join(root, name)).st_blocks * 512
+    return total
+
+
+def percentile(values, q):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+def measure(build, size, label):
+    """Every figure of one build on a fresh ledger of about `size` events."""
+    handover, lab = os.path.join(build, "handover"), os.path.join(build, "handover-lab")
+    ledger = os.path.join(work, f"{label}-{size}")
+    shutil.rmtree(ledger, ignore_errors=True)
+    figures = {}
+    print(f"[{label} {size:,}] writing the ledger", file=sys.stderr, flush=True)
+    wall, anon, rss, status, out = run([lab, "scale-write", "--ledger", ledger, "--events", str(size)], stdout=str)
+    written = json.loads(out)
+    samples_path = os.path.join(work, f"{label}-{size}-samples.json")
+    json.dump(written, open(samples_path, "w"))
+    events, json_bytes = written["events"], written["json_bytes"]
+    figures["append group-committed events/s"] = written["appends_per_second"]
+    figures["scale-write peak anon MB"] = anon
+    log_bytes, key_bytes = allocated(os.path.join(ledger, "data.mdb")), allocated(os.path.join(ledger, "keys"))
+    figures["events"] = events
+    figures["event JSON bytes/event"] = json_bytes / events
+    figures["log environment bytes/event"] = log_bytes / events
+    figures["log environment / event JSON"] = log_bytes / json_bytes
+    figures["with key store / event JSON"] = (log_bytes + key_bytes) / json_bytes
+    time_mid = written["sample_times"][0]
+    user_ids = [u[i % 3] for i, u in enumerate(written["sample_users"])]
+
+    commands = [
+        ("query migrated", ["query", "migrated", "--format", "csv"]),
+        ("query migrated --as-of", ["query", "migrated", "--format", "csv", "--as-of", time_mid]),
+        ("query pending", ["query", "pending", "--format", "csv"]),
+        ("query state", ["query", "state", "--format", "csv"]),
+        ("query state --as-of", ["query", "state", "--format", "csv", "--as-of", time_mid]),
+        ("query failures", ["query", "failures", "--format", "csv"]),
+        ("query unmatched", ["query", "unmatched", "--format", "csv"]),
+        ("query events", ["query", "events", "--format", "csv"]),
+        ("query events --type", ["query", "events", "--type", "notification-received", "--format", "csv"]),
+        ("report", ["report", "--format", "json"]),
+        ("report --as-of", ["report", "--format", "json", "--as-of", time_mid]),
+        ("verify", ["verify"]),
+    ]
+    for name, argv in commands:
+        print(f"[{label} {size:,}] {name}", file=sys.stderr, flush=True)
+        wall, anon, rss, status, _ = run([handover] + argv + ["--ledger", ledger])
+        figures[f"{name} s"] = wall
+        figures[f"{name} peak anon MB"] = anon
+        figures[f"{name} peak RSS MB"] = rss
+    for fmt in ["sqlite", "csv", "jsonl"]:
+        target = os.path.join(work, f"{label}-{size}-export.{fmt}")
+        print(f"[{label} {size:,}] export {fmt}", file=sys.stderr, flush=True)
+        wall, anon, rss, status, _ = run([handover, "export", "--ledger", ledger, "--format", fmt, "--out", target])
+        figures[f"export {fmt} events/s"] = events / wall
+        figures[f"export {fmt} peak anon MB"] = anon
+        shutil.rmtree(target, ignore_errors=True) if os.path.isdir(target) else (os.path.exists(target) and os.remove(target))
+    # One user, as a person runs it: a process per question. The old build refolds the log for
+    # --as-of, so it gets fewer tries at large sizes.
+    for name, extra, tries in [("query user", [], 20), ("query user --as-of", ["--as-of", time_mid], 20 if label == "new" or size <= 1_000_000 else 3)]:
+        print(f"[{label} {size:,}] {name} x{tries}", file=sys.stderr, flush=True)
+        walls, anons = [], []
+        for i in range(tries):
+            wall, anon, rss, status, _ = run([handover, "query", "user", user_ids[i], "--ledger", ledger, "--format", "json"] + extra)
+            walls.append(wall)
+            anons.append(anon)
+        figures[f"{name} process p50 ms"] = percentile(walls, 0.5) * 1e3
+        figures[f"{name} process p99 ms"] = percentile(walls, 0.99) * 1e3
+        figures[f"{name} peak anon MB"] = max(anons)
+    if label == "new":
+        wall, anon, rss, status, out = run([lab, "scale-lookups", "--ledger", ledger, "--samples", samples_path, "--count", "2000"], stdout=str)
+        lookups = json.loads(out)
+        figures["query user in process p50 ms"] = lookups["now_p50_ms"]
+        figures["query user in process p99 ms"] = lookups["now_p99_ms"]
+        figures["query user --as-of in process p50 ms"] = lookups["as_of_p50_ms"]
+        figures["query user --as-of in process p99 ms"] = lookups["as_of_p99_ms"]
+    print(f"[{label} {size:,}] projections rebuild", file=sys.stderr, flush=True)
+    wall, anon, rss, status, _ = run([handover, "projections", "rebuild", "--ledger", ledger])
+    figures["rebuild events/s"] = events / wall
+    figures["rebuild peak anon MB"] = anon
+    print(f"[{label} {size:,}] durable single appends", file=sys.stderr, flush=True)
+    wall, anon, rss, status, out = run([lab, "scale-singles", "--ledger", ledger, "--count", "2000", "--raw", os.path.join(work, "raw")], stdout=str)
+    singles = json.loads(out)
+    figures["durable append p50 us"], figures["durable append p99 us"] = singles["p50_us"], singles["p99_us"]
+    figures["raw durable p50 us"], figures["raw durable p99 us"] = singles["raw_p50_us"], singles["raw_p99_us"]
+    print(f"[{label} {size:,}] 64 appenders", file=sys.stderr, flush=True)
+    wall, anon, rss, status, out = run([lab, "scale-appenders", "--ledger", ledger, "--count", "50000", "--tasks", "64"], stdout=str)
+    figures["64 appenders events/s"] = json.loads(out)["appends_per_second"]
+    shutil.rmtree(ledger, ignore_errors=True)
+    return figures
+
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--new", required=True)
+ap.add_argument("--old", required=True)
+ap.add_argument("--work", required=True)
+ap.add_argument("--sizes", default="1000000,10000000")
+ap.add_argument("--out", default=None)
+args = ap.parse_args()
+work = args.work
+os.makedirs(work, exist_ok=True)
+results = {}
+for size in [int(s) for s in args.sizes.split(",")]:
+    results[size] = {label: measure(build, size, label) for label, build in [("old", args.old), ("new", args.new)]}
+    if args.out:
+        json.dump(results, open(args.out, "w"), indent=1)
+    old, new = results[size]["old"], results[size]["new"]
+    print(f"\n{size:,} events ({new['events']:,} new, {old['events']:,} old; event JSON {new['event JSON bytes/event']:.0f} bytes)")
+    print(f"{'figure':44} {'before':>12} {'format 2':>12} {'ratio':>8}")
+    for name in new:
+        if name in ("events", "event JSON bytes/event"):
+            continue
+        before = old.get(name)
+        ratio = f"{new[name] / before:8.2f}" if before else "       -"
+        print(f"{name:44} {before if before is None else round(before, 2):>12} {round(new[name], 2):>12} {ratio}")
+    sys.stdout.flush()
