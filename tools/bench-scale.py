@@ -9,8 +9,8 @@ built from the baseline worktree with tools/bench's scale patch). For each size 
 build: write the ledger (`handover-lab scale-write`), then run every command a user would
 (queries, report, export, verify, rebuild), each as its own process with its wall time and its
 peak anonymous memory (RssAnon in /proc/PID/status, sampled every 10 ms: heap and stacks, not
-LMDB's file-backed map pages), then durable single appends against raw LMDB and 64
-concurrent appenders. Prints a table per size and writes every figure as JSON.
+LMDB's file-backed map pages), then durable single appends against raw LMDB, 200,000
+group-committed appends (8 tasks of 256) and 50,000 from 64 concurrent single-event appenders. Prints a table per size and writes every figure as JSON.
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, time
 
@@ -49,7 +49,9 @@ def run(argv, stdout=subprocess.DEVNULL, cwd=None):
 
 
 def allocated(path):
-    """Bytes the files under `path` occupy on disk (allocated blocks, as du counts)."""
+    """Bytes the file `path`, or the files under it, occupy on disk (allocated blocks, as du counts)."""
+    if os.path.isfile(path):
+        return os.stat(path).st_blocks * 512
     total = 0
     for root, _, files in os.walk(path):
         for name in files:
@@ -74,7 +76,7 @@ def measure(build, size, label):
     samples_path = os.path.join(work, f"{label}-{size}-samples.json")
     json.dump(written, open(samples_path, "w"))
     events, json_bytes = written["events"], written["json_bytes"]
-    figures["append group-committed events/s"] = written["appends_per_second"]
+    figures["scale-write events/s (per-user keys)"] = written["appends_per_second"]
     figures["scale-write peak anon MB"] = anon
     log_bytes, key_bytes = allocated(os.path.join(ledger, "data.mdb")), allocated(os.path.join(ledger, "keys"))
     figures["events"] = events
@@ -140,6 +142,9 @@ def measure(build, size, label):
     singles = json.loads(out)
     figures["durable append p50 us"], figures["durable append p99 us"] = singles["p50_us"], singles["p99_us"]
     figures["raw durable p50 us"], figures["raw durable p99 us"] = singles["raw_p50_us"], singles["raw_p99_us"]
+    print(f"[{label} {size:,}] group-committed appends", file=sys.stderr, flush=True)
+    wall, anon, rss, status, out = run([lab, "scale-appenders", "--ledger", ledger, "--count", "200000", "--tasks", "8", "--batch", "256"], stdout=str)
+    figures["append group-committed events/s"] = json.loads(out)["appends_per_second"]
     print(f"[{label} {size:,}] 64 appenders", file=sys.stderr, flush=True)
     wall, anon, rss, status, out = run([lab, "scale-appenders", "--ledger", ledger, "--count", "50000", "--tasks", "64"], stdout=str)
     figures["64 appenders events/s"] = json.loads(out)["appends_per_second"]
@@ -169,5 +174,6 @@ for size in [int(s) for s in args.sizes.split(",")]:
             continue
         before = old.get(name)
         ratio = f"{new[name] / before:8.2f}" if before else "       -"
-        print(f"{name:44} {before if before is None else round(before, 2):>12} {round(new[name], 2):>12} {ratio}")
+        shown = "-" if before is None else f"{before:.2f}"
+        print(f"{name:44} {shown:>12} {new[name]:>12.2f} {ratio}")
     sys.stdout.flush()

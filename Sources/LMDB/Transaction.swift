@@ -7,10 +7,32 @@ import CLMDB
 public class ReadTransaction {
     let handle: OpaquePointer
     private(set) var isValid = true
+    /// Cursors kept for point look-ups, one per database, closed when the transaction ends.
+    private var lookupCursors: [MDB_dbi: Cursor] = [:]
 
     init(_ handle: OpaquePointer) { self.handle = handle }
 
-    func invalidate() { isValid = false }
+    func invalidate() {
+        for cursor in lookupCursors.values {
+            cursor.isValid = false
+            mdb_cursor_close(cursor.handle)
+        }
+        lookupCursors = [:]
+        isValid = false
+    }
+
+    /// A cursor over `database` for point look-ups (seek, then read the entry it lands on),
+    /// opened once and kept until the transaction ends: for many look-ups in one transaction.
+    /// Every caller moves the same cursor, so never iterate with it; use ``withCursor(_:_:)``.
+    public final func lookupCursor(_ database: Database) throws -> Cursor {
+        checkValid()
+        if let cursor = lookupCursors[database.handle] { return cursor }
+        var handle: OpaquePointer?
+        try LMDBError.check(mdb_cursor_open(self.handle, database.handle, &handle), "mdb_cursor_open(\(database.name))")
+        let cursor = Cursor(handle!, database: database)
+        lookupCursors[database.handle] = cursor
+        return cursor
+    }
 
     @inline(__always)
     final func checkValid() {

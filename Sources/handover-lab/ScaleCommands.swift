@@ -67,31 +67,41 @@ struct ScaleWriteCommand: AsyncParsableCommand {
     }
 }
 
-/// `handover-lab scale-appenders`: `--tasks` tasks appending one event at a time each.
+/// `handover-lab scale-appenders`: new users' exchanges appended to an existing ledger by
+/// `--tasks` tasks, each handing over `--batch` events per append and awaiting them: 64 tasks
+/// of 1 are 64 concurrent single-event appenders, 8 tasks of 256 a group-committed bulk load.
+/// The events are made before the clock starts (one shared data key), so the figure is the
+/// ledger's own.
 struct ScaleAppendersCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "scale-appenders", abstract: "Append N new users' exchanges from concurrent single-event appenders; print events/s.")
+    static let configuration = CommandConfiguration(commandName: "scale-appenders", abstract: "Append N new users' exchanges from concurrent appenders; print events/s as JSON.")
 
     @Option var ledger: String
     @Option var count = 50_000
     @Option var tasks = 64
+    @Option(help: "Events per append call.") var batch = 1
 
     func run() async throws {
         let ledger = try Ledger.open(at: self.ledger, folders: [UserProjection()])
         let key = try ledger.sealer.keyStore.dataKey(for: Identifier(.recipientSub, "appenders-shared-key"))
-        let drafts = try (0..<count).map { i in try SyntheticEvents.exchange(i, prefix: "appender") { text, _ in try Sealer.seal(text, keyID: key.id, key: key.key) } }
-        let lanes = tasks
+        let prefix = "appender-\(UUID().uuidString.prefix(8))"
+        let drafts = try (0..<count).map { i in try SyntheticEvents.exchange(i, prefix: prefix) { text, _ in try Sealer.seal(text, keyID: key.id, key: key.key) } }
+        let lanes = tasks, size = batch
         let start = Date()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for lane in 0..<lanes {
                 group.addTask {
-                    for i in stride(from: lane, to: drafts.count, by: lanes) { _ = try await ledger.append(drafts[i]) }
+                    var first = lane * size
+                    while first < drafts.count {
+                        _ = try await ledger.append(contentsOf: Array(drafts[first..<min(first + size, drafts.count)]))
+                        first += lanes * size
+                    }
                 }
             }
             try await group.waitForAll()
         }
         let seconds = Date().timeIntervalSince(start)
         ledger.close()
-        print("{\"events\":\(count),\"tasks\":\(lanes),\"seconds\":\(seconds),\"appends_per_second\":\(Double(count) / seconds)}")
+        print("{\"events\":\(count),\"tasks\":\(lanes),\"batch\":\(size),\"seconds\":\(seconds),\"appends_per_second\":\(Double(count) / seconds)}")
     }
 }
 

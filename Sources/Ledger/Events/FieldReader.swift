@@ -4,73 +4,131 @@ import Glibc
 import Darwin
 #endif
 
-/// Reads typed fields out of one JSON object in place, naming the field in every error.
-///
-/// Opening an object checks its syntax and notes where each member's value lies; a value is
-/// parsed only when it is asked for, so reading a stored event builds no tree of values and
-/// skips what its reader does not need. The bytes must outlive the reader (they are a
-/// transaction's or an array's, lent for the duration of one decode).
-struct FieldReader {
+/// Where every object member of one JSON document lies, found in one pass that checks the
+/// document's syntax: the index ``FieldReader`` reads fields through.
+struct ObjectTape {
     /// One member: where its key's characters (inside the quotes) and its value lie.
-    private struct Member {
+    struct Member {
         let key: Range<Int>
         let value: Range<Int>
     }
 
-    private let bytes: UnsafeRawBufferPointer
-    private let members: [Member]
+    let bytes: UnsafeRawBufferPointer
+    /// The members of every object, each object's together.
+    private(set) var members: [Member] = []
+    /// Each object's first byte and its members in ``members``, in the order the objects close.
+    private var objects: [(start: Int, members: Range<Int>)] = []
+    init(document bytes: UnsafeRawBufferPointer) throws(JSONParseError) {
+        self.bytes = bytes
+        members.reserveCapacity(24)
+        objects.reserveCapacity(6)
+        // Members of the objects still open, innermost last.
+        var open: [Member] = []
+        open.reserveCapacity(16)
+        var parser = JSONParser(bytes: bytes)
+        parser.skipWhitespace()
+        try scan(&parser, depth: 0, open: &open)
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else { throw parser.error("trailing characters") }
+    }
+
+    /// The members of the object starting at byte `start`, if one does.
+    func members(ofObjectAt start: Int) -> Range<Int>? {
+        objects.first { $0.start == start }?.members
+    }
+
+    private mutating func scan(_ parser: inout JSONParser, depth: Int, open: inout [Member]) throws(JSONParseError) {
+        guard depth < 64 else { throw parser.error("nested too deeply") }
+        guard parser.index < bytes.count else { throw parser.error("unexpected end") }
+        switch bytes[parser.index] {
+        case UInt8(ascii: "{"):
+            let start = parser.index
+            let height = open.count
+            parser.index += 1
+            parser.skipWhitespace()
+            if parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "}") {
+                parser.index += 1
+            } else {
+                while true {
+                    parser.skipWhitespace()
+                    guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else { throw parser.error("expected a key") }
+                    let keyStart = parser.index + 1
+                    try parser.skipString()
+                    let key = keyStart..<(parser.index - 1)
+                    parser.skipWhitespace()
+                    guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else { throw parser.error("expected ':'") }
+                    parser.index += 1
+                    parser.skipWhitespace()
+                    let valueStart = parser.index
+                    try scan(&parser, depth: depth + 1, open: &open)
+                    for member in open[height...] where member.key.count == key.count && memcmp(bytes.baseAddress! + member.key.lowerBound, bytes.baseAddress! + key.lowerBound, key.count) == 0 {
+                        throw parser.error("duplicate key \"\(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[key]), as: UTF8.self))\"")
+                    }
+                    open.append(Member(key: key, value: valueStart..<parser.index))
+                    parser.skipWhitespace()
+                    guard parser.index < bytes.count else { throw parser.error("unexpected end") }
+                    if bytes[parser.index] == UInt8(ascii: ",") { parser.index += 1; continue }
+                    if bytes[parser.index] == UInt8(ascii: "}") { parser.index += 1; break }
+                    throw parser.error("expected ',' or '}'")
+                }
+            }
+            let first = members.count
+            members.append(contentsOf: open[height...])
+            open.removeSubrange(height...)
+            objects.append((start, first..<members.count))
+        case UInt8(ascii: "["):
+            parser.index += 1
+            parser.skipWhitespace()
+            if parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "]") { parser.index += 1; return }
+            while true {
+                parser.skipWhitespace()
+                try scan(&parser, depth: depth + 1, open: &open)
+                parser.skipWhitespace()
+                guard parser.index < bytes.count else { throw parser.error("unexpected end") }
+                if bytes[parser.index] == UInt8(ascii: ",") { parser.index += 1; continue }
+                if bytes[parser.index] == UInt8(ascii: "]") { parser.index += 1; return }
+                throw parser.error("expected ',' or ']'")
+            }
+        default:
+            try parser.skipValue(depth: depth)
+        }
+    }
+}
+
+/// Reads typed fields out of one JSON object in place, naming the field in every error.
+///
+/// The document is read once, into an ``ObjectTape``; a value is parsed only when it is asked
+/// for, so reading a stored event builds no tree of values and skips what its reader does not
+/// need. The bytes must outlive the reader (they are a transaction's or an array's, lent for
+/// the duration of one decode).
+struct FieldReader {
+    private let tape: ObjectTape
+    private let members: Range<Int>
     let context: String
+
+    private var bytes: UnsafeRawBufferPointer { tape.bytes }
 
     /// Opens the object that is the whole of `bytes`.
     init(document bytes: UnsafeRawBufferPointer, context: String) throws {
-        var parser = JSONParser(bytes: bytes)
-        parser.skipWhitespace()
-        let start = parser.index
-        do { try parser.skipValue(depth: 0) } catch { throw LedgerError(.malformedRecord, "\(context): \(error)") }
-        let end = parser.index
-        parser.skipWhitespace()
-        guard parser.index == bytes.count else { throw LedgerError(.malformedRecord, "\(context): \(parser.error("trailing characters"))") }
-        try self.init(bytes, object: start..<end, context: context)
+        let tape: ObjectTape
+        do { tape = try ObjectTape(document: bytes) } catch { throw LedgerError(.malformedRecord, "\(context): \(error)") }
+        var start = 0
+        while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x0A || bytes[start] == 0x0D || bytes[start] == 0x09 { start += 1 }
+        try self.init(tape, objectAt: start, context: context)
     }
 
-    /// Opens the object at `range` of `bytes`, whose syntax has been checked.
-    private init(_ bytes: UnsafeRawBufferPointer, object range: Range<Int>, context: String) throws {
-        self.bytes = bytes
-        self.context = context
-        guard range.count >= 2, bytes[range.lowerBound] == UInt8(ascii: "{") else { throw LedgerError(.malformedRecord, "\(context): expected an object") }
-        var parser = JSONParser(bytes: bytes)
-        parser.index = range.lowerBound + 1
-        var members: [Member] = []
-        members.reserveCapacity(10)
-        parser.skipWhitespace()
-        if bytes[parser.index] != UInt8(ascii: "}") {
-            while true {
-                parser.skipWhitespace()
-                let keyStart = parser.index + 1
-                do { try parser.skipString() } catch { throw LedgerError(.malformedRecord, "\(context): \(error)") }
-                let key = keyStart..<(parser.index - 1)
-                parser.skipWhitespace()
-                parser.index += 1  // ':'
-                parser.skipWhitespace()
-                let valueStart = parser.index
-                do { try parser.skipValue(depth: 1) } catch { throw LedgerError(.malformedRecord, "\(context): \(error)") }
-                let member = Member(key: key, value: valueStart..<parser.index)
-                if members.contains(where: { bytes[$0.key].elementsEqual(bytes[key]) }) {
-                    throw LedgerError(.malformedRecord, "\(context): duplicate key \"\(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[key]), as: UTF8.self))\"")
-                }
-                members.append(member)
-                parser.skipWhitespace()
-                if bytes[parser.index] == UInt8(ascii: ",") { parser.index += 1; continue }
-                break
-            }
-        }
+    /// Opens the object starting at byte `start` of the tape's document.
+    private init(_ tape: ObjectTape, objectAt start: Int, context: String) throws {
+        guard let members = tape.members(ofObjectAt: start) else { throw LedgerError(.malformedRecord, "\(context): expected an object") }
+        self.tape = tape
         self.members = members
+        self.context = context
     }
 
     /// The value bytes of member `key`, or nil when the object has no such member.
     private func value(_ key: StaticString) -> Range<Int>? {
         let count = key.utf8CodeUnitCount
-        for member in members where member.key.count == count {
+        for member in tape.members[members] where member.key.count == count {
             if memcmp(bytes.baseAddress! + member.key.lowerBound, key.utf8Start, count) == 0 { return member.value }
         }
         return nil
@@ -153,11 +211,11 @@ struct FieldReader {
     }
     func object(_ key: StaticString) throws -> FieldReader {
         guard let range = value(key) else { throw fail(key, "an object") }
-        return try FieldReader(bytes, object: range, context: "\(context).\(key)")
+        return try FieldReader(tape, objectAt: range.lowerBound, context: "\(context).\(key)")
     }
     func optionalObject(_ key: StaticString) throws -> FieldReader? {
         guard let range = value(key) else { return nil }
-        return try FieldReader(bytes, object: range, context: "\(context).\(key)")
+        return try FieldReader(tape, objectAt: range.lowerBound, context: "\(context).\(key)")
     }
     func stringArray(_ key: StaticString) throws -> [String] {
         guard let range = value(key), let items = try parsed(range).arrayValue else { throw fail(key, "an array of strings") }

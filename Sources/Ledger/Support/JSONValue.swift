@@ -189,9 +189,17 @@ struct JSONParser {
     mutating func skipString() throws(JSONParseError) {
         index += 1
         while index < bytes.count {
+            // Eight bytes at a time while none is a quote, a backslash or a control character.
+            while index + 8 <= bytes.count {
+                let w = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let quote = w ^ 0x2222_2222_2222_2222, backslash = w ^ 0x5C5C_5C5C_5C5C_5C5C
+                let high: UInt64 = 0x8080_8080_8080_8080, ones: UInt64 = 0x0101_0101_0101_0101
+                let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((w &- 0x2020_2020_2020_2020) & ~w)
+                if special & high != 0 { break }
+                index += 8
+            }
+            guard index < bytes.count else { break }
             let c = bytes[index]
-            // Most bytes are plain characters: one comparison decides.
-            if c > UInt8(ascii: "\\") || (c > UInt8(ascii: "\"") && c < UInt8(ascii: "\\")) || c == 0x20 || c == 0x21 { index += 1; continue }
             if c == UInt8(ascii: "\"") { index += 1; return }
             if c < 0x20 { throw error("control character in string") }
             if c == UInt8(ascii: "\\") {

@@ -19,16 +19,14 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
     private var limit: UInt64 { asOf ?? .max }
 
     func userKey(for identifier: Identifier) throws -> UInt64? {
-        let prefix = identifier.indexKey + [0]
-        return try transaction.withCursor(databases.userLinks) { cursor in
-            guard let (key, value) = try cursor.seek(atMost: ProjectionDatabases.linkKey(identifier, limit)),
-                  key.count == prefix.count + 8, key.starts(with: prefix) else { return nil }
-            return BigEndian.uint64(value)
-        }
+        let linkKey = ProjectionDatabases.linkKey(identifier, limit)
+        guard let (key, value) = try transaction.lookupCursor(databases.userLinks).seek(atMost: linkKey),
+              key.count == linkKey.count, key.starts(with: linkKey.prefix(linkKey.count - 8)) else { return nil }
+        return BigEndian.uint64(value)
     }
 
     func user(_ key: UInt64) throws -> UserState? {
-        try transaction.withCursor(databases.userVersions) { try user(key, in: $0) }
+        try user(key, in: transaction.lookupCursor(databases.userVersions))
     }
 
     /// User `key` within the picture, read through a cursor on `user_versions`.

@@ -69,6 +69,8 @@ final class LMDBProjectionStore: ProjectionStore {
     func allocateUserKey() throws -> UInt64 {
         let next = try nextKey ?? transaction.get(databases.state, key: ProjectionDatabases.nextUserKey).map { BigEndian.uint64($0) } ?? 1
         nextKey = next + 1
+        // A new user has no version yet, so nothing to look up before its first put.
+        lastTouched = (next, nil)
         return next
     }
 
