@@ -3,9 +3,10 @@ import Testing
 import LMDB
 import TestSupport
 
-/// A ledger written by the code before projection layout 2 (`Tests/Fixtures/format1`, made by
-/// `Tests/Fixtures/make-format1-ledger.sh` with commit d087e5e), opened by this code.
-@Suite("ledgers written before projection layout 2")
+/// A ledger written by the code before ledger format 2 and projection layout 2
+/// (`Tests/Fixtures/format1`, made by `Tests/Fixtures/make-format1-ledger.sh` with commit
+/// d087e5e), opened, and so upgraded, by this code.
+@Suite("ledgers written in format 1, before format 2 and projection layout 2")
 struct FormatUpgradeTests {
     let dir = TemporaryDirectory()
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/format1").path
@@ -48,7 +49,7 @@ struct FormatUpgradeTests {
         #expect(try handover(["query", "events", "--ledger", ledger, "--format", "csv"]).out == (try fixtureText("answers/events.csv")))
     }
 
-    @Test("a format-1 ledger upgrades when opened, verifies, proves against a checkpoint signed before, and answers as the old code did")
+    @Test("a format-1 ledger upgrades when opened (indexes and projections), verifies, proves against a checkpoint signed before, and answers as the old code did")
     func upgrade() throws {
         let ledger = try oldLedger("l")
         let checkpoint = FormatUpgradeTests.fixture + "/checkpoint.txt"
@@ -57,14 +58,19 @@ struct FormatUpgradeTests {
         r = try handover(["prove", "5", "--ledger", ledger, "--checkpoint", checkpoint])
         #expect(r.status == 0 && r.out.contains("\"sequence\":5"), "\(r.out)\(r.err)")
         try expectOldAnswers(ledger)
-        // The old projection databases are gone and the new ones hold the log's users.
+        // The old index and projection databases are gone, the new ones are there, the marker says 2.
         let environment = try Environment(path: ledger, options: .init(readOnly: true))
-        let present = try environment.read { txn in
-            try ["users", "user_ids", "projection_meta", "user_versions", "user_links", "migrated_order", "windows", "projection_state"].filter { name in
+        let (present, format) = try environment.read { txn in
+            let names = ["idx_identifier", "idx_type", "idx_time", "idempotency", "type_index", "time_index", "idempotency_index",
+                         "users", "user_ids", "projection_meta", "user_versions", "user_links", "migrated_order", "windows", "projection_state"]
+            let present = try names.filter { name in
                 do { _ = try txn.openDatabase(name, create: false); return true } catch let error as LMDBError where error.code == .notFound { return false }
             }
+            let format = try txn.get(try txn.openDatabase("meta", create: false), key: Array("format".utf8)).map { String(decoding: $0, as: UTF8.self) }
+            return (present, format)
         }
-        #expect(present == ["user_versions", "user_links", "migrated_order", "windows", "projection_state"])
+        #expect(present == ["type_index", "time_index", "idempotency_index", "user_versions", "user_links", "migrated_order", "windows", "projection_state"])
+        #expect(format == "handover-ledger/2")
     }
 
     @Test("killed with SIGKILL at 10 random moments while it upgrades, the ledger still verifies and answers as the old code did")

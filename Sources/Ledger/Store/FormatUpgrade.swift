@@ -9,23 +9,27 @@ import LMDB
 /// format 1 with its old indexes whole (a binary from before may still append; its events
 /// are indexed too); that transaction drops the old indexes and writes the new marker.
 enum FormatUpgrade {
-    /// Events indexed per transaction.
-    static let chunk: UInt64 = 20_000
-
-    static func run(on environment: Environment) throws {
+    /// Upgrades the ledger in `environment`, `chunk` events per transaction; `afterStep` hears
+    /// the last sequence indexed after each transaction (tests stop it there, as a kill would).
+    static func run(on environment: Environment, chunk: UInt64 = 20_000, afterStep: ((UInt64) throws -> Void)? = nil) throws {
         try environment.write { txn in
             let schema = try LedgerSchema.open(in: txn, create: true)
             guard try isFormat1(txn, schema), try txn.get(schema.meta, key: LedgerSchema.upgradeKey) == nil else { return }
             for database in [schema.byType, schema.byTime, schema.idempotency] { try txn.clear(database) }
             try txn.put(schema.meta, key: LedgerSchema.upgradeKey, value: BigEndian.bytes(0))
         }
-        while try !environment.write(step) {}
+        while true {
+            let (done, indexed) = try environment.write { try step($0, chunk: chunk) }
+            if done { return }
+            try afterStep?(indexed)
+        }
     }
 
-    /// Indexes the next chunk of events, or finishes; true once the ledger is format 2.
-    private static func step(_ txn: WriteTransaction) throws -> Bool {
+    /// Indexes the next chunk of events, or finishes; true once the ledger is format 2, with
+    /// the last sequence indexed.
+    private static func step(_ txn: WriteTransaction, chunk: UInt64) throws -> (done: Bool, indexed: UInt64) {
         let schema = try LedgerSchema.open(in: txn, create: false)
-        guard try isFormat1(txn, schema) else { return true }
+        guard try isFormat1(txn, schema) else { return (true, 0) }
         let view = LogView(txn, schema: schema)
         let head = try view.head().sequence
         guard let progress = try txn.get(schema.meta, key: LedgerSchema.upgradeKey), progress.count == 8 else {
@@ -38,7 +42,7 @@ enum FormatUpgrade {
             }
             try txn.put(schema.meta, key: LedgerSchema.formatKey, value: Array(LedgerSchema.formatMarker.utf8))
             try txn.delete(schema.meta, key: LedgerSchema.upgradeKey)
-            return true
+            return (true, head)
         }
         let last = min(head, indexed + chunk)
         let lastTime = try indexed == 0 ? Timestamp(microseconds: 0) : view.indexFields(of: indexed).recordedAt
@@ -53,7 +57,7 @@ enum FormatUpgrade {
             }
         }
         try txn.put(schema.meta, key: LedgerSchema.upgradeKey, value: BigEndian.bytes(last))
-        return false
+        return (false, last)
     }
 
     private static func isFormat1(_ txn: ReadTransaction, _ schema: LedgerSchema) throws -> Bool {
