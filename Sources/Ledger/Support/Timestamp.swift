@@ -47,13 +47,14 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         let secOfDay = secs - days * 86_400
         let (y, m, d) = Timestamp.civil(fromDays: days)
         func put(_ value: Int64, _ width: Int) {
-            var digits = [UInt8](repeating: 48, count: width)
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
             var v = value
-            for i in stride(from: width - 1, through: 0, by: -1) {
-                digits[i] = UInt8(48 + v % 10)
-                v /= 10
+            while divisor > 0 {
+                bytes.append(UInt8(48 + (v / divisor) % 10))
+                v %= divisor
+                divisor /= 10
             }
-            bytes.append(contentsOf: digits)
         }
         put(y, 4); bytes.append(45); put(m, 2); bytes.append(45); put(d, 2)
         bytes.append(84)
