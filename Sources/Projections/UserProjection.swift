@@ -104,7 +104,7 @@ public final class UserProjection: LedgerFolder {
     /// stopped when run again; `progress` hears after each transaction, and may throw to stop.
     /// Returns the number of events folded.
     @discardableResult
-    public func rebuild(_ ledger: Ledger, chunk: UInt64 = 20_000, progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)? = nil) throws -> UInt64 {
+    public func rebuild(_ ledger: Ledger, chunk: UInt64 = Ledger.eventsPerBackgroundTransaction, progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)? = nil) throws -> UInt64 {
         let handles = self.handles
         let target = try ledger.environment.write { txn in
             try ProjectionGenerations.beginRebuild(in: txn, root: handles.root, generations: handles.generation)

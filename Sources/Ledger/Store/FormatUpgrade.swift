@@ -3,15 +3,15 @@ import LMDB
 /// Upgrades a format-1 ledger to format 2 in place, at its first writable open.
 ///
 /// Format 2 keeps every event's bytes, the chain, the Merkle tree and the checkpoints as they
-/// are; only the log's indexes change. The upgrade builds the new indexes from the log, 20,000
-/// events per transaction with its progress (`meta["upgrade"]`) committed alongside, so a
+/// are; only the log's indexes change. The upgrade builds the new indexes from the log,
+/// `Ledger.eventsPerBackgroundTransaction` events per transaction with its progress (`meta["upgrade"]`) committed alongside, so a
 /// killed upgrade continues where it stopped. Until the last transaction the ledger stays
 /// format 1 with its old indexes whole (a binary from before may still append; its events
 /// are indexed too); that transaction drops the old indexes and writes the new marker.
 enum FormatUpgrade {
     /// Upgrades the ledger in `environment`, `chunk` events per transaction; `afterStep` hears
     /// the last sequence indexed after each transaction (tests stop it there, as a kill would).
-    static func run(on environment: Environment, chunk: UInt64 = 20_000, afterStep: ((UInt64) throws -> Void)? = nil) throws {
+    static func run(on environment: Environment, chunk: UInt64 = Ledger.eventsPerBackgroundTransaction, afterStep: ((UInt64) throws -> Void)? = nil) throws {
         try environment.write { txn in
             let schema = try LedgerSchema.open(in: txn, create: true)
             guard try isFormat1(txn, schema), try txn.get(schema.meta, key: LedgerSchema.upgradeKey) == nil else { return }

@@ -72,7 +72,7 @@ public final class Ledger: Sendable {
         }
         try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try CheckpointKey.create(in: directory)
-        let environment = try Environment(path: directory, options: Ledger.environmentOptions(options))
+        let environment = try Environment(path: directory, options: Environment.Options(mapSize: options.mapSize))
         let schema = try environment.write { txn in
             let schema = try LedgerSchema.open(in: txn, create: true)
             try txn.put(schema.meta, key: LedgerSchema.formatKey, value: Array(LedgerSchema.formatMarker.utf8))
@@ -94,7 +94,7 @@ public final class Ledger: Sendable {
             throw LedgerError(.notALedger, "\(directory) is not a Handover ledger (no data.mdb); pass the directory given to `handover init`")
         }
         let environment: Environment
-        do { environment = try Environment(path: directory, options: Ledger.environmentOptions(options)) } catch let error as LMDBError {
+        do { environment = try Environment(path: directory, options: Environment.Options(mapSize: options.mapSize)) } catch let error as LMDBError {
             throw LedgerError(.notALedger, "\(directory) does not hold a readable LMDB environment (\(error))")
         }
         let format: String?
@@ -116,10 +116,12 @@ public final class Ledger: Sendable {
         return try Ledger(directory: directory, environment: environment, schema: schema, folders: folders, options: options)
     }
 
-    /// The log environment's options for a ledger opened with `options`.
-    private static func environmentOptions(_ options: Options) -> Environment.Options {
-        Environment.Options(mapSize: options.mapSize)
-    }
+    /// Events per transaction in the work a ledger does beside appends (the format upgrade,
+    /// folders catching up, a projection rebuild): a transaction's dirty pages, held in memory
+    /// until it commits, stay bounded however long the log is. Each new user's identifier links
+    /// land on leaf pages of their own in a large ledger, so a transaction dirties about two
+    /// pages per event: 8,192 events keep that near 64 MB.
+    public static let eventsPerBackgroundTransaction: UInt64 = 8_192
 
     // MARK: Appending
 
@@ -189,8 +191,8 @@ public final class Ledger: Sendable {
     }
 
     /// Brings every folder up to the head, for events appended by a process without them (or
-    /// all of the log, for a folder just created): 20,000 events per transaction, each
-    /// committing the folder's checkpoint with what it folded, so an interrupted catch-up
+    /// all of the log, for a folder just created): `eventsPerBackgroundTransaction` events per
+    /// transaction, each committing the folder's checkpoint with what it folded, so an interrupted catch-up
     /// continues where it stopped and no transaction grows with the log.
     private func catchUpFolders() throws {
         guard !folders.isEmpty, !environment.isReadOnly else { return }
@@ -204,14 +206,15 @@ public final class Ledger: Sendable {
                 let head = try LogView(txn, schema: schema).head().sequence
                 for folder in folders {
                     let from = try folder.checkpoint(in: txn)
-                    try Ledger.catchUp(folder, through: min(head, from + 20_000), in: txn, schema: schema)
+                    try Ledger.catchUp(folder, through: min(head, from + Ledger.eventsPerBackgroundTransaction), in: txn, schema: schema)
                 }
             }
         }
     }
 
     /// Folds into `folder` the events after its checkpoint through `last`, 10,000 at a time:
-    /// events appended by a process that did not have the folder open.
+    /// events appended by a process that did not have the folder open. The caller bounds
+    /// `last` so one transaction holds at most `eventsPerBackgroundTransaction` events.
     private static func catchUp(_ folder: any LedgerFolder, through last: UInt64, in txn: WriteTransaction, schema: LedgerSchema) throws {
         let view = LogView(txn, schema: schema)
         var next = try folder.checkpoint(in: txn) + 1
