@@ -45,12 +45,12 @@ enum FormatUpgrade {
             return (true, head)
         }
         let last = min(head, indexed + chunk)
-        let lastTime = try indexed == 0 ? Timestamp(microseconds: 0) : view.indexFields(of: indexed).recordedAt
+        let lastTime = try indexed == 0 ? Timestamp(microseconds: 0) : view.envelope(of: indexed).recordedAt
         var writer = LogIndexWriter(txn, schema: schema, lastTime: lastTime)
         try txn.withCursor(schema.log) { cursor in
             var entry = try cursor.seek(atLeast: LedgerSchema.logKey(indexed + 1))
             while let (key, value) = entry, BigEndian.uint64(key) <= last {
-                let fields = try IndexFields(record: value, sequence: BigEndian.uint64(key))
+                let fields = try EventEnvelope(record: value, sequence: BigEndian.uint64(key))
                 try writer.index(Array(key), typeKey: LedgerSchema.typeKey(fields.type),
                                  idempotencyHash: fields.idempotencyKey.map(LedgerSchema.idempotencyHash), recordedAt: fields.recordedAt)
                 entry = try cursor.next()

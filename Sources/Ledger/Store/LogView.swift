@@ -131,7 +131,7 @@ public struct LogView {
             var entry = try cursor.seek(exactly: hash)
             while let (_, value) = entry {
                 let sequence = BigEndian.uint64(value)
-                if try indexFields(of: sequence).idempotencyKey == key { return sequence }
+                if try envelope(of: sequence).idempotencyKey == key { return sequence }
                 entry = try cursor.nextDuplicate()
             }
             return nil
@@ -146,30 +146,13 @@ public struct LogView {
         return sequence
     }
 
-    /// The fields the log's indexes are built from, read from event `sequence`'s record.
-    func indexFields(of sequence: UInt64) throws -> IndexFields {
+    /// Event `sequence`'s envelope (the fields the log's indexes are built from), read
+    /// without its body.
+    func envelope(of sequence: UInt64) throws -> EventEnvelope {
         guard let raw = try record(sequence) else { throw LedgerError(.malformedRecord, "event \(sequence) is missing from the log") }
-        return try IndexFields(record: raw, sequence: sequence)
+        return try EventEnvelope(record: raw, sequence: sequence)
     }
 
     /// The number of events in the log.
     public func eventCount() throws -> Int { try transaction.count(schema.log) }
-}
-
-/// What the log's indexes hold of an event: its type, recorded time and idempotency key.
-struct IndexFields {
-    let type: EventType
-    let recordedAt: Timestamp
-    let idempotencyKey: String?
-
-    /// Reads them from a stored record (chain hash ‖ JSON) without decoding the rest.
-    init(record raw: UnsafeRawBufferPointer, sequence: UInt64) throws {
-        guard raw.count > 32 else { throw LedgerError(.malformedRecord, "event \(sequence): record has \(raw.count) bytes") }
-        let r = try FieldReader(document: UnsafeRawBufferPointer(rebasing: raw[32...]), context: "event \(sequence)")
-        let name = try r.string("type")
-        guard let type = EventType(rawValue: name) else { throw LedgerError(.malformedRecord, "event \(sequence): unknown type \"\(name)\"") }
-        self.type = type
-        self.recordedAt = try r.timestamp("recorded_at")
-        self.idempotencyKey = try r.optionalString("idempotency_key")
-    }
 }

@@ -51,19 +51,26 @@ public struct JSONWriter: Sendable {
     public mutating func int<I: BinaryInteger>(_ value: I) {
         separate()
         if value == 0 { bytes.append(48); return }
-        var digits: [UInt8] = []
-        var v = value.magnitude
-        while v > 0 {
-            digits.append(UInt8(48 + Int(v % 10)))
-            v /= 10
-        }
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        bytes.append(contentsOf: digits.reversed())
+        guard let magnitude = UInt64(exactly: value.magnitude) else {
+            bytes.append(contentsOf: String(value.magnitude).utf8)
+            return
+        }
+        // Digits from the right into a stack buffer: no array per number.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var v = magnitude, start = 20
+            while v > 0 {
+                start -= 1
+                digits[start] = UInt8(truncatingIfNeeded: 48 + v % 10)
+                v /= 10
+            }
+            bytes.append(contentsOf: UnsafeMutableBufferPointer(rebasing: digits[start...]))
+        }
     }
     /// Writes `true` or `false`.
     public mutating func bool(_ value: Bool) {
         separate()
-        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+        bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
     }
     /// Writes a timestamp as its RFC 3339 string.
     public mutating func timestamp(_ value: Timestamp) {

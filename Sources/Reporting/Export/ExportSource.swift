@@ -20,10 +20,10 @@ struct ExportSource {
                     while let (key, value) = entry {
                         let sequence = BigEndian.uint64(key)
                         if sequence > last { break }
-                        let recorded = try LogView.decode(value, sequence: sequence)
+                        let recorded = try EventEnvelope(record: value, sequence: sequence)
                         try event(ExportedEvent(
                             sequence: sequence, recordedAt: recorded.recordedAt, occurredAt: recorded.occurredAt, type: recorded.type.rawValue,
-                            schemaVersion: recorded.schemaVersion, identifiers: recorded.identifiers, runID: recorded.actor.runID,
+                            schemaVersion: recorded.schemaVersion, identifiers: recorded.identifiers, runID: recorded.runID,
                             eventJSON: try eventJSON(UnsafeRawBufferPointer(rebasing: value[32...]), with: sealer),
                             chainHash: Hex.encode(UnsafeRawBufferPointer(rebasing: value[0..<32]))))
                         entry = try cursor.next()
@@ -36,7 +36,7 @@ struct ExportSource {
                     // Only an address in clear is exported: never "(sealed)" or "(erased)".
                     try user(zip(row.columns, row.cells).map { column, cell in
                         guard column == "email" else { return ExportCell(cell) }
-                        if case .text(let email) = cell, email.contains("@") { return .text(email) }
+                        if case .text(let email) = cell, email.utf8.contains(UInt8(ascii: "@")) { return .text(email) }
                         return .text(nil)
                     })
                 })

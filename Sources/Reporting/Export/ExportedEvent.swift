@@ -31,20 +31,9 @@ public struct ExportedEvent: Sendable {
 
     /// One JSON-lines object in canonical form: the flat columns, with the event nested under
     /// `event_json`.
-    public var jsonLine: [UInt8] {
-        let values = cells
-        var w = JSONWriter(capacity: eventJSON.count + 512)
-        w.beginObject()
-        for (column, index) in Self.columnsInKeyOrder {
-            w.dynamicKey(column)
-            if column == "event_json" { w.raw(eventJSON) } else { values[index].write(to: &w) }
-        }
-        w.endObject()
-        return w.bytes
-    }
+    public var jsonLine: [UInt8] { Self.layout.object(cells, verbatim: "event_json", json: eventJSON) }
 
-    /// ``columns`` in canonical key order, with each one's index in ``cells``.
-    private static let columnsInKeyOrder = columns.enumerated().map { ($1, $0) }.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+    private static let layout = JSONLineLayout(columns: columns)
 }
 
 /// A value in an exported row: text, integer, Boolean or null.
@@ -69,16 +58,6 @@ public enum ExportCell: Sendable, Equatable {
         case .int(let v?): w.int(v)
         case .bool(let v?): w.bool(v)
         default: w.raw(Array("null".utf8))
-        }
-    }
-
-    /// The value as JSON (null for a missing value).
-    var jsonValue: JSONValue {
-        switch self {
-        case .text(let v?): return .string(v)
-        case .int(let v?): return .int(v)
-        case .bool(let v?): return .bool(v)
-        default: return .null
         }
     }
 }

@@ -47,32 +47,33 @@ struct FileExport {
         guard let events = FileHandle(forWritingAtPath: eventsPath) else { throw ExportError(.io, "cannot write \(eventsPath)") }
         defer { try? events.close() }
         try events.truncate(atOffset: eventsLength)
-        var pending = eventsLength == 0 ? header(ExportedEvent.columns) : ""
+        var pending: [UInt8] = eventsLength == 0 ? header(ExportedEvent.columns) : []
         var added = 0
         // users.* is written whole to a temporary file as the users are read, then renamed.
         let usersPath = directory + "/users." + fileExtension
         let users = try TemporaryFile(replacing: usersPath)
         var usersPending = header(ExportSource.userColumns)
+        let userLayout = JSONLineLayout(columns: ExportSource.userColumns)
         var userCount = 0
         let last = try source.read(after: previous, usersChangedAfter: 0, event: { event in
-            pending += format == .csv ? csvLine(event.cells) : String(decoding: event.jsonLine, as: UTF8.self) + "\n"
+            if format == .csv { pending.append(contentsOf: csvLine(event.cells).utf8) } else { pending += event.jsonLine + [0x0A] }
             added += 1
-            if pending.utf8.count > 1 << 20 {
-                try events.write(contentsOf: Data(pending.utf8))
-                pending = ""
+            if pending.count > 1 << 20 {
+                try events.write(contentsOf: pending)
+                pending.removeAll(keepingCapacity: true)
             }
         }, user: { cells in
-            usersPending += format == .csv ? csvLine(cells) : String(decoding: userLine(cells).canonicalBytes, as: UTF8.self) + "\n"
+            if format == .csv { usersPending.append(contentsOf: csvLine(cells).utf8) } else { usersPending += userLayout.object(cells) + [0x0A] }
             userCount += 1
-            if usersPending.utf8.count > 1 << 20 {
-                try users.write(Data(usersPending.utf8))
-                usersPending = ""
+            if usersPending.count > 1 << 20 {
+                try users.write(Data(usersPending))
+                usersPending.removeAll(keepingCapacity: true)
             }
         })
-        try events.write(contentsOf: Data(pending.utf8))
+        try events.write(contentsOf: pending)
         try events.synchronize()
         let length = try events.offset()
-        try users.write(Data(usersPending.utf8))
+        try users.write(Data(usersPending))
         try users.commit()
         let summary = ExportSummary(format: format, path: directory, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: added, usersWritten: userCount)
         let manifest: JSONValue = .object([
@@ -85,16 +86,12 @@ struct FileExport {
         return summary
     }
 
-    private func header(_ columns: [String]) -> String {
-        format == .csv ? csvLine(columns.map { .text($0) }) : ""
+    private func header(_ columns: [String]) -> [UInt8] {
+        format == .csv ? Array(csvLine(columns.map { .text($0) }).utf8) : []
     }
 
     private func csvLine(_ cells: [ExportCell]) -> String {
         cells.map { QueryTable.csvField($0.csvText) }.joined(separator: ",") + "\r\n"
-    }
-
-    private func userLine(_ cells: [ExportCell]) -> JSONValue {
-        .object(Dictionary(uniqueKeysWithValues: zip(ExportSource.userColumns, cells.map(\.jsonValue))))
     }
 
     /// Writes `path` through a synced temporary file and a rename, so readers see the old

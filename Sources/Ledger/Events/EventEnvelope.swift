@@ -1,0 +1,34 @@
+/// What surrounds an event's body: its sequence, times, type, identifiers, run and
+/// idempotency key, read from a stored record without decoding the body.
+///
+/// The log's indexes and the exports need only these; reading them skips the per-type body
+/// decode, the costliest part of ``RecordedEvent/init(json:)``.
+public struct EventEnvelope: Sendable {
+    public var sequence: UInt64
+    public var recordedAt: Timestamp
+    public var occurredAt: Timestamp?
+    public var type: EventType
+    public var schemaVersion: Int
+    public var identifiers: Identifiers
+    public var runID: String?
+    public var idempotencyKey: String?
+
+    /// Reads a stored record (chain hash ‖ JSON), checking that its `seq` is `sequence`.
+    public init(record raw: UnsafeRawBufferPointer, sequence: UInt64) throws {
+        guard raw.count > 32 else { throw LedgerError(.malformedRecord, "event \(sequence): record has \(raw.count) bytes") }
+        let r = try FieldReader(document: UnsafeRawBufferPointer(rebasing: raw[32...]), context: "event \(sequence)")
+        let name = try r.string("type")
+        guard let type = EventType(rawValue: name) else { throw LedgerError(.malformedRecord, "event \(sequence): unknown type \"\(name)\"") }
+        guard let seq = try? r.int("seq"), seq > 0, UInt64(seq) == sequence else {
+            throw LedgerError(.malformedRecord, "event \(sequence): its seq field does not say \(sequence)")
+        }
+        self.sequence = sequence
+        self.type = type
+        self.recordedAt = try r.timestamp("recorded_at")
+        self.occurredAt = try r.optionalTimestamp("occurred_at")
+        self.schemaVersion = try r.int("schema_version")
+        self.identifiers = try Identifiers(reading: r.object("identifiers"))
+        self.runID = try r.object("actor").optionalString("run_id")
+        self.idempotencyKey = try r.optionalString("idempotency_key")
+    }
+}
