@@ -184,3 +184,24 @@ for size in [int(s) for s in args.sizes.split(",")]:
         shown = "-" if before is None else f"{before:.2f}"
         print(f"{name:44} {shown:>12} {new[name]:>12.2f} {ratio}")
     sys.stdout.flush()
+
+# With more than one size: every figure at each size side by side, and how this code's figure
+# grew from the smallest size to the largest (the point of the run: cost that follows the
+# answer, not the ledger).
+sizes = sorted(results)
+if len(sizes) > 1:
+    small, large = sizes[0], sizes[-1]
+    print(f"\ngrowth from {small:,} to {large:,} events")
+    header = "".join(f" {f'{s // 1_000_000}M before':>11} {f'{s // 1_000_000}M fmt 2':>11}" for s in sizes)
+    print(f"{'figure':44}{header} {'growth':>8}")
+    for name in results[large]["new"]:
+        if name in ("events", "event JSON bytes/event"):
+            continue
+        cells = ""
+        for s in sizes:
+            for label in ("old", "new"):
+                value = results[s][label].get(name)
+                cells += f" {'-' if value is None else f'{value:.2f}':>11}"
+        first, last = results[small]["new"].get(name), results[large]["new"].get(name)
+        growth = f"{last / first:8.2f}" if first and last is not None else "       -"
+        print(f"{name:44}{cells} {growth}")
