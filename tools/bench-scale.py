@@ -161,16 +161,25 @@ ap.add_argument("--old", required=True)
 ap.add_argument("--work", required=True)
 ap.add_argument("--sizes", default="1000000,10000000")
 ap.add_argument("--out", default=None)
-ap.add_argument("--reuse-old", default=None, help="a figures.json of an earlier run: take the older code's figures from it (same machine) instead of measuring them again")
+ap.add_argument("--reuse", default=None, help="a figures.json of an earlier run on this machine: take from it every size's figures it has (either code's) instead of measuring them again")
 ap.add_argument("--new-only", action="store_true", help="measure this code only (the older code's column stays empty)")
 args = ap.parse_args()
 work = args.work
 os.makedirs(work, exist_ok=True)
-earlier = json.load(open(args.reuse_old)) if args.reuse_old else {}
-results = {}
+earlier = json.load(open(args.reuse)) if args.reuse else {}
+
+
+def figures_of(size, label, build):
+    """An earlier run's figures when it has them (an empty column counts as none), else measured."""
+    kept = earlier.get(str(size), {}).get(label, {})
+    if kept.get("events"):
+        return kept
+    return {"events": 0} if label == "old" and args.new_only else measure(build, size, label)
+
+
+results = {int(size): figures for size, figures in earlier.items()}
 for size in [int(s) for s in args.sizes.split(",")]:
-    old_figures = earlier.get(str(size), {}).get("old") or ({"events": 0} if args.new_only else measure(args.old, size, "old"))
-    results[size] = {"old": old_figures, "new": measure(args.new, size, "new")}
+    results[size] = {"old": figures_of(size, "old", args.old), "new": figures_of(size, "new", args.new)}
     if args.out:
         json.dump(results, open(args.out, "w"), indent=1)
     old, new = results[size]["old"], results[size]["new"]
