@@ -15,14 +15,16 @@ public struct EventEnvelope: Sendable {
 
     /// Reads a stored record (chain hash ‖ JSON), checking that its `seq` is `sequence`.
     public init(record raw: UnsafeRawBufferPointer, sequence: UInt64) throws {
-        guard raw.count > 32 else { throw LedgerError(.malformedRecord, "event \(sequence): record has \(raw.count) bytes") }
-        let r = try FieldReader(document: UnsafeRawBufferPointer(rebasing: raw[32...]), context: "event \(sequence)")
-        let name = try r.string("type")
-        guard let type = EventType(rawValue: name) else { throw LedgerError(.malformedRecord, "event \(sequence): unknown type \"\(name)\"") }
-        guard let seq = try? r.int("seq"), seq > 0, UInt64(seq) == sequence else {
-            throw LedgerError(.malformedRecord, "event \(sequence): its seq field does not say \(sequence)")
-        }
-        self.sequence = sequence
+        self = try LogView.read(raw, sequence: sequence, { try EventEnvelope(reading: FieldReader(document: $0, context: "event")) },
+                                sequenceOf: \.sequence)
+    }
+
+    /// Reads the envelope's fields from an event's JSON object.
+    init(reading r: FieldReader) throws {
+        let typeName = try r.string("type")
+        guard let type = EventType(rawValue: typeName) else { throw LedgerError(.malformedRecord, "\(r.context).type: unknown type \"\(typeName)\"") }
+        guard let seq = try? r.int("seq"), seq > 0 else { throw LedgerError(.malformedRecord, "\(r.context).seq: expected a positive integer") }
+        self.sequence = UInt64(seq)
         self.type = type
         self.recordedAt = try r.timestamp("recorded_at")
         self.occurredAt = try r.optionalTimestamp("occurred_at")

@@ -53,16 +53,14 @@ public struct RecordedEvent: Hashable, Sendable {
     /// Decodes a stored event's JSON, reading each field in place (no tree of values).
     public init(json bytes: UnsafeRawBufferPointer) throws {
         let r = try FieldReader(document: bytes, context: "event")
-        let typeName = try r.string("type")
-        guard let type = EventType(rawValue: typeName) else { throw LedgerError(.malformedRecord, "event.type: unknown type \"\(typeName)\"") }
-        guard let seq = try? r.int("seq"), seq > 0 else { throw LedgerError(.malformedRecord, "event.seq: expected a positive integer") }
-        self.sequence = UInt64(seq)
-        self.recordedAt = try r.timestamp("recorded_at")
-        self.schemaVersion = try r.int("schema_version")
+        let envelope = try EventEnvelope(reading: r)
+        self.sequence = envelope.sequence
+        self.recordedAt = envelope.recordedAt
+        self.schemaVersion = envelope.schemaVersion
         self.actor = try Actor(reading: r.object("actor"))
-        self.body = try EventBody(type: type, reading: r.object("body"))
-        self.identifiers = try Identifiers(reading: r.object("identifiers"))
-        self.occurredAt = try r.optionalTimestamp("occurred_at")
-        self.idempotencyKey = try r.optionalString("idempotency_key")
+        self.body = try EventBody(type: envelope.type, reading: r.object("body"))
+        self.identifiers = envelope.identifiers
+        self.occurredAt = envelope.occurredAt
+        self.idempotencyKey = envelope.idempotencyKey
     }
 }

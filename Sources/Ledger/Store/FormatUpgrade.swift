@@ -5,9 +5,10 @@ import LMDB
 /// Format 2 keeps every event's bytes, the chain, the Merkle tree and the checkpoints as they
 /// are; only the log's indexes change. The upgrade builds the new indexes from the log,
 /// `Ledger.eventsPerBackgroundTransaction` events per transaction with its progress
-/// (`meta["upgrade"]`) committed alongside, so a killed upgrade continues where it stopped. Until the last transaction the ledger stays
-/// format 1 with its old indexes whole (a binary from before may still append; its events
-/// are indexed too); that transaction drops the old indexes and writes the new marker.
+/// (`meta["upgrade"]`) committed alongside, so a killed upgrade continues where it stopped.
+/// Until the last transaction the ledger stays format 1 with its old indexes whole (a binary
+/// from before may still append; its events are indexed too); that transaction drops the old
+/// indexes and writes the new marker.
 enum FormatUpgrade {
     /// Upgrades the ledger in `environment`, `chunk` events per transaction; `afterStep` hears
     /// the last sequence indexed after each transaction (tests stop it there, as a kill would).

@@ -213,19 +213,15 @@ public final class Ledger: Sendable {
         }
     }
 
-    /// Folds into `folder` the events after its checkpoint through `last`, 10,000 at a time:
-    /// events appended by a process that did not have the folder open. The caller bounds
-    /// `last` so one transaction holds at most `eventsPerBackgroundTransaction` events.
+    /// Folds into `folder` the events after its checkpoint through `last`: events appended by
+    /// a process that did not have the folder open. The caller bounds `last` so one
+    /// transaction holds at most `eventsPerBackgroundTransaction` events.
     private static func catchUp(_ folder: any LedgerFolder, through last: UInt64, in txn: WriteTransaction, schema: LedgerSchema) throws {
-        let view = LogView(txn, schema: schema)
-        var next = try folder.checkpoint(in: txn) + 1
-        while next <= last {
-            let end = min(last, next + 9_999)
-            var events: [RecordedEvent] = []
-            try view.forEachEvent(from: next, through: end) { events.append($0) }
-            try folder.fold(events, in: txn)
-            next = end + 1
-        }
+        let first = try folder.checkpoint(in: txn) + 1
+        guard first <= last else { return }
+        var events: [RecordedEvent] = []
+        try LogView(txn, schema: schema).forEachEvent(from: first, through: last) { events.append($0) }
+        try folder.fold(events, in: txn)
     }
 
     // MARK: Reading

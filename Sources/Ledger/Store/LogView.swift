@@ -36,15 +36,22 @@ public struct LogView {
 
     /// Decodes a stored record, checking that its `seq` matches its key.
     public static func decode(_ raw: UnsafeRawBufferPointer, sequence: UInt64) throws -> RecordedEvent {
+        try read(raw, sequence: sequence, RecordedEvent.init(json:), sequenceOf: \.sequence)
+    }
+
+    /// Reads a stored record (chain hash ‖ JSON) with `read`, naming event `sequence` in any
+    /// error and checking that the JSON's own `seq` is `sequence`.
+    static func read<T>(_ raw: UnsafeRawBufferPointer, sequence: UInt64, _ read: (UnsafeRawBufferPointer) throws -> T,
+                        sequenceOf: (T) -> UInt64) throws -> T {
         guard raw.count > 32 else { throw LedgerError(.malformedRecord, "event \(sequence): record has \(raw.count) bytes") }
-        let event: RecordedEvent
-        do { event = try RecordedEvent(json: UnsafeRawBufferPointer(rebasing: raw[32...])) } catch let error as LedgerError {
+        let value: T
+        do { value = try read(UnsafeRawBufferPointer(rebasing: raw[32...])) } catch let error as LedgerError {
             throw LedgerError(.malformedRecord, "event \(sequence): \(error.message)")
         }
-        guard event.sequence == sequence else {
-            throw LedgerError(.malformedRecord, "event \(sequence): its seq field says \(event.sequence)")
+        guard sequenceOf(value) == sequence else {
+            throw LedgerError(.malformedRecord, "event \(sequence): its seq field says \(sequenceOf(value))")
         }
-        return event
+        return value
     }
 
     /// Calls `body` with each event from `first` through `last` (inclusive), in order.

@@ -23,17 +23,20 @@ public struct ExportedEvent: Sendable {
     ]
 
     /// The values in ``columns`` order.
-    public var cells: [ExportCell] {
+    public var cells: [ExportCell] { cells(eventJSON: .text(String(decoding: eventJSON, as: UTF8.self))) }
+
+    /// The values in ``columns`` order, with `eventJSON` in the `event_json` column.
+    private func cells(eventJSON: ExportCell) -> [ExportCell] {
         [.int(Int64(sequence)), .text(recordedAt.rfc3339), .text(occurredAt?.rfc3339), .text(type), .int(Int64(schemaVersion)),
          .text(identifiers.accountID), .text(identifiers.senderSub), .text(identifiers.transferSub), .text(identifiers.recipientSub),
-         .text(identifiers.jti), .text(runID), .text(String(decoding: eventJSON, as: UTF8.self)), .text(chainHash)]
+         .text(identifiers.jti), .text(runID), eventJSON, .text(chainHash)]
     }
 
     /// One JSON-lines object in canonical form: the flat columns, with the event nested under
     /// `event_json`.
-    public var jsonLine: [UInt8] { Self.layout.object(cells, verbatim: "event_json", json: eventJSON) }
+    public var jsonLine: [UInt8] { Self.layout.object(cells(eventJSON: .text(nil)), json: eventJSON) }
 
-    private static let layout = JSONLineLayout(columns: columns)
+    private static let layout = JSONLineLayout(columns: columns, verbatim: "event_json")
 }
 
 /// A value in an exported row: text, integer, Boolean or null.
