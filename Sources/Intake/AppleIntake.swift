@@ -66,16 +66,19 @@ public final class AppleIntake: Sendable {
     // MARK: Sign-ins
 
     /// Verifies and records one identity token reported by the app backend, with the nonce
-    /// the backend issued for that sign-in if it has one.
-    public func receiveSignIn(_ token: String, nonce: String? = nil, now: Date = Date()) async throws -> IntakeReceipt {
+    /// the backend issued for that sign-in if it has one. With `verifyAt`, `exp` and `iat` are
+    /// checked against that time instead of `now` (a token captured earlier, backfilled), and
+    /// the event records it as `verified_at`.
+    public func receiveSignIn(_ token: String, nonce: String? = nil, verifyAt: Date? = nil, now: Date = Date()) async throws -> IntakeReceipt {
         let identity: IdentityToken
-        do { identity = try await verifier.verifyIdentityToken(token, nonce: nonce, now: now) } catch let rejection as TokenRejection {
+        do { identity = try await verifier.verifyIdentityToken(token, nonce: nonce, now: verifyAt ?? now) } catch let rejection as TokenRejection {
             return try await reject(rejection, payload: Data(token.utf8), as: { .signInRejected($0) }, keyPrefix: "sign-in-rejected")
         }
         let subject = Identifier(subKind, identity.sub)
         var body = SignInVerified(audience: identity.audience, issuedAt: Timestamp(identity.issuedAt), expiresAt: Timestamp(identity.expiresAt),
                                   emailVerified: identity.emailVerified, isPrivateEmail: identity.isPrivateEmail,
-                                  nonceChecked: identity.nonceChecked, realUserStatus: identity.realUserStatus)
+                                  nonceChecked: identity.nonceChecked, realUserStatus: identity.realUserStatus,
+                                  verifiedAt: verifyAt.map { Timestamp($0) })
         if let email = identity.email, !email.isEmpty, try !isErased(subject) {
             body.email = try ledger.sealer.seal(email, for: subject)
         }

@@ -15,7 +15,8 @@ struct SamplesCommand: AsyncParsableCommand {
         guard case .ledgerCreated(let created) = samples[0].body else { throw ValidationError("the first sample is not \"ledger created\"") }
         let target = try await Ledger.create(at: ledger, created, folders: [UserProjection()])
         defer { target.close() }
-        _ = try await target.append(contentsOf: Array(samples.dropFirst()))
-        print("wrote \(samples.count) sample events to \(ledger)")
+        let variants = EventSamples.variants()
+        _ = try await target.append(contentsOf: Array(samples.dropFirst()) + variants)
+        print("wrote \(samples.count + variants.count) sample events to \(ledger)")
     }
 }

@@ -14,6 +14,8 @@ struct IngestCommand: AsyncParsableCommand {
             notification: each FILE holds one body as Apple POSTs it, {"payload": "<JWS>"}.
             sign-in: each FILE holds an identity token, or {"identity_token": "...", "nonce": "..."}.
             With -, standard input holds one such item per line. Exit status 1 if any was rejected.
+            --verify-at backfills sign-ins captured earlier: exp and iat are checked against that
+            time instead of now, and each event records it (verified_at) beside when it was ingested.
             """)
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
@@ -30,12 +32,21 @@ struct IngestCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Files to read, or - for JSON lines on standard input.", valueName: "file"))
     var inputs: [String]
 
+    @Option(name: .customLong("verify-at"), help: ArgumentHelp("sign-in only: check exp and iat against this time (RFC 3339), not now, to backfill tokens captured earlier.", valueName: "time"))
+    var verifyAtText: String?
+
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("name at least one file, or - for standard input") }
+        if let verifyAtText {
+            guard kind == .signIn else { throw ValidationError("--verify-at applies to sign-ins only: a notification's times are Apple's own") }
+            let time = try parseTime(verifyAtText, option: "--verify-at")
+            if time > Timestamp(Date()) { throw ValidationError("--verify-at \(verifyAtText) is in the future: a backfill checks tokens against a past time") }
+        }
     }
 
     func run() async throws {
         let items = try readItems()
+        let verifyAt = verifyAtText.flatMap(Timestamp.init(rfc3339:)).map { Date($0) }
         let (ledger, projection) = try ledgerOptions.open()
         defer { ledger.close() }
         var logger = Logger(label: "handover.ingest")
@@ -50,7 +61,7 @@ struct IngestCommand: AsyncParsableCommand {
                 case .notification: receipt = try await intake.receiveNotification(data)
                 case .signIn:
                     let report = SignInReport(data)
-                    receipt = try await intake.receiveSignIn(report.token, nonce: report.nonce)
+                    receipt = try await intake.receiveSignIn(report.token, nonce: report.nonce, verifyAt: verifyAt)
                 }
             } catch let error as AppleKeySet.Unavailable {
                 throw CLIExit(code: ExitStatus.failed, message: "\(error.description); nothing more was ingested (\(source) and later items were not read)")

@@ -37,3 +37,62 @@ struct IngestCommandTests {
         #expect(try runProduct("handover", ["verify", "--ledger", ledger]).status == 0)
     }
 }
+
+@Suite("handover ingest sign-in --verify-at")
+struct BackfillTests {
+    @Test("a token that expired a week ago is recorded when checked at a time inside its validity, refused otherwise, and the event keeps both times")
+    func backfill() async throws {
+        let f = try await IntakeFixture()
+        let ledger = f.dir.sub("cli-ledger")
+        #expect(try runProduct("handover", ["init", "--ledger", ledger, "--team-id", "BBBB222222", "--client-id", IntakeFixture.clientID, "--role", "recipient"]).status == 0)
+        let jwks = f.dir.sub("jwks.json")
+        try Data(TestKeys.minter.jwks().utf8).write(to: URL(fileURLWithPath: jwks))
+        // Issued eight days ago, valid for ten minutes: it expired a week ago.
+        let issued = f.now - 8 * 86_400
+        func token(_ sub: String) throws -> String {
+            var claims = f.identityClaims(sub: sub, transferSub: "T.\(sub)")
+            claims["iat"] = issued
+            claims["exp"] = issued + 600
+            return try IntakeFixture.signed(claims)
+        }
+        func ingest(_ token: String, _ extra: [String]) throws -> (status: Int32, out: String, err: String) {
+            try runProduct("handover", ["ingest", "sign-in", "--ledger", ledger, "--jwks-file", jwks] + extra + ["-"], input: Data((token + "\n").utf8))
+        }
+        let inside = Timestamp(seconds: issued + 300)
+        let late = try token("B.late")
+
+        let now = try ingest(late, [])
+        #expect(now.status == 1 && now.err.contains("rejected (expired)"), "\(now.err)")
+        let after = try ingest(try token("B.after"), ["--verify-at", Timestamp(seconds: issued + 600 + 61).rfc3339])
+        #expect(after.status == 1 && after.err.contains("rejected (expired)"), "\(after.err)")
+        let before = try ingest(try token("B.before"), ["--verify-at", Timestamp(seconds: issued - 61).rfc3339])
+        #expect(before.status == 1 && before.err.contains("rejected (issued-in-future)"), "\(before.err)")
+        let future = try ingest(late, ["--verify-at", Timestamp(seconds: f.now + 3_600).rfc3339])
+        #expect(future.status != 0 && future.err.contains("in the future"), "\(future.err)")
+        let notification = try runProduct("handover", ["ingest", "notification", "--ledger", ledger, "--jwks-file", jwks, "--verify-at", inside.rfc3339, "-"], input: Data())
+        #expect(notification.status != 0 && notification.err.contains("sign-ins only"), "\(notification.err)")
+
+        let started = Timestamp.now()
+        let backfilled = try ingest(late, ["--verify-at", inside.rfc3339])
+        #expect(backfilled.status == 0, "\(backfilled.err)")
+        #expect(backfilled.out.contains("Ingested 1 sign-in: 1 recorded, 0 already recorded, 0 rejected."), "\(backfilled.out)")
+
+        let opened = try Ledger.open(at: ledger)
+        defer { opened.close() }
+        let events = try opened.read { view in try (1...view.head().sequence).compactMap { try view.event($0) } }
+        let verified = events.compactMap { event -> (RecordedEvent, SignInVerified)? in
+            if case .signInVerified(let body) = event.body { return (event, body) }
+            return nil
+        }
+        try #require(verified.count == 1)
+        let (event, body) = verified[0]
+        #expect(event.identifiers.transferSub == "T.B.late")
+        #expect(body.verifiedAt == inside)
+        #expect(body.expiresAt == Timestamp(seconds: issued + 600))
+        #expect(event.occurredAt == Timestamp(seconds: issued))
+        #expect(event.recordedAt >= started)
+        // The sign-in counts as a migration when it happened, not when it was backfilled.
+        let user = try runProduct("handover", ["query", "user", "T.B.late", "--ledger", ledger, "--format", "json"])
+        #expect(user.status == 0 && user.out.contains(Timestamp(seconds: issued).rfc3339), "\(user.out)")
+    }
+}

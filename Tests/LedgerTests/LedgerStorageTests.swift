@@ -135,7 +135,7 @@ struct LedgerStorageTests {
         let a = try await ledger.append(first)
         // File event a under the hash of another key too, as a collision of the two would.
         let colliding = LedgerSchema.idempotencyHash("k-other")
-        try ledger.environment.write { txn in try txn.put(ledger.schema.idempotency, key: colliding, value: BigEndian.bytes(a.sequence)) }
+        _ = try ledger.environment.write { txn in try txn.put(ledger.schema.idempotency, key: colliding, value: BigEndian.bytes(a.sequence)) }
         #expect(try ledger.read { try $0.sequence(forIdempotencyKey: "k-other") } == nil)
         var other = failure(2)
         other.idempotencyKey = "k-other"
@@ -144,7 +144,7 @@ struct LedgerStorageTests {
         #expect(try ledger.read { try $0.sequence(forIdempotencyKey: "k-other") } == b.sequence)
         #expect(try ledger.read { try $0.sequence(forIdempotencyKey: "k-first") } == a.sequence)
         #expect(try await ledger.append(other) == .duplicate(of: b.sequence))
-        try ledger.environment.write { txn in try txn.delete(ledger.schema.idempotency, key: colliding, value: BigEndian.bytes(a.sequence)) }
+        _ = try ledger.environment.write { txn in try txn.delete(ledger.schema.idempotency, key: colliding, value: BigEndian.bytes(a.sequence)) }
         #expect(try ledger.verify().isIntact)
     }
 

@@ -11,9 +11,13 @@ public struct SignInVerified: Hashable, Sendable {
     public var nonceChecked: Bool?
     /// Apple's `real_user_status` (0 unsupported, 1 unknown, 2 likely real).
     public var realUserStatus: Int?
+    /// The time `exp` and `iat` were checked against, when it was not the time of recording:
+    /// a token captured earlier and backfilled with `ingest sign-in --verify-at`. The event's
+    /// own `recorded_at` says when it was ingested.
+    public var verifiedAt: Timestamp?
 
     public init(audience: String, issuedAt: Timestamp, expiresAt: Timestamp, email: SealedValue? = nil, emailVerified: Bool? = nil,
-                isPrivateEmail: Bool? = nil, nonceChecked: Bool? = nil, realUserStatus: Int? = nil) {
+                isPrivateEmail: Bool? = nil, nonceChecked: Bool? = nil, realUserStatus: Int? = nil, verifiedAt: Timestamp? = nil) {
         self.audience = audience
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
@@ -22,6 +26,7 @@ public struct SignInVerified: Hashable, Sendable {
         self.isPrivateEmail = isPrivateEmail
         self.nonceChecked = nonceChecked
         self.realUserStatus = realUserStatus
+        self.verifiedAt = verifiedAt
     }
 
     func write(to w: inout JSONWriter) {
@@ -34,6 +39,7 @@ public struct SignInVerified: Hashable, Sendable {
         w.key("issued_at"); w.timestamp(issuedAt)
         w.field("nonce_checked", nonceChecked)
         w.field("real_user_status", realUserStatus)
+        if let verifiedAt { w.key("verified_at"); w.timestamp(verifiedAt) }
         w.endObject()
     }
 
@@ -41,6 +47,6 @@ public struct SignInVerified: Hashable, Sendable {
         self.init(audience: try r.string("audience"), issuedAt: try r.timestamp("issued_at"), expiresAt: try r.timestamp("expires_at"),
                   email: try r.optionalObject("email").map(SealedValue.init(reading:)), emailVerified: try r.optionalBool("email_verified"),
                   isPrivateEmail: try r.optionalBool("is_private_email"), nonceChecked: try r.optionalBool("nonce_checked"),
-                  realUserStatus: try r.optionalInt("real_user_status"))
+                  realUserStatus: try r.optionalInt("real_user_status"), verifiedAt: try r.optionalTimestamp("verified_at"))
     }
 }
