@@ -24,8 +24,12 @@ struct RunOptions: ParsableArguments {
     @Option(help: "Summary format: text or json.")
     var format: SummaryFormat = .text
 
+    @Option(help: ArgumentHelp("Seconds the calls in flight get to finish after Ctrl-C or SIGTERM; a second signal ends them at once.", valueName: "seconds"))
+    var grace: Double = 10
+
     func validate() throws {
         guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 1024") }
+        guard grace >= 0, grace <= 3600 else { throw ValidationError("--grace must be 0 to 3600 seconds") }
     }
 }
 
@@ -42,13 +46,18 @@ func runMigration(_ kind: MigrationJob.Kind, input: String, ledger: LedgerOption
     job.options.dryRun = run.dryRun
     job.options.outputPath = run.dryRun ? nil : run.out
     job.force = run.force
+    let interruption = RunInterruption()
+    job.options.interruption = interruption
+    job.options.grace = .milliseconds(Int64((run.grace * 1000).rounded()))
     if isatty(STDERR_FILENO) == 1 {
         job.options.onProgress = { line in FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8)) }
     }
     let logger = Logger(label: "handover")
     let summary: RunSummary
     do {
-        summary = try await job.execute(logger: logger) { FileHandle.standardError.write(Data(("warning: " + $0 + "\n").utf8)) }
+        summary = try await InterruptSignals.forwarding(to: interruption, grace: run.grace) {
+            try await job.execute(logger: logger) { FileHandle.standardError.write(Data(("warning: " + $0 + "\n").utf8)) }
+        }
     } catch let problems as InputProblems {
         throw CLIExit.usage("the input file has problems; nothing was recorded or written:\n" + problems.description)
     } catch let refused as RunRefused {

@@ -27,10 +27,12 @@ public enum EventSamples {
     }
 
     /// Drafts that carry the optional fields ``all(email:)`` leaves out, so the schema checks
-    /// see them too: a sign-in backfilled with `ingest sign-in --verify-at`.
+    /// see them too: a sign-in backfilled with `ingest sign-in --verify-at`, an interrupted run.
     public static func variants() -> [EventDraft] {
         let t = Timestamp(rfc3339: "2026-11-02T09:30:00Z")!
         return [
+            EventDraft(.runFinished(RunFinished(command: "exchange", counts: ["succeeded": 310, "failed": 0, "abandoned": 2, "not_attempted": 1688],
+                                                durationMilliseconds: 4_200, exitStatus: 130, interrupted: "SIGINT")), runID: "run-2"),
             EventDraft(.signInVerified(SignInVerified(audience: "com.example.app", issuedAt: t, expiresAt: t.adding(days: 1), realUserStatus: 2, verifiedAt: Timestamp(microseconds: t.microseconds + 3_600_000_000))),
                        identifiers: Identifiers(transferSub: "t.2222", recipientSub: "001999.jkl.0789"), occurredAt: t),
         ]

@@ -22,6 +22,10 @@ public struct MigrationRun: Sendable {
         public var onProgress: (@Sendable (String) -> Void)?
         /// Users whose data keys are made in one key-store transaction.
         public var preparationChunk = 1024
+        /// Set by a signal handler to end the run early (see ``RunInterruption``).
+        public var interruption: RunInterruption?
+        /// How long calls in flight may take to finish after an interruption before they are abandoned.
+        public var grace: Duration = .seconds(10)
 
         public init() {}
     }
@@ -114,24 +118,36 @@ public struct MigrationRun: Sendable {
             }
         }
         defer { reporter?.cancel() }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<max(1, options.concurrency) {
-                group.addTask {
-                    while progress.stopReason == nil, let user = try queue.next() {
-                        try await attempt(user, session: session, runID: runID, progress: progress)
+        let interruption = options.interruption
+        let workers = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<max(1, options.concurrency) {
+                    group.addTask {
+                        while progress.stopReason == nil, interruption?.signal == nil, let user = try queue.next() {
+                            try await attempt(user, session: session, runID: runID, progress: progress)
+                        }
                     }
                 }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
         }
+        // After an interruption's grace period, cancelling the workers abandons the calls still in flight.
+        let cutOff = interruption.map { interruption in Task { [grace = options.grace] in
+            await interruption.waitForCutOff(grace: grace)
+            if !Task.isCancelled { workers.cancel() }
+        } }
+        defer { cutOff?.cancel() }
+        try await workers.value
+        cutOff?.cancel()
         progress.fill(&summary)
-        summary.notAttempted = plan.pending.count - summary.succeeded - summary.failed
+        summary.notAttempted = plan.pending.count - summary.succeeded - summary.failed - summary.abandoned
         if let error = progress.stopReason { summary.stoppedBy = Failure(error) }
+        summary.interrupted = interruption?.signal
         let elapsed = ContinuousClock.now - started
         summary.durationSeconds = elapsed.inSeconds
         _ = try await ledger.append(EventDraft(.runFinished(RunFinished(
             command: step.command, counts: summary.counts, durationMilliseconds: Int(summary.durationSeconds * 1000),
-            exitStatus: summary.exitStatus, stoppedBy: summary.stoppedBy)), runID: runID))
+            exitStatus: summary.exitStatus, stoppedBy: summary.stoppedBy, interrupted: summary.interrupted?.rawValue)), runID: runID))
         if let path = options.outputPath {
             summary.outputRows = try writeOutput(to: path)
             summary.outputPath = path
@@ -140,11 +156,15 @@ public struct MigrationRun: Sendable {
     }
 
     /// One user: call Apple, then record success or failure; a refused credential stops the run.
+    /// A call cut off by cancellation (an interruption's grace period ended) records nothing:
+    /// its outcome at Apple is unknown, and the next run calls again.
     private func attempt(_ user: MigrationUser, session: AppleSession, runID: String, progress: RunProgress) async throws {
+        let draft: EventDraft
         do {
-            let draft = try await step.perform(user, session: session, runID: runID)
-            _ = try await ledger.append(draft)
-            progress.succeeded()
+            draft = try await step.perform(user, session: session, runID: runID)
+        } catch let error where Task.isCancelled && (error is CancellationError || error is AppleIDError) {
+            progress.abandoned()
+            return
         } catch let error as AppleIDError {
             if error.stopsRun {
                 progress.stop(error)
@@ -153,7 +173,10 @@ public struct MigrationRun: Sendable {
             }
             _ = try await ledger.append(step.failureEvent(user, failure: Failure(error), runID: runID))
             progress.failed(class: Failure(error).kind.rawValue)
+            return
         }
+        _ = try await ledger.append(draft)
+        progress.succeeded()
     }
 
     /// Writes the output CSV from the ledger: one row per input user that is done, in input

@@ -10,6 +10,7 @@ public final class RunProgress: Sendable {
         var failed = 0
         var retries = 0
         var tokens = 0
+        var abandoned = 0
         var failuresByClass: [String: Int] = [:]
         var stopReason: AppleIDError?
     }
@@ -24,6 +25,7 @@ public final class RunProgress: Sendable {
     func failed(class name: String) { counts.withLock { $0.failed += 1; $0.failuresByClass[name, default: 0] += 1 } }
     func retried() { counts.withLock { $0.retries += 1 } }
     func tokenIssued() { counts.withLock { $0.tokens += 1 } }
+    func abandoned() { counts.withLock { $0.abandoned += 1 } }
 
     /// Stops the run: no worker takes another user. The first reason is kept.
     func stop(_ error: AppleIDError) { counts.withLock { if $0.stopReason == nil { $0.stopReason = error } } }
@@ -35,6 +37,7 @@ public final class RunProgress: Sendable {
             summary.failed = c.failed
             summary.retries = c.retries
             summary.tokensIssued = c.tokens
+            summary.abandoned = c.abandoned
             summary.failuresByClass = c.failuresByClass
         }
     }

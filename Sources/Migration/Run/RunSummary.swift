@@ -25,6 +25,10 @@ public struct RunSummary: Sendable {
     public var failuresByClass: [String: Int] = [:]
     /// Why the run stopped early, if it did.
     public var stoppedBy: Failure?
+    /// The signal that interrupted the run, if one did.
+    public var interrupted: RunInterruption.Signal?
+    /// Calls cut off when an interruption's grace period ended: nothing recorded, outcome at Apple unknown.
+    public var abandoned = 0
     public var durationSeconds: Double = 0
     /// Rows written to the output file.
     public var outputRows = 0
@@ -39,15 +43,17 @@ public struct RunSummary: Sendable {
     /// Users done, in this run or before.
     public var done: Int { succeeded + alreadyDone }
 
-    /// 0: every user is done; 1: some are not; 3: Apple refused the credentials.
+    /// 0: every user is done; 1: some are not; 3: Apple refused the credentials; 130 or 143:
+    /// interrupted by SIGINT or SIGTERM.
     public var exitStatus: Int {
         if stoppedBy != nil { return 3 }
+        if let interrupted { return interrupted.exitStatus }
         return done == users || dryRun ? 0 : 1
     }
 
     /// The counts recorded in "run finished".
     public var counts: [String: Int] {
-        let optional = ["already_done": alreadyDone, "skipped_failed": skippedFailed, "not_attempted": notAttempted, "retries": retries]
+        let optional = ["already_done": alreadyDone, "skipped_failed": skippedFailed, "not_attempted": notAttempted, "retries": retries, "abandoned": abandoned]
         return optional.filter { $0.value > 0 }.merging(["succeeded": succeeded, "failed": failed]) { $1 }
     }
 
@@ -66,11 +72,23 @@ public struct RunSummary: Sendable {
         if retries > 0 { lines.append("  transient errors retried: \(retries)") }
         if tokensIssued > 0 { lines.append("  access tokens obtained: \(tokensIssued)") }
         if let stoppedBy { lines.append("  STOPPED: \(stoppedBy.message)") }
+        if let interrupted {
+            lines.append("  INTERRUPTED by \(interrupted.rawValue): no user taken after it; run the same command again to do the rest")
+        }
+        if abandoned > 0 {
+            lines.append("  abandoned in flight after the grace period: \(abandoned) (nothing recorded; their outcome at Apple is unknown, and the next run calls again)")
+        }
         if let outputPath { lines.append("  wrote \(outputRows) rows to \(outputPath)") }
         if succeeded + failed > 0 {
             lines.append(String(format: "  %.1f s, %.0f users/s", durationSeconds, Double(succeeded + failed) / max(durationSeconds, 0.001)))
         }
-        lines.append("  exit status \(exitStatus): " + (exitStatus == 0 ? "every user is done" : exitStatus == 3 ? "credentials refused" : "\(users - done) users are not done"))
+        let meaning = switch exitStatus {
+        case 0: "every user is done"
+        case 3: "credentials refused"
+        case 130, 143: "interrupted; \(users - done) users are not done"
+        default: "\(users - done) users are not done"
+        }
+        lines.append("  exit status \(exitStatus): " + meaning)
         return lines.map { TerminalText.wrap($0) }.joined(separator: "\n")
     }
 
@@ -80,8 +98,9 @@ public struct RunSummary: Sendable {
             "command": command, "users": users, "succeeded": succeeded, "failed": failed, "already_done": alreadyDone,
             "skipped_failed": skippedFailed, "not_attempted": notAttempted, "retries": retries, "tokens_issued": tokensIssued,
             "failures_by_class": failuresByClass, "duration_seconds": (durationSeconds * 1000).rounded() / 1000,
-            "output_rows": outputRows, "exit_status": exitStatus, "dry_run": dryRun,
+            "output_rows": outputRows, "exit_status": exitStatus, "dry_run": dryRun, "abandoned": abandoned,
         ]
+        if let interrupted { object["interrupted"] = interrupted.rawValue }
         if let runID { object["run_id"] = runID }
         if let outputPath { object["output"] = outputPath }
         if let stoppedBy { object["stopped_by"] = ["class": stoppedBy.kind.rawValue, "message": stoppedBy.message] }

@@ -41,13 +41,16 @@ public struct RunFinished: Hashable, Sendable {
     public var exitStatus: Int
     /// Why the run stopped early (refused credentials), if it did.
     public var stoppedBy: Failure?
+    /// The signal (`SIGINT`, `SIGTERM`) that interrupted the run, if one did.
+    public var interrupted: String?
 
-    public init(command: String, counts: [String: Int], durationMilliseconds: Int, exitStatus: Int, stoppedBy: Failure? = nil) {
+    public init(command: String, counts: [String: Int], durationMilliseconds: Int, exitStatus: Int, stoppedBy: Failure? = nil, interrupted: String? = nil) {
         self.command = command
         self.counts = counts
         self.durationMilliseconds = durationMilliseconds
         self.exitStatus = exitStatus
         self.stoppedBy = stoppedBy
+        self.interrupted = interrupted
     }
 
     func write(to w: inout JSONWriter) {
@@ -60,12 +63,13 @@ public struct RunFinished: Hashable, Sendable {
         w.endObject()
         w.key("duration_ms"); w.int(durationMilliseconds)
         w.key("exit_status"); w.int(exitStatus)
+        w.field("interrupted", interrupted)
         if let stoppedBy { w.key("stopped_by"); stoppedBy.write(to: &w) }
         w.endObject()
     }
 
     init(reading r: FieldReader) throws {
         self.init(command: try r.string("command"), counts: try r.intMap("counts"), durationMilliseconds: try r.int("duration_ms"), exitStatus: try r.int("exit_status"),
-                  stoppedBy: try r.optionalObject("stopped_by").map(Failure.init(reading:)))
+                  stoppedBy: try r.optionalObject("stopped_by").map(Failure.init(reading:)), interrupted: try r.optionalString("interrupted"))
     }
 }

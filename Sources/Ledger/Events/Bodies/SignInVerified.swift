@@ -39,7 +39,7 @@ public struct SignInVerified: Hashable, Sendable {
         w.key("issued_at"); w.timestamp(issuedAt)
         w.field("nonce_checked", nonceChecked)
         w.field("real_user_status", realUserStatus)
-        if let verifiedAt { w.key("verified_at"); w.timestamp(verifiedAt) }
+        w.field("verified_at", verifiedAt)
         w.endObject()
     }
 

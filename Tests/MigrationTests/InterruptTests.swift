@@ -1,0 +1,130 @@
+import AsyncHTTPClient
+import Foundation
+import Ledger
+import Migration
+import Testing
+import TestSupport
+
+/// Ctrl-C and SIGTERM during `handover exchange`, sent to the process as an operator would.
+@Suite("exchange interrupted by a signal", .serialized)
+struct InterruptTests {
+    /// The stand-in's successful usermigrationinfo answers (generations and exchanges alike).
+    static func answered(_ teams: TwoTeamsOnTheCommandLine) async throws -> Int {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: teams.standIn.baseURL + "/simulator/stats"), timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        let counts = try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Int] ?? [:]
+        return counts["usermigrationinfo.200", default: 0]
+    }
+
+    /// Starts an exchange and returns once Apple has answered `calls` of its calls.
+    static func exchangeUnderWay(_ teams: TwoTeamsOnTheCommandLine, calls: Int, extra: [String] = []) async throws -> (Process, Pipe) {
+        let before = try await answered(teams)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: productPath("handover"))
+        process.arguments = ["exchange", "--ledger", teams.recipient, "--transfers", teams.handoff, "--out", teams.output, "--concurrency", "32"]
+            + extra + teams.credentials("BBBB222222", "KEYB222222")
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        while try await answered(teams) - before < calls, process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        return (process, out)
+    }
+
+    /// Events of `type` recorded by the run `runID`.
+    static func events(_ type: EventType, of runID: String?, in ledger: Ledger) throws -> [RecordedEvent] {
+        try ledger.read { view in try view.sequences(of: type).compactMap { try view.event($0) } }.filter { runID == nil || $0.actor.runID == runID }
+    }
+
+    @Test("SIGINT with 32 calls in flight: exit 130 within the grace period, \"run finished\" with the run's counts, an output of exactly its users; a second run does the rest, nobody twice")
+    func sigint() async throws {
+        let total = 3_000
+        let teams = try TwoTeamsOnTheCommandLine(users: total, latencyMilliseconds: 50)
+        defer { teams.standIn.stop() }
+        let answeredBefore = try await InterruptTests.answered(teams)
+
+        let (process, out) = try await InterruptTests.exchangeUnderWay(teams, calls: 200)
+        #expect(process.isRunning, "the exchange was still running when interrupted")
+        let signalled = ContinuousClock.now
+        kill(process.processIdentifier, SIGINT)
+        let printed = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let waited = ContinuousClock.now - signalled
+        let summary = String(decoding: printed, as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(process.terminationReason) \(process.terminationStatus)")
+        #expect(waited < .seconds(10), "exited \(waited) after SIGINT, the grace period is 10 s")
+        #expect(summary.contains("INTERRUPTED by SIGINT"), "\(summary)")
+
+        var firstRun: [String] = []
+        do {
+            let ledger = try Ledger.open(at: teams.recipient)
+            defer { ledger.close() }
+            let finished = try InterruptTests.events(.runFinished, of: nil, in: ledger)
+            try #require(finished.count == 1)
+            guard case .runFinished(let body) = finished[0].body else { Issue.record("not a run-finished event"); return }
+            #expect(body.interrupted == "SIGINT")
+            #expect(body.exitStatus == 130)
+            let exchanged = try InterruptTests.events(.transferIDExchanged, of: finished[0].actor.runID, in: ledger)
+            #expect(exchanged.count > 0 && exchanged.count < total)
+            #expect(body.counts["succeeded"] == exchanged.count, "\(body.counts) against \(exchanged.count) exchanged events")
+            #expect(body.counts["abandoned"] == nil, "nothing was cut off within the grace period: \(body.counts)")
+            #expect(body.counts["failed"] == 0)
+            #expect(body.counts["not_attempted"] == total - exchanged.count)
+            firstRun = exchanged.compactMap { $0.identifiers.transferSub }
+            #expect(summary.contains("\(exchanged.count) migrated in this run"), "\(summary)")
+        }
+        let rows = try CSVTable(path: teams.output).rows
+        #expect(Set(rows.compactMap { $0["transfer_sub"] }) == Set(firstRun), "the output holds exactly the users this run exchanged")
+        #expect(rows.count == firstRun.count)
+
+        let second = try runProduct("handover", ["exchange", "--ledger", teams.recipient, "--transfers", teams.handoff, "--out", teams.output, "--concurrency", "32"]
+            + teams.credentials("BBBB222222", "KEYB222222"))
+        #expect(second.status == 0, "\(second.err)")
+        #expect(second.out.contains("already done before: \(firstRun.count)"), "\(second.out)")
+        let ledger = try Ledger.open(at: teams.recipient)
+        defer { ledger.close() }
+        let exchanged = try InterruptTests.events(.transferIDExchanged, of: nil, in: ledger)
+        #expect(exchanged.count == total)
+        #expect(Set(exchanged.compactMap { $0.identifiers.transferSub }).count == total, "nobody exchanged twice in the ledger")
+        #expect(try await InterruptTests.answered(teams) - answeredBefore == total, "the stand-in exchanged each user once")
+        #expect(try CSVTable(path: teams.output).rows.count == total)
+        #expect(try ledger.verify().isIntact)
+    }
+
+    @Test("a second signal abandons the calls in flight at once: they are counted, not recorded, and the next run does them")
+    func secondSignal() async throws {
+        let total = 100
+        let teams = try TwoTeamsOnTheCommandLine(users: total, latencyMilliseconds: 1_500)
+        defer { teams.standIn.stop() }
+        let (process, out) = try await InterruptTests.exchangeUnderWay(teams, calls: 32, extra: ["--grace", "60"])
+        kill(process.processIdentifier, SIGTERM)
+        try await Task.sleep(for: .milliseconds(300))
+        kill(process.processIdentifier, SIGTERM)
+        let summary = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 143, "\(process.terminationReason) \(process.terminationStatus)")
+        #expect(summary.contains("INTERRUPTED by SIGTERM") && summary.contains("abandoned in flight"), "\(summary)")
+
+        do {
+            let ledger = try Ledger.open(at: teams.recipient)
+            defer { ledger.close() }
+            let finished = try InterruptTests.events(.runFinished, of: nil, in: ledger)
+            try #require(finished.count == 1)
+            guard case .runFinished(let body) = finished[0].body else { Issue.record("not a run-finished event"); return }
+            #expect(body.interrupted == "SIGTERM" && body.exitStatus == 143)
+            let exchanged = try InterruptTests.events(.transferIDExchanged, of: finished[0].actor.runID, in: ledger)
+            #expect(body.counts["succeeded"] == exchanged.count)
+            #expect((body.counts["abandoned"] ?? 0) > 0, "\(body.counts)")
+            #expect(body.counts["failed"] == 0, "an abandoned call is not a failure: \(body.counts)")
+            #expect(exchanged.count + (body.counts["abandoned"] ?? 0) + (body.counts["not_attempted"] ?? 0) == total, "\(body.counts)")
+        }
+        let second = try runProduct("handover", ["exchange", "--ledger", teams.recipient, "--transfers", teams.handoff, "--out", teams.output, "--concurrency", "64"]
+            + teams.credentials("BBBB222222", "KEYB222222"))
+        #expect(second.status == 0, "\(second.err)")
+        let ledger = try Ledger.open(at: teams.recipient)
+        defer { ledger.close() }
+        let exchanged = try InterruptTests.events(.transferIDExchanged, of: nil, in: ledger)
+        #expect(exchanged.count == total && Set(exchanged.compactMap { $0.identifiers.transferSub }).count == total)
+        #expect(try ledger.verify().isIntact)
+    }
+}
