@@ -27,8 +27,11 @@ public final class Environment: @unchecked Sendable {
         /// pages are file-backed page cache rather than this process's heap. Every process
         /// writing to one environment must agree on it; read-only opens ignore it.
         public var writeMap = false
+        /// Permissions of the files a writable open creates.
+        public var fileMode: mode_t = 0o644
 
-        public init(mapSize: Int = 64 << 20, maxDatabases: UInt32 = 32, readOnly: Bool = false, writeMap: Bool = false) {
+        public init(mapSize: Int = 64 << 20, maxDatabases: UInt32 = 32, readOnly: Bool = false, writeMap: Bool = false, fileMode: mode_t = 0o644) {
+            self.fileMode = fileMode
             self.mapSize = mapSize
             self.maxDatabases = maxDatabases
             self.readOnly = readOnly
@@ -61,7 +64,7 @@ public final class Environment: @unchecked Sendable {
             try LMDBError.check(mdb_env_set_mapsize(handle, options.mapSize), "mdb_env_set_mapsize")
             var flags = UInt32(MDB_NOTLS)
             if options.readOnly { flags |= UInt32(MDB_RDONLY) } else if options.writeMap { flags |= UInt32(MDB_WRITEMAP) }
-            try LMDBError.check(mdb_env_open(handle, path, flags, 0o644), "mdb_env_open(\(path))")
+            try LMDBError.check(mdb_env_open(handle, path, flags, options.fileMode), "mdb_env_open(\(path))")
             var dead: Int32 = 0
             try LMDBError.check(mdb_reader_check(handle, &dead), "mdb_reader_check")
             self.staleReadersCleared = Int(dead)
@@ -87,6 +90,27 @@ public final class Environment: @unchecked Sendable {
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
         return info.me_mapsize
+    }
+
+    /// Writes a consistent copy of the environment, as one read transaction sees it, to
+    /// `data.mdb` in the existing directory `directory`, and flushes it to disk. With
+    /// `compact`, free pages are left out (and with them any bytes they still hold).
+    public func copy(to directory: String, compact: Bool) throws {
+        while true {
+            pthread_rwlock_rdlock(resizeLock)
+            let result = mdb_env_copy2(env, directory, compact ? UInt32(MDB_CP_COMPACT) : 0)
+            pthread_rwlock_unlock(resizeLock)
+            if result == MDB_MAP_RESIZED {
+                try withExclusiveAccess { try LMDBError.check(mdb_env_set_mapsize(env, 0), "mdb_env_set_mapsize(0)") }
+                continue
+            }
+            try LMDBError.check(result, "mdb_env_copy2(\(directory))")
+            break
+        }
+        let fd = open(directory + "/data.mdb", O_RDONLY)
+        guard fd >= 0 else { throw LMDBError(code: .init(rawValue: errno), operation: "open(\(directory)/data.mdb)") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw LMDBError(code: .init(rawValue: errno), operation: "fsync(\(directory)/data.mdb)") }
     }
 
     /// Opens (creating it when the environment is writable) the named database `name`.

@@ -19,6 +19,8 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
         public static let closed = Code(rawValue: "closed")
         /// A sealed value could not be opened for a reason other than erasure.
         public static let sealing = Code(rawValue: "sealing")
+        /// A file of the ledger (or of a copy being made) could not be read or written.
+        public static let file = Code(rawValue: "file")
     }
 
     /// The error's code.

@@ -3,26 +3,111 @@ import Foundation
 import LMDB
 import Synchronization
 
-/// Per-user data keys for sealing personal data, kept in their own LMDB environment
-/// (`keys/` inside the ledger directory), never in the log.
+/// Per-user data keys for sealing personal data, kept in their own LMDB environment and slot
+/// file (`keys/` inside the ledger directory), never in the log.
 ///
 /// Each data subject (a user's own-team `sub`) has one AES-256 key with a random 16-byte
 /// ID. Sealed values name the key ID; destroying the key makes every value sealed with it
-/// unreadable, which is how a user is erased without touching the hash-chained log.
+/// unreadable, which is how a user is erased without touching the hash-chained log. The key
+/// bytes live only in ``KeySlotFile`` slots, overwritten with zeros when destroyed; LMDB maps
+/// subjects to key IDs and key IDs to slots (schemas/ledger-format.md, "Key store").
 public final class KeyStore: Sendable {
     private let environment: Environment
     /// Subject index key (identifier tag ‖ value) → key ID (16 bytes).
     private let subjects: Database
-    /// Key ID (16 bytes) → AES-256 key (32 bytes).
-    private let keys: Database
+    /// Key ID (16 bytes) → u64 slot in the slot file.
+    private let slots: Database
+    /// Layout 1: key ID → AES-256 key (32 bytes). Emptied (and the file compacted) by the first
+    /// writable open that has the key store to itself.
+    private let legacyKeys: Database
+    /// `next_slot` (u64), `scrub` (present while destroyed layout-1 keys may remain in free pages).
+    private let meta: Database
+    private let slotFile: KeySlotFile
     private let cache = Mutex<[String: SymmetricKey]>([:])
 
-    /// Opens (creating when writable) the key store in `directory`.
-    public init(directory: String, readOnly: Bool = false) throws {
+    private static let nextSlotKey = Array("next_slot".utf8)
+    private static let scrubKey = Array("scrub".utf8)
+    private static let options = Environment.Options(mapSize: 16 << 20, maxDatabases: 4, fileMode: 0o600)
+
+    /// Opens (creating it if missing) the key store in `directory`. An open that finds keys of
+    /// layout 1 (stored in LMDB) moves them into slots and compacts the LMDB file, when no
+    /// other process has the store open; otherwise a later open does it.
+    public init(directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        environment = try Environment(path: directory, options: .init(mapSize: 16 << 20, maxDatabases: 4, readOnly: readOnly))
-        subjects = try environment.database("subjects")
-        keys = try environment.database("keys")
+        let slotFile = try KeySlotFile(directory: directory)
+        do {
+            try slotFile.lockShared()
+            _ = try slotFile.exclusively { try KeyStore.upgradeIfNeeded(directory: directory, slotFile: slotFile) }
+            environment = try Environment(path: directory, options: KeyStore.options)
+            (subjects, slots, legacyKeys, meta) = try KeyStore.databases(in: environment)
+        } catch {
+            slotFile.close()
+            throw error
+        }
+        self.slotFile = slotFile
+    }
+
+    deinit { slotFile.close() }
+
+    private static func databases(in environment: Environment) throws -> (Database, Database, Database, Database) {
+        (try environment.database("subjects"), try environment.database("slots"), try environment.database("keys"), try environment.database("meta"))
+    }
+
+    /// Moves layout-1 keys into slots and rewrites the LMDB file without its free pages, so no
+    /// copy of a key (live or destroyed) is left in it. Runs only while no other process has
+    /// the store open; idempotent, so a crash part-way is finished by the next open.
+    private static func upgradeIfNeeded(directory: String, slotFile: KeySlotFile) throws {
+        guard FileManager.default.fileExists(atPath: directory + "/data.mdb") else { return }
+        let compacted = directory + "/compacting"
+        do {
+            let environment = try Environment(path: directory, options: options)
+            let (_, slots, legacyKeys, meta) = try databases(in: environment)
+            let pending = try environment.read { txn in try txn.count(legacyKeys) > 0 || txn.get(meta, key: scrubKey) != nil }
+            guard pending else { return }
+            let needed = try environment.write { txn in
+                let moved = try txn.withCursor(legacyKeys) { cursor -> [([UInt8], [UInt8])] in
+                    var entries: [([UInt8], [UInt8])] = []
+                    var entry = try cursor.first()
+                    while let (id, key) = entry {
+                        entries.append((Array(id), Array(key)))
+                        entry = try cursor.next()
+                    }
+                    return entries
+                }
+                var next = try nextSlot(meta, in: txn)
+                for (id, key) in moved {
+                    try slotFile.write(slot: next, id: id, key: key)
+                    _ = try txn.put(slots, key: id, value: BigEndian.bytes(next))
+                    next += 1
+                }
+                try slotFile.sync()
+                if !moved.isEmpty {
+                    try txn.clear(legacyKeys)
+                    _ = try txn.put(meta, key: nextSlotKey, value: BigEndian.bytes(next))
+                    _ = try txn.put(meta, key: scrubKey, value: [1])
+                }
+                return try txn.get(meta, key: scrubKey) != nil
+            }
+            guard needed else { return }
+            try? FileManager.default.removeItem(atPath: compacted)
+            try FileManager.default.createDirectory(atPath: compacted, withIntermediateDirectories: false)
+            try environment.copy(to: compacted, compact: true)
+        }
+        // The environment is closed here. The copy loses its scrub mark, then replaces the file;
+        // a crash before the rename leaves the mark in place, so the next open compacts again.
+        do {
+            let copy = try Environment(path: compacted, options: options)
+            let meta = try copy.database("meta")
+            _ = try copy.write { txn in try txn.delete(meta, key: scrubKey) }
+        }
+        guard rename(compacted + "/data.mdb", directory + "/data.mdb") == 0 else {
+            throw LedgerError(.sealing, "could not replace \(directory)/data.mdb with its compacted copy: \(String(cString: strerror(errno)))")
+        }
+        try FileManager.default.removeItem(atPath: compacted)
+    }
+
+    private static func nextSlot(_ meta: Database, in txn: ReadTransaction) throws -> UInt64 {
+        try txn.get(meta, key: nextSlotKey).map { BigEndian.uint64($0) } ?? 0
     }
 
     /// The key ID and key for `subject`, creating and durably storing one if it has none.
@@ -30,21 +115,28 @@ public final class KeyStore: Sendable {
         try dataKeys(for: [subject])[0]
     }
 
-    /// Keys for many subjects at once, creating the missing ones in a single transaction.
+    /// Keys for many subjects at once, creating the missing ones in a single transaction: their
+    /// slots are written and flushed before the transaction that maps them commits.
     public func dataKeys(for subjects: [Identifier]) throws -> [(id: String, key: SymmetricKey)] {
         var found = try environment.read { txn in try subjects.map { try lookup($0, in: txn) } }
         if found.contains(where: { $0 == nil }) {
             found = try environment.write { txn in
-                try subjects.map { subject in
+                var next = try KeyStore.nextSlot(meta, in: txn)
+                let keys = try subjects.map { subject in
                     if let existing = try lookup(subject, in: txn) { return existing }
                     var id = [UInt8](repeating: 0, count: 16)
                     var generator = SystemRandomNumberGenerator()
                     for i in id.indices { id[i] = UInt8.random(in: .min ... .max, using: &generator) }
                     let key = SymmetricKey(size: .bits256)
-                    try txn.put(self.subjects, key: subject.indexKey, value: id)
-                    _ = try key.withUnsafeBytes { raw in try txn.put(keys, key: id, value: Array(raw)) }
-                    return (Hex.encode(id), key)
+                    try key.withUnsafeBytes { raw in try slotFile.write(slot: next, id: id, key: Array(raw)) }
+                    _ = try txn.put(slots, key: id, value: BigEndian.bytes(next))
+                    _ = try txn.put(self.subjects, key: subject.indexKey, value: id)
+                    next += 1
+                    return (id: Hex.encode(id), key: key)
                 }
+                try slotFile.sync()
+                _ = try txn.put(meta, key: KeyStore.nextSlotKey, value: BigEndian.bytes(next))
+                return keys
             }
         }
         return found.map { $0! }
@@ -54,29 +146,71 @@ public final class KeyStore: Sendable {
         guard let id = try txn.get(subjects, key: subject.indexKey) else { return nil }
         let hexID = Hex.encode(id)
         if let cached = cache.withLock({ $0[hexID] }) { return (hexID, cached) }
-        guard let raw = try txn.get(keys, key: id) else { return nil }
-        let key = SymmetricKey(data: raw)
+        guard let key = try key(id: id, in: txn) else { return nil }
         cache.withLock { $0[hexID] = key }
         return (hexID, key)
+    }
+
+    private func key(id: [UInt8], in txn: ReadTransaction) throws -> SymmetricKey? {
+        if let slot = try txn.get(slots, key: id) {
+            return try slotFile.key(at: BigEndian.uint64(slot), id: id).map { SymmetricKey(data: $0) }
+        }
+        return try txn.get(legacyKeys, key: id).map { SymmetricKey(data: $0) }
     }
 
     /// The key with ID `keyID`, or nil when it was destroyed.
     public func key(id keyID: String) throws -> SymmetricKey? {
         if let cached = cache.withLock({ $0[keyID] }) { return cached }
         guard let id = Hex.decode(keyID) else { return nil }
-        return try environment.read { txn in try txn.get(keys, key: id).map { SymmetricKey(data: $0) } }
+        return try environment.read { txn in try key(id: id, in: txn) }
     }
 
-    /// Destroys the keys of `subjects`; returns how many existed.
+    /// Writes a consistent copy of the key store to the new directory `directory`: the LMDB
+    /// file compacted (no free pages), and a slot file holding only the slots the copy maps,
+    /// read after the copy was taken (a key destroyed meanwhile is copied as destroyed).
+    /// Returns the number of keys the copy holds.
+    public func copy(to directory: String) throws -> Int {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try environment.copy(to: directory, compact: true)
+        let copy = try Environment(path: directory, options: KeyStore.options)
+        let (subjects, slots, _, _) = try KeyStore.databases(in: copy)
+        let target = try KeySlotFile(directory: directory)
+        defer { target.close() }
+        let count = try copy.read { txn in
+            try txn.withCursor(slots) { cursor in
+                var entry = try cursor.first()
+                while let (id, slot) = entry {
+                    let number = BigEndian.uint64(slot)
+                    if let key = try slotFile.key(at: number, id: Array(id)) { try target.write(slot: number, id: Array(id), key: key) }
+                    entry = try cursor.next()
+                }
+            }
+            return try txn.count(subjects)
+        }
+        try target.sync()
+        return count
+    }
+
+    /// Destroys the keys of `subjects`; returns how many existed. A key's slot is overwritten
+    /// with zeros and flushed before the transaction that unmaps it commits.
     public func destroyKeys(for subjects: [Identifier]) throws -> Int {
         let destroyed: [String] = try environment.write { txn in
             var ids: [String] = []
+            var zeroed: [UInt64] = []
             for subject in subjects {
                 guard let id = try txn.get(self.subjects, key: subject.indexKey) else { continue }
-                try txn.delete(keys, key: id)
-                try txn.delete(self.subjects, key: subject.indexKey)
+                if let slot = try txn.get(slots, key: id) {
+                    zeroed.append(BigEndian.uint64(slot))
+                    _ = try txn.delete(slots, key: id)
+                }
+                if try txn.delete(legacyKeys, key: id) {
+                    // A layout-1 key's bytes stay in a free page until the file is compacted.
+                    _ = try txn.put(meta, key: KeyStore.scrubKey, value: [1])
+                }
+                _ = try txn.delete(self.subjects, key: subject.indexKey)
                 ids.append(Hex.encode(id))
             }
+            try slotFile.destroy(zeroed)
             return ids
         }
         cache.withLock { cache in for id in destroyed { cache[id] = nil } }
