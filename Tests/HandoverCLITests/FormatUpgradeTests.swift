@@ -73,6 +73,40 @@ struct FormatUpgradeTests {
         #expect(format == "handover-ledger/2")
     }
 
+    @Test("the old key store's keys move into slots at the first open, its LMDB file keeps no copy of them, and an erased user's key is then in no file")
+    func keyStoreUpgrade() throws {
+        let ledger = try oldLedger("keys")
+        let keys = try Environment(path: ledger + "/keys", options: .init(readOnly: true)).read { txn in
+            try txn.withCursor(try txn.openDatabase("keys", create: false)) { cursor in
+                var keys: [[UInt8]] = []
+                var entry = try cursor.first()
+                while let (_, key) = entry {
+                    keys.append(Array(key))
+                    entry = try cursor.next()
+                }
+                return keys
+            }
+        }
+        #expect(keys.count > 1 && keys.allSatisfy { $0.count == 32 })
+        func holders(_ key: [UInt8]) throws -> [String] {
+            try FileManager.default.subpathsOfDirectory(atPath: ledger).sorted().filter { name in
+                FileManager.default.contents(atPath: ledger + "/" + name)?.range(of: Data(key)) != nil
+            }
+        }
+        #expect(try keys.allSatisfy { try holders($0) == ["keys/data.mdb"] }, "the old layout keeps keys in LMDB")
+
+        #expect(try handover(["verify", "--ledger", ledger]).status == 0)
+        #expect(try keys.allSatisfy { try holders($0) == ["keys/slots"] }, "after the upgrade only the slot file holds them")
+        try expectOldAnswers(ledger)
+
+        let user = try fixtureText("user.txt").trimmingCharacters(in: .whitespacesAndNewlines)
+        let erased = try handover(["erase", user, "--ledger", ledger])
+        #expect(erased.status == 0, "\(erased.err)")
+        let left = try keys.filter { try !holders($0).isEmpty }
+        #expect(left.count < keys.count, "the erased user's key is gone")
+        #expect(try left.allSatisfy { try holders($0) == ["keys/slots"] })
+    }
+
     @Test("killed with SIGKILL at 10 random moments while it upgrades, the ledger still verifies and answers as the old code did")
     func upgradeKilled() throws {
         let times = try fixtureText("as-of-times.txt").split(separator: "\n").map(String.init)

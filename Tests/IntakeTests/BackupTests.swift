@@ -1,0 +1,108 @@
+import AsyncHTTPClient
+import Foundation
+import Ledger
+import NIOCore
+import Synchronization
+import Testing
+import TestSupport
+
+@Suite("handover backup under load", .serialized)
+struct BackupTests {
+    /// The last sequence of the ledger in `directory`.
+    static func head(_ directory: String) throws -> UInt64 {
+        let ledger = try Ledger.open(at: directory)
+        defer { ledger.close() }
+        return try ledger.read { try $0.head().sequence }
+    }
+
+    @Test("backup while another process appends 20,000 events and serve takes notifications: the copy verifies, reaches the head it started at, holds the original's bytes, proves a checkpoint signed before; so does a copy without keys")
+    func hotBackup() async throws {
+        let dir = TemporaryDirectory()
+        let original = dir.sub("ledger"), withKeys = dir.sub("copy"), evidence = dir.sub("evidence")
+        #expect(try runProduct("handover", ["init", "--ledger", original, "--team-id", "BBBB222222", "--client-id", IntakeFixture.clientID, "--role", "recipient"]).status == 0)
+        let jwks = dir.sub("jwks.json")
+        try Data(TestKeys.minter.jwks().utf8).write(to: URL(fileURLWithPath: jwks))
+        let serve = try ServerProcess(["serve", "--ledger", original, "--port", "0", "--jwks-file", jwks])
+        let now = Int64(Date().timeIntervalSince1970)
+        func post(_ http: HTTPClient, _ i: Int) async throws -> Bool {
+            var request = HTTPClientRequest(url: serve.baseURL + "/apple/notifications")
+            request.method = .POST
+            let body = try TestKeys.minter.notification(audience: IntakeFixture.clientID, type: "email-enabled", sub: "B.backup.\(i)",
+                                                        email: "b\(i)@privaterelay.appleid.com", eventTime: now, jti: "backup-\(i)")
+            request.body = .bytes(ByteBuffer(string: body))
+            let response = try await http.execute(request, timeout: .seconds(60))
+            _ = try await response.body.collect(upTo: 1 << 16)
+            return response.status == .ok
+        }
+        // Some history, and a checkpoint signed before the backup.
+        for i in 0..<20 { #expect(try await post(HTTPClient.shared, i)) }
+        let checkpoint = dir.sub("checkpoint.txt")
+        #expect(try runProduct("handover", ["checkpoint", "--ledger", original, "--out", checkpoint]).status == 0)
+
+        let appender = Process()
+        appender.executableURL = URL(fileURLWithPath: productPath("handover-lab"))
+        appender.arguments = ["append", "--ledger", original, "--count", "20000", "--prefix", "bk", "--tasks", "16"]
+        appender.standardOutput = FileHandle.nullDevice
+        try appender.run()
+        let stop = Atomic(false)
+        let notifier = Task {
+            var i = 20, acknowledged = 0
+            while !stop.load(ordering: .relaxed) {
+                if try await post(HTTPClient.shared, i) { acknowledged += 1 }
+                i += 1
+            }
+            return acknowledged
+        }
+        while try BackupTests.head(original) < 2_000 { try await Task.sleep(for: .milliseconds(50)) }
+
+        let headAtStart = try BackupTests.head(original)
+        let backup = try runProduct("handover", ["backup", "--ledger", original, "--out", withKeys])
+        #expect(backup.status == 0, "\(backup.err)")
+        #expect(backup.out.contains("Backed up"), "\(backup.out)")
+        let evidenceBackup = try runProduct("handover", ["backup", "--ledger", original, "--out", evidence, "--without-keys"])
+        #expect(evidenceBackup.status == 0, "\(evidenceBackup.err)")
+        #expect(appender.isRunning, "the backups ran while the appender was still writing")
+        // Checked before anything opens the copy.
+        #expect(FileManager.default.fileExists(atPath: withKeys + "/keys/slots"))
+        #expect(!FileManager.default.fileExists(atPath: evidence + "/keys"), "an evidence-only copy has no key store")
+        for name in ["checkpoint.key"] {
+            let modes = try [original, withKeys, evidence].map { try FileManager.default.attributesOfItem(atPath: $0 + "/" + name)[.posixPermissions] as? Int }
+            #expect(Set(modes).count == 1 && modes[0] == 0o600, "\(name) keeps its mode: \(modes)")
+        }
+
+        appender.waitUntilExit()
+        stop.store(true, ordering: .relaxed)
+        let acknowledged = try await notifier.value
+        #expect(appender.terminationStatus == 0)
+        #expect(acknowledged > 0)
+        #expect(serve.stop() == 0)
+
+        let source = try Ledger.open(at: original)
+        defer { source.close() }
+        for copy in [withKeys, evidence] {
+            #expect(try runProduct("handover", ["verify", "--ledger", copy]).status == 0)
+            let audit = try runProduct("handover", ["verify", "--ledger", copy, "--checkpoint", checkpoint])
+            #expect(audit.status == 0, "\(audit.out)\(audit.err)")
+            let proof = try runProduct("handover", ["prove", "7", "--ledger", copy, "--checkpoint", checkpoint])
+            #expect(proof.status == 0 && proof.out.contains("\"sequence\":7"), "\(proof.err)")
+            let ledger = try Ledger.open(at: copy)
+            defer { ledger.close() }
+            let head = try ledger.read { try $0.head() }
+            #expect(head.sequence >= headAtStart, "the copy reaches \(head.sequence), the head was \(headAtStart) when the backup started")
+            let different = try ledger.read { copied in
+                try source.read { live in
+                    try (1...head.sequence).filter { sequence in
+                        let a = try copied.record(sequence).map { Array($0) }, b = try live.record(sequence).map { Array($0) }
+                        return a == nil || a != b
+                    }
+                }
+            }
+            #expect(different.isEmpty, "events that differ from the original: \(different.prefix(5))")
+        }
+        // Personal data opens in the full copy and never in the evidence-only one.
+        let full = try runProduct("handover", ["query", "user", "B.backup.3", "--ledger", withKeys, "--format", "json"])
+        #expect(full.out.contains("b3@privaterelay.appleid.com"), "\(full.out)")
+        let sealed = try runProduct("handover", ["query", "user", "B.backup.3", "--ledger", evidence, "--format", "json"])
+        #expect(sealed.status == 0 && !sealed.out.contains("b3@privaterelay.appleid.com"), "\(sealed.out)")
+    }
+}
