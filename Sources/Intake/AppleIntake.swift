@@ -52,7 +52,7 @@ public final class AppleIntake: Sendable {
         var body = NotificationReceived(kind: NotificationReceived.Kind(notification.type), eventTime: Timestamp(notification.eventTime),
                                         isPrivateEmail: notification.isPrivateEmail)
         if let email = notification.email, !erasing, try !isErased(subject) {
-            body.email = try ledger.sealer.seal(email, for: subject)
+            body.email = try await ledger.sealer.seal(email, for: subject)
         }
         var ids = Identifiers(jti: notification.jti)
         ids[subKind] = notification.sub
@@ -80,7 +80,7 @@ public final class AppleIntake: Sendable {
                                   nonceChecked: identity.nonceChecked, realUserStatus: identity.realUserStatus,
                                   verifiedAt: verifyAt.map { Timestamp($0) })
         if let email = identity.email, !email.isEmpty, try !isErased(subject) {
-            body.email = try ledger.sealer.seal(email, for: subject)
+            body.email = try await ledger.sealer.seal(email, for: subject)
         }
         var ids = Identifiers(transferSub: identity.transferSub)
         ids[subKind] = identity.sub

@@ -82,7 +82,7 @@ struct ScaleAppendersCommand: AsyncParsableCommand {
 
     func run() async throws {
         let ledger = try Ledger.open(at: self.ledger, folders: [UserProjection()])
-        let key = try ledger.sealer.keyStore.dataKey(for: Identifier(.recipientSub, "appenders-shared-key"))
+        let key = try await ledger.sealer.keyStore.dataKey(for: Identifier(.recipientSub, "appenders-shared-key"))
         let prefix = "appender-\(UUID().uuidString.prefix(8))"
         let drafts = try (0..<count).map { i in try SyntheticEvents.exchange(i, prefix: prefix) { text, _ in try Sealer.seal(text, keyID: key.id, key: key.key) } }
         let lanes = tasks, size = batch
@@ -116,7 +116,7 @@ struct ScaleSinglesCommand: AsyncParsableCommand {
 
     func run() async throws {
         let ledger = try Ledger.open(at: self.ledger, folders: [UserProjection()])
-        let key = try ledger.sealer.keyStore.dataKey(for: Identifier(.recipientSub, "singles-shared-key"))
+        let key = try await ledger.sealer.keyStore.dataKey(for: Identifier(.recipientSub, "singles-shared-key"))
         let recorder = WriteRecorder()
         ledger.environment.recorder = recorder
         var latencies: [Double] = []

@@ -10,7 +10,7 @@ import Testing
 struct ProjectionRuleTests {
     /// Records an exchange as `exchange` would: the email sealed under the transfer_sub.
     private func exchanged(_ f: IntakeFixture, account: String, transferSub: String, sub: String, email: String) async throws {
-        let sealed = try f.ledger.sealer.seal(email, for: Identifier(.transferSub, transferSub))
+        let sealed = try await f.ledger.sealer.seal(email, for: Identifier(.transferSub, transferSub))
         _ = try await f.ledger.append(EventDraft(.transferIDExchanged(TransferIDExchanged(email: sealed, isPrivateEmail: true)),
                                                  identifiers: Identifiers(accountID: account, transferSub: transferSub, recipientSub: sub),
                                                  idempotencyKey: "exchange:" + transferSub))

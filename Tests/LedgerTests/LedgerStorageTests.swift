@@ -173,7 +173,7 @@ struct LedgerStorageTests {
         let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
         defer { ledger.close() }
         let subject = Identifier(.recipientSub, "001999.def.0789")
-        let sealed = try ledger.sealer.seal("jane.doe@example.org", for: subject)
+        let sealed = try await ledger.sealer.seal("jane.doe@example.org", for: subject)
         _ = try await ledger.append(EventDraft(.transferIDExchanged(TransferIDExchanged(email: sealed, isPrivateEmail: false)), identifiers: Identifiers(recipientSub: subject.value)))
         #expect(try ledger.sealer.open(sealed) == "jane.doe@example.org")
         #expect(try !filesContain(dir.path, "jane.doe@example.org"))

@@ -96,7 +96,7 @@ struct ProjectionTests {
     func erase() async throws {
         let (ledger, projection) = try await open()
         defer { ledger.close() }
-        let sealed = try ledger.sealer.seal("relay-77@privaterelay.appleid.com", for: Identifier(.recipientSub, "r7"))
+        let sealed = try await ledger.sealer.seal("relay-77@privaterelay.appleid.com", for: Identifier(.recipientSub, "r7"))
         _ = try await ledger.append(exchanged("t7", "r7", email: sealed))
         let before = try projection.read(ledger) { s, _ in try ComplianceQueries(snapshot: s, time: .now(), sealer: ledger.sealer).user("t7")!.row }
         #expect(before.rows.first?["email"] == .text("relay-77@privaterelay.appleid.com"))

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LMDB
+import Logging
 import Synchronization
 
 /// Per-user data keys for sealing personal data, kept in their own LMDB environment and slot
@@ -24,6 +25,11 @@ public final class KeyStore: Sendable {
     private let meta: Database
     private let slotFile: KeySlotFile
     private let cache = Mutex<[String: SymmetricKey]>([:])
+    /// Makes the keys that concurrent ``dataKey(for:)`` callers lack, many per transaction.
+    private let maker = Mutex<GroupCommitWriter<Identifier, DataKey>?>(nil)
+
+    /// A key ID (lower-case hex) and its key.
+    public typealias DataKey = (id: String, key: SymmetricKey)
 
     private static let nextSlotKey = Array("next_slot".utf8)
     private static let scrubKey = Array("scrub".utf8)
@@ -47,7 +53,10 @@ public final class KeyStore: Sendable {
         self.slotFile = slotFile
     }
 
-    deinit { slotFile.close() }
+    deinit {
+        maker.withLock { $0?.stop() }
+        slotFile.close()
+    }
 
     private static func databases(in environment: Environment) throws -> (Database, Database, Database, Database) {
         (try environment.database("subjects"), try environment.database("slots"), try environment.database("keys"), try environment.database("meta"))
@@ -111,13 +120,29 @@ public final class KeyStore: Sendable {
     }
 
     /// The key ID and key for `subject`, creating and durably storing one if it has none.
-    public func dataKey(for subject: Identifier) throws -> (id: String, key: SymmetricKey) {
+    public func dataKey(for subject: Identifier) throws -> DataKey {
         try dataKeys(for: [subject])[0]
+    }
+
+    /// The key ID and key for `subject`; a missing key is made in a transaction shared with
+    /// every other caller waiting at the same moment (one slot flush and one commit for all),
+    /// as events are group-committed. Returns once the key is durable.
+    public func dataKey(for subject: Identifier) async throws -> DataKey {
+        if let found = try environment.read({ txn in try lookup(subject, in: txn) }) { return found }
+        let maker = self.maker.withLock { maker in
+            if let maker { return maker }
+            let made = GroupCommitWriter<Identifier, DataKey>(name: "handover-key-maker", maximumBatch: 1024, logger: Logger(label: "handover.keys")) { [unowned self] subjects in
+                try self.dataKeys(for: subjects)
+            }
+            maker = made
+            return made
+        }
+        return try await maker.submit([subject])[0]
     }
 
     /// Keys for many subjects at once, creating the missing ones in a single transaction: their
     /// slots are written and flushed before the transaction that maps them commits.
-    public func dataKeys(for subjects: [Identifier]) throws -> [(id: String, key: SymmetricKey)] {
+    public func dataKeys(for subjects: [Identifier]) throws -> [DataKey] {
         var found = try environment.read { txn in try subjects.map { try lookup($0, in: txn) } }
         if found.contains(where: { $0 == nil }) {
             found = try environment.write { txn in
@@ -142,7 +167,7 @@ public final class KeyStore: Sendable {
         return found.map { $0! }
     }
 
-    private func lookup(_ subject: Identifier, in txn: ReadTransaction) throws -> (id: String, key: SymmetricKey)? {
+    private func lookup(_ subject: Identifier, in txn: ReadTransaction) throws -> DataKey? {
         guard let id = try txn.get(subjects, key: subject.indexKey) else { return nil }
         let hexID = Hex.encode(id)
         if let cached = cache.withLock({ $0[hexID] }) { return (hexID, cached) }

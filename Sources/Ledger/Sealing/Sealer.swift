@@ -8,9 +8,10 @@ public struct Sealer: Sendable {
 
     public init(keyStore: KeyStore) { self.keyStore = keyStore }
 
-    /// Encrypts `plaintext` for `subject` (AES-256-GCM, the key ID as associated data).
-    public func seal(_ plaintext: String, for subject: Identifier) throws -> SealedValue {
-        let (id, key) = try keyStore.dataKey(for: subject)
+    /// Encrypts `plaintext` for `subject` (AES-256-GCM, the key ID as associated data); a
+    /// subject without a key gets one, group-committed with other callers' new keys.
+    public func seal(_ plaintext: String, for subject: Identifier) async throws -> SealedValue {
+        let (id, key) = try await keyStore.dataKey(for: subject)
         return try Sealer.seal(plaintext, keyID: id, key: key)
     }
 

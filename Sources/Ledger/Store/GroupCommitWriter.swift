@@ -2,17 +2,19 @@ import Foundation
 import LMDB
 import Logging
 
-/// The one writer of a ledger in this process: a dedicated thread that takes every pending
-/// append, writes them in one transaction and commits with one fsync, then wakes the callers.
+/// The one writer of an LMDB environment in this process: a dedicated thread that takes every
+/// pending submission, writes them in one transaction and commits with one fsync, then wakes
+/// the callers. The ledger appends events through one; the key store makes data keys through
+/// another.
 ///
-/// Callers never hold a transaction across an `await`; they hand over prepared events and
-/// are resumed only once the commit is on disk.
-final class GroupCommitWriter: @unchecked Sendable {
-    typealias Commit = ([PreparedEvent]) throws -> [AppendOutcome]
+/// Callers never hold a transaction across an `await`; they hand over their items and are
+/// resumed only once the commit is on disk.
+final class GroupCommitWriter<Item: Sendable, Outcome: Sendable>: @unchecked Sendable {
+    typealias Commit = ([Item]) throws -> [Outcome]
 
     private struct Submission {
-        let events: [PreparedEvent]
-        let continuation: CheckedContinuation<[AppendOutcome], Error>
+        let items: [Item]
+        let continuation: CheckedContinuation<[Outcome], Error>
     }
 
     private let condition = NSCondition()
@@ -22,27 +24,30 @@ final class GroupCommitWriter: @unchecked Sendable {
     private let commit: Commit
     private let maximumBatch: Int
     private let logger: Logger
+    private let name: String
 
-    init(maximumBatch: Int, logger: Logger, commit: @escaping Commit) {
+    /// Starts the writer thread, named `name` (also in log messages).
+    init(name: String, maximumBatch: Int, logger: Logger, commit: @escaping Commit) {
         self.maximumBatch = maximumBatch
         self.commit = commit
         self.logger = logger
+        self.name = name
         let thread = Thread { [unowned self] in self.run() }
-        thread.name = "handover-ledger-writer"
+        thread.name = name
         thread.stackSize = 1 << 22
         thread.start()
     }
 
-    /// Queues `events` for the next commit and returns their outcomes once durable.
-    func submit(_ events: [PreparedEvent]) async throws -> [AppendOutcome] {
+    /// Queues `items` for the next commit and returns their outcomes once durable.
+    func submit(_ items: [Item]) async throws -> [Outcome] {
         try await withCheckedThrowingContinuation { continuation in
             condition.lock()
             if stopping {
                 condition.unlock()
-                continuation.resume(throwing: LedgerError(.closed, "the ledger is closed"))
+                continuation.resume(throwing: LedgerError(.closed, "the ledger is closed (\(name))"))
                 return
             }
-            queue.append(Submission(events: events, continuation: continuation))
+            queue.append(Submission(items: items, continuation: continuation))
             condition.signal()
             condition.unlock()
         }
@@ -69,8 +74,8 @@ final class GroupCommitWriter: @unchecked Sendable {
             }
             var taking = 0
             var count = 0
-            while taking < queue.count, taking == 0 || count + queue[taking].events.count <= maximumBatch {
-                count += queue[taking].events.count
+            while taking < queue.count, taking == 0 || count + queue[taking].items.count <= maximumBatch {
+                count += queue[taking].items.count
                 taking += 1
             }
             let taken = Array(queue[..<taking])
@@ -81,17 +86,17 @@ final class GroupCommitWriter: @unchecked Sendable {
     }
 
     private func write(_ submissions: [Submission]) {
-        let events = submissions.flatMap(\.events)
+        let items = submissions.flatMap(\.items)
         do {
-            let outcomes = try commit(events)
+            let outcomes = try commit(items)
             var offset = 0
             for submission in submissions {
-                let n = submission.events.count
+                let n = submission.items.count
                 submission.continuation.resume(returning: Array(outcomes[offset..<(offset + n)]))
                 offset += n
             }
         } catch {
-            logger.error("ledger commit failed", metadata: ["events": "\(events.count)", "error": "\(error)"])
+            logger.error("commit failed", metadata: ["writer": "\(name)", "items": "\(items.count)", "error": "\(error)"])
             for submission in submissions { submission.continuation.resume(throwing: error) }
         }
     }

@@ -33,7 +33,7 @@ public final class Ledger: Sendable {
     /// Seals and opens personal data.
     public let sealer: Sealer
     private let folders: [any LedgerFolder]
-    private let writer: GroupCommitWriter
+    private let writer: GroupCommitWriter<PreparedEvent, AppendOutcome>
 
     /// The log environment's file inside a ledger directory.
     public static func dataFile(in directory: String) -> String { directory + "/data.mdb" }
@@ -48,7 +48,7 @@ public final class Ledger: Sendable {
         self.folders = folders
         self.sealer = Sealer(keyStore: try KeyStore(directory: Ledger.keyStoreDirectory(in: directory)))
         let commit = Ledger.makeCommit(environment: environment, schema: schema, folders: folders, actor: options.actor)
-        self.writer = GroupCommitWriter(maximumBatch: options.maximumBatch, logger: options.logger, commit: commit)
+        self.writer = GroupCommitWriter(name: "handover-ledger-writer", maximumBatch: options.maximumBatch, logger: options.logger, commit: commit)
         for folder in folders { try folder.attach(to: environment) }
         try catchUpFolders()
     }
@@ -139,7 +139,7 @@ public final class Ledger: Sendable {
     }
 
     /// The transaction body of one group commit.
-    private static func makeCommit(environment: Environment, schema: LedgerSchema, folders: [any LedgerFolder], actor: Actor) -> GroupCommitWriter.Commit {
+    private static func makeCommit(environment: Environment, schema: LedgerSchema, folders: [any LedgerFolder], actor: Actor) -> GroupCommitWriter<PreparedEvent, AppendOutcome>.Commit {
         return { batch in
             try environment.write { txn in
                 let view = LogView(txn, schema: schema)

@@ -36,7 +36,8 @@ public final class TransferIDExchange: MigrationStep {
         let migrated = try await session.exchangeTransferID(user.identifier)
         var sealed: SealedValue?
         if let email = migrated.email {
-            let key = try keys.withLock({ $0.removeValue(forKey: user.identifier) }) ?? keyStore.dataKey(for: identifier(for: user))
+            let prepared = keys.withLock { $0.removeValue(forKey: user.identifier) }
+            let key = if let prepared { prepared } else { try await keyStore.dataKey(for: identifier(for: user)) }
             sealed = try Sealer.seal(email, keyID: key.id, key: key.key)
         }
         return EventDraft(.transferIDExchanged(TransferIDExchanged(email: sealed, isPrivateEmail: migrated.isPrivateEmail)),
