@@ -42,10 +42,13 @@ public final class AppleIntake: Sendable {
     ///
     /// Throws only when the delivery could not be judged or recorded (Apple's keys
     /// unavailable, ledger failure): the caller should answer so that Apple retries.
-    public func receiveNotification(_ body: Data, now: Date = Date()) async throws -> IntakeReceipt {
+    ///
+    /// A refusal is recorded unless `admitRejection` (given the payload's SHA-256) says no:
+    /// then nothing is recorded and the receipt says it was suppressed.
+    public func receiveNotification(_ body: Data, now: Date = Date(), admitRejection: RejectionGate? = nil) async throws -> IntakeReceipt {
         let notification: AppleNotification
         do { notification = try await verifier.verifyNotification(body: body, now: now) } catch let rejection as TokenRejection {
-            return try await reject(rejection, payload: body, as: { .notificationRejected($0) }, keyPrefix: "notification-rejected")
+            return try await reject(rejection, payload: body, as: { .notificationRejected($0) }, keyPrefix: "notification-rejected", gate: admitRejection)
         }
         let subject = Identifier(subKind, notification.sub)
         let erasing = notification.type == .accountDeleted && settings.onAccountDeleted == .erase
@@ -68,11 +71,12 @@ public final class AppleIntake: Sendable {
     /// Verifies and records one identity token reported by the app backend, with the nonce
     /// the backend issued for that sign-in if it has one. With `verifyAt`, `exp` and `iat` are
     /// checked against that time instead of `now` (a token captured earlier, backfilled), and
-    /// the event records it as `verified_at`.
-    public func receiveSignIn(_ token: String, nonce: String? = nil, verifyAt: Date? = nil, now: Date = Date()) async throws -> IntakeReceipt {
+    /// the event records it as `verified_at`. `admitRejection` is as for notifications.
+    public func receiveSignIn(_ token: String, nonce: String? = nil, verifyAt: Date? = nil, now: Date = Date(),
+                              admitRejection: RejectionGate? = nil) async throws -> IntakeReceipt {
         let identity: IdentityToken
         do { identity = try await verifier.verifyIdentityToken(token, nonce: nonce, now: verifyAt ?? now) } catch let rejection as TokenRejection {
-            return try await reject(rejection, payload: Data(token.utf8), as: { .signInRejected($0) }, keyPrefix: "sign-in-rejected")
+            return try await reject(rejection, payload: Data(token.utf8), as: { .signInRejected($0) }, keyPrefix: "sign-in-rejected", gate: admitRejection)
         }
         let subject = Identifier(subKind, identity.sub)
         var body = SignInVerified(audience: identity.audience, issuedAt: Timestamp(identity.issuedAt), expiresAt: Timestamp(identity.expiresAt),
@@ -103,11 +107,15 @@ public final class AppleIntake: Sendable {
         }
     }
 
-    private func reject(_ rejection: TokenRejection, payload: Data, as body: (TokenRejected) -> EventBody, keyPrefix: String) async throws -> IntakeReceipt {
+    private func reject(_ rejection: TokenRejection, payload: Data, as body: (TokenRejected) -> EventBody, keyPrefix: String,
+                        gate: RejectionGate?) async throws -> IntakeReceipt {
         let hash = AppleIntake.sha256(payload)
-        logger.info("refused", metadata: ["reason": "\(rejection.reason)", "detail": "\(rejection.detail)", "payload_sha256": "\(hash)"])
         let draft = EventDraft(body(TokenRejected(reason: rejection.reason.rawValue, detail: rejection.detail, payloadSHA256: hash)),
                                idempotencyKey: keyPrefix + ":" + hash)
+        if let gate, !gate(hash) {
+            return IntakeReceipt(outcome: .suppressed(rejection, payloadSHA256: hash), eventType: draft.type, appendDuration: .zero, erased: false)
+        }
+        logger.info("refused", metadata: ["reason": "\(rejection.reason)", "detail": "\(rejection.detail)", "payload_sha256": "\(hash)"])
         var receipt = try await record(draft)
         receipt.outcome = .rejected(rejection, sequence: receipt.sequence)
         return receipt

@@ -11,6 +11,9 @@ public struct IntakeReceipt: Sendable {
         case duplicate(of: UInt64)
         /// Refused; the refusal is recorded under this sequence number (or was already).
         case rejected(TokenRejection, sequence: UInt64)
+        /// Refused and not recorded one by one: its source is over the flood guard's budget
+        /// (the caller sums such refusals up in a "rejections summarized" event).
+        case suppressed(TokenRejection, payloadSHA256: String)
     }
 
     public var outcome: Outcome
@@ -21,16 +24,20 @@ public struct IntakeReceipt: Sendable {
     /// Whether this delivery erased a user's personal data (account deleted, policy erase).
     public var erased: Bool
 
-    /// The sequence number of the event that holds this delivery.
+    /// The sequence number of the event that holds this delivery; 0 (no event has it) for a
+    /// suppressed refusal.
     public var sequence: UInt64 {
         switch outcome {
         case .recorded(let s), .duplicate(let s), .rejected(_, let s): return s
+        case .suppressed: return 0
         }
     }
 
     /// The refusal, if the delivery was refused.
     public var rejection: TokenRejection? {
-        if case .rejected(let rejection, _) = outcome { return rejection }
-        return nil
+        switch outcome {
+        case .rejected(let rejection, _), .suppressed(let rejection, _): return rejection
+        case .recorded, .duplicate: return nil
+        }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import HTTPTypes
 import Intake
 import Ledger
 import Logging
@@ -18,31 +19,36 @@ import NIOSSL
 /// - `GET /healthz`, `GET /metrics` (Prometheus text).
 ///
 /// A 200 goes out only once the event is durable, so Apple redelivers anything lost. A
-/// refusal is recorded and answered 400 (413 for a body over 64 KiB); when Apple's keys
-/// cannot be fetched the answer is 503 and nothing is recorded, so Apple tries again.
+/// refusal is recorded and answered 400 (413 for a body over 64 KiB), up to the flood guard's
+/// budget per source and minute; beyond it, 429 and one summary event per source and minute.
+/// When Apple's keys cannot be fetched the answer is 503 and nothing is recorded, so Apple
+/// tries again.
 public struct HandoverServer: Sendable {
     public let intake: AppleIntake
     public let configuration: ServeConfiguration
     public let metrics = ServerMetrics()
+    public let floodGuard: FloodGuard
     public let logger: Logger
 
     public init(intake: AppleIntake, configuration: ServeConfiguration, logger: Logger = Logger(label: "handover.serve")) throws {
         try configuration.validate()
         self.intake = intake
         self.configuration = configuration
+        self.floodGuard = FloodGuard(budgetPerMinute: configuration.rejectionBudget)
         self.logger = logger
     }
 
     /// The routes.
-    public func router() -> Router<BasicRequestContext> {
-        let router = Router()
-        router.post("/apple/notifications") { request, _ in
-            await answer("notifications") {
+    public func router() -> Router<ServeRequestContext> {
+        let router = Router(context: ServeRequestContext.self)
+        router.post("/apple/notifications") { request, context in
+            let gate = rejectionGate("notifications", source: source(of: request, context))
+            return await answer("notifications") {
                 let body = try await HandoverServer.collect(request.body)
-                return try await intake.receiveNotification(body)
+                return try await intake.receiveNotification(body, admitRejection: gate)
             }
         }
-        router.post("/apple/sign-ins") { request, _ in
+        router.post("/apple/sign-ins") { request, context in
             guard let secret = configuration.signInSecret else {
                 return reply("sign-ins", .unauthorized, ["error": "unauthorized", "detail": "sign-in reports are off: no bearer secret was set (handover init --sign-in-secret-file, or serve --sign-in-secret-file)"])
             }
@@ -51,10 +57,11 @@ public struct HandoverServer: Sendable {
                 response.headers[.wwwAuthenticate] = "Bearer"
                 return response
             }
+            let gate = rejectionGate("sign-ins", source: source(of: request, context))
             return await answer("sign-ins") {
                 let body = try await HandoverServer.collect(request.body)
                 let report = SignInReport(body)
-                return try await intake.receiveSignIn(report.token, nonce: report.nonce)
+                return try await intake.receiveSignIn(report.token, nonce: report.nonce, admitRejection: gate)
             }
         }
         router.get("/healthz") { _, _ in
@@ -67,6 +74,33 @@ public struct HandoverServer: Sendable {
                      body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.prometheusText())))
         }
         return router
+    }
+
+    /// The client's address: the connection's peer, or, when the peer is the trusted proxy,
+    /// the last address of the `X-Forwarded-For` it sent (the one it saw).
+    func source(of request: Request, _ context: ServeRequestContext) -> String {
+        let peer = context.remoteAddress?.ipAddress ?? "unknown"
+        guard let proxy = configuration.trustedProxy, peer == proxy,
+              let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!]?.split(separator: ",").last?.trimmingCharacters(in: .whitespaces),
+              !forwarded.isEmpty else { return peer }
+        return forwarded
+    }
+
+    private func rejectionGate(_ route: String, source: String) -> RejectionGate {
+        { [floodGuard] hash in floodGuard.admit(source: source, route: route, payloadSHA256: hash) }
+    }
+
+    /// Records the flood guard's summaries: of the minutes ended by now, or with `all` (the
+    /// server stopping) of every minute. Returns how many it recorded.
+    @discardableResult
+    public func recordSummaries(all: Bool = false) async throws -> Int {
+        let summaries = floodGuard.takeSummaries(all: all)
+        for summary in summaries {
+            let key = "rejections-summarized:\(summary.source):\(summary.from.microseconds):\(summary.until.microseconds)"
+            _ = try await intake.ledger.append(EventDraft(.rejectionsSummarized(summary), idempotencyKey: key))
+            metrics.summarized()
+        }
+        return summaries.count
     }
 
     /// Runs `receive` and turns its receipt or failure into the answer.
@@ -83,6 +117,11 @@ public struct HandoverServer: Sendable {
                 let status: HTTPResponse.Status = rejection.reason == .bodyTooLarge ? .contentTooLarge : .badRequest
                 var response = reply(route, status, ["error": "rejected", "reason": rejection.reason.rawValue, "detail": rejection.detail, "sequence": sequence])
                 if rejection.reason == .bodyTooLarge { response.headers[.connection] = "close" }
+                return response
+            case .suppressed(let rejection, _):
+                var response = reply(route, .tooManyRequests, ["error": "too_many_rejections", "reason": rejection.reason.rawValue,
+                                                               "detail": "more than \(floodGuard.budgetPerMinute) refused deliveries from this address this minute; this one is counted, not recorded"])
+                response.headers[.retryAfter] = "60"
                 return response
             }
         } catch let error as AppleKeySet.Unavailable {
@@ -137,6 +176,22 @@ public struct HandoverServer: Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "handover"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
-        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        // The flood guard's summaries: each minute's once it has ended, the rest at the end.
+        let summaries = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(5))
+                do { try await recordSummaries() } catch { logger.error("could not record the rejection summaries", metadata: ["error": "\(error)"]) }
+            }
+        }
+        defer { summaries.cancel() }
+        do {
+            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        } catch {
+            summaries.cancel()
+            try? await recordSummaries(all: true)
+            throw error
+        }
+        summaries.cancel()
+        try await recordSummaries(all: true)
     }
 }

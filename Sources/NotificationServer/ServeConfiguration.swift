@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// Where and how `serve` listens, checked before it binds.
 public struct ServeConfiguration: Sendable {
@@ -11,9 +12,15 @@ public struct ServeConfiguration: Sendable {
     public var insecureHTTP: Bool
     /// Protects `POST /apple/sign-ins`; without it sign-in reports are refused.
     public var signInSecret: SignInSecret?
+    /// Refused deliveries recorded one by one per source address and minute (``FloodGuard``).
+    public var rejectionBudget: Int
+    /// The address of a proxy in front whose `X-Forwarded-For` names the client.
+    public var trustedProxy: String?
 
     public init(host: String = "127.0.0.1", port: Int = 8443, tlsCertificate: String? = nil, tlsKey: String? = nil,
-                insecureHTTP: Bool = false, signInSecret: SignInSecret? = nil) {
+                insecureHTTP: Bool = false, signInSecret: SignInSecret? = nil, rejectionBudget: Int = 60, trustedProxy: String? = nil) {
+        self.rejectionBudget = rejectionBudget
+        self.trustedProxy = trustedProxy
         self.host = host
         self.port = port
         self.tlsCertificate = tlsCertificate
@@ -43,6 +50,10 @@ public struct ServeConfiguration: Sendable {
             throw Refused(description: "--tls-cert and --tls-key go together: pass both or neither")
         }
         guard (0...65_535).contains(port) else { throw Refused(description: "--port must be 0 to 65535") }
+        guard (0...1_000_000).contains(rejectionBudget) else { throw Refused(description: "--rejection-budget must be 0 to 1000000 a minute") }
+        if let trustedProxy, (try? SocketAddress(ipAddress: trustedProxy, port: 0)) == nil {
+            throw Refused(description: "--trusted-proxy must be an IP address (the proxy's, as the connection shows it), not \"\(trustedProxy)\"")
+        }
         if !usesTLS, !isLoopback, !insecureHTTP {
             throw Refused(description: "refusing plain HTTP on \(host), which is not a loopback address: pass --tls-cert and --tls-key, or --insecure-http if a proxy in front terminates TLS")
         }

@@ -18,6 +18,8 @@ public final class ServerMetrics: Sendable {
         var latencyCount = 0
         var latencySum = 0.0
         var erasures = 0
+        var suppressed: [String: Int] = [:]
+        var summaries = 0
     }
 
     private let state = Mutex(State())
@@ -34,6 +36,10 @@ public final class ServerMetrics: Sendable {
             case .rejected(let rejection, _):
                 s.events[receipt.eventType.rawValue, default: 0] += 1
                 s.rejections[rejection.reason.rawValue, default: 0] += 1
+            case .suppressed(let rejection, _):
+                s.rejections[rejection.reason.rawValue, default: 0] += 1
+                s.suppressed[receipt.eventType == .signInRejected ? "sign-ins" : "notifications", default: 0] += 1
+                return
             }
             if receipt.erased { s.erasures += 1 }
             s.latencyCount += 1
@@ -41,6 +47,12 @@ public final class ServerMetrics: Sendable {
             for (i, bound) in ServerMetrics.latencyBuckets.enumerated() where seconds <= bound { s.bucketCounts[i] += 1 }
         }
     }
+
+    /// Counts one "rejections summarized" event recorded.
+    public func summarized() { state.withLock { $0.summaries += 1 } }
+
+    /// Refusals over the flood guard's budget (answered 429, not recorded one by one), by route.
+    public func suppressed(route: String) -> Int { state.withLock { $0.suppressed[route] ?? 0 } }
 
     /// Counts one HTTP answer.
     public func respond(route: String, status: Int) {
@@ -64,6 +76,9 @@ public final class ServerMetrics: Sendable {
         for type in [EventType.notificationReceived, .notificationRejected, .signInVerified, .signInRejected] {
             out += "handover_events_recorded_total{type=\"\(type.rawValue)\"} \(s.events[type.rawValue] ?? 0)\n"
         }
+        out += "handover_events_recorded_total{type=\"\(EventType.rejectionsSummarized.rawValue)\"} \(s.summaries)\n"
+        family("handover_rejections_suppressed_total", "Refused deliveries over the per-source budget: answered 429, summed up instead of recorded one by one.", "counter")
+        for route in ["notifications", "sign-ins"] { out += "handover_rejections_suppressed_total{route=\"\(route)\"} \(s.suppressed[route] ?? 0)\n" }
         family("handover_deliveries_duplicate_total", "Deliveries already recorded (redeliveries), acknowledged without a new event.", "counter")
         for (type, n) in s.duplicates.sorted(by: { $0.key < $1.key }) { out += "handover_deliveries_duplicate_total{type=\"\(type)\"} \(n)\n" }
         family("handover_rejections_total", "Tokens and notifications refused, by reason.", "counter")

@@ -73,6 +73,9 @@ struct IngestCommand: AsyncParsableCommand {
             case .rejected(let rejection, let sequence):
                 rejected[rejection.reason.rawValue, default: 0] += 1
                 printError("\(source): rejected (\(rejection.reason)): \(rejection.detail) [event \(sequence)]")
+            case .suppressed(let rejection, _):  // ingest sets no flood guard; counted all the same
+                rejected[rejection.reason.rawValue, default: 0] += 1
+                printError("\(source): rejected (\(rejection.reason)): \(rejection.detail) [not recorded]")
             }
         }
         let rejectedCount = rejected.values.reduce(0, +)

@@ -39,8 +39,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("sign-in-secret-file"), help: ArgumentHelp("Bearer secret for POST /apple/sign-ins (default: $HANDOVER_SIGN_IN_SECRET, then the one set at init).", valueName: "file"))
     var signInSecretFile: String?
 
+    @Option(name: .customLong("rejection-budget"), help: "Refused deliveries recorded one by one per source address and minute; beyond it, 429 and one summary event per source and minute.")
+    var rejectionBudget = 60
+
+    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("IP address of the proxy in front: from it, the client address is read from X-Forwarded-For.", valueName: "ip"))
+    var trustedProxy: String?
+
     func run() async throws {
-        var configuration = ServeConfiguration(host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey, insecureHTTP: insecureHTTP)
+        var configuration = ServeConfiguration(host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey, insecureHTTP: insecureHTTP,
+                                               rejectionBudget: rejectionBudget, trustedProxy: trustedProxy)
         do {
             try configuration.validate()
             configuration.signInSecret = try signInSecret()
@@ -66,7 +73,9 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data("Listening on \(scheme)://\(host):\(port) for \(clients), recording into \(directory)\n".utf8))
         }
         let m = server.metrics
-        print("Stopped: recorded \(m.events(.notificationReceived)) notifications, \(m.events(.signInVerified)) sign-ins; rejected \(m.events(.notificationRejected) + m.events(.signInRejected)).")
+        let suppressed = m.suppressed(route: "notifications") + m.suppressed(route: "sign-ins")
+        print("Stopped: recorded \(m.events(.notificationReceived)) notifications, \(m.events(.signInVerified)) sign-ins; rejected \(m.events(.notificationRejected) + m.events(.signInRejected))"
+              + (suppressed > 0 ? ", and \(suppressed) more over the rejection budget (answered 429, summed up per source and minute)." : "."))
     }
 
     private func signInSecret() throws -> SignInSecret? {

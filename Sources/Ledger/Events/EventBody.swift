@@ -15,6 +15,7 @@ public enum EventBody: Hashable, Sendable {
     case notificationReceived(NotificationReceived)
     case notificationRejected(TokenRejected)
     case userErased(UserErased)
+    case rejectionsSummarized(RejectionsSummarized)
 
     /// The event type this body belongs to.
     public var type: EventType {
@@ -34,6 +35,7 @@ public enum EventBody: Hashable, Sendable {
         case .notificationReceived: return .notificationReceived
         case .notificationRejected: return .notificationRejected
         case .userErased: return .userErased
+        case .rejectionsSummarized: return .rejectionsSummarized
         }
     }
 
@@ -54,6 +56,7 @@ public enum EventBody: Hashable, Sendable {
         case .notificationReceived(let b): b.write(to: &w)
         case .notificationRejected(let b): b.write(to: &w)
         case .userErased(let b): b.write(to: &w)
+        case .rejectionsSummarized(let b): b.write(to: &w)
         }
     }
 
@@ -74,6 +77,7 @@ public enum EventBody: Hashable, Sendable {
         case .notificationReceived: self = .notificationReceived(try NotificationReceived(reading: r))
         case .notificationRejected: self = .notificationRejected(try TokenRejected(reading: r))
         case .userErased: self = .userErased(try UserErased(reading: r))
+        case .rejectionsSummarized: self = .rejectionsSummarized(try RejectionsSummarized(reading: r))
         }
     }
 }

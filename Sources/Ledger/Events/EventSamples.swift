@@ -21,6 +21,9 @@ public enum EventSamples {
             EventDraft(.notificationReceived(NotificationReceived(kind: .emailDisabled, eventTime: t, email: email, isPrivateEmail: true)), identifiers: Identifiers(recipientSub: "001999.def.0789", jti: "jti-1"), occurredAt: t, idempotencyKey: EventDraft.notificationIdempotencyKey(jti: "jti-1")),
             EventDraft(.notificationRejected(TokenRejected(reason: "bad-signature", detail: "signature does not verify with kid W6WcOKB", payloadSHA256: String(repeating: "ef", count: 32)))),
             EventDraft(.userErased(UserErased(reason: "account-deleted notification", keysDestroyed: 1)), identifiers: user),
+            EventDraft(.rejectionsSummarized(RejectionsSummarized(source: "203.0.113.7", from: t, until: Timestamp(microseconds: t.microseconds + 60_000_000),
+                                                                  counts: ["notifications": 4_210, "sign-ins": 3], firstPayloadSHA256: String(repeating: "12", count: 32),
+                                                                  lastPayloadSHA256: String(repeating: "34", count: 32)))),
         ]
         assert(drafts.map(\.type) == EventType.allCases)
         return drafts

@@ -15,6 +15,7 @@ public enum EventType: String, CaseIterable, Sendable, Hashable {
     case notificationReceived = "notification-received"
     case notificationRejected = "notification-rejected"
     case userErased = "user-erased"
+    case rejectionsSummarized = "rejections-summarized"
 
     /// The schema version written for this type today.
     public var schemaVersion: Int { 1 }

@@ -122,6 +122,7 @@ public struct EventQuery: Sendable {
         case .signInRejected(let b), .notificationRejected(let b): return "rejected: \(b.reason): \(b.detail)"
         case .notificationReceived(let b): return b.kind.rawValue + " at \(b.eventTime.rfc3339)"
         case .userErased(let b): return "erased (\(b.reason)), \(b.keysDestroyed) key(s) destroyed"
+        case .rejectionsSummarized(let b): return "\(b.total) refused deliveries from \(b.source) over budget, \(b.from.rfc3339) to \(b.until.rfc3339), answered 429"
         }
     }
 }

@@ -1,0 +1,48 @@
+/// Body of "rejections summarized": refused deliveries from one source beyond its budget in
+/// one minute, answered 429 and summed up here instead of recorded one by one (`serve`'s
+/// flood guard). The payloads are not kept, only the first and last one's SHA-256.
+public struct RejectionsSummarized: Hashable, Sendable {
+    /// The client address the deliveries came from (as `serve` judged it, through a trusted proxy or not).
+    public var source: String
+    /// The minute they fell in: from this time (inclusive) ...
+    public var from: Timestamp
+    /// ... to this one (exclusive).
+    public var until: Timestamp
+    /// Refused deliveries not recorded one by one, by route (`notifications`, `sign-ins`).
+    public var counts: [String: Int]
+    /// SHA-256 of the first and the last such payload, hex.
+    public var firstPayloadSHA256: String
+    public var lastPayloadSHA256: String
+
+    public init(source: String, from: Timestamp, until: Timestamp, counts: [String: Int], firstPayloadSHA256: String, lastPayloadSHA256: String) {
+        self.source = source
+        self.from = from
+        self.until = until
+        self.counts = counts
+        self.firstPayloadSHA256 = firstPayloadSHA256
+        self.lastPayloadSHA256 = lastPayloadSHA256
+    }
+
+    /// Refused deliveries summed up, on every route.
+    public var total: Int { counts.values.reduce(0, +) }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("counts"); w.beginObject()
+        for name in counts.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            w.dynamicKey(name); w.int(counts[name]!)
+        }
+        w.endObject()
+        w.key("first_payload_sha256"); w.string(firstPayloadSHA256)
+        w.key("from"); w.timestamp(from)
+        w.key("last_payload_sha256"); w.string(lastPayloadSHA256)
+        w.key("source"); w.string(source)
+        w.key("until"); w.timestamp(until)
+        w.endObject()
+    }
+
+    init(reading r: FieldReader) throws {
+        self.init(source: try r.string("source"), from: try r.timestamp("from"), until: try r.timestamp("until"), counts: try r.intMap("counts"),
+                  firstPayloadSHA256: try r.string("first_payload_sha256"), lastPayloadSHA256: try r.string("last_payload_sha256"))
+    }
+}
