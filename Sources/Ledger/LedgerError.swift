@@ -21,16 +21,21 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
         public static let sealing = Code(rawValue: "sealing")
         /// A file of the ledger (or of a copy being made) could not be read or written.
         public static let file = Code(rawValue: "file")
+        /// The disk (or the map) holding the ledger has no room for the write.
+        public static let diskFull = Code(rawValue: "disk-full")
     }
 
     /// The error's code.
     public let code: Code
     /// A message naming the file, field or sequence number involved.
     public let message: String
+    /// The system error behind a ``Code/file`` error, if there was one.
+    public let errno: Int32?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, errno: Int32? = nil) {
         self.code = code
         self.message = message
+        self.errno = errno
     }
 
     public var description: String { message }

@@ -29,6 +29,8 @@ public struct HandoverServer: Sendable {
     public let metrics = ServerMetrics()
     public let floodGuard: FloodGuard
     public let logger: Logger
+    /// Whether the last write found the disk full.
+    public let storage = StorageHealth()
 
     public init(intake: AppleIntake, configuration: ServeConfiguration, logger: Logger = Logger(label: "handover.serve")) throws {
         try configuration.validate()
@@ -65,6 +67,11 @@ public struct HandoverServer: Sendable {
             }
         }
         router.get("/healthz") { _, _ in
+            if let full = storage.diskFull, let space = DiskSpace(at: intake.ledger.directory), space.available < DiskSpace.nearlyFull {
+                var response = reply("healthz", .serviceUnavailable, ["status": "disk-full", "detail": full.message, "free_bytes": space.available])
+                response.headers[.retryAfter] = "60"
+                return response
+            }
             let head = try? intake.ledger.read { try $0.head().sequence }
             return head.map { reply("healthz", .ok, ["status": "ok", "head": $0]) }
                 ?? reply("healthz", .serviceUnavailable, ["status": "unavailable", "detail": "the ledger cannot be read"])
@@ -107,6 +114,7 @@ public struct HandoverServer: Sendable {
     private func answer(_ route: String, _ receive: () async throws -> IntakeReceipt) async -> Response {
         do {
             let receipt = try await receive()
+            storage.recovered()
             metrics.record(receipt)
             switch receipt.outcome {
             case .recorded(let sequence):
@@ -127,6 +135,11 @@ public struct HandoverServer: Sendable {
         } catch let error as AppleKeySet.Unavailable {
             logger.warning("Apple's keys unavailable; asking the sender to retry", metadata: ["error": "\(error)"])
             var response = reply(route, .serviceUnavailable, ["error": "unavailable", "detail": "Apple's public keys cannot be fetched now; try again later"])
+            response.headers[.retryAfter] = "60"
+            return response
+        } catch let error as LedgerError where error.code == .diskFull {
+            if storage.full(error) { logger.critical("the disk holding the ledger is full; answering 503 until space is freed", metadata: ["error": "\(error.message)"]) }
+            var response = reply(route, .serviceUnavailable, ["error": "disk-full", "detail": error.message])
             response.headers[.retryAfter] = "60"
             return response
         } catch {
@@ -188,7 +201,7 @@ public struct HandoverServer: Sendable {
             try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
         } catch {
             summaries.cancel()
-            try? await recordSummaries(all: true)
+            _ = try? await recordSummaries(all: true)
             throw error
         }
         summaries.cancel()

@@ -103,6 +103,6 @@ struct KeySlotFile: Sendable {
     }
 
     private static func failure(_ call: String, _ path: String) -> LedgerError {
-        LedgerError(.file, "\(call)(\(path)): \(String(cString: strerror(errno)))")
+        LedgerError(.file, "\(call)(\(path)): \(String(cString: strerror(errno)))", errno: errno)
     }
 }

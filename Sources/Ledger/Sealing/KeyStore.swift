@@ -143,6 +143,14 @@ public final class KeyStore: Sendable {
     /// Keys for many subjects at once, creating the missing ones in a single transaction: their
     /// slots are written and flushed before the transaction that maps them commits.
     public func dataKeys(for subjects: [Identifier]) throws -> [DataKey] {
+        do {
+            return try makeDataKeys(for: subjects)
+        } catch {
+            throw LedgerError.classifyingWrite(error, at: environment.path)
+        }
+    }
+
+    private func makeDataKeys(for subjects: [Identifier]) throws -> [DataKey] {
         var found = try environment.read { txn in try subjects.map { try lookup($0, in: txn) } }
         if found.contains(where: { $0 == nil }) {
             found = try environment.write { txn in
@@ -219,6 +227,14 @@ public final class KeyStore: Sendable {
     /// Destroys the keys of `subjects`; returns how many existed. A key's slot is overwritten
     /// with zeros and flushed before the transaction that unmaps it commits.
     public func destroyKeys(for subjects: [Identifier]) throws -> Int {
+        do {
+            return try destroy(subjects)
+        } catch {
+            throw LedgerError.classifyingWrite(error, at: environment.path)
+        }
+    }
+
+    private func destroy(_ subjects: [Identifier]) throws -> Int {
         let destroyed: [String] = try environment.write { txn in
             var ids: [String] = []
             var zeroed: [UInt64] = []

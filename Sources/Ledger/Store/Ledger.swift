@@ -128,14 +128,18 @@ public final class Ledger: Sendable {
 
     /// Appends one event; returns once it is durable (or found to be a duplicate).
     public func append(_ draft: EventDraft) async throws -> AppendOutcome {
-        try await writer.submit([PreparedEvent(draft, actor: actor)])[0]
+        try await append(contentsOf: [draft])[0]
     }
 
     /// Appends events in order; they may share a commit with other callers' events. Returns
     /// once all are durable. Drafts that break a rule are refused before anything is written.
     public func append(contentsOf drafts: [EventDraft]) async throws -> [AppendOutcome] {
         let prepared = try drafts.map { try PreparedEvent($0, actor: actor) }
-        return try await writer.submit(prepared)
+        do {
+            return try await writer.submit(prepared)
+        } catch {
+            throw LedgerError.classifyingWrite(error, at: directory)
+        }
     }
 
     /// The transaction body of one group commit.
