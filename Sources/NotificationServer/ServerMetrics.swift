@@ -1,101 +1,90 @@
 import AppleID
-import Intake
 import Foundation
+import Intake
 import Ledger
+import Metrics
+import Prometheus
 import Synchronization
 
-/// Counters and the append-latency histogram `GET /metrics` serves, in Prometheus text format.
+/// What `GET /metrics` serves: swift-metrics counters and a timer, exposed in Prometheus text
+/// format by swift-prometheus from a registry of this server's own (the process-wide metrics
+/// system is left to whoever runs the server).
 public final class ServerMetrics: Sendable {
     /// Upper bounds of the append-latency buckets, in seconds.
     static let latencyBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+    static let routes = ["notifications", "sign-ins"]
+    private static let recordedTypes: [EventType] = [.notificationReceived, .notificationRejected, .signInVerified, .signInRejected, .rejectionsSummarized]
 
-    private struct State {
-        var events: [String: Int] = [:]
-        var duplicates: [String: Int] = [:]
-        var rejections: [String: Int] = [:]
-        var responses: [String: Int] = [:]
-        var bucketCounts = [Int](repeating: 0, count: ServerMetrics.latencyBuckets.count)
-        var latencyCount = 0
-        var latencySum = 0.0
-        var erasures = 0
-        var suppressed: [String: Int] = [:]
-        var summaries = 0
+    private let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    private let appendLatency: Metrics.Timer
+    private let erased: Metrics.Counter
+    /// What the server's own summary line reads back: events by type, suppressed refusals by route, erasures.
+    private let counts = Mutex<(events: [EventType: Int], suppressed: [String: Int], erasures: Int)>(([:], [:], 0))
+
+    public init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets["handover_append_seconds"] = ServerMetrics.latencyBuckets.map { .nanoseconds(Int64(($0 * 1e9).rounded())) }
+        self.factory = factory
+        appendLatency = Metrics.Timer(label: "handover_append_seconds", factory: factory)
+        erased = Metrics.Counter(label: "handover_users_erased_total", factory: factory)
+        // Every series that can be zero is made now, so it is exposed from the start.
+        for type in ServerMetrics.recordedTypes { _ = counter("handover_events_recorded_total", ("type", type.rawValue)) }
+        for reason in TokenRejection.Reason.all { _ = counter("handover_rejections_total", ("reason", reason.rawValue)) }
+        for route in ServerMetrics.routes { _ = counter("handover_rejections_suppressed_total", ("route", route)) }
     }
 
-    private let state = Mutex(State())
-
-    public init() {}
+    private func counter(_ name: String, _ dimensions: (String, String)...) -> Metrics.Counter {
+        Metrics.Counter(label: name, dimensions: dimensions, factory: factory)
+    }
 
     /// Counts one delivery's receipt.
     public func record(_ receipt: IntakeReceipt) {
-        let seconds = receipt.appendDuration.inSeconds
-        state.withLock { s in
-            switch receipt.outcome {
-            case .recorded: s.events[receipt.eventType.rawValue, default: 0] += 1
-            case .duplicate: s.duplicates[receipt.eventType.rawValue, default: 0] += 1
-            case .rejected(let rejection, _):
-                s.events[receipt.eventType.rawValue, default: 0] += 1
-                s.rejections[rejection.reason.rawValue, default: 0] += 1
-            case .suppressed(let rejection, _):
-                s.rejections[rejection.reason.rawValue, default: 0] += 1
-                s.suppressed[receipt.eventType == .signInRejected ? "sign-ins" : "notifications", default: 0] += 1
-                return
-            }
-            if receipt.erased { s.erasures += 1 }
-            s.latencyCount += 1
-            s.latencySum += seconds
-            for (i, bound) in ServerMetrics.latencyBuckets.enumerated() where seconds <= bound { s.bucketCounts[i] += 1 }
+        let type = receipt.eventType
+        switch receipt.outcome {
+        case .recorded:
+            recorded(type)
+        case .duplicate:
+            counter("handover_deliveries_duplicate_total", ("type", type.rawValue)).increment()
+        case .rejected(let rejection, _):
+            recorded(type)
+            counter("handover_rejections_total", ("reason", rejection.reason.rawValue)).increment()
+        case .suppressed(let rejection, _):
+            let route = type == .signInRejected ? "sign-ins" : "notifications"
+            counter("handover_rejections_total", ("reason", rejection.reason.rawValue)).increment()
+            counter("handover_rejections_suppressed_total", ("route", route)).increment()
+            counts.withLock { $0.suppressed[route, default: 0] += 1 }
+            return
         }
+        if receipt.erased {
+            erased.increment()
+            counts.withLock { $0.erasures += 1 }
+        }
+        appendLatency.record(duration: receipt.appendDuration)
+    }
+
+    private func recorded(_ type: EventType) {
+        counter("handover_events_recorded_total", ("type", type.rawValue)).increment()
+        counts.withLock { $0.events[type, default: 0] += 1 }
     }
 
     /// Counts one "rejections summarized" event recorded.
-    public func summarized() { state.withLock { $0.summaries += 1 } }
-
-    /// Refusals over the flood guard's budget (answered 429, not recorded one by one), by route.
-    public func suppressed(route: String) -> Int { state.withLock { $0.suppressed[route] ?? 0 } }
+    public func summarized() { recorded(.rejectionsSummarized) }
 
     /// Counts one HTTP answer.
     public func respond(route: String, status: Int) {
-        state.withLock { $0.responses["\(route)|\(status)", default: 0] += 1 }
+        counter("handover_http_responses_total", ("route", route), ("status", String(status))).increment()
     }
 
     /// Users erased because Apple reported their account deleted.
-    public var usersErased: Int { state.withLock { $0.erasures } }
+    public var usersErased: Int { counts.withLock { $0.erasures } }
 
     /// Events this server recorded, by type.
-    public func events(_ type: EventType) -> Int { state.withLock { $0.events[type.rawValue] ?? 0 } }
+    public func events(_ type: EventType) -> Int { counts.withLock { $0.events[type] ?? 0 } }
+
+    /// Refusals over the flood guard's budget (answered 429, not recorded one by one), by route.
+    public func suppressed(route: String) -> Int { counts.withLock { $0.suppressed[route] ?? 0 } }
 
     /// The Prometheus text exposition (format 0.0.4).
-    public func prometheusText() -> String {
-        let s = state.withLock { $0 }
-        var out = ""
-        func family(_ name: String, _ help: String, _ type: String) {
-            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-        }
-        family("handover_events_recorded_total", "Events this server recorded (refusals included; redeliveries not), by type.", "counter")
-        for type in [EventType.notificationReceived, .notificationRejected, .signInVerified, .signInRejected] {
-            out += "handover_events_recorded_total{type=\"\(type.rawValue)\"} \(s.events[type.rawValue] ?? 0)\n"
-        }
-        out += "handover_events_recorded_total{type=\"\(EventType.rejectionsSummarized.rawValue)\"} \(s.summaries)\n"
-        family("handover_rejections_suppressed_total", "Refused deliveries over the per-source budget: answered 429, summed up instead of recorded one by one.", "counter")
-        for route in ["notifications", "sign-ins"] { out += "handover_rejections_suppressed_total{route=\"\(route)\"} \(s.suppressed[route] ?? 0)\n" }
-        family("handover_deliveries_duplicate_total", "Deliveries already recorded (redeliveries), acknowledged without a new event.", "counter")
-        for (type, n) in s.duplicates.sorted(by: { $0.key < $1.key }) { out += "handover_deliveries_duplicate_total{type=\"\(type)\"} \(n)\n" }
-        family("handover_rejections_total", "Tokens and notifications refused, by reason.", "counter")
-        for reason in TokenRejection.Reason.all { out += "handover_rejections_total{reason=\"\(reason.rawValue)\"} \(s.rejections[reason.rawValue] ?? 0)\n" }
-        family("handover_users_erased_total", "Users erased because Apple reported the account deleted.", "counter")
-        out += "handover_users_erased_total \(s.erasures)\n"
-        family("handover_http_responses_total", "HTTP answers, by route and status.", "counter")
-        for (key, n) in s.responses.sorted(by: { $0.key < $1.key }) {
-            let parts = key.split(separator: "|")
-            out += "handover_http_responses_total{route=\"\(parts[0])\",status=\"\(parts[1])\"} \(n)\n"
-        }
-        family("handover_append_seconds", "Time from handing an event to the ledger to its being durable.", "histogram")
-        for (i, bound) in ServerMetrics.latencyBuckets.enumerated() {
-            out += "handover_append_seconds_bucket{le=\"\(bound)\"} \(s.bucketCounts[i])\n"
-        }
-        out += "handover_append_seconds_bucket{le=\"+Inf\"} \(s.latencyCount)\n"
-        out += "handover_append_seconds_sum \(s.latencySum)\nhandover_append_seconds_count \(s.latencyCount)\n"
-        return out
-    }
+    public func prometheusText() -> String { registry.emitToString() }
 }
