@@ -18,10 +18,8 @@ struct BackupTests {
     @Test("backup while another process appends 20,000 events and serve takes notifications: the copy verifies, reaches the head it started at, holds the original's bytes, proves a checkpoint signed before; so does a copy without keys")
     func hotBackup() async throws {
         let dir = TemporaryDirectory()
-        let original = dir.sub("ledger"), withKeys = dir.sub("copy"), evidence = dir.sub("evidence")
-        #expect(try runProduct("handover", ["init", "--ledger", original, "--team-id", "BBBB222222", "--client-id", IntakeFixture.clientID, "--role", "recipient"]).status == 0)
-        let jwks = dir.sub("jwks.json")
-        try Data(TestKeys.minter.jwks().utf8).write(to: URL(fileURLWithPath: jwks))
+        let (original, jwks) = try IntakeFixture.commandLineLedger(in: dir, name: "ledger")
+        let withKeys = dir.sub("copy"), evidence = dir.sub("evidence")
         let serve = try ServerProcess(["serve", "--ledger", original, "--port", "0", "--jwks-file", jwks])
         let now = Int64(Date().timeIntervalSince1970)
         func post(_ http: HTTPClient, _ i: Int) async throws -> Bool {

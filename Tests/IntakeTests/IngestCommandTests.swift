@@ -9,10 +9,7 @@ struct IngestCommandTests {
     @Test("Notification files and sign-in lines on standard input: a summary, rejections named, exit 1 if any")
     func ingest() async throws {
         let f = try await IntakeFixture()
-        let ledger = f.dir.sub("cli-ledger")
-        #expect(try runProduct("handover", ["init", "--ledger", ledger, "--team-id", "BBBB222222", "--client-id", IntakeFixture.clientID, "--role", "recipient"]).status == 0)
-        let jwks = f.dir.sub("jwks.json")
-        try Data(TestKeys.minter.jwks().utf8).write(to: URL(fileURLWithPath: jwks))
+        let (ledger, jwks) = try IntakeFixture.commandLineLedger(in: f.dir)
         var files: [String] = []
         let good = IntakeFixture.body(try IntakeFixture.signed(try f.notificationClaims(type: "email-disabled", jti: "jti-file-1")))
         var foreign = try f.notificationClaims(type: "consent-revoked")
@@ -43,10 +40,7 @@ struct BackfillTests {
     @Test("a token that expired a week ago is recorded when checked at a time inside its validity, refused otherwise, and the event keeps both times")
     func backfill() async throws {
         let f = try await IntakeFixture()
-        let ledger = f.dir.sub("cli-ledger")
-        #expect(try runProduct("handover", ["init", "--ledger", ledger, "--team-id", "BBBB222222", "--client-id", IntakeFixture.clientID, "--role", "recipient"]).status == 0)
-        let jwks = f.dir.sub("jwks.json")
-        try Data(TestKeys.minter.jwks().utf8).write(to: URL(fileURLWithPath: jwks))
+        let (ledger, jwks) = try IntakeFixture.commandLineLedger(in: f.dir)
         // Issued eight days ago, valid for ten minutes: it expired a week ago.
         let issued = f.now - 8 * 86_400
         func token(_ sub: String) throws -> String {

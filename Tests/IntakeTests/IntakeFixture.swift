@@ -37,6 +37,16 @@ final class IntakeFixture {
 
     deinit { ledger.close() }
 
+    /// A second recipient ledger made by `handover init` in `directory`, for tests that run
+    /// `handover` as users do, and a JWKS file with Apple's key; both paths.
+    static func commandLineLedger(in directory: TemporaryDirectory, name: String = "cli-ledger") throws -> (ledger: String, jwks: String) {
+        let ledger = directory.sub(name), jwks = directory.sub("jwks.json")
+        let created = try runProduct("handover", ["init", "--ledger", ledger, "--team-id", "BBBB222222", "--client-id", IntakeFixture.clientID, "--role", "recipient"])
+        guard created.status == 0 else { throw LedgerError(.notALedger, "handover init failed: \(created.err)") }
+        try Data(TestKeys.minter.jwks().utf8).write(to: URL(fileURLWithPath: jwks))
+        return (ledger, jwks)
+    }
+
     /// A logger for tests that prints nothing below critical.
     static var quiet: Logger {
         var logger = Logger(label: "test")

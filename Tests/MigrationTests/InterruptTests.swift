@@ -31,6 +31,14 @@ struct InterruptTests {
         return (process, out)
     }
 
+    /// The one "run finished" in `ledger`, with its body.
+    static func onlyFinishedRun(in ledger: Ledger) throws -> (event: RecordedEvent, body: RunFinished) {
+        let finished = try events(.runFinished, of: nil, in: ledger)
+        try #require(finished.count == 1)
+        guard case .runFinished(let body) = finished[0].body else { throw LedgerError(.malformedRecord, "not a run-finished event") }
+        return (finished[0], body)
+    }
+
     /// Events of `type` recorded by the run `runID`.
     static func events(_ type: EventType, of runID: String?, in ledger: Ledger) throws -> [RecordedEvent] {
         try ledger.read { view in try view.sequences(of: type).compactMap { try view.event($0) } }.filter { runID == nil || $0.actor.runID == runID }
@@ -59,12 +67,10 @@ struct InterruptTests {
         do {
             let ledger = try Ledger.open(at: teams.recipient)
             defer { ledger.close() }
-            let finished = try InterruptTests.events(.runFinished, of: nil, in: ledger)
-            try #require(finished.count == 1)
-            guard case .runFinished(let body) = finished[0].body else { Issue.record("not a run-finished event"); return }
+            let (finished, body) = try InterruptTests.onlyFinishedRun(in: ledger)
             #expect(body.interrupted == "SIGINT")
             #expect(body.exitStatus == 130)
-            let exchanged = try InterruptTests.events(.transferIDExchanged, of: finished[0].actor.runID, in: ledger)
+            let exchanged = try InterruptTests.events(.transferIDExchanged, of: finished.actor.runID, in: ledger)
             #expect(exchanged.count > 0 && exchanged.count < total)
             #expect(body.counts["succeeded"] == exchanged.count, "\(body.counts) against \(exchanged.count) exchanged events")
             #expect(body.counts["abandoned"] == nil, "nothing was cut off within the grace period: \(body.counts)")
@@ -108,11 +114,9 @@ struct InterruptTests {
         do {
             let ledger = try Ledger.open(at: teams.recipient)
             defer { ledger.close() }
-            let finished = try InterruptTests.events(.runFinished, of: nil, in: ledger)
-            try #require(finished.count == 1)
-            guard case .runFinished(let body) = finished[0].body else { Issue.record("not a run-finished event"); return }
+            let (finished, body) = try InterruptTests.onlyFinishedRun(in: ledger)
             #expect(body.interrupted == "SIGTERM" && body.exitStatus == 143)
-            let exchanged = try InterruptTests.events(.transferIDExchanged, of: finished[0].actor.runID, in: ledger)
+            let exchanged = try InterruptTests.events(.transferIDExchanged, of: finished.actor.runID, in: ledger)
             #expect(body.counts["succeeded"] == exchanged.count)
             #expect((body.counts["abandoned"] ?? 0) > 0, "\(body.counts)")
             #expect(body.counts["failed"] == 0, "an abandoned call is not a failure: \(body.counts)")

@@ -93,6 +93,16 @@ public struct JSONWriter: Sendable {
     /// Writes `key: value` when `value` is not nil.
     public mutating func field(_ key: StaticString, _ value: Timestamp?) { if let value { self.key(key); timestamp(value) } }
 
+    /// `"key": {name: count, ...}` with the names in canonical (UTF-8 byte) order.
+    public mutating func field(_ key: StaticString, counts: [String: Int]) {
+        self.key(key)
+        beginObject()
+        for name in counts.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            dynamicKey(name); int(counts[name]!)
+        }
+        endObject()
+    }
+
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
     private mutating func appendQuoted(_ value: String) {

@@ -28,11 +28,7 @@ public struct RejectionsSummarized: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("counts"); w.beginObject()
-        for name in counts.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            w.dynamicKey(name); w.int(counts[name]!)
-        }
-        w.endObject()
+        w.field("counts", counts: counts)
         w.key("first_payload_sha256"); w.string(firstPayloadSHA256)
         w.key("from"); w.timestamp(from)
         w.key("last_payload_sha256"); w.string(lastPayloadSHA256)

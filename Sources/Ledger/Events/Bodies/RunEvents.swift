@@ -56,11 +56,7 @@ public struct RunFinished: Hashable, Sendable {
     func write(to w: inout JSONWriter) {
         w.beginObject()
         w.key("command"); w.string(command)
-        w.key("counts"); w.beginObject()
-        for name in counts.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            w.dynamicKey(name); w.int(counts[name]!)
-        }
-        w.endObject()
+        w.field("counts", counts: counts)
         w.key("duration_ms"); w.int(durationMilliseconds)
         w.key("exit_status"); w.int(exitStatus)
         w.field("interrupted", interrupted)
