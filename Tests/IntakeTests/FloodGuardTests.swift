@@ -26,30 +26,37 @@ struct FloodGuardTests {
         }
         let started = Timestamp.now()
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
-        async let flood: [Int] = withThrowingTaskGroup(of: [Int].self) { group in
-            for lane in 0..<16 {
-                group.addTask {
-                    try await stride(from: lane, to: forgeries, by: 16).asyncMap { i in
-                        try await http.send(url, body: forged[i], headers: [("X-Forwarded-For", "198.51.100.1, 203.0.113.7")]).status
+        let floodStatuses: [Int], answers: [(status: Int, seconds: Double)], metrics: String
+        do {
+            async let flood: [Int] = withThrowingTaskGroup(of: [Int].self) { group in
+                for lane in 0..<16 {
+                    group.addTask {
+                        try await stride(from: lane, to: forgeries, by: 16).asyncMap { i in
+                            try await http.send(url, body: forged[i], headers: [("X-Forwarded-For", "198.51.100.1, 203.0.113.7")]).status
+                        }
                     }
                 }
+                return try await group.reduce(into: []) { $0 += $1 }
             }
-            return try await group.reduce(into: []) { $0 += $1 }
-        }
-        let answers: [(status: Int, seconds: Double)] = try await withThrowingTaskGroup(of: [(Int, Double)].self) { group in
-            for lane in 0..<16 {
-                group.addTask {
-                    try await stride(from: lane, to: valid, by: 16).asyncMap { i in
-                        let sent = ContinuousClock.now
-                        let status = try await http.send(url, body: genuine[i], headers: [("X-Forwarded-For", "17.58.0.9")]).status
-                        return (status, (ContinuousClock.now - sent).inSeconds)
+            answers = try await withThrowingTaskGroup(of: [(Int, Double)].self) { group in
+                for lane in 0..<16 {
+                    group.addTask {
+                        try await stride(from: lane, to: valid, by: 16).asyncMap { i in
+                            let sent = ContinuousClock.now
+                            let status = try await http.send(url, body: genuine[i], headers: [("X-Forwarded-For", "17.58.0.9")]).status
+                            return (status, (ContinuousClock.now - sent).inSeconds)
+                        }
                     }
                 }
+                return try await group.reduce(into: []) { $0 += $1 }
             }
-            return try await group.reduce(into: []) { $0 += $1 }
+            floodStatuses = try await flood
+            metrics = try await http.send(server.baseURL + "/metrics", method: .GET).body
+        } catch {
+            try? await http.shutdown()
+            await server.stop()
+            throw error
         }
-        let floodStatuses = try await flood
-        let metrics = try await http.send(server.baseURL + "/metrics", method: .GET).body
         try await http.shutdown()
         await server.stop()
         let ended = Timestamp.now()

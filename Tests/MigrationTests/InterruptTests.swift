@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Ledger
+import LMDB
 import Migration
 import Testing
 import TestSupport
@@ -16,9 +17,18 @@ struct InterruptTests {
         return counts["usermigrationinfo.200", default: 0]
     }
 
-    /// Starts an exchange and returns once Apple has answered `calls` of its calls.
-    static func exchangeUnderWay(_ teams: TwoTeamsOnTheCommandLine, calls: Int, extra: [String] = []) async throws -> (Process, Pipe) {
-        let before = try await answered(teams)
+    /// The number of events in the ledger at `directory`: `meta/head` read with LMDB alone
+    /// (schemas/ledger-format.md), without opening it as a ledger.
+    static func head(_ directory: String) -> UInt64 {
+        (try? Environment(path: directory, options: .init(readOnly: true)).read { txn in
+            try txn.get(try txn.openDatabase("meta", create: false), key: Array("head".utf8)).map { BigEndian.uint64($0) }
+        }) ?? 0
+    }
+
+    /// Starts an exchange and returns once its ledger holds `events` events. The wait blocks
+    /// (no `await`): when the signal goes out must not depend on this process's busy task pool.
+    static func exchangeUnderWay(_ teams: TwoTeamsOnTheCommandLine, events: UInt64, extra: [String] = []) throws -> (Process, Pipe) {
+        let before = head(teams.recipient)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: productPath("handover"))
         process.arguments = ["exchange", "--ledger", teams.recipient, "--transfers", teams.handoff, "--out", teams.output, "--concurrency", "32"]
@@ -27,7 +37,7 @@ struct InterruptTests {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        while try await answered(teams) - before < calls, process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        while head(teams.recipient) < before + events, process.isRunning { usleep(10_000) }
         return (process, out)
     }
 
@@ -51,7 +61,7 @@ struct InterruptTests {
         defer { teams.standIn.stop() }
         let answeredBefore = try await InterruptTests.answered(teams)
 
-        let (process, out) = try await InterruptTests.exchangeUnderWay(teams, calls: 200)
+        let (process, out) = try InterruptTests.exchangeUnderWay(teams, events: 200)
         #expect(process.isRunning, "the exchange was still running when interrupted")
         let signalled = ContinuousClock.now
         kill(process.processIdentifier, SIGINT)
@@ -102,9 +112,10 @@ struct InterruptTests {
         let total = 100
         let teams = try TwoTeamsOnTheCommandLine(users: total, latencyMilliseconds: 1_500)
         defer { teams.standIn.stop() }
-        let (process, out) = try await InterruptTests.exchangeUnderWay(teams, calls: 32, extra: ["--grace", "60"])
+        // Run started, the token, and the first 32 users: the next 32 calls are in flight.
+        let (process, out) = try InterruptTests.exchangeUnderWay(teams, events: 34, extra: ["--grace", "60"])
         kill(process.processIdentifier, SIGTERM)
-        try await Task.sleep(for: .milliseconds(300))
+        usleep(300_000)
         kill(process.processIdentifier, SIGTERM)
         let summary = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
