@@ -1,5 +1,7 @@
 import Crypto
+import Dispatch
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -95,6 +97,22 @@ struct KeySlotFile: Sendable {
     private func put(_ bytes: [UInt8], at slot: UInt64) throws {
         let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(slot) * off_t(KeySlotFile.slotSize)) }
         guard written == bytes.count else { throw KeySlotFile.failure("pwrite", path) }
+    }
+
+    /// Starts flushing the slots written so far on another thread, so that the flush and a
+    /// commit of the store's LMDB file can overlap; the returned function waits for the flush
+    /// and throws its error.
+    func startSync() -> () throws -> Void {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<(any Error)?>(nil)
+        DispatchQueue.global().async {
+            do { try self.sync() } catch { outcome.withLock { $0 = error } }
+            done.signal()
+        }
+        return {
+            done.wait()
+            if let error = outcome.withLock({ $0 }) { throw error }
+        }
     }
 
     /// Flushes the slots written so far to disk.

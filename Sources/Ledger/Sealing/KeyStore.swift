@@ -140,8 +140,11 @@ public final class KeyStore: Sendable {
         return try await maker.submit([subject])[0]
     }
 
-    /// Keys for many subjects at once, creating the missing ones in a single transaction: their
-    /// slots are written and flushed before the transaction that maps them commits.
+    /// Keys for many subjects at once, creating the missing ones in a single transaction. The
+    /// slot file is flushed while that transaction commits, and both are on disk before the keys
+    /// are returned: no event can name a key before then. (Should a crash leave the mapping on
+    /// disk without its slot, the slot reads as zeros, which counts as no key, and the subject
+    /// gets a new one.)
     public func dataKeys(for subjects: [Identifier]) throws -> [DataKey] {
         do {
             return try makeDataKeys(for: subjects)
@@ -153,6 +156,7 @@ public final class KeyStore: Sendable {
     private func makeDataKeys(for subjects: [Identifier]) throws -> [DataKey] {
         var found = try environment.read { txn in try subjects.map { try lookup($0, in: txn) } }
         if found.contains(where: { $0 == nil }) {
+            var waitForSlots: (() throws -> Void)?
             found = try environment.write { txn in
                 var next = try KeyStore.nextSlot(meta, in: txn)
                 let keys = try subjects.map { subject in
@@ -167,10 +171,12 @@ public final class KeyStore: Sendable {
                     next += 1
                     return (id: Hex.encode(id), key: key)
                 }
-                try slotFile.sync()
                 _ = try txn.put(meta, key: KeyStore.nextSlotKey, value: BigEndian.bytes(next))
+                try waitForSlots?()
+                waitForSlots = slotFile.startSync()
                 return keys
             }
+            try waitForSlots?()
         }
         return found.map { $0! }
     }
