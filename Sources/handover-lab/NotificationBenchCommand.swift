@@ -76,6 +76,62 @@ struct NotificationBenchCommand: AsyncParsableCommand {
         print(String(format: "notifications/s                    %7.0f   %7.0f  %5.2f", sealing.rate, plain.rate, sealing.rate / plain.rate))
         print(String(format: "p99 latency (ms)                   %7.2f   %7.2f  %5.2f", sealing.p99 * 1000, plain.p99 * 1000, sealing.p99 / plain.p99))
         guard sealing.recorded == notifications, plain.recorded == notifications else { throw ValidationError("not every notification was recorded") }
+
+        // Flood: valid notifications from one address, alone and while forgeries pour in from another.
+        let flood = NotificationBenchCommand.flood
+        let forger = try TokenMinter(key: _RSA.Signing.PrivateKey(keySize: .bits2048))
+        func valid(_ tag: String) throws -> [String] {
+            try (0..<flood.valid).map { try minter.notification(audience: clientID, type: "email-disabled", sub: "F.\($0)", eventTime: now, jti: "\(tag)-\($0)") }
+        }
+        let forged = try (0..<flood.forgeries).map { try forger.notification(audience: clientID, type: "account-deleted", sub: "F.\($0 % 100)", eventTime: now, jti: "forged-\($0)") }
+        let alone = try await floodRun(valid: try valid("alone"), forged: [], ledger: try await makeLedger("flood-alone"), minter: minter, logger: logger)
+        let flooded = try await floodRun(valid: try valid("flooded"), forged: forged, ledger: try await makeLedger("flood"), minter: minter, logger: logger)
+        print("")
+        print("Flood guard: \(flood.valid) valid notifications from one address, alone and beside \(flood.forgeries) forgeries from another (budget 60 a minute)")
+        print("figure                         beside the flood     alone  ratio")
+        print(String(format: "valid notifications/s               %7.0f   %7.0f  %5.2f", flooded.valid.rate, alone.valid.rate, flooded.valid.rate / alone.valid.rate))
+        print(String(format: "valid p50 latency (ms)              %7.2f   %7.2f  %5.2f", flooded.valid.p50 * 1000, alone.valid.p50 * 1000, flooded.valid.p50 / alone.valid.p50))
+        print(String(format: "valid p99 latency (ms)              %7.2f   %7.2f  %5.2f", flooded.valid.p99 * 1000, alone.valid.p99 * 1000, flooded.valid.p99 / alone.valid.p99))
+        print("  forgeries: \(flooded.refusalEvents) recorded one by one, \(flooded.summaries) summary event(s); valid recorded \(flooded.valid.recorded) of \(flood.valid)")
+        guard flooded.valid.recorded == flood.valid, alone.valid.recorded == flood.valid else { throw ValidationError("not every valid notification was recorded") }
+    }
+
+    /// The flood section's sizes.
+    private static let flood = (valid: 1_000, forgeries: 10_000)
+
+    /// Serves `ledger` behind a trusted proxy (127.0.0.1); posts `valid` from one forwarded
+    /// address while `forged` come from another, over `connections` connections in all.
+    private func floodRun(valid: [String], forged: [String], ledger opened: (Ledger, UserProjection), minter: TokenMinter,
+                          logger: Logger) async throws -> (valid: Measurement, refusalEvents: Int, summaries: Int) {
+        let (ledger, projection) = opened
+        let keys = AppleKeySet(.fixed(try JSONWebKeySet(json: Data(minter.jwks().utf8))))
+        let server = try await RunningHandoverServer(HandoverServer(intake: AppleIntake(ledger: ledger, projection: projection, keys: keys, logger: logger),
+                                                                    configuration: ServeConfiguration(port: 0, trustedProxy: "127.0.0.1"), logger: logger))
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let url = server.baseURL + "/apple/notifications"
+        @Sendable func post(_ body: String, from address: String) async throws -> Bool {
+            var request = HTTPClientRequest(url: url)
+            request.method = .POST
+            request.headers.add(name: "X-Forwarded-For", value: address)
+            request.body = .bytes(ByteBuffer(string: body))
+            let response = try await http.execute(request, timeout: .seconds(120))
+            _ = try await response.body.collect(upTo: 1 << 16)
+            return response.status == .ok
+        }
+        let workers = max(1, connections / 2)
+        async let flooding = measure(count: forged.count, workers: workers) { i in try await post(forged[i], from: "203.0.113.7") }
+        var measured = try await measure(count: valid.count, workers: workers) { i in try await post(valid[i], from: "17.58.0.9") }
+        _ = try await flooding
+        try await http.shutdown()
+        await server.stop()
+        let counts = try ledger.read { view in
+            (try view.sequences(of: .notificationReceived).count, try view.sequences(of: .notificationRejected).count, try view.sequences(of: .rejectionsSummarized).count)
+        }
+        ledger.close()
+        measured.recorded = counts.0
+        return (measured, counts.1, counts.2)
     }
 
     /// Serves `ledger`, posts `bodies` over `connections` connections; with `withRoundTrips`,
@@ -142,6 +198,7 @@ struct NotificationBenchCommand: AsyncParsableCommand {
         }
         let seconds = (ContinuousClock.now - started).inSeconds
         let latencies = results.map(\.0).sorted()
+        guard !latencies.isEmpty else { return Measurement(rate: 0, p50: 0, p99: 0, succeeded: 0) }
         return Measurement(rate: Double(count) / seconds, p50: latencies[latencies.count / 2], p99: latencies[min(latencies.count - 1, latencies.count * 99 / 100)],
                            succeeded: results.filter(\.1).count)
     }
