@@ -61,7 +61,10 @@ struct BackupTests {
         #expect(evidenceBackup.status == 0, "\(evidenceBackup.err)")
         #expect(appender.isRunning, "the backups ran while the appender was still writing")
         // Checked before anything opens the copy.
-        #expect(FileManager.default.fileExists(atPath: withKeys + "/keys/slots"))
+        for name in ["keys/slots", "keys/data.mdb"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: withKeys + "/" + name)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(name) in the copy is readable by its owner only: \(String(mode ?? 0, radix: 8))")
+        }
         #expect(!FileManager.default.fileExists(atPath: evidence + "/keys"), "an evidence-only copy has no key store")
         for name in ["checkpoint.key"] {
             let modes = try [original, withKeys, evidence].map { try FileManager.default.attributesOfItem(atPath: $0 + "/" + name)[.posixPermissions] as? Int }

@@ -101,6 +101,7 @@ public final class KeyStore: Sendable {
             try? FileManager.default.removeItem(atPath: compacted)
             try FileManager.default.createDirectory(atPath: compacted, withIntermediateDirectories: false)
             try environment.copy(to: compacted, compact: true)
+            chmod(compacted + "/data.mdb", 0o600)
         }
         // The environment is closed here. The copy loses its scrub mark, then replaces the file;
         // a crash before the rename leaves the mark in place, so the next open compacts again.
@@ -211,6 +212,7 @@ public final class KeyStore: Sendable {
     public func copy(to directory: String) throws -> Int {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         try environment.copy(to: directory, compact: true)
+        chmod(directory + "/data.mdb", 0o600)
         let copy = try Environment(path: directory, options: KeyStore.options)
         let (subjects, slots, _, _) = try KeyStore.databases(in: copy)
         let target = try KeySlotFile(directory: directory)
