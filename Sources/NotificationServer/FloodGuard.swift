@@ -34,7 +34,7 @@ public final class FloodGuard: Sendable {
     /// Whether a refusal from `source` on `route` is recorded as its own event; false: it is
     /// counted toward that source's summary for the minute.
     public func admit(source: String, route: String, payloadSHA256: String, at now: Timestamp = .now()) -> Bool {
-        let minute = now.seconds >= 0 ? now.seconds / 60 : (now.seconds - 59) / 60
+        let minute = FloodGuard.minute(of: now)
         let (admitted, ended) = windows.withLock { windows -> (Bool, RejectionsSummarized?) in
             var ended: RejectionsSummarized?
             var window = windows[source] ?? Window(minute: minute)
@@ -56,10 +56,15 @@ public final class FloodGuard: Sendable {
         return admitted
     }
 
+    /// The whole minutes since 1970 at `time` (rounded down).
+    private static func minute(of time: Timestamp) -> Int64 {
+        time.seconds >= 0 ? time.seconds / 60 : (time.seconds - 59) / 60
+    }
+
     /// Takes the summaries to record: of every minute that has ended by `now`, or with `all`
     /// (the server is stopping) also of the current one, cut at `now`.
     public func takeSummaries(at now: Timestamp = .now(), all: Bool = false) -> [RejectionsSummarized] {
-        let current = now.seconds >= 0 ? now.seconds / 60 : (now.seconds - 59) / 60
+        let current = FloodGuard.minute(of: now)
         var taken = closed.withLock { closed in
             defer { closed.removeAll() }
             return closed
