@@ -1,46 +1,92 @@
 import ArgumentParser
+import Foundation
 import Ledger
+import Logging
 import Reporting
 
 extension ExportFormat: ExpressibleByArgument {}
 
-struct ExportCommand: ParsableCommand {
+struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write the users projection and the events for reporting: CSV, JSON lines or SQLite.",
+        abstract: "Write the users projection and the events for reporting: CSV, JSON lines, SQLite or PostgreSQL.",
         discussion: """
             sqlite: one file laid out as schemas/export-sqlite.sql. csv, jsonl: a directory with users.*, \
-            events.* and manifest.json. --since-last adds the events recorded since the previous export \
-            (and the users changed since) to the same path; re-running after a crash neither duplicates \
-            nor skips. Email addresses are written only with --include-personal-data, never for erased users.
+            events.* and manifest.json. postgres: tables in the database --out names (a URL such as \
+            postgres://user@host:5432/db?sslmode=require; the password from the URL, PGPASSWORD or \
+            ~/.pgpass, never printed), laid out as schemas/export-postgres.sql, with the views of \
+            schemas/reporting-views.sql. --since-last adds the events recorded since the previous export \
+            (and the users changed since) to the same place; re-running after a crash neither duplicates \
+            nor skips. --follow (postgres) keeps adding them every --interval until SIGINT or SIGTERM. \
+            Email addresses are written only with --include-personal-data, never for erased users.
             """)
 
     @OptionGroup var ledgerOptions: LedgerOptions
 
-    @Option(help: "csv, jsonl or sqlite.")
+    @Option(help: "csv, jsonl, sqlite or postgres.")
     var format: ExportFormat
 
-    @Option(help: ArgumentHelp("The SQLite file, or the directory for csv and jsonl.", valueName: "path"))
+    @Option(help: ArgumentHelp("The SQLite file, the directory for csv and jsonl, or the postgres:// URL.", valueName: "path-or-url"))
     var out: String
 
     @Flag(name: .customLong("since-last"), help: "Add to the export already at --out what is new since it was made.")
     var sinceLast = false
 
+    @Flag(help: "postgres: keep exporting what is new every --interval until SIGINT or SIGTERM.")
+    var follow = false
+
+    @Option(help: ArgumentHelp("With --follow, seconds between looks at the ledger.", valueName: "seconds"))
+    var interval: Double = 5
+
     @Flag(name: .customLong("include-personal-data"), help: "Write email addresses in clear (never for erased users).")
     var includePersonalData = false
 
-    func run() throws {
+    func validate() throws {
+        if follow && format != .postgres { throw ValidationError("--follow needs --format postgres") }
+        guard interval > 0, interval <= 86_400 else { throw ValidationError("--interval takes seconds between 0 and 86400") }
+    }
+
+    func run() async throws {
         let (ledger, projection) = try ledgerOptions.open()
         defer { ledger.close() }
-        let summary: ExportSummary
+        let exporter = Exporter(ledger: ledger, projection: projection, includePersonalData: includePersonalData)
         do {
-            summary = try Exporter(ledger: ledger, projection: projection, includePersonalData: includePersonalData)
-                .export(format, to: out, sinceLast: sinceLast)
-        } catch let error as ExportError where error.code != .io {
-            throw CLIExit.usage(error.message)
+            if format == .postgres {
+                try await exportToPostgres(exporter)
+            } else {
+                report(try exporter.export(format, to: out, sinceLast: sinceLast))
+            }
         } catch let error as ExportError {
-            throw CLIExit(code: ExitStatus.failed, message: error.message)
+            let usage: Set<ExportError.Code> = [.outputExists, .mismatch, .usage]
+            throw CLIExit(code: usage.contains(error.code) ? ExitStatus.usage : ExitStatus.failed, message: error.message)
         }
-        print("Exported to \(summary.path) (\(format.rawValue)): \(summary.eventsAdded) events added (through sequence \(summary.toSequence)), \(summary.usersWritten) users written\(includePersonalData ? ", with personal data" : "").")
+    }
+
+    private func exportToPostgres(_ exporter: Exporter) async throws {
+        let target = try PostgresTarget(url: out)
+        var logger = Logger(label: "handover.export")
+        logger.logLevel = .warning
+        guard follow else {
+            report(try await exporter.export(to: target, sinceLast: sinceLast, logger: logger))
+            return
+        }
+        let stop = ExportStop()
+        FileHandle.standardOutput.write(Data("Following the ledger into \(target.masked) every \(interval.formatted()) s; SIGINT or SIGTERM ends it.\n".utf8))
+        let last = try await InterruptSignals.handling({ signal in
+            stop.request()
+            FileHandle.standardError.write(Data("\n\(signal.rawValue): ending after the export in progress\n".utf8))
+        }) {
+            try await exporter.follow(into: target, interval: .milliseconds(Int(interval * 1000)), until: stop, logger: logger, exported: { summary in
+                report(summary)
+            }, problem: { error in
+                FileHandle.standardError.write(Data("warning: \(error.message); trying again in \(interval.formatted()) s\n".utf8))
+            })
+        }
+        print("Stopped following; \(last.map { "everything through sequence \($0)" } ?? "nothing") is in \(target.masked).")
+    }
+
+    private func report(_ summary: ExportSummary) {
+        // Written at once, not buffered: a --follow service's log shows each run as it ends.
+        FileHandle.standardOutput.write(Data("Exported to \(summary.path) (\(summary.format.rawValue)): \(summary.eventsAdded) events added (through sequence \(summary.toSequence)), \(summary.usersWritten) users written\(includePersonalData ? ", with personal data" : "").\n".utf8))
     }
 }

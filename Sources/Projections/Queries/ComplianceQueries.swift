@@ -100,6 +100,15 @@ public struct ComplianceQueries {
         try rows.finish()
     }
 
+    /// The given users with every projected field, in the order given: the rows of
+    /// ``state(into:)`` for just these users.
+    public func state(of users: [UserState], into sink: any RowSink) throws {
+        let window = try snapshot.window()
+        let rows = try RowStream(ComplianceQueries.stateColumns, into: sink)
+        for u in users { try rows.append(try stateRow(u, window: window)) }
+        try rows.finish()
+    }
+
     /// The user an identifier of any kind names, with every projected field; nil if unknown.
     public func user(_ identifier: String) throws -> (state: UserState, row: QueryTable)? {
         guard let u = try snapshot.user(matching: identifier) else { return nil }

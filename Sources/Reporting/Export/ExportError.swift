@@ -11,6 +11,10 @@ public struct ExportError: Error, Sendable, CustomStringConvertible {
         public static let mismatch = Code(rawValue: "mismatch")
         /// The output cannot be read or written.
         public static let io = Code(rawValue: "io")
+        /// The output is named wrongly (a malformed URL, an unknown setting, a loose password file).
+        public static let usage = Code(rawValue: "usage")
+        /// Another exporter is writing into the same database.
+        public static let busy = Code(rawValue: "busy")
     }
 
     public let code: Code

@@ -6,4 +6,6 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     case jsonl
     /// One SQLite file laid out as `schemas/export-sqlite.sql` says.
     case sqlite
+    /// Tables in a PostgreSQL database laid out as `schemas/export-postgres.sql` says.
+    case postgres
 }

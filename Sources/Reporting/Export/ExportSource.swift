@@ -2,18 +2,49 @@ import Ledger
 import Projections
 
 /// Reads what an export writes, in one read transaction so users and events agree: the
-/// events after a sequence number and the users whose state changed after it.
-struct ExportSource {
+/// events after a sequence number, then the users those events changed, then (with personal
+/// data) the earlier events of users erased since, rendered again without their addresses.
+struct ExportSource: Sendable {
     let ledger: Ledger
     let projection: UserProjection
     let includePersonalData: Bool
 
-    /// Calls `event` for every event after `after`, then `user` for every user changed after
-    /// `usersChangedAfter`; returns the last sequence number read.
-    func read(after: UInt64, usersChangedAfter: UInt64, event: (ExportedEvent) throws -> Void, user: ([ExportCell]) throws -> Void) throws -> UInt64 {
+    /// Which users a read hands over.
+    enum Users: Equatable {
+        /// Every user.
+        case all
+        /// The users whose state changed after this sequence number: those the new events
+        /// name, or every user once the transfer window changed (it moves `before_deadline`).
+        /// After 0, every user.
+        case changedAfter(UInt64)
+    }
+
+    /// What a read hands its rows to, in this order: every event, every user, every rewrite.
+    struct Handlers {
+        var event: (ExportedEvent) throws -> Void
+        var user: ([ExportCell]) throws -> Void
+        /// An event at or before `after`, of a user erased since, whose JSON now holds null
+        /// where the address was; only with personal data.
+        var rewrite: (_ sequence: UInt64, _ eventJSON: [UInt8]) throws -> Void = { _, _ in }
+    }
+
+    /// Where a read ended: the last event in the picture it read, and the transfer window then.
+    struct End {
+        var last: UInt64
+        var window: TransferWindow?
+    }
+
+    /// Hands over the events after `after` and the `users` asked for.
+    func read(after: UInt64, users: Users, to handlers: Handlers) throws -> End {
         let sealer = includePersonalData ? ledger.sealer : nil
+        let changedAfter: UInt64? = switch users {
+        case .all: nil
+        case .changedAfter(let sequence): sequence > 0 ? sequence : nil
+        }
         return try projection.read(ledger) { snapshot, view in
             let last = try snapshot.checkpoint()
+            var named = Set<Identifier>()
+            var windowChanged = false
             if last > after {
                 try view.transaction.withCursor(view.schema.log) { cursor in
                     var entry = try cursor.seek(atLeast: LedgerSchema.logKey(after + 1))
@@ -21,7 +52,11 @@ struct ExportSource {
                         let sequence = BigEndian.uint64(key)
                         if sequence > last { break }
                         let recorded = try EventEnvelope(record: value, sequence: sequence)
-                        try event(ExportedEvent(
+                        if changedAfter != nil {
+                            for identifier in recorded.identifiers.all where identifier.kind != .jti { named.insert(identifier) }
+                            if recorded.type == .transferAccepted { windowChanged = true }
+                        }
+                        try handlers.event(ExportedEvent(
                             sequence: sequence, recordedAt: recorded.recordedAt, occurredAt: recorded.occurredAt, type: recorded.type.rawValue,
                             schemaVersion: recorded.schemaVersion, identifiers: recorded.identifiers, runID: recorded.runID,
                             eventJSON: try eventJSON(UnsafeRawBufferPointer(rebasing: value[32...]), with: sealer),
@@ -30,18 +65,43 @@ struct ExportSource {
                     }
                 }
             }
-            try withoutActuallyEscaping(user) { user in
-                try ComplianceQueries(snapshot: snapshot, time: .now(), sealer: sealer).state(into: EachRow { row in
-                    guard case .int(let changed) = row["last_sequence"], UInt64(changed) > usersChangedAfter else { return }
-                    // Only an address in clear is exported: never "(sealed)" or "(erased)".
-                    try user(zip(row.columns, row.cells).map { column, cell in
-                        guard column == "email" else { return ExportCell(cell) }
-                        if case .text(let email) = cell, email.utf8.contains(UInt8(ascii: "@")) { return .text(email) }
-                        return .text(nil)
-                    })
+            let queries = ComplianceQueries(snapshot: snapshot, time: .now(), sealer: sealer)
+            // Only an address in clear is exported: never "(sealed)" or "(erased)".
+            let emit = EachRow { row in
+                try handlers.user(zip(row.columns, row.cells).map { column, cell in
+                    guard column == "email" else { return ExportCell(cell) }
+                    if case .text(let email) = cell, email.utf8.contains(UInt8(ascii: "@")) { return .text(email) }
+                    return .text(nil)
                 })
             }
-            return last
+            var changed: [UInt64: UserState] = [:]
+            for identifier in named {
+                if let user = try snapshot.user(with: identifier) { changed[user.key] = user }
+            }
+            if changedAfter == nil || windowChanged {
+                try queries.state(into: emit)
+            } else {
+                try queries.state(of: changed.keys.sorted().map { changed[$0]! }, into: emit)
+            }
+            if let sealer, changedAfter != nil {
+                try rewriteErased(changed.values.filter { $0.erasedAt != nil }, through: after, view: view, snapshot: snapshot, sealer: sealer, to: handlers.rewrite)
+            }
+            return End(last: last, window: try snapshot.window())
+        }
+    }
+
+    /// Hands over again, rendered now, the events up to `through` of each of `users` (erased,
+    /// so their sealed values now render as null).
+    private func rewriteErased(_ users: [UserState], through: UInt64, view: LogView, snapshot: any ProjectionSnapshot, sealer: Sealer,
+                               to rewrite: (UInt64, [UInt8]) throws -> Void) throws {
+        guard !users.isEmpty else { return }
+        try view.transaction.withCursor(view.schema.log) { cursor in
+            for user in users {
+                for sequence in try snapshot.eventSequences(linkedTo: user.identifiers) where sequence <= through {
+                    guard let (_, value) = try cursor.seek(exactly: LedgerSchema.logKey(sequence)) else { continue }
+                    try rewrite(sequence, try eventJSON(UnsafeRawBufferPointer(rebasing: value[32...]), with: sealer))
+                }
+            }
         }
     }
 

@@ -20,11 +20,11 @@ public struct Exporter {
     /// Writes a new export to `path`, or with `sinceLast` adds what is new since the export
     /// already there. Running again after a crash neither duplicates nor skips.
     public func export(_ format: ExportFormat, to path: String, sinceLast: Bool) throws -> ExportSummary {
-        let source = ExportSource(ledger: ledger, projection: projection, includePersonalData: includePersonalData)
         let identity = try ledger.identity()
         switch format {
         case .sqlite: return try SQLiteExport(path: path, source: source, identity: identity).run(sinceLast: sinceLast)
         case .csv, .jsonl: return try FileExport(directory: path, format: format, source: source, identity: identity).run(sinceLast: sinceLast)
+        case .postgres: throw ExportError(.usage, "a postgres export goes through export(to: PostgresTarget, ...)")
         }
     }
 }

@@ -55,7 +55,7 @@ struct FileExport {
         var usersPending = header(ExportSource.userColumns)
         let userLayout = JSONLineLayout(columns: ExportSource.userColumns)
         var userCount = 0
-        let last = try source.read(after: previous, usersChangedAfter: 0, event: { event in
+        let last = try source.read(after: previous, users: .all, to: .init(event: { event in
             if format == .csv { pending.append(contentsOf: csvLine(event.cells).utf8) } else { pending += event.jsonLine + [0x0A] }
             added += 1
             if pending.count > 1 << 20 {
@@ -69,7 +69,7 @@ struct FileExport {
                 try users.write(Data(usersPending))
                 usersPending.removeAll(keepingCapacity: true)
             }
-        })
+        })).last
         try events.write(contentsOf: pending)
         try events.synchronize()
         let length = try events.offset()

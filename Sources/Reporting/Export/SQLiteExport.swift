@@ -31,14 +31,17 @@ struct SQLiteExport {
             let insertEvent = SQLiteRowInserter(try db.makeStatement(sql: "INSERT INTO events (\(ExportedEvent.columns.joined(separator: ", "))) VALUES (\(placeholders(ExportedEvent.columns.count)))"))
             let columns = ExportSource.userColumns
             let upsertUser = SQLiteRowInserter(try db.makeStatement(sql: "INSERT OR REPLACE INTO users (\(columns.joined(separator: ", "))) VALUES (\(placeholders(columns.count)))"))
+            let rewriteEvent = try db.makeStatement(sql: "UPDATE events SET event_json = ? WHERE seq = ?")
             var events = 0, users = 0
-            let last = try source.read(after: previous, usersChangedAfter: previous, event: { event in
+            let last = try source.read(after: previous, users: .changedAfter(previous), to: .init(event: { event in
                 try insertEvent.insert(event.cells)
                 events += 1
             }, user: { cells in
                 try upsertUser.insert(cells)
                 users += 1
-            })
+            }, rewrite: { sequence, json in
+                try rewriteEvent.execute(arguments: [String(decoding: json, as: UTF8.self), Int64(sequence)])
+            })).last
             if fresh { try db.execute(sql: ExportSchema.indexStatements) }
             let summary = ExportSummary(format: .sqlite, path: path, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: events, usersWritten: users)
             let meta: [(String, String)] = [

@@ -1,0 +1,89 @@
+-- Handover PostgreSQL export, version 1: one ledger's users projection and events, the same
+-- tables and columns as the SQLite export (schemas/export-sqlite.sql) in PostgreSQL's types.
+-- Written by `handover export --format postgres --out URL`; `--since-last` and `--follow` add,
+-- in one transaction each, the events after export_meta.last_sequence, the users changed
+-- since, and export_meta.last_sequence itself: a crash leaves the rows of the last committed
+-- export and nothing of the next, so a rerun neither duplicates nor skips.
+-- A first export creates the tables, loads the rows with COPY, then creates the indexes, all
+-- in one transaction. Exporters take the advisory lock pg_try_advisory_lock(7285430110250) for
+-- as long as they run: two never write into one database together.
+-- Personal data (email addresses) is present only when the export was made with
+-- --include-personal-data (export_meta.personal_data = 1), never for erased users: the export
+-- after an erasure clears the user's email and rewrites the user's earlier events' event_json.
+
+-- Facts about the export: ledger_id, team_id, role, schema_version, personal_data (0 or 1),
+-- last_sequence (the last event exported), window_accepted_at and window_deadline (the
+-- transfer window, once recorded), views_version.
+CREATE TABLE export_meta (
+    key   text PRIMARY KEY,
+    value text NOT NULL
+);
+
+-- One row per export run into this database.
+CREATE TABLE exports (
+    export_id     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    exported_at   timestamptz NOT NULL,
+    from_sequence bigint NOT NULL,   -- first event this run could add (last + 1 before it)
+    to_sequence   bigint NOT NULL,   -- last event in the database after it
+    events_added  bigint NOT NULL,
+    users_written bigint NOT NULL    -- users inserted or updated
+);
+
+-- Every event of the log, in sequence order: the same as `handover query events`.
+CREATE TABLE events (
+    seq            bigint PRIMARY KEY,     -- the ledger's sequence number
+    recorded_at    timestamptz NOT NULL,   -- when the ledger recorded it
+    occurred_at    timestamptz,            -- when it happened, if the source says (event_time, iat)
+    type           text NOT NULL,          -- schemas/events/<type>.schema.json
+    schema_version integer NOT NULL,
+    account_id     text,
+    sender_sub     text,
+    transfer_sub   text,
+    recipient_sub  text,
+    jti            text,                   -- notifications only
+    run_id         text,                   -- the batch run that recorded it
+    event_json     jsonb NOT NULL,         -- the whole event; sealed values opened or null
+    chain_hash     text NOT NULL           -- hex SHA-256 chain hash stored with the event
+);
+
+-- Each user's current state: the columns of `handover query state`.
+CREATE TABLE users (
+    user_key             bigint PRIMARY KEY,   -- the projection's key for the user
+    account_id           text,
+    sender_sub           text,
+    transfer_sub         text,
+    recipient_sub        text,
+    target_team          text,
+    status               text NOT NULL,   -- unmatched, pending, failed, transfer-id-generated, migrated
+    migrated_at          timestamptz,     -- when it happened (a sign-in's iat, else recorded)
+    migrated_recorded_at timestamptz,     -- when the ledger recorded it
+    migrated_via         text,            -- exchange, sign-in, transfer-id-generation
+    before_deadline      boolean,         -- migrated before the 60-day deadline
+    email                text,            -- only with --include-personal-data
+    is_private_email     boolean,
+    email_forwarding     text,            -- enabled or disabled
+    consent_revoked_at   timestamptz,     -- Apple's event_time
+    account_deleted_at   timestamptz,     -- Apple's event_time
+    erased_at            timestamptz,
+    attempts             integer NOT NULL,
+    last_attempt_at      timestamptz,
+    last_error_class     text,
+    last_error           text,
+    notifications        integer NOT NULL,
+    first_sequence       bigint NOT NULL,   -- events.seq
+    last_sequence        bigint NOT NULL    -- events.seq
+);
+
+CREATE INDEX events_type_occurred_at ON events (type, occurred_at);
+CREATE INDEX events_recorded_at ON events (recorded_at);
+CREATE INDEX events_account_id ON events (account_id) WHERE account_id IS NOT NULL;
+CREATE INDEX events_transfer_sub ON events (transfer_sub) WHERE transfer_sub IS NOT NULL;
+CREATE INDEX events_recipient_sub ON events (recipient_sub) WHERE recipient_sub IS NOT NULL;
+CREATE INDEX events_sender_sub ON events (sender_sub) WHERE sender_sub IS NOT NULL;
+CREATE INDEX users_status ON users (status);
+CREATE INDEX users_migrated_at ON users (migrated_at);
+CREATE INDEX users_last_error_class ON users (last_error_class) WHERE last_error_class IS NOT NULL;
+CREATE INDEX users_account_id ON users (account_id) WHERE account_id IS NOT NULL;
+CREATE INDEX users_transfer_sub ON users (transfer_sub) WHERE transfer_sub IS NOT NULL;
+CREATE INDEX users_recipient_sub ON users (recipient_sub) WHERE recipient_sub IS NOT NULL;
+CREATE INDEX users_sender_sub ON users (sender_sub) WHERE sender_sub IS NOT NULL;
