@@ -1,0 +1,247 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Ledger
+
+/// `export --format postgres` into a real PostgreSQL server (the cluster `tools/test` starts),
+/// checked against `query state`, `report` and the events, read back through `psql`.
+@Suite("export into PostgreSQL", .enabled(if: PostgresTestDatabase.isAvailable, "needs the cluster tools/test starts (HANDOVER_TEST_POSTGRES_DIR)"))
+struct PostgresExportTests {
+    let dir = TemporaryDirectory()
+
+    /// `value` as canonical JSON text, for comparing rows as sets.
+    static func text(_ value: JSONValue) -> String { String(decoding: value.canonicalBytes, as: UTF8.self) }
+
+    /// The users columns that hold times, rendered back as the ledger writes them.
+    static let timeColumns: Set<String> = ["migrated_at", "migrated_recorded_at", "consent_revoked_at", "account_deleted_at", "erased_at", "last_attempt_at"]
+
+    static func rfc3339(_ column: String) -> String {
+        #"to_char(\#(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')"#
+    }
+
+    private func demoLedger(users: Int = 300) throws -> String {
+        let result = try runProduct("handover", ["demo", "--users", String(users), "--directory", dir.sub("demo")])
+        try #require(result.status == 0, "\(result.err)")
+        return dir.sub("demo/recipient")
+    }
+
+    private func json(_ args: String...) throws -> JSONValue {
+        let r = try runProduct("handover", args)
+        try #require(r.status == 0, "\(args): \(r.err)")
+        return try JSONValue.parse(Array(r.out.utf8))
+    }
+
+    private func export(_ ledger: String, into db: PostgresTestDatabase, _ extra: String...) throws -> (status: Int32, out: String, err: String) {
+        try runProduct("handover", ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url] + extra, environment: db.environment)
+    }
+
+    /// Every users row, columns as `query state --format json` writes them.
+    static func users(in db: PostgresTestDatabase, columns: [String]) throws -> [JSONValue] {
+        let list = columns.map { timeColumns.contains($0) ? "\(rfc3339($0)) AS \($0)" : $0 }.joined(separator: ", ")
+        return try db.rows("SELECT \(list) FROM users ORDER BY user_key")
+    }
+
+    /// `query state` as the export carries it: an address only in clear and only with personal
+    /// data, never "(sealed)" or "(erased)".
+    static func exportedState(_ state: [JSONValue], personalData: Bool = true) -> [JSONValue] {
+        state.map { row in
+            guard case .object(var fields) = row else { return row }
+            if let email = fields["email"]?.stringValue, !email.contains("@") || !personalData { fields["email"] = .null }
+            return .object(fields)
+        }
+    }
+
+    @Test("demo ledger: every event once, users equal to query state column for column, the views equal to report --format json; an erased user's address leaves every table")
+    func demoLedgerInPostgres() throws {
+        let ledger = try demoLedger()
+        let db = try PostgresTestDatabase()
+        let first = try export(ledger, into: db, "--include-personal-data")
+        try #require(first.status == 0, "\(first.err)")
+        #expect(first.out.contains("postgres://handover:***@") || !first.out.contains(db.password))
+
+        let report = try json("report", "--ledger", ledger, "--format", "json")
+        let head = try #require(report["through_sequence"]?.intValue)
+        #expect(try db.scalar("SELECT count(*) FROM events") == String(head))
+        #expect(try db.scalar("SELECT count(DISTINCT seq) || ' ' || min(seq) || ' ' || max(seq) FROM events") == "\(head) 1 \(head)")
+        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'last_sequence'") == String(head))
+
+        // Users, column for column.
+        let state = try json("query", "state", "--ledger", ledger, "--format", "json").arrayValue ?? []
+        let columns = try #require(state.first?.objectValue.map { Array($0.keys) })
+        let rows = try Self.users(in: db, columns: columns)
+        #expect(rows.count == state.count)
+        #expect(rows == Self.exportedState(state))
+        let withAddress = rows.filter { $0["email"]?.stringValue?.contains("@") == true }
+        #expect(!withAddress.isEmpty, "the demo's users have addresses exported with --include-personal-data")
+
+        try checkViews(db, against: report, ledger: ledger)
+
+        // Erase a user whose address is in the database: after the next export it is in no table.
+        let victim = try #require(withAddress.first)
+        let address = try #require(victim["email"]?.stringValue)
+        let identifier = try #require(victim["recipient_sub"]?.stringValue ?? victim["account_id"]?.stringValue)
+        #expect(try tablesHolding(address, in: db).contains("events"), "the address is in an event before the erasure")
+        #expect(try tablesHolding(address, in: db).contains("users"))
+        let erased = try runProduct("handover", ["erase", "--ledger", ledger, identifier])
+        try #require(erased.status == 0, "\(erased.err)")
+        let next = try export(ledger, into: db, "--since-last", "--include-personal-data")
+        try #require(next.status == 0, "\(next.err)")
+        #expect(try tablesHolding(address, in: db).isEmpty)
+        #expect(try db.scalar("SELECT count(*) FROM events") == String(head + 1))
+        let after = try json("query", "state", "--ledger", ledger, "--format", "json").arrayValue ?? []
+        #expect(try Self.users(in: db, columns: columns) == Self.exportedState(after))
+        try checkViews(db, against: try json("report", "--ledger", ledger, "--format", "json"), ledger: ledger)
+
+        // The same database refuses a first export and an export without personal data.
+        let again = try export(ledger, into: db)
+        #expect(again.status == 2 && again.err.contains("already holds an export"), "\(again.err)")
+        let policy = try export(ledger, into: db, "--since-last")
+        #expect(policy.status == 2 && policy.err.contains("--include-personal-data"), "\(policy.err)")
+    }
+
+    /// The names of the tables where `text` occurs in some row.
+    private func tablesHolding(_ text: String, in db: PostgresTestDatabase) throws -> [String] {
+        let tables = try db.scalar("SELECT string_agg(table_name, ' ') FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'")
+        return try tables.split(separator: " ").map(String.init).filter { table in
+            try db.scalar("SELECT count(*) FROM \(table) AS t WHERE t::text LIKE '%' || '\(text)' || '%'") != "0"
+        }
+    }
+
+    /// The reporting views hold the report's figures.
+    private func checkViews(_ db: PostgresTestDatabase, against report: JSONValue, ledger: String) throws {
+        let summary = try #require(try db.rows("SELECT * FROM report_summary").first)
+        for key in ["through_sequence", "users_known", "migrated", "consent_revoked", "accounts_deleted", "users_erased", "unmatched_notifications",
+                    "sign_ins_rejected", "notifications_rejected"] {
+            #expect(summary[key]?.intValue == report[key]?.intValue, "\(key)")
+        }
+        #expect(summary["pending"]?.intValue == Int64(report["pending"]?.arrayValue?.count ?? -1))
+        #expect(summary["unmatched_users"]?.intValue == Int64(report["unmatched_users"]?.arrayValue?.count ?? -1))
+        let byType = report["notifications_by_type"]?.arrayValue ?? []
+        #expect(summary["notifications_received"]?.intValue == byType.reduce(0) { $0 + ($1["received"]?.intValue ?? 0) })
+
+        var paths: [String: JSONValue] = [:]
+        for row in try db.rows("SELECT path, users FROM report_migrated_by_path") { paths[row["path"]?.stringValue ?? ""] = row["users"] }
+        #expect(JSONValue.object(paths) == report["migrated_by_path"])
+
+        let deadline = try #require(try db.rows("SELECT migrated_before_deadline, migrated_after_deadline, \(Self.rfc3339("deadline")) AS deadline FROM report_deadline").first)
+        #expect(deadline["migrated_before_deadline"] == report["migrated_before_deadline"])
+        #expect(deadline["migrated_after_deadline"] == report["migrated_after_deadline"])
+        #expect(deadline["deadline"] == report["window"]?["deadline"])
+
+        let days = try db.rows("SELECT day::text AS date, migrated, cumulative, \(Self.rfc3339("deadline")) AS deadline FROM report_migrations_per_day ORDER BY day")
+        #expect(days.map { JSONValue.object(["date": $0["date"]!, "migrated": $0["migrated"]!, "cumulative": $0["cumulative"]!]) } == report["migrations_per_day"]?.arrayValue)
+        #expect(days.allSatisfy { $0["deadline"] == report["window"]?["deadline"] })
+
+        #expect(Set(try db.rows("SELECT error_class, users FROM report_failures_by_class").map(Self.text))
+                == Set((report["failures_by_class"]?.arrayValue ?? []).map(Self.text)))
+        var pendingByClass: [String: Int64] = [:]
+        for row in report["pending"]?.arrayValue ?? [] { pendingByClass[row["last_error_class"]?.stringValue ?? "(none)", default: 0] += 1 }
+        var viewByClass: [String: Int64] = [:]
+        for row in try db.rows("SELECT last_error_class, users FROM report_pending_by_error_class") {
+            viewByClass[row["last_error_class"]?.stringValue ?? "(none)"] = row["users"]?.intValue
+        }
+        #expect(viewByClass == pendingByClass)
+
+        let times = ["first_occurred", "last_occurred", "first_recorded", "last_recorded"].map { "\(Self.rfc3339($0)) AS \($0)" }.joined(separator: ", ")
+        let notifications = try db.rows("SELECT notification_type AS type, received, since_migration, \(times) FROM report_notifications_by_type")
+        #expect(Set(notifications.map(Self.text)) == Set(byType.map(Self.text)))
+
+        // Per day and type, against the events themselves.
+        let events = try json("query", "events", "--ledger", ledger, "--type", "notification-received", "--format", "json").arrayValue ?? []
+        var perDay: [String: Int64] = [:]
+        for event in events {
+            let day = String((event["body"]?["event_time"]?.stringValue ?? "").prefix(10))
+            perDay[day + " " + (event["body"]?["notification_type"]?.stringValue ?? ""), default: 0] += 1
+        }
+        var viewPerDay: [String: Int64] = [:]
+        for row in try db.rows("SELECT day::text AS day, notification_type, received FROM report_notifications_per_day") {
+            viewPerDay[(row["day"]?.stringValue ?? "") + " " + (row["notification_type"]?.stringValue ?? "")] = row["received"]?.intValue
+        }
+        #expect(viewPerDay == perDay)
+    }
+
+    @Test("--since-last after 10,000 more events adds exactly 10,000 rows; SIGKILLed at 10 random moments and rerun, every sequence is there exactly once")
+    func sinceLastSurvivesKills() throws {
+        let ledger = try demoLedger(users: 200)
+        let db = try PostgresTestDatabase()
+        try #require(try export(ledger, into: db).status == 0)
+        let base = try #require(Int(try db.scalar("SELECT count(*) FROM events")))
+        let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "10000", "--prefix", "pg"])
+        try #require(appended.status == 0, "\(appended.err)")
+
+        // How long one whole run takes, into a scratch database: the kills land within it.
+        let scratch = try PostgresTestDatabase()
+        let started = Date()
+        try #require(try export(ledger, into: scratch).status == 0)
+        let duration = max(Date().timeIntervalSince(started), 0.2)
+
+        var outcomes: [String] = []
+        for _ in 0..<10 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: productPath("handover"))
+            process.arguments = ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url, "--since-last"]
+            process.environment = ProcessInfo.processInfo.environment.merging(db.environment) { $1 }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(useconds_t(Double.random(in: 0...duration) * 1_000_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            outcomes.append(process.terminationReason == .uncaughtSignal ? "killed" : "finished")
+            // Whatever the moment, the database holds the base or everything, never part.
+            let count = try db.scalar("SELECT count(*) FROM events")
+            #expect(count == String(base) || count == String(base + 10_000), "after a kill: \(count) events")
+        }
+        let last = try export(ledger, into: db, "--since-last")
+        try #require(last.status == 0, "\(last.err)")
+        let head = base + 10_000
+        #expect(try db.scalar("SELECT count(*) || ' ' || count(DISTINCT seq) || ' ' || min(seq) || ' ' || max(seq) FROM events") == "\(head) \(head) 1 \(head)")
+        #expect(try db.scalar("SELECT sum(events_added) FROM exports WHERE from_sequence > 1") == "10000")
+        let state = try json("query", "state", "--ledger", ledger, "--format", "json").arrayValue ?? []
+        let columns = try #require(state.first?.objectValue.map { Array($0.keys) })
+        #expect(try Self.users(in: db, columns: columns) == Self.exportedState(state, personalData: false))
+        #expect(outcomes.contains("killed"), "\(outcomes)")
+    }
+
+    @Test("the password is never printed: a refused login names the URL masked")
+    func passwordMasked() throws {
+        let ledger = try demoLedger(users: 20)
+        let db = try PostgresTestDatabase()
+        let secret = "wrong-Secret-\(UInt32.random(in: 1000...9999))"
+        let withSecret = db.url.replacingOccurrences(of: "postgres://handover@", with: "postgres://handover:\(secret)@")
+        let refused = try runProduct("handover", ["export", "--ledger", ledger, "--format", "postgres", "--out", withSecret])
+        #expect(refused.status == 1, "\(refused.err)")
+        #expect(!refused.err.contains(secret) && !refused.out.contains(secret))
+        #expect(refused.err.contains("postgres://handover:***@"), "\(refused.err)")
+        #expect(refused.err.contains("password authentication failed"), "\(refused.err)")
+
+        // From a password file (mode 0600), and refused from one others may read.
+        let file = dir.sub("pgpass")
+        let host = try #require(URLComponents(string: db.url)?.host), port = try #require(URLComponents(string: db.url)?.port)
+        try "# comment\n\(host):\(port):*:handover:\(db.password)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o644)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PGPASSFILE"] = file
+        let loose = try runWithout("PGPASSWORD", ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url], environment: environment)
+        #expect(loose.status == 2 && loose.err.contains("chmod 600"), "\(loose.err)")
+        chmod(file, 0o600)
+        let process = try runWithout("PGPASSWORD", ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url], environment: environment)
+        #expect(process.status == 0, "\(process.err)")
+        #expect(!process.out.contains(db.password))
+    }
+
+    /// Runs `handover` with exactly `environment` (so a variable can be absent).
+    private func runWithout(_ variable: String, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, out: String, err: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: productPath("handover"))
+        process.arguments = arguments
+        process.environment = environment.filter { $0.key != variable }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    }
+}
