@@ -4,10 +4,62 @@ import Testing
 
 @Suite("export schema")
 struct ExportSchemaTests {
+    /// The text of `schemas/NAME`.
+    private func documented(_ name: String) throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return try String(contentsOf: root.appendingPathComponent("schemas/" + name), encoding: .utf8)
+    }
+
     @Test("schemas/export-sqlite.sql is exactly the SQL the SQLite export runs")
     func documentedSchemaIsTheOneUsed() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let documented = try String(contentsOf: root.appendingPathComponent("schemas/export-sqlite.sql"), encoding: .utf8)
-        #expect(documented == ExportSchema.sql)
+        #expect(try documented("export-sqlite.sql") == ExportSchema.sql)
+    }
+
+    @Test("schemas/export-postgres.sql and schemas/reporting-views.sql are exactly the SQL the PostgreSQL export runs, split into whole statements")
+    func postgresSchemaIsTheOneUsed() throws {
+        #expect(try documented("export-postgres.sql") == PostgresExportSchema.sql)
+        #expect(try documented("reporting-views.sql") == PostgresExportSchema.viewsSQL)
+        let tables = PostgresExportSchema.tableStatements, indexes = PostgresExportSchema.indexStatements
+        #expect(tables.map { $0.split(separator: " ").prefix(3).joined(separator: " ") } == ["CREATE TABLE export_meta", "CREATE TABLE exports", "CREATE TABLE events", "CREATE TABLE users"])
+        #expect(indexes.count == 13 && indexes.allSatisfy { $0.hasPrefix("CREATE INDEX") && $0.hasSuffix(";") && !$0.contains("\n") })
+        #expect(PostgresExportSchema.viewStatements.count == 10 && PostgresExportSchema.viewStatements.allSatisfy { $0.hasPrefix("CREATE OR REPLACE VIEW") })
+    }
+
+    @Test("COPY text escapes backslash, tab, newline and carriage return, and writes null as \\N")
+    func copyText() {
+        var rows = CopyTextRows(capacity: 64)
+        rows.append([.text("a\\b\tc\nd\re"), .text(nil), .int(42), .bool(true), .bool(nil), .text("")])
+        rows.append(7, Array(#"{"k":"x\ny"}"#.utf8))
+        let (buffer, count) = rows.take()
+        #expect(count == 2)
+        #expect(String(buffer: buffer) == "a\\\\b\\tc\\nd\\re\t\\N\t42\tt\t\\N\t\n7\t{\"k\":\"x\\\\ny\"}\n")
+        #expect(rows.rows == 0 && rows.buffer.readableBytes == 0)
+    }
+
+    @Test("a postgres URL: its parts, the password from the URL, PGPASSWORD or a password file, masked in every rendering")
+    func targets() throws {
+        let full = try PostgresTarget(url: "postgresql://rep%40orts:s3cr%3At@db.example:6432/mig?sslmode=require&application_name=dash", environment: [:])
+        #expect(full.user == "rep@orts" && full.host == "db.example" && full.port == 6432 && full.database == "mig")
+        #expect(full.sslMode == .require && full.applicationName == "dash" && full.passwordSource == "url")
+        #expect(full.masked == "postgres://rep@orts:***@db.example:6432/mig?sslmode=require")
+        #expect(!full.masked.contains("s3cr") && full.redacting("failed for s3cr:t here") == "failed for *** here")
+
+        let bare = try PostgresTarget(url: "postgres://alice@[::1]/", environment: ["PGPASSWORD": "pw1"])
+        #expect(bare.host == "::1" && bare.port == 5432 && bare.database == "alice" && bare.sslMode == .prefer && bare.passwordSource == "PGPASSWORD")
+        #expect(bare.masked == "postgres://alice:***@[::1]:5432/alice")
+
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pgpass-\(UUID().uuidString)").path
+        try "# a comment\nother:5432:*:alice:no\ndb:5432:mig:alice:pa\\:ss\n*:*:*:*:fallback\n".write(toFile: dir, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        chmod(dir, 0o600)
+        let fromFile = try PostgresTarget(url: "postgres://alice@db/mig", environment: ["PGPASSFILE": dir])
+        #expect(fromFile.password == "pa:ss" && fromFile.passwordSource == dir)
+        #expect(try PostgresTarget(url: "postgres://bob@elsewhere/x", environment: ["PGPASSFILE": dir]).password == "fallback")
+        chmod(dir, 0o640)
+        #expect(throws: ExportError.self) { try PostgresTarget(url: "postgres://alice@db/mig", environment: ["PGPASSFILE": dir]) }
+
+        for bad in ["mysql://a@b/c", "postgres://a@b/c?sslmode=sometimes", "postgres://a@b/c?target_session_attrs=any", "postgres://a@b:99999/c", "postgres://b/c"] {
+            #expect(throws: ExportError.self, "\(bad)") { try PostgresTarget(url: bad, environment: [:]) }
+        }
     }
 }
