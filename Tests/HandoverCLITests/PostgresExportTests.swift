@@ -230,6 +230,25 @@ struct PostgresExportTests {
         #expect(!process.out.contains(db.password))
     }
 
+    @Test("sslmode as libpq's: the cluster takes TCP logins over TLS only; disable is refused, verify-full needs the certificate's root")
+    func tlsModes() throws {
+        let ledger = try demoLedger(users: 20)
+        let certificate = try #require(PostgresTestDatabase.clusterDirectory) + "/server.crt"
+        func export(_ mode: String) throws -> (status: Int32, out: String, err: String) {
+            let db = try PostgresTestDatabase()
+            let url = db.url.replacingOccurrences(of: "sslmode=require", with: mode)
+            return try runProduct("handover", ["export", "--ledger", ledger, "--format", "postgres", "--out", url], environment: db.environment)
+        }
+        let plain = try export("sslmode=disable")
+        #expect(plain.status == 1 && plain.err.contains("no encryption"), "\(plain.err)")
+        let unverified = try export("sslmode=verify-full")
+        #expect(unverified.status == 1 && unverified.err.contains("CERTIFICATE_VERIFY_FAILED"), "\(unverified.err)")
+        for mode in ["sslmode=require", "sslmode=verify-ca&sslrootcert=\(certificate)", "sslmode=verify-full&sslrootcert=\(certificate)"] {
+            let result = try export(mode)
+            #expect(result.status == 0, "\(mode): \(result.err)")
+        }
+    }
+
     /// Runs `handover` with exactly `environment` (so a variable can be absent).
     private func runWithout(_ variable: String, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, out: String, err: String) {
         let process = Process()
