@@ -40,7 +40,8 @@ struct ExportSchemaTests {
     func targets() throws {
         let full = try PostgresTarget(url: "postgresql://rep%40orts:s3cr%3At@db.example:6432/mig?sslmode=require&application_name=dash", environment: [:])
         #expect(full.user == "rep@orts" && full.host == "db.example" && full.port == 6432 && full.database == "mig")
-        #expect(full.sslMode == .require && full.applicationName == "dash" && full.passwordSource == "url")
+        #expect(full.sslMode == .require && full.applicationName == "dash" && full.passwordSource == "url" && full.connectTimeout == 10)
+        #expect(try PostgresTarget(url: "postgres://a@b/c?connect_timeout=3", environment: [:]).connectTimeout == 3)
         #expect(full.masked == "postgres://rep@orts:***@db.example:6432/mig?sslmode=require")
         #expect(!full.masked.contains("s3cr") && full.redacting("failed for s3cr:t here") == "failed for *** here")
 

@@ -32,6 +32,8 @@ public struct PostgresTarget: Sendable {
     public var sslRootCertificate: String?
     /// Sent as `application_name`, so `pg_stat_activity` names the exporter.
     public var applicationName: String
+    /// Seconds to wait for the connection (`connect_timeout`; libpq's default is none, this 10).
+    public var connectTimeout: Int
     /// Where the password came from: "url", "PGPASSWORD", a password file's path, or nil.
     public private(set) var passwordSource: String?
     /// Never printed; see ``masked``.
@@ -68,6 +70,9 @@ public struct PostgresTarget: Sendable {
         self.sslMode = sslMode
         self.sslRootCertificate = query["sslrootcert"] ?? environment["PGSSLROOTCERT"]
         self.applicationName = query["application_name"] ?? "handover export"
+        let timeout = query["connect_timeout"] ?? environment["PGCONNECT_TIMEOUT"] ?? "10"
+        guard let seconds = Int(timeout), seconds > 0 else { throw ExportError(.usage, "connect_timeout \(timeout) is not a number of seconds") }
+        self.connectTimeout = seconds
         if let password = query["password"] ?? components.password {
             self.password = password
             self.passwordSource = "url"
@@ -104,6 +109,7 @@ public struct PostgresTarget: Sendable {
         }
         var configuration = PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database, tls: try tls())
         configuration.options.additionalStartupParameters = [("application_name", applicationName)]
+        configuration.options.connectTimeout = .seconds(Int64(connectTimeout))
         return configuration
     }
 
