@@ -220,12 +220,11 @@ struct PostgresExportTests {
         let host = try #require(URLComponents(string: db.url)?.host), port = try #require(URLComponents(string: db.url)?.port)
         try "# comment\n\(host):\(port):*:handover:\(db.password)\n".write(toFile: file, atomically: true, encoding: .utf8)
         chmod(file, 0o644)
-        var environment = ProcessInfo.processInfo.environment
-        environment["PGPASSFILE"] = file
-        let loose = try runWithout("PGPASSWORD", ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url], environment: environment)
+        let arguments = ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url]
+        let loose = try runProduct("handover", arguments, environment: ["PGPASSFILE": file], unsetting: ["PGPASSWORD"])
         #expect(loose.status == 2 && loose.err.contains("chmod 600"), "\(loose.err)")
         chmod(file, 0o600)
-        let process = try runWithout("PGPASSWORD", ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url], environment: environment)
+        let process = try runProduct("handover", arguments, environment: ["PGPASSFILE": file], unsetting: ["PGPASSWORD"])
         #expect(process.status == 0, "\(process.err)")
         #expect(!process.out.contains(db.password))
     }
@@ -247,20 +246,5 @@ struct PostgresExportTests {
             let result = try export(mode)
             #expect(result.status == 0, "\(mode): \(result.err)")
         }
-    }
-
-    /// Runs `handover` with exactly `environment` (so a variable can be absent).
-    private func runWithout(_ variable: String, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, out: String, err: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: productPath("handover"))
-        process.arguments = arguments
-        process.environment = environment.filter { $0.key != variable }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
     }
 }

@@ -34,13 +34,15 @@ public func productPath(_ name: String) -> String {
 }
 
 /// Runs a product to completion; returns its exit status and standard output and error.
+/// `environment` adds to this process's environment; `unsetting` names variables to leave out.
 @discardableResult
-public func runProduct(_ name: String, _ arguments: [String], environment: [String: String] = [:], input: Data? = nil) throws -> (status: Int32, out: String, err: String) {
+public func runProduct(_ name: String, _ arguments: [String], environment: [String: String] = [:], unsetting: Set<String> = [], input: Data? = nil) throws -> (status: Int32, out: String, err: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: productPath(name))
     process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     for (k, v) in environment { env[k] = v }
+    for k in unsetting { env[k] = nil }
     process.environment = env
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
