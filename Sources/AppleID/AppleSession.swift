@@ -1,8 +1,10 @@
 import Foundation
 
 /// One team's conversation with Apple for a run: a client secret and an access token
-/// shared by every call, each renewed before it expires (never in reaction to a failure),
-/// and every call retried by the ``RetryPolicy``.
+/// shared by every call, each renewed before it expires, and every call retried by the
+/// ``RetryPolicy``. When Apple refuses a token it issued (HTTP 401 `invalid_token`, as for a
+/// token revoked before its hour is up), the token is renewed once and the call made again
+/// with the new one; only a refusal of that new token too ends the run.
 public actor AppleSession {
     /// What happened to an access token request, for the caller to record.
     public enum TokenOutcome: Sendable {
@@ -79,22 +81,42 @@ public actor AppleSession {
 
     /// Team A: the `transfer_sub` of `sub` for `target`, with retries.
     public nonisolated func generateTransferID(sub: String, target: String) async throws -> String {
-        try await retryPolicy.run(onRetry: { error, _ in onRetry(error) }) {
-            let (secret, token) = try await credentialsForCall()
-            return try await client.generateTransferID(sub: sub, target: target, clientID: credentials.clientID, clientSecret: secret, accessToken: token)
+        try await call { secret, token in
+            try await client.generateTransferID(sub: sub, target: target, clientID: credentials.clientID, clientSecret: secret, accessToken: token)
         }
     }
 
     /// Team B: the new `sub` and email for `transferSub`, with retries.
     public nonisolated func exchangeTransferID(_ transferSub: String) async throws -> MigratedUser {
-        try await retryPolicy.run(onRetry: { error, _ in onRetry(error) }) {
-            let (secret, token) = try await credentialsForCall()
-            return try await client.exchangeTransferID(transferSub: transferSub, clientID: credentials.clientID, clientSecret: secret, accessToken: token)
+        try await call { secret, token in
+            try await client.exchangeTransferID(transferSub: transferSub, clientID: credentials.clientID, clientSecret: secret, accessToken: token)
         }
     }
 
-    private func credentialsForCall() async throws -> (ClientSecret, AccessToken) {
-        let token = try await accessToken()
-        return (try clientSecret(), token)
+    /// Makes one call with the current credentials, retried by the policy; a 401 renews the
+    /// token and makes the call once more, and a second 401 in a row is thrown.
+    private nonisolated func call<T: Sendable>(_ body: @Sendable (ClientSecret, AccessToken) async throws -> T) async throws -> T {
+        try await retryPolicy.run(onRetry: { error, _ in onRetry(error) }) {
+            let token = try await accessToken()
+            do {
+                return try await body(try await clientSecret(), token)
+            } catch let error as AppleIDError where error.code == .invalidToken {
+                onRetry(error)
+                let renewed = try await renewedToken(replacing: token)
+                do {
+                    return try await body(try await clientSecret(), renewed)
+                } catch var again as AppleIDError where again.code == .invalidToken {
+                    again.message = "Apple refused a new access token right after refusing the one before: \(again.message)"
+                    throw again
+                }
+            }
+        }
+    }
+
+    /// A new access token in place of `refused`, which Apple turned away: fetched once however
+    /// many calls were refused with it; a caller whose token was already replaced gets the new one.
+    private func renewedToken(replacing refused: AccessToken) async throws -> AccessToken {
+        if token?.value == refused.value { token = nil }
+        return try await accessToken()
     }
 }

@@ -10,6 +10,21 @@ public struct FaultInjection: Sendable {
     public var serverErrorFraction = 0.0
     /// Fraction of calls whose connection is closed without an answer.
     public var droppedFraction = 0.0
+    /// `error_description`s sent with refusals in place of the stand-in's own words, taken in
+    /// turn: to rehearse what Apple's free text does to everything that shows it.
+    public var refusalDescriptions: [String] = []
+    /// Access tokens refused (401 `invalid_token`) although they have not expired, as Apple
+    /// does with a token it revoked; nil refuses none.
+    public var tokenRevocation: TokenRevocation?
+
+    /// When the stand-in refuses access tokens it issued.
+    public enum TokenRevocation: Sendable, Equatable {
+        /// Once this many migration calls have been answered, every token issued until then is
+        /// refused; tokens issued afterwards are accepted.
+        case once(afterCalls: Int)
+        /// Once this many migration calls have been answered, every token is refused, however new.
+        case always(afterCalls: Int)
+    }
 
     public init() {}
 

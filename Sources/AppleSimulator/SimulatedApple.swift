@@ -36,6 +36,8 @@ public final class SimulatedApple: Sendable {
     public let rules: Rules
     /// Client secrets already verified, with their `exp`: verifying ES256 once per secret.
     private let verified = Mutex<[String: (teamID: String, exp: Int64)]>([:])
+    /// The `exp` of the last access token issued: each token's is later than the one before.
+    private let lastTokenExpiry = Mutex<Int64>(0)
 
     public init(directory: SimulatorDirectory, rules: Rules) throws {
         self.secret = try directory.secret()
@@ -90,14 +92,22 @@ public final class SimulatedApple: Sendable {
     /// A new access token for `teamID` and `clientID`: `nonce.team.client.exp.mac`, `exp`
     /// in milliseconds so short test lifetimes are exact.
     public func issueToken(teamID: String, clientID: String) -> (token: String, lifetime: Int) {
-        let exp = Int64(Date().timeIntervalSince1970 * 1000) + Int64(rules.tokenLifetime) * 1000
+        let exp = lastTokenExpiry.withLock { last in
+            last = max(Int64(Date().timeIntervalSince1970 * 1000) + Int64(rules.tokenLifetime) * 1000, last + 1)
+            return last
+        }
         let nonce = Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
         let body = "\(nonce).\(teamID).\(Base64URL.encode(Data(clientID.utf8))).\(exp)"
         return (body + "." + mac("token", body, length: 16), rules.tokenLifetime)
     }
 
-    /// The team and client an access token belongs to, or why it is refused (HTTP 401).
-    public func checkToken(_ authorization: String?) throws(Refusal) -> (teamID: String, clientID: String) {
+    /// The `exp` (milliseconds since 1970) of the last access token issued; every token issued
+    /// later expires later.
+    public var lastIssuedTokenExpiry: Int64 { lastTokenExpiry.withLock { $0 } }
+
+    /// The team and client an access token belongs to and when it expires (milliseconds since
+    /// 1970), or why it is refused (HTTP 401).
+    public func checkToken(_ authorization: String?) throws(Refusal) -> (teamID: String, clientID: String, expiresAt: Int64) {
         guard let authorization, authorization.hasPrefix("Bearer ") else { throw Refusal(status: 401, error: "invalid_token", description: "Authorization: Bearer is missing") }
         let token = String(authorization.dropFirst(7))
         let parts = token.split(separator: ".")
@@ -106,7 +116,7 @@ public final class SimulatedApple: Sendable {
             throw Refusal(status: 401, error: "invalid_token", description: "the access token is not one this server issued")
         }
         guard exp > Int64(Date().timeIntervalSince1970 * 1000) else { throw Refusal(status: 401, error: "invalid_token", description: "the access token has expired") }
-        return (String(parts[1]), String(decoding: clientData, as: UTF8.self))
+        return (String(parts[1]), String(decoding: clientData, as: UTF8.self), exp)
     }
 
     // MARK: Migration

@@ -24,12 +24,16 @@ public struct SimulatorServer: Sendable {
     public let faults: FaultInjection
     public let stats = SimulatorStats()
     public let logger: Logger
+    private let revoker: TokenRevoker
+    private let wording: RefusalWording
 
     public init(directory: SimulatorDirectory, rules: SimulatedApple.Rules, faults: FaultInjection, logger: Logger) throws {
         self.apple = try SimulatedApple(directory: directory, rules: rules)
         self.minter = try TokenMinter(key: directory.signingKey())
         self.faults = faults
         self.logger = logger
+        self.revoker = TokenRevoker(faults.tokenRevocation)
+        self.wording = RefusalWording(faults.refusalDescriptions)
     }
 
     /// The routes.
@@ -85,7 +89,7 @@ public struct SimulatorServer: Sendable {
         case .failure(let error):
             stats.count("\(endpoint).\(error.error)")
             logger.debug("refused", metadata: ["endpoint": "\(endpoint)", "reason": "\(error.description)"])
-            let object = ["error": error.error, "error_description": error.description]
+            let object = ["error": error.error, "error_description": wording.description(error.description)]
             let text = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
             return json(HTTPResponse.Status(code: error.status), text)
         }
@@ -109,6 +113,9 @@ public struct SimulatorServer: Sendable {
 
     private func migrationInfo(_ form: [String: String], authorization: String?, now: Int64) throws(SimulatedApple.Refusal) -> String {
         let bearer = try apple.checkToken(authorization)
+        guard !revoker.refuses(expiresAt: bearer.expiresAt, newest: apple.lastIssuedTokenExpiry) else {
+            throw SimulatedApple.Refusal(status: 401, error: "invalid_token", description: "the access token has been revoked")
+        }
         let team = try apple.authenticate(clientID: form["client_id"], clientSecret: form["client_secret"], now: now)
         guard bearer.teamID == team.teamID, bearer.clientID == form["client_id"] else {
             throw SimulatedApple.Refusal(status: 400, error: "invalid_client", description: "the access token belongs to another team or client")
@@ -116,6 +123,7 @@ public struct SimulatorServer: Sendable {
         guard !apple.windowClosed(teamID: team.teamID, clientID: bearer.clientID, now: now) else {
             throw SimulatedApple.Refusal(status: 400, error: "invalid_request", description: "the app transfer period has ended")
         }
+        defer { revoker.answered() }
         if let transferSub = form["transfer_sub"] {
             let user = try apple.exchange(teamID: team.teamID, transferSub: transferSub)
             var object: [String: Any] = ["sub": user.sub]

@@ -1,11 +1,15 @@
 import ArgumentParser
 import Foundation
 import Ledger
+import Logging
 
 /// Runs the command line and maps every failure to DESIGN.md's exit codes.
 @main
 enum Entry {
     static func main() async {
+        // Logs quote what strangers send (a refused token's header, Apple's error text): every
+        // entry is written inert.
+        LoggingSystem.bootstrap { label in StreamLogHandler(label: label, stream: InertStandardError()) }
         do {
             var command = try Handover.parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -14,10 +18,10 @@ enum Entry {
                 try command.run()
             }
         } catch let exit as CLIExit {
-            if let message = exit.message { FileHandle.standardError.write(Data(("error: " + message + "\n").utf8)) }
+            if let message = exit.message { Console.error("error: " + message) }
             Foundation.exit(exit.code)
         } catch let error as LedgerError {
-            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+            Console.error("error: \(error.message)")
             let usage: Set<LedgerError.Code> = [.missingLedger, .notALedger, .ledgerExists, .invalidEvent]
             Foundation.exit(usage.contains(error.code) ? ExitStatus.usage : ExitStatus.failed)
         } catch {
@@ -27,7 +31,7 @@ enum Entry {
                 print(message)
                 Foundation.exit(0)
             }
-            if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            if !message.isEmpty { Console.error(message) }
             // ArgumentParser's usage errors (64) become DESIGN.md's 2.
             Foundation.exit(code == .validationFailure ? ExitStatus.usage : code.rawValue)
         }

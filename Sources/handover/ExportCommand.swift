@@ -41,15 +41,20 @@ struct ExportCommand: AsyncParsableCommand {
     @Flag(name: .customLong("include-personal-data"), help: "Write email addresses in clear (never for erased users).")
     var includePersonalData = false
 
+    @Flag(inversion: .prefixedNo, help: "csv: put a ' before cells that begin with =, +, -, @, tab or CR, so spreadsheets show them as text (OWASP's CSV-injection defence). On for a new export; --since-last keeps the export's own setting.")
+    var neutralizeFormulas: Bool?
+
     func validate() throws {
         if follow && format != .postgres { throw ValidationError("--follow needs --format postgres") }
+        if neutralizeFormulas != nil && format != .csv { throw ValidationError("--neutralize-formulas and --no-neutralize-formulas apply to --format csv") }
         guard interval > 0, interval <= 86_400 else { throw ValidationError("--interval takes seconds between 0 and 86400") }
     }
 
     func run() async throws {
         let (ledger, projection) = try ledgerOptions.open()
         defer { ledger.close() }
-        let exporter = Exporter(ledger: ledger, projection: projection, includePersonalData: includePersonalData)
+        var exporter = Exporter(ledger: ledger, projection: projection, includePersonalData: includePersonalData)
+        exporter.neutralizeFormulas = neutralizeFormulas
         do {
             if format == .postgres {
                 try await exportToPostgres(exporter)
@@ -79,7 +84,7 @@ struct ExportCommand: AsyncParsableCommand {
             try await exporter.follow(into: target, interval: .milliseconds(Int(interval * 1000)), until: stop, logger: logger, exported: { summary in
                 report(summary)
             }, problem: { error in
-                FileHandle.standardError.write(Data("warning: \(error.message); trying again in \(interval.formatted()) s\n".utf8))
+                Console.error("warning: \(error.message); trying again in \(interval.formatted()) s")
             })
         }
         print("Stopped following; \(last.map { "everything through sequence \($0)" } ?? "nothing") is in \(target.masked).")

@@ -72,17 +72,17 @@ struct IngestCommand: AsyncParsableCommand {
             case .duplicate: duplicates += 1
             case .rejected(let rejection, let sequence):
                 rejected[rejection.reason.rawValue, default: 0] += 1
-                printError("\(source): rejected (\(rejection.reason)): \(rejection.detail) [event \(sequence)]")
+                Console.error("\(source): rejected (\(rejection.reason)): \(rejection.detail) [event \(sequence)]")
             case .suppressed(let rejection, _):  // ingest sets no flood guard; counted all the same
                 rejected[rejection.reason.rawValue, default: 0] += 1
-                printError("\(source): rejected (\(rejection.reason)): \(rejection.detail) [not recorded]")
+                Console.error("\(source): rejected (\(rejection.reason)): \(rejection.detail) [not recorded]")
             }
         }
         let rejectedCount = rejected.values.reduce(0, +)
         var line = "Ingested \(items.count) \(kind == .notification ? "notification" : "sign-in")\(items.count == 1 ? "" : "s"): \(recorded) recorded, \(duplicates) already recorded, \(rejectedCount) rejected"
         if !rejected.isEmpty { line += " (" + rejected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")" }
         if erased > 0 { line += "; \(erased) user\(erased == 1 ? "" : "s") erased" }
-        print(line + ".")
+        Console.out(line + ".")
         if rejectedCount > 0 { throw CLIExit(code: ExitStatus.failed, message: nil) }
     }
 

@@ -1,6 +1,7 @@
 import AppleID
 import ArgumentParser
 import Foundation
+import Ledger
 import Logging
 import Migration
 
@@ -56,7 +57,7 @@ func runMigration(_ kind: MigrationJob.Kind, input: String, ledger: LedgerOption
     let summary: RunSummary
     do {
         summary = try await InterruptSignals.forwarding(to: interruption, grace: run.grace) {
-            try await job.execute(logger: logger) { FileHandle.standardError.write(Data(("warning: " + $0 + "\n").utf8)) }
+            try await job.execute(logger: logger) { Console.error("warning: " + $0) }
         }
     } catch let problems as InputProblems {
         throw CLIExit.usage("the input file has problems; nothing was recorded or written:\n" + problems.description)
@@ -66,8 +67,8 @@ func runMigration(_ kind: MigrationJob.Kind, input: String, ledger: LedgerOption
         throw CLIExit.usage(error.message)
     }
     if job.options.onProgress != nil { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-    print(run.format == .json ? summary.json : summary.text)
-    if summary.exitStatus != 0 { throw CLIExit(code: Int32(summary.exitStatus), message: summary.stoppedBy.map { "Apple refused the credentials: \($0.message)" }) }
+    if run.format == .json { print(summary.json) } else { Console.out(summary.text) }
+    if summary.exitStatus != 0 { throw CLIExit(code: Int32(summary.exitStatus), message: summary.stoppedBy.map { "Apple refused the credentials: \(InertText.forScreen($0.message))" }) }
 }
 
 /// `handover generate`: team A turns its users' `sub`s into transfer identifiers.

@@ -63,7 +63,7 @@ struct QueryCommand: AsyncParsableCommand {
             case .table:
                 for row in table.rows {
                     for (column, cell) in zip(row.columns, row.cells) where cell != .null {
-                        print("\(column.padding(toLength: 20, withPad: " ", startingAt: 0)) \(cell.text)")
+                        print("\(column.padding(toLength: 20, withPad: " ", startingAt: 0)) \(cell.tableText)")
                     }
                 }
                 print("\nHistory:")
@@ -124,7 +124,7 @@ struct QueryCommand: AsyncParsableCommand {
                 var first = true
                 try out.write("[")
                 try query.forEach(in: ledger, projection: projection) { event in
-                    try out.write((first ? "" : ",") + String(decoding: event.canonicalJSON, as: UTF8.self))
+                    try out.write((first ? "" : ",") + String(decoding: InertText.json(event.canonicalJSON), as: UTF8.self))
                     first = false
                 }
                 try out.write("]\n")

@@ -26,7 +26,7 @@ struct ReportCommand: ParsableCommand {
         if let html { try write(report.html, to: html) }
         switch format {
         case .text: print(report.text, terminator: "")
-        case .json: print(String(decoding: report.json.canonicalBytes, as: UTF8.self))
+        case .json: print(String(decoding: InertText.json(report.json.canonicalBytes), as: UTF8.self))
         }
     }
 }

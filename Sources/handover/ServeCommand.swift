@@ -63,7 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
         let intake = try AppleIntake(ledger: ledger, projection: projection, keys: keyOptions.keySet(), logger: logger)
         let server = try HandoverServer(intake: intake, configuration: configuration, logger: logger)
         if configuration.signInSecret == nil {
-            printError("warning: no sign-in secret is set, so POST /apple/sign-ins answers 401; set one with --sign-in-secret-file")
+            Console.error("warning: no sign-in secret is set, so POST /apple/sign-ins answers 401; set one with --sign-in-secret-file")
         }
         let scheme = configuration.usesTLS ? "https" : "http", host = configuration.host
         let directory = ledgerOptions.directory
@@ -74,7 +74,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let m = server.metrics
         let suppressed = m.suppressed(route: "notifications") + m.suppressed(route: "sign-ins")
-        print("Stopped: recorded \(m.events(.notificationReceived)) notifications, \(m.events(.signInVerified)) sign-ins; rejected \(m.events(.notificationRejected) + m.events(.signInRejected))"
+        Console.out("Stopped: recorded \(m.events(.notificationReceived)) notifications, \(m.events(.signInVerified)) sign-ins; rejected \(m.events(.notificationRejected) + m.events(.signInRejected))"
               + (suppressed > 0 ? ", and \(suppressed) more over the rejection budget (answered 429, summed up per source and minute)." : "."))
     }
 
@@ -85,9 +85,4 @@ struct ServeCommand: AsyncParsableCommand {
         guard let data = FileManager.default.contents(atPath: stored) else { return nil }
         return try SignInSecret(digestHex: String(decoding: data, as: UTF8.self))
     }
-}
-
-/// Writes one line to standard error.
-func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
 }

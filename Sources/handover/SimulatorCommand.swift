@@ -30,6 +30,14 @@ struct SimulatorCommand: AsyncParsableCommand {
         @Option(name: .customLong("rate-500"), help: "Fraction of calls answered 500.") var rate500 = 0.0
         @Option(name: .customLong("rate-drop"), help: "Fraction of connections closed without an answer.") var rateDrop = 0.0
         @Option(name: .customLong("revoked-fraction"), help: "Fraction of users who revoked consent (invalid_request).") var revokedFraction = 0.0
+        @Option(name: .customLong("revoke-tokens-after"), help: ArgumentHelp("After this many migration calls, refuse (401) every access token issued so far, once.", valueName: "calls"))
+        var revokeTokensAfter: Int?
+        @Option(name: .customLong("refuse-tokens-after"), help: ArgumentHelp("After this many migration calls, refuse (401) every access token, however new.", valueName: "calls"))
+        var refuseTokensAfter: Int?
+
+        func validate() throws {
+            if revokeTokensAfter != nil && refuseTokensAfter != nil { throw ValidationError("--revoke-tokens-after and --refuse-tokens-after exclude each other") }
+        }
 
         func run() async throws {
             var rules = SimulatedApple.Rules()
@@ -41,6 +49,7 @@ struct SimulatorCommand: AsyncParsableCommand {
             faults.retryAfterSeconds = retryAfter
             faults.serverErrorFraction = rate500
             faults.droppedFraction = rateDrop
+            faults.tokenRevocation = revokeTokensAfter.map { .once(afterCalls: $0) } ?? refuseTokensAfter.map { .always(afterCalls: $0) }
             var logger = Logger(label: "handover.simulator")
             logger.logLevel = .warning
             let server = try SimulatorServer(directory: directory.open(), rules: rules, faults: faults, logger: logger)

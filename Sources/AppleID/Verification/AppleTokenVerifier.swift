@@ -80,7 +80,7 @@ public struct AppleTokenVerifier: Sendable {
         let event = ClaimSet(try events(in: claims), path: "events.")
         let typeName = try event.string("type")
         guard let type = AppleNotification.EventType(apple: typeName) else {
-            throw TokenRejection(.unknownEventType, "events.type is \"\(typeName.prefix(64))\", not one of \(AppleNotification.EventType.allCases.map(\.rawValue).joined(separator: ", ")) or account-delete")
+            throw TokenRejection(.unknownEventType, "events.type is \(TokenRejection.quote(typeName)), not one of \(AppleNotification.EventType.allCases.map(\.rawValue).joined(separator: ", ")) or account-delete")
         }
         // Apple's page shows event_time in seconds; deliveries have carried milliseconds.
         let rawTime = try event.seconds("event_time")
@@ -123,23 +123,24 @@ public struct AppleTokenVerifier: Sendable {
         switch alg {
         case "RS256": break
         case nil: throw TokenRejection(.algorithmNotAllowed, "the header has no alg; Apple signs with RS256")
-        case let other? where other.lowercased() == "none": throw TokenRejection(.algorithmNone, "alg is \"\(other)\": an unsigned token")
-        case let other?: throw TokenRejection(.algorithmNotAllowed, "alg is \(other.prefix(16)); only RS256 is accepted (Apple signs with RS256; an HMAC alg would be keyed with a public key)")
+        case let other? where other.lowercased() == "none": throw TokenRejection(.algorithmNone, "alg is \(TokenRejection.quote(other)): an unsigned token")
+        case let other?: throw TokenRejection(.algorithmNotAllowed, "alg is \(TokenRejection.quote(other, limit: 16)); only RS256 is accepted (Apple signs with RS256; an HMAC alg would be keyed with a public key)")
         }
         guard let kid = jws.header["kid"] as? String, !kid.isEmpty else { throw TokenRejection(.missingKeyID, "the header has no kid") }
         guard let key = try await keys.key(for: kid) else {
-            throw TokenRejection(.unknownKeyID, "no key \"\(kid.prefix(64))\" in Apple's key set")
+            throw TokenRejection(.unknownKeyID, "no key \(TokenRejection.quote(kid)) in Apple's key set")
         }
         let signature = _RSA.Signing.RSASignature(rawRepresentation: jws.signature)
         guard key.isValidSignature(signature, for: SHA256.hash(data: Data(jws.signingInput.utf8)), padding: .insecurePKCS1v1_5) else {
-            throw TokenRejection(.badSignature, "the RS256 signature does not verify with key \(kid.prefix(64))")
+            throw TokenRejection(.badSignature, "the RS256 signature does not verify with key \(TokenRejection.quote(kid))")
         }
         let claims = ClaimSet(jws.claims)
         let iss = try claims.string("iss")
-        guard iss == AppleTokenVerifier.issuer else { throw TokenRejection(.wrongIssuer, "iss is \"\(iss.prefix(64))\", expected \(AppleTokenVerifier.issuer)") }
+        guard iss == AppleTokenVerifier.issuer else { throw TokenRejection(.wrongIssuer, "iss is \(TokenRejection.quote(iss)), expected \(AppleTokenVerifier.issuer)") }
         let offered = try claims.audiences()
         guard let audience = offered.first(where: audiences.contains) else {
-            throw TokenRejection(.wrongAudience, "aud \(offered.map { "\"\($0.prefix(64))\"" }.joined(separator: ", ")) is not among this ledger's client IDs (\(audiences.sorted().joined(separator: ", ")))")
+            let shown = offered.prefix(4).map { TokenRejection.quote($0) }.joined(separator: ", ") + (offered.count > 4 ? " and \(offered.count - 4) more" : "")
+            throw TokenRejection(.wrongAudience, "aud \(shown) is not among this ledger's client IDs (\(audiences.sorted().joined(separator: ", ")))")
         }
         let nowSeconds = Int64(now.timeIntervalSince1970.rounded(.down))
         let exp = requireExpiry ? try claims.seconds("exp") : try claims.optionalSeconds("exp")

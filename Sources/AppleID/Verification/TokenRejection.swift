@@ -62,4 +62,15 @@ public struct TokenRejection: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(reason.rawValue): \(detail)" }
+
+    /// A value the token carried, quoted for a detail: its first `limit` Unicode scalars (so at
+    /// most four bytes each, whatever the value holds), with `…` when cut. The detail keeps it
+    /// as received; whatever shows the detail escapes it.
+    public static func quote(_ value: String, limit: Int = 64) -> String {
+        let scalars = value.unicodeScalars
+        guard scalars.count > limit else { return "\"" + value + "\"" }
+        var cut = String.UnicodeScalarView()
+        cut.append(contentsOf: scalars.prefix(limit))
+        return "\"" + String(cut) + "\"…"
+    }
 }

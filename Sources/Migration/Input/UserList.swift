@@ -43,10 +43,10 @@ public struct UserList: Sendable {
             problems.append(InputProblem(file: path, line: 1, "header column \(index + 1) has no name"))
         }
         for name in Set(header) where !name.isEmpty && header.filter({ $0 == name }).count > 1 {
-            problems.append(InputProblem(file: path, line: 1, "header names column \"\(name)\" more than once"))
+            problems.append(InputProblem(file: path, line: 1, "header names column \"\(InertText.forScreen(name))\" more than once"))
         }
         guard let keyIndex = header.firstIndex(of: keyColumn) else {
-            let found = header.map { "\"\($0)\"" }.joined(separator: ", ")
+            let found = header.map { "\"\(InertText.forScreen($0))\"" }.joined(separator: ", ")
             throw InputProblems(problems: [InputProblem(file: path, line: 1, "has no \"\(keyColumn)\" column (header has \(found)); the first row must be a header naming \(keyColumn) and optionally account_id")] + problems)
         }
         let accountIndex = header.firstIndex(of: "account_id")
@@ -108,7 +108,7 @@ public struct UserList: Sendable {
         if value.isEmpty { return "\(column) is empty" }
         if value.utf8.count > Identifiers.maximumLength { return "\(column) is longer than \(Identifiers.maximumLength) bytes" }
         if let bad = value.unicodeScalars.first(where: { !($0.value > 0x20 && $0.value < 0x7F) || $0 == "," || $0 == "\"" }) {
-            return "\(column) \"\(value)\" contains \(bad.value < 0x20 || bad.value == 0x7F ? "a control character" : "the character \"\(bad)\""), which an Apple identifier never does"
+            return "\(column) \"\(InertText.forScreen(value))\" contains \(InertText.isEscaped(bad) ? "a control character" : "the character \"\(bad)\""), which an Apple identifier never does"
         }
         return nil
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 
 /// Writes a CSV file atomically: to a temporary file beside it, synced, then renamed, so a
 /// reader never sees half a file and a crash leaves the previous version.
@@ -25,11 +26,7 @@ public enum CSVOutput {
         public let description: String
     }
 
-    /// One CSV line (CRLF-free, `\n`-terminated), quoting fields that need it.
-    static func line(_ fields: [String]) -> String {
-        fields.map { field in
-            guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
-            return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        }.joined(separator: ",") + "\n"
-    }
+    /// One CSV line, `\n`-terminated, quoting fields that need it; the values are written
+    /// exactly, for the programs that read the file back.
+    static func line(_ fields: [String]) -> String { CSVField.line(fields, terminator: "\n") }
 }

@@ -50,18 +50,25 @@ public struct MigrationRun: Sendable {
     public struct Plan: Sendable {
         public var pending: [MigrationUser] = []
         public var alreadyDone = 0
+        /// Team B's users who signed in with their `transfer_sub`: done, no call needed.
+        public var doneBySignIn = 0
         public var skippedFailed = 0
     }
 
-    /// Reads the ledger: done users (their success event exists) and, unless retrying,
-    /// users whose last attempt failed are left out.
+    /// Reads the ledger: done users (their success event exists, or they are done another way,
+    /// as by a sign-in) and, unless retrying, users whose last attempt failed are left out.
     public func plan() throws -> Plan {
         try projection.read(ledger) { snapshot, view in
             var plan = Plan()
             for user in users.users {
                 if try view.sequence(forIdempotencyKey: step.idempotencyKey(for: user)) != nil {
                     plan.alreadyDone += 1
-                } else if !options.retryFailed, try snapshot.user(with: step.identifier(for: user))?.status == .failed {
+                    continue
+                }
+                let state = try snapshot.user(with: step.identifier(for: user))
+                if let state, step.isDoneWithoutCall(state) {
+                    plan.doneBySignIn += 1
+                } else if !options.retryFailed, state?.status == .failed {
                     plan.skippedFailed += 1
                 } else {
                     plan.pending.append(user)
@@ -79,6 +86,7 @@ public struct MigrationRun: Sendable {
         let plan = try plan()
         var summary = RunSummary(command: step.command, users: users.users.count)
         summary.alreadyDone = plan.alreadyDone
+        summary.doneBySignIn = plan.doneBySignIn
         summary.skippedFailed = plan.skippedFailed
         if options.dryRun {
             summary.dryRun = true
@@ -180,14 +188,16 @@ public struct MigrationRun: Sendable {
     }
 
     /// Writes the output CSV from the ledger: one row per input user that is done, in input
-    /// order, whatever run did it. Returns the number of rows.
+    /// order, whatever run (or sign-in) did it. Returns the number of rows.
     @discardableResult
     public func writeOutput(to path: String) throws -> Int {
-        let rows: [[String]] = try ledger.read { view in
+        let rows: [[String]] = try projection.read(ledger) { snapshot, view in
             try users.users.compactMap { user in
-                guard let sequence = try view.sequence(forIdempotencyKey: step.idempotencyKey(for: user)),
-                      let event = try view.event(sequence) else { return nil }
-                return try step.outputRow(for: user, event: event, sealer: ledger.sealer)
+                if let sequence = try view.sequence(forIdempotencyKey: step.idempotencyKey(for: user)), let event = try view.event(sequence) {
+                    return try step.outputRow(for: user, event: event, sealer: ledger.sealer)
+                }
+                guard let state = try snapshot.user(with: step.identifier(for: user)), step.isDoneWithoutCall(state) else { return nil }
+                return try step.outputRow(for: user, state: state, sealer: ledger.sealer)
             }
         }
         try CSVOutput.write(path, header: step.outputHeader, rows: rows)

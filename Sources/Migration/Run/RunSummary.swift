@@ -13,6 +13,8 @@ public struct RunSummary: Sendable {
     public var failed = 0
     /// Already done before this run, skipped.
     public var alreadyDone = 0
+    /// Done without a call: team B's users who signed in with their `transfer_sub`, skipped.
+    public var doneBySignIn = 0
     /// Failed in an earlier run and not retried (no `--retry-failed`).
     public var skippedFailed = 0
     /// Not attempted because the run stopped.
@@ -41,19 +43,28 @@ public struct RunSummary: Sendable {
     }
 
     /// Users done, in this run or before.
-    public var done: Int { succeeded + alreadyDone }
+    public var done: Int { succeeded + alreadyDone + doneBySignIn }
 
     /// 0: every user is done; 1: some are not; 3: Apple refused the credentials; 130 or 143:
-    /// interrupted by SIGINT or SIGTERM.
+    /// interrupted by SIGINT or SIGTERM. A dry run calls nobody and exits 0; what a real run
+    /// would exit with is ``realRunExitStatus``.
     public var exitStatus: Int {
         if stoppedBy != nil { return 3 }
         if let interrupted { return interrupted.exitStatus }
         return done == users || dryRun ? 0 : 1
     }
 
+    /// A dry run's forecast: the exit status of the real run if every call it makes succeeds
+    /// (the users failed earlier and not retried stay not done).
+    public var realRunExitStatus: Int {
+        guard dryRun else { return exitStatus }
+        return done + notAttempted == users ? 0 : 1
+    }
+
     /// The counts recorded in "run finished".
     public var counts: [String: Int] {
-        let optional = ["already_done": alreadyDone, "skipped_failed": skippedFailed, "not_attempted": notAttempted, "retries": retries, "abandoned": abandoned]
+        let optional = ["already_done": alreadyDone, "done_by_sign_in": doneBySignIn, "skipped_failed": skippedFailed, "not_attempted": notAttempted,
+                        "retries": retries, "abandoned": abandoned]
         return optional.filter { $0.value > 0 }.merging(["succeeded": succeeded, "failed": failed]) { $1 }
     }
 
@@ -63,6 +74,7 @@ public struct RunSummary: Sendable {
         let verb = dryRun ? "would call Apple for" : "migrated"
         lines.append("\(command)\(dryRun ? " (dry run)" : ""): \(users) users in the input; \(dryRun ? notAttempted : succeeded) \(verb) \(dryRun ? "" : "in this run")".trimmingCharacters(in: .whitespaces))
         if alreadyDone > 0 { lines.append("  already done before: \(alreadyDone)") }
+        if doneBySignIn > 0 { lines.append("  done by signing in with their transfer_sub (no call needed): \(doneBySignIn)") }
         if failed > 0 {
             let classes = failuresByClass.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             lines.append("  failed: \(failed) (\(classes))")
@@ -71,7 +83,7 @@ public struct RunSummary: Sendable {
         if notAttempted > 0, !dryRun { lines.append("  not attempted: \(notAttempted)") }
         if retries > 0 { lines.append("  transient errors retried: \(retries)") }
         if tokensIssued > 0 { lines.append("  access tokens obtained: \(tokensIssued)") }
-        if let stoppedBy { lines.append("  STOPPED: \(stoppedBy.message)") }
+        if let stoppedBy { lines.append("  STOPPED: \(InertText.forScreen(stoppedBy.message))") }
         if let interrupted {
             lines.append("  INTERRUPTED by \(interrupted.rawValue): no user taken after it; run the same command again to do the rest")
         }
@@ -81,6 +93,12 @@ public struct RunSummary: Sendable {
         if let outputPath { lines.append("  wrote \(outputRows) rows to \(outputPath)") }
         if succeeded + failed > 0 {
             lines.append(String(format: "  %.1f s, %.0f users/s", durationSeconds, Double(succeeded + failed) / max(durationSeconds, 0.001)))
+        }
+        if dryRun {
+            let left = users - done - notAttempted
+            let meaning = left == 0 ? "every user would be done" : "\(left) users would not be done (failed earlier, not retried without --retry-failed)"
+            lines.append("  a real run, if every call succeeds, ends with exit status \(realRunExitStatus): " + meaning)
+            return lines.map { TerminalText.wrap($0) }.joined(separator: "\n")
         }
         let meaning = switch exitStatus {
         case 0: "every user is done"
@@ -98,8 +116,9 @@ public struct RunSummary: Sendable {
             "command": command, "users": users, "succeeded": succeeded, "failed": failed, "already_done": alreadyDone,
             "skipped_failed": skippedFailed, "not_attempted": notAttempted, "retries": retries, "tokens_issued": tokensIssued,
             "failures_by_class": failuresByClass, "duration_seconds": (durationSeconds * 1000).rounded() / 1000,
-            "output_rows": outputRows, "exit_status": exitStatus, "dry_run": dryRun, "abandoned": abandoned,
+            "output_rows": outputRows, "exit_status": exitStatus, "dry_run": dryRun, "abandoned": abandoned, "done_by_sign_in": doneBySignIn,
         ]
+        if dryRun { object["real_run_exit_status"] = realRunExitStatus }
         if let interrupted { object["interrupted"] = interrupted.rawValue }
         if let runID { object["run_id"] = runID }
         if let outputPath { object["output"] = outputPath }

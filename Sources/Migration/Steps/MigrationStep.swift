@@ -1,5 +1,6 @@
 import AppleID
 import Ledger
+import Projections
 
 /// What a run does for each user, for one side of the transfer: which identifier names the
 /// user, how Apple is called, which events record the outcome, and the output CSV's rows.
@@ -27,10 +28,17 @@ public protocol MigrationStep: Sendable {
     func failureEvent(_ user: MigrationUser, failure: Failure, runID: String) -> EventDraft
     /// The output row for a user whose success event is `event`.
     func outputRow(for user: MigrationUser, event: RecordedEvent, sealer: Sealer) throws -> [String]
+    /// Whether the user, as the ledger knows them (`state`), is done without this step's call:
+    /// team B's user who signed in with a `transfer_sub` during the window.
+    func isDoneWithoutCall(_ state: UserState) -> Bool
+    /// The output row for a user done without this step's call, from what the ledger knows.
+    func outputRow(for user: MigrationUser, state: UserState, sealer: Sealer) throws -> [String]
 }
 
 extension MigrationStep {
     public func prepare(_ users: ArraySlice<MigrationUser>) throws {}
+    public func isDoneWithoutCall(_ state: UserState) -> Bool { false }
+    public func outputRow(for user: MigrationUser, state: UserState, sealer: Sealer) throws -> [String] { [] }
 }
 
 extension Failure {

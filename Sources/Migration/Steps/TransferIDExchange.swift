@@ -1,6 +1,7 @@
 import AppleID
 import Crypto
 import Ledger
+import Projections
 import Synchronization
 
 /// Team B's step: each `transfer_sub` becomes the team's own `sub` and email; the email is
@@ -53,8 +54,26 @@ public final class TransferIDExchange: MigrationStep {
 
     public func outputRow(for user: MigrationUser, event: RecordedEvent, sealer: Sealer) throws -> [String] {
         guard case .transferIDExchanged(let body) = event.body else { return [] }
-        let email = try body.email.flatMap { try sealer.open($0) } ?? ""
-        return [user.accountID ?? event.identifiers.accountID ?? "", user.identifier, event.identifiers.recipientSub ?? "",
-                email, body.isPrivateEmail.map { $0 ? "true" : "false" } ?? ""]
+        return try row(user, accountID: event.identifiers.accountID, recipientSub: event.identifiers.recipientSub, email: body.email,
+                       isPrivateEmail: body.isPrivateEmail, sealer: sealer)
+    }
+
+    /// A user who signed in with this `transfer_sub` during the window already has team B's
+    /// `sub`: calling Apple for them again would only repeat what the sign-in recorded.
+    public func isDoneWithoutCall(_ state: UserState) -> Bool {
+        state.status == .migrated && state.migratedVia == .signIn
+    }
+
+    public func outputRow(for user: MigrationUser, state: UserState, sealer: Sealer) throws -> [String] {
+        try row(user, accountID: state.accountID, recipientSub: state.recipientSub, email: state.erasedAt == nil ? state.email : nil,
+                isPrivateEmail: state.isPrivateEmail, sealer: sealer)
+    }
+
+    /// `account_id,transfer_sub,sub,email,is_private_email`; the address opened with the
+    /// user's key, empty once the user is erased.
+    private func row(_ user: MigrationUser, accountID: String?, recipientSub: String?, email: SealedValue?, isPrivateEmail: Bool?,
+                     sealer: Sealer) throws -> [String] {
+        let address = try email.flatMap { try sealer.open($0) } ?? ""
+        return [user.accountID ?? accountID ?? "", user.identifier, recipientSub ?? "", address, isPrivateEmail.map { $0 ? "true" : "false" } ?? ""]
     }
 }

@@ -117,21 +117,6 @@ public struct QueryTable: Sendable {
 
     /// The rows as a JSON array of objects keyed by column (times in RFC 3339 UTC).
     public var json: JSONValue { .array(rows.map(\.json)) }
-
-    /// One CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, quote or line break.
-    /// Looks at bytes, not characters: a CRLF is one `Character`, equal to neither CR nor LF.
-    public static func csvField(_ s: String) -> String {
-        let quote = UInt8(ascii: "\"")
-        guard s.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == quote || $0 == 0x0A || $0 == 0x0D }) else { return s }
-        var bytes: [UInt8] = [quote]
-        bytes.reserveCapacity(s.utf8.count + 16)
-        for byte in s.utf8 {
-            if byte == quote { bytes.append(quote) }
-            bytes.append(byte)
-        }
-        bytes.append(quote)
-        return String(decoding: bytes, as: UTF8.self)
-    }
 }
 
 extension QueryTable.Row {

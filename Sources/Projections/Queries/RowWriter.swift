@@ -1,8 +1,13 @@
+import Ledger
+
 /// Renders an answer row by row as a table, JSON or CSV, handing the text to `output` as it
 /// goes; memory stays that of one row whatever the answer's size.
 ///
 /// JSON is an array of canonical objects keyed by column; CSV is RFC 4180 with CRLF line ends;
 /// the table format needs every column's width before the first row (``ColumnWidths``).
+/// Strings of outside origin stay inert in every format (``InertText``): escaped in the table,
+/// escaped but for tab, CR and LF in CSV, and with JSON's `\u` escapes for the characters
+/// JSON would otherwise carry raw.
 public final class RowWriter<Failure: Error>: RowSink {
     private let format: QueryTable.Format
     private let widths: [Int]?
@@ -21,7 +26,7 @@ public final class RowWriter<Failure: Error>: RowSink {
     public func start(columns: [String]) throws(Failure) {
         self.columns = columns
         switch format {
-        case .csv: try output(columns.map(QueryTable.csvField).joined(separator: ",") + "\r\n")
+        case .csv: try output(CSVField.line(columns))
         case .json: try output("[")
         case .table: break
         }
@@ -31,9 +36,9 @@ public final class RowWriter<Failure: Error>: RowSink {
         defer { count += 1 }
         switch format {
         case .csv:
-            try output(row.cells.map { QueryTable.csvField($0.text) }.joined(separator: ",") + "\r\n")
+            try output(CSVField.line(row.cells.map { InertText.forCSV($0.text) }))
         case .json:
-            try output((count == 0 ? "" : ",") + String(decoding: row.json.canonicalBytes, as: UTF8.self))
+            try output((count == 0 ? "" : ",") + String(decoding: InertText.json(row.json.canonicalBytes), as: UTF8.self))
         case .table:
             if count == 0 {
                 try output(tableLine(columns) + "\n" + tableLine(widths!.map { String(repeating: "-", count: $0) }) + "\n")
@@ -58,9 +63,10 @@ public final class RowWriter<Failure: Error>: RowSink {
 }
 
 extension QueryTable.Cell {
-    /// The cell as the table format shows it: its text, or `-` when empty.
-    var tableText: String {
+    /// The cell as the table format shows it: its text with control and bidi characters
+    /// escaped (``InertText``), or `-` when empty.
+    public var tableText: String {
         let text = self.text
-        return text.isEmpty ? "-" : text
+        return text.isEmpty ? "-" : InertText.forScreen(text)
     }
 }

@@ -10,6 +10,10 @@ public struct Exporter {
     let projection: UserProjection
     /// Whether email addresses are written in clear.
     public var includePersonalData: Bool
+    /// CSV: whether a cell that begins like a spreadsheet formula (`=`, `+`, `-`, `@`, tab,
+    /// CR) gets a `'` in front (OWASP's CSV-injection defence); nil keeps what the export being
+    /// added to was made with, and turns it on for a new one.
+    public var neutralizeFormulas: Bool?
 
     public init(ledger: Ledger, projection: UserProjection, includePersonalData: Bool = false) {
         self.ledger = ledger
@@ -23,7 +27,8 @@ public struct Exporter {
         let identity = try ledger.identity()
         switch format {
         case .sqlite: return try SQLiteExport(path: path, source: source, identity: identity).run(sinceLast: sinceLast)
-        case .csv, .jsonl: return try FileExport(directory: path, format: format, source: source, identity: identity).run(sinceLast: sinceLast)
+        case .csv, .jsonl:
+            return try FileExport(directory: path, format: format, source: source, identity: identity, neutralizeFormulas: neutralizeFormulas).run(sinceLast: sinceLast)
         case .postgres: throw ExportError(.usage, "a postgres export goes through export(to: PostgresTarget, ...)")
         }
     }

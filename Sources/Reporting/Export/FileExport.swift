@@ -8,11 +8,19 @@ import Projections
 ///
 /// A run first cuts `events.*` back to the length the manifest records, so a crash after
 /// appending but before the manifest leaves nothing half-counted: the next run redoes it.
+///
+/// Strings of outside origin are written inert (``InertText``): in CSV, control and bidi
+/// characters other than tab, CR and LF as `\u` escapes (the exact value is in the event's
+/// JSON), and, unless turned off, OWASP's formula neutralisation; in JSON lines with JSON's
+/// own escapes. Files holding personal data are created mode 0600.
 struct FileExport {
     let directory: String
     let format: ExportFormat
     let source: ExportSource
     let identity: LedgerCreated
+    /// CSV: whether cells that begin like a spreadsheet formula get a `'` in front; nil keeps
+    /// what the export at `directory` was made with (on for a new one).
+    var neutralizeFormulas: Bool?
 
     private var fileExtension: String { format == .csv ? "csv" : "jsonl" }
     private var manifestPath: String { directory + "/manifest.json" }
@@ -21,6 +29,7 @@ struct FileExport {
         let fm = FileManager.default
         var previous: UInt64 = 0
         var eventsLength: UInt64 = 0
+        var neutralizes = neutralizeFormulas ?? true
         if let manifest = fm.contents(atPath: manifestPath) {
             guard sinceLast else {
                 throw ExportError(.outputExists, "\(directory) holds an export; pass --since-last to add what is new to it, or choose a new path")
@@ -33,6 +42,14 @@ struct FileExport {
             }
             try ExportSummary.checkMatches(fields.compactMapValues { $0.stringValue ?? $0.boolValue.map { $0 ? "1" : "0" } },
                                            identity: identity, personalData: source.includePersonalData, path: directory)
+            if format == .csv {
+                // An export made before neutralisation existed has none.
+                let made = fields["formulas_neutralized"]?.boolValue ?? false
+                if let neutralizeFormulas, neutralizeFormulas != made {
+                    throw ExportError(.mismatch, "\(directory) was exported \(made ? "with" : "without") formula neutralisation; add to it the same way (\(made ? "--neutralize-formulas" : "--no-neutralize-formulas")), or export to a new path")
+                }
+                neutralizes = made
+            }
             previous = UInt64(fields["last_sequence"]?.intValue ?? 0)
             eventsLength = UInt64(fields["events_bytes"]?.intValue ?? 0)
         } else if fm.fileExists(atPath: directory), !((try? fm.contentsOfDirectory(atPath: directory)) ?? []).isEmpty {
@@ -43,7 +60,9 @@ struct FileExport {
         }
 
         let eventsPath = directory + "/events." + fileExtension
-        if !fm.fileExists(atPath: eventsPath), !fm.createFile(atPath: eventsPath, contents: nil) { throw ExportError(.io, "cannot create \(eventsPath)") }
+        if !fm.fileExists(atPath: eventsPath), !fm.createFile(atPath: eventsPath, contents: nil, attributes: fileAttributes) {
+            throw ExportError(.io, "cannot create \(eventsPath)")
+        }
         guard let events = FileHandle(forWritingAtPath: eventsPath) else { throw ExportError(.io, "cannot write \(eventsPath)") }
         defer { try? events.close() }
         try events.truncate(atOffset: eventsLength)
@@ -51,19 +70,19 @@ struct FileExport {
         var added = 0
         // users.* is written whole to a temporary file as the users are read, then renamed.
         let usersPath = directory + "/users." + fileExtension
-        let users = try TemporaryFile(replacing: usersPath)
+        let users = try TemporaryFile(replacing: usersPath, attributes: fileAttributes)
         var usersPending = header(ExportSource.userColumns)
         let userLayout = JSONLineLayout(columns: ExportSource.userColumns)
         var userCount = 0
         let last = try source.read(after: previous, users: .all, to: .init(event: { event in
-            if format == .csv { pending.append(contentsOf: csvLine(event.cells).utf8) } else { pending += event.jsonLine + [0x0A] }
+            if format == .csv { pending.append(contentsOf: csvLine(event.cells, neutralizing: neutralizes).utf8) } else { pending += InertText.json(event.jsonLine) + [0x0A] }
             added += 1
             if pending.count > 1 << 20 {
                 try events.write(contentsOf: pending)
                 pending.removeAll(keepingCapacity: true)
             }
         }, user: { cells in
-            if format == .csv { usersPending.append(contentsOf: csvLine(cells).utf8) } else { usersPending += userLayout.object(cells) + [0x0A] }
+            if format == .csv { usersPending.append(contentsOf: csvLine(cells, neutralizing: neutralizes).utf8) } else { usersPending += InertText.json(userLayout.object(cells)) + [0x0A] }
             userCount += 1
             if usersPending.count > 1 << 20 {
                 try users.write(Data(usersPending))
@@ -76,22 +95,35 @@ struct FileExport {
         try users.write(Data(usersPending))
         try users.commit()
         let summary = ExportSummary(format: format, path: directory, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: added, usersWritten: userCount)
-        let manifest: JSONValue = .object([
+        var fields: [String: JSONValue] = [
             "format": .string(format.rawValue), "ledger_id": .string(identity.ledgerID), "team_id": .string(identity.teamID),
             "role": .string(identity.role.rawValue), "schema_version": .int(Int64(ExportSchema.version)),
             "personal_data": .bool(source.includePersonalData), "last_sequence": .int(Int64(summary.toSequence)),
             "events_bytes": .int(Int64(length)), "exported_at": .string(Timestamp.now().rfc3339),
-        ])
+        ]
+        if format == .csv { fields["formulas_neutralized"] = .bool(neutralizes) }
+        let manifest: JSONValue = .object(fields)
         try replace(manifestPath, with: Data(manifest.canonicalBytes + [0x0A]))
         return summary
     }
 
     private func header(_ columns: [String]) -> [UInt8] {
-        format == .csv ? Array(csvLine(columns.map { .text($0) }).utf8) : []
+        format == .csv ? Array(CSVField.line(columns).utf8) : []
     }
 
-    private func csvLine(_ cells: [ExportCell]) -> String {
-        cells.map { QueryTable.csvField($0.csvText) }.joined(separator: ",") + "\r\n"
+    /// One CSV line: each cell inert, and a text cell that begins like a formula neutralised
+    /// when `neutralizing` (numbers and Booleans never do).
+    private func csvLine(_ cells: [ExportCell], neutralizing: Bool) -> String {
+        CSVField.line(cells.map { cell in
+            let text = InertText.forCSV(cell.csvText)
+            guard neutralizing, case .text = cell else { return text }
+            return CSVField.neutralizingFormula(text)
+        })
+    }
+
+    /// The mode of the files an export creates: 0600 when they hold personal data.
+    private var fileAttributes: [FileAttributeKey: Any]? {
+        source.includePersonalData ? [.posixPermissions: 0o600] : nil
     }
 
     /// Writes `path` through a synced temporary file and a rename, so readers see the old
@@ -110,10 +142,10 @@ private final class TemporaryFile {
     let temporary: String
     private let handle: FileHandle
 
-    init(replacing path: String) throws {
+    init(replacing path: String, attributes: [FileAttributeKey: Any]? = nil) throws {
         self.path = path
         temporary = path + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: nil), let handle = FileHandle(forWritingAtPath: temporary) else {
+        guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: attributes), let handle = FileHandle(forWritingAtPath: temporary) else {
             throw ExportError(.io, "cannot write \(temporary)")
         }
         self.handle = handle

@@ -4,6 +4,8 @@ import Ledger
 
 /// Writes an export into one SQLite file through GRDB, all of a run in one transaction: a
 /// crash leaves the file as the previous run left it, and the next run starts from there.
+/// Text is stored exactly as the ledger holds it (SQLite's text takes any character, NUL
+/// included); a new file that will hold personal data is created mode 0600.
 struct SQLiteExport {
     let path: String
     let source: ExportSource
@@ -13,6 +15,9 @@ struct SQLiteExport {
         let exists = FileManager.default.fileExists(atPath: path)
         if exists && !sinceLast {
             throw ExportError(.outputExists, "\(path) exists; pass --since-last to add what is new to it, or choose a new path")
+        }
+        if !exists, source.includePersonalData, !FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) {
+            throw ExportError(.io, "cannot create \(path)")
         }
         let queue: DatabaseQueue
         do { queue = try DatabaseQueue(path: path) } catch {

@@ -1,18 +1,21 @@
 import Ledger
 import Projections
 
-/// Escaping for text placed in HTML and SVG.
+/// Escaping for text placed in HTML and SVG: the markup characters as entities, and control
+/// and bidi characters as ``InertText`` writes them, so a page shows what it quotes as text.
 enum HTML {
     static func escape(_ s: String) -> String {
+        let inert = InertText.forScreen(s)
         var out = ""
-        out.reserveCapacity(s.count)
-        for c in s {
+        out.reserveCapacity(inert.utf8.count)
+        for c in inert.unicodeScalars {
             switch c {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
-            default: out.append(c)
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(c)
             }
         }
         return out
@@ -76,7 +79,7 @@ extension MigrationReport {
         var html = "<table><thead><tr>" + shown.columns.map { "<th>\(HTML.escape($0.replacingOccurrences(of: "_", with: " ")))</th>" }.joined() + "</tr></thead><tbody>"
         for row in shown.rows {
             html += "<tr>" + row.cells.map { cell in
-                if case .int = cell { return "<td class=\"n\">\(cell.text)</td>" }
+                if case .int = cell { return "<td class=\"n\">\(HTML.escape(cell.text))</td>" }
                 return "<td>\(HTML.escape(cell.text))</td>"
             }.joined() + "</tr>"
         }
