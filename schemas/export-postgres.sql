@@ -1,19 +1,30 @@
--- Handover PostgreSQL export, version 1: one ledger's users projection and events, the same
--- tables and columns as the SQLite export (schemas/export-sqlite.sql) in PostgreSQL's types.
--- Written by `handover export --format postgres --out URL`; `--since-last` and `--follow` add,
--- in one transaction each, the events after export_meta.last_sequence, the users changed
--- since, and export_meta.last_sequence itself: a crash leaves the rows of the last committed
--- export and nothing of the next, so a rerun neither duplicates nor skips.
--- A first export creates the tables, loads the rows with COPY, then creates the indexes, all
--- in one transaction. Exporters take the advisory lock pg_try_advisory_lock(7285430110250) for
--- as long as they run: two never write into one database together.
+-- Handover PostgreSQL export, version 2: one ledger's users projection and events, the same
+-- tables and columns as the SQLite export (schemas/export-sqlite.sql) in PostgreSQL's types,
+-- and exact_text (below). Written by `handover export --format postgres --out URL`.
+-- A run adds the events after export_meta.last_sequence in transactions of --slice events
+-- (100,000 by default), each moving last_sequence with its events, so a run stopped at any
+-- moment redoes at most one slice and never duplicates or skips. Its last transaction also
+-- writes the users the run's events changed (users_sequence), the indexes after a first
+-- load, the views, and one row in exports. `--since-last` and `--follow` add to an export;
+-- a first export that stopped before its last transaction (state = loading) is continued
+-- by running the same command again.
+-- Exporters take the advisory lock pg_try_advisory_lock(7285430110250) for as long as they
+-- run: two never write into one database together.
 -- Personal data (email addresses) is present only when the export was made with
 -- --include-personal-data (export_meta.personal_data = 1), never for erased users: the export
 -- after an erasure clears the user's email and rewrites the user's earlier events' event_json.
+-- U+0000 (NUL): PostgreSQL's text and jsonb cannot hold it, and a string from outside may
+-- carry it (a forged token's kid, Apple's error text). In a text column it is written as
+-- U+FFFD, in event_json as \ufffd, and the row's exact_text holds the exact values of the
+-- columns so changed: a JSON object, as text (where \u0000 stands for NUL), with the string
+-- of each text column and the event itself under "event_json". exact_text is null in every
+-- other row. A client parses exact_text to get the exact value (PostgreSQL itself cannot
+-- return a text that holds U+0000); WHERE exact_text IS NOT NULL finds the rows changed.
 
 -- Facts about the export: ledger_id, team_id, role, schema_version, personal_data (0 or 1),
--- last_sequence (the last event exported), window_accepted_at and window_deadline (the
--- transfer window, once recorded), views_version.
+-- last_sequence (the last event exported), users_sequence (the last event the users table
+-- reflects), state ('loading' while a first export has not finished), window_accepted_at
+-- and window_deadline (the transfer window, once recorded), views_version.
 CREATE TABLE export_meta (
     key   text PRIMARY KEY,
     value text NOT NULL
@@ -43,7 +54,8 @@ CREATE TABLE events (
     jti            text,                   -- notifications only
     run_id         text,                   -- the batch run that recorded it
     event_json     jsonb NOT NULL,         -- the whole event; sealed values opened or null
-    chain_hash     text NOT NULL           -- hex SHA-256 chain hash stored with the event
+    chain_hash     text NOT NULL,          -- hex SHA-256 chain hash stored with the event
+    exact_text     text                    -- exact values where a NUL was replaced (above), else null
 );
 
 -- Each user's current state: the columns of `handover query state`.
@@ -71,7 +83,8 @@ CREATE TABLE users (
     last_error           text,
     notifications        integer NOT NULL,
     first_sequence       bigint NOT NULL,   -- events.seq
-    last_sequence        bigint NOT NULL    -- events.seq
+    last_sequence        bigint NOT NULL,   -- events.seq
+    exact_text           text               -- exact values where a NUL was replaced (above), else null
 );
 
 CREATE INDEX events_type_occurred_at ON events (type, occurred_at);

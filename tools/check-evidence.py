@@ -90,7 +90,7 @@ name, public_key = parse_vkey(open(args.public_key).read())
 old_size, old_root = check_checkpoint(open(args.old).read(), name, public_key)
 new_size, new_root = check_checkpoint(open(args.new).read(), name, public_key)
 
-env = lmdb.open(args.ledger, readonly=True, lock=False, max_dbs=16, subdir=True)
+env = lmdb.open(args.ledger, readonly=True, lock=False, max_dbs=32, subdir=True)
 log = env.open_db(b"log", create=False)
 with env.begin() as txn:
     records = {struct.unpack(">Q", k)[0]: bytes(v[32:]) for k, v in txn.cursor(db=log)}

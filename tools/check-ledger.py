@@ -4,7 +4,8 @@
 For each ledger directory (format 1 or 2): reads every event from the `log` database, checks
 dense sequence numbers, recomputes the SHA-256 chain (hash(n) = SHA-256(hash(n-1) || json)),
 checks the JSON is canonical (sorted keys, no whitespace), validates it against
-schemas/events/<type>.schema.json, checks the stored head, and looks for plaintext emails.
+schemas/events/<type>.schema.json, checks each identifier is 1 to 400 bytes without NUL (the
+schemas' maxLength counts characters), checks the stored head, and looks for plaintext emails.
 For format 2 it also rebuilds type_index, time_index and idempotency_index from the events and
 requires them to equal the stored ones entry for entry. Finally requires that every event type
 was seen across the ledgers. Follows schemas/ledger-format.md and nothing else.
@@ -46,6 +47,8 @@ def check(path):
             assert event["seq"] == seq
             validators[event["type"]].validate(event)
             assert b"@" not in body, f"{path}: event {seq} holds a plaintext email"
+            for kind, value in event.get("identifiers", {}).items():
+                assert 1 <= len(value.encode()) <= 400 and "\0" not in value, f"{path}: event {seq}'s {kind} is not 1 to 400 bytes without NUL"
             seen.add(event["type"])
             packed = struct.pack(">Q", seq)
             types[event["type"].encode()].append(packed)

@@ -72,11 +72,13 @@ public final class AppleIntake: Sendable {
     /// the backend issued for that sign-in if it has one. With `verifyAt`, `exp` and `iat` are
     /// checked against that time instead of `now` (a token captured earlier, backfilled), and
     /// the event records it as `verified_at`. `admitRejection` is as for notifications.
-    public func receiveSignIn(_ token: String, nonce: String? = nil, verifyAt: Date? = nil, now: Date = Date(),
+    /// `received` is the token's bytes as they arrived, if they may differ from its UTF-8 (a
+    /// body that was not UTF-8): a refusal's payload hash is taken of them.
+    public func receiveSignIn(_ token: String, nonce: String? = nil, verifyAt: Date? = nil, now: Date = Date(), received: Data? = nil,
                               admitRejection: RejectionGate? = nil) async throws -> IntakeReceipt {
         let identity: IdentityToken
         do { identity = try await verifier.verifyIdentityToken(token, nonce: nonce, now: verifyAt ?? now) } catch let rejection as TokenRejection {
-            return try await reject(rejection, payload: Data(token.utf8), as: { .signInRejected($0) }, keyPrefix: "sign-in-rejected", gate: admitRejection)
+            return try await reject(rejection, payload: received ?? Data(token.utf8), as: { .signInRejected($0) }, keyPrefix: "sign-in-rejected", gate: admitRejection)
         }
         let subject = Identifier(subKind, identity.sub)
         var body = SignInVerified(audience: identity.audience, issuedAt: Timestamp(identity.issuedAt), expiresAt: Timestamp(identity.expiresAt),

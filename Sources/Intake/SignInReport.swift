@@ -5,13 +5,18 @@ import Foundation
 public struct SignInReport: Sendable {
     public var token: String
     public var nonce: String?
+    /// The token's bytes as they arrived: what a refusal's payload hash is taken of (a body
+    /// that is not UTF-8 reaches ``token`` with U+FFFD in place of its bad bytes).
+    public var received: Data
 
     public init(_ body: Data) {
         if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any], let token = object["identity_token"] as? String {
             self.token = token
             self.nonce = object["nonce"] as? String
+            self.received = Data(token.utf8)
         } else {
             self.token = String(decoding: body, as: UTF8.self)
+            self.received = body
         }
     }
 }

@@ -63,7 +63,7 @@ public struct HandoverServer: Sendable {
             return await answer("sign-ins") {
                 let body = try await HandoverServer.collect(request.body)
                 let report = SignInReport(body)
-                return try await intake.receiveSignIn(report.token, nonce: report.nonce, admitRejection: gate)
+                return try await intake.receiveSignIn(report.token, nonce: report.nonce, received: report.received, admitRejection: gate)
             }
         }
         router.get("/healthz") { _, _ in
@@ -84,12 +84,13 @@ public struct HandoverServer: Sendable {
     }
 
     /// The client's address: the connection's peer, or, when the peer is the trusted proxy,
-    /// the last address of the `X-Forwarded-For` it sent (the one it saw).
+    /// the last address of the `X-Forwarded-For` it sent (the one it saw), provided that is an
+    /// IP address: a header is outside text, and only an address is recorded as a source.
     func source(of request: Request, _ context: ServeRequestContext) -> String {
         let peer = context.remoteAddress?.ipAddress ?? "unknown"
         guard let proxy = configuration.trustedProxy, peer == proxy,
               let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!]?.split(separator: ",").last?.trimmingCharacters(in: .whitespaces),
-              !forwarded.isEmpty else { return peer }
+              (try? SocketAddress(ipAddress: forwarded, port: 0)) != nil else { return peer }
         return forwarded
     }
 

@@ -38,6 +38,9 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --follow, seconds between looks at the ledger.", valueName: "seconds"))
     var interval: Double = 5
 
+    @Option(help: ArgumentHelp("postgres: events per transaction; a run stopped at any moment redoes at most this many.", valueName: "events"))
+    var slice = Exporter.defaultSlice
+
     @Flag(name: .customLong("include-personal-data"), help: "Write email addresses in clear (never for erased users).")
     var includePersonalData = false
 
@@ -48,6 +51,7 @@ struct ExportCommand: AsyncParsableCommand {
         if follow && format != .postgres { throw ValidationError("--follow needs --format postgres") }
         if neutralizeFormulas != nil && format != .csv { throw ValidationError("--neutralize-formulas and --no-neutralize-formulas apply to --format csv") }
         guard interval > 0, interval <= 86_400 else { throw ValidationError("--interval takes seconds between 0 and 86400") }
+        guard slice >= 1 else { throw ValidationError("--slice takes a number of events, at least 1") }
     }
 
     func run() async throws {
@@ -72,7 +76,10 @@ struct ExportCommand: AsyncParsableCommand {
         var logger = Logger(label: "handover.export")
         logger.logLevel = .warning
         guard follow else {
-            report(try await exporter.export(to: target, sinceLast: sinceLast, logger: logger))
+            report(try await exporter.export(to: target, sinceLast: sinceLast, slice: slice, logger: logger) { through in
+                // Written at once: what a run stopped later will not redo.
+                FileHandle.standardOutput.write(Data("Committed events through sequence \(through) into \(target.masked).\n".utf8))
+            })
             return
         }
         let stop = ExportStop()
@@ -81,7 +88,7 @@ struct ExportCommand: AsyncParsableCommand {
             stop.request()
             FileHandle.standardError.write(Data("\n\(signal.rawValue): ending after the export in progress\n".utf8))
         }) {
-            try await exporter.follow(into: target, interval: .milliseconds(Int(interval * 1000)), until: stop, logger: logger, exported: { summary in
+            try await exporter.follow(into: target, interval: .milliseconds(Int(interval * 1000)), slice: slice, until: stop, logger: logger, exported: { summary in
                 report(summary)
             }, problem: { error in
                 Console.error("warning: \(error.message); trying again in \(interval.formatted()) s")

@@ -61,7 +61,7 @@ struct IngestCommand: AsyncParsableCommand {
                 case .notification: receipt = try await intake.receiveNotification(data)
                 case .signIn:
                     let report = SignInReport(data)
-                    receipt = try await intake.receiveSignIn(report.token, nonce: report.nonce, verifyAt: verifyAt)
+                    receipt = try await intake.receiveSignIn(report.token, nonce: report.nonce, verifyAt: verifyAt, received: report.received)
                 }
             } catch let error as AppleKeySet.Unavailable {
                 throw CLIExit(code: ExitStatus.failed, message: "\(error.description); nothing more was ingested (\(source) and later items were not read)")

@@ -7,7 +7,7 @@ struct ProjectionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "projections", abstract: "Maintain the projections folded from the log.", subcommands: [Rebuild.self])
 
     struct Rebuild: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Drop the projections and fold them again from the whole log, in one transaction.")
+        static let configuration = CommandConfiguration(abstract: "Fold the projections again from the whole log into a second set, 8,192 events per transaction, then switch to it.")
         @OptionGroup var ledgerOptions: LedgerOptions
 
         func run() throws {

@@ -22,17 +22,31 @@ public final class ServerProcess: Sendable {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
+        let started = process
+        func fail(_ description: String) -> Failed {
+            if started.isRunning { kill(started.processIdentifier, SIGKILL); started.waitUntilExit() }
+            return Failed(description: description)
+        }
         var banner = Data()
         while !banner.contains(UInt8(ascii: "\n")) {
             let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { throw Failed(description: "\(arguments.prefix(2).joined(separator: " ")) exited: \(String(decoding: banner, as: UTF8.self))") }
+            if chunk.isEmpty { throw fail("\(arguments.prefix(2).joined(separator: " ")) exited: \(String(decoding: banner, as: UTF8.self))") }
             banner.append(chunk)
         }
         let line = String(decoding: banner, as: UTF8.self)
         guard let url = line.split(whereSeparator: { $0 == " " || $0 == "\n" }).first(where: { $0.hasPrefix("http://") || $0.hasPrefix("https://") }) else {
-            throw Failed(description: "no URL in the banner \"\(line)\"")
+            throw fail("no URL in the banner \"\(line)\"")
         }
         baseURL = String(url.hasSuffix(",") ? url.dropLast() : url)
+    }
+
+    /// A server still running when its test lets go of it (a failed expectation ended the
+    /// test early) is killed, so no test leaves a process behind.
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
     }
 
     /// Sends SIGTERM, waits, and returns the exit status.

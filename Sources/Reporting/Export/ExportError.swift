@@ -15,6 +15,9 @@ public struct ExportError: Error, Sendable, CustomStringConvertible {
         public static let usage = Code(rawValue: "usage")
         /// Another exporter is writing into the same database.
         public static let busy = Code(rawValue: "busy")
+        /// The database refused what was written in a way that will recur on the same rows (a
+        /// constraint, a type, a privilege): retrying cannot help.
+        public static let refused = Code(rawValue: "refused")
     }
 
     public let code: Code

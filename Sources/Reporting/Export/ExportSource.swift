@@ -13,9 +13,9 @@ struct ExportSource: Sendable {
     enum Users: Equatable {
         /// Every user.
         case all
-        /// The users whose state changed after this sequence number: those the new events
-        /// name, or every user once the transfer window changed (it moves `before_deadline`).
-        /// After 0, every user.
+        /// The users whose state changed after this sequence number: those the events after it
+        /// name (those handed over and any before them), or every user once the transfer window
+        /// changed (it moves `before_deadline`). After 0, every user.
         case changedAfter(UInt64)
     }
 
@@ -45,6 +45,22 @@ struct ExportSource: Sendable {
             let last = try snapshot.checkpoint()
             var named = Set<Identifier>()
             var windowChanged = false
+            /// Notes the users and the window an event changes.
+            func note(_ recorded: EventEnvelope) {
+                for identifier in recorded.identifiers.all where identifier.kind != .jti { named.insert(identifier) }
+                if recorded.type == .transferAccepted { windowChanged = true }
+            }
+            // Users changed by events handed over earlier, when the users were not written
+            // with them (a run that committed slices of events and stopped before its users).
+            if let changedAfter, changedAfter < after {
+                try view.transaction.withCursor(view.schema.log) { cursor in
+                    var entry = try cursor.seek(atLeast: LedgerSchema.logKey(changedAfter + 1))
+                    while let (key, value) = entry, BigEndian.uint64(key) <= min(after, last) {
+                        note(try EventEnvelope(record: value, sequence: BigEndian.uint64(key)))
+                        entry = try cursor.next()
+                    }
+                }
+            }
             if last > after {
                 try view.transaction.withCursor(view.schema.log) { cursor in
                     var entry = try cursor.seek(atLeast: LedgerSchema.logKey(after + 1))
@@ -52,10 +68,7 @@ struct ExportSource: Sendable {
                         let sequence = BigEndian.uint64(key)
                         if sequence > last { break }
                         let recorded = try EventEnvelope(record: value, sequence: sequence)
-                        if changedAfter != nil {
-                            for identifier in recorded.identifiers.all where identifier.kind != .jti { named.insert(identifier) }
-                            if recorded.type == .transferAccepted { windowChanged = true }
-                        }
+                        if changedAfter != nil { note(recorded) }
                         try handlers.event(ExportedEvent(
                             sequence: sequence, recordedAt: recorded.recordedAt, occurredAt: recorded.occurredAt, type: recorded.type.rawValue,
                             schemaVersion: recorded.schemaVersion, identifiers: recorded.identifiers, runID: recorded.runID,

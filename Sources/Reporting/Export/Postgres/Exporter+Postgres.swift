@@ -1,12 +1,18 @@
 import Logging
 
 extension Exporter {
-    /// Exports into the PostgreSQL database `target` names: a first export, or with
-    /// `sinceLast` what is new since the export already there, in one transaction.
-    public func export(to target: PostgresTarget, sinceLast: Bool, logger: Logger) async throws -> ExportSummary {
+    /// Events per PostgreSQL transaction unless told otherwise: about four seconds of COPY on
+    /// the machine measured, so a run stopped at any moment redoes seconds, not the export.
+    public static let defaultSlice = 100_000
+
+    /// Exports into the PostgreSQL database `target` names: a first export (or the rest of one
+    /// that stopped), or with `sinceLast` what is new since the export already there. The
+    /// events go in transactions of `slice`; `committed` hears of each but the last.
+    public func export(to target: PostgresTarget, sinceLast: Bool, slice: Int = Exporter.defaultSlice, logger: Logger,
+                       committed: (UInt64) -> Void = { _ in }) async throws -> ExportSummary {
         let session = try await PostgresExportSession.open(target, logger: logger)
         do {
-            let summary = try await session.run(source, identity: try ledger.identity(), sinceLast: sinceLast)
+            let summary = try await session.run(source, identity: try ledger.identity(), sinceLast: sinceLast, slice: slice, committed: committed)
             await session.close()
             return summary
         } catch {
@@ -17,12 +23,14 @@ extension Exporter {
 
     /// Keeps the PostgreSQL database `target` names current until `stop` is requested: every
     /// `interval`, exports what the ledger has recorded since (nothing when nothing is new).
-    /// A failed run (the server restarting, a full disk) rolls back whole; it is reported
-    /// through `problem` and tried again after `interval` on a new connection. Another
-    /// exporter holding the database, another ledger's export or a malformed target ends it.
+    /// A run that fails for a reason that may pass (the server restarting, a lost connection, a
+    /// full disk) rolls back its unfinished slice; it is reported through `problem` and tried
+    /// again after `interval` on a new connection. A refusal that would recur on the same row
+    /// (``ExportError/Code/refused``: a constraint, a type), another exporter holding the
+    /// database, another ledger's export or a malformed target ends it with that error.
     /// Returns the last sequence exported (nil if no run succeeded).
     @discardableResult
-    public func follow(into target: PostgresTarget, interval: Duration, until stop: ExportStop, logger: Logger,
+    public func follow(into target: PostgresTarget, interval: Duration, slice: Int = Exporter.defaultSlice, until stop: ExportStop, logger: Logger,
                        exported: (ExportSummary) -> Void, problem: (ExportError) -> Void) async throws -> UInt64? {
         let identity = try ledger.identity()
         var session: PostgresExportSession?
@@ -34,7 +42,7 @@ extension Exporter {
                 session = open
                 let head = try projection.read(ledger) { snapshot, _ in try snapshot.checkpoint() }
                 if open.lastSequence.map({ head > $0 }) ?? true {
-                    let summary = try await open.run(source, identity: identity, sinceLast: true)
+                    let summary = try await open.run(source, identity: identity, sinceLast: true, slice: slice)
                     if summary.eventsAdded > 0 || summary.usersWritten > 0 { exported(summary) }
                     last = summary.toSequence
                 }
@@ -42,6 +50,9 @@ extension Exporter {
                 problem(error)
                 await session?.close()
                 session = nil
+            } catch let error as ExportError where error.code == .refused {
+                await session?.close()
+                throw ExportError(.refused, error.message + "; the same would be refused at every try, so following stops here (what is before it is in the database)")
             } catch {
                 await session?.close()
                 throw error

@@ -55,11 +55,40 @@ final class PostgresExportSession {
     }
 
     /// Exports what `source` has after what the database holds. Without `sinceLast`, the
-    /// database must hold no export yet.
-    func run(_ source: ExportSource, identity: LedgerCreated, sinceLast: Bool) async throws -> ExportSummary {
+    /// database must hold no export yet, or a first export that stopped before it finished.
+    ///
+    /// The events go in transactions of `slice` events, each with the high-water mark
+    /// (`export_meta.last_sequence`), so a run stopped at any moment redoes at most one slice;
+    /// `committed` hears of each slice that is not the run's last. The last transaction also
+    /// carries the users the run's events changed, the rewrites of erased users' events, the
+    /// indexes after a first load, the views and the row in `exports`.
+    func run(_ source: ExportSource, identity: LedgerCreated, sinceLast: Bool, slice: Int, committed: (UInt64) -> Void = { _ in }) async throws -> ExportSummary {
         do {
             try await execute("BEGIN")
-            let summary = try await load(source, identity: identity, sinceLast: sinceLast)
+            let start = try await begin(source, identity: identity, sinceLast: sinceLast)
+            let handoff = BatchHandoff<CopyBatch>(capacity: 4)
+            let reader = Task { [source, handoff] in
+                try await PostgresExportSession.read(source, after: start.lastSequence, usersAfter: start.usersSequence, slice: slice, into: handoff)
+            }
+            let summary: ExportSummary
+            do {
+                let batches = BatchStream(handoff)
+                var mark = start.lastSequence
+                while try await batches.peek()?.kind == .events {
+                    mark += UInt64(try await copyEvents(batches, after: mark, upTo: slice))
+                    guard try await batches.peek()?.kind == .events else { break }
+                    try await setMeta([("last_sequence", String(mark))])
+                    try await execute("COMMIT")
+                    committed(mark)
+                    try await execute("BEGIN")
+                }
+                let end = try await reader.value
+                summary = try await finish(batches, start: start, end: end, source: source, identity: identity)
+            } catch {
+                handoff.abandon()
+                _ = try? await reader.value
+                throw error
+            }
             try await execute("COMMIT")
             lastSequence = summary.toSequence
             return summary
@@ -69,62 +98,76 @@ final class PostgresExportSession {
         }
     }
 
-    /// The ledger's rows after the database's high-water mark, written inside the open
-    /// transaction, with the new mark and a row in `exports`.
-    private func load(_ source: ExportSource, identity: LedgerCreated, sinceLast: Bool) async throws -> ExportSummary {
+    /// Where a run starts: what the database holds.
+    private struct Start {
+        /// The last event in the database.
+        var lastSequence: UInt64
+        /// The last event the `users` table reflects (behind `lastSequence` only after a run
+        /// that committed slices of events and stopped before its users).
+        var usersSequence: UInt64
+        /// A first export that has not finished: `users` is empty and has no indexes yet.
+        var loading: Bool
+        var meta: [String: String]
+    }
+
+    /// Inside the first transaction: reads the export's facts, or creates the tables of a
+    /// first export (which stays `loading` until its last transaction), and brings an export
+    /// of schema version 1 to this one.
+    private func begin(_ source: ExportSource, identity: LedgerCreated, sinceLast: Bool) async throws -> Start {
         let fresh = try await scalar("SELECT to_regclass('export_meta') IS NULL", as: Bool.self) ?? true
-        var previous: UInt64 = 0
-        var meta: [String: String] = [:]
         if fresh {
             for statement in PostgresExportSchema.tableStatements { try await execute(statement) }
-        } else {
-            guard sinceLast else {
-                throw ExportError(.outputExists, "\(target.masked) already holds an export; pass --since-last to add what is new to it, or export into an empty database")
-            }
-            for try await (key, value) in try await connection.query("SELECT key, value FROM export_meta", logger: logger).decode((String, String).self) {
-                meta[key] = value
-            }
-            try ExportSummary.checkMatches(meta, identity: identity, personalData: source.includePersonalData, path: target.masked)
-            guard meta["schema_version"] == String(PostgresExportSchema.version) else {
-                throw ExportError(.mismatch, "\(target.masked) holds an export of schema version \(meta["schema_version"] ?? "?"); this version writes \(PostgresExportSchema.version): export into an empty database")
-            }
-            previous = UInt64(meta["last_sequence"] ?? "0") ?? 0
+            let meta = facts(identity: identity, personalData: source.includePersonalData) + [("state", "loading"), ("last_sequence", "0"), ("users_sequence", "0")]
+            try await setMeta(meta)
+            return Start(lastSequence: 0, usersSequence: 0, loading: true, meta: [:])
         }
-
-        let handoff = BatchHandoff<CopyBatch>(capacity: 4)
-        let reader = Task { [source, previous, handoff] in try await PostgresExportSession.read(source, after: previous, into: handoff) }
-        let written: (events: Int, users: Int)
-        do {
-            written = try await write(BatchStream(handoff), fresh: fresh)
-        } catch {
-            handoff.abandon()
-            _ = try? await reader.value
-            throw error
+        var meta: [String: String] = [:]
+        for try await (key, value) in try await connection.query("SELECT key, value FROM export_meta", logger: logger).decode((String, String).self) {
+            meta[key] = value
         }
-        let end = try await reader.value
+        try ExportSummary.checkMatches(meta, identity: identity, personalData: source.includePersonalData, path: target.masked)
+        let loading = meta["state"] == "loading"
+        guard sinceLast || loading else {
+            throw ExportError(.outputExists, "\(target.masked) already holds an export; pass --since-last to add what is new to it, or export into an empty database")
+        }
+        switch meta["schema_version"] {
+        case String(PostgresExportSchema.version): break
+        case "1":
+            for statement in PostgresExportSchema.upgradeFromVersion1 { try await execute(statement) }
+            try await setMeta([("schema_version", String(PostgresExportSchema.version))])
+        default:
+            throw ExportError(.mismatch, "\(target.masked) holds an export of schema version \(meta["schema_version"] ?? "?"); this version writes \(PostgresExportSchema.version): export into an empty database")
+        }
+        let last = UInt64(meta["last_sequence"] ?? "0") ?? 0
+        return Start(lastSequence: last, usersSequence: meta["users_sequence"].flatMap { UInt64($0) } ?? last, loading: loading, meta: meta)
+    }
 
-        if fresh {
+    /// The last transaction's part: the users, the rewrites, a first load's indexes, the
+    /// views, the facts and the row in `exports`.
+    private func finish(_ batches: BatchStream, start: Start, end: ExportSource.End, source: ExportSource, identity: LedgerCreated) async throws -> ExportSummary {
+        let users = try await writeUsers(batches, direct: start.loading)
+        if try await batches.peek()?.kind == .rewrites {
+            try await execute("CREATE TEMP TABLE event_rewrites (seq bigint PRIMARY KEY, event_json jsonb NOT NULL, exact_text text) ON COMMIT DROP")
+            _ = try await copy(batches, .rewrites, into: "event_rewrites", columns: ["seq", "event_json", "exact_text"]) { "rewritten event, row \($0)" }
+            try await execute("UPDATE events AS e SET event_json = r.event_json, exact_text = r.exact_text FROM event_rewrites AS r WHERE e.seq = r.seq")
+        }
+        if let unexpected = try await batches.peek() {
+            throw ExportError(.io, "internal: \(unexpected.kind) rows arrived out of order")
+        }
+        if start.loading {
             for statement in PostgresExportSchema.indexStatements { try await execute(statement) }
         }
-        if meta["views_version"] != String(PostgresExportSchema.viewsVersion) {
+        if start.meta["views_version"] != String(PostgresExportSchema.viewsVersion) {
             for statement in PostgresExportSchema.viewStatements { try await execute(statement) }
         }
-        let through = max(end.last, previous)
-        var facts: [(String, String?)] = [
-            ("ledger_id", identity.ledgerID), ("team_id", identity.teamID), ("role", identity.role.rawValue),
-            ("schema_version", String(PostgresExportSchema.version)), ("views_version", String(PostgresExportSchema.viewsVersion)),
-            ("personal_data", source.includePersonalData ? "1" : "0"), ("last_sequence", String(through)),
-        ]
-        facts += [("window_accepted_at", end.window?.acceptedAt.rfc3339), ("window_deadline", end.window?.deadline.rfc3339)]
-        for (key, value) in facts {
-            if let value {
-                try await connection.query("INSERT INTO export_meta (key, value) VALUES (\(key), \(value)) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", logger: logger)
-            } else {
-                try await connection.query("DELETE FROM export_meta WHERE key = \(key)", logger: logger)
-            }
-        }
-        let summary = ExportSummary(format: .postgres, path: target.masked, fromSequence: previous + 1, toSequence: through,
-                                    eventsAdded: written.events, usersWritten: written.users)
+        let through = max(end.last, start.lastSequence)
+        let events = Int(through - start.lastSequence)
+        try await setMeta(facts(identity: identity, personalData: source.includePersonalData) + [
+            ("views_version", String(PostgresExportSchema.viewsVersion)), ("last_sequence", String(through)), ("users_sequence", String(through)),
+            ("window_accepted_at", end.window?.acceptedAt.rfc3339), ("window_deadline", end.window?.deadline.rfc3339), ("state", nil),
+        ])
+        let summary = ExportSummary(format: .postgres, path: target.masked, fromSequence: start.lastSequence + 1, toSequence: through,
+                                    eventsAdded: events, usersWritten: users)
         try await connection.query("""
             INSERT INTO exports (exported_at, from_sequence, to_sequence, events_added, users_written)
             VALUES (now(), \(Int64(summary.fromSequence)), \(Int64(summary.toSequence)), \(Int64(summary.eventsAdded)), \(Int64(summary.usersWritten)))
@@ -132,29 +175,49 @@ final class PostgresExportSession {
         return summary
     }
 
+    /// The facts every transaction that creates or finishes an export writes.
+    private func facts(identity: LedgerCreated, personalData: Bool) -> [(String, String?)] {
+        [("ledger_id", identity.ledgerID), ("team_id", identity.teamID), ("role", identity.role.rawValue),
+         ("schema_version", String(PostgresExportSchema.version)), ("personal_data", personalData ? "1" : "0")]
+    }
+
+    /// Sets (or, for nil, deletes) keys of `export_meta`.
+    private func setMeta(_ facts: [(String, String?)]) async throws {
+        for (key, value) in facts {
+            if let value {
+                try await connection.query("INSERT INTO export_meta (key, value) VALUES (\(key), \(value)) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", logger: logger)
+            } else {
+                try await connection.query("DELETE FROM export_meta WHERE key = \(key)", logger: logger)
+            }
+        }
+    }
+
     /// Reads the ledger on a thread of its own (the read transaction's closure is
     /// synchronous) and hands the rows over in COPY text batches of about 1 MiB.
-    private static func read(_ source: ExportSource, after: UInt64, into handoff: BatchHandoff<CopyBatch>) async throws -> ExportSource.End {
+    private static func read(_ source: ExportSource, after: UInt64, usersAfter: UInt64, slice: Int, into handoff: BatchHandoff<CopyBatch>) async throws -> ExportSource.End {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 let result = Result {
                     let limit = 1 << 20
                     var events = CopyTextRows(capacity: limit + 4096), users = CopyTextRows(capacity: 64 << 10), rewrites = CopyTextRows(capacity: 64 << 10)
+                    var read = 0
                     func flush(_ rows: inout CopyTextRows, as kind: CopyBatch.Kind) throws {
                         guard rows.rows > 0 else { return }
                         let (buffer, count) = rows.take()
                         try handoff.put(CopyBatch(kind: kind, rows: buffer, count: count))
                     }
-                    let end = try source.read(after: after, users: .changedAfter(after), to: .init(event: { event in
-                        events.append(event.cells)
-                        if events.buffer.readableBytes >= limit { try flush(&events, as: .events) }
+                    let end = try source.read(after: after, users: .changedAfter(usersAfter), to: .init(event: { event in
+                        events.append(event.cells, columns: ExportedEvent.columns, jsonColumn: eventJSONColumn)
+                        read += 1
+                        // A batch never straddles two slices, so each transaction ends on one.
+                        if events.buffer.readableBytes >= limit || read % slice == 0 { try flush(&events, as: .events) }
                     }, user: { cells in
                         try flush(&events, as: .events)
-                        users.append(cells)
+                        users.append(cells, columns: ExportSource.userColumns)
                         if users.buffer.readableBytes >= limit { try flush(&users, as: .users) }
                     }, rewrite: { sequence, json in
                         try flush(&users, as: .users)
-                        rewrites.append(Int64(sequence), json)
+                        rewrites.append(Int64(sequence), eventJSON: json)
                         if rewrites.buffer.readableBytes >= limit { try flush(&rewrites, as: .rewrites) }
                     }))
                     try flush(&events, as: .events)
@@ -168,45 +231,54 @@ final class PostgresExportSession {
         }
     }
 
-    /// Writes the batches: events by COPY; users by COPY, straight into `users` on a first
-    /// export, else into a staging table merged in (and users merged away deleted); rewritten
-    /// events of erased users by COPY into a staging table applied as one UPDATE.
-    private func write(_ batches: BatchStream, fresh: Bool) async throws -> (events: Int, users: Int) {
-        let events = try await copy(batches, .events, into: "events", columns: ExportedEvent.columns)
-        var users = 0
-        let userColumns = ExportSource.userColumns
-        if fresh {
-            users = try await copy(batches, .users, into: "users", columns: userColumns)
-        } else if try await batches.peek()?.kind == .users {
-            try await execute("CREATE TEMP TABLE users_incoming (LIKE users) ON COMMIT DROP")
-            users = try await copy(batches, .users, into: "users_incoming", columns: userColumns)
-            let sameIdentifier = IdentifierKind.userKinds.map { "u.\($0.rawValue) = i.\($0.rawValue)" }.joined(separator: " OR ")
-            try await execute("DELETE FROM users AS u USING users_incoming AS i WHERE u.user_key <> i.user_key AND (\(sameIdentifier))")
-            let updates = userColumns.dropFirst().map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
-            let list = userColumns.joined(separator: ", ")
-            try await execute("INSERT INTO users (\(list)) SELECT \(list) FROM users_incoming ON CONFLICT (user_key) DO UPDATE SET \(updates)")
-        }
-        if try await batches.peek()?.kind == .rewrites {
-            try await execute("CREATE TEMP TABLE event_rewrites (seq bigint PRIMARY KEY, event_json jsonb NOT NULL) ON COMMIT DROP")
-            _ = try await copy(batches, .rewrites, into: "event_rewrites", columns: ["seq", "event_json"])
-            try await execute("UPDATE events AS e SET event_json = r.event_json FROM event_rewrites AS r WHERE e.seq = r.seq")
-        }
-        if let unexpected = try await batches.peek() {
-            throw ExportError(.io, "internal: \(unexpected.kind) rows arrived out of order")
-        }
-        return (events, users)
+    /// The columns of `events` and `users` as the export writes them: the SQLite export's,
+    /// then `exact_text` (``CopyTextRows``).
+    static let eventColumns = ExportedEvent.columns + ["exact_text"]
+    static var userColumns: [String] { ExportSource.userColumns + ["exact_text"] }
+    private static let eventJSONColumn = ExportedEvent.columns.firstIndex(of: "event_json")
+
+    /// COPYs event batches at the head of `batches` into `events` until `slice` events (or
+    /// the events) are done; returns how many. The first is the event after `after`.
+    private func copyEvents(_ batches: BatchStream, after: UInt64, upTo slice: Int) async throws -> Int {
+        try await copy(batches, .events, into: "events", columns: Self.eventColumns, upTo: slice) { "sequence \(after + UInt64($0))" }
     }
 
-    /// COPYs the run of `kind` batches at the head of `batches` into `table`; returns the rows.
-    private func copy(_ batches: BatchStream, _ kind: CopyBatch.Kind, into table: String, columns: [String]) async throws -> Int {
+    /// Writes the users at the head of `batches`: by COPY straight into `users` when `direct`
+    /// (a first export: the table is empty), else into a staging table merged in, and users
+    /// merged away deleted. Returns how many.
+    private func writeUsers(_ batches: BatchStream, direct: Bool) async throws -> Int {
+        let userColumns = Self.userColumns
+        if direct {
+            return try await copy(batches, .users, into: "users", columns: userColumns) { "user row \($0) of this run" }
+        }
+        guard try await batches.peek()?.kind == .users else { return 0 }
+        try await execute("CREATE TEMP TABLE users_incoming (LIKE users) ON COMMIT DROP")
+        let users = try await copy(batches, .users, into: "users_incoming", columns: userColumns) { "user row \($0) of this run" }
+        let sameIdentifier = IdentifierKind.userKinds.map { "u.\($0.rawValue) = i.\($0.rawValue)" }.joined(separator: " OR ")
+        try await execute("DELETE FROM users AS u USING users_incoming AS i WHERE u.user_key <> i.user_key AND (\(sameIdentifier))")
+        let updates = userColumns.dropFirst().map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
+        let list = userColumns.joined(separator: ", ")
+        try await execute("INSERT INTO users (\(list)) SELECT \(list) FROM users_incoming ON CONFLICT (user_key) DO UPDATE SET \(updates)")
+        return users
+    }
+
+    /// COPYs the run of `kind` batches at the head of `batches` into `table`, stopping after
+    /// the batch that reaches `limit` rows; returns the rows. A row PostgreSQL refuses is named
+    /// by `row` (given its 1-based line in this COPY) in the error.
+    private func copy(_ batches: BatchStream, _ kind: CopyBatch.Kind, into table: String, columns: [String], upTo limit: Int = .max,
+                      row: (Int) -> String) async throws -> Int {
         guard try await batches.peek()?.kind == kind else { return 0 }
         var rows = 0
-        try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
-            while let batch = try await batches.peek(), batch.kind == kind {
-                try await writer.write(batch.rows)
-                rows += batch.count
-                _ = try await batches.take()
+        do {
+            try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
+                while rows < limit, let batch = try await batches.peek(), batch.kind == kind {
+                    try await writer.write(batch.rows)
+                    rows += batch.count
+                    _ = try await batches.take()
+                }
             }
+        } catch {
+            throw PostgresFailure.refusal(error, table: table, row: row, target: target) ?? error
         }
         return rows
     }
@@ -221,10 +293,13 @@ final class PostgresExportSession {
         return value
     }
 
-    /// `error` as an ``ExportError``, naming the target only masked.
+    /// `error` as an ``ExportError``, naming the target only masked: ``ExportError/Code/refused``
+    /// when PostgreSQL would refuse the same again (``PostgresFailure/isPermanent(_:)``), else
+    /// ``ExportError/Code/io``.
     private func failure(_ error: any Error, doing what: String) -> ExportError {
         if let error = error as? ExportError { return error }
-        return ExportError(.io, "cannot \(what) into \(target.masked): \(PostgresFailure.describe(error, target: target))")
+        let code: ExportError.Code = PostgresFailure.isPermanent(error) ? .refused : .io
+        return ExportError(code, "cannot \(what) into \(target.masked): \(PostgresFailure.describe(error, target: target))")
     }
 }
 
