@@ -108,6 +108,13 @@ struct RefusalCase: CustomTestStringConvertible, Sendable {
             c["nonce_supported"] = true
             return c
         },
+        .signIn("sub holding NUL, which the ledger cannot hold in an identifier", .invalidClaim) { f in f.identityClaims(sub: "001.a\u{0}b.0001") },
+        .signIn("sub of 401 bytes, longer than the ledger's identifiers", .invalidClaim) { f in f.identityClaims(sub: String(repeating: "s", count: 401)) },
+        .notification("notification whose sub holds NUL", .invalidClaim) { f in try f.notificationClaims(type: "consent-revoked", sub: "001\u{0}") },
+        .notification("jti of 401 bytes", .invalidClaim) { f in try f.notificationClaims(type: "consent-revoked", jti: String(repeating: "j", count: 401)) },
+        .payload("payload not UTF-8", .malformedJSON) { _ in
+            Base64URL.encode(Data(#"{"alg":"RS256","kid":"x"}"#.utf8)) + "." + Base64URL.encode(Data([0x7B, 0x22, 0x73, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D])) + ".c2ln"
+        },
         .signIn("real_user_status out of range", .invalidClaim) { f in
             var c = f.identityClaims()
             c["real_user_status"] = 7

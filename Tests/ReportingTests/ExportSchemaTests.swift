@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Testing
 @testable import Reporting
 
@@ -25,15 +26,40 @@ struct ExportSchemaTests {
         #expect(PostgresExportSchema.viewStatements.count == 10 && PostgresExportSchema.viewStatements.allSatisfy { $0.hasPrefix("CREATE OR REPLACE VIEW") })
     }
 
-    @Test("COPY text escapes backslash, tab, newline and carriage return, and writes null as \\N")
+    @Test("COPY text escapes backslash, tab, newline and carriage return, and writes null as \\N; exact_text is null when nothing changed")
     func copyText() {
         var rows = CopyTextRows(capacity: 64)
-        rows.append([.text("a\\b\tc\nd\re"), .text(nil), .int(42), .bool(true), .bool(nil), .text("")])
-        rows.append(7, Array(#"{"k":"x\ny"}"#.utf8))
+        rows.append([.text("a\\b\tc\nd\re"), .text(nil), .int(42), .bool(true), .bool(nil), .text("")], columns: ["a", "b", "c", "d", "e", "f"])
+        rows.append(7, eventJSON: Array(#"{"k":"x\ny"}"#.utf8))
         let (buffer, count) = rows.take()
         #expect(count == 2)
-        #expect(String(buffer: buffer) == "a\\\\b\\tc\\nd\\re\t\\N\t42\tt\t\\N\t\n7\t{\"k\":\"x\\\\ny\"}\n")
+        #expect(String(buffer: buffer) == "a\\\\b\\tc\\nd\\re\t\\N\t42\tt\t\\N\t\t\\N\n7\t{\"k\":\"x\\\\ny\"}\t\\N\n")
         #expect(rows.rows == 0 && rows.buffer.readableBytes == 0)
+    }
+
+    @Test("U+0000, which PostgreSQL refuses, is U+FFFD in the column and exact in exact_text; an escaped backslash before u0000 is left alone")
+    func nulForPostgres() throws {
+        var rows = CopyTextRows(capacity: 64)
+        let event = #"{"body":{"detail":"K\u0000ID","path":"C:\\u0000x"}}"#
+        rows.append([.text("err\u{0}or\u{1B}"), .text(event), .text("plain")], columns: ["last_error", "event_json", "other"], jsonColumn: 1)
+        let line = String(buffer: rows.take().buffer)
+        let fields = line.dropLast().split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        #expect(fields.count == 4)
+        #expect(fields[0] == "err\u{FFFD}or\u{1B}")
+        // COPY's text format doubles each backslash of the value.
+        #expect(fields[1] == #"{"body":{"detail":"K\\ufffdID","path":"C:\\\\u0000x"}}"#)
+        #expect(fields[2] == "plain")
+        let exact = try JSONValue.parse(Array(fields[3].replacingOccurrences(of: "\\\\", with: "\\").utf8))
+        #expect(exact.objectValue?["last_error"] == .string("err\u{0}or\u{1B}"))
+        #expect(exact.objectValue?["event_json"] == (try JSONValue.parse(Array(event.utf8))))
+        #expect(!fields[3].utf8.contains(0) && !fields[3].utf8.contains(0x1B), "exact_text is JSON with escapes")
+    }
+
+    @Test("a COPY error's context names the line PostgreSQL refused")
+    func copyLine() {
+        #expect(PostgresFailure.copyLine(in: "COPY events, line 17, column event_json: \"{...}\"") == 17)
+        #expect(PostgresFailure.copyLine(in: "COPY users_incoming, line 3") == 3)
+        #expect(PostgresFailure.copyLine(in: "SQL statement") == nil)
     }
 
     @Test("a postgres URL: its parts, the password from the URL, PGPASSWORD or a password file, masked in every rendering")

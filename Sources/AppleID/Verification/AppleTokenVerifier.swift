@@ -13,8 +13,9 @@ public struct AppleTokenVerifier: Sendable {
     public static let issuer = "https://appleid.apple.com"
     /// The largest notification body accepted, in bytes.
     public static let maximumBodySize = 64 * 1024
-    /// The longest `sub`, `transfer_sub` or `jti` accepted, in UTF-8 bytes.
-    public static let maximumIdentifierLength = 255
+    /// The longest `sub`, `transfer_sub` or `jti` accepted, in UTF-8 bytes: the ledger's own
+    /// limit (`Identifiers.maximumLength`), so a token is refused whole rather than recorded in part.
+    public static let maximumIdentifierLength = 400
 
     public let keys: AppleKeySet
     /// The client IDs tokens may be addressed to.

@@ -35,11 +35,16 @@ public struct EventDraft: Hashable, Sendable {
             guard !id.value.utf8.contains(0) else { throw LedgerError(.invalidEvent, "\(id.kind.rawValue) contains a NUL byte") }
         }
         if let key = idempotencyKey {
-            guard !key.isEmpty, key.utf8.count <= Identifiers.maximumLength else {
-                throw LedgerError(.invalidEvent, "idempotency key must be 1 to \(Identifiers.maximumLength) bytes")
+            guard !key.isEmpty, key.utf8.count <= EventDraft.maximumIdempotencyKeyLength else {
+                throw LedgerError(.invalidEvent, "idempotency key must be 1 to \(EventDraft.maximumIdempotencyKeyLength) bytes")
             }
         }
     }
+
+    /// The longest idempotency key, in UTF-8 bytes: room for an identifier of the longest
+    /// (``Identifiers/maximumLength``) behind a prefix such as `generate:TEAMID:`. The index
+    /// files a key by its hash, so its length costs nothing there.
+    public static let maximumIdempotencyKeyLength = 512
 
     /// The canonical JSON of every field up to and including `occurred_at`, without the
     /// closing brace: the fields the ledger assigns at commit sort after these.
