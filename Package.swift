@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(
             name: "MigrationTests",
             dependencies: [
-                "AppleID", "AppleSimulator", "Migration", "Ledger", "Projections", "TestSupport",
+                "AppleID", "AppleSimulator", "Intake", "Migration", "Ledger", "Projections", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

@@ -85,6 +85,41 @@ struct CommandLineRunTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: ledger + "/data.mdb")) == before)
     }
 
+    @Test("users.csv and the handoff file: identifiers of 400 bytes are taken; one of 401 bytes, one with NUL and one not UTF-8 are refused naming the line, and the ledger is unchanged")
+    func identifierLimits() async throws {
+        let keyA = try register("AAAA111111", "KEYA111111"), keyB = try register("BBBB222222", "KEYB222222")
+        let server = try SimulatorProcess.start(directory: dir.sub("apple"))
+        defer { server.stop() }
+        let a = dir.sub("a"), b = dir.sub("b")
+        for (ledger, team, role) in [(a, "AAAA111111", "sender"), (b, "BBBB222222", "recipient")] {
+            #expect(try runProduct("handover", ["init", "--ledger", ledger, "--team-id", team, "--client-id", "com.example.app", "--role", role]).status == 0)
+        }
+        let longest = String(repeating: "7", count: 400)
+        for (ledger, column, flag, team, key, path) in [(a, "sub", "--users", "AAAA111111", "KEYA111111", keyA), (b, "transfer_sub", "--transfers", "BBBB222222", "KEYB222222", keyB)] {
+            let run = ["generate", "exchange"][ledger == a ? 0 : 1]
+            let target = ledger == a ? ["--target", "BBBB222222"] : []
+            func attempt(_ bytes: [UInt8]) throws -> (status: Int32, out: String, err: String) {
+                let file = dir.sub("input.csv")
+                try Data(Array("\(column),account_id\n000.ok.1,acct-1\n".utf8) + bytes + Array(",acct-2\n".utf8)).write(to: URL(fileURLWithPath: file))
+                return try runProduct("handover", [run, "--ledger", ledger, flag, file, "--out", dir.sub("out.csv"), "--apple-base-url", server.baseURL]
+                                      + target + credentials(team, key, path))
+            }
+            let before = try Data(contentsOf: URL(fileURLWithPath: ledger + "/data.mdb"))
+            for (name, bytes) in [("401 bytes", Array((longest + "7").utf8)), ("NUL", Array("000.a\u{0}b.1".utf8)), ("not UTF-8", [0x30, 0x2E, 0xC3, 0x28, 0x2E, 0x31])] {
+                let r = try attempt(bytes)
+                #expect(r.status == 2 && r.err.contains("input.csv, line 3:"), "\(run), \(name): \(r.err)")
+                #expect(HostileStrings.rawControls(in: r.err).isEmpty, "\(run), \(name): the message shows the value inert")
+                #expect(try Data(contentsOf: URL(fileURLWithPath: ledger + "/data.mdb")) == before, "\(run), \(name): the ledger is untouched")
+            }
+            // 400 bytes is an identifier: the run takes it (Apple answers what it answers).
+            let taken = try attempt(Array(longest.utf8))
+            #expect(taken.status == 0 || taken.status == 1, "\(run), 400 bytes: \(taken.err)")
+            let events = try runProduct("handover", ["query", "events", "--ledger", ledger, "--id", longest, "--format", "json"])
+            let recorded = try #require(JSONValue.parse(Array(events.out.utf8)).arrayValue)
+            #expect(recorded.count == 1, "\(run): the 400-byte identifier's outcome is recorded: \(events.out) \(events.err)")
+        }
+    }
+
     @Test("the command exits 3 when Apple refuses the credentials, and names what to check")
     func refusedCredentials() async throws {
         let key = try register("AAAA111111", "KEYA111111")

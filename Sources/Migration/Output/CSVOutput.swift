@@ -2,14 +2,16 @@ import Foundation
 import Ledger
 
 /// Writes a CSV file atomically: to a temporary file beside it, synced, then renamed, so a
-/// reader never sees half a file and a crash leaves the previous version.
+/// reader never sees half a file and a crash leaves the previous version. The file is mode
+/// 0600: a run's output maps the team's users to Apple's identifiers, and the exchange's holds
+/// their email addresses in clear.
 public enum CSVOutput {
     /// Writes `header` and `rows` to `path`.
     public static func write(_ path: String, header: [String], rows: [[String]]) throws {
         var text = line(header)
         for row in rows { text += line(row) }
         let temporary = path + ".handover-tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: nil),
+        guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600]),
               let handle = FileHandle(forWritingAtPath: temporary) else {
             throw OutputError(description: "cannot write \(temporary)")
         }
