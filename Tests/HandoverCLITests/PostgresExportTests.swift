@@ -203,6 +203,78 @@ struct PostgresExportTests {
         #expect(outcomes.contains("killed"), "\(outcomes)")
     }
 
+    @Test("a first export of 40,000 events in slices of 4,000, SIGKILLed at random moments: each kill keeps every slice committed before it, the same command continues where it stopped, and every event ends up exactly once")
+    func firstExportSurvivesKillsInSlices() throws {
+        let ledger = dir.sub("sliced")
+        let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "40000", "--prefix", "slice", "--create"])
+        try #require(appended.status == 0, "\(appended.err)")
+        let head = 40_001, slice = 4_000
+        let db = try PostgresTestDatabase()
+        let arguments = ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url, "--slice", String(slice)]
+
+        // How long one whole first export takes, into a scratch database: the kills land within it.
+        let scratch = try PostgresTestDatabase()
+        let started = Date()
+        try #require(try runProduct("handover", ["export", "--ledger", ledger, "--format", "postgres", "--out", scratch.url, "--slice", String(slice)],
+                                    environment: scratch.environment).status == 0)
+        let duration = max(Date().timeIntervalSince(started), 0.5)
+
+        func mark() throws -> Int {
+            guard try db.scalar("SELECT to_regclass('export_meta') IS NOT NULL") == "t" else { return 0 }
+            return Int(try db.scalar("SELECT coalesce((SELECT value FROM export_meta WHERE key = 'last_sequence'), '0')")) ?? 0
+        }
+        func complete() throws -> Bool {
+            guard try db.scalar("SELECT to_regclass('export_meta') IS NOT NULL") == "t" else { return false }
+            return try db.scalar("SELECT count(*) FROM export_meta WHERE key = 'state'") == "0"
+        }
+        var marks: [Int] = []
+        for _ in 0..<4 where try !complete() {
+            let before = try mark()
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: productPath("handover"))
+            process.arguments = arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(db.environment) { $1 }
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(useconds_t(Double.random(in: (duration * 0.1)...(duration * 0.9)) * 1_000_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let reported = printed.split(separator: "\n").compactMap { line in
+                line.hasPrefix("Committed events through sequence ") ? Int(line.dropFirst(34).prefix { $0.isNumber }) : nil
+            }.last ?? 0
+            let after = try mark()
+            marks.append(after)
+            if try complete() {
+                #expect(after == head, "a run that ended had exported everything")
+            } else {
+                // Stopped inside the first export: whole slices, every one it reported committed
+                // and at most one more (committed, killed before it said so); no users yet.
+                let known = max(reported, before)
+                #expect(after % slice == 0 && after >= known && after - known <= slice, "mark \(after), last reported \(reported), before the run \(before)")
+                #expect(try db.scalar("SELECT count(*) || ' ' || coalesce(max(seq), 0) FROM events") == "\(after) \(after)")
+                #expect(try db.scalar("SELECT count(*) FROM users") == "0")
+            }
+        }
+        #expect(marks == marks.sorted(), "no kill undid a committed slice: \(marks)")
+        print("sliced first export: marks after each kill \(marks) of \(head) events, slices of \(slice)")
+        let before = try mark()
+        if try !complete() {
+            let rest = try runProduct("handover", arguments, environment: db.environment)
+            #expect(rest.status == 0, "the same command finishes the export: \(rest.err)")
+        }
+        #expect(try db.scalar("SELECT count(*) || ' ' || count(DISTINCT seq) || ' ' || min(seq) || ' ' || max(seq) FROM events") == "\(head) \(head) 1 \(head)")
+        #expect(try db.scalar("SELECT count(*) FROM export_meta WHERE key = 'state'") == "0")
+        if before < head {
+            #expect(try db.scalar("SELECT from_sequence || ' ' || events_added FROM exports ORDER BY export_id DESC LIMIT 1") == "\(before + 1) \(head - before)",
+                    "the last run redid nothing that was committed")
+        }
+        #expect(try db.scalar("SELECT count(*) FROM users") == (try scratch.scalar("SELECT count(*) FROM users")))
+        #expect(try db.scalar("SELECT count(*) FROM pg_indexes WHERE tablename IN ('events', 'users')") == (try scratch.scalar("SELECT count(*) FROM pg_indexes WHERE tablename IN ('events', 'users')")))
+    }
+
     @Test("the password is never printed: a refused login names the URL masked")
     func passwordMasked() throws {
         let ledger = try demoLedger(users: 20)

@@ -7,6 +7,77 @@ import TestSupport
 /// against the stand-in, into the cluster `tools/test` starts.
 @Suite("export --follow beside an exchange", .serialized, .enabled(if: PostgresTestDatabase.isAvailable, "needs the cluster tools/test starts (HANDOVER_TEST_POSTGRES_DIR)"))
 struct FollowExportTests {
+    @Test("--follow waits out a server that is down and catches up when it is back; a row PostgreSQL refuses for good ends it, non-zero and naming the sequence, within two intervals")
+    func outageAndRefusal() throws {
+        // A cluster of this test's own, to stop and start without disturbing the others.
+        let dir = TemporaryDirectory()
+        let cluster = dir.sub("cluster")
+        let pgCluster = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("tools/pg-cluster").path
+        func pg(_ command: String) throws {
+            let r = try runCommand(pgCluster, [command, cluster])
+            try #require(r.status == 0, "pg-cluster \(command): \(r.err)")
+        }
+        try pg("start")
+        defer { _ = try? runCommand(pgCluster, ["stop", cluster]) }
+        let url = try String(contentsOfFile: cluster + "/url", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let environment = ["PGPASSWORD": try String(contentsOfFile: cluster + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)]
+        let ledger = dir.sub("ledger")
+        func append(_ count: Int, _ prefix: String, create: Bool = false) throws {
+            let r = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", String(count), "--prefix", prefix] + (create ? ["--create"] : []))
+            try #require(r.status == 0, "\(r.err)")
+        }
+        func mark() -> String { (try? PostgresTestDatabase.psql(url, password: environment["PGPASSWORD"]!, "SELECT value FROM export_meta WHERE key = 'last_sequence'"))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "" }
+        func head() throws -> UInt64 {
+            let l = try Ledger.open(at: ledger)
+            defer { l.close() }
+            return try l.read { try $0.head().sequence }
+        }
+        func waitForMark(_ sequence: UInt64, within seconds: Double) -> Bool {
+            let start = Date()
+            while Date().timeIntervalSince(start) < seconds {
+                if mark() == String(sequence) { return true }
+                usleep(100_000)
+            }
+            return false
+        }
+        try append(500, "first", create: true)
+        let interval = 1.0
+        let follower = Process()
+        follower.executableURL = URL(fileURLWithPath: productPath("handover"))
+        follower.arguments = ["export", "--ledger", ledger, "--format", "postgres", "--out", url, "--follow", "--interval", String(interval)]
+        follower.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        follower.standardOutput = out
+        follower.standardError = err
+        try follower.run()
+        defer { if follower.isRunning { kill(follower.processIdentifier, SIGKILL) } }
+        #expect(waitForMark(try head(), within: 60), "the first export")
+
+        // The server goes away; events keep coming; the follower waits, then catches up.
+        try pg("stop")
+        try append(300, "during-outage")
+        usleep(UInt32(3 * interval * 1_000_000))
+        #expect(follower.isRunning, "an outage does not end --follow")
+        try pg("start")
+        #expect(waitForMark(try head(), within: 60), "caught up once the server is back")
+
+        // A row refused for good: a check that the next events' third breaks.
+        let refused = try head() + 3
+        try PostgresTestDatabase.psql(url, password: environment["PGPASSWORD"]!, "ALTER TABLE events ADD CONSTRAINT refuse_one CHECK (seq <> \(refused)) NOT VALID")
+        try append(20, "refused")
+        let appended = Date()
+        while follower.isRunning && Date().timeIntervalSince(appended) < 60 { usleep(20_000) }
+        let took = Date().timeIntervalSince(appended)
+        follower.waitUntilExit()
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(follower.terminationReason == .exit && follower.terminationStatus == 1, "\(errors)")
+        #expect(took <= 2 * interval, "ended \(took) s after the refused row was recorded")
+        #expect(errors.contains("sequence \(refused)") && errors.contains("SQLSTATE 23514") && errors.contains("following stops"), "\(errors)")
+        #expect(errors.contains("trying again"), "the outage was reported and retried: \(errors)")
+        #expect(mark() == String(refused - 3), "nothing of the refused run was committed")
+        print("follow: the refusal ended --follow \(String(format: "%.2f", took)) s after its row was recorded (--interval \(interval)): \(errors.split(separator: "\n").last ?? "")")
+    }
+
     @Test("--follow beside an exchange of 5,000 users: every exchanged user in PostgreSQL within --interval + 2 s of the exchange ending; a second exporter is turned away; SIGTERM ends it with 0")
     func followBesideExchange() throws {
         let teams = try TwoTeamsOnTheCommandLine(users: 5_000, latencyMilliseconds: 0)

@@ -37,8 +37,14 @@ public func productPath(_ name: String) -> String {
 /// `environment` adds to this process's environment; `unsetting` names variables to leave out.
 @discardableResult
 public func runProduct(_ name: String, _ arguments: [String], environment: [String: String] = [:], unsetting: Set<String> = [], input: Data? = nil) throws -> (status: Int32, out: String, err: String) {
+    try runCommand(productPath(name), arguments, environment: environment, unsetting: unsetting, input: input)
+}
+
+/// Runs the executable at `path` to completion, as ``runProduct(_:_:environment:unsetting:input:)`` does.
+@discardableResult
+public func runCommand(_ path: String, _ arguments: [String], environment: [String: String] = [:], unsetting: Set<String> = [], input: Data? = nil) throws -> (status: Int32, out: String, err: String) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: productPath(name))
+    process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     for (k, v) in environment { env[k] = v }

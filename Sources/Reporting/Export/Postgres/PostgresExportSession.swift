@@ -82,8 +82,7 @@ final class PostgresExportSession {
                     committed(mark)
                     try await execute("BEGIN")
                 }
-                let end = try await reader.value
-                summary = try await finish(batches, start: start, end: end, source: source, identity: identity)
+                summary = try await finish(batches, start: start, reader: reader, source: source, identity: identity)
             } catch {
                 handoff.abandon()
                 _ = try? await reader.value
@@ -93,7 +92,8 @@ final class PostgresExportSession {
             lastSequence = summary.toSequence
             return summary
         } catch {
-            try? await execute("ROLLBACK")
+            // On a closed connection there is nothing to roll back: the server did.
+            if !connection.isClosed { try? await execute("ROLLBACK") }
             throw failure(error, doing: "export")
         }
     }
@@ -122,14 +122,14 @@ final class PostgresExportSession {
             return Start(lastSequence: 0, usersSequence: 0, loading: true, meta: [:])
         }
         var meta: [String: String] = [:]
-        for try await (key, value) in try await connection.query("SELECT key, value FROM export_meta", logger: logger).decode((String, String).self) {
+        for try await (key, value) in try await query("SELECT key, value FROM export_meta").decode((String, String).self) {
             meta[key] = value
         }
-        try ExportSummary.checkMatches(meta, identity: identity, personalData: source.includePersonalData, path: target.masked)
         let loading = meta["state"] == "loading"
         guard sinceLast || loading else {
             throw ExportError(.outputExists, "\(target.masked) already holds an export; pass --since-last to add what is new to it, or export into an empty database")
         }
+        try ExportSummary.checkMatches(meta, identity: identity, personalData: source.includePersonalData, path: target.masked)
         switch meta["schema_version"] {
         case String(PostgresExportSchema.version): break
         case "1":
@@ -143,8 +143,9 @@ final class PostgresExportSession {
     }
 
     /// The last transaction's part: the users, the rewrites, a first load's indexes, the
-    /// views, the facts and the row in `exports`.
-    private func finish(_ batches: BatchStream, start: Start, end: ExportSource.End, source: ExportSource, identity: LedgerCreated) async throws -> ExportSummary {
+    /// views, the facts and the row in `exports`. The reader's end is awaited only once every
+    /// batch is taken: it may be waiting to hand over more.
+    private func finish(_ batches: BatchStream, start: Start, reader: Task<ExportSource.End, any Error>, source: ExportSource, identity: LedgerCreated) async throws -> ExportSummary {
         let users = try await writeUsers(batches, direct: start.loading)
         if try await batches.peek()?.kind == .rewrites {
             try await execute("CREATE TEMP TABLE event_rewrites (seq bigint PRIMARY KEY, event_json jsonb NOT NULL, exact_text text) ON COMMIT DROP")
@@ -154,6 +155,7 @@ final class PostgresExportSession {
         if let unexpected = try await batches.peek() {
             throw ExportError(.io, "internal: \(unexpected.kind) rows arrived out of order")
         }
+        let end = try await reader.value
         if start.loading {
             for statement in PostgresExportSchema.indexStatements { try await execute(statement) }
         }
@@ -168,10 +170,10 @@ final class PostgresExportSession {
         ])
         let summary = ExportSummary(format: .postgres, path: target.masked, fromSequence: start.lastSequence + 1, toSequence: through,
                                     eventsAdded: events, usersWritten: users)
-        try await connection.query("""
+        try await query("""
             INSERT INTO exports (exported_at, from_sequence, to_sequence, events_added, users_written)
             VALUES (now(), \(Int64(summary.fromSequence)), \(Int64(summary.toSequence)), \(Int64(summary.eventsAdded)), \(Int64(summary.usersWritten)))
-            """, logger: logger)
+            """)
         return summary
     }
 
@@ -185,9 +187,9 @@ final class PostgresExportSession {
     private func setMeta(_ facts: [(String, String?)]) async throws {
         for (key, value) in facts {
             if let value {
-                try await connection.query("INSERT INTO export_meta (key, value) VALUES (\(key), \(value)) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", logger: logger)
+                try await query("INSERT INTO export_meta (key, value) VALUES (\(key), \(value)) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value")
             } else {
-                try await connection.query("DELETE FROM export_meta WHERE key = \(key)", logger: logger)
+                try await query("DELETE FROM export_meta WHERE key = \(key)")
             }
         }
     }
@@ -270,6 +272,7 @@ final class PostgresExportSession {
         guard try await batches.peek()?.kind == kind else { return 0 }
         var rows = 0
         do {
+            try ensureOpen()
             try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
                 while rows < limit, let batch = try await batches.peek(), batch.kind == kind {
                     try await writer.write(batch.rows)
@@ -284,13 +287,28 @@ final class PostgresExportSession {
     }
 
     private func execute(_ sql: String) async throws {
-        try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        try await query(PostgresQuery(unsafeSQL: sql))
     }
 
     private func scalar<T: PostgresDecodable & Sendable>(_ sql: String, as type: T.Type) async throws -> T? {
         var value: T?
-        for try await (decoded) in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).decode(T.self) { value = decoded }
+        for try await (decoded) in try await query(PostgresQuery(unsafeSQL: sql)).decode(T.self) { value = decoded }
         return value
+    }
+
+    /// Runs one statement on the connection, once it is known to be open.
+    @discardableResult
+    private func query(_ query: PostgresQuery) async throws -> PostgresRowSequence {
+        try ensureOpen()
+        return try await connection.query(query, logger: logger)
+    }
+
+    /// Throws when the server has closed the connection (it stopped or restarted). PostgresNIO
+    /// would otherwise hand a statement to a closed channel and wait for an answer forever.
+    private func ensureOpen() throws {
+        guard !connection.isClosed else {
+            throw ExportError(.io, "the connection to \(target.masked) was closed (the server stopped or restarted)")
+        }
     }
 
     /// `error` as an ``ExportError``, naming the target only masked: ``ExportError/Code/refused``
