@@ -212,7 +212,8 @@ struct PostgresExportTests {
         let db = try PostgresTestDatabase()
         let arguments = ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url, "--slice", String(slice)]
 
-        // How long one whole first export takes, into a scratch database: the kills land within it.
+        // How long one whole first export takes, into a scratch database: a slice's share of it
+        // is how long a kill waits at most.
         let scratch = try PostgresTestDatabase()
         let started = Date()
         try #require(try runProduct("handover", ["export", "--ledger", ledger, "--format", "postgres", "--out", scratch.url, "--slice", String(slice)],
@@ -230,18 +231,13 @@ struct PostgresExportTests {
         var marks: [Int] = []
         for _ in 0..<4 where try !complete() {
             let before = try mark()
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: productPath("handover"))
-            process.arguments = arguments
-            process.environment = ProcessInfo.processInfo.environment.merging(db.environment) { $1 }
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(useconds_t(Double.random(in: (duration * 0.1)...(duration * 0.9)) * 1_000_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            // Killed at a random moment within the slice after the first one this run commits,
+            // so every kill lands inside the export however fast the machine is.
+            let export = try RunningProduct("handover", arguments, environment: db.environment)
+            while export.isRunning && !export.output.contains("Committed events") { usleep(5_000) }
+            usleep(useconds_t(Double.random(in: 0...(duration / Double(head / slice))) * 1_000_000))
+            export.signal(SIGKILL)
+            let printed = export.wait().out
             let reported = printed.split(separator: "\n").compactMap { line in
                 line.hasPrefix("Committed events through sequence ") ? Int(line.dropFirst(34).prefix { $0.isNumber }) : nil
             }.last ?? 0

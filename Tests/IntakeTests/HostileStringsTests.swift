@@ -269,26 +269,18 @@ struct HostileStringsTests {
                                                                "--since-last", "--slice", "50"], environment: db.environment)
             #expect(r.status == 0, "\(r.err)")
             // --follow takes the next events too, then stops on SIGTERM.
-            let follower = Process()
-            follower.executableURL = URL(fileURLWithPath: productPath("handover"))
-            follower.arguments = ["export", "--ledger", h.ledger, "--format", "postgres", "--out", db.url, "--include-personal-data", "--follow", "--interval", "0.2"]
-            follower.environment = ProcessInfo.processInfo.environment.merging(db.environment) { $1 }
-            let out = Pipe(), err = Pipe()
-            follower.standardOutput = out
-            follower.standardError = err
-            try follower.run()
-            defer { if follower.isRunning { kill(follower.processIdentifier, SIGKILL) } }
+            let follower = try RunningProduct("handover", ["export", "--ledger", h.ledger, "--format", "postgres", "--out", db.url, "--include-personal-data",
+                                                           "--follow", "--interval", "0.2"], environment: db.environment)
             _ = try h.run("ingest followed", ["ingest", "notification", "--ledger", h.ledger, "--jwks-file", h.jwks] + Array(files.suffix(20)))
             let followedHead = try h.head()
             let started = Date()
             while try db.scalar("SELECT value FROM export_meta WHERE key = 'last_sequence'") != String(followedHead), Date().timeIntervalSince(started) < 120 {
                 usleep(100_000)
             }
-            kill(follower.processIdentifier, SIGTERM)
-            follower.waitUntilExit()
-            h.outputs.append(("export --follow", String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-                              String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)))
-            #expect(follower.terminationStatus == 0, "\(h.outputs.last!.err)")
+            follower.signal(SIGTERM)
+            let ended = follower.wait()
+            h.outputs.append(("export --follow", ended.out, ended.err))
+            #expect(!ended.signalled && ended.status == 0, "\(ended.err)")
             #expect(try db.scalar("SELECT count(*) || ' ' || count(DISTINCT seq) || ' ' || max(seq) FROM events") == "\(followedHead) \(followedHead) \(followedHead)")
             let ledgerUsers = try #require(JSONValue.parse(Array(try h.run("state json", ["query", "state", "--ledger", h.ledger, "--format", "json"]).out.utf8)).arrayValue).count
             #expect(try db.scalar("SELECT count(*) FROM users") == String(ledgerUsers))
@@ -341,14 +333,6 @@ struct HostileStringsTests {
 
     /// Runs a Python one-liner with `argument`; its standard output.
     private func python(_ code: String, _ argument: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", code, argument]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try runCommand("/usr/bin/env", ["python3", "-c", code, argument]).out
     }
 }

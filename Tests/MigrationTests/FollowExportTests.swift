@@ -42,15 +42,8 @@ struct FollowExportTests {
         }
         try append(500, "first", create: true)
         let interval = 1.0
-        let follower = Process()
-        follower.executableURL = URL(fileURLWithPath: productPath("handover"))
-        follower.arguments = ["export", "--ledger", ledger, "--format", "postgres", "--out", url, "--follow", "--interval", String(interval)]
-        follower.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        follower.standardOutput = out
-        follower.standardError = err
-        try follower.run()
-        defer { if follower.isRunning { kill(follower.processIdentifier, SIGKILL) } }
+        let follower = try RunningProduct("handover", ["export", "--ledger", ledger, "--format", "postgres", "--out", url, "--follow", "--interval", String(interval)],
+                                          environment: environment)
         #expect(waitForMark(try head(), within: 60), "the first export")
 
         // The server goes away; events keep coming; the follower waits, then catches up.
@@ -68,9 +61,9 @@ struct FollowExportTests {
         let appended = Date()
         while follower.isRunning && Date().timeIntervalSince(appended) < 60 { usleep(20_000) }
         let took = Date().timeIntervalSince(appended)
-        follower.waitUntilExit()
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(follower.terminationReason == .exit && follower.terminationStatus == 1, "\(errors)")
+        let ended = follower.wait()
+        let errors = ended.err
+        #expect(!ended.signalled && ended.status == 1, "\(errors)")
         #expect(took <= 2 * interval, "ended \(took) s after the refused row was recorded")
         #expect(errors.contains("sequence \(refused)") && errors.contains("SQLSTATE 23514") && errors.contains("following stops"), "\(errors)")
         #expect(errors.contains("trying again"), "the outage was reported and retried: \(errors)")
@@ -83,15 +76,8 @@ struct FollowExportTests {
         let teams = try TwoTeamsOnTheCommandLine(users: 5_000, latencyMilliseconds: 0)
         let db = try PostgresTestDatabase()
         let interval = 1.0
-        let follower = Process()
-        follower.executableURL = URL(fileURLWithPath: productPath("handover"))
-        follower.arguments = ["export", "--ledger", teams.recipient, "--format", "postgres", "--out", db.url, "--follow", "--interval", String(interval)]
-        follower.environment = ProcessInfo.processInfo.environment.merging(db.environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        follower.standardOutput = out
-        follower.standardError = err
-        try follower.run()
-        defer { if follower.isRunning { kill(follower.processIdentifier, SIGKILL) } }
+        let follower = try RunningProduct("handover", ["export", "--ledger", teams.recipient, "--format", "postgres", "--out", db.url, "--follow", "--interval", String(interval)],
+                                          environment: db.environment)
 
         // The first run (the ledger as the generation left it) creates the tables.
         let ready = Date()
@@ -123,11 +109,9 @@ struct FollowExportTests {
         #expect(seen <= interval + 2, "all exchanged users in PostgreSQL \(seen) s after the exchange ended")
         print("follow: every exchanged user in PostgreSQL \(String(format: "%.2f", seen)) s after the exchange ended (--interval \(interval))")
 
-        kill(follower.processIdentifier, SIGTERM)
-        follower.waitUntilExit()
-        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(follower.terminationReason == .exit && follower.terminationStatus == 0, "\(errors)")
+        follower.signal(SIGTERM)
+        let (status, signalled, printed, errors) = follower.wait()
+        #expect(!signalled && status == 0, "\(errors)")
         #expect(printed.contains("Stopped following; everything through sequence"), "\(printed)")
         #expect(!printed.contains(db.password) && !errors.contains(db.password))
         let head = try #require(UInt64(try db.scalar("SELECT value FROM export_meta WHERE key = 'last_sequence'")))

@@ -1,0 +1,65 @@
+import Foundation
+import Synchronization
+
+/// A product of this package run in the background, as a service or a long command is: started,
+/// signalled, waited for, its output collected as it comes (so a chatty process never blocks on
+/// a full pipe), and killed if its test lets go of it while it still runs.
+public final class RunningProduct: Sendable {
+    public let process: Process
+    private let out = Pipe(), err = Pipe()
+    private let printed = Printed()
+
+    /// What the process printed so far, appended to from the pipes' handlers.
+    private final class Printed: Sendable {
+        private let data = Mutex<(out: Data, err: Data)>((Data(), Data()))
+        func withLock<T>(_ body: (inout (out: Data, err: Data)) -> T) -> T { data.withLock { body(&$0) } }
+    }
+
+    /// Starts `name` with `arguments`; `environment` adds to this process's environment.
+    public init(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: productPath(name))
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = out
+        process.standardError = err
+        out.fileHandleForReading.readabilityHandler = { [printed] handle in
+            let data = handle.availableData
+            printed.withLock { $0.out.append(data) }
+        }
+        err.fileHandleForReading.readabilityHandler = { [printed] handle in
+            let data = handle.availableData
+            printed.withLock { $0.err.append(data) }
+        }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        out.fileHandleForReading.readabilityHandler = nil
+        err.fileHandleForReading.readabilityHandler = nil
+    }
+
+    public var isRunning: Bool { process.isRunning }
+
+    /// Sends `signal` (SIGTERM, SIGKILL, ...).
+    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// What it has printed so far on standard output.
+    public var output: String { String(decoding: printed.withLock { $0.out }, as: UTF8.self) }
+
+    /// Waits for it to end: its exit status (or the signal that ended it), whether a signal
+    /// did, and all it printed.
+    @discardableResult
+    public func wait() -> (status: Int32, signalled: Bool, out: String, err: String) {
+        process.waitUntilExit()
+        out.fileHandleForReading.readabilityHandler = nil
+        err.fileHandleForReading.readabilityHandler = nil
+        let rest = (out.fileHandleForReading.readDataToEndOfFile(), err.fileHandleForReading.readDataToEndOfFile())
+        let all = printed.withLock { printed in (printed.out + rest.0, printed.err + rest.1) }
+        return (process.terminationStatus, process.terminationReason == .uncaughtSignal, String(decoding: all.0, as: UTF8.self), String(decoding: all.1, as: UTF8.self))
+    }
+}
