@@ -41,6 +41,9 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("postgres: events per transaction; a run stopped at any moment redoes at most this many.", valueName: "events"))
     var slice = Exporter.defaultSlice
 
+    @Option(name: .customLong("lock-wait"), help: ArgumentHelp("postgres: seconds to wait while another exporter holds the database (an exporter killed mid-statement holds it until the server notices).", valueName: "seconds"))
+    var lockWait: Double = Exporter.defaultLockWait.inSeconds
+
     @Flag(name: .customLong("include-personal-data"), help: "Write email addresses in clear (never for erased users).")
     var includePersonalData = false
 
@@ -52,6 +55,7 @@ struct ExportCommand: AsyncParsableCommand {
         if neutralizeFormulas != nil && format != .csv { throw ValidationError("--neutralize-formulas and --no-neutralize-formulas apply to --format csv") }
         guard interval > 0, interval <= 86_400 else { throw ValidationError("--interval takes seconds between 0 and 86400") }
         guard slice >= 1 else { throw ValidationError("--slice takes a number of events, at least 1") }
+        guard lockWait >= 0, lockWait <= 86_400 else { throw ValidationError("--lock-wait takes seconds between 0 and 86400") }
     }
 
     func run() async throws {
@@ -76,7 +80,7 @@ struct ExportCommand: AsyncParsableCommand {
         var logger = Logger(label: "handover.export")
         logger.logLevel = .warning
         guard follow else {
-            report(try await exporter.export(to: target, sinceLast: sinceLast, slice: slice, logger: logger) { through in
+            report(try await exporter.export(to: target, sinceLast: sinceLast, slice: slice, lockWait: .milliseconds(Int64(lockWait * 1000)), logger: logger) { through in
                 // Written at once: what a run stopped later will not redo.
                 FileHandle.standardOutput.write(Data("Committed events through sequence \(through) into \(target.masked).\n".utf8))
             })
@@ -88,7 +92,8 @@ struct ExportCommand: AsyncParsableCommand {
             stop.request()
             FileHandle.standardError.write(Data("\n\(signal.rawValue): ending after the export in progress\n".utf8))
         }) {
-            try await exporter.follow(into: target, interval: .milliseconds(Int(interval * 1000)), slice: slice, until: stop, logger: logger, exported: { summary in
+            try await exporter.follow(into: target, interval: .milliseconds(Int(interval * 1000)), slice: slice, lockWait: .milliseconds(Int64(lockWait * 1000)),
+                                      until: stop, logger: logger, exported: { summary in
                 report(summary)
             }, problem: { error in
                 Console.error("warning: \(error.message); trying again in \(interval.formatted()) s")

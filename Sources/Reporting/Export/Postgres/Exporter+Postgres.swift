@@ -1,16 +1,20 @@
 import Logging
 
 extension Exporter {
-    /// Events per PostgreSQL transaction unless told otherwise: about four seconds of COPY on
-    /// the machine measured, so a run stopped at any moment redoes seconds, not the export.
+    /// Events per PostgreSQL transaction unless told otherwise: about two to four seconds of
+    /// COPY on the machine measured, so a run stopped at any moment redoes seconds, not the export.
     public static let defaultSlice = 100_000
+
+    /// How long an export waits for another exporter's lock unless told otherwise: long enough
+    /// for the server to drop the session of an exporter killed during an index build.
+    public static let defaultLockWait: Duration = .seconds(60)
 
     /// Exports into the PostgreSQL database `target` names: a first export (or the rest of one
     /// that stopped), or with `sinceLast` what is new since the export already there. The
     /// events go in transactions of `slice`; `committed` hears of each but the last.
-    public func export(to target: PostgresTarget, sinceLast: Bool, slice: Int = Exporter.defaultSlice, logger: Logger,
-                       committed: (UInt64) -> Void = { _ in }) async throws -> ExportSummary {
-        let session = try await PostgresExportSession.open(target, logger: logger)
+    public func export(to target: PostgresTarget, sinceLast: Bool, slice: Int = Exporter.defaultSlice, lockWait: Duration = Exporter.defaultLockWait,
+                       logger: Logger, committed: (UInt64) -> Void = { _ in }) async throws -> ExportSummary {
+        let session = try await PostgresExportSession.open(target, lockWait: lockWait, logger: logger)
         do {
             let summary = try await session.run(source, identity: try ledger.identity(), sinceLast: sinceLast, slice: slice, committed: committed)
             await session.close()
@@ -26,19 +30,20 @@ extension Exporter {
     /// A run that fails for a reason that may pass (the server restarting, a lost connection, a
     /// full disk) rolls back its unfinished slice; it is reported through `problem` and tried
     /// again after `interval` on a new connection. A refusal that would recur on the same row
-    /// (``ExportError/Code/refused``: a constraint, a type), another exporter holding the
-    /// database, another ledger's export or a malformed target ends it with that error.
+    /// (``ExportError/Code/refused``: a constraint, a type, a refused login), another exporter
+    /// holding the database past `lockWait`, another ledger's export or a malformed target ends
+    /// it with that error.
     /// Returns the last sequence exported (nil if no run succeeded).
     @discardableResult
-    public func follow(into target: PostgresTarget, interval: Duration, slice: Int = Exporter.defaultSlice, until stop: ExportStop, logger: Logger,
-                       exported: (ExportSummary) -> Void, problem: (ExportError) -> Void) async throws -> UInt64? {
+    public func follow(into target: PostgresTarget, interval: Duration, slice: Int = Exporter.defaultSlice, lockWait: Duration = Exporter.defaultLockWait,
+                       until stop: ExportStop, logger: Logger, exported: (ExportSummary) -> Void, problem: (ExportError) -> Void) async throws -> UInt64? {
         let identity = try ledger.identity()
         var session: PostgresExportSession?
         var last: UInt64?
         while !stop.isRequested {
             do {
                 let open: PostgresExportSession
-                if let session { open = session } else { open = try await PostgresExportSession.open(target, logger: logger) }
+                if let session { open = session } else { open = try await PostgresExportSession.open(target, lockWait: lockWait, logger: logger) }
                 session = open
                 let head = try projection.read(ledger) { snapshot, _ in try snapshot.checkpoint() }
                 if open.lastSequence.map({ head > $0 }) ?? true {

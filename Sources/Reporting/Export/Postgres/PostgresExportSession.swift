@@ -23,24 +23,27 @@ final class PostgresExportSession {
         self.logger = logger
     }
 
-    /// Connects and takes the advisory lock, or throws ``ExportError/Code/busy`` when
-    /// another exporter holds it.
-    static func open(_ target: PostgresTarget, logger: Logger) async throws -> PostgresExportSession {
+    /// Connects and takes the advisory lock, waiting up to `lockWait` while another session
+    /// holds it, then throws ``ExportError/Code/busy``. The wait lets a rerun follow an exporter
+    /// that was killed in the middle of a statement: its session holds the lock until the
+    /// server notices, when that statement ends.
+    static func open(_ target: PostgresTarget, lockWait: Duration = .zero, logger: Logger) async throws -> PostgresExportSession {
         let connection: PostgresConnection
         do {
             connection = try await PostgresConnection.connect(configuration: try target.configuration(), id: 1, logger: logger)
         } catch let error as ExportError {
             throw error
         } catch {
-            throw ExportError(.io, "cannot connect to \(target.masked): \(PostgresFailure.describe(error, target: target))")
+            throw ExportError(PostgresFailure.isPermanent(error) ? .refused : .io, "cannot connect to \(target.masked): \(PostgresFailure.describe(error, target: target))")
         }
         let session = PostgresExportSession(target: target, connection: connection, logger: logger)
         do {
-            let rows = try await connection.query("SELECT pg_try_advisory_lock(\(lockKey))", logger: logger)
-            var locked = false
-            for try await (value) in rows.decode(Bool.self) { locked = value }
-            guard locked else {
-                throw ExportError(.busy, "another exporter is writing into \(target.masked) (it holds advisory lock \(lockKey)); stop it, or wait for it to finish")
+            let deadline = ContinuousClock.now + lockWait
+            while try await session.scalar("SELECT pg_try_advisory_lock(\(lockKey))", as: Bool.self) != true {
+                guard ContinuousClock.now < deadline else {
+                    throw ExportError(.busy, "another exporter is writing into \(target.masked) (it holds advisory lock \(lockKey)\(lockWait > .zero ? ", and still did after \(lockWait.inSeconds.formatted()) s" : "")); stop it, or wait for it to finish")
+                }
+                try await Task.sleep(for: .milliseconds(250))
             }
         } catch {
             await session.close()
