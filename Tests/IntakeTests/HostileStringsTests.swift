@@ -110,6 +110,8 @@ struct HostileStringsTests {
                 payloads.append(try token(header: ["alg": "RS256", "kid": kid], claims: iss))
                 payloads.append(try token(header: ["alg": "RS256", "kid": kid], claims: aud))
                 payloads.append(try token(header: ["alg": "RS256", "kid": kid], claims: try notificationClaims(type: s, jti: "\(tag)-type-\(i)")))
+                var time = try notificationClaims(jti: "\(tag)-iat-\(i)"); time["iat"] = s
+                payloads.append(try token(header: ["alg": "RS256", "kid": kid, "cty": s, "jku": s], claims: time))
                 if !s.utf8.contains(0) {
                     // Signed by Apple's key: recorded, the strings kept as received.
                     payloads.append(try token(header: ["alg": "RS256", "kid": kid], claims: try notificationClaims(type: "email-enabled", sub: "\(s).\(tag).\(i)", email: s + "@example.com", jti: "\(s)\(tag)")))
@@ -132,6 +134,11 @@ struct HostileStringsTests {
             for (i, s) in HostileStrings.withoutNUL.enumerated() {
                 tokens.append((try token(header: ["alg": "RS256", "kid": minter.keyID], claims: identityClaims(sub: "\(s)\(tag)\(i)", transferSub: "t\(s)\(tag)", email: s)), nil))
                 tokens.append((try token(header: ["alg": "RS256", "kid": minter.keyID], claims: identityClaims(sub: "001.\(tag).\(i)")), s))
+                for claim in ["email_verified", "is_private_email", "real_user_status", "nonce", "exp"] {
+                    var claims = identityClaims(sub: "001.\(tag).\(claim).\(i)")
+                    claims[claim] = s
+                    tokens.append((try token(header: ["alg": "RS256", "kid": minter.keyID], claims: claims), claim == "nonce" ? "the-backend's" : nil))
+                }
             }
             tokens.append((try token(header: ["alg": "RS256", "kid": minter.keyID], claims: identityClaims(sub: "001.\(tag).nul", transferSub: "T\u{0}X")), nil))
             tokens.append((try token(header: ["alg": "RS256", "kid": minter.keyID], claims: identityClaims(sub: String(repeating: "b", count: 401))), nil))
@@ -171,7 +178,8 @@ struct HostileStringsTests {
             var report: [String: Any] = ["identity_token": token]
             if let nonce { report["nonce"] = nonce }
             let answer = try await HTTPClient.shared.send(serve.baseURL + "/apple/sign-ins", body: try JSONSerialization.data(withJSONObject: report),
-                                                           headers: [("Authorization", "Bearer \(HostileStringsTests.secret)")])
+                                                           headers: [("Authorization", "Bearer \(HostileStringsTests.secret)"), ("Content-Type", "\u{202E}text/<b>"),
+                                                                     ("X-Forwarded-For", "=cmd|' /C calc'!A0")])
             #expect([200, 400].contains(answer.status), "\(answer.status) \(answer.body)")
         }
         let notUTF8 = try await HTTPClient.shared.send(serve.baseURL + "/apple/sign-ins", body: Data([0x65, 0x79, 0xFF, 0x2E, 0x2E]),
