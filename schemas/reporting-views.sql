@@ -1,4 +1,4 @@
--- Handover reporting views, version 1, over the PostgreSQL export (schemas/export-postgres.sql):
+-- Handover reporting views, version 2, over the PostgreSQL export (schemas/export-postgres.sql):
 -- the figures `handover report` prints, for dashboards (Metabase, Grafana, Superset) to read.
 -- Created with the tables and replaced when their version changes; they read only the
 -- tables, so they are as current as the last export (export_meta.last_sequence).

@@ -101,7 +101,7 @@ public actor AppleSession {
             do {
                 return try await body(try await clientSecret(), token)
             } catch let error as AppleIDError where error.code == .invalidToken {
-                onRetry(error)
+                // Not a transient failure: the renewal shows as one more token obtained.
                 let renewed = try await renewedToken(replacing: token)
                 do {
                     return try await body(try await clientSecret(), renewed)

@@ -72,10 +72,10 @@ struct IngestCommand: AsyncParsableCommand {
             case .duplicate: duplicates += 1
             case .rejected(let rejection, let sequence):
                 rejected[rejection.reason.rawValue, default: 0] += 1
-                Console.error("\(source): rejected (\(rejection.reason)): \(rejection.detail) [event \(sequence)]")
+                Console.error("\(source): rejected (\(rejection.reason)): \(InertText.forScreen(rejection.detail)) [event \(sequence)]")
             case .suppressed(let rejection, _):  // ingest sets no flood guard; counted all the same
                 rejected[rejection.reason.rawValue, default: 0] += 1
-                Console.error("\(source): rejected (\(rejection.reason)): \(rejection.detail) [not recorded]")
+                Console.error("\(source): rejected (\(rejection.reason)): \(InertText.forScreen(rejection.detail)) [not recorded]")
             }
         }
         let rejectedCount = rejected.values.reduce(0, +)

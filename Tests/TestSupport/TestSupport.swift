@@ -40,6 +40,18 @@ public func runProduct(_ name: String, _ arguments: [String], environment: [Stri
     try runCommand(productPath(name), arguments, environment: environment, unsetting: unsetting, input: input)
 }
 
+/// ``runProduct(_:_:environment:unsetting:input:)`` waited for on a thread of its own, for a
+/// test whose servers run in this process: blocking one of the few threads their tasks run on
+/// (two on a 2-core machine) while two tests do the same would leave the servers none.
+@discardableResult
+public func runProductAwaiting(_ name: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, out: String, err: String) {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(with: Result { try runProduct(name, arguments, environment: environment) })
+        }
+    }
+}
+
 /// Runs the executable at `path` to completion, as ``runProduct(_:_:environment:unsetting:input:)`` does.
 @discardableResult
 public func runCommand(_ path: String, _ arguments: [String], environment: [String: String] = [:], unsetting: Set<String> = [], input: Data? = nil) throws -> (status: Int32, out: String, err: String) {

@@ -29,15 +29,16 @@ public enum InertText {
 
     /// JSON text (UTF-8) with DEL, the C1 controls, the bidirectional controls and the line and
     /// paragraph separators written as `\u` escapes: the same JSON value, inert on a screen.
-    /// JSON already escapes the C0 controls inside strings, and these characters can occur
-    /// only inside strings, so the replacement is exact.
+    /// JSON already escapes the C0 controls inside strings (those outside are whitespace, left
+    /// as they are), and the others are not JSON syntax, so they occur only inside strings and
+    /// the replacement is exact.
     public static func json(_ bytes: [UInt8]) -> [UInt8] {
         guard bytes.contains(where: { $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2 }) else { return bytes }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 16)
         var i = 0
         while i < bytes.count {
-            let length = escapedLength(bytes, at: i)
+            let length = bytes[i] < 0x20 ? 0 : escapedLength(bytes, at: i)
             if length == 0 {
                 out.append(bytes[i])
                 i += 1

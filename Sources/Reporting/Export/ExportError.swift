@@ -18,6 +18,8 @@ public struct ExportError: Error, Sendable, CustomStringConvertible {
         /// The database refused what was written in a way that will recur on the same rows (a
         /// constraint, a type, a privilege): retrying cannot help.
         public static let refused = Code(rawValue: "refused")
+        /// The export's own rule was broken (a bug): retrying cannot help.
+        public static let `internal` = Code(rawValue: "internal")
     }
 
     public let code: Code

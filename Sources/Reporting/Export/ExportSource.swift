@@ -24,8 +24,8 @@ struct ExportSource: Sendable {
         var event: (ExportedEvent) throws -> Void
         var user: ([ExportCell]) throws -> Void
         /// An event at or before `after`, of a user erased since, whose JSON now holds null
-        /// where the address was; only with personal data.
-        var rewrite: (_ sequence: UInt64, _ eventJSON: [UInt8]) throws -> Void = { _, _ in }
+        /// where the address was; only with personal data, and only for a caller that takes them.
+        var rewrite: ((_ sequence: UInt64, _ eventJSON: [UInt8]) throws -> Void)? = nil
     }
 
     /// Where a read ended: the last event in the picture it read, and the transfer window then.
@@ -34,7 +34,10 @@ struct ExportSource: Sendable {
         var window: TransferWindow?
     }
 
-    /// Hands over the events after `after` and the `users` asked for.
+    /// Hands over the events after `after` and the `users` asked for, then, with personal data
+    /// and a `rewrite` handler, the events up to `after` of the users erased since: of the
+    /// changed users, or of every erased user when every user is handed over after `after` > 0
+    /// (a first export continued after it stopped).
     func read(after: UInt64, users: Users, to handlers: Handlers) throws -> End {
         let sealer = includePersonalData ? ledger.sealer : nil
         let changedAfter: UInt64? = switch users {
@@ -45,35 +48,28 @@ struct ExportSource: Sendable {
             let last = try snapshot.checkpoint()
             var named = Set<Identifier>()
             var windowChanged = false
-            /// Notes the users and the window an event changes.
-            func note(_ recorded: EventEnvelope) {
-                for identifier in recorded.identifiers.all where identifier.kind != .jti { named.insert(identifier) }
-                if recorded.type == .transferAccepted { windowChanged = true }
-            }
-            // Users changed by events handed over earlier, when the users were not written
-            // with them (a run that committed slices of events and stopped before its users).
-            if let changedAfter, changedAfter < after {
+            // One pass over the log: the users and the window changed after `changedAfter`
+            // (which is behind `after` when a run committed slices of events and stopped before
+            // its users), and the events after `after`, handed over.
+            let first = min(changedAfter ?? after, after) + 1
+            if last >= first {
                 try view.transaction.withCursor(view.schema.log) { cursor in
-                    var entry = try cursor.seek(atLeast: LedgerSchema.logKey(changedAfter + 1))
-                    while let (key, value) = entry, BigEndian.uint64(key) <= min(after, last) {
-                        note(try EventEnvelope(record: value, sequence: BigEndian.uint64(key)))
-                        entry = try cursor.next()
-                    }
-                }
-            }
-            if last > after {
-                try view.transaction.withCursor(view.schema.log) { cursor in
-                    var entry = try cursor.seek(atLeast: LedgerSchema.logKey(after + 1))
+                    var entry = try cursor.seek(atLeast: LedgerSchema.logKey(first))
                     while let (key, value) = entry {
                         let sequence = BigEndian.uint64(key)
                         if sequence > last { break }
                         let recorded = try EventEnvelope(record: value, sequence: sequence)
-                        if changedAfter != nil { note(recorded) }
-                        try handlers.event(ExportedEvent(
-                            sequence: sequence, recordedAt: recorded.recordedAt, occurredAt: recorded.occurredAt, type: recorded.type.rawValue,
-                            schemaVersion: recorded.schemaVersion, identifiers: recorded.identifiers, runID: recorded.runID,
-                            eventJSON: try eventJSON(UnsafeRawBufferPointer(rebasing: value[32...]), with: sealer),
-                            chainHash: Hex.encode(UnsafeRawBufferPointer(rebasing: value[0..<32]))))
+                        if changedAfter != nil {
+                            for identifier in recorded.identifiers.all where identifier.kind != .jti { named.insert(identifier) }
+                            if recorded.type == .transferAccepted { windowChanged = true }
+                        }
+                        if sequence > after {
+                            try handlers.event(ExportedEvent(
+                                sequence: sequence, recordedAt: recorded.recordedAt, occurredAt: recorded.occurredAt, type: recorded.type.rawValue,
+                                schemaVersion: recorded.schemaVersion, identifiers: recorded.identifiers, runID: recorded.runID,
+                                eventJSON: try eventJSON(UnsafeRawBufferPointer(rebasing: value[32...]), with: sealer),
+                                chainHash: Hex.encode(UnsafeRawBufferPointer(rebasing: value[0..<32]))))
+                        }
                         entry = try cursor.next()
                     }
                 }
@@ -96,8 +92,14 @@ struct ExportSource: Sendable {
             } else {
                 try queries.state(of: changed.keys.sorted().map { changed[$0]! }, into: emit)
             }
-            if let sealer, changedAfter != nil {
-                try rewriteErased(changed.values.filter { $0.erasedAt != nil }, through: after, view: view, snapshot: snapshot, sealer: sealer, to: handlers.rewrite)
+            if let sealer, let rewrite = handlers.rewrite, after > 0 {
+                var erased: [UserState] = []
+                if changedAfter == nil {
+                    try snapshot.forEachUser { if $0.erasedAt != nil { erased.append($0) } }
+                } else {
+                    erased = changed.values.filter { $0.erasedAt != nil }
+                }
+                try rewriteErased(erased, through: after, view: view, snapshot: snapshot, sealer: sealer, to: rewrite)
             }
             return End(last: last, window: try snapshot.window())
         }

@@ -13,7 +13,7 @@ extension Exporter {
     /// that stopped), or with `sinceLast` what is new since the export already there. The
     /// events go in transactions of `slice`; `committed` hears of each but the last.
     public func export(to target: PostgresTarget, sinceLast: Bool, slice: Int = Exporter.defaultSlice, lockWait: Duration = Exporter.defaultLockWait,
-                       logger: Logger, committed: (UInt64) -> Void = { _ in }) async throws -> ExportSummary {
+                       logger: Logger, committed: @escaping @Sendable (UInt64) -> Void = { _ in }) async throws -> ExportSummary {
         let session = try await PostgresExportSession.open(target, lockWait: lockWait, logger: logger)
         do {
             let summary = try await session.run(source, identity: try ledger.identity(), sinceLast: sinceLast, slice: slice, committed: committed)
@@ -40,18 +40,22 @@ extension Exporter {
         let identity = try ledger.identity()
         var session: PostgresExportSession?
         var last: UInt64?
+        /// Whether this follower has held the lock: then another session holding it may be its
+        /// own lost one, which the server drops in time, and waiting for it is right.
+        var held = false
         while !stop.isRequested {
             do {
                 let open: PostgresExportSession
                 if let session { open = session } else { open = try await PostgresExportSession.open(target, lockWait: lockWait, logger: logger) }
                 session = open
+                held = true
                 let head = try projection.read(ledger) { snapshot, _ in try snapshot.checkpoint() }
                 if open.lastSequence.map({ head > $0 }) ?? true {
                     let summary = try await open.run(source, identity: identity, sinceLast: true, slice: slice)
                     if summary.eventsAdded > 0 || summary.usersWritten > 0 { exported(summary) }
                     last = summary.toSequence
                 }
-            } catch let error as ExportError where error.code == .io {
+            } catch let error as ExportError where error.code == .io || (error.code == .busy && held) {
                 problem(error)
                 await session?.close()
                 session = nil

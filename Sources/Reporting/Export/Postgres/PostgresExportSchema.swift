@@ -6,7 +6,8 @@ public enum PostgresExportSchema {
     /// `exact_text` to `events` and `users` (``upgradeFromVersion1``).
     public static let version = 2
     /// Bumped when a view changes; an export finding another version replaces the views.
-    public static let viewsVersion = 1
+    /// Version 2: `report_migrated_users` (`users.*`) takes in `exact_text`.
+    public static let viewsVersion = 2
 
     /// The statements of ``sql`` that create the tables, one string each.
     static var tableStatements: [String] { statements(of: sql).filter { !$0.hasPrefix("CREATE INDEX") } }
@@ -147,7 +148,7 @@ public enum PostgresExportSchema {
 
     /// `schemas/reporting-views.sql`: the views `handover report`'s figures come from.
     public static let viewsSQL = """
-        -- Handover reporting views, version 1, over the PostgreSQL export (schemas/export-postgres.sql):
+        -- Handover reporting views, version 2, over the PostgreSQL export (schemas/export-postgres.sql):
         -- the figures `handover report` prints, for dashboards (Metabase, Grafana, Superset) to read.
         -- Created with the tables and replaced when their version changes; they read only the
         -- tables, so they are as current as the last export (export_meta.last_sequence).

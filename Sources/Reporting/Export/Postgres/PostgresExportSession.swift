@@ -5,15 +5,19 @@ import NIOCore
 import PostgresNIO
 
 /// One connection to the export database, holding the exporters' advisory lock for as long
-/// as it is open, through which export runs are made: each run one transaction that carries
-/// its rows and the high-water mark (`export_meta.last_sequence`) together.
-final class PostgresExportSession {
+/// as it is open, through which export runs are made: each run one transaction per slice of
+/// events, each carrying the high-water mark (`export_meta.last_sequence`) with its rows.
+///
+/// Used by one task at a time (a run, then the next); the connection's end is watched from
+/// the event loop (``ConnectionWatch``), hence `@unchecked Sendable`.
+final class PostgresExportSession: @unchecked Sendable {
     /// The key of the session-level advisory lock every exporter takes.
     static let lockKey: Int64 = 7_285_430_110_250
 
     let target: PostgresTarget
     private let connection: PostgresConnection
     private let logger: Logger
+    private let watch: ConnectionWatch
     /// The last sequence this session exported, once it has run.
     private(set) var lastSequence: UInt64?
 
@@ -21,12 +25,15 @@ final class PostgresExportSession {
         self.target = target
         self.connection = connection
         self.logger = logger
+        self.watch = ConnectionWatch(connection.closeFuture,
+                                     closedError: ExportError(.io, "the connection to \(target.masked) was closed (the server stopped or restarted)"))
     }
 
-    /// Connects and takes the advisory lock, waiting up to `lockWait` while another session
-    /// holds it, then throws ``ExportError/Code/busy``. The wait lets a rerun follow an exporter
-    /// that was killed in the middle of a statement: its session holds the lock until the
-    /// server notices, when that statement ends.
+    /// Connects and takes the advisory lock, or throws ``ExportError/Code/busy`` when another
+    /// session holds it. While that session runs a statement, it waits up to `lockWait` first:
+    /// an exporter killed in the middle of one (an index build) holds the lock until the server
+    /// notices, when the statement ends. A session that holds it idle is a live exporter (a
+    /// killed one's session ends as soon as the server reads from it): no wait.
     static func open(_ target: PostgresTarget, lockWait: Duration = .zero, logger: Logger) async throws -> PostgresExportSession {
         let connection: PostgresConnection
         do {
@@ -34,23 +41,31 @@ final class PostgresExportSession {
         } catch let error as ExportError {
             throw error
         } catch {
-            throw ExportError(PostgresFailure.isPermanent(error) ? .refused : .io, "cannot connect to \(target.masked): \(PostgresFailure.describe(error, target: target))")
+            throw PostgresFailure.exportError(error, doing: "connect to", target: target)
         }
         let session = PostgresExportSession(target: target, connection: connection, logger: logger)
         do {
             let deadline = ContinuousClock.now + lockWait
-            while try await session.scalar("SELECT pg_try_advisory_lock(\(lockKey))", as: Bool.self) != true {
-                guard ContinuousClock.now < deadline else {
+            while try await session.watch.run({ try await session.scalar("SELECT pg_try_advisory_lock(\(lockKey))", as: Bool.self) }) != true {
+                let holder = try await session.watch.run { try await session.scalar(holderState, as: String.self) }
+                guard ContinuousClock.now < deadline, holder == nil || holder == "active" else {
                     throw ExportError(.busy, "another exporter is writing into \(target.masked) (it holds advisory lock \(lockKey)\(lockWait > .zero ? ", and still did after \(lockWait.inSeconds.formatted()) s" : "")); stop it, or wait for it to finish")
                 }
                 try await Task.sleep(for: .milliseconds(250))
             }
         } catch {
             await session.close()
-            throw session.failure(error, doing: "take the exporters' lock")
+            throw PostgresFailure.exportError(error, doing: "take the exporters' lock in", target: target)
         }
         return session
     }
+
+    /// What the session holding the exporters' lock is doing (`active`, `idle`, ...), as far as
+    /// `pg_stat_activity` shows this user; no row when it shows nothing.
+    private static let holderState = """
+        SELECT coalesce(a.state, '') FROM pg_locks AS l JOIN pg_stat_activity AS a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.granted AND l.classid = \(lockKey >> 32) AND l.objid = \(lockKey & 0xFFFF_FFFF) AND l.objsubid = 1
+        """
 
     /// Closes the connection, which releases the lock (and rolls back an open transaction).
     func close() async {
@@ -65,40 +80,50 @@ final class PostgresExportSession {
     /// `committed` hears of each slice that is not the run's last. The last transaction also
     /// carries the users the run's events changed, the rewrites of erased users' events, the
     /// indexes after a first load, the views and the row in `exports`.
-    func run(_ source: ExportSource, identity: LedgerCreated, sinceLast: Bool, slice: Int, committed: (UInt64) -> Void = { _ in }) async throws -> ExportSummary {
+    func run(_ source: ExportSource, identity: LedgerCreated, sinceLast: Bool, slice: Int, committed: @escaping @Sendable (UInt64) -> Void = { _ in }) async throws -> ExportSummary {
+        let handoff = BatchHandoff<CopyBatch>(capacity: 4)
         do {
-            try await execute("BEGIN")
-            let start = try await begin(source, identity: identity, sinceLast: sinceLast)
-            let handoff = BatchHandoff<CopyBatch>(capacity: 4)
-            let reader = Task { [source, handoff] in
-                try await PostgresExportSession.read(source, after: start.lastSequence, usersAfter: start.usersSequence, slice: slice, into: handoff)
-            }
-            let summary: ExportSummary
-            do {
-                let batches = BatchStream(handoff)
-                var mark = start.lastSequence
-                while try await batches.peek()?.kind == .events {
-                    mark += UInt64(try await copyEvents(batches, after: mark, upTo: slice))
-                    guard try await batches.peek()?.kind == .events else { break }
-                    try await setMeta([("last_sequence", String(mark))])
-                    try await execute("COMMIT")
-                    committed(mark)
-                    try await execute("BEGIN")
-                }
-                summary = try await finish(batches, start: start, reader: reader, source: source, identity: identity)
-            } catch {
-                handoff.abandon()
-                _ = try? await reader.value
-                throw error
-            }
-            try await execute("COMMIT")
+            // The reader lets go of its LMDB transaction at once if the connection closes.
+            let summary = try await watch.run({ [self] in
+                try await transactions(source, identity: identity, sinceLast: sinceLast, slice: slice, handoff: handoff, committed: committed)
+            }, onClose: { handoff.abandon() })
             lastSequence = summary.toSequence
             return summary
         } catch {
             // On a closed connection there is nothing to roll back: the server did.
-            if !connection.isClosed { try? await execute("ROLLBACK") }
-            throw failure(error, doing: "export")
+            if !connection.isClosed { _ = try? await watch.run { [self] in try await execute("ROLLBACK") } }
+            throw PostgresFailure.exportError(error, doing: "export into", target: target)
         }
+    }
+
+    /// The transactions of one run: slices of events, then the last one.
+    private func transactions(_ source: ExportSource, identity: LedgerCreated, sinceLast: Bool, slice: Int, handoff: BatchHandoff<CopyBatch>,
+                              committed: (UInt64) -> Void) async throws -> ExportSummary {
+        try await execute("BEGIN")
+        let start = try await begin(source, identity: identity, sinceLast: sinceLast)
+        let reader = Task { [source, handoff] in
+            try await PostgresExportSession.read(source, after: start.lastSequence, usersAfter: start.usersSequence, slice: slice, into: handoff)
+        }
+        let summary: ExportSummary
+        do {
+            let batches = BatchStream(handoff)
+            var mark = start.lastSequence
+            while try await batches.peek()?.kind == .events {
+                mark += UInt64(try await copyEvents(batches, after: mark, upTo: slice))
+                guard try await batches.peek()?.kind == .events else { break }
+                try await setMeta([("last_sequence", String(mark))])
+                try await execute("COMMIT")
+                committed(mark)
+                try await execute("BEGIN")
+            }
+            summary = try await finish(batches, start: start, reader: reader, source: source, identity: identity)
+        } catch {
+            handoff.abandon()
+            _ = try? await reader.value
+            throw error
+        }
+        try await execute("COMMIT")
+        return summary
     }
 
     /// Where a run starts: what the database holds.
@@ -156,7 +181,7 @@ final class PostgresExportSession {
             try await execute("UPDATE events AS e SET event_json = r.event_json, exact_text = r.exact_text FROM event_rewrites AS r WHERE e.seq = r.seq")
         }
         if let unexpected = try await batches.peek() {
-            throw ExportError(.io, "internal: \(unexpected.kind) rows arrived out of order")
+            throw ExportError(.internal, "\(unexpected.kind) rows arrived out of order")
         }
         let end = try await reader.value
         if start.loading {
@@ -271,11 +296,10 @@ final class PostgresExportSession {
     /// the batch that reaches `limit` rows; returns the rows. A row PostgreSQL refuses is named
     /// by `row` (given its 1-based line in this COPY) in the error.
     private func copy(_ batches: BatchStream, _ kind: CopyBatch.Kind, into table: String, columns: [String], upTo limit: Int = .max,
-                      row: (Int) -> String) async throws -> Int {
+                      row: @escaping (Int) -> String) async throws -> Int {
         guard try await batches.peek()?.kind == kind else { return 0 }
         var rows = 0
         do {
-            try ensureOpen()
             try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
                 while rows < limit, let batch = try await batches.peek(), batch.kind == kind {
                     try await writer.write(batch.rows)
@@ -284,7 +308,7 @@ final class PostgresExportSession {
                 }
             }
         } catch {
-            throw PostgresFailure.refusal(error, table: table, row: row, target: target) ?? error
+            throw PostgresFailure.exportError(error, doing: "COPY into", target: target, copying: (table, row))
         }
         return rows
     }
@@ -299,29 +323,13 @@ final class PostgresExportSession {
         return value
     }
 
-    /// Runs one statement on the connection, once it is known to be open.
+    /// Runs one statement on the connection (inside a run or the lock's loop, which
+    /// ``ConnectionWatch`` ends should the connection close).
     @discardableResult
     private func query(_ query: PostgresQuery) async throws -> PostgresRowSequence {
-        try ensureOpen()
-        return try await connection.query(query, logger: logger)
+        try await connection.query(query, logger: logger)
     }
 
-    /// Throws when the server has closed the connection (it stopped or restarted). PostgresNIO
-    /// would otherwise hand a statement to a closed channel and wait for an answer forever.
-    private func ensureOpen() throws {
-        guard !connection.isClosed else {
-            throw ExportError(.io, "the connection to \(target.masked) was closed (the server stopped or restarted)")
-        }
-    }
-
-    /// `error` as an ``ExportError``, naming the target only masked: ``ExportError/Code/refused``
-    /// when PostgreSQL would refuse the same again (``PostgresFailure/isPermanent(_:)``), else
-    /// ``ExportError/Code/io``.
-    private func failure(_ error: any Error, doing what: String) -> ExportError {
-        if let error = error as? ExportError { return error }
-        let code: ExportError.Code = PostgresFailure.isPermanent(error) ? .refused : .io
-        return ExportError(code, "cannot \(what) into \(target.masked): \(PostgresFailure.describe(error, target: target))")
-    }
 }
 
 /// Rows for one COPY, in PostgreSQL's text format.

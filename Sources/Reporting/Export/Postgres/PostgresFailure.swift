@@ -1,23 +1,35 @@
+import Ledger
 import PostgresNIO
 
 /// What went wrong talking to PostgreSQL, in words: the server's message, SQLSTATE and
 /// detail when it sent them, else the connection's error; never the password. And whether
 /// it will go wrong again.
 enum PostgresFailure {
+    /// The error in one line. The server's words quote the rows it refused (`Failing row
+    /// contains (...)`), which hold outside text: they are shown inert, and cut at
+    /// ``quotedLimit`` characters.
     static func describe(_ error: any Error, target: PostgresTarget) -> String {
-        guard let error = error as? PSQLError else { return target.redacting(String(describing: error)) }
+        guard let error = error as? PSQLError else { return target.redacting(InertText.forScreen(String(describing: error))) }
         var text: String
         if let info = error.serverInfo, let message = info[.message] {
-            text = message
+            text = quoted(message)
             if let state = info[.sqlState] { text += " (SQLSTATE \(state))" }
-            if let detail = info[.detail] { text += "; " + detail }
-            if let hint = info[.hint] { text += "; hint: " + hint }
+            if let detail = info[.detail] { text += "; " + quoted(detail) }
+            if let hint = info[.hint] { text += "; hint: " + quoted(hint) }
         } else if let underlying = error.underlying {
-            text = "\(error.code): \(underlying)"
+            text = InertText.forScreen("\(error.code): \(underlying)")
         } else {
             text = "\(error.code)"
         }
         return target.redacting(text)
+    }
+
+    /// The most characters of the server's text a message shows.
+    static let quotedLimit = 300
+
+    private static func quoted(_ text: String) -> String {
+        let inert = InertText.forScreen(text)
+        return inert.count > quotedLimit ? String(inert.prefix(quotedLimit)) + "…" : inert
     }
 
     /// SQLSTATE classes of errors that the same statement meets again however often it is
@@ -35,14 +47,21 @@ enum PostgresFailure {
         return permanentClasses.contains(String(state.prefix(2)))
     }
 
-    /// A refusal of a row of a COPY into `table` as an ``ExportError/Code/refused`` naming
-    /// the row: `row` turns the line PostgreSQL names (1-based in the COPY) into words, such
-    /// as the event's sequence. Nil when `error` is not a permanent refusal.
-    static func refusal(_ error: any Error, table: String, row: (Int) -> String, target: PostgresTarget) -> ExportError? {
-        guard isPermanent(error) else { return nil }
-        let context = (error as? PSQLError)?.serverInfo?[.locationContext] ?? ""
-        let which = copyLine(in: context).map { "\(row($0)) (COPY \(table), line \($0))" } ?? "a row of \(table)"
-        return ExportError(.refused, "PostgreSQL refused \(which) in \(target.masked): \(describe(error, target: target))")
+    /// `error`, met while doing `what` (`"export into"`, `"connect to"`) to `target`, as the
+    /// export reports it. An ``ExportError`` or a ``LedgerError`` (the ledger could not be read:
+    /// the same would fail again) stays as it is. Anything else becomes an ``ExportError``
+    /// naming the target only masked: ``ExportError/Code/refused`` when PostgreSQL would refuse
+    /// the same again, naming the row when it refused a row of a COPY (`copying`: the table, and
+    /// the words for the row at a 1-based line, such as the event's sequence), and
+    /// ``ExportError/Code/io`` when it may pass.
+    static func exportError(_ error: any Error, doing what: String, target: PostgresTarget,
+                            copying: (table: String, row: (Int) -> String)? = nil) -> any Error {
+        if error is ExportError || error is LedgerError { return error }
+        guard isPermanent(error) else { return ExportError(.io, "cannot \(what) \(target.masked): \(describe(error, target: target))") }
+        if let (table, row) = copying, let line = copyLine(in: (error as? PSQLError)?.serverInfo?[.locationContext] ?? "") {
+            return ExportError(.refused, "PostgreSQL refused \(row(line)) (COPY \(table), line \(line)) in \(target.masked): \(describe(error, target: target))")
+        }
+        return ExportError(.refused, "cannot \(what) \(target.masked): \(describe(error, target: target))")
     }
 
     /// The line number in a COPY's error context (`COPY events, line 17, column ...`).
