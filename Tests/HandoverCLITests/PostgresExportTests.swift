@@ -203,7 +203,51 @@ struct PostgresExportTests {
         #expect(outcomes.contains("killed"), "\(outcomes)")
     }
 
-    @Test("a first export of 40,000 events in slices of 4,000, SIGKILLed at random moments: each kill keeps every slice committed before it, the same command continues where it stopped, and every event ends up exactly once")
+    /// Where a test kills an export run.
+    enum KillPoint: CustomStringConvertible {
+        /// Shortly after it starts, before it has committed anything of its own.
+        case beforeItsFirstCommit
+        /// At a random moment within the slice after the first one it commits.
+        case betweenSlices
+        /// Just after it reports the last slice before its last transaction.
+        case inItsLastTransaction(afterReporting: Int)
+
+        var description: String {
+            switch self {
+            case .beforeItsFirstCommit: "before its first commit"
+            case .betweenSlices: "between slices"
+            case .inItsLastTransaction: "in its last transaction"
+            }
+        }
+    }
+
+    /// Starts an export run and SIGKILLs it at `point`; the last slice it reported committed.
+    private func killed(_ arguments: [String], _ db: PostgresTestDatabase, at point: KillPoint, sliceSeconds: Double) throws -> Int {
+        let export = try RunningProduct("handover", arguments, environment: db.environment)
+        switch point {
+        case .beforeItsFirstCommit:
+            usleep(useconds_t.random(in: 0...50_000))
+        case .betweenSlices:
+            while export.isRunning && !export.output.contains("Committed events") { usleep(5_000) }
+            usleep(useconds_t(Double.random(in: 0...sliceSeconds) * 1_000_000))
+        case .inItsLastTransaction(let last):
+            while export.isRunning && !export.output.contains("Committed events through sequence \(last) ") { usleep(2_000) }
+            usleep(useconds_t.random(in: 0...30_000))
+        }
+        export.signal(SIGKILL)
+        return export.wait().out.split(separator: "\n").compactMap { line in
+            line.hasPrefix("Committed events through sequence ") ? Int(line.dropFirst(34).prefix { $0.isNumber }) : nil
+        }.last ?? 0
+    }
+
+    /// The export's high-water mark, 0 before it has one; and whether it is complete.
+    private func progress(_ db: PostgresTestDatabase) throws -> (mark: Int, complete: Bool) {
+        guard try db.scalar("SELECT to_regclass('export_meta') IS NOT NULL") == "t" else { return (0, false) }
+        return (Int(try db.scalar("SELECT coalesce((SELECT value FROM export_meta WHERE key = 'last_sequence'), '0')")) ?? 0,
+                try db.scalar("SELECT count(*) FROM export_meta WHERE key = 'state'") == "0")
+    }
+
+    @Test("a first export of 40,000 events in slices of 4,000, SIGKILLed before its first commit, between slices and in its last transaction: each kill keeps every slice committed before it, the same command continues where it stopped, and every event ends up exactly once")
     func firstExportSurvivesKillsInSlices() throws {
         let ledger = dir.sub("sliced")
         let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "40000", "--prefix", "slice", "--create"])
@@ -213,51 +257,39 @@ struct PostgresExportTests {
         let arguments = ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url, "--slice", String(slice)]
 
         // How long one whole first export takes, into a scratch database: a slice's share of it
-        // is how long a kill waits at most.
+        // is how long a kill between slices waits at most.
         let scratch = try PostgresTestDatabase()
         let started = Date()
         try #require(try runProduct("handover", ["export", "--ledger", ledger, "--format", "postgres", "--out", scratch.url, "--slice", String(slice)],
                                     environment: scratch.environment).status == 0)
-        let duration = max(Date().timeIntervalSince(started), 0.5)
+        let sliceSeconds = max(Date().timeIntervalSince(started), 0.5) / Double(head / slice)
 
-        func mark() throws -> Int {
-            guard try db.scalar("SELECT to_regclass('export_meta') IS NOT NULL") == "t" else { return 0 }
-            return Int(try db.scalar("SELECT coalesce((SELECT value FROM export_meta WHERE key = 'last_sequence'), '0')")) ?? 0
-        }
-        func complete() throws -> Bool {
-            guard try db.scalar("SELECT to_regclass('export_meta') IS NOT NULL") == "t" else { return false }
-            return try db.scalar("SELECT count(*) FROM export_meta WHERE key = 'state'") == "0"
-        }
         var marks: [Int] = []
-        for _ in 0..<4 where try !complete() {
-            let before = try mark()
-            // Killed at a random moment within the slice after the first one this run commits,
-            // so every kill lands inside the export however fast the machine is.
-            let export = try RunningProduct("handover", arguments, environment: db.environment)
-            while export.isRunning && !export.output.contains("Committed events") { usleep(5_000) }
-            usleep(useconds_t(Double.random(in: 0...(duration / Double(head / slice))) * 1_000_000))
-            export.signal(SIGKILL)
-            let printed = export.wait().out
-            let reported = printed.split(separator: "\n").compactMap { line in
-                line.hasPrefix("Committed events through sequence ") ? Int(line.dropFirst(34).prefix { $0.isNumber }) : nil
-            }.last ?? 0
-            let after = try mark()
+        for point: KillPoint in [.beforeItsFirstCommit, .betweenSlices, .betweenSlices, .inItsLastTransaction(afterReporting: head - head % slice)]
+        where try !progress(db).complete {
+            let before = try progress(db).mark
+            let reported = try killed(arguments, db, at: point, sliceSeconds: sliceSeconds)
+            let (after, complete) = try progress(db)
             marks.append(after)
-            if try complete() {
-                #expect(after == head, "a run that ended had exported everything")
-            } else {
-                // Stopped inside the first export: whole slices, every one it reported committed
-                // and at most one more (committed, killed before it said so); no users yet.
-                let known = max(reported, before)
-                #expect(after % slice == 0 && after >= known && after - known <= slice, "mark \(after), last reported \(reported), before the run \(before)")
-                #expect(try db.scalar("SELECT count(*) || ' ' || coalesce(max(seq), 0) FROM events") == "\(after) \(after)")
-                #expect(try db.scalar("SELECT count(*) FROM users") == "0")
+            if try db.scalar("SELECT to_regclass('events') IS NULL") == "t" {
+                #expect(after == 0 && reported == 0, "killed \(point) before anything was committed: nothing is there")
+                continue
             }
+            if complete {
+                #expect(after == head, "killed \(point), a run that ended had exported everything")
+                continue
+            }
+            // Stopped inside the first export: whole slices, every one it reported committed and
+            // at most one more (committed, killed before it said so); no users yet.
+            let known = max(reported, before)
+            #expect(after % slice == 0 && after >= known && after - known <= slice, "killed \(point): mark \(after), last reported \(reported), before the run \(before)")
+            #expect(try db.scalar("SELECT count(*) || ' ' || coalesce(max(seq), 0) FROM events") == "\(after) \(after)", "killed \(point)")
+            #expect(try db.scalar("SELECT count(*) FROM users") == "0", "killed \(point)")
         }
         #expect(marks == marks.sorted(), "no kill undid a committed slice: \(marks)")
         print("sliced first export: marks after each kill \(marks) of \(head) events, slices of \(slice)")
-        let before = try mark()
-        if try !complete() {
+        let before = try progress(db).mark
+        if try !progress(db).complete {
             let rest = try runProduct("handover", arguments, environment: db.environment)
             #expect(rest.status == 0, "the same command finishes the export: \(rest.err)")
         }
@@ -269,6 +301,56 @@ struct PostgresExportTests {
         }
         #expect(try db.scalar("SELECT count(*) FROM users") == (try scratch.scalar("SELECT count(*) FROM users")))
         #expect(try db.scalar("SELECT count(*) FROM pg_indexes WHERE tablename IN ('events', 'users')") == (try scratch.scalar("SELECT count(*) FROM pg_indexes WHERE tablename IN ('events', 'users')")))
+    }
+
+    @Test("a first export with personal data, killed after a slice, then a user erased: the rerun leaves the erased user's address in no table")
+    func resumedExportForgetsErasedAddresses() throws {
+        let ledger = try demoLedger(users: 300)
+        let db = try PostgresTestDatabase()
+        let arguments = ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url, "--include-personal-data", "--slice", "50"]
+        _ = try killed(arguments, db, at: .betweenSlices, sliceSeconds: 0.05)
+        let (mark, complete) = try progress(db)
+        try #require(mark >= 50 && !complete, "the kill left a first export in slices (mark \(mark))")
+        let found = try db.rows("SELECT recipient_sub, event_json -> 'body' ->> 'email' AS email FROM events WHERE type = 'transfer-id-exchanged' AND event_json -> 'body' ->> 'email' LIKE '%@%' LIMIT 1")
+        let row = try #require(found.first?.objectValue)
+        let sub = try #require(row["recipient_sub"]?.stringValue), email = try #require(row["email"]?.stringValue)
+        let erased = try runProduct("handover", ["erase", sub, "--ledger", ledger])
+        try #require(erased.status == 0, "\(erased.err)")
+
+        let rest = try runProduct("handover", arguments, environment: db.environment)
+        #expect(rest.status == 0, "\(rest.err)")
+        let tables = try db.rows("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").compactMap { $0.objectValue?["tablename"]?.stringValue }
+        for table in tables {
+            #expect(try db.scalar("SELECT count(*) FROM \(table) AS t WHERE t::text LIKE '%\(email)%'") == "0", "\(email) is still in \(table)")
+        }
+        #expect(try db.scalar("SELECT email IS NULL FROM users WHERE recipient_sub = '\(sub)'") == "t")
+    }
+
+    @Test("an export of schema version 1 is brought to version 2 by the next --since-last: exact_text added, the views made again, every event once")
+    func schemaVersion1IsUpgraded() throws {
+        let ledger = try demoLedger(users: 50)
+        let db = try PostgresTestDatabase()
+        try #require(try export(ledger, into: db).status == 0)
+        // What this version's predecessor left: no exact_text, no users_sequence, version 1.
+        for statement in ["ALTER TABLE users DROP COLUMN exact_text CASCADE", "ALTER TABLE events DROP COLUMN exact_text",
+                          "DELETE FROM export_meta WHERE key = 'users_sequence'",
+                          "UPDATE export_meta SET value = '1' WHERE key IN ('schema_version', 'views_version')"] {
+            _ = try db.scalar(statement)
+        }
+        let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "100", "--prefix", "v1"])
+        try #require(appended.status == 0, "\(appended.err)")
+        let head = try #require(try json("query", "events", "--ledger", ledger, "--format", "json", "--limit", "1").arrayValue?.first?["seq"]?.intValue)
+
+        let upgraded = try export(ledger, into: db, "--since-last")
+        #expect(upgraded.status == 0, "\(upgraded.err)")
+        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'schema_version'") == "2")
+        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'views_version'") == "2")
+        #expect(try db.scalar("SELECT count(*) FROM information_schema.columns WHERE column_name = 'exact_text' AND table_name IN ('events', 'users', 'report_migrated_users')") == "3")
+        #expect(try db.scalar("SELECT count(*) FROM information_schema.views WHERE table_schema = 'public'") == "10")
+        #expect(try db.scalar("SELECT count(*) || ' ' || count(DISTINCT seq) || ' ' || max(seq) FROM events") == "\(head) \(head) \(head)")
+        let state = try json("query", "state", "--ledger", ledger, "--format", "json").arrayValue ?? []
+        let columns = try #require(state.first?.objectValue.map { Array($0.keys) })
+        #expect(try Self.users(in: db, columns: columns) == Self.exportedState(state, personalData: false))
     }
 
     @Test("the password is never printed: a refused login names the URL masked")
