@@ -48,7 +48,7 @@ def main():
         csv = os.path.join(a.work, "csv")
         if os.path.exists(csv):
             run(["rm", "-rf", csv])
-        run([handover, "export", "--ledger", ledger, "--format", "csv", "--out", csv], stdout=subprocess.DEVNULL)
+        run([handover, "export", "--ledger", ledger, "--format", "csv", "--out", csv, "--no-neutralize-formulas"], stdout=subprocess.DEVNULL)
         schema = open("schemas/export-postgres.sql").read()
         statements = [s.strip() + ";" for s in "\n".join(l for l in schema.splitlines() if not l.startswith("--")).split(";\n") if s.strip()]
         tables = "\n".join(s for s in statements if not s.startswith("CREATE INDEX"))
@@ -57,8 +57,10 @@ def main():
         script = os.path.join(a.work, "bound.sql")
         with open(script, "w") as f:
             f.write("BEGIN;\n")
-            f.write(f"\\copy events FROM '{csv}/events.csv' WITH (FORMAT csv, HEADER true)\n")
-            f.write(f"\\copy users FROM '{csv}/users.csv' WITH (FORMAT csv, HEADER true)\n")
+            # The CSV files' columns (the tables add exact_text, null where no value held NUL).
+            for table in ("events", "users"):
+                columns = open(f"{csv}/{table}.csv").readline().strip()
+                f.write(f"\\copy {table} ({columns}) FROM '{csv}/{table}.csv' WITH (FORMAT csv, HEADER true)\n")
             f.write("SELECT clock_timestamp();\n")
             f.write(indexes + "\nCOMMIT;\n")
         t = time.monotonic()
