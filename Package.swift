@@ -133,7 +133,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "TestSupport", dependencies: ["Ledger"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Ledger", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/TestSupport"),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LMDB", "TestSupport"]),
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Ledger", "LMDB", "TestSupport"]),
         .testTarget(name: "HandoverCLITests", dependencies: ["Ledger", "Projections", "LMDB", "TestSupport"]),

@@ -21,7 +21,8 @@ public final class Environment: @unchecked Sendable {
         public var maxDatabases: UInt32 = 32
         /// How many concurrent read transactions the lock table allows.
         public var maxReaders: UInt32 = 510
-        /// Open without writing; no databases are created.
+        /// Open without writing: no databases are created and no file is created or changed,
+        /// except the reader table in an existing `lock.mdb` this user may write (``ReaderLocks``).
         public var readOnly = false
         /// `MDB_WRITEMAP`: write transactions change the memory map in place, so their dirty
         /// pages are file-backed page cache rather than this process's heap. Every process
@@ -47,6 +48,8 @@ public final class Environment: @unchecked Sendable {
     public let path: String
     /// Whether the environment was opened read-only.
     public let isReadOnly: Bool
+    /// How this environment's readers share it with writers.
+    public let readerLocks: ReaderLocks
     /// How many stale reader slots were cleared at open (readers of processes that died).
     public let staleReadersCleared: Int
 
@@ -63,8 +66,11 @@ public final class Environment: @unchecked Sendable {
             try LMDBError.check(mdb_env_set_maxreaders(handle, options.maxReaders), "mdb_env_set_maxreaders")
             try LMDBError.check(mdb_env_set_mapsize(handle, options.mapSize), "mdb_env_set_mapsize")
             var flags = UInt32(MDB_NOTLS)
+            let locks = options.readOnly ? try ReaderLocks.choose(for: path) : .lockTable
             if options.readOnly { flags |= UInt32(MDB_RDONLY) } else if options.writeMap { flags |= UInt32(MDB_WRITEMAP) }
+            if locks == .none { flags |= UInt32(MDB_NOLOCK) }
             try LMDBError.check(mdb_env_open(handle, path, flags, options.fileMode), "mdb_env_open(\(path))")
+            self.readerLocks = locks
             var dead: Int32 = 0
             try LMDBError.check(mdb_reader_check(handle, &dead), "mdb_reader_check")
             self.staleReadersCleared = Int(dead)

@@ -1,4 +1,9 @@
 import CLMDB
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// An error returned by LMDB, carrying LMDB's own result code.
 ///
@@ -31,6 +36,10 @@ public struct LMDBError: Error, Sendable, CustomStringConvertible, Equatable {
         public static let invalid = Code(rawValue: MDB_INVALID)
         /// `MDB_VERSION_MISMATCH`: the file was written by an incompatible LMDB version.
         public static let versionMismatch = Code(rawValue: MDB_VERSION_MISMATCH)
+
+        /// `EBUSY`: another process holds what this one needs (a read-only open that cannot
+        /// take a place in the lock table while a writer may run).
+        public static let busy = Code(rawValue: EBUSY)
 
         public var description: String { String(cString: mdb_strerror(rawValue)) }
     }

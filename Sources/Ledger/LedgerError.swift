@@ -23,6 +23,14 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
         public static let file = Code(rawValue: "file")
         /// The disk (or the map) holding the ledger has no room for the write.
         public static let diskFull = Code(rawValue: "disk-full")
+        /// The ledger was written by an older Handover and read as it is: the answer needs
+        /// `handover upgrade` first.
+        public static let needsUpgrade = Code(rawValue: "needs-upgrade")
+        /// A write was asked of a ledger opened read-only, or of a copy made to be read only
+        /// (no key store, no signing key).
+        public static let readOnly = Code(rawValue: "read-only")
+        /// The ledger has no checkpoint key yet, so no verifier key either.
+        public static let noCheckpointKey = Code(rawValue: "no-checkpoint-key")
     }
 
     /// The error's code.
@@ -39,4 +47,12 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+extension LedgerError {
+    /// The one-line answer of a read-only open that needs the newer layout: what is older, and
+    /// the command that brings it up to date.
+    static func needsUpgrade(_ directory: String, _ reason: String) -> LedgerError {
+        LedgerError(.needsUpgrade, "\(directory) was written by an older Handover (\(reason)): run `handover upgrade --ledger \(directory)` once, with write access, then ask again")
+    }
 }

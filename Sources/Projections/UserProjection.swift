@@ -40,10 +40,11 @@ public final class UserProjection: LedgerFolder {
     /// Opens the projection databases. A writable open of a ledger whose projections have an
     /// older layout drops them and starts layout 2 empty at checkpoint 0, in one transaction;
     /// the ledger then folds the log into it (and again after a crash, from where it stopped).
+    /// A read-only open of such a ledger throws ``LedgerError/Code/needsUpgrade``.
     public func attach(to environment: Environment) throws {
         let handles: Handles
         if environment.isReadOnly {
-            let needsUpgrade = LedgerError(.notALedger, "the ledger's projections need an upgrade: open it once without read-only access")
+            let needsUpgrade = LedgerError(.needsUpgrade, "its projections have an older layout")
             handles = try environment.read { txn in
                 do {
                     let handles = Handles(root: try txn.openDatabase(ProjectionDatabases.rootName, create: false),

@@ -27,7 +27,7 @@ struct AppendCommand: AsyncParsableCommand {
         } else {
             ledger = try Ledger.open(at: self.ledger, folders: [projection], options: options)
         }
-        let key = try await ledger.sealer.keyStore.dataKey(for: Identifier(.recipientSub, "lab-shared-key"))
+        let key = try await ledger.sealer.requireKeyStore().dataKey(for: Identifier(.recipientSub, "lab-shared-key"))
         let prefix = self.prefix
         let total = count
         let lanes = tasks

@@ -25,7 +25,7 @@ struct BenchCommand: AsyncParsableCommand {
         var options = Ledger.Options()
         options.mapSize = 4 << 30
         let ledger = try await Ledger.create(at: directory + "/ledger", LedgerCreated(teamID: "BBBB222222", clientIDs: ["com.example.bench"], role: .recipient, ledgerID: "bench"), folders: [projection], options: options)
-        let key = try await ledger.sealer.keyStore.dataKey(for: Identifier(.recipientSub, "bench-shared-key"))
+        let key = try await ledger.sealer.requireKeyStore().dataKey(for: Identifier(.recipientSub, "bench-shared-key"))
         let drafts = try (0..<events).map { i in try SyntheticEvents.exchange(i, prefix: "u") { text, _ in try Sealer.seal(text, keyID: key.id, key: key.key) } }
         let recorder = WriteRecorder()
         ledger.environment.recorder = recorder

@@ -82,7 +82,7 @@ struct ScaleAppendersCommand: AsyncParsableCommand {
 
     func run() async throws {
         let ledger = try Ledger.open(at: self.ledger, folders: [UserProjection()])
-        let key = try await ledger.sealer.keyStore.dataKey(for: Identifier(.recipientSub, "appenders-shared-key"))
+        let key = try await ledger.sealer.requireKeyStore().dataKey(for: Identifier(.recipientSub, "appenders-shared-key"))
         let prefix = "appender-\(UUID().uuidString.prefix(8))"
         let drafts = try (0..<count).map { i in try SyntheticEvents.exchange(i, prefix: prefix) { text, _ in try Sealer.seal(text, keyID: key.id, key: key.key) } }
         let lanes = tasks, size = batch
@@ -116,7 +116,7 @@ struct ScaleSinglesCommand: AsyncParsableCommand {
 
     func run() async throws {
         let ledger = try Ledger.open(at: self.ledger, folders: [UserProjection()])
-        let key = try await ledger.sealer.keyStore.dataKey(for: Identifier(.recipientSub, "singles-shared-key"))
+        let key = try await ledger.sealer.requireKeyStore().dataKey(for: Identifier(.recipientSub, "singles-shared-key"))
         let recorder = WriteRecorder()
         ledger.environment.recorder = recorder
         var latencies: [Double] = []
@@ -147,7 +147,7 @@ enum ScaleMix {
     /// The events of users `range`, in the order a run and Apple would produce them.
     static func drafts(for range: Range<Int>, ledger: Ledger) throws -> [EventDraft] {
         let ids = range.map(identifiers(of:))
-        let keys = try ledger.sealer.keyStore.dataKeys(for: ids.map { Identifier(.transferSub, $0.transferSub!) })
+        let keys = try ledger.sealer.requireKeyStore().dataKeys(for: ids.map { Identifier(.transferSub, $0.transferSub!) })
         var drafts: [EventDraft] = []
         drafts.reserveCapacity(range.count * 6 / 5)
         for (n, i) in range.enumerated() where i % 20 == 7 {
@@ -168,7 +168,7 @@ enum ScaleMix {
                                      identifiers: Identifiers(recipientSub: ids[n].recipientSub, jti: jti), occurredAt: now, idempotencyKey: "notification:" + jti))
         }
         for (n, i) in range.enumerated() where i % 100_000 == 50_001 {
-            let destroyed = try ledger.sealer.keyStore.destroyKeys(for: [Identifier(.transferSub, ids[n].transferSub!)])
+            let destroyed = try ledger.sealer.requireKeyStore().destroyKeys(for: [Identifier(.transferSub, ids[n].transferSub!)])
             drafts.append(EventDraft(.userErased(UserErased(reason: "scale benchmark erasure", keysDestroyed: destroyed)), identifiers: ids[n]))
         }
         return drafts

@@ -23,7 +23,7 @@ struct BackupCommand: ParsableCommand {
     var withoutKeys = false
 
     func run() throws {
-        let ledger = try Ledger.open(at: ledgerOptions.directory)
+        let ledger = try ledgerOptions.openLog(.readOnly)
         defer { ledger.close() }
         let backup = try LedgerBackup.take(of: ledger, to: out, includeKeys: !withoutKeys)
         let megabytes = String(format: "%.1f", Double(backup.logBytes) / 1_048_576)

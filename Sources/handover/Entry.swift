@@ -22,7 +22,7 @@ enum Entry {
             Foundation.exit(exit.code)
         } catch let error as LedgerError {
             Console.error("error: \(error.message)")
-            let usage: Set<LedgerError.Code> = [.missingLedger, .notALedger, .ledgerExists, .invalidEvent]
+            let usage: Set<LedgerError.Code> = [.missingLedger, .notALedger, .ledgerExists, .invalidEvent, .needsUpgrade, .readOnly, .noCheckpointKey]
             Foundation.exit(usage.contains(error.code) ? ExitStatus.usage : ExitStatus.failed)
         } catch {
             let code = Handover.exitCode(for: error)

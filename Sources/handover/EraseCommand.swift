@@ -11,7 +11,7 @@ struct EraseCommand: AsyncParsableCommand {
     @Option(help: "Why (recorded in the event).") var reason = "erasure request"
 
     func run() async throws {
-        let (ledger, projection) = try ledgerOptions.open()
+        let (ledger, projection) = try ledgerOptions.open(.readWrite)
         defer { ledger.close() }
         guard let result = try await UserEraser(ledger: ledger, projection: projection).erase(identifier, reason: reason) else {
             throw CLIExit(code: ExitStatus.failed, message: "no user with identifier \"\(identifier)\"")

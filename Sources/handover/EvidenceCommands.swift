@@ -7,9 +7,9 @@ struct EvidenceOptions: ParsableArguments {
     @Option(name: .customLong("public-key"), help: ArgumentHelp("The verifier key to check signatures with, or a file holding it (default: the ledger's own key).", valueName: "key"))
     var publicKeyText: String?
 
-    /// The raw Ed25519 key to check with: the one given, else the ledger's.
+    /// The raw Ed25519 key to check with: the one given, else the ledger's (`checkpoint.pub`).
     func publicKey(for ledger: Ledger) throws -> [UInt8] {
-        guard let publicKeyText else { return try CheckpointKey.load(from: ledger.directory).publicKey }
+        guard let publicKeyText else { return try ledger.verifierKey().publicKey }
         let text = FileManager.default.fileExists(atPath: publicKeyText)
             ? String(decoding: FileManager.default.contents(atPath: publicKeyText) ?? Data(), as: UTF8.self) : publicKeyText
         guard let (_, key) = Checkpoint.publicKey(fromVerifierKey: text) else {
@@ -42,15 +42,18 @@ struct CheckpointCommand: ParsableCommand {
     var out: String?
 
     func run() throws {
-        let ledger = try Ledger.open(at: ledgerOptions.directory)
-        defer { ledger.close() }
-        let (key, created) = try CheckpointKey.loadOrCreate(in: ledger.directory)
-        if created {
-            FileHandle.standardError.write(Data("note: this ledger predates checkpoints; made its signing key \(CheckpointKey.path(in: ledger.directory))\n".utf8))
-        }
         if printPublicKey {
-            print(Checkpoint.verifierKey(name: try ledger.origin(), publicKey: key.publicKey))
+            // Read from checkpoint.pub: never the private key, and never made here.
+            let ledger = try ledgerOptions.openLog(.readOnly)
+            defer { ledger.close() }
+            print(try ledger.verifierKey().line)
             return
+        }
+        let ledger = try ledgerOptions.openLog(.readWrite)
+        defer { ledger.close() }
+        let (key, created) = try ledger.signingKey()
+        if created {
+            Console.error("note: this ledger predates checkpoints; made its signing key \(CheckpointKey.path(in: ledger.directory)) and its verifier key \(VerifierKeyFile.path(in: ledger.directory))")
         }
         let checkpoint = try ledger.signCheckpoint(with: key)
         if let out { try write(checkpoint.text, to: out) }
@@ -75,7 +78,7 @@ struct ProveCommand: ParsableCommand {
     var out: String?
 
     func run() throws {
-        let ledger = try Ledger.open(at: ledgerOptions.directory)
+        let ledger = try ledgerOptions.openLog(.readOnly)
         defer { ledger.close() }
         let against: Checkpoint
         if let checkpoint {
@@ -89,7 +92,7 @@ struct ProveCommand: ParsableCommand {
         guard proof.isValid else {
             throw CLIExit(code: ExitStatus.integrity, message: "the inclusion proof of event \(sequence) does not lead to the checkpoint's root: the log differs from what the checkpoint signed (run `handover verify --checkpoint`)")
         }
-        let json = proof.json(publicKey: try CheckpointKey.load(from: ledger.directory).publicKey)
+        let json = proof.json(publicKey: try ledger.verifierKey().publicKey)
         if let out { try write(json + "\n", to: out) }
         print(json)
     }

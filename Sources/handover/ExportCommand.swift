@@ -59,7 +59,7 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (ledger, projection) = try ledgerOptions.open()
+        let (ledger, projection) = try ledgerOptions.open(.readOnly)
         defer { ledger.close() }
         var exporter = Exporter(ledger: ledger, projection: projection, includePersonalData: includePersonalData)
         exporter.neutralizeFormulas = neutralizeFormulas

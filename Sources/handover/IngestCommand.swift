@@ -47,7 +47,7 @@ struct IngestCommand: AsyncParsableCommand {
     func run() async throws {
         let items = try readItems()
         let verifyAt = verifyAtText.flatMap(Timestamp.init(rfc3339:)).map { Date($0) }
-        let (ledger, projection) = try ledgerOptions.open()
+        let (ledger, projection) = try ledgerOptions.open(.readWrite)
         defer { ledger.close() }
         var logger = Logger(label: "handover.ingest")
         logger.logLevel = .warning

@@ -43,7 +43,7 @@ struct InitCommand: AsyncParsableCommand {
         do { secret = try signInSecretFile.map(SignInSecret.load(file:)) } catch let error as SignInSecret.Invalid { throw CLIExit.usage(error.description) }
         let created = LedgerCreated(teamID: team, clientIDs: clients, role: role, ledgerID: UUID().uuidString.lowercased(), onAccountDeleted: onAccountDeleted)
         let ledger = try await Ledger.create(at: ledgerOptions.directory, created, folders: [UserProjection()])
-        let verifierKey = Checkpoint.verifierKey(name: try ledger.origin(), publicKey: try CheckpointKey.load(from: ledger.directory).publicKey)
+        let verifierKey = try ledger.verifierKey().line
         ledger.close()
         if let secret {
             let path = SignInSecret.digestFile(in: ledgerOptions.directory)
@@ -52,7 +52,7 @@ struct InitCommand: AsyncParsableCommand {
             }
         }
         print("Created \(role.rawValue) ledger \(created.ledgerID) for team \(team) in \(ledgerOptions.directory)")
-        print("Checkpoints are signed with \(CheckpointKey.path(in: ledgerOptions.directory)); its verifier key, for auditors:\n  \(verifierKey)")
+        print("Checkpoints are signed with \(CheckpointKey.path(in: ledgerOptions.directory)); its verifier key, for auditors (also in \(VerifierKeyFile.path(in: ledgerOptions.directory))):\n  \(verifierKey)")
         print("Next: record the transfer date with `handover window --ledger \(ledgerOptions.directory) --accepted-at YYYY-MM-DD`.")
     }
 }

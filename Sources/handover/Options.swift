@@ -13,11 +13,16 @@ struct LedgerOptions: ParsableArguments {
         ledger ?? ProcessInfo.processInfo.environment["HANDOVER_LEDGER"].flatMap { $0.isEmpty ? nil : $0 } ?? "./handover-ledger"
     }
 
-    /// Opens the ledger with its projections.
-    func open() throws -> (Ledger, UserProjection) {
+    /// Opens the ledger with its projections: read-only for the commands that only read.
+    func open(_ access: Ledger.Access) throws -> (Ledger, UserProjection) {
         let projection = UserProjection()
-        let ledger = try Ledger.open(at: directory, folders: [projection])
+        let ledger = try Ledger.open(at: directory, folders: [projection], options: Ledger.Options(access: access))
         return (ledger, projection)
+    }
+
+    /// Opens the ledger alone (no projections).
+    func openLog(_ access: Ledger.Access) throws -> Ledger {
+        try Ledger.open(at: directory, options: Ledger.Options(access: access))
     }
 }
 

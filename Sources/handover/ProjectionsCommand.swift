@@ -11,7 +11,7 @@ struct ProjectionsCommand: ParsableCommand {
         @OptionGroup var ledgerOptions: LedgerOptions
 
         func run() throws {
-            let (ledger, projection) = try ledgerOptions.open()
+            let (ledger, projection) = try ledgerOptions.open(.readWrite)
             defer { ledger.close() }
             let start = Timestamp.now()
             let events = try projection.rebuild(ledger)

@@ -47,7 +47,7 @@ struct QueryCommand: AsyncParsableCommand {
         @Argument(help: "An account ID, sender sub, transfer_sub or recipient sub.") var identifier: String
 
         func run() throws {
-            let (ledger, projection) = try ledgerOptions.open()
+            let (ledger, projection) = try ledgerOptions.open(.readOnly)
             defer { ledger.close() }
             var found: UserState?
             let table = try answer(ledger, projection, output) { queries in
@@ -115,7 +115,7 @@ struct QueryCommand: AsyncParsableCommand {
         }
 
         func run() throws {
-            let (ledger, projection) = try ledgerOptions.open()
+            let (ledger, projection) = try ledgerOptions.open(.readOnly)
             defer { ledger.close() }
             let query = EventQuery(identifier: identifier, types: Set(types.compactMap(EventType.init(rawValue:))),
                                    since: try since.map { try parseTime($0, option: "--since") }, until: output.asOf, limit: limit)

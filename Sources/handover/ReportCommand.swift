@@ -20,7 +20,7 @@ struct ReportCommand: ParsableCommand {
     var html: String?
 
     func run() throws {
-        let (ledger, projection) = try ledgerOptions.open()
+        let (ledger, projection) = try ledgerOptions.open(.readOnly)
         defer { ledger.close() }
         let report = try MigrationReport.make(ledger: ledger, projection: projection, asOf: time.asOf)
         if let html { try write(report.html, to: html) }

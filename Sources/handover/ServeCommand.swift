@@ -56,7 +56,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as SignInSecret.Invalid {
             throw CLIExit.usage(error.description)
         }
-        let (ledger, projection) = try ledgerOptions.open()
+        let (ledger, projection) = try ledgerOptions.open(.readWrite)
         defer { ledger.close() }
         var logger = Logger(label: "handover.serve")
         logger.logLevel = .notice

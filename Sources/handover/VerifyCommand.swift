@@ -22,12 +22,15 @@ struct VerifyCommand: ParsableCommand {
     var format: TextOrJSON = .text
 
     func run() throws {
-        let ledger = try Ledger.open(at: ledgerOptions.directory)
+        let ledger = try ledgerOptions.openLog(.readOnly)
         defer { ledger.close() }
         if let checkpoint { return try audit(ledger, checkpointFile: checkpoint) }
         let report = try ledger.verify()
         if report.isIntact {
             print("OK: \(report.eventCount) events, chain intact, head \(report.headHash), Merkle root \(Hex.encode(report.treeRoot))")
+            if !report.indexesChecked {
+                print("The log's indexes were not checked: this ledger is format 1; `handover upgrade --ledger \(ledgerOptions.directory)` rebuilds them.")
+            }
             return
         }
         let at = report.firstBadSequence.map { "at sequence \($0)" } ?? "in the indexes"

@@ -20,7 +20,7 @@ struct WindowCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (ledger, projection) = try ledgerOptions.open()
+        let (ledger, projection) = try ledgerOptions.open(acceptedAt == nil ? .readOnly : .readWrite)
         defer { ledger.close() }
         if let acceptedAt {
             do {

@@ -49,11 +49,22 @@ struct FormatUpgradeTests {
         #expect(try handover(["query", "events", "--ledger", ledger, "--format", "csv"]).out == (try fixtureText("answers/events.csv")))
     }
 
-    @Test("a format-1 ledger upgrades when opened (indexes and projections), verifies, proves against a checkpoint signed before, and answers as the old code did")
+    @Test("read as it is, a format-1 ledger verifies and changes no byte, and a query says to run handover upgrade; upgraded (indexes, projections, verifier key), it verifies, proves against a checkpoint signed before, and answers as the old code did")
     func upgrade() throws {
         let ledger = try oldLedger("l")
         let checkpoint = FormatUpgradeTests.fixture + "/checkpoint.txt"
-        var r = try handover(["verify", "--ledger", ledger, "--checkpoint", checkpoint])
+        let before = try fileStates(ledger)
+        var r = try handover(["verify", "--ledger", ledger])
+        #expect(r.status == 0 && r.out.hasPrefix("OK: "), "\(r.out)\(r.err)")
+        r = try handover(["query", "state", "--ledger", ledger])
+        #expect(r.status == 2 && r.err.contains("run `handover upgrade --ledger \(ledger)`") && r.err.split(separator: "\n").count == 1, "\(r.out)\(r.err)")
+        #expect(try fileStates(ledger) == before, "reading the old ledger changed none of its files")
+
+        r = try handover(["upgrade", "--ledger", ledger])
+        #expect(r.status == 0 && r.out.contains("format 1 to 2") && r.out.contains("projections: folded") && r.out.contains("verifier key: written to checkpoint.pub"), "\(r.out)\(r.err)")
+        r = try handover(["upgrade", "--ledger", ledger])
+        #expect(r.status == 0 && r.out.contains("is up to date"), "\(r.out)\(r.err)")
+        r = try handover(["verify", "--ledger", ledger, "--checkpoint", checkpoint])
         #expect(r.status == 0, "\(r.out)\(r.err)")
         r = try handover(["prove", "5", "--ledger", ledger, "--checkpoint", checkpoint])
         #expect(r.status == 0 && r.out.contains("\"sequence\":5"), "\(r.out)\(r.err)")
@@ -95,7 +106,8 @@ struct FormatUpgradeTests {
         }
         #expect(try keys.allSatisfy { try holders($0) == ["keys/data.mdb"] }, "the old layout keeps keys in LMDB")
 
-        #expect(try handover(["verify", "--ledger", ledger]).status == 0)
+        let upgraded = try handover(["upgrade", "--ledger", ledger])
+        #expect(upgraded.status == 0 && upgraded.out.contains("key store: data keys moved into the slot file"), "\(upgraded.out)\(upgraded.err)")
         #expect(try keys.allSatisfy { try holders($0) == ["keys/slots"] }, "after the upgrade only the slot file holds them")
         try expectOldAnswers(ledger)
 
@@ -107,16 +119,15 @@ struct FormatUpgradeTests {
         #expect(try left.allSatisfy { try holders($0) == ["keys/slots"] })
     }
 
-    @Test("killed with SIGKILL at 10 random moments while it upgrades, the ledger still verifies and answers as the old code did")
+    @Test("handover upgrade killed with SIGKILL at 10 random moments: run again, the ledger verifies and answers as the old code did")
     func upgradeKilled() throws {
         let times = try fixtureText("as-of-times.txt").split(separator: "\n").map(String.init)
         var killed = 0
         for round in 0..<10 {
-            // Each round interrupts the first open of a fresh copy: the upgrade itself.
             let ledger = try oldLedger("k\(round)")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: productPath("handover"))
-            process.arguments = ["query", "state", "--ledger", ledger, "--format", "csv"]
+            process.arguments = ["upgrade", "--ledger", ledger]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -126,6 +137,8 @@ struct FormatUpgradeTests {
                 killed += 1
             }
             process.waitUntilExit()
+            let again = try handover(["upgrade", "--ledger", ledger])
+            #expect(again.status == 0, "round \(round): \(again.out)\(again.err)")
             let r = try handover(["verify", "--ledger", ledger, "--checkpoint", FormatUpgradeTests.fixture + "/checkpoint.txt"])
             #expect(r.status == 0, "round \(round): \(r.out)\(r.err)")
             #expect(try handover(["query", "state", "--ledger", ledger, "--format", "csv"]).out == (try fixtureText("answers/state-now.csv")), "round \(round)")

@@ -34,7 +34,7 @@ struct ErasureTests {
             #expect(receipt.rejection == nil)
         }
         func keyBytes(_ sub: String) throws -> [UInt8] {
-            try f.ledger.sealer.keyStore.dataKey(for: Identifier(.recipientSub, sub)).key.withUnsafeBytes { Array($0) }
+            try f.ledger.sealer.requireKeyStore().dataKey(for: Identifier(.recipientSub, sub)).key.withUnsafeBytes { Array($0) }
         }
         let erasedKeys = try erased.map(keyBytes), keptKeys = try kept.map(keyBytes)
 

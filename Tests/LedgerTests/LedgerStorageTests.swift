@@ -177,7 +177,7 @@ struct LedgerStorageTests {
         _ = try await ledger.append(EventDraft(.transferIDExchanged(TransferIDExchanged(email: sealed, isPrivateEmail: false)), identifiers: Identifiers(recipientSub: subject.value)))
         #expect(try ledger.sealer.open(sealed) == "jane.doe@example.org")
         #expect(try !filesContain(dir.path, "jane.doe@example.org"))
-        #expect(try ledger.sealer.keyStore.destroyKeys(for: [subject]) == 1)
+        #expect(try ledger.sealer.requireKeyStore().destroyKeys(for: [subject]) == 1)
         #expect(try ledger.sealer.open(sealed) == nil)
         #expect(try ledger.verify().isIntact)
     }

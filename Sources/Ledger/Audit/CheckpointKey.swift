@@ -2,7 +2,8 @@ import Crypto
 import Foundation
 
 /// The ledger's Ed25519 key for signing checkpoints, kept in `checkpoint.key` (mode 0600)
-/// inside the ledger directory, never in the log.
+/// inside the ledger directory, never in the log, and never in a copy made without keys. Its
+/// public half is in ``VerifierKeyFile``.
 public struct CheckpointKey: Sendable {
     /// The file name of the key inside a ledger directory.
     public static let fileName = "checkpoint.key"
@@ -25,13 +26,6 @@ public struct CheckpointKey: Sendable {
             throw LedgerError(.sealing, "could not write the checkpoint key to \(path)")
         }
         return CheckpointKey(privateKey: key)
-    }
-
-    /// Reads the key of the ledger in `directory`, making one first for a ledger created
-    /// before checkpoints existed; `created` says whether it did.
-    public static func loadOrCreate(in directory: String) throws -> (key: CheckpointKey, created: Bool) {
-        if FileManager.default.fileExists(atPath: path(in: directory)) { return (try load(from: directory), false) }
-        return (try create(in: directory), true)
     }
 
     /// Reads the key of the ledger in `directory`.

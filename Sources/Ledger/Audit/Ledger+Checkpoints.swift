@@ -1,8 +1,46 @@
+import Foundation
+
 extension Ledger {
     /// The name of this log in its checkpoints: `handover/<team ID>/<ledger ID>`.
-    public func origin() throws -> String {
-        let created = try identity()
-        return "handover/\(created.teamID)/\(created.ledgerID)"
+    public func origin() throws -> String { Ledger.origin(of: try identity()) }
+
+    static func origin(of created: LedgerCreated) -> String { "handover/\(created.teamID)/\(created.ledgerID)" }
+
+    /// This ledger's verifier key (the line and the raw Ed25519 key), read from
+    /// `checkpoint.pub`, never from the private key.
+    public func verifierKey() throws -> (line: String, publicKey: [UInt8]) {
+        guard let (name, key) = try VerifierKeyFile.read(in: directory) else {
+            if FileManager.default.fileExists(atPath: CheckpointKey.path(in: directory)) {
+                throw LedgerError.needsUpgrade(directory, "it has no verifier key file \(VerifierKeyFile.fileName) yet")
+            }
+            throw LedgerError(.noCheckpointKey, "\(directory) has no checkpoint key yet: `handover checkpoint` makes one (its verifier key goes to \(VerifierKeyFile.path(in: directory)))")
+        }
+        let origin = try origin()
+        guard name == origin else {
+            throw LedgerError(.malformedRecord, "\(VerifierKeyFile.path(in: directory)) is the verifier key of \(name), but this ledger is \(origin)")
+        }
+        return (Checkpoint.verifierKey(name: name, publicKey: key), key)
+    }
+
+    /// The key that signs this ledger's checkpoints; made, with `checkpoint.pub`, for a ledger
+    /// that predates checkpoints (`created`). A copy holding only the verifier key cannot sign.
+    public func signingKey() throws -> (key: CheckpointKey, created: Bool) {
+        if FileManager.default.fileExists(atPath: CheckpointKey.path(in: directory)) { return (try CheckpointKey.load(from: directory), false) }
+        guard try VerifierKeyFile.read(in: directory) == nil else {
+            throw LedgerError(.readOnly, "\(directory) holds the verifier key (\(VerifierKeyFile.fileName)) but not the private key: a copy made without keys cannot sign checkpoints in the team's name")
+        }
+        let key = try CheckpointKey.create(in: directory)
+        try VerifierKeyFile.write(name: try origin(), publicKey: key.publicKey, in: directory)
+        return (key, true)
+    }
+
+    /// Writes `checkpoint.pub` from the private key when the ledger in `directory` has a key but
+    /// not the file (a ledger from before it existed); returns whether it wrote it.
+    static func writeVerifierKeyIfMissing(in directory: String, origin: String) throws -> Bool {
+        guard FileManager.default.fileExists(atPath: CheckpointKey.path(in: directory)),
+              !FileManager.default.fileExists(atPath: VerifierKeyFile.path(in: directory)) else { return false }
+        try VerifierKeyFile.write(name: origin, publicKey: try CheckpointKey.load(from: directory).publicKey, in: directory)
+        return true
     }
 
     /// Signs a checkpoint of the log as it stands, stores it in the `checkpoints` database

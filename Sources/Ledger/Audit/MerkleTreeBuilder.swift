@@ -3,8 +3,9 @@ import LMDB
 /// Gives a ledger written before audit evidence existed its Merkle tree, once, at open.
 enum MerkleTreeBuilder {
     /// Creates the `merkle` and `checkpoints` databases and builds the tree from the log when
-    /// the ledger predates them (no tree edge in `meta` although the log has events).
-    static func buildIfMissing(in environment: Environment) throws {
+    /// the ledger predates them (no tree edge in `meta` although the log has events). Returns
+    /// the number of leaves when it built the tree, nil when the tree was there.
+    static func buildIfMissing(in environment: Environment) throws -> UInt64? {
         let present = try environment.read { txn -> Bool in
             do {
                 for name in LedgerSchema.auditNames { _ = try txn.openDatabase(name, create: false) }
@@ -16,8 +17,8 @@ enum MerkleTreeBuilder {
             let isEmpty = try txn.get(meta, key: LedgerSchema.headKey) == nil
             return hasEdge || isEmpty
         }
-        guard !present else { return }
-        try environment.write { txn in
+        guard !present else { return nil }
+        return try environment.write { txn in
             let schema = try LedgerSchema.open(in: txn, create: true)
             try txn.clear(schema.merkle)
             var tree = MerkleFrontier()
@@ -29,6 +30,7 @@ enum MerkleTreeBuilder {
                 }
             }
             try txn.put(schema.meta, key: LedgerSchema.merkleKey, value: tree.encoded)
+            return tree.size
         }
     }
 }

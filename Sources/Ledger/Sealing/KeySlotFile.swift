@@ -20,19 +20,22 @@ struct KeySlotFile: Sendable {
     private let descriptor: Int32
     let path: String
 
-    /// Opens (creating it, mode 0600, if missing) the slot file in the key store's directory.
-    init(directory: String) throws {
+    /// Opens (creating it, mode 0600, if missing) the slot file in the key store's directory;
+    /// `readOnly`, opens it for reading only, and a missing file reads as slots all destroyed
+    /// (a key store of layout 1 has none: its keys are in LMDB).
+    init(directory: String, readOnly: Bool = false) throws {
         path = directory + "/" + KeySlotFile.name
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw KeySlotFile.failure("open", path) }
+        descriptor = readOnly ? open(path, O_RDONLY | O_CLOEXEC) : open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 || (readOnly && errno == ENOENT) else { throw KeySlotFile.failure("open", path) }
     }
 
     /// Closes the file.
-    func close() { _ = Glibc.close(descriptor) }
+    func close() { if descriptor >= 0 { _ = Glibc.close(descriptor) } }
 
     /// Holds a shared lock on the file while the key store is open, so that an open that
     /// rewrites the store's LMDB file (``exclusively(_:)``) knows no other process uses it.
     func lockShared() throws {
+        guard descriptor >= 0 else { return }
         guard flock(descriptor, LOCK_SH) == 0 else { throw KeySlotFile.failure("flock", path) }
     }
 
@@ -79,6 +82,7 @@ struct KeySlotFile: Sendable {
     /// The raw bytes of `slot` (zeros past the end of the file).
     func read(_ slot: UInt64) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: KeySlotFile.slotSize)
+        guard descriptor >= 0 else { return bytes }
         let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, KeySlotFile.slotSize, off_t(slot) * off_t(KeySlotFile.slotSize)) }
         guard count >= 0 else { throw KeySlotFile.failure("pread", path) }
         return bytes

@@ -17,12 +17,14 @@ public final class KeyStore: Sendable {
     /// Subject index key (identifier tag ‖ value) → key ID (16 bytes).
     private let subjects: Database
     /// Key ID (16 bytes) → u64 slot in the slot file.
-    private let slots: Database
+    /// Nil only in a read-only open of a layout-1 store, which has no slots yet.
+    private let slots: Database?
     /// Layout 1: key ID → AES-256 key (32 bytes). Emptied (and the file compacted) by the first
     /// writable open that has the key store to itself.
     private let legacyKeys: Database
     /// `next_slot` (u64), `scrub` (present while destroyed layout-1 keys may remain in free pages).
-    private let meta: Database
+    /// Nil only in a read-only open of a layout-1 store.
+    private let meta: Database?
     private let slotFile: KeySlotFile
     private let cache = Mutex<[String: SymmetricKey]>([:])
     /// Makes the keys that concurrent ``dataKey(for:)`` callers lack, many per transaction.
@@ -35,6 +37,9 @@ public final class KeyStore: Sendable {
     private static let scrubKey = Array("scrub".utf8)
     private static let options = Environment.Options(mapSize: 16 << 20, maxDatabases: 4, fileMode: 0o600)
 
+    /// Whether this open moved layout-1 keys into slots (``init(directory:)``).
+    let movedLegacyKeys: Bool
+
     /// Opens (creating it if missing) the key store in `directory`. An open that finds keys of
     /// layout 1 (stored in LMDB) moves them into slots and compacts the LMDB file, when no
     /// other process has the store open; otherwise a later open does it.
@@ -43,7 +48,9 @@ public final class KeyStore: Sendable {
         let slotFile = try KeySlotFile(directory: directory)
         do {
             try slotFile.lockShared()
-            _ = try slotFile.exclusively { try KeyStore.upgradeIfNeeded(directory: directory, slotFile: slotFile) }
+            var moved = false
+            _ = try slotFile.exclusively { moved = try KeyStore.upgradeIfNeeded(directory: directory, slotFile: slotFile) }
+            movedLegacyKeys = moved
             environment = try Environment(path: directory, options: KeyStore.options)
             (subjects, slots, legacyKeys, meta) = try KeyStore.databases(in: environment)
         } catch {
@@ -51,6 +58,40 @@ public final class KeyStore: Sendable {
             throw error
         }
         self.slotFile = slotFile
+    }
+
+    /// Opens the key store in `directory` for reading only, creating and changing nothing (keys
+    /// of layout 1 are read where they are); nil when there is none for this user: a copy made
+    /// without keys, or a store this user may not read (its files are mode 0600).
+    public static func openReadOnly(directory: String) throws -> KeyStore? {
+        guard FileManager.default.fileExists(atPath: directory + "/data.mdb") else { return nil }
+        do {
+            return try KeyStore(readingFrom: directory)
+        } catch let error as LedgerError where error.errno == EACCES {
+            return nil
+        } catch let error as LMDBError where error.code.rawValue == EACCES {
+            return nil
+        }
+    }
+
+    private init(readingFrom directory: String) throws {
+        let slotFile = try KeySlotFile(directory: directory, readOnly: true)
+        do {
+            try slotFile.lockShared()
+            var options = KeyStore.options
+            options.readOnly = true
+            environment = try Environment(path: directory, options: options)
+            subjects = try environment.database("subjects")
+            legacyKeys = try environment.database("keys")
+            // A store of layout 1 has neither yet: its keys are read from `keys`.
+            slots = try? environment.database("slots")
+            meta = try? environment.database("meta")
+        } catch {
+            slotFile.close()
+            throw error
+        }
+        self.slotFile = slotFile
+        movedLegacyKeys = false
     }
 
     deinit {
@@ -65,14 +106,15 @@ public final class KeyStore: Sendable {
     /// Moves layout-1 keys into slots and rewrites the LMDB file without its free pages, so no
     /// copy of a key (live or destroyed) is left in it. Runs only while no other process has
     /// the store open; idempotent, so a crash part-way is finished by the next open.
-    private static func upgradeIfNeeded(directory: String, slotFile: KeySlotFile) throws {
-        guard FileManager.default.fileExists(atPath: directory + "/data.mdb") else { return }
+    /// Returns whether it found work to do.
+    private static func upgradeIfNeeded(directory: String, slotFile: KeySlotFile) throws -> Bool {
+        guard FileManager.default.fileExists(atPath: directory + "/data.mdb") else { return false }
         let compacted = directory + "/compacting"
         do {
             let environment = try Environment(path: directory, options: options)
             let (_, slots, legacyKeys, meta) = try databases(in: environment)
             let pending = try environment.read { txn in try txn.count(legacyKeys) > 0 || txn.get(meta, key: scrubKey) != nil }
-            guard pending else { return }
+            guard pending else { return false }
             let needed = try environment.write { txn in
                 let moved = try txn.withCursor(legacyKeys) { cursor -> [([UInt8], [UInt8])] in
                     var entries: [([UInt8], [UInt8])] = []
@@ -97,7 +139,7 @@ public final class KeyStore: Sendable {
                 }
                 return try txn.get(meta, key: scrubKey) != nil
             }
-            guard needed else { return }
+            guard needed else { return true }
             try? FileManager.default.removeItem(atPath: compacted)
             try FileManager.default.createDirectory(atPath: compacted, withIntermediateDirectories: false)
             try environment.copy(to: compacted, compact: true)
@@ -114,6 +156,13 @@ public final class KeyStore: Sendable {
             throw LedgerError(.sealing, "could not replace \(directory)/data.mdb with its compacted copy: \(String(cString: strerror(errno)))")
         }
         try FileManager.default.removeItem(atPath: compacted)
+        return true
+    }
+
+    /// The slot map and meta databases, which every store opened for writing has.
+    private func slotDatabases() throws -> (slots: Database, meta: Database) {
+        guard let slots, let meta else { throw LedgerError(.readOnly, "the key store at \(environment.path) was opened read-only") }
+        return (slots, meta)
     }
 
     private static func nextSlot(_ meta: Database, in txn: ReadTransaction) throws -> UInt64 {
@@ -158,6 +207,7 @@ public final class KeyStore: Sendable {
         var found = try environment.read { txn in try subjects.map { try lookup($0, in: txn) } }
         if found.contains(where: { $0 == nil }) {
             var waitForSlots: (() throws -> Void)?
+            let (slots, meta) = try slotDatabases()
             found = try environment.write { txn in
                 var next = try KeyStore.nextSlot(meta, in: txn)
                 let keys = try subjects.map { subject in
@@ -192,7 +242,7 @@ public final class KeyStore: Sendable {
     }
 
     private func key(id: [UInt8], in txn: ReadTransaction) throws -> SymmetricKey? {
-        if let slot = try txn.get(slots, key: id) {
+        if let slots, let slot = try txn.get(slots, key: id) {
             return try slotFile.key(at: BigEndian.uint64(slot), id: id).map { SymmetricKey(data: $0) }
         }
         return try txn.get(legacyKeys, key: id).map { SymmetricKey(data: $0) }
@@ -243,6 +293,7 @@ public final class KeyStore: Sendable {
     }
 
     private func destroy(_ subjects: [Identifier]) throws -> Int {
+        let (slots, meta) = try slotDatabases()
         let destroyed: [String] = try environment.write { txn in
             var ids: [String] = []
             var zeroed: [UInt64] = []

@@ -3,15 +3,22 @@ import Foundation
 
 /// Seals and opens personal data with the per-user keys of a ``KeyStore``.
 public struct Sealer: Sendable {
-    /// The key store holding the data keys.
-    public let keyStore: KeyStore
+    /// The key store holding the data keys; nil in a copy made without keys, where every
+    /// sealed value stays sealed.
+    public let keyStore: KeyStore?
 
-    public init(keyStore: KeyStore) { self.keyStore = keyStore }
+    public init(keyStore: KeyStore?) { self.keyStore = keyStore }
+
+    /// The key store, for the work that makes or destroys keys; a copy without keys refuses it.
+    public func requireKeyStore() throws -> KeyStore {
+        guard let keyStore else { throw LedgerError(.readOnly, "this copy of the ledger holds no key store (keys/): it was made without keys, to be read only") }
+        return keyStore
+    }
 
     /// Encrypts `plaintext` for `subject` (AES-256-GCM, the key ID as associated data); a
     /// subject without a key gets one, group-committed with other callers' new keys.
     public func seal(_ plaintext: String, for subject: Identifier) async throws -> SealedValue {
-        let (id, key) = try await keyStore.dataKey(for: subject)
+        let (id, key) = try await requireKeyStore().dataKey(for: subject)
         return try Sealer.seal(plaintext, keyID: id, key: key)
     }
 
@@ -22,9 +29,10 @@ public struct Sealer: Sendable {
         return SealedValue(keyID: keyID, combined: combined.base64EncodedString())
     }
 
-    /// Decrypts `sealed`; nil when its key was destroyed (the user was erased).
+    /// Decrypts `sealed`; nil when its key is not here: destroyed (the user was erased), or a
+    /// copy made without keys. The user's state tells the two apart.
     public func open(_ sealed: SealedValue) throws -> String? {
-        guard let key = try keyStore.key(id: sealed.keyID) else { return nil }
+        guard let key = try keyStore?.key(id: sealed.keyID) else { return nil }
         guard let data = Data(base64Encoded: sealed.combined) else {
             throw LedgerError(.sealing, "sealed value with key \(sealed.keyID) is not valid base64")
         }

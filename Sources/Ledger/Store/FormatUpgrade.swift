@@ -12,16 +12,18 @@ import LMDB
 enum FormatUpgrade {
     /// Upgrades the ledger in `environment`, `chunk` events per transaction; `afterStep` hears
     /// the last sequence indexed after each transaction (tests stop it there, as a kill would).
-    static func run(on environment: Environment, chunk: UInt64 = Ledger.eventsPerBackgroundTransaction, afterStep: ((UInt64) throws -> Void)? = nil) throws {
+    /// Returns the number of events the new indexes cover.
+    @discardableResult
+    static func run(on environment: Environment, chunk: UInt64 = Ledger.eventsPerBackgroundTransaction, afterStep: ((UInt64) throws -> Void)? = nil) throws -> UInt64 {
         try environment.write { txn in
             let schema = try LedgerSchema.open(in: txn, create: true)
             guard try isFormat1(txn, schema), try txn.get(schema.meta, key: LedgerSchema.upgradeKey) == nil else { return }
-            for database in [schema.byType, schema.byTime, schema.idempotency] { try txn.clear(database) }
+            for database in try [schema.byType, schema.byTime, schema.idempotency] { try txn.clear(database) }
             try txn.put(schema.meta, key: LedgerSchema.upgradeKey, value: BigEndian.bytes(0))
         }
         while true {
             let (done, indexed) = try environment.write { try step($0, chunk: chunk) }
-            if done { return }
+            if done { return indexed }
             try afterStep?(indexed)
         }
     }

@@ -9,6 +9,18 @@ import Logging
 /// returns only once its event is on disk. Folders (projections) registered at open are
 /// updated in the same transaction as the events they fold.
 public final class Ledger: Sendable {
+    /// Whether an open may write.
+    public enum Access: Sendable {
+        /// Reads only: no writer, no lock, no upgrade, no file created or changed (except a
+        /// reader slot in a `lock.mdb` this user may write: ``ReaderLocks``). Works on files the
+        /// user cannot write and on a read-only mount. An older ledger is read as it is: it
+        /// verifies and proves, and answers that need the newer layout say to run
+        /// `handover upgrade`.
+        case readOnly
+        /// Appends, and brings an older format or layout up to date first (``upgrades``).
+        case readWrite
+    }
+
     /// Options for opening a ledger.
     public struct Options: Sendable {
         /// Initial map size of the log environment (it grows by itself).
@@ -18,8 +30,10 @@ public final class Ledger: Sendable {
         /// Who the events are recorded by.
         public var actor: Actor = .currentProcess()
         public var logger = Logger(label: "handover.ledger")
+        /// Read-only or read-write (the default).
+        public var access: Access = .readWrite
 
-        public init() {}
+        public init(access: Access = .readWrite) { self.access = access }
     }
 
     /// The ledger directory.
@@ -32,28 +46,52 @@ public final class Ledger: Sendable {
     public let actor: Actor
     /// Seals and opens personal data.
     public let sealer: Sealer
+    /// What this open brought up to date, in order (empty when nothing was older, and always
+    /// for a read-only open).
+    public let upgrades: [String]
     private let folders: [any LedgerFolder]
-    private let writer: GroupCommitWriter<PreparedEvent, AppendOutcome>
+    /// Nil when opened read-only.
+    private let writer: GroupCommitWriter<PreparedEvent, AppendOutcome>?
 
     /// The log environment's file inside a ledger directory.
     public static func dataFile(in directory: String) -> String { directory + "/data.mdb" }
     /// The key store's directory inside a ledger directory.
     public static func keyStoreDirectory(in directory: String) -> String { directory + "/keys" }
 
-    private init(directory: String, environment: Environment, schema: LedgerSchema, folders: [any LedgerFolder], options: Options) throws {
+    /// Whether the ledger was opened read-only.
+    public var isReadOnly: Bool { writer == nil }
+
+    /// Attaches `folders`, then catches them up (read-write) or checks they are current
+    /// (read-only), before the writer starts.
+    private init(directory: String, environment: Environment, schema: LedgerSchema, sealer: Sealer, folders: [any LedgerFolder], options: Options, upgrades: [String]) throws {
+        var upgrades = upgrades
+        do {
+            for folder in folders { try folder.attach(to: environment) }
+            if environment.isReadOnly {
+                try Ledger.checkFoldersAreCurrent(folders, environment: environment, schema: schema)
+            } else {
+                let folded = try Ledger.catchUp(folders, environment: environment, schema: schema)
+                if folded > 0 { upgrades.append("projections: folded \(folded) events the log held beyond them") }
+            }
+        } catch let error as LedgerError where error.code == .needsUpgrade {
+            throw LedgerError.needsUpgrade(directory, error.message)
+        }
         self.directory = directory
         self.environment = environment
         self.schema = schema
         self.actor = options.actor
         self.folders = folders
-        self.sealer = Sealer(keyStore: try KeyStore(directory: Ledger.keyStoreDirectory(in: directory)))
-        let commit = Ledger.makeCommit(environment: environment, schema: schema, folders: folders, actor: options.actor)
-        self.writer = GroupCommitWriter(name: "handover-ledger-writer", maximumBatch: options.maximumBatch, logger: options.logger, commit: commit)
-        for folder in folders { try folder.attach(to: environment) }
-        try catchUpFolders()
+        self.sealer = sealer
+        self.upgrades = upgrades
+        if environment.isReadOnly {
+            self.writer = nil
+        } else {
+            let commit = Ledger.makeCommit(environment: environment, schema: schema, folders: folders, actor: options.actor)
+            self.writer = GroupCommitWriter(name: "handover-ledger-writer", maximumBatch: options.maximumBatch, logger: options.logger, commit: commit)
+        }
     }
 
-    deinit { writer.stop() }
+    deinit { writer?.stop() }
 
     /// Creates a new ledger in `directory` (created if missing, refused if not empty) and
     /// records its "ledger created" event as sequence 1.
@@ -78,12 +116,18 @@ public final class Ledger: Sendable {
             try txn.put(schema.meta, key: LedgerSchema.formatKey, value: Array(LedgerSchema.formatMarker.utf8))
             return schema
         }
-        let ledger = try Ledger(directory: directory, environment: environment, schema: schema, folders: folders, options: options)
+        let sealer = Sealer(keyStore: try KeyStore(directory: keyStoreDirectory(in: directory)))
+        let ledger = try Ledger(directory: directory, environment: environment, schema: schema, sealer: sealer, folders: folders, options: options, upgrades: [])
         _ = try await ledger.append(EventDraft(.ledgerCreated(created), idempotencyKey: "ledger-created"))
+        _ = try writeVerifierKeyIfMissing(in: directory, origin: try ledger.origin())
         return ledger
     }
 
     /// Opens the existing ledger in `directory`, with a clear error when there is none.
+    ///
+    /// Read-write, it first brings an older ledger up to date (the format-1 indexes, a missing
+    /// Merkle tree, the key store's layout, the projections, the verifier key file), each step
+    /// resumable, and lists what it did in ``upgrades``. Read-only, it reads the ledger as it is.
     public static func open(at directory: String, folders: [any LedgerFolder] = [], options: Options = Options()) throws -> Ledger {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
@@ -93,8 +137,22 @@ public final class Ledger: Sendable {
         guard isDirectory.boolValue, fm.fileExists(atPath: dataFile(in: directory)) else {
             throw LedgerError(.notALedger, "\(directory) is not a Handover ledger (no data.mdb); pass the directory given to `handover init`")
         }
+        let readOnly = options.access == .readOnly
+        // A copy made without keys (it has a checkpoint key file, public or private, but no key
+        // store) is refused before LMDB creates anything in it.
+        let keyless = !fm.fileExists(atPath: keyStoreDirectory(in: directory))
+            && [VerifierKeyFile.path(in: directory), CheckpointKey.path(in: directory)].contains(where: fm.fileExists(atPath:))
+        guard readOnly || !keyless else {
+            throw LedgerError(.readOnly, "\(directory) has no key store (keys/): it is a copy made without keys, to be read, not written")
+        }
         let environment: Environment
-        do { environment = try Environment(path: directory, options: Environment.Options(mapSize: options.mapSize)) } catch let error as LMDBError {
+        do {
+            environment = try Environment(path: directory, options: Environment.Options(mapSize: options.mapSize, readOnly: readOnly))
+        } catch let error as LMDBError where error.code == .busy {
+            throw LedgerError(.readOnly, "\(directory) cannot be read safely by this user: \(error.operation). Read a copy, or run as a user who may write \(directory)/lock.mdb")
+        } catch let error as LMDBError where !readOnly && [EACCES, EROFS].contains(error.code.rawValue) {
+            throw LedgerError(.readOnly, "\(directory) cannot be written by this user (\(error)): the commands that only read (verify, query, report, export, prove, backup) work on it; this one writes")
+        } catch let error as LMDBError {
             throw LedgerError(.notALedger, "\(directory) does not hold a readable LMDB environment (\(error))")
         }
         let format: String?
@@ -106,14 +164,36 @@ public final class Ledger: Sendable {
         } catch let error as LMDBError where error.code == .notFound {
             throw LedgerError(.notALedger, "\(directory) holds an LMDB environment that is not a Handover ledger")
         }
-        switch format {
-        case LedgerSchema.formatMarker: break
-        case LedgerSchema.format1Marker: try FormatUpgrade.run(on: environment)
-        default: throw LedgerError(.notALedger, "\(directory) holds format \(format ?? "(none)"), expected \(LedgerSchema.formatMarker)")
+        guard format == LedgerSchema.formatMarker || format == LedgerSchema.format1Marker else {
+            throw LedgerError(.notALedger, "\(directory) holds format \(format ?? "(none)"), expected \(LedgerSchema.formatMarker)")
         }
-        try MerkleTreeBuilder.buildIfMissing(in: environment)
+        if readOnly {
+            let schema: LedgerSchema
+            do {
+                schema = try environment.read { txn in
+                    format == LedgerSchema.formatMarker ? try LedgerSchema.open(in: txn, create: false) : try LedgerSchema.openFormat1(in: txn)
+                }
+            } catch let error as LMDBError where error.code == .notFound {
+                throw LedgerError.needsUpgrade(directory, "it predates the Merkle tree")
+            }
+            let sealer = Sealer(keyStore: try KeyStore.openReadOnly(directory: keyStoreDirectory(in: directory)))
+            return try Ledger(directory: directory, environment: environment, schema: schema, sealer: sealer, folders: folders, options: options, upgrades: [])
+        }
+        var upgrades: [String] = []
+        if format == LedgerSchema.format1Marker {
+            let events = try FormatUpgrade.run(on: environment)
+            upgrades.append("format 1 to 2: the log's indexes rebuilt over \(events) events")
+        }
+        if let events = try MerkleTreeBuilder.buildIfMissing(in: environment) {
+            upgrades.append("Merkle tree: built over \(events) events")
+        }
         let schema = try environment.read { try LedgerSchema.open(in: $0, create: false) }
-        return try Ledger(directory: directory, environment: environment, schema: schema, folders: folders, options: options)
+        let keyStore = try KeyStore(directory: keyStoreDirectory(in: directory))
+        if keyStore.movedLegacyKeys { upgrades.append("key store: data keys moved into the slot file, its LMDB file compacted") }
+        if try writeVerifierKeyIfMissing(in: directory, origin: origin(of: try identity(in: environment, schema: schema, directory: directory))) {
+            upgrades.append("verifier key: written to \(VerifierKeyFile.fileName)")
+        }
+        return try Ledger(directory: directory, environment: environment, schema: schema, sealer: Sealer(keyStore: keyStore), folders: folders, options: options, upgrades: upgrades)
     }
 
     /// Events per transaction in the work a ledger does beside appends (the format upgrade,
@@ -134,6 +214,7 @@ public final class Ledger: Sendable {
     /// Appends events in order; they may share a commit with other callers' events. Returns
     /// once all are durable. Drafts that break a rule are refused before anything is written.
     public func append(contentsOf drafts: [EventDraft]) async throws -> [AppendOutcome] {
+        guard let writer else { throw LedgerError(.readOnly, "\(directory) was opened read-only; nothing can be appended") }
         let prepared = try drafts.map { try PreparedEvent($0, actor: actor) }
         do {
             return try await writer.submit(prepared)
@@ -199,19 +280,40 @@ public final class Ledger: Sendable {
     /// all of the log, for a folder just created): `eventsPerBackgroundTransaction` events per
     /// transaction, each committing the folder's checkpoint with what it folded, so an
     /// interrupted catch-up continues where it stopped and no transaction grows with the log.
-    private func catchUpFolders() throws {
-        guard !folders.isEmpty, !environment.isReadOnly else { return }
+    /// Returns the number of events folded (into the folder furthest behind).
+    private static func catchUp(_ folders: [any LedgerFolder], environment: Environment, schema: LedgerSchema) throws -> UInt64 {
+        var folded: UInt64 = 0
+        guard !folders.isEmpty else { return folded }
         while true {
             let behind = try environment.read { txn in
                 let head = try LogView(txn, schema: schema).head().sequence
                 return try folders.contains { try $0.checkpoint(in: txn) < head }
             }
-            guard behind else { return }
-            try environment.write { txn in
+            guard behind else { return folded }
+            folded += try environment.write { txn in
                 let head = try LogView(txn, schema: schema).head().sequence
+                var most: UInt64 = 0
                 for folder in folders {
                     let from = try folder.checkpoint(in: txn)
-                    try Ledger.catchUp(folder, through: min(head, from + Ledger.eventsPerBackgroundTransaction), in: txn, schema: schema)
+                    let last = min(head, from + Ledger.eventsPerBackgroundTransaction)
+                    try Ledger.catchUp(folder, through: last, in: txn, schema: schema)
+                    most = max(most, last - min(from, last))
+                }
+                return most
+            }
+        }
+    }
+
+    /// A read-only open answers only from folders that have every event: one behind the log
+    /// (events appended by a process without it) needs a writable open to catch up.
+    private static func checkFoldersAreCurrent(_ folders: [any LedgerFolder], environment: Environment, schema: LedgerSchema) throws {
+        guard !folders.isEmpty else { return }
+        try environment.read { txn in
+            let head = try LogView(txn, schema: schema).head().sequence
+            for folder in folders {
+                let checkpoint = try folder.checkpoint(in: txn)
+                if checkpoint < head {
+                    throw LedgerError(.needsUpgrade, "its projections end at event \(checkpoint) and the log at \(head) (events appended by a process without them)")
                 }
             }
         }
@@ -237,12 +339,16 @@ public final class Ledger: Sendable {
 
     /// The "ledger created" body: team, client IDs, role and settings.
     public func identity() throws -> LedgerCreated {
-        guard let first = try read({ try $0.event(1) }), case .ledgerCreated(let created) = first.body else {
+        try Ledger.identity(in: environment, schema: schema, directory: directory)
+    }
+
+    private static func identity(in environment: Environment, schema: LedgerSchema, directory: String) throws -> LedgerCreated {
+        guard let first = try environment.read({ try LogView($0, schema: schema).event(1) }), case .ledgerCreated(let created) = first.body else {
             throw LedgerError(.notALedger, "\(directory) has no \"ledger created\" event at sequence 1")
         }
         return created
     }
 
     /// Waits for queued appends, then stops the writer. Later appends fail with `closed`.
-    public func close() { writer.stop() }
+    public func close() { writer?.stop() }
 }

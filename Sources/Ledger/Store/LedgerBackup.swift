@@ -20,8 +20,9 @@ public enum LedgerBackup {
         public var files: [String]
     }
 
-    /// Copies `ledger` to `target`, which must not exist yet. Without `includeKeys` the copy has
-    /// no key store: it verifies and proves, and its personal data can never be opened.
+    /// Copies `ledger` to `target`, which must not exist yet. Without `includeKeys` the copy holds
+    /// no private key (no key store, no `checkpoint.key`) but the verifier key: it verifies and
+    /// proves, cannot sign, and its personal data can never be opened.
     public static func take(of ledger: Ledger, to target: String, includeKeys: Bool) throws -> Summary {
         let fm = FileManager.default
         let target = (target as NSString).standardizingPath
@@ -34,9 +35,12 @@ public enum LedgerBackup {
         if fm.fileExists(atPath: partial) { try fm.removeItem(atPath: partial) }
         try fm.createDirectory(atPath: partial, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try ledger.environment.copy(to: partial, compact: true)
-        let keys = includeKeys ? try ledger.sealer.keyStore.copy(to: Ledger.keyStoreDirectory(in: partial)) : nil
+        let keys = includeKeys ? try ledger.sealer.requireKeyStore().copy(to: Ledger.keyStoreDirectory(in: partial)) : nil
+        try? fm.removeItem(atPath: Ledger.keyStoreDirectory(in: partial) + "/lock.mdb")
         var files: [String] = []
-        for name in try fm.contentsOfDirectory(atPath: ledger.directory).sorted() where !["data.mdb", "lock.mdb"].contains(name) {
+        // A copy without keys holds no private key: not the signing key either.
+        let left = ["data.mdb", "lock.mdb"] + (includeKeys ? [] : [CheckpointKey.fileName])
+        for name in try fm.contentsOfDirectory(atPath: ledger.directory).sorted() where !left.contains(name) && !name.contains(".tmp-") {
             let source = ledger.directory + "/" + name
             let attributes = try fm.attributesOfItem(atPath: source)
             guard attributes[.type] as? FileAttributeType == .typeRegular else { continue }
@@ -47,6 +51,11 @@ public enum LedgerBackup {
             }
             try syncFile(destination)
             files.append(name)
+        }
+        if !includeKeys, try VerifierKeyFile.read(in: partial) == nil, FileManager.default.fileExists(atPath: CheckpointKey.path(in: ledger.directory)) {
+            // A ledger not yet upgraded has no checkpoint.pub: the copy gets one, so it proves.
+            try VerifierKeyFile.write(name: try ledger.origin(), publicKey: try CheckpointKey.load(from: ledger.directory).publicKey, in: partial)
+            files.append(VerifierKeyFile.fileName)
         }
         let head = try Environment(path: partial, options: .init(readOnly: true)).read { txn in
             try LogView(txn, schema: try LedgerSchema.open(in: txn, create: false)).head()

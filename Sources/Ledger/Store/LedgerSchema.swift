@@ -8,25 +8,44 @@ import LMDB
 public struct LedgerSchema: Sendable {
     /// The format marker stored under `meta["format"]`.
     public static let formatMarker = "handover-ledger/2"
-    /// The marker of format 1, which a writable open upgrades in place (``FormatUpgrade``).
+    /// The marker of format 1, which `handover upgrade` (any writable open) upgrades in place
+    /// (``FormatUpgrade``).
     static let format1Marker = "handover-ledger/1"
 
     /// `format`, `head` (last sequence, chain hash, recorded time) and `merkle` (the tree's edge).
     public let meta: Database
     /// Sequence (8 bytes, big-endian) → chain hash (32 bytes) ‖ event JSON.
     public let log: Database
-    /// Type name → the sequences of its events, ascending (8 bytes each, several per key).
-    public let byType: Database
-    /// Recorded time (µs, 8 bytes big-endian) → the last sequence recorded at that time.
-    public let byTime: Database
-    /// Idempotency key hash (8 bytes) → the sequence holding the key (several on a collision).
-    public let idempotency: Database
     /// Stored Merkle tree nodes: last leaf index (8 bytes, big-endian) ‖ level → 32-byte hash.
     public let merkle: Database
     /// Signed checkpoints: tree size (8 bytes, big-endian) → the checkpoint note's bytes.
     public let checkpoints: Database
+    /// The format-2 indexes; nil in a format-1 ledger opened read-only, whose indexes are
+    /// format 1's until `handover upgrade` rebuilds them.
+    private let indexes: LogIndexes?
 
-    /// The databases of format 2 and their flags, in the order ``init(_:)`` takes them.
+    /// The format-2 index databases.
+    private struct LogIndexes: Sendable {
+        let byType: Database
+        let byTime: Database
+        let idempotency: Database
+    }
+
+    /// Type name → the sequences of its events, ascending (8 bytes each, several per key).
+    public var byType: Database { get throws { try formatTwoIndexes().byType } }
+    /// Recorded time (µs, 8 bytes big-endian) → the last sequence recorded at that time.
+    public var byTime: Database { get throws { try formatTwoIndexes().byTime } }
+    /// Idempotency key hash (8 bytes) → the sequence holding the key (several on a collision).
+    public var idempotency: Database { get throws { try formatTwoIndexes().idempotency } }
+    /// Whether the log's format-2 indexes are there (not in a format-1 ledger read as it is).
+    public var hasIndexes: Bool { indexes != nil }
+
+    private func formatTwoIndexes() throws -> LogIndexes {
+        guard let indexes else { throw LedgerError(.needsUpgrade, "its log indexes are format 1's") }
+        return indexes
+    }
+
+    /// The databases of format 2 and their flags.
     static let databases: [(name: String, flags: Database.Flags)] = [
         ("meta", []), ("log", []),
         ("type_index", [.duplicateSort, .duplicateFixed]), ("time_index", []),
@@ -38,19 +57,30 @@ public struct LedgerSchema: Sendable {
     /// The audit-evidence databases, added to a ledger without them when it is opened.
     static let auditNames = ["merkle", "checkpoints"]
 
-    init(_ databases: [Database]) {
-        meta = databases[0]
-        log = databases[1]
-        byType = databases[2]
-        byTime = databases[3]
-        idempotency = databases[4]
-        merkle = databases[5]
-        checkpoints = databases[6]
-    }
-
     /// Opens every database of format 2 in `transaction`, creating them when asked.
     static func open(in transaction: ReadTransaction, create: Bool) throws -> LedgerSchema {
-        LedgerSchema(try databases.map { try transaction.openDatabase($0.name, flags: $0.flags, create: create) })
+        func database(_ name: String) throws -> Database {
+            let flags = databases.first { $0.name == name }?.flags ?? []
+            return try transaction.openDatabase(name, flags: flags, create: create)
+        }
+        return LedgerSchema(meta: try database("meta"), log: try database("log"), merkle: try database("merkle"), checkpoints: try database("checkpoints"),
+                            indexes: LogIndexes(byType: try database("type_index"), byTime: try database("time_index"), idempotency: try database("idempotency_index")))
+    }
+
+    /// Opens the databases a format-1 ledger shares with format 2 (the log, its Merkle tree and
+    /// checkpoints), for reading it as it is: enough to verify and prove, not to answer queries.
+    static func openFormat1(in transaction: ReadTransaction) throws -> LedgerSchema {
+        LedgerSchema(meta: try transaction.openDatabase("meta", create: false), log: try transaction.openDatabase("log", create: false),
+                     merkle: try transaction.openDatabase("merkle", create: false), checkpoints: try transaction.openDatabase("checkpoints", create: false),
+                     indexes: nil)
+    }
+
+    private init(meta: Database, log: Database, merkle: Database, checkpoints: Database, indexes: LogIndexes?) {
+        self.meta = meta
+        self.log = log
+        self.merkle = merkle
+        self.checkpoints = checkpoints
+        self.indexes = indexes
     }
 
     static let formatKey = Array("format".utf8)

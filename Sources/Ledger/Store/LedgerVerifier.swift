@@ -15,6 +15,9 @@ public struct VerificationReport: Sendable {
     public var treeRoot: [UInt8]
     /// The tree head recomputed over the first `rootAt` events, when asked for and reached.
     public var rootAtRequestedSize: [UInt8]?
+    /// Whether the log's indexes were checked too: not in a format-1 ledger read as it is,
+    /// whose indexes `handover upgrade` rebuilds.
+    public var indexesChecked: Bool
 
     /// Whether the whole log verified.
     public var isIntact: Bool { problem == nil }
@@ -34,6 +37,7 @@ extension Ledger {
     /// record's `seq` and non-decreasing recorded times, the stored head and the index sizes;
     /// rebuilds the Merkle tree from the records and checks every stored node and the stored
     /// right edge against it. With `rootAt`, also reports the tree head over that many events.
+    /// A format-1 ledger opened read-only has its log, chain and tree checked, not its indexes.
     ///
     /// Reads in chunks, each in its own short read transaction.
     public func verify(rootAt: UInt64? = nil, progress: ((UInt64) -> Void)? = nil) throws -> VerificationReport {
@@ -47,9 +51,10 @@ extension Ledger {
         var keyed = 0
         var rootAtRequestedSize: [UInt8]? = rootAt == 0 ? MerkleHash.emptyTree : nil
         let chunk: UInt64 = 50_000
+        let indexed = schema.hasIndexes
         func report(_ bad: UInt64?, _ problem: String?) -> VerificationReport {
             VerificationReport(eventCount: expected - 1, headHash: Hex.encode(previousHash), firstBadSequence: bad, problem: problem,
-                               treeRoot: tree.root, rootAtRequestedSize: rootAtRequestedSize)
+                               treeRoot: tree.root, rootAtRequestedSize: rootAtRequestedSize, indexesChecked: indexed)
         }
         while true {
             let outcome: VerificationReport? = try read { view in
@@ -77,11 +82,11 @@ extension Ledger {
                         guard event.recordedAt >= previousTime else {
                             return report(sequence, "recorded_at \(event.recordedAt) is earlier than the previous event's \(previousTime)")
                         }
-                        if event.recordedAt > previousTime, sequence > 1 {
+                        if indexed, event.recordedAt > previousTime, sequence > 1 {
                             if let problem = try view.timeIndexProblem(at: previousTime, last: sequence - 1) { return report(nil, problem) }
                             times += 1
                         }
-                        if let key = event.idempotencyKey {
+                        if indexed, let key = event.idempotencyKey {
                             // Filed under its hash (the count below rules out entries nothing calls for).
                             let sequenceKey = LedgerSchema.logKey(sequence)
                             let filed = try view.transaction.lookupCursor(schema.idempotency).seek(key: LedgerSchema.idempotencyHash(key), valueAtLeast: sequenceKey)
@@ -116,6 +121,10 @@ extension Ledger {
             guard head.sequence == last, head.hash == previousHash else {
                 return report(last + 1 == head.sequence ? head.sequence : last, "the stored head (\(head.sequence)) does not match the log's last event (\(last))")
             }
+            guard try view.merkleFrontier() == tree else {
+                return report(nil, "the stored Merkle tree edge (meta.merkle) does not match the tree rebuilt from the records")
+            }
+            guard indexed else { return report(nil, nil) }
             if last > 0, let problem = try view.timeIndexProblem(at: previousTime, last: last) { return report(nil, problem) }
             let timeEntries = try view.transaction.count(schema.byTime)
             let typeEntries = try view.transaction.count(schema.byType)
@@ -123,9 +132,6 @@ extension Ledger {
             guard timeEntries == times + (last > 0 ? 1 : 0), typeEntries == Int(last), keyEntries == keyed else {
                 return report(nil, "index sizes do not match the log: \(last) events, \(timeEntries) time entries for \(times + (last > 0 ? 1 : 0)) recorded times, "
                               + "\(typeEntries) type entries, \(keyEntries) idempotency entries for \(keyed) keys")
-            }
-            guard try view.merkleFrontier() == tree else {
-                return report(nil, "the stored Merkle tree edge (meta.merkle) does not match the tree rebuilt from the records")
             }
             return report(nil, nil)
         }

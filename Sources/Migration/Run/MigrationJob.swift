@@ -55,7 +55,7 @@ public struct MigrationJob: Sendable {
         defer { ledger.close() }
         let step: any MigrationStep = switch kind {
         case .generate(let target): TransferIDGeneration(targetTeam: target)
-        case .exchange: TransferIDExchange(keyStore: ledger.sealer.keyStore)
+        case .exchange: TransferIDExchange(keyStore: try ledger.sealer.requireKeyStore())
         }
         let window = try projection.read(ledger) { snapshot, _ in try snapshot.window() }
         try RunGuards(identity: ledger.identity(), window: window)

@@ -36,7 +36,7 @@ public struct UserEraser {
 
     private func erase(_ user: UserState, reason: String) async throws -> Result {
         let subjects = user.identifiers
-        let destroyed = try ledger.sealer.keyStore.destroyKeys(for: subjects)
+        let destroyed = try ledger.sealer.requireKeyStore().destroyKeys(for: subjects)
         if user.erasedAt != nil, destroyed == 0 {
             return Result(user: user, keysDestroyed: 0, sequence: nil, alreadyErased: true)
         }

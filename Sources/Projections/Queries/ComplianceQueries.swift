@@ -153,11 +153,14 @@ public struct ComplianceQueries {
         return .bool(migratedAt < window.deadline)
     }
 
-    /// The email in clear, `(erased)` once the user's key is destroyed, or empty.
+    /// The email in clear; `(erased)` once the user was erased (their key destroyed, which is
+    /// the only way a key store loses a key, so also as of a time before the erasure);
+    /// `(sealed: no key)` in a copy made without keys; or empty.
     private func emailCell(_ u: UserState) throws -> QueryTable.Cell {
         if u.erasedAt != nil { return .text("(erased)") }
         guard let sealed = u.email else { return .null }
         guard let sealer else { return .text("(sealed)") }
+        guard sealer.keyStore != nil else { return .text("(sealed: no key)") }
         return .text(try sealer.open(sealed) ?? "(erased)")
     }
 

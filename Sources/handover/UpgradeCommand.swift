@@ -1,0 +1,30 @@
+import ArgumentParser
+import Ledger
+
+/// `handover upgrade`: brings a ledger written by an older Handover up to date, explicitly.
+struct UpgradeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "upgrade",
+        abstract: "Bring a ledger written by an older Handover up to date: format, indexes, Merkle tree, key store, projections, verifier key file.",
+        discussion: """
+            Needs write access. Each step is resumable: a run killed part-way continues where it stopped \
+            when run again. Every command that writes does the same first; commands that only read \
+            never do, and say when they need it. Events, their bytes and chain, the Merkle tree and \
+            earlier signed checkpoints stay as they are.
+            """)
+
+    @OptionGroup var ledgerOptions: LedgerOptions
+
+    func run() throws {
+        let (ledger, _) = try ledgerOptions.open(.readWrite)
+        defer { ledger.close() }
+        let head = try ledger.read { try $0.head() }
+        guard !ledger.upgrades.isEmpty else {
+            print("\(ledgerOptions.directory) is up to date (\(LedgerSchema.formatMarker), \(head.sequence) events); nothing to do.")
+            return
+        }
+        print("Upgraded \(ledgerOptions.directory) to \(LedgerSchema.formatMarker) (\(head.sequence) events):")
+        for step in ledger.upgrades { print("  " + step) }
+        print("Check it with: handover verify --ledger \(ledgerOptions.directory)")
+    }
+}

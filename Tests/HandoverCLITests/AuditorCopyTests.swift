@@ -1,0 +1,177 @@
+import Foundation
+import Ledger
+import Testing
+import TestSupport
+
+/// What an auditor gets: a copy of a ledger they must not (or cannot) change. Every command that
+/// only reads answers from it exactly as from the original, and leaves every file as it was.
+@Suite("the auditor's copy: write-protected, on a read-only mount, and without keys", .serialized)
+struct AuditorCopyTests {
+    let dir = TemporaryDirectory()
+
+    /// The unprivileged user the write-protected copy belongs to (`nobody`).
+    static let auditorID = "65534"
+
+    /// Whether this machine lets the test bind-mount a directory read-only.
+    static let canMount: Bool = {
+        let probe = TemporaryDirectory()
+        let source = probe.sub("source"), target = probe.sub("target")
+        for path in [source, target] { try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+        guard (try? runCommand("/bin/mount", ["--bind", "-o", "ro", source, target]))?.status == 0 else { return false }
+        _ = try? runCommand("/bin/umount", [target])
+        return true
+    }()
+
+    /// Whether the test can run a command as another user (root, with setpriv).
+    static let canDropPrivileges: Bool = {
+        getuid() == 0 && (try? runCommand("/usr/bin/setpriv", ["--reuid=\(auditorID)", "--regid=\(auditorID)", "--clear-groups", "/bin/true"]))?.status == 0
+    }()
+
+    private func handover(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+        try runProduct("handover", args)
+    }
+
+    /// `handover` run as the unprivileged auditor.
+    private func handoverAsAuditor(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+        try runCommand("/usr/bin/setpriv", ["--reuid=\(AuditorCopyTests.auditorID)", "--regid=\(AuditorCopyTests.auditorID)", "--clear-groups", productPath("handover")] + args)
+    }
+
+    /// A demo ledger (team B) with a checkpoint signed beside it; the directory is readable by all.
+    private func original() throws -> (ledger: String, checkpoint: String) {
+        chmod(dir.path, 0o755)
+        let demo = try handover(["demo", "--users", "300", "--directory", dir.sub("demo")])
+        try #require(demo.status == 0, "\(demo.err)")
+        let ledger = dir.sub("demo/recipient"), checkpoint = dir.sub("checkpoint.txt")
+        let signed = try handover(["checkpoint", "--ledger", ledger, "--out", checkpoint])
+        try #require(signed.status == 0, "\(signed.err)")
+        return (ledger, checkpoint)
+    }
+
+    /// Every command an auditor runs that only reads, with its arguments (without `--ledger`).
+    private func readCommands(checkpoint: String) -> [[String]] {
+        var commands: [[String]] = [["verify"], ["verify", "--checkpoint", checkpoint], ["verify", "--checkpoint", checkpoint, "--format", "json"]]
+        for format in ["json", "csv"] {
+            for query in ["migrated", "pending", "state", "failures", "unmatched", "events"] { commands.append(["query", query, "--format", format]) }
+            commands.append(["query", "failures", "--by-class", "--format", format])
+            commands.append(["query", "user", "acct-00007", "--format", format])
+            commands.append(["query", "state", "--format", format, "--as-of", "2026-01-01"])
+            commands.append(["window", "--format", format])
+        }
+        commands.append(["report", "--as-of", "2099-01-01", "--format", "json"])
+        commands.append(["prove", "5", "--checkpoint", checkpoint])
+        commands.append(["prove", "9"])
+        commands.append(["checkpoint", "--public-key"])
+        return commands
+    }
+
+    /// Runs every read command on `copy` (through `run`) and on `original`, expecting the same
+    /// exit status and the same bytes on standard output, and no file of `files` changed.
+    private func expectSameAnswers(copy: String, original: String, checkpoint: String, files: String,
+                                   run: ([String]) throws -> (status: Int32, out: String, err: String)) throws {
+        let before = try fileStates(files)
+        for command in readCommands(checkpoint: checkpoint) {
+            let expected = try handover(command + ["--ledger", original])
+            #expect(expected.status == 0, "\(command) on the original: \(expected.err)")
+            let got = try run(command + ["--ledger", copy])
+            #expect(got.status == expected.status && got.out == expected.out, "\(command.joined(separator: " ")) on the copy: status \(got.status), \(got.err)")
+        }
+        let after = try fileStates(files)
+        let changed = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }.sorted()
+        #expect(changed.isEmpty, "files created, removed or changed by reading: \(changed.map { "\($0): \(before[$0].map(String.init(describing:)) ?? "none") -> \(after[$0].map(String.init(describing:)) ?? "none")" })")
+    }
+
+    @Test("a write-protected copy owned by an unprivileged user: every read command answers as on the original, and no file is created or changed",
+          .enabled(if: AuditorCopyTests.canDropPrivileges, "needs root and setpriv to run as an unprivileged user; skipped here"))
+    func writeProtectedCopy() throws {
+        let (ledger, checkpoint) = try original()
+        let copy = dir.sub("copy")
+        #expect(try runCommand("/bin/cp", ["-a", ledger, copy]).status == 0)
+        #expect(try runCommand("/bin/chown", ["-R", "\(AuditorCopyTests.auditorID):\(AuditorCopyTests.auditorID)", copy]).status == 0)
+        #expect(try runCommand("/bin/chmod", ["-R", "a-w", copy]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: copy + "/lock.mdb"), "the copy carries the original's lock file, which its owner cannot write")
+        try expectSameAnswers(copy: copy, original: ledger, checkpoint: checkpoint, files: copy, run: handoverAsAuditor)
+
+        // A command that writes says so, and writes nothing.
+        let before = try fileStates(copy)
+        let erase = try handoverAsAuditor(["erase", "acct-00007", "--ledger", copy])
+        #expect(erase.status == 2 && erase.err.contains("cannot be written by this user"), "\(erase.out)\(erase.err)")
+        #expect(try fileStates(copy) == before)
+    }
+
+    @Test("a user who cannot write lock.mdb reads without locks only while no process has the ledger open: beside a writer it refuses, naming it",
+          .enabled(if: AuditorCopyTests.canDropPrivileges, "needs root and setpriv to run as an unprivileged user; skipped here"))
+    func readerBesideWriter() throws {
+        let (ledger, _) = try original()
+        // The ledger's files are root's: the auditor may read them, not write lock.mdb.
+        do {
+            let writer = try Ledger.open(at: ledger)
+            defer { writer.close() }
+            let r = try handoverAsAuditor(["verify", "--ledger", ledger])
+            #expect(r.status == 2 && r.err.contains("cannot be read safely by this user") && r.err.contains("process \(getpid())"), "\(r.out)\(r.err)")
+        }
+        let r = try handoverAsAuditor(["verify", "--ledger", ledger])
+        #expect(r.status == 0 && r.out.hasPrefix("OK: "), "once the writer is gone: \(r.out)\(r.err)")
+    }
+
+    @Test("a copy on a read-only bind mount: every read command answers as on the original, and no file is created or changed",
+          .enabled(if: AuditorCopyTests.canMount, "needs to bind-mount a directory read-only (root, and a container that allows mount); skipped here"))
+    func readOnlyMount() throws {
+        let (ledger, checkpoint) = try original()
+        let copy = dir.sub("copy"), mountPoint = dir.sub("mounted")
+        #expect(try runCommand("/bin/cp", ["-a", ledger, copy]).status == 0)
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        try #require(try runCommand("/bin/mount", ["--bind", "-o", "ro", copy, mountPoint]).status == 0)
+        defer { _ = try? runCommand("/bin/umount", ["-l", mountPoint]) }
+        #expect(!FileManager.default.isWritableFile(atPath: mountPoint + "/lock.mdb"), "the mount is read-only")
+        try expectSameAnswers(copy: mountPoint, original: ledger, checkpoint: checkpoint, files: copy, run: handover)
+    }
+
+    @Test("a backup without keys holds no byte of the signing key or of any data key; read-only it verifies, proves and gives the verifier key; erased users show as erased, the others as sealed")
+    func keylessCopy() throws {
+        let (ledger, _) = try original()
+        let evidence = dir.sub("evidence")
+        let backup = try handover(["backup", "--ledger", ledger, "--out", evidence, "--without-keys"])
+        #expect(backup.status == 0, "\(backup.err)")
+
+        // The secrets of the original: the signing key (as stored and raw) and every data key.
+        let keyText = try String(contentsOfFile: ledger + "/checkpoint.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let rawSigningKey = try #require(Data(base64Encoded: keyText))
+        var secrets: [(String, [UInt8])] = [("checkpoint.key as stored", Array(keyText.utf8)), ("the raw signing key", Array(rawSigningKey))]
+        let slots = try #require(FileManager.default.contents(atPath: ledger + "/keys/slots"))
+        for offset in stride(from: 0, to: slots.count - 63, by: 64) {
+            let slot = Array(slots[offset..<offset + 64])
+            if slot.contains(where: { $0 != 0 }) { secrets.append(("data key in slot \(offset / 64)", Array(slot[16..<48]))) }
+        }
+        #expect(secrets.count > 100, "the demo's data keys were found: \(secrets.count - 2)")
+        for (name, bytes) in secrets {
+            #expect(try !filesContain(evidence, bytes: bytes), "\(name) is in the copy")
+        }
+        #expect(!FileManager.default.fileExists(atPath: evidence + "/checkpoint.key") && !FileManager.default.fileExists(atPath: evidence + "/keys"))
+
+        let before = try fileStates(evidence)
+        var r = try handover(["verify", "--ledger", evidence])
+        #expect(r.status == 0 && r.out.hasPrefix("OK: "), "\(r.err)")
+        for command in [["prove", "9"], ["checkpoint", "--public-key"]] {
+            let fromOriginal = try handover(command + ["--ledger", ledger])
+            r = try handover(command + ["--ledger", evidence])
+            #expect(r.status == 0 && r.out == fromOriginal.out, "\(command): \(r.err)")
+        }
+
+        let state = try handover(["query", "state", "--ledger", evidence, "--format", "json"])
+        #expect(state.status == 0, "\(state.err)")
+        let users = try #require(try JSONValue.parse(Array(state.out.utf8)).arrayValue).compactMap(\.objectValue)
+        let erased = users.filter { $0["erased_at"]?.stringValue != nil }
+        let sealed = users.filter { $0["erased_at"]?.stringValue == nil && $0["email"]?.stringValue != nil }
+        #expect(!erased.isEmpty && !sealed.isEmpty, "the demo has erased users (\(erased.count)) and users with an email (\(sealed.count))")
+        #expect(erased.allSatisfy { $0["email"] == .string("(erased)") || $0["email"] == .null })
+        #expect(sealed.allSatisfy { $0["email"] == .string("(sealed: no key)") }, "\(sealed.prefix(2))")
+        #expect(try fileStates(evidence) == before, "reading the keyless copy created or changed nothing")
+
+        // It cannot be written to, nor sign in the team's name.
+        r = try handover(["checkpoint", "--ledger", evidence])
+        #expect(r.status == 2 && r.err.contains("made without keys"), "\(r.out)\(r.err)")
+        r = try handover(["erase", "acct-00007", "--ledger", evidence])
+        #expect(r.status == 2 && r.err.contains("made without keys"), "\(r.out)\(r.err)")
+        #expect(try fileStates(evidence) == before)
+    }
+}
