@@ -173,5 +173,12 @@ struct AuditorCopyTests {
         r = try handover(["erase", "acct-00007", "--ledger", evidence])
         #expect(r.status == 2 && r.err.contains("made without keys"), "\(r.out)\(r.err)")
         #expect(try fileStates(evidence) == before)
+
+        // Without even the verifier key, `checkpoint --public-key` says so and makes none.
+        try FileManager.default.removeItem(atPath: evidence + "/checkpoint.pub")
+        let bare = try fileStates(evidence)
+        r = try handover(["checkpoint", "--public-key", "--ledger", evidence])
+        #expect(r.status == 2 && r.err.contains("has no checkpoint key yet") && r.out.isEmpty, "\(r.out)\(r.err)")
+        #expect(try fileStates(evidence) == bare)
     }
 }
