@@ -167,20 +167,29 @@ public final class Ledger: Sendable {
         guard format == LedgerSchema.formatMarker || format == LedgerSchema.format1Marker else {
             throw LedgerError(.notALedger, "\(directory) holds format \(format ?? "(none)"), expected \(LedgerSchema.formatMarker)")
         }
-        if readOnly {
-            let schema: LedgerSchema
-            do {
-                schema = try environment.read { txn in
-                    format == LedgerSchema.formatMarker ? try LedgerSchema.open(in: txn, create: false) : try LedgerSchema.openFormat1(in: txn)
-                }
-            } catch let error as LMDBError where error.code == .notFound {
-                throw LedgerError.needsUpgrade(directory, "it predates the Merkle tree")
-            }
-            let sealer = Sealer(keyStore: try KeyStore.openReadOnly(directory: keyStoreDirectory(in: directory)))
-            return try Ledger(directory: directory, environment: environment, schema: schema, sealer: sealer, folders: folders, options: options, upgrades: [])
+        let isFormat1 = format == LedgerSchema.format1Marker
+        return readOnly
+            ? try openedReadOnly(directory, environment, isFormat1: isFormat1, folders: folders, options: options)
+            : try openedForWriting(directory, environment, isFormat1: isFormat1, folders: folders, options: options)
+    }
+
+    /// The ledger in `environment` read as it is: a format-1 ledger without its indexes, the key
+    /// store if this user may read one.
+    private static func openedReadOnly(_ directory: String, _ environment: Environment, isFormat1: Bool, folders: [any LedgerFolder], options: Options) throws -> Ledger {
+        let schema: LedgerSchema
+        do {
+            schema = try environment.read { txn in isFormat1 ? try LedgerSchema.openFormat1(in: txn) : try LedgerSchema.open(in: txn, create: false) }
+        } catch let error as LMDBError where error.code == .notFound {
+            throw LedgerError.needsUpgrade(directory, "it predates the Merkle tree")
         }
+        let sealer = Sealer(keyStore: try KeyStore.openReadOnly(directory: keyStoreDirectory(in: directory)))
+        return try Ledger(directory: directory, environment: environment, schema: schema, sealer: sealer, folders: folders, options: options, upgrades: [])
+    }
+
+    /// The ledger in `environment` brought up to date, each step named in ``upgrades``.
+    private static func openedForWriting(_ directory: String, _ environment: Environment, isFormat1: Bool, folders: [any LedgerFolder], options: Options) throws -> Ledger {
         var upgrades: [String] = []
-        if format == LedgerSchema.format1Marker {
+        if isFormat1 {
             let events = try FormatUpgrade.run(on: environment)
             upgrades.append("format 1 to 2: the log's indexes rebuilt over \(events) events")
         }
