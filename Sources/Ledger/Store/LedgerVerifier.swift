@@ -34,7 +34,8 @@ extension LogView {
 
 extension Ledger {
     /// Recomputes the hash chain over every event, checks dense sequence numbers, each
-    /// record's `seq` and non-decreasing recorded times, the stored head and the index sizes;
+    /// record's `seq` and non-decreasing recorded times, the stored head, every event's entries
+    /// in the type, time and idempotency indexes and the index sizes;
     /// rebuilds the Merkle tree from the records and checks every stored node and the stored
     /// right edge against it. With `rootAt`, also reports the tree head over that many events.
     /// A format-1 ledger opened read-only has its log, chain and tree checked, not its indexes.
@@ -85,6 +86,14 @@ extension Ledger {
                         if indexed, event.recordedAt > previousTime, sequence > 1 {
                             if let problem = try view.timeIndexProblem(at: previousTime, last: sequence - 1) { return report(nil, problem) }
                             times += 1
+                        }
+                        if indexed {
+                            // Filed under its own type (the count below rules out entries nothing calls for).
+                            let sequenceKey = LedgerSchema.logKey(sequence)
+                            let filed = try view.transaction.lookupCursor(schema.byType).seek(key: LedgerSchema.typeKey(event.type), valueAtLeast: sequenceKey)
+                            guard let filed, filed.value.elementsEqual(sequenceKey) else {
+                                return report(nil, "type_index does not file event \(sequence) under its type \(event.type.rawValue)")
+                            }
                         }
                         if indexed, let key = event.idempotencyKey {
                             // Filed under its hash (the count below rules out entries nothing calls for).

@@ -40,15 +40,14 @@ public struct EventQuery: Sendable {
                 }
             }
             if let identifier {
-                // The events of every user the value ever named, kept when they carry it.
-                let named = IdentifierKind.userKinds.map { Identifier($0, identifier) }
-                var sequences = try snapshot.eventSequences(linkedTo: named)
-                if let notification = try view.sequence(ofNotification: identifier) { sequences.append(notification) }
-                for sequence in Set(sequences).sorted() where sequence >= first && sequence <= last {
-                    if let event = try view.event(sequence), IdentifierKind.allCases.contains(where: { event.identifiers[$0] == identifier }) {
-                        try match(event)
-                    }
+                // The user's history, exactly as `query user` shows it, or the notification with that jti.
+                var events = try snapshot.user(matching: identifier).map { try EventQuery.history(of: $0, through: last, snapshot: snapshot, view: view) } ?? []
+                if let notification = try view.sequence(ofNotification: identifier), !events.contains(where: { $0.sequence == notification }),
+                   let event = try view.event(notification) {
+                    events.append(event)
+                    events.sort { $0.sequence < $1.sequence }
                 }
+                for event in events where event.sequence >= first { try match(event) }
             } else if !types.isEmpty {
                 try view.forEachSequence(ofAny: types, from: first, through: last) { sequence in
                     if let event = try view.event(sequence) { try match(event) }
@@ -81,11 +80,17 @@ public struct EventQuery: Sendable {
     public static func history(of user: UserState, until: Timestamp? = nil, in ledger: Ledger, projection: UserProjection) throws -> [RecordedEvent] {
         try projection.read(ledger) { snapshot, view in
             let last = try until.map { try view.lastSequence(recordedAtOrBefore: $0) } ?? view.head().sequence
-            let identifiers = user.identifiers
-            return try snapshot.eventSequences(linkedTo: identifiers).filter { $0 <= last }.compactMap { sequence in
-                guard let event = try view.event(sequence), identifiers.contains(where: { event.identifiers[$0.kind] == $0.value }) else { return nil }
-                return event
-            }
+            return try history(of: user, through: last, snapshot: snapshot, view: view)
+        }
+    }
+
+    /// ``history(of:until:in:projection:)`` inside a read already open, through sequence
+    /// `last`: the one lookup of a user's events (`query user`, `query events --id`, `evidence`).
+    public static func history(of user: UserState, through last: UInt64, snapshot: any ProjectionSnapshot, view: LogView) throws -> [RecordedEvent] {
+        let identifiers = user.identifiers
+        return try snapshot.eventSequences(linkedTo: identifiers).filter { $0 <= last }.compactMap { sequence in
+            guard let event = try view.event(sequence), identifiers.contains(where: { event.identifiers[$0.kind] == $0.value }) else { return nil }
+            return event
         }
     }
 

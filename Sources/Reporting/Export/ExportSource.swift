@@ -67,7 +67,7 @@ struct ExportSource: Sendable {
                             try handlers.event(ExportedEvent(
                                 sequence: sequence, recordedAt: recorded.recordedAt, occurredAt: recorded.occurredAt, type: recorded.type.rawValue,
                                 schemaVersion: recorded.schemaVersion, identifiers: recorded.identifiers, runID: recorded.runID,
-                                eventJSON: try eventJSON(UnsafeRawBufferPointer(rebasing: value[32...]), with: sealer),
+                                eventJSON: try SealedJSON.opened(UnsafeRawBufferPointer(rebasing: value[32...]), with: sealer),
                                 chainHash: Hex.encode(UnsafeRawBufferPointer(rebasing: value[0..<32]))))
                         }
                         entry = try cursor.next()
@@ -114,7 +114,7 @@ struct ExportSource: Sendable {
             for user in users {
                 for sequence in try snapshot.eventSequences(linkedTo: user.identifiers) where sequence <= through {
                     guard let (_, value) = try cursor.seek(exactly: LedgerSchema.logKey(sequence)) else { continue }
-                    try rewrite(sequence, try eventJSON(UnsafeRawBufferPointer(rebasing: value[32...]), with: sealer))
+                    try rewrite(sequence, try SealedJSON.opened(UnsafeRawBufferPointer(rebasing: value[32...]), with: sealer))
                 }
             }
         }
@@ -122,38 +122,6 @@ struct ExportSource: Sendable {
 
     /// The users columns: those of `handover query state`.
     static var userColumns: [String] { ComplianceQueries.stateColumns }
-
-    /// The stored event JSON with each sealed value replaced by its address, or by null
-    /// without a sealer or once the key is destroyed: in place on the canonical bytes, or
-    /// through a parse for the odd value the fast path declines.
-    private func eventJSON(_ stored: UnsafeRawBufferPointer, with sealer: Sealer?) throws -> [UInt8] {
-        let replaced = try SealedValue.replacingSealedValues(in: stored) { sealed in
-            guard let sealer, let address = try sealer.open(sealed) else { return Array("null".utf8) }
-            var w = JSONWriter(capacity: address.utf8.count + 2)
-            w.string(address)
-            return w.bytes
-        }
-        if let replaced { return replaced }
-        return try opening(try JSONValue.parse(stored), with: sealer).canonicalBytes
-    }
-
-    /// `value` with each sealed value (`{"alg","ct","kid"}`) replaced by its address, or by
-    /// null without a sealer or once the key is destroyed.
-    private func opening(_ value: JSONValue, with sealer: Sealer?) throws -> JSONValue {
-        switch value {
-        case .object(let fields):
-            if fields.count == 3, fields["alg"]?.stringValue == SealedValue.algorithm,
-               let kid = fields["kid"]?.stringValue, let ct = fields["ct"]?.stringValue {
-                guard let sealer, let address = try sealer.open(SealedValue(keyID: kid, combined: ct)) else { return .null }
-                return .string(address)
-            }
-            return .object(try fields.mapValues { try opening($0, with: sealer) })
-        case .array(let items):
-            return .array(try items.map { try opening($0, with: sealer) })
-        default:
-            return value
-        }
-    }
 }
 
 /// Hands each row of an answer to a closure as it is read.

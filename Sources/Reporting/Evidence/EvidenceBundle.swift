@@ -1,0 +1,101 @@
+import Crypto
+import Foundation
+import Ledger
+import Projections
+
+/// One user's evidence from one ledger, written to a directory anyone can check without
+/// Handover (schemas/evidence-bundle.md): every event about the user exactly as hashed, each
+/// with a C2SP tlog-proof against a signed checkpoint, the checkpoint, the verifier key, a
+/// manifest and `VERIFY.md`.
+public enum EvidenceBundle {
+    /// The manifest's format marker.
+    public static let format = "handover-evidence/1"
+
+    /// Why a bundle could not be written.
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        /// What went wrong, for the exit status.
+        public enum Kind: Sendable {
+            /// No user has the identifier.
+            case noUser
+            /// No checkpoint to prove against, or one that does not cover the user's events.
+            case noCheckpoint
+            /// The ledger does not lead to the checkpoint's root: it differs from what was signed.
+            case doesNotHold
+            /// The target directory exists.
+            case targetExists
+        }
+        public let kind: Kind
+        public let description: String
+    }
+
+    /// What a written bundle holds.
+    public struct Summary: Sendable {
+        public var user: UserState
+        public var sequences: [UInt64]
+        public var checkpoint: Checkpoint
+        public var revealed: Bool
+    }
+
+    /// Writes the bundle of the user `subject` names to the new directory `target`, against
+    /// `checkpoint` (else the latest stored one). With `reveal` and a key store, also writes
+    /// `revealed/` with sealed values opened. Reads the ledger only.
+    public static func write(subject: String, ledger: Ledger, projection: UserProjection, checkpoint: Checkpoint?, reveal: Bool, to target: String) throws -> Summary {
+        let fm = FileManager.default
+        guard !fm.fileExists(atPath: target) else { throw Failure(kind: .targetExists, description: "\(target) exists; an evidence bundle goes to a new directory") }
+        guard let checkpoint = try checkpoint ?? ledger.latestCheckpoint() else {
+            throw Failure(kind: .noCheckpoint, description: "no checkpoint has been signed for \(ledger.directory); run `handover checkpoint` on the ledger first, or pass --checkpoint FILE")
+        }
+        let key = try ledger.verifierKey()
+        guard checkpoint.isSigned(by: key.publicKey) else {
+            throw Failure(kind: .doesNotHold, description: "the checkpoint is not signed by this ledger's verifier key \(key.line)")
+        }
+        let (user, events) = try projection.read(ledger) { snapshot, view -> (UserState, [RecordedEvent]) in
+            guard let user = try snapshot.user(matching: subject) else { throw Failure(kind: .noUser, description: "no user with identifier \"\(subject)\"") }
+            return (user, try EventQuery.history(of: user, through: view.head().sequence, snapshot: snapshot, view: view))
+        }
+        let uncovered = events.filter { $0.sequence > checkpoint.treeSize }
+        guard uncovered.isEmpty else {
+            throw Failure(kind: .noCheckpoint, description: "\(uncovered.count) of the user's \(events.count) events (from sequence \(uncovered[0].sequence)) are newer than the checkpoint of \(checkpoint.treeSize) events; sign a newer one with `handover checkpoint`")
+        }
+        let partial = target + ".incomplete"
+        if fm.fileExists(atPath: partial) { try fm.removeItem(atPath: partial) }
+        for sub in ["", "/events", "/proofs"] + (reveal ? ["/revealed"] : []) {
+            try fm.createDirectory(atPath: partial + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        }
+        var manifestEvents: [JSONValue] = []
+        for event in events {
+            let proof = try ledger.prove(event.sequence, against: checkpoint)
+            guard proof.isValid else {
+                throw Failure(kind: .doesNotHold, description: "the inclusion proof of event \(event.sequence) does not lead to the checkpoint's root: the log differs from what the checkpoint signed (run `handover verify --checkpoint`)")
+            }
+            try write(proof.record, to: "\(partial)/events/\(event.sequence).json")
+            try write(Array(TlogProof(proof).text.utf8), to: "\(partial)/proofs/\(event.sequence).tlog-proof")
+            if reveal {
+                let opened = try proof.record.withUnsafeBytes { try SealedJSON.opened($0, with: ledger.sealer) }
+                try write(opened, to: "\(partial)/revealed/\(event.sequence).json", mode: 0o600)
+            }
+            manifestEvents.append(.object([
+                "seq": .int(Int64(event.sequence)), "type": .string(event.type.rawValue), "recorded_at": .string(event.recordedAt.rfc3339),
+                "sha256": .string(Hex.encode(Array(SHA256.hash(data: proof.record)))),
+            ]))
+        }
+        try write(Array(checkpoint.text.utf8), to: partial + "/checkpoint")
+        try write(Array((key.line + "\n").utf8), to: partial + "/verifier-key")
+        let manifest = JSONValue.object([
+            "format": .string(format), "subject": .string(subject), "origin": .string(checkpoint.origin),
+            "tree_size": .int(Int64(checkpoint.treeSize)), "events": .array(manifestEvents), "revealed": .bool(reveal),
+        ])
+        try write(manifest.canonicalBytes + [0x0A], to: partial + "/manifest.json")
+        try write(Array(EvidenceGuide.text.utf8), to: partial + "/VERIFY.md")
+        guard rename(partial, target) == 0 else {
+            throw LedgerError(.file, "could not rename \(partial) to \(target): \(String(cString: strerror(errno)))")
+        }
+        return Summary(user: user, sequences: events.map(\.sequence), checkpoint: checkpoint, revealed: reveal)
+    }
+
+    private static func write(_ bytes: [UInt8], to path: String, mode: Int = 0o644) throws {
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: mode]) else {
+            throw LedgerError(.file, "could not write \(path)")
+        }
+    }
+}

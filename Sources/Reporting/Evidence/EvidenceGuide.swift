@@ -1,0 +1,98 @@
+/// `VERIFY.md` of every evidence bundle: schemas/evidence-bundle.md, byte for byte (a test
+/// holds the two equal), so whoever receives a bundle has the rules to check it.
+enum EvidenceGuide {
+    static let text = #"""
+# One person's evidence bundle (`handover evidence`)
+
+`handover evidence SUBJECT --ledger L --out DIR [--checkpoint FILE] [--reveal]` writes every
+event the ledger holds about one user (found by any of the user's identifiers: account ID,
+either team's `sub`, `transfer_sub`) into a new directory `DIR`, each with a proof that the
+ledger's signed checkpoint covers it. Everything in it can be checked with SHA-256, Ed25519 and
+the rules below, without Handover and without the ledger. `handover evidence verify DIR` and
+`tools/check-bundle.py DIR` are two such checks.
+
+The formats are C2SP's: [signed-note](https://c2sp.org/signed-note),
+[tlog-checkpoint](https://c2sp.org/tlog-checkpoint) and
+[tlog-proof](https://c2sp.org/tlog-proof); the tree is RFC 9162's (audit-evidence.md).
+
+## Files
+
+```
+DIR/
+  checkpoint             the signed checkpoint the proofs lead to, verbatim (tlog-checkpoint)
+  verifier-key           the ledger's verifier key: one line name+keyid+base64, then a line feed
+  events/SEQ.json        one per event: the leaf input, exactly the bytes the log hashed
+  proofs/SEQ.tlog-proof  one per event: its inclusion proof (tlog-proof)
+  manifest.json          what the bundle holds (not authenticated: a guide, checked against the files)
+  VERIFY.md              these rules, for whoever receives the bundle
+  revealed/SEQ.json      only with --reveal: the same event with sealed values opened (not evidence)
+```
+
+`SEQ` is the event's sequence number in decimal, no leading zeros. Every file in `events/` has
+exactly one file in `proofs/` of the same `SEQ`, and the other way round.
+
+## `events/SEQ.json`
+
+The event's canonical JSON exactly as recorded (ledger-format.md): the bytes after the 32-byte
+chain hash in the `log` database. Its `seq` field equals `SEQ`. Personal data in it stays
+sealed (`{"kid": ..., "ct": ...}`, AES-256-GCM under a per-user key the bundle never holds),
+so a bundle can be handed on without disclosing an address; for an erased user the key no
+longer exists anywhere. The file's SHA-256 leaf hash is `SHA-256(0x00 ‖ file bytes)`.
+
+## `proofs/SEQ.tlog-proof`
+
+A C2SP tlog-proof, lines separated by U+000A:
+
+```
+c2sp.org/tlog-proof@v1
+index <SEQ - 1>
+<base64 of a 32-byte hash>        (zero or more lines: the RFC 6962/9162 audit path,
+...                                from the leaf's sibling up to the root's child)
+
+<the checkpoint, verbatim: the same bytes as DIR/checkpoint>
+```
+
+There is no `extra` line. The index is the zero-based leaf index, `SEQ - 1`.
+
+## `checkpoint` and `verifier-key`
+
+`checkpoint` is a signed note (audit-evidence.md): body lines origin, tree size (decimal), root
+hash (base64), then an empty line and signature lines `— <name> <base64(key ID ‖ signature)>`.
+`verifier-key` is `<name>+<key ID, 8 hex digits>+<base64(0x01 ‖ 32-byte Ed25519 public key)>`.
+The key name is the log's origin (`handover/<team ID>/<ledger ID>`).
+
+## `manifest.json`
+
+One JSON object:
+
+| field | meaning |
+|---|---|
+| `format` | `handover-evidence/1` |
+| `subject` | the identifier asked for, as given |
+| `origin` | the log's origin (the checkpoint's first line) |
+| `tree_size` | the checkpoint's tree size |
+| `events` | array, ascending by `seq`: `{"seq", "type", "recorded_at", "sha256"}` where `sha256` is the hex SHA-256 of `events/SEQ.json` |
+| `revealed` | true when `revealed/` was written |
+
+## Checking a bundle
+
+1. `verifier-key`: three fields split at the first two `+`; the third decodes to 33 bytes
+   starting 0x01; the key ID (second field, hex) equals the first 4 bytes of
+   `SHA-256(name ‖ 0x0A ‖ 0x01 ‖ public key)`. Compare the whole line with the one the team gave
+   you out of band: a key read from the bundle only proves the bundle agrees with itself.
+2. `checkpoint`: split at the first `\n\n` into body and signatures. Its first body line
+   (origin) equals the key's name. A signature line names the key and carries the key ID;
+   Ed25519 verifies its signature over the body bytes, including the body's final line feed.
+   The second line is the tree size N, the third the base64 of the 32-byte root hash.
+3. For each `proofs/SEQ.tlog-proof`: the first line is `c2sp.org/tlog-proof@v1`; then
+   `index I` with `I = SEQ - 1` and `I < N`; then the hash lines; then an empty line; the rest
+   equals `checkpoint` byte for byte.
+4. For each `events/SEQ.json`: its leaf hash with the proof's path leads to the checkpoint's
+   root (RFC 9162 section 2.1.3.2, with `fn = I`, `sn = N - 1`), and its JSON `seq` is `SEQ`.
+5. `manifest.json` lists exactly the events present, each with its file's SHA-256.
+
+A failure names the file. Any changed byte in an event, a proof, the checkpoint or the key
+fails one of these steps.
+
+"""#
+}

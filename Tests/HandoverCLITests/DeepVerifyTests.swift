@@ -1,0 +1,103 @@
+import Foundation
+import LMDB
+import Testing
+import TestSupport
+@testable import Ledger
+
+/// `verify` checks the type index entry by entry, and `verify --deep` every projection an
+/// answer comes from, against what the log implies.
+@Suite("verify --deep: derived data against the log")
+struct DeepVerifyTests {
+    let dir = TemporaryDirectory()
+
+    private func handover(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+        try runProduct("handover", args)
+    }
+
+    /// The demo's recipient ledger, made once per test.
+    private func demoLedger() throws -> String {
+        let demo = try handover(["demo", "--users", "300", "--directory", dir.sub("demo")])
+        try #require(demo.status == 0, "\(demo.err)")
+        return dir.sub("demo/recipient")
+    }
+
+    /// A fresh copy of `ledger`, changed by `change` in one write transaction on its environment.
+    private func tampered(_ ledger: String, _ name: String, _ change: (WriteTransaction) throws -> Void) throws -> String {
+        let copy = dir.sub(name)
+        #expect(try runCommand("/bin/cp", ["-a", ledger, copy]).status == 0)
+        let environment = try Environment(path: copy)
+        try environment.write { txn in try change(txn) }
+        return copy
+    }
+
+    /// The first entry of `database` (a copy of its bytes).
+    private func firstEntry(_ txn: ReadTransaction, _ database: Database) throws -> (key: [UInt8], value: [UInt8]) {
+        try txn.withCursor(database) { cursor in
+            let entry = try #require(try cursor.first())
+            return (Array(entry.key), Array(entry.value))
+        }
+    }
+
+    @Test("one byte of a user record, a deleted identifier link, a migrated_order entry naming another user, a changed window: verify --deep exits 4 naming the database and entry, and after projections rebuild exits 0")
+    func projectionsTampered() throws {
+        let ledger = try demoLedger()
+        var r = try handover(["verify", "--deep", "--ledger", ledger])
+        #expect(r.status == 0 && r.out.contains("the projections (user records, identifier links, migrated_order, windows) equal the log"), "\(r.out)\(r.err)")
+
+        let cases: [(name: String, database: String, change: (WriteTransaction) throws -> Void)] = [
+            ("record", "user_versions", { txn in
+                let db = try txn.openDatabase("user_versions", create: false)
+                var (key, value) = try firstEntry(txn, db)
+                value[value.count / 2] ^= 0x01
+                try txn.put(db, key: key, value: value)
+            }),
+            ("link", "user_links", { txn in
+                let db = try txn.openDatabase("user_links", create: false)
+                let (key, _) = try firstEntry(txn, db)
+                _ = try txn.delete(db, key: key)
+            }),
+            ("order", "migrated_order", { txn in
+                let db = try txn.openDatabase("migrated_order", create: false)
+                var (key, value) = try firstEntry(txn, db)
+                _ = try txn.delete(db, key: key)
+                key[15] ^= 0x01  // the user key's last byte: another user
+                try txn.put(db, key: key, value: value)
+            }),
+            ("window", "windows", { txn in
+                let db = try txn.openDatabase("windows", create: false)
+                var (key, value) = try firstEntry(txn, db)
+                value[value.count - 1] ^= 0x01
+                try txn.put(db, key: key, value: value)
+            }),
+        ]
+        for (name, database, change) in cases {
+            let copy = try tampered(ledger, name, change)
+            r = try handover(["verify", "--ledger", copy])
+            #expect(r.status == 0, "\(name): the log itself is intact: \(r.err)")
+            r = try handover(["verify", "--deep", "--ledger", copy])
+            #expect(r.status == 4 && r.err.contains("derived data differs from what the log implies: \(database),") && r.err.contains("projections rebuild"),
+                    "\(name): \(r.out)\(r.err)")
+            let rebuilt = try handover(["projections", "rebuild", "--ledger", copy])
+            #expect(rebuilt.status == 0, "\(rebuilt.err)")
+            r = try handover(["verify", "--deep", "--ledger", copy])
+            #expect(r.status == 0, "\(name) after the rebuild: \(r.out)\(r.err)")
+        }
+    }
+
+    @Test("an event filed under another type, the counts unchanged: verify exits 4 naming the event and its type")
+    func typeIndexMisfiled() throws {
+        let ledger = try demoLedger()
+        var moved: UInt64 = 0
+        let copy = try tampered(ledger, "type") { txn in
+            let db = try txn.openDatabase("type_index", flags: [.duplicateSort, .duplicateFixed], create: false)
+            let sequence = try txn.withCursor(db) { cursor in
+                Array(try #require(try cursor.seek(key: Array("transfer-id-exchanged".utf8), valueAtLeast: BigEndian.bytes(0))).value)
+            }
+            moved = BigEndian.uint64(sequence)
+            _ = try txn.delete(db, key: Array("transfer-id-exchanged".utf8), value: sequence)
+            try txn.put(db, key: Array("notification-received".utf8), value: sequence)
+        }
+        let r = try handover(["verify", "--ledger", copy])
+        #expect(r.status == 4 && r.err.contains("type_index does not file event \(moved) under its type transfer-id-exchanged"), "\(r.out)\(r.err)")
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Ledger
+@testable import Projections
+
+/// `handover evidence`: one user's events and proofs, checked with no ledger by
+/// `handover evidence verify` and by `tools/check-bundle.py`, written from the documents alone.
+@Suite("one user's evidence bundle", .serialized)
+struct EvidenceBundleTests {
+    let dir = TemporaryDirectory()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    private func handover(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+        try runProduct("handover", args)
+    }
+
+    /// `tools/check-bundle.py` on `bundle`.
+    private func pythonCheck(_ bundle: String) throws -> (status: Int32, out: String, err: String) {
+        try runCommand("/usr/bin/env", ["python3", EvidenceBundleTests.repository + "/tools/check-bundle.py", bundle])
+    }
+
+    /// Both checks accept `bundle`.
+    private func expectAccepted(_ bundle: String, _ what: String) throws {
+        let ours = try handover(["evidence", "verify", bundle])
+        #expect(ours.status == 0 && ours.out.hasPrefix("OK: "), "\(what): \(ours.out)\(ours.err)")
+        let theirs = try pythonCheck(bundle)
+        #expect(theirs.status == 0, "\(what): check-bundle.py: \(theirs.out)\(theirs.err)")
+    }
+
+    /// The demo's two ledgers, each with a checkpoint signed.
+    private func demo() throws -> (sender: String, recipient: String) {
+        let demo = try handover(["demo", "--users", "300", "--directory", dir.sub("demo")])
+        try #require(demo.status == 0, "\(demo.err)")
+        for side in ["sender", "recipient"] {
+            let signed = try handover(["checkpoint", "--ledger", dir.sub("demo/" + side)])
+            try #require(signed.status == 0, "\(signed.err)")
+        }
+        return (dir.sub("demo/sender"), dir.sub("demo/recipient"))
+    }
+
+    /// Every user of `ledger` with its state, as `query state --format json` gives them.
+    private func users(_ ledger: String) throws -> [[String: JSONValue]] {
+        let state = try handover(["query", "state", "--ledger", ledger, "--format", "json"])
+        return try #require(try JSONValue.parse(Array(state.out.utf8)).arrayValue).compactMap(\.objectValue)
+    }
+
+    @Test("bundles for users whose histories cover generation, exchange, failure then retry, sign-in, every notification type and erasure: both checks accept each; the events are the user's history")
+    func bundlesAccepted() throws {
+        let (sender, recipient) = try demo()
+        let b = try users(recipient)
+        func first(_ why: String, _ test: ([String: JSONValue]) -> Bool) throws -> String {
+            let found = b.first(where: test)
+            let user = try #require(found, "the demo has a user who \(why)")
+            let subject = user["recipient_sub"]?.stringValue ?? user["transfer_sub"]?.stringValue
+            return try #require(subject)
+        }
+        var subjects: [(ledger: String, subject: String, why: String)] = [
+            (sender, try #require(try users(sender).first?["account_id"]?.stringValue), "transfer ID generated"),
+            (recipient, try first("was exchanged") { $0["migrated_via"]?.stringValue == "exchange" }, "exchanged"),
+            (recipient, try first("failed, then succeeded") { ($0["attempts"]?.intValue ?? 0) > 1 && $0["status"]?.stringValue == "migrated" }, "failure then retry"),
+            (recipient, try first("signed in") { $0["migrated_via"]?.stringValue == "sign-in" }, "sign-in"),
+            (recipient, try first("was erased") { $0["erased_at"]?.stringValue != nil }, "erased"),
+        ]
+        // Users between them covering every notification type the demo recorded.
+        var kinds = Set<String>()
+        for user in b where (user["notifications"]?.intValue ?? 0) > 0 {
+            guard let sub = user["recipient_sub"]?.stringValue else { continue }
+            let events = try handover(["query", "events", "--id", sub, "--ledger", recipient, "--format", "json"])
+            let types = try #require(try JSONValue.parse(Array(events.out.utf8)).arrayValue).compactMap { $0.objectValue?["body"]?.objectValue?["notification_type"]?.stringValue }
+            if !Set(types).isSubset(of: kinds) {
+                kinds.formUnion(types)
+                subjects.append((recipient, sub, "notifications " + types.joined(separator: ",")))
+            }
+        }
+        let all = try handover(["query", "events", "--type", "notification-received", "--ledger", recipient, "--format", "json"])
+        let recorded = Set(try #require(try JSONValue.parse(Array(all.out.utf8)).arrayValue).compactMap { $0.objectValue?["body"]?.objectValue?["notification_type"]?.stringValue })
+        #expect(kinds == recorded && recorded.count >= 3, "notification types covered: \(kinds.sorted()), recorded: \(recorded.sorted())")
+
+        for (n, (ledger, subject, why)) in subjects.enumerated() {
+            let bundle = dir.sub("bundle-\(n)")
+            let r = try handover(["evidence", subject, "--ledger", ledger, "--out", bundle])
+            #expect(r.status == 0, "\(why): \(r.out)\(r.err)")
+            try expectAccepted(bundle, why)
+            // The bundle's events are the user's history, as `query events --id` lists it.
+            let listed = try handover(["query", "events", "--id", subject, "--ledger", ledger, "--format", "json"])
+            let history = try #require(try JSONValue.parse(Array(listed.out.utf8)).arrayValue).compactMap { $0.objectValue?["seq"]?.intValue }
+            let files = try FileManager.default.contentsOfDirectory(atPath: bundle + "/events").compactMap { Int64($0.dropLast(5)) }.sorted()
+            #expect(files == history && !files.isEmpty, "\(why): bundle \(files), history \(history)")
+            #expect(try String(contentsOfFile: bundle + "/VERIFY.md", encoding: .utf8) == (try String(contentsOfFile: EvidenceBundleTests.repository + "/schemas/evidence-bundle.md", encoding: .utf8)))
+        }
+    }
+
+    @Test("one byte changed in an event, a proof, the checkpoint or the verifier key: both checks refuse, naming the file; an erased user's bundle holds no address; evidence runs on a keyless backup and changes nothing")
+    func bundlesRefusedAndKeyless() throws {
+        let (_, recipient) = try demo()
+        let b = try users(recipient)
+        let erased = try #require(b.first { $0["erased_at"]?.stringValue != nil && $0["transfer_sub"]?.stringValue != nil })
+        let subject = try #require(erased["transfer_sub"]?.stringValue)
+        let bundle = dir.sub("erased")
+        var r = try handover(["evidence", subject, "--ledger", recipient, "--out", bundle, "--reveal"])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        try expectAccepted(bundle, "the erased user")
+        // Its address, as the exchange's output held it before the erasure, is in no file.
+        let exchanged = try String(contentsOfFile: dir.sub("demo/exchanged.csv"), encoding: .utf8)
+        let address = try #require(exchanged.split(separator: "\n").first { $0.contains(subject) }?.split(separator: ",").first { $0.contains("@") })
+        #expect(try !filesContain(bundle, String(address)), "the erased user's address \(address) is in the bundle")
+
+        let sequence = try #require(try FileManager.default.contentsOfDirectory(atPath: bundle + "/events").first).dropLast(5)
+        for file in ["events/\(sequence).json", "proofs/\(sequence).tlog-proof", "checkpoint", "verifier-key"] {
+            let copy = dir.sub("changed-" + file.replacingOccurrences(of: "/", with: "-"))
+            #expect(try runCommand("/bin/cp", ["-a", bundle, copy]).status == 0)
+            var bytes = Array(try #require(FileManager.default.contents(atPath: copy + "/" + file)))
+            // A byte inside the part that is checked: the base64 of a hash or key, a JSON string.
+            let at = file == "checkpoint" ? bytes.firstIndex(of: 0x0A)! + 8 : (file.hasPrefix("proofs") ? 40 : bytes.count / 2)
+            bytes[at] = bytes[at] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            try Data(bytes).write(to: URL(fileURLWithPath: copy + "/" + file))
+            let ours = try handover(["evidence", "verify", copy])
+            #expect(ours.status == 4 && ours.err.contains("the bundle does not hold: \(file):"), "\(file): \(ours.out)\(ours.err)")
+            let theirs = try pythonCheck(copy)
+            #expect(theirs.status != 0 && theirs.err.contains(file), "\(file): check-bundle.py: \(theirs.out)\(theirs.err)")
+        }
+
+        // A keyless backup, read-only: the same bundle, and no file of the copy changed.
+        let evidence = dir.sub("keyless")
+        #expect(try handover(["backup", "--ledger", recipient, "--out", evidence, "--without-keys"]).status == 0)
+        let before = try fileStates(evidence)
+        let fromCopy = dir.sub("from-keyless")
+        r = try handover(["evidence", subject, "--ledger", evidence, "--out", fromCopy])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        try expectAccepted(fromCopy, "from the keyless copy")
+        #expect(try fileStates(evidence) == before)
+        for name in try FileManager.default.contentsOfDirectory(atPath: bundle + "/events") {
+            #expect(FileManager.default.contents(atPath: fromCopy + "/events/" + name) == FileManager.default.contents(atPath: bundle + "/events/" + name))
+        }
+    }
+
+    @Test("query events --id lists exactly the events query user shows in its history, for every user of the demo's two ledgers")
+    func eventsByIdentifierAreTheHistory() throws {
+        let (sender, recipient) = try demo()
+        for path in [sender, recipient] {
+            let projection = UserProjection()
+            let opened = try Ledger.open(at: path, folders: [projection], options: .init(access: .readOnly))
+            defer { opened.close() }
+            var users: [UserState] = []
+            try projection.read(opened) { snapshot, _ in try snapshot.forEachUser { users.append($0) } }
+            #expect(users.count > 100)
+            for user in users {
+                let history = try EventQuery.history(of: user, in: opened, projection: projection).map(\.sequence)
+                for identifier in user.identifiers {
+                    let listed = try EventQuery(identifier: identifier.value).run(on: opened, projection: projection).map(\.sequence)
+                    #expect(listed == history, "user \(user.key) by \(identifier): \(listed) against \(history)")
+                }
+            }
+        }
+    }
+}
