@@ -136,6 +136,24 @@ def measure(build, size, label):
         figures["query user in process p99 ms"] = lookups["now_p99_ms"]
         figures["query user --as-of in process p50 ms"] = lookups["as_of_p50_ms"]
         figures["query user --as-of in process p99 ms"] = lookups["as_of_p99_ms"]
+    if label == "new":
+        # The deep check (the log folded again outside the ledger and compared), and one
+        # user's evidence bundle (which needs a signed checkpoint).
+        print(f"[{label} {size:,}] verify --deep", file=sys.stderr, flush=True)
+        wall, anon, rss, status, _ = run([handover, "verify", "--deep", "--ledger", ledger, "--scratch", os.path.join(work, "deep-scratch")])
+        figures["verify --deep s"], figures["verify --deep peak anon MB"], figures["verify --deep peak RSS MB"] = wall, anon, rss
+        run([handover, "checkpoint", "--ledger", ledger])
+        walls, anons = [], []
+        for i in range(5):
+            bundle = os.path.join(work, f"evidence-{i}")
+            shutil.rmtree(bundle, ignore_errors=True)
+            wall, anon, rss, status, _ = run([handover, "evidence", user_ids[i], "--ledger", ledger, "--out", bundle])
+            if status == 0:
+                walls.append(wall)
+                anons.append(anon)
+            shutil.rmtree(bundle, ignore_errors=True)
+        figures["evidence one user p50 ms"] = percentile(walls, 0.5) * 1e3 if walls else float("nan")
+        figures["evidence peak anon MB"] = max(anons) if anons else float("nan")
     print(f"[{label} {size:,}] projections rebuild", file=sys.stderr, flush=True)
     wall, anon, rss, status, _ = run([handover, "projections", "rebuild", "--ledger", ledger])
     figures["rebuild events/s"] = events / wall
