@@ -150,7 +150,8 @@ def check_checkpoint(data, key_name, key_id, public_key):
 # 3. proofs ----------------------------------------------------------------------------------------
 
 def parse_proof(data, name, seq, size, checkpoint):
-    """Returns the audit path. Lines are separated by 0x0A; the checkpoint follows the empty line."""
+    """Returns (index, audit path, whether an `extra` line was present). Lines are separated by
+    0x0A; the checkpoint follows the empty line."""
     pos = 0
     def next_line():
         nonlocal pos
@@ -159,10 +160,10 @@ def parse_proof(data, name, seq, size, checkpoint):
         line, pos = data[pos:end], end + 1
         return line
     if next_line() != PROOF_HEADER: raise Fail(name, f"first line is not {PROOF_HEADER.decode()}")
-    line = next_line()
+    line, extra = next_line(), False
     if line.startswith(b"extra "):                 # C2SP allows it; Handover writes none; ignored
         b64(line[6:], "the extra data", name)
-        line = next_line()
+        line, extra = next_line(), True
     if not line.startswith(b"index "): raise Fail(name, "no 'index' line")
     try: index_text = line[6:].decode("ascii")
     except UnicodeDecodeError: raise Fail(name, "index is not a decimal")
@@ -175,7 +176,7 @@ def parse_proof(data, name, seq, size, checkpoint):
         if not line: break
         path.append(b64(line, f"audit path hash {len(path) + 1}", name, 32))
     if data[pos:] != checkpoint: raise Fail(name, "the checkpoint after the empty line is not the bundle's checkpoint byte for byte")
-    return index, path
+    return index, path, extra
 
 
 # 4. inclusion (RFC 9162 section 2.1.3.2) ----------------------------------------------------------
@@ -263,10 +264,11 @@ def check(root, given_key):
         if seq not in proof_files: raise Fail(event_files[seq], f"no proofs/{seq}.tlog-proof")
         if seq not in event_files: raise Fail(proof_files[seq], f"no events/{seq}.json")
     guide = manifest_hashes(root)
-    events = {}
+    events, with_extra = {}, []
     for seq in sorted(event_files):
         event_name, proof_name = event_files[seq], proof_files[seq]
-        index, path = parse_proof(read(root, proof_name), proof_name, seq, size, checkpoint)  # 3
+        index, path, extra = parse_proof(read(root, proof_name), proof_name, seq, size, checkpoint)  # 3
+        if extra: with_extra.append(proof_name)
         data = events[seq] = read(root, event_name)
         if not verify_inclusion(leaf(data), index, size, path, tree_root):                  # 4
             if guide.get(seq) == hashlib.sha256(data).hexdigest():
@@ -278,7 +280,7 @@ def check(root, given_key):
         if not is_int(value["seq"]) or value["seq"] != seq:
             raise Fail(event_name, f"its seq {value['seq']!r} is not {seq}")
     check_manifest(read(root, "manifest.json"), root, origin, size, events)                 # 5
-    return len(events), origin, size, key_name
+    return len(events), origin, size, key_name, with_extra
 
 
 def main():
@@ -295,12 +297,15 @@ def main():
             given = args.public_key
     try:
         if not os.path.isdir(args.dir): raise Fail(".", f"{args.dir} is not a directory")
-        count, origin, size, key_name = check(args.dir, given)
+        count, origin, size, key_name, with_extra = check(args.dir, given)
     except Fail as failure:
         print(f"check-bundle: FAIL: {failure.name}: {failure.reason}", file=sys.stderr)
         return 1
     print(f"check-bundle: {args.dir}: {count} events of {origin}, each included in the checkpoint of "
           f"{size} events signed by {key_name}; manifest agrees")
+    for name in with_extra:
+        print(f"check-bundle: note: {name} has an 'extra' line, which Handover does not write; "
+              "it is not authenticated and was ignored", file=sys.stderr)
     if given is None:
         print("check-bundle: note: the key was read from the bundle, which only shows the bundle agrees "
               "with itself; pass --public-key with the key the team gave you", file=sys.stderr)

@@ -91,8 +91,17 @@ struct AuditorCopyTests {
         #expect(FileManager.default.fileExists(atPath: copy + "/lock.mdb"), "the copy carries the original's lock file, which its owner cannot write")
         try expectSameAnswers(copy: copy, original: ledger, checkpoint: checkpoint, files: copy, run: handoverAsAuditor)
 
-        // A command that writes says so, and writes nothing.
+        // One user's evidence, written elsewhere by the auditor, from the copy.
         let before = try fileStates(copy)
+        let outside = dir.sub("auditor-out")
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        #expect(try runCommand("/bin/chown", ["\(AuditorCopyTests.auditorID):\(AuditorCopyTests.auditorID)", outside]).status == 0)
+        let evidence = try handoverAsAuditor(["evidence", "acct-00007", "--ledger", copy, "--out", outside + "/bundle"])
+        #expect(evidence.status == 0, "\(evidence.out)\(evidence.err)")
+        let checked = try handoverAsAuditor(["evidence", "verify", outside + "/bundle"])
+        #expect(checked.status == 0 && checked.out.hasPrefix("OK: "), "\(checked.out)\(checked.err)")
+
+        // A command that writes says so, and writes nothing.
         let erase = try handoverAsAuditor(["erase", "acct-00007", "--ledger", copy])
         #expect(erase.status == 2 && erase.err.contains("cannot be written by this user"), "\(erase.out)\(erase.err)")
         #expect(try fileStates(copy) == before)
