@@ -43,6 +43,7 @@ let package = Package(
         .target(
             name: "AppleID",
             dependencies: [
+                "Ledger",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -13,13 +13,4 @@ public struct MigratedUser: Sendable, Hashable {
         self.email = email
         self.isPrivateEmail = isPrivateEmail
     }
-
-    /// A Boolean that Apple may send as `true` or `"true"`.
-    static func flag(_ value: Any?) -> Bool? {
-        switch value {
-        case let s as String: return s == "true" ? true : s == "false" ? false : nil
-        case let n as NSNumber: return n.boolValue
-        default: return nil
-        }
-    }
 }

@@ -89,8 +89,7 @@ public struct SimulatorServer: Sendable {
         case .failure(let error):
             stats.count("\(endpoint).\(error.error)")
             logger.debug("refused", metadata: ["endpoint": "\(endpoint)", "reason": "\(error.description)"])
-            let object = ["error": error.error, "error_description": wording.description(error.description)]
-            let text = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+            let text = SimulatorAnswers.text(SimulatorAnswers.Failure(error: error.error, errorDescription: wording.description(error.description)))
             return json(HTTPResponse.Status(code: error.status), text)
         }
     }
@@ -108,7 +107,7 @@ public struct SimulatorServer: Sendable {
             throw SimulatedApple.Refusal(status: 400, error: "invalid_grant", description: "the app transfer period has ended; user migration is inactive")
         }
         let (token, lifetime) = apple.issueToken(teamID: team.teamID, clientID: clientID)
-        return #"{"access_token":"\#(token)","token_type":"Bearer","expires_in":\#(lifetime)}"#
+        return SimulatorAnswers.text(SimulatorAnswers.Token(accessToken: token, expiresIn: lifetime))
     }
 
     private func migrationInfo(_ form: [String: String], authorization: String?, now: Int64) throws(SimulatedApple.Refusal) -> String {
@@ -126,17 +125,13 @@ public struct SimulatorServer: Sendable {
         defer { revoker.answered() }
         if let transferSub = form["transfer_sub"] {
             let user = try apple.exchange(teamID: team.teamID, transferSub: transferSub)
-            var object: [String: Any] = ["sub": user.sub]
-            if let email = user.email { object["email"] = email }
-            if let isPrivate = user.isPrivateEmail { object["is_private_email"] = isPrivate }
-            let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            return String(decoding: data ?? Data(), as: UTF8.self)
+            return SimulatorAnswers.text(SimulatorAnswers.Exchange(sub: user.sub, email: user.email, isPrivateEmail: user.isPrivateEmail))
         }
         guard let sub = form["sub"], let target = form["target"] else {
             throw SimulatedApple.Refusal(status: 400, error: "invalid_request", description: "send transfer_sub, or sub and target")
         }
         let transferSub = try apple.generate(teamID: team.teamID, sub: sub, target: target)
-        return #"{"transfer_sub":"\#(transferSub)"}"#
+        return SimulatorAnswers.text(SimulatorAnswers.TransferID(transferSub: transferSub))
     }
 
     private func json(_ status: HTTPResponse.Status, _ text: String) -> Response {

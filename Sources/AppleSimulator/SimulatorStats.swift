@@ -16,7 +16,6 @@ public final class SimulatorStats: Sendable {
 
     /// The counters as a JSON object.
     public var json: String {
-        let data = (try? JSONSerialization.data(withJSONObject: snapshot, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        SimulatorAnswers.text(snapshot)
     }
 }

@@ -2,6 +2,7 @@ import AppleID
 import Crypto
 import CryptoExtras
 import Foundation
+import Ledger
 
 /// Signs what Apple signs with its RSA key (RS256): identity tokens and server-to-server
 /// notification payloads, and publishes the public key as a JWKS.
@@ -27,14 +28,12 @@ public struct TokenMinter: Sendable {
     /// The JWKS served at `/auth/keys`.
     public func jwks() throws -> String {
         let primitives = try key.publicKey.getKeyPrimitives()
-        let jwk: [String: String] = ["kty": "RSA", "kid": keyID, "use": "sig", "alg": "RS256",
-                                     "n": Base64URL.encode(primitives.modulus), "e": Base64URL.encode(primitives.publicExponent)]
-        let data = try JSONSerialization.data(withJSONObject: ["keys": [jwk]], options: [.sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
+        let jwk = ["kty": "RSA", "kid": keyID, "use": "sig", "alg": "RS256", "n": Base64URL.encode(primitives.modulus), "e": Base64URL.encode(primitives.publicExponent)]
+        return SimulatorAnswers.text(["keys": [jwk]])
     }
 
     /// Signs `claims` as an RS256 JWS with this key's `kid`.
-    public func sign(_ claims: [String: Any]) throws -> String {
+    public func sign(_ claims: [String: JSONValue]) throws -> String {
         let input = try CompactJWS.signingInput(header: ["alg": "RS256", "kid": keyID], claims: claims)
         let signature = try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5)
         return input + "." + Base64URL.encode(signature.rawRepresentation)
@@ -43,27 +42,26 @@ public struct TokenMinter: Sendable {
     /// An identity token as Apple issues at sign-in; `transferSub` during a transfer window.
     public func identityToken(audience: String, sub: String, transferSub: String? = nil, email: String? = nil,
                               isPrivateEmail: Bool? = nil, nonce: String? = nil, issuedAt: Int64, lifetime: Int64 = 600) throws -> String {
-        var claims: [String: Any] = ["iss": TokenMinter.issuer, "aud": audience, "sub": sub, "iat": issuedAt, "exp": issuedAt + lifetime,
-                                     "auth_time": issuedAt, "real_user_status": 2, "nonce_supported": nonce != nil]
-        if let transferSub { claims["transfer_sub"] = transferSub }
+        var claims: [String: JSONValue] = ["iss": .string(TokenMinter.issuer), "aud": .string(audience), "sub": .string(sub), "iat": .int(issuedAt),
+                                           "exp": .int(issuedAt + lifetime), "auth_time": .int(issuedAt), "real_user_status": .int(2), "nonce_supported": .bool(nonce != nil)]
+        if let transferSub { claims["transfer_sub"] = .string(transferSub) }
         if let email {
-            claims["email"] = email
-            claims["email_verified"] = "true"
+            claims["email"] = .string(email)
+            claims["email_verified"] = .string("true")
         }
-        if let isPrivateEmail { claims["is_private_email"] = isPrivateEmail ? "true" : "false" }
-        if let nonce { claims["nonce"] = nonce }
+        if let isPrivateEmail { claims["is_private_email"] = .string(isPrivateEmail ? "true" : "false") }
+        if let nonce { claims["nonce"] = .string(nonce) }
         return try sign(claims)
     }
 
     /// A notification body `{"payload": "<JWS>"}` with `events` as a JSON string, as Apple sends it.
     public func notification(audience: String, type: String, sub: String, email: String? = nil, isPrivateEmail: Bool? = nil,
                              eventTime: Int64, jti: String = UUID().uuidString.lowercased()) throws -> String {
-        var event: [String: Any] = ["type": type, "sub": sub, "event_time": eventTime]
-        if let email { event["email"] = email }
-        if let isPrivateEmail { event["is_private_email"] = isPrivateEmail ? "true" : "false" }
-        let events = String(decoding: try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
-        let payload = try sign(["iss": TokenMinter.issuer, "aud": audience, "iat": eventTime, "jti": jti, "events": events])
-        let body = try JSONSerialization.data(withJSONObject: ["payload": payload], options: [.withoutEscapingSlashes])
-        return String(decoding: body, as: UTF8.self)
+        var event: [String: JSONValue] = ["type": .string(type), "sub": .string(sub), "event_time": .int(eventTime)]
+        if let email { event["email"] = .string(email) }
+        if let isPrivateEmail { event["is_private_email"] = .string(isPrivateEmail ? "true" : "false") }
+        let payload = try sign(["iss": .string(TokenMinter.issuer), "aud": .string(audience), "iat": .int(eventTime), "jti": .string(jti),
+                                "events": .string(SimulatorAnswers.text(event))])
+        return SimulatorAnswers.text(["payload": payload])
     }
 }

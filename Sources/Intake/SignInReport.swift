@@ -1,7 +1,9 @@
 import Foundation
+import Ledger
 
 /// The body of `POST /apple/sign-ins`: `{"identity_token": "...", "nonce": "..."}`, or the
-/// bare token. Anything else goes through as-is and is refused by verification.
+/// bare token. Anything else (a body that is not UTF-8 or repeats a member included) goes
+/// through as-is and is refused by verification.
 public struct SignInReport: Sendable {
     public var token: String
     public var nonce: String?
@@ -10,9 +12,9 @@ public struct SignInReport: Sendable {
     public var received: Data
 
     public init(_ body: Data) {
-        if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any], let token = object["identity_token"] as? String {
+        if let object = (try? JSONValue.parse(untrusted: Array(body)))?.objectValue, let token = object["identity_token"]?.stringValue {
             self.token = token
-            self.nonce = object["nonce"] as? String
+            self.nonce = object["nonce"]?.stringValue
             self.received = Data(token.utf8)
         } else {
             self.token = String(decoding: body, as: UTF8.self)

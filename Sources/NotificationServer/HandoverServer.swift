@@ -52,10 +52,10 @@ public struct HandoverServer: Sendable {
         }
         router.post("/apple/sign-ins") { request, context in
             guard let secret = configuration.signInSecret else {
-                return reply("sign-ins", .unauthorized, ["error": "unauthorized", "detail": "sign-in reports are off: no bearer secret was set (handover init --sign-in-secret-file, or serve --sign-in-secret-file)"])
+                return reply("sign-ins", .unauthorized, ServeReply(error: "unauthorized", detail: "sign-in reports are off: no bearer secret was set (handover init --sign-in-secret-file, or serve --sign-in-secret-file)"))
             }
             guard secret.accepts(authorization: request.headers[.authorization]) else {
-                var response = reply("sign-ins", .unauthorized, ["error": "unauthorized", "detail": "missing or wrong bearer secret"])
+                var response = reply("sign-ins", .unauthorized, ServeReply(error: "unauthorized", detail: "missing or wrong bearer secret"))
                 response.headers[.wwwAuthenticate] = "Bearer"
                 return response
             }
@@ -68,13 +68,13 @@ public struct HandoverServer: Sendable {
         }
         router.get("/healthz") { _, _ in
             if let full = storage.diskFull, let space = DiskSpace(at: intake.ledger.directory), space.available < DiskSpace.nearlyFull {
-                var response = reply("healthz", .serviceUnavailable, ["status": "disk-full", "detail": full.message, "free_bytes": space.available])
+                var response = reply("healthz", .serviceUnavailable, ServeReply(status: "disk-full", detail: full.message, freeBytes: space.available))
                 response.headers[.retryAfter] = "60"
                 return response
             }
             let head = try? intake.ledger.read { try $0.head().sequence }
-            return head.map { reply("healthz", .ok, ["status": "ok", "head": $0]) }
-                ?? reply("healthz", .serviceUnavailable, ["status": "unavailable", "detail": "the ledger cannot be read"])
+            return head.map { reply("healthz", .ok, ServeReply(status: "ok", head: $0)) }
+                ?? reply("healthz", .serviceUnavailable, ServeReply(status: "unavailable", detail: "the ledger cannot be read"))
         }
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
@@ -119,39 +119,39 @@ public struct HandoverServer: Sendable {
             metrics.record(receipt)
             switch receipt.outcome {
             case .recorded(let sequence):
-                return reply(route, .ok, ["status": "recorded", "sequence": sequence])
+                return reply(route, .ok, ServeReply(status: "recorded", sequence: sequence))
             case .duplicate(let sequence):
-                return reply(route, .ok, ["status": "duplicate", "sequence": sequence])
+                return reply(route, .ok, ServeReply(status: "duplicate", sequence: sequence))
             case .rejected(let rejection, let sequence):
                 let status: HTTPResponse.Status = rejection.reason == .bodyTooLarge ? .contentTooLarge : .badRequest
-                var response = reply(route, status, ["error": "rejected", "reason": rejection.reason.rawValue, "detail": rejection.detail, "sequence": sequence])
+                var response = reply(route, status, ServeReply(error: "rejected", reason: rejection.reason.rawValue, detail: rejection.detail, sequence: sequence))
                 if rejection.reason == .bodyTooLarge { response.headers[.connection] = "close" }
                 return response
             case .suppressed(let rejection, _):
-                var response = reply(route, .tooManyRequests, ["error": "too_many_rejections", "reason": rejection.reason.rawValue,
-                                                               "detail": "more than \(floodGuard.budgetPerMinute) refused deliveries from this address this minute; this one is counted, not recorded"])
+                var response = reply(route, .tooManyRequests, ServeReply(error: "too_many_rejections", reason: rejection.reason.rawValue,
+                                                                         detail: "more than \(floodGuard.budgetPerMinute) refused deliveries from this address this minute; this one is counted, not recorded"))
                 response.headers[.retryAfter] = "60"
                 return response
             }
         } catch let error as AppleKeySet.Unavailable {
             logger.warning("Apple's keys unavailable; asking the sender to retry", metadata: ["error": "\(error)"])
-            var response = reply(route, .serviceUnavailable, ["error": "unavailable", "detail": "Apple's public keys cannot be fetched now; try again later"])
+            var response = reply(route, .serviceUnavailable, ServeReply(error: "unavailable", detail: "Apple's public keys cannot be fetched now; try again later"))
             response.headers[.retryAfter] = "60"
             return response
         } catch let error as LedgerError where error.code == .diskFull {
             if storage.full(error) { logger.critical("the disk holding the ledger is full; answering 503 until space is freed", metadata: ["error": "\(error.message)"]) }
-            var response = reply(route, .serviceUnavailable, ["error": "disk-full", "detail": error.message])
+            var response = reply(route, .serviceUnavailable, ServeReply(error: "disk-full", detail: error.message))
             response.headers[.retryAfter] = "60"
             return response
         } catch {
             logger.error("could not record a delivery", metadata: ["error": "\(error)"])
-            return reply(route, .internalServerError, ["error": "internal", "detail": "the delivery could not be recorded; try again"])
+            return reply(route, .internalServerError, ServeReply(error: "internal", detail: "the delivery could not be recorded; try again"))
         }
     }
 
-    private func reply(_ route: String, _ status: HTTPResponse.Status, _ fields: [String: any Sendable]) -> Response {
+    private func reply(_ route: String, _ status: HTTPResponse.Status, _ fields: ServeReply) -> Response {
         metrics.respond(route: route, status: status.code)
-        let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let data = fields.encoded
         return Response(status: status, headers: [.contentType: "application/json;charset=UTF-8", .cacheControl: "no-store"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }

@@ -53,7 +53,7 @@ struct ServeRehearsal {
             request.body = .bytes(ByteBuffer(string: body))
             let response = try await http.execute(request, timeout: .seconds(30))
             let answer = try await response.body.collect(upTo: 1 << 16)
-            let status = (try? JSONSerialization.jsonObject(with: Data(answer.readableBytesView)) as? [String: Any])?["status"] as? String
+            let status = (try? JSONDecoder().decode(ServeAnswer.self, from: Data(answer.readableBytesView)))?.status
             summary.answers["\(response.status.code) \(status ?? "rejected")", default: 0] += 1
         }
 
@@ -62,7 +62,7 @@ struct ServeRehearsal {
         for transferSub in heldBack + exchanged.prefix(5) {
             guard let sub = try? simulator.server.apple.exchange(teamID: recipientTeam, transferSub: transferSub).sub else { continue }
             let token = try minter.identityToken(audience: clientID, sub: sub, transferSub: transferSub, issuedAt: now)
-            let body = String(decoding: try JSONSerialization.data(withJSONObject: ["identity_token": token]), as: UTF8.self)
+            let body = String(decoding: try JSONEncoder().encode(["identity_token": token]), as: UTF8.self)
             try await post("/apple/sign-ins", body, bearer: secret)
             summary.signIns += 1
         }
@@ -90,4 +90,9 @@ struct ServeRehearsal {
         summary.erased = running.server.metrics.usersErased
         return summary
     }
+}
+
+/// The part of `serve`'s answer the rehearsal counts.
+private struct ServeAnswer: Decodable {
+    var status: String?
 }

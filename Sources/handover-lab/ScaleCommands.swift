@@ -58,12 +58,12 @@ struct ScaleWriteCommand: AsyncParsableCommand {
             }
         }
         ledger.close()
-        let summary: [String: Any] = [
-            "events": count, "users": users, "seconds": seconds, "appends_per_second": Double(count) / seconds, "json_bytes": jsonBytes,
-            "sample_users": picked.map { ScaleMix.identifiers(of: $0) }.map { [$0.accountID!, $0.transferSub!, $0.recipientSub!] },
-            "sample_times": times,
-        ]
-        print(String(decoding: try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys]), as: UTF8.self))
+        let summary = ScaleWriteSummary(
+            events: count, users: users, seconds: seconds, appendsPerSecond: Double(count) / seconds, jsonBytes: jsonBytes,
+            sampleUsers: picked.map { ScaleMix.identifiers(of: $0) }.map { [$0.accountID!, $0.transferSub!, $0.recipientSub!] }, sampleTimes: times)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        print(String(decoding: try encoder.encode(summary), as: UTF8.self))
     }
 }
 

@@ -13,8 +13,8 @@ struct ScaleLookupsCommand: ParsableCommand {
     @Option var count = 2_000
 
     func run() throws {
-        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: samples))) as? [String: Any]
-        guard let users = object?["sample_users"] as? [[String]], let times = (object?["sample_times"] as? [String])?.compactMap(Timestamp.init(rfc3339:)),
+        let written = try? JSONDecoder().decode(ScaleWriteSummary.self, from: Data(contentsOf: URL(fileURLWithPath: samples)))
+        guard let users = written?.sampleUsers, let times = written?.sampleTimes.compactMap(Timestamp.init(rfc3339:)),
               !users.isEmpty, !times.isEmpty else { throw ValidationError("\(samples) has no sample_users or sample_times") }
         let projection = UserProjection()
         let ledger = try Ledger.open(at: self.ledger, folders: [projection])

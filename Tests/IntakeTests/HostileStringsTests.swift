@@ -78,7 +78,7 @@ struct HostileStringsTests {
 
         /// A JWS with `header`, signed by the stand-in's key (Apple's, as far as the ledger knows).
         func token(header: [String: Any], claims: [String: Any]) throws -> String {
-            let input = try CompactJWS.signingInput(header: header, claims: claims)
+            let input = try IntakeFixture.signingInput(header: header, claims: claims)
             return input + "." + Base64URL.encode(try signingKey.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5).rawRepresentation)
         }
 

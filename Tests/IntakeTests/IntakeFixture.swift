@@ -56,9 +56,22 @@ final class IntakeFixture {
 
     var now: Int64 { Int64(Date().timeIntervalSince1970) }
 
+    /// `header.payload` of any two JSON objects, as a stranger would build them (any member
+    /// types, keys sorted): what the tests sign.
+    static func signingInput(header: [String: Any], claims: [String: Any]) throws -> String {
+        let h = try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys, .withoutEscapingSlashes])
+        let c = try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys, .withoutEscapingSlashes])
+        return Base64URL.encode(h) + "." + Base64URL.encode(c)
+    }
+
+    /// Claims built as a stranger would, as the simulator's minter takes them.
+    static func jsonValues(_ claims: [String: Any]) throws -> [String: JSONValue] {
+        try JSONValue.parse(Array(JSONSerialization.data(withJSONObject: claims))).objectValue ?? [:]
+    }
+
     /// A JWS with any header, signed RS256 by `key` (or with `signature` as given).
     static func token(header: [String: Any], claims: [String: Any], key: _RSA.Signing.PrivateKey? = TestKeys.apple, signature: Data? = nil) throws -> String {
-        let input = try CompactJWS.signingInput(header: header, claims: claims)
+        let input = try IntakeFixture.signingInput(header: header, claims: claims)
         if let signature { return input + "." + Base64URL.encode(signature) }
         guard let key else { return input + "." }
         return input + "." + Base64URL.encode(try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5).rawRepresentation)

@@ -28,7 +28,7 @@ struct KeySetTests {
         for i in 0..<3 {
             var c = claims
             c["jti"] = "jti-cached-\(i)"
-            let receipt = try await f.intake.receiveNotification(IntakeFixture.body(try minter.sign(c)))
+            let receipt = try await f.intake.receiveNotification(IntakeFixture.body(try minter.sign(IntakeFixture.jsonValues(c))))
             #expect(receipt.rejection == nil)
         }
         #expect(await keys.fetches == 1)
@@ -41,7 +41,7 @@ struct KeySetTests {
         // With the minute over (an interval of zero), an unknown kid prompts one fetch.
         let eager = AppleKeySet(.url(apple.baseURL + "/auth/keys"), refetchInterval: .zero)
         let g = try await IntakeFixture(keys: eager)
-        _ = try await g.intake.receiveNotification(IntakeFixture.body(try minter.sign(claims)))
+        _ = try await g.intake.receiveNotification(IntakeFixture.body(try minter.sign(IntakeFixture.jsonValues(claims))))
         _ = try await g.intake.receiveNotification(stranger)
         #expect(await eager.fetches == 2)
         await apple.stop()

@@ -37,7 +37,7 @@ struct RefusalCase: CustomTestStringConvertible, Sendable {
         },
         .payload("HS256 keyed with Apple's RSA public key", .algorithmNotAllowed) { f in
             let claims = try f.notificationClaims(type: "consent-revoked")
-            let input = try CompactJWS.signingInput(header: ["alg": "HS256", "kid": TestKeys.minter.keyID], claims: claims)
+            let input = try IntakeFixture.signingInput(header: ["alg": "HS256", "kid": TestKeys.minter.keyID], claims: claims)
             let secret = SymmetricKey(data: Data(TestKeys.apple.publicKey.pemRepresentation.utf8))
             let mac = HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: secret)
             return try IntakeFixture.token(header: ["alg": "HS256", "kid": TestKeys.minter.keyID], claims: claims, signature: Data(mac))

@@ -20,14 +20,26 @@ public struct ClientSecretSigner: Sendable {
         guard lifetime > 0, lifetime <= ClientSecretSigner.maximumLifetime else {
             throw AppleIDError(.invalidConfiguration, "a client secret's lifetime must be 1 to \(ClientSecretSigner.maximumLifetime) s (six months); \(lifetime) was asked for")
         }
-        let header: [String: Any] = ["alg": "ES256", "kid": credentials.keyID]
-        let claims: [String: Any] = [
-            "iss": credentials.teamID, "iat": issuedAt, "exp": issuedAt + lifetime,
-            "aud": ClientSecretSigner.audience, "sub": credentials.clientID,
-        ]
+        let header = Header(alg: "ES256", kid: credentials.keyID)
+        let claims = Claims(iss: credentials.teamID, iat: issuedAt, exp: issuedAt + lifetime, aud: ClientSecretSigner.audience, sub: credentials.clientID)
         let input = try CompactJWS.signingInput(header: header, claims: claims)
         let signature = try credentials.privateKey.signature(for: Data(input.utf8)).rawRepresentation
         return ClientSecret(token: input + "." + Base64URL.encode(signature), expiresAt: issuedAt + lifetime)
+    }
+
+    /// A client secret's JOSE header.
+    struct Header: Encodable {
+        var alg: String
+        var kid: String
+    }
+
+    /// A client secret's claims, as Apple's "Creating a client secret" lists them.
+    struct Claims: Encodable {
+        var iss: String
+        var iat: Int64
+        var exp: Int64
+        var aud: String
+        var sub: String
     }
 }
 

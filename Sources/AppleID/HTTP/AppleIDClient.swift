@@ -45,14 +45,14 @@ public final class AppleIDClient: Sendable {
         let fields = [("grant_type", "client_credentials"), ("scope", "user.migration"), ("client_id", clientID), ("client_secret", clientSecret.token)]
         // The lifetime counts from when the request left, so latency never stretches it.
         let sentAt = now()
-        let json = try await post(endpoints.token, fields: fields, bearer: nil, isTokenEndpoint: true)
-        guard let token = json["access_token"] as? String, !token.isEmpty else {
+        let answer = try await post(endpoints.token, fields: fields, bearer: nil, isTokenEndpoint: true, as: AppleAnswers.Token.self)
+        guard let token = answer.accessToken, !token.isEmpty else {
             throw AppleIDError(.invalidResponse, "the token endpoint answered 200 without an access_token", httpStatus: 200)
         }
-        if let type = json["token_type"] as? String, type.lowercased() != "bearer" {
+        if let type = answer.tokenType, type.lowercased() != "bearer" {
             throw AppleIDError(.invalidResponse, "the token endpoint answered token_type \(type), expected Bearer", httpStatus: 200)
         }
-        guard let expiresIn = (json["expires_in"] as? NSNumber)?.doubleValue, expiresIn > 0 else {
+        guard let expiresIn = answer.expiresIn, expiresIn > 0 else {
             throw AppleIDError(.invalidResponse, "the token endpoint answered without a positive expires_in", httpStatus: 200)
         }
         return AccessToken(value: token, issuedAt: sentAt, lifetime: expiresIn)
@@ -61,8 +61,8 @@ public final class AppleIDClient: Sendable {
     /// Team A: `POST /auth/usermigrationinfo` with `sub` and `target`; returns the `transfer_sub`.
     public func generateTransferID(sub: String, target: String, clientID: String, clientSecret: ClientSecret, accessToken: AccessToken) async throws -> String {
         let fields = [("sub", sub), ("target", target), ("client_id", clientID), ("client_secret", clientSecret.token)]
-        let json = try await post(endpoints.userMigrationInfo, fields: fields, bearer: accessToken, isTokenEndpoint: false)
-        guard let transferSub = json["transfer_sub"] as? String, !transferSub.isEmpty else {
+        let answer = try await post(endpoints.userMigrationInfo, fields: fields, bearer: accessToken, isTokenEndpoint: false, as: AppleAnswers.MigrationInfo.self)
+        guard let transferSub = answer.transferSub, !transferSub.isEmpty else {
             throw AppleIDError(.invalidResponse, "usermigrationinfo answered 200 without a transfer_sub", httpStatus: 200)
         }
         return transferSub
@@ -71,15 +71,16 @@ public final class AppleIDClient: Sendable {
     /// Team B: `POST /auth/usermigrationinfo` with `transfer_sub`; returns the new `sub` and email.
     public func exchangeTransferID(transferSub: String, clientID: String, clientSecret: ClientSecret, accessToken: AccessToken) async throws -> MigratedUser {
         let fields = [("transfer_sub", transferSub), ("client_id", clientID), ("client_secret", clientSecret.token)]
-        let json = try await post(endpoints.userMigrationInfo, fields: fields, bearer: accessToken, isTokenEndpoint: false)
-        guard let sub = json["sub"] as? String, !sub.isEmpty else {
+        let answer = try await post(endpoints.userMigrationInfo, fields: fields, bearer: accessToken, isTokenEndpoint: false, as: AppleAnswers.MigrationInfo.self)
+        guard let sub = answer.sub, !sub.isEmpty else {
             throw AppleIDError(.invalidResponse, "usermigrationinfo answered 200 without a sub", httpStatus: 200)
         }
-        let email = (json["email"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-        return MigratedUser(sub: sub, email: email, isPrivateEmail: MigratedUser.flag(json["is_private_email"]))
+        let email = answer.email.flatMap { $0.isEmpty ? nil : $0 }
+        return MigratedUser(sub: sub, email: email, isPrivateEmail: answer.isPrivateEmail)
     }
 
-    private func post(_ url: String, fields: [(String, String)], bearer: AccessToken?, isTokenEndpoint: Bool) async throws -> [String: Any] {
+    /// One POST; a 200 answer decoded as `T`, any other classified (``classify(status:headers:failure:isTokenEndpoint:)``).
+    private func post<T: Decodable>(_ url: String, fields: [(String, String)], bearer: AccessToken?, isTokenEndpoint: Bool, as type: T.Type) async throws -> T {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
@@ -100,18 +101,20 @@ public final class AppleIDClient: Sendable {
         } catch {
             throw AppleIDClient.classifyTransport(error)
         }
-        let json = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any]
+        let data = Data(body.readableBytesView)
         if status == 200 {
-            guard let json else { throw AppleIDError(.invalidResponse, "Apple answered 200 with a body that is not a JSON object", httpStatus: 200) }
-            return json
+            guard let answer = AppleAnswers.decode(T.self, from: data) else {
+                throw AppleIDError(.invalidResponse, "Apple answered 200 with a body that is not a JSON object", httpStatus: 200)
+            }
+            return answer
         }
-        throw AppleIDClient.classify(status: status, headers: headers, json: json, isTokenEndpoint: isTokenEndpoint)
+        throw AppleIDClient.classify(status: status, headers: headers, failure: AppleAnswers.decode(AppleAnswers.Failure.self, from: data), isTokenEndpoint: isTokenEndpoint)
     }
 
     /// The TN3107 model: what an HTTP error answer means for the run.
-    static func classify(status: Int, headers: HTTPHeaders, json: [String: Any]?, isTokenEndpoint: Bool) -> AppleIDError {
-        let appleError = json?["error"] as? String
-        let detail = (json?["error_description"] as? String).map { ": \($0)" } ?? ""
+    static func classify(status: Int, headers: HTTPHeaders, failure: AppleAnswers.Failure?, isTokenEndpoint: Bool) -> AppleIDError {
+        let appleError = failure?.error
+        let detail = failure?.errorDescription.map { ": \($0)" } ?? ""
         switch (status, appleError) {
         case (429, _):
             return AppleIDError(.rateLimited, "Apple is throttling (HTTP 429)", httpStatus: status, appleError: appleError, retryAfter: retryAfter(headers))

@@ -1,6 +1,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import Ledger
 
 /// Verifies what Apple signs: identity tokens and server-to-server notifications.
 ///
@@ -65,10 +66,10 @@ public struct AppleTokenVerifier: Sendable {
         guard body.count <= AppleTokenVerifier.maximumBodySize else {
             throw TokenRejection(.bodyTooLarge, "the body is larger than \(AppleTokenVerifier.maximumBodySize) bytes")
         }
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+        guard let object = (try? JSONValue.parse(untrusted: Array(body)))?.objectValue else {
             throw TokenRejection(.malformedBody, "the body is not a JSON object")
         }
-        guard let payload = object["payload"] as? String else {
+        guard let payload = object["payload"]?.stringValue else {
             throw TokenRejection(.malformedBody, "the body has no \"payload\" string")
         }
         return try await verifyNotificationPayload(payload, now: now)
@@ -93,17 +94,17 @@ public struct AppleTokenVerifier: Sendable {
 
     /// The `events` claim, which real deliveries send as a JSON-encoded string and Apple's
     /// page shows as an object.
-    private func events(in claims: ClaimSet) throws -> [String: any Sendable] {
+    private func events(in claims: ClaimSet) throws -> [String: JSONValue] {
         switch claims.values["events"] {
-        case nil, is NSNull:
+        case nil, .null?:
             throw TokenRejection(.missingClaim, "the token has no events claim")
-        case let object as [String: any Sendable]:
+        case .object(let object)?:
             return object
-        case let text as String:
-            guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+        case .string(let text)?:
+            guard let object = (try? JSONValue.parse(untrusted: Array(text.utf8)))?.objectValue else {
                 throw TokenRejection(.malformedJSON, "the events claim is a string that is not a JSON object")
             }
-            return CompactJWS.sendableObject(object)
+            return object
         default:
             throw TokenRejection(.invalidClaim, "the events claim is neither an object nor a JSON string")
         }
@@ -120,14 +121,14 @@ public struct AppleTokenVerifier: Sendable {
             case .json: throw TokenRejection(.malformedJSON, error.description)
             }
         }
-        let alg = jws.header["alg"] as? String
+        let alg = jws.header["alg"]?.stringValue
         switch alg {
         case "RS256": break
         case nil: throw TokenRejection(.algorithmNotAllowed, "the header has no alg; Apple signs with RS256")
         case let other? where other.lowercased() == "none": throw TokenRejection(.algorithmNone, "alg is \(TokenRejection.quote(other)): an unsigned token")
         case let other?: throw TokenRejection(.algorithmNotAllowed, "alg is \(TokenRejection.quote(other, limit: 16)); only RS256 is accepted (Apple signs with RS256; an HMAC alg would be keyed with a public key)")
         }
-        guard let kid = jws.header["kid"] as? String, !kid.isEmpty else { throw TokenRejection(.missingKeyID, "the header has no kid") }
+        guard let kid = jws.header["kid"]?.stringValue, !kid.isEmpty else { throw TokenRejection(.missingKeyID, "the header has no kid") }
         guard let key = try await keys.key(for: kid) else {
             throw TokenRejection(.unknownKeyID, "no key \(TokenRejection.quote(kid)) in Apple's key set")
         }

@@ -16,16 +16,15 @@ public struct JSONWebKeySet: Sendable {
     /// Parses a JWKS document. Keys that are not RSA signing keys for RS256 are skipped; a
     /// document with no usable key is refused, since it could verify nothing.
     public init(json: Data) throws {
-        guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any], let entries = object["keys"] as? [[String: Any]] else {
+        guard let document = AppleAnswers.decode(AppleAnswers.KeySet.self, from: json) else {
             throw Invalid(description: "not a JWKS: expected a JSON object with a \"keys\" array")
         }
         var keys: [String: _RSA.Signing.PublicKey] = [:]
-        for entry in entries {
-            guard entry["kty"] as? String == "RSA", let kid = entry["kid"] as? String else { continue }
-            if let use = entry["use"] as? String, use != "sig" { continue }
-            if let alg = entry["alg"] as? String, alg != "RS256" { continue }
-            guard let n = (entry["n"] as? String).flatMap({ Base64URL.decode($0[...]) }),
-                  let e = (entry["e"] as? String).flatMap({ Base64URL.decode($0[...]) }) else {
+        for entry in document.keys {
+            guard entry.kty == "RSA", let kid = entry.kid else { continue }
+            if let use = entry.use, use != "sig" { continue }
+            if let alg = entry.alg, alg != "RS256" { continue }
+            guard let n = entry.n.flatMap({ Base64URL.decode($0[...]) }), let e = entry.e.flatMap({ Base64URL.decode($0[...]) }) else {
                 throw Invalid(description: "key \(kid) has no base64url n and e")
             }
             do { keys[kid] = try _RSA.Signing.PublicKey(n: n, e: e) } catch {

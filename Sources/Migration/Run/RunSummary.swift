@@ -110,20 +110,63 @@ public struct RunSummary: Sendable {
         return lines.map { TerminalText.wrap($0) }.joined(separator: "\n")
     }
 
-    /// The summary as one JSON object.
+    /// The summary as one JSON object (``Document``), keys sorted.
     public var json: String {
-        var object: [String: Any] = [
-            "command": command, "users": users, "succeeded": succeeded, "failed": failed, "already_done": alreadyDone,
-            "skipped_failed": skippedFailed, "not_attempted": notAttempted, "retries": retries, "tokens_issued": tokensIssued,
-            "failures_by_class": failuresByClass, "duration_seconds": (durationSeconds * 1000).rounded() / 1000,
-            "output_rows": outputRows, "exit_status": exitStatus, "dry_run": dryRun, "abandoned": abandoned, "done_by_sign_in": doneBySignIn,
-        ]
-        if dryRun { object["real_run_exit_status"] = realRunExitStatus }
-        if let interrupted { object["interrupted"] = interrupted.rawValue }
-        if let runID { object["run_id"] = runID }
-        if let outputPath { object["output"] = outputPath }
-        if let stoppedBy { object["stopped_by"] = ["class": stoppedBy.kind.rawValue, "message": stoppedBy.message] }
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding fails only on a non-finite number; the duration is rounded from a finite one.
+        return (try? encoder.encode(Document(self))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// The JSON form of a summary: its counters, the exit status, and what is known only
+    /// sometimes (a dry run's forecast, the interruption, the run ID, the output, what stopped it).
+    struct Document: Encodable {
+        struct Stop: Encodable {
+            var `class`: String
+            var message: String
+        }
+
+        var command: String
+        var users, succeeded, failed, alreadyDone, skippedFailed, notAttempted, retries, tokensIssued: Int
+        var failuresByClass: [String: Int]
+        var durationSeconds: Double
+        var outputRows, exitStatus, abandoned, doneBySignIn: Int
+        var dryRun: Bool
+        var realRunExitStatus: Int?
+        var interrupted: String?
+        var runID: String?
+        var output: String?
+        var stoppedBy: Stop?
+
+        enum CodingKeys: String, CodingKey {
+            case command, users, succeeded, failed, retries, abandoned, interrupted, output
+            case alreadyDone = "already_done", skippedFailed = "skipped_failed", notAttempted = "not_attempted", tokensIssued = "tokens_issued"
+            case failuresByClass = "failures_by_class", durationSeconds = "duration_seconds", outputRows = "output_rows", exitStatus = "exit_status"
+            case doneBySignIn = "done_by_sign_in", dryRun = "dry_run", realRunExitStatus = "real_run_exit_status", runID = "run_id", stoppedBy = "stopped_by"
+        }
+
+        init(_ s: RunSummary) {
+            command = s.command
+            users = s.users
+            succeeded = s.succeeded
+            failed = s.failed
+            alreadyDone = s.alreadyDone
+            skippedFailed = s.skippedFailed
+            notAttempted = s.notAttempted
+            retries = s.retries
+            tokensIssued = s.tokensIssued
+            failuresByClass = s.failuresByClass
+            durationSeconds = (s.durationSeconds * 1000).rounded() / 1000
+            outputRows = s.outputRows
+            exitStatus = s.exitStatus
+            abandoned = s.abandoned
+            doneBySignIn = s.doneBySignIn
+            dryRun = s.dryRun
+            realRunExitStatus = s.dryRun ? s.realRunExitStatus : nil
+            interrupted = s.interrupted?.rawValue
+            runID = s.runID
+            output = s.outputPath
+            stoppedBy = s.stoppedBy.map { Stop(class: $0.kind.rawValue, message: $0.message) }
+        }
     }
 }
