@@ -30,6 +30,9 @@ public final class Environment: @unchecked Sendable {
         public var writeMap = false
         /// Permissions of the files a writable open creates.
         public var fileMode: mode_t = 0o644
+        /// `false` sets `MDB_NOSYNC`: commits are not flushed to disk, for scratch data that is
+        /// thrown away after use (a crash may lose or corrupt it).
+        public var durable = true
 
         public init(mapSize: Int = 64 << 20, maxDatabases: UInt32 = 32, readOnly: Bool = false, writeMap: Bool = false, fileMode: mode_t = 0o644) {
             self.fileMode = fileMode
@@ -69,6 +72,7 @@ public final class Environment: @unchecked Sendable {
             let locks = options.readOnly ? try ReaderLocks.choose(for: path) : .lockTable
             if options.readOnly { flags |= UInt32(MDB_RDONLY) } else if options.writeMap { flags |= UInt32(MDB_WRITEMAP) }
             if locks == .none { flags |= UInt32(MDB_NOLOCK) }
+            if !options.durable { flags |= UInt32(MDB_NOSYNC) }
             try LMDBError.check(mdb_env_open(handle, path, flags, options.fileMode), "mdb_env_open(\(path))")
             self.readerLocks = locks
             var dead: Int32 = 0

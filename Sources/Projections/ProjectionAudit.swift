@@ -28,7 +28,10 @@ public enum ProjectionAudit {
     public static func run(ledger: Ledger, projection: UserProjection, scratch: String, chunk: UInt64 = Ledger.eventsPerBackgroundTransaction,
                            progress: ((UInt64) -> Void)? = nil) throws -> Mismatch? {
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-        let environment = try Environment(path: scratch, options: .init(mapSize: 256 << 20))
+        // Thrown away after the comparison: no commit needs to reach the disk.
+        var options = Environment.Options(mapSize: 256 << 20)
+        options.durable = false
+        let environment = try Environment(path: scratch, options: options)
         let reference = UserProjection()
         try reference.attach(to: environment)
         return try ledger.read { view in

@@ -62,15 +62,13 @@ struct EvidenceCommand: ParsableCommand {
         @Argument(help: "The bundle's directory.")
         var directory: String
 
-        @Option(name: .customLong("public-key"), help: ArgumentHelp("The verifier key the team gave you (or a file holding it): the bundle's must be this one.", valueName: "key"))
-        var publicKey: String?
+        @OptionGroup var evidence: EvidenceOptions
 
         func run() throws {
-            let expected = publicKey.map { path in FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) } ?? path }
             do {
-                let result = try EvidenceBundleCheck.run(directory, expectedKey: expected)
+                let result = try EvidenceBundleCheck.run(directory, expectedKey: evidence.givenKey)
                 Console.out("OK: \(result.sequences.count) events of \(result.origin), each included in the checkpoint of \(result.treeSize) events signed by \(result.verifierKey); the manifest agrees.")
-                if publicKey == nil { Console.out("The verifier key was read from the bundle: compare it with the one the team gave you (--public-key).") }
+                if evidence.givenKey == nil { Console.out("The verifier key was read from the bundle: compare it with the one the team gave you (--public-key).") }
             } catch let failure as EvidenceBundleCheck.Failure {
                 throw CLIExit(code: ExitStatus.integrity, message: "the bundle does not hold: \(failure)")
             }

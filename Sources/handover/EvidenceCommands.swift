@@ -4,18 +4,21 @@ import Ledger
 
 /// `--public-key`, shared by the commands that check a checkpoint's signature.
 struct EvidenceOptions: ParsableArguments {
-    @Option(name: .customLong("public-key"), help: ArgumentHelp("The verifier key to check signatures with, or a file holding it (default: the ledger's own key).", valueName: "key"))
+    @Option(name: .customLong("public-key"), help: ArgumentHelp("The verifier key to check signatures with, or a file holding it (default: the key kept with the ledger, or in the bundle).", valueName: "key"))
     var publicKeyText: String?
 
     /// The raw Ed25519 key to check with: the one given, else the ledger's (`checkpoint.pub`).
     func publicKey(for ledger: Ledger) throws -> [UInt8] {
-        guard let publicKeyText else { return try ledger.verifierKey().publicKey }
-        let text = FileManager.default.fileExists(atPath: publicKeyText)
-            ? String(decoding: FileManager.default.contents(atPath: publicKeyText) ?? Data(), as: UTF8.self) : publicKeyText
+        guard let publicKeyText, let text = givenKey else { return try ledger.verifierKey().publicKey }
         guard let (_, key) = Checkpoint.publicKey(fromVerifierKey: text) else {
             throw CLIExit.usage("--public-key: \"\(publicKeyText)\" is not a verifier key (name+keyid+base64) or a file holding one")
         }
         return key
+    }
+
+    /// The verifier key given: the text of `--public-key`, or of the file it names.
+    var givenKey: String? {
+        publicKeyText.map { FileManager.default.fileExists(atPath: $0) ? String(decoding: FileManager.default.contents(atPath: $0) ?? Data(), as: UTF8.self) : $0 }
     }
 
     /// Reads and parses a checkpoint file, naming the file when it is not one.

@@ -34,12 +34,14 @@ extension Ledger {
         return (key, true)
     }
 
-    /// Writes `checkpoint.pub` from the private key when the ledger in `directory` has a key but
-    /// not the file (a ledger from before it existed); returns whether it wrote it.
-    static func writeVerifierKeyIfMissing(in directory: String, origin: String) throws -> Bool {
+    /// Writes `checkpoint.pub` into `target` (by default the ledger's own directory) from the
+    /// private key of the ledger in `directory`, when that ledger has a key and `target` has no
+    /// such file (a ledger from before it existed, or a copy of one); returns whether it wrote it.
+    static func writeVerifierKeyIfMissing(in directory: String, into target: String? = nil, origin: String) throws -> Bool {
+        let target = target ?? directory
         guard FileManager.default.fileExists(atPath: CheckpointKey.path(in: directory)),
-              !FileManager.default.fileExists(atPath: VerifierKeyFile.path(in: directory)) else { return false }
-        try VerifierKeyFile.write(name: origin, publicKey: try CheckpointKey.load(from: directory).publicKey, in: directory)
+              !FileManager.default.fileExists(atPath: VerifierKeyFile.path(in: target)) else { return false }
+        try VerifierKeyFile.write(name: origin, publicKey: try CheckpointKey.load(from: directory).publicKey, in: target)
         return true
     }
 

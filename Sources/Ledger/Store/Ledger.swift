@@ -58,9 +58,6 @@ public final class Ledger: Sendable {
     /// The key store's directory inside a ledger directory.
     public static func keyStoreDirectory(in directory: String) -> String { directory + "/keys" }
 
-    /// Whether the ledger was opened read-only.
-    public var isReadOnly: Bool { writer == nil }
-
     /// Attaches `folders`, then catches them up (read-write) or checks they are current
     /// (read-only), before the writer starts.
     private init(directory: String, environment: Environment, schema: LedgerSchema, sealer: Sealer, folders: [any LedgerFolder], options: Options, upgrades: [String]) throws {
@@ -306,7 +303,7 @@ public final class Ledger: Sendable {
                     let from = try folder.checkpoint(in: txn)
                     let last = min(head, from + Ledger.eventsPerBackgroundTransaction)
                     try Ledger.catchUp(folder, through: last, in: txn, schema: schema)
-                    most = max(most, last - min(from, last))
+                    if last > from { most = max(most, last - from) }
                 }
                 return most
             }

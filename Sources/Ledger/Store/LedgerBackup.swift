@@ -52,9 +52,8 @@ public enum LedgerBackup {
             try syncFile(destination)
             files.append(name)
         }
-        if !includeKeys, try VerifierKeyFile.read(in: partial) == nil, FileManager.default.fileExists(atPath: CheckpointKey.path(in: ledger.directory)) {
-            // A ledger not yet upgraded has no checkpoint.pub: the copy gets one, so it proves.
-            try VerifierKeyFile.write(name: try ledger.origin(), publicKey: try CheckpointKey.load(from: ledger.directory).publicKey, in: partial)
+        // A ledger not yet upgraded has no checkpoint.pub: a copy without keys gets one, so it proves.
+        if !includeKeys, try Ledger.writeVerifierKeyIfMissing(in: ledger.directory, into: partial, origin: ledger.origin()) {
             files.append(VerifierKeyFile.fileName)
         }
         let head = try Environment(path: partial, options: .init(readOnly: true)).read { txn in

@@ -30,10 +30,10 @@ public enum EvidenceBundle {
 
     /// What a written bundle holds.
     public struct Summary: Sendable {
-        public var user: UserState
+        /// The events written, in order.
         public var sequences: [UInt64]
+        /// The checkpoint they are proved against.
         public var checkpoint: Checkpoint
-        public var revealed: Bool
     }
 
     /// Writes the bundle of the user `subject` names to the new directory `target`, against
@@ -49,9 +49,9 @@ public enum EvidenceBundle {
         guard checkpoint.isSigned(by: key.publicKey) else {
             throw Failure(kind: .doesNotHold, description: "the checkpoint is not signed by this ledger's verifier key \(key.line)")
         }
-        let (user, events) = try projection.read(ledger) { snapshot, view -> (UserState, [RecordedEvent]) in
+        let events = try projection.read(ledger) { snapshot, view in
             guard let user = try snapshot.user(matching: subject) else { throw Failure(kind: .noUser, description: "no user with identifier \"\(subject)\"") }
-            return (user, try EventQuery.history(of: user, through: view.head().sequence, snapshot: snapshot, view: view))
+            return try EventQuery.history(of: user, through: view.head().sequence, snapshot: snapshot, view: view)
         }
         let uncovered = events.filter { $0.sequence > checkpoint.treeSize }
         guard uncovered.isEmpty else {
@@ -90,7 +90,7 @@ public enum EvidenceBundle {
         guard rename(partial, target) == 0 else {
             throw LedgerError(.file, "could not rename \(partial) to \(target): \(String(cString: strerror(errno)))")
         }
-        return Summary(user: user, sequences: events.map(\.sequence), checkpoint: checkpoint, revealed: reveal)
+        return Summary(sequences: events.map(\.sequence), checkpoint: checkpoint)
     }
 
     private static func write(_ bytes: [UInt8], to path: String, mode: Int = 0o644) throws {
