@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 
 /// The stand-in's answers, shaped as Apple's endpoints give them, as Codable values.
 enum SimulatorAnswers {
@@ -40,8 +41,6 @@ enum SimulatorAnswers {
     /// `value` as JSON text, keys sorted and slashes unescaped. Encoding fails only on a
     /// non-finite number, which none of the stand-in's answers holds.
     static func text(_ value: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        (try? JSONEncoder.sortedKeys().encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 
 /// The JSON body of every answer `serve` gives: what happened to a delivery, or the server's
 /// health. Absent fields are left out.
@@ -25,8 +26,6 @@ struct ServeReply: Encodable, Sendable {
     /// The body: keys sorted, slashes unescaped. Encoding fails only on a non-finite number,
     /// which a reply never holds.
     var encoded: Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)) ?? Data("{}".utf8)
+        (try? JSONEncoder.sortedKeys().encode(self)) ?? Data("{}".utf8)
     }
 }

@@ -61,9 +61,7 @@ struct ScaleWriteCommand: AsyncParsableCommand {
         let summary = ScaleWriteSummary(
             events: count, users: users, seconds: seconds, appendsPerSecond: Double(count) / seconds, jsonBytes: jsonBytes,
             sampleUsers: picked.map { ScaleMix.identifiers(of: $0) }.map { [$0.accountID!, $0.transferSub!, $0.recipientSub!] }, sampleTimes: times)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        print(String(decoding: try encoder.encode(summary), as: UTF8.self))
+        print(String(decoding: try JSONEncoder.sortedKeys().encode(summary), as: UTF8.self))
     }
 }
 

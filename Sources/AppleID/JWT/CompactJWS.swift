@@ -53,8 +53,7 @@ public struct CompactJWS: Sendable {
     /// Builds the `header.payload` signing input from two values encoded as JSON objects (keys
     /// sorted, slashes unescaped).
     public static func signingInput(header: some Encodable, claims: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let encoder = JSONEncoder.sortedKeys()
         return Base64URL.encode(try encoder.encode(header)) + "." + Base64URL.encode(try encoder.encode(claims))
     }
 

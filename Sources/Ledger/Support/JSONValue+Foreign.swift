@@ -43,3 +43,13 @@ extension JSONValue: Encodable {
         }
     }
 }
+
+extension JSONEncoder {
+    /// An encoder for the JSON Handover sends and prints: keys sorted, so the same value gives
+    /// the same bytes, and `/` left unescaped.
+    public static func sortedKeys() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}

@@ -112,10 +112,8 @@ public struct RunSummary: Sendable {
 
     /// The summary as one JSON object (``Document``), keys sorted.
     public var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding fails only on a non-finite number; the duration is rounded from a finite one.
-        return (try? encoder.encode(Document(self))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        (try? JSONEncoder.sortedKeys().encode(Document(self))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     /// The JSON form of a summary: its counters, the exit status, and what is known only
