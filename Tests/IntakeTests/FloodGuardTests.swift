@@ -25,7 +25,12 @@ struct FloodGuardTests {
             IntakeFixture.body(try IntakeFixture.signed(try f.notificationClaims(type: "email-enabled", sub: "B.real.\(i)", jti: "real-\(i)")))
         }
         let started = Timestamp.now()
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        // One connection per lane (32), and a connect deadline far above a busy machine's
+        // delays: no request waits in the client's pool long enough to be failed there.
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 32)
+        configuration.timeout = .init(connect: .seconds(120), read: .seconds(120))
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let floodStatuses: [Int], answers: [(status: Int, seconds: Double)], metrics: String
         do {
             async let flood: [Int] = withThrowingTaskGroup(of: [Int].self) { group in
