@@ -66,7 +66,7 @@ public struct AppleIDError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         var text = "\(code.rawValue): \(message)"
-        if let httpStatus { text += " (HTTP \(httpStatus)" + (attempts > 1 ? ", \(attempts) attempts)" : ")") }
+        if let httpStatus { text += " (HTTP \(httpStatus)" + (attempts > 1 ? ", \(attempts) tries)" : ")") }
         return text
     }
 }

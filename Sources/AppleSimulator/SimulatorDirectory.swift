@@ -66,11 +66,9 @@ public struct SimulatorDirectory: Sendable {
     public var revokedPath: String { path + "/revoked.txt" }
 
     private func write(_ text: String, to file: String) throws {
-        let temporary = file + ".tmp-\(getpid())"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw SimulatorError("cannot write \(file)")
+        do { try AtomicFile.write(Array(text.utf8), to: file, mode: 0o600) } catch let error as LedgerError {
+            throw SimulatorError(error.message)
         }
-        guard rename(temporary, file) == 0 else { throw SimulatorError("cannot rename \(temporary) to \(file)") }
     }
 
     /// The secret every derivation is keyed with.

@@ -84,7 +84,7 @@ struct UserFold<Store: ProjectionStore> {
     private func recordFailure(_ failure: Failure, at time: Timestamp, in u: inout UserState) {
         u.attempts += 1
         u.lastAttemptAt = time
-        u.lastErrorClass = failure.kind.rawValue
+        u.lastErrorClass = failure.kind
         u.lastError = failure.message
         if !u.status.isDone { u.status = .failed }
     }

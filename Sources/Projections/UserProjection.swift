@@ -17,8 +17,9 @@ public final class UserProjection: LedgerFolder {
         let odd: ProjectionDatabases
 
         func generation(_ n: UInt64) -> ProjectionDatabases {
-            let dbs = n % 2 == 0 ? even : odd
-            return ProjectionDatabases([dbs.userVersions, dbs.userLinks, dbs.migratedOrder, dbs.windows, dbs.state], generation: n)
+            var databases = n % 2 == 0 ? even : odd
+            databases.generation = n
+            return databases
         }
     }
 

@@ -78,7 +78,8 @@ public struct UserState: Hashable, Sendable {
     /// Generation or exchange attempts recorded (successes and failures).
     public var attempts: Int
     public var lastAttemptAt: Timestamp?
-    public var lastErrorClass: String?
+    /// The class of the last failure; nil after a success.
+    public var lastErrorClass: Failure.Kind?
     public var lastError: String?
     /// Notifications received about the user.
     public var notifications: Int

@@ -116,7 +116,7 @@ public struct Rehearsal {
 
         // 6. Support erases two users on request; the chain still verifies.
         let eraser = UserEraser(ledger: recipient, projection: recipientProjection)
-        for sub in exchangedRows.prefix(2).compactMap({ $0["sub"] }) {
+        for sub in exchangedRows.prefix(2).compactMap({ $0["recipient_sub"] }) {
             _ = try await eraser.erase(sub, reason: "user asked for deletion (support ticket)")
         }
 
@@ -129,7 +129,9 @@ public struct Rehearsal {
         sender.close()
         let answers = try recipientProjection.read(recipient) { snapshot, _ in
             let q = ComplianceQueries(snapshot: snapshot, time: .now(), sealer: recipient.sealer)
-            return (try q.window(), try q.migrated(), try q.pending(), try q.failuresByClass(), try q.unmatched())
+            var migrated: [UserRow] = []
+            try q.forEachMigrated { migrated.append($0) }
+            return (try q.window(), migrated, try q.pending(), try q.failuresByClass(), try q.unmatched())
         }
         say("\n== Transfer window (team B) ==\n" + answers.0.render(.table))
         say("== Who migrated (team B) ==\n" + migratedLines(answers.1) + "\n")
@@ -161,14 +163,14 @@ public struct Rehearsal {
 
     /// "N of M users migrated (E by exchange, S by sign-in)" and the first and last
     /// migration, from the rows of `query migrated`.
-    private func migratedLines(_ migrated: QueryTable) -> String {
+    private func migratedLines(_ migrated: [UserRow]) -> String {
         var byPath: [String: Int] = [:]
-        for row in migrated.rows { byPath[row["via"] == .null ? "unknown" : row["via"].text, default: 0] += 1 }
+        for row in migrated { byPath[row.state.migratedVia?.name ?? "unknown", default: 0] += 1 }
         let named = [MigrationPath.exchange.name, MigrationPath.signIn.name]
         let others = byPath.keys.filter { !named.contains($0) }.sorted()
         let paths = (named + others).map { "\(byPath[$0] ?? 0) by \($0)" }.joined(separator: ", ")
-        let times = migrated.rows.map { $0["migrated_at"].text }.filter { !$0.isEmpty }
-        return "\(migrated.rows.count) of \(users) users migrated (\(paths))\nfirst \(times.min() ?? "-"), last \(times.max() ?? "-")"
+        let times = migrated.compactMap(\.state.migratedAt)
+        return "\(migrated.count) of \(users) users migrated (\(paths))\nfirst \(times.min()?.rfc3339 ?? "-"), last \(times.max()?.rfc3339 ?? "-")"
     }
 
     /// Team A's user list: `sub` and `account_id`, with one duplicate row to show the warning.

@@ -31,7 +31,8 @@ enum Entry {
                 print(message)
                 Foundation.exit(0)
             }
-            if !message.isEmpty { Console.error(message) }
+            // One prefix for every error, ArgumentParser's own ("Error: ") included.
+            if !message.isEmpty { Console.error(message.hasPrefix("Error: ") ? "error: " + message.dropFirst(7) : message) }
             // ArgumentParser's usage errors (64) become DESIGN.md's 2.
             Foundation.exit(code == .validationFailure ? ExitStatus.usage : code.rawValue)
         }

@@ -22,7 +22,7 @@ struct RunOptions: ParsableArguments {
     @Flag(help: "Call Apple even though the recorded 60-day window has closed.")
     var force = false
 
-    @Option(help: "Summary format: text or json.")
+    @Option(help: SummaryFormat.help)
     var format: SummaryFormat = .text
 
     @Option(help: ArgumentHelp("Seconds the calls in flight get to finish after Ctrl-C or SIGTERM; a second signal ends them at once.", valueName: "seconds"))
@@ -32,10 +32,6 @@ struct RunOptions: ParsableArguments {
         guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 1024") }
         guard grace >= 0, grace <= 3600 else { throw ValidationError("--grace must be 0 to 3600 seconds") }
     }
-}
-
-enum SummaryFormat: String, ExpressibleByArgument {
-    case text, json
 }
 
 /// Runs a job, prints warnings, the progress line on a terminal and the summary; exits with

@@ -58,9 +58,17 @@ func parseTime(_ text: String, option: String) throws -> Timestamp {
     return time
 }
 
-/// `--format` of the commands that print prose or one JSON object (report, verify).
-enum TextOrJSON: String, ExpressibleByArgument, CaseIterable {
+/// `--format` of the commands that print a summary (report, verify, the runs): prose, or one
+/// JSON object. `table`, the tabular answers' default, is taken as `text`, so one spelling
+/// works for every command.
+enum SummaryFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json
+
+    init?(argument: String) {
+        self.init(rawValue: argument == "table" ? "text" : argument)
+    }
+
+    static let help = ArgumentHelp("Output format: text (or table) or json.")
 }
 
 /// Writes `text` to `path`, ending the command with a usage error naming the file if it cannot.

@@ -49,25 +49,25 @@ struct QueryCommand: AsyncParsableCommand {
         func run() throws {
             let (ledger, projection) = try ledgerOptions.open(.readOnly)
             defer { ledger.close() }
-            var found: UserState?
-            let table = try answer(ledger, projection, output) { queries in
-                guard let (state, row) = try queries.user(identifier) else { return QueryTable(columns: []) }
-                found = state
-                return row
+            let found = try projection.read(ledger, asOf: output.asOf) { snapshot, view in
+                try ComplianceQueries(snapshot: snapshot, time: output.asOf ?? .now(), sealer: ledger.sealer).user(identifier).map { user in
+                    let last = try snapshot.checkpoint()
+                    let history = try EventQuery.history(of: user.state, through: last, snapshot: snapshot, view: view)
+                    return UserWithHistory(user: user, history: history.map(EventRow.init))
+                }
             }
-            guard let user = found else {
+            guard let found else {
                 throw CLIExit(code: ExitStatus.failed, message: "no user with identifier \"\(identifier)\"" + (output.asOf.map { " as of \($0.rfc3339)" } ?? ""))
             }
-            let events = try EventQuery.history(of: user, until: output.asOf, in: ledger, projection: projection)
+            let table = Answers.user.table([found])
             switch output.format {
             case .table:
-                for row in table.rows {
-                    for (column, cell) in zip(row.columns, row.cells) where cell != .null {
-                        print("\(column.padding(toLength: 20, withPad: " ", startingAt: 0)) \(cell.tableText)")
-                    }
+                // One field a line, then the history as `query events` lists it.
+                for (column, cell) in zip(Answers.state.names, Answers.state.cells(found.user)) where cell != .null {
+                    print("\(column.padding(toLength: 20, withPad: " ", startingAt: 0)) \(cell.tableText)")
                 }
                 print("\nHistory:")
-                print(EventQuery.table(events).render(.table), terminator: "")
+                print(Answers.events.table(found.history).render(.table), terminator: "")
             case .json:
                 print(String(table.render(.json).dropFirst().dropLast(2)))
             case .csv:

@@ -11,8 +11,8 @@ struct ReportCommand: ParsableCommand {
 
     @OptionGroup var ledgerOptions: LedgerOptions
 
-    @Option(help: "Output: text or json.")
-    var format: TextOrJSON = .text
+    @Option(help: SummaryFormat.help)
+    var format: SummaryFormat = .text
 
     @OptionGroup var time: AsOfOptions
 

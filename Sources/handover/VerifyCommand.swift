@@ -10,7 +10,8 @@ struct VerifyCommand: ParsableCommand {
         discussion: """
             With --checkpoint FILE (a checkpoint signed earlier by `handover checkpoint`), also check its \
             signature, that the first events still hash to its root, and a consistency proof that today's \
-            log extends it. --format json prints that proof.
+            log extends it. --format json prints what was found as one JSON object, failures included \
+            (with --checkpoint, the consistency proof).
             """)
 
     @OptionGroup var ledgerOptions: LedgerOptions
@@ -19,8 +20,8 @@ struct VerifyCommand: ParsableCommand {
     @Option(help: ArgumentHelp("An earlier checkpoint to check the log against.", valueName: "file"))
     var checkpoint: String?
 
-    @Option(help: "Output: text, or json with the consistency proof (with --checkpoint).")
-    var format: TextOrJSON = .text
+    @Option(help: SummaryFormat.help)
+    var format: SummaryFormat = .text
 
     @Flag(help: "Also check the projections every answer comes from (user records, identifier links, migrated_order, windows) by folding the log again outside the ledger.")
     var deep = false
@@ -31,12 +32,31 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         let (ledger, projection) = deep ? try ledgerOptions.open(.readOnly) : (try ledgerOptions.openLog(.readOnly), nil)
         defer { ledger.close() }
-        if let checkpoint { try audit(ledger, checkpointFile: checkpoint) } else { try verifyLog(ledger) }
-        if let projection { try verifyProjections(ledger, projection) }
+        // JSON: one object whatever was found, printed before a failure ends the command.
+        var found: [String: JSONValue] = [:]
+        var failure: CLIExit?
+        do {
+            if let checkpoint { try audit(ledger, checkpointFile: checkpoint, into: &found) } else { try verifyLog(ledger, into: &found) }
+            if let projection { try verifyProjections(ledger, projection, into: &found) }
+        } catch let exit as CLIExit where exit.code == ExitStatus.integrity {
+            failure = exit
+        }
+        if format == .json {
+            found["holds"] = .bool(failure == nil)
+            print(String(decoding: InertText.json(JSONValue.object(found).canonicalBytes), as: UTF8.self))
+        }
+        if let failure { throw failure }
     }
 
-    private func verifyLog(_ ledger: Ledger) throws {
+    private func verifyLog(_ ledger: Ledger, into found: inout [String: JSONValue]) throws {
         let report = try ledger.verify()
+        found["events"] = .int(Int64(report.eventCount))
+        found["head_hash"] = .string(report.headHash)
+        found["merkle_root"] = .string(Hex.encode(report.treeRoot))
+        found["indexes_checked"] = .bool(report.indexesChecked)
+        found["first_bad_sequence"] = report.firstBadSequence.map { .int(Int64($0)) } ?? .null
+        found["problem"] = report.problem.map(JSONValue.string) ?? .null
+        if report.isIntact, format == .json { return }
         if report.isIntact {
             print("OK: \(report.eventCount) events, chain intact, head \(report.headHash), Merkle root \(Hex.encode(report.treeRoot))")
             if !report.indexesChecked {
@@ -49,25 +69,28 @@ struct VerifyCommand: ParsableCommand {
     }
 
     /// The deep check: the projections against the log folded again in a scratch directory.
-    private func verifyProjections(_ ledger: Ledger, _ projection: UserProjection) throws {
+    private func verifyProjections(_ ledger: Ledger, _ projection: UserProjection, into found: inout [String: JSONValue]) throws {
         let directory = scratch ?? NSTemporaryDirectory() + "handover-verify-" + UUID().uuidString
         guard !FileManager.default.fileExists(atPath: directory) else { throw CLIExit.usage("--scratch: \(directory) exists; give a new directory") }
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        if let mismatch = try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: directory) {
+        let mismatch = try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: directory)
+        let head = try ledger.read { try $0.head().sequence }
+        found["projections"] = .object(["through_sequence": .int(Int64(head)), "mismatch": mismatch.map { .string("\($0)") } ?? .null, "holds": .bool(mismatch == nil)])
+        if let mismatch {
             throw CLIExit(code: ExitStatus.integrity, message: """
                 derived data differs from what the log implies: \(mismatch)
                 The log is the evidence and it verified; `handover projections rebuild --ledger \(ledgerOptions.directory)` folds the projections again from it.
                 """)
         }
-        let head = try ledger.read { try $0.head().sequence }
+        guard format == .text else { return }
         print("OK: the projections (user records, identifier links, migrated_order, windows) equal the log folded again through event \(head)")
     }
 
-    private func audit(_ ledger: Ledger, checkpointFile: String) throws {
+    private func audit(_ ledger: Ledger, checkpointFile: String, into found: inout [String: JSONValue]) throws {
         let checkpoint = try EvidenceOptions.readCheckpoint(checkpointFile)
         let audit = try ledger.audit(checkpoint, publicKey: evidence.publicKey(for: ledger))
         if format == .json {
-            print(audit.json)
+            found.merge(audit.json) { _, new in new }
         } else if audit.holds {
             print("""
                 OK: checkpoint of \(checkpoint.treeSize) events signed \(checkpoint.time) by \(checkpoint.origin)

@@ -27,19 +27,18 @@ public struct CheckpointAudit: Sendable {
 
 extension CheckpointAudit {
     /// The finding as one JSON object (hashes in hex), with the consistency proof an auditor
-    /// can check on their own (`schemas/audit-evidence.md`).
-    public var json: String {
-        var w = JSONWriter()
-        w.beginObject()
-        w.key("checkpoint"); w.string(checkpoint.text)
-        w.key("consistency_proof"); w.beginArray(); for hash in consistencyProof { w.string(Hex.encode(hash)) }; w.endArray()
-        w.key("current_root_hash"); w.string(Hex.encode(currentRoot))
-        w.key("current_tree_size"); w.int(Int64(currentSize))
-        w.key("holds"); w.bool(holds)
-        w.field("problem", problem)
-        w.key("signature_verified"); w.bool(signatureVerified)
-        w.key("tree_size"); w.int(Int64(checkpoint.treeSize))
-        w.endObject()
-        return String(decoding: w.bytes, as: UTF8.self)
+    /// can check on their own (`schemas/audit-evidence.md`); `problem` only when it does not hold.
+    public var json: [String: JSONValue] {
+        var object: [String: JSONValue] = [
+            "checkpoint": .string(checkpoint.text),
+            "consistency_proof": .array(consistencyProof.map { .string(Hex.encode($0)) }),
+            "current_root_hash": .string(Hex.encode(currentRoot)),
+            "current_tree_size": .int(Int64(currentSize)),
+            "holds": .bool(holds),
+            "signature_verified": .bool(signatureVerified),
+            "tree_size": .int(Int64(checkpoint.treeSize)),
+        ]
+        if let problem { object["problem"] = .string(problem) }
+        return object
     }
 }

@@ -5,37 +5,72 @@ import Glibc
 
 /// Replaces a file whole: the bytes go to a temporary file beside it, flushed to disk, then
 /// renamed over it, so a reader sees the old file or the new one, never half of either, and a
-/// crash leaves the old one.
+/// crash leaves the old one. The one temp-file-then-rename of the project.
 public enum AtomicFile {
     /// Writes `contents` to `path` with permissions `mode`; throws a ``LedgerError`` (`.file`)
     /// naming the file.
     public static func write(_ contents: [UInt8], to path: String, mode: mode_t) throws {
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw failure("open", temporary) }
-        var written = 0
-        while written < contents.count {
-            let n = contents.withUnsafeBytes { pwrite(fd, $0.baseAddress! + written, $0.count - written, off_t(written)) }
-            guard n > 0 else {
-                let error = failure("write", temporary)
-                close(fd)
+        let writer = try Writer(replacing: path, mode: mode)
+        try writer.write(contents)
+        try writer.commit()
+    }
+
+    /// A replacement written in parts as it is made (an answer too large to hold), then
+    /// committed; dropped without a commit, it leaves the old file and no temporary one.
+    public final class Writer {
+        /// The file replaced.
+        public let path: String
+        private let temporary: String
+        private let mode: mode_t
+        private var fd: Int32
+        private var offset = 0
+
+        /// Starts a replacement of `path`, to have permissions `mode`.
+        public init(replacing path: String, mode: mode_t) throws {
+            self.path = path
+            self.mode = mode
+            temporary = path + ".tmp-\(getpid())"
+            fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+            guard fd >= 0 else { throw AtomicFile.failure("open", temporary) }
+        }
+
+        /// Appends `bytes`.
+        public func write(_ bytes: [UInt8]) throws {
+            var written = 0
+            while written < bytes.count {
+                let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + written, $0.count - written, off_t(offset + written)) }
+                guard n > 0 else { throw abandon("write") }
+                written += n
+            }
+            offset += written
+        }
+
+        /// Flushes the new file to disk and renames it over ``path``.
+        public func commit() throws {
+            // The mode asked for, whatever the umask took away.
+            guard fchmod(fd, mode) == 0, fsync(fd) == 0 else { throw abandon("fsync") }
+            close(fd)
+            fd = -1
+            guard rename(temporary, path) == 0 else {
+                let error = AtomicFile.failure("rename to \(path)", temporary)
                 unlink(temporary)
                 throw error
             }
-            written += n
         }
-        // The mode asked for, whatever the umask took away.
-        guard fchmod(fd, mode) == 0, fsync(fd) == 0 else {
-            let error = failure("fsync", temporary)
+
+        deinit {
+            if fd >= 0 {
+                close(fd)
+                unlink(temporary)
+            }
+        }
+
+        private func abandon(_ call: String) -> LedgerError {
+            let error = AtomicFile.failure(call, temporary)
             close(fd)
+            fd = -1
             unlink(temporary)
-            throw error
-        }
-        close(fd)
-        guard rename(temporary, path) == 0 else {
-            let error = failure("rename to \(path)", temporary)
-            unlink(temporary)
-            throw error
+            return error
         }
     }
 

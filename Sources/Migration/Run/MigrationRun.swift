@@ -191,7 +191,7 @@ public struct MigrationRun: Sendable {
     /// order, whatever run (or sign-in) did it. Returns the number of rows.
     @discardableResult
     public func writeOutput(to path: String) throws -> Int {
-        let rows: [[String]] = try projection.read(ledger) { snapshot, view in
+        let rows: [MigrationOutputRow] = try projection.read(ledger) { snapshot, view in
             try users.users.compactMap { user in
                 if let sequence = try view.sequence(forIdempotencyKey: step.idempotencyKey(for: user)), let event = try view.event(sequence) {
                     return try step.outputRow(for: user, event: event, sealer: ledger.sealer)
@@ -200,7 +200,7 @@ public struct MigrationRun: Sendable {
                 return try step.outputRow(for: user, state: state, sealer: ledger.sealer)
             }
         }
-        try CSVOutput.write(path, header: step.outputHeader, rows: rows)
+        try MigrationOutputRow.write(rows, as: step.output, to: path)
         return rows.count
     }
 }

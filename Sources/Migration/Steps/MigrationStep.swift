@@ -13,8 +13,8 @@ public protocol MigrationStep: Sendable {
     var role: LedgerCreated.Role { get }
     /// The team users are sent to (generate only).
     var targetTeam: String? { get }
-    /// The output CSV's header.
-    var outputHeader: [String] { get }
+    /// The output CSV's columns.
+    var output: Answer<MigrationOutputRow> { get }
 
     /// The ledger's idempotency key for this user's success event: present means done.
     func idempotencyKey(for user: MigrationUser) -> String
@@ -27,18 +27,18 @@ public protocol MigrationStep: Sendable {
     /// The event recording that `user` failed with `failure`.
     func failureEvent(_ user: MigrationUser, failure: Failure, runID: String) -> EventDraft
     /// The output row for a user whose success event is `event`.
-    func outputRow(for user: MigrationUser, event: RecordedEvent, sealer: Sealer) throws -> [String]
+    func outputRow(for user: MigrationUser, event: RecordedEvent, sealer: Sealer) throws -> MigrationOutputRow?
     /// Whether the user, as the ledger knows them (`state`), is done without this step's call:
     /// team B's user who signed in with a `transfer_sub` during the window.
     func isDoneWithoutCall(_ state: UserState) -> Bool
     /// The output row for a user done without this step's call, from what the ledger knows.
-    func outputRow(for user: MigrationUser, state: UserState, sealer: Sealer) throws -> [String]
+    func outputRow(for user: MigrationUser, state: UserState, sealer: Sealer) throws -> MigrationOutputRow?
 }
 
 extension MigrationStep {
     public func prepare(_ users: ArraySlice<MigrationUser>) throws {}
     public func isDoneWithoutCall(_ state: UserState) -> Bool { false }
-    public func outputRow(for user: MigrationUser, state: UserState, sealer: Sealer) throws -> [String] { [] }
+    public func outputRow(for user: MigrationUser, state: UserState, sealer: Sealer) throws -> MigrationOutputRow? { nil }
 }
 
 extension Failure {

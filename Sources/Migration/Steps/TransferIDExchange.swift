@@ -17,7 +17,7 @@ public final class TransferIDExchange: MigrationStep {
     public var keyColumn: String { "transfer_sub" }
     public var role: LedgerCreated.Role { .recipient }
     public var targetTeam: String? { nil }
-    public var outputHeader: [String] { ["account_id", "transfer_sub", "sub", "email", "is_private_email"] }
+    public var output: Answer<MigrationOutputRow> { MigrationOutputRow.exchange }
 
     public func idempotencyKey(for user: MigrationUser) -> String { "exchange:\(user.identifier)" }
 
@@ -52,8 +52,8 @@ public final class TransferIDExchange: MigrationStep {
                           identifiers: Identifiers(accountID: user.accountID, transferSub: user.identifier), runID: runID)
     }
 
-    public func outputRow(for user: MigrationUser, event: RecordedEvent, sealer: Sealer) throws -> [String] {
-        guard case .transferIDExchanged(let body) = event.body else { return [] }
+    public func outputRow(for user: MigrationUser, event: RecordedEvent, sealer: Sealer) throws -> MigrationOutputRow? {
+        guard case .transferIDExchanged(let body) = event.body else { return nil }
         return try row(user, accountID: event.identifiers.accountID, recipientSub: event.identifiers.recipientSub, email: body.email,
                        isPrivateEmail: body.isPrivateEmail, sealer: sealer)
     }
@@ -64,16 +64,16 @@ public final class TransferIDExchange: MigrationStep {
         state.status == .migrated && state.migratedVia == .signIn
     }
 
-    public func outputRow(for user: MigrationUser, state: UserState, sealer: Sealer) throws -> [String] {
+    public func outputRow(for user: MigrationUser, state: UserState, sealer: Sealer) throws -> MigrationOutputRow? {
         try row(user, accountID: state.accountID, recipientSub: state.recipientSub, email: state.erasedAt == nil ? state.email : nil,
                 isPrivateEmail: state.isPrivateEmail, sealer: sealer)
     }
 
-    /// `account_id,transfer_sub,sub,email,is_private_email`; the address opened with the
-    /// user's key, empty once the user is erased.
+    /// The user's row; the address opened with the user's key, none once the user is erased.
     private func row(_ user: MigrationUser, accountID: String?, recipientSub: String?, email: SealedValue?, isPrivateEmail: Bool?,
-                     sealer: Sealer) throws -> [String] {
-        let address = try email.flatMap { try sealer.open($0) } ?? ""
-        return [user.accountID ?? accountID ?? "", user.identifier, recipientSub ?? "", address, isPrivateEmail.map { $0 ? "true" : "false" } ?? ""]
+                     sealer: Sealer) throws -> MigrationOutputRow {
+        let address = try email.flatMap { try sealer.open($0) }
+        return MigrationOutputRow(accountID: user.accountID ?? accountID, transferSub: user.identifier, recipientSub: recipientSub,
+                                  email: address.map(EmailValue.clear) ?? .none, isPrivateEmail: isPrivateEmail)
     }
 }

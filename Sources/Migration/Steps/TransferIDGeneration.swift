@@ -1,5 +1,6 @@
 import AppleID
 import Ledger
+import Projections
 
 /// Team A's step: each user's `sub` becomes a `transfer_sub` for the target team.
 public struct TransferIDGeneration: MigrationStep {
@@ -14,7 +15,7 @@ public struct TransferIDGeneration: MigrationStep {
     public var command: String { "generate" }
     public var keyColumn: String { "sub" }
     public var role: LedgerCreated.Role { .sender }
-    public var outputHeader: [String] { ["account_id", "transfer_sub"] }
+    public var output: Answer<MigrationOutputRow> { MigrationOutputRow.generation }
 
     public func idempotencyKey(for user: MigrationUser) -> String { "generate:\(target):\(user.identifier)" }
 
@@ -32,7 +33,7 @@ public struct TransferIDGeneration: MigrationStep {
                    identifiers: Identifiers(accountID: user.accountID, senderSub: user.identifier), runID: runID)
     }
 
-    public func outputRow(for user: MigrationUser, event: RecordedEvent, sealer: Sealer) throws -> [String] {
-        [user.accountID ?? event.identifiers.accountID ?? "", event.identifiers.transferSub ?? ""]
+    public func outputRow(for user: MigrationUser, event: RecordedEvent, sealer: Sealer) throws -> MigrationOutputRow? {
+        MigrationOutputRow(accountID: user.accountID ?? event.identifiers.accountID, transferSub: event.identifiers.transferSub)
     }
 }

@@ -1,12 +1,14 @@
 import Ledger
 
-/// The questions the query CLI answers, over a ``ProjectionSnapshot`` (now or as of a time).
+/// The questions the query CLI answers, over a ``ProjectionSnapshot`` (now or as of a time):
+/// each produces typed rows (``UserRow``, ``FailureClassRow``, ``WindowRow``), and writes them
+/// into a sink under its declared columns (``Answers``).
 public struct ComplianceQueries {
     /// The projections to answer from.
     public let snapshot: any ProjectionSnapshot
     /// The moment the answer is for (now, or `--as-of`), for days left.
     public let time: Timestamp
-    /// Opens sealed email addresses; nil leaves them out.
+    /// Opens sealed email addresses; nil leaves them sealed.
     public let sealer: Sealer?
 
     public init(snapshot: any ProjectionSnapshot, time: Timestamp, sealer: Sealer?) {
@@ -16,156 +18,101 @@ public struct ComplianceQueries {
     }
 
     /// Users whose migration step is done, in the order they migrated.
-    public func migrated(into sink: any RowSink) throws {
+    public func forEachMigrated(_ body: (UserRow) throws -> Void) throws {
         let window = try snapshot.window()
-        let rows = try RowStream(["account_id", "sender_sub", "transfer_sub", "recipient_sub", "migrated_at", "recorded_at", "via", "before_deadline"], into: sink)
-        try snapshot.forEachMigratedUser { u in
-            try rows.append([
-                "account_id": cell(u.accountID), "sender_sub": cell(u.senderSub), "transfer_sub": cell(u.transferSub), "recipient_sub": cell(u.recipientSub),
-                "migrated_at": cell(u.migratedAt), "recorded_at": cell(u.migratedRecordedAt), "via": cell(u.migratedVia?.name),
-                "before_deadline": beforeDeadline(u, window),
-            ])
-        }
-        try rows.finish()
+        try snapshot.forEachMigratedUser { try body(UserRow($0, window: window, time: time)) }
     }
 
-    /// Users not yet migrated (never tried, or whose last attempt failed), with days left
-    /// and the last error.
-    public func pending(into sink: any RowSink) throws {
-        let window = try snapshot.window()
-        let rows = try RowStream(["account_id", "sender_sub", "transfer_sub", "recipient_sub", "status", "attempts", "last_attempt_at", "last_error_class", "last_error", "days_left"], into: sink)
-        try snapshot.forEachUser { u in
-            guard u.status == .pending || u.status == .failed else { return }
-            try rows.append([
-                "account_id": cell(u.accountID), "sender_sub": cell(u.senderSub), "transfer_sub": cell(u.transferSub), "recipient_sub": cell(u.recipientSub),
-                "status": .text(u.status.name), "attempts": .int(u.attempts), "last_attempt_at": cell(u.lastAttemptAt),
-                "last_error_class": cell(u.lastErrorClass), "last_error": cell(u.lastError), "days_left": window.map { .int($0.daysLeft(at: time)) } ?? .null,
-            ])
-        }
-        try rows.finish()
+    /// Users not yet migrated (never tried, or whose last attempt failed), with days left.
+    public func forEachPending(_ body: (UserRow) throws -> Void) throws {
+        try forEachUser(where: { $0.status == .pending || $0.status == .failed }, body)
+    }
+
+    /// Users whose last attempt failed.
+    public func forEachFailed(_ body: (UserRow) throws -> Void) throws {
+        try forEachUser(where: { $0.status == .failed }, body)
     }
 
     /// Users Apple told us about (a notification, a sign-in without `transfer_sub`) whom no
-    /// migration step ever named: kept, and listed here for someone to look into.
-    public func unmatched(into sink: any RowSink) throws {
-        let rows = try RowStream(["sender_sub", "recipient_sub", "notifications", "email_forwarding", "consent_revoked_at", "account_deleted_at", "erased_at", "first_sequence", "last_sequence"], into: sink)
-        try snapshot.forEachUser { u in
-            guard u.status == .unmatched else { return }
-            try rows.append([
-                "sender_sub": cell(u.senderSub), "recipient_sub": cell(u.recipientSub), "notifications": .int(u.notifications),
-                "email_forwarding": forwarding(u), "consent_revoked_at": cell(u.consentRevokedAt), "account_deleted_at": cell(u.accountDeletedAt),
-                "erased_at": cell(u.erasedAt), "first_sequence": .int(Int(u.firstSequence)), "last_sequence": .int(Int(u.lastSequence)),
-            ])
-        }
-        try rows.finish()
+    /// migration step ever named: kept, and listed for someone to look into.
+    public func forEachUnmatched(_ body: (UserRow) throws -> Void) throws {
+        try forEachUser(where: { $0.status == .unmatched }, body)
     }
 
-    /// Users whose last attempt failed, with the failure's class and message.
-    public func failures(into sink: any RowSink) throws {
-        let rows = try RowStream(["account_id", "sender_sub", "transfer_sub", "recipient_sub", "attempts", "last_attempt_at", "error_class", "error"], into: sink)
+    /// Every user, with the email address opened (or why not).
+    public func forEachUser(_ body: (UserRow) throws -> Void) throws {
+        let window = try snapshot.window()
+        try snapshot.forEachUser { try body(try row($0, window: window)) }
+    }
+
+    /// Failed users counted by failure class, most first.
+    public func failureClasses() throws -> [FailureClassRow] {
+        var counts: [Failure.Kind?: Int] = [:]
         try snapshot.forEachUser { u in
             guard u.status == .failed else { return }
-            try rows.append([
-                "account_id": cell(u.accountID), "sender_sub": cell(u.senderSub), "transfer_sub": cell(u.transferSub), "recipient_sub": cell(u.recipientSub),
-                "attempts": .int(u.attempts), "last_attempt_at": cell(u.lastAttemptAt), "error_class": cell(u.lastErrorClass), "error": cell(u.lastError),
-            ])
+            counts[u.lastErrorClass, default: 0] += 1
         }
-        try rows.finish()
-    }
-
-    /// Failed users counted by failure class.
-    public func failuresByClass(into sink: any RowSink) throws {
-        var counts: [String: Int] = [:]
-        try snapshot.forEachUser { u in
-            guard u.status == .failed else { return }
-            counts[u.lastErrorClass ?? "unknown", default: 0] += 1
-        }
-        let rows = try RowStream(["error_class", "users"], into: sink)
-        for (name, n) in counts.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) { try rows.append(["error_class": .text(name), "users": .int(n)]) }
-        try rows.finish()
-    }
-
-    /// The columns of ``state()`` and ``user(_:)``.
-    public static let stateColumns = [
-        "user_key", "account_id", "sender_sub", "transfer_sub", "recipient_sub", "target_team", "status", "migrated_at", "migrated_recorded_at", "migrated_via",
-        "before_deadline", "email", "is_private_email", "email_forwarding", "consent_revoked_at", "account_deleted_at", "erased_at",
-        "attempts", "last_attempt_at", "last_error_class", "last_error", "notifications", "first_sequence", "last_sequence",
-    ]
-
-    /// Every user with every projected field.
-    public func state(into sink: any RowSink) throws {
-        let window = try snapshot.window()
-        let rows = try RowStream(ComplianceQueries.stateColumns, into: sink)
-        try snapshot.forEachUser { try rows.append(try stateRow($0, window: window)) }
-        try rows.finish()
-    }
-
-    /// The given users with every projected field, in the order given: the rows of
-    /// ``state(into:)`` for just these users.
-    public func state(of users: [UserState], into sink: any RowSink) throws {
-        let window = try snapshot.window()
-        let rows = try RowStream(ComplianceQueries.stateColumns, into: sink)
-        for u in users { try rows.append(try stateRow(u, window: window)) }
-        try rows.finish()
+        return counts.map { FailureClassRow(errorClass: $0.key, users: $0.value) }
+            .sorted { ($1.users, $0.errorClass?.rawValue ?? "unknown") < ($0.users, $1.errorClass?.rawValue ?? "unknown") }
     }
 
     /// The user an identifier of any kind names, with every projected field; nil if unknown.
-    public func user(_ identifier: String) throws -> (state: UserState, row: QueryTable)? {
+    public func user(_ identifier: String) throws -> UserRow? {
         guard let u = try snapshot.user(matching: identifier) else { return nil }
-        var table = QueryTable(columns: ComplianceQueries.stateColumns)
-        table.append(try stateRow(u, window: try snapshot.window()))
-        return (u, table)
+        return try row(u, window: try snapshot.window())
     }
 
-    /// The transfer window: accepted at, deadline, days left, open or closed.
-    public func window(into sink: any RowSink) throws {
-        let rows = try RowStream(["accepted_at", "deadline", "window_days", "days_left", "open"], into: sink)
-        if let w = try snapshot.window() {
-            try rows.append([
-                "accepted_at": .time(w.acceptedAt), "deadline": .time(w.deadline), "window_days": .int(w.windowDays),
-                "days_left": .int(w.daysLeft(at: time)), "open": .bool(w.isOpen(at: time)),
-            ])
+    /// The given users, with every projected field.
+    public func rows(of users: [UserState]) throws -> [UserRow] {
+        let window = try snapshot.window()
+        return try users.map { try row($0, window: window) }
+    }
+
+    /// The transfer window at the time asked; nil before one is recorded.
+    public func windowRow() throws -> WindowRow? {
+        try snapshot.window().map { WindowRow($0, at: time) }
+    }
+
+    private func forEachUser(where keep: (UserState) -> Bool, _ body: (UserRow) throws -> Void) throws {
+        let window = try snapshot.window()
+        try snapshot.forEachUser { u in
+            guard keep(u) else { return }
+            try body(UserRow(u, window: window, time: time))
         }
+    }
+
+    private func row(_ u: UserState, window: TransferWindow?) throws -> UserRow {
+        UserRow(u, window: window, time: time, email: try EmailValue(of: u, sealer: sealer))
+    }
+}
+
+extension ComplianceQueries {
+    /// `query migrated`, written into `sink`.
+    public func migrated(into sink: any RowSink) throws { try write(Answers.migrated, forEachMigrated, into: sink) }
+    /// `query pending`, written into `sink`.
+    public func pending(into sink: any RowSink) throws { try write(Answers.pending, forEachPending, into: sink) }
+    /// `query failures`, written into `sink`.
+    public func failures(into sink: any RowSink) throws { try write(Answers.failures, forEachFailed, into: sink) }
+    /// `query unmatched`, written into `sink`.
+    public func unmatched(into sink: any RowSink) throws { try write(Answers.unmatched, forEachUnmatched, into: sink) }
+    /// `query state`, written into `sink`.
+    public func state(into sink: any RowSink) throws { try write(Answers.state, forEachUser, into: sink) }
+    /// `query failures --by-class`, written into `sink`.
+    public func failuresByClass(into sink: any RowSink) throws {
+        let classes = try failureClasses()
+        try write(Answers.failuresByClass, { body in try classes.forEach(body) }, into: sink)
+    }
+    /// `handover window`, written into `sink`.
+    public func window(into sink: any RowSink) throws {
+        let window = try windowRow()
+        try write(Answers.window, { body in try window.map(body) }, into: sink)
+    }
+
+    private func write<Row>(_ answer: Answer<Row>, _ produce: ((Row) throws -> Void) throws -> Void, into sink: any RowSink) throws {
+        let rows = try answer.stream(into: sink)
+        try produce(rows.append)
         try rows.finish()
     }
-
-    private func stateRow(_ u: UserState, window: TransferWindow?) throws -> KeyValuePairs<String, QueryTable.Cell> {
-        [
-            "user_key": .int(Int(u.key)), "account_id": cell(u.accountID), "sender_sub": cell(u.senderSub), "transfer_sub": cell(u.transferSub),
-            "recipient_sub": cell(u.recipientSub), "target_team": cell(u.targetTeam), "status": .text(u.status.name),
-            "migrated_at": cell(u.migratedAt), "migrated_recorded_at": cell(u.migratedRecordedAt), "migrated_via": cell(u.migratedVia?.name),
-            "before_deadline": beforeDeadline(u, window), "email": try emailCell(u), "is_private_email": u.isPrivateEmail.map(QueryTable.Cell.bool) ?? .null,
-            "email_forwarding": forwarding(u), "consent_revoked_at": cell(u.consentRevokedAt), "account_deleted_at": cell(u.accountDeletedAt),
-            "erased_at": cell(u.erasedAt), "attempts": .int(u.attempts), "last_attempt_at": cell(u.lastAttemptAt),
-            "last_error_class": cell(u.lastErrorClass), "last_error": cell(u.lastError), "notifications": .int(u.notifications),
-            "first_sequence": .int(Int(u.firstSequence)), "last_sequence": .int(Int(u.lastSequence)),
-        ]
-    }
-
-    /// Whether Apple forwards the user's email: enabled, disabled, or null if never told.
-    private func forwarding(_ u: UserState) -> QueryTable.Cell {
-        cell(u.emailForwarding.map { $0 ? "enabled" : "disabled" })
-    }
-
-    /// Whether the user migrated before the window's deadline; null without a window or migration.
-    private func beforeDeadline(_ u: UserState, _ window: TransferWindow?) -> QueryTable.Cell {
-        guard let window, let migratedAt = u.migratedAt else { return .null }
-        return .bool(migratedAt < window.deadline)
-    }
-
-    /// The email in clear; `(erased)` once the user was erased (their key destroyed, which is
-    /// the only way a key store loses a key, so also as of a time before the erasure);
-    /// `(sealed: no key)` in a copy made without keys; or empty.
-    private func emailCell(_ u: UserState) throws -> QueryTable.Cell {
-        if u.erasedAt != nil { return .text("(erased)") }
-        guard let sealed = u.email else { return .null }
-        guard let sealer else { return .text("(sealed)") }
-        guard sealer.keyStore != nil else { return .text("(sealed: no key)") }
-        return .text(try sealer.open(sealed) ?? "(erased)")
-    }
-
-    private func cell(_ s: String?) -> QueryTable.Cell { s.map(QueryTable.Cell.text) ?? .null }
-    private func cell(_ t: Timestamp?) -> QueryTable.Cell { t.map(QueryTable.Cell.time) ?? .null }
 }
 
 extension ComplianceQueries {

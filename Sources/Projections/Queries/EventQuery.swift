@@ -67,10 +67,10 @@ public struct EventQuery: Sendable {
         return events
     }
 
-    /// Writes the matching events into `sink` as the rows of ``table(_:)``.
+    /// Writes the matching events into `sink` as the rows of ``Answers/events``.
     public func write(in ledger: Ledger, projection: UserProjection, into sink: any RowSink) throws {
-        let rows = try RowStream(EventQuery.columns, into: sink)
-        try forEach(in: ledger, projection: projection) { try rows.append(EventQuery.row($0)) }
+        let rows = try Answers.events.stream(into: sink)
+        try forEach(in: ledger, projection: projection) { try rows.append(EventRow($0)) }
         try rows.finish()
     }
 
@@ -94,22 +94,6 @@ public struct EventQuery: Sendable {
         }
     }
 
-    static let columns = ["seq", "recorded_at", "occurred_at", "type", "identifiers", "summary"]
-
-    /// The events as a table: one row each, with a one-line summary of the body.
-    public static func table(_ events: [RecordedEvent]) -> QueryTable {
-        var table = QueryTable(columns: columns)
-        for e in events { table.append(row(e)) }
-        return table
-    }
-
-    private static func row(_ e: RecordedEvent) -> KeyValuePairs<String, QueryTable.Cell> {
-        [
-            "seq": .int(Int(e.sequence)), "recorded_at": .time(e.recordedAt), "occurred_at": e.occurredAt.map(QueryTable.Cell.time) ?? .null,
-            "type": .text(e.type.rawValue), "identifiers": .text(e.identifiers.all.map(\.description).joined(separator: " ")), "summary": .text(summary(e)),
-        ]
-    }
-
     /// A one-line description of what an event says.
     public static func summary(_ e: RecordedEvent) -> String {
         switch e.body {
@@ -120,9 +104,9 @@ public struct EventQuery: Sendable {
         case .accessTokenIssued(let b): return "token \(b.fingerprint) for \(b.clientID), expires \(b.expiresAt.rfc3339)"
         case .accessTokenFailed(let b): return "token refused: \(b.failure.kind.rawValue): \(b.failure.message)"
         case .transferIDGenerated(let b): return "generated for target \(b.targetTeam)"
-        case .transferIDGenerationFailed(let b): return "target \(b.targetTeam): \(b.failure.kind.rawValue) after \(b.failure.attempts) attempt(s): \(b.failure.message)"
+        case .transferIDGenerationFailed(let b): return "target \(b.targetTeam): \(b.failure.kind.rawValue) after \(EventQuery.tries(b.failure.attempts)): \(b.failure.message)"
         case .transferIDExchanged(let b): return "exchanged" + (b.isPrivateEmail == true ? ", private relay email" : "")
-        case .transferIDExchangeFailed(let b): return "\(b.failure.kind.rawValue) after \(b.failure.attempts) attempt(s): \(b.failure.message)"
+        case .transferIDExchangeFailed(let b): return "\(b.failure.kind.rawValue) after \(EventQuery.tries(b.failure.attempts)): \(b.failure.message)"
         case .signInVerified(let b): return "sign-in for \(b.audience)" + (e.identifiers.transferSub != nil ? " with transfer_sub" : "")
         case .signInRejected(let b), .notificationRejected(let b): return "rejected: \(b.reason): \(b.detail)"
         case .notificationReceived(let b): return b.kind.rawValue + " at \(b.eventTime.rfc3339)"
@@ -130,4 +114,8 @@ public struct EventQuery: Sendable {
         case .rejectionsSummarized(let b): return "\(b.total) refused deliveries from \(b.source) over budget, \(b.from.rfc3339) to \(b.until.rfc3339), answered 429"
         }
     }
+
+    /// The HTTP tries one failure event records, in words ("1 HTTP try", "3 HTTP tries"):
+    /// not to be confused with a user's `attempts`, the events recorded for them.
+    static func tries(_ n: Int) -> String { n == 1 ? "1 HTTP try" : "\(n) HTTP tries" }
 }

@@ -1,24 +1,29 @@
 import Foundation
 import Ledger
 
-/// A query's answer: named columns and rows of typed cells read by column name, rendered as
-/// a table, JSON or CSV.
-public struct QueryTable: Sendable {
+/// An answer's rows as the renderers lay them out: named columns and rows of cells read by
+/// column name, rendered as a table, JSON or CSV. The rows come from an ``Answer``'s typed
+/// values through its declared columns.
+public struct QueryTable: Sendable, Equatable {
     /// One typed value.
     public enum Cell: Sendable, Equatable {
         case text(String)
         case int(Int)
         case bool(Bool)
         case time(Timestamp)
+        /// Rows of another answer (a user's history), listed inside this one.
+        case events(QueryTable)
         case null
 
-        /// The cell as text (times in RFC 3339 UTC, null as empty).
+        /// The cell as text (times in RFC 3339 UTC, null as empty, rows of another answer as
+        /// their first column's values separated by spaces).
         public var text: String {
             switch self {
             case .text(let s): return s
             case .int(let i): return String(i)
             case .bool(let b): return b ? "true" : "false"
             case .time(let t): return t.rfc3339
+            case .events(let table): return table.rows.map { $0.cells.first?.text ?? "" }.joined(separator: " ")
             case .null: return ""
             }
         }
@@ -36,18 +41,8 @@ public struct QueryTable: Sendable {
         /// The cells in column order, for code that lays out every column (the renderers).
         public let cells: [Cell]
 
-        /// A row given as column → cell; the names must be `columns`, in order, each once.
-        /// Naming each cell where it is made keeps a new column from shifting the others.
-        public init(columns: [String], named cells: KeyValuePairs<String, Cell>) {
-            // Checked in debug builds (every test): comparing each name on every row of a
-            // large answer in release builds cost a tenth of `query state`.
-            assert(cells.count == columns.count && zip(cells, columns).allSatisfy { $0.key == $1 },
-                   "row columns \(cells.map(\.key)) differ from the table's \(columns)")
-            self.columns = columns
-            self.cells = cells.map(\.value)
-        }
-
-        init(columns: [String], cells: [Cell]) {
+        /// A row of `cells` under `columns`, one cell per column, in order.
+        public init(columns: [String], cells: [Cell]) {
             self.columns = columns
             self.cells = cells
         }
@@ -69,9 +64,10 @@ public struct QueryTable: Sendable {
         self.columns = columns
     }
 
-    /// Appends a row given as column → cell, in the order of ``columns``; every column once.
-    public mutating func append(_ cells: KeyValuePairs<String, Cell>) {
-        rows.append(Row(columns: columns, named: cells))
+    /// Appends a row under the same columns.
+    public mutating func append(_ row: Row) {
+        precondition(row.columns == columns, "row columns \(row.columns) differ from the table's \(columns)")
+        rows.append(row)
     }
 
     /// The answer `produce` writes into a sink, collected in memory: for answers known to be
@@ -129,6 +125,7 @@ extension QueryTable.Row {
             case .int(let i): object[column] = .int(Int64(i))
             case .bool(let b): object[column] = .bool(b)
             case .time(let t): object[column] = .string(t.rfc3339)
+            case .events(let table): object[column] = table.json
             case .null: object[column] = .null
             }
         }

@@ -26,7 +26,7 @@ public final class RowWriter<Failure: Error>: RowSink {
     public func start(columns: [String]) throws(Failure) {
         self.columns = columns
         switch format {
-        case .csv: try output(CSVField.line(columns))
+        case .csv: try output(CSVLine.header(columns))
         case .json: try output("[")
         case .table: break
         }
@@ -36,7 +36,7 @@ public final class RowWriter<Failure: Error>: RowSink {
         defer { count += 1 }
         switch format {
         case .csv:
-            try output(CSVField.line(row.cells.map { InertText.forCSV($0.text) }))
+            try output(CSVLine.encode(row.cells, style: .inert))
         case .json:
             try output((count == 0 ? "" : ",") + String(decoding: InertText.json(row.json.canonicalBytes), as: UTF8.self))
         case .table:

@@ -23,15 +23,15 @@ public struct ProjectionDatabases: Sendable {
     /// This generation's `checkpoint` and `next_user_key` (for even generations, the root
     /// `projection_state`, which also holds `layout`, `generation` and `rebuilding`).
     public let state: Database
-    /// The generation these databases belong to.
-    public let generation: UInt64
+    /// The generation these databases belong to (of the same parity as the one they were opened for).
+    public internal(set) var generation: UInt64
 
     /// The databases of even generations (0, 2, …); odd ones add the suffix `.1`.
     static let names = ["user_versions", "user_links", "migrated_order", "windows", "projection_state"]
     /// The database holding `layout`, `generation` and `rebuilding`.
     static let rootName = "projection_state"
 
-    /// The names of generation `generation`'s databases, in the order ``init(_:generation:)`` takes them.
+    /// The names of generation `generation`'s databases.
     static func names(generation: UInt64) -> [String] {
         generation % 2 == 0 ? names : names.map { $0 + ".1" }
     }
@@ -49,18 +49,14 @@ public struct ProjectionDatabases: Sendable {
     /// While a rebuild runs: the generation it folds into.
     static let rebuildingKey = Array("rebuilding".utf8)
 
-    init(_ dbs: [Database], generation: UInt64) {
-        userVersions = dbs[0]
-        userLinks = dbs[1]
-        migratedOrder = dbs[2]
-        windows = dbs[3]
-        state = dbs[4]
-        self.generation = generation
-    }
-
     /// Opens generation `generation`'s databases in `transaction`, creating them when asked.
     static func open(generation: UInt64, in transaction: ReadTransaction, create: Bool) throws -> ProjectionDatabases {
-        ProjectionDatabases(try names(generation: generation).map { try transaction.openDatabase($0, create: create) }, generation: generation)
+        func database(_ name: String) throws -> Database {
+            try transaction.openDatabase(generation % 2 == 0 ? name : name + ".1", create: create)
+        }
+        return ProjectionDatabases(userVersions: try database("user_versions"), userLinks: try database("user_links"),
+                                   migratedOrder: try database("migrated_order"), windows: try database("windows"),
+                                   state: try database(rootName), generation: generation)
     }
 
     /// The folded data, without the state: what a rebuild empties and a switch drops.

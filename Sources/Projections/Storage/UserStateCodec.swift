@@ -8,59 +8,72 @@ import Ledger
 enum UserStateCodec {
     static let version: UInt8 = 1
 
+    /// The fields after the version byte, in stored order: the one statement of the layout,
+    /// which both ``encode(_:)`` and ``decode(_:)`` follow.
+    private static let fields: [Field] = [
+        Field { $0.u64($1.key) } read: { $1.key = try $0.u64() },
+        Field { $0.u64($1.firstSequence) } read: { $1.firstSequence = try $0.u64() },
+        Field { $0.u64($1.lastSequence) } read: { $1.lastSequence = try $0.u64() },
+        Field { $0.bytes.append($1.status.rawValue) } read: { r, u in
+            guard let status = UserStatus(rawValue: try r.u8()) else { throw LedgerError(.malformedRecord, "users: bad status") }
+            u.status = status
+        },
+        Field { $0.bytes.append($1.migratedVia?.rawValue ?? 0) } read: { $1.migratedVia = MigrationPath(rawValue: try $0.u8()) },
+        Field { $0.u32(UInt32(clamping: $1.attempts)) } read: { $1.attempts = Int(try $0.u32()) },
+        Field { $0.u32(UInt32(clamping: $1.notifications)) } read: { $1.notifications = Int(try $0.u32()) },
+        Field { $0.bytes.append(tristate($1.isPrivateEmail)) } read: { $1.isPrivateEmail = fromTristate(try $0.u8()) },
+        Field { $0.bytes.append(tristate($1.emailForwarding)) } read: { $1.emailForwarding = fromTristate(try $0.u8()) },
+        Field { $0.optionalString($1.accountID) } read: { $1.accountID = try $0.optionalString() },
+        Field { $0.optionalString($1.senderSub) } read: { $1.senderSub = try $0.optionalString() },
+        Field { $0.optionalString($1.transferSub) } read: { $1.transferSub = try $0.optionalString() },
+        Field { $0.optionalString($1.recipientSub) } read: { $1.recipientSub = try $0.optionalString() },
+        Field { $0.optionalString($1.targetTeam) } read: { $1.targetTeam = try $0.optionalString() },
+        Field { $0.optionalString($1.lastErrorClass?.rawValue) } read: { r, u in
+            let name = try r.optionalString()
+            u.lastErrorClass = try name.map { name in
+                guard let kind = Failure.Kind(rawValue: name) else { throw LedgerError(.malformedRecord, "users: unknown failure class") }
+                return kind
+            }
+        },
+        Field { $0.optionalString($1.lastError) } read: { $1.lastError = try $0.optionalString() },
+        // The sealed email: key ID, then the sealed bytes; both or neither.
+        Field { $0.optionalString($1.email?.keyID); $0.optionalString($1.email?.combined) } read: { r, u in
+            let keyID = try r.optionalString(), combined = try r.optionalString()
+            if let keyID, let combined { u.email = SealedValue(keyID: keyID, combined: combined) }
+        },
+        Field { $0.optionalTime($1.migratedAt) } read: { $1.migratedAt = try $0.optionalTime() },
+        Field { $0.optionalTime($1.consentRevokedAt) } read: { $1.consentRevokedAt = try $0.optionalTime() },
+        Field { $0.optionalTime($1.accountDeletedAt) } read: { $1.accountDeletedAt = try $0.optionalTime() },
+        Field { $0.optionalTime($1.erasedAt) } read: { $1.erasedAt = try $0.optionalTime() },
+        Field { $0.optionalTime($1.lastAttemptAt) } read: { $1.lastAttemptAt = try $0.optionalTime() },
+        // Records written before the field existed end here; a rebuild fills it in.
+        Field { $0.optionalTime($1.migratedRecordedAt) } read: { r, u in u.migratedRecordedAt = r.isAtEnd ? nil : try r.optionalTime() },
+    ]
+
     static func encode(_ u: UserState) -> [UInt8] {
         var w = BinaryWriter()
         w.bytes.append(version)
-        w.u64(u.key)
-        w.u64(u.firstSequence)
-        w.u64(u.lastSequence)
-        w.bytes.append(u.status.rawValue)
-        w.bytes.append(u.migratedVia?.rawValue ?? 0)
-        w.u32(UInt32(clamping: u.attempts))
-        w.u32(UInt32(clamping: u.notifications))
-        w.bytes.append(tristate(u.isPrivateEmail))
-        w.bytes.append(tristate(u.emailForwarding))
-        for s in [u.accountID, u.senderSub, u.transferSub, u.recipientSub, u.targetTeam, u.lastErrorClass, u.lastError, u.email?.keyID, u.email?.combined] {
-            w.optionalString(s)
-        }
-        for t in [u.migratedAt, u.consentRevokedAt, u.accountDeletedAt, u.erasedAt, u.lastAttemptAt, u.migratedRecordedAt] {
-            w.optionalTime(t)
-        }
+        for field in fields { field.write(&w, u) }
         return w.bytes
     }
 
     static func decode(_ raw: UnsafeRawBufferPointer) throws -> UserState {
         var r = BinaryReader(raw)
         guard try r.u8() == version else { throw LedgerError(.malformedRecord, "users: unknown record version") }
-        let key = try r.u64()
-        let first = try r.u64()
-        let last = try r.u64()
-        guard let status = UserStatus(rawValue: try r.u8()) else { throw LedgerError(.malformedRecord, "users: bad status") }
-        var u = UserState(key: key, status: status, sequence: first)
-        u.lastSequence = last
-        u.migratedVia = MigrationPath(rawValue: try r.u8())
-        u.attempts = Int(try r.u32())
-        u.notifications = Int(try r.u32())
-        u.isPrivateEmail = fromTristate(try r.u8())
-        u.emailForwarding = fromTristate(try r.u8())
-        u.accountID = try r.optionalString()
-        u.senderSub = try r.optionalString()
-        u.transferSub = try r.optionalString()
-        u.recipientSub = try r.optionalString()
-        u.targetTeam = try r.optionalString()
-        u.lastErrorClass = try r.optionalString()
-        u.lastError = try r.optionalString()
-        let keyID = try r.optionalString()
-        let combined = try r.optionalString()
-        if let keyID, let combined { u.email = SealedValue(keyID: keyID, combined: combined) }
-        u.migratedAt = try r.optionalTime()
-        u.consentRevokedAt = try r.optionalTime()
-        u.accountDeletedAt = try r.optionalTime()
-        u.erasedAt = try r.optionalTime()
-        u.lastAttemptAt = try r.optionalTime()
-        // Records written before the field existed end here; a rebuild fills it in.
-        u.migratedRecordedAt = r.isAtEnd ? nil : try r.optionalTime()
+        var u = UserState(key: 0, status: .pending, sequence: 0)
+        for field in fields { try field.read(&r, &u) }
         return u
+    }
+
+    /// One stored field: how it is written and read back.
+    private struct Field: Sendable {
+        let write: @Sendable (inout BinaryWriter, UserState) -> Void
+        let read: @Sendable (inout BinaryReader, inout UserState) throws -> Void
+
+        init(_ write: @escaping @Sendable (inout BinaryWriter, UserState) -> Void, read: @escaping @Sendable (inout BinaryReader, inout UserState) throws -> Void) {
+            self.write = write
+            self.read = read
+        }
     }
 
     private static func tristate(_ b: Bool?) -> UInt8 { b.map { $0 ? 2 : 1 } ?? 0 }

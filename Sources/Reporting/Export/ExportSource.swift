@@ -22,7 +22,7 @@ struct ExportSource: Sendable {
     /// What a read hands its rows to, in this order: every event, every user, every rewrite.
     struct Handlers {
         var event: (ExportedEvent) throws -> Void
-        var user: ([ExportCell]) throws -> Void
+        var user: (UserRow) throws -> Void
         /// An event at or before `after`, of a user erased since, whose JSON now holds null
         /// where the address was; only with personal data, and only for a caller that takes them.
         var rewrite: ((_ sequence: UInt64, _ eventJSON: [UInt8]) throws -> Void)? = nil
@@ -74,23 +74,20 @@ struct ExportSource: Sendable {
                     }
                 }
             }
-            let queries = ComplianceQueries(snapshot: snapshot, time: .now(), sealer: sealer)
-            // Only an address in clear is exported: never "(sealed)" or "(erased)".
-            let emit = EachRow { row in
-                try handlers.user(zip(row.columns, row.cells).map { column, cell in
-                    guard column == "email" else { return ExportCell(cell) }
-                    if case .text(let email) = cell, email.utf8.contains(UInt8(ascii: "@")) { return .text(email) }
-                    return .text(nil)
-                })
+            // The users, read from the projections; only an address in clear is exported.
+            let window = try snapshot.window()
+            let now = Timestamp.now()
+            func emit(_ user: UserState) throws {
+                try handlers.user(UserRow(user, window: window, time: now, email: try EmailValue(of: user, sealer: sealer).clearOnly))
             }
             var changed: [UInt64: UserState] = [:]
             for identifier in named {
                 if let user = try snapshot.user(with: identifier) { changed[user.key] = user }
             }
             if changedAfter == nil || windowChanged {
-                try queries.state(into: emit)
+                try snapshot.forEachUser(emit)
             } else {
-                try queries.state(of: changed.keys.sorted().map { changed[$0]! }, into: emit)
+                for key in changed.keys.sorted() { try emit(changed[key]!) }
             }
             if let sealer, let rewrite = handlers.rewrite, after > 0 {
                 var erased: [UserState] = []
@@ -117,30 +114,6 @@ struct ExportSource: Sendable {
                     try rewrite(sequence, try SealedJSON.opened(UnsafeRawBufferPointer(rebasing: value[32...]), with: sealer))
                 }
             }
-        }
-    }
-
-    /// The users columns: those of `handover query state`.
-    static var userColumns: [String] { ComplianceQueries.stateColumns }
-}
-
-/// Hands each row of an answer to a closure as it is read.
-private final class EachRow: RowSink {
-    let body: (QueryTable.Row) throws -> Void
-    init(_ body: @escaping (QueryTable.Row) throws -> Void) { self.body = body }
-    func start(columns: [String]) {}
-    func write(_ row: QueryTable.Row) throws { try body(row) }
-    func finish() {}
-}
-
-extension ExportCell {
-    init(_ cell: QueryTable.Cell) {
-        switch cell {
-        case .text(let s): self = .text(s)
-        case .int(let i): self = .int(Int64(i))
-        case .bool(let b): self = .bool(b)
-        case .time(let t): self = .text(t.rfc3339)
-        case .null: self = .text(nil)
         }
     }
 }

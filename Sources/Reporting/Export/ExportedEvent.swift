@@ -1,4 +1,5 @@
 import Ledger
+import Projections
 
 /// One event as exports carry it: flat columns for filtering and joining, and the whole
 /// event as JSON with personal data opened or withheld.
@@ -16,51 +17,26 @@ public struct ExportedEvent: Sendable {
     /// The stored chain hash, hex.
     public var chainHash: String
 
-    /// The column names, in the order every format writes them.
-    public static let columns = [
-        "seq", "recorded_at", "occurred_at", "type", "schema_version", "account_id", "sender_sub", "transfer_sub",
-        "recipient_sub", "jti", "run_id", "event_json", "chain_hash",
+    public typealias Column = AnswerColumn<ExportedEvent>
+
+    /// The columns, in the order every format writes them (``ExportAnswers/events``).
+    static let columns: [Column] = [
+        Facts.sequence { $0.sequence }, Facts.recordedAt { $0.recordedAt }, Facts.occurredAt { $0.occurredAt }, Facts.eventType { $0.type },
+        Column("schema_version", .integer, optional: false, "The version of the event type's schema the event was written under.") { .int($0.schemaVersion) },
+        Facts.accountID { $0.identifiers.accountID }, Facts.senderSub { $0.identifiers.senderSub },
+        Facts.transferSub { $0.identifiers.transferSub }, Facts.recipientSub { $0.identifiers.recipientSub },
+        Column("jti", .text, "The notification's `jti` (notifications only).") { .text($0.identifiers.jti) },
+        Column("run_id", .text, "The batch run that recorded the event.") { .text($0.runID) },
+        Column("event_json", .text, optional: false, personal: true,
+               "The whole event as canonical JSON; sealed values opened (with personal data, while the user's key exists) or null.") {
+            .text(String(decoding: $0.eventJSON, as: UTF8.self))
+        },
+        Column("chain_hash", .text, optional: false, "The hex SHA-256 chain hash stored with the event.") { .text($0.chainHash) },
     ]
-
-    /// The values in ``columns`` order.
-    public var cells: [ExportCell] { cells(eventJSON: .text(String(decoding: eventJSON, as: UTF8.self))) }
-
-    /// The values in ``columns`` order, with `eventJSON` in the `event_json` column.
-    private func cells(eventJSON: ExportCell) -> [ExportCell] {
-        [.int(Int64(sequence)), .text(recordedAt.rfc3339), .text(occurredAt?.rfc3339), .text(type), .int(Int64(schemaVersion)),
-         .text(identifiers.accountID), .text(identifiers.senderSub), .text(identifiers.transferSub), .text(identifiers.recipientSub),
-         .text(identifiers.jti), .text(runID), eventJSON, .text(chainHash)]
-    }
 
     /// One JSON-lines object in canonical form: the flat columns, with the event nested under
     /// `event_json`.
-    public var jsonLine: [UInt8] { Self.layout.object(cells(eventJSON: .text(nil)), json: eventJSON) }
+    public var jsonLine: [UInt8] { Self.layout.object(ExportAnswers.events.cells(self), json: eventJSON) }
 
-    private static let layout = JSONLineLayout(columns: columns, verbatim: "event_json")
-}
-
-/// A value in an exported row: text, integer, Boolean or null.
-public enum ExportCell: Sendable, Equatable {
-    case text(String?)
-    case int(Int64?)
-    case bool(Bool?)
-
-    /// The value as CSV text (null as empty).
-    var csvText: String {
-        switch self {
-        case .text(let v): return v ?? ""
-        case .int(let v): return v.map(String.init) ?? ""
-        case .bool(let v): return v.map { $0 ? "true" : "false" } ?? ""
-        }
-    }
-
-    /// Writes the value as JSON (null for a missing value).
-    func write(to w: inout JSONWriter) {
-        switch self {
-        case .text(let v?): w.string(v)
-        case .int(let v?): w.int(v)
-        case .bool(let v?): w.bool(v)
-        default: w.raw(Array("null".utf8))
-        }
-    }
+    private static let layout = JSONLineLayout(columns: ExportAnswers.events.names, verbatim: "event_json")
 }

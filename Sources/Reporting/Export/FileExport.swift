@@ -66,33 +66,38 @@ struct FileExport {
         guard let events = FileHandle(forWritingAtPath: eventsPath) else { throw ExportError(.io, "cannot write \(eventsPath)") }
         defer { try? events.close() }
         try events.truncate(atOffset: eventsLength)
-        var pending: [UInt8] = eventsLength == 0 ? header(ExportedEvent.columns) : []
+        let csvStyle: CSVLine.Style = neutralizes ? .spreadsheet : .inert
+        var pending: [UInt8] = eventsLength == 0 ? header(ExportAnswers.events.names) : []
         var added = 0
         // users.* is written whole to a temporary file as the users are read, then renamed.
-        let usersPath = directory + "/users." + fileExtension
-        let users = try TemporaryFile(replacing: usersPath, attributes: fileAttributes)
-        var usersPending = header(ExportSource.userColumns)
-        let userLayout = JSONLineLayout(columns: ExportSource.userColumns)
+        let users = try AtomicFile.Writer(replacing: directory + "/users." + fileExtension, mode: fileMode)
+        var usersPending = header(ExportAnswers.users.names)
+        let userLayout = JSONLineLayout(columns: ExportAnswers.users.names)
         var userCount = 0
         let last = try source.read(after: previous, users: .all, to: .init(event: { event in
-            if format == .csv { pending.append(contentsOf: csvLine(event.cells, neutralizing: neutralizes).utf8) } else { pending += InertText.json(event.jsonLine) + [0x0A] }
+            if format == .csv {
+                pending.append(contentsOf: CSVLine.encode(ExportAnswers.events.cells(event), style: csvStyle).utf8)
+            } else {
+                pending += InertText.json(event.jsonLine) + [0x0A]
+            }
             added += 1
             if pending.count > 1 << 20 {
                 try events.write(contentsOf: pending)
                 pending.removeAll(keepingCapacity: true)
             }
-        }, user: { cells in
-            if format == .csv { usersPending.append(contentsOf: csvLine(cells, neutralizing: neutralizes).utf8) } else { usersPending += InertText.json(userLayout.object(cells)) + [0x0A] }
+        }, user: { user in
+            let cells = ExportAnswers.users.cells(user)
+            if format == .csv { usersPending.append(contentsOf: CSVLine.encode(cells, style: csvStyle).utf8) } else { usersPending += InertText.json(userLayout.object(cells)) + [0x0A] }
             userCount += 1
             if usersPending.count > 1 << 20 {
-                try users.write(Data(usersPending))
+                try users.write(usersPending)
                 usersPending.removeAll(keepingCapacity: true)
             }
         })).last
         try events.write(contentsOf: pending)
         try events.synchronize()
         let length = try events.offset()
-        try users.write(Data(usersPending))
+        try users.write(usersPending)
         try users.commit()
         let summary = ExportSummary(format: format, path: directory, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: added, usersWritten: userCount)
         var fields: [String: JSONValue] = [
@@ -103,60 +108,16 @@ struct FileExport {
         ]
         if format == .csv { fields["formulas_neutralized"] = .bool(neutralizes) }
         let manifest: JSONValue = .object(fields)
-        try replace(manifestPath, with: Data(manifest.canonicalBytes + [0x0A]))
+        try AtomicFile.write(manifest.canonicalBytes + [0x0A], to: manifestPath, mode: 0o644)
         return summary
     }
 
     private func header(_ columns: [String]) -> [UInt8] {
-        format == .csv ? Array(CSVField.line(columns).utf8) : []
-    }
-
-    /// One CSV line: each cell inert, and a text cell that begins like a formula neutralised
-    /// when `neutralizing` (numbers and Booleans never do).
-    private func csvLine(_ cells: [ExportCell], neutralizing: Bool) -> String {
-        CSVField.line(cells.map { cell in
-            let text = InertText.forCSV(cell.csvText)
-            guard neutralizing, case .text = cell else { return text }
-            return CSVField.neutralizingFormula(text)
-        })
+        format == .csv ? Array(CSVLine.header(columns).utf8) : []
     }
 
     /// The mode of the files an export creates: 0600 when they hold personal data.
-    private var fileAttributes: [FileAttributeKey: Any]? {
-        source.includePersonalData ? [.posixPermissions: 0o600] : nil
-    }
+    private var fileMode: mode_t { source.includePersonalData ? 0o600 : 0o644 }
 
-    /// Writes `path` through a synced temporary file and a rename, so readers see the old
-    /// file or the new one.
-    private func replace(_ path: String, with data: Data) throws {
-        let file = try TemporaryFile(replacing: path)
-        try file.write(data)
-        try file.commit()
-    }
-}
-
-/// A file written beside the one it replaces (`PATH.tmp`), then synced and renamed over it,
-/// so readers see the old file or the whole new one.
-private final class TemporaryFile {
-    let path: String
-    let temporary: String
-    private let handle: FileHandle
-
-    init(replacing path: String, attributes: [FileAttributeKey: Any]? = nil) throws {
-        self.path = path
-        temporary = path + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: attributes), let handle = FileHandle(forWritingAtPath: temporary) else {
-            throw ExportError(.io, "cannot write \(temporary)")
-        }
-        self.handle = handle
-    }
-
-    func write(_ data: Data) throws { try handle.write(contentsOf: data) }
-
-    /// Syncs the temporary file and renames it over `path`.
-    func commit() throws {
-        try handle.synchronize()
-        try handle.close()
-        guard rename(temporary, path) == 0 else { throw ExportError(.io, "cannot rename \(temporary) to \(path)") }
-    }
+    private var fileAttributes: [FileAttributeKey: Any] { [.posixPermissions: fileMode] }
 }

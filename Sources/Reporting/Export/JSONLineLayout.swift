@@ -1,4 +1,5 @@
 import Ledger
+import Projections
 
 /// Writes rows of cells as canonical JSON objects keyed by column, with the keys sorted once
 /// for the columns rather than for every row. One column may hold JSON written as it is.
@@ -22,14 +23,28 @@ struct JSONLineLayout: Sendable {
 
     /// One object of `cells` (in the columns' order); the verbatim column, if any, holds
     /// `json`, written as it is (its cell is not read).
-    func object(_ cells: [ExportCell], json: [UInt8] = []) -> [UInt8] {
+    func object(_ cells: [QueryTable.Cell], json: [UInt8] = []) -> [UInt8] {
         var w = JSONWriter(capacity: json.count + 512)
         w.beginObject()
         for (index, key) in keyOrder {
             w.raw(key)
-            if index == verbatim { w.raw(json) } else { cells[index].write(to: &w) }
+            if index == verbatim { w.raw(json) } else { w.cell(cells[index]) }
         }
         w.endObject()
         return w.bytes
+    }
+}
+
+extension JSONWriter {
+    /// Writes a cell as JSON: times as RFC 3339 text, null as null.
+    mutating func cell(_ cell: QueryTable.Cell) {
+        switch cell {
+        case .text(let v): string(v)
+        case .int(let v): int(Int64(v))
+        case .bool(let v): bool(v)
+        case .time(let t): string(t.rfc3339)
+        case .events(let table): raw(table.json.canonicalBytes)
+        case .null: raw(Array("null".utf8))
+        }
     }
 }

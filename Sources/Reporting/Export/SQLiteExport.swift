@@ -33,16 +33,16 @@ struct SQLiteExport {
             } else {
                 try db.execute(sql: ExportSchema.tableStatements)
             }
-            let insertEvent = SQLiteRowInserter(try db.makeStatement(sql: "INSERT INTO events (\(ExportedEvent.columns.joined(separator: ", "))) VALUES (\(placeholders(ExportedEvent.columns.count)))"))
-            let columns = ExportSource.userColumns
-            let upsertUser = SQLiteRowInserter(try db.makeStatement(sql: "INSERT OR REPLACE INTO users (\(columns.joined(separator: ", "))) VALUES (\(placeholders(columns.count)))"))
+            let eventColumns = ExportAnswers.events.names, userColumns = ExportAnswers.users.names
+            let insertEvent = SQLiteRowInserter(try db.makeStatement(sql: "INSERT INTO events (\(eventColumns.joined(separator: ", "))) VALUES (\(placeholders(eventColumns.count)))"))
+            let upsertUser = SQLiteRowInserter(try db.makeStatement(sql: "INSERT OR REPLACE INTO users (\(userColumns.joined(separator: ", "))) VALUES (\(placeholders(userColumns.count)))"))
             let rewriteEvent = try db.makeStatement(sql: "UPDATE events SET event_json = ? WHERE seq = ?")
             var events = 0, users = 0
             let last = try source.read(after: previous, users: .changedAfter(previous), to: .init(event: { event in
-                try insertEvent.insert(event.cells)
+                try insertEvent.insert(ExportAnswers.events.cells(event))
                 events += 1
-            }, user: { cells in
-                try upsertUser.insert(cells)
+            }, user: { user in
+                try upsertUser.insert(ExportAnswers.users.cells(user))
                 users += 1
             }, rewrite: { sequence, json in
                 try rewriteEvent.execute(arguments: [String(decoding: json, as: UTF8.self), Int64(sequence)])

@@ -49,8 +49,8 @@ extension MigrationReport {
         body += Self.tableHTML(daysTable) + "</section>"
 
         body += "<section><h2>Failures by class</h2><p class=\"note\">Users whose last attempt failed, by the class of that failure.</p>"
-        body += SVGChart.bars(failuresByClass.rows.map { ($0["error_class"].text, Int($0["users"].text) ?? 0) }, label: "Failed users by failure class")
-        body += Self.tableHTML(failuresByClass) + "</section>"
+        body += SVGChart.bars(failuresByClass.map { ($0.errorClass?.rawValue ?? "unknown", $0.users) }, label: "Failed users by failure class")
+        body += Self.tableHTML(failuresByClassTable) + "</section>"
 
         body += "<section><h2>Apple notifications</h2><p class=\"note\">By type and by day Apple says they happened (event_time); the table also gives when they were recorded. "
         body += "\"Since migration\": about a migrated user, after that user migrated.</p>"
@@ -58,9 +58,9 @@ extension MigrationReport {
         body += Self.tableHTML(notificationsTable) + "</section>"
 
         body += "<section><h2>Pending users</h2><p class=\"note\">Not yet migrated, with attempts, the last error and days left.</p>"
-        body += Self.tableHTML(pending, limit: Self.htmlRows, more: "handover query pending") + "</section>"
+        body += Self.tableHTML(pendingTable, limit: Self.htmlRows, more: "handover query pending") + "</section>"
         body += "<section><h2>Unmatched users</h2><p class=\"note\">Apple told us about them; no migration step named them.</p>"
-        body += Self.tableHTML(unmatched, limit: Self.htmlRows, more: "handover query unmatched") + "</section>"
+        body += Self.tableHTML(unmatchedTable, limit: Self.htmlRows, more: "handover query unmatched") + "</section>"
         body += "<footer>Made by handover report. Every figure comes from the hash-chained ledger; check it with <code>handover verify</code>.</footer>"
 
         return """

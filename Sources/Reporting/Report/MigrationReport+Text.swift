@@ -29,14 +29,14 @@ extension MigrationReport {
         rows += [
             ("migrated before the deadline", window == nil ? "-" : "\(beforeDeadline)"),
             ("migrated after the deadline", window == nil ? "-" : "\(afterDeadline)"),
-            ("pending (not yet migrated)", "\(pending.rows.count)"),
+            ("pending (not yet migrated)", "\(pending.count)"),
             ("first migration", firstMigration.map { Self.occurredAndRecorded($0.occurred, $0.recorded) } ?? "-"),
             ("last migration", lastMigration.map { Self.occurredAndRecorded($0.occurred, $0.recorded) } ?? "-"),
             ("notifications received", "\(notifications.reduce(0) { $0 + $1.received })"),
             ("users who revoked consent", "\(consentRevoked)"),
             ("accounts deleted", "\(accountsDeleted)"),
             ("users erased", "\(usersErased)"),
-            ("unmatched users (notifications)", "\(unmatched.rows.count) (\(unmatchedNotifications))"),
+            ("unmatched users (notifications)", "\(unmatched.count) (\(unmatchedNotifications))"),
             ("sign-ins rejected", "\(signInsRejected)"),
             ("notifications rejected", "\(notificationsRejected)"),
         ]
@@ -48,26 +48,15 @@ extension MigrationReport {
         return "\(occurred.rfc3339) (recorded \(recorded.rfc3339))"
     }
 
-    /// Migrations per day as a table.
-    var daysTable: QueryTable {
-        var table = QueryTable(columns: ["date", "migrated", "cumulative"])
-        for day in days { table.append(["date": .text(day.date), "migrated": .int(day.migrated), "cumulative": .int(day.cumulative)]) }
-        return table
-    }
+    /// The report's tables, each under its declared columns.
+    var daysTable: QueryTable { Day.answer.table(days) }
+    var notificationsTable: QueryTable { NotificationFigures.answer.table(notifications) }
+    var pendingTable: QueryTable { Answers.pending.table(pending) }
+    var failuresByClassTable: QueryTable { Answers.failuresByClass.table(failuresByClass) }
+    var unmatchedTable: QueryTable { Answers.unmatched.table(unmatched) }
 
-    /// Notifications per type as a table, with occurred and recorded times.
-    var notificationsTable: QueryTable {
-        var table = QueryTable(columns: ["type", "received", "since_migration", "first_occurred", "last_occurred", "first_recorded", "last_recorded"])
-        for f in notifications {
-            table.append([
-                "type": .text(f.type), "received": .int(f.received), "since_migration": .int(f.sinceMigration), "first_occurred": cell(f.firstOccurred),
-                "last_occurred": cell(f.lastOccurred), "first_recorded": cell(f.firstRecorded), "last_recorded": cell(f.lastRecorded),
-            ])
-        }
-        return table
-    }
-
-    private func cell(_ t: Timestamp?) -> QueryTable.Cell { t.map(QueryTable.Cell.time) ?? .null }
+    /// Every table the report shows, for the column reference.
+    public static let answers = [Day.answer.description, NotificationFigures.answer.description]
 
     /// The report for a terminal.
     public var text: String {
@@ -88,10 +77,10 @@ extension MigrationReport {
             }
         }
         section("Migrations per day (when they happened, UTC)", daysTable)
-        section("Failures by class (users whose last attempt failed)", failuresByClass)
-        section("Pending users, with days left and the last error", pending, limit: Self.terminalRows, more: "handover query pending")
+        section("Failures by class (users whose last attempt failed)", failuresByClassTable)
+        section("Pending users, with days left and the last error", pendingTable, limit: Self.terminalRows, more: "handover query pending")
         section("Apple notifications by type (occurred = Apple's event_time)", notificationsTable)
-        section("Unmatched users (Apple told us about them; no migration step named them)", unmatched, limit: Self.terminalRows, more: "handover query unmatched")
+        section("Unmatched users (Apple told us about them; no migration step named them)", unmatchedTable, limit: Self.terminalRows, more: "handover query unmatched")
         return out
     }
 
@@ -115,10 +104,10 @@ extension MigrationReport {
             "migrated_before_deadline": window == nil ? .null : .int(Int64(beforeDeadline)),
             "migrated_after_deadline": window == nil ? .null : .int(Int64(afterDeadline)),
             "first_migration": migration(firstMigration), "last_migration": migration(lastMigration),
-            "migrations_per_day": daysTable.json, "pending": pending.json, "failures_by_class": failuresByClass.json,
+            "migrations_per_day": daysTable.json, "pending": pendingTable.json, "failures_by_class": failuresByClassTable.json,
             "notifications_by_type": notificationsTable.json,
             "consent_revoked": .int(Int64(consentRevoked)), "accounts_deleted": .int(Int64(accountsDeleted)), "users_erased": .int(Int64(usersErased)),
-            "unmatched_users": unmatched.json, "unmatched_notifications": .int(Int64(unmatchedNotifications)),
+            "unmatched_users": unmatchedTable.json, "unmatched_notifications": .int(Int64(unmatchedNotifications)),
             "sign_ins_rejected": .int(Int64(signInsRejected)), "notifications_rejected": .int(Int64(notificationsRejected)),
         ])
     }

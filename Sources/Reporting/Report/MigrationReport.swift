@@ -14,10 +14,20 @@ public struct MigrationReport: Sendable {
         public var migrated: Int
         /// Users migrated on this day or before.
         public var cumulative: Int
+
+        /// The report's table of migrations per day.
+        public static let answer = Answer<Day>("report: migrations per day", source: "handover report",
+            meaning: "One UTC day on which users migrated (when it happened).",
+            columns: [
+                AnswerColumn("date", .text, optional: false, "The day, YYYY-MM-DD (UTC).") { .text($0.date) },
+                AnswerColumn("migrated", .integer, optional: false, "Users whose migration happened that day.") { .int($0.migrated) },
+                AnswerColumn("cumulative", .integer, optional: false, "Users migrated that day or before.") { .int($0.cumulative) },
+            ])
     }
 
     /// Notifications of one type.
     public struct NotificationFigures: Sendable, Equatable {
+        /// Apple's notification type (`consent-revoked`, `email-disabled`, …).
         public var type: String
         public var received: Int
         /// Of those, about a migrated user and occurred after that user migrated.
@@ -28,6 +38,19 @@ public struct MigrationReport: Sendable {
         /// When the ledger recorded them, first and last.
         public var firstRecorded: Timestamp?
         public var lastRecorded: Timestamp?
+
+        /// The report's table of notifications by type.
+        public static let answer = Answer<NotificationFigures>("report: notifications by type", source: "handover report",
+            meaning: "Apple notifications of one type: how many, and when they happened and were recorded.",
+            columns: [
+                AnswerColumn("notification_type", .text, optional: false, "Apple's notification type (consent-revoked, account-delete, email-enabled, email-disabled).") { .text($0.type) },
+                AnswerColumn("received", .integer, optional: false, "Notifications of the type received.") { .int($0.received) },
+                AnswerColumn("since_migration", .integer, optional: false, "Of those, about a migrated user and dated after that user migrated.") { .int($0.sinceMigration) },
+                AnswerColumn("first_occurred", .time, "The earliest `event_time` Apple gave.") { .time($0.firstOccurred) },
+                AnswerColumn("last_occurred", .time, "The latest `event_time` Apple gave.") { .time($0.lastOccurred) },
+                AnswerColumn("first_recorded", .time, "When the ledger recorded the first.") { .time($0.firstRecorded) },
+                AnswerColumn("last_recorded", .time, "When the ledger recorded the last.") { .time($0.lastRecorded) },
+            ])
     }
 
     /// The ledger answered from.
@@ -53,11 +76,11 @@ public struct MigrationReport: Sendable {
     public var days: [Day]
 
     /// `query pending`: not migrated yet, with days left and the last error.
-    public var pending: QueryTable
+    public var pending: [UserRow]
     /// `query failures --by-class`.
-    public var failuresByClass: QueryTable
+    public var failuresByClass: [FailureClassRow]
     /// `query unmatched`.
-    public var unmatched: QueryTable
+    public var unmatched: [UserRow]
 
     public var notifications: [NotificationFigures]
     /// Notifications per day of occurrence, per type.
@@ -106,18 +129,17 @@ public struct MigrationReport: Sendable {
             cumulative += perDay[date]!
             return Day(date: date, migrated: perDay[date]!, cumulative: cumulative)
         }
-        let unmatched = try queries.unmatched()
-        let unmatchedNotifications = unmatched.rows.reduce(0) { sum, row in
-            if case .int(let n) = row["notifications"] { return sum + n }
-            return sum
-        }
+        var pending: [UserRow] = [], unmatched: [UserRow] = []
+        try queries.forEachPending { pending.append($0) }
+        try queries.forEachUnmatched { unmatched.append($0) }
+        let unmatchedNotifications = unmatched.reduce(0) { $0 + $1.state.notifications }
         let (notifications, notificationDays) = try notificationFigures(view: view, snapshot: snapshot, through: through)
         return MigrationReport(
             identity: identity, asOf: time, isHistorical: historical, throughSequence: through, window: window,
             usersKnown: known, migrated: migrated,
             migratedByPath: byPath.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { ($0.key, $0.value) },
             beforeDeadline: before, afterDeadline: after, firstMigration: first, lastMigration: last, days: days,
-            pending: try queries.pending(), failuresByClass: try queries.failuresByClass(), unmatched: unmatched,
+            pending: pending, failuresByClass: try queries.failureClasses(), unmatched: unmatched,
             notifications: notifications, notificationDays: notificationDays,
             consentRevoked: consent, accountsDeleted: deleted, usersErased: erased, unmatchedNotifications: unmatchedNotifications,
             signInsRejected: try view.sequences(of: .signInRejected).filter { $0 <= through }.count,

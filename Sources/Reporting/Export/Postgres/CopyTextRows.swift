@@ -1,5 +1,6 @@
 import Ledger
 import NIOCore
+import Projections
 
 /// Rows in PostgreSQL's `COPY ... FROM STDIN` text format, written straight into a buffer:
 /// tab between columns, newline after a row, `\N` for null, and a backslash before each
@@ -22,12 +23,13 @@ struct CopyTextRows {
 
     /// Appends one row of `cells` under `columns`, then its `exact_text`. The cell at
     /// `jsonColumn`, if any, is JSON text.
-    mutating func append(_ cells: [ExportCell], columns: [String], jsonColumn: Int? = nil) {
+    mutating func append(_ cells: [QueryTable.Cell], columns: [String], jsonColumn: Int? = nil) {
         var exact: [(column: String, value: [UInt8])] = []
         for (index, cell) in cells.enumerated() {
             if index > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
             switch cell {
-            case .text(var text?):
+            case .text, .events:
+                var text = cell.text
                 let isJSON = index == jsonColumn
                 let held = text.withUTF8 { isJSON ? PostgresText.replacingEscapedNUL(inJSON: $0) : PostgresText.replacingNUL($0) }
                 guard let held else {
@@ -42,9 +44,10 @@ struct CopyTextRows {
                     exact.append((columns[index], w.bytes))
                 }
                 held.withUnsafeBytes { write($0) }
-            case .int(let value?): buffer.writeString(String(value))
-            case .bool(let value?): buffer.writeInteger(UInt8(ascii: value ? "t" : "f"))
-            default: buffer.writeStaticString("\\N")
+            case .time(let time): buffer.writeString(time.rfc3339)
+            case .int(let value): buffer.writeString(String(value))
+            case .bool(let value): buffer.writeInteger(UInt8(ascii: value ? "t" : "f"))
+            case .null: buffer.writeStaticString("\\N")
             }
         }
         buffer.writeInteger(UInt8(ascii: "\t"))
@@ -67,7 +70,7 @@ struct CopyTextRows {
     /// Appends one row of a sequence number, the JSON of an event rewritten and its
     /// `exact_text` (as ``append(_:columns:json:)`` would write them for `event_json`).
     mutating func append(_ sequence: Int64, eventJSON: [UInt8]) {
-        append([.int(sequence), .text(String(decoding: eventJSON, as: UTF8.self))], columns: ["seq", "event_json"], jsonColumn: 1)
+        append([.int(Int(sequence)), .text(String(decoding: eventJSON, as: UTF8.self))], columns: ["seq", "event_json"], jsonColumn: 1)
     }
 
     /// Hands over what was written and starts again empty.

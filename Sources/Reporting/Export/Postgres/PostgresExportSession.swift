@@ -237,13 +237,13 @@ final class PostgresExportSession: @unchecked Sendable {
                         try handoff.put(CopyBatch(kind: kind, rows: buffer, count: count))
                     }
                     let end = try source.read(after: after, users: .changedAfter(usersAfter), to: .init(event: { event in
-                        events.append(event.cells, columns: ExportedEvent.columns, jsonColumn: eventJSONColumn)
+                        events.append(ExportAnswers.events.cells(event), columns: ExportAnswers.events.names, jsonColumn: eventJSONColumn)
                         read += 1
                         // A batch never straddles two slices, so each transaction ends on one.
                         if events.buffer.readableBytes >= limit || read % slice == 0 { try flush(&events, as: .events) }
-                    }, user: { cells in
+                    }, user: { user in
                         try flush(&events, as: .events)
-                        users.append(cells, columns: ExportSource.userColumns)
+                        users.append(ExportAnswers.users.cells(user), columns: ExportAnswers.users.names)
                         if users.buffer.readableBytes >= limit { try flush(&users, as: .users) }
                     }, rewrite: { sequence, json in
                         try flush(&users, as: .users)
@@ -263,9 +263,9 @@ final class PostgresExportSession: @unchecked Sendable {
 
     /// The columns of `events` and `users` as the export writes them: the SQLite export's,
     /// then `exact_text` (``CopyTextRows``).
-    static let eventColumns = ExportedEvent.columns + ["exact_text"]
-    static var userColumns: [String] { ExportSource.userColumns + ["exact_text"] }
-    private static let eventJSONColumn = ExportedEvent.columns.firstIndex(of: "event_json")
+    static let eventColumns = ExportAnswers.events.names + ["exact_text"]
+    static let userColumns = ExportAnswers.users.names + ["exact_text"]
+    private static let eventJSONColumn = ExportAnswers.events.names.firstIndex(of: "event_json")
 
     /// COPYs event batches at the head of `batches` into `events` until `slice` events (or
     /// the events) are done; returns how many. The first is the event after `after`.

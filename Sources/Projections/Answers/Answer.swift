@@ -1,0 +1,72 @@
+import Ledger
+
+/// One answer's declaration: its name, what it lists, and its columns, each declared once.
+/// Every output of the answer (table, JSON, CSV, an export, the report) is written from these
+/// columns, so a column added here appears in all of them, and nowhere else.
+public struct Answer<Row>: Sendable {
+    /// The answer's name in the column reference (`migrated`, `export users`, …).
+    public let name: String
+    /// Where a user meets it (`handover query migrated`).
+    public let source: String
+    /// What one row is, in one line.
+    public let meaning: String
+    public let columns: [AnswerColumn<Row>]
+    /// The column names, in order.
+    public let names: [String]
+
+    public init(_ name: String, source: String, meaning: String, columns: [AnswerColumn<Row>]) {
+        precondition(Set(columns.map(\.name)).count == columns.count, "answer \(name) names a column twice")
+        self.name = name
+        self.source = source
+        self.meaning = meaning
+        self.columns = columns
+        self.names = columns.map(\.name)
+    }
+
+    /// The cells of `row`, in column order.
+    public func cells(_ row: Row) -> [QueryTable.Cell] { columns.map { $0.value(row) } }
+
+    /// `row` as the generic row the renderers lay out.
+    public func tableRow(_ row: Row) -> QueryTable.Row { QueryTable.Row(columns: names, cells: cells(row)) }
+
+    /// `rows` as a table in memory: for answers known to be small.
+    public func table(_ rows: some Sequence<Row>) -> QueryTable {
+        var table = QueryTable(columns: names)
+        for row in rows { table.append(tableRow(row)) }
+        return table
+    }
+
+    /// Starts writing this answer into `sink`.
+    public func stream(into sink: any RowSink) throws -> AnswerStream<Row> { try AnswerStream(self, into: sink) }
+
+    /// What the column reference lists about this answer.
+    public var description: AnswerDescription {
+        AnswerDescription(name: name, source: source, meaning: meaning, columns: columns.map(\.description))
+    }
+}
+
+/// An answer's declaration without its row type.
+public struct AnswerDescription: Sendable, Equatable {
+    public let name: String
+    public let source: String
+    public let meaning: String
+    public let columns: [ColumnDescription]
+}
+
+/// Writes one answer's typed rows into a sink as they are produced.
+public struct AnswerStream<Row> {
+    let answer: Answer<Row>
+    let sink: any RowSink
+
+    init(_ answer: Answer<Row>, into sink: any RowSink) throws {
+        self.answer = answer
+        self.sink = sink
+        try sink.start(columns: answer.names)
+    }
+
+    /// Writes one row.
+    public func append(_ row: Row) throws { try sink.write(answer.tableRow(row)) }
+
+    /// Ends the answer.
+    public func finish() throws { try sink.finish() }
+}
