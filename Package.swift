@@ -137,7 +137,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Ledger", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/TestSupport"),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LMDB", "TestSupport"]),
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Ledger", "LMDB", "TestSupport"]),
-        .testTarget(name: "HandoverCLITests", dependencies: ["Ledger", "Projections", "LMDB", "TestSupport"]),
+        .testTarget(name: "HandoverCLITests", dependencies: ["Ledger", "Projections", "Reporting", "Migration", "LMDB", "TestSupport"]),
         .testTarget(
             name: "IntakeTests",
             dependencies: [

@@ -75,8 +75,8 @@ struct DemoPrintoutTests {
         #expect(known == Self.users)
         #expect(byExchange + bySignIn == total)
         #expect(total == migrated.count)
-        #expect(byExchange == migrated.filter { $0["via"] == .string("exchange") }.count)
-        #expect(bySignIn == migrated.filter { $0["via"] == .string("sign-in") }.count)
+        #expect(byExchange == migrated.filter { $0["migrated_via"] == .string("exchange") }.count)
+        #expect(bySignIn == migrated.filter { $0["migrated_via"] == .string("sign-in") }.count)
         #expect(bySignIn > 0, "the late rows' users migrate by signing in")
         let times = migrated.compactMap { $0["migrated_at"]?.stringValue }
         let firstLast = try #require(printout.block(under: "== Who migrated (team B) ==").dropFirst().first)

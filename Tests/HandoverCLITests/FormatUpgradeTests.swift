@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import LMDB
+import Ledger
+import Projections
 import TestSupport
 
 /// A ledger written by the code before ledger format 2 and projection layout 2
@@ -26,27 +28,54 @@ struct FormatUpgradeTests {
         return path
     }
 
-    /// Every answer the old code gave, asked again of `ledger`: the same bytes, so the same rows.
+    /// `output` of this code as the old code wrote it: through the list of renamed columns
+    /// (``AnswerRename``), without the user's history (added since), and with a failure's
+    /// HTTP tries worded as they were ("after 1 attempt(s)").
+    private func asOldCode(_ output: String, answer: String) throws -> String {
+        switch answer {
+        case "user" where !output.isEmpty, "report" where !output.isEmpty:
+            var value = try JSONValue.parse(Array(output.utf8))
+            guard case .object(var fields) = value else { return output }
+            fields["history"] = nil
+            for (key, table) in ["failures_by_class": "failures by class", "notifications_by_type": "report: notifications by type"] {
+                guard let rows = fields[key]?.arrayValue else { continue }
+                fields[key] = .array(rows.map { row in
+                    .object(Dictionary(uniqueKeysWithValues: (row.objectValue ?? [:]).map { (AnswerRename.oldNames([$0.key], of: table)[0], $0.value) }))
+                })
+            }
+            value = .object(fields)
+            return String(decoding: InertText.json(value.canonicalBytes), as: UTF8.self) + "\n"
+        default:
+            guard let end = output.range(of: "\r\n") else { return output }
+            let header = CSVField.line(AnswerRename.oldNames(output[..<end.lowerBound].components(separatedBy: ","), of: answer))
+            var rest = String(output[end.upperBound...])
+            for tries in 1...9 { rest = rest.replacingOccurrences(of: "after \(tries) HTTP \(tries == 1 ? "try" : "tries")", with: "after \(tries) attempt(s)") }
+            return header + rest
+        }
+    }
+
+    /// Every answer the old code gave, asked again of `ledger`: the same rows, through the
+    /// renamed columns (``asOldCode(_:answer:)``).
     private func expectOldAnswers(_ ledger: String) throws {
         let times = try fixtureText("as-of-times.txt").split(separator: "\n").map(String.init)
         #expect(times.count == 4)
         let user = try fixtureText("user.txt").trimmingCharacters(in: .whitespacesAndNewlines)
         for (n, time) in times.enumerated() {
-            var asked: [(answer: String, arguments: [String])] = ["migrated", "pending", "state", "failures", "unmatched"].map {
-                ("\($0)-\(n).csv", ["query", $0, "--format", "csv"])
+            var asked: [(file: String, answer: String, arguments: [String])] = ["migrated", "pending", "state", "failures", "unmatched"].map {
+                ("\($0)-\(n).csv", $0, ["query", $0, "--format", "csv"])
             }
-            asked.append(("failures-by-class-\(n).csv", ["query", "failures", "--by-class", "--format", "csv"]))
-            asked.append(("user-\(n).json", ["query", "user", user, "--format", "json"]))
-            asked.append(("report-\(n).json", ["report", "--format", "json"]))
-            for (answer, arguments) in asked {
+            asked.append(("failures-by-class-\(n).csv", "failures by class", ["query", "failures", "--by-class", "--format", "csv"]))
+            asked.append(("user-\(n).json", "user", ["query", "user", user, "--format", "json"]))
+            asked.append(("report-\(n).json", "report", ["report", "--format", "json"]))
+            for (file, answer, arguments) in asked {
                 let r = try handover(arguments + ["--ledger", ledger, "--as-of", time])
-                #expect(r.out == (try fixtureText("answers/" + answer)), "\(answer) as of \(time): \(r.err)")
+                #expect(try asOldCode(r.out, answer: answer) == (try fixtureText("answers/" + file)), "\(file) as of \(time): \(r.err)")
             }
         }
         for q in ["migrated", "state", "unmatched"] {
-            #expect(try handover(["query", q, "--ledger", ledger, "--format", "csv"]).out == (try fixtureText("answers/\(q)-now.csv")), "\(q) now")
+            #expect(try asOldCode(try handover(["query", q, "--ledger", ledger, "--format", "csv"]).out, answer: q) == (try fixtureText("answers/\(q)-now.csv")), "\(q) now")
         }
-        #expect(try handover(["query", "events", "--ledger", ledger, "--format", "csv"]).out == (try fixtureText("answers/events.csv")))
+        #expect(try asOldCode(try handover(["query", "events", "--ledger", ledger, "--format", "csv"]).out, answer: "events") == (try fixtureText("answers/events.csv")))
     }
 
     @Test("read as it is, a format-1 ledger verifies and changes no byte, and a query says to run handover upgrade; upgraded (indexes, projections, verifier key), it verifies, proves against a checkpoint signed before, and answers as the old code did")
@@ -141,8 +170,8 @@ struct FormatUpgradeTests {
             #expect(again.status == 0, "round \(round): \(again.out)\(again.err)")
             let r = try handover(["verify", "--ledger", ledger, "--checkpoint", FormatUpgradeTests.fixture + "/checkpoint.txt"])
             #expect(r.status == 0, "round \(round): \(r.out)\(r.err)")
-            #expect(try handover(["query", "state", "--ledger", ledger, "--format", "csv"]).out == (try fixtureText("answers/state-now.csv")), "round \(round)")
-            #expect(try handover(["query", "migrated", "--ledger", ledger, "--format", "csv", "--as-of", times[2]]).out == (try fixtureText("answers/migrated-2.csv")), "round \(round)")
+            #expect(try asOldCode(try handover(["query", "state", "--ledger", ledger, "--format", "csv"]).out, answer: "state") == (try fixtureText("answers/state-now.csv")), "round \(round)")
+            #expect(try asOldCode(try handover(["query", "migrated", "--ledger", ledger, "--format", "csv", "--as-of", times[2]]).out, answer: "migrated") == (try fixtureText("answers/migrated-2.csv")), "round \(round)")
             if round == 9 { try expectOldAnswers(ledger) }
         }
         #expect(killed > 0, "no round was killed: the test did not interrupt anything")

@@ -120,7 +120,7 @@ struct PostgresExportTests {
         #expect(summary["notifications_received"]?.intValue == byType.reduce(0) { $0 + ($1["received"]?.intValue ?? 0) })
 
         var paths: [String: JSONValue] = [:]
-        for row in try db.rows("SELECT path, users FROM report_migrated_by_path") { paths[row["path"]?.stringValue ?? ""] = row["users"] }
+        for row in try db.rows("SELECT migrated_via, users FROM report_migrated_by_path") { paths[row["migrated_via"]?.stringValue ?? ""] = row["users"] }
         #expect(JSONValue.object(paths) == report["migrated_by_path"])
 
         let deadline = try #require(try db.rows("SELECT migrated_before_deadline, migrated_after_deadline, \(Self.rfc3339("deadline")) AS deadline FROM report_deadline").first)
@@ -132,7 +132,7 @@ struct PostgresExportTests {
         #expect(days.map { JSONValue.object(["date": $0["date"]!, "migrated": $0["migrated"]!, "cumulative": $0["cumulative"]!]) } == report["migrations_per_day"]?.arrayValue)
         #expect(days.allSatisfy { $0["deadline"] == report["window"]?["deadline"] })
 
-        #expect(Set(try db.rows("SELECT error_class, users FROM report_failures_by_class").map(Self.text))
+        #expect(Set(try db.rows("SELECT last_error_class, users FROM report_failures_by_class").map(Self.text))
                 == Set((report["failures_by_class"]?.arrayValue ?? []).map(Self.text)))
         var pendingByClass: [String: Int64] = [:]
         for row in report["pending"]?.arrayValue ?? [] { pendingByClass[row["last_error_class"]?.stringValue ?? "(none)", default: 0] += 1 }
@@ -143,7 +143,7 @@ struct PostgresExportTests {
         #expect(viewByClass == pendingByClass)
 
         let times = ["first_occurred", "last_occurred", "first_recorded", "last_recorded"].map { "\(Self.rfc3339($0)) AS \($0)" }.joined(separator: ", ")
-        let notifications = try db.rows("SELECT notification_type AS type, received, since_migration, \(times) FROM report_notifications_by_type")
+        let notifications = try db.rows("SELECT notification_type, received, since_migration, \(times) FROM report_notifications_by_type")
         #expect(Set(notifications.map(Self.text)) == Set(byType.map(Self.text)))
 
         // Per day and type, against the events themselves.

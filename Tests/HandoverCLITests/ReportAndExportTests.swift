@@ -46,7 +46,7 @@ struct ReportAndExportTests {
         var byType: [String: Int64] = [:]
         for n in of("notification-received") { byType[n["body"]?["notification_type"]?.stringValue ?? "", default: 0] += 1 }
         for row in report["notifications_by_type"]?.arrayValue ?? [] {
-            #expect(row["received"]?.intValue == byType[row["type"]?.stringValue ?? ""], "\(row)")
+            #expect(row["received"]?.intValue == byType[row["notification_type"]?.stringValue ?? ""], "\(row)")
         }
         #expect((report["notifications_by_type"]?.arrayValue ?? []).count == byType.count)
         #expect(report["notifications_rejected"]?.intValue == Int64(of("notification-rejected").count))

@@ -103,7 +103,7 @@ struct LongRunFaultTests {
         let out = try AppleFixture.readCSV(fixture.path + "/exchanged.csv")
         #expect(out.rows.count == 60, "every user in the output, those who signed in with the sub they signed in with")
         let signedIn = Set(transferSubs[10..<20])
-        #expect(out.rows.filter { signedIn.contains($0["transfer_sub"] ?? "") }.allSatisfy { $0["sub"]?.hasPrefix("001.signed-in.") == true })
+        #expect(out.rows.filter { signedIn.contains($0["transfer_sub"] ?? "") }.allSatisfy { $0["recipient_sub"]?.hasPrefix("001.signed-in.") == true })
         #expect(try AppleFixture.events(.transferIDExchanged, in: b).count == 50)
         await standIn.stop()
     }
@@ -118,7 +118,7 @@ struct LongRunFaultTests {
         let mode = try FileManager.default.attributesOfItem(atPath: output)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         let row = try #require(AppleFixture.readCSV(output).rows.first { !($0["email"] ?? "").isEmpty })
-        let erased = try runProduct("handover", ["erase", try #require(row["sub"]), "--ledger", b])
+        let erased = try runProduct("handover", ["erase", try #require(row["recipient_sub"]), "--ledger", b])
         #expect(erased.status == 0, "\(erased.err)")
         _ = try await fixture.job(.exchange, ledger: b, input: handoff, output: output).execute(logger: fixture.logger)
         let text = try String(contentsOfFile: output, encoding: .utf8)

@@ -28,14 +28,14 @@ struct MigrationRunTests {
         let result = try await fixture.job(.exchange, ledger: b, input: handoff, output: exchanged).execute(logger: fixture.logger)
         #expect(result.succeeded == 199 && result.failed == 0 && result.exitStatus == 0)
         let out = try AppleFixture.readCSV(exchanged)
-        #expect(out.header == ["account_id", "transfer_sub", "sub", "email", "is_private_email"])
+        #expect(out.header == ["account_id", "transfer_sub", "recipient_sub", "email", "is_private_email"])
         let transferByAccount = Dictionary(uniqueKeysWithValues: handoffCSV.rows.map { ($0["account_id"] ?? "", $0["transfer_sub"] ?? "") })
         #expect(out.rows.count == 199)
         for row in out.rows {
             #expect(transferByAccount[row["account_id"] ?? ""] == row["transfer_sub"], "account \(row["account_id"] ?? "-") joins to its transfer_sub")
-            #expect(row["sub"]?.hasPrefix("001") == true)
+            #expect(row["recipient_sub"]?.hasPrefix("001") == true)
         }
-        #expect(Set(out.rows.compactMap { $0["sub"] }).count == 199, "every user gets a distinct sub")
+        #expect(Set(out.rows.compactMap { $0["recipient_sub"] }).count == 199, "every user gets a distinct sub")
         #expect(out.rows.contains { $0["is_private_email"] == "true" && $0["email"]?.hasSuffix("@privaterelay.appleid.com") == true })
 
         // The same transfer_sub exchanged twice gives the same sub (Apple's rule), and a

@@ -42,7 +42,7 @@ struct ProjectionTests {
         defer { ledger.close() }
         _ = try await ledger.append(fail("t1", .rateLimited))
         var u = try #require(try user("t1", ledger, projection))
-        #expect(u.status == .failed && u.attempts == 1 && u.lastErrorClass == "rate_limited")
+        #expect(u.status == .failed && u.attempts == 1 && u.lastErrorClass == .rateLimited)
         #expect(try user("acct-t1", ledger, projection)?.key == u.key)
         _ = try await ledger.append(exchanged("t1", "r1"))
         u = try #require(try user("r1", ledger, projection))
@@ -98,14 +98,14 @@ struct ProjectionTests {
         defer { ledger.close() }
         let sealed = try await ledger.sealer.seal("relay-77@privaterelay.appleid.com", for: Identifier(.recipientSub, "r7"))
         _ = try await ledger.append(exchanged("t7", "r7", email: sealed))
-        let before = try projection.read(ledger) { s, _ in try ComplianceQueries(snapshot: s, time: .now(), sealer: ledger.sealer).user("t7")!.row }
-        #expect(before.rows.first?["email"] == .text("relay-77@privaterelay.appleid.com"))
+        let before = try projection.read(ledger) { s, _ in try ComplianceQueries(snapshot: s, time: .now(), sealer: ledger.sealer).user("t7")!.email }
+        #expect(before == .clear("relay-77@privaterelay.appleid.com"))
         let eraser = UserEraser(ledger: ledger, projection: projection)
         #expect(try await eraser.erase("acct-nonexistent", reason: "x") == nil)
         let result = try #require(try await eraser.erase("t7", reason: "request"))
         #expect(result.keysDestroyed == 1 && !result.alreadyErased)
-        let after = try projection.read(ledger) { s, _ in try ComplianceQueries(snapshot: s, time: .now(), sealer: ledger.sealer).user("r7")!.row }
-        #expect(after.rows.first?["email"] == .text("(erased)"))
+        let after = try projection.read(ledger) { s, _ in try ComplianceQueries(snapshot: s, time: .now(), sealer: ledger.sealer).user("r7")!.email }
+        #expect(after == .erased && after.cell == .text("(erased)"))
         #expect(try !filesContain(dir.path, "relay-77@privaterelay.appleid.com"))
         #expect(try ledger.verify().isIntact)
         #expect(try await UserEraser(ledger: ledger, projection: projection).erase("r7", reason: "again")?.alreadyErased == true)

@@ -8,7 +8,7 @@ struct RowWriterTests {
     private func table(_ notes: [String]) -> QueryTable {
         var table = QueryTable(columns: columns)
         for (i, note) in notes.enumerated() {
-            table.append(["id": .text("u-\(i)"), "note": .text(note), "count": .int(i)])
+            table.append(QueryTable.Row(columns: columns, cells: [.text("u-\(i)"), .text(note), .int(i)]))
         }
         return table
     }

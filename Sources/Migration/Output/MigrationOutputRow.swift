@@ -9,8 +9,16 @@ public struct MigrationOutputRow: Sendable {
     /// Team B's `sub` for the user.
     public var recipientSub: String?
     /// The address in clear, or none (also once the user is erased).
-    public var email: EmailValue = .none
+    public var email: EmailValue
     public var isPrivateEmail: Bool?
+
+    public init(accountID: String?, transferSub: String?, recipientSub: String? = nil, email: EmailValue = .none, isPrivateEmail: Bool? = nil) {
+        self.accountID = accountID
+        self.transferSub = transferSub
+        self.recipientSub = recipientSub
+        self.email = email
+        self.isPrivateEmail = isPrivateEmail
+    }
 
     public typealias Column = AnswerColumn<MigrationOutputRow>
 

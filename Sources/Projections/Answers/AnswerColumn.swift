@@ -10,6 +10,9 @@ public enum ColumnType: String, Sendable, CaseIterable {
     case boolean
     /// A time, written as RFC 3339 UTC with microseconds (in PostgreSQL, `timestamptz`).
     case time
+    /// A JSON document: text in CSV and SQLite, nested as it is in JSON lines, `jsonb` in
+    /// PostgreSQL.
+    case json
     /// A list of events (`user`'s history): an array of `events` rows in JSON, their sequence
     /// numbers separated by spaces in CSV.
     case events

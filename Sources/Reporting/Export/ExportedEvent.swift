@@ -27,7 +27,7 @@ public struct ExportedEvent: Sendable {
         Facts.transferSub { $0.identifiers.transferSub }, Facts.recipientSub { $0.identifiers.recipientSub },
         Column("jti", .text, "The notification's `jti` (notifications only).") { .text($0.identifiers.jti) },
         Column("run_id", .text, "The batch run that recorded the event.") { .text($0.runID) },
-        Column("event_json", .text, optional: false, personal: true,
+        Column("event_json", .json, optional: false, personal: true,
                "The whole event as canonical JSON; sealed values opened (with personal data, while the user's key exists) or null.") {
             .text(String(decoding: $0.eventJSON, as: UTF8.self))
         },

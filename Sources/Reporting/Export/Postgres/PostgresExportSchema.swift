@@ -6,8 +6,10 @@ public enum PostgresExportSchema {
     /// `exact_text` to `events` and `users` (``upgradeFromVersion1``).
     public static let version = 2
     /// Bumped when a view changes; an export finding another version replaces the views.
-    /// Version 2: `report_migrated_users` (`users.*`) takes in `exact_text`.
-    public static let viewsVersion = 2
+    /// Version 2: `report_migrated_users` (`users.*`) takes in `exact_text`. Version 3: the
+    /// columns named as the answers name them (`report_failures_by_class.last_error_class`, was
+    /// `error_class`; `report_migrated_by_path.migrated_via`, was `path`), dropped and made again.
+    public static let viewsVersion = 3
 
     /// The statements of ``sql`` that create the tables, one string each.
     static var tableStatements: [String] { statements(of: sql).filter { !$0.hasPrefix("CREATE INDEX") } }
@@ -148,11 +150,14 @@ public enum PostgresExportSchema {
 
     /// `schemas/reporting-views.sql`: the views `handover report`'s figures come from.
     public static let viewsSQL = """
-        -- Handover reporting views, version 2, over the PostgreSQL export (schemas/export-postgres.sql):
+        -- Handover reporting views, version 3, over the PostgreSQL export (schemas/export-postgres.sql):
         -- the figures `handover report` prints, for dashboards (Metabase, Grafana, Superset) to read.
         -- Created with the tables and replaced when their version changes; they read only the
         -- tables, so they are as current as the last export (export_meta.last_sequence).
         -- Dates are UTC days; a migration's time is when it happened (users.migrated_at).
+        -- Columns are named as the answers of `handover query` and `handover report` name the same
+        -- facts (schemas/answers.md). Version 3 renamed two, so the views it renamed are dropped first.
+        DROP VIEW IF EXISTS report_failures_by_class, report_migrated_by_path;
 
         -- The transfer window as the last export saw it; no row values until one is recorded.
         CREATE OR REPLACE VIEW report_window AS
@@ -175,7 +180,7 @@ public enum PostgresExportSchema {
 
         -- Migrated users by path, and before and after the deadline (null without a window).
         CREATE OR REPLACE VIEW report_migrated_by_path AS
-        SELECT coalesce(migrated_via, 'unknown') AS path, count(*) AS users
+        SELECT coalesce(migrated_via, 'unknown') AS migrated_via, count(*) AS users
         FROM report_migrated_users GROUP BY 1;
 
         CREATE OR REPLACE VIEW report_deadline AS
@@ -191,7 +196,7 @@ public enum PostgresExportSchema {
         FROM users WHERE status IN ('pending', 'failed') GROUP BY 1;
 
         CREATE OR REPLACE VIEW report_failures_by_class AS
-        SELECT coalesce(last_error_class, 'unknown') AS error_class, count(*) AS users
+        SELECT coalesce(last_error_class, 'unknown') AS last_error_class, count(*) AS users
         FROM users WHERE status = 'failed' GROUP BY 1;
 
         -- Apple notifications per day (Apple's event_time, UTC) and type.
