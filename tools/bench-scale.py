@@ -116,6 +116,9 @@ def measure(build, size, label):
         figures[f"export {fmt} events/s"] = events / wall
         figures[f"export {fmt} peak anon MB"] = anon
         shutil.rmtree(target, ignore_errors=True) if os.path.isdir(target) else (os.path.exists(target) and os.remove(target))
+    if args.listings:
+        shutil.rmtree(ledger, ignore_errors=True)
+        return figures
     # One user, as a person runs it: a process per question. The old build refolds the log for
     # --as-of, so it gets fewer tries at large sizes.
     for name, extra, tries in [("query user", [], 20), ("query user --as-of", ["--as-of", time_late], 20 if label == "new" or size <= 1_000_000 else 3)]:
@@ -180,6 +183,7 @@ ap.add_argument("--work", required=True)
 ap.add_argument("--sizes", default="1000000,10000000")
 ap.add_argument("--out", default=None)
 ap.add_argument("--reuse", default=None, help="a figures.json of an earlier run on this machine: take from it every size's figures it has (either code's) instead of measuring them again")
+ap.add_argument("--listings", action="store_true", help="only write the ledger, then the listings, the report, verify and the file exports")
 ap.add_argument("--new-only", action="store_true", help="measure this code only (the older code's column stays empty)")
 args = ap.parse_args()
 work = args.work

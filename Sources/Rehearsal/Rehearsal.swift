@@ -184,11 +184,12 @@ public struct Rehearsal {
 
     /// Moves the last `count` rows of a handoff file into `late`; returns their transfer_subs.
     private func holdBack(_ count: Int, of path: String, into late: String) throws -> [String] {
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: true)
+        // The output CSV's lines end in CRLF (RFC 4180), and its values hold no line break.
+        let lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\r\n").filter { !$0.isEmpty }
         guard lines.count > count + 1, let header = lines.first else { return [] }
         let kept = lines.dropLast(count), moved = lines.suffix(count)
-        try Data((kept.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
-        try Data(([header] + moved).joined(separator: "\n").appending("\n").utf8).write(to: URL(fileURLWithPath: late))
+        try Data((kept.joined(separator: "\r\n") + "\r\n").utf8).write(to: URL(fileURLWithPath: path))
+        try Data(([header] + moved).joined(separator: "\r\n").appending("\r\n").utf8).write(to: URL(fileURLWithPath: late))
         return try CSVTable(path: late).rows.compactMap { $0["transfer_sub"] }
     }
 

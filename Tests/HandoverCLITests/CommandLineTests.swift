@@ -63,7 +63,7 @@ struct CommandLineTests {
         #expect(users.count > 250)
         let migrated = try handover("query", "migrated", "--ledger", path, "--format", "csv")
         let csvLines = migrated.out.split(separator: "\r\n")
-        #expect(csvLines.first == "account_id,sender_sub,transfer_sub,recipient_sub,migrated_at,recorded_at,via,before_deadline")
+        #expect(csvLines.first == "account_id,sender_sub,transfer_sub,recipient_sub,migrated_at,migrated_recorded_at,migrated_via,before_deadline")
         #expect(csvLines.count > 250)
         let someone = try #require(users.first { $0["status"] == .string("migrated") && $0["account_id"] != nil })
         let account = try #require(someone["account_id"]?.stringValue)

@@ -344,7 +344,7 @@ struct PostgresExportTests {
         let upgraded = try export(ledger, into: db, "--since-last")
         #expect(upgraded.status == 0, "\(upgraded.err)")
         #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'schema_version'") == "2")
-        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'views_version'") == "2")
+        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'views_version'") == "3")
         #expect(try db.scalar("SELECT count(*) FROM information_schema.columns WHERE column_name = 'exact_text' AND table_name IN ('events', 'users', 'report_migrated_users')") == "3")
         #expect(try db.scalar("SELECT count(*) FROM information_schema.views WHERE table_schema = 'public'") == "10")
         #expect(try db.scalar("SELECT count(*) || ' ' || count(DISTINCT seq) || ' ' || max(seq) FROM events") == "\(head) \(head) \(head)")
