@@ -7,9 +7,9 @@ import Glibc
 /// renamed over it, so a reader sees the old file or the new one, never half of either, and a
 /// crash leaves the old one. The one temp-file-then-rename of the project.
 public enum AtomicFile {
-    /// Writes `contents` to `path` with permissions `mode`; throws a ``LedgerError`` (`.file`)
-    /// naming the file.
-    public static func write(_ contents: [UInt8], to path: String, mode: mode_t) throws {
+    /// Writes `contents` to `path` with permissions `mode` (nil: 0666 less the umask); throws a
+    /// ``LedgerError`` (`.file`) naming the file.
+    public static func write(_ contents: [UInt8], to path: String, mode: mode_t?) throws {
         let writer = try Writer(replacing: path, mode: mode)
         try writer.write(contents)
         try writer.commit()
@@ -21,21 +21,22 @@ public enum AtomicFile {
         /// The file replaced.
         public let path: String
         private let temporary: String
-        private let mode: mode_t
+        private let mode: mode_t?
         private var fd: Int32
         private var offset = 0
 
-        /// Starts a replacement of `path`, to have permissions `mode`.
-        public init(replacing path: String, mode: mode_t) throws {
+        /// Starts a replacement of `path`, to have permissions `mode` (nil: 0666 less the umask).
+        public init(replacing path: String, mode: mode_t?) throws {
             self.path = path
             self.mode = mode
             temporary = path + ".tmp-\(getpid())"
-            fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+            fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode ?? 0o666)
             guard fd >= 0 else { throw AtomicFile.failure("open", temporary) }
         }
 
         /// Appends `bytes`.
         public func write(_ bytes: [UInt8]) throws {
+            precondition(fd >= 0, "AtomicFile.Writer used after commit or failure")
             var written = 0
             while written < bytes.count {
                 let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + written, $0.count - written, off_t(offset + written)) }
@@ -47,8 +48,10 @@ public enum AtomicFile {
 
         /// Flushes the new file to disk and renames it over ``path``.
         public func commit() throws {
+            precondition(fd >= 0, "AtomicFile.Writer committed twice or after a failure")
             // The mode asked for, whatever the umask took away.
-            guard fchmod(fd, mode) == 0, fsync(fd) == 0 else { throw abandon("fsync") }
+            if let mode, fchmod(fd, mode) != 0 { throw abandon("fchmod") }
+            guard fsync(fd) == 0 else { throw abandon("fsync") }
             close(fd)
             fd = -1
             guard rename(temporary, path) == 0 else {

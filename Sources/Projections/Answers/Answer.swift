@@ -26,6 +26,11 @@ public struct Answer<Row>: Sendable {
     /// The cells of `row`, in column order.
     public func cells(_ row: Row) -> [QueryTable.Cell] { columns.map { $0.value(row) } }
 
+    /// The cells of `row`, with null for `column` (one its writer takes from elsewhere).
+    public func cells(_ row: Row, skipping column: String) -> [QueryTable.Cell] {
+        columns.map { $0.name == column ? .null : $0.value(row) }
+    }
+
     /// `row` as the generic row the renderers lay out.
     public func tableRow(_ row: Row) -> QueryTable.Row { QueryTable.Row(columns: names, cells: cells(row)) }
 

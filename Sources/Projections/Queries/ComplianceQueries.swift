@@ -17,6 +17,9 @@ public struct ComplianceQueries {
         self.sealer = sealer
     }
 
+    // The rows of the answers without an `email` column carry `email` `.none`: the address is
+    // opened only for the answers that show it (``forEachUser(_:)``, ``user(_:)``).
+
     /// Users whose migration step is done, in the order they migrated.
     public func forEachMigrated(_ body: (UserRow) throws -> Void) throws {
         let window = try snapshot.window()
@@ -60,12 +63,6 @@ public struct ComplianceQueries {
     public func user(_ identifier: String) throws -> UserRow? {
         guard let u = try snapshot.user(matching: identifier) else { return nil }
         return try row(u, window: try snapshot.window())
-    }
-
-    /// The given users, with every projected field.
-    public func rows(of users: [UserState]) throws -> [UserRow] {
-        let window = try snapshot.window()
-        return try users.map { try row($0, window: window) }
     }
 
     /// The transfer window at the time asked; nil before one is recorded.

@@ -36,7 +36,7 @@ public struct ExportedEvent: Sendable {
 
     /// One JSON-lines object in canonical form: the flat columns, with the event nested under
     /// `event_json`.
-    public var jsonLine: [UInt8] { Self.layout.object(ExportAnswers.events.cells(self), json: eventJSON) }
+    public var jsonLine: [UInt8] { Self.layout.object(ExportAnswers.events.cells(self, skipping: "event_json"), json: eventJSON) }
 
     private static let layout = JSONLineLayout(columns: ExportAnswers.events.names, verbatim: "event_json")
 }

@@ -108,7 +108,7 @@ struct FileExport {
         ]
         if format == .csv { fields["formulas_neutralized"] = .bool(neutralizes) }
         let manifest: JSONValue = .object(fields)
-        try AtomicFile.write(manifest.canonicalBytes + [0x0A], to: manifestPath, mode: 0o644)
+        try AtomicFile.write(manifest.canonicalBytes + [0x0A], to: manifestPath, mode: nil)
         return summary
     }
 
@@ -116,8 +116,8 @@ struct FileExport {
         format == .csv ? Array(CSVLine.header(columns).utf8) : []
     }
 
-    /// The mode of the files an export creates: 0600 when they hold personal data.
-    private var fileMode: mode_t { source.includePersonalData ? 0o600 : 0o644 }
+    /// The mode of the files an export creates: 0600 when they hold personal data, else the umask's.
+    private var fileMode: mode_t? { source.includePersonalData ? 0o600 : nil }
 
-    private var fileAttributes: [FileAttributeKey: Any] { [.posixPermissions: fileMode] }
+    private var fileAttributes: [FileAttributeKey: Any]? { fileMode.map { [.posixPermissions: $0] } }
 }

@@ -58,9 +58,9 @@ extension MigrationReport {
         body += Self.tableHTML(notificationsTable) + "</section>"
 
         body += "<section><h2>Pending users</h2><p class=\"note\">Not yet migrated, with attempts, the last error and days left.</p>"
-        body += Self.tableHTML(pendingTable, limit: Self.htmlRows, more: "handover query pending") + "</section>"
+        body += Self.tableHTML(pendingTable(first: Self.htmlRows), of: pending.count, more: "handover query pending") + "</section>"
         body += "<section><h2>Unmatched users</h2><p class=\"note\">Apple told us about them; no migration step named them.</p>"
-        body += Self.tableHTML(unmatchedTable, limit: Self.htmlRows, more: "handover query unmatched") + "</section>"
+        body += Self.tableHTML(unmatchedTable(first: Self.htmlRows), of: unmatched.count, more: "handover query unmatched") + "</section>"
         body += "<footer>Made by handover report. Every figure comes from the hash-chained ledger; check it with <code>handover verify</code>.</footer>"
 
         return """
@@ -72,10 +72,11 @@ extension MigrationReport {
             """
     }
 
-    private static func tableHTML(_ table: QueryTable, limit: Int? = nil, more: String = "") -> String {
+    /// The rows of `table`, the first of `total` rows, pointing at the query for the rest.
+    private static func tableHTML(_ table: QueryTable, of total: Int? = nil, more: String = "") -> String {
         guard !table.rows.isEmpty else { return "<p class=\"empty\">None.</p>" }
         // Columns empty in every row shown are left out, so the rest fit a printed page.
-        let shown = (limit.map { table.prefix($0) } ?? table).withoutEmptyColumns()
+        let shown = table.withoutEmptyColumns()
         var html = "<table><thead><tr>" + shown.columns.map { "<th>\(HTML.escape($0.replacingOccurrences(of: "_", with: " ")))</th>" }.joined() + "</tr></thead><tbody>"
         for row in shown.rows {
             html += "<tr>" + row.cells.map { cell in
@@ -84,8 +85,8 @@ extension MigrationReport {
             }.joined() + "</tr>"
         }
         html += "</tbody></table>"
-        if shown.rows.count < table.rows.count {
-            html += "<p class=\"note\">\(table.rows.count - shown.rows.count) more rows: <code>\(HTML.escape(more))</code>.</p>"
+        if let total, total > shown.rows.count {
+            html += "<p class=\"note\">\(total - shown.rows.count) more rows: <code>\(HTML.escape(more))</code>.</p>"
         }
         return html
     }

@@ -51,9 +51,10 @@ extension MigrationReport {
     /// The report's tables, each under its declared columns.
     var daysTable: QueryTable { Day.answer.table(days) }
     var notificationsTable: QueryTable { NotificationFigures.answer.table(notifications) }
-    var pendingTable: QueryTable { Answers.pending.table(pending) }
+    /// The pending users, or the first `count` (a screen's or a page's worth, not all held twice).
+    func pendingTable(first count: Int = .max) -> QueryTable { Answers.pending.table(pending.prefix(count)) }
     var failuresByClassTable: QueryTable { Answers.failuresByClass.table(failuresByClass) }
-    var unmatchedTable: QueryTable { Answers.unmatched.table(unmatched) }
+    func unmatchedTable(first count: Int = .max) -> QueryTable { Answers.unmatched.table(unmatched.prefix(count)) }
 
     /// Every table the report shows, for the column reference.
     public static let answers = [Day.answer.description, NotificationFigures.answer.description]
@@ -67,20 +68,16 @@ extension MigrationReport {
         out += "Transfer window: \(windowLine)\n\n"
         let width = figures.map(\.label.count).max() ?? 0
         for (label, value) in figures { out += "  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + "\n" }
-        func section(_ title: String, _ table: QueryTable, limit: Int? = nil, more: String = "") {
-            out += "\n\(title)\n"
-            if let limit, table.rows.count > limit {
-                out += table.prefix(limit).render(.table)
-                out += "(\(table.rows.count - limit) more: \(more))\n"
-            } else {
-                out += table.render(.table)
-            }
+        /// A table of the first rows of `total`, pointing at the query for the rest.
+        func section(_ title: String, _ table: QueryTable, of total: Int? = nil, more: String = "") {
+            out += "\n\(title)\n" + table.render(.table)
+            if let total, total > table.rows.count { out += "(\(total - table.rows.count) more: \(more))\n" }
         }
         section("Migrations per day (when they happened, UTC)", daysTable)
         section("Failures by class (users whose last attempt failed)", failuresByClassTable)
-        section("Pending users, with days left and the last error", pendingTable, limit: Self.terminalRows, more: "handover query pending")
+        section("Pending users, with days left and the last error", pendingTable(first: Self.terminalRows), of: pending.count, more: "handover query pending")
         section("Apple notifications by type (occurred = Apple's event_time)", notificationsTable)
-        section("Unmatched users (Apple told us about them; no migration step named them)", unmatchedTable, limit: Self.terminalRows, more: "handover query unmatched")
+        section("Unmatched users (Apple told us about them; no migration step named them)", unmatchedTable(first: Self.terminalRows), of: unmatched.count, more: "handover query unmatched")
         return out
     }
 
@@ -104,10 +101,10 @@ extension MigrationReport {
             "migrated_before_deadline": window == nil ? .null : .int(Int64(beforeDeadline)),
             "migrated_after_deadline": window == nil ? .null : .int(Int64(afterDeadline)),
             "first_migration": migration(firstMigration), "last_migration": migration(lastMigration),
-            "migrations_per_day": daysTable.json, "pending": pendingTable.json, "failures_by_class": failuresByClassTable.json,
+            "migrations_per_day": daysTable.json, "pending": pendingTable().json, "failures_by_class": failuresByClassTable.json,
             "notifications_by_type": notificationsTable.json,
             "consent_revoked": .int(Int64(consentRevoked)), "accounts_deleted": .int(Int64(accountsDeleted)), "users_erased": .int(Int64(usersErased)),
-            "unmatched_users": unmatchedTable.json, "unmatched_notifications": .int(Int64(unmatchedNotifications)),
+            "unmatched_users": unmatchedTable().json, "unmatched_notifications": .int(Int64(unmatchedNotifications)),
             "sign_ins_rejected": .int(Int64(signInsRejected)), "notifications_rejected": .int(Int64(notificationsRejected)),
         ])
     }
