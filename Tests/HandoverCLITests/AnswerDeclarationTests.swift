@@ -126,15 +126,17 @@ struct AnswerDeclarationTests {
         for (answer, arguments) in queries {
             let names = answer.columns.map(\.name)
             let base = arguments + ["--ledger", ledger]
-            #expect(tableHeader(try handover(base)) == names, "\(answer.name) table")
+            // An empty answer's table says "(no rows)" instead of a header.
+            let table = try handover(base)
+            #expect(table == "(no rows)\n" || tableHeader(table) == names, "\(answer.name) table")
             #expect(csvHeader(try handover(base + ["--format", "csv"])) == names, "\(answer.name) CSV")
             let json = try handover(base + ["--format", "json"])
             // `query events --format json` prints the events themselves (the log's own JSON).
             if answer.name != "events" {
                 let rows = try jsonKeys(json, answer.name)
                 #expect(rows.allSatisfy { $0 == Set(names) }, "\(answer.name) JSON")
-                // The demo's ledger has rows in these (failures depend on its random faults).
-                if ["migrated", "pending", "state", "unmatched", "window"].contains(answer.name) { #expect(!rows.isEmpty, "\(answer.name) JSON has no rows") }
+                // The demo's ledger always has rows in these (others depend on its random faults).
+                if ["migrated", "state", "window"].contains(answer.name) { #expect(!rows.isEmpty, "\(answer.name) JSON has no rows") }
             }
         }
 
@@ -156,7 +158,7 @@ struct AnswerDeclarationTests {
                               ("pending", Answers.pending.names), ("failures_by_class", Answers.failuresByClass.names), ("unmatched_users", Answers.unmatched.names)] {
             let rows = report[key]?.arrayValue ?? []
             #expect(rows.allSatisfy { Set($0.objectValue?.keys.map { $0 } ?? []) == Set(answer) }, "report \(key)")
-            if key != "failures_by_class" { #expect(!rows.isEmpty, "report \(key) has no rows") }
+            if key == "migrations_per_day" { #expect(!rows.isEmpty, "report \(key) has no rows") }
         }
 
         // The runs' output files.
