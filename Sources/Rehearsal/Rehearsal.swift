@@ -184,13 +184,12 @@ public struct Rehearsal {
 
     /// Moves the last `count` rows of a handoff file into `late`; returns their transfer_subs.
     private func holdBack(_ count: Int, of path: String, into late: String) throws -> [String] {
-        // The output CSV's lines end in CRLF (RFC 4180), and its values hold no line break.
-        let lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\r\n").filter { !$0.isEmpty }
-        guard lines.count > count + 1, let header = lines.first else { return [] }
-        let kept = lines.dropLast(count), moved = lines.suffix(count)
-        try Data((kept.joined(separator: "\r\n") + "\r\n").utf8).write(to: URL(fileURLWithPath: path))
-        try Data(([header] + moved).joined(separator: "\r\n").appending("\r\n").utf8).write(to: URL(fileURLWithPath: late))
-        return try CSVTable(path: late).rows.compactMap { $0["transfer_sub"] }
+        let rows = try CSVTable(path: path).rows.map { MigrationOutputRow(accountID: $0["account_id"], transferSub: $0["transfer_sub"]) }
+        guard rows.count > count else { return [] }
+        let moved = Array(rows.suffix(count))
+        try MigrationOutputRow.write(Array(rows.dropLast(count)), as: MigrationOutputRow.generation, to: path)
+        try MigrationOutputRow.write(moved, as: MigrationOutputRow.generation, to: late)
+        return moved.compactMap(\.transferSub)
     }
 
     private func indent(_ text: String) -> String { text.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") }

@@ -26,9 +26,9 @@ public struct Answer<Row>: Sendable {
     /// The cells of `row`, in column order.
     public func cells(_ row: Row) -> [QueryTable.Cell] { columns.map { $0.value(row) } }
 
-    /// The cells of `row`, with null for `column` (one its writer takes from elsewhere).
-    public func cells(_ row: Row, skipping column: String) -> [QueryTable.Cell] {
-        columns.map { $0.name == column ? .null : $0.value(row) }
+    /// The cells of `row`, with null for the column at `index` (one its writer takes from elsewhere).
+    public func cells(_ row: Row, skipping index: Int) -> [QueryTable.Cell] {
+        columns.indices.map { $0 == index ? .null : columns[$0].value(row) }
     }
 
     /// `row` as the generic row the renderers lay out.

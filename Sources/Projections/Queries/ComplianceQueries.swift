@@ -28,24 +28,23 @@ public struct ComplianceQueries {
 
     /// Users not yet migrated (never tried, or whose last attempt failed), with days left.
     public func forEachPending(_ body: (UserRow) throws -> Void) throws {
-        try forEachUser(where: { $0.status == .pending || $0.status == .failed }, body)
+        try forEachUser(where: { $0.status == .pending || $0.status == .failed }, openingEmail: false, body)
     }
 
     /// Users whose last attempt failed.
     public func forEachFailed(_ body: (UserRow) throws -> Void) throws {
-        try forEachUser(where: { $0.status == .failed }, body)
+        try forEachUser(where: { $0.status == .failed }, openingEmail: false, body)
     }
 
     /// Users Apple told us about (a notification, a sign-in without `transfer_sub`) whom no
     /// migration step ever named: kept, and listed for someone to look into.
     public func forEachUnmatched(_ body: (UserRow) throws -> Void) throws {
-        try forEachUser(where: { $0.status == .unmatched }, body)
+        try forEachUser(where: { $0.status == .unmatched }, openingEmail: false, body)
     }
 
     /// Every user, with the email address opened (or why not).
     public func forEachUser(_ body: (UserRow) throws -> Void) throws {
-        let window = try snapshot.window()
-        try snapshot.forEachUser { try body(try row($0, window: window)) }
+        try forEachUser(where: { _ in true }, openingEmail: true, body)
     }
 
     /// Failed users counted by failure class, most first.
@@ -62,7 +61,7 @@ public struct ComplianceQueries {
     /// The user an identifier of any kind names, with every projected field; nil if unknown.
     public func user(_ identifier: String) throws -> UserRow? {
         guard let u = try snapshot.user(matching: identifier) else { return nil }
-        return try row(u, window: try snapshot.window())
+        return UserRow(u, window: try snapshot.window(), time: time, email: try EmailValue(of: u, sealer: sealer))
     }
 
     /// The transfer window at the time asked; nil before one is recorded.
@@ -70,16 +69,13 @@ public struct ComplianceQueries {
         try snapshot.window().map { WindowRow($0, at: time) }
     }
 
-    private func forEachUser(where keep: (UserState) -> Bool, _ body: (UserRow) throws -> Void) throws {
+    /// The users `keep` takes, in key order; the address opened only for the answers that show it.
+    private func forEachUser(where keep: (UserState) -> Bool, openingEmail: Bool, _ body: (UserRow) throws -> Void) throws {
         let window = try snapshot.window()
         try snapshot.forEachUser { u in
             guard keep(u) else { return }
-            try body(UserRow(u, window: window, time: time))
+            try body(UserRow(u, window: window, time: time, email: openingEmail ? try EmailValue(of: u, sealer: sealer) : .none))
         }
-    }
-
-    private func row(_ u: UserState, window: TransferWindow?) throws -> UserRow {
-        UserRow(u, window: window, time: time, email: try EmailValue(of: u, sealer: sealer))
     }
 }
 
@@ -117,8 +113,6 @@ extension ComplianceQueries {
     public func migrated() throws -> QueryTable { try QueryTable.collect(migrated(into:)) }
     public func pending() throws -> QueryTable { try QueryTable.collect(pending(into:)) }
     public func unmatched() throws -> QueryTable { try QueryTable.collect(unmatched(into:)) }
-    public func failures() throws -> QueryTable { try QueryTable.collect(failures(into:)) }
     public func failuresByClass() throws -> QueryTable { try QueryTable.collect(failuresByClass(into:)) }
-    public func state() throws -> QueryTable { try QueryTable.collect(state(into:)) }
     public func window() throws -> QueryTable { try QueryTable.collect(window(into:)) }
 }

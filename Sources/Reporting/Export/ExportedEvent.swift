@@ -36,7 +36,9 @@ public struct ExportedEvent: Sendable {
 
     /// One JSON-lines object in canonical form: the flat columns, with the event nested under
     /// `event_json`.
-    public var jsonLine: [UInt8] { Self.layout.object(ExportAnswers.events.cells(self, skipping: "event_json"), json: eventJSON) }
+    public var jsonLine: [UInt8] { Self.layout.object(ExportAnswers.events.cells(self, skipping: Self.eventJSONIndex), json: eventJSON) }
 
     private static let layout = JSONLineLayout(columns: ExportAnswers.events.names, verbatim: "event_json")
+    /// Where `event_json` stands: JSON lines nest the event as it is, without making it a string.
+    private static let eventJSONIndex = ExportAnswers.events.names.firstIndex(of: "event_json")!
 }
