@@ -24,11 +24,18 @@ public struct Answer<Row>: Sendable {
     }
 
     /// The cells of `row`, in column order.
-    public func cells(_ row: Row) -> [QueryTable.Cell] { columns.map { $0.value(row) } }
+    @inlinable
+    public func cells(_ row: Row) -> [QueryTable.Cell] { cells(row, skipping: -1) }
 
     /// The cells of `row`, with null for the column at `index` (one its writer takes from elsewhere).
+    /// Inlinable and a plain loop: writers in other modules call it once per row of answers
+    /// with millions of rows, and a generic closure per call would cost more than the cells.
+    @inlinable
     public func cells(_ row: Row, skipping index: Int) -> [QueryTable.Cell] {
-        columns.indices.map { $0 == index ? .null : columns[$0].value(row) }
+        var cells: [QueryTable.Cell] = []
+        cells.reserveCapacity(columns.count)
+        for i in columns.indices { cells.append(i == index ? .null : columns[i].value(row)) }
+        return cells
     }
 
     /// `row` as the generic row the renderers lay out.

@@ -17,18 +17,38 @@ public enum CSVLine {
 
     /// One line of `cells`.
     public static func encode(_ cells: [QueryTable.Cell], style: Style) -> String {
-        CSVField.line(cells.map { cell in
-            switch style {
-            case .exact: return cell.text
-            case .inert: return InertText.forCSV(cell.text)
-            case .spreadsheet:
-                let text = InertText.forCSV(cell.text)
-                guard case .text = cell else { return text }
-                return CSVField.neutralizingFormula(text)
+        var bytes: [UInt8] = []
+        append(cells, style: style, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends one line of `cells` to `out`: what writers of many lines call, with no string
+    /// made per cell or per line.
+    public static func append(_ cells: [QueryTable.Cell], style: Style, to out: inout [UInt8]) {
+        for (i, cell) in cells.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            switch cell {
+            case .null: break
+            case .bool(let value): out.append(contentsOf: value ? "true".utf8 : "false".utf8)
+            // Digits, a sign and RFC 3339 never need quoting, escaping or neutralising.
+            case .int(let value): out.append(contentsOf: String(value).utf8)
+            case .time(let value): value.appendRFC3339(to: &out)
+            case .text(let text): appendText(text, style: style, to: &out)
+            // A list of another answer's values is not outside text a spreadsheet would run.
+            case .events: appendText(cell.text, style: style == .exact ? .exact : .inert, to: &out)
             }
-        })
+        }
+        out.append(contentsOf: [0x0D, 0x0A])
     }
 
     /// The header line of `columns`.
     public static func header(_ columns: [String]) -> String { CSVField.line(columns) }
+
+    private static func appendText(_ text: String, style: Style, to out: inout [UInt8]) {
+        switch style {
+        case .exact: CSVField.append(text, to: &out)
+        case .inert: CSVField.append(InertText.forCSV(text), to: &out)
+        case .spreadsheet: CSVField.append(CSVField.neutralizingFormula(InertText.forCSV(text)), to: &out)
+        }
+    }
 }

@@ -8,76 +8,103 @@ import Ledger
 enum UserStateCodec {
     static let version: UInt8 = 1
 
-    /// The fields after the version byte, in stored order: the one statement of the layout,
-    /// which both ``encode(_:)`` and ``decode(_:)`` follow.
-    private static let fields: [Field] = [
-        Field { $0.u64($1.key) } read: { $1.key = try $0.u64() },
-        Field { $0.u64($1.firstSequence) } read: { $1.firstSequence = try $0.u64() },
-        Field { $0.u64($1.lastSequence) } read: { $1.lastSequence = try $0.u64() },
-        Field { $0.bytes.append($1.status.rawValue) } read: { r, u in
-            guard let status = UserStatus(rawValue: try r.u8()) else { throw LedgerError(.malformedRecord, "users: bad status") }
-            u.status = status
-        },
-        Field { $0.bytes.append($1.migratedVia?.rawValue ?? 0) } read: { $1.migratedVia = MigrationPath(rawValue: try $0.u8()) },
-        Field { $0.u32(UInt32(clamping: $1.attempts)) } read: { $1.attempts = Int(try $0.u32()) },
-        Field { $0.u32(UInt32(clamping: $1.notifications)) } read: { $1.notifications = Int(try $0.u32()) },
-        Field { $0.bytes.append(tristate($1.isPrivateEmail)) } read: { $1.isPrivateEmail = fromTristate(try $0.u8()) },
-        Field { $0.bytes.append(tristate($1.emailForwarding)) } read: { $1.emailForwarding = fromTristate(try $0.u8()) },
-        Field { $0.optionalString($1.accountID) } read: { $1.accountID = try $0.optionalString() },
-        Field { $0.optionalString($1.senderSub) } read: { $1.senderSub = try $0.optionalString() },
-        Field { $0.optionalString($1.transferSub) } read: { $1.transferSub = try $0.optionalString() },
-        Field { $0.optionalString($1.recipientSub) } read: { $1.recipientSub = try $0.optionalString() },
-        Field { $0.optionalString($1.targetTeam) } read: { $1.targetTeam = try $0.optionalString() },
-        Field { $0.optionalString($1.lastErrorClass?.rawValue) } read: { r, u in
-            let name = try r.optionalString()
-            u.lastErrorClass = try name.map { name in
-                guard let kind = Failure.Kind(rawValue: name) else { throw LedgerError(.malformedRecord, "users: unknown failure class") }
-                return kind
-            }
-        },
-        Field { $0.optionalString($1.lastError) } read: { $1.lastError = try $0.optionalString() },
-        // The sealed email: key ID, then the sealed bytes; both or neither.
-        Field { $0.optionalString($1.email?.keyID); $0.optionalString($1.email?.combined) } read: { r, u in
-            let keyID = try r.optionalString(), combined = try r.optionalString()
-            if let keyID, let combined { u.email = SealedValue(keyID: keyID, combined: combined) }
-        },
-        Field { $0.optionalTime($1.migratedAt) } read: { $1.migratedAt = try $0.optionalTime() },
-        Field { $0.optionalTime($1.consentRevokedAt) } read: { $1.consentRevokedAt = try $0.optionalTime() },
-        Field { $0.optionalTime($1.accountDeletedAt) } read: { $1.accountDeletedAt = try $0.optionalTime() },
-        Field { $0.optionalTime($1.erasedAt) } read: { $1.erasedAt = try $0.optionalTime() },
-        Field { $0.optionalTime($1.lastAttemptAt) } read: { $1.lastAttemptAt = try $0.optionalTime() },
-        // Records written before the field existed end here; a rebuild fills it in.
-        Field { $0.optionalTime($1.migratedRecordedAt) } read: { r, u in u.migratedRecordedAt = r.isAtEnd ? nil : try r.optionalTime() },
-    ]
-
     static func encode(_ u: UserState) -> [UInt8] {
-        var w = BinaryWriter()
-        w.bytes.append(version)
-        for field in fields { field.write(&w, u) }
-        return w.bytes
+        var writer = BinaryWriter()
+        writer.bytes.append(version)
+        var u = u
+        do { try fields(&writer, &u) } catch { preconditionFailure("writing a user state cannot fail: \(error)") }
+        return writer.bytes
     }
 
     static func decode(_ raw: UnsafeRawBufferPointer) throws -> UserState {
-        var r = BinaryReader(raw)
-        guard try r.u8() == version else { throw LedgerError(.malformedRecord, "users: unknown record version") }
+        var reader = BinaryReader(raw)
+        guard try reader.u8() == version else { throw LedgerError(.malformedRecord, "users: unknown record version") }
         var u = UserState(key: 0, status: .pending, sequence: 0)
-        for field in fields { try field.read(&r, &u) }
+        try fields(&reader, &u)
         return u
     }
 
-    /// One stored field: how it is written and read back.
-    private struct Field: Sendable {
-        let write: @Sendable (inout BinaryWriter, UserState) -> Void
-        let read: @Sendable (inout BinaryReader, inout UserState) throws -> Void
-
-        init(_ write: @escaping @Sendable (inout BinaryWriter, UserState) -> Void, read: @escaping @Sendable (inout BinaryReader, inout UserState) throws -> Void) {
-            self.write = write
-            self.read = read
+    /// The fields after the version byte, in stored order: the one statement of the layout,
+    /// which ``encode(_:)`` runs with a writer (each call writes the value) and ``decode(_:)``
+    /// with a reader (each call reads it into `u`). Generic, so that both are straight-line
+    /// code: a million users are decoded per listing.
+    private static func fields<Coder: FieldCoder>(_ c: inout Coder, _ u: inout UserState) throws {
+        try c.u64(&u.key)
+        try c.u64(&u.firstSequence)
+        try c.u64(&u.lastSequence)
+        var status = u.status.rawValue
+        try c.u8(&status)
+        guard let decodedStatus = UserStatus(rawValue: status) else { throw LedgerError(.malformedRecord, "users: bad status") }
+        u.status = decodedStatus
+        var via = u.migratedVia?.rawValue ?? 0
+        try c.u8(&via)
+        u.migratedVia = MigrationPath(rawValue: via)
+        try c.u32(&u.attempts)
+        try c.u32(&u.notifications)
+        try c.tristate(&u.isPrivateEmail)
+        try c.tristate(&u.emailForwarding)
+        try c.optionalString(&u.accountID)
+        try c.optionalString(&u.senderSub)
+        try c.optionalString(&u.transferSub)
+        try c.optionalString(&u.recipientSub)
+        try c.optionalString(&u.targetTeam)
+        var errorClass = u.lastErrorClass?.rawValue
+        try c.optionalString(&errorClass)
+        u.lastErrorClass = try errorClass.map { name in
+            guard let kind = Failure.Kind(rawValue: name) else { throw LedgerError(.malformedRecord, "users: unknown failure class") }
+            return kind
         }
+        try c.optionalString(&u.lastError)
+        // The sealed email: key ID, then the sealed bytes; both or neither.
+        var keyID = u.email?.keyID, combined = u.email?.combined
+        try c.optionalString(&keyID)
+        try c.optionalString(&combined)
+        if let keyID, let combined { u.email = SealedValue(keyID: keyID, combined: combined) } else { u.email = nil }
+        try c.optionalTime(&u.migratedAt)
+        try c.optionalTime(&u.consentRevokedAt)
+        try c.optionalTime(&u.accountDeletedAt)
+        try c.optionalTime(&u.erasedAt)
+        try c.optionalTime(&u.lastAttemptAt)
+        // Records written before the field existed end here; a rebuild fills it in.
+        try c.trailingOptionalTime(&u.migratedRecordedAt)
     }
+}
 
-    private static func tristate(_ b: Bool?) -> UInt8 { b.map { $0 ? 2 : 1 } ?? 0 }
-    private static func fromTristate(_ v: UInt8) -> Bool? { v == 0 ? nil : v == 2 }
+/// What ``UserStateCodec``'s layout is run with: a writer, which writes each value, or a
+/// reader, which reads each value into its place.
+protocol FieldCoder {
+    mutating func u8(_ v: inout UInt8) throws
+    mutating func u32(_ v: inout Int) throws
+    mutating func u64(_ v: inout UInt64) throws
+    /// An optional Boolean as one byte: 0 absent, 1 false, 2 true.
+    mutating func tristate(_ v: inout Bool?) throws
+    mutating func optionalString(_ v: inout String?) throws
+    mutating func optionalTime(_ v: inout Timestamp?) throws
+    /// An optional time a record may end before (a field added later).
+    mutating func trailingOptionalTime(_ v: inout Timestamp?) throws
+}
+
+extension BinaryWriter: FieldCoder {
+    mutating func u8(_ v: inout UInt8) { bytes.append(v) }
+    mutating func u32(_ v: inout Int) { u32(UInt32(clamping: v)) }
+    mutating func u64(_ v: inout UInt64) { u64(v) }
+    mutating func tristate(_ v: inout Bool?) { bytes.append(v.map { $0 ? 2 : 1 } ?? 0) }
+    mutating func optionalString(_ v: inout String?) { optionalString(v) }
+    mutating func optionalTime(_ v: inout Timestamp?) { optionalTime(v) }
+    mutating func trailingOptionalTime(_ v: inout Timestamp?) { optionalTime(v) }
+}
+
+extension BinaryReader: FieldCoder {
+    mutating func u8(_ v: inout UInt8) throws { v = try u8() }
+    mutating func u32(_ v: inout Int) throws { v = Int(try u32()) }
+    mutating func u64(_ v: inout UInt64) throws { v = try u64() }
+    mutating func tristate(_ v: inout Bool?) throws {
+        let byte = try u8()
+        v = byte == 0 ? nil : byte == 2
+    }
+    mutating func optionalString(_ v: inout String?) throws { v = try optionalString() }
+    mutating func optionalTime(_ v: inout Timestamp?) throws { v = try optionalTime() }
+    mutating func trailingOptionalTime(_ v: inout Timestamp?) throws { v = isAtEnd ? nil : try optionalTime() }
 }
 
 /// Appends big-endian fields to a byte buffer.

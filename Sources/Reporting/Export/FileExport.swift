@@ -76,7 +76,7 @@ struct FileExport {
         var userCount = 0
         let last = try source.read(after: previous, users: .all, to: .init(event: { event in
             if format == .csv {
-                pending.append(contentsOf: CSVLine.encode(ExportAnswers.events.cells(event), style: csvStyle).utf8)
+                CSVLine.append(ExportAnswers.events.cells(event), style: csvStyle, to: &pending)
             } else {
                 pending += InertText.json(event.jsonLine) + [0x0A]
             }
@@ -87,7 +87,7 @@ struct FileExport {
             }
         }, user: { user in
             let cells = ExportAnswers.users.cells(user)
-            if format == .csv { usersPending.append(contentsOf: CSVLine.encode(cells, style: csvStyle).utf8) } else { usersPending += InertText.json(userLayout.object(cells)) + [0x0A] }
+            if format == .csv { CSVLine.append(cells, style: csvStyle, to: &usersPending) } else { usersPending += InertText.json(userLayout.object(cells)) + [0x0A] }
             userCount += 1
             if usersPending.count > 1 << 20 {
                 try users.write(usersPending)
