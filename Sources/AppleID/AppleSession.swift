@@ -68,6 +68,8 @@ public actor AppleSession {
                 try await onToken(.issued(token))
                 return token
             } catch let error as AppleIDError {
+                // Apple's refusal is what the caller gets; recording it may fail as well (a full
+                // disk), which the caller's next write meets and reports.
                 try? await onToken(.failed(error))
                 throw error
             }

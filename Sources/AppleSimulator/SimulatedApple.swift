@@ -69,6 +69,7 @@ public final class SimulatedApple: Sendable {
         guard jws.signature.count == 64 else {
             throw invalidClient("the signature is \(jws.signature.count) bytes; ES256 needs raw R||S (64 bytes), not DER")
         }
+        // A signature that is not a P-256 point pair is expected from a forger: refused below.
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
               client.publicKey.isValidSignature(signature, for: Data(jws.signingInput.utf8)) else {
             throw invalidClient("the signature does not verify with the team's key")

@@ -73,9 +73,12 @@ public struct SimulatorDirectory: Sendable {
 
     /// The secret every derivation is keyed with.
     public func secret() throws -> SymmetricKey {
-        guard let text = try? String(contentsOfFile: secretPath, encoding: .utf8),
-              let bytes = Hex.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw SimulatorError("\(secretPath) is missing or not hex")
+        let text: String
+        do { text = try String(contentsOfFile: secretPath, encoding: .utf8) } catch {
+            throw SimulatorError("cannot read \(secretPath): \(error.localizedDescription)")
+        }
+        guard let bytes = Hex.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw SimulatorError("\(secretPath) is not hex")
         }
         return SymmetricKey(data: bytes)
     }
@@ -103,6 +106,7 @@ public struct SimulatorDirectory: Sendable {
 
     /// Every registered team, by team ID.
     public func teams() throws -> [String: Team] {
+        // No teams/ yet is expected (no team registered): no teams.
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path + "/teams")) ?? []
         var teams: [String: Team] = [:]
         for name in names where name.hasSuffix(".json") {
@@ -128,12 +132,14 @@ public struct SimulatorDirectory: Sendable {
 
     /// Marks identifiers (a `sub` or `transfer_sub`) as having revoked consent.
     public func revoke(_ identifiers: [String]) throws {
+        // No file yet is expected (nothing revoked): an empty list.
         let existing = (try? String(contentsOfFile: revokedPath, encoding: .utf8)) ?? ""
         try write(existing + identifiers.map { $0 + "\n" }.joined(), to: revokedPath)
     }
 
     /// Identifiers marked as having revoked consent.
     public func revoked() -> Set<String> {
+        // No file yet is expected (nothing revoked): an empty list.
         let text = (try? String(contentsOfFile: revokedPath, encoding: .utf8)) ?? ""
         return Set(text.split(whereSeparator: \.isNewline).map(String.init))
     }

@@ -12,7 +12,8 @@ public struct SignInReport: Sendable {
     public var received: Data
 
     public init(_ body: Data) {
-        if let object = (try? JSONValue.parse(untrusted: Array(body)))?.objectValue, let token = object["identity_token"]?.stringValue {
+        // A body that is not a JSON object is expected (a bare token): it is taken as the token.
+        if let object = try? JSONValue.parseObject(untrusted: Array(body)), let token = object["identity_token"]?.stringValue {
             self.token = token
             self.nonce = object["nonce"]?.stringValue
             self.received = Data(token.utf8)

@@ -36,6 +36,10 @@ public struct LMDBError: Error, Sendable, CustomStringConvertible, Equatable {
         public static let invalid = Code(rawValue: MDB_INVALID)
         /// `MDB_VERSION_MISMATCH`: the file was written by an incompatible LMDB version.
         public static let versionMismatch = Code(rawValue: MDB_VERSION_MISMATCH)
+        /// `MDB_CORRUPTED`: a page of the file does not have the expected form.
+        public static let corrupted = Code(rawValue: MDB_CORRUPTED)
+        /// `MDB_PAGE_NOTFOUND`: a page the tree points to is not in the file.
+        public static let pageNotFound = Code(rawValue: MDB_PAGE_NOTFOUND)
 
         /// `EBUSY`: another process holds what this one needs (a read-only open that cannot
         /// take a place in the lock table while a writer may run).

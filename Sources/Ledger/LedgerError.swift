@@ -39,14 +39,19 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
     public let message: String
     /// The system error behind a ``Code/file`` error, if there was one.
     public let errno: Int32?
+    /// The error this one reports (LMDB's, a JSON parser's with its offset, a seal's), for
+    /// callers to match; ``description`` prints it after the message.
+    public let underlying: (any Error)?
 
-    public init(_ code: Code, _ message: String, errno: Int32? = nil) {
+    public init(_ code: Code, _ message: String, errno: Int32? = nil, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.errno = errno
+        self.underlying = underlying
     }
 
-    public var description: String { message }
+    /// The message, then the underlying error's own description when there is one.
+    public var description: String { underlying.map { "\(message): \($0)" } ?? message }
 }
 
 extension LedgerError {

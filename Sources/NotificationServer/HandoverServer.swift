@@ -72,9 +72,13 @@ public struct HandoverServer: Sendable {
                 response.headers[.retryAfter] = "60"
                 return response
             }
-            let head = try? intake.ledger.read { try $0.head().sequence }
-            return head.map { reply("healthz", .ok, ServeReply(status: "ok", head: $0)) }
-                ?? reply("healthz", .serviceUnavailable, ServeReply(status: "unavailable", detail: "the ledger cannot be read"))
+            do {
+                let head = try intake.ledger.read { try $0.head().sequence }
+                return reply("healthz", .ok, ServeReply(status: "ok", head: head))
+            } catch {
+                logger.error("healthz: the ledger cannot be read", metadata: ["error": "\(error)"])
+                return reply("healthz", .serviceUnavailable, ServeReply(status: "unavailable", detail: "the ledger cannot be read"))
+            }
         }
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
@@ -90,6 +94,7 @@ public struct HandoverServer: Sendable {
         let peer = context.remoteAddress?.ipAddress ?? "unknown"
         guard let proxy = configuration.trustedProxy, peer == proxy,
               let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!]?.split(separator: ",").last?.trimmingCharacters(in: .whitespaces),
+              // A header that is not an IP address is expected from a stranger: the peer is recorded.
               (try? SocketAddress(ipAddress: forwarded, port: 0)) != nil else { return peer }
         return forwarded
     }
@@ -193,6 +198,7 @@ public struct HandoverServer: Sendable {
         // The flood guard's summaries: each minute's once it has ended, the rest at the end.
         let summaries = Task {
             while !Task.isCancelled {
+                // Cancelled at shutdown: the loop ends, and the last summaries are recorded below.
                 try? await Task.sleep(for: .seconds(5))
                 do { try await recordSummaries() } catch { logger.error("could not record the rejection summaries", metadata: ["error": "\(error)"]) }
             }
@@ -202,7 +208,10 @@ public struct HandoverServer: Sendable {
             try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
         } catch {
             summaries.cancel()
-            _ = try? await recordSummaries(all: true)
+            // The server's own error is what ends the command; this one is logged beside it.
+            do { try await recordSummaries(all: true) } catch let summaryError {
+                logger.error("could not record the rejection summaries", metadata: ["error": "\(summaryError)"])
+            }
             throw error
         }
         summaries.cancel()

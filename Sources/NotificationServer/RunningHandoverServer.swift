@@ -18,6 +18,7 @@ public final class RunningHandoverServer: Sendable {
     /// Stops the server and waits for it.
     public func stop() async {
         task.cancel()
+        // The task was just cancelled: its CancellationError is the expected ending.
         _ = try? await task.value
     }
 }

@@ -51,6 +51,7 @@ public struct ServeConfiguration: Sendable {
         }
         guard (0...65_535).contains(port) else { throw Refused(description: "--port must be 0 to 65535") }
         guard (0...1_000_000).contains(rejectionBudget) else { throw Refused(description: "--rejection-budget must be 0 to 1000000 a minute") }
+        // An option that is not an IP address is refused here, with what it should be.
         if let trustedProxy, (try? SocketAddress(ipAddress: trustedProxy, port: 0)) == nil {
             throw Refused(description: "--trusted-proxy must be an IP address (the proxy's, as the connection shows it), not \"\(trustedProxy)\"")
         }

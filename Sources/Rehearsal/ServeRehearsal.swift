@@ -53,6 +53,7 @@ struct ServeRehearsal {
             request.body = .bytes(ByteBuffer(string: body))
             let response = try await http.execute(request, timeout: .seconds(30))
             let answer = try await response.body.collect(upTo: 1 << 16)
+            // A refusal's body may be no JSON reply at all: it is counted as rejected.
             let status = (try? JSONDecoder().decode(ServeAnswer.self, from: Data(answer.readableBytesView)))?.status
             summary.answers["\(response.status.code) \(status ?? "rejected")", default: 0] += 1
         }
@@ -60,6 +61,7 @@ struct ServeRehearsal {
         // The app backend reports sign-ins: held-back users migrate through them.
         // (A user who revoked consent cannot sign in: the stand-in refuses their transfer_sub.)
         for transferSub in heldBack + exchanged.prefix(5) {
+            // A user who revoked consent is refused by the stand-in, as expected: no sign-in.
             guard let sub = try? simulator.server.apple.exchange(teamID: recipientTeam, transferSub: transferSub).sub else { continue }
             let token = try minter.identityToken(audience: clientID, sub: sub, transferSub: transferSub, issuedAt: now)
             let body = String(decoding: try JSONEncoder().encode(["identity_token": token]), as: UTF8.self)
@@ -68,6 +70,7 @@ struct ServeRehearsal {
         }
 
         // Apple notifies: forwarding changes, revocations, deletions, one redelivery.
+        // Users who revoked consent are refused by the stand-in, as expected: they get no notification.
         let subs = exchanged.dropFirst(5).prefix(13).compactMap { try? simulator.server.apple.exchange(teamID: recipientTeam, transferSub: $0).sub }
         let plan = Array(repeating: "email-disabled", count: 5) + Array(repeating: "email-enabled", count: 3)
             + Array(repeating: "consent-revoked", count: 3) + Array(repeating: "account-deleted", count: 2)

@@ -15,6 +15,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Scratch directory (emptied first).") var directory = "/tmp/handover-bench"
 
     func run() async throws {
+        // A bench's earlier directory, if any: there may be none.
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         print("Handover ledger benchmark: \(events) events, LMDB \(String(cString: mdb_version(nil, nil, nil)))")
@@ -112,6 +113,7 @@ struct BenchCommand: AsyncParsableCommand {
         let report = try ledger.verify()
         print("verify: \(report.isIntact ? "OK" : "FAILED") \(report.eventCount) events")
         ledger.close()
+        // Scratch space only: a directory left behind costs disk, not a figure.
         try? FileManager.default.removeItem(atPath: directory)
     }
 

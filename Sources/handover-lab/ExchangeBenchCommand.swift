@@ -18,6 +18,7 @@ struct ExchangeBenchCommand: AsyncParsableCommand {
     @Option(help: "Scratch directory (emptied first).") var directory = "/tmp/handover-bench-exchange"
 
     func run() async throws {
+        // A bench's earlier directory, if any: there may be none.
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let clientID = "com.example.bench"

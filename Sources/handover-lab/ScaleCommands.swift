@@ -126,9 +126,11 @@ struct ScaleSinglesCommand: AsyncParsableCommand {
         }
         ledger.environment.recorder = nil
         ledger.close()
+        // An earlier run's replay directory, if any: there may be none.
         try? FileManager.default.removeItem(atPath: raw)
         try FileManager.default.createDirectory(atPath: raw, withIntermediateDirectories: true)
         let rawLatencies = try RawReplay.perTransaction(recorder, into: raw)
+        // Scratch space only: a directory left behind costs disk, not a figure.
         try? FileManager.default.removeItem(atPath: raw)
         func p(_ values: [Double], _ q: Double) -> Double { values.sorted()[min(values.count - 1, Int(Double(values.count) * q))] * 1e6 }
         print("{\"count\":\(count),\"p50_us\":\(p(latencies, 0.5)),\"p99_us\":\(p(latencies, 0.99)),\"raw_p50_us\":\(p(rawLatencies, 0.5)),\"raw_p99_us\":\(p(rawLatencies, 0.99))}")

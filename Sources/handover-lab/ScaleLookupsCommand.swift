@@ -13,9 +13,12 @@ struct ScaleLookupsCommand: ParsableCommand {
     @Option var count = 2_000
 
     func run() throws {
-        let written = try? JSONDecoder().decode(ScaleWriteSummary.self, from: Data(contentsOf: URL(fileURLWithPath: samples)))
-        guard let users = written?.sampleUsers, let times = written?.sampleTimes.compactMap(Timestamp.init(rfc3339:)),
-              !users.isEmpty, !times.isEmpty else { throw ValidationError("\(samples) has no sample_users or sample_times") }
+        let written: ScaleWriteSummary
+        do { written = try JSONDecoder().decode(ScaleWriteSummary.self, from: Data(contentsOf: URL(fileURLWithPath: samples))) } catch {
+            throw ValidationError("\(samples) is not what scale-write printed: \(error)")
+        }
+        let users = written.sampleUsers, times = written.sampleTimes.compactMap(Timestamp.init(rfc3339:))
+        guard !users.isEmpty, !times.isEmpty else { throw ValidationError("\(samples) has no sample_users or sample_times") }
         let projection = UserProjection()
         let ledger = try Ledger.open(at: self.ledger, folders: [projection])
         defer { ledger.close() }

@@ -53,7 +53,7 @@ final class StandardOutput {
     func flush() throws {
         guard !buffer.isEmpty else { return }
         do { try FileHandle.standardOutput.write(contentsOf: buffer) } catch {
-            throw CLIExit(code: ExitStatus.failed, message: "cannot write to standard output: \(error.localizedDescription)")
+            throw CLIExit(.failed, "cannot write to standard output: \(error.localizedDescription)")
         }
         buffer.removeAll(keepingCapacity: true)
     }

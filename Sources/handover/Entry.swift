@@ -3,7 +3,12 @@ import Foundation
 import Ledger
 import Logging
 
-/// Runs the command line and maps every failure to DESIGN.md's exit codes.
+/// Runs the command line and ends it with one ``ExitStatus`` (README, "Exit codes").
+///
+/// The steps are those of ArgumentParser's `AsyncParsableCommand.main(_:)`: its async parse,
+/// then the command's `run()`. Only the ending differs: ArgumentParser exits 64 for usage
+/// errors and 1 for every other error, while Handover's statuses say what happened (2 usage,
+/// 3 credentials refused, 4 integrity, …), decided by ``CommandEnding`` alone.
 @main
 enum Entry {
     static func main() async {
@@ -11,47 +16,67 @@ enum Entry {
         // entry is written inert.
         LoggingSystem.bootstrap { label in StreamLogHandler(label: label, stream: InertStandardError()) }
         do {
-            var command = try Handover.parseAsRoot()
+            var command = try await Handover.asyncParseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
-        } catch let exit as CLIExit {
-            if let message = exit.message { Console.error("error: " + message) }
-            Foundation.exit(exit.code)
-        } catch let error as LedgerError {
-            Console.error("error: \(error.message)")
-            let usage: Set<LedgerError.Code> = [.missingLedger, .notALedger, .ledgerExists, .invalidEvent, .needsUpgrade, .readOnly, .noCheckpointKey]
-            Foundation.exit(usage.contains(error.code) ? ExitStatus.usage : ExitStatus.failed)
         } catch {
-            let code = Handover.exitCode(for: error)
-            let message = Handover.fullMessage(for: error)
-            if code == .success {
-                print(message)
-                Foundation.exit(0)
-            }
-            // One prefix for every error, ArgumentParser's own ("Error: ") included.
-            if !message.isEmpty { Console.error(message.hasPrefix("Error: ") ? "error: " + message.dropFirst(7) : message) }
-            // ArgumentParser's usage errors (64) become DESIGN.md's 2.
-            Foundation.exit(code == .validationFailure ? ExitStatus.usage : code.rawValue)
+            let ending = CommandEnding(error)
+            if let text = ending.standardOutput { print(text) }
+            if let text = ending.standardError { Console.error(text) }
+            Foundation.exit(ending.status.rawValue)
         }
     }
 }
 
-/// DESIGN.md's exit codes.
-enum ExitStatus {
-    static let success: Int32 = 0
-    static let failed: Int32 = 1
-    static let usage: Int32 = 2
-    static let credentialsRefused: Int32 = 3
-    static let integrity: Int32 = 4
+/// How a command that threw ends: its exit status and what it prints. Every error any command
+/// throws is matched here, and only here.
+struct CommandEnding {
+    let status: ExitStatus
+    /// Help or version text asked for.
+    let standardOutput: String?
+    /// The error message, `error: ` first.
+    let standardError: String?
+
+    init(_ error: any Error) {
+        switch error {
+        case let exit as CLIExit:
+            self.init(status: exit.status, standardError: exit.message.map { "error: " + $0 })
+        case let error as any ExitStatusDeciding:
+            self.init(status: error.exitStatus, standardError: "error: \(error)")
+        default:
+            // ArgumentParser's own: a usage error (its 64), help or version (0), an ExitCode.
+            let code = Handover.exitCode(for: error)
+            let message = Handover.fullMessage(for: error)
+            if code == .success {
+                self.init(status: .success, standardOutput: message)
+            } else {
+                let status = code == .validationFailure ? .usage : ExitStatus(rawValue: code.rawValue) ?? .failed
+                self.init(status: status, standardError: message.isEmpty ? nil : message)
+            }
+        }
+    }
+
+    private init(status: ExitStatus, standardOutput: String? = nil, standardError: String? = nil) {
+        self.status = status
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+    }
 }
 
-/// Ends the command with an exit code and an optional message on standard error.
+/// Ends the command with an exit status and an optional message on standard error.
 struct CLIExit: Error {
-    let code: Int32
+    let status: ExitStatus
     let message: String?
 
-    static func usage(_ message: String) -> CLIExit { CLIExit(code: ExitStatus.usage, message: message) }
+    init(_ status: ExitStatus, _ message: String?) {
+        self.status = status
+        self.message = message
+    }
+
+    static func usage(_ message: String) -> CLIExit { CLIExit(.usage, message) }
+    static func failed(_ message: String?) -> CLIExit { CLIExit(.failed, message) }
+    static func integrity(_ message: String) -> CLIExit { CLIExit(.integrity, message) }
 }

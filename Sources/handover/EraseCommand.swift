@@ -14,7 +14,7 @@ struct EraseCommand: AsyncParsableCommand {
         let (ledger, projection) = try ledgerOptions.open(.readWrite)
         defer { ledger.close() }
         guard let result = try await UserEraser(ledger: ledger, projection: projection).erase(identifier, reason: reason) else {
-            throw CLIExit(code: ExitStatus.failed, message: "no user with identifier \"\(identifier)\"")
+            throw CLIExit(.failed, "no user with identifier \"\(identifier)\"")
         }
         if result.alreadyErased {
             print("User \(result.user.key) was already erased at \(result.user.erasedAt?.rfc3339 ?? "?"); nothing to do.")

@@ -43,9 +43,9 @@ struct EvidenceCommand: ParsableCommand {
                 summary = try EvidenceBundle.write(subject: subject, ledger: ledger, projection: projection, checkpoint: given, reveal: reveal, to: out)
             } catch let failure as EvidenceBundle.Failure {
                 switch failure.kind {
-                case .noUser: throw CLIExit(code: ExitStatus.failed, message: failure.description)
+                case .noUser: throw CLIExit(.failed, failure.description)
                 case .noCheckpoint, .targetExists: throw CLIExit.usage(failure.description)
-                case .doesNotHold: throw CLIExit(code: ExitStatus.integrity, message: failure.description)
+                case .doesNotHold: throw CLIExit(.integrity, failure.description)
                 }
             }
             Console.out("Wrote \(summary.sequences.count) events about \(subject) to \(out), each proved against the checkpoint of \(summary.checkpoint.treeSize) events of \(summary.checkpoint.origin).")
@@ -70,7 +70,7 @@ struct EvidenceCommand: ParsableCommand {
                 Console.out("OK: \(result.sequences.count) events of \(result.origin), each included in the checkpoint of \(result.treeSize) events signed by \(result.verifierKey); the manifest agrees.")
                 if evidence.givenKey == nil { Console.out("The verifier key was read from the bundle: compare it with the one the team gave you (--public-key).") }
             } catch let failure as EvidenceBundleCheck.Failure {
-                throw CLIExit(code: ExitStatus.integrity, message: "the bundle does not hold: \(failure)")
+                throw CLIExit(.integrity, "the bundle does not hold: \(failure)")
             }
         }
     }

@@ -93,7 +93,7 @@ struct ProveCommand: ParsableCommand {
         }
         let proof = try ledger.prove(sequence, against: against)
         guard proof.isValid else {
-            throw CLIExit(code: ExitStatus.integrity, message: "the inclusion proof of event \(sequence) does not lead to the checkpoint's root: the log differs from what the checkpoint signed (run `handover verify --checkpoint`)")
+            throw CLIExit(.integrity, "the inclusion proof of event \(sequence) does not lead to the checkpoint's root: the log differs from what the checkpoint signed (run `handover verify --checkpoint`)")
         }
         let json = proof.json(publicKey: try ledger.verifierKey().publicKey)
         if let out { try write(json + "\n", to: out) }

@@ -63,15 +63,10 @@ struct ExportCommand: AsyncParsableCommand {
         defer { ledger.close() }
         var exporter = Exporter(ledger: ledger, projection: projection, includePersonalData: includePersonalData)
         exporter.neutralizeFormulas = neutralizeFormulas
-        do {
-            if format == .postgres {
-                try await exportToPostgres(exporter)
-            } else {
-                report(try exporter.export(format, to: out, sinceLast: sinceLast))
-            }
-        } catch let error as ExportError {
-            let usage: Set<ExportError.Code> = [.outputExists, .mismatch, .usage]
-            throw CLIExit(code: usage.contains(error.code) ? ExitStatus.usage : ExitStatus.failed, message: error.message)
+        if format == .postgres {
+            try await exportToPostgres(exporter)
+        } else {
+            report(try exporter.export(format, to: out, sinceLast: sinceLast))
         }
     }
 
@@ -96,7 +91,7 @@ struct ExportCommand: AsyncParsableCommand {
                                       until: stop, logger: logger, exported: { summary in
                 report(summary)
             }, problem: { error in
-                Console.error("warning: \(error.message); trying again in \(interval.formatted()) s")
+                Console.error("warning: \(error); trying again in \(interval.formatted()) s")
             })
         }
         print("Stopped following; \(last.map { "everything through sequence \($0)" } ?? "nothing") is in \(target.masked).")

@@ -1,15 +1,19 @@
 import ArgumentParser
+import Ledger
 
 /// The `handover` command: migration runs and the audit ledger of a Sign in with Apple transfer.
 struct Handover: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handover",
         abstract: "Run and audit a Sign in with Apple app-transfer migration.",
-        discussion: "Every step is recorded as an event in an append-only, hash-chained LMDB ledger. Exit codes: 0 success, 1 some users failed, 2 bad usage or input, 3 credentials refused by Apple, 4 ledger integrity failure.",
+        discussion: "Every step is recorded as an event in an append-only, hash-chained LMDB ledger. Exit codes: " + ExitStatus.allCases.map { "\($0.rawValue) \($0.meaning)" }.joined(separator: "; ") + ".",
         version: "handover 0.1.0",
         subcommands: [
             InitCommand.self, WindowCommand.self, GenerateCommand.self, ExchangeCommand.self, ClientSecretCommand.self, IngestCommand.self, ServeCommand.self,
             QueryCommand.self, ReportCommand.self, ExportCommand.self, VerifyCommand.self, UpgradeCommand.self, BackupCommand.self, CheckpointCommand.self, ProveCommand.self, EvidenceCommand.self, EraseCommand.self, ProjectionsCommand.self, SimulatorCommand.self, DemoCommand.self,
         ]
     )
+
+    /// One prefix for every error message, ArgumentParser's own included.
+    static var _errorPrefix: String { "error: " }
 }

@@ -64,7 +64,7 @@ struct IngestCommand: AsyncParsableCommand {
                     receipt = try await intake.receiveSignIn(report.token, nonce: report.nonce, verifyAt: verifyAt, received: report.received)
                 }
             } catch let error as AppleKeySet.Unavailable {
-                throw CLIExit(code: ExitStatus.failed, message: "\(error.description); nothing more was ingested (\(source) and later items were not read)")
+                throw CLIExit(.failed, "\(error.description); nothing more was ingested (\(source) and later items were not read)")
             }
             if receipt.erased { erased += 1 }
             switch receipt.outcome {
@@ -83,7 +83,7 @@ struct IngestCommand: AsyncParsableCommand {
         if !rejected.isEmpty { line += " (" + rejected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")" }
         if erased > 0 { line += "; \(erased) user\(erased == 1 ? "" : "s") erased" }
         Console.out(line + ".")
-        if rejectedCount > 0 { throw CLIExit(code: ExitStatus.failed, message: nil) }
+        if rejectedCount > 0 { throw CLIExit(.failed, nil) }
     }
 
     /// Every item with where it came from: a file, or a line of standard input.

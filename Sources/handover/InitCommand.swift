@@ -48,7 +48,7 @@ struct InitCommand: AsyncParsableCommand {
         if let secret {
             let path = SignInSecret.digestFile(in: ledgerOptions.directory)
             guard FileManager.default.createFile(atPath: path, contents: Data((secret.digestHex + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
-                throw CLIExit(code: ExitStatus.failed, message: "created the ledger but could not write \(path); pass --sign-in-secret-file to serve instead")
+                throw CLIExit(.failed, "created the ledger but could not write \(path); pass --sign-in-secret-file to serve instead")
             }
         }
         print("Created \(role.rawValue) ledger \(created.ledgerID) for team \(team) in \(ledgerOptions.directory)")

@@ -64,7 +64,7 @@ func runMigration(_ kind: MigrationJob.Kind, input: String, ledger: LedgerOption
     }
     if job.options.onProgress != nil { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     if run.format == .json { print(summary.json) } else { Console.out(summary.text) }
-    if summary.exitStatus != 0 { throw CLIExit(code: Int32(summary.exitStatus), message: summary.stoppedBy.map { "Apple refused the credentials: \(InertText.forScreen($0.message))" }) }
+    if summary.exitStatus != .success { throw CLIExit(summary.exitStatus, summary.stoppedBy.map { "Apple refused the credentials: \(InertText.forScreen($0.message))" }) }
 }
 
 /// `handover generate`: team A turns its users' `sub`s into transfer identifiers.

@@ -57,7 +57,7 @@ struct QueryCommand: AsyncParsableCommand {
                 }
             }
             guard let found else {
-                throw CLIExit(code: ExitStatus.failed, message: "no user with identifier \"\(identifier)\"" + (output.asOf.map { " as of \($0.rfc3339)" } ?? ""))
+                throw CLIExit(.failed, "no user with identifier \"\(identifier)\"" + (output.asOf.map { " as of \($0.rfc3339)" } ?? ""))
             }
             let table = Answers.user.table([found])
             switch output.format {

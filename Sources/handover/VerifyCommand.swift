@@ -38,7 +38,7 @@ struct VerifyCommand: ParsableCommand {
         do {
             if let checkpoint { try audit(ledger, checkpointFile: checkpoint, into: &found) } else { try verifyLog(ledger, into: &found) }
             if let projection { try verifyProjections(ledger, projection, into: &found) }
-        } catch let exit as CLIExit where exit.code == ExitStatus.integrity {
+        } catch let exit as CLIExit where exit.status == .integrity {
             failure = exit
         }
         if format == .json {
@@ -67,19 +67,20 @@ struct VerifyCommand: ParsableCommand {
             return
         }
         let at = report.firstBadSequence.map { "at sequence \($0)" } ?? "in the indexes"
-        throw CLIExit(code: ExitStatus.integrity, message: "ledger integrity failure \(at): \(report.problem ?? "")\n\(report.eventCount) events before it verified (last good head \(report.headHash))")
+        throw CLIExit(.integrity, "ledger integrity failure \(at): \(report.problem ?? "")\n\(report.eventCount) events before it verified (last good head \(report.headHash))")
     }
 
     /// The deep check: the projections against the log folded again in a scratch directory.
     private func verifyProjections(_ ledger: Ledger, _ projection: UserProjection, into found: inout [String: JSONValue]) throws {
         let directory = scratch ?? NSTemporaryDirectory() + "handover-verify-" + UUID().uuidString
         guard !FileManager.default.fileExists(atPath: directory) else { throw CLIExit.usage("--scratch: \(directory) exists; give a new directory") }
+        // Scratch space only: a directory left behind costs disk, not a wrong answer.
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let mismatch = try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: directory)
         let head = try ledger.read { try $0.head().sequence }
         found["projections"] = .object(["through_sequence": .int(Int64(head)), "mismatch": mismatch.map { .string("\($0)") } ?? .null, "holds": .bool(mismatch == nil)])
         if let mismatch {
-            throw CLIExit(code: ExitStatus.integrity, message: """
+            throw CLIExit(.integrity, """
                 derived data differs from what the log implies: \(mismatch)
                 The log is the evidence and it verified; `handover projections rebuild --ledger \(ledgerOptions.directory)` folds the projections again from it.
                 """)
@@ -101,7 +102,7 @@ struct VerifyCommand: ParsableCommand {
                 """)
         }
         guard audit.holds else {
-            throw CLIExit(code: ExitStatus.integrity, message: "checkpoint \(checkpointFile) does not hold: \(audit.problem ?? "")")
+            throw CLIExit(.integrity, "checkpoint \(checkpointFile) does not hold: \(audit.problem ?? "")")
         }
     }
 }

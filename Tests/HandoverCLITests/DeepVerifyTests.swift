@@ -100,4 +100,50 @@ struct DeepVerifyTests {
         let r = try handover(["verify", "--ledger", copy])
         #expect(r.status == 4 && r.err.contains("type_index does not file event \(moved) under its type transfer-id-exchanged"), "\(r.out)\(r.err)")
     }
+
+    @Test("a malformed user record or event record exits 4, with the reason, from every command that reads it")
+    func malformedRecordsExitFour() throws {
+        let ledger = try demoLedger()
+        let signed = try handover(["checkpoint", "--ledger", ledger])  // for the evidence bundle
+        #expect(signed.status == 0, "\(signed.err)")
+        let identifier = try #require(try handover(["query", "migrated", "--format", "csv", "--ledger", ledger]).out
+            .split(separator: "\r\n").dropFirst().first?.split(separator: ",").first.map(String.init))
+        // Every user record with a version byte no Handover wrote.
+        let users = try tampered(ledger, "users") { txn in
+            let db = try txn.openDatabase("user_versions", create: false)
+            var entries: [(key: [UInt8], value: [UInt8])] = []
+            try txn.withCursor(db) { cursor in
+                var entry = try cursor.first()
+                while let current = entry {
+                    entries.append((Array(current.key), Array(current.value)))
+                    entry = try cursor.next()
+                }
+            }
+            for (key, var value) in entries {
+                value[0] = 0x7F
+                try txn.put(db, key: key, value: value)
+            }
+        }
+        let readers: [[String]] = [
+            ["query", "state"], ["query", "migrated"], ["query", "pending"], ["query", "failures"], ["query", "unmatched"],
+            ["query", "user", identifier], ["report"], ["export", "--format", "csv", "--out", dir.sub("users.csv")],
+            ["export", "--format", "jsonl", "--out", dir.sub("users.jsonl")], ["export", "--format", "sqlite", "--out", dir.sub("users.sqlite")],
+            ["evidence", identifier, "--out", dir.sub("users-evidence")],
+        ]
+        for command in readers {
+            let r = try handover(command + ["--ledger", users])
+            #expect(r.status == 4 && r.err.hasPrefix("error: ") && r.err.contains("unknown record version"), "\(command.joined(separator: " ")): exit \(r.status)\n\(r.err)")
+        }
+        // One event's JSON no longer an object: the chain breaks too, and every reader of it says so.
+        let events = try tampered(ledger, "events") { txn in
+            let db = try txn.openDatabase("log", create: false)
+            var (key, value) = try firstEntry(txn, db)
+            value[32] = UInt8(ascii: "[")
+            try txn.put(db, key: key, value: value)
+        }
+        for command in [["query", "events"], ["export", "--format", "jsonl", "--out", dir.sub("events.jsonl")], ["verify"]] {
+            let r = try handover(command + ["--ledger", events])
+            #expect(r.status == 4 && (r.err.contains("event 1:") || r.err.contains("at sequence 1:")), "\(command.joined(separator: " ")): exit \(r.status)\n\(r.err)")
+        }
+    }
 }

@@ -34,7 +34,7 @@ struct LongRunFaultTests {
         var job = fixture.job(.exchange, ledger: b, input: handoff, output: fixture.path + "/exchanged.csv")
         job.options.concurrency = 8
         let summary = try await job.execute(logger: fixture.logger)
-        #expect(summary.exitStatus == 0 && summary.succeeded == 200 && summary.failed == 0, "\(summary.text)")
+        #expect(summary.exitStatus == .success && summary.succeeded == 200 && summary.failed == 0, "\(summary.text)")
         let stats = fixture.simulator.server.stats.snapshot
         #expect((stats["usermigrationinfo.invalid_token"] ?? 0) >= 1, "the revoked token was refused: \(stats)")
         #expect(summary.tokensIssued == 2, "one token, then one renewal however many calls met the refusal")
@@ -49,7 +49,7 @@ struct LongRunFaultTests {
         let users = try await self.handoff(again, 200)
         let b2 = try await again.ledger(.recipient)
         let stopped = try await again.job(.exchange, ledger: b2, input: users, output: again.path + "/exchanged.csv").execute(logger: again.logger)
-        #expect(stopped.exitStatus == 3 && stopped.succeeded < 200 && stopped.succeeded >= 50, "\(stopped.text)")
+        #expect(stopped.exitStatus == .credentialsRefused && stopped.succeeded < 200 && stopped.succeeded >= 50, "\(stopped.text)")
         #expect(stopped.stoppedBy?.kind == .other || stopped.stoppedBy?.code == "invalid_token", "\(String(describing: stopped.stoppedBy))")
         #expect(stopped.text.contains("refused a new access token right after refusing the one before"), "\(stopped.text)")
         #expect(stopped.tokensIssued >= 2)
@@ -86,7 +86,7 @@ struct LongRunFaultTests {
         }
         // Without --retry-failed the 5 refused users stay not done: the forecast and the run say 1.
         let forecast = try await job(retrying: false, dryRun: true).execute(logger: fixture.logger)
-        #expect(forecast.doneBySignIn == 10 && forecast.notAttempted == 45 && forecast.skippedFailed == 5 && forecast.exitStatus == 0, "\(forecast.text)")
+        #expect(forecast.doneBySignIn == 10 && forecast.notAttempted == 45 && forecast.skippedFailed == 5 && forecast.exitStatus == .success, "\(forecast.text)")
         #expect(forecast.text.contains("done by signing in with their transfer_sub (no call needed): 10"), "\(forecast.text)")
         #expect(forecast.text.contains("a real run, if every call succeeds, ends with exit status 1"), "\(forecast.text)")
         let calls = standIn.server.stats.snapshot["usermigrationinfo.200"] ?? 0

@@ -20,13 +20,13 @@ struct MigrationRunTests {
         let handoff = fixture.path + "/handoff.csv", exchanged = fixture.path + "/exchanged.csv"
 
         let generated = try await fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: users, output: handoff).execute(logger: fixture.logger)
-        #expect(generated.succeeded == 199 && generated.failed == 1 && generated.exitStatus == 1)
+        #expect(generated.succeeded == 199 && generated.failed == 1 && generated.exitStatus == .failed)
         let handoffCSV = try AppleFixture.readCSV(handoff)
         #expect(handoffCSV.header == ["account_id", "transfer_sub"])
         #expect(handoffCSV.rows.count == 199 && !handoffCSV.rows.contains { $0["account_id"] == "acct-7" })
 
         let result = try await fixture.job(.exchange, ledger: b, input: handoff, output: exchanged).execute(logger: fixture.logger)
-        #expect(result.succeeded == 199 && result.failed == 0 && result.exitStatus == 0)
+        #expect(result.succeeded == 199 && result.failed == 0 && result.exitStatus == .success)
         let out = try AppleFixture.readCSV(exchanged)
         #expect(out.header == ["account_id", "transfer_sub", "recipient_sub", "email", "is_private_email"])
         let transferByAccount = Dictionary(uniqueKeysWithValues: handoffCSV.rows.map { ($0["account_id"] ?? "", $0["transfer_sub"] ?? "") })
@@ -115,7 +115,7 @@ struct MigrationRunTests {
         let a = try await fixture.ledger(.sender)
         let users = try fixture.usersFile(50)
         let first = try await fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: users, output: fixture.path + "/out.csv").execute(logger: fixture.logger)
-        #expect(first.succeeded == 48 && first.failed == 2 && first.failuresByClass == ["invalid_request": 2] && first.exitStatus == 1)
+        #expect(first.succeeded == 48 && first.failed == 2 && first.failuresByClass == ["invalid_request": 2] && first.exitStatus == .failed)
         let failures = try AppleFixture.events(.transferIDGenerationFailed, in: a)
         #expect(Set(failures.compactMap { $0.identifiers.senderSub }) == [AppleFixture.sub(3), AppleFixture.sub(11)])
         guard case .transferIDGenerationFailed(let body) = failures[0].body else { Issue.record("wrong type"); return }
@@ -137,7 +137,7 @@ struct MigrationRunTests {
         let wrong = AppleCredentials(teamID: AppleFixture.senderTeam, clientID: AppleFixture.clientID, keyID: "WRONGKEY01", privateKey: fixture.sender.privateKey)
         let summary = try await fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(100), output: fixture.path + "/out.csv", credentials: wrong)
             .execute(logger: fixture.logger)
-        #expect(summary.exitStatus == 3 && summary.succeeded == 0 && summary.failed == 0 && summary.notAttempted == 100)
+        #expect(summary.exitStatus == .credentialsRefused && summary.succeeded == 0 && summary.failed == 0 && summary.notAttempted == 100)
         let stopped = try #require(summary.stoppedBy)
         #expect(stopped.kind == .invalidClient && stopped.message.contains("key ID") && stopped.message.contains("DER"))
         #expect(fixture.simulator.server.stats.snapshot["usermigrationinfo.200"] == nil)

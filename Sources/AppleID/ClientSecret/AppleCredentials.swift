@@ -18,8 +18,9 @@ public struct AppleCredentials: Sendable, CustomStringConvertible {
 
     /// Loads the private key from a `.p8` file (PKCS#8 PEM, as Apple's developer site gives it).
     public init(teamID: String, clientID: String, keyID: String, privateKeyPath: String) throws {
-        guard let pem = try? String(contentsOfFile: privateKeyPath, encoding: .utf8) else {
-            throw AppleIDError(.invalidConfiguration, "cannot read the private key file \(privateKeyPath)")
+        let pem: String
+        do { pem = try String(contentsOfFile: privateKeyPath, encoding: .utf8) } catch {
+            throw AppleIDError(.invalidConfiguration, "cannot read the private key file \(privateKeyPath): \(error.localizedDescription)")
         }
         let key: P256.Signing.PrivateKey
         do { key = try P256.Signing.PrivateKey(pemRepresentation: pem) } catch {

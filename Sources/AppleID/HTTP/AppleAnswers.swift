@@ -84,6 +84,7 @@ enum AppleAnswers {
 
     /// `body` decoded as `T`, or nil when it is not a JSON object of that shape.
     static func decode<T: Decodable>(_ type: T.Type, from body: Data) -> T? {
+        // A body of another shape is expected (a proxy's HTML page): the caller reports the status and the text.
         try? JSONDecoder().decode(type, from: body)
     }
 }
@@ -91,6 +92,7 @@ enum AppleAnswers {
 extension KeyedDecodingContainer {
     /// The member `key` as `T`, or nil when it is absent, null or of another type.
     func lenient<T: Decodable>(_ type: T.Type, _ key: Key) -> T? {
+        // A member of another type is expected from an answer that changed: it reads as absent.
         (try? decodeIfPresent(type, forKey: key)) ?? nil
     }
 }

@@ -38,11 +38,12 @@ public struct CompactJWS: Sendable {
         guard let headerBytes = Base64URL.decode(parts[0]) else { throw Malformed(problem: .base64, description: "the header is not base64url") }
         guard let payloadBytes = Base64URL.decode(parts[1]) else { throw Malformed(problem: .base64, description: "the payload is not base64url") }
         guard let signature = Base64URL.decode(parts[2]) else { throw Malformed(problem: .base64, description: "the signature is not base64url") }
-        guard let header = (try? JSONValue.parse(untrusted: Array(headerBytes)))?.objectValue else {
-            throw Malformed(problem: .json, description: "the header is not a JSON object")
+        let header: [String: JSONValue], claims: [String: JSONValue]
+        do { header = try JSONValue.parseObject(untrusted: Array(headerBytes)) } catch {
+            throw Malformed(problem: .json, description: "the header is not a JSON object (\(error))")
         }
-        guard let claims = (try? JSONValue.parse(untrusted: Array(payloadBytes)))?.objectValue else {
-            throw Malformed(problem: .json, description: "the payload is not a JSON object")
+        do { claims = try JSONValue.parseObject(untrusted: Array(payloadBytes)) } catch {
+            throw Malformed(problem: .json, description: "the payload is not a JSON object (\(error))")
         }
         self.header = header
         self.claims = claims

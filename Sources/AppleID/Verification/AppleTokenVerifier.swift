@@ -66,8 +66,9 @@ public struct AppleTokenVerifier: Sendable {
         guard body.count <= AppleTokenVerifier.maximumBodySize else {
             throw TokenRejection(.bodyTooLarge, "the body is larger than \(AppleTokenVerifier.maximumBodySize) bytes")
         }
-        guard let object = (try? JSONValue.parse(untrusted: Array(body)))?.objectValue else {
-            throw TokenRejection(.malformedBody, "the body is not a JSON object")
+        let object: [String: JSONValue]
+        do { object = try JSONValue.parseObject(untrusted: Array(body)) } catch {
+            throw TokenRejection(.malformedBody, "the body is not a JSON object (\(error))")
         }
         guard let payload = object["payload"]?.stringValue else {
             throw TokenRejection(.malformedBody, "the body has no \"payload\" string")
@@ -101,10 +102,9 @@ public struct AppleTokenVerifier: Sendable {
         case .object(let object)?:
             return object
         case .string(let text)?:
-            guard let object = (try? JSONValue.parse(untrusted: Array(text.utf8)))?.objectValue else {
-                throw TokenRejection(.malformedJSON, "the events claim is a string that is not a JSON object")
+            do { return try JSONValue.parseObject(untrusted: Array(text.utf8)) } catch {
+                throw TokenRejection(.malformedJSON, "the events claim is a string that is not a JSON object (\(error))")
             }
-            return object
         default:
             throw TokenRejection(.invalidClaim, "the events claim is neither an object nor a JSON string")
         }

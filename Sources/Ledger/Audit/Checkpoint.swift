@@ -79,6 +79,7 @@ public struct Checkpoint: Equatable, Sendable {
 
     /// Whether the signature is `publicKey`'s, over this body, under this origin's key ID.
     public func isSigned(by publicKey: [UInt8]) -> Bool {
+        // A key that is not an Ed25519 point verifies nothing: the answer is no.
         guard keyID == Checkpoint.keyID(name: origin, publicKey: publicKey),
               let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return false }
         return key.isValidSignature(signature, for: Array(body.utf8))

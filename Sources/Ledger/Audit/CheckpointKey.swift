@@ -35,8 +35,10 @@ public struct CheckpointKey: Sendable {
             throw LedgerError(.sealing, "\(path) is missing: this ledger has no checkpoint key yet (`handover checkpoint` makes one)")
         }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let raw = Data(base64Encoded: text), let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw) else {
-            throw LedgerError(.sealing, "\(path) does not hold a base64 Ed25519 private key")
+        guard let raw = Data(base64Encoded: text) else { throw LedgerError(.sealing, "\(path) does not hold a base64 Ed25519 private key") }
+        let key: Curve25519.Signing.PrivateKey
+        do { key = try Curve25519.Signing.PrivateKey(rawRepresentation: raw) } catch {
+            throw LedgerError(.sealing, "\(path) does not hold a base64 Ed25519 private key", underlying: error)
         }
         return CheckpointKey(privateKey: key)
     }

@@ -23,7 +23,8 @@ public struct EventEnvelope: Sendable {
     init(reading r: FieldReader) throws {
         let typeName = try r.string("type")
         guard let type = EventType(rawValue: typeName) else { throw LedgerError(.malformedRecord, "\(r.context).type: unknown type \"\(typeName)\"") }
-        guard let seq = try? r.int("seq"), seq > 0 else { throw LedgerError(.malformedRecord, "\(r.context).seq: expected a positive integer") }
+        let seq = try r.int("seq")
+        guard seq > 0 else { throw LedgerError(.malformedRecord, "\(r.context).seq: expected a positive integer") }
         self.sequence = UInt64(seq)
         self.type = type
         self.recordedAt = try r.timestamp("recorded_at")

@@ -111,7 +111,7 @@ struct FieldReader {
     /// Opens the object that is the whole of `bytes`.
     init(document bytes: UnsafeRawBufferPointer, context: String) throws {
         let tape: ObjectTape
-        do { tape = try ObjectTape(document: bytes) } catch { throw LedgerError(.malformedRecord, "\(context): \(error)") }
+        do { tape = try ObjectTape(document: bytes) } catch { throw LedgerError(.malformedRecord, context, underlying: error) }
         var start = 0
         while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x0A || bytes[start] == 0x0D || bytes[start] == 0x09 { start += 1 }
         try self.init(tape, objectAt: start, context: context)
@@ -141,13 +141,14 @@ struct FieldReader {
     private func parsed(_ range: Range<Int>) throws -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         parser.index = range.lowerBound
-        do { return try parser.parseValue(depth: 1) } catch { throw LedgerError(.malformedRecord, "\(context): \(error)") }
+        do { return try parser.parseValue(depth: 1) } catch { throw LedgerError(.malformedRecord, context, underlying: error) }
     }
 
     private func stringValue(_ range: Range<Int>) -> String? {
         guard bytes[range.lowerBound] == UInt8(ascii: "\"") else { return nil }
         var parser = JSONParser(bytes: bytes)
         parser.index = range.lowerBound
+        // The caller asks whether the field is a string: one that is not well formed is not.
         return try? parser.parseString()
     }
 
@@ -156,6 +157,7 @@ struct FieldReader {
         var i = range.lowerBound
         let negative = bytes[i] == UInt8(ascii: "-")
         if negative { i += 1 }
+        // A long or unusual number goes through the full parser; one that is not an integer is not.
         guard i < range.upperBound, range.upperBound - i <= 18 else { return try? parsed(range).intValue.map { Int($0) } }
         while i < range.upperBound {
             let c = bytes[i]

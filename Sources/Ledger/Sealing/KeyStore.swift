@@ -83,7 +83,7 @@ public final class KeyStore: Sendable {
             environment = try Environment(path: directory, options: options)
             subjects = try environment.database("subjects")
             legacyKeys = try environment.database("keys")
-            // A store of layout 1 has neither yet: its keys are read from `keys`.
+            // A store of layout 1 has neither yet (not found is expected): its keys are read from `keys`.
             slots = try? environment.database("slots")
             meta = try? environment.database("meta")
         } catch {
@@ -140,6 +140,7 @@ public final class KeyStore: Sendable {
                 return try txn.get(meta, key: scrubKey) != nil
             }
             guard needed else { return true }
+            // A copy left by an interrupted compaction, if any; creating the directory next fails if it stays.
             try? FileManager.default.removeItem(atPath: compacted)
             try FileManager.default.createDirectory(atPath: compacted, withIntermediateDirectories: false)
             try environment.copy(to: compacted, compact: true)

@@ -41,7 +41,7 @@ public struct Sealer: Sendable {
             let plain = try AES.GCM.open(box, using: key, authenticating: Data(sealed.keyID.utf8))
             return String(decoding: plain, as: UTF8.self)
         } catch {
-            throw LedgerError(.sealing, "sealed value with key \(sealed.keyID) does not open: \(error)")
+            throw LedgerError(.sealing, "sealed value with key \(sealed.keyID) does not open", underlying: error)
         }
     }
 }

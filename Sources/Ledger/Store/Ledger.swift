@@ -146,11 +146,11 @@ public final class Ledger: Sendable {
         do {
             environment = try Environment(path: directory, options: Environment.Options(mapSize: options.mapSize, readOnly: readOnly))
         } catch let error as LMDBError where error.code == .busy {
-            throw LedgerError(.readOnly, "\(directory) cannot be read safely by this user: \(error.operation). Read a copy, or run as a user who may write \(directory)/lock.mdb")
+            throw LedgerError(.readOnly, "\(directory) cannot be read safely by this user: \(error.operation). Read a copy, or run as a user who may write \(directory)/lock.mdb", underlying: error)
         } catch let error as LMDBError where !readOnly && [EACCES, EROFS].contains(error.code.rawValue) {
-            throw LedgerError(.readOnly, "\(directory) cannot be written by this user (\(error)): the commands that only read (verify, query, report, export, prove, backup) work on it; this one writes")
+            throw LedgerError(.readOnly, "\(directory) cannot be written by this user; the commands that only read (verify, query, report, export, prove, backup) work on it, this one writes", underlying: error)
         } catch let error as LMDBError {
-            throw LedgerError(.notALedger, "\(directory) does not hold a readable LMDB environment (\(error))")
+            throw LedgerError(.notALedger, "\(directory) does not hold a readable LMDB environment", underlying: error)
         }
         let format: String?
         do {

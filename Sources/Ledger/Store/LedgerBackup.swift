@@ -27,7 +27,7 @@ public enum LedgerBackup {
         let fm = FileManager.default
         let target = (target as NSString).standardizingPath
         if fm.fileExists(atPath: target) {
-            let contents = (try? fm.contentsOfDirectory(atPath: target)) ?? ["?"]
+            let contents = try fm.contentsOfDirectory(atPath: target)
             guard contents.isEmpty else { throw LedgerError(.ledgerExists, "\(target) exists and is not empty; a backup goes to a new directory") }
             try fm.removeItem(atPath: target)
         }
@@ -36,6 +36,7 @@ public enum LedgerBackup {
         try fm.createDirectory(atPath: partial, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try ledger.environment.copy(to: partial, compact: true)
         let keys = includeKeys ? try ledger.sealer.requireKeyStore().copy(to: Ledger.keyStoreDirectory(in: partial)) : nil
+        // The copy's lock file is not part of a backup; there may be none to remove.
         try? fm.removeItem(atPath: Ledger.keyStoreDirectory(in: partial) + "/lock.mdb")
         var files: [String] = []
         // A copy without keys holds no private key: not the signing key either.
@@ -59,6 +60,7 @@ public enum LedgerBackup {
         let head = try Environment(path: partial, options: .init(readOnly: true)).read { txn in
             try LogView(txn, schema: try LedgerSchema.open(in: txn, create: false)).head()
         }
+        // The copy's lock file is not part of a backup; there may be none to remove.
         try? fm.removeItem(atPath: partial + "/lock.mdb")
         guard rename(partial, target) == 0 else { throw LedgerError(.file, "could not rename \(partial) to \(target): \(String(cString: strerror(errno)))") }
         try syncFile((target as NSString).deletingLastPathComponent)

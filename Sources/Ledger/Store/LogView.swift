@@ -46,7 +46,7 @@ public struct LogView {
         guard raw.count > 32 else { throw LedgerError(.malformedRecord, "event \(sequence): record has \(raw.count) bytes") }
         let value: T
         do { value = try read(UnsafeRawBufferPointer(rebasing: raw[32...])) } catch let error as LedgerError {
-            throw LedgerError(.malformedRecord, "event \(sequence): \(error.message)")
+            throw LedgerError(.malformedRecord, "event \(sequence): \(error.message)", underlying: error.underlying)
         }
         guard sequenceOf(value) == sequence else {
             throw LedgerError(.malformedRecord, "event \(sequence): its seq field says \(sequenceOf(value))")

@@ -12,6 +12,14 @@ extension JSONValue {
         return try parse(bytes)
     }
 
+    /// `bytes` from outside, parsed as ``parse(untrusted:)`` does, which must be a JSON object.
+    public static func parseObject(untrusted bytes: [UInt8]) throws -> [String: JSONValue] {
+        guard let object = try parse(untrusted: bytes).objectValue else {
+            throw JSONParseError(reason: "the document is not an object", offset: 0)
+        }
+        return object
+    }
+
     /// The offset of the first byte that breaks UTF-8.
     private static func invalidUTF8Offset(_ bytes: [UInt8]) -> Int {
         var decoder = UTF8()

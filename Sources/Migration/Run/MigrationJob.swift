@@ -73,6 +73,7 @@ public struct MigrationJob: Sendable {
             try await client.shutdown()
             return summary
         } catch {
+            // The run's own error is what is reported; a client that fails to shut down too adds nothing.
             try? await client.shutdown()
             throw error
         }

@@ -120,6 +120,7 @@ public struct MigrationRun: Sendable {
         let reporter = options.onProgress.map { report in
             Task {
                 while !Task.isCancelled {
+                    // Cancellation is expected: the loop ends on it.
                     try? await Task.sleep(for: .milliseconds(500))
                     report(progress.line)
                 }
@@ -155,7 +156,7 @@ public struct MigrationRun: Sendable {
         summary.durationSeconds = elapsed.inSeconds
         _ = try await ledger.append(EventDraft(.runFinished(RunFinished(
             command: step.command, counts: summary.counts, durationMilliseconds: Int(summary.durationSeconds * 1000),
-            exitStatus: summary.exitStatus, stoppedBy: summary.stoppedBy, interrupted: summary.interrupted?.rawValue)), runID: runID))
+            exitStatus: Int(summary.exitStatus.rawValue), stoppedBy: summary.stoppedBy, interrupted: summary.interrupted?.rawValue)), runID: runID))
         if let path = options.outputPath {
             summary.outputRows = try writeOutput(to: path)
             summary.outputPath = path

@@ -1,3 +1,4 @@
+import Ledger
 import Synchronization
 
 /// A request to end a run early, as Ctrl-C or SIGTERM makes it: the run takes no new user,
@@ -9,7 +10,7 @@ public final class RunInterruption: Sendable {
         case terminate = "SIGTERM"
 
         /// 128 plus the signal number, as a shell reports a process that signal ended.
-        public var exitStatus: Int { self == .interrupt ? 130 : 143 }
+        public var exitStatus: ExitStatus { self == .interrupt ? .interrupted : .terminated }
     }
 
     /// What a request did.
@@ -53,6 +54,7 @@ public final class RunInterruption: Sendable {
         while !Task.isCancelled {
             let due = state.withLock { s in s.cutShort || s.requestedAt.map { ContinuousClock.now - $0 >= grace } ?? false }
             if due { return }
+            // Cancellation is expected: the loop ends on it.
             try? await Task.sleep(for: .milliseconds(20))
         }
     }

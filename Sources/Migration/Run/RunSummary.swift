@@ -45,20 +45,20 @@ public struct RunSummary: Sendable {
     /// Users done, in this run or before.
     public var done: Int { succeeded + alreadyDone + doneBySignIn }
 
-    /// 0: every user is done; 1: some are not; 3: Apple refused the credentials; 130 or 143:
-    /// interrupted by SIGINT or SIGTERM. A dry run calls nobody and exits 0; what a real run
-    /// would exit with is ``realRunExitStatus``.
-    public var exitStatus: Int {
-        if stoppedBy != nil { return 3 }
+    /// Success: every user is done; failed: some are not; credentials refused: Apple refused
+    /// them; interrupted or terminated: SIGINT or SIGTERM. A dry run calls nobody and succeeds;
+    /// what a real run would exit with is ``realRunExitStatus``.
+    public var exitStatus: ExitStatus {
+        if stoppedBy != nil { return .credentialsRefused }
         if let interrupted { return interrupted.exitStatus }
-        return done == users || dryRun ? 0 : 1
+        return done == users || dryRun ? .success : .failed
     }
 
     /// A dry run's forecast: the exit status of the real run if every call it makes succeeds
     /// (the users failed earlier and not retried stay not done).
-    public var realRunExitStatus: Int {
+    public var realRunExitStatus: ExitStatus {
         guard dryRun else { return exitStatus }
-        return done + notAttempted == users ? 0 : 1
+        return done + notAttempted == users ? .success : .failed
     }
 
     /// The counts recorded in "run finished".
@@ -97,16 +97,16 @@ public struct RunSummary: Sendable {
         if dryRun {
             let left = users - done - notAttempted
             let meaning = left == 0 ? "every user would be done" : "\(left) users would not be done (failed earlier, not retried without --retry-failed)"
-            lines.append("  a real run, if every call succeeds, ends with exit status \(realRunExitStatus): " + meaning)
+            lines.append("  a real run, if every call succeeds, ends with exit status \(realRunExitStatus.rawValue): " + meaning)
             return lines.map { TerminalText.wrap($0) }.joined(separator: "\n")
         }
         let meaning = switch exitStatus {
-        case 0: "every user is done"
-        case 3: "credentials refused"
-        case 130, 143: "interrupted; \(users - done) users are not done"
+        case .success: "every user is done"
+        case .credentialsRefused: "credentials refused"
+        case .interrupted, .terminated: "interrupted; \(users - done) users are not done"
         default: "\(users - done) users are not done"
         }
-        lines.append("  exit status \(exitStatus): " + meaning)
+        lines.append("  exit status \(exitStatus.rawValue): " + meaning)
         return lines.map { TerminalText.wrap($0) }.joined(separator: "\n")
     }
 
@@ -156,11 +156,11 @@ public struct RunSummary: Sendable {
             failuresByClass = s.failuresByClass
             durationSeconds = (s.durationSeconds * 1000).rounded() / 1000
             outputRows = s.outputRows
-            exitStatus = s.exitStatus
+            exitStatus = Int(s.exitStatus.rawValue)
             abandoned = s.abandoned
             doneBySignIn = s.doneBySignIn
             dryRun = s.dryRun
-            realRunExitStatus = s.dryRun ? s.realRunExitStatus : nil
+            realRunExitStatus = s.dryRun ? Int(s.realRunExitStatus.rawValue) : nil
             interrupted = s.interrupted?.rawValue
             runID = s.runID
             output = s.outputPath

@@ -47,8 +47,11 @@ public enum EvidenceBundleCheck {
             throw Failure(file: "checkpoint", reason: "its signature does not verify with \(line)")
         }
         // The manifest, read first for the digests it lists and checked last.
-        guard let manifest = (try? JSONValue.parse(Array(try read("manifest.json"))))?.objectValue,
-              manifest["format"]?.stringValue == EvidenceBundle.format, let entries = manifest["events"]?.arrayValue else {
+        let manifest: [String: JSONValue]
+        do { manifest = try JSONValue.parseObject(untrusted: Array(try read("manifest.json"))) } catch let error as JSONParseError {
+            throw Failure(file: "manifest.json", reason: "not a \(EvidenceBundle.format) manifest (\(error))")
+        }
+        guard manifest["format"]?.stringValue == EvidenceBundle.format, let entries = manifest["events"]?.arrayValue else {
             throw Failure(file: "manifest.json", reason: "not a \(EvidenceBundle.format) manifest")
         }
         var listed: [UInt64: String] = [:]
@@ -83,9 +86,11 @@ public enum EvidenceBundleCheck {
                 }
                 throw Failure(file: proofFile, reason: "its path does not lead from \(eventFile) to the checkpoint's root: the proof was altered")
             }
-            guard (try? JSONValue.parse(record))?.objectValue?["seq"]?.intValue == Int64(sequence) else {
-                throw Failure(file: eventFile, reason: "its seq is not \(sequence)")
+            let object: [String: JSONValue]
+            do { object = try JSONValue.parseObject(untrusted: record) } catch {
+                throw Failure(file: eventFile, reason: "not a JSON object (\(error))")
             }
+            guard object["seq"]?.intValue == Int64(sequence) else { throw Failure(file: eventFile, reason: "its seq is not \(sequence)") }
             digests[sequence] = digest
         }
         // 5. The manifest against the files.
@@ -101,7 +106,10 @@ public enum EvidenceBundleCheck {
     /// The sequence numbers named by the files `NAME<suffix>` in `sub`; a name that is not a
     /// decimal sequence number (no leading zeros) fails.
     private static func names(in directory: String, _ sub: String, suffix: String) throws -> Set<UInt64> {
-        guard let files = try? FileManager.default.contentsOfDirectory(atPath: directory + "/" + sub) else { throw Failure(file: sub, reason: "missing") }
+        let files: [String]
+        do { files = try FileManager.default.contentsOfDirectory(atPath: directory + "/" + sub) } catch {
+            throw Failure(file: sub, reason: "missing or unreadable (\(error.localizedDescription))")
+        }
         var sequences = Set<UInt64>()
         for file in files {
             let stem = file.hasSuffix(suffix) ? String(file.dropLast(suffix.count)) : ""

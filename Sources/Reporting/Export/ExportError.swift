@@ -1,3 +1,5 @@
+import Ledger
+
 /// Why an export was refused or failed; `code` lets callers tell usage from I/O.
 public struct ExportError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure.
@@ -23,12 +25,53 @@ public struct ExportError: Error, Sendable, CustomStringConvertible {
     }
 
     public let code: Code
-    public let message: String
+    public private(set) var message: String
+    /// The error this one reports (PostgreSQL's with its SQLSTATE, SQLite's, the file
+    /// system's), for callers to match; ``description`` prints it after the message.
+    public let underlying: (any Error)?
 
-    public init(_ code: Code, _ message: String) {
+    /// Whether `message` already says what `underlying` is, in words fit to show.
+    private let messageDescribesUnderlying: Bool
+
+    public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
+        self.underlying = underlying
+        self.messageDescribesUnderlying = false
     }
 
-    public var description: String { message }
+    /// An error whose message already describes `underlying` in words fit to show: PostgreSQL's
+    /// errors, whose own description says nothing and whose details name the target unmasked.
+    init(_ code: Code, _ message: String, describing underlying: any Error) {
+        self.code = code
+        self.message = message
+        self.underlying = underlying
+        self.messageDescribesUnderlying = true
+    }
+
+    /// The same error, its message followed by `addition`.
+    func adding(_ addition: String) -> ExportError {
+        var error = self
+        error.message += addition
+        return error
+    }
+
+    /// The message, then the underlying error's own description when the message does not
+    /// already say it.
+    public var description: String {
+        guard let underlying, !messageDescribesUnderlying else { return message }
+        return "\(message): \(underlying)"
+    }
+}
+
+extension ExportError: ExitStatusDeciding {
+    /// An output that exists, belongs to another export or is named wrongly is usage; a record
+    /// of the ledger that cannot be read back is an integrity failure; the rest failed.
+    public var exitStatus: ExitStatus {
+        if let cause = underlying as? any ExitStatusDeciding { return cause.exitStatus }
+        switch code {
+        case .outputExists, .mismatch, .usage: return .usage
+        default: return .failed
+        }
+    }
 }

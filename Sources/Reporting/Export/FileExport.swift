@@ -34,8 +34,9 @@ struct FileExport {
             guard sinceLast else {
                 throw ExportError(.outputExists, "\(directory) holds an export; pass --since-last to add what is new to it, or choose a new path")
             }
-            guard let json = try? JSONValue.parse(Array(manifest)), let fields = json.objectValue else {
-                throw ExportError(.io, "\(manifestPath) is not a JSON object")
+            let fields: [String: JSONValue]
+            do { fields = try JSONValue.parseObject(untrusted: Array(manifest)) } catch {
+                throw ExportError(.io, "\(manifestPath) is not a JSON object", underlying: error)
             }
             guard fields["format"]?.stringValue == format.rawValue else {
                 throw ExportError(.mismatch, "\(directory) holds a \(fields["format"]?.stringValue ?? "different") export, not \(format.rawValue)")
@@ -52,11 +53,11 @@ struct FileExport {
             }
             previous = UInt64(fields["last_sequence"]?.intValue ?? 0)
             eventsLength = UInt64(fields["events_bytes"]?.intValue ?? 0)
-        } else if fm.fileExists(atPath: directory), !((try? fm.contentsOfDirectory(atPath: directory)) ?? []).isEmpty {
+        } else if fm.fileExists(atPath: directory), try !fm.contentsOfDirectory(atPath: directory).isEmpty {
             throw ExportError(.outputExists, "\(directory) exists and is not an export directory; choose a new or empty path")
         }
         do { try fm.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
-            throw ExportError(.io, "cannot create \(directory): \(error.localizedDescription)")
+            throw ExportError(.io, "cannot create \(directory)", underlying: error)
         }
 
         let eventsPath = directory + "/events." + fileExtension
@@ -64,6 +65,7 @@ struct FileExport {
             throw ExportError(.io, "cannot create \(eventsPath)")
         }
         guard let events = FileHandle(forWritingAtPath: eventsPath) else { throw ExportError(.io, "cannot write \(eventsPath)") }
+        // Closing after a failure: the failure is what is reported. On success the data was synchronized first.
         defer { try? events.close() }
         try events.truncate(atOffset: eventsLength)
         let csvStyle: CSVLine.Style = neutralizes ? .spreadsheet : .inert

@@ -21,7 +21,7 @@ struct SQLiteExport {
         }
         let queue: DatabaseQueue
         do { queue = try DatabaseQueue(path: path) } catch {
-            throw ExportError(.io, "cannot open \(path) as SQLite: \(error)")
+            throw ExportError(.io, "cannot open \(path) as SQLite", underlying: error)
         }
         return try queue.write { db in
             var previous: UInt64 = 0

@@ -17,6 +17,7 @@ public final class ExportStop: Sendable {
     func sleep(for duration: Duration) async {
         let deadline = ContinuousClock.now + duration
         while !isRequested && ContinuousClock.now < deadline {
+            // Cancellation is expected: the wait ends on it.
             try? await Task.sleep(for: min(.milliseconds(50), deadline - ContinuousClock.now))
         }
     }

@@ -61,7 +61,7 @@ extension Exporter {
                 session = nil
             } catch let error as ExportError where error.code == .refused {
                 await session?.close()
-                throw ExportError(.refused, error.message + "; the same would be refused at every try, so following stops here (what is before it is in the database)")
+                throw error.adding("; the same would be refused at every try, so following stops here (what is before it is in the database)")
             } catch {
                 await session?.close()
                 throw error

@@ -15,8 +15,9 @@ struct PasswordFile {
         guard info.st_mode & 0o077 == 0 else {
             throw ExportError(.usage, "the password file \(path) may be read by others (mode \(String(info.st_mode & 0o777, radix: 8))); as libpq, it is not used so: chmod 600 \(path)")
         }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ExportError(.usage, "cannot read the password file \(path)")
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw ExportError(.usage, "cannot read the password file \(path)", underlying: error)
         }
         lines = text.split(whereSeparator: \.isNewline).compactMap { line in
             guard !line.hasPrefix("#") else { return nil }

@@ -69,6 +69,7 @@ final class PostgresExportSession: @unchecked Sendable {
 
     /// Closes the connection, which releases the lock (and rolls back an open transaction).
     func close() async {
+        // Closing is the end either way: a connection that is already gone is closed.
         try? await connection.close()
     }
 
@@ -90,7 +91,8 @@ final class PostgresExportSession: @unchecked Sendable {
             lastSequence = summary.toSequence
             return summary
         } catch {
-            // On a closed connection there is nothing to roll back: the server did.
+            // On a closed connection there is nothing to roll back: the server did. A failed
+            // rollback ends the session too; the export's own error is what is reported.
             if !connection.isClosed { _ = try? await watch.run { [self] in try await execute("ROLLBACK") } }
             throw PostgresFailure.exportError(error, doing: "export into", target: target)
         }
@@ -119,6 +121,7 @@ final class PostgresExportSession: @unchecked Sendable {
             summary = try await finish(batches, start: start, reader: reader, source: source, identity: identity)
         } catch {
             handoff.abandon()
+            // The reader stops on the abandoned handoff; the error that stopped the export is reported.
             _ = try? await reader.value
             throw error
         }

@@ -57,11 +57,11 @@ enum PostgresFailure {
     static func exportError(_ error: any Error, doing what: String, target: PostgresTarget,
                             copying: (table: String, row: (Int) -> String)? = nil) -> any Error {
         if error is ExportError || error is LedgerError { return error }
-        guard isPermanent(error) else { return ExportError(.io, "cannot \(what) \(target.masked): \(describe(error, target: target))") }
+        guard isPermanent(error) else { return ExportError(.io, "cannot \(what) \(target.masked): \(describe(error, target: target))", describing: error) }
         if let (table, row) = copying, let line = copyLine(in: (error as? PSQLError)?.serverInfo?[.locationContext] ?? "") {
-            return ExportError(.refused, "PostgreSQL refused \(row(line)) (COPY \(table), line \(line)) in \(target.masked): \(describe(error, target: target))")
+            return ExportError(.refused, "PostgreSQL refused \(row(line)) (COPY \(table), line \(line)) in \(target.masked): \(describe(error, target: target))", describing: error)
         }
-        return ExportError(.refused, "cannot \(what) \(target.masked): \(describe(error, target: target))")
+        return ExportError(.refused, "cannot \(what) \(target.masked): \(describe(error, target: target))", describing: error)
     }
 
     /// The line number in a COPY's error context (`COPY events, line 17, column ...`).

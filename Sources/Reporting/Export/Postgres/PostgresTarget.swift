@@ -126,7 +126,7 @@ public struct PostgresTarget: Sendable {
         }
         let context: NIOSSLContext
         do { context = try NIOSSLContext(configuration: settings) } catch {
-            throw ExportError(.usage, "cannot set up TLS for \(masked): \(error)")
+            throw ExportError(.usage, "cannot set up TLS for \(masked)", underlying: error)
         }
         return sslMode == .allow || sslMode == .prefer ? .prefer(context) : .require(context)
     }

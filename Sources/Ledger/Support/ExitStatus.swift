@@ -1,0 +1,58 @@
+import LMDB
+
+/// How a Handover command ends: the one list of exit statuses every command is matched to,
+/// recorded in "run finished" events and shown in the README's table (a test holds the two
+/// equal).
+public enum ExitStatus: Int32, CaseIterable, Sendable {
+    case success = 0
+    /// The command finished, but not every user is done (or nothing was found).
+    case failed = 1
+    /// Bad usage or input: nothing was done.
+    case usage = 2
+    /// Apple refused the credentials: the run stopped.
+    case credentialsRefused = 3
+    /// The ledger, a projection, a checkpoint or a bundle does not hold what was recorded.
+    case integrity = 4
+    /// A run ended early by SIGINT (128 + 2).
+    case interrupted = 130
+    /// A run ended early by SIGTERM (128 + 15).
+    case terminated = 143
+
+    /// What the status means, as the README's exit-code table says it.
+    public var meaning: String {
+        switch self {
+        case .success: "success"
+        case .failed: "finished with some users not done, or nothing found"
+        case .usage: "bad usage or input; nothing was done"
+        case .credentialsRefused: "credentials refused by Apple"
+        case .integrity: "integrity failure: a record, an index, a checkpoint or a bundle does not hold"
+        case .interrupted: "a run interrupted by SIGINT"
+        case .terminated: "a run interrupted by SIGTERM"
+        }
+    }
+}
+
+/// An error that decides the exit status of the command it ends.
+public protocol ExitStatusDeciding: Error {
+    /// The exit status of a command this error ends.
+    var exitStatus: ExitStatus { get }
+}
+
+extension LedgerError: ExitStatusDeciding {
+    /// A record that cannot be read back is an integrity failure; a ledger that is missing,
+    /// foreign, older, read-only or keyless, and an event that breaks a rule, are usage; the rest
+    /// (a file, the disk, a closed ledger, a seal) failed.
+    public var exitStatus: ExitStatus {
+        switch code {
+        case .malformedRecord: .integrity
+        case .missingLedger, .notALedger, .ledgerExists, .invalidEvent, .needsUpgrade, .readOnly, .noCheckpointKey: .usage
+        default: .failed
+        }
+    }
+}
+
+extension LMDBError: ExitStatusDeciding {
+    /// A damaged file (a page of the wrong form, or missing) is an integrity failure; the rest
+    /// (a full disk or map, a lock, a system error) failed.
+    public var exitStatus: ExitStatus { code == .corrupted || code == .pageNotFound ? .integrity : .failed }
+}
