@@ -2,7 +2,8 @@ import AppleID
 import ArgumentParser
 import Foundation
 
-/// Apple credentials and endpoint, with DESIGN.md's environment fallbacks.
+/// Apple credentials and endpoint, each option falling back to its environment variable
+/// (README.md, "Migrating: both teams' workflow").
 struct AppleOptions: ParsableArguments {
     @Option(name: .customLong("team-id"), help: "Your 10-character team ID (default: $APPLE_TEAM_ID).")
     var teamID: String?

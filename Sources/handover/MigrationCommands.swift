@@ -35,7 +35,7 @@ struct RunOptions: ParsableArguments {
 }
 
 /// Runs a job, prints warnings, the progress line on a terminal and the summary; exits with
-/// DESIGN.md's code.
+/// the run's exit status (README.md, "Migrating: both teams' workflow": 0, 1, 3, 130 or 143).
 func runMigration(_ kind: MigrationJob.Kind, input: String, ledger: LedgerOptions, apple: AppleOptions, run: RunOptions) async throws {
     var job = MigrationJob(kind: kind, ledgerDirectory: ledger.directory, inputPath: input, credentials: try apple.credentials(), endpoints: apple.endpoints)
     job.options.concurrency = run.concurrency

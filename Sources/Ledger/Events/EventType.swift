@@ -1,4 +1,5 @@
-/// The kinds of event the ledger records (DESIGN.md, "Events").
+/// The kinds of event the ledger records (docs/architecture.md, "Event catalogue"; one schema
+/// each in schemas/events/).
 public enum EventType: String, CaseIterable, Sendable, Hashable {
     case ledgerCreated = "ledger-created"
     case transferAccepted = "transfer-accepted"

@@ -1,10 +1,11 @@
 import Ledger
 
-/// The binary layout of a ``UserState`` in the `users` database (format 1).
+/// The binary layout of a ``UserState`` in `user_versions` (user record version 1, the value
+/// projection layout 1's `users` database held).
 ///
-/// `schemas/ledger-format.md` ("users") documents it byte by byte: a version byte, fixed
-/// fields, then optional strings (presence byte, u16 length, UTF-8) and optional times
-/// (presence byte, i64 µs), all big-endian.
+/// `schemas/ledger-format.md` ("Projection values") documents it byte by byte: a version
+/// byte, fixed fields, then optional strings (presence byte, u16 length, UTF-8) and optional
+/// times (presence byte, i64 µs), all big-endian.
 enum UserStateCodec {
     static let version: UInt8 = 1
 
