@@ -34,8 +34,8 @@ struct SQLiteExport {
                 try db.execute(sql: ExportSchema.tableStatements)
             }
             let eventColumns = ExportAnswers.events.names, userColumns = ExportAnswers.users.names
-            let insertEvent = SQLiteRowInserter(try db.makeStatement(sql: "INSERT INTO events (\(eventColumns.joined(separator: ", "))) VALUES (\(placeholders(eventColumns.count)))"))
-            let upsertUser = SQLiteRowInserter(try db.makeStatement(sql: "INSERT OR REPLACE INTO users (\(userColumns.joined(separator: ", "))) VALUES (\(placeholders(userColumns.count)))"))
+            var insertEvent = SQLiteRowInserter(try db.makeStatement(sql: "INSERT INTO events (\(eventColumns.joined(separator: ", "))) VALUES (\(placeholders(eventColumns.count)))"))
+            var upsertUser = SQLiteRowInserter(try db.makeStatement(sql: "INSERT OR REPLACE INTO users (\(userColumns.joined(separator: ", "))) VALUES (\(placeholders(userColumns.count)))"))
             let rewriteEvent = try db.makeStatement(sql: "UPDATE events SET event_json = ? WHERE seq = ?")
             var events = 0, users = 0
             let last = try source.read(after: previous, users: .changedAfter(previous), to: .init(event: { event in
