@@ -1,41 +1,29 @@
 import AppleID
-import Foundation
 import Intake
 import Ledger
-import Metrics
 import Prometheus
 import Synchronization
 
-/// What `GET /metrics` serves: swift-metrics counters and a timer, exposed in Prometheus text
-/// format by swift-prometheus from a registry of this server's own (the process-wide metrics
-/// system is left to whoever runs the server).
+/// What `GET /metrics` serves: the counters and the histogram of ``ServeSeries``, made with
+/// their help text on a swift-prometheus registry of this server's own and exposed in
+/// Prometheus text format (the process-wide metrics system is left to whoever runs the server).
 public final class ServerMetrics: Sendable {
-    /// Upper bounds of the append-latency buckets, in seconds.
-    static let latencyBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
-    static let routes = ["notifications", "sign-ins"]
-    private static let recordedTypes: [EventType] = [.notificationReceived, .notificationRejected, .signInVerified, .signInRejected, .rejectionsSummarized]
-
     private let registry = PrometheusCollectorRegistry()
-    private let factory: PrometheusMetricsFactory
-    private let appendLatency: Metrics.Timer
-    private let erased: Metrics.Counter
+    private let appendLatency: DurationHistogram
     /// What the server's own summary line reads back: events by type, suppressed refusals by route, erasures.
     private let counts = Mutex<(events: [EventType: Int], suppressed: [String: Int], erasures: Int)>(([:], [:], 0))
 
     public init() {
-        var factory = PrometheusMetricsFactory(registry: registry)
-        factory.durationHistogramBuckets["handover_append_seconds"] = ServerMetrics.latencyBuckets.map { .nanoseconds(Int64(($0 * 1e9).rounded())) }
-        self.factory = factory
-        appendLatency = Metrics.Timer(label: "handover_append_seconds", factory: factory)
-        erased = Metrics.Counter(label: "handover_users_erased_total", factory: factory)
+        appendLatency = ServeSeries.appendSeconds.histogram(in: registry)
         // Every series that can be zero is made now, so it is exposed from the start.
-        for type in ServerMetrics.recordedTypes { _ = counter("handover_events_recorded_total", ("type", type.rawValue)) }
-        for reason in TokenRejection.Reason.all { _ = counter("handover_rejections_total", ("reason", reason.rawValue)) }
-        for route in ServerMetrics.routes { _ = counter("handover_rejections_suppressed_total", ("route", route)) }
+        for series in ServeSeries.counters {
+            for values in series.initialValues { _ = series.counter(in: registry, values) }
+        }
     }
 
-    private func counter(_ name: String, _ dimensions: (String, String)...) -> Metrics.Counter {
-        Metrics.Counter(label: name, dimensions: dimensions, factory: factory)
+    /// Adds one to the series of `family` with these label values.
+    private func count(_ family: CounterSeries, _ values: String...) {
+        family.counter(in: registry, values).increment()
     }
 
     /// Counts one delivery's receipt.
@@ -45,26 +33,26 @@ public final class ServerMetrics: Sendable {
         case .recorded:
             recorded(type)
         case .duplicate:
-            counter("handover_deliveries_duplicate_total", ("type", type.rawValue)).increment()
+            count(ServeSeries.deliveriesDuplicate, type.rawValue)
         case .rejected(let rejection, _):
             recorded(type)
-            counter("handover_rejections_total", ("reason", rejection.reason.rawValue)).increment()
+            count(ServeSeries.rejections, rejection.reason.rawValue)
         case .suppressed(let rejection, _):
             let route = type == .signInRejected ? "sign-ins" : "notifications"
-            counter("handover_rejections_total", ("reason", rejection.reason.rawValue)).increment()
-            counter("handover_rejections_suppressed_total", ("route", route)).increment()
+            count(ServeSeries.rejections, rejection.reason.rawValue)
+            count(ServeSeries.rejectionsSuppressed, route)
             counts.withLock { $0.suppressed[route, default: 0] += 1 }
             return
         }
         if receipt.erased {
-            erased.increment()
+            count(ServeSeries.usersErased)
             counts.withLock { $0.erasures += 1 }
         }
-        appendLatency.record(duration: receipt.appendDuration)
+        appendLatency.record(receipt.appendDuration)
     }
 
     private func recorded(_ type: EventType) {
-        counter("handover_events_recorded_total", ("type", type.rawValue)).increment()
+        count(ServeSeries.eventsRecorded, type.rawValue)
         counts.withLock { $0.events[type, default: 0] += 1 }
     }
 
@@ -73,7 +61,7 @@ public final class ServerMetrics: Sendable {
 
     /// Counts one HTTP answer.
     public func respond(route: String, status: Int) {
-        counter("handover_http_responses_total", ("route", route), ("status", String(status))).increment()
+        count(ServeSeries.httpResponses, route, String(status))
     }
 
     /// Users erased because Apple reported their account deleted.

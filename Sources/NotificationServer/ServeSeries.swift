@@ -1,0 +1,46 @@
+import AppleID
+import Ledger
+
+/// Every series family `GET /metrics` exposes, each declared once: its name, label names and
+/// help text, and the label values exposed (at zero) from the start. The README's metrics
+/// section lists the same families.
+enum ServeSeries {
+    /// The routes whose refusals the flood guard counts.
+    static let routes = ["notifications", "sign-ins"]
+
+    static let eventsRecorded = CounterSeries(
+        name: "handover_events_recorded_total", labelNames: ["type"],
+        help: "Events this server recorded in the ledger, by event type: deliveries, refusals and rejection summaries.",
+        initialValues: [EventType.notificationReceived, .notificationRejected, .signInVerified, .signInRejected, .rejectionsSummarized].map { [$0.rawValue] })
+
+    static let rejections = CounterSeries(
+        name: "handover_rejections_total", labelNames: ["reason"],
+        help: "Refused notifications and sign-in reports, by reason: those recorded and those over the flood guard's budget.",
+        initialValues: TokenRejection.Reason.all.map { [$0.rawValue] })
+
+    static let rejectionsSuppressed = CounterSeries(
+        name: "handover_rejections_suppressed_total", labelNames: ["route"],
+        help: "Refusals over the flood guard's budget, answered 429 and summed up rather than recorded one by one, by route.",
+        initialValues: routes.map { [$0] })
+
+    static let deliveriesDuplicate = CounterSeries(
+        name: "handover_deliveries_duplicate_total", labelNames: ["type"],
+        help: "Redeliveries of what is already recorded, answered 200 without a new event, by event type.")
+
+    static let usersErased = CounterSeries(
+        name: "handover_users_erased_total", labelNames: [],
+        help: "Users erased because Apple reported their account deleted.",
+        initialValues: [[]])
+
+    static let httpResponses = CounterSeries(
+        name: "handover_http_responses_total", labelNames: ["route", "status"],
+        help: "HTTP answers, by route and status code.")
+
+    static let appendSeconds = DurationHistogramSeries(
+        name: "handover_append_seconds",
+        help: "Seconds the ledger took to make a delivery's event durable (or to find it already recorded).",
+        bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5])
+
+    /// Every counter family.
+    static let counters = [eventsRecorded, rejections, rejectionsSuppressed, deliveriesDuplicate, usersErased, httpResponses]
+}
