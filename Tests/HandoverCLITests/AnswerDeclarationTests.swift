@@ -19,8 +19,9 @@ struct AnswerDeclarationTests {
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
-    private func handover(_ args: [String]) throws -> String {
-        let r = try runProduct("handover", args)
+    /// What `handover` with `args` prints on standard output; it is expected to exit 0.
+    private func output(_ args: [String]) throws -> String {
+        let r = try handover(args)
         #expect(r.status == 0, "handover \(args.joined(separator: " ")) exited \(r.status): \(r.err)")
         return r.out
     }
@@ -114,9 +115,7 @@ struct AnswerDeclarationTests {
 
     @Test("every answer's table, JSON and CSV, the report's tables, the run outputs and the file exports carry exactly the declared columns")
     func outputsCarryTheirColumns() throws {
-        let demo = dir.sub("demo")
-        _ = try handover(["demo", "--users", "120", "--directory", demo])
-        let ledger = demo + "/recipient"
+        let ledger = try DemoLedger.copy(.recipient, into: dir)
         let queries: [(AnswerDescription, [String])] = [
             (Answers.migrated.description, ["query", "migrated"]), (Answers.pending.description, ["query", "pending"]),
             (Answers.failures.description, ["query", "failures"]), (Answers.failuresByClass.description, ["query", "failures", "--by-class"]),
@@ -127,10 +126,10 @@ struct AnswerDeclarationTests {
             let names = answer.columns.map(\.name)
             let base = arguments + ["--ledger", ledger]
             // An empty answer's table says "(no rows)" instead of a header.
-            let table = try handover(base)
+            let table = try output(base)
             #expect(table == "(no rows)\n" || tableHeader(table) == names, "\(answer.name) table")
-            #expect(csvHeader(try handover(base + ["--format", "csv"])) == names, "\(answer.name) CSV")
-            let json = try handover(base + ["--format", "json"])
+            #expect(csvHeader(try output(base + ["--format", "csv"])) == names, "\(answer.name) CSV")
+            let json = try output(base + ["--format", "json"])
             // `query events --format json` prints the events themselves (the log's own JSON).
             if answer.name != "events" {
                 let rows = try jsonKeys(json, answer.name)
@@ -141,19 +140,19 @@ struct AnswerDeclarationTests {
         }
 
         // `query user`: the state's fields and the history, in every format.
-        let migrated = try JSONValue.parse(Array(try handover(["query", "migrated", "--ledger", ledger, "--format", "json"]).utf8))
+        let migrated = try JSONValue.parse(Array(try output(["query", "migrated", "--ledger", ledger, "--format", "json"]).utf8))
         let someone = try #require(migrated.arrayValue?.first?["account_id"]?.stringValue)
-        let user = try JSONValue.parse(Array(try handover(["query", "user", someone, "--ledger", ledger, "--format", "json"]).utf8))
+        let user = try JSONValue.parse(Array(try output(["query", "user", someone, "--ledger", ledger, "--format", "json"]).utf8))
         #expect(Set(user.objectValue?.keys.map { $0 } ?? []) == Set(Answers.user.names))
         let history = user["history"]?.arrayValue ?? []
         #expect(!history.isEmpty && history.allSatisfy { Set($0.objectValue?.keys.map { $0 } ?? []) == Set(Answers.events.names) })
-        #expect(csvHeader(try handover(["query", "user", someone, "--ledger", ledger, "--format", "csv"])) == Answers.user.names)
-        let screen = try handover(["query", "user", someone, "--ledger", ledger]).components(separatedBy: "\nHistory:\n")
+        #expect(csvHeader(try output(["query", "user", someone, "--ledger", ledger, "--format", "csv"])) == Answers.user.names)
+        let screen = try output(["query", "user", someone, "--ledger", ledger]).components(separatedBy: "\nHistory:\n")
         #expect(screen.count == 2 && screen[0].split(separator: "\n").allSatisfy { Answers.state.names.contains(String($0.prefix { $0 != " " })) })
         #expect(tableHeader(screen.last ?? "") == Answers.events.names)
 
         // The report's tables.
-        let report = try JSONValue.parse(Array(try handover(["report", "--ledger", ledger, "--format", "json"]).utf8))
+        let report = try JSONValue.parse(Array(try output(["report", "--ledger", ledger, "--format", "json"]).utf8))
         for (key, answer) in [("migrations_per_day", MigrationReport.Day.answer.names), ("notifications_by_type", MigrationReport.NotificationFigures.answer.names),
                               ("pending", Answers.pending.names), ("failures_by_class", Answers.failuresByClass.names), ("unmatched_users", Answers.unmatched.names)] {
             let rows = report[key]?.arrayValue ?? []
@@ -162,13 +161,13 @@ struct AnswerDeclarationTests {
         }
 
         // The runs' output files.
-        #expect(csvHeader(try String(contentsOfFile: demo + "/handoff.csv", encoding: .utf8)) == MigrationOutputRow.generation.names)
-        #expect(csvHeader(try String(contentsOfFile: demo + "/exchanged.csv", encoding: .utf8)) == MigrationOutputRow.exchange.names)
+        #expect(csvHeader(try String(contentsOfFile: try DemoLedger.copy(file: "handoff.csv", into: dir), encoding: .utf8)) == MigrationOutputRow.generation.names)
+        #expect(csvHeader(try String(contentsOfFile: try DemoLedger.copy(file: "exchanged.csv", into: dir), encoding: .utf8)) == MigrationOutputRow.exchange.names)
 
         // The file exports, and the SQLite file's own tables.
-        _ = try handover(["export", "--ledger", ledger, "--format", "csv", "--out", dir.sub("csv")])
-        _ = try handover(["export", "--ledger", ledger, "--format", "jsonl", "--out", dir.sub("jsonl")])
-        _ = try handover(["export", "--ledger", ledger, "--format", "sqlite", "--out", dir.sub("export.sqlite")])
+        _ = try output(["export", "--ledger", ledger, "--format", "csv", "--out", dir.sub("csv")])
+        _ = try output(["export", "--ledger", ledger, "--format", "jsonl", "--out", dir.sub("jsonl")])
+        _ = try output(["export", "--ledger", ledger, "--format", "sqlite", "--out", dir.sub("export.sqlite")])
         for (table, answer) in [("events", ExportAnswers.events.names), ("users", ExportAnswers.users.names)] {
             #expect(csvHeader(try String(contentsOfFile: dir.sub("csv/\(table).csv"), encoding: .utf8)) == answer, "CSV export \(table)")
             let lines = try String(contentsOfFile: dir.sub("jsonl/\(table).jsonl"), encoding: .utf8).split(separator: "\n")
@@ -201,13 +200,13 @@ struct AnswerDeclarationTests {
         let accounts = awkward.map { "acct \($0)" }
         // An answer, on standard output.
         for answer in ["state", "failures", "pending"] {
-            try handover(["query", answer, "--ledger", path, "--format", "csv"]).write(toFile: dir.sub("\(answer).csv"), atomically: true, encoding: .utf8)
+            try output(["query", answer, "--ledger", path, "--format", "csv"]).write(toFile: dir.sub("\(answer).csv"), atomically: true, encoding: .utf8)
             let found = try column(dir.sub("\(answer).csv"), "account_id", "last_error")
             #expect(found["account_id"]?.arrayValue?.compactMap(\.stringValue) == accounts, "\(answer)")
             #expect(found["last_error"]?.arrayValue?.compactMap(\.stringValue) == awkward, "\(answer)")
         }
         // A file export without neutralisation.
-        _ = try handover(["export", "--ledger", path, "--format", "csv", "--no-neutralize-formulas", "--out", dir.sub("export")])
+        _ = try output(["export", "--ledger", path, "--format", "csv", "--no-neutralize-formulas", "--out", dir.sub("export")])
         #expect(try column(dir.sub("export/users.csv"), "last_error")["last_error"]?.arrayValue?.compactMap(\.stringValue) == awkward)
         // (the first event, "ledger created", names nobody)
         #expect(try column(dir.sub("export/events.csv"), "account_id")["account_id"]?.arrayValue?.compactMap(\.stringValue).filter { !$0.isEmpty } == accounts)

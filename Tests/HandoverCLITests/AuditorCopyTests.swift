@@ -27,10 +27,6 @@ struct AuditorCopyTests {
         getuid() == 0 && (try? runCommand("/usr/bin/setpriv", ["--reuid=\(auditorID)", "--regid=\(auditorID)", "--clear-groups", "/bin/true"]))?.status == 0
     }()
 
-    private func handover(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
-        try runProduct("handover", args)
-    }
-
     /// `handover` run as the unprivileged auditor.
     private func handoverAsAuditor(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
         try runCommand("/usr/bin/setpriv", ["--reuid=\(AuditorCopyTests.auditorID)", "--regid=\(AuditorCopyTests.auditorID)", "--clear-groups", productPath("handover")] + args)
@@ -39,9 +35,7 @@ struct AuditorCopyTests {
     /// A demo ledger (team B) with a checkpoint signed beside it; the directory is readable by all.
     private func original() throws -> (ledger: String, checkpoint: String) {
         chmod(dir.path, 0o755)
-        let demo = try handover(["demo", "--users", "300", "--directory", dir.sub("demo")])
-        try #require(demo.status == 0, "\(demo.err)")
-        let ledger = dir.sub("demo/recipient"), checkpoint = dir.sub("checkpoint.txt")
+        let ledger = try DemoLedger.copy(.recipient, into: dir), checkpoint = dir.sub("checkpoint.txt")
         let signed = try handover(["checkpoint", "--ledger", ledger, "--out", checkpoint])
         try #require(signed.status == 0, "\(signed.err)")
         return (ledger, checkpoint)
@@ -85,9 +79,10 @@ struct AuditorCopyTests {
     func writeProtectedCopy() throws {
         let (ledger, checkpoint) = try original()
         let copy = dir.sub("copy")
-        #expect(try runCommand("/bin/cp", ["-a", ledger, copy]).status == 0)
-        #expect(try runCommand("/bin/chown", ["-R", "\(AuditorCopyTests.auditorID):\(AuditorCopyTests.auditorID)", copy]).status == 0)
-        #expect(try runCommand("/bin/chmod", ["-R", "a-w", copy]).status == 0)
+        for command in [["/bin/cp", "-a", ledger, copy], ["/bin/chown", "-R", "\(AuditorCopyTests.auditorID):\(AuditorCopyTests.auditorID)", copy], ["/bin/chmod", "-R", "a-w", copy]] {
+            let r = try runCommand(command[0], Array(command.dropFirst()))
+            #expect(r.status == 0, "\(command.joined(separator: " ")): \(r.err)")
+        }
         #expect(FileManager.default.fileExists(atPath: copy + "/lock.mdb"), "the copy carries the original's lock file, which its owner cannot write")
         try expectSameAnswers(copy: copy, original: ledger, checkpoint: checkpoint, files: copy, run: handoverAsAuditor)
 
@@ -95,7 +90,8 @@ struct AuditorCopyTests {
         let before = try fileStates(copy)
         let outside = dir.sub("auditor-out")
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
-        #expect(try runCommand("/bin/chown", ["\(AuditorCopyTests.auditorID):\(AuditorCopyTests.auditorID)", outside]).status == 0)
+        let owned = try runCommand("/bin/chown", ["\(AuditorCopyTests.auditorID):\(AuditorCopyTests.auditorID)", outside])
+        #expect(owned.status == 0, "\(owned.err)")
         let evidence = try handoverAsAuditor(["evidence", "acct-00007", "--ledger", copy, "--out", outside + "/bundle"])
         #expect(evidence.status == 0, "\(evidence.out)\(evidence.err)")
         let checked = try handoverAsAuditor(["evidence", "verify", outside + "/bundle"])
@@ -127,9 +123,11 @@ struct AuditorCopyTests {
     func readOnlyMount() throws {
         let (ledger, checkpoint) = try original()
         let copy = dir.sub("copy"), mountPoint = dir.sub("mounted")
-        #expect(try runCommand("/bin/cp", ["-a", ledger, copy]).status == 0)
+        let copied = try runCommand("/bin/cp", ["-a", ledger, copy])
+        #expect(copied.status == 0, "\(copied.err)")
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        try #require(try runCommand("/bin/mount", ["--bind", "-o", "ro", copy, mountPoint]).status == 0)
+        let mounted = try runCommand("/bin/mount", ["--bind", "-o", "ro", copy, mountPoint])
+        try #require(mounted.status == 0, "\(mounted.err)")
         defer { _ = try? runCommand("/bin/umount", ["-l", mountPoint]) }
         #expect(!FileManager.default.isWritableFile(atPath: mountPoint + "/lock.mdb"), "the mount is read-only")
         try expectSameAnswers(copy: mountPoint, original: ledger, checkpoint: checkpoint, files: copy, run: handover)

@@ -8,36 +8,26 @@ import TestSupport
 struct CommandLineTests {
     let dir = TemporaryDirectory()
 
-    private func handover(_ args: String...) throws -> (status: Int32, out: String, err: String) {
-        try runProduct("handover", args)
-    }
-
-    private func demoLedger() throws -> String {
-        let result = try runProduct("handover", ["demo", "--users", "300", "--directory", dir.sub("demo")])
-        #expect(result.status == 0, "\(result.err)")
-        return dir.sub("demo/recipient")
-    }
-
     @Test("init creates a ledger, refuses to overwrite it, and bad arguments exit 2")
     func initLedger() throws {
         let path = dir.sub("l")
         var r = try handover("init", "--ledger", path, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient")
         #expect(r.status == 0, "\(r.err)")
         r = try handover("init", "--ledger", path, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient")
-        #expect(r.status == 2 && r.err.contains("already holds a ledger"))
+        #expect(r.status == 2 && r.err.contains("already holds a ledger"), "\(r.err)")
         r = try handover("init", "--ledger", dir.sub("m"), "--team-id", "short", "--client-id", "c", "--role", "sender")
-        #expect(r.status == 2 && r.err.contains("--team-id"))
+        #expect(r.status == 2 && r.err.contains("--team-id"), "\(r.err)")
         r = try runProduct("handover", ["query", "state"], environment: ["HANDOVER_LEDGER": path])
-        #expect(r.status == 0 && r.out.contains("(no rows)"))
+        #expect(r.status == 0 && r.out.contains("(no rows)"), "\(r.out)\(r.err)")
     }
 
     @Test("a missing or foreign ledger directory gets a clear message and exit 2")
     func missingLedger() throws {
         var r = try handover("query", "pending", "--ledger", dir.sub("absent"))
-        #expect(r.status == 2 && r.err.contains("does not exist"))
+        #expect(r.status == 2 && r.err.contains("does not exist"), "\(r.err)")
         _ = FileManager.default.createFile(atPath: dir.sub("notes.txt"), contents: Data("x".utf8))
         r = try handover("verify", "--ledger", dir.path)
-        #expect(r.status == 2 && r.err.contains("not a Handover ledger"))
+        #expect(r.status == 2 && r.err.contains("not a Handover ledger"), "\(r.err)")
     }
 
     @Test("window records the acceptance date and shows the deadline")
@@ -49,16 +39,16 @@ struct CommandLineTests {
         let rows = try #require(try JSONValue.parse(Array(r.out.utf8)).arrayValue)
         #expect(rows.first?["deadline"] == .string("2026-12-31T00:00:00.000000Z"))
         r = try handover("window", "--ledger", path, "--accepted-at", "2026-11-05")
-        #expect(r.status == 2 && r.err.contains("--correct"))
+        #expect(r.status == 2 && r.err.contains("--correct"), "\(r.err)")
         r = try handover("window", "--ledger", path, "--accepted-at", "not-a-date")
-        #expect(r.status == 2)
+        #expect(r.status == 2, "\(r.err)")
     }
 
     @Test("queries answer in table, JSON and CSV, and --as-of changes the answer")
     func queries() throws {
-        let path = try demoLedger()
+        let path = try DemoLedger.copy(.recipient, into: dir)
         let state = try handover("query", "state", "--ledger", path, "--format", "json")
-        #expect(state.status == 0)
+        #expect(state.status == 0, "\(state.err)")
         let users = try #require(try JSONValue.parse(Array(state.out.utf8)).arrayValue)
         #expect(users.count > 250)
         let migrated = try handover("query", "migrated", "--ledger", path, "--format", "csv")
@@ -68,11 +58,11 @@ struct CommandLineTests {
         let someone = try #require(users.first { $0["status"] == .string("migrated") && $0["account_id"] != nil })
         let account = try #require(someone["account_id"]?.stringValue)
         let one = try handover("query", "user", account, "--ledger", path)
-        #expect(one.status == 0 && one.out.contains("History:") && one.out.contains("transfer-id-exchanged"))
+        #expect(one.status == 0 && one.out.contains("History:") && one.out.contains("transfer-id-exchanged"), "\(one.out)\(one.err)")
         let past = try handover("query", "state", "--ledger", path, "--as-of", "2000-01-01", "--format", "json")
         #expect(past.out == "[]\n")
         let unknown = try handover("query", "user", "nobody-at-all", "--ledger", path)
-        #expect(unknown.status == 1)
+        #expect(unknown.status == 1, "\(unknown.err)")
         let events = try handover("query", "events", "--ledger", path, "--type", "user-erased", "--format", "json")
         #expect(try JSONValue.parse(Array(events.out.utf8)).arrayValue?.isEmpty == false)
         // Revocations are random in the stand-in: a run of 300 users has none about once in a hundred.
@@ -80,24 +70,26 @@ struct CommandLineTests {
         let failedClasses = try handover("query", "failures", "--by-class", "--ledger", path, "--format", "json")
         let anyFailed = try JSONValue.parse(Array(failedClasses.out.utf8)).arrayValue?.isEmpty == false
         #expect(failures.status == 0 && failures.out.contains(anyFailed ? "error_class" : "(no rows)"), "\(failures.out)")
-        #expect(try handover("query", "events", "--type", "no-such-type", "--ledger", path).status == 2)
+        let noSuchType = try handover("query", "events", "--type", "no-such-type", "--ledger", path)
+        #expect(noSuchType.status == 2, "\(noSuchType.err)")
     }
 
     @Test("verify exits 4 naming the sequence number of a flipped byte")
     func verifyFindsTampering() throws {
-        let path = try demoLedger()
-        #expect(try handover("verify", "--ledger", path).status == 0)
+        let path = try DemoLedger.copy(.recipient, into: dir)
+        let verified = try handover("verify", "--ledger", path)
+        #expect(verified.status == 0, "\(verified.err)")
         let target = try handover("query", "events", "--ledger", path, "--type", "run-finished", "--format", "json")
         let seq = try #require(try JSONValue.parse(Array(target.out.utf8)).arrayValue?.first?["seq"]?.intValue)
         try flipByte(in: path, inRecordContaining: "\"seq\":\(seq),")
         let r = try handover("verify", "--ledger", path)
-        #expect(r.status == 4)
+        #expect(r.status == 4, "\(r.err)")
         #expect(r.err.contains("sequence \(seq)"), "\(r.err)")
     }
 
     @Test("erase removes the plaintext email and verify stays green; rebuild agrees")
     func erase() throws {
-        let path = try demoLedger()
+        let path = try DemoLedger.copy(.recipient, into: dir)
         let state = try JSONValue.parse(Array(try handover("query", "state", "--ledger", path, "--format", "json").out.utf8)).arrayValue ?? []
         let user = try #require(state.first { ($0["email"]?.stringValue ?? "").contains("@") && $0["erased_at"] == .null })
         let email = try #require(user["email"]?.stringValue)
@@ -107,9 +99,11 @@ struct CommandLineTests {
         #expect(r.status == 0, "\(r.err)")
         let shown = try handover("query", "user", sub, "--ledger", path, "--format", "json")
         #expect(try JSONValue.parse(Array(shown.out.utf8))["email"] == .string("(erased)"))
-        #expect(try handover("verify", "--ledger", path).status == 0)
+        let verified = try handover("verify", "--ledger", path)
+        #expect(verified.status == 0, "\(verified.err)")
         let before = try handover("query", "state", "--ledger", path, "--format", "json").out
-        #expect(try handover("projections", "rebuild", "--ledger", path).status == 0)
+        let rebuilt = try handover("projections", "rebuild", "--ledger", path)
+        #expect(rebuilt.status == 0, "\(rebuilt.err)")
         #expect(try handover("query", "state", "--ledger", path, "--format", "json").out == before)
     }
 }

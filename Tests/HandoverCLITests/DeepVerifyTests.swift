@@ -10,21 +10,16 @@ import TestSupport
 struct DeepVerifyTests {
     let dir = TemporaryDirectory()
 
-    private func handover(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
-        try runProduct("handover", args)
-    }
-
-    /// The demo's recipient ledger, made once per test.
+    /// A fresh copy of the demo's recipient ledger, this test's own.
     private func demoLedger() throws -> String {
-        let demo = try handover(["demo", "--users", "300", "--directory", dir.sub("demo")])
-        try #require(demo.status == 0, "\(demo.err)")
-        return dir.sub("demo/recipient")
+        try DemoLedger.copy(.recipient, into: dir)
     }
 
     /// A fresh copy of `ledger`, changed by `change` in one write transaction on its environment.
     private func tampered(_ ledger: String, _ name: String, _ change: (WriteTransaction) throws -> Void) throws -> String {
         let copy = dir.sub(name)
-        #expect(try runCommand("/bin/cp", ["-a", ledger, copy]).status == 0)
+        let copied = try runCommand("/bin/cp", ["-a", ledger, copy])
+        #expect(copied.status == 0, "\(copied.err)")
         let environment = try Environment(path: copy)
         try environment.write { txn in try change(txn) }
         return copy

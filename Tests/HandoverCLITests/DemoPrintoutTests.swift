@@ -8,7 +8,7 @@ import TestSupport
 @Suite("the demo's printout")
 struct DemoPrintoutTests {
     let dir = TemporaryDirectory()
-    static let users = 300
+    static let users = DemoLedger.users
 
     /// The rows of a `--format json` answer of `handover`.
     private func rows(_ args: String...) throws -> [JSONValue] {
@@ -19,10 +19,8 @@ struct DemoPrintoutTests {
 
     @Test("each section agrees with the ledgers: runs, verify, window, who migrated and by which path, pending, failures, unmatched")
     func sectionsAgreeWithTheLedgers() throws {
-        let demo = try runProduct("handover", ["demo", "--users", String(Self.users), "--directory", dir.sub("demo")])
-        #expect(demo.status == 0, "\(demo.err)")
-        let printout = PrintedText(demo.out)
-        let sender = dir.sub("demo/sender"), recipient = dir.sub("demo/recipient")
+        let printout = PrintedText(try DemoLedger.printout())
+        let sender = try DemoLedger.copy(.sender, into: dir), recipient = try DemoLedger.copy(.recipient, into: dir)
 
         // The runs: each summary's figures are those of its "run finished" event, in order.
         let summaries = printout.blocks(startingWith: "$ handover generate") + printout.blocks(startingWith: "$ handover exchange")

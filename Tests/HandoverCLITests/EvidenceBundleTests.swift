@@ -11,10 +11,6 @@ struct EvidenceBundleTests {
     let dir = TemporaryDirectory()
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
-    private func handover(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
-        try runProduct("handover", args)
-    }
-
     /// `tools/check-bundle.py` on `bundle`.
     private func pythonCheck(_ bundle: String) throws -> (status: Int32, out: String, err: String) {
         try runCommand("/usr/bin/env", ["python3", EvidenceBundleTests.repository + "/tools/check-bundle.py", bundle])
@@ -30,13 +26,12 @@ struct EvidenceBundleTests {
 
     /// The demo's two ledgers, each with a checkpoint signed.
     private func demo() throws -> (sender: String, recipient: String) {
-        let demo = try handover(["demo", "--users", "300", "--directory", dir.sub("demo")])
-        try #require(demo.status == 0, "\(demo.err)")
-        for side in ["sender", "recipient"] {
-            let signed = try handover(["checkpoint", "--ledger", dir.sub("demo/" + side)])
+        let sender = try DemoLedger.copy(.sender, into: dir), recipient = try DemoLedger.copy(.recipient, into: dir)
+        for ledger in [sender, recipient] {
+            let signed = try handover(["checkpoint", "--ledger", ledger])
             try #require(signed.status == 0, "\(signed.err)")
         }
-        return (dir.sub("demo/sender"), dir.sub("demo/recipient"))
+        return (sender, recipient)
     }
 
     /// Every user of `ledger` with its state, as `query state --format json` gives them.
@@ -107,14 +102,15 @@ struct EvidenceBundleTests {
         #expect(r.status == 0, "\(r.out)\(r.err)")
         try expectAccepted(bundle, "the erased user")
         // Its address, as the exchange's output held it before the erasure, is in no file.
-        let exchanged = try String(contentsOfFile: dir.sub("demo/exchanged.csv"), encoding: .utf8)
+        let exchanged = try String(contentsOfFile: try DemoLedger.copy(file: "exchanged.csv", into: dir), encoding: .utf8)
         let address = try #require(exchanged.split(separator: "\n").first { $0.contains(subject) }?.split(separator: ",").first { $0.contains("@") })
         #expect(try !filesContain(bundle, String(address)), "the erased user's address \(address) is in the bundle")
 
         let sequence = try #require(try FileManager.default.contentsOfDirectory(atPath: bundle + "/events").first).dropLast(5)
         for file in ["events/\(sequence).json", "proofs/\(sequence).tlog-proof", "checkpoint", "verifier-key"] {
             let copy = dir.sub("changed-" + file.replacingOccurrences(of: "/", with: "-"))
-            #expect(try runCommand("/bin/cp", ["-a", bundle, copy]).status == 0)
+            let copied = try runCommand("/bin/cp", ["-a", bundle, copy])
+            #expect(copied.status == 0, "\(copied.err)")
             var bytes = Array(try #require(FileManager.default.contents(atPath: copy + "/" + file)))
             // A byte inside the part that is checked: the base64 of a hash or key, a JSON string.
             let at = file == "checkpoint" ? bytes.firstIndex(of: 0x0A)! + 8 : (file.hasPrefix("proofs") ? 40 : bytes.count / 2)
@@ -128,7 +124,8 @@ struct EvidenceBundleTests {
 
         // A keyless backup, read-only: the same bundle, and no file of the copy changed.
         let evidence = dir.sub("keyless")
-        #expect(try handover(["backup", "--ledger", recipient, "--out", evidence, "--without-keys"]).status == 0)
+        let backup = try handover(["backup", "--ledger", recipient, "--out", evidence, "--without-keys"])
+        #expect(backup.status == 0, "\(backup.err)")
         let before = try fileStates(evidence)
         let fromCopy = dir.sub("from-keyless")
         r = try handover(["evidence", subject, "--ledger", evidence, "--out", fromCopy])

@@ -8,10 +8,6 @@ import TestSupport
 struct EvidenceCommandTests {
     let dir = TemporaryDirectory()
 
-    private func handover(_ args: String...) throws -> (status: Int32, out: String, err: String) {
-        try runProduct("handover", args)
-    }
-
     /// A ledger of `count` synthetic exchange events (plus "ledger created").
     private func labLedger(_ name: String, count: Int) throws -> String {
         let path = dir.sub(name)
@@ -32,7 +28,7 @@ struct EvidenceCommandTests {
         #expect(try handover("prove", "202", "--ledger", path).err.contains("not covered by the checkpoint of 201 events"))
 
         r = try runProduct("handover-lab", ["append", "--ledger", path, "--count", "100", "--prefix", "more"])
-        #expect(r.status == 0)
+        #expect(r.status == 0, "\(r.err)")
         r = try handover("verify", "--ledger", path, "--checkpoint", dir.sub("old.txt"))
         #expect(r.status == 0 && r.out.contains("consistency proof to today's 301 events"), "\(r.out)\(r.err)")
 
@@ -46,18 +42,20 @@ struct EvidenceCommandTests {
         r = try handover("verify", "--ledger", path, "--checkpoint", dir.sub("foreign.txt"))
         #expect(r.status == 4 && r.err.contains("this ledger is"), "\(r.err)")
         r = try handover("verify", "--ledger", path, "--checkpoint", dir.sub("absent.txt"))
-        #expect(r.status == 2)
+        #expect(r.status == 2, "\(r.err)")
     }
 
     @Test("a log altered after a checkpoint fails verify --checkpoint with exit 4")
     func alteredLogFails() throws {
         let path = try labLedger("l", count: 120)
-        #expect(try handover("checkpoint", "--ledger", path, "--out", dir.sub("cp.txt")).status == 0)
+        let signed = try handover("checkpoint", "--ledger", path, "--out", dir.sub("cp.txt"))
+        #expect(signed.status == 0, "\(signed.err)")
         let key = try handover("checkpoint", "--ledger", path, "--public-key").out
-        #expect(try handover("verify", "--ledger", path, "--checkpoint", dir.sub("cp.txt"), "--public-key", key).status == 0)
+        let verified = try handover("verify", "--ledger", path, "--checkpoint", dir.sub("cp.txt"), "--public-key", key)
+        #expect(verified.status == 0, "\(verified.err)")
         try flipByte(in: path, inRecordContaining: "\"seq\":40,")
         let r = try handover("verify", "--ledger", path, "--checkpoint", dir.sub("cp.txt"), "--public-key", key)
-        #expect(r.status == 4)
+        #expect(r.status == 4, "\(r.err)")
         #expect(r.err.contains("event 40"), "\(r.err)")
     }
 }

@@ -13,10 +13,6 @@ struct FormatUpgradeTests {
     let dir = TemporaryDirectory()
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/format1").path
 
-    private func handover(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
-        try runProduct("handover", args)
-    }
-
     private func fixtureText(_ name: String) throws -> String {
         try String(contentsOfFile: FormatUpgradeTests.fixture + "/" + name, encoding: .utf8)
     }

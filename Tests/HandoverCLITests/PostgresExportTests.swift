@@ -19,12 +19,6 @@ struct PostgresExportTests {
         #"to_char(\#(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')"#
     }
 
-    private func demoLedger(users: Int = 300) throws -> String {
-        let result = try runProduct("handover", ["demo", "--users", String(users), "--directory", dir.sub("demo")])
-        try #require(result.status == 0, "\(result.err)")
-        return dir.sub("demo/recipient")
-    }
-
     private func json(_ args: String...) throws -> JSONValue {
         let r = try runProduct("handover", args)
         try #require(r.status == 0, "\(args): \(r.err)")
@@ -53,7 +47,7 @@ struct PostgresExportTests {
 
     @Test("demo ledger: every event once, users equal to query state column for column, the views equal to report --format json; an erased user's address leaves every table")
     func demoLedgerInPostgres() throws {
-        let ledger = try demoLedger()
+        let ledger = try DemoLedger.copy(.recipient, into: dir)
         let db = try PostgresTestDatabase()
         let first = try export(ledger, into: db, "--include-personal-data")
         try #require(first.status == 0, "\(first.err)")
@@ -162,9 +156,10 @@ struct PostgresExportTests {
 
     @Test("--since-last after 10,000 more events adds exactly 10,000 rows; SIGKILLed at 10 random moments and rerun, every sequence is there exactly once")
     func sinceLastSurvivesKills() throws {
-        let ledger = try demoLedger(users: 200)
+        let ledger = try DemoLedger.copy(.recipient, into: dir)
         let db = try PostgresTestDatabase()
-        try #require(try export(ledger, into: db).status == 0)
+        let first = try export(ledger, into: db)
+        try #require(first.status == 0, "\(first.err)")
         let base = try #require(Int(try db.scalar("SELECT count(*) FROM events")))
         let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "10000", "--prefix", "pg"])
         try #require(appended.status == 0, "\(appended.err)")
@@ -172,7 +167,8 @@ struct PostgresExportTests {
         // How long one whole run takes, into a scratch database: the kills land within it.
         let scratch = try PostgresTestDatabase()
         let started = Date()
-        try #require(try export(ledger, into: scratch).status == 0)
+        let whole = try export(ledger, into: scratch)
+        try #require(whole.status == 0, "\(whole.err)")
         let duration = max(Date().timeIntervalSince(started), 0.2)
 
         var outcomes: [String] = []
@@ -260,8 +256,9 @@ struct PostgresExportTests {
         // is how long a kill between slices waits at most.
         let scratch = try PostgresTestDatabase()
         let started = Date()
-        try #require(try runProduct("handover", ["export", "--ledger", ledger, "--format", "postgres", "--out", scratch.url, "--slice", String(slice)],
-                                    environment: scratch.environment).status == 0)
+        let whole = try runProduct("handover", ["export", "--ledger", ledger, "--format", "postgres", "--out", scratch.url, "--slice", String(slice)],
+                                   environment: scratch.environment)
+        try #require(whole.status == 0, "\(whole.err)")
         let sliceSeconds = max(Date().timeIntervalSince(started), 0.5) / Double(head / slice)
 
         var marks: [Int] = []
@@ -305,7 +302,7 @@ struct PostgresExportTests {
 
     @Test("a first export with personal data, killed after a slice, then a user erased: the rerun leaves the erased user's address in no table")
     func resumedExportForgetsErasedAddresses() throws {
-        let ledger = try demoLedger(users: 300)
+        let ledger = try DemoLedger.copy(.recipient, into: dir)
         let db = try PostgresTestDatabase()
         let arguments = ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url, "--include-personal-data", "--slice", "50"]
         _ = try killed(arguments, db, at: .betweenSlices, sliceSeconds: 0.05)
@@ -328,9 +325,10 @@ struct PostgresExportTests {
 
     @Test("an export of schema version 1 is brought to version 2 by the next --since-last: exact_text added, the views made again, every event once")
     func schemaVersion1IsUpgraded() throws {
-        let ledger = try demoLedger(users: 50)
+        let ledger = try DemoLedger.copy(.recipient, into: dir)
         let db = try PostgresTestDatabase()
-        try #require(try export(ledger, into: db).status == 0)
+        let first = try export(ledger, into: db)
+        try #require(first.status == 0, "\(first.err)")
         // What this version's predecessor left: no exact_text, no users_sequence, version 1.
         for statement in ["ALTER TABLE users DROP COLUMN exact_text CASCADE", "ALTER TABLE events DROP COLUMN exact_text",
                           "DELETE FROM export_meta WHERE key = 'users_sequence'",
@@ -355,7 +353,7 @@ struct PostgresExportTests {
 
     @Test("the password is never printed: a refused login names the URL masked")
     func passwordMasked() throws {
-        let ledger = try demoLedger(users: 20)
+        let ledger = try DemoLedger.copy(.recipient, into: dir)
         let db = try PostgresTestDatabase()
         let secret = "wrong-Secret-\(UInt32.random(in: 1000...9999))"
         let withSecret = db.url.replacingOccurrences(of: "postgres://handover@", with: "postgres://handover:\(secret)@")
@@ -381,7 +379,7 @@ struct PostgresExportTests {
 
     @Test("sslmode as libpq's: the cluster takes TCP logins over TLS only; disable is refused, verify-full needs the certificate's root")
     func tlsModes() throws {
-        let ledger = try demoLedger(users: 20)
+        let ledger = try DemoLedger.copy(.recipient, into: dir)
         let certificate = try #require(PostgresTestDatabase.clusterDirectory) + "/server.crt"
         func export(_ mode: String) throws -> (status: Int32, out: String, err: String) {
             let db = try PostgresTestDatabase()

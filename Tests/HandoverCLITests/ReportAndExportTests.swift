@@ -9,25 +9,15 @@ import TestSupport
 struct ReportAndExportTests {
     let dir = TemporaryDirectory()
 
-    private func handover(_ args: String...) throws -> (status: Int32, out: String, err: String) {
-        try runProduct("handover", args)
-    }
-
     private func json(_ args: String...) throws -> JSONValue {
         let r = try runProduct("handover", args)
         #expect(r.status == 0, "\(args): \(r.err)")
         return try JSONValue.parse(Array(r.out.utf8))
     }
 
-    private func demoLedger() throws -> String {
-        let result = try runProduct("handover", ["demo", "--users", "300", "--directory", dir.sub("demo")])
-        #expect(result.status == 0, "\(result.err)")
-        return dir.sub("demo/recipient")
-    }
-
     @Test("the report agrees with the queries and the events, now and as of before and after the exchange run")
     func reportAgrees() throws {
-        let path = try demoLedger()
+        let path = try DemoLedger.copy(.recipient, into: dir)
         let report = try json("report", "--ledger", path, "--format", "json")
         let migrated = try json("query", "migrated", "--ledger", path, "--format", "json").arrayValue ?? []
         #expect(report["migrated"]?.intValue == Int64(migrated.count))
@@ -76,7 +66,7 @@ struct ReportAndExportTests {
 
     @Test("SQLite export matches query state, opens in sqlite3, adds exactly the new rows with --since-last, holds emails only when asked")
     func sqliteExport() throws {
-        let path = try demoLedger()
+        let path = try DemoLedger.copy(.recipient, into: dir)
         let file = dir.sub("export.sqlite")
         var r = try handover("export", "--ledger", path, "--format", "sqlite", "--out", file)
         #expect(r.status == 0, "\(r.err)")
@@ -114,7 +104,8 @@ struct ReportAndExportTests {
 
         // With personal data: addresses for users with keys, none for erased users.
         let personal = dir.sub("personal.sqlite")
-        #expect(try handover("export", "--ledger", path, "--format", "sqlite", "--out", personal, "--include-personal-data").status == 0)
+        r = try handover("export", "--ledger", path, "--format", "sqlite", "--out", personal, "--include-personal-data")
+        #expect(r.status == 0, "\(r.err)")
         let withEmail = try sqlite(personal, "SELECT count(*) AS n FROM users WHERE email LIKE '%@%'").first?["n"]?.intValue ?? 0
         #expect(withEmail > 0)
         #expect(try sqlite(personal, "SELECT count(*) AS n FROM users WHERE erased_at IS NOT NULL AND email IS NOT NULL").first?["n"] == .int(0))
@@ -128,9 +119,10 @@ struct ReportAndExportTests {
 
     @Test("CSV export: --since-last after a crash mid-append neither duplicates nor skips")
     func csvResumes() throws {
-        let path = try demoLedger()
+        let path = try DemoLedger.copy(.recipient, into: dir)
         let out = dir.sub("csv")
-        #expect(try handover("export", "--ledger", path, "--format", "csv", "--out", out).status == 0)
+        let exported = try handover("export", "--ledger", path, "--format", "csv", "--out", out)
+        #expect(exported.status == 0, "\(exported.err)")
         _ = try runProduct("handover-lab", ["append", "--ledger", path, "--count", "25", "--prefix", "later"])
         // A crash after appending rows but before the manifest: rows the manifest does not count.
         let events = out + "/events.csv"
@@ -151,16 +143,9 @@ struct ReportAndExportTests {
 
     /// Rows of a query run by the sqlite3 command-line tool, as JSON objects.
     private func sqlite(_ file: String, _ sql: String) throws -> [[String: JSONValue]] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = ["-json", "-readonly", file, sql]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        guard !data.isEmpty else { return [] }
-        return (try JSONValue.parse(Array(data)).arrayValue ?? []).compactMap(\.objectValue)
+        let r = try runCommand("/usr/bin/sqlite3", ["-json", "-readonly", file, sql])
+        #expect(r.status == 0, "sqlite3 \(sql): \(r.err)")
+        guard !r.out.isEmpty else { return [] }
+        return (try JSONValue.parse(Array(r.out.utf8)).arrayValue ?? []).compactMap(\.objectValue)
     }
 }
