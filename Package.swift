@@ -138,7 +138,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "TestSupport", dependencies: ["Ledger", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Ledger", .product(name: "Crypto", package: "swift-crypto"), .product(name: "AsyncHTTPClient", package: "async-http-client")], path: "Tests/TestSupport"),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LMDB", "TestSupport"]),
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Ledger", "LMDB", "TestSupport"]),
         .testTarget(name: "HandoverCLITests", dependencies: ["Ledger", "Projections", "Reporting", "Migration", "LMDB", "TestSupport"]),

@@ -35,13 +35,10 @@ struct BackupTests {
         // Some history, and a checkpoint signed before the backup.
         for i in 0..<20 { #expect(try await post(HTTPClient.shared, i)) }
         let checkpoint = dir.sub("checkpoint.txt")
-        #expect(try runProduct("handover", ["checkpoint", "--ledger", original, "--out", checkpoint]).status == 0)
+        let signed = try runProduct("handover", ["checkpoint", "--ledger", original, "--out", checkpoint])
+        #expect(signed.status == 0, "\(signed.err)")
 
-        let appender = Process()
-        appender.executableURL = URL(fileURLWithPath: productPath("handover-lab"))
-        appender.arguments = ["append", "--ledger", original, "--count", "20000", "--prefix", "bk", "--tasks", "16"]
-        appender.standardOutput = FileHandle.nullDevice
-        try appender.run()
+        let appender = try RunningProduct("handover-lab", ["append", "--ledger", original, "--count", "20000", "--prefix", "bk", "--tasks", "16"])
         let stop = Atomic(false)
         let notifier = Task {
             var i = 20, acknowledged = 0
@@ -72,17 +69,19 @@ struct BackupTests {
         let modes = try [original, withKeys].map { try FileManager.default.attributesOfItem(atPath: $0 + "/checkpoint.key")[.posixPermissions] as? Int }
         #expect(Set(modes).count == 1 && modes[0] == 0o600, "checkpoint.key keeps its mode: \(modes)")
 
-        appender.waitUntilExit()
+        let appended = appender.wait()
         stop.store(true, ordering: .relaxed)
         let acknowledged = try await notifier.value
-        #expect(appender.terminationStatus == 0)
+        #expect(appended.status == 0, "\(appended.err)")
         #expect(acknowledged > 0)
-        #expect(serve.stop() == 0)
+        let stopped = serve.finish()
+        #expect(stopped.status == 0, "\(stopped.err)")
 
         let source = try Ledger.open(at: original, options: .init(access: .readOnly))
         defer { source.close() }
         for copy in [withKeys, evidence] {
-            #expect(try runProduct("handover", ["verify", "--ledger", copy]).status == 0)
+            let verified = try runProduct("handover", ["verify", "--ledger", copy])
+            #expect(verified.status == 0, "\(verified.err)")
             let audit = try runProduct("handover", ["verify", "--ledger", copy, "--checkpoint", checkpoint])
             #expect(audit.status == 0, "\(audit.out)\(audit.err)")
             let proof = try runProduct("handover", ["prove", "7", "--ledger", copy, "--checkpoint", checkpoint])

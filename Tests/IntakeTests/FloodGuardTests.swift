@@ -91,12 +91,12 @@ struct FloodGuardTests {
     func forwardedForIgnoredWithoutTrustedProxy() async throws {
         let f = try await IntakeFixture()
         let server = try await RunningHandoverServer(HandoverServer(intake: f.intake, configuration: ServeConfiguration(port: 0, rejectionBudget: 0), logger: IntakeFixture.quiet))
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
-        for i in 0..<2 {
-            let answer = try await http.send(server.baseURL + "/apple/notifications", body: Data("{\"payload\": \"not.a.jws\(i)\"}".utf8), headers: [("X-Forwarded-For", "203.0.113.7")])
-            #expect(answer.status == 429 && answer.json["error"] as? String == "too_many_rejections", "\(answer.body)")
+        try await withHTTPClient { http in
+            for i in 0..<2 {
+                let answer = try await http.send(server.baseURL + "/apple/notifications", body: Data("{\"payload\": \"not.a.jws\(i)\"}".utf8), headers: [("X-Forwarded-For", "203.0.113.7")])
+                #expect(answer.status == 429 && answer.json["error"] as? String == "too_many_rejections", "\(answer.body)")
+            }
         }
-        try await http.shutdown()
         await server.stop()
         let summaries = try f.events(.rejectionsSummarized).compactMap { event -> RejectionsSummarized? in
             if case .rejectionsSummarized(let body) = event.body { return body }

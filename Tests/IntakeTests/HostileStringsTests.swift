@@ -175,11 +175,11 @@ struct HostileStringsTests {
             }
             let notUTF8 = try await HTTPClient.shared.send(serve.baseURL + "/apple/sign-ins", body: Data([0x65, 0x79, 0xFF, 0x2E, 0x2E, UInt8(tag.count)]),
                                                             headers: [("Authorization", "Bearer \(HostileStringsTests.secret)")])
-            #expect(notUTF8.status == 400)
+            #expect(notUTF8.status == 400, "\(notUTF8.body)")
             let wrongSecret = try await HTTPClient.shared.send(serve.baseURL + "/apple/sign-ins", body: Data("x".utf8), headers: [("Authorization", "Bearer \u{202E}<script>")])
-            #expect(wrongSecret.status == 401)
+            #expect(wrongSecret.status == 401, "\(wrongSecret.body)")
             let ended = serve.finish()
-            #expect(!ended.signalled && ended.status == 0)
+            #expect(!ended.signalled && ended.status == 0, "\(ended.err)")
             outputs.append(("serve", ended.out, ended.err))
         }
 
@@ -236,7 +236,8 @@ struct HostileStringsTests {
         let files = try h.ingest("ingest")
 
         // The ledger took it all and holds it as received.
-        #expect(try h.run("verify", ["verify", "--ledger", h.ledger]).status == 0)
+        let verified = try h.run("verify", ["verify", "--ledger", h.ledger])
+        #expect(verified.status == 0, "\(verified.err)")
         let head = try h.head()
         let stored = try h.run("events json", ["query", "events", "--ledger", h.ledger, "--format", "json"])
         let events = try #require(JSONValue.parse(Array(stored.out.utf8)).arrayValue)
@@ -257,10 +258,11 @@ struct HostileStringsTests {
                 #expect(r.status == 0, "query \(query) \(format): \(r.err)")
             }
         }
-        #expect(try h.run("report", ["report", "--ledger", h.ledger]).status == 0)
-        #expect(try h.run("report json", ["report", "--ledger", h.ledger, "--format", "json"]).status == 0)
         let html = h.dir.sub("report.html")
-        #expect(try h.run("report html", ["report", "--ledger", h.ledger, "--html", html]).status == 0)
+        for (name, arguments) in [("report", ["report"]), ("report json", ["report", "--format", "json"]), ("report html", ["report", "--html", html])] {
+            let r = try h.run(name, arguments + ["--ledger", h.ledger])
+            #expect(r.status == 0, "\(name): \(r.err)")
+        }
 
         // Every file export, whole, then again after more of the same.
         let csv = h.dir.sub("csv"), jsonl = h.dir.sub("jsonl"), sqlite = h.dir.sub("export.sqlite")

@@ -33,7 +33,8 @@ struct IdentifierLimitTests {
             let answer = try await HTTPClient.shared.send(serve.baseURL + "/apple/notifications", body: body)
             #expect(answer.status == (reason == nil ? 200 : 400) && answer.json["reason"] as? String == reason, "serve, \(name): \(answer.body)")
         }
-        #expect(serve.stop() == 0)
+        let stopped = serve.finish()
+        #expect(stopped.status == 0, "\(stopped.err)")
         for (name, body, reason) in try IdentifierLimitTests.cases(f, tag: "i") {
             let file = f.dir.sub("n.json")
             try body.write(to: URL(fileURLWithPath: file))
@@ -44,6 +45,7 @@ struct IdentifierLimitTests {
         let bodies = try #require(JSONValue.parse(Array(events.out.utf8)).arrayValue)
         #expect(bodies.filter { $0.objectValue?["type"]?.stringValue == "notification-received" }.count == 2)
         #expect(bodies.filter { $0.objectValue?["type"]?.stringValue == "notification-rejected" }.count == 6)
-        #expect(try runProduct("handover", ["verify", "--ledger", ledger]).status == 0)
+        let verified = try runProduct("handover", ["verify", "--ledger", ledger])
+        #expect(verified.status == 0, "\(verified.err)")
     }
 }

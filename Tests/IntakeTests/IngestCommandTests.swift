@@ -19,7 +19,7 @@ struct IngestCommandTests {
             try body.write(to: URL(fileURLWithPath: files[i]))
         }
         let notifications = try runProduct("handover", ["ingest", "notification", "--ledger", ledger, "--jwks-file", jwks] + files)
-        #expect(notifications.status == 1)
+        #expect(notifications.status == 1, "\(notifications.out)\(notifications.err)")
         #expect(notifications.out.contains("Ingested 3 notifications: 1 recorded, 1 already recorded, 1 rejected (wrong-audience 1)."), "\(notifications.out)")
         #expect(notifications.err.contains("n2.json: rejected (wrong-audience)"))
 
@@ -31,7 +31,8 @@ struct IngestCommandTests {
 
         let unmatched = try runProduct("handover", ["query", "user", "T.cli", "--ledger", ledger])
         #expect(unmatched.out.contains("B.cli"))
-        #expect(try runProduct("handover", ["verify", "--ledger", ledger]).status == 0)
+        let verified = try runProduct("handover", ["verify", "--ledger", ledger])
+        #expect(verified.status == 0, "\(verified.err)")
     }
 }
 

@@ -55,11 +55,9 @@ struct KeySetTests {
         let before = try f.head
         await #expect(throws: AppleKeySet.Unavailable.self) { _ = try await f.intake.receiveNotification(body) }
         let server = try await RunningHandoverServer(HandoverServer(intake: f.intake, configuration: ServeConfiguration(port: 0), logger: IntakeFixture.quiet))
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
-        let answer = try await http.send(server.baseURL + "/apple/notifications", body: body)
-        #expect(answer.status == 503)
+        let answer = try await withHTTPClient { http in try await http.send(server.baseURL + "/apple/notifications", body: body) }
+        #expect(answer.status == 503, "\(answer.body)")
         #expect(try f.head == before)
-        try await http.shutdown()
         await server.stop()
     }
 

@@ -23,31 +23,31 @@ struct ServerTests {
     func notifications() async throws {
         let f = try await IntakeFixture()
         let server = try await start(f)
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
-        let good = IntakeFixture.body(try IntakeFixture.signed(try f.notificationClaims(type: "email-disabled", jti: "jti-http-1")))
-        let first = try await http.send(server.baseURL + "/apple/notifications", body: good)
-        #expect(first.status == 200 && first.json["status"] as? String == "recorded")
-        let sequence = try #require(first.json["sequence"] as? Int)
-        #expect(try f.ledger.read { try $0.event(UInt64(sequence)) }?.type == .notificationReceived)
-        let again = try await http.send(server.baseURL + "/apple/notifications", body: good)
-        #expect(again.status == 200 && again.json["status"] as? String == "duplicate" && again.json["sequence"] as? Int == sequence)
+        try await withHTTPClient { http in
+            let good = IntakeFixture.body(try IntakeFixture.signed(try f.notificationClaims(type: "email-disabled", jti: "jti-http-1")))
+            let first = try await http.send(server.baseURL + "/apple/notifications", body: good)
+            #expect(first.status == 200 && first.json["status"] as? String == "recorded", "\(first.body)")
+            let sequence = try #require(first.json["sequence"] as? Int)
+            #expect(try f.ledger.read { try $0.event(UInt64(sequence)) }?.type == .notificationReceived)
+            let again = try await http.send(server.baseURL + "/apple/notifications", body: good)
+            #expect(again.status == 200 && again.json["status"] as? String == "duplicate" && again.json["sequence"] as? Int == sequence, "\(again.body)")
 
-        let forged = IntakeFixture.body(try IntakeFixture.token(header: ["alg": "RS256", "kid": TestKeys.minter.keyID], claims: try f.notificationClaims(type: "account-deleted"), key: TestKeys.stranger))
-        let refused = try await http.send(server.baseURL + "/apple/notifications", body: forged)
-        #expect(refused.status == 400 && refused.json["reason"] as? String == "bad-signature")
-        let large = try await http.send(server.baseURL + "/apple/notifications", body: Data(repeating: UInt8(ascii: "a"), count: 200_000))
-        #expect(large.status == 413 && large.json["reason"] as? String == "body-too-large")
+            let forged = IntakeFixture.body(try IntakeFixture.token(header: ["alg": "RS256", "kid": TestKeys.minter.keyID], claims: try f.notificationClaims(type: "account-deleted"), key: TestKeys.stranger))
+            let refused = try await http.send(server.baseURL + "/apple/notifications", body: forged)
+            #expect(refused.status == 400 && refused.json["reason"] as? String == "bad-signature", "\(refused.body)")
+            let large = try await http.send(server.baseURL + "/apple/notifications", body: Data(repeating: UInt8(ascii: "a"), count: 200_000))
+            #expect(large.status == 413 && large.json["reason"] as? String == "body-too-large", "\(large.body)")
 
-        let health = try await http.send(server.baseURL + "/healthz", method: .GET)
-        #expect(health.status == 200 && health.json["status"] as? String == "ok")
-        let metrics = try await http.send(server.baseURL + "/metrics", method: .GET)
-        #expect(metrics.body.contains("handover_events_recorded_total{type=\"notification-received\"} 1\n"))
-        #expect(metrics.body.contains("handover_deliveries_duplicate_total{type=\"notification-received\"} 1\n"))
-        #expect(metrics.body.contains("handover_rejections_total{reason=\"bad-signature\"} 1\n"))
-        #expect(metrics.body.contains("handover_rejections_total{reason=\"body-too-large\"} 1\n"))
-        #expect(metrics.body.contains("handover_append_seconds_count 4\n"))
-        #expect(try f.events(.notificationReceived).count == 1 && f.events(.notificationRejected).count == 2)
-        try await http.shutdown()
+            let health = try await http.send(server.baseURL + "/healthz", method: .GET)
+            #expect(health.status == 200 && health.json["status"] as? String == "ok", "\(health.body)")
+            let metrics = try await http.send(server.baseURL + "/metrics", method: .GET)
+            #expect(metrics.body.contains("handover_events_recorded_total{type=\"notification-received\"} 1\n"))
+            #expect(metrics.body.contains("handover_deliveries_duplicate_total{type=\"notification-received\"} 1\n"))
+            #expect(metrics.body.contains("handover_rejections_total{reason=\"bad-signature\"} 1\n"))
+            #expect(metrics.body.contains("handover_rejections_total{reason=\"body-too-large\"} 1\n"))
+            #expect(metrics.body.contains("handover_append_seconds_count 4\n"))
+            #expect(try f.events(.notificationReceived).count == 1 && f.events(.notificationRejected).count == 2)
+        }
         await server.stop()
     }
 
@@ -56,22 +56,24 @@ struct ServerTests {
         let f = try await IntakeFixture()
         let token = try IntakeFixture.signed(f.identityClaims(sub: "B.http", transferSub: "T.http"))
         let body = try JSONSerialization.data(withJSONObject: ["identity_token": token])
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        try await withHTTPClient { http in
+            let closed = try await start(f)
+            let withoutSecret = try await http.send(closed.baseURL + "/apple/sign-ins", body: body)
+            #expect(withoutSecret.status == 401, "\(withoutSecret.body)")
+            await closed.stop()
 
-        let closed = try await start(f)
-        #expect(try await http.send(closed.baseURL + "/apple/sign-ins", body: body).status == 401)
-        await closed.stop()
-
-        let open = try await start(f, ServeConfiguration(port: 0, signInSecret: try SignInSecret(secret: ServerTests.secret)))
-        let url = open.baseURL + "/apple/sign-ins"
-        #expect(try await http.send(url, body: body).status == 401)
-        #expect(try await http.send(url, body: body, headers: [("Authorization", "Bearer not-the-secret-at-all")]).status == 401)
-        #expect(try f.events(.signInVerified).isEmpty && f.events(.signInRejected).isEmpty)
-        let accepted = try await http.send(url, body: body, headers: [("Authorization", "Bearer " + ServerTests.secret)])
-        #expect(accepted.status == 200 && accepted.json["status"] as? String == "recorded")
-        #expect(try f.user(.transferSub, "T.http")?.recipientSub == "B.http")
-        try await http.shutdown()
-        await open.stop()
+            let open = try await start(f, ServeConfiguration(port: 0, signInSecret: try SignInSecret(secret: ServerTests.secret)))
+            let url = open.baseURL + "/apple/sign-ins"
+            let unauthorized = try await http.send(url, body: body)
+            #expect(unauthorized.status == 401, "\(unauthorized.body)")
+            let wrong = try await http.send(url, body: body, headers: [("Authorization", "Bearer not-the-secret-at-all")])
+            #expect(wrong.status == 401, "\(wrong.body)")
+            #expect(try f.events(.signInVerified).isEmpty && f.events(.signInRejected).isEmpty)
+            let accepted = try await http.send(url, body: body, headers: [("Authorization", "Bearer " + ServerTests.secret)])
+            #expect(accepted.status == 200 && accepted.json["status"] as? String == "recorded", "\(accepted.body)")
+            #expect(try f.user(.transferSub, "T.http")?.recipientSub == "B.http")
+            await open.stop()
+        }
     }
 
     @Test("Plain HTTP only on loopback unless --insecure-http; TLS needs a certificate and a key")
@@ -90,21 +92,16 @@ struct ServerTests {
     func commandRefusesPlainHTTP() throws {
         let dir = TemporaryDirectory()
         let r = try runProduct("handover", ["serve", "--ledger", dir.sub("none"), "--host", "0.0.0.0", "--port", "0"])
-        #expect(r.status == 2)
-        #expect(r.err.contains("--insecure-http"))
+        #expect(r.status == 2, "\(r.err)")
+        #expect(r.err.contains("--insecure-http"), "\(r.err)")
     }
 
     @Test("TLS: a TLS 1.2 client is served; a client offering only TLS 1.1 gets the server's protocol_version alert")
     func tlsVersions() async throws {
         let f = try await IntakeFixture()
         let cert = f.dir.sub("cert.pem"), key = f.dir.sub("key.pem")
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost"]
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        try #require(openssl.terminationStatus == 0)
+        let openssl = try runCommand("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost"])
+        try #require(openssl.status == 0, "\(openssl.err)")
         let server = try await start(f, ServeConfiguration(host: "127.0.0.1", port: 0, tlsCertificate: cert, tlsKey: key))
         let port = try #require(Int(server.baseURL.split(separator: ":").last ?? ""))
 
@@ -114,10 +111,10 @@ struct ServerTests {
         tls12.maximumTLSVersion = .tlsv12
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls12)
         configuration.httpVersion = .http1Only
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let health = try await http.send(server.baseURL + "/healthz", method: .GET)
-        #expect(health.status == 200)
-        try await http.shutdown()
+        let health = try await withHTTPClient(configuration: configuration) { http in
+            try await http.send(server.baseURL + "/healthz", method: .GET)
+        }
+        #expect(health.status == 200, "\(health.body)")
 
         let outcome = try await TLSProbe.handshake(port: port, version: .tlsv11)
         #expect(outcome.contains("ALERT_PROTOCOL_VERSION"), "\(outcome)")

@@ -44,14 +44,15 @@ struct CommandLineRunTests {
         let py = try runPython(script, [token, key])
         #expect(py.status == 0 && py.out.contains("verified 64"), "\(py.err)")
         let tooLong = try runProduct("handover", ["client-secret", "--lifetime", "15777001"] + credentials("AAAA111111", "KEYA111111", key))
-        #expect(tooLong.status == 2 && tooLong.err.contains("15777000"))
+        #expect(tooLong.status == 2 && tooLong.err.contains("15777000"), "\(tooLong.err)")
     }
 
     @Test("bad input files get line-numbered errors, exit 2, and nothing is recorded or written")
     func badInput() async throws {
         let key = try register("AAAA111111", "KEYA111111")
         let ledger = dir.sub("a")
-        #expect(try runProduct("handover", ["init", "--ledger", ledger, "--team-id", "AAAA111111", "--client-id", "com.example.app", "--role", "sender"]).status == 0)
+        let created = try runProduct("handover", ["init", "--ledger", ledger, "--team-id", "AAAA111111", "--client-id", "com.example.app", "--role", "sender"])
+        #expect(created.status == 0, "\(created.err)")
         let before = try Data(contentsOf: URL(fileURLWithPath: ledger + "/data.mdb"))
         let cases: [(String, String, String)] = [
             ("account_id,user\nacct-1,000.a.1\n", "line 1: has no \"sub\" column", "missing column"),
@@ -92,7 +93,8 @@ struct CommandLineRunTests {
         defer { server.stop() }
         let a = dir.sub("a"), b = dir.sub("b")
         for (ledger, team, role) in [(a, "AAAA111111", "sender"), (b, "BBBB222222", "recipient")] {
-            #expect(try runProduct("handover", ["init", "--ledger", ledger, "--team-id", team, "--client-id", "com.example.app", "--role", role]).status == 0)
+            let created = try runProduct("handover", ["init", "--ledger", ledger, "--team-id", team, "--client-id", "com.example.app", "--role", role])
+            #expect(created.status == 0, "\(created.err)")
         }
         let longest = String(repeating: "7", count: 400)
         for (ledger, column, flag, team, key, path) in [(a, "sub", "--users", "AAAA111111", "KEYA111111", keyA), (b, "transfer_sub", "--transfers", "BBBB222222", "KEYB222222", keyB)] {
@@ -128,7 +130,8 @@ struct CommandLineRunTests {
         defer { server.stop() }
         let url = server.baseURL
         let ledger = dir.sub("a")
-        #expect(try runProduct("handover", ["init", "--ledger", ledger, "--team-id", "AAAA111111", "--client-id", "com.example.app", "--role", "sender"]).status == 0)
+        let created = try runProduct("handover", ["init", "--ledger", ledger, "--team-id", "AAAA111111", "--client-id", "com.example.app", "--role", "sender"])
+        #expect(created.status == 0, "\(created.err)")
         let users = dir.sub("users.csv")
         try Data("sub\n000.a.1\n000.b.2\n".utf8).write(to: URL(fileURLWithPath: users))
         let r = try runProduct("handover", ["generate", "--ledger", ledger, "--users", users, "--target", "BBBB222222", "--out", dir.sub("out.csv"),

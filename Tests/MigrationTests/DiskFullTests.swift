@@ -38,7 +38,8 @@ struct DiskFullTests {
         try #require(DiskFullTests.run("/bin/mount", ["-t", "tmpfs", "-o", "size=24m", "tmpfs", mountPoint]))
         defer { DiskFullTests.run("/bin/umount", ["-l", mountPoint]) }
         let ledger = mountPoint + "/b"
-        #expect(try runProduct("handover", ["init", "--ledger", ledger, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient"]).status == 0)
+        let created = try runProduct("handover", ["init", "--ledger", ledger, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient"])
+        #expect(created.status == 0, "\(created.err)")
         // Leave about 1.5 MB.
         let filler = mountPoint + "/filler"
         let free = try #require(DiskSpace(at: mountPoint)).available
@@ -47,52 +48,55 @@ struct DiskFullTests {
         let serve = try ServerProcess(["serve", "--ledger", ledger, "--port", "0", "--jwks-url", teams.standIn.baseURL + "/auth/keys"])
         let minter = try TokenMinter(key: try SimulatorDirectory(path: teams.apple).signingKey())
         let now = Int64(Date().timeIntervalSince1970)
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
-        func post(_ i: Int) async throws -> (status: Int, body: String) {
-            var request = HTTPClientRequest(url: serve.baseURL + "/apple/notifications")
-            request.method = .POST
-            request.body = .bytes(ByteBuffer(string: try minter.notification(audience: "com.example.app", type: "email-enabled", sub: "B.full.\(i)",
-                                                                             email: "full-\(i)@privaterelay.appleid.com", eventTime: now, jti: "full-\(i)")))
-            let response = try await http.execute(request, timeout: .seconds(60))
-            return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 16)))
-        }
+        let acknowledged: [String] = try await withHTTPClient { http in
+            func post(_ i: Int) async throws -> (status: Int, body: String) {
+                var request = HTTPClientRequest(url: serve.baseURL + "/apple/notifications")
+                request.method = .POST
+                request.body = .bytes(ByteBuffer(string: try minter.notification(audience: "com.example.app", type: "email-enabled", sub: "B.full.\(i)",
+                                                                                 email: "full-\(i)@privaterelay.appleid.com", eventTime: now, jti: "full-\(i)")))
+                let response = try await http.execute(request, timeout: .seconds(60))
+                return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 16)))
+            }
 
-        let exchange = Process()
-        exchange.executableURL = URL(fileURLWithPath: productPath("handover"))
-        exchange.arguments = ["exchange", "--ledger", ledger, "--transfers", teams.handoff, "--out", teams.dir.sub("out.csv"), "--concurrency", "8"]
-            + teams.credentials("BBBB222222", "KEYB222222")
-        let exchangeErrors = Pipe()
-        exchange.standardOutput = FileHandle.nullDevice
-        exchange.standardError = exchangeErrors
-        try exchange.run()
+            let exchange = Process()
+            exchange.executableURL = URL(fileURLWithPath: productPath("handover"))
+            exchange.arguments = ["exchange", "--ledger", ledger, "--transfers", teams.handoff, "--out", teams.dir.sub("out.csv"), "--concurrency", "8"]
+                + teams.credentials("BBBB222222", "KEYB222222")
+            let exchangeErrors = Pipe()
+            exchange.standardOutput = FileHandle.nullDevice
+            exchange.standardError = exchangeErrors
+            try exchange.run()
 
-        var acknowledged: [String] = [], refusedFull: [String] = []
-        var i = 0
-        while refusedFull.count < 20 || exchange.isRunning, i < 20_000 {
-            let answer = try await post(i)
-            if answer.status == 200 { acknowledged.append("full-\(i)") } else if answer.status == 503 { refusedFull.append(answer.body) }
-            i += 1
-        }
-        let exchangeMessage = String(decoding: exchangeErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        exchange.waitUntilExit()
-        #expect(exchange.terminationStatus == 1, "\(exchangeMessage)")
-        #expect(exchangeMessage.contains("is full (") && exchangeMessage.contains("Everything already acknowledged is safe"), "\(exchangeMessage)")
-        #expect(!refusedFull.isEmpty && refusedFull.allSatisfy { $0.contains("\"error\":\"disk-full\"") && $0.contains("is full (") }, "\(refusedFull.prefix(2))")
-        let unhealthy = try await http.execute(HTTPClientRequest(url: serve.baseURL + "/healthz"), timeout: .seconds(10))
-        let unhealthyBody = String(buffer: try await unhealthy.body.collect(upTo: 1 << 16))
-        #expect(unhealthy.status.code == 503 && unhealthyBody.contains("disk-full"), "\(unhealthyBody)")
+            var acknowledged: [String] = [], refusedFull: [String] = []
+            var i = 0
+            while refusedFull.count < 20 || exchange.isRunning, i < 20_000 {
+                let answer = try await post(i)
+                if answer.status == 200 { acknowledged.append("full-\(i)") } else if answer.status == 503 { refusedFull.append(answer.body) }
+                i += 1
+            }
+            let exchangeMessage = String(decoding: exchangeErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            exchange.waitUntilExit()
+            #expect(exchange.terminationStatus == 1, "\(exchangeMessage)")
+            #expect(exchangeMessage.contains("is full (") && exchangeMessage.contains("Everything already acknowledged is safe"), "\(exchangeMessage)")
+            #expect(!refusedFull.isEmpty && refusedFull.allSatisfy { $0.contains("\"error\":\"disk-full\"") && $0.contains("is full (") }, "\(refusedFull.prefix(2))")
+            let unhealthy = try await http.execute(HTTPClientRequest(url: serve.baseURL + "/healthz"), timeout: .seconds(10))
+            let unhealthyBody = String(buffer: try await unhealthy.body.collect(upTo: 1 << 16))
+            #expect(unhealthy.status.code == 503 && unhealthyBody.contains("disk-full"), "\(unhealthyBody)")
 
-        // Space freed: the same serve process records again, without a restart.
-        try FileManager.default.removeItem(atPath: filler)
-        for j in 0..<20 {
-            let answer = try await post(100_000 + j)
-            #expect(answer.status == 200, "\(answer.body)")
-            if answer.status == 200 { acknowledged.append("full-\(100_000 + j)") }
+            // Space freed: the same serve process records again, without a restart.
+            try FileManager.default.removeItem(atPath: filler)
+            for j in 0..<20 {
+                let answer = try await post(100_000 + j)
+                #expect(answer.status == 200, "\(answer.body)")
+                if answer.status == 200 { acknowledged.append("full-\(100_000 + j)") }
+            }
+            let healthy = try await http.execute(HTTPClientRequest(url: serve.baseURL + "/healthz"), timeout: .seconds(10))
+            let healthyBody = String(buffer: try await healthy.body.collect(upTo: 1 << 16))
+            #expect(healthy.status.code == 200, "\(healthyBody)")
+            return acknowledged
         }
-        let healthy = try await http.execute(HTTPClientRequest(url: serve.baseURL + "/healthz"), timeout: .seconds(10))
-        #expect(healthy.status.code == 200)
-        try await http.shutdown()
-        #expect(serve.stop() == 0)
+        let stopped = serve.finish()
+        #expect(stopped.status == 0, "\(stopped.err)")
 
         // The exchange resumes and completes.
         let resumed = try runProduct("handover", ["exchange", "--ledger", ledger, "--transfers", teams.handoff, "--out", teams.dir.sub("out.csv"), "--concurrency", "8"]

@@ -15,20 +15,21 @@ struct ExchangeCrashTests {
         let b = teams.recipient, output = teams.output
 
         var generator = SystemRandomNumberGenerator()
-        var kills = 0, rounds = 0, finished = false
+        var kills = 0, rounds = 0, finished = false, lastErrors = ""
         while !finished, rounds < 60 {
             rounds += 1
             let process = try teams.startExchange(concurrency: 4)
             if kills < 10 {
                 // A blocking sleep: the kill's timing must not depend on this process's busy task pool.
                 usleep(UInt32.random(in: 150_000...600_000, using: &generator))
-                kill(process.processIdentifier, SIGKILL)
+                process.signal(SIGKILL)
             }
-            process.waitUntilExit()
-            if process.terminationReason == .uncaughtSignal { kills += 1 } else { finished = process.terminationStatus == 0 }
+            let ended = process.wait()
+            if ended.signalled { kills += 1 } else { finished = ended.status == 0 }
+            lastErrors = ended.err
         }
         #expect(kills >= 10)
-        #expect(finished, "the exchange completed after \(rounds) rounds")
+        #expect(finished, "the exchange completed after \(rounds) rounds: \(lastErrors)")
 
         let ledger = try Ledger.open(at: b)
         defer { ledger.close() }
@@ -62,6 +63,7 @@ struct ExchangeCrashTests {
         let last = try #require(started.last.flatMap { finishedRuns[$0.actor.runID ?? ""] })
         guard case .runFinished(let body) = last.body else { Issue.record("not a run-finished event"); return }
         #expect(body.exitStatus == 0)
-        #expect(try runProduct("handover", ["verify", "--ledger", b]).status == 0)
+        let verified = try runProduct("handover", ["verify", "--ledger", b])
+        #expect(verified.status == 0, "\(verified.err)")
     }
 }

@@ -90,9 +90,9 @@ struct FollowExportTests {
         #expect(second.status == 1 && second.err.contains("another exporter") && second.err.contains("still did after 1 s"), "\(second.status): \(second.err)")
 
         let exchange = try teams.startExchange(concurrency: 32)
-        exchange.waitUntilExit()
+        let exchangeRun = exchange.wait()
         let ended = Date()
-        try #require(exchange.terminationStatus == 0)
+        try #require(exchangeRun.status == 0, "\(exchangeRun.err)")
         let ledger = try Ledger.open(at: teams.recipient)
         let exchanged = try ledger.read { view in try view.sequences(of: .transferIDExchanged).count }
         ledger.close()

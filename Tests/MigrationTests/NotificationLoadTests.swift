@@ -42,30 +42,30 @@ struct NotificationLoadTests {
 
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: NotificationLoadTests.connections)
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let url = serve.baseURL + "/apple/notifications"
-        let acknowledged: [String] = try await withThrowingTaskGroup(of: [String].self) { group in
-            for worker in 0..<NotificationLoadTests.connections {
-                group.addTask {
-                    var acked: [String] = []
-                    for i in stride(from: worker, to: bodies.count, by: NotificationLoadTests.connections) {
-                        for _ in 0..<(i % 10 == 0 ? 2 : 1) {
-                            var request = HTTPClientRequest(url: url)
-                            request.method = .POST
-                            request.body = .bytes(ByteBuffer(string: bodies[i].body))
-                            let response = try await http.execute(request, timeout: .seconds(60))
-                            _ = try await response.body.collect(upTo: 1 << 16)
-                            if response.status == .ok { acked.append(bodies[i].jti) }
+        let acknowledged: [String] = try await withHTTPClient(configuration: configuration) { http in
+            try await withThrowingTaskGroup(of: [String].self) { group in
+                for worker in 0..<NotificationLoadTests.connections {
+                    group.addTask {
+                        var acked: [String] = []
+                        for i in stride(from: worker, to: bodies.count, by: NotificationLoadTests.connections) {
+                            for _ in 0..<(i % 10 == 0 ? 2 : 1) {
+                                var request = HTTPClientRequest(url: url)
+                                request.method = .POST
+                                request.body = .bytes(ByteBuffer(string: bodies[i].body))
+                                let response = try await http.execute(request, timeout: .seconds(60))
+                                _ = try await response.body.collect(upTo: 1 << 16)
+                                if response.status == .ok { acked.append(bodies[i].jti) }
+                            }
                         }
+                        return acked
                     }
-                    return acked
                 }
+                return try await group.reduce(into: []) { $0 += $1 }
             }
-            return try await group.reduce(into: []) { $0 += $1 }
         }
-        try await http.shutdown()
-        exchange.waitUntilExit()
-        #expect(exchange.terminationStatus == 0)
+        let exchangeRun = exchange.wait()
+        #expect(exchangeRun.status == 0, "\(exchangeRun.err)")
         #expect(serve.stop() == 0, "serve exits 0 on SIGTERM")
 
         let distinctAcked = Set(acknowledged)

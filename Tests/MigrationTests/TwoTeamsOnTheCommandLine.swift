@@ -41,15 +41,10 @@ struct TwoTeamsOnTheCommandLine {
         ["--team-id", team, "--client-id", "com.example.app", "--key-id", key, "--private-key", apple + "/keys/AuthKey_\(key).p8", "--apple-base-url", standIn.baseURL]
     }
 
-    /// Starts team B's `handover exchange` of the handoff file at `concurrency`, output discarded.
-    func startExchange(concurrency: Int) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: productPath("handover"))
-        process.arguments = ["exchange", "--ledger", recipient, "--transfers", handoff, "--out", output, "--concurrency", String(concurrency)]
-            + credentials("BBBB222222", "KEYB222222")
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+    /// Starts team B's `handover exchange` of the handoff file at `concurrency`, its output kept
+    /// for a failed expectation to show.
+    func startExchange(concurrency: Int) throws -> RunningProduct {
+        try RunningProduct("handover", ["exchange", "--ledger", recipient, "--transfers", handoff, "--out", output, "--concurrency", String(concurrency)]
+            + credentials("BBBB222222", "KEYB222222"))
     }
 }
