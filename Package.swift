@@ -165,6 +165,14 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "AppleIDTests",
+            dependencies: [
+                "AppleID",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
             name: "MigrationTests",
             dependencies: [
                 "AppleID", "AppleSimulator", "Intake", "Migration", "Ledger", "Projections", "TestSupport",
