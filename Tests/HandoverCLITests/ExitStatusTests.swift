@@ -23,11 +23,11 @@ struct ExitStatusTests {
 
     @Test("usage errors exit 2 with one prefix, ArgumentParser's own included; help exits 0")
     func usageAndHelp() throws {
-        let unknown = try runProduct("handover", ["query", "state", "--no-such-flag"])
+        let unknown = try handover(["query", "state", "--no-such-flag"])
         #expect(unknown.status == ExitStatus.usage.rawValue && unknown.err.hasPrefix("error: "), "exit \(unknown.status)\n\(unknown.err)")
-        let missing = try runProduct("handover", ["query", "state", "--ledger", "/nonexistent/ledger"])
+        let missing = try handover(["query", "state", "--ledger", "/nonexistent/ledger"])
         #expect(missing.status == ExitStatus.usage.rawValue && missing.err.hasPrefix("error: "), "exit \(missing.status)\n\(missing.err)")
-        let help = try runProduct("handover", ["--help"])
+        let help = try handover(["--help"])
         #expect(help.status == 0 && help.out.contains("143 a run interrupted by SIGTERM"), "exit \(help.status)\n\(help.err)")
     }
 }
