@@ -51,7 +51,7 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The message, then the underlying error's own description when there is one.
-    public var description: String { underlying.map { "\(message): \($0)" } ?? message }
+    public var description: String { underlying.map { "\(message): \(ErrorText.describing($0))" } ?? message }
 }
 
 extension LedgerError {

@@ -77,6 +77,4 @@ struct CLIExit: Error {
     }
 
     static func usage(_ message: String) -> CLIExit { CLIExit(.usage, message) }
-    static func failed(_ message: String?) -> CLIExit { CLIExit(.failed, message) }
-    static func integrity(_ message: String) -> CLIExit { CLIExit(.integrity, message) }
 }

@@ -38,16 +38,7 @@ struct EvidenceCommand: ParsableCommand {
             let (ledger, projection) = try ledgerOptions.open(.readOnly)
             defer { ledger.close() }
             let given = try checkpoint.map(EvidenceOptions.readCheckpoint)
-            let summary: EvidenceBundle.Summary
-            do {
-                summary = try EvidenceBundle.write(subject: subject, ledger: ledger, projection: projection, checkpoint: given, reveal: reveal, to: out)
-            } catch let failure as EvidenceBundle.Failure {
-                switch failure.kind {
-                case .noUser: throw CLIExit(.failed, failure.description)
-                case .noCheckpoint, .targetExists: throw CLIExit.usage(failure.description)
-                case .doesNotHold: throw CLIExit(.integrity, failure.description)
-                }
-            }
+            let summary = try EvidenceBundle.write(subject: subject, ledger: ledger, projection: projection, checkpoint: given, reveal: reveal, to: out)
             Console.out("Wrote \(summary.sequences.count) events about \(subject) to \(out), each proved against the checkpoint of \(summary.checkpoint.treeSize) events of \(summary.checkpoint.origin).")
             if reveal, ledger.sealer.keyStore == nil { Console.out("No key store here: revealed/ holds the events with sealed values as null.") }
             Console.out("Check it without Handover as \(out)/VERIFY.md says, or with: handover evidence verify \(out)")

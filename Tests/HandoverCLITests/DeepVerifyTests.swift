@@ -129,16 +129,17 @@ struct DeepVerifyTests {
             let r = try handover(command + ["--ledger", users])
             #expect(r.status == 4 && r.err.hasPrefix("error: ") && r.err.contains("unknown record version"), "\(command.joined(separator: " ")): exit \(r.status)\n\(r.err)")
         }
-        // One event's JSON no longer an object: the chain breaks too, and every reader of it says so.
+        // One event's JSON no longer an object: the readers that decode it (not verify, which
+        // finds the chain broken first) exit 4 naming the event.
         let events = try tampered(ledger, "events") { txn in
             let db = try txn.openDatabase("log", create: false)
             var (key, value) = try firstEntry(txn, db)
             value[32] = UInt8(ascii: "[")
             try txn.put(db, key: key, value: value)
         }
-        for command in [["query", "events"], ["export", "--format", "jsonl", "--out", dir.sub("events.jsonl")], ["verify"]] {
+        for command in [["query", "events"], ["query", "user", identifier], ["export", "--format", "jsonl", "--out", dir.sub("events.jsonl")]] {
             let r = try handover(command + ["--ledger", events])
-            #expect(r.status == 4 && (r.err.contains("event 1:") || r.err.contains("at sequence 1:")), "\(command.joined(separator: " ")): exit \(r.status)\n\(r.err)")
+            #expect(r.status == 4 && r.err.contains("event 1:"), "\(command.joined(separator: " ")): exit \(r.status)\n\(r.err)")
         }
     }
 }

@@ -83,15 +83,20 @@ public final class KeyStore: Sendable {
             environment = try Environment(path: directory, options: options)
             subjects = try environment.database("subjects")
             legacyKeys = try environment.database("keys")
-            // A store of layout 1 has neither yet (not found is expected): its keys are read from `keys`.
-            slots = try? environment.database("slots")
-            meta = try? environment.database("meta")
+            // A store of layout 1 has neither yet: its keys are read from `keys`.
+            slots = try Self.databaseIfPresent("slots", in: environment)
+            meta = try Self.databaseIfPresent("meta", in: environment)
         } catch {
             slotFile.close()
             throw error
         }
         self.slotFile = slotFile
         movedLegacyKeys = false
+    }
+
+    /// The database `name` of a read-only store, or nil when the store has none.
+    private static func databaseIfPresent(_ name: String, in environment: Environment) throws -> Database? {
+        do { return try environment.database(name) } catch let error as LMDBError where error.code == .notFound { return nil }
     }
 
     deinit {

@@ -146,7 +146,7 @@ public final class Ledger: Sendable {
         do {
             environment = try Environment(path: directory, options: Environment.Options(mapSize: options.mapSize, readOnly: readOnly))
         } catch let error as LMDBError where error.code == .busy {
-            throw LedgerError(.readOnly, "\(directory) cannot be read safely by this user: \(error.operation). Read a copy, or run as a user who may write \(directory)/lock.mdb", underlying: error)
+            throw LedgerError(.readOnly, "\(directory) cannot be read safely by this user (read a copy, or run as a user who may write \(directory)/lock.mdb)", underlying: error)
         } catch let error as LMDBError where !readOnly && [EACCES, EROFS].contains(error.code.rawValue) {
             throw LedgerError(.readOnly, "\(directory) cannot be written by this user; the commands that only read (verify, query, report, export, prove, backup) work on it, this one writes", underlying: error)
         } catch let error as LMDBError {

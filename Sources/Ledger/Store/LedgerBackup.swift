@@ -27,7 +27,10 @@ public enum LedgerBackup {
         let fm = FileManager.default
         let target = (target as NSString).standardizingPath
         if fm.fileExists(atPath: target) {
-            let contents = try fm.contentsOfDirectory(atPath: target)
+            let contents: [String]
+            do { contents = try fm.contentsOfDirectory(atPath: target) } catch {
+                throw LedgerError(.ledgerExists, "\(target) exists and is not a directory this user can read; a backup goes to a new directory", underlying: error)
+            }
             guard contents.isEmpty else { throw LedgerError(.ledgerExists, "\(target) exists and is not empty; a backup goes to a new directory") }
             try fm.removeItem(atPath: target)
         }

@@ -99,3 +99,15 @@ public enum EvidenceBundle {
         }
     }
 }
+
+extension EvidenceBundle.Failure: ExitStatusDeciding {
+    /// No such user: failed (nothing found); no checkpoint or a target that exists: usage; a
+    /// proof that does not lead to the checkpoint: integrity.
+    public var exitStatus: ExitStatus {
+        switch kind {
+        case .noUser: .failed
+        case .noCheckpoint, .targetExists: .usage
+        case .doesNotHold: .integrity
+        }
+    }
+}

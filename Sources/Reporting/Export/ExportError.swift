@@ -60,7 +60,7 @@ public struct ExportError: Error, Sendable, CustomStringConvertible {
     /// already say it.
     public var description: String {
         guard let underlying, !messageDescribesUnderlying else { return message }
-        return "\(message): \(underlying)"
+        return "\(message): \(ErrorText.describing(underlying))"
     }
 }
 

@@ -53,7 +53,7 @@ struct FileExport {
             }
             previous = UInt64(fields["last_sequence"]?.intValue ?? 0)
             eventsLength = UInt64(fields["events_bytes"]?.intValue ?? 0)
-        } else if fm.fileExists(atPath: directory), try !fm.contentsOfDirectory(atPath: directory).isEmpty {
+        } else if fm.fileExists(atPath: directory), try !contents(of: directory).isEmpty {
             throw ExportError(.outputExists, "\(directory) exists and is not an export directory; choose a new or empty path")
         }
         do { try fm.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
@@ -112,6 +112,13 @@ struct FileExport {
         let manifest: JSONValue = .object(fields)
         try AtomicFile.write(manifest.canonicalBytes + [0x0A], to: manifestPath, mode: nil)
         return summary
+    }
+
+    /// The names in `directory`, which must be a directory this user can read.
+    private func contents(of directory: String) throws -> [String] {
+        do { return try FileManager.default.contentsOfDirectory(atPath: directory) } catch {
+            throw ExportError(.io, "\(directory) exists and is not a directory this user can read; choose a new or empty directory", underlying: error)
+        }
     }
 
     private func header(_ columns: [String]) -> [UInt8] {

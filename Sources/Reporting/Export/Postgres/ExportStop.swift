@@ -18,7 +18,7 @@ public final class ExportStop: Sendable {
         let deadline = ContinuousClock.now + duration
         while !isRequested && ContinuousClock.now < deadline {
             // Cancellation is expected: the wait ends on it.
-            try? await Task.sleep(for: min(.milliseconds(50), deadline - ContinuousClock.now))
+            guard (try? await Task.sleep(for: min(.milliseconds(50), deadline - ContinuousClock.now))) != nil else { return }
         }
     }
 }
