@@ -137,7 +137,7 @@ struct DeepVerifyTests {
             value[32] = UInt8(ascii: "[")
             try txn.put(db, key: key, value: value)
         }
-        for command in [["query", "events"], ["query", "user", identifier], ["export", "--format", "jsonl", "--out", dir.sub("events.jsonl")]] {
+        for command in [["query", "events"], ["export", "--format", "jsonl", "--out", dir.sub("events.jsonl")], ["export", "--format", "csv", "--out", dir.sub("events.csv")]] {
             let r = try handover(command + ["--ledger", events])
             #expect(r.status == 4 && r.err.contains("event 1:"), "\(command.joined(separator: " ")): exit \(r.status)\n\(r.err)")
         }
