@@ -25,16 +25,13 @@ struct MetricsTests {
         let f = try await IntakeFixture()
         let configuration = ServeConfiguration(port: 0, signInSecret: try SignInSecret(secret: ServerTests.secret), rejectionBudget: 2)
         let server = try await RunningHandoverServer(HandoverServer(intake: f.intake, configuration: configuration, logger: IntakeFixture.quiet))
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
         let metrics: String
         do {
-            metrics = try await exercise(f, server, http)
+            metrics = try await withHTTPClient { http in try await exercise(f, server, http) }
         } catch {
-            try? await http.shutdown()
             await server.stop()
             throw error
         }
-        try await http.shutdown()
         await server.stop()
 
         let file = f.dir.sub("metrics.txt")
