@@ -33,13 +33,16 @@ enum UserStateCodec {
         try c.u64(&u.key)
         try c.u64(&u.firstSequence)
         try c.u64(&u.lastSequence)
+        // A field stored in another form than the state's is converted back only when reading.
         var status = u.status.rawValue
         try c.u8(&status)
-        guard let decodedStatus = UserStatus(rawValue: status) else { throw LedgerError(.malformedRecord, "users: bad status") }
-        u.status = decodedStatus
+        if Coder.isReading {
+            guard let decodedStatus = UserStatus(rawValue: status) else { throw LedgerError(.malformedRecord, "users: bad status") }
+            u.status = decodedStatus
+        }
         var via = u.migratedVia?.rawValue ?? 0
         try c.u8(&via)
-        u.migratedVia = MigrationPath(rawValue: via)
+        if Coder.isReading { u.migratedVia = MigrationPath(rawValue: via) }
         try c.u32(&u.attempts)
         try c.u32(&u.notifications)
         try c.tristate(&u.isPrivateEmail)
@@ -51,16 +54,18 @@ enum UserStateCodec {
         try c.optionalString(&u.targetTeam)
         var errorClass = u.lastErrorClass?.rawValue
         try c.optionalString(&errorClass)
-        u.lastErrorClass = try errorClass.map { name in
-            guard let kind = Failure.Kind(rawValue: name) else { throw LedgerError(.malformedRecord, "users: unknown failure class") }
-            return kind
+        if Coder.isReading {
+            u.lastErrorClass = try errorClass.map { name in
+                guard let kind = Failure.Kind(rawValue: name) else { throw LedgerError(.malformedRecord, "users: unknown failure class") }
+                return kind
+            }
         }
         try c.optionalString(&u.lastError)
         // The sealed email: key ID, then the sealed bytes; both or neither.
         var keyID = u.email?.keyID, combined = u.email?.combined
         try c.optionalString(&keyID)
         try c.optionalString(&combined)
-        if let keyID, let combined { u.email = SealedValue(keyID: keyID, combined: combined) } else { u.email = nil }
+        if Coder.isReading { u.email = keyID.flatMap { keyID in combined.map { SealedValue(keyID: keyID, combined: $0) } } }
         try c.optionalTime(&u.migratedAt)
         try c.optionalTime(&u.consentRevokedAt)
         try c.optionalTime(&u.accountDeletedAt)
@@ -74,6 +79,8 @@ enum UserStateCodec {
 /// What ``UserStateCodec``'s layout is run with: a writer, which writes each value, or a
 /// reader, which reads each value into its place.
 protocol FieldCoder {
+    /// Whether the coder reads values into the state (else it writes them from it).
+    static var isReading: Bool { get }
     mutating func u8(_ v: inout UInt8) throws
     mutating func u32(_ v: inout Int) throws
     mutating func u64(_ v: inout UInt64) throws
@@ -86,6 +93,7 @@ protocol FieldCoder {
 }
 
 extension BinaryWriter: FieldCoder {
+    static var isReading: Bool { false }
     mutating func u8(_ v: inout UInt8) { bytes.append(v) }
     mutating func u32(_ v: inout Int) { u32(UInt32(clamping: v)) }
     mutating func u64(_ v: inout UInt64) { u64(v) }
@@ -96,6 +104,7 @@ extension BinaryWriter: FieldCoder {
 }
 
 extension BinaryReader: FieldCoder {
+    static var isReading: Bool { true }
     mutating func u8(_ v: inout UInt8) throws { v = try u8() }
     mutating func u32(_ v: inout Int) throws { v = Int(try u32()) }
     mutating func u64(_ v: inout UInt64) throws { v = try u64() }
