@@ -10,7 +10,8 @@ struct UserFold<Store: ProjectionStore> {
     func fold(_ event: RecordedEvent) throws {
         let time = event.effectiveTime
         switch event.body {
-        case .ledgerCreated, .runStarted, .runFinished, .accessTokenIssued, .accessTokenFailed, .signInRejected, .notificationRejected, .rejectionsSummarized:
+        case .ledgerCreated, .runStarted, .runFinished, .accessTokenIssued, .accessTokenFailed, .signInRejected, .notificationRejected, .rejectionsSummarized,
+             .handoffIssued, .handoffReceived, .handoffRefused, .handoffAcknowledged:
             break
         case .transferAccepted(let accepted):
             try store.setWindow(TransferWindow(acceptedAt: accepted.acceptedAt, windowDays: accepted.windowDays, sequence: event.sequence))

@@ -36,8 +36,10 @@ struct RunOptions: ParsableArguments {
 
 /// Runs a job, prints warnings, the progress line on a terminal and the summary; exits with
 /// the run's exit status (README.md, "Migrating: both teams' workflow": 0, 1, 3, 130 or 143).
-func runMigration(_ kind: MigrationJob.Kind, input: String, ledger: LedgerOptions, apple: AppleOptions, run: RunOptions) async throws {
+func runMigration(_ kind: MigrationJob.Kind, input: String, ledger: LedgerOptions, apple: AppleOptions, run: RunOptions,
+                  configure: (inout MigrationJob) throws -> Void = { _ in }) async throws {
     var job = MigrationJob(kind: kind, ledgerDirectory: ledger.directory, inputPath: input, credentials: try apple.credentials(), endpoints: apple.endpoints)
+    try configure(&job)
     job.options.concurrency = run.concurrency
     job.options.retryFailed = run.retryFailed
     job.options.dryRun = run.dryRun
@@ -59,6 +61,8 @@ func runMigration(_ kind: MigrationJob.Kind, input: String, ledger: LedgerOption
         throw CLIExit.usage("the input file has problems; nothing was recorded or written:\n" + problems.description)
     } catch let refused as RunRefused {
         throw CLIExit.usage("refused before calling Apple: " + refused.description)
+    } catch let refusal as HandoffRefusal {
+        throw CLIExit.usage("handoff package refused (\(refusal.reason)), recorded as \"handoff refused\"; nothing was sent to Apple: \(refusal.detail)")
     } catch let error as AppleIDError where error.code == .invalidConfiguration {
         throw CLIExit.usage(error.message)
     }
@@ -88,15 +92,21 @@ struct GenerateCommand: AsyncParsableCommand {
 struct ExchangeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "exchange", abstract: "Team B: exchange transfer identifiers for your team's identifiers and emails.",
-        discussion: "Reads a CSV with a header naming `transfer_sub` (required) and `account_id`; writes account_id,transfer_sub,sub,email,is_private_email. Users already exchanged are skipped; the output is rewritten from the ledger.")
+        discussion: "Reads team A's signed handoff package (checked with --sender-key before any call to Apple; a package that fails is refused with exit 2) or a bare CSV with a header naming `transfer_sub` (required) and `account_id` (recorded as unsigned); writes account_id,transfer_sub,sub,email,is_private_email. Users already exchanged are skipped; the output is rewritten from the ledger. For a package, a receipt for team A is written (see --receipt).")
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @OptionGroup var apple: AppleOptions
-    @Option(help: ArgumentHelp("The handoff CSV from team A (columns transfer_sub, account_id).", valueName: "file")) var transfers: String
+    @Option(help: ArgumentHelp("Team A's handoff package (a directory from `handover handoff issue`), or a bare CSV (columns transfer_sub, account_id).", valueName: "path")) var transfers: String
+    @Option(name: .customLong("sender-key"), help: ArgumentHelp("Team A's verifier key, pinned out of band; required for a package.", valueName: "file")) var senderKey: String?
+    @Option(help: ArgumentHelp("Where to write the receipt for team A (default: receipt-NNNN beside --out).", valueName: "dir")) var receipt: String?
     @OptionGroup var run: RunOptions
 
     func run() async throws {
-        try await runMigration(.exchange, input: transfers, ledger: ledgerOptions, apple: apple, run: run)
+        let key = try senderKey.map { try pinnedKey($0, option: "--sender-key") }
+        try await runMigration(.exchange, input: transfers, ledger: ledgerOptions, apple: apple, run: run) { job in
+            job.senderKey = key
+            job.receiptPath = receipt
+        }
     }
 }
 

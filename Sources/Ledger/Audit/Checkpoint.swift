@@ -77,6 +77,16 @@ public struct Checkpoint: Equatable, Sendable {
         signature = Array(blob.dropFirst(4))
     }
 
+    /// The checkpoint in a note that may carry further signature lines (cosignatures): its
+    /// text and the line signed under its origin; checks the form, not the signature.
+    public init(note: SignedNote) throws {
+        let origin = note.text.prefix { $0 != "\n" }
+        guard let own = note.signatures.first(where: { $0.name == origin }) else {
+            throw LedgerError(.malformedRecord, "not a Handover checkpoint: no signature line under its origin \"\(InertText.forScreen(String(origin)))\"")
+        }
+        try self.init(parsing: note.text + "\n" + own.line)
+    }
+
     /// Whether the signature is `publicKey`'s, over this body, under this origin's key ID.
     public func isSigned(by publicKey: [UInt8]) -> Bool {
         // A key that is not an Ed25519 point verifies nothing: the answer is no.
@@ -85,9 +95,14 @@ public struct Checkpoint: Equatable, Sendable {
         return key.isValidSignature(signature, for: Array(body.utf8))
     }
 
-    /// The signed-note key ID: the first 4 bytes of SHA-256(name ‖ "\n" ‖ 0x01 ‖ public key).
+    /// The signed-note key ID of an Ed25519 key: the first 4 bytes of SHA-256(name ‖ "\n" ‖ 0x01 ‖ public key).
     public static func keyID(name: String, publicKey: [UInt8]) -> [UInt8] {
-        Array(SHA256.hash(data: Array(name.utf8) + [0x0A, 0x01] + publicKey).prefix(4))
+        keyID(name: name, signatureType: 0x01, publicKey: publicKey)
+    }
+
+    /// The signed-note key ID of a key used as `signatureType` (0x01 Ed25519, 0x04 Ed25519 cosignature).
+    public static func keyID(name: String, signatureType: UInt8, publicKey: [UInt8]) -> [UInt8] {
+        Array(SHA256.hash(data: Array(name.utf8) + [0x0A, signatureType] + publicKey).prefix(4))
     }
 
     /// The signed-note verifier key: `name+<key ID hex>+<base64(0x01 ‖ public key)>`.

@@ -16,6 +16,10 @@ public enum EventBody: Hashable, Sendable {
     case notificationRejected(TokenRejected)
     case userErased(UserErased)
     case rejectionsSummarized(RejectionsSummarized)
+    case handoffIssued(HandoffIssued)
+    case handoffReceived(HandoffReceived)
+    case handoffRefused(HandoffRefused)
+    case handoffAcknowledged(HandoffAcknowledged)
 
     /// The event type this body belongs to.
     public var type: EventType {
@@ -36,6 +40,10 @@ public enum EventBody: Hashable, Sendable {
         case .notificationRejected: return .notificationRejected
         case .userErased: return .userErased
         case .rejectionsSummarized: return .rejectionsSummarized
+        case .handoffIssued: return .handoffIssued
+        case .handoffReceived: return .handoffReceived
+        case .handoffRefused: return .handoffRefused
+        case .handoffAcknowledged: return .handoffAcknowledged
         }
     }
 
@@ -57,6 +65,10 @@ public enum EventBody: Hashable, Sendable {
         case .notificationRejected(let b): b.write(to: &w)
         case .userErased(let b): b.write(to: &w)
         case .rejectionsSummarized(let b): b.write(to: &w)
+        case .handoffIssued(let b): b.write(to: &w)
+        case .handoffReceived(let b): b.write(to: &w)
+        case .handoffRefused(let b): b.write(to: &w)
+        case .handoffAcknowledged(let b): b.write(to: &w)
         }
     }
 
@@ -78,6 +90,10 @@ public enum EventBody: Hashable, Sendable {
         case .notificationRejected: self = .notificationRejected(try TokenRejected(reading: r))
         case .userErased: self = .userErased(try UserErased(reading: r))
         case .rejectionsSummarized: self = .rejectionsSummarized(try RejectionsSummarized(reading: r))
+        case .handoffIssued: self = .handoffIssued(try HandoffIssued(reading: r))
+        case .handoffReceived: self = .handoffReceived(try HandoffReceived(reading: r))
+        case .handoffRefused: self = .handoffRefused(try HandoffRefused(reading: r))
+        case .handoffAcknowledged: self = .handoffAcknowledged(try HandoffAcknowledged(reading: r))
         }
     }
 }

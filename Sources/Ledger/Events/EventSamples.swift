@@ -4,6 +4,9 @@ public enum EventSamples {
     public static func all(email: SealedValue = SealedValue(keyID: "00112233445566778899aabbccddeeff", combined: "bm9uY2UxMjM0NTY3Y2lwaGVydGV4dHRhZ3RhZ3RhZ3RhZw==")) -> [EventDraft] {
         let t = Timestamp(rfc3339: "2026-11-02T09:30:00Z")!
         let user = Identifiers(accountID: "acct-42", senderSub: "000123.abc.0456", transferSub: "t.9f8e7d", recipientSub: "001999.def.0789")
+        let senderCheckpoint = CheckpointFields(origin: "handover/AAAA111111/0c4e2a10-0000-4000-8000-000000000002", treeSize: 4_215,
+                                                rootHash: "7f1u3xh1m9g9c0uK0S5Tq2lQ3Yy1mN0nq9XjQe4bq5U=", time: t,
+                                                signature: "q1b2cwABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4fICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8=")
         let failure = Failure(kind: .invalidRequest, code: "invalid_request", httpStatus: 400, message: "Apple answered \"invalid_request\"\nuser revoked", attempts: 2)
         let drafts: [EventDraft] = [
             EventDraft(.ledgerCreated(LedgerCreated(teamID: "BBBB222222", clientIDs: ["com.example.app", "com.example.web"], role: .recipient, ledgerID: "5b1f3c8e-0000-4000-8000-000000000001"))),
@@ -24,6 +27,19 @@ public enum EventSamples {
             EventDraft(.rejectionsSummarized(RejectionsSummarized(source: "203.0.113.7", from: t, until: Timestamp(microseconds: t.microseconds + 60_000_000),
                                                                   counts: ["notifications": 4_210, "sign-ins": 3], firstPayloadSHA256: String(repeating: "12", count: 32),
                                                                   lastPayloadSHA256: String(repeating: "34", count: 32)))),
+            EventDraft(.handoffIssued(HandoffIssued(package: 2, targetTeam: "BBBB222222", rowCount: 10, rowsSHA256: String(repeating: "56", count: 32),
+                                                    manifestSHA256: String(repeating: "78", count: 32), previousTreeSize: 4_100, checkpoint: senderCheckpoint)),
+                       idempotencyKey: "handoff-issued:BBBB222222:2"),
+            EventDraft(.handoffReceived(HandoffReceived(senderTeam: "AAAA111111", package: 2, rowCount: 10, rowsSHA256: String(repeating: "56", count: 32),
+                                                        manifestSHA256: String(repeating: "78", count: 32), packagePath: "handoff-0002", checkpoint: senderCheckpoint)),
+                       idempotencyKey: "handoff-received:" + String(repeating: "78", count: 32)),
+            EventDraft(.handoffRefused(HandoffRefused(reason: "rows-digest", detail: "rows.csv hashes to 9a…, the manifest says 56…: a row was changed, removed or added",
+                                                      packagePath: "handoff-0002", manifestSHA256: String(repeating: "78", count: 32), senderKeyName: senderCheckpoint.origin))),
+            EventDraft(.handoffAcknowledged(HandoffAcknowledged(package: 2, targetTeam: "BBBB222222", manifestSHA256: String(repeating: "78", count: 32), recipientSequence: 2_051,
+                                                                recipientCheckpoint: CheckpointFields(origin: "handover/BBBB222222/5b1f3c8e-0000-4000-8000-000000000001", treeSize: 2_051,
+                                                                                                      rootHash: "3q2+7w3erbvN3q2+7w3erbvN3q2+7w3erbvN3q2+7w0=", time: t, signature: senderCheckpoint.signature),
+                                                                cosignedAt: t, cosignature: "AAECAwAAAABqAAAAAAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0+Pw==")),
+                       idempotencyKey: "handoff-acknowledged:" + String(repeating: "78", count: 32)),
         ]
         assert(drafts.map(\.type) == EventType.allCases)
         return drafts
@@ -34,6 +50,8 @@ public enum EventSamples {
     public static func variants() -> [EventDraft] {
         let t = Timestamp(rfc3339: "2026-11-02T09:30:00Z")!
         return [
+            EventDraft(.runStarted(RunStarted(command: "exchange", inputPath: "handoff-0001/rows.csv", inputSHA256: String(repeating: "56", count: 32), userCount: 1990,
+                                              handoff: "signed", handoffManifestSHA256: String(repeating: "78", count: 32))), runID: "run-3"),
             EventDraft(.runFinished(RunFinished(command: "exchange", counts: ["succeeded": 310, "failed": 0, "abandoned": 2, "not_attempted": 1688],
                                                 durationMilliseconds: 4_200, exitStatus: 130, interrupted: "SIGINT")), runID: "run-2"),
             EventDraft(.signInVerified(SignInVerified(audience: "com.example.app", issuedAt: t, expiresAt: t.adding(days: 1), realUserStatus: 2, verifiedAt: Timestamp(microseconds: t.microseconds + 3_600_000_000))),

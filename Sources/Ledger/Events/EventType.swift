@@ -17,6 +17,10 @@ public enum EventType: String, CaseIterable, Sendable, Hashable {
     case notificationRejected = "notification-rejected"
     case userErased = "user-erased"
     case rejectionsSummarized = "rejections-summarized"
+    case handoffIssued = "handoff-issued"
+    case handoffReceived = "handoff-received"
+    case handoffRefused = "handoff-refused"
+    case handoffAcknowledged = "handoff-acknowledged"
 
     /// The schema version written for this type today.
     public var schemaVersion: Int { 1 }

@@ -36,6 +36,11 @@ public struct MigrationJob: Sendable {
     /// When the access token is renewed; the default suits Apple's hour-long tokens.
     public var tokenRenewal = TokenRenewal()
     public var requestTimeout: Double = 30
+    /// For an exchange of a signed handoff package (a directory as `inputPath`): the sender's
+    /// pinned verifier key, required then and refused with a bare CSV.
+    public var senderKey: VerifierKey?
+    /// Where to write the receipt for the sender; by default `receipt-NNNN` beside the output file.
+    public var receiptPath: String?
 
     public init(kind: Kind, ledgerDirectory: String, inputPath: String, credentials: AppleCredentials, endpoints: AppleEndpoints) {
         self.kind = kind
@@ -46,10 +51,21 @@ public struct MigrationJob: Sendable {
     }
 
     /// Runs the job. Throws ``InputProblems`` for a bad input file and ``RunRefused`` when a
-    /// guard refuses, both before anything is recorded or any call is made.
+    /// guard refuses, both before anything is recorded or any call is made, and a
+    /// ``HandoffRefusal`` (recorded as "handoff refused") for a package that fails a check.
     public func execute(logger: Logger, warn: (String) -> Void = { _ in }) async throws -> RunSummary {
-        let users = try UserList(path: inputPath, keyColumn: kind.keyColumn)
-        for warning in users.warnings { warn(warning) }
+        let isPackage = HandoffPackage.isPackage(inputPath)
+        switch kind {
+        case .generate where isPackage || senderKey != nil:
+            throw RunRefused("generate reads a CSV of users; handoff packages and --sender-key belong to exchange")
+        case .exchange where isPackage && senderKey == nil:
+            throw RunRefused("\(inputPath) is a signed handoff package: pass the sender's verifier key with --sender-key FILE to check it")
+        case .exchange where !isPackage && senderKey != nil:
+            throw RunRefused("--sender-key checks a signed handoff package, but \(inputPath) is not one (a package is a directory)")
+        default: break
+        }
+        // A bare CSV's problems are found before the ledger is opened; a package's rows are read once it is verified.
+        let bareList = isPackage ? nil : try UserList(path: inputPath, keyColumn: kind.keyColumn)
         let projection = UserProjection()
         let ledger = try Ledger.open(at: ledgerDirectory, folders: [projection])
         defer { ledger.close() }
@@ -65,17 +81,45 @@ public struct MigrationJob: Sendable {
         }
         // A secret that cannot be built fails here, before anything is recorded.
         _ = try ClientSecretSigner(credentials: credentials).make(lifetime: clientSecretLifetime)
+        var options = self.options
+        var receipt: String?
+        let users: UserList
+        if let senderKey, isPackage {
+            let acceptance = HandoffAcceptance(ledger: ledger, package: HandoffPackage(path: inputPath), senderKey: senderKey)
+            let verified = try await acceptance.accept(record: !options.dryRun)
+            let manifest = verified.manifest
+            options.handoff = .signed(package: manifest.package, senderTeam: manifest.senderTeam, manifestSHA256: verified.manifestSHA256, receivedBefore: verified.wasReceivedBefore)
+            if !options.dryRun {
+                let path = receiptPath ?? MigrationJob.defaultReceiptPath(beside: options.outputPath ?? inputPath, package: manifest.package)
+                try acceptance.writeReceipt(for: verified, to: path)
+                receipt = path
+            }
+            users = try UserList(bytes: verified.rows, path: verified.package.file(HandoffPackage.rowsFile), keyColumn: kind.keyColumn)
+        } else if let bareList {
+            if case .exchange = kind { options.handoff = .unsigned }
+            users = bareList
+        } else {
+            preconditionFailure("a package without a sender key was refused above")
+        }
+        for warning in users.warnings { warn(warning) }
         let run = MigrationRun(ledger: ledger, projection: projection, step: step, users: users, options: options, logger: logger)
         let client = AppleIDClient(endpoints: endpoints, maximumConnections: options.concurrency, requestTimeout: .milliseconds(Int64(requestTimeout * 1000)))
         do {
             let summary = try await run.run(client: client, credentials: credentials, retryPolicy: retryPolicy, clientSecretLifetime: clientSecretLifetime,
                                             tokenRenewal: tokenRenewal)
             try await client.shutdown()
-            return summary
+            var done = summary
+            done.receiptPath = receipt
+            return done
         } catch {
             // The run's own error is what is reported; a client that fails to shut down too adds nothing.
             try? await client.shutdown()
             throw error
         }
+    }
+
+    /// `receipt-NNNN` in the directory of `file`.
+    static func defaultReceiptPath(beside file: String, package: Int) -> String {
+        URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(String(format: "receipt-%04d", package)).path
     }
 }

@@ -26,6 +26,8 @@ public struct MigrationRun: Sendable {
         public var interruption: RunInterruption?
         /// How long calls in flight may take to finish after an interruption before they are abandoned.
         public var grace: Duration = .seconds(10)
+        /// An exchange's input, recorded in "run started": a verified package or a bare CSV.
+        public var handoff: HandoffInput?
 
         public init() {}
     }
@@ -85,6 +87,7 @@ public struct MigrationRun: Sendable {
         let started = ContinuousClock.now
         let plan = try plan()
         var summary = RunSummary(command: step.command, users: users.users.count)
+        summary.handoff = options.handoff
         summary.alreadyDone = plan.alreadyDone
         summary.doneBySignIn = plan.doneBySignIn
         summary.skippedFailed = plan.skippedFailed
@@ -96,7 +99,8 @@ public struct MigrationRun: Sendable {
         let runID = UUID().uuidString.lowercased()
         summary.runID = runID
         _ = try await ledger.append(EventDraft(.runStarted(RunStarted(
-            command: step.command, inputPath: users.path, inputSHA256: users.sha256, targetTeam: step.targetTeam, userCount: users.users.count)), runID: runID))
+            command: step.command, inputPath: users.path, inputSHA256: users.sha256, targetTeam: step.targetTeam, userCount: users.users.count,
+            handoff: options.handoff?.recorded, handoffManifestSHA256: options.handoff?.manifestSHA256)), runID: runID))
 
         let progress = RunProgress(total: plan.pending.count)
         let ledger = self.ledger

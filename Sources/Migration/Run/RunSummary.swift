@@ -36,6 +36,10 @@ public struct RunSummary: Sendable {
     public var outputRows = 0
     public var outputPath: String?
     public var dryRun = false
+    /// An exchange's input: a signed package or a bare CSV.
+    public var handoff: HandoffInput?
+    /// Where the receipt for the sender was written.
+    public var receiptPath: String?
 
     public init(command: String, users: Int) {
         self.command = command
@@ -73,6 +77,8 @@ public struct RunSummary: Sendable {
         var lines: [String] = []
         let verb = dryRun ? "would call Apple for" : "migrated"
         lines.append("\(command)\(dryRun ? " (dry run)" : ""): \(users) users in the input; \(dryRun ? notAttempted : succeeded) \(verb) \(dryRun ? "" : "in this run")".trimmingCharacters(in: .whitespaces))
+        if let handoff { lines.append("  " + handoff.line) }
+        if let receiptPath { lines.append("  receipt for the sending team written to \(receiptPath) (they confirm it with `handover handoff confirm`)") }
         if alreadyDone > 0 { lines.append("  already done before: \(alreadyDone)") }
         if doneBySignIn > 0 { lines.append("  done by signing in with their transfer_sub (no call needed): \(doneBySignIn)") }
         if failed > 0 {
@@ -135,9 +141,13 @@ public struct RunSummary: Sendable {
         var runID: String?
         var output: String?
         var stoppedBy: Stop?
+        var handoff: String?
+        var handoffManifestSHA256: String?
+        var receipt: String?
 
         enum CodingKeys: String, CodingKey {
-            case command, users, succeeded, failed, retries, abandoned, interrupted, output
+            case command, users, succeeded, failed, retries, abandoned, interrupted, output, handoff, receipt
+            case handoffManifestSHA256 = "handoff_manifest_sha256"
             case alreadyDone = "already_done", skippedFailed = "skipped_failed", notAttempted = "not_attempted", tokensIssued = "tokens_issued"
             case failuresByClass = "failures_by_class", durationSeconds = "duration_seconds", outputRows = "output_rows", exitStatus = "exit_status"
             case doneBySignIn = "done_by_sign_in", dryRun = "dry_run", realRunExitStatus = "real_run_exit_status", runID = "run_id", stoppedBy = "stopped_by"
@@ -165,6 +175,9 @@ public struct RunSummary: Sendable {
             runID = s.runID
             output = s.outputPath
             stoppedBy = s.stoppedBy.map { Stop(class: $0.kind.rawValue, message: $0.message) }
+            handoff = s.handoff?.recorded
+            handoffManifestSHA256 = s.handoff?.manifestSHA256
+            receipt = s.receiptPath
         }
     }
 }

@@ -112,6 +112,10 @@ public struct EventQuery: Sendable {
         case .notificationReceived(let b): return b.kind.rawValue + " at \(b.eventTime.rfc3339)"
         case .userErased(let b): return "erased (\(b.reason)), \(b.keysDestroyed) key(s) destroyed"
         case .rejectionsSummarized(let b): return "\(b.total) refused deliveries from \(b.source) over budget, \(b.from.rfc3339) to \(b.until.rfc3339), answered 429"
+        case .handoffIssued(let b): return "handoff package \(b.package) for team \(b.targetTeam): \(b.rowCount) rows, checkpoint of \(b.checkpoint.treeSize) events"
+        case .handoffReceived(let b): return "handoff package \(b.package) from team \(b.senderTeam) verified: \(b.rowCount) rows, sender checkpoint of \(b.checkpoint.treeSize) events"
+        case .handoffRefused(let b): return "handoff package refused (\(b.reason)): \(b.detail)"
+        case .handoffAcknowledged(let b): return "handoff package \(b.package) acknowledged by team \(b.targetTeam): receipt cosigned \(b.cosignedAt.rfc3339), their event \(b.recipientSequence)"
         }
     }
 

@@ -7,9 +7,16 @@ public struct RunStarted: Hashable, Sendable {
     public var inputSHA256: String?
     public var targetTeam: String?
     public var userCount: Int?
+    /// For an exchange: `signed` when its input was a verified handoff package, `unsigned` for a bare CSV.
+    public var handoff: String?
+    /// For an exchange of a signed package: SHA-256 of its manifest, hex.
+    public var handoffManifestSHA256: String?
 
-    public init(command: String, inputPath: String? = nil, inputSHA256: String? = nil, targetTeam: String? = nil, userCount: Int? = nil) {
+    public init(command: String, inputPath: String? = nil, inputSHA256: String? = nil, targetTeam: String? = nil, userCount: Int? = nil,
+                handoff: String? = nil, handoffManifestSHA256: String? = nil) {
         self.command = command
+        self.handoff = handoff
+        self.handoffManifestSHA256 = handoffManifestSHA256
         self.inputPath = inputPath
         self.inputSHA256 = inputSHA256
         self.targetTeam = targetTeam
@@ -19,6 +26,8 @@ public struct RunStarted: Hashable, Sendable {
     func write(to w: inout JSONWriter) {
         w.beginObject()
         w.key("command"); w.string(command)
+        w.field("handoff", handoff)
+        w.field("handoff_manifest_sha256", handoffManifestSHA256)
         w.field("input_path", inputPath)
         w.field("input_sha256", inputSHA256)
         w.field("target_team", targetTeam)
@@ -28,7 +37,8 @@ public struct RunStarted: Hashable, Sendable {
 
     init(reading r: FieldReader) throws {
         self.init(command: try r.string("command"), inputPath: try r.optionalString("input_path"), inputSHA256: try r.optionalString("input_sha256"),
-                  targetTeam: try r.optionalString("target_team"), userCount: try r.optionalInt("user_count"))
+                  targetTeam: try r.optionalString("target_team"), userCount: try r.optionalInt("user_count"),
+                  handoff: try r.optionalString("handoff"), handoffManifestSHA256: try r.optionalString("handoff_manifest_sha256"))
     }
 }
 

@@ -1,0 +1,52 @@
+import Crypto
+import Foundation
+
+/// A C2SP Ed25519 cosignature (c2sp.org/tlog-cosignature, signature type 0x04): a second
+/// party's statement that, at its timestamp, it verified the checkpoint's tree head.
+///
+/// The signature line is `— <cosigner name> base64(key ID ‖ u64 timestamp ‖ Ed25519 signature)`,
+/// the key ID is SHA-256(name ‖ "\n" ‖ 0x04 ‖ public key)[:4], and the signed message is
+/// `cosignature/v1\n`, `time <POSIX seconds>\n`, then the checkpoint's whole text.
+///
+/// Handover cosigns with a ledger's checkpoint key under the ledger's origin. The key signs
+/// checkpoints and manifests too, whose texts never begin with `cosignature/v1`.
+public enum Cosignature {
+    /// The signature type byte of an Ed25519 cosignature.
+    public static let signatureType: UInt8 = 0x04
+
+    /// The cosigner key ID of `publicKey` under `name`.
+    public static func keyID(name: String, publicKey: [UInt8]) -> [UInt8] {
+        Checkpoint.keyID(name: name, signatureType: signatureType, publicKey: publicKey)
+    }
+
+    /// The cosigner's verifier key, `name+<key ID hex>+base64(0x04 ‖ public key)`, for tools
+    /// that read C2SP vkeys.
+    public static func verifierKey(name: String, publicKey: [UInt8]) -> String {
+        "\(name)+\(Hex.encode(keyID(name: name, publicKey: publicKey)))+\(Data([signatureType] + publicKey).base64EncodedString())"
+    }
+
+    /// The bytes a cosignature signs: the header line, the time line and the checkpoint's text.
+    public static func message(checkpointText: String, timestamp: UInt64) -> [UInt8] {
+        Array("cosignature/v1\ntime \(timestamp)\n\(checkpointText)".utf8)
+    }
+
+    /// Cosigns `checkpoint` with `key` as `name` at `timestamp` (POSIX seconds).
+    public static func sign(_ checkpoint: Checkpoint, name: String, key: CheckpointKey, timestamp: UInt64) throws -> SignedNote.Signature {
+        let signature = try key.sign(message(checkpointText: checkpoint.body, timestamp: timestamp))
+        return SignedNote.Signature(name: name, keyID: keyID(name: name, publicKey: key.publicKey), bytes: BigEndian.bytes(timestamp) + signature)
+    }
+
+    /// The cosignature line by `publicKey` under `name` among `note`'s lines that verifies over
+    /// its text, with its timestamp; nil when none does (lines from other keys are ignored).
+    public static func verified(in note: SignedNote, name: String, publicKey: [UInt8]) -> (timestamp: UInt64, line: SignedNote.Signature)? {
+        let keyID = keyID(name: name, publicKey: publicKey)
+        // A key that is not an Ed25519 point verifies nothing.
+        guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return nil }
+        for line in note.signatures where line.name == name && line.keyID == keyID && line.bytes.count == 72 {
+            let timestamp = line.bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            guard timestamp < 1 << 63 else { continue }
+            if key.isValidSignature(Array(line.bytes.dropFirst(8)), for: message(checkpointText: note.text, timestamp: timestamp)) { return (timestamp, line) }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+
+/// A signed checkpoint as a handoff event keeps it: every field of the note, so the note
+/// itself can be rebuilt byte for byte and checked again.
+public struct CheckpointFields: Hashable, Sendable {
+    /// The log's name, `handover/<team ID>/<ledger ID>`.
+    public var origin: String
+    public var treeSize: Int
+    /// The root hash, base64 as in the note.
+    public var rootHash: String
+    public var time: Timestamp
+    /// The signature line's base64 (key ID and Ed25519 signature), as in the note.
+    public var signature: String
+
+    public init(origin: String, treeSize: Int, rootHash: String, time: Timestamp, signature: String) {
+        self.origin = origin
+        self.treeSize = treeSize
+        self.rootHash = rootHash
+        self.time = time
+        self.signature = signature
+    }
+
+    /// The fields of `checkpoint`.
+    public init(_ checkpoint: Checkpoint) {
+        origin = checkpoint.origin
+        treeSize = Int(checkpoint.treeSize)
+        rootHash = Data(checkpoint.rootHash).base64EncodedString()
+        time = checkpoint.time
+        signature = Data(checkpoint.keyID + checkpoint.signature).base64EncodedString()
+    }
+
+    /// The checkpoint note these fields make.
+    public func checkpoint() throws -> Checkpoint {
+        try Checkpoint(parsing: "\(origin)\n\(treeSize)\n\(rootHash)\ntime \(time.rfc3339)\n\n\u{2014} \(origin) \(signature)\n")
+    }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("origin"); w.string(origin)
+        w.key("root_hash"); w.string(rootHash)
+        w.key("signature"); w.string(signature)
+        w.key("time"); w.timestamp(time)
+        w.key("tree_size"); w.int(treeSize)
+        w.endObject()
+    }
+
+    init(reading r: FieldReader) throws {
+        origin = try r.string("origin")
+        rootHash = try r.string("root_hash")
+        signature = try r.string("signature")
+        time = try r.timestamp("time")
+        treeSize = try r.int("tree_size")
+    }
+}
+
+/// Body of "handoff issued" (team A): a signed handoff package was written for the target
+/// team; the manifest's digest ties the package to this event.
+public struct HandoffIssued: Hashable, Sendable {
+    /// The package's number for this target, from 1.
+    public var package: Int
+    public var targetTeam: String
+    public var rowCount: Int
+    /// SHA-256 of `rows.csv`, hex.
+    public var rowsSHA256: String
+    /// SHA-256 of `manifest.txt`, hex.
+    public var manifestSHA256: String
+    /// The tree size of the previous package's checkpoint (0 for the first): the package lists
+    /// the generated events after it, up to its own checkpoint.
+    public var previousTreeSize: Int
+    /// The checkpoint of this ledger the manifest holds.
+    public var checkpoint: CheckpointFields
+
+    public init(package: Int, targetTeam: String, rowCount: Int, rowsSHA256: String, manifestSHA256: String, previousTreeSize: Int, checkpoint: CheckpointFields) {
+        self.package = package
+        self.targetTeam = targetTeam
+        self.rowCount = rowCount
+        self.rowsSHA256 = rowsSHA256
+        self.manifestSHA256 = manifestSHA256
+        self.previousTreeSize = previousTreeSize
+        self.checkpoint = checkpoint
+    }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("checkpoint"); checkpoint.write(to: &w)
+        w.key("manifest_sha256"); w.string(manifestSHA256)
+        w.key("package"); w.int(package)
+        w.key("previous_tree_size"); w.int(previousTreeSize)
+        w.key("row_count"); w.int(rowCount)
+        w.key("rows_sha256"); w.string(rowsSHA256)
+        w.key("target_team"); w.string(targetTeam)
+        w.endObject()
+    }
+
+    init(reading r: FieldReader) throws {
+        self.init(package: try r.int("package"), targetTeam: try r.string("target_team"), rowCount: try r.int("row_count"), rowsSHA256: try r.string("rows_sha256"),
+                  manifestSHA256: try r.string("manifest_sha256"), previousTreeSize: try r.int("previous_tree_size"),
+                  checkpoint: try CheckpointFields(reading: r.object("checkpoint")))
+    }
+}
+
+/// Body of "handoff received" (team B): a handoff package passed every check against the
+/// pinned sender key before any call to Apple.
+public struct HandoffReceived: Hashable, Sendable {
+    public var senderTeam: String
+    public var package: Int
+    public var rowCount: Int
+    public var rowsSHA256: String
+    public var manifestSHA256: String
+    /// Where the package was read from, as given.
+    public var packagePath: String
+    /// The sender's checkpoint the manifest holds, verified with the pinned key.
+    public var checkpoint: CheckpointFields
+
+    public init(senderTeam: String, package: Int, rowCount: Int, rowsSHA256: String, manifestSHA256: String, packagePath: String, checkpoint: CheckpointFields) {
+        self.senderTeam = senderTeam
+        self.package = package
+        self.rowCount = rowCount
+        self.rowsSHA256 = rowsSHA256
+        self.manifestSHA256 = manifestSHA256
+        self.packagePath = packagePath
+        self.checkpoint = checkpoint
+    }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("checkpoint"); checkpoint.write(to: &w)
+        w.key("manifest_sha256"); w.string(manifestSHA256)
+        w.key("package"); w.int(package)
+        w.key("package_path"); w.string(packagePath)
+        w.key("row_count"); w.int(rowCount)
+        w.key("rows_sha256"); w.string(rowsSHA256)
+        w.key("sender_team"); w.string(senderTeam)
+        w.endObject()
+    }
+
+    init(reading r: FieldReader) throws {
+        self.init(senderTeam: try r.string("sender_team"), package: try r.int("package"), rowCount: try r.int("row_count"), rowsSHA256: try r.string("rows_sha256"),
+                  manifestSHA256: try r.string("manifest_sha256"), packagePath: try r.string("package_path"),
+                  checkpoint: try CheckpointFields(reading: r.object("checkpoint")))
+    }
+}
+
+/// Body of "handoff refused" (team B): a handoff package failed a check; nothing was sent to Apple.
+public struct HandoffRefused: Hashable, Sendable {
+    /// The check that failed (`rows-digest`, `wrong-target`, ...; README, "Both halves").
+    public var reason: String
+    /// What was found, in words; text from the package is kept as read.
+    public var detail: String
+    public var packagePath: String
+    /// SHA-256 of the manifest file as read, hex, when there was one.
+    public var manifestSHA256: String?
+    /// The pinned sender key's name (the sender ledger's origin).
+    public var senderKeyName: String
+
+    public init(reason: String, detail: String, packagePath: String, manifestSHA256: String?, senderKeyName: String) {
+        self.reason = reason
+        self.detail = detail
+        self.packagePath = packagePath
+        self.manifestSHA256 = manifestSHA256
+        self.senderKeyName = senderKeyName
+    }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("detail"); w.string(detail)
+        w.field("manifest_sha256", manifestSHA256)
+        w.key("package_path"); w.string(packagePath)
+        w.key("reason"); w.string(reason)
+        w.key("sender_key_name"); w.string(senderKeyName)
+        w.endObject()
+    }
+
+    init(reading r: FieldReader) throws {
+        self.init(reason: try r.string("reason"), detail: try r.string("detail"), packagePath: try r.string("package_path"),
+                  manifestSHA256: try r.optionalString("manifest_sha256"), senderKeyName: try r.string("sender_key_name"))
+    }
+}
+
+/// Body of "handoff acknowledged" (team A): the recipient's receipt for a package checked out:
+/// its cosignature on this ledger's checkpoint, and its own checkpoint covering its
+/// "handoff received" event.
+public struct HandoffAcknowledged: Hashable, Sendable {
+    public var package: Int
+    public var targetTeam: String
+    public var manifestSHA256: String
+    /// The recipient's "handoff received" event in its own ledger.
+    public var recipientSequence: Int
+    /// The recipient's checkpoint covering that event.
+    public var recipientCheckpoint: CheckpointFields
+    /// When the recipient cosigned (the cosignature's timestamp).
+    public var cosignedAt: Timestamp
+    /// The cosignature line's base64 (key ID, timestamp, signature), as in the receipt.
+    public var cosignature: String
+
+    public init(package: Int, targetTeam: String, manifestSHA256: String, recipientSequence: Int, recipientCheckpoint: CheckpointFields, cosignedAt: Timestamp, cosignature: String) {
+        self.package = package
+        self.targetTeam = targetTeam
+        self.manifestSHA256 = manifestSHA256
+        self.recipientSequence = recipientSequence
+        self.recipientCheckpoint = recipientCheckpoint
+        self.cosignedAt = cosignedAt
+        self.cosignature = cosignature
+    }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("cosignature"); w.string(cosignature)
+        w.key("cosigned_at"); w.timestamp(cosignedAt)
+        w.key("manifest_sha256"); w.string(manifestSHA256)
+        w.key("package"); w.int(package)
+        w.key("recipient_checkpoint"); recipientCheckpoint.write(to: &w)
+        w.key("recipient_seq"); w.int(recipientSequence)
+        w.key("target_team"); w.string(targetTeam)
+        w.endObject()
+    }
+
+    init(reading r: FieldReader) throws {
+        self.init(package: try r.int("package"), targetTeam: try r.string("target_team"), manifestSHA256: try r.string("manifest_sha256"),
+                  recipientSequence: try r.int("recipient_seq"), recipientCheckpoint: try CheckpointFields(reading: r.object("recipient_checkpoint")),
+                  cosignedAt: try r.timestamp("cosigned_at"), cosignature: try r.string("cosignature"))
+    }
+}

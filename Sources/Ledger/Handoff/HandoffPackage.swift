@@ -1,0 +1,48 @@
+import Foundation
+
+/// A handoff package as it travels from team A to team B: a directory of three files
+/// (schemas/audit-evidence.md, "Handoff package").
+///
+/// - `rows.csv`: `account_id,transfer_sub,seq`, one row per "transfer ID generated" event
+///   listed, `seq` being that event's sequence number in the sender's ledger;
+/// - `manifest.txt`: the ``HandoffManifest``, a signed note;
+/// - `consistency.txt`: the manifest's checkpoint with a consistency proof from the previous
+///   package's, as a ``CheckpointSubmission``.
+public struct HandoffPackage: Sendable {
+    public static let rowsFile = "rows.csv"
+    public static let manifestFile = "manifest.txt"
+    public static let consistencyFile = "consistency.txt"
+    /// The rows file's columns, in order.
+    public static let rowColumns = ["account_id", "transfer_sub", "seq"]
+    /// The largest manifest or consistency file read (a stranger's package is not read whole
+    /// before its signature is checked).
+    public static let maximumNoteBytes = 64 * 1024
+
+    /// The package's directory.
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    /// Whether `path` is a directory, as a package is (a bare CSV is a file).
+    public static func isPackage(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
+    /// The path of one of the package's files.
+    public func file(_ name: String) -> String { path + "/" + name }
+
+    /// The bytes of one of the package's files, refusing one over `limit` bytes.
+    public func read(_ name: String, limit: Int? = nil) throws -> [UInt8] {
+        let path = file(name)
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw LedgerError(.file, "\(path) cannot be read (is it in the package?)") }
+        defer { try? handle.close() } // closing a file only read cannot lose anything
+        let data: Data?
+        do { data = try limit.map { try handle.read(upToCount: $0 + 1) } ?? handle.readToEnd() } catch {
+            throw LedgerError(.file, "\(path) cannot be read", underlying: error)
+        }
+        let bytes = Array(data ?? Data())
+        if let limit, bytes.count > limit { throw LedgerError(.malformedRecord, "\(path) is larger than \(limit) bytes") }
+        return bytes
+    }
+}

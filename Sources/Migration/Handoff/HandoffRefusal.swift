@@ -1,0 +1,61 @@
+import Ledger
+
+/// Why a handoff package or a receipt was refused: one reason per check (README.md, "Both
+/// halves"), and what was found. Nothing is sent to Apple after one; the command exits 2.
+public struct HandoffRefusal: Error, Sendable, CustomStringConvertible, ExitStatusDeciding {
+    /// The check that failed, as recorded in "handoff refused" events.
+    public struct Reason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// A file of the package or receipt is missing, unreadable or not in its format.
+        public static let malformed = Reason(rawValue: "malformed")
+        /// No signature line of the manifest is from the pinned key (another key signed it).
+        public static let notSignedByPinnedKey = Reason(rawValue: "not-signed-by-pinned-key")
+        /// The pinned key's signature line does not verify: the manifest was edited.
+        public static let manifestSignature = Reason(rawValue: "manifest-signature")
+        /// `rows.csv` does not hash to the manifest's digest: a row was changed, removed or added.
+        public static let rowsDigest = Reason(rawValue: "rows-digest")
+        /// `rows.csv` is not the rows the manifest describes (its columns, count or sequence numbers).
+        public static let rowsMismatch = Reason(rawValue: "rows-mismatch")
+        /// The package is for another team than this ledger's.
+        public static let wrongTarget = Reason(rawValue: "wrong-target")
+        /// The package is for another app than this ledger's client IDs.
+        public static let wrongClient = Reason(rawValue: "wrong-client")
+        /// The manifest's checkpoint is of another ledger than the pinned key's, or names another sender.
+        public static let checkpointFromAnotherLedger = Reason(rawValue: "checkpoint-from-another-ledger")
+        /// The manifest's checkpoint is not signed by the pinned key.
+        public static let checkpointSignature = Reason(rawValue: "checkpoint-signature")
+        /// A listed event lies beyond the checkpoint.
+        public static let notCovered = Reason(rawValue: "rows-not-covered")
+        /// The previous package from this sender has not been received.
+        public static let outOfOrder = Reason(rawValue: "package-out-of-order")
+        /// A different package with the same number was received before from this sender.
+        public static let conflictingPackage = Reason(rawValue: "conflicting-package")
+        /// The package names another previous package than the one received.
+        public static let previousMismatch = Reason(rawValue: "previous-package-mismatch")
+        /// The consistency proof from the previous package's checkpoint fails: the sender's log
+        /// was rewritten between the two packages.
+        public static let logRewritten = Reason(rawValue: "log-rewritten")
+        /// A receipt's cosignature is not the pinned recipient key's over this ledger's checkpoint.
+        public static let cosignature = Reason(rawValue: "cosignature")
+        /// A receipt's checkpoint is not the recipient's, or not signed by its pinned key.
+        public static let recipientCheckpoint = Reason(rawValue: "recipient-checkpoint")
+        /// A receipt's event is not in the recipient's checkpoint.
+        public static let inclusionProof = Reason(rawValue: "inclusion-proof")
+        /// A receipt acknowledges a package this ledger did not issue, or another checkpoint.
+        public static let unknownPackage = Reason(rawValue: "unknown-package")
+    }
+
+    public let reason: Reason
+    public let detail: String
+
+    public init(_ reason: Reason, _ detail: String) {
+        self.reason = reason
+        self.detail = detail
+    }
+
+    public var description: String { "\(reason): \(detail)" }
+    public var exitStatus: ExitStatus { .usage }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Ledger
+
+/// Team A's last step of a signed handoff: checks team B's receipt against the pinned
+/// recipient key and this ledger's issued packages, and records "handoff acknowledged" once.
+public struct ReceiptConfirmation: Sendable {
+    public let ledger: Ledger
+    /// The pinned recipient verifier key: its name (the recipient ledger's origin) and raw Ed25519 key.
+    public let recipientKey: VerifierKey
+
+    public init(ledger: Ledger, recipientKey: VerifierKey) {
+        self.ledger = ledger
+        self.recipientKey = recipientKey
+    }
+
+    /// What a confirmation did.
+    public struct Outcome: Sendable {
+        public var acknowledged: HandoffAcknowledged
+        /// The "handoff acknowledged" event, new or recorded by an earlier confirmation.
+        public var sequence: UInt64
+        public var wasRecordedBefore: Bool
+    }
+
+    /// Checks the receipt in `directory` and records it; throws a ``HandoffRefusal`` when a check fails.
+    public func confirm(_ directory: String) async throws -> Outcome {
+        func refuse(_ reason: HandoffRefusal.Reason, _ detail: String) -> HandoffRefusal { HandoffRefusal(reason, detail) }
+        let receipt: HandoffReceipt
+        do { receipt = try HandoffReceipt(readingFrom: directory) } catch { throw refuse(.malformed, ErrorText.describing(error)) }
+
+        // The recipient's checkpoint, by its pinned key, and its event inside it.
+        let theirs: Checkpoint
+        do { theirs = try Checkpoint(parsing: receipt.proof.checkpointText) } catch { throw refuse(.malformed, ErrorText.describing(error)) }
+        let pinned = recipientKey.line
+        guard theirs.origin == recipientKey.name, theirs.isSigned(by: recipientKey.publicKey) else {
+            throw refuse(.recipientCheckpoint, "the receipt's checkpoint (of \(InertText.forScreen(theirs.origin))) does not verify with the pinned recipient key \(pinned)")
+        }
+        guard MerkleProof.verifyInclusion(leafHash: MerkleHash.leaf(receipt.event), index: receipt.proof.index, treeSize: theirs.treeSize,
+                                          path: receipt.proof.path, root: theirs.rootHash) else {
+            throw refuse(.inclusionProof, "\(HandoffReceipt.eventFile) is not event \(receipt.proof.index + 1) of the recipient's signed checkpoint of \(theirs.treeSize) events")
+        }
+        let event: RecordedEvent
+        do { event = try receipt.event.withUnsafeBytes { try RecordedEvent(json: $0) } } catch { throw refuse(.malformed, ErrorText.describing(error)) }
+        guard case .handoffReceived(let received) = event.body, event.sequence == receipt.proof.index + 1 else {
+            throw refuse(.malformed, "\(HandoffReceipt.eventFile) is a \(event.type.rawValue) event, not the recipient's \"handoff received\"")
+        }
+
+        // The package it names, issued here, and the recipient's cosignature on its checkpoint.
+        let issued = try ledger.read { view in
+            try view.sequences(of: .handoffIssued).lazy.compactMap { sequence -> HandoffIssued? in
+                guard case .handoffIssued(let body)? = try view.event(sequence)?.body, body.manifestSHA256 == received.manifestSHA256 else { return nil }
+                return body
+            }.first
+        }
+        guard let issued else {
+            throw refuse(.unknownPackage, "the receipt acknowledges manifest \(InertText.forScreen(received.manifestSHA256)), which this ledger never issued")
+        }
+        guard received.checkpoint == issued.checkpoint else {
+            throw refuse(.unknownPackage, "the recipient recorded another checkpoint for package \(issued.package) than the one issued")
+        }
+        let ours = try issued.checkpoint.checkpoint()
+        guard receipt.cosignedCheckpoint.text == ours.body else {
+            throw refuse(.cosignature, "\(HandoffReceipt.cosignedFile) is not package \(issued.package)'s checkpoint")
+        }
+        guard let (timestamp, line) = Cosignature.verified(in: receipt.cosignedCheckpoint, name: recipientKey.name, publicKey: recipientKey.publicKey) else {
+            throw refuse(.cosignature, "no cosignature in \(HandoffReceipt.cosignedFile) verifies with the pinned recipient key \(Cosignature.verifierKey(name: recipientKey.name, publicKey: recipientKey.publicKey))")
+        }
+
+        guard timestamp <= UInt64(Int64.max / 1_000_000) else { throw refuse(.cosignature, "the cosignature's timestamp \(timestamp) is not a time") }
+        let acknowledged = HandoffAcknowledged(package: issued.package, targetTeam: issued.targetTeam, manifestSHA256: issued.manifestSHA256,
+                                               recipientSequence: Int(event.sequence), recipientCheckpoint: CheckpointFields(theirs),
+                                               cosignedAt: Timestamp(microseconds: Int64(timestamp) * 1_000_000),
+                                               cosignature: Data(line.keyID + line.bytes).base64EncodedString())
+        let outcome = try await ledger.append(EventDraft(.handoffAcknowledged(acknowledged), idempotencyKey: "handoff-acknowledged:" + issued.manifestSHA256))
+        return Outcome(acknowledged: acknowledged, sequence: outcome.sequence, wasRecordedBefore: !outcome.isRecorded)
+    }
+}
