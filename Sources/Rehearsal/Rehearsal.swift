@@ -28,7 +28,7 @@ public struct Rehearsal {
         try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let senderDir = directory + "/sender", recipientDir = directory + "/recipient"
         let usersPath = directory + "/users.csv", handoffPath = directory + "/handoff.csv", exchangedPath = directory + "/exchanged.csv"
-        let lateRowsPath = directory + "/handoff-late.csv"
+        let lateUsersPath = directory + "/users-late.csv"
         let acceptedAt = Timestamp(seconds: (Timestamp.now().seconds / 86_400 - 20) * 86_400)
         say("Rehearsing a transfer of \(users) users of \(clientID) from team \(senderTeam) to team \(recipientTeam)\n  in \(directory)\n")
 
@@ -60,7 +60,7 @@ public struct Rehearsal {
             try await WindowRecorder(ledger: ledger, projection: projection).record(acceptedAt: acceptedAt, correcting: false)
             ledger.close()
         }
-        try writeUsers(to: usersPath)
+        try writeUsers(to: usersPath, late: lateUsersPath)
 
         let senderCredentials = try AppleCredentials(teamID: senderTeam, clientID: clientID, keyID: senderKey.keyID, privateKeyPath: senderKey.privateKeyPath)
         let recipientCredentials = try AppleCredentials(teamID: recipientTeam, clientID: clientID, keyID: recipientKey.keyID, privateKeyPath: recipientKey.privateKeyPath)
@@ -81,45 +81,64 @@ public struct Rehearsal {
         let refused = try await job(.generate(target: recipientTeam), senderDir, usersPath, handoffPath, wrongKey).execute(logger: logger)
         say("\n$ handover generate --key-id WRONGKEY01 ...   (team A, wrong key ID)\n" + indent(refused.text))
 
-        // 2. Team A for real; 3. the handoff file goes to team B, who exchanges it.
+        // 2. Team A for real, then its signed handoff package.
         let generated = try await job(.generate(target: recipientTeam), senderDir, usersPath, handoffPath, senderCredentials).execute(logger: logger)
         say("\n$ handover generate --users users.csv --target \(recipientTeam) --out handoff.csv   (team A)\n" + indent(generated.text))
-        // Ten rows reach team B late: those users sign in before their exchange.
-        let heldBack = try holdBack(10, of: handoffPath, into: lateRowsPath)
-        say("  (the last \(heldBack.count) rows of handoff.csv reach team B late, in handoff-late.csv: those users sign in first)")
-        // Two attempts only, so some transient faults outlast the run and the resume has work.
-        var firstExchange = job(.exchange, recipientDir, handoffPath, exchangedPath, recipientCredentials)
+        let senderPin = try pinnedKey(of: senderDir, to: directory + "/sender.pub")
+        let recipientPin = try pinnedKey(of: recipientDir, to: directory + "/recipient.pub")
+        say("\n  (each team pins the other's verifier key, from `handover checkpoint --public-key`: sender.pub, recipient.pub)")
+        let first = try await issue(senderDir, into: directory + "/handoff-0001")
+        say("\n$ handover handoff issue --target \(recipientTeam) --out handoff-0001   (team A)\n" + indent(first))
+
+        // 3. A copy altered on the way is refused before any call to Apple.
+        let tampered = directory + "/handoff-0001-tampered"
+        try FileManager.default.copyItem(atPath: directory + "/handoff-0001", toPath: tampered)
+        try alterFirstRow(of: tampered + "/" + HandoffPackage.rowsFile)
+        var refusedExchange = job(.exchange, recipientDir, tampered, exchangedPath, recipientCredentials)
+        refusedExchange.senderKey = senderPin
+        do {
+            _ = try await refusedExchange.execute(logger: logger)
+            throw SimulatorError("the tampered package was accepted")
+        } catch let refusal as HandoffRefusal {
+            say("\n$ handover exchange --transfers handoff-0001-tampered --sender-key sender.pub ...   (team B; one transfer_sub altered on the way)")
+            say(TerminalText.wrap("  refused (\(refusal.reason)), exit 2, recorded as \"handoff refused\"; nothing was sent to Apple: \(refusal.detail)", continuation: "    "))
+        }
+
+        // 4. Team B exchanges the genuine package (two attempts only, so some transient faults
+        // outlast the run and the resume has work), then resumes with --retry-failed.
+        var firstExchange = job(.exchange, recipientDir, directory + "/handoff-0001", exchangedPath, recipientCredentials)
+        firstExchange.senderKey = senderPin
         firstExchange.retryPolicy.maximumAttempts = 2
         let exchanged = try await firstExchange.execute(logger: logger)
-        say("\n$ handover exchange --transfers handoff.csv --out exchanged.csv   (team B)\n" + indent(exchanged.text))
-
-        // 4. Team B re-runs with --retry-failed: done users are skipped, failures retried.
-        var retry = job(.exchange, recipientDir, handoffPath, exchangedPath, recipientCredentials)
+        say("\n$ handover exchange --transfers handoff-0001 --sender-key sender.pub --out exchanged.csv   (team B)\n" + indent(exchanged.text))
+        var retry = job(.exchange, recipientDir, directory + "/handoff-0001", exchangedPath, recipientCredentials)
+        retry.senderKey = senderPin
         retry.options.retryFailed = true
         let retried = try await retry.execute(logger: logger)
-        say("\n$ handover exchange --transfers handoff.csv --out exchanged.csv --retry-failed   (team B, resumed)\n" + indent(retried.text))
+        say("\n$ handover exchange --transfers handoff-0001 --sender-key sender.pub --out exchanged.csv --retry-failed   (team B, resumed)\n" + indent(retried.text))
+        say("\n$ handover handoff confirm receipt-0001 --recipient-key recipient.pub   (team A)\n" + indent(try await confirm(senderDir, directory + "/receipt-0001", recipientPin)))
+
+        // 5. Team A's last users come late: a second package, proved consistent with the first.
+        let late = try await job(.generate(target: recipientTeam), senderDir, lateUsersPath, directory + "/handoff-late.csv", senderCredentials).execute(logger: logger)
+        say("\n$ handover generate --users users-late.csv --target \(recipientTeam) --out handoff-late.csv   (team A, users found late)\n" + indent(late.text))
+        let second = try await issue(senderDir, into: directory + "/handoff-0002")
+        say("\n$ handover handoff issue --target \(recipientTeam) --out handoff-0002   (team A)\n" + indent(second))
+        let heldBack = try CSVTable(path: directory + "/handoff-0002/" + HandoffPackage.rowsFile).rows.compactMap { $0["transfer_sub"] }
+        say("  (handoff-0002 reaches team B late: its \(heldBack.count) users sign in first)")
+
+        let exchangedRows = try CSVTable(path: exchangedPath).rows
+        try await serveAndErase(recipientDir, simulator: simulator, heldBack: heldBack, exchangedRows: exchangedRows, logger: logger, say)
+
+        // 8. The late package: its users are done by signing in, so no call is needed.
+        var lateExchange = job(.exchange, recipientDir, directory + "/handoff-0002", exchangedPath, recipientCredentials)
+        lateExchange.senderKey = senderPin
+        let lateExchanged = try await lateExchange.execute(logger: logger)
+        say("\n$ handover exchange --transfers handoff-0002 --sender-key sender.pub --out exchanged.csv   (team B)\n" + indent(lateExchanged.text))
+        say("\n$ handover handoff confirm receipt-0002 --recipient-key recipient.pub   (team A)\n" + indent(try await confirm(senderDir, directory + "/receipt-0002", recipientPin)))
 
         let recipientProjection = UserProjection()
         let recipient = try Ledger.open(at: recipientDir, folders: [recipientProjection])
         defer { recipient.close() }
-        let exchangedRows = try CSVTable(path: exchangedPath).rows
-
-        // 5. Team B runs `handover serve`: the app backend reports sign-ins, Apple notifies.
-        let heard = try await ServeRehearsal(ledger: recipient, projection: recipientProjection, simulator: simulator, recipientTeam: recipientTeam,
-                                             clientID: clientID, logger: logger)
-            .run(heldBack: heldBack, exchanged: exchangedRows.compactMap { $0["transfer_sub"] })
-        say("\n$ handover serve --ledger recipient   (team B; \(heard.url))")
-        say(TerminalText.wrap("  POST /apple/sign-ins: \(heard.signIns) identity tokens from the app backend (users not yet exchanged and 5 already exchanged)"))
-        say(TerminalText.wrap("  POST /apple/notifications: " + heard.notifications.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")))
-        say(TerminalText.wrap("  answers: " + heard.answers.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ")
-                              + "; \(heard.erased) users erased (account deleted, policy erase)"))
-
-        // 6. Support erases two users on request; the chain still verifies.
-        let eraser = UserEraser(ledger: recipient, projection: recipientProjection)
-        for sub in exchangedRows.prefix(2).compactMap({ $0["recipient_sub"] }) {
-            _ = try await eraser.erase(sub, reason: "user asked for deletion (support ticket)")
-        }
-
         say("")
         let sender = try Ledger.open(at: senderDir)
         for (name, ledger) in [("sender", sender), ("recipient", recipient)] {
@@ -144,13 +163,17 @@ public struct Rehearsal {
         let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
         say("""
         Rehearsal finished in \(seconds) s. Files in \(directory):
-          users.csv (team A's list), handoff.csv and handoff-late.csv (to team B), exchanged.csv (team B's new identifiers)
+          users.csv and users-late.csv (team A's lists), handoff-0001 and handoff-0002 (signed packages to team B),
+          receipt-0001 and receipt-0002 (team B's cosigned receipts), sender.pub and recipient.pub (the pinned keys),
+          exchanged.csv (team B's new identifiers)
         Explore further:
           handover query pending   --ledger \(recipientDir)
           handover query migrated  --ledger \(recipientDir) --format csv
           handover query user acct-00007    --ledger \(recipientDir)
           handover query failures --by-class --ledger \(senderDir)
           handover query events --type run-finished --ledger \(recipientDir)
+          handover query events --type handoff-acknowledged --ledger \(senderDir)
+          handover query events --type handoff-received --ledger \(recipientDir)
           handover query unmatched --ledger \(recipientDir)
           handover query events --type notification-rejected --ledger \(recipientDir)
           handover query state --as-of \(acceptedAt.rfc3339) --ledger \(recipientDir)
@@ -159,6 +182,30 @@ public struct Rehearsal {
           handover export --ledger \(recipientDir) --format sqlite --out handover.sqlite
           handover checkpoint --ledger \(recipientDir) --out checkpoint.txt
         """)
+    }
+
+    /// Team B runs `handover serve` (the app backend reports sign-ins, among them the late
+    /// package's users; Apple notifies), then support erases two users on request.
+    private func serveAndErase(_ recipientDir: String, simulator: RunningSimulator, heldBack: [String], exchangedRows: [CSVTable.Row], logger: Logger,
+                               _ say: (String) -> Void) async throws {
+        let recipientProjection = UserProjection()
+        let recipient = try Ledger.open(at: recipientDir, folders: [recipientProjection])
+        defer { recipient.close() }
+        // Sign-ins and notifications, as `handover serve` hears them.
+        let heard = try await ServeRehearsal(ledger: recipient, projection: recipientProjection, simulator: simulator, recipientTeam: recipientTeam,
+                                             clientID: clientID, logger: logger)
+            .run(heldBack: heldBack, exchanged: exchangedRows.compactMap { $0["transfer_sub"] })
+        say("\n$ handover serve --ledger recipient   (team B; \(heard.url))")
+        say(TerminalText.wrap("  POST /apple/sign-ins: \(heard.signIns) identity tokens from the app backend (users not yet exchanged and 5 already exchanged)"))
+        say(TerminalText.wrap("  POST /apple/notifications: " + heard.notifications.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")))
+        say(TerminalText.wrap("  answers: " + heard.answers.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ")
+                              + "; \(heard.erased) users erased (account deleted, policy erase)"))
+
+        // 7. Support erases two users on request; the chain still verifies.
+        let eraser = UserEraser(ledger: recipient, projection: recipientProjection)
+        for sub in exchangedRows.prefix(2).compactMap({ $0["recipient_sub"] }) {
+            _ = try await eraser.erase(sub, reason: "user asked for deletion (support ticket)")
+        }
     }
 
     /// "N of M users migrated (E by exchange, S by sign-in)" and the first and last
@@ -173,23 +220,55 @@ public struct Rehearsal {
         return "\(migrated.count) of \(users) users migrated (\(paths))\nfirst \(times.min()?.rfc3339 ?? "-"), last \(times.max()?.rfc3339 ?? "-")"
     }
 
-    /// Team A's user list: `sub` and `account_id`, with one duplicate row to show the warning.
-    private func writeUsers(to path: String) throws {
-        var text = "sub,account_id\r\n"
-        for i in 0..<users {
-            text += "000\(100 + i % 900).\(String(format: "%032x", i &* 2_654_435_761 & 0xFFFF_FFFF)).\(1000 + i % 9000),acct-\(String(format: "%05d", i))\r\n"
+    /// Team A's user list, `sub` and `account_id`, with one duplicate row to show the warning;
+    /// the last 10 users go to `late`, the list of users team A finds after its first package.
+    private func writeUsers(to path: String, late: String) throws {
+        let header = "sub,account_id\r\n"
+        let rows = (0..<users).map { i in
+            "000\(100 + i % 900).\(String(format: "%032x", i &* 2_654_435_761 & 0xFFFF_FFFF)).\(1000 + i % 9000),acct-\(String(format: "%05d", i))\r\n"
         }
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else { throw SimulatorError("cannot write \(path)") }
+        let lateCount = min(10, users / 2)
+        for (file, lines) in [(path, rows.dropLast(lateCount) + rows.prefix(1)), (late, rows.suffix(lateCount))] {
+            guard FileManager.default.createFile(atPath: file, contents: Data((header + lines.joined()).utf8)) else { throw SimulatorError("cannot write \(file)") }
+        }
     }
 
-    /// Moves the last `count` rows of a handoff file into `late`; returns their transfer_subs.
-    private func holdBack(_ count: Int, of path: String, into late: String) throws -> [String] {
-        let rows = try CSVTable(path: path).rows.map { MigrationOutputRow(accountID: $0["account_id"], transferSub: $0["transfer_sub"]) }
-        guard rows.count > count else { return [] }
-        let moved = Array(rows.suffix(count))
-        try MigrationOutputRow.write(Array(rows.dropLast(count)), as: MigrationOutputRow.generation, to: path)
-        try MigrationOutputRow.write(moved, as: MigrationOutputRow.generation, to: late)
-        return moved.compactMap(\.transferSub)
+    /// Writes the verifier key of the ledger in `directory` to `path`, as a team hands it to the
+    /// other (`handover checkpoint --public-key`), and returns it as pinned.
+    private func pinnedKey(of directory: String, to path: String) throws -> VerifierKey {
+        let ledger = try Ledger.open(at: directory)
+        defer { ledger.close() }
+        _ = try ledger.signingKey()
+        let (line, publicKey) = try ledger.verifierKey()
+        guard FileManager.default.createFile(atPath: path, contents: Data((line + "\n").utf8)) else { throw SimulatorError("cannot write \(path)") }
+        return VerifierKey(name: try ledger.origin(), publicKey: publicKey)
+    }
+
+    /// `handover handoff issue` on team A's ledger; what it prints.
+    private func issue(_ senderDir: String, into package: String) async throws -> String {
+        let ledger = try Ledger.open(at: senderDir, folders: [UserProjection()])
+        defer { ledger.close() }
+        guard let issued = try await HandoffIssuer(ledger: ledger).issue(target: recipientTeam, into: package) else { throw SimulatorError("nothing to hand over") }
+        return TerminalText.wrap("handoff package \(issued.package): \(issued.rowCount) rows, manifest sha256 \(issued.manifestSHA256.prefix(16))…, "
+            + "signed checkpoint of \(issued.checkpoint.treeSize) events" + (issued.previousTreeSize > 0 ? ", consistency proof from \(issued.previousTreeSize)" : ""))
+    }
+
+    /// `handover handoff confirm` on team A's ledger; what it prints.
+    private func confirm(_ senderDir: String, _ receipt: String, _ recipientKey: VerifierKey) async throws -> String {
+        let ledger = try Ledger.open(at: senderDir, folders: [UserProjection()])
+        defer { ledger.close() }
+        let outcome = try await ReceiptConfirmation(ledger: ledger, recipientKey: recipientKey).confirm(receipt)
+        let a = outcome.acknowledged
+        return TerminalText.wrap("receipt checked: team \(a.targetTeam) cosigned package \(a.package)'s checkpoint and recorded it as its event \(a.recipientSequence); "
+            + "recorded as event \(outcome.sequence) (handoff acknowledged)")
+    }
+
+    /// Changes one character of the first row's `transfer_sub`, as a file altered on the way.
+    private func alterFirstRow(of path: String) throws {
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        guard let lineEnd = bytes.firstIndex(of: 0x0A), let comma = bytes[lineEnd...].firstIndex(of: UInt8(ascii: ",")) else { throw SimulatorError("\(path) has no rows") }
+        bytes[comma + 1] = bytes[comma + 1] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
     private func indent(_ text: String) -> String { text.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") }

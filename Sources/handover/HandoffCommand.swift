@@ -28,7 +28,8 @@ struct HandoffIssueCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The package directory to make (it must not exist).", valueName: "dir")) var out: String
 
     func run() async throws {
-        let ledger = try ledgerOptions.openLog(.readWrite)
+        // Opened with its projections, so they fold the event this appends.
+        let (ledger, _) = try ledgerOptions.open(.readWrite)
         defer { ledger.close() }
         let issued: HandoffIssued?
         do { issued = try await HandoffIssuer(ledger: ledger).issue(target: target, into: out) } catch let refused as RunRefused {
@@ -60,7 +61,7 @@ struct HandoffConfirmCommand: AsyncParsableCommand {
 
     func run() async throws {
         let key = try pinnedKey(recipientKey, option: "--recipient-key")
-        let ledger = try ledgerOptions.openLog(.readWrite)
+        let (ledger, _) = try ledgerOptions.open(.readWrite)
         defer { ledger.close() }
         let outcome: ReceiptConfirmation.Outcome
         do { outcome = try await ReceiptConfirmation(ledger: ledger, recipientKey: key).confirm(receipt) } catch let refusal as HandoffRefusal {

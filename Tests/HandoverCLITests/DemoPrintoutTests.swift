@@ -22,11 +22,13 @@ struct DemoPrintoutTests {
         let printout = PrintedText(try DemoLedger.printout())
         let sender = try DemoLedger.copy(.sender, into: dir), recipient = try DemoLedger.copy(.recipient, into: dir)
 
-        // The runs: each summary's figures are those of its "run finished" event, in order.
-        let summaries = printout.blocks(startingWith: "$ handover generate") + printout.blocks(startingWith: "$ handover exchange")
+        // The runs: each summary's figures are those of its "run finished" event, in order (a
+        // refused package starts no run, and prints no summary).
+        let summaries = (printout.blocks(startingWith: "$ handover generate") + printout.blocks(startingWith: "$ handover exchange"))
+            .filter { $0.contains { $0.contains(" users in the input;") } }
         let finished = try rows("query", "events", "--type", "run-finished", "--ledger", sender, "--format", "json")
             + rows("query", "events", "--type", "run-finished", "--ledger", recipient, "--format", "json")
-        try #require(summaries.count == 4 && finished.count == 4, "4 run summaries (\(summaries.count)) and 4 run-finished events (\(finished.count))")
+        try #require(summaries.count == 6 && finished.count == 6, "6 run summaries (\(summaries.count)) and 6 run-finished events (\(finished.count))")
         for (summary, event) in zip(summaries, finished) {
             let body = try #require(event["body"])
             let text = summary.joined(separator: "\n")
@@ -110,6 +112,47 @@ struct DemoPrintoutTests {
         }
         for line in printout.linesOutsideTables { #expect(line.count <= 200, "\(line.count) characters: \(line.prefix(120))…") }
     }
+}
+
+extension DemoPrintoutTests {
+    @Test("the handoff is signed: B checks both packages and refuses a tampered copy, A confirms both receipts, and an independent checker agrees")
+    func signedHandoff() throws {
+        let printout = PrintedText(try DemoLedger.printout())
+        let sender = try DemoLedger.copy(.sender, into: dir), recipient = try DemoLedger.copy(.recipient, into: dir)
+        let refused = try #require(printout.blocks(startingWith: "$ handover exchange --transfers handoff-0001-tampered").first).joined(separator: " ")
+        #expect(refused.contains("refused (rows-digest), exit 2"), "\(refused)")
+        let refusals = try rows("query", "events", "--type", "handoff-refused", "--ledger", recipient, "--format", "json")
+        #expect(refusals.count == 1 && refusals.first?["body"]?["reason"] == .string("rows-digest"))
+        let received = try rows("query", "events", "--type", "handoff-received", "--ledger", recipient, "--format", "json")
+        let issued = try rows("query", "events", "--type", "handoff-issued", "--ledger", sender, "--format", "json")
+        let acknowledged = try rows("query", "events", "--type", "handoff-acknowledged", "--ledger", sender, "--format", "json")
+        #expect(issued.count == 2 && received.count == 2 && acknowledged.count == 2, "two packages issued, received and acknowledged")
+        for (i, r, a) in zip3(issued, received, acknowledged) {
+            #expect(i["body"]?["manifest_sha256"] == r["body"]?["manifest_sha256"] && r["body"]?["manifest_sha256"] == a["body"]?["manifest_sha256"])
+            #expect(a["body"]?["recipient_seq"] == r["seq"], "A's acknowledgement names B's event")
+        }
+        #expect(printout.lines.contains { $0.contains("done by signing in with their transfer_sub (no call needed): 10") }, "the late package's users signed in first")
+
+        // tools/check-handoff.py, written from the documents alone, checks what the demo wrote.
+        let checker = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path + "/tools/check-handoff.py"
+        let files = ["handoff-0001", "handoff-0002", "receipt-0001", "receipt-0002", "sender.pub", "recipient.pub"]
+        let copies = Dictionary(uniqueKeysWithValues: try files.map { ($0, try DemoLedger.copy(file: $0, into: dir)) })
+        let checks = [
+            ["package", copies["handoff-0001"]!, "--sender-key", copies["sender.pub"]!],
+            ["package", copies["handoff-0002"]!, "--sender-key", copies["sender.pub"]!, "--previous", copies["handoff-0001"]!],
+            ["receipt", copies["receipt-0001"]!, "--recipient-key", copies["recipient.pub"]!, "--package", copies["handoff-0001"]!, "--sender-key", copies["sender.pub"]!],
+            ["receipt", copies["receipt-0002"]!, "--recipient-key", copies["recipient.pub"]!, "--package", copies["handoff-0002"]!, "--sender-key", copies["sender.pub"]!],
+        ]
+        for args in checks {
+            let r = try runCommand("/usr/bin/env", ["python3", checker] + args)
+            #expect(r.status == 0, "check-handoff.py \(args.prefix(2)): \(r.out)\(r.err)")
+        }
+    }
+}
+
+/// The elements of three sequences side by side.
+private func zip3<A: Sequence, B: Sequence, C: Sequence>(_ a: A, _ b: B, _ c: C) -> [(A.Element, B.Element, C.Element)] {
+    zip(zip(a, b), c).map { ($0.0, $0.1, $1) }
 }
 
 /// A command's printout: lines, blocks separated by blank lines, and the tables in it.

@@ -11,10 +11,7 @@ import TestSupport
 struct InterruptTests {
     /// The stand-in's successful usermigrationinfo answers (generations and exchanges alike).
     static func answered(_ teams: TwoTeamsOnTheCommandLine) async throws -> Int {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: teams.standIn.baseURL + "/simulator/stats"), timeout: .seconds(10))
-        let body = try await response.body.collect(upTo: 1 << 20)
-        let counts = try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Int] ?? [:]
-        return counts["usermigrationinfo.200", default: 0]
+        try await teams.standInAnswers()["usermigrationinfo.200", default: 0]
     }
 
     /// The number of events in the ledger at `directory`: `meta/head` read with LMDB alone

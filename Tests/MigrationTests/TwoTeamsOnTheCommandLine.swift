@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import TestSupport
 
@@ -31,6 +32,13 @@ struct TwoTeamsOnTheCommandLine {
         let generated = try runProduct("handover", ["generate", "--ledger", sender, "--users", usersFile, "--target", "BBBB222222", "--out", handoff,
                                                     "--concurrency", "32"] + credentials("AAAA111111", "KEYA111111"))
         guard generated.status == 0 else { throw ServerProcess.Failed(description: "generate failed: \(generated.err)") }
+    }
+
+    /// The stand-in's answers so far, by endpoint and outcome (`token.200`, `usermigrationinfo.400`, ...).
+    func standInAnswers() async throws -> [String: Int] {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: standIn.baseURL + "/simulator/stats"), timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Int] ?? [:]
     }
 
     /// The stand-in's state directory.

@@ -1,0 +1,243 @@
+import Foundation
+import Ledger
+import Migration
+import Projections
+import Testing
+import TestSupport
+
+/// Team A's signed handoff package, checked by team B before any call to Apple, and B's
+/// cosigned receipt checked by A: each step its own `handover` process, against the stand-in.
+@Suite("signed handoff between the two teams", .serialized)
+struct SignedHandoffTests {
+    /// Both teams with team A's first package issued and each side's verifier key exported.
+    struct Fixture {
+        let teams: TwoTeamsOnTheCommandLine
+        /// The first package, team A's and team B's pinned key files.
+        let package: String, senderKey: String, recipientKey: String
+
+        init(users: Int = 12) throws {
+            teams = try TwoTeamsOnTheCommandLine(users: users, latencyMilliseconds: 0)
+            package = teams.dir.sub("handoff-0001")
+            let issued = try handover("handoff", "issue", "--ledger", teams.sender, "--target", "BBBB222222", "--out", package)
+            guard issued.status == 0 else { throw ServerProcess.Failed(description: "handoff issue: \(issued.err)") }
+            senderKey = try Fixture.exportKey(of: teams.sender, to: teams.dir.sub("a.pub"))
+            recipientKey = try Fixture.exportKey(of: teams.recipient, to: teams.dir.sub("b.pub"))
+        }
+
+        /// Writes the verifier key of the ledger in `directory` to `path`, as a team hands it over.
+        static func exportKey(of directory: String, to path: String) throws -> String {
+            let key = try handover("checkpoint", "--public-key", "--ledger", directory)
+            guard key.status == 0 else { throw ServerProcess.Failed(description: "checkpoint --public-key: \(key.err)") }
+            try Data(key.out.utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+
+        /// Team B's `handover exchange` of `package` with the sender key `key`.
+        func exchange(_ package: String, key: String? = nil, receipt: String? = nil) throws -> (status: Int32, out: String, err: String) {
+            try handover(["exchange", "--ledger", teams.recipient, "--transfers", package, "--out", teams.output]
+                         + (key.map { ["--sender-key", $0] } ?? []) + (receipt.map { ["--receipt", $0] } ?? []) + teams.credentials("BBBB222222", "KEYB222222"))
+        }
+
+        /// A copy of `package` at `name`, changed by `edit` (given the copy's directory).
+        func tampered(_ name: String, from package: String? = nil, _ edit: (String) throws -> Void) throws -> String {
+            let copy = teams.dir.sub(name)
+            try FileManager.default.copyItem(atPath: package ?? self.package, toPath: copy)
+            try edit(copy)
+            return copy
+        }
+
+        /// A copy of the first package whose manifest is changed by `edit` and signed again with
+        /// team A's own key: a package team A really signed, wrong in what it says.
+        func resigned(_ name: String, _ edit: (inout HandoffManifest) throws -> Void) throws -> String {
+            try tampered(name) { copy in
+                let path = copy + "/" + HandoffPackage.manifestFile
+                let note = try SignedNote(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+                var manifest = try HandoffManifest(text: note.text)
+                try edit(&manifest)
+                let key = try CheckpointKey.load(from: teams.sender)
+                try Data(try SignedNote.signing(manifest.text, name: note.signatures[0].name, key: key).serialized.utf8).write(to: URL(fileURLWithPath: path))
+            }
+        }
+
+        /// The events of `type` in the ledger at `directory`, as `query events --format json` gives them.
+        func events(_ type: String, in directory: String) throws -> [[String: Any]] {
+            let listed = try handover("query", "events", "--type", type, "--format", "json", "--ledger", directory)
+            return try JSONSerialization.jsonObject(with: Data(listed.out.utf8)) as? [[String: Any]] ?? []
+        }
+    }
+
+    static func edit(_ path: String, _ change: (String) -> String) throws {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let changed = change(text)
+        #expect(changed != text, "the edit of \(path) changed something")
+        try Data(changed.utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test("every tampering is refused with its own reason, and nothing reaches the stand-in; the genuine package goes through")
+    func tamperingRefused() async throws {
+        let f = try Fixture()
+        let rows = f.package + "/" + HandoffPackage.rowsFile
+        let lines = try String(contentsOfFile: rows, encoding: .utf8).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(lines.first == "account_id,transfer_sub,seq" && lines.count == 13, "12 rows under the header: \(lines.prefix(3))")
+
+        // A third ledger of team A's, and its key: another ledger's checkpoint, a wrong key.
+        let other = f.teams.dir.sub("a-other")
+        #expect(try handover("init", "--ledger", other, "--team-id", "AAAA111111", "--client-id", "com.example.app", "--role", "sender").status == 0)
+        let otherCheckpoint = f.teams.dir.sub("other-checkpoint.txt")
+        #expect(try handover("checkpoint", "--ledger", other, "--out", otherCheckpoint).status == 0)
+        let otherKey = try Fixture.exportKey(of: other, to: f.teams.dir.sub("other.pub"))
+
+        let cases: [(what: String, package: String, key: String, reason: String)] = [
+            ("a row changed", try f.tampered("row-changed") { try SignedHandoffTests.edit($0 + "/rows.csv") { $0.replacingOccurrences(of: "\nacct-3,", with: "\nacct-X,") } },
+             f.senderKey, "rows-digest"),
+            ("a row removed", try f.tampered("row-removed") { dir in
+                try SignedHandoffTests.edit(dir + "/rows.csv") { text in text.components(separatedBy: "\r\n").enumerated().filter { $0.offset != 5 }.map(\.element).joined(separator: "\r\n") }
+            }, f.senderKey, "rows-digest"),
+            ("a row added", try f.tampered("row-added") { try SignedHandoffTests.edit($0 + "/rows.csv") { $0 + "acct-999,t.forged.0001,7\r\n" } }, f.senderKey, "rows-digest"),
+            ("the manifest edited", try f.tampered("manifest-edited") { try SignedHandoffTests.edit($0 + "/manifest.txt") { $0.replacingOccurrences(of: "\nrows 12\n", with: "\nrows 11\n") } },
+             f.senderKey, "manifest-signature"),
+            ("a checkpoint from another ledger", try f.resigned("other-checkpoint") { $0.checkpoint = try Checkpoint(parsing: String(contentsOfFile: otherCheckpoint, encoding: .utf8)) },
+             f.senderKey, "checkpoint-from-another-ledger"),
+            ("a wrong key", f.package, otherKey, "not-signed-by-pinned-key"),
+            ("a wrong target team", try f.resigned("wrong-target") { $0.targetTeam = "CCCC333333" }, f.senderKey, "wrong-target"),
+        ]
+        let answersBefore = try await f.teams.standInAnswers()
+        for c in cases {
+            let refused = try f.exchange(c.package, key: c.key)
+            #expect(refused.status == 2, "\(c.what): exit 2, \(refused.err)")
+            #expect(refused.err.contains("handoff package refused (\(c.reason))") && refused.err.contains("nothing was sent to Apple"), "\(c.what): \(refused.err)")
+        }
+        #expect(try await f.teams.standInAnswers() == answersBefore, "no call reached the stand-in")
+        let refusals = try f.events("handoff-refused", in: f.teams.recipient).compactMap { ($0["body"] as? [String: Any])?["reason"] as? String }
+        #expect(refusals == cases.map(\.reason), "one \"handoff refused\" per tampering, with its reason")
+        #expect(try f.events("run-started", in: f.teams.recipient).isEmpty, "no run started")
+
+        // The genuine package goes through: recorded as received, the run as signed, a receipt written.
+        let accepted = try f.exchange(f.package, key: f.senderKey, receipt: f.teams.dir.sub("receipt-0001"))
+        #expect(accepted.status == 0, "\(accepted.out)\(accepted.err)")
+        #expect(accepted.out.contains("handoff: signed package 1 from team AAAA111111, verified with the pinned key"), "\(accepted.out)")
+        let received = try f.events("handoff-received", in: f.teams.recipient)
+        #expect(received.count == 1 && (received.first?["body"] as? [String: Any])?["package"] as? Int == 1)
+        #expect(((try f.events("run-started", in: f.teams.recipient).first?["body"] as? [String: Any])?["handoff"] as? String) == "signed")
+        #expect(try CSVTable(path: f.teams.output).rows.count == 12, "every listed user exchanged")
+
+        // The same package again (a resumed exchange) passes without a second "handoff received".
+        #expect(try f.exchange(f.package, key: f.senderKey, receipt: f.teams.dir.sub("receipt-0001")).status == 0)
+        #expect(try f.events("handoff-received", in: f.teams.recipient).count == 1)
+
+        // Team A's log rewritten, as an insider would, before a second package: B catches it.
+        let rewritten = f.teams.dir.sub("a-rewritten")
+        try await SignedHandoffTests.rewrite(f.teams.sender, into: rewritten)
+        let second = f.teams.dir.sub("handoff-0002-rewritten")
+        let issued = try handover("handoff", "issue", "--ledger", rewritten, "--target", "BBBB222222", "--out", second)
+        #expect(issued.status == 0 && issued.out.contains("handoff package 2"), "\(issued.out)\(issued.err)")
+        let answersBeforeRewrite = try await f.teams.standInAnswers()
+        let caught = try f.exchange(second, key: f.senderKey)
+        #expect(caught.status == 2 && caught.err.contains("handoff package refused (log-rewritten)"), "\(caught.err)")
+        #expect(try await f.teams.standInAnswers() == answersBeforeRewrite, "no call reached the stand-in")
+
+        // A's genuine second package passes the same check.
+        let late = f.teams.dir.sub("late.csv")
+        try Data("sub,account_id\n0777.late.0001,acct-late-1\n0777.late.0002,acct-late-2\n".utf8).write(to: URL(fileURLWithPath: late))
+        #expect(try handover(["generate", "--ledger", f.teams.sender, "--users", late, "--target", "BBBB222222", "--out", f.teams.dir.sub("late-out.csv")]
+                             + f.teams.credentials("AAAA111111", "KEYA111111")).status == 0)
+        let genuine = f.teams.dir.sub("handoff-0002")
+        #expect(try handover("handoff", "issue", "--ledger", f.teams.sender, "--target", "BBBB222222", "--out", genuine).status == 0)
+        let consistency = try String(contentsOfFile: genuine + "/consistency.txt", encoding: .utf8)
+        #expect(consistency.hasPrefix("old ") && !consistency.hasPrefix("old 0\n"), "package 2 proves from package 1's size")
+        let exchangedLate = try f.exchange(genuine, key: f.senderKey)
+        #expect(exchangedLate.status == 0 && exchangedLate.out.contains("signed package 2"), "\(exchangedLate.out)\(exchangedLate.err)")
+        #expect(try f.events("handoff-received", in: f.teams.recipient).count == 2)
+    }
+
+    /// Makes at `target` what an insider with team A's keys would: a ledger of the same origin and
+    /// key holding A's events with one `account_id` changed, and three more generated identifiers.
+    static func rewrite(_ source: String, into target: String) async throws {
+        let original = try Ledger.open(at: source, options: Ledger.Options(access: .readOnly))
+        let identity = try original.identity()
+        var drafts: [EventDraft] = []
+        try original.read { view in
+            try view.forEachEvent(from: 2, through: UInt64(try view.eventCount())) { event in
+                var identifiers = event.identifiers
+                if event.type == .transferIDGenerated, identifiers.accountID == "acct-3" { identifiers.accountID = "acct-3-rewritten" }
+                drafts.append(EventDraft(event.body, identifiers: identifiers, occurredAt: event.occurredAt, idempotencyKey: event.idempotencyKey, runID: event.actor.runID))
+            }
+        }
+        original.close()
+        let forged = try await Ledger.create(at: target, identity, folders: [UserProjection()])
+        for name in [CheckpointKey.fileName, VerifierKeyFile.fileName] {
+            try? FileManager.default.removeItem(atPath: target + "/" + name) // absent unless create made one
+            try FileManager.default.copyItem(atPath: source + "/" + name, toPath: target + "/" + name)
+        }
+        for i in 0..<3 {
+            drafts.append(EventDraft(.transferIDGenerated(TransferIDGenerated(targetTeam: "BBBB222222")),
+                                     identifiers: Identifiers(accountID: "acct-forged-\(i)", senderSub: "0888.forged.\(i)", transferSub: "t.forged.\(i)")))
+        }
+        _ = try await forged.append(contentsOf: drafts)
+        forged.close()
+    }
+
+    @Test("team A confirms B's receipt once; a receipt with one byte changed or signed by another key is refused")
+    func receiptConfirmed() async throws {
+        let f = try Fixture(users: 6)
+        let receipt = f.teams.dir.sub("receipt-0001")
+        #expect(try f.exchange(f.package, key: f.senderKey, receipt: receipt).status == 0)
+
+        // One byte changed in each file, in turn.
+        for (file, reason) in [(HandoffReceipt.cosignedFile, "cosignature"), (HandoffReceipt.eventFile, "inclusion-proof"), (HandoffReceipt.proofFile, "")] {
+            let copy = f.teams.dir.sub("receipt-flipped-" + file)
+            try FileManager.default.copyItem(atPath: receipt, toPath: copy)
+            var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: copy + "/" + file)))
+            // A byte inside the signed or hashed content: the middle of the first line.
+            let index = (bytes.firstIndex(of: 0x0A) ?? bytes.count) / 2
+            bytes[index] = bytes[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            try Data(bytes).write(to: URL(fileURLWithPath: copy + "/" + file))
+            let refused = try handover("handoff", "confirm", copy, "--recipient-key", f.recipientKey, "--ledger", f.teams.sender)
+            #expect(refused.status == 2 && refused.err.contains("receipt refused (\(reason)"), "\(file): \(refused.err)")
+        }
+        // Checked with a key that is not team B's.
+        let wrong = try Fixture.exportKey(of: f.teams.sender, to: f.teams.dir.sub("not-b.pub"))
+        let wrongKey = try handover("handoff", "confirm", receipt, "--recipient-key", wrong, "--ledger", f.teams.sender)
+        #expect(wrongKey.status == 2 && wrongKey.err.contains("receipt refused (recipient-checkpoint)"), "\(wrongKey.err)")
+        #expect(try f.events("handoff-acknowledged", in: f.teams.sender).isEmpty, "nothing recorded for a refused receipt")
+
+        // The genuine receipt, confirmed twice, is recorded once.
+        let first = try handover("handoff", "confirm", receipt, "--recipient-key", f.recipientKey, "--ledger", f.teams.sender)
+        #expect(first.status == 0 && first.out.contains("(handoff acknowledged)"), "\(first.out)\(first.err)")
+        let again = try handover("handoff", "confirm", receipt, "--recipient-key", f.recipientKey, "--ledger", f.teams.sender)
+        #expect(again.status == 0 && again.out.contains("already recorded"), "\(again.out)\(again.err)")
+        let acknowledged = try f.events("handoff-acknowledged", in: f.teams.sender)
+        #expect(acknowledged.count == 1)
+        let body = acknowledged.first?["body"] as? [String: Any]
+        let issued = try f.events("handoff-issued", in: f.teams.sender).first?["body"] as? [String: Any]
+        #expect(body?["manifest_sha256"] as? String == issued?["manifest_sha256"] as? String && body?["package"] as? Int == 1)
+
+        // Both signatures checked by an implementation written from the documents alone.
+        let checker = SignedHandoffTests.repository + "/tools/check-handoff.py"
+        let package = try runCommand("/usr/bin/env", ["python3", checker, "package", f.package, "--sender-key", f.senderKey])
+        #expect(package.status == 0, "check-handoff.py package: \(package.out)\(package.err)")
+        let theirs = try runCommand("/usr/bin/env", ["python3", checker, "receipt", receipt, "--recipient-key", f.recipientKey, "--package", f.package, "--sender-key", f.senderKey])
+        #expect(theirs.status == 0, "check-handoff.py receipt: \(theirs.out)\(theirs.err)")
+        for file in [HandoffReceipt.cosignedFile, HandoffReceipt.eventFile] {
+            let flipped = try runCommand("/usr/bin/env", ["python3", checker, "receipt", f.teams.dir.sub("receipt-flipped-" + file), "--recipient-key", f.recipientKey])
+            #expect(flipped.status == 1, "check-handoff.py refuses \(file) with a byte changed: \(flipped.out)\(flipped.err)")
+        }
+        let otherKey = try runCommand("/usr/bin/env", ["python3", checker, "package", f.package, "--sender-key", f.recipientKey])
+        #expect(otherKey.status == 1, "check-handoff.py refuses the manifest under another key: \(otherKey.out)\(otherKey.err)")
+    }
+
+    @Test("a bare CSV still works, and its run is recorded as unsigned")
+    func bareCSV() throws {
+        let f = try TwoTeamsOnTheCommandLine(users: 4, latencyMilliseconds: 0)
+        let run = try handover(["exchange", "--ledger", f.recipient, "--transfers", f.handoff, "--out", f.output] + f.credentials("BBBB222222", "KEYB222222"))
+        #expect(run.status == 0 && run.out.contains("recorded as unsigned"), "\(run.out)\(run.err)")
+        let started = try handover("query", "events", "--type", "run-started", "--format", "json", "--ledger", f.recipient)
+        #expect(started.out.contains("\"handoff\":\"unsigned\""), "\(started.out)")
+        // A package without a pinned key, and a pinned key with a bare CSV, are usage errors.
+        let keyWithCSV = try handover(["exchange", "--ledger", f.recipient, "--transfers", f.handoff, "--out", f.output, "--sender-key", f.handoff] + f.credentials("BBBB222222", "KEYB222222"))
+        #expect(keyWithCSV.status == 2, "\(keyWithCSV.err)")
+    }
+
+    /// The repository's root, for its `tools/`.
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+}
