@@ -130,10 +130,10 @@ public struct Rehearsal {
         try await serveAndErase(recipientDir, simulator: simulator, heldBack: heldBack, exchangedRows: exchangedRows, logger: logger, say)
 
         // 8. The late package: its users are done by signing in, so no call is needed.
-        var lateExchange = job(.exchange, recipientDir, directory + "/handoff-0002", exchangedPath, recipientCredentials)
+        var lateExchange = job(.exchange, recipientDir, directory + "/handoff-0002", directory + "/exchanged-late.csv", recipientCredentials)
         lateExchange.senderKey = senderPin
         let lateExchanged = try await lateExchange.execute(logger: logger)
-        say("\n$ handover exchange --transfers handoff-0002 --sender-key sender.pub --out exchanged.csv   (team B)\n" + indent(lateExchanged.text))
+        say("\n$ handover exchange --transfers handoff-0002 --sender-key sender.pub --out exchanged-late.csv   (team B)\n" + indent(lateExchanged.text))
         say("\n$ handover handoff confirm receipt-0002 --recipient-key recipient.pub   (team A)\n" + indent(try await confirm(senderDir, directory + "/receipt-0002", recipientPin)))
 
         let recipientProjection = UserProjection()
@@ -165,7 +165,7 @@ public struct Rehearsal {
         Rehearsal finished in \(seconds) s. Files in \(directory):
           users.csv and users-late.csv (team A's lists), handoff-0001 and handoff-0002 (signed packages to team B),
           receipt-0001 and receipt-0002 (team B's cosigned receipts), sender.pub and recipient.pub (the pinned keys),
-          exchanged.csv (team B's new identifiers)
+          exchanged.csv and exchanged-late.csv (team B's new identifiers)
         Explore further:
           handover query pending   --ledger \(recipientDir)
           handover query migrated  --ledger \(recipientDir) --format csv

@@ -77,16 +77,6 @@ public struct Checkpoint: Equatable, Sendable {
         signature = Array(blob.dropFirst(4))
     }
 
-    /// The checkpoint in a note that may carry further signature lines (cosignatures): its
-    /// text and the line signed under its origin; checks the form, not the signature.
-    public init(note: SignedNote) throws {
-        let origin = note.text.prefix { $0 != "\n" }
-        guard let own = note.signatures.first(where: { $0.name == origin }) else {
-            throw LedgerError(.malformedRecord, "not a Handover checkpoint: no signature line under its origin \"\(InertText.forScreen(String(origin)))\"")
-        }
-        try self.init(parsing: note.text + "\n" + own.line)
-    }
-
     /// Whether the signature is `publicKey`'s, over this body, under this origin's key ID.
     public func isSigned(by publicKey: [UInt8]) -> Bool {
         // A key that is not an Ed25519 point verifies nothing: the answer is no.

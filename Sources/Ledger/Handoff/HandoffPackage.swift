@@ -33,16 +33,5 @@ public struct HandoffPackage: Sendable {
     public func file(_ name: String) -> String { path + "/" + name }
 
     /// The bytes of one of the package's files, refusing one over `limit` bytes.
-    public func read(_ name: String, limit: Int? = nil) throws -> [UInt8] {
-        let path = file(name)
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw LedgerError(.file, "\(path) cannot be read (is it in the package?)") }
-        defer { try? handle.close() } // closing a file only read cannot lose anything
-        let data: Data?
-        do { data = try limit.map { try handle.read(upToCount: $0 + 1) } ?? handle.readToEnd() } catch {
-            throw LedgerError(.file, "\(path) cannot be read", underlying: error)
-        }
-        let bytes = Array(data ?? Data())
-        if let limit, bytes.count > limit { throw LedgerError(.malformedRecord, "\(path) is larger than \(limit) bytes") }
-        return bytes
-    }
+    public func read(_ name: String, limit: Int? = nil) throws -> [UInt8] { try FileBytes.read(file(name), limit: limit) }
 }

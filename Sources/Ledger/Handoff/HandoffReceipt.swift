@@ -37,13 +37,11 @@ public struct HandoffReceipt: Sendable {
 
     /// Reads a receipt directory, checking each file's form, not its signatures.
     public init(readingFrom directory: String) throws {
-        let files = HandoffPackage(path: directory)
-        let limit = HandoffPackage.maximumNoteBytes
-        cosignedCheckpoint = try SignedNote(parsing: files.read(HandoffReceipt.cosignedFile, limit: limit))
-        event = try files.read(HandoffReceipt.eventFile, limit: limit)
-        let proofBytes = try files.read(HandoffReceipt.proofFile, limit: limit)
-        guard let proofText = String(validating: proofBytes, as: UTF8.self) else {
-            throw LedgerError(.malformedRecord, "\(files.file(HandoffReceipt.proofFile)) is not UTF-8 text")
+        func read(_ name: String) throws -> [UInt8] { try FileBytes.read(directory + "/" + name, limit: HandoffPackage.maximumNoteBytes) }
+        cosignedCheckpoint = try SignedNote(parsing: read(HandoffReceipt.cosignedFile))
+        event = try read(HandoffReceipt.eventFile)
+        guard let proofText = String(validating: try read(HandoffReceipt.proofFile), as: UTF8.self) else {
+            throw LedgerError(.malformedRecord, "\(directory)/\(HandoffReceipt.proofFile) is not UTF-8 text")
         }
         proof = try TlogProof(parsing: proofText)
     }
