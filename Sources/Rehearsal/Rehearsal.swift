@@ -108,11 +108,13 @@ public struct Rehearsal {
         // outlast the run and the resume has work), then resumes with --retry-failed.
         var firstExchange = job(.exchange, recipientDir, directory + "/handoff-0001", exchangedPath, recipientCredentials)
         firstExchange.senderKey = senderPin
+        firstExchange.receiptPath = directory + "/receipt-0001"
         firstExchange.retryPolicy.maximumAttempts = 2
         let exchanged = try await firstExchange.execute(logger: logger)
-        say("\n$ handover exchange --transfers handoff-0001 --sender-key sender.pub --out exchanged.csv   (team B)\n" + indent(exchanged.text))
+        say("\n$ handover exchange --transfers handoff-0001 --sender-key sender.pub --out exchanged.csv --receipt receipt-0001   (team B)\n" + indent(exchanged.text))
         var retry = job(.exchange, recipientDir, directory + "/handoff-0001", exchangedPath, recipientCredentials)
         retry.senderKey = senderPin
+        retry.receiptPath = directory + "/receipt-0001"
         retry.options.retryFailed = true
         let retried = try await retry.execute(logger: logger)
         say("\n$ handover exchange --transfers handoff-0001 --sender-key sender.pub --out exchanged.csv --retry-failed   (team B, resumed)\n" + indent(retried.text))
@@ -132,6 +134,7 @@ public struct Rehearsal {
         // 8. The late package: its users are done by signing in, so no call is needed.
         var lateExchange = job(.exchange, recipientDir, directory + "/handoff-0002", directory + "/exchanged-late.csv", recipientCredentials)
         lateExchange.senderKey = senderPin
+        lateExchange.receiptPath = directory + "/receipt-0002"
         let lateExchanged = try await lateExchange.execute(logger: logger)
         say("\n$ handover exchange --transfers handoff-0002 --sender-key sender.pub --out exchanged-late.csv   (team B)\n" + indent(lateExchanged.text))
         say("\n$ handover handoff confirm receipt-0002 --recipient-key recipient.pub   (team A)\n" + indent(try await confirm(senderDir, directory + "/receipt-0002", recipientPin)))
@@ -260,7 +263,7 @@ public struct Rehearsal {
         let outcome = try await ReceiptConfirmation(ledger: ledger, recipientKey: recipientKey).confirm(receipt)
         let a = outcome.acknowledged
         return TerminalText.wrap("receipt checked: team \(a.targetTeam) cosigned package \(a.package)'s checkpoint and recorded it as its event \(a.recipientSequence); "
-            + "recorded as event \(outcome.sequence) (handoff acknowledged)")
+            + (outcome.wasRecordedBefore ? "already recorded as event \(outcome.sequence)" : "recorded as event \(outcome.sequence) (handoff acknowledged)"))
     }
 
     /// Changes one character of the first row's `transfer_sub`, as a file altered on the way.

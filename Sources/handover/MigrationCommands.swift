@@ -98,7 +98,7 @@ struct ExchangeCommand: AsyncParsableCommand {
     @OptionGroup var apple: AppleOptions
     @Option(help: ArgumentHelp("Team A's handoff package (a directory from `handover handoff issue`), or a bare CSV (columns transfer_sub, account_id).", valueName: "path")) var transfers: String
     @Option(name: .customLong("sender-key"), help: ArgumentHelp("Team A's verifier key, pinned out of band; required for a package.", valueName: "file")) var senderKey: String?
-    @Option(help: ArgumentHelp("Where to write the receipt for team A (default: receipt-NNNN beside --out).", valueName: "dir")) var receipt: String?
+    @Option(help: ArgumentHelp("Where to write the receipt for team A (default: receipt-<team A>-NNNN beside --out).", valueName: "dir")) var receipt: String?
     @OptionGroup var run: RunOptions
 
     func run() async throws {

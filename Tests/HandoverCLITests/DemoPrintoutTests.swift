@@ -131,7 +131,9 @@ extension DemoPrintoutTests {
             #expect(i["body"]?["manifest_sha256"] == r["body"]?["manifest_sha256"] && r["body"]?["manifest_sha256"] == a["body"]?["manifest_sha256"])
             #expect(a["body"]?["recipient_seq"] == r["seq"], "A's acknowledgement names B's event")
         }
-        #expect(printout.lines.contains { $0.contains("done by signing in with their transfer_sub (no call needed): 10") }, "the late package's users signed in first")
+        let late = try #require(printout.blocks(startingWith: "$ handover exchange --transfers handoff-0002").first).joined(separator: " ")
+        let signedIn = try #/done by signing in with their transfer_sub \(no call needed\): (\d+)/#.firstMatch(in: late)
+        #expect((signedIn.flatMap { Int($0.output.1) } ?? 0) > 0, "the late package's users signed in first: \(late)")
 
         // tools/check-handoff.py, written from the documents alone, checks what the demo wrote.
         let checker = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path + "/tools/check-handoff.py"

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Ledger
 import Migration
@@ -46,13 +47,20 @@ struct SignedHandoffTests {
             return copy
         }
 
-        /// A copy of the first package whose manifest is changed by `edit` and signed again with
-        /// team A's own key: a package team A really signed, wrong in what it says.
-        func resigned(_ name: String, _ edit: (inout HandoffManifest) throws -> Void) throws -> String {
+        /// A copy of the first package whose manifest (and rows, by `rows`) are changed by `edit`
+        /// and signed again with team A's own key: a package team A really signed, wrong in what it says.
+        func resigned(_ name: String, rows: ((String) -> String)? = nil, _ edit: (inout HandoffManifest) throws -> Void) throws -> String {
             try tampered(name) { copy in
                 let path = copy + "/" + HandoffPackage.manifestFile
                 let note = try SignedNote(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
                 var manifest = try HandoffManifest(text: note.text)
+                if let rows {
+                    let rowsPath = copy + "/" + HandoffPackage.rowsFile
+                    let changed = rows(try String(contentsOfFile: rowsPath, encoding: .utf8))
+                    try Data(changed.utf8).write(to: URL(fileURLWithPath: rowsPath))
+                    manifest.rowsSHA256 = Hex.encode(SHA256.hash(data: Data(changed.utf8)))
+                    manifest.rowCount = changed.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count - 1
+                }
                 try edit(&manifest)
                 let key = try CheckpointKey.load(from: teams.sender)
                 try Data(try SignedNote.signing(manifest.text, name: note.signatures[0].name, key: key).serialized.utf8).write(to: URL(fileURLWithPath: path))
@@ -100,6 +108,14 @@ struct SignedHandoffTests {
              f.senderKey, "checkpoint-from-another-ledger"),
             ("a wrong key", f.package, otherKey, "not-signed-by-pinned-key"),
             ("a wrong target team", try f.resigned("wrong-target") { $0.targetTeam = "CCCC333333" }, f.senderKey, "wrong-target"),
+            ("another app", try f.resigned("wrong-client") { $0.clientIDs = ["com.example.other"] }, f.senderKey, "wrong-client"),
+            ("a row beyond the checkpoint", try f.resigned("not-covered", rows: { $0.replacing(#/,\d+\r\n$/#, with: ",99999\r\n") }) { _ in }, f.senderKey, "rows-not-covered"),
+            ("rows out of order", try f.resigned("out-of-order-rows", rows: { text in
+                var lines = text.components(separatedBy: "\r\n")
+                lines.swapAt(1, 2)
+                return lines.joined(separator: "\r\n")
+            }) { _ in }, f.senderKey, "rows-not-covered"),
+            ("package 2 before package 1", try f.resigned("out-of-order") { $0.package = 2; $0.previousManifestSHA256 = String(repeating: "0", count: 64) }, f.senderKey, "package-out-of-order"),
         ]
         let answersBefore = try await f.teams.standInAnswers()
         for c in cases {
@@ -121,9 +137,17 @@ struct SignedHandoffTests {
         #expect(((try f.events("run-started", in: f.teams.recipient).first?["body"] as? [String: Any])?["handoff"] as? String) == "signed")
         #expect(try CSVTable(path: f.teams.output).rows.count == 12, "every listed user exchanged")
 
-        // The same package again (a resumed exchange) passes without a second "handoff received".
+        // The same package again (a resumed exchange) passes without a second "handoff received",
+        // and its receipt says the same (the cosignature is timed when the package was received).
+        let firstReceipt = try Data(contentsOf: URL(fileURLWithPath: f.teams.dir.sub("receipt-0001/cosigned-checkpoint.txt")))
         #expect(try f.exchange(f.package, key: f.senderKey, receipt: f.teams.dir.sub("receipt-0001")).status == 0)
         #expect(try f.events("handoff-received", in: f.teams.recipient).count == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: f.teams.dir.sub("receipt-0001/cosigned-checkpoint.txt"))) == firstReceipt)
+
+        // Another manifest under the number already received: the sender said two things.
+        let conflicting = try f.resigned("conflicting") { $0.issuedAt = Timestamp(microseconds: $0.issuedAt.microseconds + 1_000_000) }
+        let equivocation = try f.exchange(conflicting, key: f.senderKey)
+        #expect(equivocation.status == 2 && equivocation.err.contains("handoff package refused (conflicting-package)"), "\(equivocation.err)")
 
         // Team A's log rewritten, as an insider would, before a second package: B catches it.
         let rewritten = f.teams.dir.sub("a-rewritten")
@@ -183,18 +207,29 @@ struct SignedHandoffTests {
         let receipt = f.teams.dir.sub("receipt-0001")
         #expect(try f.exchange(f.package, key: f.senderKey, receipt: receipt).status == 0)
 
-        // One byte changed in each file, in turn.
-        for (file, reason) in [(HandoffReceipt.cosignedFile, "cosignature"), (HandoffReceipt.eventFile, "inclusion-proof"), (HandoffReceipt.proofFile, "")] {
-            let copy = f.teams.dir.sub("receipt-flipped-" + file)
+        // One byte changed in each file, in turn: the checkpoint's origin, A's own signature line,
+        // the event, an audit-path hash.
+        let flips: [(file: String, line: Int, reason: String)] = [
+            (HandoffReceipt.cosignedFile, 0, "cosignature"), (HandoffReceipt.cosignedFile, 5, "cosignature"),
+            (HandoffReceipt.eventFile, 0, "inclusion-proof"), (HandoffReceipt.proofFile, 2, "inclusion-proof"),
+        ]
+        for (n, flip) in flips.enumerated() {
+            let copy = f.teams.dir.sub("receipt-flipped-\(n)")
             try FileManager.default.copyItem(atPath: receipt, toPath: copy)
-            var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: copy + "/" + file)))
-            // A byte inside the signed or hashed content: the middle of the first line.
-            let index = (bytes.firstIndex(of: 0x0A) ?? bytes.count) / 2
-            bytes[index] = bytes[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
-            try Data(bytes).write(to: URL(fileURLWithPath: copy + "/" + file))
+            try SignedHandoffTests.flipByte(in: copy + "/" + flip.file, line: flip.line)
             let refused = try handover("handoff", "confirm", copy, "--recipient-key", f.recipientKey, "--ledger", f.teams.sender)
-            #expect(refused.status == 2 && refused.err.contains("receipt refused (\(reason)"), "\(file): \(refused.err)")
+            #expect(refused.status == 2 && refused.err.contains("receipt refused (\(flip.reason))"), "\(flip): \(refused.err)")
         }
+        // A cosignature made with another key under team B's name.
+        let forged = f.teams.dir.sub("receipt-forged")
+        try FileManager.default.copyItem(atPath: receipt, toPath: forged)
+        let cosignedPath = forged + "/" + HandoffReceipt.cosignedFile
+        var note = try SignedNote(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: cosignedPath))))
+        let checkpoint = try Checkpoint(parsing: note.text + "\n" + note.signatures[0].line)
+        note.signatures[1] = try Cosignature.sign(checkpoint, name: note.signatures[1].name, key: try CheckpointKey.load(from: f.teams.sender), timestamp: 1_795_000_000)
+        try Data(note.serialized.utf8).write(to: URL(fileURLWithPath: cosignedPath))
+        let forgery = try handover("handoff", "confirm", forged, "--recipient-key", f.recipientKey, "--ledger", f.teams.sender)
+        #expect(forgery.status == 2 && forgery.err.contains("receipt refused (cosignature)"), "\(forgery.err)")
         // Checked with a key that is not team B's.
         let wrong = try Fixture.exportKey(of: f.teams.sender, to: f.teams.dir.sub("not-b.pub"))
         let wrongKey = try handover("handoff", "confirm", receipt, "--recipient-key", wrong, "--ledger", f.teams.sender)
@@ -218,17 +253,24 @@ struct SignedHandoffTests {
         #expect(package.status == 0, "check-handoff.py package: \(package.out)\(package.err)")
         let theirs = try runCommand("/usr/bin/env", ["python3", checker, "receipt", receipt, "--recipient-key", f.recipientKey, "--package", f.package, "--sender-key", f.senderKey])
         #expect(theirs.status == 0, "check-handoff.py receipt: \(theirs.out)\(theirs.err)")
-        for file in [HandoffReceipt.cosignedFile, HandoffReceipt.eventFile] {
-            let flipped = try runCommand("/usr/bin/env", ["python3", checker, "receipt", f.teams.dir.sub("receipt-flipped-" + file), "--recipient-key", f.recipientKey])
-            #expect(flipped.status == 1, "check-handoff.py refuses \(file) with a byte changed: \(flipped.out)\(flipped.err)")
+        for copy in flips.indices.map({ f.teams.dir.sub("receipt-flipped-\($0)") }) + [forged] {
+            let refused = try runCommand("/usr/bin/env", ["python3", checker, "receipt", copy, "--recipient-key", f.recipientKey, "--package", f.package, "--sender-key", f.senderKey])
+            #expect(refused.status == 1, "check-handoff.py refuses \(copy): \(refused.out)\(refused.err)")
         }
         let otherKey = try runCommand("/usr/bin/env", ["python3", checker, "package", f.package, "--sender-key", f.recipientKey])
         #expect(otherKey.status == 1, "check-handoff.py refuses the manifest under another key: \(otherKey.out)\(otherKey.err)")
     }
 
-    @Test("a bare CSV still works, and its run is recorded as unsigned")
+    @Test("a bare CSV still works, recorded as unsigned; a package without a pinned key is refused; a dry run checks a package and records nothing")
     func bareCSV() throws {
-        let f = try TwoTeamsOnTheCommandLine(users: 4, latencyMilliseconds: 0)
+        let h = try Fixture(users: 4)
+        let f = h.teams
+        let withoutKey = try h.exchange(h.package)
+        #expect(withoutKey.status == 2 && withoutKey.err.contains("--sender-key"), "\(withoutKey.err)")
+        let dryRun = try handover(["exchange", "--ledger", f.recipient, "--transfers", h.package, "--sender-key", h.senderKey, "--out", f.output, "--dry-run"]
+                                  + f.credentials("BBBB222222", "KEYB222222"))
+        #expect(dryRun.status == 0 && dryRun.out.contains("signed package 1"), "\(dryRun.out)\(dryRun.err)")
+        #expect(try h.events("handoff-received", in: f.recipient).isEmpty && h.events("handoff-refused", in: f.recipient).isEmpty, "a dry run records nothing")
         let run = try handover(["exchange", "--ledger", f.recipient, "--transfers", f.handoff, "--out", f.output] + f.credentials("BBBB222222", "KEYB222222"))
         #expect(run.status == 0 && run.out.contains("recorded as unsigned"), "\(run.out)\(run.err)")
         let started = try handover("query", "events", "--type", "run-started", "--format", "json", "--ledger", f.recipient)
@@ -236,6 +278,17 @@ struct SignedHandoffTests {
         // A package without a pinned key, and a pinned key with a bare CSV, are usage errors.
         let keyWithCSV = try handover(["exchange", "--ledger", f.recipient, "--transfers", f.handoff, "--out", f.output, "--sender-key", f.handoff] + f.credentials("BBBB222222", "KEYB222222"))
         #expect(keyWithCSV.status == 2, "\(keyWithCSV.err)")
+    }
+
+    /// Changes one byte in the middle of line `line` (from 0) of the file at `path`, keeping it a
+    /// base64 or text character.
+    static func flipByte(in path: String, line: Int) throws {
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let starts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
+        let end = line + 1 < starts.count ? starts[line + 1] - 1 : bytes.count
+        let index = (starts[line] + end) / 2
+        bytes[index] = bytes[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
     /// The repository's root, for its `tools/`.

@@ -69,12 +69,19 @@ public struct Checkpoint: Equatable, Sendable {
         guard let blob = Data(base64Encoded: fields[2]), blob.count == 68 else {
             throw bad("the signature is not 68 bytes (key ID and Ed25519 signature) of base64")
         }
+        guard size <= UInt64(Int64.max) else { throw bad("the tree size \(size) is beyond 2^63 - 1") }
         origin = lines[0]
         treeSize = size
         rootHash = Array(root)
         self.time = time
         keyID = Array(blob.prefix(4))
         signature = Array(blob.dropFirst(4))
+        // One text per checkpoint: the signature covers the body as written here, so a copy that
+        // reads the same but differs in bytes (a "+12" size, non-canonical base64, a lower-case
+        // "t" in the time) is not the checkpoint that was signed. Only a missing final newline is let go.
+        guard self.text.utf8.elementsEqual((text.hasSuffix("\n") ? text : text + "\n").utf8) else {
+            throw bad("it differs, byte for byte, from the one way a checkpoint is written (decimal size without leading zeros, canonical base64, time with six fractional digits)")
+        }
     }
 
     /// Whether the signature is `publicKey`'s, over this body, under this origin's key ID.
@@ -87,17 +94,12 @@ public struct Checkpoint: Equatable, Sendable {
 
     /// The signed-note key ID of an Ed25519 key: the first 4 bytes of SHA-256(name ‖ "\n" ‖ 0x01 ‖ public key).
     public static func keyID(name: String, publicKey: [UInt8]) -> [UInt8] {
-        keyID(name: name, signatureType: 0x01, publicKey: publicKey)
-    }
-
-    /// The signed-note key ID of a key used as `signatureType` (0x01 Ed25519, 0x04 Ed25519 cosignature).
-    public static func keyID(name: String, signatureType: UInt8, publicKey: [UInt8]) -> [UInt8] {
-        Array(SHA256.hash(data: Array(name.utf8) + [0x0A, signatureType] + publicKey).prefix(4))
+        SignedNote.keyID(name: name, type: 0x01, publicKey: publicKey)
     }
 
     /// The signed-note verifier key: `name+<key ID hex>+<base64(0x01 ‖ public key)>`.
     public static func verifierKey(name: String, publicKey: [UInt8]) -> String {
-        "\(name)+\(Hex.encode(keyID(name: name, publicKey: publicKey)))+\(Data([0x01] + publicKey).base64EncodedString())"
+        SignedNote.verifierKey(name: name, type: 0x01, publicKey: publicKey)
     }
 
     /// The raw public key inside a verifier key, if `text` is one for `name`.

@@ -16,13 +16,13 @@ public enum Cosignature {
 
     /// The cosigner key ID of `publicKey` under `name`.
     public static func keyID(name: String, publicKey: [UInt8]) -> [UInt8] {
-        Checkpoint.keyID(name: name, signatureType: signatureType, publicKey: publicKey)
+        SignedNote.keyID(name: name, type: signatureType, publicKey: publicKey)
     }
 
     /// The cosigner's verifier key, `name+<key ID hex>+base64(0x04 ‖ public key)`, for tools
     /// that read C2SP vkeys.
     public static func verifierKey(name: String, publicKey: [UInt8]) -> String {
-        "\(name)+\(Hex.encode(keyID(name: name, publicKey: publicKey)))+\(Data([signatureType] + publicKey).base64EncodedString())"
+        SignedNote.verifierKey(name: name, type: signatureType, publicKey: publicKey)
     }
 
     /// The bytes a cosignature signs: the header line, the time line and the checkpoint's text.

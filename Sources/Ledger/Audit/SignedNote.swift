@@ -66,12 +66,25 @@ public struct SignedNote: Equatable, Sendable {
         for line in lines {
             let fields = line.split(separator: " ", omittingEmptySubsequences: false)
             guard fields.count == 3, fields[0] == "\u{2014}", !fields[1].isEmpty, !fields[1].contains("+"),
-                  let blob = Data(base64Encoded: String(fields[2])), blob.count > 4 else {
+                  !fields[1].unicodeScalars.contains(where: \.properties.isWhitespace),
+                  let blob = Data(base64Encoded: String(fields[2])), blob.count > 4, blob.base64EncodedString() == fields[2] else {
                 throw bad("\"\(InertText.forScreen(String(line.prefix(80))))\" is not a signature line (— <key name> <base64 key ID and signature>)")
             }
             signatures.append(Signature(name: String(fields[1]), keyID: Array(blob.prefix(4)), bytes: Array(blob.dropFirst(4))))
         }
         self.init(text: text, signatures: signatures)
+        guard serialized.utf8.elementsEqual(whole.utf8) else { throw bad("its signature lines are not written the one canonical way") }
+    }
+
+    /// The signed-note key ID of `publicKey` under `name` for signature type `type` (0x01
+    /// Ed25519, 0x04 Ed25519 cosignature): the first 4 bytes of SHA-256(name ‖ "\n" ‖ type ‖ key).
+    public static func keyID(name: String, type: UInt8, publicKey: [UInt8]) -> [UInt8] {
+        Array(SHA256.hash(data: Array(name.utf8) + [0x0A, type] + publicKey).prefix(4))
+    }
+
+    /// The signed-note verifier key (vkey): `name+<key ID hex>+<base64(type ‖ public key)>`.
+    public static func verifierKey(name: String, type: UInt8, publicKey: [UInt8]) -> String {
+        "\(name)+\(Hex.encode(keyID(name: name, type: type, publicKey: publicKey)))+\(Data([type] + publicKey).base64EncodedString())"
     }
 
     /// What the signature lines say about an Ed25519 key (type 0x01) named `name`.

@@ -17,8 +17,8 @@ public struct VerifierKey: Equatable, Sendable {
     /// The key in a file holding its line, as `handover checkpoint --public-key` prints it and
     /// `checkpoint.pub` keeps it.
     public static func read(from path: String) throws -> VerifierKey {
-        guard let data = FileManager.default.contents(atPath: path) else { throw LedgerError(.file, "the verifier key file \(path) cannot be read") }
-        guard let (name, key) = Checkpoint.publicKey(fromVerifierKey: String(decoding: data, as: UTF8.self)) else {
+        let bytes = try FileBytes.read(path, limit: 4096)
+        guard let (name, key) = Checkpoint.publicKey(fromVerifierKey: String(decoding: bytes, as: UTF8.self)) else {
             throw LedgerError(.malformedRecord, "\(path) does not hold a verifier key (one line name+keyid+base64, as `handover checkpoint --public-key` prints)")
         }
         return VerifierKey(name: name, publicKey: key)

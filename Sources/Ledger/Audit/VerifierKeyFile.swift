@@ -21,13 +21,8 @@ public enum VerifierKeyFile {
     /// The name and raw public key in the file; nil when the ledger has none.
     static func read(in directory: String) throws -> (name: String, publicKey: [UInt8])? {
         let path = path(in: directory)
-        guard let data = FileManager.default.contents(atPath: path) else {
-            if FileManager.default.fileExists(atPath: path) { throw LedgerError(.file, "could not read \(path)") }
-            return nil
-        }
-        guard let (name, key) = Checkpoint.publicKey(fromVerifierKey: String(decoding: data, as: UTF8.self)) else {
-            throw LedgerError(.malformedRecord, "\(path) does not hold a verifier key (name+keyid+base64)")
-        }
-        return (name, key)
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let key = try VerifierKey.read(from: path)
+        return (key.name, key.publicKey)
     }
 }

@@ -32,7 +32,7 @@ public enum EventSamples {
                        idempotencyKey: "handoff-issued:BBBB222222:2"),
             EventDraft(.handoffReceived(HandoffReceived(senderTeam: "AAAA111111", package: 2, rowCount: 10, rowsSHA256: String(repeating: "56", count: 32),
                                                         manifestSHA256: String(repeating: "78", count: 32), packagePath: "handoff-0002", checkpoint: senderCheckpoint)),
-                       idempotencyKey: "handoff-received:" + String(repeating: "78", count: 32)),
+                       idempotencyKey: "handoff-received:" + senderCheckpoint.origin + ":2"),
             EventDraft(.handoffRefused(HandoffRefused(reason: "rows-digest", detail: "rows.csv hashes to 9a…, the manifest says 56…: a row was changed, removed or added",
                                                       packagePath: "handoff-0002", manifestSHA256: String(repeating: "78", count: 32), senderKeyName: senderCheckpoint.origin))),
             EventDraft(.handoffAcknowledged(HandoffAcknowledged(package: 2, targetTeam: "BBBB222222", manifestSHA256: String(repeating: "78", count: 32), recipientSequence: 2_051,

@@ -87,7 +87,7 @@ public struct HandoffManifest: Equatable, Sendable {
         }
         func number(_ name: String) throws -> UInt64 {
             let v = try value(name)
-            guard let n = UInt64(v), String(n) == v else { throw bad("\"\(name)\" is not a decimal number") }
+            guard let n = UInt64(v), String(n) == v, n <= UInt64(Int64.max) else { throw bad("\"\(name)\" is not a decimal number below 2^63") }
             return n
         }
         func digest(_ name: String) throws -> String {

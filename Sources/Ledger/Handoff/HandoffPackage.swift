@@ -14,9 +14,11 @@ public struct HandoffPackage: Sendable {
     public static let consistencyFile = "consistency.txt"
     /// The rows file's columns, in order.
     public static let rowColumns = ["account_id", "transfer_sub", "seq"]
-    /// The largest manifest or consistency file read (a stranger's package is not read whole
-    /// before its signature is checked).
+    /// The largest manifest, consistency or receipt file read.
     public static let maximumNoteBytes = 64 * 1024
+    /// The largest rows file read: 1 GiB, some 14 million rows (a package is read whole, as a
+    /// bare CSV is; more users go in more packages).
+    public static let maximumRowsBytes = 1 << 30
 
     /// The package's directory.
     public let path: String
@@ -33,5 +35,5 @@ public struct HandoffPackage: Sendable {
     public func file(_ name: String) -> String { path + "/" + name }
 
     /// The bytes of one of the package's files, refusing one over `limit` bytes.
-    public func read(_ name: String, limit: Int? = nil) throws -> [UInt8] { try FileBytes.read(file(name), limit: limit) }
+    public func read(_ name: String, limit: Int = HandoffPackage.maximumNoteBytes) throws -> [UInt8] { try FileBytes.read(file(name), limit: limit) }
 }

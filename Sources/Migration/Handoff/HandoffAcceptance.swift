@@ -8,10 +8,12 @@ public struct VerifiedHandoff: Sendable {
     public var manifest: HandoffManifest
     /// SHA-256 of `manifest.txt`, hex.
     public var manifestSHA256: String
-    /// `rows.csv` exactly as checked: what the exchange reads, so the file cannot change in between.
-    public var rows: [UInt8]
+    /// The users of `rows.csv`, read from the very bytes checked: the file cannot change in between.
+    public var users: UserList
     /// This package's "handoff received" event, once recorded (or found recorded before).
     public var receivedSequence: UInt64?
+    /// When it was first recorded as received: the time the receipt's cosignature states.
+    public var receivedAt: Timestamp?
     /// Whether it had been received before (a resumed exchange).
     public var wasReceivedBefore = false
 }
@@ -23,8 +25,10 @@ public struct VerifiedHandoff: Sendable {
 public struct HandoffAcceptance: Sendable {
     public let ledger: Ledger
     public let package: HandoffPackage
-    /// The pinned sender verifier key: its name (the sender ledger's origin) and raw Ed25519 key.
+    /// The pinned sender verifier key: its name is the sender ledger's origin.
     public let senderKey: VerifierKey
+    /// The column that names each user in the rows (`transfer_sub`).
+    static let keyColumn = "transfer_sub"
 
     public init(ledger: Ledger, package: HandoffPackage, senderKey: VerifierKey) {
         self.ledger = ledger
@@ -40,17 +44,21 @@ public struct HandoffAcceptance: Sendable {
         do {
             var verified = try check(manifestDigest: &manifestSHA256)
             guard record else { return verified }
-            let key = HandoffAcceptance.idempotencyKey(manifestSHA256: verified.manifestSHA256)
-            if let sequence = try ledger.read({ try $0.sequence(forIdempotencyKey: key) }) {
-                verified.receivedSequence = sequence
-                verified.wasReceivedBefore = true
-                return verified
-            }
             let manifest = verified.manifest
             let received = HandoffReceived(senderTeam: manifest.senderTeam, package: manifest.package, rowCount: manifest.rowCount, rowsSHA256: manifest.rowsSHA256,
                                            manifestSHA256: verified.manifestSHA256, packagePath: package.path, checkpoint: CheckpointFields(manifest.checkpoint))
-            let outcome = try await ledger.append(EventDraft(.handoffReceived(received), idempotencyKey: key))
+            // One event per sender and package number, whichever process appends first: a
+            // different manifest under a number already taken is the sender's equivocation.
+            let outcome = try await ledger.append(EventDraft(.handoffReceived(received), idempotencyKey: "handoff-received:\(senderKey.name):\(manifest.package)"))
+            let recorded = try ledger.read { try $0.event(outcome.sequence) }
+            guard let recorded, case .handoffReceived(let first) = recorded.body else {
+                throw LedgerError(.malformedRecord, "event \(outcome.sequence) holds the idempotency key of package \(manifest.package) but is not a \"handoff received\"")
+            }
+            guard first.manifestSHA256.utf8.elementsEqual(verified.manifestSHA256.utf8) else {
+                throw HandoffRefusal(.conflictingPackage, "package \(manifest.package) from \(senderKey.name) was received before with manifest \(first.manifestSHA256); this one's is \(verified.manifestSHA256)")
+            }
             verified.receivedSequence = outcome.sequence
+            verified.receivedAt = recorded.recordedAt
             verified.wasReceivedBefore = !outcome.isRecorded
             return verified
         } catch let refusal as HandoffRefusal {
@@ -62,16 +70,13 @@ public struct HandoffAcceptance: Sendable {
         }
     }
 
-    /// The idempotency key of a package's "handoff received" event.
-    static func idempotencyKey(manifestSHA256: String) -> String { "handoff-received:" + manifestSHA256 }
-
     /// Every check, in order; the first that fails is the refusal.
     private func check(manifestDigest: inout String?) throws -> VerifiedHandoff {
         func refuse(_ reason: HandoffRefusal.Reason, _ detail: String) -> HandoffRefusal { HandoffRefusal(reason, detail) }
         func malformed(_ error: Error) -> HandoffRefusal { refuse(.malformed, ErrorText.describing(error)) }
 
         let manifestBytes: [UInt8]
-        do { manifestBytes = try package.read(HandoffPackage.manifestFile, limit: HandoffPackage.maximumNoteBytes) } catch { throw malformed(error) }
+        do { manifestBytes = try package.read(HandoffPackage.manifestFile) } catch { throw malformed(error) }
         let manifestSHA256 = Hex.encode(SHA256.hash(data: manifestBytes))
         manifestDigest = manifestSHA256
         let note: SignedNote
@@ -85,67 +90,79 @@ public struct HandoffAcceptance: Sendable {
         case .invalid:
             throw refuse(.manifestSignature, "the manifest's signature by the pinned sender key does not verify: the manifest was changed after it was signed")
         }
+        // Its digest names the package in both ledgers: a line added on the way would change it.
+        guard note.signatures.count == 1 else {
+            throw refuse(.malformed, "the manifest carries \(note.signatures.count) signature lines; a handoff manifest has exactly one, the sender's")
+        }
         let manifest: HandoffManifest
         do { manifest = try HandoffManifest(text: note.text) } catch { throw malformed(error) }
         let checkpoint = manifest.checkpoint
 
-        guard checkpoint.origin == senderKey.name else {
+        guard checkpoint.origin.utf8.elementsEqual(senderKey.name.utf8) else {
             throw refuse(.checkpointFromAnotherLedger, "the manifest's checkpoint is of \(InertText.forScreen(checkpoint.origin)), the pinned sender key is \(senderKey.name)'s")
         }
-        guard checkpoint.origin.hasPrefix("handover/\(manifest.senderTeam)/") else {
+        guard checkpoint.origin.utf8.starts(with: "handover/\(manifest.senderTeam)/".utf8) else {
             throw refuse(.checkpointFromAnotherLedger, "the manifest names sender team \(InertText.forScreen(manifest.senderTeam)), its checkpoint is of \(checkpoint.origin)")
         }
         guard checkpoint.isSigned(by: senderKey.publicKey) else {
             throw refuse(.checkpointSignature, "the checkpoint in the manifest does not verify with the pinned sender key \(pinned)")
         }
         let identity = try ledger.identity()
-        guard manifest.targetTeam == identity.teamID else {
+        guard manifest.targetTeam.utf8.elementsEqual(identity.teamID.utf8) else {
             throw refuse(.wrongTarget, "the package is for team \(InertText.forScreen(manifest.targetTeam)), this ledger is team \(identity.teamID)'s")
         }
-        guard !Set(manifest.clientIDs).isDisjoint(with: identity.clientIDs) else {
+        guard manifest.clientIDs.contains(where: { client in identity.clientIDs.contains { $0.utf8.elementsEqual(client.utf8) } }) else {
             throw refuse(.wrongClient, "the package is for client \(manifest.clientIDs.map(InertText.forScreen).joined(separator: ", ")), this ledger is for \(identity.clientIDs.joined(separator: ", "))")
         }
 
-        let rows = try checkRows(manifest, refuse)
+        let users = try checkRows(manifest, refuse)
 
         let submission: CheckpointSubmission
         do {
-            let bytes = try package.read(HandoffPackage.consistencyFile, limit: HandoffPackage.maximumNoteBytes)
-            submission = try CheckpointSubmission(parsing: String(decoding: bytes, as: UTF8.self))
+            let bytes = try package.read(HandoffPackage.consistencyFile)
+            guard let text = String(validating: bytes, as: UTF8.self) else { throw LedgerError(.malformedRecord, "\(HandoffPackage.consistencyFile) is not UTF-8 text") }
+            submission = try CheckpointSubmission(parsing: text)
         } catch { throw malformed(error) }
-        guard submission.checkpointText == checkpoint.text else {
+        guard submission.checkpointText.utf8.elementsEqual(checkpoint.text.utf8) else {
             throw refuse(.malformed, "\(HandoffPackage.consistencyFile) holds another checkpoint than the manifest")
         }
         guard submission.oldSize == manifest.previousTreeSize else {
             throw refuse(.previousMismatch, "\(HandoffPackage.consistencyFile) proves from size \(submission.oldSize), the manifest's previous package ends at \(manifest.previousTreeSize)")
         }
         try checkSequence(manifest, manifestSHA256: manifestSHA256, proof: submission.proof, refuse)
-        return VerifiedHandoff(package: package, manifest: manifest, manifestSHA256: manifestSHA256, rows: rows)
+        return VerifiedHandoff(package: package, manifest: manifest, manifestSHA256: manifestSHA256, users: users)
     }
 
-    /// The rows file: its digest, its columns, its count, and each event within the checkpoint.
-    private func checkRows(_ manifest: HandoffManifest, _ refuse: (HandoffRefusal.Reason, String) -> HandoffRefusal) throws -> [UInt8] {
+    /// The rows file: its digest, its columns and count, each event within the checkpoint's new
+    /// events in ascending order, and its users as an exchange reads them.
+    private func checkRows(_ manifest: HandoffManifest, _ refuse: (HandoffRefusal.Reason, String) -> HandoffRefusal) throws -> UserList {
         let bytes: [UInt8]
-        do { bytes = try package.read(HandoffPackage.rowsFile) } catch { throw refuse(.malformed, ErrorText.describing(error)) }
+        do { bytes = try package.read(HandoffPackage.rowsFile, limit: HandoffPackage.maximumRowsBytes) } catch { throw refuse(.malformed, ErrorText.describing(error)) }
         let digest = Hex.encode(SHA256.hash(data: bytes))
         guard digest == manifest.rowsSHA256 else {
             throw refuse(.rowsDigest, "\(HandoffPackage.rowsFile) hashes to \(digest), the manifest says \(manifest.rowsSHA256): a row was changed, removed or added")
         }
+        let path = package.file(HandoffPackage.rowsFile)
         let table: CSVTable
-        do { table = try CSVTable(bytes: bytes, file: package.file(HandoffPackage.rowsFile)) } catch { throw refuse(.rowsMismatch, ErrorText.describing(error)) }
+        do { table = try CSVTable(bytes: bytes, file: path) } catch { throw refuse(.rowsMismatch, ErrorText.describing(error)) }
         guard table.header == HandoffPackage.rowColumns else {
             throw refuse(.rowsMismatch, "\(HandoffPackage.rowsFile)'s columns are not \(HandoffPackage.rowColumns.joined(separator: ","))")
         }
         guard table.rows.count == manifest.rowCount else {
             throw refuse(.rowsMismatch, "\(HandoffPackage.rowsFile) has \(table.rows.count) rows, the manifest says \(manifest.rowCount)")
         }
-        let after = manifest.previousTreeSize, through = manifest.checkpoint.treeSize
+        var last = manifest.previousTreeSize
         for row in table.rows {
-            guard let sequence = row["seq"].flatMap(UInt64.init), sequence > after, sequence <= through else {
-                throw refuse(.notCovered, "line \(row.line) lists event \(InertText.forScreen(row["seq"] ?? "")), outside the events \(after + 1) to \(through) this package's checkpoint adds")
+            let text = row["seq"] ?? ""
+            guard let sequence = UInt64(text), String(sequence) == text, sequence > last, sequence <= manifest.checkpoint.treeSize else {
+                throw refuse(.notCovered, "line \(row.line) lists event \(InertText.forScreen(text)): each row's event must come after the previous row's "
+                             + "and after event \(manifest.previousTreeSize), up to event \(manifest.checkpoint.treeSize), the checkpoint's last")
             }
+            last = sequence
         }
-        return bytes
+        do { return try UserList(bytes: bytes, path: path, keyColumn: HandoffAcceptance.keyColumn) } catch let problems as InputProblems {
+            throw refuse(.rowsMismatch, problems.description)
+        }
     }
 
     /// This package against the ones received before from the same sender: a new number, the
@@ -154,7 +171,7 @@ public struct HandoffAcceptance: Sendable {
                                _ refuse: (HandoffRefusal.Reason, String) -> HandoffRefusal) throws {
         let received = try HandoffAcceptance.received(from: senderKey.name, in: ledger)
         if let same = received[manifest.package] {
-            guard same.manifestSHA256 == manifestSHA256 else {
+            guard same.manifestSHA256.utf8.elementsEqual(manifestSHA256.utf8) else {
                 throw refuse(.conflictingPackage, "package \(manifest.package) from \(senderKey.name) was received before with manifest \(same.manifestSHA256); this one's is \(manifestSHA256)")
             }
             return
@@ -166,7 +183,8 @@ public struct HandoffAcceptance: Sendable {
         guard let previous = received[manifest.package - 1] else {
             throw refuse(.outOfOrder, "package \(manifest.package - 1) from \(senderKey.name) has not been received; exchange it first")
         }
-        guard manifest.previousManifestSHA256 == previous.manifestSHA256, UInt64(previous.checkpoint.treeSize) == manifest.previousTreeSize else {
+        guard manifest.previousManifestSHA256.map({ $0.utf8.elementsEqual(previous.manifestSHA256.utf8) }) == true,
+              UInt64(previous.checkpoint.treeSize) == manifest.previousTreeSize else {
             throw refuse(.previousMismatch, "the manifest follows package \(manifest.package - 1) with manifest \(manifest.previousManifestSHA256 ?? "-") at \(manifest.previousTreeSize) events; "
                          + "the one received has manifest \(previous.manifestSHA256) at \(previous.checkpoint.treeSize) events")
         }
@@ -184,23 +202,26 @@ public struct HandoffAcceptance: Sendable {
         try ledger.read { view in
             var found: [Int: HandoffReceived] = [:]
             for sequence in try view.sequences(of: .handoffReceived) {
-                if case .handoffReceived(let body)? = try view.event(sequence)?.body, body.checkpoint.origin == origin { found[body.package] = body }
+                if case .handoffReceived(let body)? = try view.event(sequence)?.body, body.checkpoint.origin.utf8.elementsEqual(origin.utf8) { found[body.package] = body }
             }
             return found
         }
     }
 
     /// Writes the receipt for `verified` into `directory`: this ledger's cosignature on the
-    /// sender's checkpoint, and a newly signed checkpoint of this ledger with an inclusion proof
+    /// sender's checkpoint, timed when the package was first received (so a receipt written
+    /// again says the same), and a newly signed checkpoint of this ledger with an inclusion proof
     /// of the "handoff received" event.
-    public func writeReceipt(for verified: VerifiedHandoff, to directory: String, at time: Timestamp = .now()) throws {
-        guard let sequence = verified.receivedSequence else { throw RunRefused("the package was checked but not recorded (a dry run), so there is nothing to acknowledge") }
+    public func writeReceipt(for verified: VerifiedHandoff, to directory: String) throws {
+        guard let sequence = verified.receivedSequence, let receivedAt = verified.receivedAt else {
+            throw RunRefused("the package was checked but not recorded (a dry run), so there is nothing to acknowledge")
+        }
         let key = try ledger.signingKey().key
         let origin = try ledger.origin()
-        let checkpoint = try ledger.signCheckpoint(with: key, at: time)
+        let checkpoint = try ledger.signCheckpoint(with: key)
         let proof = try ledger.prove(sequence, against: checkpoint)
         let sender = verified.manifest.checkpoint
-        let cosignature = try Cosignature.sign(sender, name: origin, key: key, timestamp: UInt64(max(0, time.seconds)))
+        let cosignature = try Cosignature.sign(sender, name: origin, key: key, timestamp: UInt64(max(0, receivedAt.seconds)))
         let own = SignedNote.Signature(name: sender.origin, keyID: sender.keyID, bytes: sender.signature)
         let receipt = HandoffReceipt(cosignedCheckpoint: SignedNote(text: sender.body, signatures: [own, cosignature]), event: proof.record, proof: TlogProof(proof))
         try receipt.write(to: directory)

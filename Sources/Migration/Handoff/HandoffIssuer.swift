@@ -51,9 +51,9 @@ public struct HandoffIssuer: Sendable {
                                        rowCount: rowCount, rowsSHA256: rowsSHA256, previousTreeSize: previousSize, previousManifestSHA256: previous?.manifestSHA256,
                                        issuedAt: time, checkpoint: checkpoint)
         let manifestBytes = Array(try SignedNote.signing(manifest.text, name: origin, key: key).serialized.utf8)
-        try AtomicFile.write(manifestBytes, to: package.file(HandoffPackage.manifestFile), mode: 0o644)
+        try AtomicFile.write(manifestBytes, to: package.file(HandoffPackage.manifestFile), mode: 0o600)
         let submission = CheckpointSubmission(oldSize: previousSize, proof: proof, checkpointText: checkpoint.text)
-        try AtomicFile.write(Array(submission.text.utf8), to: package.file(HandoffPackage.consistencyFile), mode: 0o644)
+        try AtomicFile.write(Array(submission.text.utf8), to: package.file(HandoffPackage.consistencyFile), mode: 0o600)
 
         let issued = HandoffIssued(package: manifest.package, targetTeam: target, rowCount: rowCount, rowsSHA256: rowsSHA256,
                                    manifestSHA256: Hex.encode(SHA256.hash(data: manifestBytes)), previousTreeSize: Int(previousSize),

@@ -36,7 +36,7 @@ public struct ReceiptConfirmation: Sendable {
         }
         guard MerkleProof.verifyInclusion(leafHash: MerkleHash.leaf(receipt.event), index: receipt.proof.index, treeSize: theirs.treeSize,
                                           path: receipt.proof.path, root: theirs.rootHash) else {
-            throw refuse(.inclusionProof, "\(HandoffReceipt.eventFile) is not event \(receipt.proof.index + 1) of the recipient's signed checkpoint of \(theirs.treeSize) events")
+            throw refuse(.inclusionProof, "\(HandoffReceipt.eventFile) is not leaf \(receipt.proof.index) of the recipient's signed checkpoint of \(theirs.treeSize) events")
         }
         let event: RecordedEvent
         do { event = try receipt.event.withUnsafeBytes { try RecordedEvent(json: $0) } } catch { throw refuse(.malformed, ErrorText.describing(error)) }
@@ -54,12 +54,20 @@ public struct ReceiptConfirmation: Sendable {
         guard let issued else {
             throw refuse(.unknownPackage, "the receipt acknowledges manifest \(InertText.forScreen(received.manifestSHA256)), which this ledger never issued")
         }
-        guard received.checkpoint == issued.checkpoint else {
-            throw refuse(.unknownPackage, "the recipient recorded another checkpoint for package \(issued.package) than the one issued")
+        guard recipientKey.name.utf8.starts(with: "handover/\(issued.targetTeam)/".utf8) else {
+            throw refuse(.recipientCheckpoint, "package \(issued.package) was issued to team \(issued.targetTeam), but the pinned recipient key is of \(recipientKey.name)")
         }
         let ours = try issued.checkpoint.checkpoint()
-        guard receipt.cosignedCheckpoint.text == ours.body else {
-            throw refuse(.cosignature, "\(HandoffReceipt.cosignedFile) is not package \(issued.package)'s checkpoint")
+        let theirRecord: Checkpoint
+        do { theirRecord = try received.checkpoint.checkpoint() } catch { throw refuse(.malformed, ErrorText.describing(error)) }
+        guard theirRecord.text.utf8.elementsEqual(ours.text.utf8) else {
+            throw refuse(.unknownPackage, "the recipient recorded another checkpoint for package \(issued.package) than the one issued")
+        }
+        // Exactly the checkpoint as issued, with this ledger's own line, then one cosignature.
+        let cosigned = receipt.cosignedCheckpoint
+        guard cosigned.text.utf8.elementsEqual(ours.body.utf8), cosigned.signatures.count == 2,
+              cosigned.signatures[0].line.utf8.elementsEqual(SignedNote.Signature(name: ours.origin, keyID: ours.keyID, bytes: ours.signature).line.utf8) else {
+            throw refuse(.cosignature, "\(HandoffReceipt.cosignedFile) is not package \(issued.package)'s checkpoint as issued, with its signature line and one cosignature after it")
         }
         guard let (timestamp, line) = Cosignature.verified(in: receipt.cosignedCheckpoint, name: recipientKey.name, publicKey: recipientKey.publicKey) else {
             throw refuse(.cosignature, "no cosignature in \(HandoffReceipt.cosignedFile) verifies with the pinned recipient key \(Cosignature.verifierKey(name: recipientKey.name, publicKey: recipientKey.publicKey))")

@@ -39,7 +39,7 @@ public struct MigrationJob: Sendable {
     /// For an exchange of a signed handoff package (a directory as `inputPath`): the sender's
     /// pinned verifier key, required then and refused with a bare CSV.
     public var senderKey: VerifierKey?
-    /// Where to write the receipt for the sender; by default `receipt-NNNN` beside the output file.
+    /// Where to write the receipt for the sender; by default `receipt-<sender team>-NNNN` beside the output file.
     public var receiptPath: String?
 
     public init(kind: Kind, ledgerDirectory: String, inputPath: String, credentials: AppleCredentials, endpoints: AppleEndpoints) {
@@ -52,7 +52,8 @@ public struct MigrationJob: Sendable {
 
     /// Runs the job. Throws ``InputProblems`` for a bad input file and ``RunRefused`` when a
     /// guard refuses, both before anything is recorded or any call is made, and a
-    /// ``HandoffRefusal`` (recorded as "handoff refused") for a package that fails a check.
+    /// ``HandoffRefusal`` (recorded as "handoff refused", nothing called) for a package that
+    /// fails a check, its rows' problems included.
     public func execute(logger: Logger, warn: (String) -> Void = { _ in }) async throws -> RunSummary {
         let isPackage = HandoffPackage.isPackage(inputPath)
         switch kind {
@@ -90,11 +91,11 @@ public struct MigrationJob: Sendable {
             let manifest = verified.manifest
             options.handoff = .signed(package: manifest.package, senderTeam: manifest.senderTeam, manifestSHA256: verified.manifestSHA256, receivedBefore: verified.wasReceivedBefore)
             if !options.dryRun {
-                let path = receiptPath ?? MigrationJob.defaultReceiptPath(beside: options.outputPath ?? inputPath, package: manifest.package)
+                let path = receiptPath ?? MigrationJob.defaultReceiptPath(beside: options.outputPath ?? inputPath, sender: manifest.senderTeam, package: manifest.package)
                 try acceptance.writeReceipt(for: verified, to: path)
                 receipt = path
             }
-            users = try UserList(bytes: verified.rows, path: verified.package.file(HandoffPackage.rowsFile), keyColumn: kind.keyColumn)
+            users = verified.users
         } else if let bareList {
             if case .exchange = kind { options.handoff = .unsigned }
             users = bareList
@@ -118,8 +119,9 @@ public struct MigrationJob: Sendable {
         }
     }
 
-    /// `receipt-NNNN` in the directory of `file`.
-    static func defaultReceiptPath(beside file: String, package: Int) -> String {
-        URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(String(format: "receipt-%04d", package)).path
+    /// `receipt-<sender team>-NNNN` in the directory of `file`.
+    static func defaultReceiptPath(beside file: String, sender: String, package: Int) -> String {
+        let name = "receipt-" + String(sender.unicodeScalars.filter { $0.properties.isAlphabetic || ("0"..."9").contains($0) }) + String(format: "-%04d", package)
+        return URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(name).path
     }
 }
