@@ -41,13 +41,21 @@ struct AuditorCopyTests {
         return (ledger, checkpoint)
     }
 
+    /// A user the demo's recipient ledger knows: the first migrated one (which users the
+    /// stand-in refuses, as revoked, changes from run to run).
+    static let subject: String = {
+        let listed = (try? DemoLedger.copy(.recipient, into: TemporaryDirectory())).flatMap { try? handover("query", "migrated", "--format", "json", "--ledger", $0) }
+        let rows = listed.flatMap { try? JSONValue.parse(Array($0.out.utf8)).arrayValue } ?? []
+        return rows.first?["account_id"]?.stringValue ?? "acct-00007"
+    }()
+
     /// Every command an auditor runs that only reads, with its arguments (without `--ledger`).
     private func readCommands(checkpoint: String) -> [[String]] {
         var commands: [[String]] = [["verify"], ["verify", "--checkpoint", checkpoint], ["verify", "--checkpoint", checkpoint, "--format", "json"]]
         for format in ["json", "csv"] {
             for query in ["migrated", "pending", "state", "failures", "unmatched", "events"] { commands.append(["query", query, "--format", format]) }
             commands.append(["query", "failures", "--by-class", "--format", format])
-            commands.append(["query", "user", "acct-00007", "--format", format])
+            commands.append(["query", "user", AuditorCopyTests.subject, "--format", format])
             commands.append(["query", "state", "--format", format, "--as-of", "2026-01-01"])
             commands.append(["window", "--format", format])
         }
@@ -92,13 +100,13 @@ struct AuditorCopyTests {
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
         let owned = try runCommand("/bin/chown", ["\(AuditorCopyTests.auditorID):\(AuditorCopyTests.auditorID)", outside])
         #expect(owned.status == 0, "\(owned.err)")
-        let evidence = try handoverAsAuditor(["evidence", "acct-00007", "--ledger", copy, "--out", outside + "/bundle"])
+        let evidence = try handoverAsAuditor(["evidence", AuditorCopyTests.subject, "--ledger", copy, "--out", outside + "/bundle"])
         #expect(evidence.status == 0, "\(evidence.out)\(evidence.err)")
         let checked = try handoverAsAuditor(["evidence", "verify", outside + "/bundle"])
         #expect(checked.status == 0 && checked.out.hasPrefix("OK: "), "\(checked.out)\(checked.err)")
 
         // A command that writes says so, and writes nothing.
-        let erase = try handoverAsAuditor(["erase", "acct-00007", "--ledger", copy])
+        let erase = try handoverAsAuditor(["erase", AuditorCopyTests.subject, "--ledger", copy])
         #expect(erase.status == 2 && erase.err.contains("cannot be written by this user"), "\(erase.out)\(erase.err)")
         #expect(try fileStates(copy) == before)
     }
@@ -177,7 +185,7 @@ struct AuditorCopyTests {
         // It cannot be written to, nor sign in the team's name.
         r = try handover(["checkpoint", "--ledger", evidence])
         #expect(r.status == 2 && r.err.contains("made without keys"), "\(r.out)\(r.err)")
-        r = try handover(["erase", "acct-00007", "--ledger", evidence])
+        r = try handover(["erase", AuditorCopyTests.subject, "--ledger", evidence])
         #expect(r.status == 2 && r.err.contains("made without keys"), "\(r.out)\(r.err)")
         #expect(try fileStates(evidence) == before)
 
