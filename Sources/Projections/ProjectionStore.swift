@@ -50,6 +50,8 @@ public protocol ProjectionSnapshot {
     /// `identifiers` has named within the picture: the user's own event list (and those of
     /// users merged into it), read from their stored versions.
     func eventSequences(linkedTo identifiers: [Identifier]) throws -> [UInt64]
+    /// Lends `body` the users named by identifiers of `kind`, in the identifiers' byte order.
+    func withLinkedUsers<T>(_ kind: IdentifierKind, _ body: (any LinkedUsers) throws -> T) throws -> T
     /// The transfer window, once recorded.
     func window() throws -> TransferWindow?
     /// The last sequence number folded into this picture.
@@ -63,5 +65,15 @@ extension ProjectionSnapshot {
         var users: [UserState] = []
         try forEachUser { users.append($0) }
         return users
+    }
+
+    /// Every user named by an identifier of `kind`, in the identifiers' byte order, collected
+    /// in memory: for tests and checks on small ledgers.
+    public func allLinkedUsers(_ kind: IdentifierKind) throws -> [LinkedUser] {
+        try withLinkedUsers(kind) { links in
+            var all: [LinkedUser] = []
+            while let link = try links.next() { all.append(link) }
+            return all
+        }
     }
 }

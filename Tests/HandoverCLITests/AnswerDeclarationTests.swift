@@ -15,7 +15,7 @@ struct AnswerDeclarationTests {
 
     /// Every declared answer.
     static let catalogue = Answers.all + MigrationReport.answers + ExportAnswers.all
-        + [MigrationOutputRow.generation.description, MigrationOutputRow.exchange.description]
+        + [MigrationOutputRow.generation.description, MigrationOutputRow.exchange.description, ReconcileTotal.answer.description, ReconcileRow.answer.description]
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 

@@ -160,6 +160,14 @@ struct SignedHandoffTests {
         #expect(caught.status == 2 && caught.err.contains("handoff package refused (log-rewritten)"), "\(caught.err)")
         #expect(try await f.teams.standInAnswers() == answersBeforeRewrite, "no call reached the stand-in")
 
+        // Reconcile checks the checkpoint B recorded against A's log as it is: the rewritten
+        // one (tree rebuilt, same key and origin) fails, naming the checkpoint; the genuine one holds.
+        let rewrittenReconciled = try handover("reconcile", "--sender", rewritten, "--recipient", f.teams.recipient)
+        #expect(rewrittenReconciled.status == 4 && rewrittenReconciled.err.contains("package 1: checkpoint handover/AAAA111111/")
+                && rewrittenReconciled.err.contains("rewritten after the handoff"), "\(rewrittenReconciled.err)")
+        let genuineReconciled = try handover("reconcile", "--sender", f.teams.sender, "--recipient", f.teams.recipient)
+        #expect(genuineReconciled.status == 0 && genuineReconciled.out.contains("each still extended by team A's log"), "\(genuineReconciled.out)\(genuineReconciled.err)")
+
         // A's genuine second package passes the same check.
         let late = f.teams.dir.sub("late.csv")
         try Data("sub,account_id\n0777.late.0001,acct-late-1\n0777.late.0002,acct-late-2\n".utf8).write(to: URL(fileURLWithPath: late))

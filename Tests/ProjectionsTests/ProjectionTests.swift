@@ -200,11 +200,12 @@ struct ProjectionTests {
         let head = try ledger.read { try $0.head().sequence }
         for sequence in 1...head {
             let time = try #require(try ledger.read { try $0.event(sequence) }).recordedAt
-            let (last, users, migrated, window, byIdentifier, eventLists) = try projection.read(ledger, asOf: time) { snapshot, _ in
+            let (last, users, migrated, window, byIdentifier, eventLists, linked) = try projection.read(ledger, asOf: time) { snapshot, _ in
                 let users = try snapshot.allUsers()
                 let byIdentifier = try users.flatMap { user in try user.identifiers.map { ($0, try snapshot.user(with: $0)) } }
                 let eventLists = try users.flatMap { user in try user.identifiers.map { ($0, try snapshot.eventSequences(linkedTo: [$0])) } }
-                return (try snapshot.checkpoint(), users, try snapshot.migratedUsers(), try snapshot.window(), byIdentifier, eventLists)
+                return (try snapshot.checkpoint(), users, try snapshot.migratedUsers(), try snapshot.window(), byIdentifier, eventLists,
+                        try snapshot.allLinkedUsers(.transferSub))
             }
             // Events committed together share a recorded time: the picture ends at the last of them.
             #expect(last >= sequence)
@@ -212,6 +213,7 @@ struct ProjectionTests {
             #expect(try users == expected.allUsers(), "users as of \(last)")
             #expect(try migrated == expected.migratedUsers(), "migrated order as of \(last)")
             #expect(try window == expected.window(), "window as of \(last)")
+            #expect(try linked == expected.allLinkedUsers(.transferSub), "transfer_subs in byte order, first linked and their users, as of \(last)")
             for (id, user) in byIdentifier { #expect(try user == expected.user(with: id), "\(id) as of \(last)") }
             // Each identifier's event list is its users' events, and holds every event naming it.
             for (id, sequences) in eventLists {

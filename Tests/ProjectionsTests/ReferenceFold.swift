@@ -11,6 +11,8 @@ final class ReferenceFold: ProjectionSnapshot, ProjectionStore {
     private var folded: UInt64 = 0
     /// Every user key each identifier was ever linked to, and the events each key was written by.
     private var linkHistory: [Identifier: Set<UInt64>] = [:]
+    /// The first event that linked each identifier.
+    private var firstLinked: [Identifier: UInt64] = [:]
     private var written: [UInt64: [UInt64]] = [:]
 
     init() {}
@@ -21,6 +23,7 @@ final class ReferenceFold: ProjectionSnapshot, ProjectionStore {
     func userKey(for identifier: Identifier) throws -> UInt64? { ids[identifier] }
     func link(_ identifier: Identifier, to key: UInt64, at sequence: UInt64) throws {
         ids[identifier] = key
+        firstLinked[identifier] = min(firstLinked[identifier] ?? sequence, sequence)
         linkHistory[identifier, default: []].insert(key)
     }
     func user(_ key: UInt64) throws -> UserState? { users[key] }
@@ -41,6 +44,14 @@ final class ReferenceFold: ProjectionSnapshot, ProjectionStore {
 
     public func user(matching identifier: String) throws -> UserState? { try firstUser(matching: identifier) }
     public func user(with identifier: Identifier) throws -> UserState? { try ids[identifier].flatMap { try user($0) } }
+
+    func withLinkedUsers<T>(_ kind: IdentifierKind, _ body: (any LinkedUsers) throws -> T) throws -> T {
+        let links = try ids.keys.filter { $0.kind == kind }.sorted { $0.value.utf8.lexicographicallyPrecedes($1.value.utf8) }.compactMap { id -> LinkedUser? in
+            guard let key = ids[id], let user = try user(key), let first = firstLinked[id] else { return nil }
+            return LinkedUser(value: id.value, firstSequence: first, user: user)
+        }
+        return try body(LinkList(links))
+    }
 
     public func forEachUser(_ body: (UserState) throws -> Void) throws {
         for key in users.keys.sorted() { try body(users[key]!) }
@@ -74,4 +85,11 @@ extension ProjectionSnapshot {
         try forEachMigratedUser { users.append($0) }
         return users
     }
+}
+
+/// ``LinkedUsers`` from an array.
+final class LinkList: LinkedUsers {
+    private var links: ArraySlice<LinkedUser>
+    init(_ links: [LinkedUser]) { self.links = links[...] }
+    func next() throws -> LinkedUser? { links.popFirst() }
 }

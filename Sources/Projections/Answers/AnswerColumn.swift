@@ -51,6 +51,12 @@ public struct AnswerColumn<Row>: Sendable {
         return AnswerColumn<Outer>(name, type, optional: isOptional, personal: isPersonal, meaning) { value(inner($0)) }
     }
 
+    /// The same declaration (name, type, meaning) read another way, from another kind of row:
+    /// one fact keeps one name and meaning in every answer.
+    public func rebound<Other>(_ value: @escaping @Sendable (Other) -> QueryTable.Cell) -> AnswerColumn<Other> {
+        AnswerColumn<Other>(name, type, optional: isOptional, personal: isPersonal, meaning, value: value)
+    }
+
     /// What the column reference says about the column, without the way to read it.
     public var description: ColumnDescription {
         ColumnDescription(name: name, type: type, isOptional: isOptional, isPersonal: isPersonal, meaning: meaning)

@@ -103,6 +103,14 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
         return Set(sequences).sorted()
     }
 
+    func withLinkedUsers<T>(_ kind: IdentifierKind, _ body: (any LinkedUsers) throws -> T) throws -> T {
+        try transaction.withCursor(databases.userLinks) { links in
+            try transaction.withCursor(databases.userVersions) { versions in
+                try body(LinkCursor(links: links, versions: versions, kind: kind, limit: limit))
+            }
+        }
+    }
+
     func window() throws -> TransferWindow? {
         try transaction.withCursor(databases.windows) { cursor in
             try cursor.seek(atMost: BigEndian.bytes(limit)).map { try TransferWindow(encoded: $0.value) }
