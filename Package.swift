@@ -111,7 +111,7 @@ let package = Package(
         .target(
             name: "Rehearsal",
             dependencies: [
-                "AppleID", "AppleSimulator", "Migration", "Ledger", "Projections", "Intake", "NotificationServer",
+                "AppleID", "AppleSimulator", "Migration", "Ledger", "Projections", "Reporting", "Intake", "NotificationServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -5,6 +5,7 @@ import Ledger
 import Logging
 import Migration
 import Projections
+import Reporting
 
 /// A whole transfer rehearsed against the Apple stand-in over loopback HTTP: both teams'
 /// ledgers, a refused run, team A's generation, the handoff file, team B's exchange and a
@@ -143,12 +144,19 @@ public struct Rehearsal {
         let recipient = try Ledger.open(at: recipientDir, folders: [recipientProjection])
         defer { recipient.close() }
         say("")
-        let sender = try Ledger.open(at: senderDir)
+        let senderProjection = UserProjection()
+        let sender = try Ledger.open(at: senderDir, folders: [senderProjection])
+        defer { sender.close() }
         for (name, ledger) in [("sender", sender), ("recipient", recipient)] {
             let report = try ledger.verify()
             say("verify \(name): \(report.isIntact ? "OK" : "FAILED"), \(report.eventCount) events, head \(report.headHash.prefix(16))…")
         }
-        sender.close()
+        let reconciliation = Reconciliation(sender: sender, senderProjection: senderProjection, recipient: recipient, recipientProjection: recipientProjection)
+        let findings = try reconciliation.auditCheckpoints()
+        say("\n== Both halves: handover reconcile --sender sender --recipient recipient ==")
+        say("\(findings.filter { $0.problem == nil }.count) of \(findings.count) checkpoints of team A's recorded by team B still extended by team A's log")
+        let totals = ReconcileTotal.answer.table(try reconciliation.totals().filter { $0.users > 0 }).render(.table)
+        say(totals.hasSuffix("\n") ? String(totals.dropLast()) : totals)
         let answers = try recipientProjection.read(recipient) { snapshot, _ in
             let q = ComplianceQueries(snapshot: snapshot, time: .now(), sealer: recipient.sealer)
             var migrated: [UserRow] = []
@@ -177,6 +185,7 @@ public struct Rehearsal {
           handover query events --type run-finished --ledger \(recipientDir)
           handover query events --type handoff-acknowledged --ledger \(senderDir)
           handover query events --type handoff-received --ledger \(recipientDir)
+          handover reconcile --sender \(senderDir) --recipient \(recipientDir) --rows
           handover query unmatched --ledger \(recipientDir)
           handover query events --type notification-rejected --ledger \(recipientDir)
           handover query state --as-of \(acceptedAt.rfc3339) --ledger \(recipientDir)

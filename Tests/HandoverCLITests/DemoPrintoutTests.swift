@@ -135,6 +135,11 @@ extension DemoPrintoutTests {
         let signedIn = try #/done by signing in with their transfer_sub \(no call needed\): (\d+)/#.firstMatch(in: late)
         #expect((signedIn.flatMap { Int($0.output.1) } ?? 0) > 0, "the late package's users signed in first: \(late)")
 
+        // The reconcile summary is `handover reconcile`'s totals (the outcomes that occur).
+        let printed = try #require(printout.table(under: "2 of 2 checkpoints of team A's recorded by team B still extended by team A's log"))
+        let totals = try rows("reconcile", "--sender", sender, "--recipient", recipient, "--format", "json").map(PrintedTable.cells).filter { $0["users"] != "0" }
+        #expect(printed.rows == totals, "\(printed.rows)")
+
         // tools/check-handoff.py, written from the documents alone, checks what the demo wrote.
         let checker = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path + "/tools/check-handoff.py"
         let files = ["handoff-0001", "handoff-0002", "receipt-0001", "receipt-0002", "sender.pub", "recipient.pub"]
