@@ -23,11 +23,7 @@ struct ReconcileCommand: ParsableCommand {
         defer { b.close() }
         let reconciliation = Reconciliation(sender: a, senderProjection: senderProjection, recipient: b, recipientProjection: recipientProjection, asOf: output.asOf)
         let findings = try reconciliation.auditCheckpoints()
-        let broken = findings.filter { $0.problem != nil }
-        guard broken.isEmpty else {
-            let lines = broken.map { "package \($0.package): checkpoint \($0.checkpoint.origin) at \($0.checkpoint.treeSize) events (root \($0.checkpoint.rootHash)): \($0.problem ?? "")" }
-            throw CLIExit(.integrity, "team A's log does not hold what team B received:\n  " + lines.joined(separator: "\n  "))
-        }
+        if let failure = ReconcileFailure(findings) { throw CLIExit(.integrity, failure.description) }
         if output.format == .table {
             Console.out(findings.isEmpty ? "team B recorded no signed package from this ledger of team A's"
                         : "\(findings.count) checkpoint(s) of team A's recorded by team B with its packages: each still extended by team A's log\n")

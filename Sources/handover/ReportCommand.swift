@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Ledger
+import Projections
 import Reporting
 
 struct ReportCommand: ParsableCommand {
@@ -19,10 +20,20 @@ struct ReportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also write the report as one self-contained HTML file.", valueName: "file"))
     var html: String?
 
+    @Option(help: ArgumentHelp("Team A's ledger, for a report on team B's: adds the \"both halves\" section (reconcile's totals, after checking team A's checkpoints).", valueName: "dir"))
+    var sender: String?
+
     func run() throws {
         let (ledger, projection) = try ledgerOptions.open(.readOnly)
         defer { ledger.close() }
-        let report = try MigrationReport.make(ledger: ledger, projection: projection, asOf: time.asOf)
+        var report = try MigrationReport.make(ledger: ledger, projection: projection, asOf: time.asOf)
+        if let sender {
+            let senderProjection = UserProjection()
+            let senderLedger = try Ledger.open(at: sender, folders: [senderProjection], options: Ledger.Options(access: .readOnly))
+            defer { senderLedger.close() }
+            report.bothHalves = try BothHalves.make(Reconciliation(sender: senderLedger, senderProjection: senderProjection, recipient: ledger,
+                                                                   recipientProjection: projection, asOf: time.asOf))
+        }
         if let html { try write(report.html, to: html) }
         switch format {
         case .text: print(report.text, terminator: "")

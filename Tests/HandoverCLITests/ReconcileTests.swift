@@ -84,5 +84,13 @@ struct ReconcileTests {
             let outcome = try #require(total["outcome"]?.stringValue)
             #expect(total["users"]?.intValue == Int64(counted[outcome] ?? 0), "\(outcome)")
         }
+
+        // The report on team B's ledger, given team A's, carries the same totals (JSON and HTML).
+        let report = try runProduct("handover", ["report", "--ledger", recipient, "--sender", sender, "--format", "json", "--html", dir.sub("report.html")])
+        #expect(report.status == 0, "\(report.err)")
+        let halves = try #require(try JSONValue.parse(Array(report.out.utf8))["both_halves"])
+        #expect(halves["totals"] == .array(totals), "\(halves)")
+        #expect(halves["checkpoints_held"] == .int(2))
+        #expect(try String(contentsOfFile: dir.sub("report.html"), encoding: .utf8).contains("<h2>Both halves</h2>"))
     }
 }

@@ -165,6 +165,8 @@ struct SignedHandoffTests {
         let rewrittenReconciled = try handover("reconcile", "--sender", rewritten, "--recipient", f.teams.recipient)
         #expect(rewrittenReconciled.status == 4 && rewrittenReconciled.err.contains("package 1: checkpoint handover/AAAA111111/")
                 && rewrittenReconciled.err.contains("rewritten after the handoff"), "\(rewrittenReconciled.err)")
+        let rewrittenReport = try handover("report", "--ledger", f.teams.recipient, "--sender", rewritten)
+        #expect(rewrittenReport.status == 4 && rewrittenReport.err.contains("package 1: checkpoint"), "\(rewrittenReport.err)")
         let genuineReconciled = try handover("reconcile", "--sender", f.teams.sender, "--recipient", f.teams.recipient)
         #expect(genuineReconciled.status == 0 && genuineReconciled.out.contains("each still extended by team A's log"), "\(genuineReconciled.out)\(genuineReconciled.err)")
 

@@ -43,6 +43,10 @@ extension MigrationReport {
         }
         body += "</tbody></table></section>"
 
+        if let bothHalves {
+            body += "<section><h2>Both halves</h2><p class=\"note\">Joined with the sender's ledger by transfer_sub (<code>handover reconcile</code>). \(HTML.escape(bothHalves.checkpointLine))</p>"
+            body += Self.tableHTML(bothHalves.table) + "</section>"
+        }
         body += "<section><h2>Users migrated over time</h2>"
         body += "<p class=\"note\">Cumulative users migrated per day (when the migration happened, UTC), against the users known and the 60-day deadline.</p>"
         body += SVGChart.cumulative(days: days, usersKnown: usersKnown, window: window, asOf: asOf)

@@ -73,6 +73,7 @@ extension MigrationReport {
             out += "\n\(title)\n" + table.render(.table)
             if let total, total > table.rows.count { out += "(\(total - table.rows.count) more: \(more))\n" }
         }
+        if let bothHalves { section("Both halves, joined with the sender's ledger by transfer_sub (handover reconcile)\n" + bothHalves.checkpointLine, bothHalves.table) }
         section("Migrations per day (when they happened, UTC)", daysTable)
         section("Failures by class (users whose last attempt failed)", failuresByClassTable)
         section("Pending users, with days left and the last error", pendingTable(first: Self.terminalRows), of: pending.count, more: "handover query pending")
@@ -106,6 +107,7 @@ extension MigrationReport {
             "consent_revoked": .int(Int64(consentRevoked)), "accounts_deleted": .int(Int64(accountsDeleted)), "users_erased": .int(Int64(usersErased)),
             "unmatched_users": unmatchedTable().json, "unmatched_notifications": .int(Int64(unmatchedNotifications)),
             "sign_ins_rejected": .int(Int64(signInsRejected)), "notifications_rejected": .int(Int64(notificationsRejected)),
+            "both_halves": bothHalves.map { .object(["sender": .string($0.senderOrigin), "checkpoints_held": .int(Int64($0.checkpointsHeld)), "totals": $0.table.json]) } ?? .null,
         ])
     }
 }

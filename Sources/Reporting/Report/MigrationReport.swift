@@ -92,6 +92,8 @@ public struct MigrationReport: Sendable {
     public var unmatchedNotifications: Int
     public var signInsRejected: Int
     public var notificationsRejected: Int
+    /// Joined with the sender's ledger (`--sender`), when asked.
+    public var bothHalves: BothHalves?
 
     /// Answers from the stored projections (now) or from the events recorded up to `asOf`.
     public static func make(ledger: Ledger, projection: UserProjection, asOf: Timestamp?) throws -> MigrationReport {
