@@ -8,6 +8,8 @@ public struct VerifiedHandoff: Sendable {
     public var manifest: HandoffManifest
     /// SHA-256 of `manifest.txt`, hex.
     public var manifestSHA256: String
+    /// `manifest.txt` as read (canonical UTF-8: it parsed as a signed note).
+    public var manifestText: String
     /// The users of `rows.csv`, read from the very bytes checked: the file cannot change in between.
     public var users: UserList
     /// This package's "handoff received" event, once recorded (or found recorded before).
@@ -46,7 +48,7 @@ public struct HandoffAcceptance: Sendable {
             guard record else { return verified }
             let manifest = verified.manifest
             let received = HandoffReceived(senderTeam: manifest.senderTeam, package: manifest.package, rowCount: manifest.rowCount, rowsSHA256: manifest.rowsSHA256,
-                                           manifestSHA256: verified.manifestSHA256, packagePath: package.path, checkpoint: CheckpointFields(manifest.checkpoint))
+                                           manifestSHA256: verified.manifestSHA256, manifest: verified.manifestText, packagePath: package.path, checkpoint: CheckpointFields(manifest.checkpoint))
             // One event per sender and package number, whichever process appends first: a
             // different manifest under a number already taken is the sender's equivocation.
             let outcome = try await ledger.append(EventDraft(.handoffReceived(received), idempotencyKey: "handoff-received:\(senderKey.name):\(manifest.package)"))
@@ -130,7 +132,7 @@ public struct HandoffAcceptance: Sendable {
             throw refuse(.previousMismatch, "\(HandoffPackage.consistencyFile) proves from size \(submission.oldSize), the manifest's previous package ends at \(manifest.previousTreeSize)")
         }
         try checkSequence(manifest, manifestSHA256: manifestSHA256, proof: submission.proof, refuse)
-        return VerifiedHandoff(package: package, manifest: manifest, manifestSHA256: manifestSHA256, users: users)
+        return VerifiedHandoff(package: package, manifest: manifest, manifestSHA256: manifestSHA256, manifestText: note.serialized, users: users)
     }
 
     /// The rows file: its digest, its columns and count, each event within the checkpoint's new

@@ -94,5 +94,63 @@ One JSON object:
 A failure names the file. Any changed byte in an event, a proof, the checkpoint or the key
 fails one of these steps.
 
+# Both halves: one person's evidence from both teams' ledgers
+
+`handover evidence SUBJECT --ledger B --sender A --out DIR [--reveal]` writes one bundle from
+team B's ledger (the recipient's) and team A's (the sender's) about the person `SUBJECT` names
+in either (account ID, either `sub`, `transfer_sub`), joined by the `transfer_sub`. It reads
+both ledgers only. Each ledger needs a signed checkpoint covering the events written
+(`handover checkpoint`).
+
+```
+DIR/
+  recipient/                a bundle of team B's ledger, as above ("Files")
+  sender/                   a bundle of team A's ledger, as above
+  handoff/N/manifest.txt    package N's signed manifest (audit-evidence.md, "Handoff package"),
+                            exactly as team B received it
+  handoff/N/cosigned-checkpoint.txt
+                            package N's checkpoint with team A's signature line and team B's
+                            C2SP cosignature (audit-evidence.md, "Handoff receipt"), when team A
+                            recorded the receipt
+  manifest.json             {"format": "handover-evidence-two-sided/1", "subject", "transfer_sub",
+                             "packages": [{"package", "manifest_sha256", "acknowledged"}]}
+  VERIFY.md                 this document
+```
+
+`sender/` holds team A's events about the person (its "transfer ID generated" among them) and,
+for each package `N` that listed that generation, A's "handoff issued" and, once A confirmed the
+receipt, "handoff acknowledged". `recipient/` holds team B's events about the person and B's
+"handoff received" of each such package. The two sub-bundles' `manifest.json` files name the
+`transfer_sub` as their `subject`.
+
+## Checking a two-sided bundle
+
+1. `sender/` and `recipient/` each hold, by the rules above ("Checking a bundle"). Compare each
+   `verifier-key` with the key its team gave out of band.
+2. `manifest.json` lists each package `N` with a `handoff/N/` directory, and no other.
+3. For each package `N`, with `I` the "handoff issued" event in `sender/events/` whose body's
+   `package` is `N` and whose `manifest_sha256` is the listed one, and `R` the "handoff received"
+   in `recipient/events/` with the same `package` and `manifest_sha256`:
+   1. `SHA-256(handoff/N/manifest.txt)` is that `manifest_sha256`, and `R`'s body `manifest` is
+      the file's text;
+   2. the manifest is a signed note signed by `sender/verifier-key` (its last empty line separates
+      the text from the signature line; key ID type 0x01), its `package` line is `N`, its
+      `target` is the team in `recipient/`'s origin (`handover/<team>/...`), and its embedded
+      checkpoint is the one `I`'s and `R`'s body `checkpoint` give, field for field;
+   3. the person's "transfer ID generated" event in `sender/events/` (its `identifiers.transfer_sub`
+      is the bundle's `transfer_sub`) has a `seq` above `I`'s `previous_tree_size` and at most
+      the checkpoint's `tree_size`: the package listed it;
+   4. when "acknowledged" is true: `handoff/N/cosigned-checkpoint.txt` is the checkpoint's body,
+      an empty line, the checkpoint's own signature line, and one more line that is a C2SP
+      Ed25519 cosignature (type 0x04) verifying with the public key of `recipient/verifier-key`
+      under its name; A's "handoff acknowledged" event in `sender/events/` for `N` carries that
+      line's base64 as `cosignature` and `R`'s `seq` as `recipient_seq`.
+
+Which events are about the person is each ledger's own statement (its projection of who is who);
+the checks prove each event is, byte for byte, in its team's signed log, and that the two logs'
+handoff events and the signed manifest and cosignature between them agree.
+
+A failure names the file. Any changed byte in an event, a proof, a checkpoint, a key, the
+manifest or the cosigned checkpoint fails one of these steps.
 """#
 }

@@ -107,17 +107,21 @@ public struct HandoffReceived: Hashable, Sendable {
     public var rowCount: Int
     public var rowsSHA256: String
     public var manifestSHA256: String
+    /// The manifest itself, the signed note exactly as received (at most 64 KiB): evidence
+    /// anyone can check again with the sender's verifier key.
+    public var manifest: String
     /// Where the package was read from, as given.
     public var packagePath: String
     /// The sender's checkpoint the manifest holds, verified with the pinned key.
     public var checkpoint: CheckpointFields
 
-    public init(senderTeam: String, package: Int, rowCount: Int, rowsSHA256: String, manifestSHA256: String, packagePath: String, checkpoint: CheckpointFields) {
+    public init(senderTeam: String, package: Int, rowCount: Int, rowsSHA256: String, manifestSHA256: String, manifest: String, packagePath: String, checkpoint: CheckpointFields) {
         self.senderTeam = senderTeam
         self.package = package
         self.rowCount = rowCount
         self.rowsSHA256 = rowsSHA256
         self.manifestSHA256 = manifestSHA256
+        self.manifest = manifest
         self.packagePath = packagePath
         self.checkpoint = checkpoint
     }
@@ -125,6 +129,7 @@ public struct HandoffReceived: Hashable, Sendable {
     func write(to w: inout JSONWriter) {
         w.beginObject()
         w.key("checkpoint"); checkpoint.write(to: &w)
+        w.key("manifest"); w.string(manifest)
         w.key("manifest_sha256"); w.string(manifestSHA256)
         w.key("package"); w.int(package)
         w.key("package_path"); w.string(packagePath)
@@ -136,7 +141,7 @@ public struct HandoffReceived: Hashable, Sendable {
 
     init(reading r: FieldReader) throws {
         self.init(senderTeam: try r.string("sender_team"), package: try r.int("package"), rowCount: try r.int("row_count"), rowsSHA256: try r.string("rows_sha256"),
-                  manifestSHA256: try r.string("manifest_sha256"), packagePath: try r.string("package_path"),
+                  manifestSHA256: try r.string("manifest_sha256"), manifest: try r.string("manifest"), packagePath: try r.string("package_path"),
                   checkpoint: try CheckpointFields(reading: r.object("checkpoint")))
     }
 }
