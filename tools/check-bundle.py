@@ -86,7 +86,7 @@ def is_int(v): return isinstance(v, int) and not isinstance(v, bool)
 
 # 1. verifier-key ----------------------------------------------------------------------------------
 
-def check_key(data, given):
+def check_key(data, given, option="--public-key"):
     name = "verifier-key"
     try: text = data.decode("utf-8")
     except UnicodeDecodeError: raise Fail(name, "not UTF-8")
@@ -107,7 +107,7 @@ def check_key(data, given):
     try: public_key = Ed25519PublicKey.from_public_bytes(raw[1:])
     except ValueError: raise Fail(name, "not a valid Ed25519 public key")
     if given is not None and line.strip() != given.strip():
-        raise Fail(name, "differs from the key given with --public-key")
+        raise Fail(name, f"differs from the key given with {option}")
     return key_name, expected_id, public_key
 
 
@@ -252,10 +252,12 @@ def check_manifest(data, root, origin, size, events):
             raise Fail(name, f"sha256 of seq {e['seq']} is {e['sha256']!r}, but events/{e['seq']}.json hashes to {digest}")
     missing = sorted(set(events) - set(listed))
     if missing: raise Fail(name, f"does not list events/{missing[0]}.json")
+    return m["subject"]
 
 
-def check(root, given_key):
-    key_name, key_id, public_key = check_key(read(root, "verifier-key"), given_key)          # 1
+def check(root, given_key, option="--public-key"):
+    """One one-sided bundle; Fail names are relative to root."""
+    key_name, key_id, public_key = check_key(read(root, "verifier-key"), given_key, option)  # 1
     checkpoint = read(root, "checkpoint")
     origin, size, tree_root = check_checkpoint(checkpoint, key_name, key_id, public_key)    # 2
     event_files = listing(root, "events", EVENT_NAME, ".json")
@@ -264,7 +266,7 @@ def check(root, given_key):
         if seq not in proof_files: raise Fail(event_files[seq], f"no proofs/{seq}.tlog-proof")
         if seq not in event_files: raise Fail(proof_files[seq], f"no events/{seq}.json")
     guide = manifest_hashes(root)
-    events, with_extra = {}, []
+    events, values, with_extra = {}, {}, []
     for seq in sorted(event_files):
         event_name, proof_name = event_files[seq], proof_files[seq]
         index, path, extra = parse_proof(read(root, proof_name), proof_name, seq, size, checkpoint)  # 3
@@ -275,12 +277,335 @@ def check(root, given_key):
                 raise Fail(proof_name, f"its audit path does not lead from the leaf hash of {event_name} "
                                        "(whose SHA-256 manifest.json agrees with) to the checkpoint's root")
             raise Fail(event_name, f"its leaf hash with {proof_name} does not lead to the checkpoint's root")
-        value = strict_json(data, event_name)
+        value = values[seq] = strict_json(data, event_name)
         if not isinstance(value, dict) or "seq" not in value: raise Fail(event_name, "no 'seq' field")
         if not is_int(value["seq"]) or value["seq"] != seq:
             raise Fail(event_name, f"its seq {value['seq']!r} is not {seq}")
-    check_manifest(read(root, "manifest.json"), root, origin, size, events)                 # 5
-    return len(events), origin, size, key_name, with_extra
+    subject = check_manifest(read(root, "manifest.json"), root, origin, size, events)       # 5
+    return dict(count=len(events), origin=origin, size=size, key_name=key_name, key_id=key_id,
+                public_key=public_key, with_extra=with_extra, events=events, values=values, subject=subject)
+
+
+# Two-sided bundles (evidence-bundle.md, "Both halves") ------------------------------------------
+
+TWO_SIDED_FORMAT = "handover-evidence-two-sided/1"
+HEX64 = re.compile(r"[0-9a-f]{64}")
+TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
+HANDOFF_FILES = ("manifest.txt", "cosigned-checkpoint.txt")
+
+
+def key_id_of(name, kind, public_bytes):
+    """Signed-note key ID: SHA-256(name || 0x0A || type || key)[:4]; type 0x01 Ed25519, 0x04 cosignature."""
+    return hashlib.sha256(name.encode() + b"\n" + bytes([kind]) + public_bytes).digest()[:4]
+
+
+def raw_public(public_key):
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+    return public_key.public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+def ed25519_ok(public_key, signature, message):
+    try: public_key.verify(signature, message); return True
+    except InvalidSignature: return False
+
+
+def is_two_sided(root):
+    """manifest.json says so; or, when it cannot be read, the directory is laid out as one (no top-level
+    verifier-key, a sender/ and a recipient/), so that a damaged manifest.json is named as such."""
+    try:
+        with open(os.path.join(root, "manifest.json"), "rb") as f: m = json.loads(f.read().decode("utf-8"))
+        if isinstance(m, dict) and m.get("format") == TWO_SIDED_FORMAT: return True
+        if isinstance(m, dict) and m.get("format") == MANIFEST_FORMAT: return False
+    except Exception:
+        pass
+    return (not os.path.lexists(os.path.join(root, "verifier-key"))
+            and os.path.isdir(os.path.join(root, "sender")) and os.path.isdir(os.path.join(root, "recipient")))
+
+
+def check_side(root, side, given, option):
+    """Step 1: DIR/side as a one-sided bundle; Fail names made relative to DIR."""
+    if not os.path.isdir(os.path.join(root, side)): raise Fail(f"{side}/", "missing directory")
+    try: result = check(os.path.join(root, side), given, option)
+    except Fail as f: raise Fail(f"{side}/{f.name}", f.reason)
+    result["side"] = side
+    result["team"] = team_of(result["origin"], f"{side}/checkpoint")
+    return result
+
+
+def team_of(origin, name):
+    parts = origin.split("/")
+    if len(parts) < 3 or parts[0] != "handover" or not parts[1] or not parts[2]:
+        raise Fail(name, f"origin {origin!r} is not handover/<team>/<ledger>")
+    return parts[1]
+
+
+def check_top_manifest(data):
+    """manifest.json of a two-sided bundle: {format, subject, transfer_sub, packages: [...]}."""
+    name = "manifest.json"
+    m = strict_json(data, name)
+    if not isinstance(m, dict): raise Fail(name, "not a JSON object")
+    for field in ("format", "subject", "transfer_sub", "packages"):
+        if field not in m: raise Fail(name, f"no '{field}'")
+    if m["format"] != TWO_SIDED_FORMAT: raise Fail(name, f"format {m['format']!r} is not {TWO_SIDED_FORMAT!r}")
+    if not isinstance(m["subject"], str): raise Fail(name, "subject is not a string")
+    if not isinstance(m["transfer_sub"], str) or not m["transfer_sub"]: raise Fail(name, "transfer_sub is not a non-empty string")
+    if not isinstance(m["packages"], list): raise Fail(name, "packages is not an array")
+    packages = {}
+    for i, p in enumerate(m["packages"]):
+        if not isinstance(p, dict): raise Fail(name, f"packages[{i}] is not an object")
+        for field in ("package", "manifest_sha256", "acknowledged"):
+            if field not in p: raise Fail(name, f"packages[{i}] has no '{field}'")
+        if not is_int(p["package"]) or p["package"] < 1: raise Fail(name, f"packages[{i}].package is not an integer from 1")
+        if not isinstance(p["manifest_sha256"], str) or not HEX64.fullmatch(p["manifest_sha256"]):
+            raise Fail(name, f"packages[{i}].manifest_sha256 is not 64 lowercase hex digits")
+        if not isinstance(p["acknowledged"], bool): raise Fail(name, f"packages[{i}].acknowledged is not true or false")
+        if p["package"] in packages: raise Fail(name, f"package {p['package']} is listed twice")
+        packages[p["package"]] = p
+    return m, packages
+
+
+def check_handoff_dirs(root, packages):
+    """Step 2: a handoff/N/ directory for each listed package N, and no other."""
+    base = os.path.join(root, "handoff")
+    present = set()
+    if os.path.lexists(base):
+        if not os.path.isdir(base): raise Fail("handoff/", "not a directory")
+        for entry in sorted(os.listdir(base)):
+            rel = f"handoff/{entry}/"
+            if not DECIMAL.fullmatch(entry) or entry == "0": raise Fail(rel, "not named N (a package number from 1, no leading zeros)")
+            if not os.path.isdir(os.path.join(base, entry)): raise Fail(rel, "not a directory")
+            if int(entry) not in packages: raise Fail(rel, f"package {entry} is not listed in manifest.json")
+            present.add(int(entry))
+            for f in sorted(os.listdir(os.path.join(base, entry))):
+                if f not in HANDOFF_FILES: raise Fail(f"handoff/{entry}/{f}", "not a file of a two-sided bundle (manifest.txt, cosigned-checkpoint.txt)")
+    for n in sorted(packages):
+        if n not in present: raise Fail("manifest.json", f"lists package {n} but there is no handoff/{n}/")
+
+
+def events_of(side, type_):
+    """[(seq, file name relative to DIR, event)] of one type, ascending."""
+    return [(seq, f"{side['side']}/events/{seq}.json", v) for seq, v in sorted(side["values"].items())
+            if isinstance(v, dict) and v.get("type") == type_]
+
+
+def body_of(event):
+    b = event.get("body")
+    return b if isinstance(b, dict) else {}
+
+
+def checkpoint_fields(value, name, what):
+    """An event's {origin, tree_size, root_hash, time, signature} (schemas/events/*: "checkpoint")."""
+    if not isinstance(value, dict): raise Fail(name, f"{what} is not an object")
+    for field, kind in (("origin", str), ("tree_size", int), ("root_hash", str), ("time", str), ("signature", str)):
+        v = value.get(field)
+        if not isinstance(v, kind) or isinstance(v, bool): raise Fail(name, f"{what}.{field} is missing or not a {kind.__name__}")
+    return value
+
+
+def parse_note_lines(text, name, what):
+    """Signature lines '— <name> <base64>' -> [(name, base64 text, blob)]."""
+    out = []
+    for line in text.split("\n"):
+        if not line.startswith("\u2014 "): raise Fail(name, f"{what}: signature line does not start with an em dash and a space: {line!r}")
+        parts = line[2:].split(" ")
+        if len(parts) != 2 or not parts[0]: raise Fail(name, f"{what}: signature line is not '— <name> <base64>': {line!r}")
+        out.append((parts[0], parts[1], b64(parts[1], f"{what}: a signature", name)))
+    return out
+
+
+def parse_handoff_manifest(data, name, sender):
+    """Step 3.2: the signed manifest (audit-evidence.md, "Handoff package"), signed by sender/verifier-key.
+    Returns the header, the embedded checkpoint note (bytes) and its parsed fields."""
+    try: text = data.decode("utf-8")
+    except UnicodeDecodeError: raise Fail(name, "not UTF-8")
+    if any(ord(c) < 0x20 and c != "\n" for c in text): raise Fail(name, "contains a control character")
+    if not text.endswith("\n"): raise Fail(name, "does not end in a line feed")
+    cut = data.rfind(b"\n\n")                     # signed-note: the LAST empty line ends the text
+    if cut < 0: raise Fail(name, "not a signed note: no empty line before the signature")
+    signed, signatures = data[:cut + 1], data[cut + 2:]
+    if not signatures: raise Fail(name, "no signature lines")
+    key_name, key_id, public_key = sender["key_name"], sender["key_id"], sender["public_key"]
+    verified = 0
+    for signer, _, blob in parse_note_lines(signatures.decode("utf-8")[:-1], name, "manifest"):
+        if len(blob) < 5: raise Fail(name, "a signature shorter than a key ID")
+        if signer != key_name or blob[:4] != key_id: continue          # another key's line: ignored
+        if len(blob) != 68: raise Fail(name, f"the Ed25519 signature is {len(blob) - 4} bytes, not 64")
+        if not ed25519_ok(public_key, blob[4:], signed):
+            raise Fail(name, "the manifest's Ed25519 signature does not verify with sender/verifier-key")
+        verified += 1
+    if not verified: raise Fail(name, f"no signature line by sender/verifier-key ({key_name}+{key_id.hex()})")
+    # the text: header lines, an empty line, then A's checkpoint note verbatim
+    hcut = signed.find(b"\n\n")
+    if hcut < 0 or hcut + 2 >= len(signed): raise Fail(name, "no empty line between the header and the checkpoint")
+    lines, checkpoint = signed[:hcut].decode("utf-8").split("\n"), signed[hcut + 2:]
+    if lines[0] != "handover-handoff/v1": raise Fail(name, "first line is not handover-handoff/v1")
+    pos, header = 1, {"client": []}
+    def take(key, optional=False):
+        nonlocal pos
+        if pos < len(lines) and lines[pos].startswith(key + " ") and len(lines[pos]) > len(key) + 1:
+            pos += 1
+            return lines[pos - 1][len(key) + 1:]
+        if optional: return None
+        raise Fail(name, f"header line {pos + 1}: expected '{key} <value>'")
+    header["package"] = decimal(take("package"), "package", name)
+    header["sender"] = take("sender")
+    while True:
+        c = take("client", True)
+        if c is None: break
+        header["client"].append(c)
+    if not header["client"]: raise Fail(name, "no 'client' line")
+    header["target"] = take("target")
+    header["rows"] = decimal(take("rows"), "rows", name)
+    header["rows-sha256"] = take("rows-sha256")
+    header["previous-tree-size"] = decimal(take("previous-tree-size"), "previous-tree-size", name)
+    header["previous-manifest-sha256"] = take("previous-manifest-sha256", True)
+    header["issued"] = take("issued")
+    if pos != len(lines): raise Fail(name, f"unexpected header line {lines[pos]!r}")
+    if not HEX64.fullmatch(header["rows-sha256"]): raise Fail(name, "rows-sha256 is not 64 lowercase hex digits")
+    if not TIME.fullmatch(header["issued"]): raise Fail(name, f"issued {header['issued']!r} is not RFC 3339 UTC with six fractional digits")
+    # the embedded checkpoint: four body lines, an empty line, exactly one signature line (A's)
+    ccut = checkpoint.find(b"\n\n")
+    if ccut < 0: raise Fail(name, "the embedded checkpoint has no empty line before its signature line")
+    body = checkpoint[:ccut + 1]
+    blines = body.decode("utf-8")[:-1].split("\n")
+    if len(blines) != 4 or not blines[3].startswith("time "):
+        raise Fail(name, "the embedded checkpoint's body is not four lines: origin, size, root, time")
+    origin, size_text, root_text, time_text = blines[0], blines[1], blines[2], blines[3][5:]
+    size = decimal(size_text, "the embedded checkpoint's tree size", name)
+    b64(root_text, "the embedded checkpoint's root hash", name, 32)
+    if not TIME.fullmatch(time_text): raise Fail(name, f"the embedded checkpoint's time {time_text!r} is not RFC 3339 UTC with six fractional digits")
+    sigs = parse_note_lines(checkpoint[ccut + 2:].decode("utf-8")[:-1], name, "embedded checkpoint")
+    if len(sigs) != 1: raise Fail(name, f"the embedded checkpoint has {len(sigs)} signature lines, not its own one")
+    signer, sig_text, blob = sigs[0]
+    if origin != key_name: raise Fail(name, f"the embedded checkpoint's origin {origin!r} is not sender/verifier-key's name {key_name!r}")
+    if signer != key_name or blob[:4] != key_id or len(blob) != 68:
+        raise Fail(name, "the embedded checkpoint's signature line is not by sender/verifier-key")
+    if not ed25519_ok(public_key, blob[4:], body):
+        raise Fail(name, "the embedded checkpoint's Ed25519 signature does not verify with sender/verifier-key")
+    fields = dict(origin=origin, tree_size=size, root_hash=root_text, time=time_text, signature=sig_text)
+    return header, checkpoint, body, fields
+
+
+def same_checkpoint(given, fields, name, what):
+    """Step 3.2: an event's checkpoint is the manifest's embedded checkpoint, field for field."""
+    cp = checkpoint_fields(given, name, what)
+    for field in ("origin", "tree_size", "root_hash", "time", "signature"):
+        if cp[field] != fields[field]:
+            raise Fail(name, f"{what}.{field} {cp[field]!r} is not the signed manifest's checkpoint's {fields[field]!r}")
+
+
+def one(matches, name, what):
+    if not matches: raise Fail(name, f"no {what}")
+    if len(matches) > 1: raise Fail(matches[1][1], f"a second {what} (the first is {matches[0][1]})")
+    return matches[0]
+
+
+def check_package(root, n, listed, transfer_sub, sender, recipient):
+    """Step 3 for handoff/N/."""
+    digest, acknowledged = listed["manifest_sha256"], listed["acknowledged"]
+    where = f"handoff/{n}"
+    mname, cname = f"{where}/manifest.txt", f"{where}/cosigned-checkpoint.txt"
+    issued = [e for e in events_of(sender, "handoff-issued")
+              if body_of(e[2]).get("package") == n and body_of(e[2]).get("manifest_sha256") == digest]
+    received = [e for e in events_of(recipient, "handoff-received")
+                if body_of(e[2]).get("package") == n and body_of(e[2]).get("manifest_sha256") == digest]
+    i_seq, i_name, i_event = one(issued, "manifest.json", f"'handoff issued' event in sender/events/ with package {n} and manifest_sha256 {digest}")
+    r_seq, r_name, r_event = one(received, "manifest.json", f"'handoff received' event in recipient/events/ with package {n} and manifest_sha256 {digest}")
+    ib, rb = body_of(i_event), body_of(r_event)
+    # 3.1 the file is the manifest both events name, and the one B received
+    data = read(root, mname)
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != digest:
+        raise Fail(mname, f"its SHA-256 {actual} is not the manifest_sha256 {digest} of manifest.json, {i_name} and {r_name}")
+    if not isinstance(rb.get("manifest"), str) or rb["manifest"].encode("utf-8") != data:
+        raise Fail(r_name, f"body.manifest is not the text of {mname}")
+    # 3.2 signed by A, package N, for B's team, naming the checkpoint both events give
+    header, checkpoint, cp_body, fields = parse_handoff_manifest(data, mname, sender)
+    if header["package"] != n: raise Fail(mname, f"its package line says {header['package']}, not {n}")
+    if header["target"] != recipient["team"]:
+        raise Fail(mname, f"its target {header['target']!r} is not the team {recipient['team']!r} of recipient/'s origin {recipient['origin']}")
+    if header["sender"] != sender["team"]:                      # beyond the listed rules: the sender's team
+        raise Fail(mname, f"its sender {header['sender']!r} is not the team {sender['team']!r} of sender/'s origin {sender['origin']}")
+    same_checkpoint(ib.get("checkpoint"), fields, i_name, "body.checkpoint")
+    same_checkpoint(rb.get("checkpoint"), fields, r_name, "body.checkpoint")
+    # beyond the listed rules: the other fields both events copy from the manifest
+    prev = ib.get("previous_tree_size")
+    if not is_int(prev) or prev != header["previous-tree-size"]:
+        raise Fail(i_name, f"body.previous_tree_size {prev!r} is not the manifest's previous-tree-size {header['previous-tree-size']}")
+    for e_name, b in ((i_name, ib), (r_name, rb)):
+        if b.get("rows_sha256") != header["rows-sha256"]: raise Fail(e_name, "body.rows_sha256 is not the manifest's rows-sha256")
+        if b.get("row_count") != header["rows"] or not is_int(b.get("row_count")):
+            raise Fail(e_name, f"body.row_count {b.get('row_count')!r} is not the manifest's rows {header['rows']}")
+    if ib.get("target_team") != header["target"]: raise Fail(i_name, f"body.target_team {ib.get('target_team')!r} is not the manifest's target {header['target']!r}")
+    if rb.get("sender_team") != header["sender"]: raise Fail(r_name, f"body.sender_team {rb.get('sender_team')!r} is not the manifest's sender {header['sender']!r}")
+    # 3.3 the person's "transfer ID generated" is among the rows the package covers
+    generated = [e for e in events_of(sender, "transfer-id-generated")
+                 if isinstance(e[2].get("identifiers"), dict) and e[2]["identifiers"].get("transfer_sub") == transfer_sub]
+    if not generated: raise Fail("sender/events/", f"no 'transfer ID generated' event whose identifiers.transfer_sub is {transfer_sub!r}")
+    covered = [e for e in generated if prev < e[0] <= fields["tree_size"]]
+    if not covered:
+        raise Fail(generated[0][1], f"its seq {generated[0][0]} is not above package {n}'s previous_tree_size {prev} "
+                                    f"and at most its checkpoint's tree_size {fields['tree_size']} ({i_name})")
+    g_target = body_of(covered[0][2]).get("target_team")
+    if g_target != header["target"]:                            # beyond the listed rules
+        raise Fail(covered[0][1], f"body.target_team {g_target!r} is not package {n}'s target {header['target']!r}")
+    # 3.4 B's cosignature on that checkpoint, and A's record of it
+    acks = [e for e in events_of(sender, "handoff-acknowledged") if body_of(e[2]).get("package") == n
+            and body_of(e[2]).get("manifest_sha256") == digest]
+    if not acknowledged:
+        if os.path.lexists(os.path.join(root, cname)): raise Fail(cname, "present, but manifest.json says package %d is not acknowledged" % n)
+        if acks: raise Fail(acks[0][1], f"a 'handoff acknowledged' of package {n}, but manifest.json says it is not acknowledged")
+        return dict(package=n, acknowledged=False, issued=i_seq, received=r_seq, size=fields["tree_size"], generated=covered[0][0])
+    cosigned = read(root, cname)
+    if not cosigned.startswith(checkpoint):
+        raise Fail(cname, f"does not start with package {n}'s checkpoint (body, empty line, its own signature line) byte for byte")
+    rest = cosigned[len(checkpoint):]
+    if not rest.endswith(b"\n") or rest.count(b"\n") != 1 or rest == b"\n":
+        raise Fail(cname, "is not followed by exactly one more line (the cosignature) ending in a line feed")
+    try: line = rest[:-1].decode("utf-8")
+    except UnicodeDecodeError: raise Fail(cname, "the cosignature line is not UTF-8")
+    (signer, cos_text, blob), = parse_note_lines(line, cname, "cosignature")
+    r_pub = raw_public(recipient["public_key"])
+    if signer != recipient["key_name"]: raise Fail(cname, f"the cosignature line names {signer!r}, not recipient/verifier-key's {recipient['key_name']!r}")
+    expected_id = key_id_of(signer, 0x04, r_pub)
+    if blob[:4] != expected_id:
+        raise Fail(cname, f"the cosignature's key ID {blob[:4].hex()} is not SHA-256(name, 0x0A, 0x04, key)[:4] = {expected_id.hex()}")
+    if len(blob) != 76: raise Fail(cname, f"the cosignature is {len(blob)} bytes, not 4 + 8 + 64")
+    timestamp = int.from_bytes(blob[4:12], "big")
+    if timestamp >= 2 ** 63: raise Fail(cname, "the cosignature's timestamp is not below 2^63")
+    if not ed25519_ok(recipient["public_key"], blob[12:], b"cosignature/v1\ntime %d\n" % timestamp + cp_body):
+        raise Fail(cname, "the cosignature does not verify with recipient/verifier-key's key")
+    a_seq, a_name, a_event = one(acks, "sender/events/", f"'handoff acknowledged' event for package {n} with manifest_sha256 {digest} (manifest.json says acknowledged)")
+    ab = body_of(a_event)
+    if ab.get("cosignature") != cos_text: raise Fail(a_name, f"body.cosignature is not the cosignature line's base64 in {cname}")
+    if not is_int(ab.get("recipient_seq")) or ab["recipient_seq"] != r_seq:
+        raise Fail(a_name, f"body.recipient_seq {ab.get('recipient_seq')!r} is not the seq {r_seq} of {r_name}")
+    # beyond the listed rules: the target, and B's checkpoint A recorded covers R and is B's, signed
+    if ab.get("target_team") != header["target"]: raise Fail(a_name, f"body.target_team {ab.get('target_team')!r} is not the manifest's target {header['target']!r}")
+    rc = checkpoint_fields(ab.get("recipient_checkpoint"), a_name, "body.recipient_checkpoint")
+    if rc["origin"] != recipient["origin"]: raise Fail(a_name, f"body.recipient_checkpoint.origin {rc['origin']!r} is not recipient/'s origin {recipient['origin']!r}")
+    if rc["tree_size"] < r_seq: raise Fail(a_name, f"body.recipient_checkpoint.tree_size {rc['tree_size']} does not cover {r_name}")
+    rc_sig = b64(rc["signature"], "body.recipient_checkpoint.signature", a_name, 68)
+    rc_body = f"{rc['origin']}\n{rc['tree_size']}\n{rc['root_hash']}\ntime {rc['time']}\n".encode()
+    if rc_sig[:4] != recipient["key_id"] or not ed25519_ok(recipient["public_key"], rc_sig[4:], rc_body):
+        raise Fail(a_name, "body.recipient_checkpoint's signature does not verify with recipient/verifier-key")
+    return dict(package=n, acknowledged=True, issued=i_seq, received=r_seq, size=fields["tree_size"],
+                generated=covered[0][0], cosigned_at=timestamp, acknowledged_seq=a_seq)
+
+
+def check_two_sided(root, sender_key=None, recipient_key=None):
+    sender = check_side(root, "sender", sender_key, "--sender-key")                  # 1
+    recipient = check_side(root, "recipient", recipient_key, "--recipient-key")
+    m, packages = check_top_manifest(read(root, "manifest.json"))
+    for side in (sender, recipient):                                             # the sub-bundles' subject
+        if side["subject"] != m["transfer_sub"]:
+            raise Fail(f"{side['side']}/manifest.json", f"subject {side['subject']!r} is not manifest.json's transfer_sub {m['transfer_sub']!r}")
+    check_handoff_dirs(root, packages)                                           # 2
+    done = [check_package(root, n, packages[n], m["transfer_sub"], sender, recipient) for n in sorted(packages)]  # 3
+    listed = {p["manifest_sha256"] for p in packages.values()}
+    unlisted = [name for side, t in ((sender, "handoff-issued"), (recipient, "handoff-received"))
+                for _, name, e in events_of(side, t) if body_of(e).get("manifest_sha256") not in listed]
+    return dict(sender=sender, recipient=recipient, manifest=m, packages=done, unlisted=unlisted)
 
 
 def main():

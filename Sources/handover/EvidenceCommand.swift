@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Ledger
+import Projections
 import Reporting
 
 /// `handover evidence`: one user's evidence in one command, and its check without a ledger.
@@ -34,9 +35,30 @@ struct EvidenceCommand: ParsableCommand {
         @Flag(help: "Also write the events with sealed values opened, in revealed/ (mode 0600; not evidence).")
         var reveal = false
 
+        @Option(help: ArgumentHelp("Team A's ledger, with --ledger team B's: one bundle from both, joined by the transfer_sub (schemas/evidence-bundle.md, \"Both halves\").", valueName: "dir"))
+        var sender: String?
+
+        func validate() throws {
+            if sender != nil, checkpoint != nil { throw ValidationError("--checkpoint names one ledger's checkpoint; a two-sided bundle proves each side against its latest") }
+        }
+
         func run() throws {
             let (ledger, projection) = try ledgerOptions.open(.readOnly)
             defer { ledger.close() }
+            if let sender {
+                let senderProjection = UserProjection()
+                let senderLedger = try Ledger.open(at: sender, folders: [senderProjection], options: Ledger.Options(access: .readOnly))
+                defer { senderLedger.close() }
+                let summary = try TwoSidedEvidence.write(subject: subject, recipient: .init(ledger: ledger, projection: projection),
+                                                         sender: .init(ledger: senderLedger, projection: senderProjection), reveal: reveal, to: out)
+                Console.out("""
+                    Wrote the evidence about transfer_sub \(summary.transferSub) from both ledgers to \(out): \(summary.sender.sequences.count) events of \(summary.sender.checkpoint.origin), \
+                    \(summary.recipient.sequences.count) of \(summary.recipient.checkpoint.origin), and \(summary.packages.count) package(s) tying them \
+                    (\(summary.packages.filter(\.acknowledged).count) with the recipient's cosignature).
+                    Check it without Handover as \(out)/VERIFY.md says, or with: handover evidence verify \(out)
+                    """)
+                return
+            }
             let given = try checkpoint.map(EvidenceOptions.readCheckpoint)
             let summary = try EvidenceBundle.write(subject: subject, ledger: ledger, projection: projection, checkpoint: given, reveal: reveal, to: out)
             Console.out("Wrote \(summary.sequences.count) events about \(subject) to \(out), each proved against the checkpoint of \(summary.checkpoint.treeSize) events of \(summary.checkpoint.origin).")
@@ -55,7 +77,26 @@ struct EvidenceCommand: ParsableCommand {
 
         @OptionGroup var evidence: EvidenceOptions
 
+        @Option(name: .customLong("sender-key"), help: ArgumentHelp("For a two-sided bundle: team A's verifier key, or a file holding it.", valueName: "key"))
+        var senderKey: String?
+
+        @Option(name: .customLong("recipient-key"), help: ArgumentHelp("For a two-sided bundle: team B's verifier key, or a file holding it.", valueName: "key"))
+        var recipientKey: String?
+
         func run() throws {
+            if TwoSidedEvidenceCheck.isTwoSided(directory) {
+                do {
+                    let result = try TwoSidedEvidenceCheck.run(directory, senderKey: senderKey.map(EvidenceOptions.keyText), recipientKey: recipientKey.map(EvidenceOptions.keyText))
+                    Console.out("""
+                        OK: transfer_sub \(result.transferSub): \(result.sender.sequences.count) events of \(result.sender.origin) and \(result.recipient.sequences.count) of \(result.recipient.origin), \
+                        each included in its ledger's signed checkpoint; package(s) \(result.packages.map(String.init).joined(separator: ", ")) tie the two.
+                        """)
+                    if senderKey == nil || recipientKey == nil { Console.out("The verifier keys were read from the bundle: compare them with the ones the teams gave you (--sender-key, --recipient-key).") }
+                } catch let failure as EvidenceBundleCheck.Failure {
+                    throw CLIExit(.integrity, "the bundle does not hold: \(failure)")
+                }
+                return
+            }
             do {
                 let result = try EvidenceBundleCheck.run(directory, expectedKey: evidence.givenKey)
                 Console.out("OK: \(result.sequences.count) events of \(result.origin), each included in the checkpoint of \(result.treeSize) events signed by \(result.verifierKey); the manifest agrees.")

@@ -17,8 +17,11 @@ struct EvidenceOptions: ParsableArguments {
     }
 
     /// The verifier key given: the text of `--public-key`, or of the file it names.
-    var givenKey: String? {
-        publicKeyText.map { FileManager.default.fileExists(atPath: $0) ? String(decoding: FileManager.default.contents(atPath: $0) ?? Data(), as: UTF8.self) : $0 }
+    var givenKey: String? { publicKeyText.map(EvidenceOptions.keyText) }
+
+    /// A verifier key given as text, or the text of the file it names.
+    static func keyText(_ given: String) -> String {
+        FileManager.default.fileExists(atPath: given) ? String(decoding: FileManager.default.contents(atPath: given) ?? Data(), as: UTF8.self) : given
     }
 
     /// Reads and parses a checkpoint file, naming the file when it is not one.

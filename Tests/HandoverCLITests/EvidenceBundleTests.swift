@@ -156,4 +156,58 @@ struct EvidenceBundleTests {
             }
         }
     }
+
+    @Test("two-sided: one person's evidence from both ledgers, tied by the package's manifest and the cosignature; both checks accept it and refuse any changed byte; an erased user's holds no address")
+    func twoSided() throws {
+        let (sender, recipient) = try demo()
+        let keys = ["--sender-key", try DemoLedger.copy(file: "sender.pub", into: dir), "--recipient-key", try DemoLedger.copy(file: "recipient.pub", into: dir)]
+        // A user exchanged by team B, asked for by team A's account ID.
+        let exchanged = try #require(try users(recipient).first { $0["migrated_via"]?.stringValue == "exchange" && $0["erased_at"]?.stringValue == nil })
+        let account = try #require(exchanged["account_id"]?.stringValue)
+        let bundle = dir.sub("two-sided")
+        let written = try handover(["evidence", account, "--ledger", recipient, "--sender", sender, "--out", bundle])
+        #expect(written.status == 0 && written.out.contains("1 package(s) tying them (1 with the recipient's cosignature)"), "\(written.out)\(written.err)")
+        let ours = try handover(["evidence", "verify", bundle] + keys)
+        #expect(ours.status == 0 && ours.out.hasPrefix("OK: transfer_sub "), "\(ours.out)\(ours.err)")
+        let theirs = try pythonCheck(bundle)
+        #expect(theirs.status == 0, "check-bundle.py: \(theirs.out)\(theirs.err)")
+        let types = try FileManager.default.contentsOfDirectory(atPath: bundle + "/sender/events").compactMap { name in
+            try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: bundle + "/sender/events/" + name))))["type"]?.stringValue
+        }
+        #expect(Set(types) == ["transfer-id-generated", "handoff-issued", "handoff-acknowledged"], "\(types)")
+
+        // One byte changed in an event, a proof, a checkpoint, the manifest or the cosigned checkpoint.
+        let senderEvent = try #require(try FileManager.default.contentsOfDirectory(atPath: bundle + "/sender/events").first)
+        let recipientProof = try #require(try FileManager.default.contentsOfDirectory(atPath: bundle + "/recipient/proofs").first)
+        let changes: [(file: String, line: Int)] = [
+            ("sender/events/" + senderEvent, 0), ("recipient/proofs/" + recipientProof, 2), ("sender/checkpoint", 2),
+            ("handoff/1/manifest.txt", 1), ("handoff/1/cosigned-checkpoint.txt", 5),
+        ]
+        for change in changes {
+            let copy = dir.sub("two-sided-changed-" + change.file.replacingOccurrences(of: "/", with: "-"))
+            #expect(try runCommand("/bin/cp", ["-a", bundle, copy]).status == 0)
+            var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: copy + "/" + change.file)))
+            let starts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
+            let at = (starts[change.line] + (change.line + 1 < starts.count ? starts[change.line + 1] - 1 : bytes.count)) / 2
+            bytes[at] = bytes[at] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            try Data(bytes).write(to: URL(fileURLWithPath: copy + "/" + change.file))
+            let refused = try handover(["evidence", "verify", copy] + keys)
+            #expect(refused.status == 4 && refused.err.contains("the bundle does not hold: "), "\(change.file): \(refused.out)\(refused.err)")
+            let theirsRefused = try pythonCheck(copy)
+            #expect(theirsRefused.status != 0, "\(change.file): check-bundle.py: \(theirsRefused.out)\(theirsRefused.err)")
+        }
+
+        // An erased user's two-sided bundle holds no address in clear.
+        let erased = try #require(try users(recipient).first { $0["erased_at"]?.stringValue != nil && $0["transfer_sub"]?.stringValue != nil })
+        let subject = try #require(erased["transfer_sub"]?.stringValue)
+        let erasedBundle = dir.sub("two-sided-erased")
+        let r = try handover(["evidence", subject, "--ledger", recipient, "--sender", sender, "--out", erasedBundle])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        #expect(try handover(["evidence", "verify", erasedBundle] + keys).status == 0)
+        let exchangedFile = try String(contentsOfFile: try DemoLedger.copy(file: "exchanged.csv", into: dir), encoding: .utf8)
+        if let address = exchangedFile.split(separator: "\n").first(where: { $0.contains(subject) })?.split(separator: ",").first(where: { $0.contains("@") }) {
+            #expect(try !filesContain(erasedBundle, String(address)), "the erased user's address is in the bundle")
+        }
+        #expect(try !filesContain(erasedBundle, "@privaterelay") && !filesContain(erasedBundle, "@example.com"), "no address in clear")
+    }
 }

@@ -40,8 +40,33 @@ public enum EvidenceBundle {
     /// `checkpoint` (else the latest stored one). With `reveal` and a key store, also writes
     /// `revealed/` with sealed values opened. Reads the ledger only.
     public static func write(subject: String, ledger: Ledger, projection: UserProjection, checkpoint: Checkpoint?, reveal: Bool, to target: String) throws -> Summary {
+        let events = try projection.read(ledger) { snapshot, view in
+            guard let user = try snapshot.user(matching: subject) else { throw Failure(kind: .noUser, description: "no user with identifier \"\(subject)\"") }
+            return try EventQuery.history(of: user, through: view.head().sequence, snapshot: snapshot, view: view)
+        }
+        return try writing(to: target) { partial in
+            try writeContents(subject: subject, events: events, ledger: ledger, checkpoint: checkpoint, reveal: reveal, into: partial)
+        }
+    }
+
+    /// Makes the bundle in `target.incomplete` through `body`, then renames it to `target`, so
+    /// `target` is never half written; refuses a `target` that exists.
+    static func writing<T>(to target: String, _ body: (String) throws -> T) throws -> T {
         let fm = FileManager.default
         guard !fm.fileExists(atPath: target) else { throw Failure(kind: .targetExists, description: "\(target) exists; an evidence bundle goes to a new directory") }
+        let partial = target + ".incomplete"
+        if fm.fileExists(atPath: partial) { try fm.removeItem(atPath: partial) }
+        try fm.createDirectory(atPath: partial, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let result = try body(partial)
+        guard rename(partial, target) == 0 else {
+            throw LedgerError(.file, "could not rename \(partial) to \(target): \(String(cString: strerror(errno)))")
+        }
+        return result
+    }
+
+    /// Writes `events` of `ledger` into `directory` as one bundle (schemas/evidence-bundle.md),
+    /// each proved against `checkpoint` (else the latest stored one), which must cover them all.
+    static func writeContents(subject: String, events: [RecordedEvent], ledger: Ledger, checkpoint: Checkpoint?, reveal: Bool, into directory: String) throws -> Summary {
         guard let checkpoint = try checkpoint ?? ledger.latestCheckpoint() else {
             throw Failure(kind: .noCheckpoint, description: "no checkpoint has been signed for \(ledger.directory); run `handover checkpoint` on the ledger first, or pass --checkpoint FILE")
         }
@@ -49,18 +74,12 @@ public enum EvidenceBundle {
         guard checkpoint.isSigned(by: key.publicKey) else {
             throw Failure(kind: .doesNotHold, description: "the checkpoint is not signed by this ledger's verifier key \(key.line)")
         }
-        let events = try projection.read(ledger) { snapshot, view in
-            guard let user = try snapshot.user(matching: subject) else { throw Failure(kind: .noUser, description: "no user with identifier \"\(subject)\"") }
-            return try EventQuery.history(of: user, through: view.head().sequence, snapshot: snapshot, view: view)
-        }
         let uncovered = events.filter { $0.sequence > checkpoint.treeSize }
         guard uncovered.isEmpty else {
-            throw Failure(kind: .noCheckpoint, description: "\(uncovered.count) of the user's \(events.count) events (from sequence \(uncovered[0].sequence)) are newer than the checkpoint of \(checkpoint.treeSize) events; sign a newer one with `handover checkpoint`")
+            throw Failure(kind: .noCheckpoint, description: "\(uncovered.count) of the \(events.count) events to prove in \(ledger.directory) (from sequence \(uncovered[0].sequence)) are newer than its checkpoint of \(checkpoint.treeSize) events; sign a newer one with `handover checkpoint`")
         }
-        let partial = target + ".incomplete"
-        if fm.fileExists(atPath: partial) { try fm.removeItem(atPath: partial) }
-        for sub in ["", "/events", "/proofs"] + (reveal ? ["/revealed"] : []) {
-            try fm.createDirectory(atPath: partial + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        for sub in ["/events", "/proofs"] + (reveal ? ["/revealed"] : []) {
+            try FileManager.default.createDirectory(atPath: directory + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         }
         var manifestEvents: [JSONValue] = []
         for event in events {
@@ -68,32 +87,29 @@ public enum EvidenceBundle {
             guard proof.isValid else {
                 throw Failure(kind: .doesNotHold, description: "the inclusion proof of event \(event.sequence) does not lead to the checkpoint's root: the log differs from what the checkpoint signed (run `handover verify --checkpoint`)")
             }
-            try write(proof.record, to: "\(partial)/events/\(event.sequence).json")
-            try write(Array(TlogProof(proof).text.utf8), to: "\(partial)/proofs/\(event.sequence).tlog-proof")
+            try write(proof.record, to: "\(directory)/events/\(event.sequence).json")
+            try write(Array(TlogProof(proof).text.utf8), to: "\(directory)/proofs/\(event.sequence).tlog-proof")
             if reveal {
                 let opened = try proof.record.withUnsafeBytes { try SealedJSON.opened($0, with: ledger.sealer) }
-                try write(opened, to: "\(partial)/revealed/\(event.sequence).json", mode: 0o600)
+                try write(opened, to: "\(directory)/revealed/\(event.sequence).json", mode: 0o600)
             }
             manifestEvents.append(.object([
                 "seq": .int(Int64(event.sequence)), "type": .string(event.type.rawValue), "recorded_at": .string(event.recordedAt.rfc3339),
                 "sha256": .string(Hex.encode(Array(SHA256.hash(data: proof.record)))),
             ]))
         }
-        try write(Array(checkpoint.text.utf8), to: partial + "/checkpoint")
-        try write(Array((key.line + "\n").utf8), to: partial + "/verifier-key")
+        try write(Array(checkpoint.text.utf8), to: directory + "/checkpoint")
+        try write(Array((key.line + "\n").utf8), to: directory + "/verifier-key")
         let manifest = JSONValue.object([
             "format": .string(format), "subject": .string(subject), "origin": .string(checkpoint.origin),
             "tree_size": .int(Int64(checkpoint.treeSize)), "events": .array(manifestEvents), "revealed": .bool(reveal),
         ])
-        try write(manifest.canonicalBytes + [0x0A], to: partial + "/manifest.json")
-        try write(Array(EvidenceGuide.text.utf8), to: partial + "/VERIFY.md")
-        guard rename(partial, target) == 0 else {
-            throw LedgerError(.file, "could not rename \(partial) to \(target): \(String(cString: strerror(errno)))")
-        }
+        try write(manifest.canonicalBytes + [0x0A], to: directory + "/manifest.json")
+        try write(Array(EvidenceGuide.text.utf8), to: directory + "/VERIFY.md")
         return Summary(sequences: events.map(\.sequence), checkpoint: checkpoint)
     }
 
-    private static func write(_ bytes: [UInt8], to path: String, mode: Int = 0o644) throws {
+    static func write(_ bytes: [UInt8], to path: String, mode: Int = 0o644) throws {
         guard FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: mode]) else {
             throw LedgerError(.file, "could not write \(path)")
         }

@@ -1,0 +1,133 @@
+import Crypto
+import Foundation
+import Ledger
+import Projections
+
+/// One person's evidence from both teams' ledgers (schemas/evidence-bundle.md, "Both halves"):
+/// a bundle of each ledger's events about the person, joined by the `transfer_sub`, with the
+/// handoff events of the packages that listed them, each package's signed manifest and the
+/// recipient's cosignature that tie the two halves. Reads both ledgers only.
+public enum TwoSidedEvidence {
+    /// The top manifest's format marker.
+    public static let format = "handover-evidence-two-sided/1"
+
+    /// What a written two-sided bundle holds.
+    public struct Summary: Sendable {
+        public var transferSub: String
+        public var sender: EvidenceBundle.Summary
+        public var recipient: EvidenceBundle.Summary
+        /// The packages that listed the person, and whether the sender recorded the receipt of each.
+        public var packages: [(number: Int, acknowledged: Bool)]
+    }
+
+    /// One side: its ledger and projections.
+    public struct Side {
+        public let ledger: Ledger
+        public let projection: UserProjection
+        public init(ledger: Ledger, projection: UserProjection) {
+            self.ledger = ledger
+            self.projection = projection
+        }
+    }
+
+    /// A package that listed the person, with the events on both sides that concern it.
+    private struct Package {
+        var issued: HandoffIssued
+        var issuedSequence: UInt64
+        var received: (body: HandoffReceived, sequence: UInt64)?
+        var acknowledged: (body: HandoffAcknowledged, sequence: UInt64)?
+    }
+
+    /// Writes the bundle of the person `subject` names (in either ledger) to the new directory `target`.
+    public static func write(subject: String, recipient: Side, sender: Side, reveal: Bool, to target: String) throws -> Summary {
+        let team = try recipient.ledger.identity().teamID
+        // The person on either side, joined by the transfer_sub.
+        let foundB = try recipient.projection.read(recipient.ledger) { snapshot, _ in try snapshot.user(matching: subject) }
+        let foundA = try sender.projection.read(sender.ledger) { snapshot, _ in try snapshot.user(matching: subject) }
+        guard let transferSub = foundB?.transferSub ?? foundA?.transferSub else {
+            throw EvidenceBundle.Failure(kind: .noUser, description: "no user with identifier \"\(subject)\" and a transfer_sub in either ledger")
+        }
+        let id = Identifier(.transferSub, transferSub)
+        let senderEvents = try history(of: id, on: sender)
+        let generated = senderEvents.first { $0.type == .transferIDGenerated && $0.identifiers.transferSub == transferSub }?.sequence
+
+        // The packages whose events hold the generation, and their events on both sides.
+        var packages: [Package] = try sender.ledger.read { view in
+            try view.sequences(of: .handoffIssued).compactMap { sequence -> Package? in
+                guard let generated, case .handoffIssued(let body)? = try view.event(sequence)?.body, body.targetTeam.utf8.elementsEqual(team.utf8),
+                      generated > UInt64(body.previousTreeSize), generated <= UInt64(body.checkpoint.treeSize) else { return nil }
+                return Package(issued: body, issuedSequence: sequence)
+            }
+        }
+        for i in packages.indices {
+            let digest = packages[i].issued.manifestSHA256
+            packages[i].acknowledged = try find(.handoffAcknowledged, in: sender.ledger) { body -> HandoffAcknowledged? in
+                if case .handoffAcknowledged(let b) = body, b.manifestSHA256.utf8.elementsEqual(digest.utf8) { return b } else { return nil }
+            }
+            packages[i].received = try find(.handoffReceived, in: recipient.ledger) { body -> HandoffReceived? in
+                if case .handoffReceived(let b) = body, b.manifestSHA256.utf8.elementsEqual(digest.utf8) { return b } else { return nil }
+            }
+        }
+        let recipientEvents = try history(of: id, on: recipient)
+        let senderAll = try events(senderEvents.map(\.sequence) + packages.flatMap { [$0.issuedSequence] + ($0.acknowledged.map { [$0.sequence] } ?? []) }, in: sender.ledger)
+        let recipientAll = try events(recipientEvents.map(\.sequence) + packages.compactMap { $0.received?.sequence }, in: recipient.ledger)
+
+        return try EvidenceBundle.writing(to: target) { partial in
+            let a = try EvidenceBundle.writeContents(subject: transferSub, events: senderAll, ledger: sender.ledger, checkpoint: nil, reveal: reveal, into: partial + "/sender")
+            let b = try EvidenceBundle.writeContents(subject: transferSub, events: recipientAll, ledger: recipient.ledger, checkpoint: nil, reveal: reveal, into: partial + "/recipient")
+            var listed: [JSONValue] = []
+            for package in packages {
+                guard let received = package.received else { continue }
+                let dir = "\(partial)/handoff/\(package.issued.package)"
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+                try EvidenceBundle.write(Array(received.body.manifest.utf8), to: dir + "/manifest.txt")
+                if let acknowledged = package.acknowledged {
+                    try EvidenceBundle.write(Array(try cosigned(package.issued.checkpoint, acknowledged.body).utf8),
+                                             to: dir + "/cosigned-checkpoint.txt")
+                }
+                listed.append(.object(["package": .int(Int64(package.issued.package)), "manifest_sha256": .string(package.issued.manifestSHA256),
+                                       "acknowledged": .bool(package.acknowledged != nil)]))
+            }
+            let manifest = JSONValue.object(["format": .string(format), "subject": .string(subject), "transfer_sub": .string(transferSub), "packages": .array(listed)])
+            try EvidenceBundle.write(manifest.canonicalBytes + [0x0A], to: partial + "/manifest.json")
+            try EvidenceBundle.write(Array(EvidenceGuide.text.utf8), to: partial + "/VERIFY.md")
+            return Summary(transferSub: transferSub, sender: a, recipient: b,
+                           packages: packages.filter { $0.received != nil }.map { ($0.issued.package, $0.acknowledged != nil) })
+        }
+    }
+
+    /// The person's events on one side (none when that ledger does not know the `transfer_sub`).
+    private static func history(of id: Identifier, on side: Side) throws -> [RecordedEvent] {
+        try side.projection.read(side.ledger) { snapshot, view in
+            guard let user = try snapshot.user(with: id) else { return [] }
+            return try EventQuery.history(of: user, through: view.head().sequence, snapshot: snapshot, view: view)
+        }
+    }
+
+    /// The first event of `type` whose body `match` takes, with its sequence.
+    private static func find<T>(_ type: EventType, in ledger: Ledger, _ match: (EventBody) -> T?) throws -> (body: T, sequence: UInt64)? {
+        try ledger.read { view in
+            for sequence in try view.sequences(of: type) {
+                if let body = try view.event(sequence)?.body, let found = match(body) { return (found, sequence) }
+            }
+            return nil
+        }
+    }
+
+    /// The events `sequences` name, once each, in order.
+    private static func events(_ sequences: [UInt64], in ledger: Ledger) throws -> [RecordedEvent] {
+        try ledger.read { view in try Set(sequences).sorted().compactMap { try view.event($0) } }
+    }
+
+    /// Package checkpoint `fields` as the receipt had it: the checkpoint's own line, then the
+    /// recipient's cosignature line the acknowledgement recorded.
+    private static func cosigned(_ fields: CheckpointFields, _ acknowledged: HandoffAcknowledged) throws -> String {
+        let checkpoint = try fields.checkpoint()
+        guard let blob = Data(base64Encoded: acknowledged.cosignature), blob.count > 4 else {
+            throw LedgerError(.malformedRecord, "the recorded cosignature of package \(acknowledged.package) is not base64")
+        }
+        let own = SignedNote.Signature(name: checkpoint.origin, keyID: checkpoint.keyID, bytes: checkpoint.signature)
+        let theirs = SignedNote.Signature(name: acknowledged.recipientCheckpoint.origin, keyID: Array(blob.prefix(4)), bytes: Array(blob.dropFirst(4)))
+        return SignedNote(text: checkpoint.body, signatures: [own, theirs]).serialized
+    }
+}
