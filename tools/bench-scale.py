@@ -3,6 +3,7 @@
 format 2, on realistic ledgers of each size, measured in the same run.
 
     bench-scale.py --new DIR --old DIR --work DIR [--sizes 1000000,10000000] [--out FILE]
+    bench-scale.py --new DIR --work DIR --reconcile-users 1000000 [--repeat N] [--out FILE]
 
 --new and --old are release build folders holding `handover` and `handover-lab` (the old one
 built from the baseline worktree with tools/bench's scale patch). For each size and each
@@ -189,7 +190,7 @@ def measure(build, size, label):
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--new", required=True)
-ap.add_argument("--old", required=True)
+ap.add_argument("--old", default=None, help="required unless --reconcile-users")
 ap.add_argument("--work", required=True)
 ap.add_argument("--sizes", default="1000000,10000000")
 ap.add_argument("--out", default=None)
@@ -197,9 +198,57 @@ ap.add_argument("--reuse", default=None, help="a figures.json of an earlier run 
 ap.add_argument("--listings", action="store_true", help="only write the ledger, then the listings, the report, verify and the file exports")
 ap.add_argument("--repeat", type=int, default=1, help="run each listing, the report, verify and each export this many times and keep the least wall time")
 ap.add_argument("--new-only", action="store_true", help="measure this code only (the older code's column stays empty)")
+ap.add_argument("--reconcile-users", type=int, default=None, help="instead: both teams' ledgers of N handed-over users (handover-lab handoff-pair), then reconcile, report --sender and two-sided evidence on them")
 args = ap.parse_args()
+if args.old is None and args.reconcile_users is None:
+    ap.error("--old is required")
 work = args.work
 os.makedirs(work, exist_ok=True)
+
+
+def measure_reconcile(build, users):
+    """Reconcile's figures at `users` handed-over users: the rate of the join (totals, and every
+    row as CSV), `report --sender`, and one person's two-sided evidence, each with its peak
+    anonymous memory."""
+    handover, lab = os.path.join(build, "handover"), os.path.join(build, "handover-lab")
+    sender, recipient = os.path.join(work, "pair-sender"), os.path.join(work, "pair-recipient")
+    for path in (sender, recipient):
+        shutil.rmtree(path, ignore_errors=True)
+    wall, _, _, status, out = run([lab, "handoff-pair", "--sender", sender, "--recipient", recipient, "--users", str(users)], stdout=str)
+    if status != 0:
+        sys.exit("handoff-pair failed")
+    written = json.loads(out)
+    figures = {"users": users, "write_seconds": round(wall, 1)}
+    both = ["--sender", sender, "--recipient", recipient]
+    for label, argv in [("reconcile", [handover, "reconcile"] + both),
+                        ("reconcile_rows_csv", [handover, "reconcile"] + both + ["--rows", "--format", "csv"]),
+                        ("report_sender", [handover, "report", "--ledger", recipient, "--sender", sender])]:
+        seconds, anon, rss = best_of(lambda: run(argv)[:3])
+        figures[label] = {"seconds": round(seconds, 2), "users_per_second": round(users / seconds), "peak_anon_mb": round(anon, 1), "peak_rss_mb": round(rss, 1)}
+    bundle = os.path.join(work, "pair-evidence")
+
+    def evidence():
+        shutil.rmtree(bundle, ignore_errors=True)
+        return run([handover, "evidence", written["sample_account"], "--ledger", recipient, "--sender", sender, "--out", bundle])[:3]
+    seconds, anon, rss = best_of(evidence)
+    figures["two_sided_evidence"] = {"seconds": round(seconds, 2), "peak_anon_mb": round(anon, 1), "peak_rss_mb": round(rss, 1)}
+    seconds, anon, rss = best_of(lambda: run([handover, "evidence", "verify", bundle])[:3])
+    figures["two_sided_evidence_verify"] = {"seconds": round(seconds, 2), "peak_anon_mb": round(anon, 1)}
+    return figures
+
+
+if args.reconcile_users:
+    figures = measure_reconcile(args.new, args.reconcile_users)
+    print(f"\nBoth halves at {figures['users']:,} handed-over users (both ledgers written in {figures['write_seconds']} s):")
+    for label in ("reconcile", "reconcile_rows_csv", "report_sender"):
+        f = figures[label]
+        print(f"  {label:22} {f['seconds']:7.2f} s  {f['users_per_second']:>9,} users/s  peak anonymous {f['peak_anon_mb']} MB")
+    for label in ("two_sided_evidence", "two_sided_evidence_verify"):
+        f = figures[label]
+        print(f"  {label:22} {f['seconds']:7.2f} s  peak anonymous {f['peak_anon_mb']} MB")
+    if args.out:
+        json.dump(figures, open(args.out, "w"), indent=2)
+    sys.exit(0)
 earlier = json.load(open(args.reuse)) if args.reuse else {}
 
 

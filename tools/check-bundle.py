@@ -79,6 +79,7 @@ def strict_json(data, name):
     try: return json.loads(data.decode("utf-8"), object_pairs_hook=no_duplicates)
     except UnicodeDecodeError: raise Fail(name, "not UTF-8")
     except ValueError as e: raise Fail(name, f"not JSON: {e}")
+    except RecursionError: raise Fail(name, "JSON nested too deeply to read")
 
 
 def is_int(v): return isinstance(v, int) and not isinstance(v, bool)
@@ -608,32 +609,292 @@ def check_two_sided(root, sender_key=None, recipient_key=None):
     return dict(sender=sender, recipient=recipient, manifest=m, packages=done, unlisted=unlisted)
 
 
+# --selftest-two-sided: a synthetic two-sided bundle written from the documents, then damaged -----
+
+def _mth(leaves):
+    if len(leaves) == 1: return leaves[0]
+    k = 1
+    while k * 2 < len(leaves): k *= 2
+    return node(_mth(leaves[:k]), _mth(leaves[k:]))
+
+
+def _audit_path(m, leaves):                                          # RFC 9162 PATH(m, D[n])
+    if len(leaves) == 1: return []
+    k = 1
+    while k * 2 < len(leaves): k *= 2
+    if m < k: return _audit_path(m, leaves[:k]) + [_mth(leaves[k:])]
+    return _audit_path(m - k, leaves[k:]) + [_mth(leaves[:k])]
+
+
+def _write(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f: f.write(data)
+
+
+def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_sub="000123.transfer.abc", alter=None):
+    """A two-sided bundle as evidence-bundle.md and audit-evidence.md describe it (package 1 of team A
+    for team B, listing the person's generation at A's seq 3). alter(type, body) may change an event's body
+    before it is logged, signed and proved (a disagreement between the ledgers, not a damaged file).
+    Returns the two verifier-key lines."""
+    (ka, na), (kb, nb) = keys
+    pa, pb = raw_public(ka.public_key()), raw_public(kb.public_key())
+    enc = lambda raw: base64.b64encode(raw).decode()
+    vkey = lambda n, p: f"{n}+{key_id_of(n, 1, p).hex()}+{enc(bytes([1]) + p)}\n"
+    sigline = lambda n, blob: f"\u2014 {n} {enc(blob)}\n".encode()
+    sign = lambda text, n, k, p: text + b"\n" + sigline(n, key_id_of(n, 1, p) + k.sign(text))
+    canon = lambda v: json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    def event(seq, type_, body, identifiers=None):
+        if alter: body = alter(type_, json.loads(json.dumps(body)))
+        return canon({"seq": seq, "type": type_, "schema_version": 1, "recorded_at": "2026-11-24T10:00:%02d.000000Z" % seq,
+                      "actor": {"host": "h", "os_user": "u", "tool": "handover/0.1.0"},
+                      "identifiers": identifiers or {}, "body": body})
+    def checkpoint(n, k, p, events, t):
+        leaves = [leaf(e) for e in events]
+        return sign(f"{n}\n{len(events)}\n{enc(_mth(leaves))}\ntime {t}\n".encode(), n, k, p)
+    def fields(cp):
+        body, sig = cp.split(b"\n\n")
+        o, size, root, t = body.decode().split("\n")
+        return {"origin": o, "tree_size": int(size), "root_hash": root, "time": t[5:], "signature": sig.decode().split(" ")[2].strip()}
+    rows = b"account_id,transfer_sub,seq\r\nacct-1,%s,3\r\nacct-2,other.transfer,4\r\n" % transfer_sub.encode()
+    rows_sha = hashlib.sha256(rows).hexdigest()
+    a = [event(1, "ledger-created", {}), event(2, "run-started", {}),
+         event(3, "transfer-id-generated", {"target_team": "BBBB222222"}, {"account_id": "acct-1", "sender_sub": "s-1", "transfer_sub": transfer_sub}),
+         event(4, "transfer-id-generated", {"target_team": "BBBB222222"}, {"sender_sub": "s-2", "transfer_sub": "other.transfer"}),
+         event(5, "run-finished", {})]
+    cp_a = checkpoint(na, ka, pa, a, "2026-11-24T10:00:05.000000Z")
+    header = ("handover-handoff/v1\npackage 1\nsender AAAA111111\nclient com.example.notes\ntarget BBBB222222\n"
+              f"rows 2\nrows-sha256 {rows_sha}\nprevious-tree-size 0\nissued 2026-11-24T10:00:06.000000Z\n")
+    manifest = sign(header.encode() + b"\n" + cp_a, na, ka, pa)
+    digest = hashlib.sha256(manifest).hexdigest()
+    a.append(event(6, "handoff-issued", {"checkpoint": fields(cp_a), "manifest_sha256": digest, "package": 1,
+                                         "previous_tree_size": 0, "row_count": 2, "rows_sha256": rows_sha, "target_team": "BBBB222222"}))
+    b = [event(1, "ledger-created", {}), event(2, "run-started", {}),
+         event(3, "handoff-received", {"checkpoint": fields(cp_a), "manifest": manifest.decode(), "manifest_sha256": digest,
+                                       "package": 1, "package_path": "/tmp/p1", "row_count": 2, "rows_sha256": rows_sha,
+                                       "sender_team": "AAAA111111"}),
+         event(4, "transfer-accepted", {}, {"transfer_sub": transfer_sub, "recipient_sub": "r-1"}),
+         event(5, "run-finished", {})]
+    cp_b5 = checkpoint(nb, kb, pb, b, "2026-11-24T11:00:00.000000Z")
+    ts = 1795000000
+    cp_body = cp_a.split(b"\n\n")[0] + b"\n"
+    cos = key_id_of(nb, 4, pb) + ts.to_bytes(8, "big") + kb.sign(b"cosignature/v1\ntime %d\n" % ts + cp_body)
+    if acknowledged:
+        a.append(event(7, "handoff-acknowledged", {"cosignature": enc(cos), "cosigned_at": "2026-11-18T09:46:40.000000Z",
+                                                   "manifest_sha256": digest, "package": 1, "recipient_checkpoint": fields(cp_b5),
+                                                   "recipient_seq": 3, "target_team": "BBBB222222"}))
+    else:
+        a.append(event(7, "run-started", {}))
+    a.append(event(8, "run-finished", {}))
+    b.append(event(6, "run-started", {}))
+    def side(sub, name, priv, pub, events, seqs):
+        cp = checkpoint(name, priv, pub, events, "2026-11-25T10:00:00.000000Z")
+        leaves = [leaf(e) for e in events]
+        _write(f"{out}/{sub}/verifier-key", vkey(name, pub).encode())
+        _write(f"{out}/{sub}/checkpoint", cp)
+        entries = []
+        for seq in seqs:
+            _write(f"{out}/{sub}/events/{seq}.json", events[seq - 1])
+            _write(f"{out}/{sub}/proofs/{seq}.tlog-proof", b"c2sp.org/tlog-proof@v1\nindex %d\n" % (seq - 1)
+                   + b"".join(base64.b64encode(h) + b"\n" for h in _audit_path(seq - 1, leaves)) + b"\n" + cp)
+            v = json.loads(events[seq - 1])
+            entries.append({"seq": seq, "type": v["type"], "recorded_at": v["recorded_at"], "sha256": hashlib.sha256(events[seq - 1]).hexdigest()})
+        _write(f"{out}/{sub}/manifest.json", canon({"format": MANIFEST_FORMAT, "subject": transfer_sub, "origin": name,
+                                                    "tree_size": len(events), "events": entries, "revealed": False}))
+        _write(f"{out}/{sub}/VERIFY.md", b"rules\n")
+    side("sender", na, ka, pa, a, sender_seqs or ([3, 6, 7] if acknowledged else [3, 6]))
+    side("recipient", nb, kb, pb, b, [3, 4])
+    _write(f"{out}/handoff/1/manifest.txt", manifest)
+    if acknowledged: _write(f"{out}/handoff/1/cosigned-checkpoint.txt", cp_a + sigline(nb, cos))
+    _write(f"{out}/manifest.json", canon({"format": TWO_SIDED_FORMAT, "subject": "acct-1", "transfer_sub": transfer_sub,
+                                         "packages": [{"package": 1, "manifest_sha256": digest, "acknowledged": acknowledged}]}))
+    _write(f"{out}/VERIFY.md", b"rules\n")
+    return vkey(na, pa), vkey(nb, pb)
+
+
+def selftest_two_sided():
+    import shutil, tempfile
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    keys = [(Ed25519PrivateKey.generate(), "handover/AAAA111111/5b1f3c8e-0000-4000-8000-00000000000a"),
+            (Ed25519PrivateKey.generate(), "handover/BBBB222222/5b1f3c8e-0000-4000-8000-00000000000b")]
+    other = Ed25519PrivateKey.generate()
+    tmp = tempfile.mkdtemp(prefix="check-bundle-")
+    counts = {"flips": 0, "cases": 0}
+    def fails(d, why, **kw):
+        try: check_two_sided(d, **kw)
+        except Fail as f: counts["cases"] += 1; return f
+        raise AssertionError(f"{why}: still verifies")
+    try:
+        good = f"{tmp}/good"
+        ka_line, kb_line = _build_two_sided(good, keys)
+        r = check_two_sided(good, ka_line, kb_line)
+        assert [p["acknowledged"] for p in r["packages"]] == [True] and not r["unlisted"], r["packages"]
+        assert is_two_sided(good)
+        r = check_two_sided(f"{tmp}/good")
+        unack = f"{tmp}/unack"
+        _build_two_sided(unack, keys, acknowledged=False)
+        assert [p["acknowledged"] for p in check_two_sided(unack)["packages"]] == [False]
+        # wrong out-of-band keys
+        wrong = f"handover/AAAA111111/x+{key_id_of('handover/AAAA111111/x', 1, raw_public(other.public_key())).hex()}+" \
+                + base64.b64encode(b"\x01" + raw_public(other.public_key())).decode()
+        assert fails(good, "wrong sender key", sender_key=wrong).name == "sender/verifier-key"
+        assert fails(good, "keys swapped", sender_key=kb_line, recipient_key=ka_line).name == "sender/verifier-key"
+        # every one-bit flip in every authenticated file fails, naming a file
+        files = [f"{s}/{f}" for s in ("sender", "recipient") for f in ("verifier-key", "checkpoint")]
+        files += [f"{s}/{k}/{n}" for s in ("sender", "recipient") for k in ("events", "proofs")
+                  for n in sorted(os.listdir(f"{good}/{s}/{k}"))]
+        files += ["handoff/1/manifest.txt", "handoff/1/cosigned-checkpoint.txt"]
+        for rel in files:
+            path = f"{good}/{rel}"
+            with open(path, "rb") as f: original = f.read()
+            for i in range(len(original)):
+                for bit in (0x01, 0x20):
+                    _write(path, original[:i] + bytes([original[i] ^ bit]) + original[i + 1:])
+                    fails(good, f"{rel}: bit {bit:#x} of byte {i} flipped")
+                    counts["flips"] += 1
+            for damaged in (b"", original[:-1], original + b"\n", original + b"x"):
+                _write(path, damaged); fails(good, f"{rel}: truncated or extended")
+            os.remove(path); f = fails(good, f"{rel}: removed")
+            os.makedirs(path); fails(good, f"{rel}: a directory"); os.rmdir(path)
+            _write(path, original)
+        check_two_sided(good)
+        # manifest.json damaged in each field the checks use
+        with open(f"{good}/manifest.json", "rb") as f: top = json.loads(f.read())
+        mutations = [("format", "handover-evidence/1"), ("transfer_sub", "someone.else"),
+                     ("packages", []), ("packages", [dict(top["packages"][0], package=2)]),
+                     ("packages", [dict(top["packages"][0], manifest_sha256="0" * 64)]),
+                     ("packages", [dict(top["packages"][0], acknowledged=False)]),
+                     ("packages", top["packages"] * 2), ("packages", [dict(top["packages"][0], acknowledged="yes")])]
+        for key, value in mutations:
+            _write(f"{good}/manifest.json", json.dumps(dict(top, **{key: value})).encode())
+            fails(good, f"manifest.json {key} = {value!r}")
+        for junk in (b"", b"[]", b"{", b"\xff", b'{"format": "handover-evidence-two-sided/1"}', b"[" * 100000 + b"]" * 100000):
+            _write(f"{good}/manifest.json", junk); fails(good, f"manifest.json {junk[:20]!r}")
+        _write(f"{good}/manifest.json", json.dumps(top).encode())
+        check_two_sided(good)
+        # directories: an unlisted package, a stray file, a missing side
+        os.makedirs(f"{good}/handoff/2"); fails(good, "handoff/2/ unlisted"); os.rmdir(f"{good}/handoff/2")
+        _write(f"{good}/handoff/1/rows.csv", b"x"); fails(good, "stray file"); os.remove(f"{good}/handoff/1/rows.csv")
+        os.rename(f"{good}/sender", f"{tmp}/s"); fails(good, "no sender/"); os.rename(f"{tmp}/s", f"{good}/sender")
+        check_two_sided(good)
+        # consistent sub-bundles that leave out an event the checks need
+        for seqs, why in (([6, 7], "no transfer-id-generated"), ([3, 7], "no handoff-issued"), ([3, 6], "no handoff-acknowledged")):
+            d = f"{tmp}/omit{len(os.listdir(tmp))}"
+            _build_two_sided(d, keys, sender_seqs=seqs)
+            fails(d, why)
+        # both sides intact, but the ledgers' handoff events disagree with each other or with the files
+        def set_(type_, path, value):
+            def alter(t, body):
+                if t == type_:
+                    target = body
+                    for k in path[:-1]: target = target[k]
+                    target[path[-1]] = value
+                return body
+            return alter
+        for type_, path, value, blamed in (
+                ("handoff-acknowledged", ["recipient_seq"], 4, "sender/events/7.json"),
+                ("handoff-acknowledged", ["cosignature"], base64.b64encode(bytes(76)).decode(), "sender/events/7.json"),
+                ("handoff-acknowledged", ["recipient_checkpoint", "tree_size"], 2, "sender/events/7.json"),
+                ("handoff-acknowledged", ["target_team"], "CCCC333333", "sender/events/7.json"),
+                ("handoff-issued", ["checkpoint", "tree_size"], 4, "sender/events/6.json"),
+                ("handoff-issued", ["checkpoint", "time"], "2026-11-24T10:00:05.000001Z", "sender/events/6.json"),
+                ("handoff-issued", ["previous_tree_size"], 3, "sender/events/6.json"),
+                ("handoff-received", ["checkpoint", "root_hash"], base64.b64encode(bytes(32)).decode(), "recipient/events/3.json"),
+                ("handoff-received", ["checkpoint", "signature"], base64.b64encode(bytes(68)).decode(), "recipient/events/3.json"),
+                ("handoff-received", ["manifest"], "handover-handoff/v1\n", "recipient/events/3.json"),
+                ("handoff-received", ["sender_team"], "CCCC333333", "recipient/events/3.json"),
+                ("transfer-id-generated", ["target_team"], "CCCC333333", "sender/events/3.json")):
+            d = f"{tmp}/alter{len(os.listdir(tmp))}"
+            _build_two_sided(d, keys, alter=set_(type_, path, value))
+            f = fails(d, f"{type_} {path} = {value!r}")
+            assert f.name == blamed, (type_, path, f.name, f.reason)
+        d = f"{tmp}/team"                  # the recipient's ledger is of another team than the manifest's target
+        _build_two_sided(d, [keys[0], (keys[1][0], "handover/CCCC333333/5b1f3c8e-0000-4000-8000-00000000000c")])
+        assert fails(d, "wrong target").name == "handoff/1/manifest.txt"
+        # the one-sided check is unchanged on one side
+        assert not is_two_sided(f"{good}/sender")
+        check(f"{good}/sender", None)
+    finally:
+        shutil.rmtree(tmp)
+    return (f"selftest-two-sided: a bundle with an acknowledged and one with an unacknowledged package verified; "
+            f"{counts['flips']} one-bit flips and {counts['cases'] - counts['flips']} other damages all refused, each naming a file")
+
+
+def given_key(value):
+    """A verifier key line, or a file holding it."""
+    if value is None: return None
+    if os.path.isfile(value):
+        with open(value, encoding="utf-8") as f: return f.read()
+    return value
+
+
 def main():
-    ap = argparse.ArgumentParser(description="Check a Handover evidence bundle offline (schemas/evidence-bundle.md).")
-    ap.add_argument("dir", metavar="DIR")
+    ap = argparse.ArgumentParser(description="Check a Handover evidence bundle offline (schemas/evidence-bundle.md), "
+                                             "one-sided or two-sided (\"Both halves\").")
+    ap.add_argument("dir", metavar="DIR", nargs="?")
     ap.add_argument("--public-key", metavar="KEYLINE_OR_FILE",
-                    help="the verifier key line the team gave you, or a file holding it")
+                    help="the verifier key line the team gave you, or a file holding it (one-sided bundle)")
+    ap.add_argument("--sender-key", metavar="KEYLINE_OR_FILE", help="team A's verifier key line (two-sided bundle: sender/)")
+    ap.add_argument("--recipient-key", metavar="KEYLINE_OR_FILE", help="team B's verifier key line (two-sided bundle: recipient/)")
+    ap.add_argument("--selftest-two-sided", action="store_true",
+                    help="build a synthetic two-sided bundle, check it, then check that damaged copies fail")
     args = ap.parse_args()
-    given = None
-    if args.public_key is not None:
-        if os.path.isfile(args.public_key):
-            with open(args.public_key, encoding="utf-8") as f: given = f.read()
-        else:
-            given = args.public_key
+    if args.selftest_two_sided:
+        try: print("check-bundle: " + selftest_two_sided())
+        except AssertionError as e:
+            print(f"check-bundle: FAIL: selftest: {e}", file=sys.stderr); return 1
+        return 0
+    if args.dir is None: ap.error("DIR is required")
+    try:
+        given = given_key(args.public_key)
+        sender_key, recipient_key = given_key(args.sender_key), given_key(args.recipient_key)
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"check-bundle: cannot read a key: {e}", file=sys.stderr); return 2
     try:
         if not os.path.isdir(args.dir): raise Fail(".", f"{args.dir} is not a directory")
-        count, origin, size, key_name, with_extra = check(args.dir, given)
+        if is_two_sided(args.dir):
+            if given is not None: raise Fail(".", "a two-sided bundle: give --sender-key and --recipient-key, not --public-key")
+            return report_two_sided(args.dir, check_two_sided(args.dir, sender_key, recipient_key), sender_key, recipient_key)
+        if sender_key is not None or recipient_key is not None:
+            raise Fail("manifest.json", f"not a two-sided bundle ({TWO_SIDED_FORMAT}): --sender-key and --recipient-key do not apply")
+        result = check(args.dir, given)
     except Fail as failure:
         print(f"check-bundle: FAIL: {failure.name}: {failure.reason}", file=sys.stderr)
         return 1
-    print(f"check-bundle: {args.dir}: {count} events of {origin}, each included in the checkpoint of "
-          f"{size} events signed by {key_name}; manifest agrees")
-    for name in with_extra:
+    except (OSError, RecursionError, MemoryError) as e:                  # never a traceback on malformed input
+        print(f"check-bundle: FAIL: {getattr(e, 'filename', None) or args.dir}: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    print(f"check-bundle: {args.dir}: {result['count']} events of {result['origin']}, each included in the checkpoint of "
+          f"{result['size']} events signed by {result['key_name']}; manifest agrees")
+    for name in result["with_extra"]:
         print(f"check-bundle: note: {name} has an 'extra' line, which Handover does not write; "
               "it is not authenticated and was ignored", file=sys.stderr)
     if given is None:
         print("check-bundle: note: the key was read from the bundle, which only shows the bundle agrees "
               "with itself; pass --public-key with the key the team gave you", file=sys.stderr)
+    return 0
+
+
+def report_two_sided(root, r, sender_key, recipient_key):
+    s, t = r["sender"], r["recipient"]
+    acked = sum(p["acknowledged"] for p in r["packages"])
+    print(f"check-bundle: {root}: two-sided bundle for transfer_sub {r['manifest']['transfer_sub']!r}: "
+          f"sender/ {s['count']} events of {s['origin']} (checkpoint of {s['size']}), "
+          f"recipient/ {t['count']} events of {t['origin']} (checkpoint of {t['size']}), each included; "
+          f"{len(r['packages'])} package(s), {acked} acknowledged: manifests signed by the sender and matching both "
+          f"ledgers' handoff events{', cosignatures verified' if acked else ''}")
+    for p in r["packages"]:
+        print(f"check-bundle:   package {p['package']}: issued sender seq {p['issued']}, received recipient seq {p['received']}, "
+              f"covers the generation at sender seq {p['generated']} (checkpoint size {p['size']})"
+              + (f", acknowledged sender seq {p['acknowledged_seq']} (cosigned at {p['cosigned_at']})" if p["acknowledged"] else ", not acknowledged"))
+    for side in (s, t):
+        for name in side["with_extra"]:
+            print(f"check-bundle: note: {side['side']}/{name} has an 'extra' line, which Handover does not write; "
+                  "it is not authenticated and was ignored", file=sys.stderr)
+    for name in r["unlisted"]:
+        print(f"check-bundle: note: {name} is a handoff event of a package manifest.json does not list", file=sys.stderr)
+    if sender_key is None or recipient_key is None:
+        print("check-bundle: note: a key was read from the bundle, which only shows the bundle agrees with itself; "
+              "pass --sender-key and --recipient-key with the keys the teams gave you", file=sys.stderr)
     return 0
 
 
