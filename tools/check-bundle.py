@@ -598,7 +598,10 @@ def check_two_sided(root, sender_key=None, recipient_key=None):
     sender = check_side(root, "sender", sender_key, "--sender-key")                  # 1
     recipient = check_side(root, "recipient", recipient_key, "--recipient-key")
     m, packages = check_top_manifest(read(root, "manifest.json"))
-    for side in (sender, recipient):                                             # the sub-bundles' subject
+    if sender["subject"] == recipient["subject"] != m["transfer_sub"]:           # the sub-bundles' subject
+        raise Fail("manifest.json", f"transfer_sub {m['transfer_sub']!r} is not the subject {sender['subject']!r} "
+                                    "of sender/manifest.json and recipient/manifest.json")
+    for side in (sender, recipient):
         if side["subject"] != m["transfer_sub"]:
             raise Fail(f"{side['side']}/manifest.json", f"subject {side['subject']!r} is not manifest.json's transfer_sub {m['transfer_sub']!r}")
     check_handoff_dirs(root, packages)                                           # 2

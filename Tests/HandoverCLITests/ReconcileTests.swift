@@ -85,6 +85,13 @@ struct ReconcileTests {
             #expect(total["users"]?.intValue == Int64(counted[outcome] ?? 0), "\(outcome)")
         }
 
+        // As of team A's first package, before team B received it: every generated user is
+        // "not-received", and there are as many rows as team A then knew transfer_subs.
+        let firstIssued = try #require(try rows("query", "events", "--type", "handoff-issued", "--ledger", sender, "--format", "json").first?["recorded_at"]?.stringValue)
+        let then = try rows("reconcile", "--sender", sender, "--recipient", recipient, "--rows", "--format", "json", "--as-of", firstIssued)
+        let knownThen = try rows("query", "state", "--ledger", sender, "--format", "json", "--as-of", firstIssued).filter { $0["transfer_sub"]?.stringValue != nil }
+        #expect(then.count == knownThen.count && then.allSatisfy { $0["outcome"] == .string("not-received") && $0["package"] == .int(1) }, "\(then.prefix(2))")
+
         // The report on team B's ledger, given team A's, carries the same totals (JSON and HTML).
         let report = try runProduct("handover", ["report", "--ledger", recipient, "--sender", sender, "--format", "json", "--html", dir.sub("report.html")])
         #expect(report.status == 0, "\(report.err)")
