@@ -21,6 +21,39 @@ The first failure is printed as `check-bundle: FAIL: <file>: <reason>` (exit 1).
 path does not lead to the root, the bundle alone cannot say whether the event or the proof was
 changed; the (unauthenticated) manifest decides whom to name: an event whose SHA-256 differs
 from its manifest entry is named, otherwise the proof.
+
+A two-sided bundle (DIR/manifest.json has "format": "handover-evidence-two-sided/1"; or, if it
+cannot be read, DIR has sender/ and recipient/ and no verifier-key) is checked by
+evidence-bundle.md, "Checking a two-sided bundle", with audit-evidence.md ("Checkpoint",
+"Handoff package", "Handoff receipt") and the handoff-issued/-received/-acknowledged and
+transfer-id-generated event schemas:
+
+    check-bundle.py DIR [--sender-key KEY] [--recipient-key KEY]
+    check-bundle.py --selftest-two-sided
+
+1. sender/ and recipient/ each pass steps 1-5 above (with --sender-key / --recipient-key as the
+   out-of-band keys); both their manifest.json subjects are the bundle's transfer_sub.
+2. manifest.json lists each package N once, with a handoff/N/ directory, and no other; handoff/N/
+   holds only manifest.txt and, when acknowledged, cosigned-checkpoint.txt.
+3. For each N, with I the sender's "handoff issued" and R the recipient's "handoff received" of
+   package N with the listed manifest_sha256 (exactly one each):
+   3.1 SHA-256(handoff/N/manifest.txt) is that digest; R's body.manifest is the file's text;
+   3.2 the manifest is a signed note (split at its last empty line) with an Ed25519 line by
+       sender/verifier-key; header `package` is N, `target` the team of recipient/'s origin; the
+       embedded checkpoint (exactly one signature line, sender's key, verified) is I's and R's
+       body.checkpoint field for field;
+   3.3 a "transfer ID generated" in sender/events/ with identifiers.transfer_sub = transfer_sub
+       has previous_tree_size < seq <= the checkpoint's tree_size;
+   3.4 if acknowledged: cosigned-checkpoint.txt is that checkpoint note then one line, a
+       tlog-cosignature by recipient/verifier-key's name (key ID with type 0x04, 8-byte big-endian
+       timestamp, Ed25519 over "cosignature/v1\ntime <ts>\n" + body), and the sender's one
+       "handoff acknowledged" of N carries its base64 as cosignature and R's seq as
+       recipient_seq; if not acknowledged, neither the file nor such an event is there.
+   Beyond the listed rules (the same facts recorded twice must agree): the manifest's `sender` is
+   sender/'s team; I's previous_tree_size, rows_sha256, row_count, target_team and R's
+   rows_sha256, row_count, sender_team are the manifest's; the generation's target_team is the
+   manifest's target; the acknowledgement's target_team is, and its recipient_checkpoint is
+   recipient/'s origin, covers R's seq and verifies with recipient/verifier-key.
 """
 import argparse, base64, binascii, hashlib, json, os, re, sys
 from cryptography.exceptions import InvalidSignature

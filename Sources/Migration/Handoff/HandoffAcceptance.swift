@@ -29,8 +29,6 @@ public struct HandoffAcceptance: Sendable {
     public let package: HandoffPackage
     /// The pinned sender verifier key: its name is the sender ledger's origin.
     public let senderKey: VerifierKey
-    /// The column that names each user in the rows (`transfer_sub`).
-    static let keyColumn = "transfer_sub"
 
     public init(ledger: Ledger, package: HandoffPackage, senderKey: VerifierKey) {
         self.ledger = ledger
@@ -72,99 +70,21 @@ public struct HandoffAcceptance: Sendable {
         }
     }
 
-    /// Every check, in order; the first that fails is the refusal.
+    /// Every check, in order; the first that fails is the refusal: the package on its own
+    /// (``HandoffPackageReader``), then against this ledger (its team, its app, the packages
+    /// received before from the same sender).
     private func check(manifestDigest: inout String?) throws -> VerifiedHandoff {
-        func refuse(_ reason: HandoffRefusal.Reason, _ detail: String) -> HandoffRefusal { HandoffRefusal(reason, detail) }
-        func malformed(_ error: Error) -> HandoffRefusal { refuse(.malformed, ErrorText.describing(error)) }
-
-        let manifestBytes: [UInt8]
-        do { manifestBytes = try package.read(HandoffPackage.manifestFile) } catch { throw malformed(error) }
-        let manifestSHA256 = Hex.encode(SHA256.hash(data: manifestBytes))
-        manifestDigest = manifestSHA256
-        let note: SignedNote
-        do { note = try SignedNote(parsing: manifestBytes) } catch { throw malformed(error) }
-        let pinned = senderKey.line
-        switch note.verify(name: senderKey.name, publicKey: senderKey.publicKey) {
-        case .verified: break
-        case .notSignedByKey:
-            let signers = note.signatures.map { "\(InertText.forScreen($0.name)) (key ID \(Hex.encode($0.keyID)))" }.joined(separator: ", ")
-            throw refuse(.notSignedByPinnedKey, "the manifest is signed by \(signers), not by the pinned sender key \(pinned)")
-        case .invalid:
-            throw refuse(.manifestSignature, "the manifest's signature by the pinned sender key does not verify: the manifest was changed after it was signed")
-        }
-        // Its digest names the package in both ledgers: a line added on the way would change it.
-        guard note.signatures.count == 1 else {
-            throw refuse(.malformed, "the manifest carries \(note.signatures.count) signature lines; a handoff manifest has exactly one, the sender's")
-        }
-        let manifest: HandoffManifest
-        do { manifest = try HandoffManifest(text: note.text) } catch { throw malformed(error) }
-        let checkpoint = manifest.checkpoint
-
-        guard checkpoint.origin.utf8.elementsEqual(senderKey.name.utf8) else {
-            throw refuse(.checkpointFromAnotherLedger, "the manifest's checkpoint is of \(InertText.forScreen(checkpoint.origin)), the pinned sender key is \(senderKey.name)'s")
-        }
-        guard checkpoint.origin.utf8.starts(with: "handover/\(manifest.senderTeam)/".utf8) else {
-            throw refuse(.checkpointFromAnotherLedger, "the manifest names sender team \(InertText.forScreen(manifest.senderTeam)), its checkpoint is of \(checkpoint.origin)")
-        }
-        guard checkpoint.isSigned(by: senderKey.publicKey) else {
-            throw refuse(.checkpointSignature, "the checkpoint in the manifest does not verify with the pinned sender key \(pinned)")
-        }
+        let read = try HandoffPackageReader.read(package, senderKey: senderKey, manifestDigest: &manifestDigest)
+        let manifest = read.manifest
         let identity = try ledger.identity()
         guard manifest.targetTeam.utf8.elementsEqual(identity.teamID.utf8) else {
-            throw refuse(.wrongTarget, "the package is for team \(InertText.forScreen(manifest.targetTeam)), this ledger is team \(identity.teamID)'s")
+            throw HandoffRefusal(.wrongTarget, "the package is for team \(InertText.forScreen(manifest.targetTeam)), this ledger is team \(identity.teamID)'s")
         }
         guard manifest.clientIDs.contains(where: { client in identity.clientIDs.contains { $0.utf8.elementsEqual(client.utf8) } }) else {
-            throw refuse(.wrongClient, "the package is for client \(manifest.clientIDs.map(InertText.forScreen).joined(separator: ", ")), this ledger is for \(identity.clientIDs.joined(separator: ", "))")
+            throw HandoffRefusal(.wrongClient, "the package is for client \(manifest.clientIDs.map(InertText.forScreen).joined(separator: ", ")), this ledger is for \(identity.clientIDs.joined(separator: ", "))")
         }
-
-        let users = try checkRows(manifest, refuse)
-
-        let submission: CheckpointSubmission
-        do {
-            let bytes = try package.read(HandoffPackage.consistencyFile)
-            guard let text = String(validating: bytes, as: UTF8.self) else { throw LedgerError(.malformedRecord, "\(HandoffPackage.consistencyFile) is not UTF-8 text") }
-            submission = try CheckpointSubmission(parsing: text)
-        } catch { throw malformed(error) }
-        guard submission.checkpointText.utf8.elementsEqual(checkpoint.text.utf8) else {
-            throw refuse(.malformed, "\(HandoffPackage.consistencyFile) holds another checkpoint than the manifest")
-        }
-        guard submission.oldSize == manifest.previousTreeSize else {
-            throw refuse(.previousMismatch, "\(HandoffPackage.consistencyFile) proves from size \(submission.oldSize), the manifest's previous package ends at \(manifest.previousTreeSize)")
-        }
-        try checkSequence(manifest, manifestSHA256: manifestSHA256, proof: submission.proof, refuse)
-        return VerifiedHandoff(package: package, manifest: manifest, manifestSHA256: manifestSHA256, manifestText: note.serialized, users: users)
-    }
-
-    /// The rows file: its digest, its columns and count, each event within the checkpoint's new
-    /// events in ascending order, and its users as an exchange reads them.
-    private func checkRows(_ manifest: HandoffManifest, _ refuse: (HandoffRefusal.Reason, String) -> HandoffRefusal) throws -> UserList {
-        let bytes: [UInt8]
-        do { bytes = try package.read(HandoffPackage.rowsFile, limit: HandoffPackage.maximumRowsBytes) } catch { throw refuse(.malformed, ErrorText.describing(error)) }
-        let digest = Hex.encode(SHA256.hash(data: bytes))
-        guard digest == manifest.rowsSHA256 else {
-            throw refuse(.rowsDigest, "\(HandoffPackage.rowsFile) hashes to \(digest), the manifest says \(manifest.rowsSHA256): a row was changed, removed or added")
-        }
-        let path = package.file(HandoffPackage.rowsFile)
-        let table: CSVTable
-        do { table = try CSVTable(bytes: bytes, file: path) } catch { throw refuse(.rowsMismatch, ErrorText.describing(error)) }
-        guard table.header == HandoffPackage.rowColumns else {
-            throw refuse(.rowsMismatch, "\(HandoffPackage.rowsFile)'s columns are not \(HandoffPackage.rowColumns.joined(separator: ","))")
-        }
-        guard table.rows.count == manifest.rowCount else {
-            throw refuse(.rowsMismatch, "\(HandoffPackage.rowsFile) has \(table.rows.count) rows, the manifest says \(manifest.rowCount)")
-        }
-        var last = manifest.previousTreeSize
-        for row in table.rows {
-            let text = row["seq"] ?? ""
-            guard let sequence = UInt64(text), String(sequence) == text, sequence > last, sequence <= manifest.checkpoint.treeSize else {
-                throw refuse(.notCovered, "line \(row.line) lists event \(InertText.forScreen(text)): each row's event must come after the previous row's "
-                             + "and after event \(manifest.previousTreeSize), up to event \(manifest.checkpoint.treeSize), the checkpoint's last")
-            }
-            last = sequence
-        }
-        do { return try UserList(bytes: bytes, path: path, keyColumn: HandoffAcceptance.keyColumn) } catch let problems as InputProblems {
-            throw refuse(.rowsMismatch, problems.description)
-        }
+        try checkSequence(manifest, manifestSHA256: read.manifestSHA256, proof: read.consistencyProof) { HandoffRefusal($0, $1) }
+        return VerifiedHandoff(package: package, manifest: manifest, manifestSHA256: read.manifestSHA256, manifestText: read.manifestText, users: read.users)
     }
 
     /// This package against the ones received before from the same sender: a new number, the

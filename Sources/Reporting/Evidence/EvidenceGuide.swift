@@ -152,5 +152,6 @@ handoff events and the signed manifest and cosignature between them agree.
 
 A failure names the file. Any changed byte in an event, a proof, a checkpoint, a key, the
 manifest or the cosigned checkpoint fails one of these steps.
+
 """#
 }

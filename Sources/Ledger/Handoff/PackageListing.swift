@@ -1,0 +1,35 @@
+/// What a checked handoff package lists, for reconciling with packages in place of the sender's
+/// ledger: its number, manifest digest, the events it covers and its rows.
+public struct PackageListing: Sendable {
+    /// One row of `rows.csv`.
+    public struct Row: Sendable, Equatable {
+        public var transferSub: String
+        public var accountID: String?
+        /// The sender's "transfer ID generated" event for the row.
+        public var sequence: UInt64
+
+        public init(transferSub: String, accountID: String?, sequence: UInt64) {
+            self.transferSub = transferSub
+            self.accountID = accountID
+            self.sequence = sequence
+        }
+    }
+
+    public var package: Int
+    public var manifestSHA256: String
+    public var targetTeam: String
+    public var previousTreeSize: UInt64
+    public var checkpoint: Checkpoint
+    public var issuedAt: Timestamp
+    public var rows: [Row]
+
+    public init(package: Int, manifestSHA256: String, targetTeam: String, previousTreeSize: UInt64, checkpoint: Checkpoint, issuedAt: Timestamp, rows: [Row]) {
+        self.package = package
+        self.manifestSHA256 = manifestSHA256
+        self.targetTeam = targetTeam
+        self.previousTreeSize = previousTreeSize
+        self.checkpoint = checkpoint
+        self.issuedAt = issuedAt
+        self.rows = rows
+    }
+}
