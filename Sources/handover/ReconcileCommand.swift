@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Ledger
+import Migration
 import Projections
 import Reporting
 
@@ -10,23 +11,49 @@ struct ReconcileCommand: ParsableCommand {
         commandName: "reconcile", abstract: "Join team A's and team B's ledgers by transfer_sub: who was generated, handed over, received and migrated.",
         discussion: "Checks first that every checkpoint of team A's that team B recorded with a package is still extended by team A's log (exit 4, naming it, if the log was rewritten after the handoff); then prints the totals by outcome, or every joined row with --rows. Opens both ledgers read-only.")
 
-    @Option(help: ArgumentHelp("Team A's (the sender's) ledger directory.", valueName: "dir")) var sender: String
+    @Option(help: ArgumentHelp("Team A's (the sender's) ledger directory.", valueName: "dir")) var sender: String?
+    @Option(name: .customLong("packages"), parsing: .upToNextOption,
+            help: ArgumentHelp("Instead of team A's ledger: team A's handoff packages (directories), checked with --sender-key.", valueName: "dir"))
+    var packages: [String] = []
+    @Option(name: .customLong("sender-key"), help: ArgumentHelp("With --packages: team A's verifier key, pinned out of band.", valueName: "file")) var senderKey: String?
     @Option(help: ArgumentHelp("Team B's (the recipient's) ledger directory.", valueName: "dir")) var recipient: String
     @Flag(help: "Print every joined transfer_sub instead of the totals.") var rows = false
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        guard (sender == nil) != packages.isEmpty else { throw ValidationError("give team A's ledger (--sender) or its packages (--packages), one of the two") }
+        guard packages.isEmpty || senderKey != nil else { throw ValidationError("--packages needs team A's verifier key: --sender-key FILE") }
+    }
+
     func run() throws {
-        let senderProjection = UserProjection(), recipientProjection = UserProjection()
-        let a = try Ledger.open(at: sender, folders: [senderProjection], options: Ledger.Options(access: .readOnly))
-        defer { a.close() }
+        let recipientProjection = UserProjection()
         let b = try Ledger.open(at: recipient, folders: [recipientProjection], options: Ledger.Options(access: .readOnly))
         defer { b.close() }
-        let reconciliation = Reconciliation(sender: a, senderProjection: senderProjection, recipient: b, recipientProjection: recipientProjection, asOf: output.asOf)
+        let side: Reconciliation.Sender
+        var opened: Ledger?
+        defer { opened?.close() }
+        if let sender {
+            let senderProjection = UserProjection()
+            let a = try Ledger.open(at: sender, folders: [senderProjection], options: Ledger.Options(access: .readOnly))
+            opened = a
+            side = .ledger(a, senderProjection)
+        } else {
+            let key = try pinnedKey(senderKey ?? "", option: "--sender-key")
+            let listings = try packages.map { path in
+                var digest: String?
+                do { return try HandoffPackageReader.read(HandoffPackage(path: path), senderKey: key, manifestDigest: &digest).listing } catch let refusal as HandoffRefusal {
+                    throw CLIExit(.integrity, "\(path) does not hold (\(refusal.reason)): \(refusal.detail)")
+                }
+            }
+            side = .packages(listings, origin: key.name)
+        }
+        let reconciliation = Reconciliation(sender: side, recipient: b, recipientProjection: recipientProjection, asOf: output.asOf)
         let findings = try reconciliation.auditCheckpoints()
         if let failure = ReconcileFailure(findings) { throw CLIExit(.integrity, failure.description) }
         if output.format == .table {
-            Console.out(findings.isEmpty ? "team B recorded no signed package from this ledger of team A's"
-                        : "\(findings.count) checkpoint(s) of team A's recorded by team B with its packages: each still extended by team A's log\n")
+            let holds = sender == nil ? "each the checkpoint of the package given under its number" : "each still extended by team A's log"
+            Console.out(findings.isEmpty ? "team B recorded no signed package from this ledger of team A's\n"
+                        : "\(findings.count) checkpoint(s) of team A's recorded by team B with its packages: \(holds)\n")
         }
         if rows {
             try printRows(output.format) { sink in

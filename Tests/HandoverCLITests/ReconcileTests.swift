@@ -10,7 +10,9 @@ struct ReconcileTests {
     let dir = TemporaryDirectory()
 
     /// The rows of a `--format json` answer of `handover`.
-    private func rows(_ args: String...) throws -> [JSONValue] {
+    private func rows(_ args: String...) throws -> [JSONValue] { try rows(args) }
+
+    private func rows(_ args: [String]) throws -> [JSONValue] {
         let r = try runProduct("handover", args)
         #expect(r.status == 0, "\(args): \(r.err)")
         return try #require(try JSONValue.parse(Array(r.out.utf8)).arrayValue, "\(args) answers a JSON array")
@@ -84,6 +86,12 @@ struct ReconcileTests {
             let outcome = try #require(total["outcome"]?.stringValue)
             #expect(total["users"]?.intValue == Int64(counted[outcome] ?? 0), "\(outcome)")
         }
+
+        // With team A's packages in place of its ledger: the same join, but for the generation times.
+        let packages = try ["handoff-0001", "handoff-0002"].map { try DemoLedger.copy(file: $0, into: dir) }
+        let fromPackages = try rows(["reconcile", "--recipient", recipient, "--packages"] + packages + ["--sender-key", try DemoLedger.copy(file: "sender.pub", into: dir), "--rows", "--format", "json"])
+        let strip: (JSONValue) -> [String: JSONValue] = { row in (row.objectValue ?? [:]).filter { $0.key != "generated_at" && $0.key != "delay_seconds" } }
+        #expect(fromPackages.map(strip) == joined.map(strip), "the packages give what team A's ledger gives, but for generated_at and delay_seconds")
 
         // As of team A's first package, before team B received it: every generated user is
         // "not-received", and there are as many rows as team A then knew transfer_subs.

@@ -165,6 +165,9 @@ struct SignedHandoffTests {
         let rewrittenReconciled = try handover("reconcile", "--sender", rewritten, "--recipient", f.teams.recipient)
         #expect(rewrittenReconciled.status == 4 && rewrittenReconciled.err.contains("package 1: checkpoint handover/AAAA111111/")
                 && rewrittenReconciled.err.contains("rewritten after the handoff"), "\(rewrittenReconciled.err)")
+        // With packages in place of team A's ledger, the rewritten package 2 does not follow package 1.
+        let fromPackages = try handover("reconcile", "--recipient", f.teams.recipient, "--packages", f.package, second, "--sender-key", f.senderKey)
+        #expect(fromPackages.status == 4 && fromPackages.err.contains("package 2: checkpoint") && fromPackages.err.contains("rewritten between the two"), "\(fromPackages.err)")
         let rewrittenReport = try handover("report", "--ledger", f.teams.recipient, "--sender", rewritten)
         #expect(rewrittenReport.status == 4 && rewrittenReport.err.contains("package 1: checkpoint"), "\(rewrittenReport.err)")
         let genuineReconciled = try handover("reconcile", "--sender", f.teams.sender, "--recipient", f.teams.recipient)

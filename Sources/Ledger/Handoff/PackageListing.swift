@@ -22,8 +22,11 @@ public struct PackageListing: Sendable {
     public var checkpoint: Checkpoint
     public var issuedAt: Timestamp
     public var rows: [Row]
+    /// The consistency proof from the previous package's checkpoint to this one's.
+    public var consistencyProof: [[UInt8]]
 
-    public init(package: Int, manifestSHA256: String, targetTeam: String, previousTreeSize: UInt64, checkpoint: Checkpoint, issuedAt: Timestamp, rows: [Row]) {
+    public init(package: Int, manifestSHA256: String, targetTeam: String, previousTreeSize: UInt64, checkpoint: Checkpoint, issuedAt: Timestamp, rows: [Row],
+                consistencyProof: [[UInt8]]) {
         self.package = package
         self.manifestSHA256 = manifestSHA256
         self.targetTeam = targetTeam
@@ -31,5 +34,6 @@ public struct PackageListing: Sendable {
         self.checkpoint = checkpoint
         self.issuedAt = issuedAt
         self.rows = rows
+        self.consistencyProof = consistencyProof
     }
 }

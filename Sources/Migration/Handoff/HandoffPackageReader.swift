@@ -22,7 +22,7 @@ public struct ReadPackage: Sendable {
     /// What a reconciliation needs of the package.
     public var listing: PackageListing {
         PackageListing(package: manifest.package, manifestSHA256: manifestSHA256, targetTeam: manifest.targetTeam, previousTreeSize: manifest.previousTreeSize,
-                       checkpoint: manifest.checkpoint, issuedAt: manifest.issuedAt, rows: rows)
+                       checkpoint: manifest.checkpoint, issuedAt: manifest.issuedAt, rows: rows, consistencyProof: consistencyProof)
     }
 }
 

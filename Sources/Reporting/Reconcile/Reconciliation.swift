@@ -6,19 +6,40 @@ import Projections
 /// both. The `t`-tagged entries of both ledgers' `user_links` are read side by side in
 /// `transfer_sub` order (a merge join), so memory does not grow with the ledgers.
 public struct Reconciliation {
-    public let sender: Ledger
-    public let senderProjection: UserProjection
+    /// What stands for team A.
+    public enum Sender {
+        /// Team A's ledger (a copy will do).
+        case ledger(Ledger, UserProjection)
+        /// Team A's packages, each already checked against the pinned key
+        /// (`HandoffPackageReader`), all of the same origin: what they allow.
+        case packages([PackageListing], origin: String)
+
+        /// Team A's ledger's origin.
+        public func origin() throws -> String {
+            switch self {
+            case .ledger(let ledger, _): try ledger.origin()
+            case .packages(_, let origin): origin
+            }
+        }
+    }
+
+    public let sender: Sender
     public let recipient: Ledger
     public let recipientProjection: UserProjection
-    /// Answer as both ledgers stood at this time (each from its own events recorded by then).
+    /// Answer as both ledgers stood at this time (each from its own events recorded by then;
+    /// packages issued after it are left out).
     public let asOf: Timestamp?
 
-    public init(sender: Ledger, senderProjection: UserProjection, recipient: Ledger, recipientProjection: UserProjection, asOf: Timestamp? = nil) {
+    public init(sender: Sender, recipient: Ledger, recipientProjection: UserProjection, asOf: Timestamp? = nil) {
         self.sender = sender
-        self.senderProjection = senderProjection
         self.recipient = recipient
         self.recipientProjection = recipientProjection
         self.asOf = asOf
+    }
+
+    /// Team A's ledger as the sender.
+    public init(sender: Ledger, senderProjection: UserProjection, recipient: Ledger, recipientProjection: UserProjection, asOf: Timestamp? = nil) {
+        self.init(sender: .ledger(sender, senderProjection), recipient: recipient, recipientProjection: recipientProjection, asOf: asOf)
     }
 
     /// A checkpoint of team A's that team B recorded with a package, checked against team A's log now.
@@ -35,14 +56,23 @@ public struct Reconciliation {
     /// with its tree rebuilt and checkpoints signed again, fails the proof.
     public func auditCheckpoints() throws -> [CheckpointFinding] {
         let origin = try sender.origin()
-        let key = try sender.verifierKey().publicKey
         let received = try recipient.read { view in
             try view.sequences(of: .handoffReceived).compactMap { sequence -> HandoffReceived? in
                 guard case .handoffReceived(let body)? = try view.event(sequence)?.body, body.checkpoint.origin.utf8.elementsEqual(origin.utf8) else { return nil }
                 return body
             }
         }
-        return try sender.read { view in
+        switch sender {
+        case .ledger(let ledger, _): return try audit(received, against: ledger)
+        case .packages(let listings, _): return audit(received, against: listings)
+        }
+    }
+
+    /// Each recorded checkpoint against team A's log now: its signature with team A's verifier
+    /// key, and a consistency proof from it to team A's tree.
+    private func audit(_ received: [HandoffReceived], against ledger: Ledger) throws -> [CheckpointFinding] {
+        let key = try ledger.verifierKey().publicKey
+        return try ledger.read { view in
             let tree = try view.merkleFrontier()
             return try received.map { body in
                 var finding = CheckpointFinding(package: body.package, checkpoint: body.checkpoint)
@@ -64,6 +94,29 @@ public struct Reconciliation {
         }
     }
 
+    /// With packages in place of team A's ledger: each recorded checkpoint is the one of the
+    /// package given under that number (the same manifest), and each package given after
+    /// another proves its log only grew since.
+    private func audit(_ received: [HandoffReceived], against listings: [PackageListing]) -> [CheckpointFinding] {
+        var findings = received.map { body in
+            var finding = CheckpointFinding(package: body.package, checkpoint: body.checkpoint)
+            if let listing = listings.first(where: { $0.package == body.package }), !listing.manifestSHA256.utf8.elementsEqual(body.manifestSHA256.utf8) {
+                finding.problem = "team B received manifest \(body.manifestSHA256) as package \(body.package), the package given has manifest \(listing.manifestSHA256): team A signed two"
+            }
+            return finding
+        }
+        for listing in listings {
+            guard let previous = listings.first(where: { $0.package == listing.package - 1 }) else { continue }
+            if previous.checkpoint.treeSize != listing.previousTreeSize
+                || !MerkleProof.verifyConsistency(oldSize: previous.checkpoint.treeSize, oldRoot: previous.checkpoint.rootHash, newSize: listing.checkpoint.treeSize,
+                                                  newRoot: listing.checkpoint.rootHash, proof: listing.consistencyProof) {
+                findings.append(CheckpointFinding(package: listing.package, checkpoint: CheckpointFields(listing.checkpoint),
+                                                  problem: "its consistency proof from package \(previous.package)'s checkpoint does not verify: team A's log was rewritten between the two"))
+            }
+        }
+        return findings
+    }
+
     /// The packages team A issued to team B, and which of them team B received (same manifest).
     struct Packages {
         /// Issued packages by checkpoint size, ascending: (size, number, received).
@@ -81,7 +134,10 @@ public struct Reconciliation {
         }
     }
 
-    private func packages(senderView: LogView, recipientView: LogView, senderLimit: UInt64, recipientLimit: UInt64, target: String) throws -> Packages {
+    /// The packages team A issued to `target` (events of its ledger up to `senderLimit`, or the
+    /// listings given, issued by `asOf`), each marked received when team B recorded the same
+    /// manifest by `recipientLimit`.
+    private func packages(senderView: LogView?, recipientView: LogView, senderLimit: UInt64, recipientLimit: UInt64, target: String) throws -> Packages {
         let origin = try sender.origin()
         var received: [Int: String] = [:]
         for sequence in try recipientView.sequences(of: .handoffReceived) where sequence <= recipientLimit {
@@ -89,43 +145,71 @@ public struct Reconciliation {
                 received[body.package] = body.manifestSHA256
             }
         }
-        var packages = Packages()
-        for sequence in try senderView.sequences(of: .handoffIssued) where sequence <= senderLimit {
-            if case .handoffIssued(let body)? = try senderView.event(sequence)?.body, body.targetTeam.utf8.elementsEqual(target.utf8) {
-                packages.issued.append((UInt64(body.checkpoint.treeSize), body.package, received[body.package].map { $0.utf8.elementsEqual(body.manifestSHA256.utf8) } ?? false))
+        var issued: [(size: UInt64, number: Int, digest: String)] = []
+        switch sender {
+        case .ledger:
+            guard let senderView else { return Packages() }
+            for sequence in try senderView.sequences(of: .handoffIssued) where sequence <= senderLimit {
+                if case .handoffIssued(let body)? = try senderView.event(sequence)?.body, body.targetTeam.utf8.elementsEqual(target.utf8) {
+                    issued.append((UInt64(body.checkpoint.treeSize), body.package, body.manifestSHA256))
+                }
+            }
+        case .packages(let listings, _):
+            for listing in listings where listing.targetTeam.utf8.elementsEqual(target.utf8) && asOf.map({ listing.issuedAt <= $0 }) ?? true {
+                issued.append((listing.checkpoint.treeSize, listing.package, listing.manifestSHA256))
             }
         }
+        var packages = Packages()
+        packages.issued = issued.map { one in (one.size, one.number, received[one.number].map { $0.utf8.elementsEqual(one.digest.utf8) } ?? false) }
         packages.issued.sort { $0.size < $1.size }
         return packages
     }
 
     /// Every `transfer_sub` either ledger names, in byte order, joined.
     public func forEachRow(_ body: (ReconcileRow) throws -> Void) throws {
+        switch sender {
+        case .ledger(let ledger, let projection):
+            try projection.read(ledger, asOf: asOf) { a, aView in
+                try a.withLinkedUsers(.transferSub) { senderLinks in
+                    try join(senderLinks, senderView: aView, senderLimit: try a.checkpoint(), body)
+                }
+            }
+        case .packages(let listings, _):
+            let listed = listings.filter { listing in asOf.map { listing.issuedAt <= $0 } ?? true }.flatMap { listing in
+                listing.rows.map { row in
+                    var user = UserState(key: 0, status: .transferIDGenerated, sequence: row.sequence)
+                    user.accountID = row.accountID
+                    user.transferSub = row.transferSub
+                    user.targetTeam = listing.targetTeam
+                    return LinkedUser(value: row.transferSub, firstSequence: row.sequence, user: user)
+                }
+            }.sorted { $0.value.utf8.lexicographicallyPrecedes($1.value.utf8) }
+            try join(ListedUsers(listed), senderView: nil, senderLimit: .max, body)
+        }
+    }
+
+    /// The merge join of team A's side, `senderLinks`, with team B's ledger.
+    private func join(_ senderLinks: any LinkedUsers, senderView: LogView?, senderLimit: UInt64, _ body: (ReconcileRow) throws -> Void) throws {
         let target = try recipient.identity().teamID
         let time = asOf ?? .now()
-        try senderProjection.read(sender, asOf: asOf) { a, aView in
-            try recipientProjection.read(recipient, asOf: asOf) { b, bView in
-                let senderLimit = try a.checkpoint(), recipientLimit = try b.checkpoint()
-                let packages = try packages(senderView: aView, recipientView: bView, senderLimit: senderLimit, recipientLimit: recipientLimit, target: target)
-                let window = try b.window()
-                let closed = window.map { time >= $0.deadline } ?? false
-                try a.withLinkedUsers(.transferSub) { senderLinks in
-                    try b.withLinkedUsers(.transferSub) { recipientLinks in
-                        var left = try senderLinks.next(), right = try recipientLinks.next()
-                        while left != nil || right != nil {
-                            let order: Int = switch (left, right) {
-                            case (let l?, let r?): l.value.utf8.elementsEqual(r.value.utf8) ? 0 : (l.value.utf8.lexicographicallyPrecedes(r.value.utf8) ? -1 : 1)
-                            case (nil, _): 1
-                            case (_, nil): -1
-                            }
-                            let fromA = order <= 0 ? left : nil, fromB = order >= 0 ? right : nil
-                            let transferSub = (fromA ?? fromB)!.value
-                            let listed = fromA.flatMap { packages.package(of: $0.firstSequence) }
-                            try body(row(transferSub, sender: fromA?.user, recipient: fromB?.user, package: listed, window: window, closed: closed))
-                            if order <= 0 { left = try senderLinks.next() }
-                            if order >= 0 { right = try recipientLinks.next() }
-                        }
+        try recipientProjection.read(recipient, asOf: asOf) { b, bView in
+            let packages = try packages(senderView: senderView, recipientView: bView, senderLimit: senderLimit, recipientLimit: try b.checkpoint(), target: target)
+            let window = try b.window()
+            let closed = window.map { time >= $0.deadline } ?? false
+            try b.withLinkedUsers(.transferSub) { recipientLinks in
+                var left = try senderLinks.next(), right = try recipientLinks.next()
+                while left != nil || right != nil {
+                    let order: Int = switch (left, right) {
+                    case (let l?, let r?): l.value.utf8.elementsEqual(r.value.utf8) ? 0 : (l.value.utf8.lexicographicallyPrecedes(r.value.utf8) ? -1 : 1)
+                    case (nil, _): 1
+                    case (_, nil): -1
                     }
+                    let fromA = order <= 0 ? left : nil, fromB = order >= 0 ? right : nil
+                    let transferSub = (fromA ?? fromB)!.value
+                    let listed = fromA.flatMap { packages.package(of: $0.firstSequence) }
+                    try body(row(transferSub, sender: fromA?.user, recipient: fromB?.user, package: listed, window: window, closed: closed))
+                    if order <= 0 { left = try senderLinks.next() }
+                    if order >= 0 { right = try recipientLinks.next() }
                 }
             }
         }
@@ -157,4 +241,11 @@ public struct Reconciliation {
         try forEachRow { counts[$0.outcome, default: 0] += 1 }
         return ReconcileRow.Outcome.allCases.map { ReconcileTotal(outcome: $0, users: counts[$0] ?? 0) }
     }
+}
+
+/// Team A's users as its packages list them, sorted by `transfer_sub`.
+final class ListedUsers: LinkedUsers {
+    private var links: ArraySlice<LinkedUser>
+    init(_ links: [LinkedUser]) { self.links = links[...] }
+    func next() throws -> LinkedUser? { links.popFirst() }
 }
