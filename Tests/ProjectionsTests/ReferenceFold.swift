@@ -50,7 +50,7 @@ final class ReferenceFold: ProjectionSnapshot, ProjectionStore {
             guard let key = ids[id], let user = try user(key), let first = firstLinked[id] else { return nil }
             return LinkedUser(value: id.value, firstSequence: first, user: user)
         }
-        return try body(LinkList(links))
+        return try body(LinkedUserList(links))
     }
 
     public func forEachUser(_ body: (UserState) throws -> Void) throws {
@@ -85,11 +85,4 @@ extension ProjectionSnapshot {
         try forEachMigratedUser { users.append($0) }
         return users
     }
-}
-
-/// ``LinkedUsers`` from an array.
-final class LinkList: LinkedUsers {
-    private var links: ArraySlice<LinkedUser>
-    init(_ links: [LinkedUser]) { self.links = links[...] }
-    func next() throws -> LinkedUser? { links.popFirst() }
 }

@@ -24,6 +24,16 @@ public protocol LinkedUsers: AnyObject {
     func next() throws -> LinkedUser?
 }
 
+/// ``LinkedUsers`` from a list already in the identifiers' byte order (team A's packages'
+/// rows, sorted; a test's reference).
+public final class LinkedUserList: LinkedUsers {
+    private var links: ArraySlice<LinkedUser>
+
+    public init(_ links: [LinkedUser]) { self.links = links[...] }
+
+    public func next() throws -> LinkedUser? { links.popFirst() }
+}
+
 /// ``LinkedUsers`` read from `user_links` through a cursor: memory does not grow with the ledger.
 final class LinkCursor: LinkedUsers {
     private let links: Cursor

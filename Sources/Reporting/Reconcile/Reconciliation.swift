@@ -184,7 +184,7 @@ public struct Reconciliation {
                     return LinkedUser(value: row.transferSub, firstSequence: row.sequence, user: user)
                 }
             }.sorted { $0.value.utf8.lexicographicallyPrecedes($1.value.utf8) }
-            try join(ListedUsers(listed), senderView: nil, senderLimit: .max, body)
+            try join(LinkedUserList(listed), senderView: nil, senderLimit: .max, body)
         }
     }
 
@@ -241,11 +241,4 @@ public struct Reconciliation {
         try forEachRow { counts[$0.outcome, default: 0] += 1 }
         return ReconcileRow.Outcome.allCases.map { ReconcileTotal(outcome: $0, users: counts[$0] ?? 0) }
     }
-}
-
-/// Team A's users as its packages list them, sorted by `transfer_sub`.
-final class ListedUsers: LinkedUsers {
-    private var links: ArraySlice<LinkedUser>
-    init(_ links: [LinkedUser]) { self.links = links[...] }
-    func next() throws -> LinkedUser? { links.popFirst() }
 }
