@@ -51,9 +51,11 @@ public struct Reconciliation {
     }
 
     /// Every checkpoint of team A's ledger that team B recorded (its "handoff received"
-    /// events), checked: the signature with team A's verifier key, and an RFC 9162
-    /// consistency proof from it to team A's tree now. A log rewritten after the handoff, even
-    /// with its tree rebuilt and checkpoints signed again, fails the proof.
+    /// events), checked. Against team A's ledger: the signature with its verifier key, and an
+    /// RFC 9162 consistency proof from it to team A's tree now, so a log rewritten after the
+    /// handoff, even with its tree rebuilt and checkpoints signed again, fails. Against team A's
+    /// packages: each is the checkpoint of the package given under its number, and each package
+    /// proves its log grew only since the one before.
     public func auditCheckpoints() throws -> [CheckpointFinding] {
         let origin = try sender.origin()
         let received = try recipient.read { view in
