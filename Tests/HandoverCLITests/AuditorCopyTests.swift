@@ -44,9 +44,12 @@ struct AuditorCopyTests {
     /// A user the demo's recipient ledger knows: the first migrated one (which users the
     /// stand-in refuses, as revoked, changes from run to run).
     static let subject: String = {
-        let listed = (try? DemoLedger.copy(.recipient, into: TemporaryDirectory())).flatMap { try? handover("query", "migrated", "--format", "json", "--ledger", $0) }
-        let rows = listed.flatMap { try? JSONValue.parse(Array($0.out.utf8)).arrayValue } ?? []
-        return rows.first?["account_id"]?.stringValue ?? "acct-00007"
+        let dir = TemporaryDirectory()
+        return withExtendedLifetime(dir) {
+            let listed = (try? DemoLedger.copy(.recipient, into: dir)).flatMap { try? handover("query", "migrated", "--format", "json", "--ledger", $0) }
+            let rows = listed.flatMap { try? JSONValue.parse(Array($0.out.utf8)).arrayValue } ?? []
+            return rows.first?["account_id"]?.stringValue ?? "no migrated user in the demo's recipient ledger"
+        }
     }()
 
     /// Every command an auditor runs that only reads, with its arguments (without `--ledger`).

@@ -94,7 +94,7 @@ extension MigrationReport {
             windowValue = .object(["accepted_at": time(window.acceptedAt), "deadline": time(window.deadline), "window_days": .int(Int64(window.windowDays)),
                                    "days_left": .int(Int64(window.daysLeft(at: asOf))), "open": .bool(window.isOpen(at: asOf))])
         }
-        return .object([
+        var object: [String: JSONValue] = [
             "ledger_id": .string(identity.ledgerID), "team_id": .string(identity.teamID), "role": .string(identity.role.rawValue),
             "as_of": time(asOf), "historical": .bool(isHistorical), "through_sequence": .int(Int64(throughSequence)), "window": windowValue,
             "users_known": .int(Int64(usersKnown)), "migrated": .int(Int64(migrated)),
@@ -107,7 +107,11 @@ extension MigrationReport {
             "consent_revoked": .int(Int64(consentRevoked)), "accounts_deleted": .int(Int64(accountsDeleted)), "users_erased": .int(Int64(usersErased)),
             "unmatched_users": unmatchedTable().json, "unmatched_notifications": .int(Int64(unmatchedNotifications)),
             "sign_ins_rejected": .int(Int64(signInsRejected)), "notifications_rejected": .int(Int64(notificationsRejected)),
-            "both_halves": bothHalves.map { .object(["sender": .string($0.senderOrigin), "checkpoints_held": .int(Int64($0.checkpointsHeld)), "totals": $0.table.json]) } ?? .null,
-        ])
+        ]
+        // Only when asked (`--sender`): a report of one ledger reads as it always did.
+        if let bothHalves {
+            object["both_halves"] = .object(["sender": .string(bothHalves.senderOrigin), "checkpoints_held": .int(Int64(bothHalves.checkpointsHeld)), "totals": bothHalves.table.json])
+        }
+        return .object(object)
     }
 }
