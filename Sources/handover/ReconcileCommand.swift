@@ -51,9 +51,11 @@ struct ReconcileCommand: ParsableCommand {
         let findings = try reconciliation.auditCheckpoints()
         if let failure = ReconcileFailure(findings) { throw CLIExit(.integrity, failure.description) }
         if output.format == .table {
+            let checked = findings.filter(\.checked).count
             let holds = sender == nil ? "each the checkpoint of the package given under its number" : "each still extended by team A's log"
+            let unchecked = checked == findings.count ? "" : "; \(findings.count - checked) of packages not given here, unchecked"
             Console.out(findings.isEmpty ? "team B recorded no signed package from this ledger of team A's\n"
-                        : "\(findings.count) checkpoint(s) of team A's recorded by team B with its packages: \(holds)\n")
+                        : "\(checked) checkpoint(s) of team A's recorded by team B with its packages: \(holds)\(unchecked)\n")
         }
         if rows {
             try printRows(output.format) { sink in

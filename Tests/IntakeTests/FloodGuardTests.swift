@@ -102,7 +102,8 @@ struct FloodGuardTests {
             if case .rejectionsSummarized(let body) = event.body { return body }
             return nil
         }
-        #expect(summaries.map(\.source) == ["127.0.0.1"] && summaries.map(\.total) == [2], "\(summaries)")
+        // The two may fall either side of a minute's end on a slow machine: one summary or two.
+        #expect(!summaries.isEmpty && summaries.allSatisfy { $0.source == "127.0.0.1" } && summaries.map(\.total).reduce(0, +) == 2, "\(summaries)")
         #expect(try f.events(.notificationRejected).isEmpty)
     }
 

@@ -184,6 +184,11 @@ struct FieldReader {
         guard let range = value(key), let i = intValue(range) else { throw fail(key, "an integer") }
         return i
     }
+    /// An integer that counts or sizes something: 0 or more.
+    func count(_ key: StaticString) throws -> Int {
+        guard let range = value(key), let i = intValue(range), i >= 0 else { throw fail(key, "an integer of 0 or more") }
+        return i
+    }
     func optionalInt(_ key: StaticString) throws -> Int? {
         guard let range = value(key) else { return nil }
         guard let i = intValue(range) else { throw fail(key, "an integer") }

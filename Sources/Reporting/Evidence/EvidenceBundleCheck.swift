@@ -21,6 +21,8 @@ public enum EvidenceBundleCheck {
         public var treeSize: UInt64
         public var verifierKey: String
         public var sequences: [UInt64]
+        /// The identifier the bundle was asked for, as its manifest says (a guide, not evidence).
+        public var subject: String?
     }
 
     /// Checks the bundle in `directory`; with `expectedKey`, its verifier key must be that one.
@@ -100,7 +102,7 @@ public enum EvidenceBundleCheck {
         guard listed == digests else {
             throw Failure(file: "manifest.json", reason: "its events (sequence and SHA-256) are not the files in events/")
         }
-        return Result(origin: checkpoint.origin, treeSize: checkpoint.treeSize, verifierKey: line, sequences: digests.keys.sorted())
+        return Result(origin: checkpoint.origin, treeSize: checkpoint.treeSize, verifierKey: line, sequences: digests.keys.sorted(), subject: manifest["subject"]?.stringValue)
     }
 
     /// The sequence numbers named by the files `NAME<suffix>` in `sub`; a name that is not a

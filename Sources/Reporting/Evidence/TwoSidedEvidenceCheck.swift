@@ -41,7 +41,16 @@ public enum TwoSidedEvidenceCheck {
               let entries = manifest["packages"]?.arrayValue else {
             throw Failure(file: "manifest.json", reason: "not a \(TwoSidedEvidence.format) manifest")
         }
+        for (side, result) in [("sender", sender), ("recipient", recipient)] where result.subject != transferSub {
+            throw Failure(file: side + "/manifest.json", reason: "its subject is not the bundle's transfer_sub \(transferSub)")
+        }
         let senderEvents = try events(in: directory, "sender", sender.sequences), recipientEvents = try events(in: directory, "recipient", recipient.sequences)
+        // Every event of either side that names a transfer_sub names the person's.
+        for (side, list) in [("sender", senderEvents), ("recipient", recipientEvents)] {
+            if let other = list.first(where: { $0.identifiers.transferSub.map { !$0.utf8.elementsEqual(transferSub.utf8) } ?? false }) {
+                throw Failure(file: "\(side)/events/\(other.sequence).json", reason: "it is about another transfer_sub than the bundle's \(transferSub)")
+            }
+        }
         let senderKeyParts = try key(in: directory, "sender"), recipientKeyParts = try key(in: directory, "recipient")
         var listed: [Int] = []
         for entry in entries {
@@ -74,7 +83,8 @@ public enum TwoSidedEvidenceCheck {
             guard note.verify(name: senderKeyParts.name, publicKey: senderKeyParts.key) == .verified else {
                 throw Failure(file: dir + "/manifest.txt", reason: "its signature does not verify with sender/verifier-key")
             }
-            guard body.package == number, recipientKeyParts.name.utf8.starts(with: "handover/\(body.targetTeam)/".utf8) else {
+            guard body.package == number, recipientKeyParts.name.utf8.starts(with: "handover/\(body.targetTeam)/".utf8),
+                  UInt64(exactly: issued.0.previousTreeSize) == body.previousTreeSize else {
                 throw Failure(file: dir + "/manifest.txt", reason: "it is not package \(number) for the recipient's team")
             }
             let checkpoint = body.checkpoint.text
@@ -85,7 +95,7 @@ public enum TwoSidedEvidenceCheck {
             }
             // 3.3: the person's generation lies in the package's events.
             guard senderEvents.contains(where: { $0.type == .transferIDGenerated && $0.identifiers.transferSub == transferSub
-                    && $0.sequence > UInt64(issued.0.previousTreeSize) && $0.sequence <= body.checkpoint.treeSize }) else {
+                    && $0.sequence > body.previousTreeSize && $0.sequence <= body.checkpoint.treeSize }) else {
                 throw Failure(file: "sender/events", reason: "no \"transfer ID generated\" of \(transferSub) among package \(number)'s events")
             }
             // 3.4: the recipient's cosignature, as the sender recorded it.

@@ -48,6 +48,8 @@ public struct Reconciliation {
         public var checkpoint: CheckpointFields
         /// Why it does not hold, or nil when team A's log still extends it unchanged.
         public var problem: String?
+        /// False when nothing given could check it (a package team B received, not among those given).
+        public var checked = true
     }
 
     /// Every checkpoint of team A's ledger that team B recorded (its "handoff received"
@@ -64,20 +66,29 @@ public struct Reconciliation {
                 return body
             }
         }
+        let target = try recipient.identity().teamID
         switch sender {
-        case .ledger(let ledger, _): return try audit(received, against: ledger)
-        case .packages(let listings, _): return audit(received, against: listings)
+        case .ledger(let ledger, _): return try audit(received, against: ledger, target: target)
+        case .packages(let listings, _): return audit(received, against: listings.filter { $0.targetTeam.utf8.elementsEqual(target.utf8) })
         }
     }
 
     /// Each recorded checkpoint against team A's log now: its signature with team A's verifier
     /// key, and a consistency proof from it to team A's tree.
-    private func audit(_ received: [HandoffReceived], against ledger: Ledger) throws -> [CheckpointFinding] {
+    private func audit(_ received: [HandoffReceived], against ledger: Ledger, target: String) throws -> [CheckpointFinding] {
         let key = try ledger.verifierKey().publicKey
         return try ledger.read { view in
             let tree = try view.merkleFrontier()
+            var issued: [Int: String] = [:]
+            for sequence in try view.sequences(of: .handoffIssued) {
+                if case .handoffIssued(let body)? = try view.event(sequence)?.body, body.targetTeam.utf8.elementsEqual(target.utf8) { issued[body.package] = body.manifestSHA256 }
+            }
             return try received.map { body in
                 var finding = CheckpointFinding(package: body.package, checkpoint: body.checkpoint)
+                if let digest = issued[body.package], !digest.utf8.elementsEqual(body.manifestSHA256.utf8) {
+                    finding.problem = "team B received manifest \(body.manifestSHA256) as package \(body.package), team A's ledger issued \(digest): team A signed two"
+                    return finding
+                }
                 let checkpoint: Checkpoint
                 do { checkpoint = try body.checkpoint.checkpoint() } catch {
                     finding.problem = "the recorded checkpoint cannot be read: \(ErrorText.describing(error))"
@@ -102,8 +113,12 @@ public struct Reconciliation {
     private func audit(_ received: [HandoffReceived], against listings: [PackageListing]) -> [CheckpointFinding] {
         var findings = received.map { body in
             var finding = CheckpointFinding(package: body.package, checkpoint: body.checkpoint)
-            if let listing = listings.first(where: { $0.package == body.package }), !listing.manifestSHA256.utf8.elementsEqual(body.manifestSHA256.utf8) {
-                finding.problem = "team B received manifest \(body.manifestSHA256) as package \(body.package), the package given has manifest \(listing.manifestSHA256): team A signed two"
+            if let listing = listings.first(where: { $0.package == body.package }) {
+                if !listing.manifestSHA256.utf8.elementsEqual(body.manifestSHA256.utf8) {
+                    finding.problem = "team B received manifest \(body.manifestSHA256) as package \(body.package), the package given has manifest \(listing.manifestSHA256): team A signed two"
+                }
+            } else {
+                finding.checked = false
             }
             return finding
         }
@@ -173,11 +188,12 @@ public struct Reconciliation {
         case .ledger(let ledger, let projection):
             try projection.read(ledger, asOf: asOf) { a, aView in
                 try a.withLinkedUsers(.transferSub) { senderLinks in
-                    try join(senderLinks, senderView: aView, senderLimit: try a.checkpoint(), body)
+                    try join(ForTarget(senderLinks, target: try recipient.identity().teamID), senderView: aView, senderLimit: try a.checkpoint(), body)
                 }
             }
         case .packages(let listings, _):
-            let listed = listings.filter { listing in asOf.map { listing.issuedAt <= $0 } ?? true }.flatMap { listing in
+            let target = try recipient.identity().teamID
+            let sorted = listings.filter { listing in listing.targetTeam.utf8.elementsEqual(target.utf8) && asOf.map { listing.issuedAt <= $0 } ?? true }.flatMap { listing in
                 listing.rows.map { row in
                     var user = UserState(key: 0, status: .transferIDGenerated, sequence: row.sequence)
                     user.accountID = row.accountID
@@ -185,7 +201,10 @@ public struct Reconciliation {
                     user.targetTeam = listing.targetTeam
                     return LinkedUser(value: row.transferSub, firstSequence: row.sequence, user: user)
                 }
-            }.sorted { $0.value.utf8.lexicographicallyPrecedes($1.value.utf8) }
+            }.sorted { $0.value.utf8.elementsEqual($1.value.utf8) ? $0.firstSequence < $1.firstSequence : $0.value.utf8.lexicographicallyPrecedes($1.value.utf8) }
+            // One row per transfer_sub, as team A's ledger links it: the first listing.
+            var listed: [LinkedUser] = []
+            for link in sorted where !(listed.last.map { $0.value.utf8.elementsEqual(link.value.utf8) } ?? false) { listed.append(link) }
             try join(LinkedUserList(listed), senderView: nil, senderLimit: .max, body)
         }
     }
@@ -242,5 +261,24 @@ public struct Reconciliation {
         var counts: [ReconcileRow.Outcome: Int] = [:]
         try forEachRow { counts[$0.outcome, default: 0] += 1 }
         return ReconcileRow.Outcome.allCases.map { ReconcileTotal(outcome: $0, users: counts[$0] ?? 0) }
+    }
+}
+
+/// Team A's links, leaving out users it generated transfer identifiers for another team: no
+/// package to team B could list them.
+private final class ForTarget: LinkedUsers {
+    private let links: any LinkedUsers
+    private let target: String
+
+    init(_ links: any LinkedUsers, target: String) {
+        self.links = links
+        self.target = target
+    }
+
+    func next() throws -> LinkedUser? {
+        while let link = try links.next() {
+            if link.user.targetTeam.map({ $0.utf8.elementsEqual(target.utf8) }) ?? true { return link }
+        }
+        return nil
     }
 }

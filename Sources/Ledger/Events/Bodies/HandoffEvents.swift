@@ -49,7 +49,7 @@ public struct CheckpointFields: Hashable, Sendable {
         rootHash = try r.string("root_hash")
         signature = try r.string("signature")
         time = try r.timestamp("time")
-        treeSize = try r.int("tree_size")
+        treeSize = try r.count("tree_size")
     }
 }
 
@@ -93,8 +93,8 @@ public struct HandoffIssued: Hashable, Sendable {
     }
 
     init(reading r: FieldReader) throws {
-        self.init(package: try r.int("package"), targetTeam: try r.string("target_team"), rowCount: try r.int("row_count"), rowsSHA256: try r.string("rows_sha256"),
-                  manifestSHA256: try r.string("manifest_sha256"), previousTreeSize: try r.int("previous_tree_size"),
+        self.init(package: try r.count("package"), targetTeam: try r.string("target_team"), rowCount: try r.count("row_count"), rowsSHA256: try r.string("rows_sha256"),
+                  manifestSHA256: try r.string("manifest_sha256"), previousTreeSize: try r.count("previous_tree_size"),
                   checkpoint: try CheckpointFields(reading: r.object("checkpoint")))
     }
 }
@@ -140,7 +140,7 @@ public struct HandoffReceived: Hashable, Sendable {
     }
 
     init(reading r: FieldReader) throws {
-        self.init(senderTeam: try r.string("sender_team"), package: try r.int("package"), rowCount: try r.int("row_count"), rowsSHA256: try r.string("rows_sha256"),
+        self.init(senderTeam: try r.string("sender_team"), package: try r.count("package"), rowCount: try r.count("row_count"), rowsSHA256: try r.string("rows_sha256"),
                   manifestSHA256: try r.string("manifest_sha256"), manifest: try r.string("manifest"), packagePath: try r.string("package_path"),
                   checkpoint: try CheckpointFields(reading: r.object("checkpoint")))
     }
@@ -221,8 +221,8 @@ public struct HandoffAcknowledged: Hashable, Sendable {
     }
 
     init(reading r: FieldReader) throws {
-        self.init(package: try r.int("package"), targetTeam: try r.string("target_team"), manifestSHA256: try r.string("manifest_sha256"),
-                  recipientSequence: try r.int("recipient_seq"), recipientCheckpoint: try CheckpointFields(reading: r.object("recipient_checkpoint")),
+        self.init(package: try r.count("package"), targetTeam: try r.string("target_team"), manifestSHA256: try r.string("manifest_sha256"),
+                  recipientSequence: try r.count("recipient_seq"), recipientCheckpoint: try CheckpointFields(reading: r.object("recipient_checkpoint")),
                   cosignedAt: try r.timestamp("cosigned_at"), cosignature: try r.string("cosignature"))
     }
 }
