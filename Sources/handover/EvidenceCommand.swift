@@ -46,8 +46,7 @@ struct EvidenceCommand: ParsableCommand {
             let (ledger, projection) = try ledgerOptions.open(.readOnly)
             defer { ledger.close() }
             if let sender {
-                let senderProjection = UserProjection()
-                let senderLedger = try Ledger.open(at: sender, folders: [senderProjection], options: Ledger.Options(access: .readOnly))
+                let (senderLedger, senderProjection) = try LedgerOptions.open(sender, .readOnly)
                 defer { senderLedger.close() }
                 let summary = try TwoSidedEvidence.write(subject: subject, recipient: .init(ledger: ledger, projection: projection),
                                                          sender: .init(ledger: senderLedger, projection: senderProjection), reveal: reveal, to: out)

@@ -14,7 +14,10 @@ struct LedgerOptions: ParsableArguments {
     }
 
     /// Opens the ledger with its projections: read-only for the commands that only read.
-    func open(_ access: Ledger.Access) throws -> (Ledger, UserProjection) {
+    func open(_ access: Ledger.Access) throws -> (Ledger, UserProjection) { try LedgerOptions.open(directory, access) }
+
+    /// Opens the ledger in `directory` with its projections (another team's, given by its own option).
+    static func open(_ directory: String, _ access: Ledger.Access) throws -> (Ledger, UserProjection) {
         let projection = UserProjection()
         let ledger = try Ledger.open(at: directory, folders: [projection], options: Ledger.Options(access: access))
         return (ledger, projection)

@@ -26,15 +26,13 @@ struct ReconcileCommand: ParsableCommand {
     }
 
     func run() throws {
-        let recipientProjection = UserProjection()
-        let b = try Ledger.open(at: recipient, folders: [recipientProjection], options: Ledger.Options(access: .readOnly))
+        let (b, recipientProjection) = try LedgerOptions.open(recipient, .readOnly)
         defer { b.close() }
         let side: Reconciliation.Sender
         var opened: Ledger?
         defer { opened?.close() }
         if let sender {
-            let senderProjection = UserProjection()
-            let a = try Ledger.open(at: sender, folders: [senderProjection], options: Ledger.Options(access: .readOnly))
+            let (a, senderProjection) = try LedgerOptions.open(sender, .readOnly)
             opened = a
             side = .ledger(a, senderProjection)
         } else {

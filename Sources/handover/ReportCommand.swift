@@ -28,8 +28,7 @@ struct ReportCommand: ParsableCommand {
         defer { ledger.close() }
         var report = try MigrationReport.make(ledger: ledger, projection: projection, asOf: time.asOf)
         if let sender {
-            let senderProjection = UserProjection()
-            let senderLedger = try Ledger.open(at: sender, folders: [senderProjection], options: Ledger.Options(access: .readOnly))
+            let (senderLedger, senderProjection) = try LedgerOptions.open(sender, .readOnly)
             defer { senderLedger.close() }
             report.bothHalves = try BothHalves.make(Reconciliation(sender: senderLedger, senderProjection: senderProjection, recipient: ledger,
                                                                    recipientProjection: projection, asOf: time.asOf))

@@ -50,16 +50,23 @@ public struct HandoffAcceptance: Sendable {
             // One event per sender and package number, whichever process appends first: a
             // different manifest under a number already taken is the sender's equivocation.
             let outcome = try await ledger.append(EventDraft(.handoffReceived(received), idempotencyKey: "handoff-received:\(senderKey.name):\(manifest.package)"))
-            let recorded = try ledger.read { try $0.event(outcome.sequence) }
-            guard let recorded, case .handoffReceived(let first) = recorded.body else {
-                throw LedgerError(.malformedRecord, "event \(outcome.sequence) holds the idempotency key of package \(manifest.package) but is not a \"handoff received\"")
+            switch outcome {
+            case .recorded(let sequence, let recordedAt):
+                verified.receivedSequence = sequence
+                verified.receivedAt = recordedAt
+            case .duplicate(let sequence):
+                // Recorded before, by this run's predecessor or a process racing it: the same manifest, or equivocation.
+                let recorded = try ledger.read { try $0.event(sequence) }
+                guard let recorded, case .handoffReceived(let first) = recorded.body else {
+                    throw LedgerError(.malformedRecord, "event \(sequence) holds the idempotency key of package \(manifest.package) but is not a \"handoff received\"")
+                }
+                guard first.manifestSHA256.utf8.elementsEqual(verified.manifestSHA256.utf8) else {
+                    throw HandoffRefusal(.conflictingPackage, "package \(manifest.package) from \(senderKey.name) was received before with manifest \(first.manifestSHA256); this one's is \(verified.manifestSHA256)")
+                }
+                verified.receivedSequence = sequence
+                verified.receivedAt = recorded.recordedAt
+                verified.wasReceivedBefore = true
             }
-            guard first.manifestSHA256.utf8.elementsEqual(verified.manifestSHA256.utf8) else {
-                throw HandoffRefusal(.conflictingPackage, "package \(manifest.package) from \(senderKey.name) was received before with manifest \(first.manifestSHA256); this one's is \(verified.manifestSHA256)")
-            }
-            verified.receivedSequence = outcome.sequence
-            verified.receivedAt = recorded.recordedAt
-            verified.wasReceivedBefore = !outcome.isRecorded
             return verified
         } catch let refusal as HandoffRefusal {
             if record {
@@ -121,13 +128,9 @@ public struct HandoffAcceptance: Sendable {
 
     /// The packages recorded as received from the sender ledger `origin`, by number.
     static func received(from origin: String, in ledger: Ledger) throws -> [Int: HandoffReceived] {
-        try ledger.read { view in
-            var found: [Int: HandoffReceived] = [:]
-            for sequence in try view.sequences(of: .handoffReceived) {
-                if case .handoffReceived(let body)? = try view.event(sequence)?.body, body.checkpoint.origin.utf8.elementsEqual(origin.utf8) { found[body.package] = body }
-            }
-            return found
-        }
+        var found: [Int: HandoffReceived] = [:]
+        for (_, body) in try ledger.read({ try $0.handoffsReceived() }) where body.checkpoint.origin.utf8.elementsEqual(origin.utf8) { found[body.package] = body }
+        return found
     }
 
     /// Writes the receipt for `verified` into `directory`: this ledger's cosignature on the

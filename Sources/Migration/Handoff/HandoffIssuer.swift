@@ -12,12 +12,7 @@ public struct HandoffIssuer: Sendable {
 
     /// The packages issued for `target` so far, in order.
     public func issued(for target: String) throws -> [HandoffIssued] {
-        try ledger.read { view in
-            try view.sequences(of: .handoffIssued).compactMap { sequence in
-                guard case .handoffIssued(let body)? = try view.event(sequence)?.body, body.targetTeam == target else { return nil }
-                return body
-            }
-        }.sorted { $0.package < $1.package }
+        try ledger.read { try $0.handoffsIssued() }.map(\.body).filter { $0.targetTeam == target }.sorted { $0.package < $1.package }
     }
 
     /// Writes package N+1 for `target` into `directory` (made here; it must not exist) and

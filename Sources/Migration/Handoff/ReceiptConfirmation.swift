@@ -45,12 +45,7 @@ public struct ReceiptConfirmation: Sendable {
         }
 
         // The package it names, issued here, and the recipient's cosignature on its checkpoint.
-        let issued = try ledger.read { view in
-            try view.sequences(of: .handoffIssued).lazy.compactMap { sequence -> HandoffIssued? in
-                guard case .handoffIssued(let body)? = try view.event(sequence)?.body, body.manifestSHA256 == received.manifestSHA256 else { return nil }
-                return body
-            }.first
-        }
+        let issued = try ledger.read { try $0.handoffsIssued() }.first { $0.body.manifestSHA256.utf8.elementsEqual(received.manifestSHA256.utf8) }?.body
         guard let issued else {
             throw refuse(.unknownPackage, "the receipt acknowledges manifest \(InertText.forScreen(received.manifestSHA256)), which this ledger never issued")
         }

@@ -52,21 +52,15 @@ public enum TwoSidedEvidence {
         let generated = senderEvents.first { $0.type == .transferIDGenerated && $0.identifiers.transferSub == transferSub }?.sequence
 
         // The packages whose events hold the generation, and their events on both sides.
-        var packages: [Package] = try sender.ledger.read { view in
-            try view.sequences(of: .handoffIssued).compactMap { sequence -> Package? in
-                guard let generated, case .handoffIssued(let body)? = try view.event(sequence)?.body, body.targetTeam.utf8.elementsEqual(team.utf8),
-                      generated > UInt64(body.previousTreeSize), generated <= UInt64(body.checkpoint.treeSize) else { return nil }
-                return Package(issued: body, issuedSequence: sequence)
-            }
-        }
-        for i in packages.indices {
-            let digest = packages[i].issued.manifestSHA256
-            packages[i].acknowledged = try find(.handoffAcknowledged, in: sender.ledger) { body -> HandoffAcknowledged? in
-                if case .handoffAcknowledged(let b) = body, b.manifestSHA256.utf8.elementsEqual(digest.utf8) { return b } else { return nil }
-            }
-            packages[i].received = try find(.handoffReceived, in: recipient.ledger) { body -> HandoffReceived? in
-                if case .handoffReceived(let b) = body, b.manifestSHA256.utf8.elementsEqual(digest.utf8) { return b } else { return nil }
-            }
+        let (issued, acknowledged) = try sender.ledger.read { (try $0.handoffsIssued(), try $0.handoffsAcknowledged()) }
+        let received = try recipient.ledger.read { try $0.handoffsReceived() }
+        let packages: [Package] = issued.compactMap { sequence, body in
+            guard let generated, body.targetTeam.utf8.elementsEqual(team.utf8),
+                  generated > UInt64(body.previousTreeSize), generated <= UInt64(body.checkpoint.treeSize) else { return nil }
+            let digest = body.manifestSHA256.utf8
+            return Package(issued: body, issuedSequence: sequence,
+                           received: received.first { $0.body.manifestSHA256.utf8.elementsEqual(digest) }.map { ($0.body, $0.sequence) },
+                           acknowledged: acknowledged.first { $0.body.manifestSHA256.utf8.elementsEqual(digest) }.map { ($0.body, $0.sequence) })
         }
         let recipientEvents = try history(of: id, on: recipient)
         let senderAll = try events(senderEvents.map(\.sequence) + packages.flatMap { [$0.issuedSequence] + ($0.acknowledged.map { [$0.sequence] } ?? []) }, in: sender.ledger)
@@ -101,16 +95,6 @@ public enum TwoSidedEvidence {
         try side.projection.read(side.ledger) { snapshot, view in
             guard let user = try snapshot.user(with: id) else { return [] }
             return try EventQuery.history(of: user, through: view.head().sequence, snapshot: snapshot, view: view)
-        }
-    }
-
-    /// The first event of `type` whose body `match` takes, with its sequence.
-    private static func find<T>(_ type: EventType, in ledger: Ledger, _ match: (EventBody) -> T?) throws -> (body: T, sequence: UInt64)? {
-        try ledger.read { view in
-            for sequence in try view.sequences(of: type) {
-                if let body = try view.event(sequence)?.body, let found = match(body) { return (found, sequence) }
-            }
-            return nil
         }
     }
 

@@ -51,7 +51,7 @@ public enum TwoSidedEvidenceCheck {
                 throw Failure(file: "\(side)/events/\(other.sequence).json", reason: "it is about another transfer_sub than the bundle's \(transferSub)")
             }
         }
-        let senderKeyParts = try key(in: directory, "sender"), recipientKeyParts = try key(in: directory, "recipient")
+        let senderKeyParts = try key(of: sender, "sender"), recipientKeyParts = try key(of: recipient, "recipient")
         var listed: [Int] = []
         for entry in entries {
             guard let number = entry["package"]?.intValue.map(Int.init), let digest = entry["manifest_sha256"]?.stringValue,
@@ -133,11 +133,10 @@ public enum TwoSidedEvidenceCheck {
         }
     }
 
-    /// One side's verifier key (already checked in form by ``EvidenceBundleCheck``).
-    private static func key(in directory: String, _ side: String) throws -> (name: String, key: [UInt8]) {
-        guard let text = try? FileBytes.read(directory + "/\(side)/verifier-key", limit: 4096), // checked just before
-              let parts = Checkpoint.publicKey(fromVerifierKey: String(decoding: text, as: UTF8.self)) else {
-            throw EvidenceBundleCheck.Failure(file: "\(side)/verifier-key", reason: "not a verifier key")
+    /// One side's verifier key, from the line its check read and accepted.
+    private static func key(of side: EvidenceBundleCheck.Result, _ name: String) throws -> (name: String, key: [UInt8]) {
+        guard let parts = Checkpoint.publicKey(fromVerifierKey: side.verifierKey) else {
+            throw EvidenceBundleCheck.Failure(file: "\(name)/verifier-key", reason: "not a verifier key")
         }
         return parts
     }

@@ -60,12 +60,7 @@ public struct Reconciliation {
     /// proves its log grew only since the one before.
     public func auditCheckpoints() throws -> [CheckpointFinding] {
         let origin = try sender.origin()
-        let received = try recipient.read { view in
-            try view.sequences(of: .handoffReceived).compactMap { sequence -> HandoffReceived? in
-                guard case .handoffReceived(let body)? = try view.event(sequence)?.body, body.checkpoint.origin.utf8.elementsEqual(origin.utf8) else { return nil }
-                return body
-            }
-        }
+        let received = try recipient.read { try $0.handoffsReceived() }.map(\.body).filter { $0.checkpoint.origin.utf8.elementsEqual(origin.utf8) }
         let target = try recipient.identity().teamID
         switch sender {
         case .ledger(let ledger, _): return try audit(received, against: ledger, target: target)
@@ -80,9 +75,7 @@ public struct Reconciliation {
         return try ledger.read { view in
             let tree = try view.merkleFrontier()
             var issued: [Int: String] = [:]
-            for sequence in try view.sequences(of: .handoffIssued) {
-                if case .handoffIssued(let body)? = try view.event(sequence)?.body, body.targetTeam.utf8.elementsEqual(target.utf8) { issued[body.package] = body.manifestSHA256 }
-            }
+            for (_, body) in try view.handoffsIssued() where body.targetTeam.utf8.elementsEqual(target.utf8) { issued[body.package] = body.manifestSHA256 }
             return try received.map { body in
                 var finding = CheckpointFinding(package: body.package, checkpoint: body.checkpoint)
                 if let digest = issued[body.package], !digest.utf8.elementsEqual(body.manifestSHA256.utf8) {
@@ -157,19 +150,15 @@ public struct Reconciliation {
     private func packages(senderView: LogView?, recipientView: LogView, senderLimit: UInt64, recipientLimit: UInt64, target: String) throws -> Packages {
         let origin = try sender.origin()
         var received: [Int: String] = [:]
-        for sequence in try recipientView.sequences(of: .handoffReceived) where sequence <= recipientLimit {
-            if case .handoffReceived(let body)? = try recipientView.event(sequence)?.body, body.checkpoint.origin.utf8.elementsEqual(origin.utf8) {
-                received[body.package] = body.manifestSHA256
-            }
+        for (sequence, body) in try recipientView.handoffsReceived() where sequence <= recipientLimit && body.checkpoint.origin.utf8.elementsEqual(origin.utf8) {
+            received[body.package] = body.manifestSHA256
         }
         var issued: [(size: UInt64, number: Int, digest: String)] = []
         switch sender {
         case .ledger:
             guard let senderView else { return Packages() }
-            for sequence in try senderView.sequences(of: .handoffIssued) where sequence <= senderLimit {
-                if case .handoffIssued(let body)? = try senderView.event(sequence)?.body, body.targetTeam.utf8.elementsEqual(target.utf8) {
-                    issued.append((UInt64(body.checkpoint.treeSize), body.package, body.manifestSHA256))
-                }
+            for (sequence, body) in try senderView.handoffsIssued() where sequence <= senderLimit && body.targetTeam.utf8.elementsEqual(target.utf8) {
+                issued.append((UInt64(body.checkpoint.treeSize), body.package, body.manifestSHA256))
             }
         case .packages(let listings, _):
             for listing in listings where listing.targetTeam.utf8.elementsEqual(target.utf8) && asOf.map({ listing.issuedAt <= $0 }) ?? true {
