@@ -52,7 +52,13 @@ public final class Cursor {
 
     /// The first value of `key` that is greater than or equal to `value`, nil if none is.
     public func seek(key: [UInt8], valueAtLeast value: [UInt8]) throws -> Entry? {
-        try key.withUnsafeBytes { k in try value.withUnsafeBytes { v in try move(MDB_GET_BOTH_RANGE, key: k, value: v) } }
+        try key.withUnsafeBytes { k in try value.withUnsafeBytes { v in try seek(key: k, valueAtLeast: v) } }
+    }
+
+    /// The first value of `key` that is greater than or equal to `value`, nil if none is.
+    /// Seeks in ascending key order are cheap: LMDB stays on the current page when it can.
+    public func seek(key: UnsafeRawBufferPointer, valueAtLeast value: UnsafeRawBufferPointer) throws -> Entry? {
+        try move(MDB_GET_BOTH_RANGE, key: key, value: value)
     }
 
     /// The last value of the current key.

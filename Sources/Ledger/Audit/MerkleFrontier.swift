@@ -12,18 +12,26 @@ public struct MerkleFrontier: Equatable, Sendable {
     /// Leaves in the tree.
     public private(set) var size: UInt64
     /// Roots of the perfect subtrees, largest first.
-    private var peaks: [[UInt8]]
+    private var peaks: [SHA256Hash]
 
     /// An empty tree.
     public init() {
         size = 0
         peaks = []
+        peaks.reserveCapacity(64)
     }
 
     /// Adds one leaf, calling `completed` for each interior node at a stored level it
     /// completes, lowest first: `(level, index within the level, hash)`.
     public mutating func append(leafHash: [UInt8], completed: (Int, UInt64, [UInt8]) throws -> Void) rethrows {
-        var node = leafHash
+        guard let leaf = SHA256Hash(leafHash) else { preconditionFailure("a leaf hash has 32 bytes") }
+        try append(leaf: leaf) { level, index, node in try completed(level, index, node.bytes) }
+    }
+
+    /// Adds one leaf, calling `completed` for each interior node at a stored level it
+    /// completes, lowest first: `(level, index within the level, hash)`.
+    public mutating func append(leaf: SHA256Hash, completed: (Int, UInt64, SHA256Hash) throws -> Void) rethrows {
+        var node = leaf
         var level = 0
         while (size >> UInt64(level)) & 1 == 1 {
             node = MerkleHash.node(peaks.removeLast(), node)
@@ -38,13 +46,13 @@ public struct MerkleFrontier: Equatable, Sendable {
     public var root: [UInt8] {
         guard var hash = peaks.last else { return MerkleHash.emptyTree }
         for peak in peaks.dropLast().reversed() { hash = MerkleHash.node(peak, hash) }
-        return hash
+        return hash.bytes
     }
 
     /// `size` (8 bytes, big-endian) ‖ each peak's 32 bytes.
     var encoded: [UInt8] {
         var bytes = BigEndian.bytes(size)
-        for peak in peaks { bytes.append(contentsOf: peak) }
+        for peak in peaks { peak.withUnsafeBytes { bytes.append(contentsOf: $0) } }
         return bytes
     }
 
@@ -52,14 +60,16 @@ public struct MerkleFrontier: Equatable, Sendable {
         guard raw.count >= 8 else { return nil }
         size = BigEndian.uint64(raw, at: 0)
         guard raw.count == 8 + 32 * size.nonzeroBitCount else { return nil }
-        peaks = stride(from: 8, to: raw.count, by: 32).map { Array(raw[$0..<($0 + 32)]) }
+        peaks = stride(from: 8, to: raw.count, by: 32).map { SHA256Hash(UnsafeRawBufferPointer(rebasing: raw[$0...]))! }
     }
 
     /// Adds the leaf of a stored log record (chain hash ‖ event JSON) and writes each node
     /// it completes at a stored level into `database`, in the caller's transaction.
     mutating func append(storedRecord record: UnsafeRawBufferPointer, writingNodesTo database: Database, in txn: WriteTransaction) throws {
-        try append(leafHash: MerkleHash.leaf(storedRecord: record)) { level, index, node in
-            try txn.put(database, key: LedgerSchema.merkleNodeKey(level: level, index: index), value: node, flags: .append)
+        try append(leaf: MerkleHash.leafHash(storedRecord: record)) { level, index, node in
+            try LedgerSchema.merkleNodeKey(level: level, index: index).withUnsafeBytes { key in
+                try node.withUnsafeBytes { value in _ = try txn.put(database, key: key, value: value, flags: .append) }
+            }
         }
     }
 }

@@ -26,6 +26,23 @@ public enum MerkleHash {
         record.withUnsafeBytes { leaf($0) }
     }
 
+    /// The leaf hash of a log value as stored, held inline.
+    public static func leafHash(storedRecord raw: UnsafeRawBufferPointer) -> SHA256Hash {
+        var hasher = SHA256()
+        hasher.update(data: leafPrefix)
+        hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: raw[32...]))
+        return SHA256Hash(hasher.finalize())
+    }
+
+    /// The hash of an interior node over its two children, held inline.
+    public static func node(_ left: SHA256Hash, _ right: SHA256Hash) -> SHA256Hash {
+        var hasher = SHA256()
+        hasher.update(data: nodePrefix)
+        left.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        right.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        return SHA256Hash(hasher.finalize())
+    }
+
     /// The hash of an interior node over its two children.
     public static func node(_ left: [UInt8], _ right: [UInt8]) -> [UInt8] {
         var hasher = SHA256()

@@ -97,7 +97,7 @@ public struct LogView {
 
     /// Up to `count` sequence numbers of the events of `type` from `first` through `last`,
     /// ascending: the values of the type's `type_index` key, read a page at a time.
-    private func sequences(of type: EventType, from first: UInt64, through last: UInt64, atMost count: Int) throws -> [UInt64] {
+    func sequences(of type: EventType, from first: UInt64, through last: UInt64, atMost count: Int) throws -> [UInt64] {
         try transaction.withCursor(schema.byType) { cursor in
             var result: [UInt64] = []
             guard let (_, found) = try cursor.seek(key: LedgerSchema.typeKey(type), valueAtLeast: BigEndian.bytes(first)) else { return result }

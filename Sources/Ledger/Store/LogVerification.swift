@@ -1,0 +1,277 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Crypto
+import LMDB
+
+/// One run of ``Ledger/verify(rootAt:progress:)``: the log read once, in order, on two threads.
+///
+/// Records are read in batches inside read transactions of a chunk of events (``Sizes``). This thread
+/// reads batch k and checks its chain hashes while a second thread hashes batch k's leaves
+/// into the Merkle tree and reads its envelopes (``LeafWork``); this thread then checks batch
+/// k-1 against the indexes and the stored tree nodes. Problems are reported for the first
+/// event that has one, as a single-threaded pass would, except idempotency entries: those are
+/// gathered and looked up sorted by hash, a million at a time, so
+/// LMDB reads that index in order instead of at random.
+struct LogVerification {
+    /// How much is read, hashed and looked up at a time.
+    struct Sizes {
+        /// Events per read transaction, so that no reader holds old pages for long.
+        var chunk: UInt64 = 65_536
+        /// Records hashed on the other thread at a time.
+        var batch = 4096
+        /// Idempotency entries gathered before they are looked up, sorted (16 bytes each).
+        var idempotencyBatch = 1 << 20
+    }
+
+    private let sizes: Sizes
+    private let schema: LedgerSchema
+    private let indexed: Bool
+    private let rootAt: UInt64?
+
+    /// The next sequence to check; one more than the events checked so far.
+    private var expected: UInt64 = 1
+    /// The chain hash and recorded time of the last event checked.
+    private var previousHash = ChainHead.genesis.hash
+    private var previousTime = Timestamp(microseconds: .min)
+    /// The tree over the events checked (and, between batches, those hashed ahead).
+    private var tree = MerkleFrontier()
+    private var rootAtRequestedSize: [UInt8]?
+    /// Index entries the log calls for: one `time_index` entry per recorded time, one
+    /// `idempotency_index` entry per idempotency key.
+    private var times = 0
+    private var keyed = 0
+    /// The next entries of each type's `type_index` key, read a page at a time.
+    private var typeEntries: [EventType: (values: [UInt64], position: Int)] = [:]
+    /// Idempotency entries the log calls for, not yet looked up.
+    private var pendingKeys: [(hash: UInt64, sequence: UInt64)] = []
+
+    init(schema: LedgerSchema, rootAt: UInt64?, sizes: Sizes = Sizes()) {
+        self.sizes = sizes
+        self.schema = schema
+        self.indexed = schema.hasIndexes
+        self.rootAt = rootAt
+        rootAtRequestedSize = rootAt == 0 ? MerkleHash.emptyTree : nil
+    }
+
+    /// Records read in one transaction, from `first` on (the buffers point into its map).
+    private struct Batch {
+        var first: UInt64
+        var records: [UnsafeRawBufferPointer] = []
+        /// What is wrong just after the records, when reading stopped for a reason.
+        var problem: (sequence: UInt64, text: String)?
+    }
+
+    /// What the other thread computed for one batch.
+    private struct LeafWork {
+        /// The tree before the batch's leaves, and after them.
+        var before: MerkleFrontier
+        var after: MerkleFrontier
+        /// Each record's envelope, nil where it is not in the ledger's own form.
+        var fields: [IndexedFields?]
+        /// Nodes at a stored level the batch completed: after which record, where, and the hash.
+        var nodes: [(record: Int, level: Int, index: UInt64, hash: SHA256Hash)]
+        /// The tree head when the tree reached the requested size in this batch.
+        var rootAt: [UInt8]?
+
+        init(_ batch: Batch, tree: MerkleFrontier, rootAt: UInt64?) {
+            var tree = tree
+            before = tree
+            var fields: [IndexedFields?] = []
+            var nodes: [(record: Int, level: Int, index: UInt64, hash: SHA256Hash)] = []
+            fields.reserveCapacity(batch.records.count)
+            for (i, record) in batch.records.enumerated() {
+                fields.append(IndexedFields(json: UnsafeRawBufferPointer(rebasing: record[32...])))
+                tree.append(leaf: MerkleHash.leafHash(storedRecord: record)) { level, index, node in nodes.append((i, level, index, node)) }
+                if tree.size == rootAt { self.rootAt = tree.root }
+            }
+            after = tree
+            self.fields = fields
+            self.nodes = nodes
+        }
+    }
+
+    private func report(_ bad: UInt64?, _ problem: String?) -> VerificationReport {
+        VerificationReport(eventCount: expected - 1, headHash: Hex.encode(previousHash), firstBadSequence: bad, problem: problem,
+                           treeRoot: tree.root, rootAtRequestedSize: rootAtRequestedSize, indexesChecked: indexed)
+    }
+
+    mutating func run(_ ledger: Ledger, progress: ((UInt64) -> Void)?) throws -> VerificationReport {
+        while true {
+            if let outcome = try ledger.read({ view in try verifyChunk(view) }) { return outcome }
+            progress?(expected - 1)
+        }
+    }
+
+    /// Checks up to ``chunk`` events in `view`; the report once the log ends there or a
+    /// problem is found, nil to go on in a new transaction.
+    private mutating func verifyChunk(_ view: LogView) throws -> VerificationReport? {
+        let stop = expected + sizes.chunk
+        return try view.transaction.withCursor(schema.log) { cursor in
+            var entry = try cursor.seek(atLeast: LedgerSchema.logKey(expected))
+            var chained = previousHash
+            var pending: (batch: Batch, work: WorkBeside<LeafWork>)?
+            while true {
+                // Read the next batch and chain it while the other thread hashes it.
+                var next = Batch(first: pending.map { $0.batch.first + UInt64($0.batch.records.count) } ?? expected)
+                next.records.reserveCapacity(sizes.batch)
+                let reading = pending?.batch.problem == nil
+                while reading, let (key, value) = entry, next.first + UInt64(next.records.count) < stop, next.records.count < sizes.batch {
+                    let sequence = next.first + UInt64(next.records.count)
+                    guard key.count == 8 else { next.problem = (sequence, "a log key has \(key.count) bytes, expected 8"); break }
+                    let found = BigEndian.uint64(key)
+                    guard found == sequence else { next.problem = (sequence, "event \(sequence) is missing (the next key is \(found))"); break }
+                    guard value.count > 32 else { next.problem = (sequence, "record has \(value.count) bytes"); break }
+                    next.records.append(value)
+                    entry = try cursor.next()
+                }
+                let hashed = pending.map { $0.work.wait() }
+                if let hashed { tree = hashed.after }
+                let started = next.records.isEmpty ? nil : WorkBeside { [next, tree, rootAt] in LeafWork(next, tree: tree, rootAt: rootAt) }
+                Self.chain(&next, from: &chained)
+                if let pending, let hashed, let outcome = try check(pending.batch, hashed, view) { return outcome }
+                guard let started else {
+                    if let problem = next.problem { return report(problem.sequence, problem.text) }
+                    // Nothing left in this chunk: the log ends here, or the next chunk begins.
+                    if entry == nil { return try finish(view) }
+                    return nil
+                }
+                pending = (next, started)
+            }
+        }
+    }
+
+    /// Recomputes the chain hashes of `batch` from `chained`, cutting the batch at the first
+    /// record whose stored hash differs.
+    private static func chain(_ batch: inout Batch, from chained: inout [UInt8]) {
+        for (i, record) in batch.records.enumerated() {
+            var hasher = SHA256()
+            hasher.update(data: chained)
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: record[32...]))
+            let matches = hasher.finalize().withUnsafeBytes { memcmp($0.baseAddress!, record.baseAddress!, 32) == 0 }
+            guard matches else {
+                batch.records.removeSubrange(i...)
+                batch.problem = (batch.first + UInt64(i), "chain hash mismatch: the record or its stored hash was altered")
+                return
+            }
+            chained.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: record[0..<32])) }
+        }
+    }
+
+    /// Checks a chained batch, in order: each record's envelope, recorded time, index entries
+    /// and the stored tree nodes it completes; then the problem that cut it, if any.
+    private mutating func check(_ batch: Batch, _ work: LeafWork, _ view: LogView) throws -> VerificationReport? {
+        var node = 0
+        for (i, record) in batch.records.enumerated() {
+            let sequence = batch.first + UInt64(i)
+            func failed(_ bad: UInt64?, _ problem: String) -> VerificationReport {
+                tree = Self.tree(work.before, plus: batch.records[..<i])
+                return report(bad, problem)
+            }
+            let fields: IndexedFields
+            if let read = work.fields[i], read.sequence == sequence {
+                fields = read
+            } else {
+                // Not in the ledger's own form: the full decode names the problem, or reads it.
+                do { fields = try IndexedFields(LogView.decode(record, sequence: sequence)) } catch { return failed(sequence, "\(error)") }
+            }
+            guard fields.recordedAt >= previousTime else {
+                return failed(sequence, "recorded_at \(fields.recordedAt) is earlier than the previous event's \(previousTime)")
+            }
+            if indexed {
+                if fields.recordedAt > previousTime, sequence > 1 {
+                    if let problem = try view.timeIndexProblem(at: previousTime, last: sequence - 1) { return failed(nil, problem) }
+                    times += 1
+                }
+                // Filed under its own type (the count in `finish` rules out entries nothing calls for).
+                guard try nextTypeEntry(fields.type, is: sequence, view) else {
+                    return failed(nil, "type_index does not file event \(sequence) under its type \(fields.type.rawValue)")
+                }
+                if let hash = fields.idempotencyHash {
+                    pendingKeys.append((hash, sequence))
+                    keyed += 1
+                }
+            }
+            while node < work.nodes.count, work.nodes[node].record == i {
+                let (_, level, index, hash) = work.nodes[node]
+                let stored = try LedgerSchema.merkleNodeKey(level: level, index: index).withUnsafeBytes { key in
+                    try view.transaction.get(schema.merkle, key: key).flatMap { $0.count == 32 ? SHA256Hash($0) : nil }
+                }
+                guard stored == hash else { return failed(sequence, "the stored Merkle node at level \(level), index \(index) does not match the records") }
+                node += 1
+            }
+            if sequence == rootAt { rootAtRequestedSize = work.rootAt }
+            previousTime = fields.recordedAt
+            expected = sequence + 1
+        }
+        if let last = batch.records.last { previousHash = Array(last[0..<32]) }
+        // The other thread hashed the whole batch; a batch cut short by its chain has fewer.
+        tree = work.fields.count == batch.records.count ? work.after : Self.tree(work.before, plus: batch.records[...])
+        if pendingKeys.count >= sizes.idempotencyBatch, let problem = try checkPendingKeys(view) { return report(nil, problem) }
+        if let problem = batch.problem { return report(problem.sequence, problem.text) }
+        return nil
+    }
+
+    /// `tree` with the leaves of `records` added.
+    private static func tree(_ tree: MerkleFrontier, plus records: ArraySlice<UnsafeRawBufferPointer>) -> MerkleFrontier {
+        var tree = tree
+        for record in records { tree.append(leaf: MerkleHash.leafHash(storedRecord: record)) { _, _, _ in } }
+        return tree
+    }
+
+    /// Whether `sequence` is the next entry of `type`'s `type_index` key from `sequence` on.
+    private mutating func nextTypeEntry(_ type: EventType, is sequence: UInt64, _ view: LogView) throws -> Bool {
+        var (values, position) = typeEntries[type] ?? ([], 0)
+        if position == values.count || values[position] != sequence {
+            values = try view.sequences(of: type, from: sequence, through: .max, atMost: 4096)
+            position = 0
+            guard values.first == sequence else { return false }
+        }
+        typeEntries[type] = (values, position + 1)
+        return true
+    }
+
+    /// Looks up the gathered idempotency entries in hash order; the first one missing, if any.
+    private mutating func checkPendingKeys(_ view: LogView) throws -> String? {
+        pendingKeys.sort { $0.hash != $1.hash ? $0.hash < $1.hash : $0.sequence < $1.sequence }
+        defer { pendingKeys.removeAll(keepingCapacity: true) }
+        return try view.transaction.withCursor(schema.idempotency) { cursor in
+            for (hash, sequence) in pendingKeys {
+                let filed = try withUnsafeBytes(of: hash.bigEndian) { key in
+                    try withUnsafeBytes(of: sequence.bigEndian) { value in try cursor.seek(key: key, valueAtLeast: value) }
+                }
+                guard let filed, BigEndian.uint64(filed.value) == sequence else {
+                    let key = try view.envelope(of: sequence).idempotencyKey ?? ""
+                    return "idempotency_index does not lead from key \"\(key)\" to event \(sequence)"
+                }
+            }
+            return nil
+        }
+    }
+
+    /// At the end of the log: the stored head, the stored tree edge, the last recorded time
+    /// and the index sizes, in the transaction that found the end.
+    private mutating func finish(_ view: LogView) throws -> VerificationReport {
+        let last = expected - 1
+        let head = try view.head()
+        guard head.sequence == last, head.hash == previousHash else {
+            return report(last + 1 == head.sequence ? head.sequence : last, "the stored head (\(head.sequence)) does not match the log's last event (\(last))")
+        }
+        guard try view.merkleFrontier() == tree else {
+            return report(nil, "the stored Merkle tree edge (meta.merkle) does not match the tree rebuilt from the records")
+        }
+        guard indexed else { return report(nil, nil) }
+        if let problem = try checkPendingKeys(view) { return report(nil, problem) }
+        if last > 0, let problem = try view.timeIndexProblem(at: previousTime, last: last) { return report(nil, problem) }
+        let timeEntries = try view.transaction.count(schema.byTime)
+        let typeEntries = try view.transaction.count(schema.byType)
+        let keyEntries = try view.transaction.count(schema.idempotency)
+        guard timeEntries == times + (last > 0 ? 1 : 0), typeEntries == Int(last), keyEntries == keyed else {
+            return report(nil, "index sizes do not match the log: \(last) events, \(timeEntries) time entries for \(times + (last > 0 ? 1 : 0)) recorded times, "
+                          + "\(typeEntries) type entries, \(keyEntries) idempotency entries for \(keyed) keys")
+        }
+        return report(nil, nil)
+    }
+}

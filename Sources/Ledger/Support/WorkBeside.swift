@@ -1,0 +1,34 @@
+import Dispatch
+
+/// A value computed on another thread while the caller goes on with its own share of the
+/// work: how a whole-ledger read puts the second core to use (hashing or encoding one batch
+/// while the caller reads the next).
+///
+/// The work must touch only what it was handed, and the caller must not touch that until
+/// ``wait()`` returns: a promise the compiler cannot check (buffers into a read transaction's
+/// memory map are handed over this way), hence `@unchecked Sendable`.
+public final class WorkBeside<Value>: @unchecked Sendable {
+    private var value: Value?
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts `work` on a thread of the global queue.
+    public init(_ work: @escaping () -> Value) {
+        let handed = Handed(work)
+        DispatchQueue.global().async {
+            self.value = handed.work()
+            self.done.signal()
+        }
+    }
+
+    /// Waits for the work to finish and returns what it computed. Call it exactly once.
+    public func wait() -> Value {
+        done.wait()
+        defer { value = nil }
+        return value!
+    }
+
+    private struct Handed: @unchecked Sendable {
+        let work: () -> Value
+        init(_ work: @escaping () -> Value) { self.work = work }
+    }
+}
