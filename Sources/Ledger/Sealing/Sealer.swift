@@ -32,7 +32,17 @@ public struct Sealer: Sendable {
     /// Decrypts `sealed`; nil when its key is not here: destroyed (the user was erased), or a
     /// copy made without keys. The user's state tells the two apart.
     public func open(_ sealed: SealedValue) throws -> String? {
-        guard let key = try keyStore?.key(id: sealed.keyID) else { return nil }
+        try open(sealed, with: try keyStore?.key(id: sealed.keyID))
+    }
+
+    /// Opens `sealed` with `keys` (from ``KeyStore/keys(ids:)``, read once for many values);
+    /// nil when its key is not among them (destroyed).
+    public func open(_ sealed: SealedValue, keys: [String: SymmetricKey]) throws -> String? {
+        try open(sealed, with: keys[sealed.keyID])
+    }
+
+    private func open(_ sealed: SealedValue, with key: SymmetricKey?) throws -> String? {
+        guard let key else { return nil }
         guard let data = Data(base64Encoded: sealed.combined) else {
             throw LedgerError(.sealing, "sealed value with key \(sealed.keyID) is not valid base64")
         }

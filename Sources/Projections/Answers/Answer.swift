@@ -48,8 +48,11 @@ public struct Answer<Row>: Sendable {
         return table
     }
 
-    /// Starts writing this answer into `sink`.
-    public func stream(into sink: any RowSink) throws -> AnswerStream<Row> { try AnswerStream(self, into: sink) }
+    /// Starts writing this answer into `sink`; `preparing`, when given, completes each batch of
+    /// rows on the writing thread before they are written (opening addresses, say).
+    public func stream(into sink: any RowSink, preparing: ((inout [Row]) throws -> Void)? = nil) throws -> AnswerStream<Row> {
+        try AnswerStream(self, into: sink, preparing: preparing)
+    }
 
     /// What the column reference lists about this answer.
     public var description: AnswerDescription {
@@ -65,20 +68,29 @@ public struct AnswerDescription: Sendable, Equatable {
     public let columns: [ColumnDescription]
 }
 
-/// Writes one answer's typed rows into a sink as they are produced.
+/// Writes one answer's typed rows into a sink as they are produced: the rows' cells are made
+/// and written on a second thread, a batch at a time and in order, while the caller reads the
+/// next rows (``WriterBeside``).
 public struct AnswerStream<Row> {
-    let answer: Answer<Row>
     let sink: any RowSink
+    private let writer: WriterBeside<Row>
 
-    init(_ answer: Answer<Row>, into sink: any RowSink) throws {
-        self.answer = answer
+    init(_ answer: Answer<Row>, into sink: any RowSink, preparing: ((inout [Row]) throws -> Void)?) throws {
         self.sink = sink
         try sink.start(columns: answer.names)
+        writer = WriterBeside { rows in
+            var rows = rows
+            try preparing?(&rows)
+            for row in rows { try sink.write(answer.tableRow(row)) }
+        }
     }
 
     /// Writes one row.
-    public func append(_ row: Row) throws { try sink.write(answer.tableRow(row)) }
+    public func append(_ row: Row) throws { try writer.append(row) }
 
-    /// Ends the answer.
-    public func finish() throws { try sink.finish() }
+    /// Ends the answer, once every row is written.
+    public func finish() throws {
+        try writer.finish()
+        try sink.finish()
+    }
 }

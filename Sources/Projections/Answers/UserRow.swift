@@ -35,13 +35,27 @@ public enum EmailValue: Sendable, Equatable {
 
     /// The state of `user`'s address, opened with `sealer` (nil: not opened).
     public init(of user: UserState, sealer: Sealer?) throws {
+        try self.init(of: user, sealer: sealer) { try sealer?.open($0) }
+    }
+
+    /// The state of `user`'s address, opened by `open` when it can be (with `sealer`'s keys).
+    private init(of user: UserState, sealer: Sealer?, open: (SealedValue) throws -> String?) throws {
         // Erasure destroys the user's key, the only way a key store loses one, so an address
         // that no longer opens is erased, also as of a time before the erasure.
         if user.erasedAt != nil { self = .erased; return }
         guard let sealed = user.email else { self = .none; return }
         guard let sealer else { self = .sealed; return }
         guard sealer.keyStore != nil else { self = .sealedWithoutKey; return }
-        self = try sealer.open(sealed).map(EmailValue.clear) ?? .erased
+        self = try open(sealed).map(EmailValue.clear) ?? .erased
+    }
+
+    /// Opens the address of every row with `sealer`, the keys read from the key store in one
+    /// read for the whole batch.
+    public static func open(_ rows: inout [UserRow], sealer: Sealer?) throws {
+        let keys = try sealer?.keyStore?.keys(ids: rows.lazy.compactMap { $0.state.erasedAt == nil ? $0.state.email?.keyID : nil }) ?? [:]
+        for i in rows.indices {
+            rows[i].email = try EmailValue(of: rows[i].state, sealer: sealer) { try sealer?.open($0, keys: keys) }
+        }
     }
 
     /// The address only where it is in clear: what exports and output files write.

@@ -88,8 +88,14 @@ extension ComplianceQueries {
     public func failures(into sink: any RowSink) throws { try write(Answers.failures, forEachFailed, into: sink) }
     /// `query unmatched`, written into `sink`.
     public func unmatched(into sink: any RowSink) throws { try write(Answers.unmatched, forEachUnmatched, into: sink) }
-    /// `query state`, written into `sink`.
-    public func state(into sink: any RowSink) throws { try write(Answers.state, forEachUser, into: sink) }
+    /// `query state`, written into `sink`: the addresses are opened a batch at a time on the
+    /// thread that writes the rows, while this one reads the next users.
+    public func state(into sink: any RowSink) throws {
+        let sealer = self.sealer
+        try write(Answers.state, { body in try forEachUser(where: { _ in true }, openingEmail: false, body) }, into: sink) { rows in
+            try EmailValue.open(&rows, sealer: sealer)
+        }
+    }
     /// `query failures --by-class`, written into `sink`.
     public func failuresByClass(into sink: any RowSink) throws {
         let classes = try failureClasses()
@@ -101,8 +107,9 @@ extension ComplianceQueries {
         try write(Answers.window, { body in try window.map(body) }, into: sink)
     }
 
-    private func write<Row>(_ answer: Answer<Row>, _ produce: ((Row) throws -> Void) throws -> Void, into sink: any RowSink) throws {
-        let rows = try answer.stream(into: sink)
+    private func write<Row>(_ answer: Answer<Row>, _ produce: ((Row) throws -> Void) throws -> Void, into sink: any RowSink,
+                            preparing: ((inout [Row]) throws -> Void)? = nil) throws {
+        let rows = try answer.stream(into: sink, preparing: preparing)
         try produce(rows.append)
         try rows.finish()
     }

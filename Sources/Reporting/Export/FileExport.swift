@@ -69,37 +69,47 @@ struct FileExport {
         defer { try? events.close() }
         try events.truncate(atOffset: eventsLength)
         let csvStyle: CSVLine.Style = neutralizes ? .spreadsheet : .inert
-        var pending: [UInt8] = eventsLength == 0 ? header(ExportAnswers.events.names) : []
-        var added = 0
+        let format = self.format
+        let userLayout = JSONLineLayout(columns: ExportAnswers.users.names)
+        // Rows are encoded and written on a second thread, a batch at a time, while this one
+        // reads the next (``WriterBeside``).
+        let eventLines = WriterBeside<ExportedEvent> { batch in
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(batch.count * 1024)
+            for event in batch {
+                if format == .csv {
+                    CSVLine.append(ExportAnswers.events.cells(event), style: csvStyle, to: &bytes)
+                } else {
+                    bytes += InertText.json(event.jsonLine) + [0x0A]
+                }
+            }
+            try events.write(contentsOf: bytes)
+        }
         // users.* is written whole to a temporary file as the users are read, then renamed.
         let users = try AtomicFile.Writer(replacing: directory + "/users." + fileExtension, mode: fileMode)
-        var usersPending = header(ExportAnswers.users.names)
-        let userLayout = JSONLineLayout(columns: ExportAnswers.users.names)
+        let userLines = WriterBeside<UserRow> { batch in
+            var bytes: [UInt8] = []
+            for user in batch {
+                let cells = ExportAnswers.users.cells(user)
+                if format == .csv { CSVLine.append(cells, style: csvStyle, to: &bytes) } else { bytes += InertText.json(userLayout.object(cells)) + [0x0A] }
+            }
+            try users.write(bytes)
+        }
+        if eventsLength == 0 { try events.write(contentsOf: header(ExportAnswers.events.names)) }
+        try users.write(header(ExportAnswers.users.names))
+        var added = 0
         var userCount = 0
         let last = try source.read(after: previous, users: .all, to: .init(event: { event in
-            if format == .csv {
-                CSVLine.append(ExportAnswers.events.cells(event), style: csvStyle, to: &pending)
-            } else {
-                pending += InertText.json(event.jsonLine) + [0x0A]
-            }
+            try eventLines.append(event)
             added += 1
-            if pending.count > 1 << 20 {
-                try events.write(contentsOf: pending)
-                pending.removeAll(keepingCapacity: true)
-            }
         }, user: { user in
-            let cells = ExportAnswers.users.cells(user)
-            if format == .csv { CSVLine.append(cells, style: csvStyle, to: &usersPending) } else { usersPending += InertText.json(userLayout.object(cells)) + [0x0A] }
+            try userLines.append(user)
             userCount += 1
-            if usersPending.count > 1 << 20 {
-                try users.write(usersPending)
-                usersPending.removeAll(keepingCapacity: true)
-            }
         })).last
-        try events.write(contentsOf: pending)
+        try eventLines.finish()
+        try userLines.finish()
         try events.synchronize()
         let length = try events.offset()
-        try users.write(usersPending)
         try users.commit()
         let summary = ExportSummary(format: format, path: directory, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: added, usersWritten: userCount)
         var fields: [String: JSONValue] = [
