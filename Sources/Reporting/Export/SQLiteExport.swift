@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Ledger
+import Projections
 
 /// Writes an export into one SQLite file through GRDB, all of a run in one transaction: a
 /// crash leaves the file as the previous run left it, and the next run starts from there.
@@ -37,16 +38,28 @@ struct SQLiteExport {
             var insertEvent = SQLiteRowInserter(try db.makeStatement(sql: "INSERT INTO events (\(eventColumns.joined(separator: ", "))) VALUES (\(placeholders(eventColumns.count)))"))
             var upsertUser = SQLiteRowInserter(try db.makeStatement(sql: "INSERT OR REPLACE INTO users (\(userColumns.joined(separator: ", "))) VALUES (\(placeholders(userColumns.count)))"))
             let rewriteEvent = try db.makeStatement(sql: "UPDATE events SET event_json = ? WHERE seq = ?")
+            // Rows are inserted on a second thread, in order, while this one reads the next; the
+            // connection is used by one thread at a time: this one again once `finish` returns.
+            let rows = WriterBeside<Item> { batch in
+                for item in batch {
+                    switch item {
+                    case .event(let event): try insertEvent.insert(ExportAnswers.events.cells(event))
+                    case .user(let user): try upsertUser.insert(ExportAnswers.users.cells(user))
+                    }
+                }
+            }
             var events = 0, users = 0
             let last = try source.read(after: previous, users: .changedAfter(previous), to: .init(event: { event in
-                try insertEvent.insert(ExportAnswers.events.cells(event))
+                try rows.append(.event(event))
                 events += 1
             }, user: { user in
-                try upsertUser.insert(ExportAnswers.users.cells(user))
+                try rows.append(.user(user))
                 users += 1
             }, rewrite: { sequence, json in
+                try rows.finish()
                 try rewriteEvent.execute(arguments: [String(decoding: json, as: UTF8.self), Int64(sequence)])
             })).last
+            try rows.finish()
             if fresh { try db.execute(sql: ExportSchema.indexStatements) }
             let summary = ExportSummary(format: .sqlite, path: path, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: events, usersWritten: users)
             let meta: [(String, String)] = [
@@ -61,6 +74,12 @@ struct SQLiteExport {
                            arguments: [Timestamp.now().rfc3339, Int64(summary.fromSequence), Int64(summary.toSequence), events, users])
             return summary
         }
+    }
+
+    /// One row for the inserting thread.
+    private enum Item {
+        case event(ExportedEvent)
+        case user(UserRow)
     }
 
     private func placeholders(_ n: Int) -> String { Array(repeating: "?", count: n).joined(separator: ", ") }
