@@ -69,9 +69,9 @@ struct KeySlotFile: Sendable {
         for _ in 0..<8 {
             let bytes = try read(slot)
             if bytes.allSatisfy({ $0 == 0 }) { return nil }
-            if let (storedID, key) = KeySlotFile.decode(bytes) {
-                guard storedID == id else { throw LedgerError(.sealing, "\(path): slot \(slot) holds key \(Hex.encode(storedID)), not \(Hex.encode(id))") }
-                return key
+            if KeySlotFile.isWhole(bytes) {
+                guard bytes[0..<16].elementsEqual(id) else { throw LedgerError(.sealing, "\(path): slot \(slot) holds key \(Hex.encode(Array(bytes[0..<16]))), not \(Hex.encode(id))") }
+                return Array(bytes[16..<48])
             }
             // Being overwritten by another process right now: read again.
             usleep(1_000)
@@ -92,10 +92,9 @@ struct KeySlotFile: Sendable {
         id + key + Array(SHA256.hash(data: id + key).prefix(16))
     }
 
-    static func decode(_ bytes: [UInt8]) -> (id: [UInt8], key: [UInt8])? {
-        let id = Array(bytes[0..<16]), key = Array(bytes[16..<48])
-        guard Array(SHA256.hash(data: id + key).prefix(16)) == Array(bytes[48..<64]) else { return nil }
-        return (id, key)
+    /// Whether the 64 bytes of a slot hold an ID and key whose checksum matches (no torn read).
+    static func isWhole(_ bytes: [UInt8]) -> Bool {
+        bytes.count == slotSize && SHA256.hash(data: bytes[0..<48]).withUnsafeBytes { $0.prefix(16).elementsEqual(bytes[48..<64]) }
     }
 
     private func put(_ bytes: [UInt8], at slot: UInt64) throws {

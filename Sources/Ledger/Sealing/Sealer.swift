@@ -35,10 +35,21 @@ public struct Sealer: Sendable {
         try open(sealed, with: try keyStore?.key(id: sealed.keyID))
     }
 
-    /// Opens `sealed` with `keys` (from ``KeyStore/keys(ids:)``, read once for many values);
-    /// nil when its key is not among them (destroyed).
-    public func open(_ sealed: SealedValue, keys: [String: SymmetricKey]) throws -> String? {
-        try open(sealed, with: keys[sealed.keyID])
+    /// The keys of a batch of sealed values, read in one read of the key store; an erased
+    /// value's key is not among them.
+    public struct KeyBatch: Sendable {
+        fileprivate let keys: [String: SymmetricKey]
+    }
+
+    /// The keys that open `values`, read from the key store in one read (none without one).
+    public func keys(for values: some Sequence<SealedValue>) throws -> KeyBatch {
+        KeyBatch(keys: try keyStore?.keys(ids: values.lazy.map(\.keyID)) ?? [:])
+    }
+
+    /// Opens `sealed` with the keys read for its batch; nil when its key is not among them
+    /// (destroyed).
+    public func open(_ sealed: SealedValue, with batch: KeyBatch) throws -> String? {
+        try open(sealed, with: batch.keys[sealed.keyID])
     }
 
     private func open(_ sealed: SealedValue, with key: SymmetricKey?) throws -> String? {

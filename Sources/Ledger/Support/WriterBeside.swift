@@ -7,16 +7,27 @@
 /// the next ``append(_:)`` or by ``finish()``; items after it are not written.
 public final class WriterBeside<Item> {
     private let batchSize: Int
-    private let write: ([Item]) throws -> Void
+    private let prepare: ([Item]) throws -> ([Item]) throws -> Void
     private var batch: [Item] = []
     private var writing: WorkBeside<(any Error)?>?
 
     /// A writer calling `write` with each batch of `batchSize` items (the last may be smaller),
     /// one call at a time, on a thread of the global queue. `write` must touch nothing the
     /// caller touches until ``finish()`` returns.
-    public init(batchSize: Int = 1024, write: @escaping ([Item]) throws -> Void) {
+    public convenience init(batchSize: Int = 1024, write: @escaping ([Item]) throws -> Void) {
+        self.init(batchSize: batchSize, preparingBatches: { _ in write })
+    }
+
+    /// A writer whose work on each batch is split in two: `prepare` runs on the caller's
+    /// thread as the batch is handed over (reading what only that thread may read, say), and
+    /// returns the work that writes the batch on the other thread.
+    public static func preparing(batchSize: Int = 1024, _ prepare: @escaping ([Item]) throws -> ([Item]) throws -> Void) -> WriterBeside {
+        WriterBeside(batchSize: batchSize, preparingBatches: prepare)
+    }
+
+    private init(batchSize: Int, preparingBatches prepare: @escaping ([Item]) throws -> ([Item]) throws -> Void) {
         self.batchSize = batchSize
-        self.write = write
+        self.prepare = prepare
         batch.reserveCapacity(batchSize)
     }
 
@@ -38,7 +49,7 @@ public final class WriterBeside<Item> {
         let items = batch
         batch = []
         batch.reserveCapacity(batchSize)
-        let write = self.write
+        let write = try prepare(items)
         writing = WorkBeside {
             do { try write(items); return nil } catch { return error }
         }

@@ -48,9 +48,10 @@ public struct Answer<Row>: Sendable {
         return table
     }
 
-    /// Starts writing this answer into `sink`; `preparing`, when given, completes each batch of
-    /// rows on the writing thread before they are written (opening addresses, say).
-    public func stream(into sink: any RowSink, preparing: ((inout [Row]) throws -> Void)? = nil) throws -> AnswerStream<Row> {
+    /// Starts writing this answer into `sink`. `preparing`, when given, is called on the reading
+    /// thread with each batch of rows as it is handed over, and returns what completes the batch
+    /// on the writing thread before it is written (keys read, then addresses opened, say).
+    public func stream(into sink: any RowSink, preparing: (([Row]) throws -> (inout [Row]) throws -> Void)? = nil) throws -> AnswerStream<Row> {
         try AnswerStream(self, into: sink, preparing: preparing)
     }
 
@@ -75,13 +76,16 @@ public struct AnswerStream<Row> {
     let sink: any RowSink
     private let writer: WriterBeside<Row>
 
-    init(_ answer: Answer<Row>, into sink: any RowSink, preparing: ((inout [Row]) throws -> Void)?) throws {
+    init(_ answer: Answer<Row>, into sink: any RowSink, preparing: (([Row]) throws -> (inout [Row]) throws -> Void)?) throws {
         self.sink = sink
         try sink.start(columns: answer.names)
-        writer = WriterBeside { rows in
-            var rows = rows
-            try preparing?(&rows)
-            for row in rows { try sink.write(answer.tableRow(row)) }
+        writer = .preparing { rows in
+            let complete = try preparing?(rows)
+            return { rows in
+                var rows = rows
+                try complete?(&rows)
+                for row in rows { try sink.write(answer.tableRow(row)) }
+            }
         }
     }
 

@@ -49,12 +49,16 @@ public enum EmailValue: Sendable, Equatable {
         self = try open(sealed).map(EmailValue.clear) ?? .erased
     }
 
-    /// Opens the address of every row with `sealer`, the keys read from the key store in one
-    /// read for the whole batch.
-    public static func open(_ rows: inout [UserRow], sealer: Sealer?) throws {
-        let keys = try sealer?.keyStore?.keys(ids: rows.lazy.compactMap { $0.state.erasedAt == nil ? $0.state.email?.keyID : nil }) ?? [:]
+    /// The keys that open the addresses of `rows`, read from `sealer`'s key store in one read.
+    public static func keys(for rows: [UserRow], sealer: Sealer?) throws -> Sealer.KeyBatch? {
+        try sealer?.keys(for: rows.lazy.compactMap { $0.state.erasedAt == nil ? $0.state.email : nil })
+    }
+
+    /// Opens the address of every row with `sealer`, with the `keys` read for them
+    /// (``keys(for:sealer:)``): a key missing from them was destroyed.
+    public static func open(_ rows: inout [UserRow], sealer: Sealer?, keys: Sealer.KeyBatch?) throws {
         for i in rows.indices {
-            rows[i].email = try EmailValue(of: rows[i].state, sealer: sealer) { try sealer?.open($0, keys: keys) }
+            rows[i].email = try EmailValue(of: rows[i].state, sealer: sealer) { sealed in try keys.flatMap { try sealer?.open(sealed, with: $0) } }
         }
     }
 

@@ -88,12 +88,13 @@ extension ComplianceQueries {
     public func failures(into sink: any RowSink) throws { try write(Answers.failures, forEachFailed, into: sink) }
     /// `query unmatched`, written into `sink`.
     public func unmatched(into sink: any RowSink) throws { try write(Answers.unmatched, forEachUnmatched, into: sink) }
-    /// `query state`, written into `sink`: the addresses are opened a batch at a time on the
-    /// thread that writes the rows, while this one reads the next users.
+    /// `query state`, written into `sink`: a batch's keys are read on this thread as the batch
+    /// is handed over, the addresses opened on the thread that writes the rows.
     public func state(into sink: any RowSink) throws {
         let sealer = self.sealer
         try write(Answers.state, { body in try forEachUser(where: { _ in true }, openingEmail: false, body) }, into: sink) { rows in
-            try EmailValue.open(&rows, sealer: sealer)
+            let keys = try EmailValue.keys(for: rows, sealer: sealer)
+            return { rows in try EmailValue.open(&rows, sealer: sealer, keys: keys) }
         }
     }
     /// `query failures --by-class`, written into `sink`.
@@ -108,7 +109,7 @@ extension ComplianceQueries {
     }
 
     private func write<Row>(_ answer: Answer<Row>, _ produce: ((Row) throws -> Void) throws -> Void, into sink: any RowSink,
-                            preparing: ((inout [Row]) throws -> Void)? = nil) throws {
+                            preparing: (([Row]) throws -> (inout [Row]) throws -> Void)? = nil) throws {
         let rows = try answer.stream(into: sink, preparing: preparing)
         try produce(rows.append)
         try rows.finish()
