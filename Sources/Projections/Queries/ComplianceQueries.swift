@@ -28,7 +28,7 @@ public struct ComplianceQueries {
 
     /// Users not yet migrated (never tried, or whose last attempt failed), with days left.
     public func forEachPending(_ body: (UserRow) throws -> Void) throws {
-        try forEachUser(where: { $0.status == .pending || $0.status == .failed }, openingEmail: false, body)
+        try forEachUser(where: Self.isPending, openingEmail: false, body)
     }
 
     /// Users whose last attempt failed.
@@ -42,6 +42,9 @@ public struct ComplianceQueries {
         try forEachUser(where: { $0.status == .unmatched }, openingEmail: false, body)
     }
 
+    /// Whether `user` is pending: not yet migrated, never tried or last tried in vain.
+    public static func isPending(_ user: UserState) -> Bool { user.status == .pending || user.status == .failed }
+
     /// Every user, with the email address opened (or why not).
     public func forEachUser(_ body: (UserRow) throws -> Void) throws {
         try forEachUser(where: { _ in true }, openingEmail: true, body)
@@ -54,7 +57,12 @@ public struct ComplianceQueries {
             guard u.status == .failed else { return }
             counts[u.lastErrorClass, default: 0] += 1
         }
-        return counts.map { FailureClassRow(errorClass: $0.key, users: $0.value) }
+        return Self.failureClassRows(counts)
+    }
+
+    /// Failed users' `counts` by failure class as rows, most first.
+    public static func failureClassRows(_ counts: [Failure.Kind?: Int]) -> [FailureClassRow] {
+        counts.map { FailureClassRow(errorClass: $0.key, users: $0.value) }
             .sorted { ($1.users, $0.errorClass?.rawValue ?? "unknown") < ($0.users, $1.errorClass?.rawValue ?? "unknown") }
     }
 

@@ -104,7 +104,6 @@ public struct MigrationReport: Sendable {
     }
 
     private static func make(identity: LedgerCreated, snapshot: any ProjectionSnapshot, view: LogView, time: Timestamp, historical: Bool) throws -> MigrationReport {
-        let queries = ComplianceQueries(snapshot: snapshot, time: time, sealer: nil)
         let window = try snapshot.window()
         let through = try snapshot.checkpoint()
         var known = 0, before = 0, after = 0, consent = 0, deleted = 0, erased = 0
@@ -113,7 +112,13 @@ public struct MigrationReport: Sendable {
         var migrated = 0
         var first: (occurred: Timestamp, recorded: Timestamp?)?
         var last: (occurred: Timestamp, recorded: Timestamp?)?
+        // One pass over the users for every figure and list (the answers' own rules).
+        var pending: [UserRow] = [], unmatched: [UserRow] = []
+        var failureCounts: [Failure.Kind?: Int] = [:]
         try snapshot.forEachUser { u in
+            if ComplianceQueries.isPending(u) { pending.append(UserRow(u, window: window, time: time)) }
+            if u.status == .unmatched { unmatched.append(UserRow(u, window: window, time: time)) }
+            if u.status == .failed { failureCounts[u.lastErrorClass, default: 0] += 1 }
             if u.status != .unmatched { known += 1 }
             if u.consentRevokedAt != nil { consent += 1 }
             if u.accountDeletedAt != nil { deleted += 1 }
@@ -131,9 +136,6 @@ public struct MigrationReport: Sendable {
             cumulative += perDay[date]!
             return Day(date: date, migrated: perDay[date]!, cumulative: cumulative)
         }
-        var pending: [UserRow] = [], unmatched: [UserRow] = []
-        try queries.forEachPending { pending.append($0) }
-        try queries.forEachUnmatched { unmatched.append($0) }
         let unmatchedNotifications = unmatched.reduce(0) { $0 + $1.state.notifications }
         let (notifications, notificationDays) = try notificationFigures(view: view, snapshot: snapshot, through: through)
         return MigrationReport(
@@ -141,7 +143,7 @@ public struct MigrationReport: Sendable {
             usersKnown: known, migrated: migrated,
             migratedByPath: byPath.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { ($0.key, $0.value) },
             beforeDeadline: before, afterDeadline: after, firstMigration: first, lastMigration: last, days: days,
-            pending: pending, failuresByClass: try queries.failureClasses(), unmatched: unmatched,
+            pending: pending, failuresByClass: ComplianceQueries.failureClassRows(failureCounts), unmatched: unmatched,
             notifications: notifications, notificationDays: notificationDays,
             consentRevoked: consent, accountsDeleted: deleted, usersErased: erased, unmatchedNotifications: unmatchedNotifications,
             signInsRejected: try view.sequences(of: .signInRejected).filter { $0 <= through }.count,
