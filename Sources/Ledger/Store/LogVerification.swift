@@ -113,6 +113,10 @@ struct LogVerification {
             var entry = try cursor.seek(atLeast: LedgerSchema.logKey(expected))
             var chained = previousHash
             var pending: (batch: Batch, work: WorkBeside<LeafWork>)?
+            // The other thread reads this transaction's map: whatever ends the chunk (a report,
+            // an error) waits for it first.
+            var inFlight: WorkBeside<LeafWork>?
+            defer { _ = inFlight?.wait() }
             while true {
                 // Read the next batch and chain it while the other thread hashes it.
                 var next = Batch(first: pending.map { $0.batch.first + UInt64($0.batch.records.count) } ?? expected)
@@ -130,6 +134,7 @@ struct LogVerification {
                 let hashed = pending.map { $0.work.wait() }
                 if let hashed { tree = hashed.after }
                 let started = next.records.isEmpty ? nil : WorkBeside { [next, tree, rootAt] in LeafWork(next, tree: tree, rootAt: rootAt) }
+                inFlight = started
                 Self.chain(&next, from: &chained)
                 if let pending, let hashed, let outcome = try check(pending.batch, hashed, view) { return outcome }
                 guard let started else {

@@ -20,10 +20,14 @@ public final class WorkBeside<Value>: @unchecked Sendable {
         }
     }
 
-    /// Waits for the work to finish and returns what it computed. Call it exactly once.
+    private var finished = false
+
+    /// Waits for the work to finish and returns what it computed. Call it from one thread.
     public func wait() -> Value {
-        done.wait()
-        defer { value = nil }
+        if !finished {
+            done.wait()
+            finished = true
+        }
         return value!
     }
 
