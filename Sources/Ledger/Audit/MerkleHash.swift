@@ -9,11 +9,14 @@ public enum MerkleHash {
     public static let emptyTree: [UInt8] = Array(SHA256.hash(data: [UInt8]()))
 
     /// The leaf hash of one record's bytes.
-    public static func leaf(_ record: UnsafeRawBufferPointer) -> [UInt8] {
+    public static func leaf(_ record: UnsafeRawBufferPointer) -> [UInt8] { leafHash(record).bytes }
+
+    /// The leaf hash of one record's bytes, held inline.
+    public static func leafHash(_ record: UnsafeRawBufferPointer) -> SHA256Hash {
         var hasher = SHA256()
         hasher.update(data: leafPrefix)
         hasher.update(bufferPointer: record)
-        return Array(hasher.finalize())
+        return SHA256Hash(hasher.finalize())
     }
 
     /// The leaf hash of a log value as stored: its event JSON, after the 32-byte chain hash.
@@ -28,10 +31,7 @@ public enum MerkleHash {
 
     /// The leaf hash of a log value as stored, held inline.
     public static func leafHash(storedRecord raw: UnsafeRawBufferPointer) -> SHA256Hash {
-        var hasher = SHA256()
-        hasher.update(data: leafPrefix)
-        hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: raw[32...]))
-        return SHA256Hash(hasher.finalize())
+        leafHash(UnsafeRawBufferPointer(rebasing: raw[32...]))
     }
 
     /// The hash of an interior node over its two children, held inline.

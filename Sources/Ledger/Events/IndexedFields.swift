@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Crypto
 
 /// The fields of a stored event the log's indexes are built from (`seq`, `recorded_at`, `type`
 /// and the idempotency key's index hash), read in one pass that checks the JSON's syntax and
@@ -93,16 +92,11 @@ struct IndexedFields: Equatable, Sendable {
     private static func idempotencyHash(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> UInt64? {
         guard range.count >= 2, bytes[range.lowerBound] == UInt8(ascii: "\"") else { return nil }
         let inner = UnsafeRawBufferPointer(rebasing: bytes[(range.lowerBound + 1)..<(range.upperBound - 1)])
-        let digest: SHA256Digest
-        if inner.contains(UInt8(ascii: "\\")) {
-            var parser = JSONParser(bytes: bytes)
-            parser.index = range.lowerBound
-            guard let decoded = try? parser.parseString() else { return nil }
-            digest = SHA256.hash(data: Array(decoded.utf8))
-        } else {
-            digest = SHA256.hash(data: inner)
-        }
-        return digest.withUnsafeBytes { BigEndian.uint64($0) }
+        guard inner.contains(UInt8(ascii: "\\")) else { return LedgerSchema.idempotencyHash(utf8: inner) }
+        var parser = JSONParser(bytes: bytes)
+        parser.index = range.lowerBound
+        guard let decoded = try? parser.parseString() else { return nil }
+        return Array(decoded.utf8).withUnsafeBytes { LedgerSchema.idempotencyHash(utf8: $0) }
     }
 
     /// A run of 1 to 18 ASCII digits, not 0.

@@ -260,9 +260,7 @@ public final class KeyStore: Sendable {
         try environment.read { txn in
             var found: [String: SymmetricKey] = [:]
             for keyID in keyIDs where found[keyID] == nil {
-                if let cached = cache.withLock({ $0[keyID] }) { found[keyID] = cached; continue }
-                guard let id = Hex.decode(keyID), let key = try key(id: id, in: txn) else { continue }
-                found[keyID] = key
+                found[keyID] = try key(id: keyID, in: txn)
             }
             return found
         }
@@ -271,8 +269,14 @@ public final class KeyStore: Sendable {
     /// The key with ID `keyID`, or nil when it was destroyed.
     public func key(id keyID: String) throws -> SymmetricKey? {
         if let cached = cache.withLock({ $0[keyID] }) { return cached }
+        return try environment.read { txn in try key(id: keyID, in: txn) }
+    }
+
+    /// The key with hex ID `keyID`, from the cache or read in `txn`; nil when it was destroyed.
+    private func key(id keyID: String, in txn: ReadTransaction) throws -> SymmetricKey? {
+        if let cached = cache.withLock({ $0[keyID] }) { return cached }
         guard let id = Hex.decode(keyID) else { return nil }
-        return try environment.read { txn in try key(id: id, in: txn) }
+        return try key(id: id, in: txn)
     }
 
     /// Writes a consistent copy of the key store to the new directory `directory`: the LMDB

@@ -99,7 +99,13 @@ public struct LedgerSchema: Sendable {
     /// The `idempotency_index` key of an idempotency key: the first 8 bytes of SHA-256 of its
     /// UTF-8. Two keys may share a hash; the event's own `idempotency_key` decides.
     public static func idempotencyHash(_ key: String) -> [UInt8] {
-        Array(SHA256.hash(data: Array(key.utf8)).prefix(8))
+        BigEndian.bytes(Array(key.utf8).withUnsafeBytes { idempotencyHash(utf8: $0) })
+    }
+
+    /// ``idempotencyHash(_:)`` of a key's UTF-8 bytes, read as a big-endian integer (so that
+    /// integer order is the index's byte order).
+    static func idempotencyHash(utf8 key: UnsafeRawBufferPointer) -> UInt64 {
+        SHA256.hash(data: key).withUnsafeBytes { BigEndian.uint64($0) }
     }
 
     /// The `merkle` database key of a stored node: the index of its last leaf (8 bytes,

@@ -212,8 +212,9 @@ struct LogVerification {
             expected = sequence + 1
         }
         if let last = batch.records.last { previousHash = Array(last[0..<32]) }
-        // The other thread hashed the whole batch; a batch cut short by its chain has fewer.
-        tree = work.fields.count == batch.records.count ? work.after : Self.tree(work.before, plus: batch.records[...])
+        // The other thread hashed the whole batch (`tree` is already after it); a batch cut
+        // short by its chain ends sooner.
+        if work.fields.count != batch.records.count { tree = Self.tree(work.before, plus: batch.records[...]) }
         if pendingKeys.count >= sizes.idempotencyBatch, let problem = try checkPendingKeys(view) { return report(nil, problem) }
         if let problem = batch.problem { return report(problem.sequence, problem.text) }
         return nil

@@ -18,7 +18,7 @@ public struct ComplianceQueries {
     }
 
     // The rows of the answers without an `email` column carry `email` `.none`: the address is
-    // opened only for the answers that show it (``forEachUser(_:)``, ``user(_:)``).
+    // opened only for the answers that show it (``state(into:)``, ``user(_:)``).
 
     /// Users whose migration step is done, in the order they migrated.
     public func forEachMigrated(_ body: (UserRow) throws -> Void) throws {
@@ -28,27 +28,22 @@ public struct ComplianceQueries {
 
     /// Users not yet migrated (never tried, or whose last attempt failed), with days left.
     public func forEachPending(_ body: (UserRow) throws -> Void) throws {
-        try forEachUser(where: Self.isPending, openingEmail: false, body)
+        try forEachUser(where: Self.isPending, body)
     }
 
     /// Users whose last attempt failed.
     public func forEachFailed(_ body: (UserRow) throws -> Void) throws {
-        try forEachUser(where: { $0.status == .failed }, openingEmail: false, body)
+        try forEachUser(where: { $0.status == .failed }, body)
     }
 
     /// Users Apple told us about (a notification, a sign-in without `transfer_sub`) whom no
     /// migration step ever named: kept, and listed for someone to look into.
     public func forEachUnmatched(_ body: (UserRow) throws -> Void) throws {
-        try forEachUser(where: { $0.status == .unmatched }, openingEmail: false, body)
+        try forEachUser(where: { $0.status == .unmatched }, body)
     }
 
     /// Whether `user` is pending: not yet migrated, never tried or last tried in vain.
     public static func isPending(_ user: UserState) -> Bool { user.status == .pending || user.status == .failed }
-
-    /// Every user, with the email address opened (or why not).
-    public func forEachUser(_ body: (UserRow) throws -> Void) throws {
-        try forEachUser(where: { _ in true }, openingEmail: true, body)
-    }
 
     /// Failed users counted by failure class, most first.
     public func failureClasses() throws -> [FailureClassRow] {
@@ -77,12 +72,12 @@ public struct ComplianceQueries {
         try snapshot.window().map { WindowRow($0, at: time) }
     }
 
-    /// The users `keep` takes, in key order; the address opened only for the answers that show it.
-    private func forEachUser(where keep: (UserState) -> Bool, openingEmail: Bool, _ body: (UserRow) throws -> Void) throws {
+    /// The users `keep` takes, in key order, their addresses not opened.
+    private func forEachUser(where keep: (UserState) -> Bool, _ body: (UserRow) throws -> Void) throws {
         let window = try snapshot.window()
         try snapshot.forEachUser { u in
             guard keep(u) else { return }
-            try body(UserRow(u, window: window, time: time, email: openingEmail ? try EmailValue(of: u, sealer: sealer) : .none))
+            try body(UserRow(u, window: window, time: time))
         }
     }
 }
@@ -100,7 +95,7 @@ extension ComplianceQueries {
     /// is handed over, the addresses opened on the thread that writes the rows.
     public func state(into sink: any RowSink) throws {
         let sealer = self.sealer
-        try write(Answers.state, { body in try forEachUser(where: { _ in true }, openingEmail: false, body) }, into: sink) { rows in
+        try write(Answers.state, { body in try forEachUser(where: { _ in true }, body) }, into: sink) { rows in
             let keys = try EmailValue.keys(for: rows, sealer: sealer)
             return { rows in try EmailValue.open(&rows, sealer: sealer, keys: keys) }
         }
