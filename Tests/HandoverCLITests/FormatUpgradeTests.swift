@@ -147,6 +147,12 @@ struct FormatUpgradeTests {
     @Test("handover upgrade killed with SIGKILL at 10 random moments: run again, the ledger verifies and answers as the old code did")
     func upgradeKilled() throws {
         let times = try fixtureText("as-of-times.txt").split(separator: "\n").map(String.init)
+        // Kill within the time an upgrade takes on this machine, as busy as it is now, so that
+        // the rounds interrupt it whether the machine is fast or slow.
+        let timed = try oldLedger("timed")
+        let start = DispatchTime.now()
+        #expect(try handover(["upgrade", "--ledger", timed]).status == 0)
+        let took = UInt32(min(2_000_000, max(1_000, (DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000)))
         var killed = 0
         for round in 0..<10 {
             let ledger = try oldLedger("k\(round)")
@@ -156,7 +162,7 @@ struct FormatUpgradeTests {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            usleep(UInt32.random(in: 0...150_000))
+            usleep(UInt32.random(in: 0..<took))
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
                 killed += 1

@@ -8,8 +8,10 @@ public final class RunningProduct: Sendable {
     public let process: Process
     private let out = Pipe(), err = Pipe()
     private let printed = Printed()
+    /// The two threads reading the pipes until the process's end closes them.
+    private let readers = DispatchGroup()
 
-    /// What the process printed so far, appended to from the pipes' handlers.
+    /// What the process printed so far, appended to by the threads reading the pipes.
     private final class Printed: Sendable {
         private let data = Mutex<(out: Data, err: Data)>((Data(), Data()))
         func withLock<T>(_ body: (inout (out: Data, err: Data)) -> T) -> T { data.withLock { body(&$0) } }
@@ -23,15 +25,20 @@ public final class RunningProduct: Sendable {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = out
         process.standardError = err
-        out.fileHandleForReading.readabilityHandler = { [printed] handle in
-            let data = handle.availableData
-            printed.withLock { $0.out.append(data) }
-        }
-        err.fileHandleForReading.readabilityHandler = { [printed] handle in
-            let data = handle.availableData
-            printed.withLock { $0.err.append(data) }
-        }
         try process.run()
+        // Plain threads with blocking reads, not `readabilityHandler`: on Linux its dispatch
+        // sources, cancelled while the descriptors close, have crashed libdispatch's event loop.
+        for (handle, isOut) in [(out.fileHandleForReading, true), (err.fileHandleForReading, false)] {
+            readers.enter()
+            Thread { [printed, readers] in
+                defer { readers.leave() }
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { return }
+                    printed.withLock { if isOut { $0.out.append(data) } else { $0.err.append(data) } }
+                }
+            }.start()
+        }
     }
 
     deinit {
@@ -39,8 +46,6 @@ public final class RunningProduct: Sendable {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        out.fileHandleForReading.readabilityHandler = nil
-        err.fileHandleForReading.readabilityHandler = nil
     }
 
     public var isRunning: Bool { process.isRunning }
@@ -56,10 +61,8 @@ public final class RunningProduct: Sendable {
     @discardableResult
     public func wait() -> (status: Int32, signalled: Bool, out: String, err: String) {
         process.waitUntilExit()
-        out.fileHandleForReading.readabilityHandler = nil
-        err.fileHandleForReading.readabilityHandler = nil
-        let rest = (out.fileHandleForReading.readDataToEndOfFile(), err.fileHandleForReading.readDataToEndOfFile())
-        let all = printed.withLock { printed in (printed.out + rest.0, printed.err + rest.1) }
+        readers.wait()
+        let all = printed.withLock { printed in (printed.out, printed.err) }
         return (process.terminationStatus, process.terminationReason == .uncaughtSignal, String(decoding: all.0, as: UTF8.self), String(decoding: all.1, as: UTF8.self))
     }
 }
