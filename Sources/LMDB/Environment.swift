@@ -33,6 +33,9 @@ public final class Environment: @unchecked Sendable {
         /// `false` sets `MDB_NOSYNC`: commits are not flushed to disk, for scratch data that is
         /// thrown away after use (a crash may lose or corrupt it).
         public var durable = true
+        /// `false` sets `MDB_NORDAHEAD`: the kernel reads no pages ahead of those touched, for
+        /// a map whose pages are touched at random (a scratch fold whose file is mostly holes).
+        public var readAhead = true
 
         public init(mapSize: Int = 64 << 20, maxDatabases: UInt32 = 32, readOnly: Bool = false, writeMap: Bool = false, fileMode: mode_t = 0o644) {
             self.fileMode = fileMode
@@ -73,6 +76,7 @@ public final class Environment: @unchecked Sendable {
             if options.readOnly { flags |= UInt32(MDB_RDONLY) } else if options.writeMap { flags |= UInt32(MDB_WRITEMAP) }
             if locks == .none { flags |= UInt32(MDB_NOLOCK) }
             if !options.durable { flags |= UInt32(MDB_NOSYNC) }
+            if !options.readAhead { flags |= UInt32(MDB_NORDAHEAD) }
             try LMDBError.check(mdb_env_open(handle, path, flags, options.fileMode), "mdb_env_open(\(path))")
             self.readerLocks = locks
             var dead: Int32 = 0

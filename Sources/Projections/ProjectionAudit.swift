@@ -25,30 +25,16 @@ public enum ProjectionAudit {
     /// Folds the log through its head into a fresh projection in `scratch` (a new directory,
     /// removed by the caller), `chunk` events per transaction, then compares; nil when every
     /// entry agrees. `progress` hears the events folded so far.
-    public static func run(ledger: Ledger, projection: UserProjection, scratch: String, chunk: UInt64 = Ledger.eventsPerBackgroundTransaction,
+    public static func run(ledger: Ledger, projection: UserProjection, scratch: String, chunk: UInt64 = ScratchFold.eventsPerTransaction,
                            progress: ((UInt64) -> Void)? = nil) throws -> Mismatch? {
-        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-        // Thrown away after the comparison: no commit needs to reach the disk.
-        var options = Environment.Options(mapSize: 256 << 20)
-        options.durable = false
-        let environment = try Environment(path: scratch, options: options)
-        let reference = UserProjection()
-        try reference.attach(to: environment)
+        let reference = try ScratchFold(directory: scratch)
         return try ledger.read { view in
-            let head = try view.head().sequence
-            var folded: UInt64 = 0
-            while folded < head {
-                let last = min(head, folded + chunk)
-                var events: [RecordedEvent] = []
-                events.reserveCapacity(Int(last - folded))
-                try view.forEachEvent(from: folded + 1, through: last) { events.append($0) }
-                try environment.write { txn in try reference.fold(events, in: txn) }
-                folded = last
-                progress?(folded)
-            }
+            // The log only grows, so events read in other transactions are this one's events.
+            try reference.fold(through: try view.head().sequence, chunk: chunk, events: { range in
+                try ledger.read { try $0.events(range) }
+            }, progress: progress)
             let stored = try projection.databases(in: view.transaction)
-            return try environment.read { txn in
-                let expected = try reference.databases(in: txn)
+            return try reference.read { txn, expected in
                 let pairs = [("user_versions", stored.userVersions, expected.userVersions), ("user_links", stored.userLinks, expected.userLinks),
                              ("migrated_order", stored.migratedOrder, expected.migratedOrder), ("windows", stored.windows, expected.windows)]
                 for (name, a, b) in pairs {

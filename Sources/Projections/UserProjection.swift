@@ -1,3 +1,4 @@
+import Foundation
 import LMDB
 import Ledger
 import Synchronization
@@ -65,7 +66,7 @@ public final class UserProjection: LedgerFolder {
                         do { try txn.drop(try txn.openDatabase(name, create: false)) } catch let error as LMDBError where error.code == .notFound {}
                     }
                     for dbs in [handles.even, handles.odd] { try ProjectionGenerations.empty(dbs, in: txn) }
-                    for key in [ProjectionDatabases.generationKey, ProjectionDatabases.rebuildingKey] { try txn.delete(handles.root, key: key) }
+                    for key in [ProjectionDatabases.generationKey, ProjectionDatabases.rebuildingKey, ProjectionDatabases.loaderKey] { try txn.delete(handles.root, key: key) }
                     try txn.put(handles.root, key: ProjectionDatabases.layoutKey, value: [ProjectionDatabases.layout])
                 }
                 return handles
@@ -98,18 +99,33 @@ public final class UserProjection: LedgerFolder {
         }
     }
 
-    /// Folds the whole log again into the generation not in use, `chunk` events per
-    /// transaction, then switches to it in the transaction that folds the last events.
+    /// Folds the whole log again into the generation not in use, then switches to it in the
+    /// transaction that folds the last events.
     ///
-    /// Readers and writers (in any process) keep using the current projections until that
-    /// switch, and no transaction grows with the log. An interrupted rebuild continues where it
-    /// stopped when run again; `progress` hears after each transaction, and may throw to stop.
-    /// Returns the number of events folded.
+    /// A generation nothing has been folded into is loaded whole: the log is folded into a
+    /// scratch environment in `scratch` (a new directory, removed afterwards; by default one
+    /// in the temporary directory) and copied into the generation in key order, `chunk` × 8
+    /// entries per ledger transaction (``ScratchFold``, ``GenerationLoad``). The events
+    /// appended meanwhile are then folded `chunk` per transaction, as an interrupted fold's
+    /// remainder is.
+    ///
+    /// Readers and writers (in any process) keep using the current projections until the
+    /// switch, and no transaction grows with the log. A rebuild interrupted while loading
+    /// starts its load again when run again, and one interrupted after continues where it
+    /// stopped; a rebuild begun meanwhile by another process makes this one throw
+    /// ``LedgerError/Code/takenOver``. `progress` hears after each transaction, and may throw
+    /// to stop. Returns the number of events folded.
     @discardableResult
-    public func rebuild(_ ledger: Ledger, chunk: UInt64 = Ledger.eventsPerBackgroundTransaction, progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)? = nil) throws -> UInt64 {
+    public func rebuild(_ ledger: Ledger, chunk: UInt64 = Ledger.eventsPerBackgroundTransaction, scratch: String? = nil,
+                        progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)? = nil) throws -> UInt64 {
         let handles = self.handles
-        let target = try ledger.environment.write { txn in
-            try ProjectionGenerations.beginRebuild(in: txn, root: handles.root, generations: handles.generation)
+        let (target, load) = try ledger.environment.write { txn in
+            let target = try ProjectionGenerations.beginRebuild(in: txn, root: handles.root, generations: handles.generation)
+            guard try LMDBProjectionReader(transaction: txn, databases: target).checkpoint() == 0 else { return (target, nil as [UInt8]?) }
+            return (target, try ProjectionGenerations.beginLoad(target, in: txn, root: handles.root))
+        }
+        if let token = load {
+            try self.load(target, token: token, from: ledger, chunk: chunk, scratch: scratch ?? NSTemporaryDirectory() + "handover-rebuild-" + UUID().uuidString, progress: progress)
         }
         while true {
             let (folded, head, done) = try ledger.environment.write { txn in
@@ -123,10 +139,7 @@ public final class UserProjection: LedgerFolder {
                 let checkpoint = try LMDBProjectionReader(transaction: txn, databases: target).checkpoint()
                 let last = min(head, checkpoint + chunk)
                 if last > checkpoint {
-                    var events: [RecordedEvent] = []
-                    events.reserveCapacity(Int(last - checkpoint))
-                    try view.forEachEvent(from: checkpoint + 1, through: last) { events.append($0) }
-                    try fold(events, into: target, in: txn)
+                    try fold(try view.events((checkpoint + 1)...last), into: target, in: txn)
                 }
                 guard last == head else { return (last, head, false) }
                 try ProjectionGenerations.switchTo(target, in: txn, root: handles.root, generations: handles.generation)
@@ -135,5 +148,22 @@ public final class UserProjection: LedgerFolder {
             try progress?(folded, head)
             if done { return folded }
         }
+    }
+
+    /// Loads the empty generation `target` with the log through its present head, folded in
+    /// `scratch` and copied in key order (``GenerationLoad``).
+    private func load(_ target: ProjectionDatabases, token: [UInt8], from ledger: Ledger, chunk: UInt64, scratch: String,
+                      progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?) throws {
+        guard !FileManager.default.fileExists(atPath: scratch) else {
+            throw LedgerError(.file, "the rebuild's scratch directory \(scratch) exists; give a new one")
+        }
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let head = try ledger.read { try $0.head().sequence }
+        let fold = try ScratchFold(directory: scratch)
+        try fold.fold(through: head, events: { range in try ledger.read { try $0.events(range) } },
+                      progress: { folded in try progress?(folded, head) })
+        let copy = GenerationLoad(environment: ledger.environment, root: handles.root, target: target, token: token,
+                                  entriesPerTransaction: Int(chunk) * 8)
+        try copy.run(from: fold, head: head) { try progress?(head, head) }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import Ledger
 import Projections
@@ -7,14 +8,23 @@ struct ProjectionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "projections", abstract: "Maintain the projections folded from the log.", subcommands: [Rebuild.self])
 
     struct Rebuild: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Fold the projections again from the whole log into a second set, 8,192 events per transaction, then switch to it.")
+        static let configuration = CommandConfiguration(abstract: "Fold the projections again from the whole log into a second set, loaded in key order, then switch to it.")
         @OptionGroup var ledgerOptions: LedgerOptions
+
+        @Option(help: ArgumentHelp("Where to fold the log before loading it (a new directory, removed after; default: a temporary one).", valueName: "dir"))
+        var scratch: String?
+
+        func validate() throws {
+            if let scratch, FileManager.default.fileExists(atPath: scratch) {
+                throw ValidationError("--scratch: \(scratch) exists; give a new directory")
+            }
+        }
 
         func run() throws {
             let (ledger, projection) = try ledgerOptions.open(.readWrite)
             defer { ledger.close() }
             let start = Timestamp.now()
-            let events = try projection.rebuild(ledger)
+            let events = try projection.rebuild(ledger, scratch: scratch)
             let ms = (Timestamp.now().microseconds - start.microseconds) / 1000
             print("Rebuilt the projections from \(events) events in \(ms) ms.")
         }

@@ -72,11 +72,15 @@ struct DeepVerifyTests {
             r = try handover(["verify", "--deep", "--ledger", copy])
             #expect(r.status == 4 && r.err.contains("derived data differs from what the log implies: \(database),") && r.err.contains("projections rebuild"),
                     "\(name): \(r.out)\(r.err)")
-            let rebuilt = try handover(["projections", "rebuild", "--ledger", copy])
+            let scratch = dir.sub("rebuild-scratch-" + name)
+            let rebuilt = try handover(["projections", "rebuild", "--ledger", copy, "--scratch", scratch])
             #expect(rebuilt.status == 0, "\(rebuilt.err)")
+            #expect(!FileManager.default.fileExists(atPath: scratch), "the rebuild's scratch fold is removed after")
             r = try handover(["verify", "--deep", "--ledger", copy])
             #expect(r.status == 0, "\(name) after the rebuild: \(r.out)\(r.err)")
         }
+        let refused = try handover(["projections", "rebuild", "--ledger", ledger, "--scratch", dir.path])
+        #expect(refused.status == 2 && refused.err.contains("exists; give a new directory"), "\(refused.err)")
     }
 
     @Test("an event filed under another type, the counts unchanged: verify exits 4 naming the event and its type")

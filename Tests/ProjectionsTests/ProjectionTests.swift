@@ -1,5 +1,6 @@
 import Foundation
 import LMDB
+import Synchronization
 import Testing
 import TestSupport
 @testable import Ledger
@@ -133,21 +134,48 @@ struct ProjectionTests {
         }
     }
 
-    @Test("an interrupted rebuild leaves the projections in use untouched, and running it again finishes it, with what was appended meanwhile")
-    func interruptedRebuild() async throws {
+    /// Where a rebuild is interrupted.
+    enum RebuildStop: String, CustomTestStringConvertible, Sendable {
+        case afterScratchFold, whileLoading, whileFoldingWhatFollowed
+        var testDescription: String { rawValue }
+    }
+
+    @Test("a rebuild interrupted after its scratch fold, while loading or while folding what was appended since leaves the projections in use untouched, and running it again finishes it, with what was appended meanwhile",
+          arguments: [RebuildStop.afterScratchFold, .whileLoading, .whileFoldingWhatFollowed])
+    func interruptedRebuild(at stop: RebuildStop) async throws {
         let (ledger, projection) = try await open()
         defer { ledger.close() }
         for i in 0..<200 { _ = try await ledger.append(i % 4 == 0 ? fail("t\(i)", .timeout) : exchanged("t\(i)", "r\(i)")) }
         let before = try dumpProjections(ledger)
         struct Interrupted: Error {}
-        var chunks = 0
+        var calls = 0
+        var heard: [UInt64] = []
+        // 25 × 8 entries per loading transaction: the 201 events' entries take several.
         #expect(throws: Interrupted.self) {
-            try projection.rebuild(ledger, chunk: 25) { _, _ in
-                chunks += 1
-                if chunks == 3 { throw Interrupted() }
+            try projection.rebuild(ledger, chunk: 25) { folded, _ in
+                calls += 1
+                heard.append(folded)
+                switch stop {
+                case .afterScratchFold: throw Interrupted()
+                case .whileLoading: if calls == 3 { throw Interrupted() }
+                case .whileFoldingWhatFollowed:
+                    if calls == 2 { try appendWaiting(ledger, (0..<100).map { exchanged("late\($0)", "later\($0)") }) }
+                    if folded > 201 { throw Interrupted() }
+                }
             }
         }
-        #expect(try dumpProjections(ledger) == before, "readers still see the whole projections in use")
+        #expect(heard.first == 201, "the scratch fold reports the whole log")
+        switch stop {
+        case .afterScratchFold: #expect(heard == [201])
+        case .whileLoading: #expect(heard == [201, 201, 201], "the load reports the head it loads")
+        case .whileFoldingWhatFollowed: #expect(heard.last.map { $0 > 201 && $0 < 301 } == true)
+        }
+        if stop != .whileFoldingWhatFollowed {
+            #expect(try dumpProjections(ledger) == before, "readers still see the whole projections in use")
+        }
+        let audit = dir.sub("audit-\(stop.rawValue)")
+        #expect(try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: audit) == nil, "the projections in use agree with the log")
+        try FileManager.default.removeItem(atPath: audit)
         #expect(try user("t8", ledger, projection)?.status == .failed)
         // Appended during the interrupted rebuild: folded into the generation in use, and into
         // the new one when the rebuild continues.
@@ -158,6 +186,29 @@ struct ProjectionTests {
         #expect(try dumpProjections(ledger) == expected)
         #expect(try user("t8", ledger, projection)?.status == .migrated)
         #expect(try ledger.read { view in try projection.checkpoint(in: view.transaction) } == (try ledger.read { try $0.head().sequence }))
+    }
+
+    @Test("a rebuild begun while another loads takes the load over: the first stops with taken-over, and the projections end as the log implies")
+    func rebuildTakenOver() async throws {
+        let (ledger, projection) = try await open()
+        defer { ledger.close() }
+        for i in 0..<120 { _ = try await ledger.append(i % 5 == 0 ? fail("t\(i)", .timeout) : exchanged("t\(i)", "r\(i)")) }
+        let before = try dumpProjections(ledger)
+        struct Interrupted: Error {}
+        var outerCalls = 0
+        #expect {
+            try projection.rebuild(ledger, chunk: 10) { _, _ in
+                outerCalls += 1
+                guard outerCalls == 2 else { return }
+                // Mid-load, a second rebuild begins (and stops after its scratch fold).
+                #expect(throws: Interrupted.self) { try projection.rebuild(ledger, chunk: 10) { _, _ in throw Interrupted() } }
+            }
+        } throws: { error in
+            (error as? LedgerError)?.code == .takenOver
+        }
+        #expect(try dumpProjections(ledger) == before)
+        try projection.rebuild(ledger, chunk: 10)
+        #expect(try dumpProjections(ledger) == before)
     }
 
     @Test("--as-of answers from the events recorded by then")
@@ -282,4 +333,16 @@ func dumpProjections(_ ledger: Ledger) throws -> [[UInt8]] {
         }
         return all
     }
+}
+
+/// Appends `drafts` from synchronous code (a rebuild's progress handler), waiting for the commit.
+func appendWaiting(_ ledger: Ledger, _ drafts: [EventDraft]) throws {
+    let done = DispatchSemaphore(value: 0)
+    let failure = Mutex<(any Error)?>(nil)
+    Task.detached {
+        do { _ = try await ledger.append(contentsOf: drafts) } catch { failure.withLock { $0 = error } }
+        done.signal()
+    }
+    done.wait()
+    if let error = failure.withLock({ $0 }) { throw error }
 }

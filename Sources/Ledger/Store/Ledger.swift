@@ -331,9 +331,7 @@ public final class Ledger: Sendable {
     private static func catchUp(_ folder: any LedgerFolder, through last: UInt64, in txn: WriteTransaction, schema: LedgerSchema) throws {
         let first = try folder.checkpoint(in: txn) + 1
         guard first <= last else { return }
-        var events: [RecordedEvent] = []
-        try LogView(txn, schema: schema).forEachEvent(from: first, through: last) { events.append($0) }
-        try folder.fold(events, in: txn)
+        try folder.fold(try LogView(txn, schema: schema).events(first...last), in: txn)
     }
 
     // MARK: Reading

@@ -54,6 +54,14 @@ public struct LogView {
         return value
     }
 
+    /// The events `range` names, decoded, in order (those the log holds).
+    public func events(_ range: ClosedRange<UInt64>) throws -> [RecordedEvent] {
+        var events: [RecordedEvent] = []
+        events.reserveCapacity(range.count)
+        try forEachEvent(from: range.lowerBound, through: range.upperBound) { events.append($0) }
+        return events
+    }
+
     /// Calls `body` with each event from `first` through `last` (inclusive), in order.
     public func forEachEvent(from first: UInt64, through last: UInt64, _ body: (RecordedEvent) throws -> Void) throws {
         guard first <= last else { return }

@@ -48,6 +48,8 @@ public struct ProjectionDatabases: Sendable {
     static let generationKey = Array("generation".utf8)
     /// While a rebuild runs: the generation it folds into.
     static let rebuildingKey = Array("rebuilding".utf8)
+    /// While a rebuild loads its generation whole: 16 random bytes naming the process loading it.
+    static let loaderKey = Array("loader".utf8)
 
     /// Opens generation `generation`'s databases in `transaction`, creating them when asked.
     static func open(generation: UInt64, in transaction: ReadTransaction, create: Bool) throws -> ProjectionDatabases {

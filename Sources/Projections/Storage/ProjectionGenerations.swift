@@ -33,11 +33,30 @@ enum ProjectionGenerations {
             && current(in: transaction, root: root) != target.generation
     }
 
+    /// Empties `target`, which nothing has been folded into yet (or whose load was
+    /// interrupted), for a load in key order; returns the token that names this load.
+    static func beginLoad(_ target: ProjectionDatabases, in transaction: WriteTransaction, root: Database) throws -> [UInt8] {
+        try empty(target, in: transaction)
+        var generator = SystemRandomNumberGenerator()
+        let token = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        try transaction.put(root, key: ProjectionDatabases.loaderKey, value: token)
+        return token
+    }
+
+    /// Throws unless the load named `token` into `target` is still the one under way: a rebuild
+    /// begun by another process since then empties the generation and loads it itself.
+    static func checkLoading(_ target: ProjectionDatabases, token: [UInt8], in transaction: ReadTransaction, root: Database) throws {
+        guard try isRebuilding(target, in: transaction, root: root),
+              try transaction.get(root, key: ProjectionDatabases.loaderKey) == token else {
+            throw LedgerError(.takenOver, "another process began rebuilding the projections while this one loaded them; that one finishes the rebuild")
+        }
+    }
+
     /// Makes `target` the generation in use and empties the one it replaces, in `transaction`.
     static func switchTo(_ target: ProjectionDatabases, in transaction: WriteTransaction, root: Database, generations: (UInt64) -> ProjectionDatabases) throws {
         let previous = generations(try current(in: transaction, root: root))
         try transaction.put(root, key: ProjectionDatabases.generationKey, value: BigEndian.bytes(target.generation))
-        try transaction.delete(root, key: ProjectionDatabases.rebuildingKey)
+        for key in [ProjectionDatabases.rebuildingKey, ProjectionDatabases.loaderKey] { try transaction.delete(root, key: key) }
         try empty(previous, in: transaction)
     }
 }

@@ -1,0 +1,64 @@
+import Foundation
+import LMDB
+import Ledger
+
+/// The log folded again from its first event into a fresh projection in a scratch environment
+/// outside the ledger: what the deep check compares with the stored projections, and what a
+/// rebuild loads into its new generation in key order.
+///
+/// The scratch environment is thrown away after use, so its commits are not flushed
+/// (`MDB_NOSYNC`) and its pages are written in place in the memory map (`MDB_WRITEMAP`):
+/// its dirty pages are page cache, not this process's heap. While one chunk is folded, the
+/// next is read and decoded on a second thread.
+public final class ScratchFold {
+    /// The scratch environment (removed with its directory by whoever made it).
+    let environment: Environment
+    /// The projection folded into ``environment``.
+    let projection = UserProjection()
+
+    /// Events per scratch transaction: bounded by LMDB's dirty-page list (2^17 pages) at
+    /// three to four pages per event, with room to spare.
+    public static let eventsPerTransaction: UInt64 = 16_384
+
+    /// Creates the scratch environment in `directory` (created if missing; it should be new).
+    init(directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var options = Environment.Options(mapSize: 1 << 30, writeMap: true)
+        options.durable = false
+        options.readAhead = false
+        environment = try Environment(path: directory, options: options)
+        try projection.attach(to: environment)
+    }
+
+    /// Folds events 1 through `head`, read by `events` (a range at a time, on a second thread
+    /// while the range before is folded), `chunk` events per transaction. `progress` hears the
+    /// events folded so far, and may throw to stop.
+    func fold(through head: UInt64, chunk: UInt64 = eventsPerTransaction,
+              events: @escaping @Sendable (ClosedRange<UInt64>) throws -> [RecordedEvent],
+              progress: ((UInt64) throws -> Void)? = nil) throws {
+        func reading(after folded: UInt64) -> WorkBeside<Result<[RecordedEvent], Error>>? {
+            guard folded < head else { return nil }
+            let range = (folded + 1)...min(head, folded + chunk)
+            return WorkBeside { Result { try events(range) } }
+        }
+        var next = reading(after: 0)
+        while let pending = next {
+            let batch = try pending.wait().get()
+            guard let last = batch.last?.sequence else { break }
+            next = reading(after: last)
+            do {
+                try environment.write { txn in try projection.fold(batch, in: txn) }
+                try progress?(last)
+            } catch {
+                // The read beside must end before its transaction or its caller goes away.
+                _ = next?.wait()
+                throw error
+            }
+        }
+    }
+
+    /// Lends `body` the scratch projection's databases in a read transaction.
+    func read<T>(_ body: (ReadTransaction, ProjectionDatabases) throws -> T) throws -> T {
+        try environment.read { txn in try body(txn, try projection.databases(in: txn)) }
+    }
+}
