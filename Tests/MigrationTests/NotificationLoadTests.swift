@@ -43,12 +43,14 @@ struct NotificationLoadTests {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: NotificationLoadTests.connections)
         let url = serve.baseURL + "/apple/notifications"
-        let acknowledged: [String] = try await withHTTPClient(configuration: configuration) { http in
+        // Half the notifications, then (once the exchange has recorded a user) the other half:
+        // the two writers' events interleave in the log however slow either process starts.
+        func send(_ range: Range<Int>, _ http: HTTPClient) async throws -> [String] {
             try await withThrowingTaskGroup(of: [String].self) { group in
                 for worker in 0..<NotificationLoadTests.connections {
                     group.addTask {
                         var acked: [String] = []
-                        for i in stride(from: worker, to: bodies.count, by: NotificationLoadTests.connections) {
+                        for i in stride(from: range.lowerBound + worker, to: range.upperBound, by: NotificationLoadTests.connections) {
                             for _ in 0..<(i % 10 == 0 ? 2 : 1) {
                                 var request = HTTPClientRequest(url: url)
                                 request.method = .POST
@@ -63,6 +65,13 @@ struct NotificationLoadTests {
                 }
                 return try await group.reduce(into: []) { $0 += $1 }
             }
+        }
+        let half = bodies.count / 2
+        let acknowledged: [String] = try await withHTTPClient(configuration: configuration) { http in
+            var acked = try await send(0..<half, http)
+            while try exchangedSoFar(b) == 0, exchange.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+            acked += try await send(half..<bodies.count, http)
+            return acked
         }
         let exchangeRun = exchange.wait()
         #expect(exchangeRun.status == 0, "\(exchangeRun.err)")
@@ -85,5 +94,13 @@ struct NotificationLoadTests {
         #expect(try ledger.verify().isIntact)
         let verify = try runProduct("handover", ["verify", "--ledger", b])
         #expect(verify.status == 0, "\(verify.err)")
+    }
+
+    /// The users the exchange has recorded so far in `ledger`, read from a read-only open
+    /// beside the two processes writing it.
+    private func exchangedSoFar(_ ledger: String) throws -> Int {
+        let view = try Ledger.open(at: ledger, options: .init(access: .readOnly))
+        defer { view.close() }
+        return try view.read { try $0.sequences(of: .transferIDExchanged).count }
     }
 }
