@@ -22,8 +22,8 @@ public enum ProjectionAudit {
         public var description: String { "\(database), \(entry): \(problem)" }
     }
 
-    /// Folds the log through its head into a fresh projection in `scratch` (a new directory,
-    /// removed by the caller), `chunk` events per transaction, then compares; nil when every
+    /// Folds the log through its head into a fresh projection in `scratch` (a directory that
+    /// must not exist yet, removed by the caller; ``ScratchFold``), `chunk` events per transaction, then compares; nil when every
     /// entry agrees. `progress` hears the events folded so far.
     public static func run(ledger: Ledger, projection: UserProjection, scratch: String, chunk: UInt64 = ScratchFold.eventsPerTransaction,
                            progress: ((UInt64) -> Void)? = nil) throws -> Mismatch? {

@@ -125,7 +125,7 @@ public final class UserProjection: LedgerFolder {
             return (target, try ProjectionGenerations.beginLoad(target, in: txn, root: handles.root))
         }
         if let token = load {
-            try self.load(target, token: token, from: ledger, chunk: chunk, scratch: scratch ?? NSTemporaryDirectory() + "handover-rebuild-" + UUID().uuidString, progress: progress)
+            try self.load(target, token: token, from: ledger, chunk: chunk, scratch: scratch ?? ScratchFold.temporaryDirectory(for: "rebuild"), progress: progress)
         }
         while true {
             let (folded, head, done) = try ledger.environment.write { txn in
@@ -154,12 +154,9 @@ public final class UserProjection: LedgerFolder {
     /// `scratch` and copied in key order (``GenerationLoad``).
     private func load(_ target: ProjectionDatabases, token: [UInt8], from ledger: Ledger, chunk: UInt64, scratch: String,
                       progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?) throws {
-        guard !FileManager.default.fileExists(atPath: scratch) else {
-            throw LedgerError(.file, "the rebuild's scratch directory \(scratch) exists; give a new one")
-        }
+        let fold = try ScratchFold(directory: scratch)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let head = try ledger.read { try $0.head().sequence }
-        let fold = try ScratchFold(directory: scratch)
         try fold.fold(through: head, events: { range in try ledger.read { try $0.events(range) } },
                       progress: { folded in try progress?(folded, head) })
         let copy = GenerationLoad(environment: ledger.environment, root: handles.root, target: target, token: token,

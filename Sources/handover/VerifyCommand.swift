@@ -72,7 +72,7 @@ struct VerifyCommand: ParsableCommand {
 
     /// The deep check: the projections against the log folded again in a scratch directory.
     private func verifyProjections(_ ledger: Ledger, _ projection: UserProjection, into found: inout [String: JSONValue]) throws {
-        let directory = scratch ?? NSTemporaryDirectory() + "handover-verify-" + UUID().uuidString
+        let directory = scratch ?? ScratchFold.temporaryDirectory(for: "verify")
         guard !FileManager.default.fileExists(atPath: directory) else { throw CLIExit.usage("--scratch: \(directory) exists; give a new directory") }
         // Scratch space only: a directory left behind costs disk, not a wrong answer.
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -15,6 +15,11 @@ struct ProjectionTests {
         return (try await Ledger.create(at: dir.sub("l"), testIdentity(), folders: [projection]), projection)
     }
 
+    /// Users t0…t(count-1): every `failingEvery`th one's exchange timed out, the others exchanged.
+    private func appendUsers(_ count: Int, failingEvery: Int, to ledger: Ledger) async throws {
+        for i in 0..<count { _ = try await ledger.append(i % failingEvery == 0 ? fail("t\(i)", .timeout) : exchanged("t\(i)", "r\(i)")) }
+    }
+
     private func user(_ id: String, _ ledger: Ledger, _ projection: UserProjection) throws -> UserState? {
         try projection.read(ledger) { snapshot, _ in try snapshot.user(matching: id) }
     }
@@ -145,7 +150,7 @@ struct ProjectionTests {
     func interruptedRebuild(at stop: RebuildStop) async throws {
         let (ledger, projection) = try await open()
         defer { ledger.close() }
-        for i in 0..<200 { _ = try await ledger.append(i % 4 == 0 ? fail("t\(i)", .timeout) : exchanged("t\(i)", "r\(i)")) }
+        try await appendUsers(200, failingEvery: 4, to: ledger)
         let before = try dumpProjections(ledger)
         struct Interrupted: Error {}
         var calls = 0
@@ -192,7 +197,7 @@ struct ProjectionTests {
     func rebuildTakenOver() async throws {
         let (ledger, projection) = try await open()
         defer { ledger.close() }
-        for i in 0..<120 { _ = try await ledger.append(i % 5 == 0 ? fail("t\(i)", .timeout) : exchanged("t\(i)", "r\(i)")) }
+        try await appendUsers(120, failingEvery: 5, to: ledger)
         let before = try dumpProjections(ledger)
         struct Interrupted: Error {}
         var outerCalls = 0

@@ -20,8 +20,17 @@ public final class ScratchFold {
     /// three to four pages per event, with room to spare.
     public static let eventsPerTransaction: UInt64 = 16_384
 
-    /// Creates the scratch environment in `directory` (created if missing; it should be new).
+    /// A new directory's path in the temporary directory, for a fold made for `purpose`.
+    public static func temporaryDirectory(for purpose: String) -> String {
+        NSTemporaryDirectory() + "handover-" + purpose + "-" + UUID().uuidString
+    }
+
+    /// Creates the scratch environment in `directory`, which must not exist yet (whoever made
+    /// the fold removes it after use).
     init(directory: String) throws {
+        guard !FileManager.default.fileExists(atPath: directory) else {
+            throw LedgerError(.file, "the scratch directory \(directory) exists; give a new one")
+        }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var options = Environment.Options(mapSize: 1 << 30, writeMap: true)
         options.durable = false
