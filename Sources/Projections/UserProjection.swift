@@ -41,7 +41,8 @@ public final class UserProjection: LedgerFolder {
 
     /// Opens the projection databases. A writable open of a ledger whose projections have an
     /// older layout drops them and starts layout 2 empty at checkpoint 0, in one transaction;
-    /// the ledger then folds the log into it (and again after a crash, from where it stopped).
+    /// the ledger then loads the log into it (``loadLog(from:schema:scratch:)``) or, for a short
+    /// log, folds it (and again after a crash: a load starts again, a fold continues).
     /// A read-only open of such a ledger throws ``LedgerError/Code/needsUpgrade``.
     public func attach(to environment: Environment) throws {
         let handles: Handles
@@ -118,23 +119,40 @@ public final class UserProjection: LedgerFolder {
     @discardableResult
     public func rebuild(_ ledger: Ledger, chunk: UInt64 = Ledger.eventsPerBackgroundTransaction, scratch: String? = nil,
                         progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)? = nil) throws -> UInt64 {
+        try rebuild(ledger.environment, schema: ledger.schema, chunk: chunk, scratch: scratch, progress: progress)
+    }
+
+    /// The projections have folded nothing beside a long log (a new ledger's upgrade, or a
+    /// layout change): they are loaded by a rebuild, which loads the spare generation in key
+    /// order and switches to it. Until then the generation in use stays as it was. Another
+    /// process that opens the ledger meanwhile takes the load over (this one then throws
+    /// ``LedgerError/Code/takenOver`` and the ledger folds into the generation in use until
+    /// that one switches); a load killed part-way starts again at the next open.
+    public func loadLog(from environment: Environment, schema: LedgerSchema, scratch: String?) throws -> UInt64? {
+        try rebuild(environment, schema: schema, chunk: Ledger.eventsPerBackgroundTransaction,
+                    scratch: scratch ?? ScratchFold.temporaryDirectory(for: "upgrade"), progress: nil)
+    }
+
+    private func rebuild(_ environment: Environment, schema: LedgerSchema, chunk: UInt64, scratch: String?,
+                         progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?) throws -> UInt64 {
         let handles = self.handles
-        let (target, load) = try ledger.environment.write { txn in
+        let (target, load) = try environment.write { txn in
             let target = try ProjectionGenerations.beginRebuild(in: txn, root: handles.root, generations: handles.generation)
             guard try LMDBProjectionReader(transaction: txn, databases: target).checkpoint() == 0 else { return (target, nil as [UInt8]?) }
             return (target, try ProjectionGenerations.beginLoad(target, in: txn, root: handles.root))
         }
         if let token = load {
-            try self.load(target, token: token, from: ledger, chunk: chunk, scratch: scratch ?? ScratchFold.temporaryDirectory(for: "rebuild"), progress: progress)
+            try self.load(target, token: token, from: environment, schema: schema, chunk: chunk,
+                          scratch: scratch ?? ScratchFold.temporaryDirectory(for: "rebuild"), progress: progress)
         }
         while true {
-            let (folded, head, done) = try ledger.environment.write { txn in
+            let (folded, head, done) = try environment.write { txn in
                 // Another process may have finished this rebuild: then there is nothing left to do.
                 guard try ProjectionGenerations.isRebuilding(target, in: txn, root: handles.root) else {
                     let checkpoint = try LMDBProjectionReader(transaction: txn, databases: databases(in: txn)).checkpoint()
                     return (checkpoint, checkpoint, true)
                 }
-                let view = LogView(txn, schema: ledger.schema)
+                let view = LogView(txn, schema: schema)
                 let head = try view.head().sequence
                 let checkpoint = try LMDBProjectionReader(transaction: txn, databases: target).checkpoint()
                 let last = min(head, checkpoint + chunk)
@@ -152,14 +170,14 @@ public final class UserProjection: LedgerFolder {
 
     /// Loads the empty generation `target` with the log through its present head, folded in
     /// `scratch` and copied in key order (``GenerationLoad``).
-    private func load(_ target: ProjectionDatabases, token: [UInt8], from ledger: Ledger, chunk: UInt64, scratch: String,
-                      progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?) throws {
+    private func load(_ target: ProjectionDatabases, token: [UInt8], from environment: Environment, schema: LedgerSchema, chunk: UInt64,
+                      scratch: String, progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?) throws {
         let fold = try ScratchFold(directory: scratch)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let head = try ledger.read { try $0.head().sequence }
-        try fold.fold(through: head, events: { range in try ledger.read { try $0.events(range) } },
+        let head = try environment.read { try LogView($0, schema: schema).head().sequence }
+        try fold.fold(through: head, events: { range in try environment.read { try LogView($0, schema: schema).events(range) } },
                       progress: { folded in try progress?(folded, head) })
-        let copy = GenerationLoad(environment: ledger.environment, root: handles.root, target: target, token: token,
+        let copy = GenerationLoad(environment: environment, root: handles.root, target: target, token: token,
                                   entriesPerTransaction: Int(chunk) * 8)
         try copy.run(from: fold, head: head) { try progress?(head, head) }
     }

@@ -16,16 +16,27 @@ struct LedgerOptions: ParsableArguments {
     /// Opens the ledger with its projections: read-only for the commands that only read.
     func open(_ access: Ledger.Access) throws -> (Ledger, UserProjection) { try LedgerOptions.open(directory, access) }
 
-    /// Opens the ledger in `directory` with its projections (another team's, given by its own option).
-    static func open(_ directory: String, _ access: Ledger.Access) throws -> (Ledger, UserProjection) {
+    /// Opens the ledger in `directory` with its projections (another team's, given by its own
+    /// option); a bulk load of the projections, if the open needs one, folds in `scratch`.
+    static func open(_ directory: String, _ access: Ledger.Access, scratch: String? = nil) throws -> (Ledger, UserProjection) {
         let projection = UserProjection()
-        let ledger = try Ledger.open(at: directory, folders: [projection], options: Ledger.Options(access: access))
+        var options = Ledger.Options(access: access)
+        options.scratch = scratch
+        let ledger = try Ledger.open(at: directory, folders: [projection], options: options)
         return (ledger, projection)
     }
 
     /// Opens the ledger alone (no projections).
     func openLog(_ access: Ledger.Access) throws -> Ledger {
         try Ledger.open(at: directory, options: Ledger.Options(access: access))
+    }
+}
+
+/// Refuses a `--scratch` directory that exists: a fold outside the ledger makes its own
+/// directory and removes it after.
+func validateScratch(_ scratch: String?) throws {
+    if let scratch, FileManager.default.fileExists(atPath: scratch) {
+        throw ValidationError("--scratch: \(scratch) exists; give a new directory")
     }
 }
 

@@ -14,11 +14,7 @@ struct ProjectionsCommand: ParsableCommand {
         @Option(help: ArgumentHelp("Where to fold the log before loading it (a new directory, removed after; default: a temporary one).", valueName: "dir"))
         var scratch: String?
 
-        func validate() throws {
-            if let scratch, FileManager.default.fileExists(atPath: scratch) {
-                throw ValidationError("--scratch: \(scratch) exists; give a new directory")
-            }
-        }
+        func validate() throws { try validateScratch(scratch) }
 
         func run() throws {
             let (ledger, projection) = try ledgerOptions.open(.readWrite)

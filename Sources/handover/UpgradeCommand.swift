@@ -15,8 +15,13 @@ struct UpgradeCommand: ParsableCommand {
 
     @OptionGroup var ledgerOptions: LedgerOptions
 
+    @Option(help: ArgumentHelp("Where to fold the log before loading the projections, for a long log (a new directory, removed after; default: a temporary one).", valueName: "dir"))
+    var scratch: String?
+
+    func validate() throws { try validateScratch(scratch) }
+
     func run() throws {
-        let (ledger, _) = try ledgerOptions.open(.readWrite)
+        let (ledger, _) = try LedgerOptions.open(ledgerOptions.directory, .readWrite, scratch: scratch)
         defer { ledger.close() }
         let head = try ledger.read { try $0.head() }
         guard !ledger.upgrades.isEmpty else {

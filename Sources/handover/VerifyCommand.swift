@@ -29,6 +29,8 @@ struct VerifyCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --deep: where to fold (a new directory, removed after; default: a temporary one).", valueName: "dir"))
     var scratch: String?
 
+    func validate() throws { try validateScratch(scratch) }
+
     func run() throws {
         let (ledger, projection) = deep ? try ledgerOptions.open(.readOnly) : (try ledgerOptions.openLog(.readOnly), nil)
         defer { ledger.close() }
@@ -73,7 +75,6 @@ struct VerifyCommand: ParsableCommand {
     /// The deep check: the projections against the log folded again in a scratch directory.
     private func verifyProjections(_ ledger: Ledger, _ projection: UserProjection, into found: inout [String: JSONValue]) throws {
         let directory = scratch ?? ScratchFold.temporaryDirectory(for: "verify")
-        guard !FileManager.default.fileExists(atPath: directory) else { throw CLIExit.usage("--scratch: \(directory) exists; give a new directory") }
         // Scratch space only: a directory left behind costs disk, not a wrong answer.
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let mismatch = try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: directory)

@@ -178,4 +178,51 @@ struct FormatUpgradeTests {
         }
         #expect(killed > 0, "no round was killed: the test did not interrupt anything")
     }
+
+    @Test("projections of an older layout beside 12,001 events: handover upgrade loads them in key order; killed with SIGKILL at 6 random moments and run again, it ends with the projections the log implies and the same answers")
+    func upgradeLoadKilled() throws {
+        let original = dir.sub("loaded")
+        let appended = try runProduct("handover-lab", ["append", "--ledger", original, "--count", "12000", "--prefix", "u", "--create"])
+        #expect(appended.status == 0, "\(appended.err)")
+        let state = try handover(["query", "state", "--ledger", original, "--format", "csv"])
+        #expect(state.status == 0 && state.out.utf8.filter { $0 == UInt8(ascii: "\n") }.count == 12_001, "a header and 12,000 users")
+        let forgot = try runProduct("handover-lab", ["forget-projections", "--ledger", original])
+        #expect(forgot.status == 0, "\(forgot.err)")
+        #expect(try handover(["query", "state", "--ledger", original, "--format", "csv"]).err.contains("handover upgrade"), "read-only, the older layout needs the upgrade")
+        func copy(_ name: String) throws -> String {
+            let path = dir.sub(name)
+            try FileManager.default.copyItem(atPath: original, toPath: path)
+            return path
+        }
+        let taken = try copy("existing-scratch")
+        #expect(try handover(["upgrade", "--ledger", original, "--scratch", taken]).status == 2, "an existing --scratch is refused")
+        let timed = try copy("timed")
+        let start = DispatchTime.now()
+        let upgraded = try handover(["upgrade", "--ledger", timed, "--scratch", dir.sub("scratch-timed")])
+        let took = UInt32(min(5_000_000, max(1_000, (DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000)))
+        #expect(upgraded.status == 0 && upgraded.out.contains("projections: loaded 12001 events in key order"), "\(upgraded.out)\(upgraded.err)")
+        #expect(!FileManager.default.fileExists(atPath: dir.sub("scratch-timed")), "the scratch directory is removed")
+        var killed = 0
+        for round in 0..<6 {
+            let ledger = try copy("k\(round)")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: productPath("handover"))
+            process.arguments = ["upgrade", "--ledger", ledger, "--scratch", dir.sub("scratch-k\(round)")]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 0..<took))
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                killed += 1
+            }
+            process.waitUntilExit()
+            let again = try handover(["upgrade", "--ledger", ledger, "--scratch", dir.sub("scratch-again-\(round)")])
+            #expect(again.status == 0, "round \(round): \(again.out)\(again.err)")
+            let deep = try handover(["verify", "--deep", "--ledger", ledger])
+            #expect(deep.status == 0, "round \(round): \(deep.out)\(deep.err)")
+            #expect(try handover(["query", "state", "--ledger", ledger, "--format", "csv"]).out == state.out, "round \(round)")
+        }
+        #expect(killed > 0, "no round was killed: the test did not interrupt anything")
+    }
 }

@@ -284,6 +284,38 @@ struct ProjectionTests {
         }
     }
 
+    @Test("projections of an older layout beside a log longer than bulkLoadBeyond are loaded in key order at the next writable open and end as the fold left them; a load that cannot start (its scratch directory exists) leaves the directory alone and the log is folded instead")
+    func openLoadsInBulk() async throws {
+        let path = dir.sub("l")
+        let before: [[UInt8]]
+        do {
+            let (ledger, _) = try await open()
+            try await appendUsers(300, failingEvery: 4, to: ledger)
+            before = try dumpProjections(ledger)
+            ledger.close()
+        }
+        let existing = dir.sub("existing")
+        try FileManager.default.createDirectory(atPath: existing, withIntermediateDirectories: false)
+        for (scratch, step) in [(nil, "projections: loaded 301 events in key order"), (existing, "projections: folded 301 events the log held beyond them")] {
+            do {
+                let bare = try Ledger.open(at: path)
+                let forgot = try bare.environment.write { txn in
+                    try txn.delete(try txn.openDatabase(ProjectionDatabases.rootName, create: false), key: ProjectionDatabases.layoutKey)
+                }
+                #expect(forgot)
+                bare.close()
+            }
+            var options = Ledger.Options()
+            options.bulkLoadBeyond = 100
+            options.scratch = scratch
+            let ledger = try Ledger.open(at: path, folders: [UserProjection()], options: options)
+            #expect(ledger.upgrades == [step])
+            #expect(try dumpProjections(ledger) == before)
+            ledger.close()
+        }
+        #expect(FileManager.default.fileExists(atPath: existing))
+    }
+
     @Test("projections catch up with events appended by a process that did not fold them")
     func catchUp() async throws {
         let path = dir.sub("l")

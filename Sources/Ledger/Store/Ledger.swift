@@ -32,6 +32,12 @@ public final class Ledger: Sendable {
         public var logger = Logger(label: "handover.ledger")
         /// Read-only or read-write (the default).
         public var access: Access = .readWrite
+        /// A folder that has folded nothing, opened beside a log longer than this, is loaded in
+        /// bulk (``LedgerFolder/loadLog(from:schema:scratch:)``) rather than event by event.
+        public var bulkLoadBeyond: UInt64 = Ledger.eventsPerBackgroundTransaction
+        /// Where a bulk load may fold the log first (a new directory, removed after; nil: the
+        /// folder's choice, a temporary directory).
+        public var scratch: String?
 
         public init(access: Access = .readWrite) { self.access = access }
     }
@@ -67,6 +73,8 @@ public final class Ledger: Sendable {
             if environment.isReadOnly {
                 try Ledger.checkFoldersAreCurrent(folders, environment: environment, schema: schema)
             } else {
+                let loaded = Ledger.load(folders, environment: environment, schema: schema, options: options)
+                if loaded > 0 { upgrades.append("projections: loaded \(loaded) events in key order") }
                 let folded = try Ledger.catchUp(folders, environment: environment, schema: schema)
                 if folded > 0 { upgrades.append("projections: folded \(folded) events the log held beyond them") }
             }
@@ -280,6 +288,26 @@ public final class Ledger: Sendable {
                 return outcomes
             }
         }
+    }
+
+    /// Loads in bulk each folder that has folded nothing while the log holds more than
+    /// `options.bulkLoadBeyond` events; returns the most events one folder loaded. A load that
+    /// fails (a full scratch disk, another process loading too) is logged and left to the
+    /// event-by-event catch-up that follows, as is anything appended meanwhile.
+    private static func load(_ folders: [any LedgerFolder], environment: Environment, schema: LedgerSchema, options: Options) -> UInt64 {
+        var loaded: UInt64 = 0
+        for folder in folders {
+            do {
+                let (checkpoint, head) = try environment.read { txn in
+                    (try folder.checkpoint(in: txn), try LogView(txn, schema: schema).head().sequence)
+                }
+                guard checkpoint == 0, head > options.bulkLoadBeyond else { continue }
+                loaded = max(loaded, try folder.loadLog(from: environment, schema: schema, scratch: options.scratch) ?? 0)
+            } catch {
+                options.logger.warning("loading \(type(of: folder)) in bulk failed; folding the log event by event instead", metadata: ["error": "\(error)"])
+            }
+        }
+        return loaded
     }
 
     /// Brings every folder up to the head, for events appended by a process without them (or

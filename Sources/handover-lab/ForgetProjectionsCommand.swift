@@ -1,0 +1,20 @@
+import ArgumentParser
+import LMDB
+
+/// `handover-lab forget-projections`: makes a ledger's projections look older than layout 2, as
+/// a ledger written before it does, so that `handover upgrade` drops them and loads them again:
+/// the upgrade's fold, measured on a ledger of any size.
+struct ForgetProjectionsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "forget-projections",
+                                                    abstract: "Remove projection_state[\"layout\"] (schemas/ledger-format.md), so the next writable open loads the projections again.")
+
+    @Option var ledger: String
+
+    func run() throws {
+        let environment = try Environment(path: ledger)
+        let removed = try environment.write { txn in
+            try txn.delete(try txn.openDatabase("projection_state", create: false), key: Array("layout".utf8))
+        }
+        guard removed else { throw ValidationError("\(ledger) has no projection layout to forget") }
+    }
+}
