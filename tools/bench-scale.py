@@ -8,7 +8,7 @@ format 2, on realistic ledgers of each size, measured in the same run.
 --new and --old are release build folders holding `handover` and `handover-lab` (the old one
 built from the baseline worktree with tools/bench's scale patch). For each size and each
 build: write the ledger (`handover-lab scale-write`), then run every command a user would
-(queries, report, export, verify, rebuild), each as its own process with its wall time and its
+(queries, report, export, verify, rebuild, the upgrade's fold), each as its own process with its wall time and its
 peak anonymous memory (RssAnon in /proc/PID/status, sampled every 10 ms: heap and stacks, not
 LMDB's file-backed map pages), then durable single appends against raw LMDB, 200,000
 group-committed appends (8 tasks of 256) and 50,000 from 64 concurrent single-event appenders. Prints a table per size and writes every figure as JSON.
@@ -175,6 +175,13 @@ def measure(build, size, label):
     wall, anon, rss, status, _ = run([handover, "projections", "rebuild", "--ledger", ledger])
     figures["rebuild events/s"] = events / wall
     figures["rebuild peak anon MB"] = anon
+    # The upgrade's fold: projections of an older layout (forgotten by this code's lab tool,
+    # which either build's ledger takes), dropped and folded again by `handover upgrade`.
+    print(f"[{label} {size:,}] upgrade's fold", file=sys.stderr, flush=True)
+    if run([os.path.join(args.new, "handover-lab"), "forget-projections", "--ledger", ledger])[3] == 0:
+        wall, anon, rss, status, _ = run([handover, "upgrade", "--ledger", ledger])
+        figures["upgrade fold events/s"] = events / wall
+        figures["upgrade fold peak anon MB"] = anon
     print(f"[{label} {size:,}] durable single appends", file=sys.stderr, flush=True)
     wall, anon, rss, status, out = run([lab, "scale-singles", "--ledger", ledger, "--count", "2000", "--raw", os.path.join(work, "raw")], stdout=str)
     singles = json.loads(out)
