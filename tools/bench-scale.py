@@ -180,8 +180,9 @@ def measure(build, size, label):
     print(f"[{label} {size:,}] upgrade's fold", file=sys.stderr, flush=True)
     if run([os.path.join(args.new, "handover-lab"), "forget-projections", "--ledger", ledger])[3] == 0:
         wall, anon, rss, status, _ = run([handover, "upgrade", "--ledger", ledger])
-        figures["upgrade fold events/s"] = events / wall
-        figures["upgrade fold peak anon MB"] = anon
+        if status == 0:
+            figures["upgrade fold events/s"] = events / wall
+            figures["upgrade fold peak anon MB"] = anon
     print(f"[{label} {size:,}] durable single appends", file=sys.stderr, flush=True)
     wall, anon, rss, status, out = run([lab, "scale-singles", "--ledger", ledger, "--count", "2000", "--raw", os.path.join(work, "raw")], stdout=str)
     singles = json.loads(out)

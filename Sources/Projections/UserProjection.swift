@@ -25,8 +25,12 @@ public final class UserProjection: LedgerFolder {
     }
 
     private let attached = Mutex<Handles?>(nil)
+    /// Where a bulk load at open folds the log (nil: a temporary directory).
+    private let scratch: String?
 
-    public init() {}
+    /// Projections whose bulk load at open (``loadLog(from:schema:)``) folds the log in
+    /// `scratch`: a new directory, removed after (nil: one in the temporary directory).
+    public init(scratch: String? = nil) { self.scratch = scratch }
 
     private var handles: Handles {
         guard let handles = attached.withLock({ $0 }) else { preconditionFailure("UserProjection used before the ledger attached it") }
@@ -41,7 +45,7 @@ public final class UserProjection: LedgerFolder {
 
     /// Opens the projection databases. A writable open of a ledger whose projections have an
     /// older layout drops them and starts layout 2 empty at checkpoint 0, in one transaction;
-    /// the ledger then loads the log into it (``loadLog(from:schema:scratch:)``) or, for a short
+    /// the ledger then loads the log into it (``loadLog(from:schema:)``) or, for a short
     /// log, folds it (and again after a crash: a load starts again, a fold continues).
     /// A read-only open of such a ledger throws ``LedgerError/Code/needsUpgrade``.
     public func attach(to environment: Environment) throws {
@@ -119,31 +123,37 @@ public final class UserProjection: LedgerFolder {
     @discardableResult
     public func rebuild(_ ledger: Ledger, chunk: UInt64 = Ledger.eventsPerBackgroundTransaction, scratch: String? = nil,
                         progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)? = nil) throws -> UInt64 {
-        try rebuild(ledger.environment, schema: ledger.schema, chunk: chunk, scratch: scratch, progress: progress)
+        try rebuild(ledger.environment, schema: ledger.schema, chunk: chunk, scratch: scratch ?? ScratchFold.temporaryDirectory(for: "rebuild"),
+                    onlyIfEmpty: false, progress: progress) ?? 0
     }
 
-    /// The projections have folded nothing beside a long log (a new ledger's upgrade, or a
-    /// layout change): they are loaded by a rebuild, which loads the spare generation in key
-    /// order and switches to it. Until then the generation in use stays as it was. Another
-    /// process that opens the ledger meanwhile takes the load over (this one then throws
-    /// ``LedgerError/Code/takenOver`` and the ledger folds into the generation in use until
-    /// that one switches); a load killed part-way starts again at the next open.
-    public func loadLog(from environment: Environment, schema: LedgerSchema, scratch: String?) throws -> UInt64? {
+    /// The projections in use have folded nothing beside a long log (a ledger from before
+    /// layout 2, or after a layout change): they are loaded by a rebuild, into the other
+    /// generation in key order, then switched to; until then the generation in use stays as it
+    /// was. Nil when they were no longer empty by the rebuild's first transaction. A load killed
+    /// part-way starts again at the next writable open.
+    public func loadLog(from environment: Environment, schema: LedgerSchema) throws -> UInt64? {
         try rebuild(environment, schema: schema, chunk: Ledger.eventsPerBackgroundTransaction,
-                    scratch: scratch ?? ScratchFold.temporaryDirectory(for: "upgrade"), progress: nil)
+                    scratch: scratch ?? ScratchFold.temporaryDirectory(for: "upgrade"), onlyIfEmpty: true, progress: nil)
     }
 
-    private func rebuild(_ environment: Environment, schema: LedgerSchema, chunk: UInt64, scratch: String?,
-                         progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?) throws -> UInt64 {
+    /// ``rebuild(_:chunk:scratch:progress:)``, or nil without writing anything when
+    /// `onlyIfEmpty` and the projections in use have folded something.
+    private func rebuild(_ environment: Environment, schema: LedgerSchema, chunk: UInt64, scratch: String, onlyIfEmpty: Bool,
+                         progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?) throws -> UInt64? {
         let handles = self.handles
-        let (target, load) = try environment.write { txn in
+        // Made before the ledger is written, so a scratch directory that cannot be made leaves it untouched.
+        let scratchFold = try ScratchFold(directory: scratch)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let begun = try environment.write { txn -> (target: ProjectionDatabases, load: [UInt8]?)? in
+            if onlyIfEmpty, try LMDBProjectionReader(transaction: txn, databases: databases(in: txn)).checkpoint() != 0 { return nil }
             let target = try ProjectionGenerations.beginRebuild(in: txn, root: handles.root, generations: handles.generation)
-            guard try LMDBProjectionReader(transaction: txn, databases: target).checkpoint() == 0 else { return (target, nil as [UInt8]?) }
+            guard try LMDBProjectionReader(transaction: txn, databases: target).checkpoint() == 0 else { return (target, nil) }
             return (target, try ProjectionGenerations.beginLoad(target, in: txn, root: handles.root))
         }
+        guard let (target, load) = begun else { return nil }
         if let token = load {
-            try self.load(target, token: token, from: environment, schema: schema, chunk: chunk,
-                          scratch: scratch ?? ScratchFold.temporaryDirectory(for: "rebuild"), progress: progress)
+            try self.load(target, token: token, from: environment, schema: schema, chunk: chunk, fold: scratchFold, progress: progress)
         }
         while true {
             let (folded, head, done) = try environment.write { txn in
@@ -169,14 +179,17 @@ public final class UserProjection: LedgerFolder {
     }
 
     /// Loads the empty generation `target` with the log through its present head, folded in
-    /// `scratch` and copied in key order (``GenerationLoad``).
+    /// `fold` and copied in key order (``GenerationLoad``). A load taken over by another
+    /// process stops at the next scratch chunk or copying transaction.
     private func load(_ target: ProjectionDatabases, token: [UInt8], from environment: Environment, schema: LedgerSchema, chunk: UInt64,
-                      scratch: String, progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?) throws {
-        let fold = try ScratchFold(directory: scratch)
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
+                      fold: ScratchFold, progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?) throws {
+        let root = handles.root
         let head = try environment.read { try LogView($0, schema: schema).head().sequence }
         try fold.fold(through: head, events: { range in try environment.read { try LogView($0, schema: schema).events(range) } },
-                      progress: { folded in try progress?(folded, head) })
+                      progress: { folded in
+                          try environment.read { try ProjectionGenerations.checkLoading(target, token: token, in: $0, root: root) }
+                          try progress?(folded, head)
+                      })
         let copy = GenerationLoad(environment: environment, root: handles.root, target: target, token: token,
                                   entriesPerTransaction: Int(chunk) * 8)
         try copy.run(from: fold, head: head) { try progress?(head, head) }

@@ -13,8 +13,12 @@ struct ForgetProjectionsCommand: ParsableCommand {
     func run() throws {
         let environment = try Environment(path: ledger)
         let removed = try environment.write { txn in
-            try txn.delete(try txn.openDatabase("projection_state", create: false), key: Array("layout".utf8))
+            do {
+                return try txn.delete(try txn.openDatabase("projection_state", create: false), key: Array("layout".utf8))
+            } catch let error as LMDBError where error.code == .notFound {
+                return false
+            }
         }
-        guard removed else { throw ValidationError("\(ledger) has no projection layout to forget") }
+        guard removed else { throw ValidationError("\(ledger) has no projection layout to forget (no projection_state/layout)") }
     }
 }

@@ -19,10 +19,8 @@ struct LedgerOptions: ParsableArguments {
     /// Opens the ledger in `directory` with its projections (another team's, given by its own
     /// option); a bulk load of the projections, if the open needs one, folds in `scratch`.
     static func open(_ directory: String, _ access: Ledger.Access, scratch: String? = nil) throws -> (Ledger, UserProjection) {
-        let projection = UserProjection()
-        var options = Ledger.Options(access: access)
-        options.scratch = scratch
-        let ledger = try Ledger.open(at: directory, folders: [projection], options: options)
+        let projection = UserProjection(scratch: scratch)
+        let ledger = try Ledger.open(at: directory, folders: [projection], options: Ledger.Options(access: access))
         return (ledger, projection)
     }
 

@@ -8,8 +8,9 @@ struct UpgradeCommand: ParsableCommand {
         abstract: "Bring a ledger written by an older Handover up to date: format, indexes, Merkle tree, key store, projections, verifier key file.",
         discussion: """
             Needs write access. Each step is resumable: a run killed part-way continues where it stopped \
-            when run again. Every command that writes does the same first; commands that only read \
-            never do, and say when they need it. Events, their bytes and chain, the Merkle tree and \
+            when run again (a load of the projections in key order starts again). Every command that \
+            writes does the same first, and waits while another process loads the projections; \
+            commands that only read never do, and say when they need it. Events, their bytes and chain, the Merkle tree and \
             earlier signed checkpoints stay as they are.
             """)
 

@@ -219,10 +219,34 @@ struct FormatUpgradeTests {
             process.waitUntilExit()
             let again = try handover(["upgrade", "--ledger", ledger, "--scratch", dir.sub("scratch-again-\(round)")])
             #expect(again.status == 0, "round \(round): \(again.out)\(again.err)")
+            #expect(again.out.contains("projections: loaded 12001 events in key order") || again.out.contains("is up to date"),
+                    "round \(round): the load is run again, not left to the fold event by event: \(again.out)\(again.err)")
             let deep = try handover(["verify", "--deep", "--ledger", ledger])
             #expect(deep.status == 0, "round \(round): \(deep.out)\(deep.err)")
             #expect(try handover(["query", "state", "--ledger", ledger, "--format", "csv"]).out == state.out, "round \(round)")
         }
         #expect(killed > 0, "no round was killed: the test did not interrupt anything")
+    }
+
+    @Test("a command that writes, started while handover upgrade loads the projections, waits for that load instead of starting its own, then appends; the projections end as the log implies")
+    func writerDuringUpgradeLoad() throws {
+        let ledger = dir.sub("busy")
+        #expect(try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "12000", "--prefix", "u", "--create"]).status == 0)
+        #expect(try runProduct("handover-lab", ["forget-projections", "--ledger", ledger]).status == 0)
+        let lock = ledger + "/bulk-load.lock"
+        #expect(!FileManager.default.fileExists(atPath: lock))
+        let upgrade = try RunningProduct("handover", ["upgrade", "--ledger", ledger])
+        // The lock file appears when the upgrade takes the lock, before its load begins.
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: lock), Date() < deadline { usleep(2_000) }
+        let writer = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "50", "--prefix", "late"])
+        #expect(writer.status == 0, "\(writer.err)")
+        #expect(!writer.err.contains("in bulk failed"), "the writer started no load of its own: \(writer.err)")
+        let upgraded = upgrade.wait()
+        #expect(upgraded.status == 0 && upgraded.out.contains("projections: loaded 12001 events in key order"), "\(upgraded.out)\(upgraded.err)")
+        let deep = try handover(["verify", "--deep", "--ledger", ledger])
+        #expect(deep.status == 0 && deep.out.contains("through event 12051"), "\(deep.out)\(deep.err)")
+        let state = try handover(["query", "state", "--ledger", ledger, "--format", "csv"])
+        #expect(state.out.utf8.filter { $0 == UInt8(ascii: "\n") }.count == 12_051, "a header and 12,050 users")
     }
 }

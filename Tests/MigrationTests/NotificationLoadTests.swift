@@ -38,13 +38,12 @@ struct NotificationLoadTests {
         }
 
         let serve = try ServerProcess(["serve", "--ledger", b, "--port", "0", "--jwks-url", teams.standIn.baseURL + "/auth/keys"])
-        let exchange = try teams.startExchange(concurrency: 4)
 
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: NotificationLoadTests.connections)
         let url = serve.baseURL + "/apple/notifications"
-        // Half the notifications, then (once the exchange has recorded a user) the other half:
-        // the two writers' events interleave in the log however slow either process starts.
+        // Half the notifications, then the exchange, then (once it has recorded a user) the other
+        // half: the two writers' events interleave in the log however slow either process is.
         func send(_ range: Range<Int>, _ http: HTTPClient) async throws -> [String] {
             try await withThrowingTaskGroup(of: [String].self) { group in
                 for worker in 0..<NotificationLoadTests.connections {
@@ -67,11 +66,12 @@ struct NotificationLoadTests {
             }
         }
         let half = bodies.count / 2
-        let acknowledged: [String] = try await withHTTPClient(configuration: configuration) { http in
+        let (acknowledged, exchange) = try await withHTTPClient(configuration: configuration) { http in
             var acked = try await send(0..<half, http)
+            let exchange = try teams.startExchange(concurrency: 4)
             while try exchangedSoFar(b) == 0, exchange.isRunning { try await Task.sleep(for: .milliseconds(20)) }
             acked += try await send(half..<bodies.count, http)
-            return acked
+            return (acked, exchange)
         }
         let exchangeRun = exchange.wait()
         #expect(exchangeRun.status == 0, "\(exchangeRun.err)")

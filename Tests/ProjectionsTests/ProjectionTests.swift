@@ -307,10 +307,14 @@ struct ProjectionTests {
             }
             var options = Ledger.Options()
             options.bulkLoadBeyond = 100
-            options.scratch = scratch
-            let ledger = try Ledger.open(at: path, folders: [UserProjection()], options: options)
+            let ledger = try Ledger.open(at: path, folders: [UserProjection(scratch: scratch)], options: options)
             #expect(ledger.upgrades == [step])
             #expect(try dumpProjections(ledger) == before)
+            let leftOver = try ledger.read { view in
+                let root = try view.transaction.openDatabase(ProjectionDatabases.rootName, create: false)
+                return try [ProjectionDatabases.rebuildingKey, ProjectionDatabases.loaderKey].filter { try view.transaction.get(root, key: $0) != nil }
+            }
+            #expect(leftOver.isEmpty, "no rebuild is left under way")
             ledger.close()
         }
         #expect(FileManager.default.fileExists(atPath: existing))

@@ -33,11 +33,8 @@ public final class Ledger: Sendable {
         /// Read-only or read-write (the default).
         public var access: Access = .readWrite
         /// A folder that has folded nothing, opened beside a log longer than this, is loaded in
-        /// bulk (``LedgerFolder/loadLog(from:schema:scratch:)``) rather than event by event.
+        /// bulk (``LedgerFolder/loadLog(from:schema:)``) rather than event by event.
         public var bulkLoadBeyond: UInt64 = Ledger.eventsPerBackgroundTransaction
-        /// Where a bulk load may fold the log first (a new directory, removed after; nil: the
-        /// folder's choice, a temporary directory).
-        public var scratch: String?
 
         public init(access: Access = .readWrite) { self.access = access }
     }
@@ -73,7 +70,7 @@ public final class Ledger: Sendable {
             if environment.isReadOnly {
                 try Ledger.checkFoldersAreCurrent(folders, environment: environment, schema: schema)
             } else {
-                let loaded = Ledger.load(folders, environment: environment, schema: schema, options: options)
+                let loaded = Ledger.load(folders, directory: directory, environment: environment, schema: schema, options: options)
                 if loaded > 0 { upgrades.append("projections: loaded \(loaded) events in key order") }
                 let folded = try Ledger.catchUp(folders, environment: environment, schema: schema)
                 if folded > 0 { upgrades.append("projections: folded \(folded) events the log held beyond them") }
@@ -291,18 +288,26 @@ public final class Ledger: Sendable {
     }
 
     /// Loads in bulk each folder that has folded nothing while the log holds more than
-    /// `options.bulkLoadBeyond` events; returns the most events one folder loaded. A load that
-    /// fails (a full scratch disk, another process loading too) is logged and left to the
-    /// event-by-event catch-up that follows, as is anything appended meanwhile.
-    private static func load(_ folders: [any LedgerFolder], environment: Environment, schema: LedgerSchema, options: Options) -> UInt64 {
+    /// `options.bulkLoadBeyond` events, holding ``BulkLoadLock`` (so a second writable open
+    /// waits for the load, then finds nothing to load); returns the most events one folder
+    /// loaded. A load that fails is logged and left to the event-by-event catch-up that
+    /// follows, as is anything appended meanwhile.
+    private static func load(_ folders: [any LedgerFolder], directory: String, environment: Environment, schema: LedgerSchema, options: Options) -> UInt64 {
+        func needsLoad(_ folder: any LedgerFolder) throws -> Bool {
+            try environment.read { txn in
+                try folder.checkpoint(in: txn) == 0 && LogView(txn, schema: schema).head().sequence > options.bulkLoadBeyond
+            }
+        }
         var loaded: UInt64 = 0
         for folder in folders {
             do {
-                let (checkpoint, head) = try environment.read { txn in
-                    (try folder.checkpoint(in: txn), try LogView(txn, schema: schema).head().sequence)
+                guard try needsLoad(folder) else { continue }
+                let folded = try BulkLoadLock.holding(in: directory, waiting: {
+                    options.logger.notice("another process is loading this ledger's \(type(of: folder)); waiting for it")
+                }) {
+                    try needsLoad(folder) ? try folder.loadLog(from: environment, schema: schema) : nil
                 }
-                guard checkpoint == 0, head > options.bulkLoadBeyond else { continue }
-                loaded = max(loaded, try folder.loadLog(from: environment, schema: schema, scratch: options.scratch) ?? 0)
+                loaded = max(loaded, folded ?? 0)
             } catch {
                 options.logger.warning("loading \(type(of: folder)) in bulk failed; folding the log event by event instead", metadata: ["error": "\(error)"])
             }

@@ -42,8 +42,9 @@ public enum LedgerBackup {
         // The copy's lock file is not part of a backup; there may be none to remove.
         try? fm.removeItem(atPath: Ledger.keyStoreDirectory(in: partial) + "/lock.mdb")
         var files: [String] = []
-        // A copy without keys holds no private key: not the signing key either.
-        let left = ["data.mdb", "lock.mdb"] + (includeKeys ? [] : [CheckpointKey.fileName])
+        // Lock files are not part of a backup, and a copy without keys holds no private key: not
+        // the signing key either.
+        let left = ["data.mdb", "lock.mdb", BulkLoadLock.fileName] + (includeKeys ? [] : [CheckpointKey.fileName])
         for name in try fm.contentsOfDirectory(atPath: ledger.directory).sorted() where !left.contains(name) && !name.contains(".tmp-") {
             let source = ledger.directory + "/" + name
             let attributes = try fm.attributesOfItem(atPath: source)

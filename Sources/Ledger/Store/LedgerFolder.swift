@@ -6,7 +6,7 @@ import LMDB
 /// The ledger calls ``fold(_:in:)`` with every batch it appends, in order. A folder keeps its
 /// own checkpoint (the last sequence it folded); when another process appended without it,
 /// the ledger first hands it the events it missed. A folder that has folded nothing, beside a
-/// long log, may instead load the whole log at once (``loadLog(from:schema:scratch:)``).
+/// long log, may instead load the whole log at once (``loadLog(from:schema:)``).
 public protocol LedgerFolder: AnyObject, Sendable {
     /// Opens (creating when writable) the folder's databases.
     func attach(to environment: Environment) throws
@@ -15,14 +15,13 @@ public protocol LedgerFolder: AnyObject, Sendable {
     /// Folds `events` (consecutive, ascending) and advances the checkpoint to the last one.
     func fold(_ events: [RecordedEvent], in transaction: WriteTransaction) throws
     /// Folds the whole log in bulk, faster than event by event, into a folder that has folded
-    /// nothing yet; returns the events folded, or nil for a folder with no such way (then the
-    /// ledger folds event by event). Events appended meanwhile by other processes may be left
-    /// for the ordinary catch-up; `scratch` names a new directory the folder may use and must
-    /// remove (nil: its own choice).
-    func loadLog(from environment: Environment, schema: LedgerSchema, scratch: String?) throws -> UInt64?
+    /// nothing yet; returns the events folded, or nil when it did not load (a folder with no
+    /// such way, or one another process loaded meanwhile): the ledger then folds event by
+    /// event what is left. Events appended meanwhile may also be left to that catch-up.
+    func loadLog(from environment: Environment, schema: LedgerSchema) throws -> UInt64?
 }
 
 extension LedgerFolder {
     /// No bulk load: the ledger folds the log event by event.
-    public func loadLog(from environment: Environment, schema: LedgerSchema, scratch: String?) throws -> UInt64? { nil }
+    public func loadLog(from environment: Environment, schema: LedgerSchema) throws -> UInt64? { nil }
 }
