@@ -77,6 +77,14 @@ public class ReadTransaction {
         return try body(wrapper)
     }
 
+    /// The bytes `database`'s pages take (branch, leaf and overflow pages).
+    public final func bytes(of database: Database) throws -> Int {
+        checkValid()
+        var stat = MDB_stat()
+        try LMDBError.check(mdb_stat(handle, database.handle, &stat), "mdb_stat(\(database.name))")
+        return (stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages) * Int(stat.ms_psize)
+    }
+
     /// The number of entries in `database`.
     public final func count(_ database: Database) throws -> Int {
         checkValid()

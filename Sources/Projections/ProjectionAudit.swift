@@ -27,7 +27,7 @@ public enum ProjectionAudit {
     /// entry agrees. `progress` hears the events folded so far.
     public static func run(ledger: Ledger, projection: UserProjection, scratch: String, chunk: UInt64 = ScratchFold.eventsPerTransaction,
                            progress: ((UInt64) -> Void)? = nil) throws -> Mismatch? {
-        let reference = try ScratchFold(directory: scratch)
+        let reference = try ScratchFold(directory: scratch, for: ledger.environment, schema: ledger.schema)
         return try ledger.read { view in
             // The log only grows, so events read in other transactions are this one's events.
             try reference.fold(through: try view.head().sequence, chunk: chunk, events: { range in

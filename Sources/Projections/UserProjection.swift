@@ -143,7 +143,7 @@ public final class UserProjection: LedgerFolder {
                          progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?) throws -> UInt64? {
         let handles = self.handles
         // Made before the ledger is written, so a scratch directory that cannot be made leaves it untouched.
-        let scratchFold = try ScratchFold(directory: scratch)
+        let scratchFold = try ScratchFold(directory: scratch, for: environment, schema: schema)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let begun = try environment.write { txn -> (target: ProjectionDatabases, load: [UInt8]?)? in
             if onlyIfEmpty, try LMDBProjectionReader(transaction: txn, databases: databases(in: txn)).checkpoint() != 0 { return nil }

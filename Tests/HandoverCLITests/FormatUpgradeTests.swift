@@ -249,4 +249,25 @@ struct FormatUpgradeTests {
         let state = try handover(["query", "state", "--ledger", ledger, "--format", "csv"])
         #expect(state.out.utf8.filter { $0 == UInt8(ascii: "\n") }.count == 12_051, "a header and 12,050 users")
     }
+
+    @Test("a scratch directory on a disk without room for the fold: projections rebuild refuses it in plain words and leaves the projections as they were; handover upgrade folds event by event instead",
+          .enabled(if: SmallDisk.canMount, "needs to mount a tmpfs (root, and a container that allows mount); skipped here"))
+    func scratchWithoutRoom() throws {
+        let ledger = dir.sub("roomless")
+        #expect(try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "12000", "--prefix", "u", "--create"]).status == 0)
+        let small = dir.sub("small")
+        try #require(try SmallDisk.mount(size: "2m", at: small))
+        defer { SmallDisk.unmount(small) }
+        let state = try handover(["query", "state", "--ledger", ledger, "--format", "csv"]).out
+        let rebuild = try handover(["projections", "rebuild", "--ledger", ledger, "--scratch", small + "/rebuild"])
+        #expect(rebuild.status != 0 && rebuild.err.contains("needs about") && rebuild.err.contains("on a disk with room"), "\(rebuild.out)\(rebuild.err)")
+        #expect(!FileManager.default.fileExists(atPath: small + "/rebuild"), "the refused directory is removed")
+        #expect(try handover(["query", "state", "--ledger", ledger, "--format", "csv"]).out == state)
+        #expect(try runProduct("handover-lab", ["forget-projections", "--ledger", ledger]).status == 0)
+        let upgraded = try handover(["upgrade", "--ledger", ledger, "--scratch", small + "/upgrade"])
+        #expect(upgraded.status == 0 && upgraded.out.contains("projections: folded 12001 events"), "\(upgraded.out)\(upgraded.err)")
+        #expect(upgraded.err.contains("needs about"), "the fallback says why: \(upgraded.err)")
+        #expect(try handover(["query", "state", "--ledger", ledger, "--format", "csv"]).out == state)
+        #expect(try handover(["verify", "--deep", "--ledger", ledger]).status == 0)
+    }
 }

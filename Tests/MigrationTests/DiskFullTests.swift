@@ -9,34 +9,14 @@ import TestSupport
 /// A ledger on a small filesystem that fills up while it is written to.
 @Suite("a full disk", .serialized)
 struct DiskFullTests {
-    /// Whether this machine lets the test mount a tmpfs (root in a container that allows it).
-    static let canMount: Bool = {
-        let probe = TemporaryDirectory()
-        guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", probe.path]) else { return false }
-        return run("/bin/umount", [probe.path])
-    }()
-
-    @discardableResult
-    static func run(_ tool: String, _ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }
-
     @Test("serve and an exchange while the disk fills: both say so in plain words, nothing acknowledged is lost, the chain verifies, and the same serve records again once space is freed",
-          .enabled(if: DiskFullTests.canMount, "needs to mount a tmpfs (root, and a container that allows mount); skipped here"))
+          .enabled(if: SmallDisk.canMount, "needs to mount a tmpfs (root, and a container that allows mount); skipped here"))
     func fillTheDisk() async throws {
         let teams = try TwoTeamsOnTheCommandLine(users: 4_000, latencyMilliseconds: 2)
         defer { teams.standIn.stop() }
         let mountPoint = teams.dir.sub("small")
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        try #require(DiskFullTests.run("/bin/mount", ["-t", "tmpfs", "-o", "size=24m", "tmpfs", mountPoint]))
-        defer { DiskFullTests.run("/bin/umount", ["-l", mountPoint]) }
+        try #require(try SmallDisk.mount(size: "24m", at: mountPoint))
+        defer { SmallDisk.unmount(mountPoint) }
         let ledger = mountPoint + "/b"
         let created = try runProduct("handover", ["init", "--ledger", ledger, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient"])
         #expect(created.status == 0, "\(created.err)")
