@@ -144,6 +144,22 @@ struct FormatUpgradeTests {
         #expect(try left.allSatisfy { try holders($0) == ["keys/slots"] })
     }
 
+    /// Runs `handover upgrade` with `arguments` and sends it SIGKILL at a random moment within
+    /// `took` microseconds; whether it was still running then (and so was killed).
+    private func killedUpgrade(_ arguments: [String], within took: UInt32) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: productPath("handover"))
+        process.arguments = ["upgrade"] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(UInt32.random(in: 0..<took))
+        let running = process.isRunning
+        if running { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return running
+    }
+
     @Test("handover upgrade killed with SIGKILL at 10 random moments: run again, the ledger verifies and answers as the old code did")
     func upgradeKilled() throws {
         let times = try fixtureText("as-of-times.txt").split(separator: "\n").map(String.init)
@@ -156,18 +172,7 @@ struct FormatUpgradeTests {
         var killed = 0
         for round in 0..<10 {
             let ledger = try oldLedger("k\(round)")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: productPath("handover"))
-            process.arguments = ["upgrade", "--ledger", ledger]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(UInt32.random(in: 0..<took))
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                killed += 1
-            }
-            process.waitUntilExit()
+            if try killedUpgrade(["--ledger", ledger], within: took) { killed += 1 }
             let again = try handover(["upgrade", "--ledger", ledger])
             #expect(again.status == 0, "round \(round): \(again.out)\(again.err)")
             let r = try handover(["verify", "--ledger", ledger, "--checkpoint", FormatUpgradeTests.fixture + "/checkpoint.txt"])
@@ -205,18 +210,7 @@ struct FormatUpgradeTests {
         var killed = 0
         for round in 0..<6 {
             let ledger = try copy("k\(round)")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: productPath("handover"))
-            process.arguments = ["upgrade", "--ledger", ledger, "--scratch", dir.sub("scratch-k\(round)")]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(UInt32.random(in: 0..<took))
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                killed += 1
-            }
-            process.waitUntilExit()
+            if try killedUpgrade(["--ledger", ledger, "--scratch", dir.sub("scratch-k\(round)")], within: took) { killed += 1 }
             let again = try handover(["upgrade", "--ledger", ledger, "--scratch", dir.sub("scratch-again-\(round)")])
             #expect(again.status == 0, "round \(round): \(again.out)\(again.err)")
             #expect(again.out.contains("projections: loaded 12001 events in key order") || again.out.contains("is up to date"),
