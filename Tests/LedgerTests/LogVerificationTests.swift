@@ -9,7 +9,7 @@ import TestSupport
 @Suite("Log verification")
 struct LogVerificationTests {
     /// Sizes that put many chunk, batch and idempotency-batch edges in a few hundred events.
-    static let small = LogVerification.Sizes(chunk: 50, batch: 7, idempotencyBatch: 20)
+    static let small = LogVerification.Sizes(chunk: 50, batch: 7, chainRun: 2, idempotencyBatch: 20)
     static let sizes = [small, LogVerification.Sizes()]
 
     /// 300 events after `ledger-created`, appended 1 to 5 at a time (so recorded times repeat),
@@ -84,6 +84,25 @@ struct LogVerificationTests {
                 #expect(report.firstBadSequence == UInt64(sequence) && report.problem?.contains("chain hash mismatch") == true, "\(report.problem ?? "")")
                 #expect(report.eventCount == UInt64(sequence - 1))
                 #expect(report.headHash == Hex.encode(heads[sequence - 1]) && report.treeRoot == roots[sequence - 1], "event \(sequence), chunk \(sizes.chunk)")
+            }
+        }
+    }
+
+    @Test("two altered records: the first is reported, whichever thread checks which")
+    func firstOfTwoAlterations() async throws {
+        let dir = TemporaryDirectory()
+        let path = try await ledger(in: dir)
+        // Events 40 and 260: in one default batch, in chain runs far apart; 260's run is the
+        // one the other thread may reach first. Small sizes put them in different chunks.
+        let altered = try copy(path, to: "two", in: dir)
+        try flipByte(in: altered, inRecordContaining: "\"acct-38\"")
+        try flipByte(in: altered, inRecordContaining: "\"acct-258\"")
+        let ledger = try Ledger.open(at: altered)
+        defer { ledger.close() }
+        for sizes in Self.sizes + [LogVerification.Sizes(chainRun: 1), LogVerification.Sizes(chainRun: 100_000)] {
+            for _ in 0..<5 {
+                let report = try ledger.verify(sizes: sizes)
+                #expect(report.firstBadSequence == 40 && report.eventCount == 39, "\(report.problem ?? ""), run \(sizes.chainRun)")
             }
         }
     }

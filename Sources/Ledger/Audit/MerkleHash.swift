@@ -13,10 +13,7 @@ public enum MerkleHash {
 
     /// The leaf hash of one record's bytes, held inline.
     public static func leafHash(_ record: UnsafeRawBufferPointer) -> SHA256Hash {
-        var hasher = SHA256()
-        hasher.update(data: leafPrefix)
-        hasher.update(bufferPointer: record)
-        return SHA256Hash(hasher.finalize())
+        withUnsafeBytes(of: UInt8(0x00)) { SHA256Hash(hashing: $0, record) }
     }
 
     /// The leaf hash of a log value as stored: its event JSON, after the 32-byte chain hash.
@@ -36,24 +33,23 @@ public enum MerkleHash {
 
     /// The hash of an interior node over its two children, held inline.
     public static func node(_ left: SHA256Hash, _ right: SHA256Hash) -> SHA256Hash {
-        var hasher = SHA256()
-        hasher.update(data: nodePrefix)
-        left.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        right.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        return SHA256Hash(hasher.finalize())
+        // 0x01 ‖ left as the prefix (33 bytes), right as the data.
+        var prefix: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        return withUnsafeMutableBytes(of: &prefix) { prefix in
+            prefix[0] = 0x01
+            left.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: prefix[1..<33]).copyMemory(from: $0) }
+            return right.withUnsafeBytes { SHA256Hash(hashing: UnsafeRawBufferPointer(rebasing: prefix[0..<33]), $0) }
+        }
     }
 
     /// The hash of an interior node over its two children.
     public static func node(_ left: [UInt8], _ right: [UInt8]) -> [UInt8] {
         var hasher = SHA256()
-        hasher.update(data: nodePrefix)
+        hasher.update(data: [0x01])
         hasher.update(data: left)
         hasher.update(data: right)
         return Array(hasher.finalize())
     }
-
-    private static let leafPrefix: [UInt8] = [0x00]
-    private static let nodePrefix: [UInt8] = [0x01]
 
     /// The largest power of two strictly below `n` (n ≥ 2): where RFC 9162 splits a tree.
     static func split(_ n: UInt64) -> UInt64 {

@@ -1,3 +1,4 @@
+import CSHA256
 import Crypto
 
 /// A SHA-256 hash held inline, 32 bytes in four words: what the Merkle tree passes around by
@@ -9,6 +10,17 @@ public struct SHA256Hash: Equatable, Hashable, Sendable {
     public init(_ digest: SHA256Digest) {
         words = (0, 0, 0, 0)
         digest.withUnsafeBytes { source in withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: source) } }
+    }
+
+    /// The SHA-256 of `prefix ‖ data`, computed on the stack: the chain, leaf and node hashes
+    /// the ledger computes by the million, where swift-crypto's hasher allocates a context each.
+    /// `prefix` is at most 64 bytes.
+    public init(hashing prefix: UnsafeRawBufferPointer, _ data: UnsafeRawBufferPointer) {
+        precondition(prefix.count <= 64, "a SHA256Hash prefix is at most 64 bytes")
+        words = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &words) { out in
+            handover_sha256(prefix.baseAddress, prefix.count, data.baseAddress, data.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
     }
 
     /// The hash in the first 32 bytes of `bytes`, nil when there are fewer.

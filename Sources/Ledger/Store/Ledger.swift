@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import LMDB
 import Logging
@@ -263,10 +262,9 @@ public final class Ledger: Sendable {
                     value.reserveCapacity(32 + event.prefix.count + 96)
                     value.append(contentsOf: event.prefix)
                     RecordedEvent.appendAssignedFields(to: &value, recordedAt: recordedAt, schemaVersion: event.draft.type.schemaVersion, sequence: sequence, type: event.draft.type)
-                    var hasher = SHA256()
-                    hasher.update(data: head.hash)
-                    value.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[32...])) }
-                    let hash = Array(hasher.finalize())
+                    let hash = head.hash.withUnsafeBytes { previous in
+                        value.withUnsafeBytes { SHA256Hash(hashing: previous, UnsafeRawBufferPointer(rebasing: $0[32...])).bytes }
+                    }
                     value.withUnsafeMutableBytes { $0.copyBytes(from: hash) }
                     try txn.put(schema.log, key: sequenceKey, value: value, flags: .append)
                     try value.withUnsafeBytes { try tree.append(storedRecord: $0, writingNodesTo: schema.merkle, in: txn) }

@@ -1,4 +1,3 @@
-import Crypto
 import LMDB
 
 /// The named databases of a ledger environment (format 2) and the layout of their keys.
@@ -105,7 +104,7 @@ public struct LedgerSchema: Sendable {
     /// ``idempotencyHash(_:)`` of a key's UTF-8 bytes, read as a big-endian integer (so that
     /// integer order is the index's byte order).
     static func idempotencyHash(utf8 key: UnsafeRawBufferPointer) -> UInt64 {
-        SHA256.hash(data: key).withUnsafeBytes { BigEndian.uint64($0) }
+        SHA256Hash(hashing: UnsafeRawBufferPointer(start: nil, count: 0), key).withUnsafeBytes { BigEndian.uint64($0) }
     }
 
     /// The `merkle` database key of a stored node: the index of its last leaf (8 bytes,

@@ -3,15 +3,15 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Crypto
 import LMDB
 
 /// One run of ``Ledger/verify(rootAt:progress:)``: the log read once, in order, on two threads.
 ///
-/// Records are read in batches inside read transactions of a chunk of events (``Sizes``). This thread
-/// reads batch k and checks its chain hashes while a second thread hashes batch k's leaves
-/// into the Merkle tree and reads its envelopes (``LeafWork``); this thread then checks batch
-/// k-1 against the indexes and the stored tree nodes. Problems are reported for the first
+/// Records are read in batches inside read transactions of a chunk of events (``Sizes``). A
+/// second thread hashes batch k's leaves into the Merkle tree and reads its envelopes
+/// (``LeafWork``) while this thread checks batch k-1 against the indexes and the stored tree
+/// nodes; then both check batch k's chain hashes and read its envelopes, a run at a time
+/// (``BatchRecordCheck``), so that neither thread waits long for the other. Problems are reported for the first
 /// event that has one, as a single-threaded pass would, except idempotency entries: those are
 /// gathered and looked up sorted by hash, a million at a time, so
 /// LMDB reads that index in order instead of at random.
@@ -22,6 +22,8 @@ struct LogVerification {
         var chunk: UInt64 = 65_536
         /// Records hashed on the other thread at a time.
         var batch = 4096
+        /// Records whose chain hashes one thread claims at a time.
+        var chainRun = 256
         /// Idempotency entries gathered before they are looked up, sorted (16 bytes each).
         var idempotencyBatch = 1 << 20
     }
@@ -62,15 +64,21 @@ struct LogVerification {
         var records: [UnsafeRawBufferPointer] = []
         /// What is wrong just after the records, when reading stopped for a reason.
         var problem: (sequence: UInt64, text: String)?
+
+        /// Drops the records from `index` on, whose chain hash does not match.
+        mutating func cut(at index: Int) {
+            records.removeSubrange(index...)
+            problem = (first + UInt64(index), "chain hash mismatch: the record or its stored hash was altered")
+        }
     }
 
-    /// What the other thread computed for one batch.
+    /// What the other thread computed for one batch, in order: its leaves in the tree.
     private struct LeafWork {
         /// The tree before the batch's leaves, and after them.
         var before: MerkleFrontier
         var after: MerkleFrontier
-        /// Each record's envelope, nil where it is not in the ledger's own form.
-        var fields: [IndexedFields?]
+        /// How many leaves it added: the whole batch.
+        var leaves: Int
         /// Nodes at a stored level the batch completed: after which record, where, and the hash.
         var nodes: [(record: Int, level: Int, index: UInt64, hash: SHA256Hash)]
         /// The tree head when the tree reached the requested size in this batch.
@@ -79,16 +87,13 @@ struct LogVerification {
         init(_ batch: Batch, tree: MerkleFrontier, rootAt: UInt64?) {
             var tree = tree
             before = tree
-            var fields: [IndexedFields?] = []
             var nodes: [(record: Int, level: Int, index: UInt64, hash: SHA256Hash)] = []
-            fields.reserveCapacity(batch.records.count)
             for (i, record) in batch.records.enumerated() {
-                fields.append(IndexedFields(json: UnsafeRawBufferPointer(rebasing: record[32...])))
                 tree.append(leaf: MerkleHash.leafHash(storedRecord: record)) { level, index, node in nodes.append((i, level, index, node)) }
                 if tree.size == rootAt { self.rootAt = tree.root }
             }
             after = tree
-            self.fields = fields
+            leaves = batch.records.count
             self.nodes = nodes
         }
     }
@@ -111,14 +116,13 @@ struct LogVerification {
         let stop = expected + sizes.chunk
         return try view.transaction.withCursor(schema.log) { cursor in
             var entry = try cursor.seek(atLeast: LedgerSchema.logKey(expected))
-            var chained = previousHash
-            var pending: (batch: Batch, work: WorkBeside<LeafWork>)?
+            var pending: (batch: Batch, records: BatchRecordCheck, work: WorkBeside<LeafWork>)?
             // The other thread reads this transaction's map: whatever ends the chunk (a report,
             // an error) waits for it first.
             var inFlight: WorkBeside<LeafWork>?
             defer { _ = inFlight?.wait() }
             while true {
-                // Read the next batch and chain it while the other thread hashes it.
+                // Read the next batch while the other thread hashes the one before.
                 var next = Batch(first: pending.map { $0.batch.first + UInt64($0.batch.records.count) } ?? expected)
                 next.records.reserveCapacity(sizes.batch)
                 let reading = pending?.batch.problem == nil
@@ -132,42 +136,34 @@ struct LogVerification {
                     entry = try cursor.next()
                 }
                 let hashed = pending.map { $0.work.wait() }
+                if let broken = pending?.records.firstBroken { pending?.batch.cut(at: broken) }
                 if let hashed { tree = hashed.after }
-                let started = next.records.isEmpty ? nil : WorkBeside { [next, tree, rootAt] in LeafWork(next, tree: tree, rootAt: rootAt) }
+                // Both threads check the next batch's records: the other after its leaves, this
+                // one after checking the batch before.
+                let records = BatchRecordCheck(next.records, after: pending?.batch.records.last.flatMap { SHA256Hash($0) } ?? SHA256Hash(previousHash)!, run: sizes.chainRun)
+                let started = next.records.isEmpty ? nil : WorkBeside { [next, tree, rootAt] in
+                    let work = LeafWork(next, tree: tree, rootAt: rootAt)
+                    records.help()
+                    return work
+                }
                 inFlight = started
-                Self.chain(&next, from: &chained)
-                if let pending, let hashed, let outcome = try check(pending.batch, hashed, view) { return outcome }
+                if let pending, let hashed, let outcome = try check(pending.batch, pending.records, hashed, view) { return outcome }
+                records.help()
                 guard let started else {
                     if let problem = next.problem { return report(problem.sequence, problem.text) }
                     // Nothing left in this chunk: the log ends here, or the next chunk begins.
                     if entry == nil { return try finish(view) }
                     return nil
                 }
-                pending = (next, started)
+                pending = (next, records, started)
             }
         }
     }
 
-    /// Recomputes the chain hashes of `batch` from `chained`, cutting the batch at the first
-    /// record whose stored hash differs.
-    private static func chain(_ batch: inout Batch, from chained: inout [UInt8]) {
-        for (i, record) in batch.records.enumerated() {
-            var hasher = SHA256()
-            hasher.update(data: chained)
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: record[32...]))
-            let matches = hasher.finalize().withUnsafeBytes { memcmp($0.baseAddress!, record.baseAddress!, 32) == 0 }
-            guard matches else {
-                batch.records.removeSubrange(i...)
-                batch.problem = (batch.first + UInt64(i), "chain hash mismatch: the record or its stored hash was altered")
-                return
-            }
-            chained.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: record[0..<32])) }
-        }
-    }
-
-    /// Checks a chained batch, in order: each record's envelope, recorded time, index entries
-    /// and the stored tree nodes it completes; then the problem that cut it, if any.
-    private mutating func check(_ batch: Batch, _ work: LeafWork, _ view: LogView) throws -> VerificationReport? {
+    /// Checks a batch whose records have been checked (and cut where the chain breaks), in
+    /// order: each record's envelope, recorded time, index entries and the stored tree nodes it
+    /// completes; then the problem that cut it, if any.
+    private mutating func check(_ batch: Batch, _ records: BatchRecordCheck, _ work: LeafWork, _ view: LogView) throws -> VerificationReport? {
         var node = 0
         for (i, record) in batch.records.enumerated() {
             let sequence = batch.first + UInt64(i)
@@ -176,7 +172,7 @@ struct LogVerification {
                 return report(bad, problem)
             }
             let fields: IndexedFields
-            if let read = work.fields[i], read.sequence == sequence {
+            if let read = records.envelope(i), read.sequence == sequence {
                 fields = read
             } else {
                 // Not in the ledger's own form: the full decode names the problem, or reads it.
@@ -214,7 +210,7 @@ struct LogVerification {
         if let last = batch.records.last { previousHash = Array(last[0..<32]) }
         // The other thread hashed the whole batch (`tree` is already after it); a batch cut
         // short by its chain ends sooner.
-        if work.fields.count != batch.records.count { tree = Self.tree(work.before, plus: batch.records[...]) }
+        if work.leaves != batch.records.count { tree = Self.tree(work.before, plus: batch.records[...]) }
         if pendingKeys.count >= sizes.idempotencyBatch, let problem = try checkPendingKeys(view) { return report(nil, problem) }
         if let problem = batch.problem { return report(problem.sequence, problem.text) }
         return nil
