@@ -142,17 +142,29 @@ public final class UserProjection: LedgerFolder {
     private func rebuild(_ environment: Environment, schema: LedgerSchema, chunk: UInt64, scratch: String, onlyIfEmpty: Bool,
                          progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?) throws -> UInt64? {
         let handles = self.handles
-        // Made before the ledger is written, so a scratch directory that cannot be made leaves it untouched.
-        let scratchFold = try ScratchFold(directory: scratch, for: environment, schema: schema)
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let begun = try environment.write { txn -> (target: ProjectionDatabases, load: [UInt8]?)? in
-            if onlyIfEmpty, try LMDBProjectionReader(transaction: txn, databases: databases(in: txn)).checkpoint() != 0 { return nil }
-            let target = try ProjectionGenerations.beginRebuild(in: txn, root: handles.root, generations: handles.generation)
-            guard try LMDBProjectionReader(transaction: txn, databases: target).checkpoint() == 0 else { return (target, nil) }
-            return (target, try ProjectionGenerations.beginLoad(target, in: txn, root: handles.root))
+        // The scratch environment is made only for a load, and before the ledger is written, so
+        // a scratch directory that cannot be made leaves it untouched; continuing an interrupted
+        // rebuild's fold needs none.
+        var scratchFold: ScratchFold?
+        defer { if scratchFold != nil { try? FileManager.default.removeItem(atPath: scratch) } }
+        var start = RebuildStart.needsScratch
+        while case .needsScratch = start {
+            let loads = try environment.read { txn in
+                if onlyIfEmpty, try LMDBProjectionReader(transaction: txn, databases: databases(in: txn)).checkpoint() != 0 { return false }
+                return try ProjectionGenerations.rebuildLoads(in: txn, root: handles.root, generations: handles.generation)
+            }
+            if loads, scratchFold == nil { scratchFold = try ScratchFold(directory: scratch, for: environment, schema: schema) }
+            start = try environment.write { txn in
+                if onlyIfEmpty, try LMDBProjectionReader(transaction: txn, databases: databases(in: txn)).checkpoint() != 0 { return .notEmpty }
+                let loads = try ProjectionGenerations.rebuildLoads(in: txn, root: handles.root, generations: handles.generation)
+                // Another process changed that since the read: make the scratch, then begin again.
+                if loads, scratchFold == nil { return .needsScratch }
+                let target = try ProjectionGenerations.beginRebuild(in: txn, root: handles.root, generations: handles.generation)
+                return .begun(target, load: loads ? try ProjectionGenerations.beginLoad(target, in: txn, root: handles.root) : nil)
+            }
         }
-        guard let (target, load) = begun else { return nil }
-        if let token = load {
+        guard case .begun(let target, let load) = start else { return nil }
+        if let token = load, let scratchFold {
             try self.load(target, token: token, from: environment, schema: schema, chunk: chunk, fold: scratchFold, progress: progress)
         }
         while true {
@@ -176,6 +188,17 @@ public final class UserProjection: LedgerFolder {
             try progress?(folded, head)
             if done { return folded }
         }
+    }
+
+    /// How a rebuild's first transaction found the projections.
+    private enum RebuildStart {
+        /// Asked to load only empty projections, it found them folded: nothing was written.
+        case notEmpty
+        /// A load is due and no scratch environment is made yet: nothing was written.
+        case needsScratch
+        /// Rebuilding into `target`; loading it first under the token `load`, or continuing an
+        /// interrupted rebuild's fold when nil.
+        case begun(ProjectionDatabases, load: [UInt8]?)
     }
 
     /// Loads the empty generation `target` with the log through its present head, folded in

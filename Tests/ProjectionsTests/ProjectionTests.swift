@@ -187,7 +187,17 @@ struct ProjectionTests {
         _ = try await ledger.append(exchanged("t8", "r8"))
         _ = try await ledger.append(signIn("r300", transferSub: "t300"))
         let expected = try dumpProjections(ledger)
-        try projection.rebuild(ledger, chunk: 25)
+        // A scratch directory that exists cannot be used: refused where the rebuild has its
+        // load to do again, and not needed, so untouched, where only its fold is left.
+        let existing = dir.sub("existing-\(stop.rawValue)")
+        try FileManager.default.createDirectory(atPath: existing, withIntermediateDirectories: false)
+        if stop == .whileFoldingWhatFollowed {
+            try projection.rebuild(ledger, chunk: 25, scratch: existing)
+        } else {
+            #expect(throws: (any Error).self) { try projection.rebuild(ledger, chunk: 25, scratch: existing) }
+            try projection.rebuild(ledger, chunk: 25)
+        }
+        #expect(FileManager.default.fileExists(atPath: existing))
         #expect(try dumpProjections(ledger) == expected)
         #expect(try user("t8", ledger, projection)?.status == .migrated)
         #expect(try ledger.read { view in try projection.checkpoint(in: view.transaction) } == (try ledger.read { try $0.head().sequence }))

@@ -27,6 +27,15 @@ enum ProjectionGenerations {
         return target
     }
 
+    /// Whether ``beginRebuild(in:root:generations:)`` now would leave a generation nothing has
+    /// been folded into, to be loaded whole: always, unless an interrupted rebuild has folded
+    /// into its target, which then continues from its own checkpoint.
+    static func rebuildLoads(in transaction: ReadTransaction, root: Database, generations: (UInt64) -> ProjectionDatabases) throws -> Bool {
+        let target = generations(try current(in: transaction, root: root) + 1)
+        guard try transaction.get(root, key: ProjectionDatabases.rebuildingKey).map({ BigEndian.uint64($0) }) == target.generation else { return true }
+        return try LMDBProjectionReader(transaction: transaction, databases: target).checkpoint() == 0
+    }
+
     /// Whether a rebuild into `target` is still under way (not finished or replaced by another).
     static func isRebuilding(_ target: ProjectionDatabases, in transaction: ReadTransaction, root: Database) throws -> Bool {
         try transaction.get(root, key: ProjectionDatabases.rebuildingKey).map { BigEndian.uint64($0) } == target.generation
