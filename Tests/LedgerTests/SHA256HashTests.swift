@@ -3,8 +3,9 @@ import Crypto
 import Testing
 @testable import Ledger
 
-/// The ledger's own SHA-256 (``SHA256Hash/init(hashing:_:)``) against swift-crypto's, on both
-/// block functions, across the lengths where padding and the prefix's block change shape.
+/// The ledger's own SHA-256 (``SHA256Hash/init(hashing:_:)``, and `CSHA256` on the block
+/// function this CPU runs and on the portable one) against swift-crypto's, across the lengths
+/// where padding and the prefix's block change shape.
 @Suite struct SHA256HashTests {
     private static let prefixLengths = [0, 1, 31, 32, 33, 55, 56, 63, 64]
     private static let dataLengths = Array(0...200) + [447, 448, 511, 512, 600, 4096, 4103, 65_537]
@@ -23,6 +24,9 @@ import Testing
                     hasher.update(bufferPointer: data)
                     let expected = Array(hasher.finalize())
                     #expect(SHA256Hash(hashing: prefix, data).bytes == expected, "prefix \(prefixLength), data \(length)")
+                    var direct = [UInt8](repeating: 0, count: 32)
+                    handover_sha256(prefix.baseAddress, prefix.count, data.baseAddress, data.count, &direct)
+                    #expect(direct == expected, "CSHA256 as this CPU runs it: prefix \(prefixLength), data \(length)")
                     var portable = [UInt8](repeating: 0, count: 32)
                     handover_sha256_portable(prefix.baseAddress, prefix.count, data.baseAddress, data.count, &portable)
                     #expect(portable == expected, "portable: prefix \(prefixLength), data \(length)")

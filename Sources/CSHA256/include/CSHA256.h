@@ -14,7 +14,8 @@ void handover_sha256(const void *prefix, size_t prefix_length,
 void handover_sha256_portable(const void *prefix, size_t prefix_length,
                               const void *data, size_t length, uint8_t out[32]);
 
-/// Whether `handover_sha256` runs on the x86 SHA extensions on this CPU.
+/// Whether `handover_sha256` runs on the x86 SHA extensions on this CPU (otherwise on portable
+/// C, slower than an assembly SHA-256 without them).
 int handover_sha256_uses_extensions(void);
 
 #endif

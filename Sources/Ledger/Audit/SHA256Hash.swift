@@ -12,16 +12,27 @@ public struct SHA256Hash: Equatable, Hashable, Sendable {
         digest.withUnsafeBytes { source in withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: source) } }
     }
 
-    /// The SHA-256 of `prefix ‖ data`, computed on the stack: the chain, leaf and node hashes
-    /// the ledger computes by the million, where swift-crypto's hasher allocates a context each.
-    /// `prefix` is at most 64 bytes.
+    /// The SHA-256 of `prefix ‖ data`: the chain, leaf and node hashes the ledger computes by
+    /// the million. On a CPU with the x86 SHA extensions it is computed on the stack
+    /// (`CSHA256`), where swift-crypto's hasher allocates a context for each; elsewhere by
+    /// swift-crypto, whose assembly is faster than portable C. `prefix` is at most 64 bytes.
     public init(hashing prefix: UnsafeRawBufferPointer, _ data: UnsafeRawBufferPointer) {
         precondition(prefix.count <= 64, "a SHA256Hash prefix is at most 64 bytes")
+        guard Self.onExtensions else {
+            var hasher = SHA256()
+            hasher.update(bufferPointer: prefix)
+            hasher.update(bufferPointer: data)
+            self = SHA256Hash(hasher.finalize())
+            return
+        }
         words = (0, 0, 0, 0)
         withUnsafeMutableBytes(of: &words) { out in
             handover_sha256(prefix.baseAddress, prefix.count, data.baseAddress, data.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
     }
+
+    /// Whether this CPU has the x86 SHA extensions `CSHA256` uses.
+    static let onExtensions = handover_sha256_uses_extensions() != 0
 
     /// The hash in the first 32 bytes of `bytes`, nil when there are fewer.
     public init?(_ bytes: UnsafeRawBufferPointer) {

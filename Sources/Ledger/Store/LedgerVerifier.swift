@@ -42,8 +42,9 @@ extension Ledger {
     ///
     /// Each record's envelope is read (``IndexedFields``), not its body: decoding every body
     /// is the deep check's (`verify --deep` folds every event). Reads in chunks, each in its
-    /// own short read transaction; the leaf hashes and envelopes of one batch are computed on
-    /// a second thread while this one reads and chains the next (``LogVerification``).
+    /// own short read transaction; a second thread hashes one batch's leaves into the tree
+    /// while this one checks the batch before, then both share the batch's chain hashes and
+    /// envelopes (``LogVerification``).
     public func verify(rootAt: UInt64? = nil, progress: ((UInt64) -> Void)? = nil) throws -> VerificationReport {
         try verify(rootAt: rootAt, sizes: LogVerification.Sizes(), progress: progress)
     }
