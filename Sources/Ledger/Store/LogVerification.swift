@@ -13,8 +13,9 @@ import LMDB
 /// nodes; then both check batch k's chain hashes and read its envelopes, a run at a time
 /// (``BatchRecordCheck``), so that neither thread waits long for the other. Problems are reported for the first
 /// event that has one, as a single-threaded pass would, except idempotency entries: those are
-/// gathered and looked up sorted by hash, a million at a time, so
-/// LMDB reads that index in order instead of at random.
+/// gathered, a quarter of a million at a time, sorted by hash on another thread, and looked up
+/// a batch's worth at each batch after, so that LMDB reads that index in order instead of at
+/// random and neither the sort nor the lookups hold the other thread up.
 struct LogVerification {
     /// How much is read, hashed and looked up at a time.
     struct Sizes {
@@ -24,8 +25,9 @@ struct LogVerification {
         var batch = 4096
         /// Records whose chain hashes one thread claims at a time.
         var chainRun = 256
-        /// Idempotency entries gathered before they are looked up, sorted (16 bytes each).
-        var idempotencyBatch = 1 << 20
+        /// Idempotency entries gathered before they are sorted and looked up (16 bytes each;
+        /// two such sets are held at most).
+        var idempotencyBatch = 1 << 18
     }
 
     private let sizes: Sizes
@@ -47,8 +49,12 @@ struct LogVerification {
     private var keyed = 0
     /// The next entries of each type's `type_index` key, read a page at a time.
     private var typeEntries: [EventType: (values: [UInt64], position: Int)] = [:]
-    /// Idempotency entries the log calls for, not yet looked up.
+    /// Idempotency entries the log calls for, being gathered.
     private var pendingKeys: [(hash: UInt64, sequence: UInt64)] = []
+    /// The set gathered before, being sorted on another thread.
+    private var sortingKeys: WorkBeside<[(hash: UInt64, sequence: UInt64)]>?
+    /// What is left to look up of that set, sorted.
+    private var sortedKeys: ArraySlice<(hash: UInt64, sequence: UInt64)> = []
 
     init(schema: LedgerSchema, rootAt: UInt64?, sizes: Sizes = Sizes()) {
         self.sizes = sizes
@@ -211,7 +217,14 @@ struct LogVerification {
         // The other thread hashed the whole batch (`tree` is already after it); a batch cut
         // short by its chain ends sooner.
         if work.leaves != batch.records.count { tree = Self.tree(work.before, plus: batch.records[...]) }
-        if pendingKeys.count >= sizes.idempotencyBatch, let problem = try checkPendingKeys(view) { return report(nil, problem) }
+        if let problem = try lookUpSortedKeys(view, atMost: max(batch.records.count, 1)) { return report(nil, problem) }
+        if pendingKeys.count >= sizes.idempotencyBatch {
+            // The set before is looked up by now, but for the last few when the sizes are small.
+            if let problem = try lookUpSortedKeys(view, atMost: .max) { return report(nil, problem) }
+            let keys = pendingKeys
+            sortingKeys = WorkBeside { keys.sorted(by: Self.hashOrder) }
+            pendingKeys.removeAll(keepingCapacity: true)
+        }
         if let problem = batch.problem { return report(problem.sequence, problem.text) }
         return nil
     }
@@ -235,12 +248,27 @@ struct LogVerification {
         return true
     }
 
-    /// Looks up the gathered idempotency entries in hash order; the first one missing, if any.
-    private mutating func checkPendingKeys(_ view: LogView) throws -> String? {
-        pendingKeys.sort { $0.hash != $1.hash ? $0.hash < $1.hash : $0.sequence < $1.sequence }
-        defer { pendingKeys.removeAll(keepingCapacity: true) }
-        return try view.transaction.withCursor(schema.idempotency) { cursor in
-            for (hash, sequence) in pendingKeys {
+    private static func hashOrder(_ a: (hash: UInt64, sequence: UInt64), _ b: (hash: UInt64, sequence: UInt64)) -> Bool {
+        a.hash != b.hash ? a.hash < b.hash : a.sequence < b.sequence
+    }
+
+    /// Looks up the next `count` entries of the sorted set (waiting for its sort if needed);
+    /// the first one missing, if any.
+    private mutating func lookUpSortedKeys(_ view: LogView, atMost count: Int) throws -> String? {
+        if let sorting = sortingKeys {
+            sortedKeys = sorting.wait()[...]
+            sortingKeys = nil
+        }
+        guard !sortedKeys.isEmpty else { return nil }
+        let now = sortedKeys.prefix(count)
+        sortedKeys = sortedKeys.dropFirst(now.count)
+        return try lookUp(now, view)
+    }
+
+    /// Looks up idempotency entries, in the order given; the first one missing, if any.
+    private func lookUp(_ keys: ArraySlice<(hash: UInt64, sequence: UInt64)>, _ view: LogView) throws -> String? {
+        try view.transaction.withCursor(schema.idempotency) { cursor in
+            for (hash, sequence) in keys {
                 let filed = try withUnsafeBytes(of: hash.bigEndian) { key in
                     try withUnsafeBytes(of: sequence.bigEndian) { value in try cursor.seek(key: key, valueAtLeast: value) }
                 }
@@ -265,7 +293,8 @@ struct LogVerification {
             return report(nil, "the stored Merkle tree edge (meta.merkle) does not match the tree rebuilt from the records")
         }
         guard indexed else { return report(nil, nil) }
-        if let problem = try checkPendingKeys(view) { return report(nil, problem) }
+        if let problem = try lookUpSortedKeys(view, atMost: .max) { return report(nil, problem) }
+        if let problem = try lookUp(pendingKeys.sorted(by: Self.hashOrder)[...], view) { return report(nil, problem) }
         if last > 0, let problem = try view.timeIndexProblem(at: previousTime, last: last) { return report(nil, problem) }
         let timeEntries = try view.transaction.count(schema.byTime)
         let typeEntries = try view.transaction.count(schema.byType)
