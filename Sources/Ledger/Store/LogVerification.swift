@@ -13,7 +13,7 @@ import LMDB
 /// nodes; then both check batch k's chain hashes and read its envelopes, a run at a time
 /// (``BatchRecordCheck``), so that neither thread waits long for the other. Problems are reported for the first
 /// event that has one, as a single-threaded pass would, except idempotency entries: those are
-/// gathered, a quarter of a million at a time, sorted by hash on another thread, and looked up
+/// gathered, a million at a time, sorted by hash on another thread, and looked up
 /// a batch's worth at each batch after, so that LMDB reads that index in order instead of at
 /// random and neither the sort nor the lookups hold the other thread up.
 struct LogVerification {
@@ -27,7 +27,7 @@ struct LogVerification {
         var chainRun = 256
         /// Idempotency entries gathered before they are sorted and looked up (16 bytes each;
         /// two such sets are held at most).
-        var idempotencyBatch = 1 << 18
+        var idempotencyBatch = 1 << 20
     }
 
     private let sizes: Sizes
