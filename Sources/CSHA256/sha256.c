@@ -5,6 +5,7 @@
 #include "CSHA256.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -145,6 +146,7 @@ int handover_sha256_uses_extensions(void) {
 }
 
 static void hash_with(compress_function compress, const void *prefix, size_t prefix_length, const void *data, size_t length, uint8_t out[32]) {
+    if (prefix_length > 64) abort();
     uint32_t state[8];
     memcpy(state, initial_state, sizeof state);
     const uint64_t bit_length = ((uint64_t)prefix_length + length) * 8;
@@ -156,10 +158,12 @@ static void hash_with(compress_function compress, const void *prefix, size_t pre
     if (prefix_length > 0) memcpy(buffer, prefix, prefix_length);
     if (filled > 0 && filled + length >= 64) {
         size_t taken = 64 - filled;
-        memcpy(buffer + filled, bytes, taken);
+        if (taken > 0) {
+            memcpy(buffer + filled, bytes, taken);
+            bytes += taken;
+            length -= taken;
+        }
         compress(state, buffer, 1);
-        bytes += taken;
-        length -= taken;
         filled = 0;
     }
     if (filled == 0 && length >= 64) {

@@ -164,7 +164,8 @@ public final class UserProjection: LedgerFolder {
             }
         }
         guard case .begun(let target, let load) = start else { return nil }
-        if let token = load, let scratchFold {
+        if let token = load {
+            guard let scratchFold else { preconditionFailure("a load begun without its scratch environment") }
             try self.load(target, token: token, from: environment, schema: schema, chunk: chunk, fold: scratchFold, progress: progress)
         }
         while true {

@@ -194,7 +194,15 @@ struct ProjectionTests {
         if stop == .whileFoldingWhatFollowed {
             try projection.rebuild(ledger, chunk: 25, scratch: existing)
         } else {
+            let rebuildKeys = {
+                try ledger.read { view in
+                    let root = try view.transaction.openDatabase(ProjectionDatabases.rootName, create: false)
+                    return try [ProjectionDatabases.rebuildingKey, ProjectionDatabases.loaderKey].map { try view.transaction.get(root, key: $0).map(Array.init) }
+                }
+            }
+            let keysBefore = try rebuildKeys()
             #expect(throws: (any Error).self) { try projection.rebuild(ledger, chunk: 25, scratch: existing) }
+            #expect(try rebuildKeys() == keysBefore, "the refused rebuild wrote nothing")
             try projection.rebuild(ledger, chunk: 25)
         }
         #expect(FileManager.default.fileExists(atPath: existing))

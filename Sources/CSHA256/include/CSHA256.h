@@ -6,7 +6,7 @@
 
 /// SHA-256 (FIPS 180-4) of `prefix ‖ data` into `out`, with no allocation: the hashes the
 /// ledger computes by the million (chain, Merkle leaf and node hashes). `prefix_length` is at
-/// most 64. Uses the x86 SHA extensions where the CPU has them, portable C elsewhere.
+/// most 64 (more aborts). Uses the x86 SHA extensions where the CPU has them, portable C elsewhere.
 void handover_sha256(const void *prefix, size_t prefix_length,
                      const void *data, size_t length, uint8_t out[32]);
 

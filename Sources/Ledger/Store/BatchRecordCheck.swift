@@ -35,7 +35,10 @@ final class BatchRecordCheck: @unchecked Sendable {
         envelopes.initialize(repeating: nil)
     }
 
-    deinit { envelopes.deallocate() }
+    deinit {
+        envelopes.deinitialize()
+        envelopes.deallocate()
+    }
 
     /// Checks runs of records until none is left unclaimed or one has failed before them.
     func help() {

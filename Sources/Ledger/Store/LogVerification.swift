@@ -26,7 +26,7 @@ struct LogVerification {
         /// Records whose chain hashes one thread claims at a time.
         var chainRun = 256
         /// Idempotency entries gathered before they are sorted and looked up (16 bytes each;
-        /// two such sets are held at most).
+        /// three such sets are held at most, while one is sorted).
         var idempotencyBatch = 1 << 20
     }
 
@@ -217,7 +217,8 @@ struct LogVerification {
         // The other thread hashed the whole batch (`tree` is already after it); a batch cut
         // short by its chain ends sooner.
         if work.leaves != batch.records.count { tree = Self.tree(work.before, plus: batch.records[...]) }
-        if let problem = try lookUpSortedKeys(view, atMost: max(batch.records.count, 1)) { return report(nil, problem) }
+        // Twice the batch: the set is looked up before the next one is gathered.
+        if let problem = try lookUpSortedKeys(view, atMost: max(2 * batch.records.count, 1)) { return report(nil, problem) }
         if pendingKeys.count >= sizes.idempotencyBatch {
             // The set before is looked up by now, but for the last few when the sizes are small.
             if let problem = try lookUpSortedKeys(view, atMost: .max) { return report(nil, problem) }
@@ -252,16 +253,18 @@ struct LogVerification {
         a.hash != b.hash ? a.hash < b.hash : a.sequence < b.sequence
     }
 
-    /// Looks up the next `count` entries of the sorted set (waiting for its sort if needed);
-    /// the first one missing, if any.
+    /// Looks up the next `count` entries of the sorted set, once its sort has finished, or
+    /// all of them (waiting for the sort) when `count` is `.max`; the first one missing, if any.
     private mutating func lookUpSortedKeys(_ view: LogView, atMost count: Int) throws -> String? {
         if let sorting = sortingKeys {
+            guard count == .max || sorting.isFinished else { return nil }
             sortedKeys = sorting.wait()[...]
             sortingKeys = nil
         }
         guard !sortedKeys.isEmpty else { return nil }
         let now = sortedKeys.prefix(count)
-        sortedKeys = sortedKeys.dropFirst(now.count)
+        // Let go of the set once it is all looked up (a slice keeps its whole array).
+        sortedKeys = now.count == sortedKeys.count ? [] : sortedKeys.dropFirst(now.count)
         return try lookUp(now, view)
     }
 

@@ -22,6 +22,13 @@ public final class WorkBeside<Value>: @unchecked Sendable {
 
     private var finished = false
 
+    /// Whether the work has finished, without waiting: then ``wait()`` returns at once. Call
+    /// it from the thread that waits.
+    public var isFinished: Bool {
+        if !finished, done.wait(timeout: .now()) == .success { finished = true }
+        return finished
+    }
+
     /// Waits for the work to finish and returns what it computed. Call it from one thread.
     public func wait() -> Value {
         if !finished {
