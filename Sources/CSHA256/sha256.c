@@ -85,18 +85,14 @@ static void compress_extensions(uint32_t state[8], const uint8_t *blocks, size_t
 // The next four words W[t..t+3] into `oldest` (W[t-16..t-13]): W[t-16] + σ0(W[t-15]) + W[t-7] + σ1(W[t-2]).
 #define SCHEDULE(oldest, second, third, newest) \
         oldest = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(oldest, second), _mm_alignr_epi8(newest, third, 4)), newest)
-        FOUR_ROUNDS(0, w0); SCHEDULE(w0, w1, w2, w3);
-        FOUR_ROUNDS(1, w1); SCHEDULE(w1, w2, w3, w0);
-        FOUR_ROUNDS(2, w2); SCHEDULE(w2, w3, w0, w1);
-        FOUR_ROUNDS(3, w3); SCHEDULE(w3, w0, w1, w2);
-        FOUR_ROUNDS(4, w0); SCHEDULE(w0, w1, w2, w3);
-        FOUR_ROUNDS(5, w1); SCHEDULE(w1, w2, w3, w0);
-        FOUR_ROUNDS(6, w2); SCHEDULE(w2, w3, w0, w1);
-        FOUR_ROUNDS(7, w3); SCHEDULE(w3, w0, w1, w2);
-        FOUR_ROUNDS(8, w0); SCHEDULE(w0, w1, w2, w3);
-        FOUR_ROUNDS(9, w1); SCHEDULE(w1, w2, w3, w0);
-        FOUR_ROUNDS(10, w2); SCHEDULE(w2, w3, w0, w1);
-        FOUR_ROUNDS(11, w3); SCHEDULE(w3, w0, w1, w2);
+        // Rounds 0-47, each group of four words scheduled again as soon as it is used; the
+        // words stay in named registers (an array indexed by the loop would live on the stack).
+        for (int g = 0; g < 12; g += 4) {
+            FOUR_ROUNDS(g, w0); SCHEDULE(w0, w1, w2, w3);
+            FOUR_ROUNDS(g + 1, w1); SCHEDULE(w1, w2, w3, w0);
+            FOUR_ROUNDS(g + 2, w2); SCHEDULE(w2, w3, w0, w1);
+            FOUR_ROUNDS(g + 3, w3); SCHEDULE(w3, w0, w1, w2);
+        }
         FOUR_ROUNDS(12, w0);
         FOUR_ROUNDS(13, w1);
         FOUR_ROUNDS(14, w2);

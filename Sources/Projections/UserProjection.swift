@@ -147,16 +147,18 @@ public final class UserProjection: LedgerFolder {
         // rebuild's fold needs none.
         var scratchFold: ScratchFold?
         defer { if scratchFold != nil { try? FileManager.default.removeItem(atPath: scratch) } }
+        /// Whether the rebuild would load (nil: asked to load only empty projections, and they are not).
+        func loads(in txn: ReadTransaction) throws -> Bool? {
+            if onlyIfEmpty, try LMDBProjectionReader(transaction: txn, databases: databases(in: txn)).checkpoint() != 0 { return nil }
+            return try ProjectionGenerations.rebuildLoads(in: txn, root: handles.root, generations: handles.generation)
+        }
         var start = RebuildStart.needsScratch
         while case .needsScratch = start {
-            let loads = try environment.read { txn in
-                if onlyIfEmpty, try LMDBProjectionReader(transaction: txn, databases: databases(in: txn)).checkpoint() != 0 { return false }
-                return try ProjectionGenerations.rebuildLoads(in: txn, root: handles.root, generations: handles.generation)
+            if try environment.read({ try loads(in: $0) }) == true, scratchFold == nil {
+                scratchFold = try ScratchFold(directory: scratch, for: environment, schema: schema)
             }
-            if loads, scratchFold == nil { scratchFold = try ScratchFold(directory: scratch, for: environment, schema: schema) }
             start = try environment.write { txn in
-                if onlyIfEmpty, try LMDBProjectionReader(transaction: txn, databases: databases(in: txn)).checkpoint() != 0 { return .notEmpty }
-                let loads = try ProjectionGenerations.rebuildLoads(in: txn, root: handles.root, generations: handles.generation)
+                guard let loads = try loads(in: txn) else { return .notEmpty }
                 // Another process changed that since the read: make the scratch, then begin again.
                 if loads, scratchFold == nil { return .needsScratch }
                 let target = try ProjectionGenerations.beginRebuild(in: txn, root: handles.root, generations: handles.generation)

@@ -71,8 +71,8 @@ final class BatchRecordCheck: @unchecked Sendable {
         let record = records[i]
         let json = UnsafeRawBufferPointer(rebasing: record[32...])
         let computed = i == 0
-            ? hashBefore.withUnsafeBytes { SHA256Hash(hashing: $0, json) }
-            : SHA256Hash(hashing: UnsafeRawBufferPointer(rebasing: records[i - 1][0..<32]), json)
+            ? hashBefore.withUnsafeBytes { ChainHead.hash(after: $0, json: json) }
+            : ChainHead.hash(after: UnsafeRawBufferPointer(rebasing: records[i - 1][0..<32]), json: json)
         return computed.withUnsafeBytes { memcmp($0.baseAddress!, record.baseAddress!, 32) == 0 }
     }
 }

@@ -263,7 +263,7 @@ public final class Ledger: Sendable {
                     value.append(contentsOf: event.prefix)
                     RecordedEvent.appendAssignedFields(to: &value, recordedAt: recordedAt, schemaVersion: event.draft.type.schemaVersion, sequence: sequence, type: event.draft.type)
                     let hash = head.hash.withUnsafeBytes { previous in
-                        value.withUnsafeBytes { SHA256Hash(hashing: previous, UnsafeRawBufferPointer(rebasing: $0[32...])).bytes }
+                        value.withUnsafeBytes { ChainHead.hash(after: previous, json: UnsafeRawBufferPointer(rebasing: $0[32...])).bytes }
                     }
                     value.withUnsafeMutableBytes { $0.copyBytes(from: hash) }
                     try txn.put(schema.log, key: sequenceKey, value: value, flags: .append)

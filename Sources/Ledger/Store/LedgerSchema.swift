@@ -131,6 +131,11 @@ public struct ChainHead: Equatable, Sendable {
     /// The head of an empty log.
     public static let genesis = ChainHead(sequence: 0, hash: [UInt8](repeating: 0, count: 32), recordedAt: Timestamp(microseconds: 0))
 
+    /// An event's chain hash: SHA-256 of the chain hash before it ‖ its event JSON.
+    static func hash(after previous: UnsafeRawBufferPointer, json: UnsafeRawBufferPointer) -> SHA256Hash {
+        SHA256Hash(hashing: previous, json)
+    }
+
     var encoded: [UInt8] {
         var bytes = BigEndian.bytes(sequence)
         bytes.append(contentsOf: hash)

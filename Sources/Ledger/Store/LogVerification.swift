@@ -8,10 +8,10 @@ import LMDB
 /// One run of ``Ledger/verify(rootAt:progress:)``: the log read once, in order, on two threads.
 ///
 /// Records are read in batches inside read transactions of a chunk of events (``Sizes``). A
-/// second thread hashes batch k's leaves into the Merkle tree and reads its envelopes
-/// (``LeafWork``) while this thread checks batch k-1 against the indexes and the stored tree
-/// nodes; then both check batch k's chain hashes and read its envelopes, a run at a time
-/// (``BatchRecordCheck``), so that neither thread waits long for the other. Problems are reported for the first
+/// second thread hashes batch k's leaves into the Merkle tree (``LeafWork``) while this thread
+/// checks batch k-1 against the indexes and the stored tree nodes; then both check batch k's
+/// chain hashes and read its envelopes, a run at a time (``BatchRecordCheck``), so that
+/// neither thread waits long for the other. Problems are reported for the first
 /// event that has one, as a single-threaded pass would, except idempotency entries: those are
 /// gathered, a million at a time, sorted by hash on another thread, and looked up
 /// a batch's worth at each batch after, so that LMDB reads that index in order instead of at
@@ -23,7 +23,7 @@ struct LogVerification {
         var chunk: UInt64 = 65_536
         /// Records hashed on the other thread at a time.
         var batch = 4096
-        /// Records whose chain hashes one thread claims at a time.
+        /// Records whose chain hashes and envelopes one thread claims at a time.
         var chainRun = 256
         /// Idempotency entries gathered before they are sorted and looked up (16 bytes each;
         /// three such sets are held at most, while one is sorted).
@@ -83,8 +83,6 @@ struct LogVerification {
         /// The tree before the batch's leaves, and after them.
         var before: MerkleFrontier
         var after: MerkleFrontier
-        /// How many leaves it added: the whole batch.
-        var leaves: Int
         /// Nodes at a stored level the batch completed: after which record, where, and the hash.
         var nodes: [(record: Int, level: Int, index: UInt64, hash: SHA256Hash)]
         /// The tree head when the tree reached the requested size in this batch.
@@ -99,7 +97,6 @@ struct LogVerification {
                 if tree.size == rootAt { self.rootAt = tree.root }
             }
             after = tree
-            leaves = batch.records.count
             self.nodes = nodes
         }
     }
@@ -216,7 +213,7 @@ struct LogVerification {
         if let last = batch.records.last { previousHash = Array(last[0..<32]) }
         // The other thread hashed the whole batch (`tree` is already after it); a batch cut
         // short by its chain ends sooner.
-        if work.leaves != batch.records.count { tree = Self.tree(work.before, plus: batch.records[...]) }
+        if work.after.size - work.before.size != UInt64(batch.records.count) { tree = Self.tree(work.before, plus: batch.records[...]) }
         // Twice the batch: the set is looked up before the next one is gathered.
         if let problem = try lookUpSortedKeys(view, atMost: max(2 * batch.records.count, 1)) { return report(nil, problem) }
         if pendingKeys.count >= sizes.idempotencyBatch {
