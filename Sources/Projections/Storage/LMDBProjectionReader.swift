@@ -33,7 +33,7 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
     private func user(_ key: UInt64, in versions: Cursor) throws -> UserState? {
         guard let (found, value) = try versions.seek(atMost: ProjectionDatabases.versionKey(key, limit)),
               BigEndian.uint64(found) == key, !value.isEmpty else { return nil }
-        return try UserStateCodec.decode(value)
+        return try UserStateCodec.decode(key: found, value: value)
     }
 
     func user(matching identifier: String) throws -> UserState? { try firstUser(matching: identifier) }
@@ -43,9 +43,9 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
     func forEachUser(_ body: (UserState) throws -> Void) throws {
         try transaction.withCursor(databases.userVersions) { cursor in
             var entry = try cursor.first()
-            var current: (user: UInt64, value: UnsafeRawBufferPointer)?
+            var current: (user: UInt64, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
             func emit() throws {
-                if let current, !current.value.isEmpty { try body(try UserStateCodec.decode(current.value)) }
+                if let current, !current.value.isEmpty { try body(try UserStateCodec.decode(key: current.key, value: current.value)) }
             }
             while let (key, value) = entry {
                 let user = BigEndian.uint64(key)
@@ -57,7 +57,7 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
                     entry = user == .max ? nil : try cursor.seek(atLeast: ProjectionDatabases.versionKey(user + 1, 0))
                     continue
                 }
-                current = (user, value)
+                current = (user, key, value)
                 entry = try cursor.next()
             }
             try emit()

@@ -42,7 +42,7 @@ final class LMDBProjectionStore: ProjectionStore {
         let sequence = user.lastSequence
         let time = MigratedOrder.time(of: user)
         try reorder(user.key, from: try currentTime(of: user.key), to: time, at: sequence)
-        try transaction.put(databases.userVersions, key: ProjectionDatabases.versionKey(user.key, sequence), value: UserStateCodec.encode(user))
+        try transaction.put(databases.userVersions, key: ProjectionDatabases.versionKey(user.key, sequence), value: UserStateCodec.encode(user, sequence: sequence))
         lastTouched = (user.key, time)
     }
 

@@ -84,6 +84,6 @@ final class LinkCursor: LinkedUsers {
     private func user(_ key: UInt64) throws -> UserState? {
         guard let (found, value) = try versions.seek(atMost: ProjectionDatabases.versionKey(key, limit)),
               BigEndian.uint64(found) == key, !value.isEmpty else { return nil }
-        return try UserStateCodec.decode(value)
+        return try UserStateCodec.decode(key: found, value: value)
     }
 }

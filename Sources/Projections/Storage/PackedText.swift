@@ -1,0 +1,90 @@
+import Foundation
+import Ledger
+
+/// How user record version 2 stores a string: as received, in fewer bytes when it holds
+/// lower-case hex or canonical base64, the forms Apple's `sub`s, transfer IDs, key IDs and
+/// sealed emails take. Every form decodes to exactly the string encoded: a form is chosen only
+/// after checking that it gives the string back.
+///
+/// One form byte, then:
+/// - 0: nothing (no string);
+/// - 1: varint length ‖ UTF-8;
+/// - 2: varint length ‖ prefix UTF-8 ‖ varint n ‖ n bytes, written as 2n lower-case hex digits
+///   ‖ varint length ‖ suffix UTF-8: the string's longest run of lower-case hex digits (at
+///   least ``PackedText/shortestHexRun``, an even count) kept as bytes;
+/// - 3: varint n ‖ n bytes, written as standard base64 with padding.
+enum PackedText {
+    static let absent: UInt8 = 0, plain: UInt8 = 1, hexRun: UInt8 = 2, base64: UInt8 = 3
+    /// Shorter runs save too little to be worth a form.
+    static let shortestHexRun = 16
+
+    static func write(_ optional: String?, to w: inout BinaryWriter) {
+        guard var text = optional else { w.bytes.append(absent); return }
+        text.withUTF8 { utf8 in
+            if let run = longestHexRun(utf8), run.count >= shortestHexRun {
+                w.bytes.append(hexRun)
+                w.counted(utf8[..<run.lowerBound])
+                w.varint(UInt64(run.count / 2))
+                var i = run.lowerBound
+                while i < run.upperBound {
+                    w.bytes.append(nibble(utf8[i]) << 4 | nibble(utf8[i + 1]))
+                    i += 2
+                }
+                w.counted(utf8[run.upperBound...])
+            } else if utf8.count >= shortestHexRun, let data = Data(base64Encoded: Data(utf8)), data.base64EncodedData().elementsEqual(utf8) {
+                w.bytes.append(base64)
+                w.counted(data)
+            } else {
+                w.bytes.append(plain)
+                w.counted(utf8)
+            }
+        }
+    }
+
+    static func read(from r: inout BinaryReader) throws -> String? {
+        switch try r.u8() {
+        case absent:
+            return nil
+        case plain:
+            return String(decoding: try r.counted(), as: UTF8.self)
+        case hexRun:
+            let prefix = try r.counted()
+            let run = try r.take(Int(clamping: try r.varint()))
+            let suffix = try r.counted()
+            return String(unsafeUninitializedCapacity: prefix.count + run.count * 2 + suffix.count) { out in
+                var i = 0
+                for byte in prefix { out[i] = byte; i += 1 }
+                for byte in run {
+                    out[i] = hexDigits[Int(byte >> 4)]
+                    out[i + 1] = hexDigits[Int(byte & 15)]
+                    i += 2
+                }
+                for byte in suffix { out[i] = byte; i += 1 }
+                return i
+            }
+        case base64:
+            return Data(try r.counted()).base64EncodedString()
+        case let form:
+            throw LedgerError(.malformedRecord, "users: unknown text form \(form)")
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private static func isHexDigit(_ c: UInt8) -> Bool { (48...57).contains(c) || (97...102).contains(c) }
+
+    private static func nibble(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : c - 87 }
+
+    /// The longest run of lower-case hex digits in `utf8`, cut to an even count (the first
+    /// longest, if several).
+    private static func longestHexRun(_ utf8: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        var best: Range<Int>?, start = 0
+        for i in 0...utf8.count {
+            if i < utf8.count, isHexDigit(utf8[i]) { continue }
+            let even = (i - start) & ~1
+            if even > (best?.count ?? 0) { best = start..<(start + even) }
+            start = i + 1
+        }
+        return best
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import LMDB
+import TestSupport
+
+/// A ledger whose `user_versions` hold user record version 1 (`Tests/Fixtures/userrecord1`,
+/// made by `Tests/Fixtures/make-userrecord1-ledger.sh` with commit 9ee31d0), read by this code,
+/// which writes version 2.
+@Suite("ledgers written with user record version 1")
+struct UserRecordVersionTests {
+    let dir = TemporaryDirectory()
+    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/userrecord1").path
+
+    private func fixtureText(_ name: String) throws -> String {
+        try String(contentsOfFile: Self.fixture + "/" + name, encoding: .utf8)
+    }
+
+    /// Every answer the old code gave, asked again of `ledger`.
+    private func expectOldAnswers(_ ledger: String, _ when: String) throws {
+        let times = try fixtureText("as-of-times.txt").split(separator: "\n").map(String.init)
+        let user = try fixtureText("user.txt").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(times.count == 2)
+        for (n, time) in times.enumerated() {
+            var asked = ["migrated", "state", "unmatched"].map { ("\($0)-\(n).csv", ["query", $0, "--format", "csv"]) }
+            asked.append(("user-\(n).json", ["query", "user", user, "--format", "json"]))
+            asked.append(("report-\(n).json", ["report", "--format", "json"]))
+            for (file, arguments) in asked {
+                let r = try handover(arguments + ["--ledger", ledger, "--as-of", time])
+                let expected = try fixtureText("answers/" + file)
+                #expect(r.status == 0 && r.out == expected, "\(when): \(file) as of \(time): \(r.err)")
+            }
+        }
+    }
+
+    /// The record version byte of every `user_versions` value (the empty value of a merged-away user left out).
+    private func recordVersions(_ ledger: String) throws -> Set<UInt8> {
+        try Environment(path: ledger, options: .init(readOnly: true)).read { txn in
+            var found: Set<UInt8> = []
+            for name in ["user_versions", "user_versions.1"] {
+                try txn.withCursor(try txn.openDatabase(name, create: false)) { cursor in
+                    var entry = try cursor.first()
+                    while let (_, value) = entry {
+                        if let first = value.first { found.insert(first) }
+                        entry = try cursor.next()
+                    }
+                }
+            }
+            return found
+        }
+    }
+
+    @Test("version 1 records are read as they are: the same answers, verify --deep passes and no byte changes; a rebuild writes version 2 in their place, with the same answers and a smaller user_versions")
+    func versionOneRead() throws {
+        let ledger = dir.sub("l")
+        try FileManager.default.copyItem(atPath: Self.fixture + "/ledger", toPath: ledger)
+        #expect(try recordVersions(ledger) == [1])
+        let before = try fileStates(ledger)
+        try expectOldAnswers(ledger, "as written")
+        var r = try handover(["verify", "--deep", "--ledger", ledger])
+        #expect(r.status == 0 && r.out.contains("OK"), "\(r.out)\(r.err)")
+        #expect(try fileStates(ledger) == before, "reading changed no file")
+
+        let sizeBefore = try usedBytes(ledger, "user_versions")
+        r = try handover(["projections", "rebuild", "--ledger", ledger])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        #expect(try recordVersions(ledger) == [2])
+        try expectOldAnswers(ledger, "rebuilt")
+        r = try handover(["verify", "--deep", "--ledger", ledger])
+        #expect(r.status == 0 && r.out.contains("OK"), "\(r.out)\(r.err)")
+        let sizeAfter = try usedBytes(ledger, "user_versions.1") + (try usedBytes(ledger, "user_versions"))
+        #expect(sizeAfter * 10 < sizeBefore * 8, "version 2 takes less room: \(sizeAfter) bytes of values, version 1 \(sizeBefore)")
+    }
+
+    /// The bytes of every value in `database`.
+    private func usedBytes(_ ledger: String, _ database: String) throws -> Int {
+        try Environment(path: ledger, options: .init(readOnly: true)).read { txn in
+            try txn.withCursor(try txn.openDatabase(database, create: false)) { cursor in
+                var total = 0
+                var entry = try cursor.first()
+                while let (_, value) = entry {
+                    total += value.count
+                    entry = try cursor.next()
+                }
+                return total
+            }
+        }
+    }
+}
