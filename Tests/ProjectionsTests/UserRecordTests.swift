@@ -43,7 +43,7 @@ struct UserRecordTests {
     @Test("version 2 gives back every state it is given, whatever its strings, times and numbers")
     func roundTrip() throws {
         var g = SystemRandomNumberGenerator()
-        for _ in 0..<3_000 {
+        for _ in 0..<1_500 {
             let u = randomState(&g)
             let key = ProjectionDatabases.versionKey(u.key, u.lastSequence)
             let value = UserStateCodec.encode(u, sequence: u.lastSequence)
