@@ -63,13 +63,34 @@ enum PackedText {
                 return i
             }
         case base64:
-            return Data(try r.counted()).base64EncodedString()
+            return base64Text(try r.counted())
         case let form:
             throw LedgerError(.malformedRecord, "users: unknown text form \(form)")
         }
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
+    private static let base64Digits = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// `bytes` in standard base64 with padding, written straight into the string (a listing
+    /// decodes a sealed email per user).
+    private static func base64Text(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: (bytes.count + 2) / 3 * 4) { out in
+            var i = 0, o = 0
+            while i < bytes.count {
+                let left = bytes.count - i
+                let b0 = UInt32(bytes[i]), b1 = left > 1 ? UInt32(bytes[i + 1]) : 0, b2 = left > 2 ? UInt32(bytes[i + 2]) : 0
+                let group = b0 << 16 | b1 << 8 | b2
+                out[o] = base64Digits[Int(group >> 18)]
+                out[o + 1] = base64Digits[Int(group >> 12 & 63)]
+                out[o + 2] = left > 1 ? base64Digits[Int(group >> 6 & 63)] : UInt8(ascii: "=")
+                out[o + 3] = left > 2 ? base64Digits[Int(group & 63)] : UInt8(ascii: "=")
+                i += 3
+                o += 4
+            }
+            return o
+        }
+    }
 
     private static func isHexDigit(_ c: UInt8) -> Bool { (48...57).contains(c) || (97...102).contains(c) }
 
