@@ -11,16 +11,12 @@ import TestSupport
 @Suite("ledgers written in format 1, before format 2 and projection layout 2")
 struct FormatUpgradeTests {
     let dir = TemporaryDirectory()
-    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/format1").path
-
-    private func fixtureText(_ name: String) throws -> String {
-        try String(contentsOfFile: FormatUpgradeTests.fixture + "/" + name, encoding: .utf8)
-    }
+    static let fixture = Fixture("format1")
 
     /// A fresh copy of the old ledger.
     private func oldLedger(_ name: String) throws -> String {
         let path = dir.sub(name)
-        try FileManager.default.copyItem(atPath: FormatUpgradeTests.fixture + "/ledger", toPath: path)
+        try FileManager.default.copyItem(atPath: Self.fixture.path + "/ledger", toPath: path)
         return path
     }
 
@@ -53,9 +49,9 @@ struct FormatUpgradeTests {
     /// Every answer the old code gave, asked again of `ledger`: the same rows, through the
     /// renamed columns (``asOldCode(_:answer:)``).
     private func expectOldAnswers(_ ledger: String) throws {
-        let times = try fixtureText("as-of-times.txt").split(separator: "\n").map(String.init)
+        let times = try Self.fixture.text("as-of-times.txt").split(separator: "\n").map(String.init)
         #expect(times.count == 4)
-        let user = try fixtureText("user.txt").trimmingCharacters(in: .whitespacesAndNewlines)
+        let user = try Self.fixture.text("user.txt").trimmingCharacters(in: .whitespacesAndNewlines)
         for (n, time) in times.enumerated() {
             var asked: [(file: String, answer: String, arguments: [String])] = ["migrated", "pending", "state", "failures", "unmatched"].map {
                 ("\($0)-\(n).csv", $0, ["query", $0, "--format", "csv"])
@@ -65,19 +61,19 @@ struct FormatUpgradeTests {
             asked.append(("report-\(n).json", "report", ["report", "--format", "json"]))
             for (file, answer, arguments) in asked {
                 let r = try handover(arguments + ["--ledger", ledger, "--as-of", time])
-                #expect(try asOldCode(r.out, answer: answer) == (try fixtureText("answers/" + file)), "\(file) as of \(time): \(r.err)")
+                #expect(try asOldCode(r.out, answer: answer) == (try Self.fixture.text("answers/" + file)), "\(file) as of \(time): \(r.err)")
             }
         }
         for q in ["migrated", "state", "unmatched"] {
-            #expect(try asOldCode(try handover(["query", q, "--ledger", ledger, "--format", "csv"]).out, answer: q) == (try fixtureText("answers/\(q)-now.csv")), "\(q) now")
+            #expect(try asOldCode(try handover(["query", q, "--ledger", ledger, "--format", "csv"]).out, answer: q) == (try Self.fixture.text("answers/\(q)-now.csv")), "\(q) now")
         }
-        #expect(try asOldCode(try handover(["query", "events", "--ledger", ledger, "--format", "csv"]).out, answer: "events") == (try fixtureText("answers/events.csv")))
+        #expect(try asOldCode(try handover(["query", "events", "--ledger", ledger, "--format", "csv"]).out, answer: "events") == (try Self.fixture.text("answers/events.csv")))
     }
 
     @Test("read as it is, a format-1 ledger verifies and changes no byte, and a query says to run handover upgrade; upgraded (indexes, projections, verifier key), it verifies, proves against a checkpoint signed before, and answers as the old code did")
     func upgrade() throws {
         let ledger = try oldLedger("l")
-        let checkpoint = FormatUpgradeTests.fixture + "/checkpoint.txt"
+        let checkpoint = Self.fixture.path + "/checkpoint.txt"
         let before = try fileStates(ledger)
         var r = try handover(["verify", "--ledger", ledger])
         #expect(r.status == 0 && r.out.hasPrefix("OK: "), "\(r.out)\(r.err)")
@@ -136,7 +132,7 @@ struct FormatUpgradeTests {
         #expect(try keys.allSatisfy { try holders($0) == ["keys/slots"] }, "after the upgrade only the slot file holds them")
         try expectOldAnswers(ledger)
 
-        let user = try fixtureText("user.txt").trimmingCharacters(in: .whitespacesAndNewlines)
+        let user = try Self.fixture.text("user.txt").trimmingCharacters(in: .whitespacesAndNewlines)
         let erased = try handover(["erase", user, "--ledger", ledger])
         #expect(erased.status == 0, "\(erased.err)")
         let left = try keys.filter { try !holders($0).isEmpty }
@@ -162,7 +158,7 @@ struct FormatUpgradeTests {
 
     @Test("handover upgrade killed with SIGKILL at 10 random moments: run again, the ledger verifies and answers as the old code did")
     func upgradeKilled() throws {
-        let times = try fixtureText("as-of-times.txt").split(separator: "\n").map(String.init)
+        let times = try Self.fixture.text("as-of-times.txt").split(separator: "\n").map(String.init)
         // Kill within the time an upgrade takes on this machine, as busy as it is now, so that
         // the rounds interrupt it whether the machine is fast or slow.
         let timed = try oldLedger("timed")
@@ -175,10 +171,10 @@ struct FormatUpgradeTests {
             if try killedUpgrade(["--ledger", ledger], within: took) { killed += 1 }
             let again = try handover(["upgrade", "--ledger", ledger])
             #expect(again.status == 0, "round \(round): \(again.out)\(again.err)")
-            let r = try handover(["verify", "--ledger", ledger, "--checkpoint", FormatUpgradeTests.fixture + "/checkpoint.txt"])
+            let r = try handover(["verify", "--ledger", ledger, "--checkpoint", Self.fixture.path + "/checkpoint.txt"])
             #expect(r.status == 0, "round \(round): \(r.out)\(r.err)")
-            #expect(try asOldCode(try handover(["query", "state", "--ledger", ledger, "--format", "csv"]).out, answer: "state") == (try fixtureText("answers/state-now.csv")), "round \(round)")
-            #expect(try asOldCode(try handover(["query", "migrated", "--ledger", ledger, "--format", "csv", "--as-of", times[2]]).out, answer: "migrated") == (try fixtureText("answers/migrated-2.csv")), "round \(round)")
+            #expect(try asOldCode(try handover(["query", "state", "--ledger", ledger, "--format", "csv"]).out, answer: "state") == (try Self.fixture.text("answers/state-now.csv")), "round \(round)")
+            #expect(try asOldCode(try handover(["query", "migrated", "--ledger", ledger, "--format", "csv", "--as-of", times[2]]).out, answer: "migrated") == (try Self.fixture.text("answers/migrated-2.csv")), "round \(round)")
             if round == 9 { try expectOldAnswers(ledger) }
         }
         #expect(killed > 0, "no round was killed: the test did not interrupt anything")

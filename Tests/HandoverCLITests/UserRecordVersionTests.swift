@@ -9,16 +9,12 @@ import TestSupport
 @Suite("ledgers written with user record version 1")
 struct UserRecordVersionTests {
     let dir = TemporaryDirectory()
-    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/userrecord1").path
-
-    private func fixtureText(_ name: String) throws -> String {
-        try String(contentsOfFile: Self.fixture + "/" + name, encoding: .utf8)
-    }
+    static let fixture = Fixture("userrecord1")
 
     /// Every answer the old code gave, asked again of `ledger`.
     private func expectOldAnswers(_ ledger: String, _ when: String) throws {
-        let times = try fixtureText("as-of-times.txt").split(separator: "\n").map(String.init)
-        let user = try fixtureText("user.txt").trimmingCharacters(in: .whitespacesAndNewlines)
+        let times = try Self.fixture.text("as-of-times.txt").split(separator: "\n").map(String.init)
+        let user = try Self.fixture.text("user.txt").trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(times.count == 2)
         for (n, time) in times.enumerated() {
             var asked = ["migrated", "state", "unmatched"].map { ("\($0)-\(n).csv", ["query", $0, "--format", "csv"]) }
@@ -26,7 +22,7 @@ struct UserRecordVersionTests {
             asked.append(("report-\(n).json", ["report", "--format", "json"]))
             for (file, arguments) in asked {
                 let r = try handover(arguments + ["--ledger", ledger, "--as-of", time])
-                let expected = try fixtureText("answers/" + file)
+                let expected = try Self.fixture.text("answers/" + file)
                 #expect(r.status == 0 && r.out == expected, "\(when): \(file) as of \(time): \(r.err)")
             }
         }
@@ -52,7 +48,7 @@ struct UserRecordVersionTests {
     @Test("version 1 records are read as they are: the same answers, verify --deep passes and no byte changes; a rebuild writes version 2 in their place, with the same answers and a smaller user_versions")
     func versionOneRead() throws {
         let ledger = dir.sub("l")
-        try FileManager.default.copyItem(atPath: Self.fixture + "/ledger", toPath: ledger)
+        try FileManager.default.copyItem(atPath: Self.fixture.path + "/ledger", toPath: ledger)
         #expect(try recordVersions(ledger) == [1])
         let before = try fileStates(ledger)
         try expectOldAnswers(ledger, "as written")

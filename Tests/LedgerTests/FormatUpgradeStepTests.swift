@@ -8,7 +8,7 @@ import TestSupport
 /// upgraded in small steps, stopped between them as a kill would stop it.
 @Suite("format 1 upgraded in steps")
 struct FormatUpgradeStepTests {
-    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/format1/ledger").path
+    static let fixture = Fixture("format1").path + "/ledger"
 
     @Test("an upgrade stopped between transactions leaves a whole format-1 ledger, and the next open finishes it with exact indexes")
     func stoppedBetweenSteps() throws {

@@ -36,6 +36,12 @@ struct UserRecordTests {
         return u
     }
 
+    /// A random state as the fold stores it: the entry's key and its version-2 value.
+    private func randomEntry<G: RandomNumberGenerator>(_ g: inout G) -> (user: UserState, key: [UInt8], value: [UInt8]) {
+        let u = randomState(&g)
+        return (u, ProjectionDatabases.versionKey(u.key, u.lastSequence), UserStateCodec.encode(u, sequence: u.lastSequence))
+    }
+
     private func decode(_ value: [UInt8], key: [UInt8]) throws -> UserState {
         try value.withUnsafeBytes { v in try key.withUnsafeBytes { k in try UserStateCodec.decode(key: k, value: v) } }
     }
@@ -44,9 +50,7 @@ struct UserRecordTests {
     func roundTrip() throws {
         var g = SystemRandomNumberGenerator()
         for _ in 0..<1_500 {
-            let u = randomState(&g)
-            let key = ProjectionDatabases.versionKey(u.key, u.lastSequence)
-            let value = UserStateCodec.encode(u, sequence: u.lastSequence)
+            let (u, key, value) = randomEntry(&g)
             #expect(value.first == 2)
             #expect(try decode(value, key: key) == u)
         }
@@ -100,9 +104,7 @@ struct UserRecordTests {
     func malformed() throws {
         var g = SystemRandomNumberGenerator()
         for _ in 0..<50 {
-            let u = randomState(&g)
-            let key = ProjectionDatabases.versionKey(u.key, u.lastSequence)
-            let value = UserStateCodec.encode(u, sequence: u.lastSequence)
+            let (_, key, value) = randomEntry(&g)
             for cut in Set([0, 1, 2, value.count / 2, value.count - 1]) where cut < value.count {
                 #expect(throws: LedgerError.self) { try decode(Array(value.prefix(cut)), key: key) }
             }

@@ -4,13 +4,19 @@ public enum Hex {
 
     /// The lower-case hex digits of `bytes`.
     public static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
-        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
-            for (i, b) in bytes.enumerated() {
-                out[2 * i] = digits[Int(b >> 4)]
-                out[2 * i + 1] = digits[Int(b & 15)]
-            }
-            return bytes.count * 2
+        String(unsafeUninitializedCapacity: bytes.count * 2) { write(bytes, into: $0, at: 0) }
+    }
+
+    /// Writes the lower-case hex digits of `bytes` into `out` from `index` (which must have
+    /// room for two per byte); the index after them.
+    public static func write(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>, at index: Int) -> Int {
+        var i = index
+        for b in bytes {
+            out[i] = digits[Int(b >> 4)]
+            out[i + 1] = digits[Int(b & 15)]
+            i += 2
         }
+        return i
     }
 
     /// The lower-case hex digits of `bytes`.

@@ -37,12 +37,10 @@ struct BinaryReader {
     var isAtEnd: Bool { offset == raw.count }
 
     mutating func take(_ n: Int) throws -> UnsafeRawBufferPointer {
-        guard n >= 0, n <= raw.count - offset else { throw truncated }
+        guard n >= 0, n <= raw.count - offset else { throw LedgerError(.malformedRecord, "projection record is truncated") }
         defer { offset += n }
         return UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + n)])
     }
-
-    private var truncated: LedgerError { LedgerError(.malformedRecord, "projection record is truncated") }
 
     mutating func u8() throws -> UInt8 { try take(1)[0] }
     mutating func u64() throws -> UInt64 { BigEndian.uint64(try take(8)) }
@@ -64,9 +62,5 @@ struct BinaryReader {
     }
 
     /// A varint length, then that many bytes.
-    mutating func counted() throws -> UnsafeRawBufferPointer {
-        let n = try varint()
-        guard n <= UInt64(raw.count - offset) else { throw truncated }
-        return try take(Int(n))
-    }
+    mutating func counted() throws -> UnsafeRawBufferPointer { try take(Int(clamping: try varint())) }
 }

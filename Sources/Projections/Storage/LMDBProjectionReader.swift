@@ -43,13 +43,13 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
     func forEachUser(_ body: (UserState) throws -> Void) throws {
         try transaction.withCursor(databases.userVersions) { cursor in
             var entry = try cursor.first()
-            var current: (user: UInt64, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
+            var current: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
             func emit() throws {
                 if let current, !current.value.isEmpty { try body(try UserStateCodec.decode(key: current.key, value: current.value)) }
             }
             while let (key, value) = entry {
                 let user = BigEndian.uint64(key)
-                if user != current?.user {
+                if user != current.map({ BigEndian.uint64($0.key) }) {
                     try emit()
                     current = nil
                 }
@@ -57,7 +57,7 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
                     entry = user == .max ? nil : try cursor.seek(atLeast: ProjectionDatabases.versionKey(user + 1, 0))
                     continue
                 }
-                current = (user, key, value)
+                current = (key, value)
                 entry = try cursor.next()
             }
             try emit()

@@ -49,18 +49,12 @@ enum PackedText {
             return String(decoding: try r.counted(), as: UTF8.self)
         case hexRun:
             let prefix = try r.counted()
-            let run = try r.take(Int(clamping: try r.varint()))
+            let run = try r.counted()
             let suffix = try r.counted()
             return String(unsafeUninitializedCapacity: prefix.count + run.count * 2 + suffix.count) { out in
-                var i = 0
-                for byte in prefix { out[i] = byte; i += 1 }
-                for byte in run {
-                    out[i] = hexDigits[Int(byte >> 4)]
-                    out[i + 1] = hexDigits[Int(byte & 15)]
-                    i += 2
-                }
-                for byte in suffix { out[i] = byte; i += 1 }
-                return i
+                var i = out.initialize(fromContentsOf: prefix)
+                i = Hex.write(run, into: out, at: i)
+                return out[i...].initialize(fromContentsOf: suffix)
             }
         case base64:
             return base64Text(try r.counted())
@@ -69,7 +63,6 @@ enum PackedText {
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
     private static let base64Digits = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// `bytes` in standard base64 with padding, written straight into the string (a listing
