@@ -136,8 +136,21 @@ public struct MigrationRun: Sendable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<max(1, options.concurrency) {
                     group.addTask {
-                        while progress.stopReason == nil, interruption?.signal == nil, let user = try queue.next() {
-                            try await attempt(user, session: session, runID: runID, progress: progress)
+                        // A worker calls Apple for its next user while its previous user's event
+                        // is being made durable: at most one event per worker is in flight, and a
+                        // user is counted only once its event is on disk.
+                        try await withThrowingTaskGroup(of: Void.self) { recording in
+                            var inFlight = false
+                            while progress.stopReason == nil, interruption?.signal == nil, let user = try await queue.next() {
+                                guard let (draft, outcome) = try await call(user, session: session, runID: runID, progress: progress) else { continue }
+                                if inFlight { try await recording.next() }
+                                recording.addTask {
+                                    _ = try await ledger.append(draft)
+                                    progress.count(outcome)
+                                }
+                                inFlight = true
+                            }
+                            try await recording.waitForAll()
                         }
                     }
                 }
@@ -168,28 +181,25 @@ public struct MigrationRun: Sendable {
         return summary
     }
 
-    /// One user: call Apple, then record success or failure; a refused credential stops the run.
-    /// A call cut off by cancellation (an interruption's grace period ended) records nothing:
-    /// its outcome at Apple is unknown, and the next run calls again.
-    private func attempt(_ user: MigrationUser, session: AppleSession, runID: String, progress: RunProgress) async throws {
-        let draft: EventDraft
+    /// One user's call to Apple: the event recording its success or failure, and how the user
+    /// counts once that event is durable; nil when there is nothing to record. A refused
+    /// credential stops the run. A call cut off by cancellation (an interruption's grace period
+    /// ended) records nothing: its outcome at Apple is unknown, and the next run calls again.
+    private func call(_ user: MigrationUser, session: AppleSession, runID: String, progress: RunProgress) async throws -> (EventDraft, RunProgress.Outcome)? {
         do {
-            draft = try await step.perform(user, session: session, runID: runID)
+            return (try await step.perform(user, session: session, runID: runID), .succeeded)
         } catch let error where Task.isCancelled && (error is CancellationError || error is AppleIDError) {
             progress.abandoned()
-            return
+            return nil
         } catch let error as AppleIDError {
             if error.stopsRun {
                 progress.stop(error)
                 logger.error("run stopped: Apple refused the credentials", metadata: ["error": "\(error)"])
-                return
+                return nil
             }
-            _ = try await ledger.append(step.failureEvent(user, failure: Failure(error), runID: runID))
-            progress.failed(class: Failure(error).kind.rawValue)
-            return
+            let failure = Failure(error)
+            return (step.failureEvent(user, failure: failure, runID: runID), .failed(class: failure.kind.rawValue))
         }
-        _ = try await ledger.append(draft)
-        progress.succeeded()
     }
 
     /// Writes the output CSV from the ledger: one row per input user that is done, in input

@@ -21,8 +21,22 @@ public final class RunProgress: Sendable {
 
     init(total: Int) { self.total = total }
 
-    func succeeded() { counts.withLock { $0.succeeded += 1 } }
-    func failed(class name: String) { counts.withLock { $0.failed += 1; $0.failuresByClass[name, default: 0] += 1 } }
+    /// How an attempted user counts once the event recording it is durable.
+    enum Outcome: Sendable {
+        case succeeded
+        /// Failed, with the failure's class (`rate-limited`, ...).
+        case failed(class: String)
+    }
+
+    /// Counts a user whose event is durable.
+    func count(_ outcome: Outcome) {
+        counts.withLock { c in
+            switch outcome {
+            case .succeeded: c.succeeded += 1
+            case .failed(let name): c.failed += 1; c.failuresByClass[name, default: 0] += 1
+            }
+        }
+    }
     func retried() { counts.withLock { $0.retries += 1 } }
     func tokenIssued() { counts.withLock { $0.tokens += 1 } }
     func abandoned() { counts.withLock { $0.abandoned += 1 } }
