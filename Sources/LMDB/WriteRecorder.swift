@@ -22,11 +22,22 @@ public final class WriteRecorder: @unchecked Sendable {
 
     public init() {}
 
+    /// A recorder whose storage for `bytes` bytes and `puts` puts is allocated and touched
+    /// before the measured writes, so that recording them costs a copy per put and neither a
+    /// reallocation nor a page fault.
+    public init(reservingBytes bytes: Int, puts: Int) {
+        self.bytes = [UInt8](repeating: 0, count: bytes)
+        self.bytes.removeAll(keepingCapacity: true)
+        self.puts.reserveCapacity(puts)
+        self.puts.append(contentsOf: repeatElement(Put(database: Database(handle: 0, name: "", flags: []), key: 0..<0, value: 0..<0, flags: []), count: puts))
+        self.puts.removeAll(keepingCapacity: true)
+    }
+
     func put(_ database: Database, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags) {
         let k = bytes.count
-        bytes.append(contentsOf: key)
+        bytes.append(contentsOf: key.assumingMemoryBound(to: UInt8.self))
         let v = bytes.count
-        bytes.append(contentsOf: value)
+        bytes.append(contentsOf: value.assumingMemoryBound(to: UInt8.self))
         puts.append(Put(database: database, key: k..<v, value: v..<bytes.count, flags: flags))
     }
 

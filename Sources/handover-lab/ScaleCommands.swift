@@ -77,6 +77,8 @@ struct ScaleAppendersCommand: AsyncParsableCommand {
     @Option var count = 50_000
     @Option var tasks = 64
     @Option(help: "Events per append call.") var batch = 1
+    @Option(help: "Also replay the appends' writes through raw LMDB into a copy of the ledger's environment made before them, in this directory (emptied first): the same writes on the same trees. Skipped, and said so, when the disk has no room for the copy.")
+    var raw: String?
 
     func run() async throws {
         let ledger = try Ledger.open(at: self.ledger, folders: [UserProjection()])
@@ -84,6 +86,10 @@ struct ScaleAppendersCommand: AsyncParsableCommand {
         let prefix = "appender-\(UUID().uuidString.prefix(8))"
         let drafts = try (0..<count).map { i in try SyntheticEvents.exchange(i, prefix: prefix) { text, _ in try Sealer.seal(text, keyID: key.id, key: key.key) } }
         let lanes = tasks, size = batch
+        let copied = try raw.map { try RawReplay.copy(of: ledger, into: $0) } ?? false
+        let recorder = RawReplay.recorder(bytes: copied ? count * 1_300 : 0, puts: copied ? count * 10 : 0)
+        if copied { ledger.environment.recorder = recorder }
+        let cold = PageCache.drop()
         let start = Date()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for lane in 0..<lanes {
@@ -98,8 +104,20 @@ struct ScaleAppendersCommand: AsyncParsableCommand {
             try await group.waitForAll()
         }
         let seconds = Date().timeIntervalSince(start)
+        ledger.environment.recorder = nil
         ledger.close()
-        print("{\"events\":\(count),\"tasks\":\(lanes),\"batch\":\(size),\"seconds\":\(seconds),\"appends_per_second\":\(Double(count) / seconds)}")
+        var figures: [String: Double] = ["events": Double(count), "tasks": Double(lanes), "batch": Double(size), "seconds": seconds,
+                                         "appends_per_second": Double(count) / seconds, "started_cold": cold ? 1 : 0]
+        if let raw, copied {
+            _ = PageCache.drop()
+            let rawSeconds = try RawReplay.perTransaction(recorder, into: raw).reduce(0, +)
+            // Scratch space only: a directory left behind costs disk, not a figure.
+            try? FileManager.default.removeItem(atPath: raw)
+            figures["raw_appends_per_second"] = Double(count) / rawSeconds
+            figures["ratio_to_raw"] = rawSeconds / seconds
+            figures["commits"] = Double(recorder.transactions.count)
+        }
+        print(String(decoding: try JSONEncoder.sortedKeys().encode(figures), as: UTF8.self))
     }
 }
 
@@ -115,6 +133,9 @@ struct ScaleSinglesCommand: AsyncParsableCommand {
     func run() async throws {
         let ledger = try Ledger.open(at: self.ledger, folders: [UserProjection()])
         let key = try await ledger.sealer.requireKeyStore().dataKey(for: Identifier(.recipientSub, "singles-shared-key"))
+        // Raw LMDB replays the same writes on the same trees: a copy of the environment as it
+        // stands before them, or, without room for one, a fresh environment (said in the output).
+        let copied = try RawReplay.copy(of: ledger, into: raw)
         let recorder = WriteRecorder()
         ledger.environment.recorder = recorder
         var latencies: [Double] = []
@@ -126,14 +147,11 @@ struct ScaleSinglesCommand: AsyncParsableCommand {
         }
         ledger.environment.recorder = nil
         ledger.close()
-        // An earlier run's replay directory, if any: there may be none.
-        try? FileManager.default.removeItem(atPath: raw)
-        try FileManager.default.createDirectory(atPath: raw, withIntermediateDirectories: true)
         let rawLatencies = try RawReplay.perTransaction(recorder, into: raw)
         // Scratch space only: a directory left behind costs disk, not a figure.
         try? FileManager.default.removeItem(atPath: raw)
         func p(_ values: [Double], _ q: Double) -> Double { values.sorted()[min(values.count - 1, Int(Double(values.count) * q))] * 1e6 }
-        print("{\"count\":\(count),\"p50_us\":\(p(latencies, 0.5)),\"p99_us\":\(p(latencies, 0.99)),\"raw_p50_us\":\(p(rawLatencies, 0.5)),\"raw_p99_us\":\(p(rawLatencies, 0.99))}")
+        print("{\"count\":\(count),\"p50_us\":\(p(latencies, 0.5)),\"p99_us\":\(p(latencies, 0.99)),\"raw_p50_us\":\(p(rawLatencies, 0.5)),\"raw_p99_us\":\(p(rawLatencies, 0.99)),\"raw_on_copy\":\(copied)}")
     }
 }
 
@@ -177,6 +195,33 @@ enum ScaleMix {
 
 /// Raw LMDB replaying recorded transactions: `mdb_put` and a synced commit, nothing else.
 enum RawReplay {
+    /// Empties `directory`, then copies the ledger's environment into it page for page (no
+    /// compaction: the same trees, so replayed puts touch the pages the ledger's did) and
+    /// returns true; false, with `directory` left empty, when the disk lacks room for the copy.
+    static func copy(of ledger: Ledger, into directory: String) throws -> Bool {
+        // An earlier run's replay directory, if any: there may be none.
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        #if BASELINE
+        return false  // before format 2 the environment had no copy
+        #else
+        let size = (try FileManager.default.attributesOfItem(atPath: Ledger.dataFile(in: ledger.directory))[.size] as? Int) ?? 0
+        guard let space = DiskSpace(at: directory), space.available > Int64(size) + Int64(size / 10) + (2 << 30) else { return false }
+        try ledger.environment.copy(to: directory, compact: false)
+        return true
+        #endif
+    }
+
+    /// A recorder for about `bytes` recorded bytes and `puts` puts, its storage touched
+    /// before the measured writes (before format 2, a plain one).
+    static func recorder(bytes: Int, puts: Int) -> WriteRecorder {
+        #if BASELINE
+        return WriteRecorder()
+        #else
+        return WriteRecorder(reservingBytes: bytes, puts: puts)
+        #endif
+    }
+
     /// One put as raw LMDB takes it.
     private struct RawPut {
         let database: String
@@ -186,7 +231,7 @@ enum RawReplay {
         let flags: UInt32
     }
 
-    /// Replays each transaction into a fresh environment at `path`; returns each one's
+    /// Replays each transaction into the environment at `path` (created when missing); returns each one's
     /// seconds (its puts and its synced commit).
     static func perTransaction(_ recorder: WriteRecorder, into path: String) throws -> [Double] {
         typealias Put = (database: String, databaseFlags: UInt32, key: Range<Int>, value: Range<Int>, flags: UInt32)

@@ -1,4 +1,3 @@
-import Foundation
 import Ledger
 
 /// How user record version 2 stores a string: as received, in fewer bytes when it holds
@@ -31,9 +30,10 @@ enum PackedText {
                     i += 2
                 }
                 w.counted(utf8[run.upperBound...])
-            } else if utf8.count >= shortestHexRun, let data = Data(base64Encoded: Data(utf8)), data.base64EncodedData().elementsEqual(utf8) {
+            } else if utf8.count >= shortestHexRun, let padding = canonicalBase64Padding(utf8) {
                 w.bytes.append(base64)
-                w.counted(data)
+                w.varint(UInt64(utf8.count / 4 * 3 - padding))
+                writeBase64Decoded(utf8, padding: padding, to: &w)
             } else {
                 w.bytes.append(plain)
                 w.counted(utf8)
@@ -82,6 +82,39 @@ enum PackedText {
                 o += 4
             }
             return o
+        }
+    }
+
+    /// Each byte's value as a base64 digit; 255 for a byte that is not one.
+    private static let base64Values: [UInt8] = {
+        var values = [UInt8](repeating: 255, count: 256)
+        for (value, digit) in base64Digits.enumerated() { values[Int(digit)] = UInt8(value) }
+        return values
+    }()
+
+    /// The count of `=` ending `utf8` when it is canonical standard base64 with padding, the
+    /// one text ``base64Text(_:)`` gives back for its bytes: whole groups of four, digits of
+    /// the standard alphabet, at most two `=` at the end, and zero bits below the last digit.
+    private static func canonicalBase64Padding(_ utf8: UnsafeBufferPointer<UInt8>) -> Int? {
+        let n = utf8.count
+        guard n > 0, n % 4 == 0 else { return nil }
+        let padding = utf8[n - 1] != UInt8(ascii: "=") ? 0 : utf8[n - 2] != UInt8(ascii: "=") ? 1 : 2
+        for i in 0..<(n - padding) where base64Values[Int(utf8[i])] == 255 { return nil }
+        switch padding {
+        case 1: return base64Values[Int(utf8[n - 2])] & 0b11 == 0 ? 1 : nil
+        case 2: return base64Values[Int(utf8[n - 3])] & 0b1111 == 0 ? 2 : nil
+        default: return 0
+        }
+    }
+
+    /// Appends the bytes canonical base64 `utf8` (ending in `padding` `=`) stands for.
+    private static func writeBase64Decoded(_ utf8: UnsafeBufferPointer<UInt8>, padding: Int, to w: inout BinaryWriter) {
+        var i = 0
+        while i < utf8.count {
+            let group = (0..<4).reduce(UInt32(0)) { group, k in group << 6 | UInt32(base64Values[Int(utf8[i + k])] & 63) }
+            let bytes = i + 4 < utf8.count ? 3 : 3 - padding
+            for k in 0..<bytes { w.bytes.append(UInt8(truncatingIfNeeded: group >> (16 - 8 * k))) }
+            i += 4
         }
     }
 
