@@ -231,9 +231,9 @@ enum RawReplay {
         let flags: UInt32
     }
 
-    /// Replays each transaction into the environment at `path` (created when missing); returns each one's
-    /// seconds (its puts and its synced commit).
-    static func perTransaction(_ recorder: WriteRecorder, into path: String) throws -> [Double] {
+    /// Replays each transaction from the `first` into the environment at `path` (created when
+    /// missing); returns each one's seconds (its puts and its synced commit).
+    static func perTransaction(_ recorder: WriteRecorder, into path: String, from first: Int = 0) throws -> [Double] {
         typealias Put = (database: String, databaseFlags: UInt32, key: Range<Int>, value: Range<Int>, flags: UInt32)
         #if BASELINE
         // Before format 2 the recorder kept each put's bytes as arrays, and no database had flags.
@@ -250,7 +250,7 @@ enum RawReplay {
             ranges.append(first..<puts.count)
         }
         #else
-        let bytes = recorder.bytes, ranges = recorder.transactions
+        let bytes = recorder.bytes, ranges = recorder.transactions[first...]
         let puts: [Put] = recorder.puts.map { ($0.database.name, $0.database.flags.rawValue, $0.key, $0.value, $0.flags.rawValue) }
         #endif
         return try bytes.withUnsafeBytes { arena in
@@ -258,7 +258,7 @@ enum RawReplay {
                 puts[range].map { RawPut(database: $0.database, databaseFlags: $0.databaseFlags, key: UnsafeRawBufferPointer(rebasing: arena[$0.key]),
                                          value: UnsafeRawBufferPointer(rebasing: arena[$0.value]), flags: $0.flags) }
             }
-            return try replay(transactions, into: path)
+            return try replay(Array(transactions), into: path)
         }
     }
 

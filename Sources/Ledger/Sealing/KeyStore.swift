@@ -188,7 +188,7 @@ public final class KeyStore: Sendable {
         let maker = self.maker.withLock { maker in
             if let maker { return maker }
             let made = GroupCommitWriter<Identifier, DataKey>(name: "handover-key-maker", maximumBatch: 1024, logger: Logger(label: "handover.keys")) { [unowned self] subjects in
-                try self.dataKeys(for: subjects)
+                try self.dataKeys(for: Array(subjects))
             }
             maker = made
             return made

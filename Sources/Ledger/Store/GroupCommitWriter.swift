@@ -10,7 +10,9 @@ import Logging
 /// Callers never hold a transaction across an `await`; they hand over their items and are
 /// resumed only once the commit is on disk.
 final class GroupCommitWriter<Item: Sendable, Outcome: Sendable>: @unchecked Sendable {
-    typealias Commit = ([Item]) throws -> [Outcome]
+    /// Writes the items of the submissions taken, in order (each submission's items, end to
+    /// end: nothing copied), and returns one outcome per item.
+    typealias Commit = (FlattenSequence<[[Item]]>) throws -> [Outcome]
 
     private struct Submission {
         let items: [Item]
@@ -86,7 +88,7 @@ final class GroupCommitWriter<Item: Sendable, Outcome: Sendable>: @unchecked Sen
     }
 
     private func write(_ submissions: [Submission]) {
-        let items = submissions.flatMap(\.items)
+        let items = submissions.map(\.items).joined()
         do {
             let outcomes = try commit(items)
             var offset = 0
@@ -96,7 +98,7 @@ final class GroupCommitWriter<Item: Sendable, Outcome: Sendable>: @unchecked Sen
                 offset += n
             }
         } catch {
-            logger.error("commit failed", metadata: ["writer": "\(name)", "items": "\(items.count)", "error": "\(error)"])
+            logger.error("commit failed", metadata: ["writer": "\(name)", "items": "\(submissions.reduce(0) { $0 + $1.items.count })", "error": "\(error)"])
             for submission in submissions { submission.continuation.resume(throwing: error) }
         }
     }

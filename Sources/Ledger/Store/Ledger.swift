@@ -245,9 +245,7 @@ public final class Ledger: Sendable {
                 }
                 let recordedAt = max(Timestamp.now(), head.recordedAt)
                 var outcomes: [AppendOutcome] = []
-                outcomes.reserveCapacity(batch.count)
                 var recorded: [RecordedEvent] = []
-                recorded.reserveCapacity(batch.count)
                 let firstSequence = head.sequence + 1
                 var indexes = LogIndexWriter(txn, schema: schema, lastTime: head.recordedAt)
                 for event in batch {

@@ -20,14 +20,14 @@ enum PackedText {
     static func write(_ optional: String?, to w: inout BinaryWriter) {
         guard var text = optional else { w.bytes.append(absent); return }
         text.withUTF8 { utf8 in
-            if let run = longestHexRun(utf8), run.count >= shortestHexRun {
+            if let run = longestHexRun(utf8) {
                 w.bytes.append(hexRun)
                 w.counted(utf8[..<run.lowerBound])
                 w.varint(UInt64(run.count / 2))
-                var i = run.lowerBound
-                while i < run.upperBound {
-                    w.bytes.append(nibble(utf8[i]) << 4 | nibble(utf8[i + 1]))
-                    i += 2
+                hexValues.withUnsafeBufferPointer { hex in
+                    for i in stride(from: run.lowerBound, to: run.upperBound, by: 2) {
+                        w.bytes.append(hex[Int(utf8[i])] << 4 | hex[Int(utf8[i + 1])])
+                    }
                 }
                 w.counted(utf8[run.upperBound...])
             } else if utf8.count >= shortestHexRun, let padding = canonicalBase64Padding(utf8) {
@@ -118,20 +118,25 @@ enum PackedText {
         }
     }
 
-    private static func isHexDigit(_ c: UInt8) -> Bool { (48...57).contains(c) || (97...102).contains(c) }
-
-    private static func nibble(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : c - 87 }
+    /// Each byte's value as a lower-case hex digit; 255 for a byte that is not one.
+    private static let hexValues: [UInt8] = {
+        var values = [UInt8](repeating: 255, count: 256)
+        for (value, digit) in "0123456789abcdef".utf8.enumerated() { values[Int(digit)] = UInt8(value) }
+        return values
+    }()
 
     /// The longest run of lower-case hex digits in `utf8`, cut to an even count (the first
-    /// longest, if several).
+    /// longest, if several); nil when shorter than ``shortestHexRun``.
     private static func longestHexRun(_ utf8: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
-        var best: Range<Int>?, start = 0
-        for i in 0...utf8.count {
-            if i < utf8.count, isHexDigit(utf8[i]) { continue }
-            let even = (i - start) & ~1
-            if even > (best?.count ?? 0) { best = start..<(start + even) }
-            start = i + 1
+        guard utf8.count >= shortestHexRun else { return nil }
+        return hexValues.withUnsafeBufferPointer { hex in
+            var best = 0..<0, start = 0
+            for i in 0...utf8.count where i == utf8.count || hex[Int(utf8[i])] == 255 {
+                let even = (i - start) & ~1
+                if even > best.count { best = start..<(start + even) }
+                start = i + 1
+            }
+            return best.count >= shortestHexRun ? best : nil
         }
-        return best
     }
 }
