@@ -41,8 +41,9 @@ struct RecordingPipelineTests {
         let exchanges = { fixture.simulator.server.stats.snapshot["usermigrationinfo.200", default: 0] }
         let deadline = ContinuousClock.now + .seconds(60)
         while exchanges() < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(exchanges() == 2, "the second call was made while the first user's event was being recorded")
+        while gate.held < 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(gate.held == 1, "the first user's event is held in its commit")
+        #expect(exchanges() == 2, "the second call was made while the first user's event was being recorded")
         // With its previous event still not durable, the worker makes no third call; and a
         // progress line drawn meanwhile counts nobody done.
         lines.withLock { $0 = [] }
