@@ -55,8 +55,19 @@ public actor AppleSession {
     }
 
     /// The current access token, fetched (once, however many callers wait) when there is
-    /// none or it is close to expiry.
+    /// none or it is close to expiry. A token that came close to expiry while it was being
+    /// recorded (a disk stalled for longer than the renewal margin) is replaced before any
+    /// call uses it, up to twice.
     public func accessToken() async throws -> AccessToken {
+        var token = try await currentOrFetchedToken()
+        for _ in 0..<2 where token.needsRefresh(at: Date(), renewal: tokenRenewal) {
+            if self.token?.value == token.value { self.token = nil }
+            token = try await currentOrFetchedToken()
+        }
+        return token
+    }
+
+    private func currentOrFetchedToken() async throws -> AccessToken {
         if let token, !token.needsRefresh(at: Date(), renewal: tokenRenewal) { return token }
         if let refreshing { return try await refreshing.value }
         let secret = try clientSecret()
