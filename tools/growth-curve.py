@@ -104,7 +104,7 @@ def main():
                      "peak_anon_exponent": k_mem, "peak_anon_mb_at_1e8": mem_target})
     disk = [(n, f.get("log environment bytes/event"), f.get("with key store / event JSON"), f.get("event JSON bytes/event")) for n, f in sizes]
     n_last, per_event_bytes, with_keys, json_bytes = disk[-1]
-    disk_target = per_event_bytes * TARGET * (with_keys / (per_event_bytes / json_bytes)) if per_event_bytes else None
+    disk_target = with_keys * json_bytes * TARGET if with_keys else None  # the log environment and the key store
 
     if args.markdown:
         header = ("| command | " + " | ".join(f"{n / 1e6:g}M" for n, _ in sizes) + f" | k, {n1 / 1e6:g}M to {n2 / 1e6:g}M | 10^8: at {n2 / 1e6:g}M's cost per event | 10^8: with k"

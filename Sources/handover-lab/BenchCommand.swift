@@ -40,18 +40,7 @@ struct BenchCommand: AsyncParsableCommand {
             let part = Array(drafts[(drafts.count * round / rounds)..<(drafts.count * (round + 1) / rounds)])
             let replayed = recorder.transactions.count
             let appendStart = DispatchTime.now()
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for lane in 0..<producers {
-                    group.addTask {
-                        var start = lane * chunk
-                        while start < part.count {
-                            _ = try await ledger.append(contentsOf: Array(part[start..<min(start + chunk, part.count)]))
-                            start += producers * chunk
-                        }
-                    }
-                }
-                try await group.waitForAll()
-            }
+            try await ConcurrentAppends.append(part, to: ledger, lanes: producers, size: chunk)
             appendSeconds += seconds(since: appendStart)
             rawSeconds += try RawReplay.perTransaction(recorder, into: directory + "/raw", from: replayed).reduce(0, +)
         }
