@@ -89,11 +89,10 @@ public final class UserProjection: LedgerFolder {
     }
 
     private func fold(_ events: [RecordedEvent], into databases: ProjectionDatabases, in transaction: WriteTransaction) throws {
-        let store = LMDBProjectionStore(transaction: transaction, databases: databases)
-        let fold = UserFold(store: store)
-        for event in events { try fold.fold(event) }
-        try store.finish()
+        try LMDBProjectionStore(databases: databases).fold(events, in: transaction)
     }
+
+    public func makeFoldAhead() -> (any FoldAhead)? { UserFoldAhead(projection: self) }
 
     /// Lends the projections to `body`: as committed now, or with `asOf` as they stood after
     /// the last event recorded at or before that time (read from the stored versions).

@@ -66,10 +66,20 @@ public struct MerkleFrontier: Equatable, Sendable {
     /// Adds the leaf of a stored log record (chain hash ‖ event JSON) and writes each node
     /// it completes at a stored level into `database`, in the caller's transaction.
     mutating func append(storedRecord record: UnsafeRawBufferPointer, writingNodesTo database: Database, in txn: WriteTransaction) throws {
+        try append(storedRecord: record) { key, node in try txn.put(database, key: key, value: node, flags: .append) }
+    }
+
+    /// Adds the leaf of a stored log record and gathers a put into `database` of each node it
+    /// completes at a stored level.
+    mutating func append(storedRecord record: UnsafeRawBufferPointer, writingNodesTo database: Database, into writes: inout WriteBatch) {
+        append(storedRecord: record) { key, node in writes.put(database, key: key, value: node, flags: .append) }
+    }
+
+    /// Adds the leaf of a stored log record, handing `store` the key and hash of each node it
+    /// completes at a stored level.
+    private mutating func append(storedRecord record: UnsafeRawBufferPointer, store: (_ key: [UInt8], _ node: [UInt8]) throws -> Void) rethrows {
         try append(leaf: MerkleHash.leafHash(storedRecord: record)) { level, index, node in
-            try LedgerSchema.merkleNodeKey(level: level, index: index).withUnsafeBytes { key in
-                try node.withUnsafeBytes { value in _ = try txn.put(database, key: key, value: value, flags: .append) }
-            }
+            try store(LedgerSchema.merkleNodeKey(level: level, index: index), node.bytes)
         }
     }
 }

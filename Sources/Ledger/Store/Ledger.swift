@@ -4,9 +4,10 @@ import Logging
 
 /// One team's append-only, hash-chained event log in an LMDB environment.
 ///
-/// Appends from any number of tasks are group-committed by one writer thread; an append
-/// returns only once its event is on disk. Folders (projections) registered at open are
-/// updated in the same transaction as the events they fold.
+/// Appends from any number of tasks are group-committed, one transaction per batch, by a
+/// writer whose next batch is prepared while the one before commits (``AppendPipeline``); an
+/// append returns only once its event is on disk. Folders (projections) registered at open
+/// are updated in the same transaction as the events they fold.
 public final class Ledger: Sendable {
     /// Whether an open may write.
     public enum Access: Sendable {
@@ -53,7 +54,7 @@ public final class Ledger: Sendable {
     public let upgrades: [String]
     private let folders: [any LedgerFolder]
     /// Nil when opened read-only.
-    private let writer: GroupCommitWriter<PreparedEvent, AppendOutcome>?
+    private let writer: GroupCommitWriter<PreparedEvent, AppendPipeline.Prepared?, AppendOutcome>?
 
     /// The log environment's file inside a ledger directory.
     public static func dataFile(in directory: String) -> String { directory + "/data.mdb" }
@@ -87,8 +88,9 @@ public final class Ledger: Sendable {
         if environment.isReadOnly {
             self.writer = nil
         } else {
-            let commit = Ledger.makeCommit(environment: environment, schema: schema, folders: folders, actor: options.actor)
-            self.writer = GroupCommitWriter(name: "handover-ledger-writer", maximumBatch: options.maximumBatch, logger: options.logger, commit: commit)
+            let pipeline = AppendPipeline(environment: environment, schema: schema, actor: options.actor, folders: folders)
+            self.writer = GroupCommitWriter(name: "handover-ledger-writer", maximumBatch: options.maximumBatch, logger: options.logger,
+                                            prepare: { pipeline.prepare($0) }, merge: { pipeline.merge($0, $1) }, commit: { try pipeline.commit($0, prepared: $1) })
         }
     }
 
@@ -233,56 +235,6 @@ public final class Ledger: Sendable {
         }
     }
 
-    /// The transaction body of one group commit.
-    private static func makeCommit(environment: Environment, schema: LedgerSchema, folders: [any LedgerFolder], actor: Actor) -> GroupCommitWriter<PreparedEvent, AppendOutcome>.Commit {
-        return { batch in
-            try environment.write { txn in
-                let view = LogView(txn, schema: schema)
-                var head = try view.head()
-                var tree = try view.merkleFrontier()
-                guard tree.size == head.sequence else {
-                    throw LedgerError(.malformedRecord, "the Merkle tree has \(tree.size) leaves but the log \(head.sequence) events")
-                }
-                let recordedAt = max(Timestamp.now(), head.recordedAt)
-                var outcomes: [AppendOutcome] = []
-                var recorded: [RecordedEvent] = []
-                let firstSequence = head.sequence + 1
-                var indexes = LogIndexWriter(txn, schema: schema, lastTime: head.recordedAt)
-                for event in batch {
-                    let sequence = head.sequence + 1
-                    let sequenceKey = BigEndian.bytes(sequence)
-                    if let key = event.draft.idempotencyKey, let hash = event.idempotencyHash,
-                       let existing = try view.sequence(forIdempotencyKey: key, hash: hash) {
-                        outcomes.append(.duplicate(of: existing))
-                        continue
-                    }
-                    var value = [UInt8](repeating: 0, count: 32)
-                    value.reserveCapacity(32 + event.prefix.count + 96)
-                    value.append(contentsOf: event.prefix)
-                    RecordedEvent.appendAssignedFields(to: &value, recordedAt: recordedAt, schemaVersion: event.draft.type.schemaVersion, sequence: sequence, type: event.draft.type)
-                    let hash = head.hash.withUnsafeBytes { previous in
-                        value.withUnsafeBytes { ChainHead.hash(after: previous, json: UnsafeRawBufferPointer(rebasing: $0[32...])).bytes }
-                    }
-                    value.withUnsafeMutableBytes { $0.copyBytes(from: hash) }
-                    try txn.put(schema.log, key: sequenceKey, value: value, flags: .append)
-                    try value.withUnsafeBytes { try tree.append(storedRecord: $0, writingNodesTo: schema.merkle, in: txn) }
-                    try indexes.index(sequenceKey, typeKey: event.typeKey, idempotencyHash: event.idempotencyHash, recordedAt: recordedAt)
-                    head = ChainHead(sequence: sequence, hash: hash, recordedAt: recordedAt)
-                    outcomes.append(.recorded(sequence: sequence, recordedAt: recordedAt))
-                    recorded.append(RecordedEvent(sequence: sequence, recordedAt: recordedAt, actor: actor, draft: event.draft))
-                }
-                guard !recorded.isEmpty else { return outcomes }
-                try txn.put(schema.meta, key: LedgerSchema.headKey, value: head.encoded)
-                try txn.put(schema.meta, key: LedgerSchema.merkleKey, value: tree.encoded)
-                for folder in folders {
-                    try catchUp(folder, through: firstSequence - 1, in: txn, schema: schema)
-                    try folder.fold(recorded, in: txn)
-                }
-                return outcomes
-            }
-        }
-    }
-
     /// Loads in bulk each folder that has folded nothing while the log holds more than
     /// `options.bulkLoadBeyond` events, holding ``BulkLoadLock`` (so a second writable open
     /// waits for the load, then finds nothing to load); returns the most events one folder
@@ -357,7 +309,7 @@ public final class Ledger: Sendable {
     /// Folds into `folder` the events after its checkpoint through `last`: events appended by
     /// a process that did not have the folder open. The caller bounds `last` so one
     /// transaction holds at most `eventsPerBackgroundTransaction` events.
-    private static func catchUp(_ folder: any LedgerFolder, through last: UInt64, in txn: WriteTransaction, schema: LedgerSchema) throws {
+    static func catchUp(_ folder: any LedgerFolder, through last: UInt64, in txn: WriteTransaction, schema: LedgerSchema) throws {
         let first = try folder.checkpoint(in: txn) + 1
         guard first <= last else { return }
         try folder.fold(try LogView(txn, schema: schema).events(first...last), in: txn)

@@ -19,9 +19,34 @@ public protocol LedgerFolder: AnyObject, Sendable {
     /// such way, or one another process loaded meanwhile): the ledger then folds event by
     /// event what is left. Events appended meanwhile may also be left to that catch-up.
     func loadLog(from environment: Environment, schema: LedgerSchema) throws -> UInt64?
+    /// A fold of this folder that works out its writes outside the write transaction
+    /// (``FoldAhead``), or nil when it folds only inside it (``fold(_:in:)``).
+    func makeFoldAhead() -> (any FoldAhead)?
+}
+
+/// A folder's fold worked out beside the commit before it: it reads what is committed through
+/// a read transaction, beneath what it folded itself and has not yet seen committed, and
+/// gathers its writes for the commit's transaction to apply.
+///
+/// One is used by one thread at a time. The ledger checks, in the transaction that applies
+/// the writes, that the log and the folder are still as the fold read them; when they are
+/// not (another process wrote), it folds again inside the transaction with a new one.
+public protocol FoldAhead: AnyObject {
+    /// Folds `events`, which follow event `base` (the last event folded before, by this fold
+    /// or committed), gathering the writes in `writes`. Returns the check the commit makes
+    /// in its transaction before applying them (true: the folder's state there is the one
+    /// read), or nil when this fold cannot fold ahead of the transaction (the folder has not
+    /// folded through `base`): the ledger then folds inside it.
+    func fold(_ events: [RecordedEvent], after base: UInt64, reading transaction: ReadTransaction, into writes: inout WriteBatch) throws
+        -> (@Sendable (ReadTransaction) throws -> Bool)?
+    /// Drops what it holds of the events through `sequence`: they are committed, and a read
+    /// transaction begun from now on sees them.
+    func forget(through sequence: UInt64)
 }
 
 extension LedgerFolder {
     /// No bulk load: the ledger folds the log event by event.
     public func loadLog(from environment: Environment, schema: LedgerSchema) throws -> UInt64? { nil }
+    /// Folds only inside the write transaction.
+    public func makeFoldAhead() -> (any FoldAhead)? { nil }
 }

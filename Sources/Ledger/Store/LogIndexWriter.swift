@@ -4,25 +4,23 @@ import LMDB
 /// order: for each commit's events, and once for every event of a format-1 ledger being
 /// upgraded. One place, so both write exactly the same entries.
 struct LogIndexWriter {
-    let transaction: WriteTransaction
     let schema: LedgerSchema
     /// The recorded time of the last event indexed (of the head before the first).
     private(set) var lastTime: Timestamp
 
-    init(_ transaction: WriteTransaction, schema: LedgerSchema, lastTime: Timestamp) {
-        self.transaction = transaction
+    init(schema: LedgerSchema, lastTime: Timestamp) {
         self.schema = schema
         self.lastTime = lastTime
     }
 
     /// Indexes event `sequenceKey` of type `typeKey` holding idempotency hash `idempotencyHash`,
-    /// recorded at `time`. `time_index` keeps one entry per recorded time, naming the last
-    /// event recorded then, so an event recorded at the same time as the one before replaces
-    /// that entry.
-    mutating func index(_ sequenceKey: [UInt8], typeKey: [UInt8], idempotencyHash: [UInt8]?, recordedAt time: Timestamp) throws {
-        try transaction.put(schema.byType, key: typeKey, value: sequenceKey, flags: .appendDuplicate)
-        if let idempotencyHash { try transaction.put(schema.idempotency, key: idempotencyHash, value: sequenceKey) }
-        try transaction.put(schema.byTime, key: LedgerSchema.timeKey(time), value: sequenceKey, flags: time > lastTime ? .append : [])
+    /// recorded at `time`, into `writes`. `time_index` keeps one entry per recorded time,
+    /// naming the last event recorded then, so an event recorded at the same time as the one
+    /// before replaces that entry.
+    mutating func index(_ sequenceKey: [UInt8], typeKey: [UInt8], idempotencyHash: [UInt8]?, recordedAt time: Timestamp, into writes: inout WriteBatch) throws {
+        try writes.put(schema.byType, key: typeKey, value: sequenceKey, flags: .appendDuplicate)
+        if let idempotencyHash { try writes.put(schema.idempotency, key: idempotencyHash, value: sequenceKey) }
+        try writes.put(schema.byTime, key: LedgerSchema.timeKey(time), value: sequenceKey, flags: time > lastTime ? .append : [])
         lastTime = time
     }
 }

@@ -1,29 +1,103 @@
 import LMDB
 import Ledger
 
-/// Projection state written inside the ledger's write transaction. Every write is a new
-/// record keyed with the sequence of the event that made it, so earlier pictures stay
-/// readable; the user-key counter and the checkpoint are kept in memory during one fold and
-/// written once by ``finish()``.
+/// Projection state as the fold changes it, read from a transaction beneath the changes and
+/// gathered as writes for a write transaction to apply (``WriteBatch``): inside that same
+/// transaction (a catch-up, a rebuild), or in a later one while the commit before it is
+/// flushed (``UserFoldAhead``).
+///
+/// Every write is a new record keyed with the sequence of the event that made it, so earlier
+/// pictures stay readable. What it wrote stays readable here, each entry stamped with the
+/// sequence that wrote it, until ``forget(through:)`` drops what is committed.
 final class LMDBProjectionStore: ProjectionStore {
-    let transaction: WriteTransaction
+    /// A value written here and the sequence of the event that wrote it.
+    private struct Stamped<Value> {
+        let value: Value
+        let sequence: UInt64
+    }
+
     let databases: ProjectionDatabases
-    private var nextKey: UInt64?
-    private var checkpoint: UInt64?
+    /// The last event folded here; nil before the first.
+    private(set) var folded: UInt64?
+    private var reader: LMDBProjectionReader?
+    /// The transaction folded straight into; nil while gathering writes.
+    private var target: WriteTransaction?
+    private var writes = WriteBatch()
+    /// Users written (nil: merged into another).
+    private var users: [UInt64: Stamped<UserState?>] = [:]
+    private var links: [Identifier: Stamped<UInt64>] = [:]
+    /// `migrated_order` values written (empty: deleted).
+    private var order: [[UInt8]: Stamped<[UInt8]>] = [:]
+    /// The user-key counter once written, and the last event of the fold that wrote it.
+    private var nextKey: Stamped<UInt64>?
+    private var nextKeyChanged = false
     /// The listing time of the user read or written last: the fold reads a user, changes it
     /// and puts it back, so ``put(_:)`` usually needs no second read for the old time.
     private var lastTouched: (key: UInt64, time: Timestamp?)?
 
-    init(transaction: WriteTransaction, databases: ProjectionDatabases) {
-        self.transaction = transaction
+    init(databases: ProjectionDatabases) {
         self.databases = databases
     }
 
-    private var reader: LMDBProjectionReader { LMDBProjectionReader(transaction: transaction, databases: databases) }
+    /// Folds `events` reading what is committed from `transaction` beneath what this store
+    /// wrote before; returns their writes, the counter and the checkpoint included.
+    func fold(_ events: [RecordedEvent], reading transaction: ReadTransaction) throws -> WriteBatch {
+        try fold(events, transaction)
+        defer { writes = WriteBatch() }
+        return writes
+    }
 
-    func userKey(for identifier: Identifier) throws -> UInt64? { try reader.userKey(for: identifier) }
+    /// Folds `events` straight into `transaction`, which reads back what they wrote: for a
+    /// fold inside the write transaction (a catch-up, a rebuild), with nothing kept here.
+    func fold(_ events: [RecordedEvent], in transaction: WriteTransaction) throws {
+        target = transaction
+        defer { target = nil }
+        try fold(events, transaction)
+    }
+
+    private func fold(_ events: [RecordedEvent], _ transaction: ReadTransaction) throws {
+        reader = LMDBProjectionReader(transaction: transaction, databases: databases)
+        lastTouched = nil
+        defer { reader = nil }
+        let fold = UserFold(store: self)
+        for event in events { try fold.fold(event) }
+        if let last = events.last?.sequence {
+            if nextKeyChanged, let next = nextKey?.value {
+                nextKey = Stamped(value: next, sequence: last)
+                try write(databases.state, key: ProjectionDatabases.nextUserKey, value: BigEndian.bytes(next))
+                nextKeyChanged = false
+            }
+            try write(databases.state, key: ProjectionDatabases.checkpointKey, value: BigEndian.bytes(last))
+            folded = last
+        }
+    }
+
+    /// Puts `value` under `key`: into the transaction folded in, or gathered.
+    private func write(_ database: Database, key: [UInt8], value: [UInt8]) throws {
+        if let target { try target.put(database, key: key, value: value) } else { writes.put(database, key: key, value: value) }
+    }
+
+    /// Drops what was written by the events through `sequence`: they are committed, and a
+    /// transaction begun from now on reads them.
+    func forget(through sequence: UInt64) {
+        users = users.filter { $0.value.sequence > sequence }
+        links = links.filter { $0.value.sequence > sequence }
+        order = order.filter { $0.value.sequence > sequence }
+        if let stamped = nextKey, stamped.sequence <= sequence { nextKey = nil }
+    }
+
+    private var committed: LMDBProjectionReader {
+        guard let reader else { preconditionFailure("LMDBProjectionStore read outside fold(_:reading:)") }
+        return reader
+    }
+
+    func userKey(for identifier: Identifier) throws -> UInt64? {
+        if let written = links[identifier] { return written.value }
+        return try committed.userKey(for: identifier)
+    }
+
     func user(_ key: UInt64) throws -> UserState? {
-        let user = try reader.user(key)
+        let user = try users[key].map(\.value) ?? committed.user(key)
         lastTouched = (key, user.flatMap(MigratedOrder.time))
         return user
     }
@@ -31,24 +105,27 @@ final class LMDBProjectionStore: ProjectionStore {
     /// The listing time user `key` has now.
     private func currentTime(of key: UInt64) throws -> Timestamp? {
         if let lastTouched, lastTouched.key == key { return lastTouched.time }
-        return try reader.user(key).flatMap(MigratedOrder.time)
+        return try (users[key].map(\.value) ?? committed.user(key)).flatMap(MigratedOrder.time)
     }
 
     func link(_ identifier: Identifier, to key: UInt64, at sequence: UInt64) throws {
-        try transaction.put(databases.userLinks, key: ProjectionDatabases.linkKey(identifier, sequence), value: BigEndian.bytes(key))
+        if target == nil { links[identifier] = Stamped(value: key, sequence: sequence) }
+        try write(databases.userLinks, key: ProjectionDatabases.linkKey(identifier, sequence), value: BigEndian.bytes(key))
     }
 
     func put(_ user: UserState) throws {
         let sequence = user.lastSequence
         let time = MigratedOrder.time(of: user)
         try reorder(user.key, from: try currentTime(of: user.key), to: time, at: sequence)
-        try transaction.put(databases.userVersions, key: ProjectionDatabases.versionKey(user.key, sequence), value: UserStateCodec.encode(user, sequence: sequence))
+        if target == nil { users[user.key] = Stamped(value: user, sequence: sequence) }
+        try write(databases.userVersions, key: ProjectionDatabases.versionKey(user.key, sequence), value: UserStateCodec.encode(user, sequence: sequence))
         lastTouched = (user.key, time)
     }
 
     func remove(_ key: UInt64, at sequence: UInt64) throws {
         try reorder(key, from: try currentTime(of: key), to: nil, at: sequence)
-        try transaction.put(databases.userVersions, key: ProjectionDatabases.versionKey(key, sequence), value: [])
+        if target == nil { users[key] = Stamped(value: nil, sequence: sequence) }
+        try write(databases.userVersions, key: ProjectionDatabases.versionKey(key, sequence), value: [])
         lastTouched = (key, nil)
     }
 
@@ -57,32 +134,44 @@ final class LMDBProjectionStore: ProjectionStore {
         guard old != new else { return }
         if let old {
             let key = ProjectionDatabases.orderKey(old, user)
-            let value = MigratedOrder.closing(try transaction.get(databases.migratedOrder, key: key) ?? [], at: sequence)
-            if value.isEmpty { try transaction.delete(databases.migratedOrder, key: key) } else { try transaction.put(databases.migratedOrder, key: key, value: value) }
+            try writeOrder(key, MigratedOrder.closing(try orderValue(key), at: sequence), at: sequence)
         }
         if let new {
             let key = ProjectionDatabases.orderKey(new, user)
-            try transaction.put(databases.migratedOrder, key: key, value: MigratedOrder.opening(try transaction.get(databases.migratedOrder, key: key) ?? [], at: sequence))
+            try writeOrder(key, MigratedOrder.opening(try orderValue(key), at: sequence), at: sequence)
         }
     }
 
+    /// Writes a `migrated_order` entry's value, deleting the entry when it is empty.
+    private func writeOrder(_ key: [UInt8], _ value: [UInt8], at sequence: UInt64) throws {
+        if let target {
+            if value.isEmpty { try target.delete(databases.migratedOrder, key: key) } else { try target.put(databases.migratedOrder, key: key, value: value) }
+            return
+        }
+        order[key] = Stamped(value: value, sequence: sequence)
+        if value.isEmpty { writes.delete(databases.migratedOrder, key: key) } else { writes.put(databases.migratedOrder, key: key, value: value) }
+    }
+
+    /// A `migrated_order` entry's value (empty when there is none).
+    private func orderValue(_ key: [UInt8]) throws -> [UInt8] {
+        if let written = order[key] { return written.value }
+        return try committed.transaction.get(databases.migratedOrder, key: key) ?? []
+    }
+
     func allocateUserKey() throws -> UInt64 {
-        let next = try nextKey ?? transaction.get(databases.state, key: ProjectionDatabases.nextUserKey).map { BigEndian.uint64($0) } ?? 1
-        nextKey = next + 1
+        let next = try nextKey?.value ?? committed.transaction.get(databases.state, key: ProjectionDatabases.nextUserKey).map { BigEndian.uint64($0) } ?? 1
+        // Stamped again, with the fold's last event, when the fold ends.
+        nextKey = Stamped(value: next + 1, sequence: .max)
+        nextKeyChanged = true
         // A new user has no version yet, so nothing to look up before its first put.
         lastTouched = (next, nil)
         return next
     }
 
     func setWindow(_ window: TransferWindow) throws {
-        try transaction.put(databases.windows, key: BigEndian.bytes(window.sequence), value: window.encoded)
+        try write(databases.windows, key: BigEndian.bytes(window.sequence), value: window.encoded)
     }
 
-    func setCheckpoint(_ sequence: UInt64) throws { checkpoint = sequence }
-
-    /// Writes the counter and checkpoint kept during the fold.
-    func finish() throws {
-        if let nextKey { try transaction.put(databases.state, key: ProjectionDatabases.nextUserKey, value: BigEndian.bytes(nextKey)) }
-        if let checkpoint { try transaction.put(databases.state, key: ProjectionDatabases.checkpointKey, value: BigEndian.bytes(checkpoint)) }
-    }
+    /// The checkpoint is written once per fold, by ``fold(_:reading:)``.
+    func setCheckpoint(_ sequence: UInt64) throws {}
 }

@@ -1,0 +1,38 @@
+import LMDB
+import Ledger
+
+/// The user projection's fold worked out beside the commit before it (``FoldAhead``): one
+/// ``LMDBProjectionStore`` kept from batch to batch, so each batch reads the users the
+/// batches before it changed, committed or not.
+final class UserFoldAhead: FoldAhead {
+    private let projection: UserProjection
+    private var store: LMDBProjectionStore?
+
+    init(projection: UserProjection) {
+        self.projection = projection
+    }
+
+    func fold(_ events: [RecordedEvent], after base: UInt64, reading transaction: ReadTransaction, into writes: inout WriteBatch) throws
+        -> (@Sendable (ReadTransaction) throws -> Bool)? {
+        let databases = try projection.databases(in: transaction)
+        if let store {
+            // Rebuilt meanwhile into the other generation: what this fold holds is of the old one.
+            guard store.databases.generation == databases.generation, store.folded == base else { return nil }
+        } else {
+            guard try LMDBProjectionReader(transaction: transaction, databases: databases).checkpoint() == base else { return nil }
+        }
+        let store = self.store ?? LMDBProjectionStore(databases: databases)
+        self.store = store
+        writes.append(try store.fold(events, reading: transaction))
+        let projection = self.projection, generation = databases.generation
+        return { transaction in
+            let databases = try projection.databases(in: transaction)
+            guard databases.generation == generation else { return false }
+            return try LMDBProjectionReader(transaction: transaction, databases: databases).checkpoint() == base
+        }
+    }
+
+    func forget(through sequence: UInt64) {
+        store?.forget(through: sequence)
+    }
+}
