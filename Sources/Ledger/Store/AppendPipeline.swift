@@ -74,13 +74,21 @@ final class AppendPipeline: @unchecked Sendable {
                 }
                 return try prepare(events, over: &pending!, folding: aheads, view: view)
             }
-            if prepared == nil { pending = nil }
+            if prepared == nil { startAfresh() }
             return prepared
         } catch {
             // The commit prepares the batch again in its transaction, and meets the error there.
-            pending = nil
+            startAfresh()
             return nil
         }
+    }
+
+    /// Once the batches in flight are committed, the next batch is prepared over what is
+    /// committed then, not over what this thread holds.
+    private func startAfresh() {
+        condition.lock()
+        stale = true
+        condition.unlock()
     }
 
     /// One batch of `first` and `second`, prepared one after the other (nil when either was
@@ -94,7 +102,9 @@ final class AppendPipeline: @unchecked Sendable {
         writes.append(second.writes)
         let appended = PendingLog.Appended(outcomes: first.appended.outcomes + second.appended.outcomes,
                                            recorded: first.appended.recorded + second.appended.recorded)
-        return Prepared(base: first.base, writes: writes, appended: appended, checks: first.checks)
+        // The folders' checks are those of the first part that folded anything: the second
+        // part's expect the first committed.
+        return Prepared(base: first.base, writes: writes, appended: appended, checks: first.appended.recorded.isEmpty ? second.checks : first.checks)
     }
 
     /// Writes `events` in one transaction: `prepared`'s writes when they still hold, or
