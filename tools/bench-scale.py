@@ -190,6 +190,8 @@ def measure(build, size, label):
     figures["raw durable p50 us"], figures["raw durable p99 us"] = singles["raw_p50_us"], singles["raw_p99_us"]
     # 1 when raw LMDB replayed the appends on a copy of the ledger (the same trees), 0 on a fresh environment.
     figures["raw durable on a copy"] = 1 if singles.get("raw_on_copy") else 0
+    # 1 when each side started with the page cache emptied (as root; builds before the pipelined writer did not).
+    figures["durable singles started cold"] = singles.get("started_cold", 0)
     print(f"[{label} {size:,}] group-committed appends", file=sys.stderr, flush=True)
     # Against raw LMDB replaying the same writes on a copy of the ledger's environment, each
     # started with the page cache emptied (where the disk has room for the copy).

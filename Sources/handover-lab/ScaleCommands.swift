@@ -81,12 +81,12 @@ struct ScaleAppendersCommand: AsyncParsableCommand {
     var raw: String?
 
     func run() async throws {
+        let copied = try raw.map { try RawReplay.copy(ofLedgerAt: self.ledger, into: $0) } ?? false
         let ledger = try Ledger.open(at: self.ledger, folders: [UserProjection()])
         let key = try await ledger.sealer.requireKeyStore().dataKey(for: Identifier(.recipientSub, "appenders-shared-key"))
         let prefix = "appender-\(UUID().uuidString.prefix(8))"
         let drafts = try (0..<count).map { i in try SyntheticEvents.exchange(i, prefix: prefix) { text, _ in try Sealer.seal(text, keyID: key.id, key: key.key) } }
         let lanes = tasks, size = batch
-        let copied = try raw.map { try RawReplay.copy(of: ledger, into: $0) } ?? false
         let recorder = RawReplay.recorder(bytes: copied ? count * 1_300 : 0, puts: copied ? count * 10 : 0)
         if copied { ledger.environment.recorder = recorder }
         // Both sides start cold only when there are two sides to compare.
@@ -121,13 +121,16 @@ struct ScaleSinglesCommand: AsyncParsableCommand {
     @Option(help: "Scratch directory for the raw environment (emptied first).") var raw = "/tmp/handover-scale-raw"
 
     func run() async throws {
-        let ledger = try Ledger.open(at: self.ledger, folders: [UserProjection()])
-        let key = try await ledger.sealer.requireKeyStore().dataKey(for: Identifier(.recipientSub, "singles-shared-key"))
         // Raw LMDB replays the same writes on the same trees: a copy of the environment as it
         // stands before them, or, without room for one, a fresh environment (said in the output).
-        let copied = try RawReplay.copy(of: ledger, into: raw)
+        let copied = try RawReplay.copy(ofLedgerAt: self.ledger, into: raw)
+        let ledger = try Ledger.open(at: self.ledger, folders: [UserProjection()])
+        let key = try await ledger.sealer.requireKeyStore().dataKey(for: Identifier(.recipientSub, "singles-shared-key"))
         let recorder = WriteRecorder()
         ledger.environment.recorder = recorder
+        // Each side starts cold, and with the copy's writes on disk: left dirty, they would be
+        // flushed by the raw side's first syncs.
+        let cold = PageCache.drop()
         var latencies: [Double] = []
         for i in 0..<count {
             let draft = try SyntheticEvents.exchange(i, prefix: "single-\(UUID().uuidString.prefix(8))") { text, _ in try Sealer.seal(text, keyID: key.id, key: key.key) }
@@ -137,11 +140,12 @@ struct ScaleSinglesCommand: AsyncParsableCommand {
         }
         ledger.environment.recorder = nil
         ledger.close()
+        if cold { _ = PageCache.drop() }
         let rawLatencies = try RawReplay.perTransaction(recorder, into: raw)
         // Scratch space only: a directory left behind costs disk, not a figure.
         try? FileManager.default.removeItem(atPath: raw)
         func p(_ values: [Double], _ q: Double) -> Double { values.sorted()[min(values.count - 1, Int(Double(values.count) * q))] * 1e6 }
-        print("{\"count\":\(count),\"p50_us\":\(p(latencies, 0.5)),\"p99_us\":\(p(latencies, 0.99)),\"raw_p50_us\":\(p(rawLatencies, 0.5)),\"raw_p99_us\":\(p(rawLatencies, 0.99)),\"raw_on_copy\":\(copied)}")
+        print("{\"count\":\(count),\"p50_us\":\(p(latencies, 0.5)),\"p99_us\":\(p(latencies, 0.99)),\"raw_p50_us\":\(p(rawLatencies, 0.5)),\"raw_p99_us\":\(p(rawLatencies, 0.99)),\"raw_on_copy\":\(copied),\"started_cold\":\(cold ? 1 : 0)}")
     }
 }
 
@@ -206,19 +210,22 @@ enum ConcurrentAppends {
 
 /// Raw LMDB replaying recorded transactions: `mdb_put` and a synced commit, nothing else.
 enum RawReplay {
-    /// Empties `directory`, then copies the ledger's environment into it page for page (no
-    /// compaction: the same trees, so replayed puts touch the pages the ledger's did) and
-    /// returns true; false, with `directory` left empty, when the disk lacks room for the copy.
-    static func copy(of ledger: Ledger, into directory: String) throws -> Bool {
+    /// Empties `directory`, then copies the environment of the ledger in `ledger` into it page
+    /// for page (no compaction: the same trees, so replayed puts touch the pages the ledger's
+    /// did) and returns true; false, with `directory` left empty, when the disk lacks room for
+    /// the copy. Call it before opening the ledger: the copy reads every page through a map of
+    /// its own, closed before returning, since the kernel cannot drop pages a process maps and
+    /// the ledger's side would then start warm and raw LMDB's cold.
+    static func copy(ofLedgerAt ledger: String, into directory: String) throws -> Bool {
         // An earlier run's replay directory, if any: there may be none.
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         #if BASELINE
         return false  // before format 2 the environment had no copy
         #else
-        let size = (try FileManager.default.attributesOfItem(atPath: Ledger.dataFile(in: ledger.directory))[.size] as? Int) ?? 0
+        let size = (try FileManager.default.attributesOfItem(atPath: Ledger.dataFile(in: ledger))[.size] as? Int) ?? 0
         guard let space = DiskSpace(at: directory), space.available > Int64(size) + Int64(size / 10) + (2 << 30) else { return false }
-        try ledger.environment.copy(to: directory, compact: false)
+        try Environment(path: ledger, options: Environment.Options(readOnly: true)).copy(to: directory, compact: false)
         return true
         #endif
     }

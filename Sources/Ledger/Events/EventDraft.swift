@@ -1,5 +1,5 @@
 /// An event as a caller hands it to ``Ledger/append(_:)``: everything but the sequence
-/// number and recorded time, which the ledger assigns when it commits.
+/// number and recorded time, which the ledger's writer assigns (``Ledger/append(_:)``).
 public struct EventDraft: Hashable, Sendable {
     public var body: EventBody
     public var identifiers: Identifiers

@@ -16,10 +16,10 @@ final class AppendPipeline: @unchecked Sendable {
     struct Prepared: Sendable {
         /// The head the batch follows: its writes hold only while the log still ends there.
         let base: ChainHead
-        let writes: WriteBatch
-        let appended: PendingLog.Appended
+        var writes: WriteBatch
+        var appended: PendingLog.Appended
         /// The folders' checks, made in the commit's transaction before the writes are applied.
-        let checks: [@Sendable (ReadTransaction) throws -> Bool]
+        var checks: [@Sendable (ReadTransaction) throws -> Bool]
     }
 
     private let environment: Environment
@@ -91,20 +91,20 @@ final class AppendPipeline: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// One batch of `first` and `second`, prepared one after the other (nil when either was
-    /// not prepared). Called by the taking thread.
-    func merge(_ first: Prepared?, _ second: Prepared?) -> Prepared? {
+    /// Makes `first` one batch with `second`, prepared after it (nil when either was not
+    /// prepared). Called by the taking thread.
+    func merge(_ first: inout Prepared?, _ second: Prepared?) {
         condition.lock()
         inFlight -= 1
         condition.unlock()
-        guard let first, let second else { return nil }
-        var writes = first.writes
-        writes.append(second.writes)
-        let appended = PendingLog.Appended(outcomes: first.appended.outcomes + second.appended.outcomes,
-                                           recorded: first.appended.recorded + second.appended.recorded)
+        guard var merged = first.take(), let second else { return }
         // The folders' checks are those of the first part that folded anything: the second
         // part's expect the first committed.
-        return Prepared(base: first.base, writes: writes, appended: appended, checks: first.appended.recorded.isEmpty ? second.checks : first.checks)
+        if merged.appended.recorded.isEmpty { merged.checks = second.checks }
+        merged.writes.append(second.writes)
+        merged.appended.outcomes += second.appended.outcomes
+        merged.appended.recorded += second.appended.recorded
+        first = merged
     }
 
     /// Writes `events` in one transaction: `prepared`'s writes when they still hold, or
@@ -118,36 +118,36 @@ final class AppendPipeline: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
         }
-        let (outcomes, landedThrough) = try environment.write { txn in
+        let (outcomes, landedThrough) = try environment.write { txn -> (outcomes: [AppendOutcome], landed: UInt64?) in
             let view = LogView(txn, schema: schema)
             let head = try view.head()
-            var batch: Prepared
-            var asPrepared = false
             if let prepared, prepared.base == head, try prepared.checks.allSatisfy({ try $0(txn) }) {
-                batch = prepared
-                asPrepared = true
-            } else {
-                for (folder, ahead) in zip(folders, foldsAhead) where ahead {
-                    try Ledger.catchUp(folder, through: head.sequence, in: txn, schema: schema)
-                }
-                var log = try PendingLog(reading: view)
-                guard let inside = try prepare(events, over: &log, folding: folders.compactMap { $0.makeFoldAhead() }, view: view) else {
-                    throw LedgerError(.malformedRecord, "a folder could not fold the batch after catching up to event \(head.sequence)")
-                }
-                batch = inside
+                try prepared.writes.apply(to: txn)
+                try fold(prepared.appended.recorded, in: txn, skippingFoldsAhead: true)
+                return (prepared.appended.outcomes, prepared.appended.recorded.last?.sequence ?? head.sequence)
             }
-            try batch.writes.apply(to: txn)
-            let recorded = batch.appended.recorded
-            if let first = recorded.first?.sequence {
-                for (folder, ahead) in zip(folders, foldsAhead) where !ahead {
-                    try Ledger.catchUp(folder, through: first - 1, in: txn, schema: schema)
-                    try folder.fold(recorded, in: txn)
-                }
-            }
-            return (batch.appended.outcomes, asPrepared ? recorded.last?.sequence ?? head.sequence : nil)
+            // As before pipelining: the log's writes worked out here, every folder folding in
+            // the transaction.
+            var log = try PendingLog(reading: view)
+            var writes = WriteBatch()
+            let appended = try log.append(events, actor: actor, view: view, into: &writes)
+            try writes.apply(to: txn)
+            try fold(appended.recorded, in: txn, skippingFoldsAhead: false)
+            return (appended.outcomes, nil)
         }
         landed = landedThrough
         return outcomes
+    }
+
+    /// Folds `recorded` into each folder inside `transaction`, after the events it missed
+    /// (appended by a process without it); the folders that folded them ahead are skipped
+    /// when `skippingFoldsAhead`.
+    private func fold(_ recorded: [RecordedEvent], in transaction: WriteTransaction, skippingFoldsAhead: Bool) throws {
+        guard let first = recorded.first?.sequence else { return }
+        for (folder, ahead) in zip(folders, foldsAhead) where !(ahead && skippingFoldsAhead) {
+            try Ledger.catchUp(folder, through: first - 1, in: transaction, schema: schema)
+            try folder.fold(recorded, in: transaction)
+        }
     }
 
     /// `events` appended to `log` and folded by `aheads`, or nil when a folder cannot fold

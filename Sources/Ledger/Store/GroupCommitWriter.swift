@@ -19,8 +19,9 @@ final class GroupCommitWriter<Item: Sendable, Prepared: Sendable, Outcome: Senda
     typealias Prepare = (Items) -> Prepared
     /// Writes a batch's items in one transaction and returns one outcome per item.
     typealias Commit = (Items, Prepared) throws -> [Outcome]
-    /// One batch of two prepared one after the other, the second over the first.
-    typealias Merge = (Prepared, Prepared) -> Prepared
+    /// Makes the first of two batches prepared one after the other (the second over the
+    /// first) one batch with the second.
+    typealias Merge = (inout Prepared, Prepared) -> Void
 
     private struct Submission {
         let items: [Item]
@@ -28,8 +29,8 @@ final class GroupCommitWriter<Item: Sendable, Prepared: Sendable, Outcome: Senda
     }
 
     private struct Batch {
-        let submissions: [Submission]
-        let prepared: Prepared
+        var submissions: [Submission]
+        var prepared: Prepared
         var items: Items { submissions.map(\.items).joined() }
         var count: Int { submissions.reduce(0) { $0 + $1.items.count } }
     }
@@ -51,7 +52,7 @@ final class GroupCommitWriter<Item: Sendable, Prepared: Sendable, Outcome: Senda
 
     /// Starts one thread, named `name` (also in log messages), that takes and commits batches.
     convenience init(name: String, maximumBatch: Int, logger: Logger, commit: @escaping (Items) throws -> [Outcome]) where Prepared == Void {
-        self.init(name: name, maximumBatch: maximumBatch, logger: logger, pipelined: false, prepare: { _ in () }, merge: { _, _ in () }) { items, _ in try commit(items) }
+        self.init(name: name, maximumBatch: maximumBatch, logger: logger, pipelined: false, prepare: { _ in () }, merge: { _, _ in }) { items, _ in try commit(items) }
     }
 
     /// Starts a pipelined writer: `name` takes and prepares batches, `name`-commit commits
@@ -137,8 +138,11 @@ final class GroupCommitWriter<Item: Sendable, Prepared: Sendable, Outcome: Senda
                 continue
             }
             condition.lock()
-            if let earlier = handed {
-                handed = Batch(submissions: earlier.submissions + batch.submissions, prepared: merge(earlier.prepared, batch.prepared))
+            if var earlier = handed.take() {
+                // Out of `handed` while it grows, so its storage is not copied.
+                earlier.submissions += batch.submissions
+                merge(&earlier.prepared, batch.prepared)
+                handed = earlier
             } else {
                 handed = batch
             }

@@ -90,7 +90,7 @@ public final class Ledger: Sendable {
         } else {
             let pipeline = AppendPipeline(environment: environment, schema: schema, actor: options.actor, folders: folders)
             self.writer = GroupCommitWriter(name: "handover-ledger-writer", maximumBatch: options.maximumBatch, logger: options.logger,
-                                            prepare: { pipeline.prepare($0) }, merge: { pipeline.merge($0, $1) }, commit: { try pipeline.commit($0, prepared: $1) })
+                                            prepare: { pipeline.prepare($0) }, merge: { pipeline.merge(&$0, $1) }, commit: { try pipeline.commit($0, prepared: $1) })
         }
     }
 

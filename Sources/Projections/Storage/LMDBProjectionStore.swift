@@ -42,8 +42,8 @@ final class LMDBProjectionStore: ProjectionStore {
     /// Folds `events` reading what is committed from `transaction` beneath what this store
     /// wrote before; returns their writes, the counter and the checkpoint included.
     func fold(_ events: [RecordedEvent], reading transaction: ReadTransaction) throws -> WriteBatch {
-        try fold(events, transaction)
         defer { writes = WriteBatch() }
+        try fold(events, transaction)
         return writes
     }
 
@@ -172,6 +172,7 @@ final class LMDBProjectionStore: ProjectionStore {
         try write(databases.windows, key: BigEndian.bytes(window.sequence), value: window.encoded)
     }
 
-    /// The checkpoint is written once per fold, by ``fold(_:reading:)``.
+    /// The checkpoint is written once per fold, after its last event (``fold(_:reading:)``,
+    /// ``fold(_:in:)``).
     func setCheckpoint(_ sequence: UInt64) throws {}
 }
