@@ -8,8 +8,9 @@ import LMDB
 /// A prepared batch holds only while the log and the folders are, in its transaction, as it
 /// was prepared over (the head it follows, each folder's check). When they are not (another
 /// process appended, a rebuild switched the projections, the batch before it failed), the
-/// commit catches the folders up and prepares the batch again inside its transaction, and
-/// the next batch is prepared afresh once nothing is in flight. Every guarantee of the
+/// commit writes the batch as before the pipeline: the log's writes worked out inside the
+/// transaction, every folder catching up and folding there. The next batch is then prepared
+/// afresh, once nothing is in flight. Every guarantee of the
 /// transaction is kept: the transaction decides what is written.
 final class AppendPipeline: @unchecked Sendable {
     /// A group commit's writes, worked out before its transaction.
