@@ -72,12 +72,32 @@ def best_of(command):
     return min(r[0] for r in runs), max(r[1] for r in runs), max(r[2] for r in runs)
 
 
+class SavedFigures(dict):
+    """A size's figures, written to `path` as each one is taken: a long run cut short (a 30M
+    size runs for hours) keeps what it measured."""
+
+    def __init__(self, path):
+        super().__init__()
+        self.path = path
+
+    def __setitem__(self, name, value):
+        super().__setitem__(name, value)
+        with open(self.path, "w") as f:
+            json.dump(self, f, indent=1)
+
+
+# Bytes per event an export's file takes, with room to spare (measured at 1M to 30M: sqlite
+# about 940, JSON lines and CSV less): an export is skipped, and said so, when the disk has
+# less free than it needs, rather than filling the disk beside the ledger.
+EXPORT_BYTES_PER_EVENT = {"sqlite": 1100, "jsonl": 900, "csv": 700}
+
+
 def measure(build, size, label):
     """Every figure of one build on a fresh ledger of about `size` events."""
     handover, lab = os.path.join(build, "handover"), os.path.join(build, "handover-lab")
     ledger = os.path.join(work, f"{label}-{size}")
     shutil.rmtree(ledger, ignore_errors=True)
-    figures = {}
+    figures = SavedFigures(os.path.join(work, f"{label}-{size}-figures-so-far.json"))
     print(f"[{label} {size:,}] writing the ledger", file=sys.stderr, flush=True)
     wall, anon, rss, status, out = run([lab, "scale-write", "--ledger", ledger, "--events", str(size)], stdout=str)
     written = json.loads(out)
@@ -113,7 +133,7 @@ def measure(build, size, label):
         ("report --as-of", ["report", "--format", "json", "--as-of", time_mid]),
         ("verify", ["verify"]),
     ]
-    for name, argv in commands:
+    for name, argv in [] if args.skip_listings else commands:
         print(f"[{label} {size:,}] {name}", file=sys.stderr, flush=True)
         wall, anon, rss = best_of(lambda: run([handover] + argv + ["--ledger", ledger]))
         figures[f"{name} s"] = wall
@@ -121,6 +141,12 @@ def measure(build, size, label):
         figures[f"{name} peak RSS MB"] = rss
     for fmt in ["sqlite", "csv", "jsonl"]:
         target = os.path.join(work, f"{label}-{size}-export.{fmt}")
+        needed, free = events * EXPORT_BYTES_PER_EVENT[fmt] + (1 << 30), shutil.disk_usage(work).free
+        if free < needed:
+            print(f"[{label} {size:,}] export {fmt} skipped: it needs about {needed >> 30} GB, the disk has {free >> 30} GB free", file=sys.stderr, flush=True)
+            figures[f"export {fmt} skipped: GB needed"] = needed / 2**30
+            figures[f"export {fmt} skipped: GB free"] = free / 2**30
+            continue
         print(f"[{label} {size:,}] export {fmt}", file=sys.stderr, flush=True)
 
         def export():
@@ -135,7 +161,7 @@ def measure(build, size, label):
         return figures
     # One user, as a person runs it: a process per question. The old build refolds the log for
     # --as-of, so it gets fewer tries at large sizes.
-    for name, extra, tries in [("query user", [], 20), ("query user --as-of", ["--as-of", time_late], 20 if label == "new" or size <= 1_000_000 else 3)]:
+    for name, extra, tries in [] if args.skip_listings else [("query user", [], 20), ("query user --as-of", ["--as-of", time_late], 20 if label == "new" or size <= 1_000_000 else 3)]:
         print(f"[{label} {size:,}] {name} x{tries}", file=sys.stderr, flush=True)
         walls, anons = [], []
         for i in range(tries):
@@ -146,7 +172,7 @@ def measure(build, size, label):
         figures[f"{name} process p50 ms"] = percentile(walls, 0.5) * 1e3
         figures[f"{name} process p99 ms"] = percentile(walls, 0.99) * 1e3
         figures[f"{name} peak anon MB"] = max(anons)
-    if label == "new":
+    if label == "new" and not args.skip_listings:
         wall, anon, rss, status, out = run([lab, "scale-lookups", "--ledger", ledger, "--samples", samples_path, "--count", "2000"], stdout=str)
         lookups = json.loads(out)
         figures["query user in process p50 ms"] = lookups["now_p50_ms"]
@@ -221,6 +247,7 @@ ap.add_argument("--reuse", default=None, help="a figures.json of an earlier run 
 ap.add_argument("--listings", action="store_true", help="only write the ledger, then the listings, the report, verify and the file exports")
 ap.add_argument("--repeat", type=int, default=1, help="run each listing, the report, verify and each export this many times and keep the least wall time")
 ap.add_argument("--new-only", action="store_true", help="measure this code only (the older code's column stays empty)")
+ap.add_argument("--skip-listings", action="store_true", help="leave out the listings, the report, verify and one user's look-ups: write the ledger, then the exports, the deep check, the rebuild, the upgrade's fold and the appends (what a long size still lacks when an earlier run measured the rest)")
 ap.add_argument("--reconcile-users", type=int, default=None, help="instead: both teams' ledgers of N handed-over users (handover-lab handoff-pair), then reconcile, report --sender and two-sided evidence on them")
 args = ap.parse_args()
 if args.old is None and args.reconcile_users is None:
