@@ -12,9 +12,6 @@ public struct WriteBatch: Sendable {
     /// An empty batch.
     public init() {}
 
-    /// The number of writes gathered.
-    public var count: Int { operations.count }
-
     /// Gathers a put of `value` under `key` (``WriteTransaction/put(_:key:value:flags:)``).
     public mutating func put(_ database: Database, key: [UInt8], value: [UInt8], flags: PutFlags = []) {
         operations.append(.put(database, key: key, value: value, flags: flags))

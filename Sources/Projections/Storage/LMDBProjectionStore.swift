@@ -28,9 +28,9 @@ final class LMDBProjectionStore: ProjectionStore {
     private var links: [Identifier: Stamped<UInt64>] = [:]
     /// `migrated_order` values written (empty: deleted).
     private var order: [[UInt8]: Stamped<[UInt8]>] = [:]
-    /// The user-key counter once written, and the last event of the fold that wrote it.
+    /// The user-key counter once written, and the last event of the fold that wrote it
+    /// (`.max` while the fold changing it runs).
     private var nextKey: Stamped<UInt64>?
-    private var nextKeyChanged = false
     /// The listing time of the user read or written last: the fold reads a user, changes it
     /// and puts it back, so ``put(_:)`` usually needs no second read for the old time.
     private var lastTouched: (key: UInt64, time: Timestamp?)?
@@ -62,10 +62,9 @@ final class LMDBProjectionStore: ProjectionStore {
         let fold = UserFold(store: self)
         for event in events { try fold.fold(event) }
         if let last = events.last?.sequence {
-            if nextKeyChanged, let next = nextKey?.value {
-                nextKey = Stamped(value: next, sequence: last)
-                try write(databases.state, key: ProjectionDatabases.nextUserKey, value: BigEndian.bytes(next))
-                nextKeyChanged = false
+            if let next = nextKey, next.sequence == .max {
+                nextKey = Stamped(value: next.value, sequence: last)
+                try write(databases.state, key: ProjectionDatabases.nextUserKey, value: BigEndian.bytes(next.value))
             }
             try write(databases.state, key: ProjectionDatabases.checkpointKey, value: BigEndian.bytes(last))
             folded = last
@@ -144,12 +143,9 @@ final class LMDBProjectionStore: ProjectionStore {
 
     /// Writes a `migrated_order` entry's value, deleting the entry when it is empty.
     private func writeOrder(_ key: [UInt8], _ value: [UInt8], at sequence: UInt64) throws {
-        if let target {
-            if value.isEmpty { try target.delete(databases.migratedOrder, key: key) } else { try target.put(databases.migratedOrder, key: key, value: value) }
-            return
-        }
-        order[key] = Stamped(value: value, sequence: sequence)
-        if value.isEmpty { writes.delete(databases.migratedOrder, key: key) } else { writes.put(databases.migratedOrder, key: key, value: value) }
+        if target == nil { order[key] = Stamped(value: value, sequence: sequence) }
+        guard value.isEmpty else { return try write(databases.migratedOrder, key: key, value: value) }
+        if let target { try target.delete(databases.migratedOrder, key: key) } else { writes.delete(databases.migratedOrder, key: key) }
     }
 
     /// A `migrated_order` entry's value (empty when there is none).
@@ -162,7 +158,6 @@ final class LMDBProjectionStore: ProjectionStore {
         let next = try nextKey?.value ?? committed.transaction.get(databases.state, key: ProjectionDatabases.nextUserKey).map { BigEndian.uint64($0) } ?? 1
         // Stamped again, with the fold's last event, when the fold ends.
         nextKey = Stamped(value: next + 1, sequence: .max)
-        nextKeyChanged = true
         // A new user has no version yet, so nothing to look up before its first put.
         lastTouched = (next, nil)
         return next

@@ -19,7 +19,7 @@ final class UserFoldAhead: FoldAhead {
             // Rebuilt meanwhile into the other generation: what this fold holds is of the old one.
             guard store.databases.generation == databases.generation, store.folded == base else { return nil }
         } else {
-            guard try LMDBProjectionReader(transaction: transaction, databases: databases).checkpoint() == base else { return nil }
+            guard try Self.hasFolded(through: base, databases, in: transaction) else { return nil }
         }
         let store = self.store ?? LMDBProjectionStore(databases: databases)
         self.store = store
@@ -27,9 +27,13 @@ final class UserFoldAhead: FoldAhead {
         let projection = self.projection, generation = databases.generation
         return { transaction in
             let databases = try projection.databases(in: transaction)
-            guard databases.generation == generation else { return false }
-            return try LMDBProjectionReader(transaction: transaction, databases: databases).checkpoint() == base
+            return try databases.generation == generation && Self.hasFolded(through: base, databases, in: transaction)
         }
+    }
+
+    /// Whether the projections in `databases`, as `transaction` reads them, end at event `base`.
+    private static func hasFolded(through base: UInt64, _ databases: ProjectionDatabases, in transaction: ReadTransaction) throws -> Bool {
+        try LMDBProjectionReader(transaction: transaction, databases: databases).checkpoint() == base
     }
 
     func forget(through sequence: UInt64) {
