@@ -66,10 +66,12 @@ def percentile(values, q):
 
 
 def best_of(command):
-    """Runs `command` --repeat times: the least wall time (the run least disturbed by the rest
-    of the machine) and the largest peak memory."""
+    """Runs `command` (which returns `run`'s tuple) --repeat times: the least wall time (the run
+    least disturbed by the rest of the machine), the largest peak memory, and the first nonzero
+    exit status (0 when every run succeeded: a failed run's time is no figure)."""
     runs = [command() for _ in range(args.repeat)]
-    return min(r[0] for r in runs), max(r[1] for r in runs), max(r[2] for r in runs)
+    status = next((r[3] for r in runs if r[3] != 0), 0)
+    return min(r[0] for r in runs), max(r[1] for r in runs), max(r[2] for r in runs), status
 
 
 class SavedFigures(dict):
@@ -135,7 +137,10 @@ def measure(build, size, label):
     ]
     for name, argv in [] if args.skip_listings else commands:
         print(f"[{label} {size:,}] {name}", file=sys.stderr, flush=True)
-        wall, anon, rss = best_of(lambda: run([handover] + argv + ["--ledger", ledger]))
+        wall, anon, rss, status = best_of(lambda: run([handover] + argv + ["--ledger", ledger]))
+        if status != 0:
+            figures[f"{name} failed: exit status"] = status
+            continue
         figures[f"{name} s"] = wall
         figures[f"{name} peak anon MB"] = anon
         figures[f"{name} peak RSS MB"] = rss
@@ -153,7 +158,10 @@ def measure(build, size, label):
             figures = run([handover, "export", "--ledger", ledger, "--format", fmt, "--out", target])
             shutil.rmtree(target, ignore_errors=True) if os.path.isdir(target) else (os.path.exists(target) and os.remove(target))
             return figures
-        wall, anon, rss = best_of(export)
+        wall, anon, rss, status = best_of(export)
+        if status != 0:  # a full disk, say: the time it took to fail is no rate
+            figures[f"export {fmt} failed: exit status"] = status
+            continue
         figures[f"export {fmt} events/s"] = events / wall
         figures[f"export {fmt} peak anon MB"] = anon
     if args.listings:
@@ -184,7 +192,10 @@ def measure(build, size, label):
         # user's evidence bundle (which needs a signed checkpoint).
         print(f"[{label} {size:,}] verify --deep", file=sys.stderr, flush=True)
         wall, anon, rss, status, _ = run([handover, "verify", "--deep", "--ledger", ledger, "--scratch", os.path.join(work, "deep-scratch")])
-        figures["verify --deep s"], figures["verify --deep peak anon MB"], figures["verify --deep peak RSS MB"] = wall, anon, rss
+        if status == 0:
+            figures["verify --deep s"], figures["verify --deep peak anon MB"], figures["verify --deep peak RSS MB"] = wall, anon, rss
+        else:
+            figures["verify --deep failed: exit status"] = status
         run([handover, "checkpoint", "--ledger", ledger])
         walls, anons = [], []
         for i in range(5):
@@ -199,8 +210,11 @@ def measure(build, size, label):
         figures["evidence peak anon MB"] = max(anons) if anons else float("nan")
     print(f"[{label} {size:,}] projections rebuild", file=sys.stderr, flush=True)
     wall, anon, rss, status, _ = run([handover, "projections", "rebuild", "--ledger", ledger])
-    figures["rebuild events/s"] = events / wall
-    figures["rebuild peak anon MB"] = anon
+    if status == 0:
+        figures["rebuild events/s"] = events / wall
+        figures["rebuild peak anon MB"] = anon
+    else:
+        figures["rebuild failed: exit status"] = status
     # The upgrade's fold: projections of an older layout (forgotten by this code's lab tool,
     # which either build's ledger takes), dropped and folded again by `handover upgrade`.
     print(f"[{label} {size:,}] upgrade's fold", file=sys.stderr, flush=True)
@@ -273,16 +287,22 @@ def measure_reconcile(build, users):
     for label, argv in [("reconcile", [handover, "reconcile"] + both),
                         ("reconcile_rows_csv", [handover, "reconcile"] + both + ["--rows", "--format", "csv"]),
                         ("report_sender", [handover, "report", "--ledger", recipient, "--sender", sender])]:
-        seconds, anon, rss = best_of(lambda: run(argv)[:3])
+        seconds, anon, rss, status = best_of(lambda: run(argv))
+        if status != 0:
+            sys.exit(f"{label} failed")
         figures[label] = {"seconds": round(seconds, 2), "users_per_second": round(users / seconds), "peak_anon_mb": round(anon, 1), "peak_rss_mb": round(rss, 1)}
     bundle = os.path.join(work, "pair-evidence")
 
     def evidence():
         shutil.rmtree(bundle, ignore_errors=True)
-        return run([handover, "evidence", written["sample_account"], "--ledger", recipient, "--sender", sender, "--out", bundle])[:3]
-    seconds, anon, rss = best_of(evidence)
+        return run([handover, "evidence", written["sample_account"], "--ledger", recipient, "--sender", sender, "--out", bundle])
+    seconds, anon, rss, status = best_of(evidence)
+    if status != 0:
+        sys.exit("two-sided evidence failed")
     figures["two_sided_evidence"] = {"seconds": round(seconds, 2), "peak_anon_mb": round(anon, 1), "peak_rss_mb": round(rss, 1)}
-    seconds, anon, rss = best_of(lambda: run([handover, "evidence", "verify", bundle])[:3])
+    seconds, anon, rss, status = best_of(lambda: run([handover, "evidence", "verify", bundle]))
+    if status != 0:
+        sys.exit("two-sided evidence verify failed")
     figures["two_sided_evidence_verify"] = {"seconds": round(seconds, 2), "peak_anon_mb": round(anon, 1)}
     return figures
 
