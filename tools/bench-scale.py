@@ -74,6 +74,14 @@ def best_of(command):
     return min(r[0] for r in runs), max(r[1] for r in runs), max(r[2] for r in runs), status
 
 
+def failed(figures, name, status):
+    """Whether a step exited nonzero; if so it is recorded as failed, with its exit status (the
+    time it took to fail, a full disk say, is no figure)."""
+    if status != 0:
+        figures[f"{name} failed: exit status"] = status
+    return status != 0
+
+
 class SavedFigures(dict):
     """A size's figures, written to `path` as each one is taken: a long run cut short (a 30M
     size runs for hours) keeps what it measured."""
@@ -140,8 +148,7 @@ def measure(build, size, label):
     for name, argv in [] if args.skip_listings else commands:
         print(f"[{label} {size:,}] {name}", file=sys.stderr, flush=True)
         wall, anon, rss, status = best_of(lambda: run([handover] + argv + ["--ledger", ledger]))
-        if status != 0:
-            figures[f"{name} failed: exit status"] = status
+        if failed(figures, name, status):
             continue
         figures[f"{name} s"] = wall
         figures[f"{name} peak anon MB"] = anon
@@ -157,12 +164,11 @@ def measure(build, size, label):
         print(f"[{label} {size:,}] export {fmt}", file=sys.stderr, flush=True)
 
         def export():
-            figures = run([handover, "export", "--ledger", ledger, "--format", fmt, "--out", target])
+            result = run([handover, "export", "--ledger", ledger, "--format", fmt, "--out", target])
             shutil.rmtree(target, ignore_errors=True) if os.path.isdir(target) else (os.path.exists(target) and os.remove(target))
-            return figures
+            return result
         wall, anon, rss, status = best_of(export)
-        if status != 0:  # a full disk, say: the time it took to fail is no rate
-            figures[f"export {fmt} failed: exit status"] = status
+        if failed(figures, f"export {fmt}", status):
             continue
         figures[f"export {fmt} events/s"] = events / wall
         figures[f"export {fmt} peak anon MB"] = anon
@@ -194,10 +200,8 @@ def measure(build, size, label):
         # user's evidence bundle (which needs a signed checkpoint).
         print(f"[{label} {size:,}] verify --deep", file=sys.stderr, flush=True)
         wall, anon, rss, status, _ = run([handover, "verify", "--deep", "--ledger", ledger, "--scratch", os.path.join(work, "deep-scratch")])
-        if status == 0:
+        if not failed(figures, "verify --deep", status):
             figures["verify --deep s"], figures["verify --deep peak anon MB"], figures["verify --deep peak RSS MB"] = wall, anon, rss
-        else:
-            figures["verify --deep failed: exit status"] = status
         run([handover, "checkpoint", "--ledger", ledger])
         walls, anons = [], []
         for i in range(5):
@@ -212,11 +216,9 @@ def measure(build, size, label):
         figures["evidence peak anon MB"] = max(anons) if anons else float("nan")
     print(f"[{label} {size:,}] projections rebuild", file=sys.stderr, flush=True)
     wall, anon, rss, status, _ = run([handover, "projections", "rebuild", "--ledger", ledger])
-    if status == 0:
+    if not failed(figures, "rebuild", status):
         figures["rebuild events/s"] = events / wall
         figures["rebuild peak anon MB"] = anon
-    else:
-        figures["rebuild failed: exit status"] = status
     # The upgrade's fold: projections of an older layout (forgotten by this code's lab tool,
     # which either build's ledger takes), dropped and folded again by `handover upgrade`.
     print(f"[{label} {size:,}] upgrade's fold", file=sys.stderr, flush=True)

@@ -76,6 +76,11 @@ final class LMDBProjectionStore: ProjectionStore {
         if let target { try target.put(database, key: key, value: value) } else { writes.put(database, key: key, value: value) }
     }
 
+    /// Deletes `key` from `database`, the way ``write(_:key:value:)`` puts.
+    private func erase(_ database: Database, key: [UInt8]) throws {
+        if let target { try target.delete(database, key: key) } else { writes.delete(database, key: key) }
+    }
+
     /// Drops what was written by the events through `sequence`: they are committed, and a
     /// transaction begun from now on reads them.
     func forget(through sequence: UInt64) {
@@ -144,8 +149,7 @@ final class LMDBProjectionStore: ProjectionStore {
     /// Writes a `migrated_order` entry's value, deleting the entry when it is empty.
     private func writeOrder(_ key: [UInt8], _ value: [UInt8], at sequence: UInt64) throws {
         if target == nil { order[key] = Stamped(value: value, sequence: sequence) }
-        guard value.isEmpty else { return try write(databases.migratedOrder, key: key, value: value) }
-        if let target { try target.delete(databases.migratedOrder, key: key) } else { writes.delete(databases.migratedOrder, key: key) }
+        if value.isEmpty { try erase(databases.migratedOrder, key: key) } else { try write(databases.migratedOrder, key: key, value: value) }
     }
 
     /// A `migrated_order` entry's value (empty when there is none).
