@@ -9,6 +9,8 @@ let package = Package(
         .executable(name: "handover-lab", targets: ["handover-lab"]),
         .library(name: "Ledger", targets: ["Ledger"]),
         .library(name: "Projections", targets: ["Projections"]),
+        // The fuzzing harnesses' bodies, for FuzzTesting/ (libFuzzer) and handover-lab (replay).
+        .library(name: "FuzzHarnesses", targets: ["FuzzHarnesses"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -128,10 +130,23 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .target(
+            name: "FuzzHarnesses",
+            dependencies: [
+                "LMDB", "Ledger", "Projections", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer", "Reporting",
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "handover-lab",
             dependencies: [
-                "LMDB", "Ledger", "Projections", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer",
+                "LMDB", "Ledger", "Projections", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer", "FuzzHarnesses",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),

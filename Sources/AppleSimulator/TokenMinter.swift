@@ -34,7 +34,17 @@ public struct TokenMinter: Sendable {
 
     /// Signs `claims` as an RS256 JWS with this key's `kid`.
     public func sign(_ claims: [String: JSONValue]) throws -> String {
-        let input = try CompactJWS.signingInput(header: ["alg": "RS256", "kid": keyID], claims: claims)
+        try signed(CompactJWS.signingInput(header: ["alg": "RS256", "kid": keyID], claims: claims))
+    }
+
+    /// Signs `rawClaims` under the header `rawHeader`, both byte for byte as given (any bytes,
+    /// JSON or not): what Apple's key could be made to sign, for showing a verifier anything.
+    public func sign(rawHeader: [UInt8], rawClaims: [UInt8]) throws -> String {
+        try signed(Base64URL.encode(Data(rawHeader)) + "." + Base64URL.encode(Data(rawClaims)))
+    }
+
+    /// `input` (`header.claims`, base64url) with its RS256 signature appended.
+    private func signed(_ input: String) throws -> String {
         let signature = try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5)
         return input + "." + Base64URL.encode(signature.rawRepresentation)
     }

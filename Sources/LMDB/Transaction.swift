@@ -48,6 +48,22 @@ public class ReadTransaction {
         return Database(handle: dbi, name: name, flags: flags)
     }
 
+    /// The names of the environment's named databases, in byte order.
+    public final func databaseNames() throws -> [String] {
+        checkValid()
+        var main: MDB_dbi = 0
+        try LMDBError.check(mdb_dbi_open(handle, nil, 0, &main), "mdb_dbi_open(main)")
+        return try withCursor(Database(handle: main, name: "main", flags: [])) { cursor in
+            var names: [String] = []
+            var entry = try cursor.first()
+            while let (key, _) = entry {
+                names.append(String(decoding: key, as: UTF8.self))
+                entry = try cursor.next()
+            }
+            return names
+        }
+    }
+
     /// The value stored under `key`, or nil; the buffer is valid until the transaction ends.
     public final func get(_ database: Database, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
         checkValid()

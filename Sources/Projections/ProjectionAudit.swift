@@ -90,20 +90,25 @@ public enum ProjectionAudit {
     private static func describe(_ database: String, _ key: [UInt8]) -> String {
         switch database {
         case "user_versions" where key.count == 16:
-            return "user \(BigEndian.uint64(key)), sequence \(BigEndian.uint64(key, at: 8))"
+            return "user \(number(key)), sequence \(number(key, at: 8))"
         case "user_links" where key.count > 10:
             let identifier = key.dropFirst().dropLast(9)
-            return "identifier \(InertText.forScreen(String(decoding: identifier, as: UTF8.self))) (tag \(key[0])), from sequence \(BigEndian.uint64(key, at: key.count - 8))"
+            return "identifier \(InertText.forScreen(String(decoding: identifier, as: UTF8.self))) (tag \(key[0])), from sequence \(number(key, at: key.count - 8))"
         case "migrated_order" where key.count == 16:
-            return "listing time key \(Hex.encode(Array(key[0..<8]))), user \(BigEndian.uint64(key, at: 8))"
+            return "listing time key \(Hex.encode(Array(key[0..<8]))), user \(number(key, at: 8))"
         case "windows" where key.count == 8:
-            return "window of sequence \(BigEndian.uint64(key))"
+            return "window of sequence \(number(key))"
         default:
             return "key \(Hex.encode(key))"
         }
     }
 
     private static func describeNumber(_ bytes: [UInt8]) -> String {
-        bytes.count == 8 ? String(BigEndian.uint64(bytes)) : Hex.encode(bytes)
+        bytes.count == 8 ? number(bytes) : Hex.encode(bytes)
+    }
+
+    /// The big-endian number at `offset` of a key, in decimal; its bytes in hex when it has none there.
+    private static func number(_ bytes: [UInt8], at offset: Int = 0) -> String {
+        (try? BigEndian.uint64(bytes, at: offset)).map { String($0) } ?? Hex.encode(bytes)
     }
 }

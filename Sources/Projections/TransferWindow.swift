@@ -36,8 +36,11 @@ public struct TransferWindow: Hashable, Sendable {
 
     init(encoded raw: UnsafeRawBufferPointer) throws {
         var r = BinaryReader(raw)
-        acceptedAt = Timestamp(microseconds: Int64(bitPattern: try r.u64()))
+        acceptedAt = try r.time("transfer window")
         windowDays = Int(try r.u32())
         sequence = try r.u64()
+        guard TransferAccepted.windowDaysAllowed.contains(windowDays) else {
+            throw LedgerError(.malformedRecord, "transfer window: \(windowDays) days, not \(TransferAccepted.windowDaysAllowed.lowerBound) to \(TransferAccepted.windowDaysAllowed.upperBound)")
+        }
     }
 }

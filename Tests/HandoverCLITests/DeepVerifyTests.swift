@@ -92,7 +92,7 @@ struct DeepVerifyTests {
             let sequence = try txn.withCursor(db) { cursor in
                 Array(try #require(try cursor.seek(key: Array("transfer-id-exchanged".utf8), valueAtLeast: BigEndian.bytes(0))).value)
             }
-            moved = BigEndian.uint64(sequence)
+            moved = try BigEndian.uint64(sequence)
             _ = try txn.delete(db, key: Array("transfer-id-exchanged".utf8), value: sequence)
             try txn.put(db, key: Array("notification-received".utf8), value: sequence)
         }

@@ -29,7 +29,7 @@ struct FormatUpgradeStepTests {
             let (format, progress, oldTypeEntries) = try environment.read { txn in
                 let meta = try txn.openDatabase("meta", create: false)
                 return (try txn.get(meta, key: LedgerSchema.formatKey).map { String(decoding: $0, as: UTF8.self) },
-                        try txn.get(meta, key: LedgerSchema.upgradeKey).map { BigEndian.uint64($0) },
+                        try txn.get(meta, key: LedgerSchema.upgradeKey).map { try BigEndian.uint64($0) },
                         try txn.count(try txn.openDatabase("idx_type", create: false)))
             }
             #expect(format == LedgerSchema.format1Marker)

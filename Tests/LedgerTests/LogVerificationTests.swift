@@ -137,7 +137,7 @@ struct LogVerificationTests {
             let index = try txn.openDatabase("time_index", create: false)
             let (key, value) = try txn.withCursor(index) { cursor in
                 let entry = try #require(try cursor.seek(atLeast: BigEndian.bytes(0)).flatMap { _ in try cursor.next() }.flatMap { _ in try cursor.next() })
-                return (Array(entry.key), BigEndian.uint64(entry.value))
+                return (Array(entry.key), try BigEndian.uint64(entry.value))
             }
             _ = try txn.put(index, key: key, value: BigEndian.bytes(value - 1))
         }

@@ -18,7 +18,7 @@ struct InterruptTests {
     /// (schemas/ledger-format.md), without opening it as a ledger.
     static func head(_ directory: String) -> UInt64 {
         (try? Environment(path: directory, options: .init(readOnly: true)).read { txn in
-            try txn.get(try txn.openDatabase("meta", create: false), key: Array("head".utf8)).map { BigEndian.uint64($0) }
+            try txn.get(try txn.openDatabase("meta", create: false), key: Array("head".utf8)).map { try BigEndian.uint64($0) }
         }) ?? 0
     }
 

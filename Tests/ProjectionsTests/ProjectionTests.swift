@@ -375,7 +375,7 @@ func dumpProjections(_ ledger: Ledger) throws -> [[UInt8]] {
     try ledger.read { view in
         let txn = view.transaction
         let root = try txn.openDatabase(ProjectionDatabases.rootName, create: false)
-        let generation = try txn.get(root, key: ProjectionDatabases.generationKey).map { BigEndian.uint64($0) } ?? 0
+        let generation = try txn.get(root, key: ProjectionDatabases.generationKey).map { try BigEndian.uint64($0) } ?? 0
         var all: [[UInt8]] = []
         let names = ProjectionDatabases.names(generation: generation)
         for name in names.dropLast() {

@@ -3,9 +3,9 @@ import Foundation
 /// What Apple's REST endpoints answer, as Codable values. Each field is read leniently: one of
 /// an unexpected type reads as absent, so the caller's check names the field ("answered 200
 /// without an access_token") rather than a decoding path.
-enum AppleAnswers {
+package enum AppleAnswers {
     /// `POST /auth/token`, 200.
-    struct Token: Decodable {
+    package struct Token: Decodable {
         var accessToken: String?
         var tokenType: String?
         var expiresIn: Double?
@@ -14,7 +14,7 @@ enum AppleAnswers {
             case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in"
         }
 
-        init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             accessToken = c.lenient(String.self, .accessToken)
             tokenType = c.lenient(String.self, .tokenType)
@@ -23,7 +23,7 @@ enum AppleAnswers {
     }
 
     /// `POST /auth/usermigrationinfo`, 200: team A's `transfer_sub`, or team B's `sub` and email.
-    struct MigrationInfo: Decodable {
+    package struct MigrationInfo: Decodable {
         var transferSub: String?
         var sub: String?
         var email: String?
@@ -34,7 +34,7 @@ enum AppleAnswers {
             case transferSub = "transfer_sub", sub, email, isPrivateEmail = "is_private_email"
         }
 
-        init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             transferSub = c.lenient(String.self, .transferSub)
             sub = c.lenient(String.self, .sub)
@@ -46,7 +46,7 @@ enum AppleAnswers {
     }
 
     /// Any error answer (RFC 6749 section 5.2): `error` and `error_description`.
-    struct Failure: Decodable {
+    package struct Failure: Decodable {
         var error: String?
         var errorDescription: String?
 
@@ -54,7 +54,7 @@ enum AppleAnswers {
             case error, errorDescription = "error_description"
         }
 
-        init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             error = c.lenient(String.self, .error)
             errorDescription = c.lenient(String.self, .errorDescription)
@@ -62,7 +62,7 @@ enum AppleAnswers {
     }
 
     /// A JSON Web Key Set (`/auth/keys`): its keys' fields as published.
-    struct KeySet: Decodable {
+    package struct KeySet: Decodable {
         var keys: [Key]
 
         struct Key: Decodable {
@@ -70,7 +70,7 @@ enum AppleAnswers {
 
             enum CodingKeys: String, CodingKey { case kty, kid, use, alg, n, e }
 
-            init(from decoder: any Decoder) throws {
+            package init(from decoder: any Decoder) throws {
                 let c = try decoder.container(keyedBy: CodingKeys.self)
                 kty = c.lenient(String.self, .kty)
                 kid = c.lenient(String.self, .kid)

@@ -46,14 +46,23 @@ public final class AppleIDClient: Sendable {
         // The lifetime counts from when the request left, so latency never stretches it.
         let sentAt = now()
         let answer = try await post(endpoints.token, fields: fields, bearer: nil, isTokenEndpoint: true, as: AppleAnswers.Token.self)
+        return try AppleIDClient.accessToken(from: answer, sentAt: sentAt)
+    }
+
+    /// The longest access-token lifetime accepted, seconds (Apple's is 3600): a longer one is no
+    /// lifetime a run can plan renewals by, and its expiry would be no time the ledger can record.
+    static let maximumTokenLifetime: Double = 366 * 86_400
+
+    /// The token in a 200 answer of the token endpoint, checked.
+    package static func accessToken(from answer: AppleAnswers.Token, sentAt: Date) throws -> AccessToken {
         guard let token = answer.accessToken, !token.isEmpty else {
             throw AppleIDError(.invalidResponse, "the token endpoint answered 200 without an access_token", httpStatus: 200)
         }
         if let type = answer.tokenType, type.lowercased() != "bearer" {
             throw AppleIDError(.invalidResponse, "the token endpoint answered token_type \(type), expected Bearer", httpStatus: 200)
         }
-        guard let expiresIn = answer.expiresIn, expiresIn > 0 else {
-            throw AppleIDError(.invalidResponse, "the token endpoint answered without a positive expires_in", httpStatus: 200)
+        guard let expiresIn = answer.expiresIn, expiresIn > 0, expiresIn <= maximumTokenLifetime else {
+            throw AppleIDError(.invalidResponse, "the token endpoint answered without an expires_in of 1 s to \(Int(maximumTokenLifetime)) s", httpStatus: 200)
         }
         return AccessToken(value: token, issuedAt: sentAt, lifetime: expiresIn)
     }
@@ -62,6 +71,11 @@ public final class AppleIDClient: Sendable {
     public func generateTransferID(sub: String, target: String, clientID: String, clientSecret: ClientSecret, accessToken: AccessToken) async throws -> String {
         let fields = [("sub", sub), ("target", target), ("client_id", clientID), ("client_secret", clientSecret.token)]
         let answer = try await post(endpoints.userMigrationInfo, fields: fields, bearer: accessToken, isTokenEndpoint: false, as: AppleAnswers.MigrationInfo.self)
+        return try AppleIDClient.transferSub(from: answer)
+    }
+
+    /// Team A's `transfer_sub` in a 200 answer of `usermigrationinfo`, checked.
+    package static func transferSub(from answer: AppleAnswers.MigrationInfo) throws -> String {
         guard let transferSub = answer.transferSub, !transferSub.isEmpty else {
             throw AppleIDError(.invalidResponse, "usermigrationinfo answered 200 without a transfer_sub", httpStatus: 200)
         }
@@ -72,6 +86,11 @@ public final class AppleIDClient: Sendable {
     public func exchangeTransferID(transferSub: String, clientID: String, clientSecret: ClientSecret, accessToken: AccessToken) async throws -> MigratedUser {
         let fields = [("transfer_sub", transferSub), ("client_id", clientID), ("client_secret", clientSecret.token)]
         let answer = try await post(endpoints.userMigrationInfo, fields: fields, bearer: accessToken, isTokenEndpoint: false, as: AppleAnswers.MigrationInfo.self)
+        return try AppleIDClient.migratedUser(from: answer)
+    }
+
+    /// Team B's new `sub` and email in a 200 answer of `usermigrationinfo`, checked.
+    package static func migratedUser(from answer: AppleAnswers.MigrationInfo) throws -> MigratedUser {
         guard let sub = answer.sub, !sub.isEmpty else {
             throw AppleIDError(.invalidResponse, "usermigrationinfo answered 200 without a sub", httpStatus: 200)
         }
@@ -101,14 +120,19 @@ public final class AppleIDClient: Sendable {
         } catch {
             throw AppleIDClient.classifyTransport(error)
         }
-        let data = Data(body.readableBytesView)
+        return try AppleIDClient.answer(T.self, status: status, headers: headers, body: Data(body.readableBytesView), isTokenEndpoint: isTokenEndpoint)
+    }
+
+    /// What an answer of status `status` means: a 200's body decoded as `T`, any other status
+    /// the ``AppleIDError`` it comes to (``classify(status:headers:failure:isTokenEndpoint:)``).
+    package static func answer<T: Decodable>(_ type: T.Type, status: Int, headers: HTTPHeaders, body: Data, isTokenEndpoint: Bool) throws -> T {
         if status == 200 {
-            guard let answer = AppleAnswers.decode(T.self, from: data) else {
+            guard let answer = AppleAnswers.decode(T.self, from: body) else {
                 throw AppleIDError(.invalidResponse, "Apple answered 200 with a body that is not a JSON object", httpStatus: 200)
             }
             return answer
         }
-        throw AppleIDClient.classify(status: status, headers: headers, failure: AppleAnswers.decode(AppleAnswers.Failure.self, from: data), isTokenEndpoint: isTokenEndpoint)
+        throw AppleIDClient.classify(status: status, headers: headers, failure: AppleAnswers.decode(AppleAnswers.Failure.self, from: body), isTokenEndpoint: isTokenEndpoint)
     }
 
     /// The TN3107 model: what an HTTP error answer means for the run.
@@ -135,15 +159,22 @@ public final class AppleIDClient: Sendable {
         }
     }
 
-    /// `Retry-After` in seconds (delta-seconds or an HTTP date).
+    /// The longest `Retry-After` taken as given, seconds: a longer one reads as this.
+    static let maximumRetryAfter: Double = 86_400
+
+    /// `Retry-After` in seconds (delta-seconds, digits only, or an HTTP date), at most
+    /// ``maximumRetryAfter``; nil when absent or neither form.
     static func retryAfter(_ headers: HTTPHeaders) -> Double? {
         guard let value = headers.first(name: "Retry-After")?.trimmingCharacters(in: .whitespaces) else { return nil }
-        if let seconds = Double(value) { return max(0, seconds) }
+        if !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+            // RFC 9110's delay-seconds; digits beyond UInt64 mean a wait longer than any cap.
+            return min(UInt64(value).map(Double.init) ?? maximumRetryAfter, maximumRetryAfter)
+        }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: value).map { max(0, $0.timeIntervalSinceNow) }
+        return formatter.date(from: value).map { min(max(0, $0.timeIntervalSinceNow), maximumRetryAfter) }
     }
 
     /// Transport failures: timeouts and everything else that left no answer.

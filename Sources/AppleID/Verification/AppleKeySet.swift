@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import CryptoExtras
 import Foundation
+import Ledger
 import NIOCore
 
 /// Where Apple's public keys come from, cached: fetched from a JWKS URL (refetched when a
@@ -71,19 +72,23 @@ public actor AppleKeySet {
         return set
     }
 
+    /// The largest key set read, from a file or Apple's answer: 1 MiB (Apple's is under 2 KiB).
+    static let maximumSize = 1 << 20
+
     private static func load(_ source: Source, http: HTTPClient, timeout: TimeAmount) async throws -> JSONWebKeySet {
         switch source {
         case .fixed(let set):
             return set
         case .file(let path):
-            guard let data = FileManager.default.contents(atPath: path) else { throw Unavailable(description: "cannot read the JWKS file \(path)") }
-            do { return try JSONWebKeySet(json: data) } catch { throw Unavailable(description: "\(path): \(error)") }
+            let data: [UInt8]
+            do { data = try FileBytes.read(path, limit: maximumSize) } catch { throw Unavailable(description: "cannot read the JWKS file: \(ErrorText.describing(error))") }
+            do { return try JSONWebKeySet(json: Data(data)) } catch { throw Unavailable(description: "\(path): \(error)") }
         case .url(let url):
             let response: HTTPClientResponse
             let body: ByteBuffer
             do {
                 response = try await http.execute(HTTPClientRequest(url: url), timeout: timeout)
-                body = try await response.body.collect(upTo: 1 << 20)
+                body = try await response.body.collect(upTo: maximumSize)
             } catch {
                 throw Unavailable(description: "fetching Apple's keys from \(url) failed: \(error)")
             }

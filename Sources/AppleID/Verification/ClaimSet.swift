@@ -32,15 +32,23 @@ struct ClaimSet: Sendable {
         return value
     }
 
+    /// The NumericDates accepted: from 1970 to the end of 9999 (a time RFC 3339 can write), so
+    /// that no arithmetic on one (a leeway, a conversion to microseconds) can overflow.
+    static let secondsAllowed: ClosedRange<Int64> = 0...Timestamp.latest.seconds
+
     func optionalSeconds(_ name: String) throws(TokenRejection) -> Int64? {
         guard has(name) else { return nil }
+        var seconds: Int64?
         switch values[name] {
-        case .int(let i)? where abs(Double(i)) < 1e15: return i
-        case .double(let d)? where d.isFinite && abs(d) < 1e15: return Int64(d.rounded(.down))
-        case .string(let s)?: if let v = Int64(s) { return v }
+        case .int(let i)?: seconds = i
+        case .double(let d)? where d.isFinite && d >= 0 && d < 1e12: seconds = Int64(d.rounded(.down))
+        case .string(let s)?: seconds = Int64(s)
         default: break
         }
-        throw TokenRejection(.invalidClaim, "\(path)\(name) is not a number of seconds")
+        guard let seconds, ClaimSet.secondsAllowed.contains(seconds) else {
+            throw TokenRejection(.invalidClaim, "\(path)\(name) is not a number of seconds from 1970 to 9999")
+        }
+        return seconds
     }
 
     /// A Boolean sent as `true`/`false`, as the strings `"true"`/`"false"`, or as 0/1.
@@ -61,15 +69,17 @@ struct ClaimSet: Sendable {
         throw TokenRejection(.invalidClaim, "\(path)\(name) is neither true nor false")
     }
 
+    /// A small integer (below a billion either way), as a number or a numeric string.
     func optionalInt(_ name: String) throws(TokenRejection) -> Int? {
         guard has(name) else { return nil }
+        let allowed = -999_999_999...999_999_999
         switch values[name] {
-        case .int(let i)? where abs(i) < 1_000_000_000: return Int(i)
+        case .int(let i)? where allowed.contains(Int(i)): return Int(i)
         case .double(let d)? where d == d.rounded() && abs(d) < 1e9: return Int(d)
-        case .string(let s)?: if let v = Int(s) { return v }
+        case .string(let s)?: if let v = Int(s), allowed.contains(v) { return v }
         default: break
         }
-        throw TokenRejection(.invalidClaim, "\(path)\(name) is not an integer")
+        throw TokenRejection(.invalidClaim, "\(path)\(name) is not an integer below a billion")
     }
 
     /// `aud` as one string or an array of strings.

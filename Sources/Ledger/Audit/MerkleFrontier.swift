@@ -57,8 +57,8 @@ public struct MerkleFrontier: Equatable, Sendable {
     }
 
     init?(encoded raw: UnsafeRawBufferPointer) {
-        guard raw.count >= 8 else { return nil }
-        size = BigEndian.uint64(raw, at: 0)
+        guard let size = try? BigEndian.uint64(raw, at: 0) else { return nil }
+        self.size = size
         guard raw.count == 8 + 32 * size.nonzeroBitCount else { return nil }
         peaks = stride(from: 8, to: raw.count, by: 32).map { SHA256Hash(UnsafeRawBufferPointer(rebasing: raw[$0...]))! }
     }

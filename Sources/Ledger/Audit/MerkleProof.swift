@@ -3,12 +3,18 @@ public enum MerkleProof {
     /// RFC 9162 §2.1.3.2: whether `path` proves `leafHash` is leaf `index` of the tree of
     /// `size` leaves whose head is `root`.
     public static func verifyInclusion(leafHash: [UInt8], index: UInt64, treeSize size: UInt64, path: [[UInt8]], root: [UInt8]) -> Bool {
-        guard index < size else { return false }
+        self.root(leafHash: leafHash, index: index, treeSize: size, path: path) == root
+    }
+
+    /// The tree head `path` leads to from `leafHash` as leaf `index` of a tree of `size`
+    /// leaves; nil when the path does not have the length such a tree gives.
+    public static func root(leafHash: [UInt8], index: UInt64, treeSize size: UInt64, path: [[UInt8]]) -> [UInt8]? {
+        guard index < size else { return nil }
         var fn = index
         var sn = size - 1
         var hash = leafHash
         for sibling in path {
-            guard sn > 0 else { return false }
+            guard sn > 0 else { return nil }
             if fn & 1 == 1 || fn == sn {
                 hash = MerkleHash.node(sibling, hash)
                 while fn & 1 == 0 && fn != 0 {
@@ -21,7 +27,7 @@ public enum MerkleProof {
             fn >>= 1
             sn >>= 1
         }
-        return sn == 0 && hash == root
+        return sn == 0 ? hash : nil
     }
 
     /// RFC 9162 §2.1.4.2: whether `proof` shows the tree of `newSize` leaves with head

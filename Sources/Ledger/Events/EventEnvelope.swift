@@ -19,6 +19,12 @@ public struct EventEnvelope: Sendable {
                                 sequenceOf: \.sequence)
     }
 
+    /// Reads the envelope of an event's JSON (the bytes a ledger stores after the chain hash, an
+    /// evidence file), without its body: what to check before the body is read.
+    public init(json bytes: UnsafeRawBufferPointer) throws {
+        try self.init(reading: FieldReader(document: bytes, context: "event"))
+    }
+
     /// Reads the envelope's fields from an event's JSON object.
     init(reading r: FieldReader) throws {
         let typeName = try r.string("type")

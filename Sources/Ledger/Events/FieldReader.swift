@@ -44,6 +44,7 @@ struct ObjectTape {
         case UInt8(ascii: "{"):
             let start = parser.index
             let height = open.count
+            var keys = Set<[UInt8]>()
             parser.index += 1
             parser.skipWhitespace()
             if parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "}") {
@@ -61,7 +62,16 @@ struct ObjectTape {
                     parser.skipWhitespace()
                     let valueStart = parser.index
                     try scan(&parser, depth: depth + 1, open: &open)
-                    for member in open[height...] where member.key.count == key.count && memcmp(bytes.baseAddress! + member.key.lowerBound, bytes.baseAddress! + key.lowerBound, key.count) == 0 {
+                    // An event's few members are compared directly; an object of many (only
+                    // outside input has one) is checked through a set, so the check stays linear.
+                    let duplicate: Bool
+                    if open.count - height < 16 {
+                        duplicate = open[height...].contains { $0.key.count == key.count && memcmp(bytes.baseAddress! + $0.key.lowerBound, bytes.baseAddress! + key.lowerBound, key.count) == 0 }
+                    } else {
+                        if keys.isEmpty { keys = Set(open[height...].map { Array(UnsafeRawBufferPointer(rebasing: bytes[$0.key])) }) }
+                        duplicate = !keys.insert(Array(UnsafeRawBufferPointer(rebasing: bytes[key]))).inserted
+                    }
+                    if duplicate {
                         throw parser.error("duplicate key \"\(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[key]), as: UTF8.self))\"")
                     }
                     open.append(Member(key: key, value: valueStart..<parser.index))
@@ -182,6 +192,13 @@ struct FieldReader {
     }
     func int(_ key: StaticString) throws -> Int {
         guard let range = value(key), let i = intValue(range) else { throw fail(key, "an integer") }
+        return i
+    }
+    /// An integer within `allowed`: a number the code computes with (a day count, a size).
+    func int(_ key: StaticString, in allowed: ClosedRange<Int>) throws -> Int {
+        guard let range = value(key), let i = intValue(range), allowed.contains(i) else {
+            throw fail(key, "an integer from \(allowed.lowerBound) to \(allowed.upperBound)")
+        }
         return i
     }
     /// An integer that counts or sizes something: 0 or more.

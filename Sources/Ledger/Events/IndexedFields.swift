@@ -29,7 +29,7 @@ struct IndexedFields: Equatable, Sendable {
     /// The fields of an event decoded in full.
     init(_ event: RecordedEvent) {
         self.init(sequence: event.sequence, recordedAt: event.recordedAt, type: event.type,
-                  idempotencyHash: event.idempotencyKey.map { BigEndian.uint64(LedgerSchema.idempotencyHash($0)) })
+                  idempotencyHash: event.idempotencyKey.map { key in Array(key.utf8).withUnsafeBytes { LedgerSchema.idempotencyHash(utf8: $0) } })
     }
 
     private init(sequence: UInt64, recordedAt: Timestamp, type: EventType, idempotencyHash: UInt64?) {

@@ -83,7 +83,8 @@ struct KeySlotFile: Sendable {
     func read(_ slot: UInt64) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: KeySlotFile.slotSize)
         guard descriptor >= 0 else { return bytes }
-        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, KeySlotFile.slotSize, off_t(slot) * off_t(KeySlotFile.slotSize)) }
+        let offset = try KeySlotFile.offset(of: slot, in: path)
+        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, KeySlotFile.slotSize, offset) }
         guard count >= 0 else { throw KeySlotFile.failure("pread", path) }
         return bytes
     }
@@ -97,8 +98,19 @@ struct KeySlotFile: Sendable {
         bytes.count == slotSize && SHA256.hash(data: bytes[0..<48]).withUnsafeBytes { $0.prefix(16).elementsEqual(bytes[48..<64]) }
     }
 
+    /// The most slots a file may have: its offsets stay far below what a file offset holds.
+    static let maximumSlots: UInt64 = 1 << 40
+
+    /// Where `slot` starts in the file; a slot number no key store gives (a stored number
+    /// altered in a copy) is refused, not turned into an offset.
+    private static func offset(of slot: UInt64, in path: String) throws -> off_t {
+        guard slot < maximumSlots else { throw LedgerError(.malformedRecord, "\(path): slot \(slot) is beyond any key store's \(maximumSlots) slots") }
+        return off_t(slot) * off_t(slotSize)
+    }
+
     private func put(_ bytes: [UInt8], at slot: UInt64) throws {
-        let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(slot) * off_t(KeySlotFile.slotSize)) }
+        let offset = try KeySlotFile.offset(of: slot, in: path)
+        let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, offset) }
         guard written == bytes.count else { throw KeySlotFile.failure("pwrite", path) }
     }
 

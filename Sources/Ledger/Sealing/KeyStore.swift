@@ -172,7 +172,7 @@ public final class KeyStore: Sendable {
     }
 
     private static func nextSlot(_ meta: Database, in txn: ReadTransaction) throws -> UInt64 {
-        try txn.get(meta, key: nextSlotKey).map { BigEndian.uint64($0) } ?? 0
+        try txn.get(meta, key: nextSlotKey).map { try BigEndian.uint64($0) } ?? 0
     }
 
     /// The key ID and key for `subject`, creating and durably storing one if it has none.
@@ -295,7 +295,7 @@ public final class KeyStore: Sendable {
             try txn.withCursor(slots) { cursor in
                 var entry = try cursor.first()
                 while let (id, slot) = entry {
-                    let number = BigEndian.uint64(slot)
+                    let number = try BigEndian.uint64(slot)
                     if let key = try slotFile.key(at: number, id: Array(id)) { try target.write(slot: number, id: Array(id), key: key) }
                     entry = try cursor.next()
                 }
@@ -324,7 +324,7 @@ public final class KeyStore: Sendable {
             for subject in subjects {
                 guard let id = try txn.get(self.subjects, key: subject.indexKey) else { continue }
                 if let slot = try txn.get(slots, key: id) {
-                    zeroed.append(BigEndian.uint64(slot))
+                    zeroed.append(try BigEndian.uint64(slot))
                     _ = try txn.delete(slots, key: id)
                 }
                 if try txn.delete(legacyKeys, key: id) {

@@ -38,7 +38,7 @@ enum FormatUpgrade {
         guard let progress = try txn.get(schema.meta, key: LedgerSchema.upgradeKey), progress.count == 8 else {
             throw LedgerError(.malformedRecord, "meta.upgrade is missing or not 8 bytes during the format upgrade")
         }
-        let indexed = BigEndian.uint64(progress)
+        let indexed = try BigEndian.uint64(progress)
         if indexed >= head {
             for name in LedgerSchema.format1IndexNames {
                 do { try txn.drop(try txn.openDatabase(name, create: false)) } catch let error as LMDBError where error.code == .notFound {}
@@ -53,7 +53,7 @@ enum FormatUpgrade {
         var writes = WriteBatch()
         try txn.withCursor(schema.log) { cursor in
             var entry = try cursor.seek(atLeast: LedgerSchema.logKey(indexed + 1))
-            while let (key, value) = entry, BigEndian.uint64(key) <= last {
+            while let (key, value) = entry, try BigEndian.uint64(key) <= last {
                 let fields = try EventEnvelope(record: value, sequence: BigEndian.uint64(key))
                 try writer.index(Array(key), typeKey: LedgerSchema.typeKey(fields.type),
                                  idempotencyHash: fields.idempotencyKey.map(LedgerSchema.idempotencyHash), recordedAt: fields.recordedAt, into: &writes)

@@ -104,7 +104,7 @@ public struct LedgerSchema: Sendable {
     /// ``idempotencyHash(_:)`` of a key's UTF-8 bytes, read as a big-endian integer (so that
     /// integer order is the index's byte order).
     static func idempotencyHash(utf8 key: UnsafeRawBufferPointer) -> UInt64 {
-        SHA256Hash(hashing: UnsafeRawBufferPointer(start: nil, count: 0), key).withUnsafeBytes { BigEndian.uint64($0) }
+        SHA256Hash(hashing: UnsafeRawBufferPointer(start: nil, count: 0), key).withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
     }
 
     /// The `merkle` database key of a stored node: the index of its last leaf (8 bytes,
@@ -150,9 +150,10 @@ public struct ChainHead: Equatable, Sendable {
     }
 
     init?(encoded raw: UnsafeRawBufferPointer) {
-        guard raw.count == 48 else { return nil }
-        sequence = BigEndian.uint64(raw, at: 0)
+        guard raw.count == 48, let time = try? BigEndian.uint64(raw, at: 40), let recordedAt = Timestamp(checkedMicroseconds: Int64(bitPattern: time)),
+              let sequence = try? BigEndian.uint64(raw, at: 0) else { return nil }
+        self.sequence = sequence
         hash = Array(raw[8..<40])
-        recordedAt = Timestamp(microseconds: Int64(bitPattern: BigEndian.uint64(raw, at: 40)))
+        self.recordedAt = recordedAt
     }
 }

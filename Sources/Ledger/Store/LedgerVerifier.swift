@@ -26,7 +26,7 @@ public struct VerificationReport: Sendable {
 extension LogView {
     /// Why `time_index` does not name event `last` as the last one recorded at `time`, if it does not.
     func timeIndexProblem(at time: Timestamp, last: UInt64) throws -> String? {
-        let stored = try transaction.get(schema.byTime, key: LedgerSchema.timeKey(time)).map { BigEndian.uint64($0) }
+        let stored = try transaction.get(schema.byTime, key: LedgerSchema.timeKey(time)).map { try BigEndian.uint64($0) }
         guard stored != last else { return nil }
         return "time_index names event \(stored.map(String.init) ?? "none") as the last recorded at \(time), but the log says \(last)"
     }

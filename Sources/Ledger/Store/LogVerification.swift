@@ -132,7 +132,7 @@ struct LogVerification {
                 while reading, let (key, value) = entry, next.first + UInt64(next.records.count) < stop, next.records.count < sizes.batch {
                     let sequence = next.first + UInt64(next.records.count)
                     guard key.count == 8 else { next.problem = (sequence, "a log key has \(key.count) bytes, expected 8"); break }
-                    let found = BigEndian.uint64(key)
+                    let found = try BigEndian.uint64(key)
                     guard found == sequence else { next.problem = (sequence, "event \(sequence) is missing (the next key is \(found))"); break }
                     guard value.count > 32 else { next.problem = (sequence, "record has \(value.count) bytes"); break }
                     next.records.append(value)
@@ -272,7 +272,7 @@ struct LogVerification {
                 let filed = try withUnsafeBytes(of: hash.bigEndian) { key in
                     try withUnsafeBytes(of: sequence.bigEndian) { value in try cursor.seek(key: key, valueAtLeast: value) }
                 }
-                guard let filed, BigEndian.uint64(filed.value) == sequence else {
+                guard let filed, try BigEndian.uint64(filed.value) == sequence else {
                     let key = try view.envelope(of: sequence).idempotencyKey ?? ""
                     return "idempotency_index does not lead from key \"\(key)\" to event \(sequence)"
                 }

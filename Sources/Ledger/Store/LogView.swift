@@ -18,7 +18,7 @@ public struct LogView {
     public func head() throws -> ChainHead {
         try LedgerSchema.headKey.withUnsafeBytes { key in
             guard let raw = try transaction.get(schema.meta, key: key) else { return .genesis }
-            guard let head = ChainHead(encoded: raw) else { throw LedgerError(.malformedRecord, "meta.head has \(raw.count) bytes, expected 48") }
+            guard let head = ChainHead(encoded: raw) else { throw LedgerError(.malformedRecord, "meta.head is not 48 bytes ending in a time of years 0000 to 9999 (\(raw.count) bytes)") }
             return head
         }
     }
@@ -68,7 +68,7 @@ public struct LogView {
         try transaction.withCursor(schema.log) { cursor in
             var entry = try cursor.seek(atLeast: LedgerSchema.logKey(first))
             while let (key, value) = entry {
-                let sequence = BigEndian.uint64(key)
+                let sequence = try BigEndian.uint64(key)
                 if sequence > last { break }
                 try body(try LogView.decode(value, sequence: sequence))
                 entry = try cursor.next()
@@ -115,7 +115,7 @@ public struct LogView {
             if page?.value.isEmpty ?? true { page = (found, found) }
             while let (_, values) = page {
                 for offset in stride(from: 0, to: values.count, by: 8) {
-                    let sequence = BigEndian.uint64(values, at: offset)
+                    let sequence = try BigEndian.uint64(values, at: offset)
                     if sequence < first { continue }
                     guard sequence <= last, result.count < count else { return result }
                     result.append(sequence)
@@ -130,7 +130,7 @@ public struct LogView {
     public func lastSequence(recordedAtOrBefore time: Timestamp) throws -> UInt64 {
         try transaction.withCursor(schema.byTime) { cursor in
             guard let (_, value) = try cursor.seek(atMost: LedgerSchema.timeKey(time)) else { return 0 }
-            return BigEndian.uint64(value)
+            return try BigEndian.uint64(value)
         }
     }
 
@@ -145,7 +145,7 @@ public struct LogView {
         try transaction.withCursor(schema.idempotency) { cursor in
             var entry = try cursor.seek(exactly: hash)
             while let (_, value) = entry {
-                let sequence = BigEndian.uint64(value)
+                let sequence = try BigEndian.uint64(value)
                 if try envelope(of: sequence).idempotencyKey == key { return sequence }
                 entry = try cursor.nextDuplicate()
             }

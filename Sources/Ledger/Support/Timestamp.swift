@@ -9,10 +9,39 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     /// Microseconds since 1970-01-01T00:00:00Z.
     public var microseconds: Int64
 
+    /// The instant `microseconds` after the epoch, unchecked: a value read from outside or
+    /// from storage goes through ``init(checkedMicroseconds:)`` instead.
     public init(microseconds: Int64) { self.microseconds = microseconds }
 
-    /// An instant from whole seconds since the epoch (a JWT's `iat`, `exp`).
-    public init(seconds: Int64) { self.microseconds = seconds * 1_000_000 }
+    /// The first instant RFC 3339 can write, 0000-01-01T00:00:00Z.
+    public static let earliest = Timestamp(microseconds: -62_167_219_200_000_000)
+    /// The last instant RFC 3339 can write, 9999-12-31T23:59:59.999999Z.
+    public static let latest = Timestamp(microseconds: 253_402_300_799_999_999)
+
+    /// Whether RFC 3339 can write this instant: its year is 0000 to 9999.
+    public var isRepresentable: Bool { self >= Timestamp.earliest && self <= Timestamp.latest }
+
+    /// The instant `microseconds` after the epoch; nil outside years 0000 to 9999 (a stored
+    /// or received value that no clock gave).
+    public init?(checkedMicroseconds microseconds: Int64) {
+        self.init(microseconds: microseconds)
+        guard isRepresentable else { return nil }
+    }
+
+    /// The instant `seconds` whole seconds after the epoch (a JWT's `iat`, `exp`); nil outside
+    /// years 0000 to 9999.
+    public init?(checkedSeconds seconds: Int64) {
+        let (micros, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        guard !overflow else { return nil }
+        self.init(checkedMicroseconds: micros)
+    }
+
+    /// An instant from whole seconds since the epoch, for times this program computes (a
+    /// minute's start, a day's midnight); outside years 0000 to 9999 it is the nearest end.
+    /// A value from outside goes through ``init(checkedSeconds:)`` instead.
+    public init(seconds: Int64) {
+        self = Timestamp(checkedSeconds: seconds) ?? (seconds < 0 ? .earliest : .latest)
+    }
 
     /// The current time from the system clock.
     public static func now() -> Timestamp {
@@ -24,8 +53,15 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     /// Whole seconds since the epoch, rounded down.
     public var seconds: Int64 { microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000 }
 
-    /// This instant moved by `days` whole days.
-    public func adding(days: Int) -> Timestamp { Timestamp(microseconds: microseconds + Int64(days) * 86_400_000_000) }
+    /// This instant moved by `days` whole days; a result outside years 0000 to 9999 is the
+    /// nearest end. Day counts from outside are checked before they get here
+    /// (``TransferAccepted/windowDaysAllowed``), so no answer is ever such an end by accident.
+    public func adding(days: Int) -> Timestamp {
+        let (delta, overflow) = Int64(days).multipliedReportingOverflow(by: 86_400_000_000)
+        let (sum, overflowAgain) = microseconds.addingReportingOverflow(delta)
+        guard !overflow, !overflowAgain else { return days < 0 ? .earliest : .latest }
+        return min(max(Timestamp(microseconds: sum), .earliest), .latest)
+    }
 
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.microseconds < b.microseconds }
 
@@ -40,11 +76,18 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// Appends ``rfc3339`` to `bytes` without building a string.
+    ///
+    /// An instant outside years 0000 to 9999, which no checked constructor makes, is written
+    /// with ISO 8601's expanded year (`+10000-01-01T…`, `-0001-12-31T…`) rather than wrongly
+    /// or not at all.
     public func appendRFC3339(to bytes: inout [UInt8]) {
-        let micros = Int64(((microseconds % 1_000_000) + 1_000_000) % 1_000_000)
-        let secs = (microseconds - micros) / 1_000_000
-        let days = secs >= 0 ? secs / 86_400 : (secs - 86_399) / 86_400
-        let secOfDay = secs - days * 86_400
+        // Floor division throughout: no step can overflow, whatever the value.
+        var secs = microseconds / 1_000_000
+        var micros = microseconds % 1_000_000
+        if micros < 0 { secs -= 1; micros += 1_000_000 }
+        var days = secs / 86_400
+        var secOfDay = secs % 86_400
+        if secOfDay < 0 { days -= 1; secOfDay += 86_400 }
         let (y, m, d) = Timestamp.civil(fromDays: days)
         func put(_ value: Int64, _ width: Int) {
             var divisor: Int64 = 1
@@ -56,7 +99,15 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
                 divisor /= 10
             }
         }
-        put(y, 4); bytes.append(45); put(m, 2); bytes.append(45); put(d, 2)
+        if (0...9999).contains(y) {
+            put(y, 4)
+        } else {
+            let digits = Array(String(y.magnitude).utf8)
+            bytes.append(y < 0 ? 45 : 43)
+            bytes.append(contentsOf: repeatElement(48, count: max(0, 4 - digits.count)))
+            bytes.append(contentsOf: digits)
+        }
+        bytes.append(45); put(m, 2); bytes.append(45); put(d, 2)
         bytes.append(84)
         put(secOfDay / 3600, 2); bytes.append(58); put(secOfDay / 60 % 60, 2); bytes.append(58); put(secOfDay % 60, 2)
         bytes.append(46); put(micros, 6); bytes.append(90)
@@ -66,7 +117,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     public var date: String { String(rfc3339.prefix(10)) }
 
     /// Parses RFC 3339 (`2026-11-22T02:00:00Z`, fractions and offsets allowed) or a bare date
-    /// (`2026-11-22`, meaning midnight UTC). Returns nil for anything else.
+    /// (`2026-11-22`, meaning midnight UTC). Returns nil for anything else, and for an instant
+    /// that is not in years 0000 to 9999 once taken to UTC.
     public init?(rfc3339 text: String) {
         let b = Array(text.utf8)
         func num(_ from: Int, _ count: Int) -> Int64? {
@@ -109,7 +161,9 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         } else {
             return nil
         }
-        self.microseconds = micros
+        // An offset can carry year 0000 or 9999 past what RFC 3339 writes in UTC.
+        guard let time = Timestamp(checkedMicroseconds: micros) else { return nil }
+        self = time
     }
 
     private static func daysInMonth(_ y: Int64, _ m: Int64) -> Int64 {

@@ -38,11 +38,16 @@ public struct ReceiptConfirmation: Sendable {
                                           path: receipt.proof.path, root: theirs.rootHash) else {
             throw refuse(.inclusionProof, "\(HandoffReceipt.eventFile) is not leaf \(receipt.proof.index) of the recipient's signed checkpoint of \(theirs.treeSize) events")
         }
+        // Its type first: only a "handoff received" body is read further.
         let event: RecordedEvent
-        do { event = try receipt.event.withUnsafeBytes { try RecordedEvent(json: $0) } } catch { throw refuse(.malformed, ErrorText.describing(error)) }
-        guard case .handoffReceived(let received) = event.body, event.sequence == receipt.proof.index + 1 else {
-            throw refuse(.malformed, "\(HandoffReceipt.eventFile) is a \(event.type.rawValue) event, not the recipient's \"handoff received\"")
-        }
+        do {
+            let envelope = try receipt.event.withUnsafeBytes { try EventEnvelope(json: $0) }
+            guard envelope.type == .handoffReceived, envelope.sequence == receipt.proof.index + 1 else {
+                throw refuse(.malformed, "\(HandoffReceipt.eventFile) is event \(envelope.sequence), a \(envelope.type.rawValue) event, not the recipient's \"handoff received\" at leaf \(receipt.proof.index)")
+            }
+            event = try receipt.event.withUnsafeBytes { try RecordedEvent(json: $0) }
+        } catch let refusal as HandoffRefusal { throw refusal } catch { throw refuse(.malformed, "\(HandoffReceipt.eventFile): \(ErrorText.describing(error))") }
+        guard case .handoffReceived(let received) = event.body else { throw refuse(.malformed, "\(HandoffReceipt.eventFile) is not a \"handoff received\" event") }
 
         // The package it names, issued here, and the recipient's cosignature on its checkpoint.
         let issued = try ledger.read { try $0.handoffsIssued() }.first { $0.body.manifestSHA256.utf8.elementsEqual(received.manifestSHA256.utf8) }?.body
@@ -68,10 +73,12 @@ public struct ReceiptConfirmation: Sendable {
             throw refuse(.cosignature, "no cosignature in \(HandoffReceipt.cosignedFile) verifies with the pinned recipient key \(Cosignature.verifierKey(name: recipientKey.name, publicKey: recipientKey.publicKey))")
         }
 
-        guard timestamp <= UInt64(Int64.max / 1_000_000) else { throw refuse(.cosignature, "the cosignature's timestamp \(timestamp) is not a time") }
+        guard let cosignedAt = Timestamp(checkedSeconds: Int64(timestamp)) else {
+            throw refuse(.cosignature, "the cosignature's timestamp \(timestamp) is not a time of years 0000 to 9999")
+        }
         let acknowledged = HandoffAcknowledged(package: issued.package, targetTeam: issued.targetTeam, manifestSHA256: issued.manifestSHA256,
                                                recipientSequence: Int(event.sequence), recipientCheckpoint: CheckpointFields(theirs),
-                                               cosignedAt: Timestamp(microseconds: Int64(timestamp) * 1_000_000),
+                                               cosignedAt: cosignedAt,
                                                cosignature: Data(line.keyID + line.bytes).base64EncodedString())
         let outcome = try await ledger.append(EventDraft(.handoffAcknowledged(acknowledged), idempotencyKey: "handoff-acknowledged:" + issued.manifestSHA256))
         return Outcome(acknowledged: acknowledged, sequence: outcome.sequence, wasRecordedBefore: !outcome.isRecorded)

@@ -42,11 +42,17 @@ public struct UserList: Sendable {
         for (index, name) in header.enumerated() where name.isEmpty {
             problems.append(InputProblem(file: path, line: 1, "header column \(index + 1) has no name"))
         }
-        for name in Set(header) where !name.isEmpty && header.filter({ $0 == name }).count > 1 {
+        // Counted in one pass: a header of many columns costs no more than its length.
+        var occurrences: [String: Int] = [:]
+        for name in header where !name.isEmpty { occurrences[name, default: 0] += 1 }
+        var reported = Set<String>()
+        for name in header where occurrences[name, default: 0] > 1 && reported.insert(name).inserted {
             problems.append(InputProblem(file: path, line: 1, "header names column \"\(InertText.forScreen(name))\" more than once"))
         }
         guard let keyIndex = header.firstIndex(of: keyColumn) else {
-            let found = header.map { "\"\(InertText.forScreen($0))\"" }.joined(separator: ", ")
+            let shown = 12
+            let found = header.prefix(shown).map { "\"\(InertText.forScreen($0))\"" }.joined(separator: ", ")
+                + (header.count > shown ? " and \(header.count - shown) more" : "")
             throw InputProblems(problems: [InputProblem(file: path, line: 1, "has no \"\(keyColumn)\" column (header has \(found)); the first row must be a header naming \(keyColumn) and optionally account_id")] + problems)
         }
         let accountIndex = header.firstIndex(of: "account_id")

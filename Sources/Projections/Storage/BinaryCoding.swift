@@ -43,10 +43,24 @@ struct BinaryReader {
     }
 
     mutating func u8() throws -> UInt8 { try take(1)[0] }
-    mutating func u64() throws -> UInt64 { BigEndian.uint64(try take(8)) }
+    mutating func u64() throws -> UInt64 { try BigEndian.uint64(try take(8)) }
     mutating func u32() throws -> UInt32 {
         let b = try take(4)
         return UInt32(b[0]) << 24 | UInt32(b[1]) << 16 | UInt32(b[2]) << 8 | UInt32(b[3])
+    }
+
+    /// A time written as ``BinaryWriter/u64(_:)`` of its microseconds; `record` names the record
+    /// in the error when the value is no time RFC 3339 can write (years 0000 to 9999).
+    mutating func time(_ record: String) throws -> Timestamp {
+        try BinaryReader.checked(Int64(bitPattern: try u64()), record)
+    }
+
+    /// `microseconds` as a time, or the error naming `record` that it is none.
+    static func checked(_ microseconds: Int64, _ record: String) throws -> Timestamp {
+        guard let time = Timestamp(checkedMicroseconds: microseconds) else {
+            throw LedgerError(.malformedRecord, "\(record): a time of \(microseconds) µs from 1970, outside years 0000 to 9999")
+        }
+        return time
     }
 
     /// An unsigned LEB128 of at most ten bytes that fits 64 bits.

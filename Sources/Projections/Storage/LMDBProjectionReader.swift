@@ -22,7 +22,7 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
         let linkKey = ProjectionDatabases.linkKey(identifier, limit)
         guard let (key, value) = try transaction.lookupCursor(databases.userLinks).seek(atMost: linkKey),
               key.count == linkKey.count, key.starts(with: linkKey.prefix(linkKey.count - 8)) else { return nil }
-        return BigEndian.uint64(value)
+        return try BigEndian.uint64(value)
     }
 
     func user(_ key: UInt64) throws -> UserState? {
@@ -32,7 +32,7 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
     /// User `key` within the picture, read through a cursor on `user_versions`.
     private func user(_ key: UInt64, in versions: Cursor) throws -> UserState? {
         guard let (found, value) = try versions.seek(atMost: ProjectionDatabases.versionKey(key, limit)),
-              BigEndian.uint64(found) == key, !value.isEmpty else { return nil }
+              try BigEndian.uint64(found) == key, !value.isEmpty else { return nil }
         return try UserStateCodec.decode(key: found, value: value)
     }
 
@@ -48,12 +48,12 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
                 if let current, !current.value.isEmpty { try body(try UserStateCodec.decode(key: current.key, value: current.value)) }
             }
             while let (key, value) = entry {
-                let user = BigEndian.uint64(key)
-                if user != current.map({ BigEndian.uint64($0.key) }) {
+                let user = try BigEndian.uint64(key)
+                if try user != current.map({ try BigEndian.uint64($0.key) }) {
                     try emit()
                     current = nil
                 }
-                if BigEndian.uint64(key, at: 8) > limit {
+                if try BigEndian.uint64(key, at: 8) > limit {
                     entry = user == .max ? nil : try cursor.seek(atLeast: ProjectionDatabases.versionKey(user + 1, 0))
                     continue
                 }
@@ -69,7 +69,7 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
             try transaction.withCursor(databases.migratedOrder) { cursor in
                 var entry = try cursor.first()
                 while let (key, value) = entry {
-                    if MigratedOrder.contains(value, limit), let user = try user(BigEndian.uint64(key, at: 8), in: versions), user.status.isDone {
+                    if try MigratedOrder.contains(value, limit), let user = try user(BigEndian.uint64(key, at: 8), in: versions), user.status.isDone {
                         try body(user)
                     }
                     entry = try cursor.next()
@@ -84,8 +84,8 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
             for identifier in identifiers {
                 let prefix = identifier.indexKey + [0]
                 var entry = try cursor.seek(atLeast: ProjectionDatabases.linkKey(identifier, 0))
-                while let (key, value) = entry, key.count == prefix.count + 8, key.starts(with: prefix), BigEndian.uint64(key, at: prefix.count) <= limit {
-                    keys.insert(BigEndian.uint64(value))
+                while let (key, value) = entry, key.count == prefix.count + 8, key.starts(with: prefix), try BigEndian.uint64(key, at: prefix.count) <= limit {
+                    keys.insert(try BigEndian.uint64(value))
                     entry = try cursor.next()
                 }
             }
@@ -94,8 +94,8 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
         try transaction.withCursor(databases.userVersions) { cursor in
             for user in keys {
                 var entry = try cursor.seek(atLeast: ProjectionDatabases.versionKey(user, 0))
-                while let (key, _) = entry, BigEndian.uint64(key) == user, BigEndian.uint64(key, at: 8) <= limit {
-                    sequences.append(BigEndian.uint64(key, at: 8))
+                while let (key, _) = entry, try BigEndian.uint64(key) == user, try BigEndian.uint64(key, at: 8) <= limit {
+                    sequences.append(try BigEndian.uint64(key, at: 8))
                     entry = try cursor.next()
                 }
             }
@@ -118,7 +118,7 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
     }
 
     func checkpoint() throws -> UInt64 {
-        let stored = try transaction.get(databases.state, key: ProjectionDatabases.checkpointKey).map { BigEndian.uint64($0) } ?? 0
+        let stored = try transaction.get(databases.state, key: ProjectionDatabases.checkpointKey).map { try BigEndian.uint64($0) } ?? 0
         return asOf.map { min($0, stored) } ?? stored
     }
 }

@@ -159,7 +159,7 @@ final class LMDBProjectionStore: ProjectionStore {
     }
 
     func allocateUserKey() throws -> UInt64 {
-        let next = try nextKey?.value ?? committed.transaction.get(databases.state, key: ProjectionDatabases.nextUserKey).map { BigEndian.uint64($0) } ?? 1
+        let next = try nextKey?.value ?? committed.transaction.get(databases.state, key: ProjectionDatabases.nextUserKey).map { try BigEndian.uint64($0) } ?? 1
         // Stamped again, with the fold's last event, when the fold ends.
         nextKey = Stamped(value: next + 1, sequence: .max)
         // A new user has no version yet, so nothing to look up before its first put.

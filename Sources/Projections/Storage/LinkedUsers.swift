@@ -66,10 +66,10 @@ final class LinkCursor: LinkedUsers {
             var first: UInt64?
             var userKey: UInt64?
             while let (key, stored) = entry, key.count == value.count + 10, key[0] == tag, key[1..<(key.count - 9)].elementsEqual(value) {
-                let sequence = BigEndian.uint64(key, at: key.count - 8)
+                let sequence = try BigEndian.uint64(key, at: key.count - 8)
                 if key[key.count - 9] == 0, sequence <= limit {
                     first = first ?? sequence
-                    userKey = BigEndian.uint64(stored)
+                    userKey = try BigEndian.uint64(stored)
                 }
                 entry = try links.next()
             }
@@ -83,7 +83,7 @@ final class LinkCursor: LinkedUsers {
     /// User `key` as of the picture.
     private func user(_ key: UInt64) throws -> UserState? {
         guard let (found, value) = try versions.seek(atMost: ProjectionDatabases.versionKey(key, limit)),
-              BigEndian.uint64(found) == key, !value.isEmpty else { return nil }
+              try BigEndian.uint64(found) == key, !value.isEmpty else { return nil }
         return try UserStateCodec.decode(key: found, value: value)
     }
 }

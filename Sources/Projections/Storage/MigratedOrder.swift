@@ -6,18 +6,18 @@ import Ledger
 /// A user's order key rarely changes (a merge can move it), so most values hold one pair.
 enum MigratedOrder {
     /// Whether the spans include the picture after event `sequence`.
-    static func contains(_ value: UnsafeRawBufferPointer, _ sequence: UInt64) -> Bool {
-        stride(from: 0, to: value.count - 15, by: 16).contains { offset in
-            let added = BigEndian.uint64(value, at: offset)
-            let removed = BigEndian.uint64(value, at: offset + 8)
+    static func contains(_ value: UnsafeRawBufferPointer, _ sequence: UInt64) throws -> Bool {
+        try stride(from: 0, to: value.count - 15, by: 16).contains { offset in
+            let added = try BigEndian.uint64(value, at: offset)
+            let removed = try BigEndian.uint64(value, at: offset + 8)
             return added <= sequence && (removed == 0 || sequence < removed)
         }
     }
 
     /// `value` with a span opened at `sequence` (or the span closed at that same event reopened).
-    static func opening(_ value: [UInt8], at sequence: UInt64) -> [UInt8] {
+    static func opening(_ value: [UInt8], at sequence: UInt64) throws -> [UInt8] {
         var value = value
-        if value.count >= 16, BigEndian.uint64(value, at: value.count - 8) == sequence {
+        if value.count >= 16, try BigEndian.uint64(value, at: value.count - 8) == sequence {
             value.replaceSubrange((value.count - 8)..., with: BigEndian.bytes(0))
             return value
         }
@@ -28,10 +28,10 @@ enum MigratedOrder {
 
     /// `value` with its open span closed at `sequence`; a span opened by that same event is
     /// removed instead. Empty when nothing is left.
-    static func closing(_ value: [UInt8], at sequence: UInt64) -> [UInt8] {
+    static func closing(_ value: [UInt8], at sequence: UInt64) throws -> [UInt8] {
         var value = value
-        guard value.count >= 16, BigEndian.uint64(value, at: value.count - 8) == 0 else { return value }
-        if BigEndian.uint64(value, at: value.count - 16) == sequence {
+        guard value.count >= 16, try BigEndian.uint64(value, at: value.count - 8) == 0 else { return value }
+        if try BigEndian.uint64(value, at: value.count - 16) == sequence {
             value.removeLast(16)
         } else {
             value.replaceSubrange((value.count - 8)..., with: BigEndian.bytes(sequence))

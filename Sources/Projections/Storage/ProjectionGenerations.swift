@@ -6,7 +6,7 @@ import Ledger
 enum ProjectionGenerations {
     /// The generation `transaction` sees in use (0 until a rebuild has switched).
     static func current(in transaction: ReadTransaction, root: Database) throws -> UInt64 {
-        try transaction.get(root, key: ProjectionDatabases.generationKey).map { BigEndian.uint64($0) } ?? 0
+        try transaction.get(root, key: ProjectionDatabases.generationKey).map { try BigEndian.uint64($0) } ?? 0
     }
 
     /// Empties a generation: its folded data and its checkpoint and user-key counter.
@@ -19,7 +19,7 @@ enum ProjectionGenerations {
     /// rebuild into it was interrupted, which then continues from its own checkpoint.
     static func beginRebuild(in transaction: WriteTransaction, root: Database, generations: (UInt64) -> ProjectionDatabases) throws -> ProjectionDatabases {
         let target = generations(try current(in: transaction, root: root) + 1)
-        let pending = try transaction.get(root, key: ProjectionDatabases.rebuildingKey).map { BigEndian.uint64($0) }
+        let pending = try transaction.get(root, key: ProjectionDatabases.rebuildingKey).map { try BigEndian.uint64($0) }
         if pending != target.generation {
             try empty(target, in: transaction)
             try transaction.put(root, key: ProjectionDatabases.rebuildingKey, value: BigEndian.bytes(target.generation))
@@ -32,13 +32,13 @@ enum ProjectionGenerations {
     /// into its target, which then continues from its own checkpoint.
     static func rebuildLoads(in transaction: ReadTransaction, root: Database, generations: (UInt64) -> ProjectionDatabases) throws -> Bool {
         let target = generations(try current(in: transaction, root: root) + 1)
-        guard try transaction.get(root, key: ProjectionDatabases.rebuildingKey).map({ BigEndian.uint64($0) }) == target.generation else { return true }
+        guard try transaction.get(root, key: ProjectionDatabases.rebuildingKey).map({ try BigEndian.uint64($0) }) == target.generation else { return true }
         return try LMDBProjectionReader(transaction: transaction, databases: target).checkpoint() == 0
     }
 
     /// Whether a rebuild into `target` is still under way (not finished or replaced by another).
     static func isRebuilding(_ target: ProjectionDatabases, in transaction: ReadTransaction, root: Database) throws -> Bool {
-        try transaction.get(root, key: ProjectionDatabases.rebuildingKey).map { BigEndian.uint64($0) } == target.generation
+        try transaction.get(root, key: ProjectionDatabases.rebuildingKey).map { try BigEndian.uint64($0) } == target.generation
             && current(in: transaction, root: root) != target.generation
     }
 

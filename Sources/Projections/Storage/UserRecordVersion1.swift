@@ -49,6 +49,6 @@ enum UserRecordVersion1 {
 
     private static func time(_ r: inout BinaryReader) throws -> Timestamp? {
         guard try r.u8() == 1 else { return nil }
-        return Timestamp(microseconds: Int64(bitPattern: try r.u64()))
+        return try r.time("users")
     }
 }

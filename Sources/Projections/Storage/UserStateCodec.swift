@@ -26,7 +26,7 @@ enum UserStateCodec {
         case version:
             var reader = BinaryReader(value)
             reader.offset = 1
-            var u = UserState(key: BigEndian.uint64(key), status: .pending, sequence: 0)
+            var u = UserState(key: try BigEndian.uint64(key), status: .pending, sequence: 0)
             try fields(&reader, &u, sequence: BigEndian.uint64(key, at: 8))
             guard reader.isAtEnd else { throw LedgerError(.malformedRecord, "users: bytes after the record") }
             return u
@@ -155,7 +155,7 @@ extension BinaryReader: FieldCoder {
         guard present else { v = nil; return }
         let zigzag = try varint()
         let t = previous &+ (Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
-        v = Timestamp(microseconds: t)
+        v = try BinaryReader.checked(t, "users")
         previous = t
     }
 }

@@ -56,7 +56,7 @@ struct ExportSource: Sendable {
                 try view.transaction.withCursor(view.schema.log) { cursor in
                     var entry = try cursor.seek(atLeast: LedgerSchema.logKey(first))
                     while let (key, value) = entry {
-                        let sequence = BigEndian.uint64(key)
+                        let sequence = try BigEndian.uint64(key)
                         if sequence > last { break }
                         let recorded = try EventEnvelope(record: value, sequence: sequence)
                         if changedAfter != nil {

@@ -53,6 +53,6 @@ public struct LedgerCreated: Hashable, Sendable {
         let settings = try r.object("settings")
         self.init(teamID: try r.string("team_id"), clientIDs: try r.stringArray("client_ids"), role: try r.enumeration("role", Role.self),
                   ledgerID: try r.string("ledger_id"), onAccountDeleted: try settings.enumeration("on_account_deleted", DeletionPolicy.self),
-                  windowDays: try settings.int("window_days"))
+                  windowDays: try settings.int("window_days", in: TransferAccepted.windowDaysAllowed))
     }
 }

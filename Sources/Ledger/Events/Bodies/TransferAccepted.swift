@@ -3,6 +3,10 @@ public struct TransferAccepted: Hashable, Sendable {
     public var acceptedAt: Timestamp
     public var windowDays: Int
 
+    /// The window lengths a ledger accepts, in days: Apple's is 60; a value from outside beyond
+    /// ten years is no transfer window, and is refused before any date is computed from it.
+    public static let windowDaysAllowed = 1...3650
+
     public init(acceptedAt: Timestamp, windowDays: Int = 60) {
         self.acceptedAt = acceptedAt
         self.windowDays = windowDays
@@ -20,7 +24,7 @@ public struct TransferAccepted: Hashable, Sendable {
     }
 
     init(reading r: FieldReader) throws {
-        self.init(acceptedAt: try r.timestamp("accepted_at"), windowDays: try r.int("window_days"))
+        self.init(acceptedAt: try r.timestamp("accepted_at"), windowDays: try r.int("window_days", in: TransferAccepted.windowDaysAllowed))
         guard try r.timestamp("deadline") == deadline else {
             throw LedgerError(.malformedRecord, "\(r.context).deadline: does not equal accepted_at + window_days")
         }

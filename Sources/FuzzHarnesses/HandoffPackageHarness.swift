@@ -1,0 +1,24 @@
+import Ledger
+import Migration
+
+extension Harness {
+    /// A handoff package from team A, as team B's exchange checks it before any call to Apple:
+    /// `manifest.txt`, `rows.csv` and `consistency.txt`, the manifest and its checkpoints signed
+    /// with the pinned key by the harness (under the origin the input names).
+    static let handoffPackage = Harness("handoff-package", "a handoff package (manifest, rows, consistency file) read and checked against the pinned sender key") { input in
+        let parts = FuzzInput(input, parts: 3)
+        let key = FuzzFixtures.key("sender")
+        let (manifest, origin) = FuzzSigning.manifest(parts[0], key: key)
+        let dir = FuzzWorkspace.files("handoff-package", [
+            (HandoffPackage.manifestFile, manifest), (HandoffPackage.rowsFile, parts[1]),
+            (HandoffPackage.consistencyFile, FuzzSigning.afterHeader(parts[2], key: key)),
+        ])
+        var digest: String?
+        let read = try HandoffPackageReader.read(HandoffPackage(path: dir), senderKey: VerifierKey(name: origin, publicKey: key.publicKey), manifestDigest: &digest)
+        HarnessCheck.expect(digest == read.manifestSHA256, "the refusal's manifest digest is not the manifest's")
+        HarnessCheck.expect(read.rows.count == read.manifest.rowCount, "a package was read with another number of rows than its manifest says")
+        HarnessCheck.expect(zip(read.rows, read.rows.dropFirst()).allSatisfy { $0.sequence < $1.sequence }, "a package's rows are not in event order")
+        HarnessCheck.expect(read.rows.allSatisfy { $0.sequence > read.manifest.previousTreeSize && $0.sequence <= read.manifest.checkpoint.treeSize },
+                            "a package lists an event outside its checkpoint's new events")
+    }
+}
