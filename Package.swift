@@ -158,7 +158,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Ledger", .product(name: "Crypto", package: "swift-crypto"), .product(name: "AsyncHTTPClient", package: "async-http-client")], path: "Tests/TestSupport"),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LMDB", "CSHA256", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Ledger", "LMDB", "TestSupport"]),
-        .testTarget(name: "HandoverCLITests", dependencies: ["Ledger", "Projections", "Reporting", "Migration", "LMDB", "TestSupport"]),
+        .testTarget(name: "HandoverCLITests", dependencies: ["Ledger", "Projections", "Reporting", "Migration", "LMDB", "TestSupport", "FuzzHarnesses"]),
         .testTarget(
             name: "IntakeTests",
             dependencies: [

@@ -74,8 +74,8 @@ public struct SimulatorDirectory: Sendable {
     /// The secret every derivation is keyed with.
     public func secret() throws -> SymmetricKey {
         let text: String
-        do { text = try String(contentsOfFile: secretPath, encoding: .utf8) } catch {
-            throw SimulatorError("cannot read \(secretPath): \(error.localizedDescription)")
+        do { text = try SimulatorDirectory.text(secretPath, limit: 4096) } catch {
+            throw SimulatorError("cannot read the stand-in's secret: \(ErrorText.describing(error))")
         }
         guard let bytes = Hex.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw SimulatorError("\(secretPath) is not hex")
@@ -85,7 +85,7 @@ public struct SimulatorDirectory: Sendable {
 
     /// The RSA key identity tokens and notifications are signed with.
     public func signingKey() throws -> _RSA.Signing.PrivateKey {
-        try _RSA.Signing.PrivateKey(pemRepresentation: String(contentsOfFile: rsaKeyPath, encoding: .utf8))
+        try _RSA.Signing.PrivateKey(pemRepresentation: SimulatorDirectory.text(rsaKeyPath, limit: 64 * 1024))
     }
 
     /// Registers `teamID` with a new P-256 key; returns the key ID and the private key as a
@@ -110,7 +110,7 @@ public struct SimulatorDirectory: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path + "/teams")) ?? []
         var teams: [String: Team] = [:]
         for name in names where name.hasSuffix(".json") {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path + "/teams/" + name))
+            let data = Data(try FileBytes.read(path + "/teams/" + name, limit: 64 * 1024))
             let team = try JSONDecoder().decode(Team.self, from: data)
             teams[team.teamID] = team
         }
@@ -126,22 +126,30 @@ public struct SimulatorDirectory: Sendable {
 
     /// The recorded app transfers.
     public func transfers() throws -> [Transfer] {
-        guard let data = FileManager.default.contents(atPath: transfersPath) else { return [] }
-        return try JSONDecoder().decode([Transfer].self, from: data)
+        guard let data = try FileBytes.readIfPresent(transfersPath, limit: 1 << 20) else { return [] }
+        return try JSONDecoder().decode([Transfer].self, from: Data(data))
     }
 
     /// Marks identifiers (a `sub` or `transfer_sub`) as having revoked consent.
     public func revoke(_ identifiers: [String]) throws {
         // No file yet is expected (nothing revoked): an empty list.
-        let existing = (try? String(contentsOfFile: revokedPath, encoding: .utf8)) ?? ""
+        let existing = try FileBytes.readIfPresent(revokedPath, limit: SimulatorDirectory.maximumRevokedBytes).map { String(decoding: $0, as: UTF8.self) } ?? ""
         try write(existing + identifiers.map { $0 + "\n" }.joined(), to: revokedPath)
     }
 
     /// Identifiers marked as having revoked consent.
     public func revoked() -> Set<String> {
         // No file yet is expected (nothing revoked): an empty list.
-        let text = (try? String(contentsOfFile: revokedPath, encoding: .utf8)) ?? ""
+        let text = (try? FileBytes.readIfPresent(revokedPath, limit: SimulatorDirectory.maximumRevokedBytes)).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) } ?? ""
         return Set(text.split(whereSeparator: \.isNewline).map(String.init))
+    }
+
+    /// The largest list of revoked identifiers read: millions of them.
+    static let maximumRevokedBytes = 1 << 30
+
+    /// The text of one of the stand-in's own files, refused over `limit` bytes.
+    private static func text(_ path: String, limit: Int) throws -> String {
+        String(decoding: try FileBytes.read(path, limit: limit), as: UTF8.self)
     }
 }
 

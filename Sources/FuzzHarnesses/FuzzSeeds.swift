@@ -11,8 +11,7 @@ public enum FuzzSeeds {
     /// `bundle-one/` and `bundle-two/`).
     public static func make(fromDemo demo: String) throws -> [String: [(String, [UInt8])]] {
         func file(_ path: String) throws -> [UInt8] {
-            guard let data = FileManager.default.contents(atPath: demo + "/" + path) else { throw LedgerError(.file, "\(demo)/\(path) is missing") }
-            return Array(data)
+            try FileBytes.read(demo + "/" + path, limit: 1 << 30)
         }
         func files(_ dir: String) throws -> [String] {
             try FileManager.default.contentsOfDirectory(atPath: demo + "/" + dir).sorted { $0.count == $1.count ? $0 < $1 : $0.count < $1.count }

@@ -31,20 +31,10 @@ enum FuzzWorkspace {
         return dir
     }
 
-    /// Writes `files` (relative path → bytes; a path ending in `/` is an empty directory) into
-    /// the fresh directory `name`; returns its path.
-    static func files(_ name: String, _ files: [(String, [UInt8])]) -> String {
+    /// Writes `files` into the fresh directory `name`; returns its path.
+    static func files(_ name: String, _ files: FuzzFiles.Files) -> String {
         let dir = fresh(name)
-        for (file, bytes) in files {
-            let path = dir + "/" + file
-            if file.hasSuffix("/") {
-                try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-                continue
-            }
-            let parent = (path as NSString).deletingLastPathComponent
-            if parent != dir { try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
-            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { fatalError("cannot write \(path)") }
-        }
+        do { try FuzzFiles.write(files, into: dir) } catch { fatalError("cannot write the input's files: \(error)") }
         return dir
     }
 
@@ -63,13 +53,13 @@ enum FuzzWorkspace {
 /// and kept in `FuzzTesting/Fixtures/`: both teams' ledgers (with their checkpoint keys), so
 /// that the committed seeds, which are the rehearsal's files, reach the checks past the
 /// signatures.
-enum FuzzFixtures {
+public enum FuzzFixtures {
     /// `FuzzTesting/Fixtures` in this checkout (or `HANDOVER_FUZZ_FIXTURES`).
-    static let directory: String = ProcessInfo.processInfo.environment["HANDOVER_FUZZ_FIXTURES"]
+    public static let directory: String = ProcessInfo.processInfo.environment["HANDOVER_FUZZ_FIXTURES"]
         ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("FuzzTesting/Fixtures").path
 
-    static func path(_ name: String) -> String { directory + "/" + name }
+    public static func path(_ name: String) -> String { directory + "/" + name }
 
     /// Team A's fixture ledger, a copy opened read-only: what checkpoints are audited against.
     static let senderLedger: Ledger = {

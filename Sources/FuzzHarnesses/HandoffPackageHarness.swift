@@ -6,15 +6,10 @@ extension Harness {
     /// `manifest.txt`, `rows.csv` and `consistency.txt`, the manifest and its checkpoints signed
     /// with the pinned key by the harness (under the origin the input names).
     static let handoffPackage = Harness("handoff-package", "a handoff package (manifest, rows, consistency file) read and checked against the pinned sender key") { input in
-        let parts = FuzzInput(input, parts: 3)
-        let key = FuzzFixtures.key("sender")
-        let (manifest, origin) = FuzzSigning.manifest(parts[0], key: key)
-        let dir = FuzzWorkspace.files("handoff-package", [
-            (HandoffPackage.manifestFile, manifest), (HandoffPackage.rowsFile, parts[1]),
-            (HandoffPackage.consistencyFile, FuzzSigning.afterHeader(parts[2], key: key)),
-        ])
+        let (files, senderKey) = FuzzFiles.handoffPackage(input)
+        let dir = FuzzWorkspace.files("handoff-package", files)
         var digest: String?
-        let read = try HandoffPackageReader.read(HandoffPackage(path: dir), senderKey: VerifierKey(name: origin, publicKey: key.publicKey), manifestDigest: &digest)
+        let read = try HandoffPackageReader.read(HandoffPackage(path: dir), senderKey: senderKey, manifestDigest: &digest)
         HarnessCheck.expect(digest == read.manifestSHA256, "the refusal's manifest digest is not the manifest's")
         HarnessCheck.expect(read.rows.count == read.manifest.rowCount, "a package was read with another number of rows than its manifest says")
         HarnessCheck.expect(zip(read.rows, read.rows.dropFirst()).allSatisfy { $0.sequence < $1.sequence }, "a package's rows are not in event order")

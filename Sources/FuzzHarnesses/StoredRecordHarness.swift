@@ -108,13 +108,19 @@ final class StoredRecordCopy: Sendable {
             default: (parts[0], parts[1])
             }
             let removesOld = mode != 3
+            var written = newValue
             try StoredRecordCopy.write(entry) { txn, database in
+                // All values of a key in a database of fixed-size duplicates have one size, in
+                // LMDB's pages as in any copy of them: a value of another size is not a copy's.
+                if try txn.flags(of: database).contains(.duplicateFixed), let value = written {
+                    written = Array(value.prefix(entry.value.count)) + [UInt8](repeating: 0, count: max(0, entry.value.count - value.count))
+                }
                 if removesOld { _ = try txn.delete(database, key: entry.key, value: entry.value) }
-                if let newKey, let newValue { try txn.put(database, key: newKey, value: newValue) }
+                if let newKey, let written { try txn.put(database, key: newKey, value: written) }
             }
             undo = {
                 try StoredRecordCopy.write(entry) { txn, database in
-                    if let newKey, let newValue { _ = try txn.delete(database, key: newKey, value: newValue) }
+                    if let newKey, let written { _ = try txn.delete(database, key: newKey, value: written) }
                     if removesOld { try txn.put(database, key: entry.key, value: entry.value) }
                 }
             }

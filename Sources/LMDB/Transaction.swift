@@ -48,6 +48,14 @@ public class ReadTransaction {
         return Database(handle: dbi, name: name, flags: flags)
     }
 
+    /// The flags `database` was created with (as stored, whatever it was opened with).
+    public final func flags(of database: Database) throws -> Database.Flags {
+        checkValid()
+        var flags: UInt32 = 0
+        try LMDBError.check(mdb_dbi_flags(handle, database.handle, &flags), "mdb_dbi_flags(\(database.name))")
+        return Database.Flags(rawValue: flags).intersection([.duplicateSort, .duplicateFixed])
+    }
+
     /// The names of the environment's named databases, in byte order.
     public final func databaseNames() throws -> [String] {
         checkValid()

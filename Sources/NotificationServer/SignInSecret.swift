@@ -35,9 +35,13 @@ public struct SignInSecret: Sendable {
 
     /// A secret read from the file at `path`.
     public static func load(file path: String) throws -> SignInSecret {
-        guard let data = FileManager.default.contents(atPath: path) else { throw Invalid(description: "cannot read the sign-in secret file \(path)") }
+        let data: [UInt8]
+        do { data = try FileBytes.read(path, limit: maximumFileBytes) } catch { throw Invalid(description: "cannot read the sign-in secret file: \(ErrorText.describing(error))") }
         return try SignInSecret(secret: String(decoding: data, as: UTF8.self))
     }
+
+    /// The largest secret or digest file read.
+    public static let maximumFileBytes = 4096
 
     /// The digest as lower-case hex, as stored in the ledger directory.
     public var digestHex: String { Hex.encode(digest) }

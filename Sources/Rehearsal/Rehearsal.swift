@@ -277,7 +277,7 @@ public struct Rehearsal {
 
     /// Changes one character of the first row's `transfer_sub`, as a file altered on the way.
     private func alterFirstRow(of path: String) throws {
-        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        var bytes = try FileBytes.read(path, limit: HandoffPackage.maximumRowsBytes)
         guard let lineEnd = bytes.firstIndex(of: 0x0A), let comma = bytes[lineEnd...].firstIndex(of: UInt8(ascii: ",")) else { throw SimulatorError("\(path) has no rows") }
         bytes[comma + 1] = bytes[comma + 1] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
         try Data(bytes).write(to: URL(fileURLWithPath: path))

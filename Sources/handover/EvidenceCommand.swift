@@ -85,7 +85,7 @@ struct EvidenceCommand: ParsableCommand {
         func run() throws {
             if TwoSidedEvidenceCheck.isTwoSided(directory) {
                 do {
-                    let result = try TwoSidedEvidenceCheck.run(directory, senderKey: senderKey.map(EvidenceOptions.keyText), recipientKey: recipientKey.map(EvidenceOptions.keyText))
+                    let result = try TwoSidedEvidenceCheck.run(directory, senderKey: try senderKey.map(EvidenceOptions.keyText), recipientKey: try recipientKey.map(EvidenceOptions.keyText))
                     Console.out("""
                         OK: transfer_sub \(result.transferSub): \(result.sender.sequences.count) events of \(result.sender.origin) and \(result.recipient.sequences.count) of \(result.recipient.origin), \
                         each included in its ledger's signed checkpoint; package(s) \(result.packages.map(String.init).joined(separator: ", ")) tie the two.
@@ -99,7 +99,7 @@ struct EvidenceCommand: ParsableCommand {
             do {
                 let result = try EvidenceBundleCheck.run(directory, expectedKey: evidence.givenKey)
                 Console.out("OK: \(result.sequences.count) events of \(result.origin), each included in the checkpoint of \(result.treeSize) events signed by \(result.verifierKey); the manifest agrees.")
-                if evidence.givenKey == nil { Console.out("The verifier key was read from the bundle: compare it with the one the team gave you (--public-key).") }
+                if evidence.publicKeyText == nil { Console.out("The verifier key was read from the bundle: compare it with the one the team gave you (--public-key).") }
             } catch let failure as EvidenceBundleCheck.Failure {
                 throw CLIExit(.integrity, "the bundle does not hold: \(failure)")
             }

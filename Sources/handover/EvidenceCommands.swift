@@ -9,7 +9,7 @@ struct EvidenceOptions: ParsableArguments {
 
     /// The raw Ed25519 key to check with: the one given, else the ledger's (`checkpoint.pub`).
     func publicKey(for ledger: Ledger) throws -> [UInt8] {
-        guard let publicKeyText, let text = givenKey else { return try ledger.verifierKey().publicKey }
+        guard let publicKeyText, let text = try givenKey else { return try ledger.verifierKey().publicKey }
         guard let (_, key) = Checkpoint.publicKey(fromVerifierKey: text) else {
             throw CLIExit.usage("--public-key: \"\(publicKeyText)\" is not a verifier key (name+keyid+base64) or a file holding one")
         }
@@ -17,16 +17,20 @@ struct EvidenceOptions: ParsableArguments {
     }
 
     /// The verifier key given: the text of `--public-key`, or of the file it names.
-    var givenKey: String? { publicKeyText.map(EvidenceOptions.keyText) }
+    var givenKey: String? { get throws { try publicKeyText.map(EvidenceOptions.keyText) } }
 
     /// A verifier key given as text, or the text of the file it names.
-    static func keyText(_ given: String) -> String {
-        FileManager.default.fileExists(atPath: given) ? String(decoding: FileManager.default.contents(atPath: given) ?? Data(), as: UTF8.self) : given
+    static func keyText(_ given: String) throws -> String {
+        guard FileManager.default.fileExists(atPath: given) else { return given }
+        do { return String(decoding: try FileBytes.read(given, limit: VerifierKey.maximumFileBytes), as: UTF8.self) } catch {
+            throw CLIExit.usage(ErrorText.describing(error))
+        }
     }
 
     /// Reads and parses a checkpoint file, naming the file when it is not one.
     static func readCheckpoint(_ path: String) throws -> Checkpoint {
-        guard let data = FileManager.default.contents(atPath: path) else { throw CLIExit.usage("cannot read checkpoint file \(path)") }
+        let data: [UInt8]
+        do { data = try FileBytes.read(path, limit: HandoffPackage.maximumNoteBytes) } catch { throw CLIExit.usage("cannot read checkpoint file: \(ErrorText.describing(error))") }
         do { return try Checkpoint(parsing: String(decoding: data, as: UTF8.self)) } catch let error as LedgerError {
             throw CLIExit.usage("\(path): \(error.message)")
         }

@@ -98,8 +98,8 @@ struct IngestCommand: AsyncParsableCommand {
                     if !trimmed.isEmpty { items.append(("stdin line \(number)", Data(trimmed.utf8))) }
                 }
             } else {
-                guard let data = FileManager.default.contents(atPath: input) else { throw CLIExit.usage("cannot read \(input)") }
-                items.append((input, data))
+                // Anything over the body limit is refused as such; a larger file is no delivery.
+                do { items.append((input, Data(try FileBytes.read(input, limit: 1 << 20)))) } catch { throw CLIExit.usage(ErrorText.describing(error)) }
             }
         }
         return items

@@ -82,7 +82,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let signInSecretFile { return try SignInSecret.load(file: signInSecretFile) }
         if let env = ProcessInfo.processInfo.environment["HANDOVER_SIGN_IN_SECRET"], !env.isEmpty { return try SignInSecret(secret: env) }
         let stored = SignInSecret.digestFile(in: ledgerOptions.directory)
-        guard let data = FileManager.default.contents(atPath: stored) else { return nil }
+        guard let data = try FileBytes.readIfPresent(stored, limit: SignInSecret.maximumFileBytes) else { return nil }
         return try SignInSecret(digestHex: String(decoding: data, as: UTF8.self))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Migration
 import Testing
+import TestSupport
 
 /// ``CSVTable``, the reader of input files, on bytes made in the test: RFC 4180's quoting,
 /// both line ends, a BOM, blank lines and empty fields, rows by the header's names, and the
@@ -95,9 +96,16 @@ struct CSVTableTests {
         #expect(notUTF8?.file == "in.csv" && notUTF8?.description == "in.csv, line 3: is not valid UTF-8")
     }
 
-    @Test("a file that cannot be read is a problem with the file as a whole (no line)")
-    func unreadable() {
+    @Test("a file that cannot be read, is no regular file or is over the size limit is a problem with the file as a whole (no line)")
+    func unreadable() throws {
         let path = NSTemporaryDirectory() + "handover-test-absent-" + UUID().uuidString + ".csv"
-        #expect(throws: InputProblem(file: path, line: nil, "cannot be read (does it exist?)")) { try CSVTable(path: path) }
+        #expect(throws: InputProblem(file: path, line: nil, "is missing or cannot be read (No such file or directory)")) { try CSVTable(path: path) }
+        let directory = TemporaryDirectory()
+        #expect(throws: InputProblem(file: directory.path, line: nil, "is not a regular file")) { try CSVTable(path: directory.path) }
+        // A sparse file one byte over the limit: nothing of it is read.
+        let large = directory.sub("large.csv")
+        #expect(FileManager.default.createFile(atPath: large, contents: nil))
+        #expect(truncate(large, off_t(CSVTable.maximumFileBytes) + 1) == 0)
+        #expect(throws: InputProblem(file: large, line: nil, "is larger than \(CSVTable.maximumFileBytes) bytes")) { try CSVTable(path: large) }
     }
 }

@@ -62,6 +62,9 @@ struct CommandLineRunTests {
             ("sub,account_id\n000.a.1,acct-1\n000.b.2\n", "line 3: has 1 fields, the header has 2", "short row"),
             ("sub,account_id\n000.a.1,\"acct-1\n", "line 2: opens a quoted field that never closes", "unterminated quote"),
             ("sub,account_id\n000.a.1,acct-1\n000.b.2,acct-1\n", "line 3: account_id acct-1 is already used on line 2", "account reused"),
+            // Checked in time linear in the header (its duplicate check was once quadratic: minutes).
+            ((0..<100_000).map { "column\($0)" }.joined(separator: ",") + "\n1\n", "\"column11\" and 99988 more); the first row must be a header", "100,000 columns, no sub"),
+            (Array(repeating: "sub", count: 100_000).joined(separator: ",") + "\n000.a.1\n", "line 1: header names column \"sub\" more than once", "100,000 columns named sub"),
         ]
         for (text, message, name) in cases {
             let file = dir.sub("bad.csv")

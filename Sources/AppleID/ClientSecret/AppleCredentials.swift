@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Ledger
 
 /// One team's Sign in with Apple credentials: team ID, client ID, key ID and private key.
 /// Its description names the IDs, never the key.
@@ -19,8 +20,9 @@ public struct AppleCredentials: Sendable, CustomStringConvertible {
     /// Loads the private key from a `.p8` file (PKCS#8 PEM, as Apple's developer site gives it).
     public init(teamID: String, clientID: String, keyID: String, privateKeyPath: String) throws {
         let pem: String
-        do { pem = try String(contentsOfFile: privateKeyPath, encoding: .utf8) } catch {
-            throw AppleIDError(.invalidConfiguration, "cannot read the private key file \(privateKeyPath): \(error.localizedDescription)")
+        // A .p8 file is a few hundred bytes.
+        do { pem = String(decoding: try FileBytes.read(privateKeyPath, limit: 64 * 1024), as: UTF8.self) } catch {
+            throw AppleIDError(.invalidConfiguration, "cannot read the private key file: \(ErrorText.describing(error))")
         }
         let key: P256.Signing.PrivateKey
         do { key = try P256.Signing.PrivateKey(pemRepresentation: pem) } catch {

@@ -31,7 +31,7 @@ public struct CheckpointKey: Sendable {
     /// Reads the key of the ledger in `directory`.
     public static func load(from directory: String) throws -> CheckpointKey {
         let path = path(in: directory)
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = try FileBytes.readIfPresent(path, limit: 4096) else {
             throw LedgerError(.sealing, "\(path) is missing: this ledger has no checkpoint key yet (`handover checkpoint` makes one)")
         }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -49,11 +49,12 @@ public enum LedgerBackup {
             let source = ledger.directory + "/" + name
             let attributes = try fm.attributesOfItem(atPath: source)
             guard attributes[.type] as? FileAttributeType == .typeRegular else { continue }
-            guard let data = fm.contents(atPath: source) else { throw LedgerError(.file, "could not read \(source)") }
+            // Copied, not read whole: a file of any size beside the ledger is carried as it is.
             let destination = partial + "/" + name
-            guard fm.createFile(atPath: destination, contents: data, attributes: [.posixPermissions: attributes[.posixPermissions] ?? 0o600]) else {
-                throw LedgerError(.file, "could not write \(destination)")
-            }
+            do {
+                try fm.copyItem(atPath: source, toPath: destination)
+                try fm.setAttributes([.posixPermissions: attributes[.posixPermissions] ?? 0o600], ofItemAtPath: destination)
+            } catch { throw LedgerError(.file, "could not copy \(source) to \(destination)", underlying: error) }
             try syncFile(destination)
             files.append(name)
         }

@@ -27,4 +27,10 @@ public enum FileBytes {
         }
         return bytes
     }
+
+    /// ``read(_:limit:)``, or nil when nothing is at `path`.
+    public static func readIfPresent(_ path: String, limit: Int) throws -> [UInt8]? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try read(path, limit: limit)
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 
 /// A CSV file read by RFC 4180's rules (quoted fields with `""` escapes and embedded commas
 /// or line breaks; CRLF or LF; a UTF-8 byte-order mark ignored), every row keeping the line
@@ -26,8 +27,19 @@ public struct CSVTable: Sendable {
 
     /// Reads and parses the file at `path`; throws an ``InputProblem`` when it cannot be read.
     public init(path: String) throws {
-        guard let data = FileManager.default.contents(atPath: path) else { throw InputProblem(file: path, line: nil, "cannot be read (does it exist?)") }
-        try self.init(bytes: Array(data), file: path)
+        try self.init(bytes: try CSVTable.read(path), file: path)
+    }
+
+    /// The largest CSV read: 2 GiB, some 30 million users (a list is read whole; more users
+    /// go in more files, and a run skips the users already done).
+    public static let maximumFileBytes = 1 << 31
+
+    /// The bytes of the CSV at `path`: a regular file of at most ``maximumFileBytes``.
+    static func read(_ path: String) throws(InputProblem) -> [UInt8] {
+        do { return try FileBytes.read(path, limit: maximumFileBytes) } catch let error as LedgerError where error.message.hasPrefix(path + " ") {
+            // "PATH is larger than …": the problem names the file itself.
+            throw InputProblem(file: path, line: nil, String(error.message.dropFirst(path.count + 1)))
+        } catch { throw InputProblem(file: path, line: nil, "cannot be read: \(ErrorText.describing(error))") }
     }
 
     /// Parses `bytes`; throws ``InputProblem``s naming a line for an unterminated quote,

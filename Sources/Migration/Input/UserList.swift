@@ -25,10 +25,9 @@ public struct UserList: Sendable {
     /// Reads and checks the CSV at `path`. Every problem is reported at once, each with its
     /// line; nothing is returned unless the whole file is good.
     public init(path: String, keyColumn: String) throws {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputProblems(problems: [InputProblem(file: path, line: nil, "cannot be read (does it exist?)")])
-        }
-        try self.init(bytes: Array(data), path: path, keyColumn: keyColumn)
+        let bytes: [UInt8]
+        do { bytes = try CSVTable.read(path) } catch { throw InputProblems(problems: [error]) }
+        try self.init(bytes: bytes, path: path, keyColumn: keyColumn)
     }
 
     /// Checks CSV `bytes` as if read from `path`.

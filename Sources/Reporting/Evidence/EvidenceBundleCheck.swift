@@ -25,11 +25,15 @@ public enum EvidenceBundleCheck {
         public var subject: String?
     }
 
+    /// The largest file of a bundle read (an event, a proof, a manifest).
+    public static let maximumFileBytes = 1 << 20
+
     /// Checks the bundle in `directory`; with `expectedKey`, its verifier key must be that one.
     public static func run(_ directory: String, expectedKey: String? = nil) throws -> Result {
         func read(_ name: String) throws -> Data {
-            guard let data = FileManager.default.contents(atPath: directory + "/" + name) else { throw Failure(file: name, reason: "missing or unreadable") }
-            return data
+            do { return Data(try FileBytes.read(directory + "/" + name, limit: maximumFileBytes)) } catch {
+                throw Failure(file: name, reason: "missing, unreadable or larger than \(maximumFileBytes) bytes")
+            }
         }
         // 1. The verifier key.
         let keyLine = String(decoding: try read("verifier-key"), as: UTF8.self)

@@ -16,7 +16,7 @@ public enum TwoSidedEvidenceCheck {
 
     /// Whether `directory` holds a two-sided bundle (its manifest says so).
     public static func isTwoSided(_ directory: String) -> Bool {
-        guard let bytes = try? FileBytes.read(directory + "/manifest.json", limit: 1 << 20), // absent or unreadable: not this kind
+        guard let bytes = try? FileBytes.read(directory + "/manifest.json", limit: EvidenceBundleCheck.maximumFileBytes), // absent or unreadable: not this kind
               let manifest = try? JSONValue.parseObject(untrusted: bytes) else { return false }
         return manifest["format"]?.stringValue == TwoSidedEvidence.format
     }
@@ -31,7 +31,7 @@ public enum TwoSidedEvidenceCheck {
         }
         let sender = try side("sender", senderKey), recipient = try side("recipient", recipientKey)
         func read(_ name: String) throws -> [UInt8] {
-            do { return try FileBytes.read(directory + "/" + name, limit: 1 << 20) } catch { throw Failure(file: name, reason: "missing or unreadable") }
+            do { return try FileBytes.read(directory + "/" + name, limit: EvidenceBundleCheck.maximumFileBytes) } catch { throw Failure(file: name, reason: "missing or unreadable") }
         }
         let manifest: [String: JSONValue]
         do { manifest = try JSONValue.parseObject(untrusted: try read("manifest.json")) } catch let failure as Failure { throw failure } catch {
@@ -127,7 +127,7 @@ public enum TwoSidedEvidenceCheck {
     private static func events(in directory: String, _ side: String, _ sequences: [UInt64]) throws -> [RecordedEvent] {
         try sequences.map { sequence in
             let file = "\(side)/events/\(sequence).json"
-            do { return try FileBytes.read(directory + "/" + file, limit: 1 << 20).withUnsafeBytes { try RecordedEvent(json: $0) } } catch {
+            do { return try FileBytes.read(directory + "/" + file, limit: EvidenceBundleCheck.maximumFileBytes).withUnsafeBytes { try RecordedEvent(json: $0) } } catch {
                 throw EvidenceBundleCheck.Failure(file: file, reason: "not an event Handover can read (\(ErrorText.describing(error)))")
             }
         }

@@ -30,7 +30,7 @@ struct FileExport {
         var previous: UInt64 = 0
         var eventsLength: UInt64 = 0
         var neutralizes = neutralizeFormulas ?? true
-        if let manifest = fm.contents(atPath: manifestPath) {
+        if let manifest = try FileBytes.readIfPresent(manifestPath, limit: 1 << 20) {
             guard sinceLast else {
                 throw ExportError(.outputExists, "\(directory) holds an export; pass --since-last to add what is new to it, or choose a new path")
             }

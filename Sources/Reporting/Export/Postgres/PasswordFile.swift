@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 
 /// A libpq password file (`~/.pgpass`): lines of `host:port:database:user:password`, where a
 /// field may be `*`, `\:` is a colon and `\\` a backslash, and `#` starts a comment. The first
@@ -16,7 +17,7 @@ struct PasswordFile {
             throw ExportError(.usage, "the password file \(path) may be read by others (mode \(String(info.st_mode & 0o777, radix: 8))); as libpq, it is not used so: chmod 600 \(path)")
         }
         let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+        do { text = String(decoding: try FileBytes.read(path, limit: 1 << 20), as: UTF8.self) } catch {
             throw ExportError(.usage, "cannot read the password file \(path)", underlying: error)
         }
         lines = text.split(whereSeparator: \.isNewline).compactMap { line in
