@@ -101,12 +101,19 @@ public class ReadTransaction {
         return try body(wrapper)
     }
 
-    /// The bytes `database`'s pages take (branch, leaf and overflow pages).
+    /// The bytes `database`'s pages take (branch, leaf and overflow pages); `Int.max` when the
+    /// counts the file holds (an altered copy's) add up to more.
     public final func bytes(of database: Database) throws -> Int {
         checkValid()
         var stat = MDB_stat()
         try LMDBError.check(mdb_stat(handle, database.handle, &stat), "mdb_stat(\(database.name))")
-        return (stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages) * Int(stat.ms_psize)
+        var pages = 0
+        for count in [stat.ms_branch_pages, stat.ms_leaf_pages, stat.ms_overflow_pages] {
+            let (sum, overflow) = pages.addingReportingOverflow(count)
+            pages = overflow ? .max : sum
+        }
+        let (bytes, overflow) = pages.multipliedReportingOverflow(by: Int(stat.ms_psize))
+        return overflow ? .max : bytes
     }
 
     /// The number of entries in `database`.

@@ -179,7 +179,10 @@ public final class UserProjection: LedgerFolder {
                 let view = LogView(txn, schema: schema)
                 let head = try view.head().sequence
                 let checkpoint = try LMDBProjectionReader(transaction: txn, databases: target).checkpoint()
-                let last = min(head, checkpoint + chunk)
+                guard checkpoint <= head else {
+                    throw LedgerError(.malformedRecord, "the projections being rebuilt end at event \(checkpoint), after the log's last, \(head)")
+                }
+                let last = head - checkpoint > chunk ? checkpoint + chunk : head
                 if last > checkpoint {
                     try fold(try view.events((checkpoint + 1)...last), into: target, in: txn)
                 }

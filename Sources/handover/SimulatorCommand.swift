@@ -81,6 +81,11 @@ struct SimulatorCommand: AsyncParsableCommand {
         @Option(name: .customLong("accepted-at"), help: "When the transfer was accepted (RFC 3339 or a date; default now).") var acceptedAt: String?
         @Option(name: .customLong("window-days")) var windowDays = 60
 
+        func validate() throws {
+            let allowed = TransferAccepted.windowDaysAllowed
+            guard allowed.contains(windowDays) else { throw ValidationError("--window-days must be \(allowed.lowerBound) to \(allowed.upperBound)") }
+        }
+
         func run() throws {
             let time = try acceptedAt.map { try parseTime($0, option: "--accepted-at") } ?? .now()
             try directory.open().recordTransfer(.init(clientID: clientID, fromTeam: from, toTeam: to, acceptedAt: time.seconds, windowDays: windowDays))

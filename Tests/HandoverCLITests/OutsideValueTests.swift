@@ -103,6 +103,65 @@ struct OutsideValueTests {
     }
 }
 
+extension OutsideValueTests {
+    /// One stored entry an altered copy may hold, and what a command says of it.
+    struct Alteration: Sendable, CustomTestStringConvertible {
+        let name: String
+        let database: String
+        let key: [UInt8]
+        let value: [UInt8]
+        let command: [String]
+        let message: String
+        var testDescription: String { name }
+    }
+
+    static let alterations: [Alteration] = [
+        Alteration(name: "meta.head names an event the log lacks: a writable open refuses, it does not fold forever",
+                   database: "meta", key: Array("head".utf8), value: BigEndian.bytes(49) + [UInt8](repeating: 7, count: 32) + BigEndian.bytes(0),
+                   command: ["upgrade"], message: "the log holds 0 of events 49 to 49"),
+        Alteration(name: "the projections' checkpoint is after the log's last event",
+                   database: "projection_state", key: Array("checkpoint".utf8), value: [UInt8](repeating: 0xFF, count: 8),
+                   command: ["query", "state"], message: "the projections end at event 18446744073709551615, after the log's last, 48"),
+        Alteration(name: "a log record no longer than its chain hash, proved",
+                   database: "log", key: BigEndian.bytes(48), value: [UInt8](repeating: 1, count: 10),
+                   command: ["prove", "48"], message: "event 48: record has 10 bytes"),
+        Alteration(name: "a user record under a key beyond 2^63",
+                   database: "user_versions", key: BigEndian.bytes(1 << 63 | 1) + BigEndian.bytes(39),
+                   value: [2, 0, 0, 4, 2, 0, 0, 0] + [UInt8](repeating: 0, count: 10),
+                   command: ["query", "state"], message: "users: user 9223372036854775809 has events 39 to 39, numbers no ledger gives"),
+        Alteration(name: "a user record counting 2^63 attempts",
+                   database: "user_versions", key: BigEndian.bytes(1) + BigEndian.bytes(39),
+                   value: [2, 0, 0, 4, 2] + [UInt8](repeating: 0x80, count: 9) + [1, 0, 0] + [UInt8](repeating: 0, count: 10),
+                   command: ["report"], message: "users: user 1 counts 9223372036854775807 attempts"),
+    ]
+
+    @Test("an auditor's copy altered in one entry: the command refuses it naming the entry, exit 4", arguments: alterations)
+    func alteredEntry(_ alteration: Alteration) throws {
+        let ledger = try fixture("recipient")
+        try alter(ledger, alteration.database, key: alteration.key, value: alteration.value)
+        let r = try handover(alteration.command + ["--ledger", ledger])
+        #expect(r.status == 4, "\(r.err)")
+        #expect(r.err.contains(alteration.message), "\(r.err)")
+    }
+
+    @Test("verify --checkpoint: a checkpoint of no events, signed by the key given, proves nothing and says so, exit 4")
+    func emptyCheckpoint() throws {
+        let ledger = try fixture("recipient")
+        let keys = dir.sub("stranger")
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        let key = try CheckpointKey.create(in: keys)
+        let opened = try Ledger.open(at: ledger, options: Ledger.Options(access: .readOnly))
+        let origin = try opened.origin()
+        opened.close()
+        let checkpoint = try Checkpoint(origin: origin, treeSize: 0, rootHash: MerkleHash.emptyTree, time: Timestamp(seconds: 1_790_000_000), key: key)
+        let file = dir.sub("empty-checkpoint.txt")
+        try Data(checkpoint.text.utf8).write(to: URL(fileURLWithPath: file))
+        let r = try handover("verify", "--ledger", ledger, "--checkpoint", file, "--public-key", Checkpoint.verifierKey(name: origin, publicKey: key.publicKey))
+        #expect(r.status == 4, "\(r.out)\(r.err)")
+        #expect((r.out + r.err).contains("the checkpoint covers no events: it proves nothing about this log"), "\(r.out)\(r.err)")
+    }
+}
+
 private extension Int64 {
     var bigEndianBytes: [UInt8] { BigEndian.bytes(UInt64(bitPattern: self)) }
 }

@@ -27,6 +27,26 @@ struct EventCodingTests {
         }
     }
 
+    @Test("numbers a stored event's arithmetic uses are refused beyond their range: counts whose sum overflows, a window of 200,000,000 days")
+    func numbersOutOfRange() throws {
+        let actor = #"{"host":"vm","os_user":"root","tool":"handover/0.1.0"}"#
+        func event(_ type: String, _ body: String) -> [UInt8] {
+            Array(#"{"actor":\#(actor),"body":\#(body),"identifiers":{},"recorded_at":"2026-11-26T15:01:00.000000Z","schema_version":1,"seq":7,"type":"\#(type)"}"#.utf8)
+        }
+        let cases: [(String, [UInt8], String)] = [
+            ("counts", event("rejections-summarized", #"{"counts":{"notifications":9223372036854775807,"sign-ins":1},"first_payload_sha256":"a","from":"2026-11-26T15:00:00.000000Z","last_payload_sha256":"b","source":"203.0.113.7","until":"2026-11-26T15:01:00.000000Z"}"#),
+             "event.body.counts: expected an object of counts from 0 to 4294967295"),
+            ("window", event("transfer-accepted", #"{"accepted_at":"2026-11-06T00:00:00.000000Z","deadline":"2026-11-06T00:00:00.000000Z","window_days":200000000}"#),
+             "event.body.window_days: expected an integer from 1 to 3650"),
+        ]
+        for (name, bytes, message) in cases {
+            #expect(throws: LedgerError.self, "\(name)") { try bytes.withUnsafeBytes { try RecordedEvent(json: $0) } }
+            do { _ = try bytes.withUnsafeBytes { try RecordedEvent(json: $0) } } catch let error as LedgerError {
+                #expect(error.message.contains(message), "\(name): \(error.message)")
+            }
+        }
+    }
+
     @Test("stored events decode in place as a full parse reads them, and malformed ones are refused")
     func decodingInPlace() throws {
         for draft in EventSamples.all() {

@@ -78,7 +78,7 @@ extension Ledger {
             guard let raw = try view.record(sequence) else { throw LedgerError(.invalidEvent, "there is no event \(sequence)") }
             return InclusionProof(
                 sequence: sequence,
-                record: Array(raw[32...]),
+                record: Array(try LogView.eventJSON(ofStoredRecord: raw, sequence: sequence)),
                 path: try view.inclusionPath(leaf: sequence - 1, treeSize: checkpoint.treeSize),
                 checkpoint: checkpoint)
         }
@@ -93,6 +93,7 @@ extension Ledger {
         guard checkpoint.origin == origin else {
             return audit.failing("the checkpoint is for \(checkpoint.origin), this ledger is \(origin)")
         }
+        guard checkpoint.treeSize > 0 else { return audit.failing("the checkpoint covers no events: it proves nothing about this log") }
         guard checkpoint.isSigned(by: publicKey) else {
             return audit.failing("the signature does not verify with the public key \(Checkpoint.verifierKey(name: origin, publicKey: publicKey))")
         }

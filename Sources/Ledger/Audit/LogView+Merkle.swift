@@ -42,11 +42,11 @@ extension LogView {
 
     /// RFC 9162 §2.1.3.1: the audit path of leaf `index` in the tree of the first `size` leaves.
     public func inclusionPath(leaf index: UInt64, treeSize size: UInt64) throws -> [[UInt8]] {
-        precondition(index < size)
+        guard index < size else { throw LedgerError(.invalidEvent, "leaf \(index) is not in a tree of \(size) leaves") }
         var path: [[UInt8]] = []
         var range: Range<UInt64> = 0..<size
-        while range.count > 1 {
-            let split = range.lowerBound + MerkleHash.split(UInt64(range.count))
+        while range.upperBound - range.lowerBound > 1 {
+            let split = range.lowerBound + MerkleHash.split(range.upperBound - range.lowerBound)
             if index < split {
                 path.append(try subtreeHash(split..<range.upperBound))
                 range = range.lowerBound..<split
@@ -59,15 +59,15 @@ extension LogView {
     }
 
     /// RFC 9162 §2.1.4.1: the consistency proof from the tree of `old` leaves to the tree of
-    /// `new` leaves (0 < old ≤ new).
+    /// `new` leaves; a ``LedgerError`` unless 0 < old ≤ new (an empty tree proves nothing).
     public func consistencyProof(from old: UInt64, to new: UInt64) throws -> [[UInt8]] {
-        precondition(old > 0 && old <= new)
+        guard old > 0, old <= new else { throw LedgerError(.invalidEvent, "no consistency proof leads from a tree of \(old) leaves to one of \(new)") }
         var proof: [[UInt8]] = []
         var range: Range<UInt64> = 0..<new
         var m = old
         var whole = true
         while true {
-            let n = UInt64(range.count)
+            let n = range.upperBound - range.lowerBound
             if m == n {
                 if !whole { proof.append(try subtreeHash(range)) }
                 break

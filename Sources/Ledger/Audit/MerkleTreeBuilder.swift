@@ -24,7 +24,9 @@ enum MerkleTreeBuilder {
             var tree = MerkleFrontier()
             try txn.withCursor(schema.log) { cursor in
                 var entry = try cursor.first()
-                while let (_, value) = entry {
+                while let (key, value) = entry {
+                    // A record no longer than its chain hash (an altered copy) has no leaf.
+                    _ = try LogView.eventJSON(ofStoredRecord: value, sequence: try BigEndian.uint64(key))
                     try tree.append(storedRecord: value, writingNodesTo: schema.merkle, in: txn)
                     entry = try cursor.next()
                 }

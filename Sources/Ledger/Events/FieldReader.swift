@@ -248,11 +248,12 @@ struct FieldReader {
             return s
         }
     }
-    /// An object of integers (`counts`).
+    /// An object of counts (`counts`): integers from 0 to 2^32 − 1, so that summing a few
+    /// cannot overflow.
     func intMap(_ key: StaticString) throws -> [String: Int] {
-        guard let range = value(key), let object = try parsed(range).objectValue else { throw fail(key, "an object of integers") }
+        guard let range = value(key), let object = try parsed(range).objectValue else { throw fail(key, "an object of counts") }
         return try object.mapValues { v in
-            guard let i = v.intValue else { throw fail(key, "an object of integers") }
+            guard let i = v.intValue, (0...Int64(UInt32.max)).contains(i) else { throw fail(key, "an object of counts from 0 to 4294967295") }
             return Int(i)
         }
     }

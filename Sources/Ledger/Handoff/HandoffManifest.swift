@@ -23,6 +23,8 @@ import Foundation
 public struct HandoffManifest: Equatable, Sendable {
     /// The manifest's first line.
     public static let formatLine = "handover-handoff/v1"
+    /// A package's number: 1 and up, at most 2^31 − 1 (a sender's next is always one more).
+    public static let packagesAllowed = 1...Int(Int32.max)
 
     /// The package's number for this sender and target, from 1.
     public var package: Int
@@ -97,7 +99,7 @@ public struct HandoffManifest: Equatable, Sendable {
         }
         guard let issued = Timestamp(rfc3339: try value("issued")) else { throw bad("\"issued\" is not an RFC 3339 time") }
         let package = try number("package")
-        guard package >= 1, package <= Int32.max else { throw bad("\"package\" is not 1 or more") }
+        guard HandoffManifest.packagesAllowed.contains(Int(package)) else { throw bad("\"package\" is not 1 to \(Int32.max)") }
         let rows = try number("rows")
         guard rows <= Int32.max else { throw bad("\"rows\" is too large") }
         guard !clients.isEmpty else { throw bad("no \"client\" line") }

@@ -47,7 +47,7 @@ enum FormatUpgrade {
             try txn.delete(schema.meta, key: LedgerSchema.upgradeKey)
             return (true, head)
         }
-        let last = min(head, indexed + chunk)
+        let last = head - indexed > chunk ? indexed + chunk : head
         let lastTime = try indexed == 0 ? Timestamp(microseconds: 0) : view.envelope(of: indexed).recordedAt
         var writer = LogIndexWriter(schema: schema, lastTime: lastTime)
         var writes = WriteBatch()

@@ -274,7 +274,7 @@ public final class Ledger: Sendable {
         while true {
             let behind = try environment.read { txn in
                 let head = try LogView(txn, schema: schema).head().sequence
-                return try folders.contains { try $0.checkpoint(in: txn) < head }
+                return try folders.contains { try Ledger.checkpoint(of: $0, in: txn, head: head) < head }
             }
             guard behind else { return folded }
             folded += try environment.write { txn in
@@ -282,9 +282,10 @@ public final class Ledger: Sendable {
                 var most: UInt64 = 0
                 for folder in folders {
                     let from = try folder.checkpoint(in: txn)
-                    let last = min(head, from + Ledger.eventsPerBackgroundTransaction)
+                    guard from < head else { continue }
+                    let last = head - from > Ledger.eventsPerBackgroundTransaction ? from + Ledger.eventsPerBackgroundTransaction : head
                     try Ledger.catchUp(folder, through: last, in: txn, schema: schema)
-                    if last > from { most = max(most, last - from) }
+                    most = max(most, last - from)
                 }
                 return most
             }
@@ -298,7 +299,7 @@ public final class Ledger: Sendable {
         try environment.read { txn in
             let head = try LogView(txn, schema: schema).head().sequence
             for folder in folders {
-                let checkpoint = try folder.checkpoint(in: txn)
+                let checkpoint = try Ledger.checkpoint(of: folder, in: txn, head: head)
                 if checkpoint < head {
                     throw LedgerError(.needsUpgrade, "its projections end at event \(checkpoint) and the log at \(head) (events appended by a process without them)")
                 }
@@ -306,13 +307,23 @@ public final class Ledger: Sendable {
         }
     }
 
+    /// `folder`'s checkpoint, refused when it is after the log's last event `head`: folded data
+    /// of events the log does not hold (an altered copy) is no picture of this log.
+    private static func checkpoint(of folder: any LedgerFolder, in txn: ReadTransaction, head: UInt64) throws -> UInt64 {
+        let checkpoint = try folder.checkpoint(in: txn)
+        guard checkpoint <= head else {
+            throw LedgerError(.malformedRecord, "the projections end at event \(checkpoint), after the log's last, \(head)")
+        }
+        return checkpoint
+    }
+
     /// Folds into `folder` the events after its checkpoint through `last`: events appended by
     /// a process that did not have the folder open. The caller bounds `last` so one
     /// transaction holds at most `eventsPerBackgroundTransaction` events.
     static func catchUp(_ folder: any LedgerFolder, through last: UInt64, in txn: WriteTransaction, schema: LedgerSchema) throws {
-        let first = try folder.checkpoint(in: txn) + 1
-        guard first <= last else { return }
-        try folder.fold(try LogView(txn, schema: schema).events(first...last), in: txn)
+        let checkpoint = try folder.checkpoint(in: txn)
+        guard checkpoint < last else { return }
+        try folder.fold(try LogView(txn, schema: schema).events((checkpoint + 1)...last), in: txn)
     }
 
     // MARK: Reading

@@ -151,7 +151,8 @@ public struct ChainHead: Equatable, Sendable {
 
     init?(encoded raw: UnsafeRawBufferPointer) {
         guard raw.count == 48, let time = try? BigEndian.uint64(raw, at: 40), let recordedAt = Timestamp(checkedMicroseconds: Int64(bitPattern: time)),
-              let sequence = try? BigEndian.uint64(raw, at: 0) else { return nil }
+              // Events are numbered below 2^63 (their JSON's `seq`), so the next one always has a number.
+              let sequence = try? BigEndian.uint64(raw, at: 0), sequence < UInt64(Int64.max) else { return nil }
         self.sequence = sequence
         hash = Array(raw[8..<40])
         self.recordedAt = recordedAt

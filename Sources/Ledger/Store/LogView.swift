@@ -18,7 +18,7 @@ public struct LogView {
     public func head() throws -> ChainHead {
         try LedgerSchema.headKey.withUnsafeBytes { key in
             guard let raw = try transaction.get(schema.meta, key: key) else { return .genesis }
-            guard let head = ChainHead(encoded: raw) else { throw LedgerError(.malformedRecord, "meta.head is not 48 bytes ending in a time of years 0000 to 9999 (\(raw.count) bytes)") }
+            guard let head = ChainHead(encoded: raw) else { throw LedgerError(.malformedRecord, "meta.head is not 48 bytes of a sequence below 2^63, a hash and a time of years 0000 to 9999 (\(raw.count) bytes)") }
             return head
         }
     }
@@ -34,6 +34,13 @@ public struct LogView {
         return try LogView.decode(raw, sequence: sequence)
     }
 
+    /// The event JSON of a stored record (chain hash ‖ JSON): the bytes after the 32-byte chain
+    /// hash; a ``LedgerError`` naming event `sequence` when the record is no longer than the hash.
+    public static func eventJSON(ofStoredRecord raw: UnsafeRawBufferPointer, sequence: UInt64) throws -> UnsafeRawBufferPointer {
+        guard raw.count > 32 else { throw LedgerError(.malformedRecord, "event \(sequence): record has \(raw.count) bytes") }
+        return UnsafeRawBufferPointer(rebasing: raw[32...])
+    }
+
     /// Decodes a stored record, checking that its `seq` matches its key.
     public static func decode(_ raw: UnsafeRawBufferPointer, sequence: UInt64) throws -> RecordedEvent {
         try read(raw, sequence: sequence, RecordedEvent.init(json:), sequenceOf: \.sequence)
@@ -43,9 +50,9 @@ public struct LogView {
     /// error and checking that the JSON's own `seq` is `sequence`.
     static func read<T>(_ raw: UnsafeRawBufferPointer, sequence: UInt64, _ read: (UnsafeRawBufferPointer) throws -> T,
                         sequenceOf: (T) -> UInt64) throws -> T {
-        guard raw.count > 32 else { throw LedgerError(.malformedRecord, "event \(sequence): record has \(raw.count) bytes") }
+        let json = try eventJSON(ofStoredRecord: raw, sequence: sequence)
         let value: T
-        do { value = try read(UnsafeRawBufferPointer(rebasing: raw[32...])) } catch let error as LedgerError {
+        do { value = try read(json) } catch let error as LedgerError {
             throw LedgerError(.malformedRecord, "event \(sequence): \(error.message)", underlying: error.underlying)
         }
         guard sequenceOf(value) == sequence else {
@@ -55,10 +62,16 @@ public struct LogView {
     }
 
     /// The events `range` names, decoded, in order (those the log holds).
+    /// Every event of `range`; a ``LedgerError`` (malformed record) when the log lacks one (a
+    /// head, a checkpoint or a count in an altered copy that names events the log does not
+    /// hold), so no caller folds a range forever without reaching its end.
     public func events(_ range: ClosedRange<UInt64>) throws -> [RecordedEvent] {
         var events: [RecordedEvent] = []
-        events.reserveCapacity(range.count)
+        events.reserveCapacity(Int(min(range.upperBound - range.lowerBound, 4096)) + 1)
         try forEachEvent(from: range.lowerBound, through: range.upperBound) { events.append($0) }
+        guard !events.isEmpty, UInt64(events.count - 1) == range.upperBound - range.lowerBound else {
+            throw LedgerError(.malformedRecord, "the log holds \(events.count) of events \(range.lowerBound) to \(range.upperBound), which the ledger's records say it has")
+        }
         return events
     }
 
@@ -130,7 +143,10 @@ public struct LogView {
     public func lastSequence(recordedAtOrBefore time: Timestamp) throws -> UInt64 {
         try transaction.withCursor(schema.byTime) { cursor in
             guard let (_, value) = try cursor.seek(atMost: LedgerSchema.timeKey(time)) else { return 0 }
-            return try BigEndian.uint64(value)
+            let sequence = try BigEndian.uint64(value)
+            // Events are numbered below 2^63 (their JSON's `seq`): a larger entry is an altered copy's.
+            guard sequence < UInt64(Int64.max) else { throw LedgerError(.malformedRecord, "time_index names event \(sequence), a number no event has") }
+            return sequence
         }
     }
 

@@ -160,6 +160,8 @@ final class LMDBProjectionStore: ProjectionStore {
 
     func allocateUserKey() throws -> UInt64 {
         let next = try nextKey?.value ?? committed.transaction.get(databases.state, key: ProjectionDatabases.nextUserKey).map { try BigEndian.uint64($0) } ?? 1
+        // User keys are numbered from 1 in fold order: a counter near the top is an altered copy's.
+        guard next < UInt64(Int64.max) else { throw LedgerError(.malformedRecord, "projection_state.next_user_key is \(next), beyond any fold's count") }
         // Stamped again, with the fold's last event, when the fold ends.
         nextKey = Stamped(value: next + 1, sequence: .max)
         // A new user has no version yet, so nothing to look up before its first put.

@@ -50,7 +50,10 @@ public final class ScratchFold {
     /// The room a scratch fold of the log in `ledger` needs: one and a half times the log's
     /// pages (a fold of 1M events took 1.27 times them at its peak).
     static func room(for ledger: Environment, schema: LedgerSchema) throws -> Int64 {
-        try ledger.read { txn in Int64(try txn.bytes(of: schema.log)) * 3 / 2 }
+        try ledger.read { txn in
+            let pages = Int64(try txn.bytes(of: schema.log))
+            return pages > Int64.max / 3 ? .max : pages * 3 / 2
+        }
     }
 
     /// Folds events 1 through `head`, read by `events` (a range at a time, on a second thread

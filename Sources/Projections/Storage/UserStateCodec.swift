@@ -29,12 +29,29 @@ enum UserStateCodec {
             var u = UserState(key: try BigEndian.uint64(key), status: .pending, sequence: 0)
             try fields(&reader, &u, sequence: BigEndian.uint64(key, at: 8))
             guard reader.isAtEnd else { throw LedgerError(.malformedRecord, "users: bytes after the record") }
-            return u
+            return try checked(u)
         case UserRecordVersion1.version:
-            return try UserRecordVersion1.decode(value)
+            return try checked(UserRecordVersion1.decode(value))
         default:
             throw LedgerError(.malformedRecord, "users: unknown record version")
         }
+    }
+
+    /// The most attempts or notifications one user's record may count: each is an event of
+    /// the log, and no log holds four billion about one user.
+    static let maximumCount = Int(UInt32.max)
+
+    /// `u` as decoded, refused when its numbers are none a fold gives: a key or sequence
+    /// beyond what a ledger numbers (2^63), a first event after its last, a count beyond
+    /// ``maximumCount`` (so that adding to it, or summing users' counts, cannot overflow).
+    private static func checked(_ u: UserState) throws -> UserState {
+        guard u.key <= UInt64(Int64.max), u.lastSequence <= UInt64(Int64.max), u.firstSequence <= u.lastSequence else {
+            throw LedgerError(.malformedRecord, "users: user \(u.key) has events \(u.firstSequence) to \(u.lastSequence), numbers no ledger gives")
+        }
+        guard (0...maximumCount).contains(u.attempts), (0...maximumCount).contains(u.notifications) else {
+            throw LedgerError(.malformedRecord, "users: user \(u.key) counts \(u.attempts) attempts and \(u.notifications) notifications, beyond \(maximumCount)")
+        }
+        return u
     }
 
     /// The fields after the version byte, in stored order: the one statement of the layout,

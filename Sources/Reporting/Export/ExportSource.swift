@@ -111,7 +111,7 @@ struct ExportSource: Sendable {
             for user in users {
                 for sequence in try snapshot.eventSequences(linkedTo: user.identifiers) where sequence <= through {
                     guard let (_, value) = try cursor.seek(exactly: LedgerSchema.logKey(sequence)) else { continue }
-                    try rewrite(sequence, try SealedJSON.opened(UnsafeRawBufferPointer(rebasing: value[32...]), with: sealer))
+                    try rewrite(sequence, try SealedJSON.opened(try LogView.eventJSON(ofStoredRecord: value, sequence: sequence), with: sealer))
                 }
             }
         }

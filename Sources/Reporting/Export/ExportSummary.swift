@@ -12,6 +12,17 @@ public struct ExportSummary: Sendable, Equatable {
     /// Users inserted or replaced (SQLite), or rows in the rewritten users file.
     public var usersWritten: Int
 
+    /// The event number an export's `meta` records under `key` (`last_sequence`,
+    /// `users_sequence`); nil when absent. A value that is no event number (events are numbered
+    /// below 2^63) is refused: it is no mark an export of this code wrote.
+    static func mark(_ key: String, in meta: [String: String], path: String) throws -> UInt64? {
+        guard let text = meta[key] else { return nil }
+        guard let value = UInt64(text), value < UInt64(Int64.max) else {
+            throw ExportError(.mismatch, "\(path) records \(key) \(InertText.forScreen(text)), which is no event number")
+        }
+        return value
+    }
+
     /// Refuses to add to an export of another ledger or with another personal-data policy.
     static func checkMatches(_ meta: [String: String], identity: LedgerCreated, personalData: Bool, path: String) throws {
         guard meta["ledger_id"] == identity.ledgerID else {

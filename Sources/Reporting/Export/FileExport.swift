@@ -51,8 +51,13 @@ struct FileExport {
                 }
                 neutralizes = made
             }
-            previous = UInt64(fields["last_sequence"]?.intValue ?? 0)
-            eventsLength = UInt64(fields["events_bytes"]?.intValue ?? 0)
+            // Both are counts the export wrote; anything else is no manifest of this code's.
+            func count(_ key: String) -> Int64? { fields[key].map { $0.intValue } ?? 0 }
+            guard let last = count("last_sequence"), (0..<Int64.max).contains(last), let length = count("events_bytes"), length >= 0 else {
+                throw ExportError(.io, "\(manifestPath): last_sequence or events_bytes is not a count")
+            }
+            previous = UInt64(last)
+            eventsLength = UInt64(length)
         } else if fm.fileExists(atPath: directory), try !contents(of: directory).isEmpty {
             throw ExportError(.outputExists, "\(directory) exists and is not an export directory; choose a new or empty path")
         }

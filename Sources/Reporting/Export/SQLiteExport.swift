@@ -30,7 +30,7 @@ struct SQLiteExport {
             if !fresh {
                 let meta = try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM export_meta").map { ($0["key"] as String, $0["value"] as String) })
                 try ExportSummary.checkMatches(meta, identity: identity, personalData: source.includePersonalData, path: path)
-                previous = UInt64(meta["last_sequence"] ?? "0") ?? 0
+                previous = try ExportSummary.mark("last_sequence", in: meta, path: path) ?? 0
             } else {
                 try db.execute(sql: ExportSchema.tableStatements)
             }

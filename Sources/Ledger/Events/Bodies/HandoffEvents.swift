@@ -93,7 +93,7 @@ public struct HandoffIssued: Hashable, Sendable {
     }
 
     init(reading r: FieldReader) throws {
-        self.init(package: try r.count("package"), targetTeam: try r.string("target_team"), rowCount: try r.count("row_count"), rowsSHA256: try r.string("rows_sha256"),
+        self.init(package: try r.int("package", in: HandoffManifest.packagesAllowed), targetTeam: try r.string("target_team"), rowCount: try r.count("row_count"), rowsSHA256: try r.string("rows_sha256"),
                   manifestSHA256: try r.string("manifest_sha256"), previousTreeSize: try r.count("previous_tree_size"),
                   checkpoint: try CheckpointFields(reading: r.object("checkpoint")))
     }
@@ -140,7 +140,7 @@ public struct HandoffReceived: Hashable, Sendable {
     }
 
     init(reading r: FieldReader) throws {
-        self.init(senderTeam: try r.string("sender_team"), package: try r.count("package"), rowCount: try r.count("row_count"), rowsSHA256: try r.string("rows_sha256"),
+        self.init(senderTeam: try r.string("sender_team"), package: try r.int("package", in: HandoffManifest.packagesAllowed), rowCount: try r.count("row_count"), rowsSHA256: try r.string("rows_sha256"),
                   manifestSHA256: try r.string("manifest_sha256"), manifest: try r.string("manifest"), packagePath: try r.string("package_path"),
                   checkpoint: try CheckpointFields(reading: r.object("checkpoint")))
     }
@@ -221,7 +221,7 @@ public struct HandoffAcknowledged: Hashable, Sendable {
     }
 
     init(reading r: FieldReader) throws {
-        self.init(package: try r.count("package"), targetTeam: try r.string("target_team"), manifestSHA256: try r.string("manifest_sha256"),
+        self.init(package: try r.int("package", in: HandoffManifest.packagesAllowed), targetTeam: try r.string("target_team"), manifestSHA256: try r.string("manifest_sha256"),
                   recipientSequence: try r.count("recipient_seq"), recipientCheckpoint: try CheckpointFields(reading: r.object("recipient_checkpoint")),
                   cosignedAt: try r.timestamp("cosigned_at"), cosignature: try r.string("cosignature"))
     }

@@ -169,8 +169,8 @@ final class PostgresExportSession: @unchecked Sendable {
         default:
             throw ExportError(.mismatch, "\(target.masked) holds an export of schema version \(meta["schema_version"] ?? "?"); this version writes \(PostgresExportSchema.version): export into an empty database")
         }
-        let last = UInt64(meta["last_sequence"] ?? "0") ?? 0
-        return Start(lastSequence: last, usersSequence: meta["users_sequence"].flatMap { UInt64($0) } ?? last, loading: loading, meta: meta)
+        let last = try ExportSummary.mark("last_sequence", in: meta, path: target.masked) ?? 0
+        return Start(lastSequence: last, usersSequence: try ExportSummary.mark("users_sequence", in: meta, path: target.masked) ?? last, loading: loading, meta: meta)
     }
 
     /// The last transaction's part: the users, the rewrites, a first load's indexes, the
