@@ -113,6 +113,10 @@ struct ErrorClassificationTests {
         #expect(Self.classify(503, nil, headers: [("Retry-After", " 2.5 ")]).retryAfter == 2.5)
         #expect(Self.classify(429, nil, headers: [("Retry-After", "-3")]).retryAfter == 0)
         #expect(Self.classify(429, nil, headers: [("Retry-After", "soon")]).retryAfter == nil)
+        // A wait no clock gives is no wait: a day at most, and no infinity or NaN.
+        #expect(Self.classify(429, nil, headers: [("Retry-After", "99999999999999999999999")]).retryAfter == 86_400)
+        #expect(Self.classify(429, nil, headers: [("Retry-After", "1e400")]).retryAfter == nil)
+        #expect(Self.classify(429, nil, headers: [("Retry-After", "nan")]).retryAfter == nil)
         #expect(Self.classify(400, #"{"error":"invalid_request"}"#, headers: [("Retry-After", "7")]).retryAfter == nil)
 
         let formatter = DateFormatter()
@@ -135,6 +139,18 @@ struct ErrorClassificationTests {
         for failure in [HTTPClientError.remoteConnectionClosed, HTTPClientError.cancelled, Reset()] as [any Error] {
             let error = AppleIDClient.classifyTransport(failure)
             #expect(error.code == .connection && error.isTransient && error.httpStatus == nil, "\(failure): \(error)")
+        }
+    }
+
+    @Test("a token answer is refused without an expires_in of 1 s to a year: 1e308 would be an expiry no ledger can record")
+    func tokenLifetime() throws {
+        func token(_ body: String) throws -> AccessToken {
+            let answer = try AppleIDClient.answer(AppleAnswers.Token.self, status: 200, headers: HTTPHeaders(), body: Data(body.utf8), isTokenEndpoint: true)
+            return try AppleIDClient.accessToken(from: answer, sentAt: Date(timeIntervalSince1970: 1_790_000_000))
+        }
+        #expect(try token(#"{"access_token":"a","token_type":"Bearer","expires_in":3600}"#).lifetime == 3600)
+        for lifetime in ["1e308", "0", "-5", "31622401"] {
+            #expect(throws: AppleIDError.self, "\(lifetime)") { try token(#"{"access_token":"a","token_type":"Bearer","expires_in":\#(lifetime)}"#) }
         }
     }
 }

@@ -162,14 +162,11 @@ public final class AppleIDClient: Sendable {
     /// The longest `Retry-After` taken as given, seconds: a longer one reads as this.
     static let maximumRetryAfter: Double = 86_400
 
-    /// `Retry-After` in seconds (delta-seconds, digits only, or an HTTP date), at most
-    /// ``maximumRetryAfter``; nil when absent or neither form.
+    /// `Retry-After` in seconds (delta-seconds, a decimal taken too, or an HTTP date), from 0
+    /// to ``maximumRetryAfter``; nil when absent or neither form (`inf` and `nan` are neither).
     static func retryAfter(_ headers: HTTPHeaders) -> Double? {
         guard let value = headers.first(name: "Retry-After")?.trimmingCharacters(in: .whitespaces) else { return nil }
-        if !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
-            // RFC 9110's delay-seconds; digits beyond UInt64 mean a wait longer than any cap.
-            return min(UInt64(value).map(Double.init) ?? maximumRetryAfter, maximumRetryAfter)
-        }
+        if let seconds = Double(value), seconds.isFinite { return min(max(0, seconds), maximumRetryAfter) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
