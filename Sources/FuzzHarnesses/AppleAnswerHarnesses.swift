@@ -15,7 +15,9 @@ extension Harness {
         let isToken = head.dropFirst().first != "migration"
         var headers = HTTPHeaders()
         for line in parts.text(1).split(separator: "\n") {
-            guard let colon = line.firstIndex(of: ":") else { continue }
+            // Only what an HTTP parser hands on: a name of ASCII token characters.
+            guard let colon = line.firstIndex(of: ":"), !line[..<colon].isEmpty,
+                  line[..<colon].unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F && !"()<>@,;:\\\"/[]?={}".unicodeScalars.contains($0) }) else { continue }
             headers.add(name: String(line[..<colon]), value: String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
         }
         let body = Data(parts[2])

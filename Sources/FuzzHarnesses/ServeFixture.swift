@@ -77,7 +77,11 @@ final class ServeFixture: Sendable {
         return try blocking {
             var logger = Logger(label: "handover.fuzz")
             logger.logLevel = .critical
-            let context = ServeRequestContext(source: ApplicationRequestContextSource(channel: EmbeddedChannel(), logger: logger))
+            // A channel of its own for the request's context, closed after it (an embedded
+            // channel left open keeps its pipeline alive).
+            let channel = EmbeddedChannel()
+            defer { _ = try? channel.finish() }
+            let context = ServeRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: logger))
             do {
                 return try await responder.respond(to: request, context: context).status
             } catch let error as HTTPError {
