@@ -16,13 +16,17 @@ struct UserRecordTests {
         "QUJDREVG\nR0hJSktMTU5PUA==", "AAAAAAAAAAAAAAAAAAAAAAAA", "été 🚀 \u{0}\u{1b}[31m\"", String(repeating: "é", count: 40_000),
         String(repeating: "ab", count: 70_000), "\u{202e}0123456789abcdef0123456789abcdef",
     ]
+    /// Times a fold can store: any a ledger can write, its first and last included.
     static let times: [Timestamp?] = [nil, Timestamp(microseconds: 1_763_990_000_123_456), Timestamp(microseconds: 0),
-                                      Timestamp(microseconds: -5), Timestamp(microseconds: .min), Timestamp(microseconds: .max)]
+                                      Timestamp(microseconds: -5), .earliest, .latest]
+    /// The largest key or sequence a ledger gives (2^63 - 1).
+    static let largestNumber = UInt64(Int64.max)
 
     private func randomState<G: RandomNumberGenerator>(_ g: inout G) -> UserState {
-        var u = UserState(key: [1, 2, .max, UInt64.random(in: 0 ... .max, using: &g)].randomElement(using: &g)!,
-                          status: UserStatus.allCases.randomElement(using: &g)!, sequence: [0, 7, .max, UInt64.random(in: 0 ... .max, using: &g)].randomElement(using: &g)!)
-        u.firstSequence = [u.lastSequence, 0, .max, u.lastSequence &- 3].randomElement(using: &g)!
+        let largest = Self.largestNumber
+        var u = UserState(key: [1, 2, largest, UInt64.random(in: 0...largest, using: &g)].randomElement(using: &g)!,
+                          status: UserStatus.allCases.randomElement(using: &g)!, sequence: [0, 7, largest, UInt64.random(in: 0...largest, using: &g)].randomElement(using: &g)!)
+        u.firstSequence = [u.lastSequence, 0, u.lastSequence / 2, u.lastSequence - min(3, u.lastSequence)].randomElement(using: &g)!
         func text() -> String? { Self.texts.randomElement(using: &g)! }
         func time() -> Timestamp? { Self.times.randomElement(using: &g)! }
         (u.accountID, u.senderSub, u.transferSub, u.recipientSub, u.targetTeam, u.lastError) = (text(), text(), text(), text(), text(), text())
@@ -31,8 +35,8 @@ struct UserRecordTests {
         if Bool.random(using: &g), let keyID = text(), let combined = text() { u.email = SealedValue(keyID: keyID, combined: combined) }
         (u.isPrivateEmail, u.emailForwarding) = ([nil, false, true].randomElement(using: &g)!, [nil, false, true].randomElement(using: &g)!)
         (u.migratedAt, u.consentRevokedAt, u.accountDeletedAt, u.erasedAt, u.lastAttemptAt, u.migratedRecordedAt) = (time(), time(), time(), time(), time(), time())
-        u.attempts = [0, 1, 300, Int(UInt32.max) + 5, .max].randomElement(using: &g)!
-        u.notifications = [0, 2, 1 << 40].randomElement(using: &g)!
+        u.attempts = [0, 1, 300, UserStateCodec.maximumCount].randomElement(using: &g)!
+        u.notifications = [0, 2, UserStateCodec.maximumCount].randomElement(using: &g)!
         return u
     }
 
@@ -54,6 +58,29 @@ struct UserRecordTests {
             #expect(value.first == 2)
             #expect(try decode(value, key: key) == u)
         }
+    }
+
+    /// Numbers an altered copy can hold but no fold writes, each alone on an ordinary state.
+    static let impossible: [(String, @Sendable (inout UserState) -> Void)] = [
+        ("a key beyond 2^63", { $0.key = Self.largestNumber + 1 }),
+        ("a last event beyond 2^63", { $0.lastSequence = .max; $0.firstSequence = 1 }),
+        ("a first event after the last", { $0.firstSequence = $0.lastSequence + 1 }),
+        ("a time before year 0000", { $0.migratedAt = Timestamp(microseconds: .min) }),
+        ("a time after year 9999", { $0.lastAttemptAt = Timestamp(microseconds: .max) }),
+        ("attempts beyond 2^32 - 1", { $0.attempts = UserStateCodec.maximumCount + 1 }),
+        ("notifications beyond 2^32 - 1", { $0.notifications = 1 << 40 }),
+    ]
+
+    @Test("a stored state whose numbers no fold gives is refused as a malformed record", arguments: impossible.indices)
+    func impossibleNumbersRefused(_ index: Int) throws {
+        var u = UserState(key: 42, status: .migrated, sequence: 1_000)
+        u.firstSequence = 900
+        Self.impossible[index].1(&u)
+        let key = ProjectionDatabases.versionKey(u.key, u.lastSequence)
+        let error = #expect(throws: LedgerError.self, "\(Self.impossible[index].0)") {
+            try self.decode(UserStateCodec.encode(u, sequence: u.lastSequence), key: key)
+        }
+        #expect(error?.code == .malformedRecord)
     }
 
     @Test("a migrated user with Apple's identifiers and a sealed email is written byte for byte as schemas/ledger-format.md says")

@@ -85,9 +85,7 @@ public struct AppleTokenVerifier: Sendable {
         guard let type = AppleNotification.EventType(apple: typeName) else {
             throw TokenRejection(.unknownEventType, "events.type is \(TokenRejection.quote(typeName)), not one of \(AppleNotification.EventType.allCases.map(\.rawValue).joined(separator: ", ")) or account-delete")
         }
-        // Apple's page shows event_time in seconds; deliveries have carried milliseconds.
-        let rawTime = try event.seconds("event_time")
-        let eventTime = rawTime > 100_000_000_000 ? Date(timeIntervalSince1970: Double(rawTime) / 1000) : Date(seconds: rawTime)
+        let eventTime = try event.eventTime("event_time")
         return AppleNotification(
             jti: jti, audience: audience, issuedAt: Date(seconds: try claims.seconds("iat")), type: type, sub: try identifier(event, "sub"),
             email: try event.optionalString("email"), isPrivateEmail: try event.optionalBool("is_private_email"), eventTime: eventTime)

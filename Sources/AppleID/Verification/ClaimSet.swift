@@ -37,18 +37,33 @@ struct ClaimSet: Sendable {
     static let secondsAllowed: ClosedRange<Int64> = 0...Timestamp.latest.seconds
 
     func optionalSeconds(_ name: String) throws(TokenRejection) -> Int64? {
+        try optionalWholeNumber(name, in: ClaimSet.secondsAllowed, "a number of seconds from 1970 to 9999")
+    }
+
+    /// Apple's `event_time`: seconds, as Apple's page shows it, or milliseconds, as deliveries
+    /// have carried it; a value beyond 10^11 (year 5138 in seconds) is milliseconds.
+    func eventTime(_ name: String) throws(TokenRejection) -> Date {
+        let range = ClaimSet.secondsAllowed.lowerBound...(Timestamp.latest.microseconds / 1000)
+        guard let raw = try optionalWholeNumber(name, in: range, "a number of seconds or milliseconds from 1970 to 9999") else {
+            throw TokenRejection(.missingClaim, "the token has no \(path)\(name) claim")
+        }
+        return raw > 100_000_000_000 ? Date(timeIntervalSince1970: Double(raw) / 1000) : Date(seconds: raw)
+    }
+
+    /// A whole number in `range`, as a number (a fraction dropped) or a numeric string.
+    private func optionalWholeNumber(_ name: String, in range: ClosedRange<Int64>, _ expected: String) throws(TokenRejection) -> Int64? {
         guard has(name) else { return nil }
-        var seconds: Int64?
+        var number: Int64?
         switch values[name] {
-        case .int(let i)?: seconds = i
-        case .double(let d)? where d.isFinite && d >= 0 && d < 1e12: seconds = Int64(d.rounded(.down))
-        case .string(let s)?: seconds = Int64(s)
+        case .int(let i)?: number = i
+        case .double(let d)? where d.isFinite && d >= 0 && d < 1e15: number = Int64(d.rounded(.down))
+        case .string(let s)?: number = Int64(s)
         default: break
         }
-        guard let seconds, ClaimSet.secondsAllowed.contains(seconds) else {
-            throw TokenRejection(.invalidClaim, "\(path)\(name) is not a number of seconds from 1970 to 9999")
+        guard let number, range.contains(number) else {
+            throw TokenRejection(.invalidClaim, "\(path)\(name) is not \(expected)")
         }
-        return seconds
+        return number
     }
 
     /// A Boolean sent as `true`/`false`, as the strings `"true"`/`"false"`, or as 0/1.

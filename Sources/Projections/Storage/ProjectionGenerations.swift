@@ -7,7 +7,7 @@ enum ProjectionGenerations {
     /// The generation `transaction` sees in use (0 until a rebuild has switched).
     static func current(in transaction: ReadTransaction, root: Database) throws -> UInt64 {
         let generation = try transaction.get(root, key: ProjectionDatabases.generationKey).map { try BigEndian.uint64($0) } ?? 0
-        // One a rebuild: a number near the top is an altered copy's, and has no next.
+        // One more at each rebuild: a number near the top is an altered copy's, and has no next.
         guard generation < UInt64(Int64.max) else { throw LedgerError(.malformedRecord, "projection_state.generation is \(generation), beyond any count of rebuilds") }
         return generation
     }
