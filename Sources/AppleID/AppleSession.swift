@@ -1,8 +1,8 @@
 import Foundation
 
 /// One team's conversation with Apple for a run: a client secret and an access token
-/// shared by every call, each renewed before it expires, and every call retried by the
-/// ``RetryPolicy``. When Apple refuses a token it issued (HTTP 401 `invalid_token`, as for a
+/// shared by every call, each renewed before it expires, every call through one ``ApplePace``
+/// and retried by the ``RetryPolicy``. When Apple refuses a token it issued (HTTP 401 `invalid_token`, as for a
 /// token revoked before its hour is up), the token is renewed once and the call made again
 /// with the new one; only a refusal of that new token too ends the run.
 public actor AppleSession {
@@ -15,6 +15,8 @@ public actor AppleSession {
     public nonisolated let client: AppleIDClient
     public nonisolated let credentials: AppleCredentials
     public nonisolated let retryPolicy: RetryPolicy
+    /// The pace every call of this session passes, the access token's included.
+    public nonisolated let pace: ApplePace
     private let signer: ClientSecretSigner
     private let clientSecretLifetime: Int64
     private let tokenRenewal: TokenRenewal
@@ -30,7 +32,7 @@ public actor AppleSession {
     ///   - tokenRenewal: how long before expiry the access token is renewed.
     ///   - onRetry: hears of every transient failure that is retried.
     public init(
-        client: AppleIDClient, credentials: AppleCredentials, retryPolicy: RetryPolicy = RetryPolicy(),
+        client: AppleIDClient, credentials: AppleCredentials, retryPolicy: RetryPolicy = RetryPolicy(), pace: ApplePace = ApplePace(),
         clientSecretLifetime: Int64 = ClientSecretSigner.defaultLifetime, tokenRenewal: TokenRenewal = TokenRenewal(),
         onToken: @escaping @Sendable (TokenOutcome) async throws -> Void = { _ in },
         onRetry: @escaping @Sendable (AppleIDError) -> Void = { _ in }
@@ -38,6 +40,7 @@ public actor AppleSession {
         self.client = client
         self.credentials = credentials
         self.retryPolicy = retryPolicy
+        self.pace = pace
         self.signer = ClientSecretSigner(credentials: credentials)
         self.clientSecretLifetime = clientSecretLifetime
         self.tokenRenewal = tokenRenewal
@@ -71,9 +74,9 @@ public actor AppleSession {
         if let token, !token.needsRefresh(at: Date(), renewal: tokenRenewal) { return token }
         if let refreshing { return try await refreshing.value }
         let secret = try clientSecret()
-        let task = Task { [client, credentials, retryPolicy, onToken, onRetry] in
+        let task = Task { [client, credentials, retryPolicy, pace, onToken, onRetry] in
             do {
-                let token = try await retryPolicy.run(onRetry: { error, _ in onRetry(error) }) {
+                let token = try await retryPolicy.run(pace: pace, onRetry: { error, _ in onRetry(error) }) {
                     try await client.requestAccessToken(clientID: credentials.clientID, clientSecret: secret)
                 }
                 try await onToken(.issued(token))
@@ -106,23 +109,14 @@ public actor AppleSession {
         }
     }
 
-    /// Makes one call with the current credentials, retried by the policy; a 401 renews the
-    /// token and makes the call once more, and a second 401 in a row is thrown.
+    /// Makes one call with the current credentials, through the pace and retried by the policy;
+    /// a 401 renews the token and makes the call once more, and a second 401 in a row is thrown.
     private nonisolated func call<T: Sendable>(_ body: @Sendable (ClientSecret, AccessToken) async throws -> T) async throws -> T {
-        try await retryPolicy.run(onRetry: { error, _ in onRetry(error) }) {
-            let token = try await accessToken()
-            do {
-                return try await body(try await clientSecret(), token)
-            } catch let error as AppleIDError where error.code == .invalidToken {
-                // Not a transient failure: the renewal shows as one more token obtained.
-                let renewed = try await renewedToken(replacing: token)
-                do {
-                    return try await body(try await clientSecret(), renewed)
-                } catch var again as AppleIDError where again.code == .invalidToken {
-                    again.message = "Apple refused a new access token right after refusing the one before: \(again.message)"
-                    throw again
-                }
-            }
+        try await retryPolicy.run(pace: pace, onRetry: { error, _ in onRetry(error) }, preparing: { refused in
+            // Not a transient failure: the renewal shows as one more token obtained.
+            if let refused { try await renewedToken(replacing: refused) } else { try await accessToken() }
+        }) { token in
+            try await body(try await clientSecret(), token)
         }
     }
 

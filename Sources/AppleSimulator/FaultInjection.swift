@@ -13,6 +13,8 @@ public struct FaultInjection: Sendable {
     /// `error_description`s sent with refusals in place of the stand-in's own words, taken in
     /// turn: to rehearse what Apple's free text does to everything that shows it.
     public var refusalDescriptions: [String] = []
+    /// Outages, each a stretch of time in which every call fails the same way.
+    public var outages: [SimulatedOutage] = []
     /// Access tokens refused (401 `invalid_token`) although they have not expired, as Apple
     /// does with a token it revoked; nil refuses none.
     public var tokenRevocation: TokenRevocation?

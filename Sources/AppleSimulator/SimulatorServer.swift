@@ -23,6 +23,8 @@ public struct SimulatorServer: Sendable {
     public let minter: TokenMinter
     public let faults: FaultInjection
     public let stats = SimulatorStats()
+    /// The outages injected, and the calls that met them.
+    public let outages: OutageSchedule
     public let logger: Logger
     private let revoker: TokenRevoker
     private let wording: RefusalWording
@@ -34,6 +36,7 @@ public struct SimulatorServer: Sendable {
         self.logger = logger
         self.revoker = TokenRevoker(faults.tokenRevocation)
         self.wording = RefusalWording(faults.refusalDescriptions)
+        self.outages = OutageSchedule(faults.outages)
     }
 
     /// The routes.
@@ -62,6 +65,19 @@ public struct SimulatorServer: Sendable {
     private func answer(_ endpoint: String, _ request: Request, _ context: SimulatorContext,
                         _ handle: ([String: String], Int64) throws -> String) async throws -> Response {
         let body = try await request.body.collect(upTo: 64 * 1024)
+        if let outage = outages.meet() {
+            switch outage.answer {
+            case .dropped:
+                stats.count("\(endpoint).outage.dropped")
+                try await context.channel.close()
+                return Response(status: .internalServerError)
+            case .status(let status):
+                stats.count("\(endpoint).outage.\(status)")
+                var response = json(HTTPResponse.Status(code: status), status == 429 ? #"{"error":"rate_limited"}"# : #"{"error":"server_error"}"#)
+                if let retryAfter = outage.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+                return response
+            }
+        }
         let form = FormEncoding.decode(String(buffer: body))
         let outcome: Result<String, SimulatedApple.Refusal>
         do { outcome = .success(try handle(form, Int64(Date().timeIntervalSince1970))) } catch let error as SimulatedApple.Refusal { outcome = .failure(error) }

@@ -38,7 +38,7 @@ extension Harness {
         } catch let error as AppleIDError {
             // A refusal's wait, as the run's retries compute it.
             if let wait = error.retryAfter { HarnessCheck.expect(wait.isFinite && wait >= 0, "a Retry-After that is no wait: \(wait)") }
-            let delay = RetryPolicy().delay(after: 3, error: error)
+            let delay = RetryPolicy().delay(after: 3)
             HarnessCheck.expect(delay.isFinite && delay >= 0, "a retry delay that is no wait: \(delay)")
             throw error
         }

@@ -44,14 +44,17 @@ public struct Rehearsal {
         var faults = FaultInjection()
         faults.latencyMilliseconds = 5
         faults.rateLimitedFraction = 0.03
+        faults.retryAfterSeconds = 0
         faults.serverErrorFraction = 0.03
         faults.droppedFraction = 0.02
+        // Team A's run meets an outage: two seconds of 503 asking to wait one, waited out.
+        faults.outages = [SimulatedOutage(afterCalls: 60, lasting: .seconds(2), answer: .status(503), retryAfter: 1)]
         var quiet = Logger(label: "handover.demo")
         quiet.logLevel = .critical
         let simulator = try await RunningSimulator(SimulatorServer(directory: apple, rules: rules, faults: faults, logger: quiet))
         defer { Task { await simulator.stop() } }
         let endpoints = AppleEndpoints(baseURL: simulator.baseURL)
-        say(TerminalText.wrap("Apple stand-in on \(simulator.baseURL): 5 ms latency, 3% HTTP 429, 3% HTTP 500, 2% dropped connections, "
+        say(TerminalText.wrap("Apple stand-in on \(simulator.baseURL): 5 ms latency, 3% HTTP 429, 3% HTTP 500, 2% dropped connections, a 2-second outage (503, Retry-After: 1) after 60 calls, "
                               + "1.5% of users revoked consent, 8 s access tokens (renewed with 6 s left)", continuation: "  "))
 
         // Each team's ledger, with the transfer date that starts the 60-day window.

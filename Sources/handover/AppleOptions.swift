@@ -20,18 +20,23 @@ struct AppleOptions: ParsableArguments {
     @Option(name: .customLong("apple-base-url"), help: ArgumentHelp("Apple's base URL (default: $HANDOVER_APPLE_BASE_URL, then https://appleid.apple.com).", valueName: "url"))
     var appleBaseURL: String?
 
-    private func value(_ option: String?, _ variable: String, _ flag: String) throws -> String {
+    private func value(_ option: String?, _ variable: String) -> String? {
         if let option, !option.isEmpty { return option }
         if let env = ProcessInfo.processInfo.environment[variable], !env.isEmpty { return env }
-        throw CLIExit.usage("\(flag) is required (or set \(variable))")
+        return nil
     }
 
-    /// The credentials, the private key loaded and the IDs' shapes checked.
+    /// The credentials, the private key loaded and the IDs' shapes checked. Every one missing
+    /// is named in the one message.
     func credentials() throws -> AppleCredentials {
-        let team = try value(teamID, "APPLE_TEAM_ID", "--team-id")
-        let client = try value(clientID, "APPLE_CLIENT_ID", "--client-id")
-        let key = try value(keyID, "APPLE_KEY_ID", "--key-id")
-        let path = try value(privateKey, "APPLE_PRIVATE_KEY_PATH", "--private-key")
+        let team = value(teamID, "APPLE_TEAM_ID"), client = value(clientID, "APPLE_CLIENT_ID")
+        let key = value(keyID, "APPLE_KEY_ID"), path = value(privateKey, "APPLE_PRIVATE_KEY_PATH")
+        guard let team, let client, let key, let path else {
+            let missing = [(team, "--team-id", "APPLE_TEAM_ID"), (client, "--client-id", "APPLE_CLIENT_ID"), (key, "--key-id", "APPLE_KEY_ID"),
+                           (path, "--private-key", "APPLE_PRIVATE_KEY_PATH")].filter { $0.0 == nil }
+            let names = missing.map { "\($0.1) (or $\($0.2))" }.joined(separator: ", ")
+            throw CLIExit.usage("Apple credentials missing: \(names) \(missing.count == 1 ? "is" : "are") required")
+        }
         do {
             return try AppleCredentials(teamID: team, clientID: client, keyID: key, privateKeyPath: path)
         } catch let error as AppleIDError {

@@ -28,9 +28,54 @@ struct RunOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds the calls in flight get to finish after Ctrl-C or SIGTERM; a second signal ends them at once.", valueName: "seconds"))
     var grace: Double = 10
 
+    @Option(name: .customLong("max-retry-after"), help: ArgumentHelp("The longest Retry-After honoured, seconds; Apple asking for longer stops the run (exit 1, resumable).", valueName: "seconds"))
+    var maxRetryAfter: Double = 600
+
+    @Option(name: .customLong("outage-limit"), help: ArgumentHelp("How long Apple may stay unavailable, seconds, while the run waits (failing nobody); then it stops (exit 1, resumable).", valueName: "seconds"))
+    var outageLimit: Double = 900
+
+    @Option(name: .customLong("max-rate"), help: ArgumentHelp("Calls to Apple a second at most (default: as fast as Apple answers).", valueName: "calls"))
+    var maxRate: Double?
+
+    @Option(help: ArgumentHelp("Stop the run (exit 3) when one refusal answers this share of the first 200 calls or of any 500 in a row: a percentage, or off.", valueName: "N%|off"))
+    var breaker: BreakerThreshold = .percent(95)
+
     func validate() throws {
         guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 1024") }
         guard grace >= 0, grace <= 3600 else { throw ValidationError("--grace must be 0 to 3600 seconds") }
+        guard maxRetryAfter >= 0, maxRetryAfter <= 86_400 else { throw ValidationError("--max-retry-after must be 0 to 86400 seconds") }
+        guard outageLimit >= 0, outageLimit <= 7 * 86_400 else { throw ValidationError("--outage-limit must be 0 to 604800 seconds (a week)") }
+        if let maxRate { guard maxRate >= 0.01, maxRate <= 1_000_000 else { throw ValidationError("--max-rate must be 0.01 to 1000000 calls a second") } }
+    }
+
+    /// The pace these options ask for.
+    var pace: ApplePace.Settings {
+        var pace = ApplePace.Settings()
+        pace.maximumRetryAfter = .milliseconds(Int64((maxRetryAfter * 1000).rounded()))
+        pace.outageLimit = .milliseconds(Int64((outageLimit * 1000).rounded()))
+        pace.maximumRate = maxRate
+        return pace
+    }
+}
+
+/// `--breaker`: a percentage of calls (`95%`, `95`) or `off`.
+enum BreakerThreshold: ExpressibleByArgument, Equatable {
+    case off
+    case percent(Double)
+
+    init?(argument: String) {
+        if argument == "off" { self = .off; return }
+        let digits = argument.hasSuffix("%") ? String(argument.dropLast()) : argument
+        guard let value = Double(digits), value > 0, value <= 100 else { return nil }
+        self = .percent(value)
+    }
+
+    /// The breaker's settings; nil when off.
+    var settings: FailureBreaker.Settings? {
+        switch self {
+        case .off: nil
+        case .percent(let value): FailureBreaker.Settings(share: value / 100)
+        }
     }
 }
 
@@ -48,9 +93,14 @@ func runMigration(_ kind: MigrationJob.Kind, input: String, ledger: LedgerOption
     let interruption = RunInterruption()
     job.options.interruption = interruption
     job.options.grace = .milliseconds(Int64((run.grace * 1000).rounded()))
-    if isatty(STDERR_FILENO) == 1 {
+    job.options.pace = run.pace
+    job.options.breaker = run.breaker.settings
+    let onTerminal = isatty(STDERR_FILENO) == 1
+    if onTerminal {
         job.options.onProgress = { line in FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8)) }
     }
+    // Said once, on its own line, whether or not a terminal shows the progress line.
+    job.options.onNotice = { text in FileHandle.standardError.write(Data(((onTerminal ? "\r\u{1B}[K" : "") + "handover: " + text + "\n").utf8)) }
     let logger = Logger(label: "handover")
     let summary: RunSummary
     do {
@@ -68,7 +118,17 @@ func runMigration(_ kind: MigrationJob.Kind, input: String, ledger: LedgerOption
     }
     if job.options.onProgress != nil { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     if run.format == .json { print(summary.json) } else { Console.out(summary.text) }
-    if summary.exitStatus != .success { throw CLIExit(summary.exitStatus, summary.stoppedBy.map { "Apple refused the credentials: \(InertText.forScreen($0.message))" }) }
+    if summary.exitStatus != .success { throw CLIExit(summary.exitStatus, summary.stoppedBy.map { stopMessage($0, reason: summary.stopReason) }) }
+}
+
+/// The last line of a run that stopped early: why, in its reason's words.
+private func stopMessage(_ failure: Failure, reason: RunFinished.StopReason?) -> String {
+    let message = InertText.forScreen(failure.message)
+    return switch reason ?? .credentials {
+    case .credentials: "Apple refused the credentials: \(message)"
+    case .breaker: "stopped by the breaker: \(message)"
+    case .outage, .retryAfter: "stopped, nobody lost; run the same command again: \(message)"
+    }
 }
 
 /// `handover generate`: team A turns its users' `sub`s into transfer identifiers.

@@ -34,6 +34,8 @@ struct SimulatorCommand: AsyncParsableCommand {
         var revokeTokensAfter: Int?
         @Option(name: .customLong("refuse-tokens-after"), help: ArgumentHelp("After this many migration calls, refuse (401) every access token, however new.", valueName: "calls"))
         var refuseTokensAfter: Int?
+        @Option(name: .customLong("outage"), help: ArgumentHelp("An outage: after CALLS calls, SECONDS of every call answered ANSWER (429, a 5xx status, or drop: the connection closed), with Retry-After if given (repeat).", valueName: "CALLS:SECONDS:ANSWER[:RETRY_AFTER]"))
+        var outages: [OutageArgument] = []
 
         func validate() throws {
             if revokeTokensAfter != nil && refuseTokensAfter != nil { throw ValidationError("--revoke-tokens-after and --refuse-tokens-after exclude each other") }
@@ -49,6 +51,7 @@ struct SimulatorCommand: AsyncParsableCommand {
             faults.retryAfterSeconds = retryAfter
             faults.serverErrorFraction = rate500
             faults.droppedFraction = rateDrop
+            faults.outages = outages.map(\.outage)
             faults.tokenRevocation = revokeTokensAfter.map { .once(afterCalls: $0) } ?? refuseTokensAfter.map { .always(afterCalls: $0) }
             var logger = Logger(label: "handover.simulator")
             logger.logLevel = .warning
@@ -131,5 +134,15 @@ struct SimulatorCommand: AsyncParsableCommand {
             print(try minter.notification(audience: clientID, type: type, sub: sub, email: email, isPrivateEmail: email.map { $0.hasSuffix("@privaterelay.appleid.com") },
                                           eventTime: Timestamp.now().seconds))
         }
+    }
+}
+
+/// `--outage CALLS:SECONDS:ANSWER[:RETRY_AFTER]`.
+struct OutageArgument: ExpressibleByArgument {
+    let outage: SimulatedOutage
+
+    init?(argument: String) {
+        guard let outage = SimulatedOutage(argument: argument) else { return nil }
+        self.outage = outage
     }
 }

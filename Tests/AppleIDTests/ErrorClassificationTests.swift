@@ -129,16 +129,17 @@ struct ErrorClassificationTests {
         #expect(Self.classify(429, nil, headers: [("Retry-After", formatter.string(from: Date().addingTimeInterval(-600)))]).retryAfter == 0)
     }
 
-    @Test("transport failures: timeouts are timeouts, anything else a failed connection, both retried and without an HTTP status")
+    @Test("transport failures: timeouts are timeouts, anything else a failed connection, both retried, without an HTTP status, naming the URL called")
     func transport() {
+        let url = "http://127.0.0.1:9/auth/token"
         for timeout in [HTTPClientError.deadlineExceeded, .readTimeout, .connectTimeout] {
-            let error = AppleIDClient.classifyTransport(timeout)
-            #expect(error.code == .timeout && error.isTransient && error.httpStatus == nil, "\(timeout): \(error)")
+            let error = AppleIDClient.classifyTransport(timeout, url: url)
+            #expect(error.code == .timeout && error.isTransient && error.httpStatus == nil && error.message.contains(url), "\(timeout): \(error)")
         }
         struct Reset: Error {}
         for failure in [HTTPClientError.remoteConnectionClosed, HTTPClientError.cancelled, Reset()] as [any Error] {
-            let error = AppleIDClient.classifyTransport(failure)
-            #expect(error.code == .connection && error.isTransient && error.httpStatus == nil, "\(failure): \(error)")
+            let error = AppleIDClient.classifyTransport(failure, url: url)
+            #expect(error.code == .connection && error.isTransient && error.httpStatus == nil && error.message.contains(url), "\(failure): \(error)")
         }
     }
 

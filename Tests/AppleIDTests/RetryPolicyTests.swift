@@ -12,17 +12,31 @@ struct RetryPolicyTests {
     }
 
     static let transient: [AppleIDError.Code] = [.rateLimited, .serverError, .timeout, .connection]
-    static let final: [AppleIDError.Code] = [.invalidRequest, .invalidClient, .invalidGrant, .invalidToken, .invalidResponse, .invalidConfiguration, .other]
+    static let final: [AppleIDError.Code] = [.invalidRequest, .invalidClient, .invalidGrant, .invalidResponse, .invalidConfiguration, .other]
 
     /// A policy whose waits are about a millisecond.
     static let quick = RetryPolicy(maximumAttempts: 4, baseDelay: 0.001, maximumDelay: 0.002)
+
+    /// A pace that never finds Apple unavailable (as when other calls are answered), or one
+    /// whose outage sets in after `outageAfter` failures, probes every few milliseconds and
+    /// gives up after `limit`.
+    static func pace(outageAfter: Int = 1_000, limit: Duration = .seconds(60), retryAfterCeiling: Duration = .seconds(60)) -> ApplePace {
+        var settings = ApplePace.Settings()
+        settings.failuresForOutage = outageAfter
+        settings.firstProbeInterval = .milliseconds(5)
+        settings.longestProbeInterval = .milliseconds(20)
+        settings.outageLimit = limit
+        settings.maximumRetryAfter = retryAfterCeiling
+        settings.lowestRate = 10_000
+        return ApplePace(settings)
+    }
 
     @Test("each wait lies in [c/2, c], c = min(maximumDelay, baseDelay × 2^(attempt−1)), and the draws cover that interval (equal jitter, not full)")
     func delaysLieInTheDocumentedInterval() {
         let policy = RetryPolicy()
         for attempt in 1...12 {
             let ceiling = min(policy.maximumDelay, policy.baseDelay * pow(2, Double(attempt - 1)))
-            let draws = (0..<2_000).map { _ in policy.delay(after: attempt, error: Self.error(.serverError)) }
+            let draws = (0..<2_000).map { _ in policy.delay(after: attempt) }
             let low = draws.min() ?? -1, high = draws.max() ?? -1
             #expect(low >= ceiling / 2 && high <= ceiling, "attempt \(attempt): draws in [\(low), \(high)], documented [\(ceiling / 2), \(ceiling)]")
             // 2,000 uniform draws all missing the interval's lowest or highest tenth: about 1 in 10^91.
@@ -34,32 +48,76 @@ struct RetryPolicyTests {
     func defaultsAndCap() {
         let policy = RetryPolicy()
         #expect(policy.maximumAttempts == 6 && policy.baseDelay == 0.25 && policy.maximumDelay == 30)
-        let first = policy.delay(after: 1, error: Self.error(.timeout)), fifth = policy.delay(after: 5, error: Self.error(.timeout))
+        let first = policy.delay(after: 1), fifth = policy.delay(after: 5)
         #expect((0.125...0.25).contains(first) && (2...4).contains(fifth), "\(first) \(fifth)")
         for attempt in [9, 10, 20, 64, 2_000] {
-            let wait = policy.delay(after: attempt, error: Self.error(.timeout))
+            let wait = policy.delay(after: attempt)
             #expect((15...30).contains(wait), "attempt \(attempt): \(wait)")
         }
         #expect(RetryPolicy(maximumAttempts: 0).maximumAttempts == 1, "at least the first attempt")
     }
 
-    @Test("Retry-After raises the wait, never above maximumDelay; a shorter one leaves the draw")
-    func retryAfter() {
-        let policy = RetryPolicy()
-        for _ in 0..<200 {
-            #expect(policy.delay(after: 1, error: Self.error(.rateLimited, retryAfter: 7)) == 7)
-            #expect(policy.delay(after: 1, error: Self.error(.rateLimited, retryAfter: 120)) == 30)
-            let wait = policy.delay(after: 3, error: Self.error(.rateLimited, retryAfter: 0.01))
-            #expect((0.5...1).contains(wait), "\(wait)")
+    @Test("a Retry-After of 2 s is honoured as given (no 30-second cap any more, no sooner call), and the call then succeeds")
+    func retryAfterHonoured() async throws {
+        let pace = Self.pace()
+        var calls: [ContinuousClock.Instant] = []
+        let value = try await Self.quick.run(pace: pace) { () async throws -> Int in
+            calls.append(.now)
+            if calls.count == 1 { throw Self.error(.rateLimited, retryAfter: 2) }
+            return 7
         }
+        #expect(value == 7 && calls.count == 2)
+        #expect(calls[1] - calls[0] >= .seconds(2), "the second call came \(calls[1] - calls[0]) after the first")
     }
 
-    @Test("a transient error is retried until maximumAttempts, each retry heard once; the error thrown counts the attempts", arguments: transient)
+    @Test("a Retry-After beyond the ceiling stops at once, after one call: the pace's stop, naming both")
+    func retryAfterBeyondCeiling() async throws {
+        var calls = 0
+        let thrown = await #expect(throws: ApplePaceStop.self) {
+            try await Self.quick.run(pace: Self.pace(retryAfterCeiling: .seconds(60))) { () async throws -> Int in
+                calls += 1
+                throw Self.error(.serverError, retryAfter: 3_600)
+            }
+        }
+        #expect(calls == 1)
+        guard case .retryAfterBeyondCeiling(let asked, let ceiling, _)? = thrown else { Issue.record("\(String(describing: thrown))"); return }
+        #expect(asked == .seconds(3_600) && ceiling == .seconds(60))
+        #expect(thrown?.description.contains("--max-retry-after") == true)
+    }
+
+    @Test("an outage fails nobody: 40 failures in a row are waited out (not counted against the 4 attempts) and the call succeeds")
+    func outageWaitedOut() async throws {
+        var calls = 0
+        let value = try await Self.quick.run(pace: Self.pace(outageAfter: 3)) { () async throws -> String in
+            calls += 1
+            if calls <= 40 { throw Self.error(.connection) }
+            return "done"
+        }
+        #expect(value == "done" && calls == 41)
+    }
+
+    @Test("an outage longer than the limit stops the call with the pace's stop, naming the cause; the probes are spaced, not a storm")
+    func outageLimit() async throws {
+        var calls = 0
+        let started = ContinuousClock.now
+        let thrown = await #expect(throws: ApplePaceStop.self) {
+            try await Self.quick.run(pace: Self.pace(outageAfter: 3, limit: .milliseconds(400))) { () async throws -> Int in
+                calls += 1
+                throw Self.error(.serverError)
+            }
+        }
+        guard case .outageLimit(let lasted, let limit, let cause)? = thrown else { Issue.record("\(String(describing: thrown))"); return }
+        #expect(lasted > limit && cause.code == .serverError)
+        // At least 400 ms at probes 20 ms apart at most: no more than 3 + 400/5 calls can fit, whatever the machine's speed.
+        #expect(calls <= 3 + 80 && ContinuousClock.now - started >= .milliseconds(400), "\(calls) calls")
+    }
+
+    @Test("while Apple answers other calls, a transient error is retried until maximumAttempts, each retry heard once; the error thrown counts the attempts", arguments: transient)
     func transientRetriedToTheLimit(code: AppleIDError.Code) async throws {
         var calls = 0
         var heard: [Int] = []
         let thrown = await #expect(throws: AppleIDError.self) {
-            try await Self.quick.run(onRetry: { error, attempt in
+            try await Self.quick.run(pace: Self.pace(), onRetry: { error, attempt in
                 #expect(error.code == code)
                 heard.append(attempt)
             }) { () async throws -> Int in
@@ -76,7 +134,7 @@ struct RetryPolicyTests {
         var calls = 0
         var retries = 0
         let thrown = await #expect(throws: AppleIDError.self) {
-            try await Self.quick.run(onRetry: { _, _ in retries += 1 }) { () async throws -> Int in
+            try await Self.quick.run(pace: Self.pace(), onRetry: { _, _ in retries += 1 }) { () async throws -> Int in
                 calls += 1
                 throw Self.error(code)
             }
@@ -84,10 +142,31 @@ struct RetryPolicyTests {
         #expect(calls == 1 && retries == 0 && thrown?.code == code && thrown?.attempts == 1)
     }
 
+    @Test("invalid_token: the call is made once more at once with what prepare renews (told of the refused one), uncounted; a second in a row is thrown, saying so")
+    func refusedTokenRenewedOnce() async throws {
+        var prepared: [Int?] = []
+        let renewed = try await Self.quick.run(pace: Self.pace(), preparing: { refused in
+            prepared.append(refused)
+            return (refused ?? 0) + 1
+        }) { token async throws -> Int in
+            if token == 1 { throw AppleIDError(.invalidToken, "revoked", httpStatus: 401) }
+            return token
+        }
+        #expect(renewed == 2 && prepared == [nil, 1])
+        var calls = 0
+        let thrown = await #expect(throws: AppleIDError.self) {
+            try await Self.quick.run(pace: Self.pace(), preparing: { _ in 0 }) { _ async throws -> Int in
+                calls += 1
+                throw AppleIDError(.invalidToken, "revoked", httpStatus: 401)
+            }
+        }
+        #expect(calls == 2 && thrown?.code == .invalidToken && thrown?.message.contains("right after refusing the one before") == true)
+    }
+
     @Test("a call that succeeds after two transient failures returns its value from the third attempt")
     func succeedsAfterRetries() async throws {
         var calls = 0
-        let value = try await Self.quick.run { () async throws -> String in
+        let value = try await Self.quick.run(pace: Self.pace()) { () async throws -> String in
             calls += 1
             if calls < 3 { throw Self.error(calls == 1 ? .rateLimited : .connection) }
             return "done"
@@ -100,7 +179,7 @@ struct RetryPolicyTests {
         struct Elsewhere: Error {}
         var calls = 0
         await #expect(throws: Elsewhere.self) {
-            try await Self.quick.run { () async throws -> Int in
+            try await Self.quick.run(pace: Self.pace()) { () async throws -> Int in
                 calls += 1
                 throw Elsewhere()
             }
@@ -112,7 +191,7 @@ struct RetryPolicyTests {
     func singleAttempt() async throws {
         var calls = 0
         let thrown = await #expect(throws: AppleIDError.self) {
-            try await RetryPolicy(maximumAttempts: 1).run { () async throws -> Int in
+            try await RetryPolicy(maximumAttempts: 1).run(pace: Self.pace()) { () async throws -> Int in
                 calls += 1
                 throw Self.error(.serverError)
             }

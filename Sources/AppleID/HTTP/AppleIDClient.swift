@@ -18,6 +18,9 @@ public final class AppleIDClient: Sendable {
     public convenience init(endpoints: AppleEndpoints, maximumConnections: Int = 16, requestTimeout: TimeAmount = .seconds(30)) {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnections))
+        // A connection refused fails its call at once, naming the cause: the run's pace does the
+        // waiting (the pool's own retries would hold each call until its timeout, saying nothing).
+        configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout = .init(connect: .seconds(10), read: requestTimeout)
         configuration.decompression = .disabled
         self.init(endpoints: endpoints, http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration), ownsHTTPClient: true, requestTimeout: requestTimeout)
@@ -118,7 +121,7 @@ public final class AppleIDClient: Sendable {
         } catch let error as AppleIDError {
             throw error
         } catch {
-            throw AppleIDClient.classifyTransport(error)
+            throw AppleIDClient.classifyTransport(error, url: url)
         }
         return try AppleIDClient.answer(T.self, status: status, headers: headers, body: Data(body.readableBytesView), isTokenEndpoint: isTokenEndpoint)
     }
@@ -174,11 +177,12 @@ public final class AppleIDClient: Sendable {
         return formatter.date(from: value).map { min(max(0, $0.timeIntervalSinceNow), maximumRetryAfter) }
     }
 
-    /// Transport failures: timeouts and everything else that left no answer.
-    static func classifyTransport(_ error: any Error) -> AppleIDError {
+    /// Transport failures: timeouts and everything else that left no answer, naming the URL
+    /// called (so that a wrong address shows).
+    static func classifyTransport(_ error: any Error, url: String) -> AppleIDError {
         if let http = error as? HTTPClientError, [.deadlineExceeded, .readTimeout, .connectTimeout].contains(http) {
-            return AppleIDError(.timeout, "no answer from Apple in time (\(http))")
+            return AppleIDError(.timeout, "no answer from \(url) in time (\(http))")
         }
-        return AppleIDError(.connection, "the connection to Apple failed or was dropped (\(error))")
+        return AppleIDError(.connection, "the connection to \(url) failed or was dropped (\(error))")
     }
 }

@@ -261,4 +261,9 @@ struct FieldReader {
         guard let e = E(rawValue: try string(key)) else { throw fail(key, "one of the known values") }
         return e
     }
+    func optionalEnumeration<E: RawRepresentable>(_ key: StaticString, _ type: E.Type) throws -> E? where E.RawValue == String {
+        guard let raw = try optionalString(key) else { return nil }
+        guard let e = E(rawValue: raw) else { throw fail(key, "one of the known values") }
+        return e
+    }
 }

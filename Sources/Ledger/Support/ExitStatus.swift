@@ -9,7 +9,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case failed = 1
     /// Bad usage or input: nothing was done.
     case usage = 2
-    /// Apple refused the credentials: the run stopped.
+    /// Apple refused the run as a whole: the credentials, or nearly every call the same way
+    /// (the breaker). The run stopped.
     case credentialsRefused = 3
     /// The ledger, a projection, a checkpoint or a bundle does not hold what was recorded.
     case integrity = 4
@@ -22,9 +23,9 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     public var meaning: String {
         switch self {
         case .success: "success"
-        case .failed: "finished with some users not done, or nothing found"
+        case .failed: "finished with some users not done (Apple unavailable for longer than the run waits, too), or nothing found"
         case .usage: "bad usage or input; nothing was done"
-        case .credentialsRefused: "credentials refused by Apple"
+        case .credentialsRefused: "Apple refused the run as a whole: the credentials, or nearly every call the same way"
         case .integrity: "integrity failure: a record, an index, a checkpoint or a bundle does not hold"
         case .interrupted: "a run interrupted by SIGINT"
         case .terminated: "a run interrupted by SIGTERM"

@@ -28,6 +28,13 @@ public struct MigrationRun: Sendable {
         public var grace: Duration = .seconds(10)
         /// An exchange's input, recorded in "run started": a verified package or a bare CSV.
         public var handoff: HandoffInput?
+        /// How patient the run is with Apple: the `Retry-After` ceiling, the outage limit, a rate cap.
+        public var pace = ApplePace.Settings()
+        /// When nearly every call refused the same way stops the run; nil never.
+        public var breaker: FailureBreaker.Settings? = FailureBreaker.Settings()
+        /// Hears what the run says once, whatever the terminal: Apple unavailable and why, Apple
+        /// answering again, the reason it stopped.
+        public var onNotice: (@Sendable (String) -> Void)?
 
         public init() {}
     }
@@ -102,10 +109,23 @@ public struct MigrationRun: Sendable {
             command: step.command, inputPath: users.path, inputSHA256: users.sha256, targetTeam: step.targetTeam, userCount: users.users.count,
             handoff: options.handoff?.recorded, handoffManifestSHA256: options.handoff?.manifestSHA256)), runID: runID))
 
-        let progress = RunProgress(total: plan.pending.count)
+        let notice = options.onNotice
+        let outageLimit = options.pace.outageLimit
+        let pace = ApplePace(options.pace) { [logger] change in
+            let text = switch change {
+            case .unavailable(let cause):
+                "Apple unavailable: \(InertText.forScreen(cause.description)). Waiting for it: no user is failed for it, and the run stops (resumably) if it lasts over \(outageLimit.spoken) (--outage-limit)"
+            case .available(let after):
+                "Apple answers again, after \(after.spoken)"
+            }
+            logger.debug("\(text)")
+            notice?(text)
+        }
+        let progress = RunProgress(total: plan.pending.count, pace: pace)
+        let breaker = options.breaker.map(FailureBreaker.init)
         let ledger = self.ledger
         let session = AppleSession(
-            client: client, credentials: credentials, retryPolicy: retryPolicy, clientSecretLifetime: clientSecretLifetime, tokenRenewal: tokenRenewal,
+            client: client, credentials: credentials, retryPolicy: retryPolicy, pace: pace, clientSecretLifetime: clientSecretLifetime, tokenRenewal: tokenRenewal,
             onToken: { outcome in
                 switch outcome {
                 case .issued(let token):
@@ -142,7 +162,7 @@ public struct MigrationRun: Sendable {
                         try await withThrowingTaskGroup(of: Void.self) { recording in
                             var inFlight = false
                             while progress.stopReason == nil, interruption?.signal == nil, let user = try await queue.next() {
-                                guard let (draft, outcome) = try await call(user, session: session, runID: runID, progress: progress) else { continue }
+                                guard let (draft, outcome) = try await call(user, session: session, runID: runID, progress: progress, breaker: breaker) else { continue }
                                 if inFlight { try await recording.next() }
                                 recording.addTask {
                                     _ = try await ledger.append(draft)
@@ -157,8 +177,11 @@ public struct MigrationRun: Sendable {
                 try await group.waitForAll()
             }
         }
-        // After an interruption's grace period, cancelling the workers abandons the calls still in flight.
+        // At an interruption, no user waits for Apple any longer; after its grace period,
+        // cancelling the workers abandons the calls still in flight.
         let cutOff = interruption.map { interruption in Task { [grace = options.grace] in
+            await interruption.waitForRequest()
+            pace.halt()
             await interruption.waitForCutOff(grace: grace)
             if !Task.isCancelled { workers.cancel() }
         } }
@@ -167,13 +190,21 @@ public struct MigrationRun: Sendable {
         cutOff?.cancel()
         progress.fill(&summary)
         summary.notAttempted = plan.pending.count - summary.succeeded - summary.failed - summary.abandoned
-        if let error = progress.stopReason { summary.stoppedBy = Failure(error) }
+        if let stop = progress.stopReason {
+            summary.stoppedBy = stop.failure
+            summary.stopReason = stop.reason
+        }
+        let pauses = pace.pauses
+        if pauses.callsRefused > 0 {
+            summary.appleUnavailable = RunFinished.AppleUnavailable(pauses: pauses.count, pausedMilliseconds: Int(pauses.total.inSeconds * 1000), callsRefused: pauses.callsRefused)
+        }
         summary.interrupted = interruption?.signal
         let elapsed = ContinuousClock.now - started
         summary.durationSeconds = elapsed.inSeconds
         _ = try await ledger.append(EventDraft(.runFinished(RunFinished(
             command: step.command, counts: summary.counts, durationMilliseconds: Int(summary.durationSeconds * 1000),
-            exitStatus: Int(summary.exitStatus.rawValue), stoppedBy: summary.stoppedBy, interrupted: summary.interrupted?.rawValue)), runID: runID))
+            exitStatus: Int(summary.exitStatus.rawValue), stoppedBy: summary.stoppedBy, stopReason: summary.stopReason, interrupted: summary.interrupted?.rawValue,
+            appleUnavailable: summary.appleUnavailable)), runID: runID))
         if let path = options.outputPath {
             summary.outputRows = try writeOutput(to: path)
             summary.outputPath = path
@@ -183,21 +214,35 @@ public struct MigrationRun: Sendable {
 
     /// One user's call to Apple: the event recording its success or failure, and how the user
     /// counts once that event is durable; nil when there is nothing to record. A refused
-    /// credential stops the run. A call cut off by cancellation (an interruption's grace period
-    /// ended) records nothing: its outcome at Apple is unknown, and the next run calls again.
-    private func call(_ user: MigrationUser, session: AppleSession, runID: String, progress: RunProgress) async throws -> (EventDraft, RunProgress.Outcome)? {
+    /// credential, the pace's patience running out and the breaker stop the run. A call cut off
+    /// by cancellation (an interruption's grace period ended) records nothing: its outcome at
+    /// Apple is unknown, and the next run calls again; nor does a user who was waiting for Apple
+    /// when the run stopped.
+    private func call(_ user: MigrationUser, session: AppleSession, runID: String, progress: RunProgress,
+                      breaker: FailureBreaker?) async throws -> (EventDraft, RunProgress.Outcome)? {
         do {
-            return (try await step.perform(user, session: session, runID: runID), .succeeded)
+            let draft = try await step.perform(user, session: session, runID: runID)
+            _ = breaker?.record(nil)
+            return (draft, .succeeded)
         } catch let error where Task.isCancelled && (error is CancellationError || error is AppleIDError) {
             progress.abandoned()
             return nil
+        } catch is CancellationError {
+            // The pace was halted by an interruption while this user waited for Apple.
+            return nil
+        } catch let stop as ApplePaceStop {
+            if progress.stop(.pace(stop)) { logger.error("run stopped: \(stop)") }
+            return nil
         } catch let error as AppleIDError {
             if error.stopsRun {
-                progress.stop(error)
-                logger.error("run stopped: Apple refused the credentials", metadata: ["error": "\(error)"])
+                if progress.stop(.credentialsRefused(error)) { logger.error("run stopped: Apple refused the credentials", metadata: ["error": "\(error)"]) }
                 return nil
             }
             let failure = Failure(error)
+            if let trip = breaker?.record(error.isTransient ? nil : failure.kind.rawValue, message: error.message) {
+                let stop = RunStop.breaker(trip, command: step.command)
+                if progress.stop(stop) { logger.error("run stopped: \(stop.failure.message)") }
+            }
             return (step.failureEvent(user, failure: failure, runID: runID), .failed(class: failure.kind.rawValue))
         }
     }

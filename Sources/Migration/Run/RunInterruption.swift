@@ -48,6 +48,14 @@ public final class RunInterruption: Sendable {
     /// The signal of the first request, if there was one.
     public var signal: Signal? { state.withLock { $0.signal } }
 
+    /// Returns at the first request, or when the waiting task is cancelled.
+    func waitForRequest() async {
+        while !Task.isCancelled, signal == nil {
+            // Cancellation is expected: the loop ends on it.
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// Returns when calls still in flight must be abandoned: `grace` after the first request,
     /// or at a second request, whichever comes first; or when the waiting task is cancelled.
     func waitForCutOff(grace: Duration) async {

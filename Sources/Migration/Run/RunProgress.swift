@@ -1,5 +1,6 @@
 import AppleID
 import Foundation
+import Ledger
 import Synchronization
 
 /// Live counts of a run, shared by its workers, the error that stops it, and the progress
@@ -12,14 +13,18 @@ public final class RunProgress: Sendable {
         var tokens = 0
         var abandoned = 0
         var failuresByClass: [String: Int] = [:]
-        var stopReason: AppleIDError?
+        var stopReason: RunStop?
     }
 
     private let counts = Mutex(Counts())
     private let total: Int
     private let started = ContinuousClock.now
+    private let pace: ApplePace?
 
-    init(total: Int) { self.total = total }
+    init(total: Int, pace: ApplePace? = nil) {
+        self.total = total
+        self.pace = pace
+    }
 
     /// How an attempted user counts once the event recording it is durable.
     enum Outcome: Sendable {
@@ -41,9 +46,17 @@ public final class RunProgress: Sendable {
     func tokenIssued() { counts.withLock { $0.tokens += 1 } }
     func abandoned() { counts.withLock { $0.abandoned += 1 } }
 
-    /// Stops the run: no worker takes another user. The first reason is kept.
-    func stop(_ error: AppleIDError) { counts.withLock { if $0.stopReason == nil { $0.stopReason = error } } }
-    var stopReason: AppleIDError? { counts.withLock { $0.stopReason } }
+    /// Stops the run: no worker takes another user. The first reason is kept; returns whether
+    /// this one was it.
+    @discardableResult
+    func stop(_ reason: RunStop) -> Bool {
+        counts.withLock { c in
+            guard c.stopReason == nil else { return false }
+            c.stopReason = reason
+            return true
+        }
+    }
+    var stopReason: RunStop? { counts.withLock { $0.stopReason } }
 
     func fill(_ summary: inout RunSummary) {
         counts.withLock { c in
@@ -56,14 +69,19 @@ public final class RunProgress: Sendable {
         }
     }
 
-    /// The progress line: `1234/5000 users  812/s  ETA 4s  failed 3  retried 12`.
+    /// The progress line: `1234/5000 users  812/s  ETA 4s  failed 3  retried 12`, and while
+    /// Apple is unavailable, for how long and why: `Apple unavailable for 2m10s (connection:
+    /// …): waiting, no user failed for it`.
     public var line: String {
         let (done, failed, retries) = counts.withLock { ($0.succeeded + $0.failed, $0.failed, $0.retries) }
-        let elapsed = ContinuousClock.now - started
-        let seconds = elapsed.inSeconds
+        let now = ContinuousClock.now
+        let seconds = (now - started).inSeconds
         let rate = seconds > 0 ? Double(done) / seconds : 0
-        let eta = rate > 0 ? Int((Double(total - done) / rate).rounded(.up)) : 0
-        let etaText = eta >= 60 ? "\(eta / 60)m\(eta % 60)s" : "\(eta)s"
-        return "\(done)/\(total) users  \(Int(rate))/s  ETA \(etaText)  failed \(failed)  retried \(retries)"
+        let eta = rate > 0 ? Duration.seconds((Double(total - done) / rate).rounded(.up)).spoken : "-"
+        var line = "\(done)/\(total) users  \(Int(rate))/s  ETA \(eta)  failed \(failed)  retried \(retries)"
+        if let status = pace?.status, let since = status.unavailableSince, let cause = status.cause {
+            line += "  Apple unavailable for \((now - since).spoken) (\(InertText.forScreen(cause.description))): waiting, no user failed for it"
+        }
+        return line
     }
 }

@@ -25,8 +25,13 @@ public struct RunSummary: Sendable {
     public var tokensIssued = 0
     /// Failures of this run, by class.
     public var failuresByClass: [String: Int] = [:]
-    /// Why the run stopped early, if it did.
+    /// The failure that stopped the run early, if one did.
     public var stoppedBy: Failure?
+    /// Why it stopped the run: refused credentials, the breaker, an outage or a `Retry-After`
+    /// beyond the run's patience.
+    public var stopReason: RunFinished.StopReason?
+    /// How long the run waited for Apple, when calls failed transiently.
+    public var appleUnavailable: RunFinished.AppleUnavailable?
     /// The signal that interrupted the run, if one did.
     public var interrupted: RunInterruption.Signal?
     /// Calls cut off when an interruption's grace period ended: nothing recorded, outcome at Apple unknown.
@@ -49,11 +54,17 @@ public struct RunSummary: Sendable {
     /// Users done, in this run or before.
     public var done: Int { succeeded + alreadyDone + doneBySignIn }
 
-    /// Success: every user is done; failed: some are not; credentials refused: Apple refused
-    /// them; interrupted or terminated: SIGINT or SIGTERM. A dry run calls nobody and succeeds;
-    /// what a real run would exit with is ``realRunExitStatus``.
+    /// Success: every user is done; failed: some are not (Apple unavailable for longer than the
+    /// run waits counts here); credentials refused: Apple refused the run as a whole (the
+    /// credentials, or nearly every call the same way); interrupted or terminated: SIGINT or
+    /// SIGTERM. A dry run calls nobody and succeeds; what a real run would exit with is
+    /// ``realRunExitStatus``.
     public var exitStatus: ExitStatus {
-        if stoppedBy != nil { return .credentialsRefused }
+        switch stoppedBy == nil ? nil : stopReason ?? .credentials {
+        case .credentials?, .breaker?: return .credentialsRefused
+        case .outage?, .retryAfter?: return .failed
+        case nil: break
+        }
         if let interrupted { return interrupted.exitStatus }
         return done == users || dryRun ? .success : .failed
     }
@@ -89,6 +100,10 @@ public struct RunSummary: Sendable {
         if notAttempted > 0, !dryRun { lines.append("  not attempted: \(notAttempted)") }
         if retries > 0 { lines.append("  transient errors retried: \(retries)") }
         if tokensIssued > 0 { lines.append("  access tokens obtained: \(tokensIssued)") }
+        if let appleUnavailable, appleUnavailable.callsRefused > 0 {
+            let paused = Duration.milliseconds(appleUnavailable.pausedMilliseconds).spoken
+            lines.append("  Apple unavailable: \(appleUnavailable.callsRefused) calls refused or unanswered, \(appleUnavailable.pauses) pauses, \(paused) waited; no user failed for it")
+        }
         if let stoppedBy { lines.append("  STOPPED: \(InertText.forScreen(stoppedBy.message))") }
         if let interrupted {
             lines.append("  INTERRUPTED by \(interrupted.rawValue): no user taken after it; run the same command again to do the rest")
@@ -108,7 +123,7 @@ public struct RunSummary: Sendable {
         }
         let meaning = switch exitStatus {
         case .success: "every user is done"
-        case .credentialsRefused: "credentials refused"
+        case .credentialsRefused: stopReason == .breaker ? "nearly every call refused the same way" : "credentials refused"
         case .interrupted, .terminated: "interrupted; \(users - done) users are not done"
         default: "\(users - done) users are not done"
         }
@@ -127,7 +142,14 @@ public struct RunSummary: Sendable {
     struct Document: Encodable {
         struct Stop: Encodable {
             var `class`: String
+            var reason: String
             var message: String
+        }
+        struct Unavailable: Encodable {
+            var pauses, pausedMilliseconds, callsRefused: Int
+            enum CodingKeys: String, CodingKey {
+                case pauses, pausedMilliseconds = "paused_ms", callsRefused = "calls_refused"
+            }
         }
 
         var command: String
@@ -141,6 +163,7 @@ public struct RunSummary: Sendable {
         var runID: String?
         var output: String?
         var stoppedBy: Stop?
+        var appleUnavailable: Unavailable?
         var handoff: String?
         var handoffManifestSHA256: String?
         var receipt: String?
@@ -151,6 +174,7 @@ public struct RunSummary: Sendable {
             case alreadyDone = "already_done", skippedFailed = "skipped_failed", notAttempted = "not_attempted", tokensIssued = "tokens_issued"
             case failuresByClass = "failures_by_class", durationSeconds = "duration_seconds", outputRows = "output_rows", exitStatus = "exit_status"
             case doneBySignIn = "done_by_sign_in", dryRun = "dry_run", realRunExitStatus = "real_run_exit_status", runID = "run_id", stoppedBy = "stopped_by"
+            case appleUnavailable = "apple_unavailable"
         }
 
         init(_ s: RunSummary) {
@@ -174,7 +198,8 @@ public struct RunSummary: Sendable {
             interrupted = s.interrupted?.rawValue
             runID = s.runID
             output = s.outputPath
-            stoppedBy = s.stoppedBy.map { Stop(class: $0.kind.rawValue, message: $0.message) }
+            stoppedBy = s.stoppedBy.map { Stop(class: $0.kind.rawValue, reason: (s.stopReason ?? .credentials).rawValue, message: $0.message) }
+            appleUnavailable = s.appleUnavailable.map { Unavailable(pauses: $0.pauses, pausedMilliseconds: $0.pausedMilliseconds, callsRefused: $0.callsRefused) }
             handoff = s.handoff?.recorded
             handoffManifestSHA256 = s.handoff?.manifestSHA256
             receipt = s.receiptPath

@@ -44,38 +44,90 @@ public struct RunStarted: Hashable, Sendable {
 
 /// Body of "run finished": a batch run's outcome counts and exit status.
 public struct RunFinished: Hashable, Sendable {
+    /// Why a run stopped before its list was done.
+    public enum StopReason: String, CaseIterable, Sendable {
+        /// Apple refused the credentials (`invalid_client`, `invalid_grant`, a second token refused).
+        case credentials
+        /// Nearly every call was refused the same way (the breaker): a mistake of the whole run.
+        case breaker
+        /// Apple was unavailable for longer than the run's outage limit.
+        case outage
+        /// Apple asked to wait (`Retry-After`) longer than the run's ceiling.
+        case retryAfter = "retry_after"
+    }
+
+    /// How long a run waited for Apple, and why it took longer than its calls.
+    public struct AppleUnavailable: Hashable, Sendable {
+        /// How many times Apple became unavailable (a `Retry-After`, or transient failures in a row).
+        public var pauses: Int
+        /// How long the run waited for Apple in all, milliseconds.
+        public var pausedMilliseconds: Int
+        /// Calls that failed transiently (throttled, a server error, no connection), all retried or held.
+        public var callsRefused: Int
+
+        public init(pauses: Int, pausedMilliseconds: Int, callsRefused: Int) {
+            self.pauses = pauses
+            self.pausedMilliseconds = pausedMilliseconds
+            self.callsRefused = callsRefused
+        }
+    }
+
     public var command: String
     /// Users by outcome (`succeeded`, `failed`, `skipped`, ...).
     public var counts: [String: Int]
     public var durationMilliseconds: Int
     public var exitStatus: Int
-    /// Why the run stopped early (refused credentials), if it did.
+    /// The failure that stopped the run early, if one did.
     public var stoppedBy: Failure?
+    /// Why that failure stopped it; events written before reasons were recorded hold none, and
+    /// their stops were all refused credentials (see ``effectiveStopReason``).
+    public var stopReason: StopReason?
     /// The signal (`SIGINT`, `SIGTERM`) that interrupted the run, if one did.
     public var interrupted: String?
+    /// Apple's unavailability during the run, when calls failed transiently.
+    public var appleUnavailable: AppleUnavailable?
 
-    public init(command: String, counts: [String: Int], durationMilliseconds: Int, exitStatus: Int, stoppedBy: Failure? = nil, interrupted: String? = nil) {
+    public init(command: String, counts: [String: Int], durationMilliseconds: Int, exitStatus: Int, stoppedBy: Failure? = nil,
+                stopReason: StopReason? = nil, interrupted: String? = nil, appleUnavailable: AppleUnavailable? = nil) {
         self.command = command
         self.counts = counts
         self.durationMilliseconds = durationMilliseconds
         self.exitStatus = exitStatus
         self.stoppedBy = stoppedBy
+        self.stopReason = stopReason
         self.interrupted = interrupted
+        self.appleUnavailable = appleUnavailable
     }
+
+    /// Why the run stopped: the reason recorded, or refused credentials for a stop recorded
+    /// without one; nil when it did not stop early.
+    public var effectiveStopReason: StopReason? { stoppedBy == nil ? nil : stopReason ?? .credentials }
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
+        if let appleUnavailable {
+            w.key("apple_unavailable"); w.beginObject()
+            w.key("calls_refused"); w.int(appleUnavailable.callsRefused)
+            w.key("paused_ms"); w.int(appleUnavailable.pausedMilliseconds)
+            w.key("pauses"); w.int(appleUnavailable.pauses)
+            w.endObject()
+        }
         w.key("command"); w.string(command)
         w.field("counts", counts: counts)
         w.key("duration_ms"); w.int(durationMilliseconds)
         w.key("exit_status"); w.int(exitStatus)
         w.field("interrupted", interrupted)
+        w.field("stop_reason", stopReason?.rawValue)
         if let stoppedBy { w.key("stopped_by"); stoppedBy.write(to: &w) }
         w.endObject()
     }
 
     init(reading r: FieldReader) throws {
+        let unavailable = try r.optionalObject("apple_unavailable").map { u in
+            AppleUnavailable(pauses: try u.count("pauses"), pausedMilliseconds: try u.count("paused_ms"), callsRefused: try u.count("calls_refused"))
+        }
         self.init(command: try r.string("command"), counts: try r.intMap("counts"), durationMilliseconds: try r.int("duration_ms"), exitStatus: try r.int("exit_status"),
-                  stoppedBy: try r.optionalObject("stopped_by").map(Failure.init(reading:)), interrupted: try r.optionalString("interrupted"))
+                  stoppedBy: try r.optionalObject("stopped_by").map(Failure.init(reading:)), stopReason: try r.optionalEnumeration("stop_reason", StopReason.self), interrupted: try r.optionalString("interrupted"),
+                  appleUnavailable: unavailable)
     }
 }
