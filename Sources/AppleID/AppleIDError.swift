@@ -37,6 +37,8 @@ public struct AppleIDError: Error, Sendable, CustomStringConvertible {
     public var httpStatus: Int?
     /// The `error` field Apple sent, when there was one.
     public var appleError: String?
+    /// The `error_description` Apple sent, as received, when there was one.
+    public var appleDescription: String?
     /// Seconds Apple asked to wait (`Retry-After`).
     public var retryAfter: Double?
     /// How many attempts were made.

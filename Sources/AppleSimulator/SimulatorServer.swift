@@ -51,7 +51,8 @@ public struct SimulatorServer: Sendable {
             }
         }
         router.get("/auth/keys") { _, _ in
-            json(.ok, try minter.jwks())
+            stats.count("keys.200")
+            return json(.ok, try minter.jwks())
         }
         router.get("/simulator/stats") { _, _ in
             json(.ok, stats.json)

@@ -1,6 +1,7 @@
 import AppleID
 import ArgumentParser
 import Foundation
+import Migration
 
 /// Apple credentials and endpoint, each option falling back to its environment variable
 /// (README.md, "Migrating: both teams' workflow").
@@ -26,9 +27,8 @@ struct AppleOptions: ParsableArguments {
         return nil
     }
 
-    /// The credentials, the private key loaded and the IDs' shapes checked. Every one missing
-    /// is named in the one message.
-    func credentials() throws -> AppleCredentials {
+    /// The credentials as given, unchecked; every one missing is named in the one message.
+    func given() throws -> Preflight.Credentials {
         let team = value(teamID, "APPLE_TEAM_ID"), client = value(clientID, "APPLE_CLIENT_ID")
         let key = value(keyID, "APPLE_KEY_ID"), path = value(privateKey, "APPLE_PRIVATE_KEY_PATH")
         guard let team, let client, let key, let path else {
@@ -37,8 +37,14 @@ struct AppleOptions: ParsableArguments {
             let names = missing.map { "\($0.1) (or $\($0.2))" }.joined(separator: ", ")
             throw CLIExit.usage("Apple credentials missing: \(names) \(missing.count == 1 ? "is" : "are") required")
         }
+        return Preflight.Credentials(teamID: team, clientID: client, keyID: key, privateKeyPath: path)
+    }
+
+    /// The credentials, the private key loaded and the IDs' shapes checked.
+    func credentials() throws -> AppleCredentials {
+        let given = try given()
         do {
-            return try AppleCredentials(teamID: team, clientID: client, keyID: key, privateKeyPath: path)
+            return try AppleCredentials(teamID: given.teamID, clientID: given.clientID, keyID: given.keyID, privateKeyPath: given.privateKeyPath)
         } catch let error as AppleIDError {
             throw CLIExit.usage(error.message)
         }

@@ -19,16 +19,20 @@ public struct AppleCredentials: Sendable, CustomStringConvertible {
 
     /// Loads the private key from a `.p8` file (PKCS#8 PEM, as Apple's developer site gives it).
     public init(teamID: String, clientID: String, keyID: String, privateKeyPath: String) throws {
+        try self.init(validatingTeamID: teamID, clientID: clientID, keyID: keyID, privateKey: AppleCredentials.privateKey(at: privateKeyPath))
+    }
+
+    /// The private key in a `.p8` file (PKCS#8 PEM); an ``AppleIDError`` of class
+    /// `invalid_configuration` when the file cannot be read or holds no P-256 key.
+    public static func privateKey(at path: String) throws -> P256.Signing.PrivateKey {
         let pem: String
         // A .p8 file is a few hundred bytes.
-        do { pem = String(decoding: try FileBytes.read(privateKeyPath, limit: 64 * 1024), as: UTF8.self) } catch {
+        do { pem = String(decoding: try FileBytes.read(path, limit: 64 * 1024), as: UTF8.self) } catch {
             throw AppleIDError(.invalidConfiguration, "cannot read the private key file: \(ErrorText.describing(error))")
         }
-        let key: P256.Signing.PrivateKey
-        do { key = try P256.Signing.PrivateKey(pemRepresentation: pem) } catch {
-            throw AppleIDError(.invalidConfiguration, "\(privateKeyPath) is not a P-256 private key in PEM form (Apple's .p8 file)")
+        do { return try P256.Signing.PrivateKey(pemRepresentation: pem) } catch {
+            throw AppleIDError(.invalidConfiguration, "\(path) is not a P-256 private key in PEM form (Apple's .p8 file)")
         }
-        try self.init(validatingTeamID: teamID, clientID: clientID, keyID: keyID, privateKey: key)
     }
 
     /// Checks the IDs' shapes: a team ID and key ID are 10 characters of A-Z and 0-9.

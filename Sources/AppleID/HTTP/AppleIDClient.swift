@@ -135,7 +135,10 @@ public final class AppleIDClient: Sendable {
             }
             return answer
         }
-        throw AppleIDClient.classify(status: status, headers: headers, failure: AppleAnswers.decode(AppleAnswers.Failure.self, from: body), isTokenEndpoint: isTokenEndpoint)
+        let failure = AppleAnswers.decode(AppleAnswers.Failure.self, from: body)
+        var error = AppleIDClient.classify(status: status, headers: headers, failure: failure, isTokenEndpoint: isTokenEndpoint)
+        error.appleDescription = failure?.errorDescription
+        throw error
     }
 
     /// The TN3107 model: what an HTTP error answer means for the run.
@@ -170,11 +173,32 @@ public final class AppleIDClient: Sendable {
     static func retryAfter(_ headers: HTTPHeaders) -> Double? {
         guard let value = headers.first(name: "Retry-After")?.trimmingCharacters(in: .whitespaces) else { return nil }
         if let seconds = Double(value), seconds.isFinite { return min(max(0, seconds), maximumRetryAfter) }
+        return httpDate(value).map { min(max(0, $0.timeIntervalSinceNow), maximumRetryAfter) }
+    }
+
+    /// An HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`), as `Retry-After` and `Date` carry it.
+    static func httpDate(_ value: String) -> Date? {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: value).map { min(max(0, $0.timeIntervalSinceNow), maximumRetryAfter) }
+        return formatter.date(from: value)
+    }
+
+    /// Apple's clock: the `Date` of its answer to `GET /auth/keys` (no credentials needed); nil
+    /// when the answer has none. Throws the call's failure as an ``AppleIDError``.
+    public func appleDate() async throws -> Date? {
+        var request = HTTPClientRequest(url: endpoints.keys)
+        request.headers.add(name: "User-Agent", value: "handover")
+        let headers: HTTPHeaders
+        do {
+            let response = try await http.execute(request, timeout: requestTimeout)
+            headers = response.headers
+            _ = try await response.body.collect(upTo: 1 << 20)
+        } catch {
+            throw AppleIDClient.classifyTransport(error, url: endpoints.keys)
+        }
+        return headers.first(name: "Date").flatMap { AppleIDClient.httpDate($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// Transport failures: timeouts and everything else that left no answer, naming the URL

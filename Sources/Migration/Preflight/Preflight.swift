@@ -1,0 +1,286 @@
+import AppleID
+import Crypto
+import Foundation
+import Ledger
+import Logging
+import Projections
+
+/// `handover preflight`: before anything is spent, whether a run can start. Local checks
+/// first (the ledger and its role, the IDs' forms, the key, the input, the disk), then Apple
+/// (its clock, then one access token, recorded as a run records it), then, if asked, one real
+/// call for a user the team controls. Every check gets a line; one that needs what failed
+/// before it is skipped.
+public struct Preflight: Sendable {
+    /// The credentials as given, not yet checked.
+    public struct Credentials: Sendable {
+        public var teamID: String
+        public var clientID: String
+        public var keyID: String
+        public var privateKeyPath: String
+
+        public init(teamID: String, clientID: String, keyID: String, privateKeyPath: String) {
+            self.teamID = teamID
+            self.clientID = clientID
+            self.keyID = keyID
+            self.privateKeyPath = privateKeyPath
+        }
+    }
+
+    public var ledgerDirectory: String
+    public var credentials: Credentials
+    public var endpoints: AppleEndpoints
+    /// The run's input: team A's users CSV, team B's package (with `senderKey`) or bare CSV.
+    public var inputPath: String?
+    public var senderKey: VerifierKey?
+    /// Team A: one user to generate a transfer identifier for, for `target`.
+    public var testUser: String?
+    public var target: String?
+    /// Team B: one transfer identifier to exchange.
+    public var testTransferSub: String?
+    /// The largest difference from Apple's clock taken as in time.
+    public var clockTolerance: TimeInterval = 60
+    /// Disk a run needs per user of its input: its events, their indexes and the key store, twice over.
+    public static let bytesPerUser: Int64 = 4096
+
+    public init(ledgerDirectory: String, credentials: Credentials, endpoints: AppleEndpoints) {
+        self.ledgerDirectory = ledgerDirectory
+        self.credentials = credentials
+        self.endpoints = endpoints
+    }
+
+    /// What Apple answers `invalid_client` for: every credential mistake, with no word of which.
+    static let invalidClientCauses = [
+        "the key ID is not this key's", "the team ID is not the key's team", "the client ID is not an App ID or Services ID of that team",
+        "the key is revoked or not enabled for Sign in with Apple", "the client secret is signed wrongly or has expired",
+    ]
+
+    public func run(logger: Logger) async -> PreflightReport {
+        var report = PreflightReport()
+        let projection = UserProjection()
+        let ledger: Ledger
+        do {
+            ledger = try Ledger.open(at: ledgerDirectory, folders: [projection])
+        } catch {
+            report.add("ledger", .failed, "\(ledgerDirectory): \(ErrorText.describing(error))")
+            report.add("the rest", .skipped, "every other check needs the ledger")
+            return report
+        }
+        defer { ledger.close() }
+        do {
+            try await check(ledger, projection, into: &report, logger: logger)
+        } catch {
+            report.add("ledger", .failed, "writing to \(ledgerDirectory): \(ErrorText.describing(error))")
+        }
+        return report
+    }
+
+    private func check(_ ledger: Ledger, _ projection: UserProjection, into report: inout PreflightReport, logger: Logger) async throws {
+        let identity = try ledger.identity()
+        let window = try projection.read(ledger) { snapshot, _ in try snapshot.window() }
+        report.add("ledger", .passed, "\(ledgerDirectory): team \(identity.teamID)'s, the \(identity.role.rawValue)'s, client IDs \(identity.clientIDs.joined(separator: ", "))")
+
+        // The credentials against the ledger, and their forms.
+        let c = credentials
+        var formsHold = true
+        if c.teamID != identity.teamID || !identity.clientIDs.contains(c.clientID) {
+            report.add("credentials", .failed, "team \(c.teamID), client \(c.clientID) are not this ledger's (team \(identity.teamID), client IDs \(identity.clientIDs.joined(separator: ", "))): the other team's credentials, or the other team's ledger")
+            formsHold = false
+        }
+        var forms: [String] = []
+        if !AppleCredentials.isTenCharacterID(c.teamID) { forms.append("the team ID \"\(c.teamID)\" is not 10 characters of A-Z and 0-9") }
+        if !AppleCredentials.isTenCharacterID(c.keyID) { forms.append("the key ID \"\(c.keyID)\" is not 10 characters of A-Z and 0-9") }
+        if c.clientID.isEmpty || c.clientID.contains(where: \.isWhitespace) { forms.append("the client ID \"\(c.clientID)\" is empty or holds spaces") }
+        if forms.isEmpty {
+            report.add("IDs", .passed, "team ID, key ID and client ID have Apple's forms")
+        } else {
+            report.add("IDs", .failed, forms.joined(separator: "; "))
+            formsHold = false
+        }
+        let fileName = URL(fileURLWithPath: c.privateKeyPath).lastPathComponent
+        let keyIDInName = fileName.hasPrefix("AuthKey_") && fileName.hasSuffix(".p8") ? String(fileName.dropFirst(8).dropLast(3)) : nil
+        var keyNameMatches = true
+        if let keyIDInName, keyIDInName != c.keyID {
+            keyNameMatches = false
+            report.add("key file name", .warning, "\(fileName) is named for key \(keyIDInName), not \(c.keyID): Apple names each .p8 for its key ID; check --key-id")
+        }
+
+        // The key: it parses, and a client secret it signs verifies with its public key.
+        var loaded: AppleCredentials?
+        do {
+            let key = try AppleCredentials.privateKey(at: c.privateKeyPath)
+            let credentials = AppleCredentials(teamID: c.teamID, clientID: c.clientID, keyID: c.keyID, privateKey: key)
+            let secret = try ClientSecretSigner(credentials: credentials).make()
+            let jws = try CompactJWS(secret.token)
+            guard jws.signature.count == 64, let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
+                  key.publicKey.isValidSignature(signature, for: Data(jws.signingInput.utf8)) else {
+                throw AppleIDError(.invalidConfiguration, "a client secret it signed does not verify with its own public key")
+            }
+            report.add("private key", .passed, "\(c.privateKeyPath): a P-256 key; an ES256 client secret it signs (raw 64-byte signature) verifies")
+            if formsHold { loaded = credentials }
+        } catch let error as AppleIDError {
+            report.add("private key", .failed, error.message)
+        } catch {
+            report.add("private key", .failed, "\(c.privateKeyPath): \(ErrorText.describing(error))")
+        }
+
+        // The input, as a run checks it; its size sets the disk a run needs.
+        let users = await checkInput(ledger, identity: identity, into: &report)
+        if let space = DiskSpace(at: ledgerDirectory) {
+            let need = Int64(users ?? 0) * Preflight.bytesPerUser + DiskSpace.nearlyFull
+            let detail = "\(space) at \(ledgerDirectory); " + (users.map { "a run over \($0) users needs about \(DiskSpace.format(need))" } ?? "no input given to size a run by")
+            report.add("disk", space.available >= need ? .passed : .failed, detail + (space.available >= need ? "" : ": free space first"))
+        } else {
+            report.add("disk", .failed, "the free space at \(ledgerDirectory) cannot be read")
+        }
+
+        // The window, as the run's guards see it.
+        let now = Timestamp.now()
+        var transferAccepted = true
+        switch (window, identity.role) {
+        case (let window?, _) where now >= window.deadline:
+            report.add("window", .failed, "closed on \(window.deadline) (\(window.windowDays) days after \(window.acceptedAt)): Apple answers no migration call for this app")
+        case (let window?, _) where now < window.acceptedAt:
+            transferAccepted = false
+            report.add("window", .passed, "opens \(window.acceptedAt), when the transfer is accepted; closes \(window.deadline)")
+        case (let window?, _):
+            report.add("window", .passed, "open: accepted \(window.acceptedAt), closes \(window.deadline), \(window.daysLeft(at: now)) days left")
+        case (nil, .recipient):
+            report.add("window", .warning, "no transfer date recorded: record it with `handover window --accepted-at DATE` once the transfer is accepted, so that runs see the deadline")
+        case (nil, _):
+            report.add("window", .passed, "no transfer date recorded (team A may generate before the transfer)")
+        }
+
+        // Apple: its clock, then one access token.
+        let client = AppleIDClient(endpoints: endpoints, maximumConnections: 1, requestTimeout: .seconds(30))
+        defer { Task { try? await client.shutdown() } }
+        do {
+            if let appleNow = try await client.appleDate() {
+                let skew = Date().timeIntervalSince(appleNow)
+                let detail = String(format: "%+.0f s from Apple's (%@)", skew, endpoints.baseURL)
+                report.add("clock", abs(skew) <= clockTolerance ? .passed : .failed,
+                           detail + (abs(skew) <= clockTolerance ? "" : ": set the clock (NTP); client secrets are dated by it"))
+            } else {
+                report.add("clock", .warning, "\(endpoints.keys) answered without a Date header: the clock is not checked")
+            }
+        } catch let error as AppleIDError {
+            report.add("Apple", .failed, "\(endpoints.baseURL) cannot be reached: \(error.message)")
+            report.add("access token", .skipped, "Apple cannot be reached")
+            return
+        }
+        guard let credentials = loaded else {
+            report.add("access token", .skipped, "the credentials above must hold first")
+            return
+        }
+        if identity.role == .recipient, !transferAccepted {
+            report.add("access token", .skipped, "team B's client ID is team B's only once the transfer is accepted: run preflight again then")
+            return
+        }
+        let ruledOut = ["the IDs have Apple's forms", "the key signs ES256 client secrets that verify"] + (keyNameMatches && keyIDInName != nil ? ["the key ID matches the .p8 file's name"] : [])
+        let session = AppleSession(client: client, credentials: credentials, retryPolicy: RetryPolicy(maximumAttempts: 1), onToken: { outcome in
+            switch outcome {
+            case .issued(let token):
+                let issued = AccessTokenIssued(teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID,
+                                               expiresAt: Timestamp(token.expiresAt), fingerprint: token.fingerprint)
+                _ = try await ledger.append(EventDraft(.accessTokenIssued(issued), occurredAt: Timestamp(token.issuedAt)))
+            case .failed(let error):
+                let failed = AccessTokenFailed(teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID, failure: Failure(error))
+                _ = try await ledger.append(EventDraft(.accessTokenFailed(failed)))
+            }
+        })
+        do {
+            let token = try await session.accessToken()
+            report.add("access token", .passed, "Apple granted one for user.migration (fingerprint \(token.fingerprint), recorded), expiring \(Timestamp(token.expiresAt))")
+        } catch let error as AppleIDError where error.code == .invalidClient || error.code == .invalidGrant {
+            var causes = Preflight.invalidClientCauses
+            if identity.role == .recipient, window == nil { causes.append("the transfer is not accepted yet") }
+            report.add("access token", .refused, "Apple answered \(error.appleError ?? error.code.rawValue)" + (error.appleDescription.map { " (\"\($0)\")" } ?? "")
+                       + ". Apple gives that answer for any of: \(causes.joined(separator: "; ")). Already ruled out here: \(ruledOut.joined(separator: "; ")).")
+            return
+        } catch {
+            report.add("access token", .failed, "no token: \(ErrorText.describing(error))")
+            return
+        }
+
+        // One real call, if asked: recorded as a run of one user.
+        if let testUser {
+            guard identity.role == .sender, let target else {
+                report.add("test user", .failed, identity.role == .sender ? "--test-user needs --target" : "--test-user is team A's; team B tests with --test-transfer-sub")
+                return
+            }
+            await testCall(TransferIDGeneration(targetTeam: target), identifier: testUser, column: "sub", ledger, projection, session: session, credentials: credentials, identity: identity, window: window, into: &report, logger: logger)
+        }
+        if let testTransferSub {
+            guard identity.role == .recipient else {
+                report.add("test transfer", .failed, "--test-transfer-sub is team B's; team A tests with --test-user")
+                return
+            }
+            guard transferAccepted, window.map({ now < $0.deadline }) ?? true else {
+                report.add("test transfer", .skipped, "an exchange needs the window open")
+                return
+            }
+            do {
+                let step = TransferIDExchange(keyStore: try ledger.sealer.requireKeyStore())
+                await testCall(step, identifier: testTransferSub, column: "transfer_sub", ledger, projection, session: session, credentials: credentials, identity: identity, window: window, into: &report, logger: logger)
+            } catch {
+                report.add("test transfer", .failed, ErrorText.describing(error))
+            }
+        }
+    }
+
+    /// Team A's users CSV, or team B's package or CSV, checked as a run checks it: the number of
+    /// users, or nil when there is no input (or it fails).
+    private func checkInput(_ ledger: Ledger, identity: LedgerCreated, into report: inout PreflightReport) async -> Int? {
+        guard let inputPath else {
+            report.add("input", .skipped, "no input given (--users or --transfers)")
+            return nil
+        }
+        let column = identity.role == .sender ? "sub" : "transfer_sub"
+        if HandoffPackage.isPackage(inputPath) {
+            guard identity.role == .recipient, let senderKey else {
+                report.add("input", .failed, identity.role == .recipient ? "\(inputPath) is a signed package: pass the sender's key with --sender-key" : "\(inputPath) is a handoff package, which team B reads")
+                return nil
+            }
+            do {
+                let verified = try await HandoffAcceptance(ledger: ledger, package: HandoffPackage(path: inputPath), senderKey: senderKey).accept(record: false)
+                report.add("input", .passed, "\(inputPath): team \(verified.manifest.senderTeam)'s package \(verified.manifest.package), signed and consistent, \(verified.users.users.count) users")
+                return verified.users.users.count
+            } catch {
+                report.add("input", .failed, "\(inputPath): \(ErrorText.describing(error))")
+                return nil
+            }
+        }
+        do {
+            let list = try UserList(path: inputPath, keyColumn: column)
+            report.add("input", list.warnings.isEmpty ? .passed : .warning, "\(inputPath): \(list.users.count) users" + (list.warnings.isEmpty ? "" : "; " + list.warnings.joined(separator: "; ")))
+            return list.users.count
+        } catch {
+            report.add("input", .failed, "\(inputPath): \(ErrorText.describing(error))")
+            return nil
+        }
+    }
+
+    /// One user through `step`, as a run of one: recorded, and its outcome a line.
+    private func testCall(_ step: any MigrationStep, identifier: String, column: String, _ ledger: Ledger, _ projection: UserProjection, session: AppleSession,
+                          credentials: AppleCredentials, identity: LedgerCreated, window: TransferWindow?, into report: inout PreflightReport, logger: Logger) async {
+        let name = column == "sub" ? "test user" : "test transfer"
+        do {
+            try RunGuards(identity: identity, window: window).check(step: step, teamID: credentials.teamID, clientID: credentials.clientID, now: .now(), force: false)
+            let users = try UserList(bytes: Array("\(column)\n\(CSVField.quoted(identifier))\n".utf8), path: "preflight --\(column == "sub" ? "test-user" : "test-transfer-sub")", keyColumn: column)
+            var options = MigrationRun.Options()
+            options.concurrency = 1
+            options.breaker = nil
+            let run = MigrationRun(ledger: ledger, projection: projection, step: step, users: users, options: options, logger: logger)
+            let summary = try await run.run(client: session.client, credentials: credentials, retryPolicy: RetryPolicy(maximumAttempts: 2))
+            if summary.succeeded + summary.alreadyDone + summary.doneBySignIn == 1 {
+                report.add(name, .passed, "\(identifier): Apple answered (\(summary.alreadyDone == 1 ? "done before; nothing called" : "recorded as run \(summary.runID ?? "")"))")
+            } else if let stop = summary.stoppedBy {
+                report.add(name, .refused, "\(identifier): \(stop.message)")
+            } else {
+                let classes = summary.failuresByClass.keys.sorted().joined(separator: ", ")
+                report.add(name, .refused, "\(identifier): Apple refused (\(classes.isEmpty ? "not attempted" : classes)); see `handover query user \(identifier)`")
+            }
+        } catch {
+            report.add(name, .failed, "\(identifier): \(ErrorText.describing(error))")
+        }
+    }
+}
