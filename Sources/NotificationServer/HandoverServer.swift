@@ -81,8 +81,14 @@ public struct HandoverServer: Sendable {
             }
         }
         router.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.prometheusText())))
+            do {
+                try metrics.updateLedgerFigures(intake.ledger, projection: intake.projection)
+            } catch {
+                // The counters are still worth serving; the ledger's figures keep their last values.
+                logger.error("metrics: the ledger's figures cannot be read", metadata: ["error": "\(error)"])
+            }
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.prometheusText())))
         }
         return router
     }

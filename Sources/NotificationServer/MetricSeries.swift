@@ -16,6 +16,19 @@ struct CounterSeries: Sendable {
     }
 }
 
+/// A gauge family of `/metrics`: name, label names and help text.
+struct GaugeSeries: Sendable {
+    let name: String
+    let labelNames: [String]
+    let help: String
+
+    /// This family's gauge for `values` on `registry`, made with the family's help text the first time.
+    func gauge(in registry: PrometheusCollectorRegistry, _ values: [String] = []) -> Gauge {
+        precondition(values.count == labelNames.count, "\(name) takes \(labelNames.count) label value(s), not \(values.count)")
+        return registry.makeGauge(descriptor: MetricNameDescriptor(wholeName: name, help: help), labels: Array(zip(labelNames, values)))
+    }
+}
+
 /// A histogram family of durations, without labels: name, help text and bucket bounds.
 struct DurationHistogramSeries: Sendable {
     let name: String

@@ -41,6 +41,22 @@ enum ServeSeries {
         help: "Seconds the ledger took to make a delivery's event durable (or to find it already recorded).",
         bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5])
 
+    static let windowLeft = GaugeSeries(
+        name: "handover_window_left_seconds", labelNames: [],
+        help: "Seconds left before Apple stops answering migration calls (0 once the window has closed; divide by 86400 for days); absent while no transfer date is recorded.")
+
+    static let windowClosesAt = GaugeSeries(
+        name: "handover_window_closes_timestamp_seconds", labelNames: [],
+        help: "When the 60-day window closes, seconds since 1970; absent while no transfer date is recorded.")
+
+    static let users = GaugeSeries(
+        name: "handover_users", labelNames: ["state"],
+        help: "Users in the ledger by state (migrated, pending, failed, transfer-id-generated, unmatched), counted at most every few minutes.")
+
+    static let diskFreeBytes = GaugeSeries(
+        name: "handover_ledger_disk_free_bytes", labelNames: [],
+        help: "Bytes an unprivileged writer may still use on the filesystem holding the ledger.")
+
     /// Every counter family.
     static let counters = [eventsRecorded, rejections, rejectionsSuppressed, deliveriesDuplicate, usersErased, httpResponses]
 }

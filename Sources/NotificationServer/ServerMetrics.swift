@@ -1,6 +1,7 @@
 import AppleID
 import Intake
 import Ledger
+import Projections
 import Prometheus
 import Synchronization
 
@@ -10,11 +11,13 @@ import Synchronization
 public final class ServerMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let appendLatency: DurationHistogram
+    private let ledgerFigures: LedgerGauges
     /// What the server's own summary line reads back: events by type, suppressed refusals by route, erasures.
     private let counts = Mutex<(events: [EventType: Int], suppressed: [String: Int], erasures: Int)>(([:], [:], 0))
 
     public init() {
         appendLatency = ServeSeries.appendSeconds.histogram(in: registry)
+        ledgerFigures = LedgerGauges(registry: registry)
         // Every series that can be zero is made now, so it is exposed from the start.
         for series in ServeSeries.counters {
             for values in series.initialValues { _ = series.counter(in: registry, values) }
@@ -72,6 +75,12 @@ public final class ServerMetrics: Sendable {
 
     /// Refusals over the flood guard's budget (answered 429, not recorded one by one), by route.
     public func suppressed(route: String) -> Int { counts.withLock { $0.suppressed[route] ?? 0 } }
+
+    /// Reads the ledger's figures for the deadline (the window, users by state, free disk)
+    /// into their gauges, before a scrape.
+    public func updateLedgerFigures(_ ledger: Ledger, projection: UserProjection) throws {
+        try ledgerFigures.update(ledger: ledger, projection: projection)
+    }
 
     /// The Prometheus text exposition (format 0.0.4).
     public func prometheusText() -> String { registry.emitToString() }

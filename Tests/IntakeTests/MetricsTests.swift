@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import Intake
 import Ledger
+import Projections
 import NotificationServer
 import TestSupport
 import Testing
@@ -13,7 +14,7 @@ struct MetricsTests {
     static let documented = [
         "handover_events_recorded_total", "handover_rejections_total", "handover_rejections_suppressed_total",
         "handover_deliveries_duplicate_total", "handover_users_erased_total", "handover_http_responses_total",
-        "handover_append_seconds",
+        "handover_append_seconds", "handover_users", "handover_ledger_disk_free_bytes", "handover_window_left_seconds", "handover_window_closes_timestamp_seconds",
     ]
 
     @Test("promtool check metrics finds no problem in /metrics after notifications of every kind, a sign-in report, refusals and a flood; every series has help text")
@@ -23,6 +24,7 @@ struct MetricsTests {
             return
         }
         let f = try await IntakeFixture()
+        try await WindowRecorder(ledger: f.ledger, projection: f.intake.projection).record(acceptedAt: .now().adding(days: -50), correcting: false)
         let configuration = ServeConfiguration(port: 0, signInSecret: try SignInSecret(secret: ServerTests.secret), rejectionBudget: 2)
         let server = try await RunningHandoverServer(HandoverServer(intake: f.intake, configuration: configuration, logger: IntakeFixture.quiet))
         let metrics: String
@@ -56,6 +58,12 @@ struct MetricsTests {
             #expect(!metrics.contains("handover_rejections_suppressed_total{route=\"\(route)\"} 0\n"), "no suppressed \(route) counted:\n\(metrics)")
         }
         #expect(metrics.contains("handover_users_erased_total 1\n"), "\(metrics)")
+        // The deadline in view: 10 days left, the users as the ledger holds them.
+        let left = metrics.split(separator: "\n").first { $0.hasPrefix("handover_window_left_seconds ") }.flatMap { Double($0.split(separator: " ")[1]) }
+        #expect(left.map { (9 * 86_400...10 * 86_400).contains($0) } == true, "\(metrics)")
+        for state in ["migrated", "pending", "failed", "unmatched", "transfer-id-generated"] {
+            #expect(metrics.contains("handover_users{state=\"\(state)\"}"), "\(state) missing:\n\(metrics)")
+        }
         #expect(metrics.contains("handover_http_responses_total{route=\"sign-ins\",status=\"401\"} 1\n"), "\(metrics)")
     }
 

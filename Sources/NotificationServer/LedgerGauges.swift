@@ -1,0 +1,57 @@
+import Foundation
+import Ledger
+import Projections
+import Prometheus
+import Synchronization
+
+/// The ledger's figures `/metrics` shows so that the deadline is in view: time left in the
+/// window and when it closes, users by state, free bytes on the ledger's disk. Read at each
+/// scrape, except users by state: one pass over the projections, made again at most every
+/// `refresh` (the states change slowly, and a pass over 10 million users is seconds).
+final class LedgerGauges: Sendable {
+    private let registry: PrometheusCollectorRegistry
+    private let refresh: Duration
+    private let counted = Mutex<(at: ContinuousClock.Instant, gauges: [String: Gauge])?>(nil)
+    private let window = Mutex<(left: Gauge, closesAt: Gauge)?>(nil)
+    private let diskFree: Gauge
+
+    init(registry: PrometheusCollectorRegistry, refresh: Duration = .seconds(300)) {
+        self.registry = registry
+        self.refresh = refresh
+        diskFree = ServeSeries.diskFreeBytes.gauge(in: registry)
+    }
+
+    /// Reads the figures of `ledger` (with its `projection`) into their gauges.
+    func update(ledger: Ledger, projection: UserProjection, now: Timestamp = .now()) throws {
+        if let space = DiskSpace(at: ledger.directory) { diskFree.set(space.available) }
+        let due = counted.withLock { $0.map { ContinuousClock.now - $0.at >= refresh } ?? true }
+        let (transferWindow, states): (TransferWindow?, [String: Int]?) = try projection.read(ledger) { snapshot, _ in
+            var states: [String: Int]?
+            if due {
+                var counts = Dictionary(uniqueKeysWithValues: UserStatus.allCases.map { ($0.name, 0) })
+                try snapshot.forEachUser { counts[$0.status.name, default: 0] += 1 }
+                states = counts
+            }
+            return (try snapshot.window(), states)
+        }
+        if let transferWindow {
+            let gauges = window.withLock { gauges in
+                if gauges == nil { gauges = (ServeSeries.windowLeft.gauge(in: registry), ServeSeries.windowClosesAt.gauge(in: registry)) }
+                return gauges!
+            }
+            gauges.left.set(Double(max(0, transferWindow.deadline.microseconds - now.microseconds)) / 1e6)
+            gauges.closesAt.set(Double(transferWindow.deadline.microseconds) / 1e6)
+        }
+        if let states {
+            counted.withLock { counted in
+                var gauges = counted?.gauges ?? [:]
+                for (state, count) in states {
+                    let gauge = gauges[state] ?? ServeSeries.users.gauge(in: registry, [state])
+                    gauge.set(Int64(count))
+                    gauges[state] = gauge
+                }
+                counted = (ContinuousClock.now, gauges)
+            }
+        }
+    }
+}
