@@ -63,6 +63,7 @@ struct AuditorCopyTests {
             commands.append(["window", "--format", format])
         }
         commands.append(["report", "--as-of", "2099-01-01", "--format", "json"])
+        commands.append(["status", "--format", "json"])
         commands.append(["prove", "5", "--checkpoint", checkpoint])
         commands.append(["prove", "9"])
         commands.append(["checkpoint", "--public-key"])
@@ -76,7 +77,7 @@ struct AuditorCopyTests {
         let before = try fileStates(files)
         for command in readCommands(checkpoint: checkpoint) {
             let expected = try handover(command + ["--ledger", original])
-            #expect(expected.status == 0, "\(command) on the original: \(expected.err)")
+            #expect(expected.status == 0 || command.first == "status", "\(command) on the original: \(expected.err)")
             let got = try run(command + ["--ledger", copy])
             #expect(got.status == expected.status && got.out == expected.out, "\(command.joined(separator: " ")) on the copy: status \(got.status), \(got.err)")
         }
