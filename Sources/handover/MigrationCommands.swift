@@ -101,7 +101,9 @@ func runMigration(_ kind: MigrationJob.Kind, input: String, ledger: LedgerOption
     }
     // Said once, on its own line, whether or not a terminal shows the progress line.
     job.options.onNotice = { text in FileHandle.standardError.write(Data(((onTerminal ? "\r\u{1B}[K" : "") + "handover: " + text + "\n").utf8)) }
-    let logger = Logger(label: "handover")
+    // The run's stop is said by the summary and the last line; the log keeps warnings only.
+    var logger = Logger(label: "handover")
+    logger.logLevel = .warning
     let summary: RunSummary
     do {
         summary = try await InterruptSignals.forwarding(to: interruption, grace: run.grace) {

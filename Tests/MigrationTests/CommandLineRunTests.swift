@@ -141,10 +141,46 @@ struct CommandLineRunTests {
                                             "--apple-base-url", url] + credentials("AAAA111111", "WRONGKEY01", key))
         #expect(r.status == 3, "\(r.out) \(r.err)")
         #expect(r.err.contains("key ID") && r.err.contains("team ID") && r.err.contains("client ID"), "\(r.err)")
+        #expect(r.err.components(separatedBy: "Apple refused the credentials").count == 2, "said once, not once per worker: \(r.err)")
         let ok = try runProduct("handover", ["generate", "--ledger", ledger, "--users", users, "--target", "BBBB222222", "--out", dir.sub("out.csv"),
                                              "--apple-base-url", url, "--format", "json"] + credentials("AAAA111111", "KEYA111111", key))
         #expect(ok.status == 0, "\(ok.err)")
         #expect(ok.out.contains("\"succeeded\":2"))
+    }
+
+    @Test("missing credentials are named all at once, exit 2")
+    func missingCredentials() throws {
+        let r = try runProduct("handover", ["generate", "--ledger", dir.sub("a"), "--users", dir.sub("users.csv"), "--target", "BBBB222222", "--out", dir.sub("out.csv")],
+                               unsetting: ["APPLE_TEAM_ID", "APPLE_CLIENT_ID", "APPLE_KEY_ID", "APPLE_PRIVATE_KEY_PATH"])
+        #expect(r.status == 2, "\(r.err)")
+        for option in ["--team-id", "--client-id", "--key-id", "--private-key"] { #expect(r.err.contains(option), "\(option) not named: \(r.err)") }
+    }
+
+    @Test("nothing listening at Apple's address: standard error names the address and the refusal once, Ctrl-C stops the run within its grace period with exit 130, and no user is failed")
+    func nothingListeningThenInterrupted() async throws {
+        let key = try register("AAAA111111", "KEYA111111")
+        let ledger = dir.sub("a")
+        #expect(try runProduct("handover", ["init", "--ledger", ledger, "--team-id", "AAAA111111", "--client-id", "com.example.app", "--role", "sender"]).status == 0)
+        let users = dir.sub("users.csv")
+        try Data(("sub\n" + (0..<50).map { "000.u.\($0)\n" }.joined()).utf8).write(to: URL(fileURLWithPath: users))
+        // Port 9 (discard) on loopback: nothing listens there in a test machine.
+        let run = try RunningProduct("handover", ["generate", "--ledger", ledger, "--users", users, "--target", "BBBB222222", "--out", dir.sub("out.csv"),
+                                                  "--apple-base-url", "http://127.0.0.1:9", "--grace", "2"] + credentials("AAAA111111", "KEYA111111", key))
+        var waited = 0
+        while !run.errorOutput.contains("Apple unavailable"), run.isRunning, waited < 600 {
+            try await Task.sleep(for: .milliseconds(100))
+            waited += 1
+        }
+        try #require(run.errorOutput.contains("Apple unavailable"), "no word of Apple unavailable: \(run.errorOutput)")
+        let interrupted = ContinuousClock.now
+        run.signal(SIGINT)
+        let ended = run.wait()
+        // The grace period is 2 s; nothing in flight may hold the run for a request's timeout (30 s).
+        #expect(ContinuousClock.now - interrupted < .seconds(20), "stopped \(ContinuousClock.now - interrupted) after Ctrl-C")
+        #expect(ended.status == 130, "\(ended.out) \(ended.err)")
+        #expect(ended.err.components(separatedBy: "Apple unavailable").count == 2 && ended.err.contains("127.0.0.1:9") && ended.err.lowercased().contains("refused"), "\(ended.err)")
+        let failures = try runProduct("handover", ["query", "failures", "--ledger", ledger, "--format", "json"])
+        #expect([0, 1].contains(failures.status) && failures.out.trimmingCharacters(in: .whitespacesAndNewlines) == "[]", "\(failures.out) \(failures.err)")
     }
 
     /// Runs a Python script with arguments.

@@ -56,6 +56,9 @@ public final class RunningProduct: Sendable {
     /// What it has printed so far on standard output.
     public var output: String { String(decoding: printed.withLock { $0.out }, as: UTF8.self) }
 
+    /// What it has printed so far on standard error.
+    public var errorOutput: String { String(decoding: printed.withLock { $0.err }, as: UTF8.self) }
+
     /// Waits for it to end: its exit status (or the signal that ended it), whether a signal
     /// did, and all it printed.
     @discardableResult

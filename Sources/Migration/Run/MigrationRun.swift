@@ -231,17 +231,17 @@ public struct MigrationRun: Sendable {
             // The pace was halted by an interruption while this user waited for Apple.
             return nil
         } catch let stop as ApplePaceStop {
-            if progress.stop(.pace(stop)) { logger.error("run stopped: \(stop)") }
+            if progress.stop(.pace(stop)) { logger.notice("run stopped: \(stop)") }
             return nil
         } catch let error as AppleIDError {
             if error.stopsRun {
-                if progress.stop(.credentialsRefused(error)) { logger.error("run stopped: Apple refused the credentials", metadata: ["error": "\(error)"]) }
+                if progress.stop(.credentialsRefused(error)) { logger.notice("run stopped: Apple refused the credentials", metadata: ["error": "\(error)"]) }
                 return nil
             }
             let failure = Failure(error)
             if let trip = breaker?.record(error.isTransient ? nil : failure.kind.rawValue, message: error.message) {
                 let stop = RunStop.breaker(trip, command: step.command)
-                if progress.stop(stop) { logger.error("run stopped: \(stop.failure.message)") }
+                if progress.stop(stop) { logger.notice("run stopped: \(stop.failure.message)") }
             }
             return (step.failureEvent(user, failure: failure, runID: runID), .failed(class: failure.kind.rawValue))
         }
