@@ -80,6 +80,9 @@ public struct RetryPolicy: Sendable {
                     // Apple is unavailable: the pace holds the next attempt until it answers again.
                     onRetry(error, attempt)
                 }
+            } catch {
+                pace.abandoned(admission)
+                throw error
             }
         }
     }

@@ -37,6 +37,9 @@ struct RunOptions: ParsableArguments {
     @Option(name: .customLong("max-rate"), help: ArgumentHelp("Calls to Apple a second at most (default: as fast as Apple answers).", valueName: "calls"))
     var maxRate: Double?
 
+    @Option(name: .customLong("metrics-file"), help: ArgumentHelp("Keep the run's progress in Prometheus text format in this file (for node_exporter's textfile collector), rewritten every 5 s and at the end.", valueName: "file"))
+    var metricsFile: String?
+
     @Option(help: ArgumentHelp("Stop the run (exit 3) when one refusal answers this share of the first 200 calls or of any 500 in a row: a percentage, or off.", valueName: "N%|off"))
     var breaker: BreakerThreshold = .percent(95)
 
@@ -95,6 +98,7 @@ func runMigration(_ kind: MigrationJob.Kind, input: String, ledger: LedgerOption
     job.options.grace = .milliseconds(Int64((run.grace * 1000).rounded()))
     job.options.pace = run.pace
     job.options.breaker = run.breaker.settings
+    job.options.metricsFile = run.dryRun ? nil : run.metricsFile
     let onTerminal = isatty(STDERR_FILENO) == 1
     if onTerminal {
         job.options.onProgress = { line in FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8)) }

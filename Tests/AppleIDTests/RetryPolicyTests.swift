@@ -20,7 +20,7 @@ struct RetryPolicyTests {
     /// A pace that never finds Apple unavailable (as when other calls are answered), or one
     /// whose outage sets in after `outageAfter` failures, probes every few milliseconds and
     /// gives up after `limit`.
-    static func pace(outageAfter: Int = 1_000, limit: Duration = .seconds(60), retryAfterCeiling: Duration = .seconds(60)) -> ApplePace {
+    static func pace(outageAfter: Int = 1_000, limit: Duration = .seconds(3_600), retryAfterCeiling: Duration = .seconds(60)) -> ApplePace {
         var settings = ApplePace.Settings()
         settings.failuresForOutage = outageAfter
         settings.firstProbeInterval = .milliseconds(5)

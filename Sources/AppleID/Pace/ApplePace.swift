@@ -231,6 +231,13 @@ public final class ApplePace: Sendable {
         return counts
     }
 
+    /// The call let through by `admission` ended without an answer or a failure of Apple's (it
+    /// was cancelled, or what it prepared failed here): a probe's place goes to the next caller.
+    public func abandoned(_ admission: Admission) {
+        guard admission.isProbe else { return }
+        state.withLock { s in s.outage?.probeInFlight = false }
+    }
+
     /// Ends every wait at once: ``admit()`` throws `CancellationError` from now on (a run
     /// interrupted takes no new call).
     public func halt() { state.withLock { $0.halted = true } }

@@ -35,6 +35,9 @@ public struct MigrationRun: Sendable {
         /// Hears what the run says once, whatever the terminal: Apple unavailable and why, Apple
         /// answering again, the reason it stopped.
         public var onNotice: (@Sendable (String) -> Void)?
+        /// Where to keep the run's progress in Prometheus text format (for node_exporter's
+        /// textfile collector), rewritten every few seconds and at the end.
+        public var metricsFile: String?
 
         public init() {}
     }
@@ -140,6 +143,21 @@ public struct MigrationRun: Sendable {
             },
             onRetry: { _ in progress.retried() })
 
+        let metricsFile = options.metricsFile.map { RunMetricsFile(path: $0, command: step.command) }
+        let metricsWriter = metricsFile.map { file in
+            Task { [logger] in
+                var warned = false
+                while !Task.isCancelled {
+                    do { try file.write(file.text(progress.snapshot, total: progress.total, apple: pace.status, exitStatus: nil)) } catch {
+                        if !warned { logger.warning("\(error)") }
+                        warned = true
+                    }
+                    // Cancellation is expected: the loop ends on it.
+                    try? await Task.sleep(for: .seconds(5))
+                }
+            }
+        }
+        defer { metricsWriter?.cancel() }
         let queue = WorkQueue(users: plan.pending, chunk: options.preparationChunk, step: step)
         let reporter = options.onProgress.map { report in
             Task {
@@ -208,6 +226,13 @@ public struct MigrationRun: Sendable {
         if let path = options.outputPath {
             summary.outputRows = try writeOutput(to: path)
             summary.outputPath = path
+        }
+        metricsWriter?.cancel()
+        await metricsWriter?.value
+        if let metricsFile {
+            do { try metricsFile.write(metricsFile.text(progress.snapshot, total: progress.total, apple: pace.status, exitStatus: summary.exitStatus)) } catch {
+                logger.warning("\(error)")
+            }
         }
         return summary
     }

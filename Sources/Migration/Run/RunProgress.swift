@@ -6,7 +6,8 @@ import Synchronization
 /// Live counts of a run, shared by its workers, the error that stops it, and the progress
 /// line drawn from them on a terminal: done/total, rate, ETA, failures.
 public final class RunProgress: Sendable {
-    private struct Counts {
+    /// The counts so far.
+    struct Counts {
         var succeeded = 0
         var failed = 0
         var retries = 0
@@ -17,7 +18,8 @@ public final class RunProgress: Sendable {
     }
 
     private let counts = Mutex(Counts())
-    private let total: Int
+    /// Users the run attempts.
+    let total: Int
     private let started = ContinuousClock.now
     private let pace: ApplePace?
 
@@ -57,6 +59,8 @@ public final class RunProgress: Sendable {
         }
     }
     var stopReason: RunStop? { counts.withLock { $0.stopReason } }
+    /// The counts now.
+    var snapshot: Counts { counts.withLock { $0 } }
 
     func fill(_ summary: inout RunSummary) {
         counts.withLock { c in
