@@ -16,6 +16,14 @@ struct ExchangeBenchCommand: AsyncParsableCommand {
     @Option(name: .customLong("latency-ms"), help: "Latency the stand-in adds to every answer.") var latency = 20
     @Option(help: "Users in flight at once.") var concurrency = 64
     @Option(help: "Scratch directory (emptied first).") var directory = "/tmp/handover-bench-exchange"
+    @Option(name: .customLong("outage"), help: ArgumentHelp("An outage of the stand-in, as `handover simulator serve --outage` takes it (repeat).", valueName: "CALLS:SECONDS:ANSWER[:RETRY_AFTER]"))
+    var outages: [String] = []
+
+    func validate() throws {
+        for outage in outages where SimulatedOutage(argument: outage) == nil {
+            throw ValidationError("--outage \(outage): expected CALLS:SECONDS:ANSWER[:RETRY_AFTER], ANSWER 429, a 5xx status or drop")
+        }
+    }
 
     func run() async throws {
         // A bench's earlier directory, if any: there may be none.
@@ -27,6 +35,7 @@ struct ExchangeBenchCommand: AsyncParsableCommand {
         let b = try apple.registerTeam("BBBB222222", clientIDs: [clientID], keyID: "KEYB222222")
         var faults = FaultInjection()
         faults.latencyMilliseconds = latency
+        faults.outages = outages.compactMap(SimulatedOutage.init(argument:))
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
         let server = try SimulatorServer(directory: apple, rules: .init(), faults: faults, logger: logger)
@@ -58,6 +67,11 @@ struct ExchangeBenchCommand: AsyncParsableCommand {
         print("Exchange benchmark: \(users) users, concurrency \(concurrency), \(latency) ms injected latency, Apple stand-in over loopback")
         print(String(format: "exchange users/s (each durably recorded)   %9.0f   bound %6.0f   ratio %.2f   (target >= 0.80)", rate, bound, rate / bound))
         print("  succeeded \(summary.succeeded), failed \(summary.failed), exchanged events in the ledger \(recorded), \(String(format: "%.2f", summary.durationSeconds)) s, output rows \(summary.outputRows)")
+        if let unavailable = summary.appleUnavailable {
+            let calls = server.outages.calls
+            print("  Apple unavailable: \(unavailable.pauses) pauses, \(Duration.milliseconds(unavailable.pausedMilliseconds).spoken) waited, \(unavailable.callsRefused) calls refused; "
+                  + "calls during each outage: " + (0..<faults.outages.count).map { i in "\(calls.filter { $0.outage == i }.count)" }.joined(separator: ", "))
+        }
         guard recorded == users, summary.succeeded == users else { throw ValidationError("not every user was exchanged and recorded") }
     }
 }

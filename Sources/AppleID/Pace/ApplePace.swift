@@ -69,6 +69,8 @@ public final class ApplePace: Sendable {
         let isProbe: Bool
         /// Whether Apple was unavailable when the call was let through.
         let duringOutage: Bool
+        /// When it was let through.
+        let at: ContinuousClock.Instant
     }
 
     private struct Outage {
@@ -146,9 +148,9 @@ public final class ApplePace: Sendable {
             if now < outage.nextProbeAt { return .wait(outage.nextProbeAt - now) }
             outage.probeInFlight = true
             s.outage = outage
-            return .go(Admission(isProbe: true, duringOutage: true))
+            return .go(Admission(isProbe: true, duringOutage: true, at: now))
         }
-        let admission = Admission(isProbe: false, duringOutage: false)
+        let admission = Admission(isProbe: false, duringOutage: false, at: now)
         s.rate.count(at: now)
         if let limit = [s.rateLimit, settings.maximumRate].compactMap({ $0 }).min() {
             let slot = max(now, s.nextSlot)
@@ -164,7 +166,8 @@ public final class ApplePace: Sendable {
     }
 
     /// Apple answered the call (with success or a refusal of this user alone): an outage ends,
-    /// and the rate rises by one call a second.
+    /// unless the call was sent before it began (an answer already on its way then says nothing
+    /// of Apple now), and the rate rises by one call a second.
     public func answered(_ admission: Admission) {
         let ended: Duration? = state.withLock { s in
             s.failuresInARow = 0
@@ -172,7 +175,7 @@ public final class ApplePace: Sendable {
                 let raised = limit + 1
                 s.rateLimit = raised >= s.rate.peak * 2 ? nil : raised
             }
-            guard let outage = s.outage else { return nil }
+            guard let outage = s.outage, admission.at >= outage.since else { return nil }
             s.outage = nil
             let lasted = ContinuousClock.now - outage.since
             s.pauses.total += lasted

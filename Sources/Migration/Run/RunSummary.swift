@@ -102,7 +102,7 @@ public struct RunSummary: Sendable {
         if tokensIssued > 0 { lines.append("  access tokens obtained: \(tokensIssued)") }
         if let appleUnavailable, appleUnavailable.callsRefused > 0 {
             let paused = Duration.milliseconds(appleUnavailable.pausedMilliseconds).spoken
-            lines.append("  Apple unavailable: \(appleUnavailable.callsRefused) calls refused or unanswered, \(appleUnavailable.pauses) pauses, \(paused) waited; no user failed for it")
+            lines.append("  Apple unavailable: \(appleUnavailable.pauses) pauses, \(paused) waited; \(appleUnavailable.callsRefused) calls refused or unanswered, retried or held")
         }
         if let stoppedBy { lines.append("  STOPPED: \(InertText.forScreen(stoppedBy.message))") }
         if let interrupted {
