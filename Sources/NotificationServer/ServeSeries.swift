@@ -2,8 +2,8 @@ import AppleID
 import Ledger
 
 /// Every series family `GET /metrics` exposes, each declared once: its name, label names and
-/// help text, and the label values exposed (at zero) from the start. The README's metrics
-/// section lists the same families.
+/// help text, and the label values exposed (at zero) from the start. docs/serve.md lists
+/// the same families.
 enum ServeSeries {
     /// The routes whose refusals the flood guard counts.
     static let routes = ["notifications", "sign-ins"]

@@ -2,7 +2,7 @@ import ArgumentParser
 import Ledger
 import Migration
 
-/// `handover handoff`: the signed halves of a transfer (README.md, "Both halves").
+/// `handover handoff`: the signed halves of a transfer (docs/migrating.md, "Both halves").
 struct HandoffCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handoff", abstract: "Team A: issue signed handoff packages and confirm team B's receipts.",

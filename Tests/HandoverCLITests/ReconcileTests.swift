@@ -43,7 +43,7 @@ struct ReconcileTests {
             if let t = user["transfer_sub"]?.stringValue { recipientUsers[t] = user }
         }
 
-        // The join, by the rules README.md ("Both halves") gives.
+        // The join, by the rules docs/migrating.md ("Both halves") gives.
         var expected: [String: [String: String]] = [:]
         for t in Set(senderUsers.keys).union(recipientUsers.keys) {
             let a = senderUsers[t], b = recipientUsers[t]

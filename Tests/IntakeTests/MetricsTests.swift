@@ -10,7 +10,7 @@ import Testing
 
 @Suite("serve's /metrics")
 struct MetricsTests {
-    /// Every series family the README documents.
+    /// Every series family docs/serve.md documents.
     static let documented = [
         "handover_events_recorded_total", "handover_rejections_total", "handover_rejections_suppressed_total",
         "handover_deliveries_duplicate_total", "handover_users_erased_total", "handover_http_responses_total",

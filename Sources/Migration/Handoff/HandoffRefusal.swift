@@ -1,7 +1,7 @@
 import Ledger
 
-/// Why a handoff package or a receipt was refused: one reason per check (README.md, "Both
-/// halves"), and what was found. Nothing is sent to Apple after one; the command exits 2.
+/// Why a handoff package or a receipt was refused: one reason per check (docs/migrating.md,
+/// "Both halves"), and what was found. Nothing is sent to Apple after one; the command exits 2.
 public struct HandoffRefusal: Error, Sendable, CustomStringConvertible, ExitStatusDeciding {
     /// The check that failed, as recorded in "handoff refused" events.
     public struct Reason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

@@ -148,7 +148,7 @@ public struct HandoffReceived: Hashable, Sendable {
 
 /// Body of "handoff refused" (team B): a handoff package failed a check; nothing was sent to Apple.
 public struct HandoffRefused: Hashable, Sendable {
-    /// The check that failed (`rows-digest`, `wrong-target`, ...; README, "Both halves").
+    /// The check that failed (`rows-digest`, `wrong-target`, ...; docs/migrating.md, "Both halves").
     public var reason: String
     /// What was found, in words; text from the package is kept as read.
     public var detail: String
