@@ -21,6 +21,13 @@ final class AppleFixture: Sendable {
     let recipient: AppleCredentials
     let logger: Logger
 
+    /// The stand-in's rules with `fraction` of the users (by a hash of their identifier) having revoked consent.
+    static func revoking(_ fraction: Double) -> SimulatedApple.Rules {
+        var rules = SimulatedApple.Rules()
+        rules.revokedFraction = fraction
+        return rules
+    }
+
     /// Starts a stand-in with `rules` and `faults`; `setUp` runs before it reads its directory.
     static func start(rules: SimulatedApple.Rules = .init(), faults: FaultInjection = .init(), in dir: TemporaryDirectory,
                       setUp: (SimulatorDirectory) throws -> Void = { _ in }) async throws -> AppleFixture {

@@ -31,9 +31,7 @@ struct AppleOutageTests {
 
     @Test("every call refused with invalid_request: the breaker stops generate over 2,000 users after at most 250 calls, exit 3, naming the class and the likely causes")
     func breakerStopsABurnedList() async throws {
-        var rules = SimulatedApple.Rules()
-        rules.revokedFraction = 1
-        let fixture = try await AppleFixture.start(rules: rules, in: dir)
+        let fixture = try await AppleFixture.start(rules: AppleFixture.revoking(1), in: dir)
         let a = try await fixture.ledger(.sender)
         var job = fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(2_000), output: fixture.path + "/out.csv")
         job.options.concurrency = 16
@@ -54,14 +52,12 @@ struct AppleOutageTests {
 
     @Test("a third of the users revoked: the breaker stays quiet, the run finishes with exactly those users failed")
     func breakerSparesAnOrdinaryList() async throws {
-        var rules = SimulatedApple.Rules()
-        rules.revokedFraction = 1.0 / 3
-        let fixture = try await AppleFixture.start(rules: rules, in: dir)
+        let fixture = try await AppleFixture.start(rules: AppleFixture.revoking(1.0 / 3), in: dir)
         let a = try await fixture.ledger(.sender)
         var job = fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(2_000), output: fixture.path + "/out.csv")
         job.options.concurrency = 16
         let summary = try await job.execute(logger: fixture.logger)
-        let apple = try SimulatedApple(directory: fixture.apple, rules: rules)
+        let apple = try SimulatedApple(directory: fixture.apple, rules: AppleFixture.revoking(1.0 / 3))
         let revoked = Set((0..<2_000).map(AppleFixture.sub).filter(apple.hasRevoked))
         let failed = Set(try AppleFixture.events(.transferIDGenerationFailed, in: a).compactMap(\.identifiers.senderSub))
         #expect(summary.stoppedBy == nil && summary.exitStatus == .failed, "\(summary.text)")

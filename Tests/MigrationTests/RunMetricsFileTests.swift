@@ -12,9 +12,7 @@ struct RunMetricsFileTests {
 
     @Test("after a run the file holds its outcome: users by outcome equal the summary's, finished 1, the exit status; promtool check metrics finds no problem")
     func finalFile() async throws {
-        var rules = SimulatedApple.Rules()
-        rules.revokedFraction = 0.2
-        let fixture = try await AppleFixture.start(rules: rules, in: dir)
+        let fixture = try await AppleFixture.start(rules: AppleFixture.revoking(0.2), in: dir)
         let a = try await fixture.ledger(.sender)
         var job = fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(300), output: fixture.path + "/out.csv")
         let file = dir.sub("handover.prom")

@@ -43,11 +43,14 @@ public struct AppleCredentials: Sendable, CustomStringConvertible {
         guard AppleCredentials.isTenCharacterID(keyID) else {
             throw AppleIDError(.invalidConfiguration, "key ID \"\(keyID)\" is not 10 characters of A-Z and 0-9")
         }
-        guard !clientID.isEmpty, !clientID.contains(where: { $0.isWhitespace }) else {
+        guard AppleCredentials.isClientID(clientID) else {
             throw AppleIDError(.invalidConfiguration, "client ID \"\(clientID)\" is empty or contains spaces")
         }
         self.init(teamID: teamID, clientID: clientID, keyID: keyID, privateKey: privateKey)
     }
+
+    /// Whether `id` can be a client ID (an App ID or Services ID): not empty, no spaces.
+    public static func isClientID(_ id: String) -> Bool { !id.isEmpty && !id.contains(where: \.isWhitespace) }
 
     /// Whether `id` looks like an Apple team ID or key ID.
     public static func isTenCharacterID(_ id: String) -> Bool {

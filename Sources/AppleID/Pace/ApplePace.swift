@@ -42,8 +42,6 @@ public final class ApplePace: Sendable {
         /// Since when Apple has been unavailable, and the failure that says why; nil while it answers.
         public var unavailableSince: ContinuousClock.Instant?
         public var cause: AppleIDError?
-        /// Calls a second the pace allows now; nil for no limit.
-        public var rateLimit: Double?
     }
 
     /// What a run's pauses came to, as "run finished" records them.
@@ -152,12 +150,18 @@ public final class ApplePace: Sendable {
         }
         let admission = Admission(isProbe: false, duringOutage: false, at: now)
         s.rate.count(at: now)
-        if let limit = [s.rateLimit, settings.maximumRate].compactMap({ $0 }).min() {
+        if let limit = allowedRate(s) {
             let slot = max(now, s.nextSlot)
             s.nextSlot = slot + .seconds(1 / limit)
             if slot > now { return .goAt(slot, admission) }
         }
         return .go(admission)
+    }
+
+    /// Calls a second allowed now: the lower of the shared rate and the cap; nil for no limit.
+    private func allowedRate(_ s: State) -> Double? {
+        guard let limit = s.rateLimit else { return settings.maximumRate }
+        return min(limit, settings.maximumRate ?? limit)
     }
 
     private func outageStop(_ outage: Outage, now: ContinuousClock.Instant) -> ApplePaceStop? {
@@ -245,12 +249,9 @@ public final class ApplePace: Sendable {
     /// interrupted takes no new call).
     public func halt() { state.withLock { $0.halted = true } }
 
-    /// The reason the pace stopped the run, if it did.
-    public var stop: ApplePaceStop? { state.withLock { $0.stop } }
-
-    /// Apple's availability and the rate allowed, now.
+    /// Apple's availability now.
     public var status: Status {
-        state.withLock { s in Status(unavailableSince: s.outage?.since, cause: s.outage?.cause, rateLimit: [s.rateLimit, settings.maximumRate].compactMap { $0 }.min()) }
+        state.withLock { s in Status(unavailableSince: s.outage?.since, cause: s.outage?.cause) }
     }
 
     /// The pauses so far, an outage still going on counted up to now.

@@ -66,15 +66,18 @@ public struct Preflight: Sendable {
             return report
         }
         defer { ledger.close() }
+        let client = AppleIDClient(endpoints: endpoints, maximumConnections: 1, requestTimeout: .seconds(30))
         do {
-            try await check(ledger, projection, into: &report, logger: logger)
+            try await check(ledger, projection, client: client, into: &report, logger: logger)
         } catch {
             report.add("ledger", .failed, "writing to \(ledgerDirectory): \(ErrorText.describing(error))")
         }
+        // Its calls are over: a shutdown fails only for a client already shut down.
+        try? await client.shutdown()
         return report
     }
 
-    private func check(_ ledger: Ledger, _ projection: UserProjection, into report: inout PreflightReport, logger: Logger) async throws {
+    private func check(_ ledger: Ledger, _ projection: UserProjection, client: AppleIDClient, into report: inout PreflightReport, logger: Logger) async throws {
         let identity = try ledger.identity()
         let window = try projection.read(ledger) { snapshot, _ in try snapshot.window() }
         report.add("ledger", .passed, "\(ledgerDirectory): team \(identity.teamID)'s, the \(identity.role.rawValue)'s, client IDs \(identity.clientIDs.joined(separator: ", "))")
@@ -89,7 +92,7 @@ public struct Preflight: Sendable {
         var forms: [String] = []
         if !AppleCredentials.isTenCharacterID(c.teamID) { forms.append("the team ID \"\(c.teamID)\" is not 10 characters of A-Z and 0-9") }
         if !AppleCredentials.isTenCharacterID(c.keyID) { forms.append("the key ID \"\(c.keyID)\" is not 10 characters of A-Z and 0-9") }
-        if c.clientID.isEmpty || c.clientID.contains(where: \.isWhitespace) { forms.append("the client ID \"\(c.clientID)\" is empty or holds spaces") }
+        if !AppleCredentials.isClientID(c.clientID) { forms.append("the client ID \"\(c.clientID)\" is empty or holds spaces") }
         if forms.isEmpty {
             report.add("IDs", .passed, "team ID, key ID and client ID have Apple's forms")
         } else {
@@ -151,8 +154,6 @@ public struct Preflight: Sendable {
         }
 
         // Apple: its clock, then one access token.
-        let client = AppleIDClient(endpoints: endpoints, maximumConnections: 1, requestTimeout: .seconds(30))
-        defer { Task { try? await client.shutdown() } }
         do {
             if let appleNow = try await client.appleDate() {
                 let skew = Date().timeIntervalSince(appleNow)

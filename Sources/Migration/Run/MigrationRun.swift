@@ -208,10 +208,7 @@ public struct MigrationRun: Sendable {
         cutOff?.cancel()
         progress.fill(&summary)
         summary.notAttempted = plan.pending.count - summary.succeeded - summary.failed - summary.abandoned
-        if let stop = progress.stopReason {
-            summary.stoppedBy = stop.failure
-            summary.stopReason = stop.reason
-        }
+        summary.stop = progress.stopReason
         let pauses = pace.pauses
         if pauses.callsRefused > 0 {
             summary.appleUnavailable = RunFinished.AppleUnavailable(pauses: pauses.count, pausedMilliseconds: Int(pauses.total.inSeconds * 1000), callsRefused: pauses.callsRefused)

@@ -33,14 +33,8 @@ struct RunMetricsFile: Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Writes `text` whole: to a file beside, then renamed over the last.
+    /// Writes `text` whole, replacing the last (``AtomicFile``).
     func write(_ text: String) throws {
-        let temporary = path + ".tmp-\(getpid())"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
-        guard rename(temporary, path) == 0 else {
-            let error = errno
-            unlink(temporary)
-            throw LedgerError(.file, "cannot write the run's metrics to \(path): \(String(cString: strerror(error)))")
-        }
+        try AtomicFile.write(Array(text.utf8), to: path, mode: nil)
     }
 }

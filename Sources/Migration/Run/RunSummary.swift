@@ -25,11 +25,13 @@ public struct RunSummary: Sendable {
     public var tokensIssued = 0
     /// Failures of this run, by class.
     public var failuresByClass: [String: Int] = [:]
+    /// What stopped the run early, if anything did.
+    var stop: RunStop?
     /// The failure that stopped the run early, if one did.
-    public var stoppedBy: Failure?
+    public var stoppedBy: Failure? { stop?.failure }
     /// Why it stopped the run: refused credentials, the breaker, an outage or a `Retry-After`
     /// beyond the run's patience.
-    public var stopReason: RunFinished.StopReason?
+    public var stopReason: RunFinished.StopReason? { stop?.reason }
     /// How long the run waited for Apple, when calls failed transiently.
     public var appleUnavailable: RunFinished.AppleUnavailable?
     /// The signal that interrupted the run, if one did.
@@ -60,11 +62,7 @@ public struct RunSummary: Sendable {
     /// SIGTERM. A dry run calls nobody and succeeds; what a real run would exit with is
     /// ``realRunExitStatus``.
     public var exitStatus: ExitStatus {
-        switch stoppedBy == nil ? nil : stopReason ?? .credentials {
-        case .credentials?, .breaker?: return .credentialsRefused
-        case .outage?, .retryAfter?: return .failed
-        case nil: break
-        }
+        if let stop { return stop.exitStatus }
         if let interrupted { return interrupted.exitStatus }
         return done == users || dryRun ? .success : .failed
     }
@@ -198,7 +196,7 @@ public struct RunSummary: Sendable {
             interrupted = s.interrupted?.rawValue
             runID = s.runID
             output = s.outputPath
-            stoppedBy = s.stoppedBy.map { Stop(class: $0.kind.rawValue, reason: (s.stopReason ?? .credentials).rawValue, message: $0.message) }
+            stoppedBy = s.stop.map { Stop(class: $0.failure.kind.rawValue, reason: $0.reason.rawValue, message: $0.failure.message) }
             appleUnavailable = s.appleUnavailable.map { Unavailable(pauses: $0.pauses, pausedMilliseconds: $0.pausedMilliseconds, callsRefused: $0.callsRefused) }
             handoff = s.handoff?.recorded
             handoffManifestSHA256 = s.handoff?.manifestSHA256
