@@ -92,7 +92,16 @@ public final class AppleIntake: Sendable {
         ids[subKind] = identity.sub
         let draft = EventDraft(.signInVerified(body), identifiers: ids, occurredAt: Timestamp(identity.issuedAt),
                                idempotencyKey: "sign-in:" + AppleIntake.sha256(Data(token.utf8)))
-        return try await record(draft)
+        var receipt = try await record(draft)
+        // Read after the append, which folded the sign-in: the backend learns which account this is.
+        let asked = identity.transferSub.map { Identifier(.transferSub, $0) } ?? subject
+        receipt.lookup = try lookup(asked)
+        return receipt
+    }
+
+    /// What the projections know of the user `identifier` names (``UserLookup``); records nothing.
+    public func lookup(_ identifier: Identifier) throws -> UserLookup {
+        try projection.read(ledger) { snapshot, _ in try UserLookup(identifier, in: snapshot) }
     }
 
     // MARK: Recording

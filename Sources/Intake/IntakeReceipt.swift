@@ -1,5 +1,6 @@
 import AppleID
 import Ledger
+import Projections
 
 /// What happened to one identity token or notification handed to ``AppleIntake``.
 public struct IntakeReceipt: Sendable {
@@ -23,6 +24,9 @@ public struct IntakeReceipt: Sendable {
     public var appendDuration: Duration
     /// Whether this delivery erased a user's personal data (account deleted, policy erase).
     public var erased: Bool
+    /// For a verified sign-in: which account the user is, as the projections know after
+    /// recording it (looked up by `transfer_sub` when the token has one, else by `sub`).
+    public var lookup: UserLookup?
 
     /// The sequence number of the event that holds this delivery; 0 (no event has it) for a
     /// suppressed refusal.
@@ -32,6 +36,9 @@ public struct IntakeReceipt: Sendable {
         case .suppressed: return 0
         }
     }
+
+    /// Whether the delivery was a redelivery of one recorded before.
+    public var isDuplicate: Bool { if case .duplicate = outcome { return true } else { return false } }
 
     /// The refusal, if the delivery was refused.
     public var rejection: TokenRejection? {

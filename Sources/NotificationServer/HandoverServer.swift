@@ -51,20 +51,21 @@ public struct HandoverServer: Sendable {
             }
         }
         router.post("/apple/sign-ins") { request, context in
-            guard let secret = configuration.signInSecret else {
-                return reply("sign-ins", .unauthorized, ServeReply(error: "unauthorized", detail: "sign-in reports are off: no bearer secret was set (handover init --sign-in-secret-file, or serve --sign-in-secret-file)"))
-            }
-            guard secret.accepts(authorization: request.headers[.authorization]) else {
-                var response = reply("sign-ins", .unauthorized, ServeReply(error: "unauthorized", detail: "missing or wrong bearer secret"))
-                response.headers[.wwwAuthenticate] = "Bearer"
-                return response
-            }
+            if let refused = unauthorized("sign-ins", request) { return refused }
             let gate = rejectionGate("sign-ins", source: source(of: request, context))
             return await answer("sign-ins") {
                 let body = try await HandoverServer.collect(request.body)
                 let report = SignInReport(body)
                 return try await intake.receiveSignIn(report.token, nonce: report.nonce, received: report.received, admitRejection: gate)
             }
+        }
+        // The app backend's lookups, behind the sign-in reports' secret: answered from the
+        // projections, recording nothing.
+        router.get("/v1/transfer-subs/{id}") { request, context in
+            await lookUp("transfer-subs", .transferSub, request, context)
+        }
+        router.get("/v1/subs/{id}") { request, context in
+            await lookUp("subs", intake.subKind, request, context)
         }
         router.get("/healthz") { _, _ in
             if let full = storage.diskFull, let space = DiskSpace(at: intake.ledger.directory), space.available < DiskSpace.nearlyFull {
@@ -105,6 +106,38 @@ public struct HandoverServer: Sendable {
         return forwarded
     }
 
+    /// The refusal of a request without the sign-in reports' bearer secret, or nil when it has it.
+    private func unauthorized(_ route: String, _ request: Request) -> Response? {
+        guard let secret = configuration.signInSecret else {
+            return reply(route, .unauthorized, ServeReply(error: "unauthorized", detail: "sign-in reports and lookups are off: no bearer secret was set (handover init --sign-in-secret-file, or serve --sign-in-secret-file)"))
+        }
+        guard secret.accepts(authorization: request.headers[.authorization]) else {
+            var response = reply(route, .unauthorized, ServeReply(error: "unauthorized", detail: "missing or wrong bearer secret"))
+            response.headers[.wwwAuthenticate] = "Bearer"
+            return response
+        }
+        return nil
+    }
+
+    /// `GET /v1/transfer-subs/{id}` and `/v1/subs/{id}`: the user `id` names as a `kind`, 200
+    /// with ``UserLookup``'s fields, or 404 when nothing is recorded under it.
+    private func lookUp(_ route: String, _ kind: IdentifierKind, _ request: Request, _ context: ServeRequestContext) async -> Response {
+        if let refused = unauthorized(route, request) { return refused }
+        guard let id = context.parameters.get("id"), !id.isEmpty, id.utf8.count <= Identifiers.maximumLength else {
+            return reply(route, .badRequest, ServeReply(error: "bad_request", detail: "the identifier is empty or longer than \(Identifiers.maximumLength) bytes"))
+        }
+        do {
+            let lookup = try intake.lookup(Identifier(kind, id))
+            var fields = ServeReply(status: lookup.user == nil ? nil : "found")
+            if lookup.user == nil { fields.error = "not_found" }
+            fields.describe(lookup)
+            return reply(route, lookup.user == nil ? .notFound : .ok, fields)
+        } catch {
+            logger.error("lookup: the ledger cannot be read", metadata: ["error": "\(error)"])
+            return reply(route, .serviceUnavailable, ServeReply(status: "unavailable", detail: "the ledger cannot be read"))
+        }
+    }
+
     private func rejectionGate(_ route: String, source: String) -> RejectionGate {
         { [floodGuard] hash in floodGuard.admit(source: source, route: route, payloadSHA256: hash) }
     }
@@ -129,10 +162,10 @@ public struct HandoverServer: Sendable {
             storage.recovered()
             metrics.record(receipt)
             switch receipt.outcome {
-            case .recorded(let sequence):
-                return reply(route, .ok, ServeReply(status: "recorded", sequence: sequence))
-            case .duplicate(let sequence):
-                return reply(route, .ok, ServeReply(status: "duplicate", sequence: sequence))
+            case .recorded(let sequence), .duplicate(of: let sequence):
+                var fields = ServeReply(status: receipt.isDuplicate ? "duplicate" : "recorded", sequence: sequence)
+                if let lookup = receipt.lookup { fields.describe(lookup) }
+                return reply(route, .ok, fields)
             case .rejected(let rejection, let sequence):
                 let status: HTTPResponse.Status = rejection.reason == .bodyTooLarge ? .contentTooLarge : .badRequest
                 var response = reply(route, status, ServeReply(error: "rejected", reason: rejection.reason.rawValue, detail: rejection.detail, sequence: sequence))

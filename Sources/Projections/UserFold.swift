@@ -13,6 +13,15 @@ struct UserFold<Store: ProjectionStore> {
         case .ledgerCreated, .runStarted, .runFinished, .accessTokenIssued, .accessTokenFailed, .signInRejected, .notificationRejected, .rejectionsSummarized,
              .handoffIssued, .handoffReceived, .handoffRefused, .handoffAcknowledged:
             break
+        case .handoffRowsReceived(let body):
+            // Each row is a user handed over: known from now on by transfer_sub and account_id.
+            for (accountID, transferSub) in zip(body.accountIDs, body.transferSubs) {
+                let ids = accountID.isEmpty ? [Identifier(.transferSub, transferSub)] : [Identifier(.accountID, accountID), Identifier(.transferSub, transferSub)]
+                try update(ids, at: event.sequence, creating: .received) { u in
+                    if u.status == .pending || u.status == .unmatched { u.status = .received }
+                    u.package = u.package ?? body.package
+                }
+            }
         case .transferAccepted(let accepted):
             try store.setWindow(TransferWindow(acceptedAt: accepted.acceptedAt, windowDays: accepted.windowDays, sequence: event.sequence))
         case .transferIDGenerated(let body):
@@ -94,7 +103,11 @@ struct UserFold<Store: ProjectionStore> {
     /// creates one with status `creating` when none exists, applies `change`, links every
     /// identifier and stores the result. With `creating` nil an unknown user is left alone.
     private func update(_ event: RecordedEvent, creating initial: UserStatus?, _ change: (inout UserState) -> Void) throws {
-        let ids = event.identifiers.all.filter { $0.kind != .jti }
+        try update(event.identifiers.all.filter { $0.kind != .jti }, at: event.sequence, creating: initial, change)
+    }
+
+    /// ``update(_:creating:_:)`` for the user `ids` name, as event `sequence` does.
+    private func update(_ ids: [Identifier], at sequence: UInt64, creating initial: UserStatus?, _ change: (inout UserState) -> Void) throws {
         let found = try ids.map { try store.userKey(for: $0) }
         var keys: [UInt64] = []
         for case let key? in found where !keys.contains(key) { keys.append(key) }
@@ -103,12 +116,12 @@ struct UserFold<Store: ProjectionStore> {
             for other in keys where other != first {
                 guard let merged = try store.user(other) else { continue }
                 UserFold.merge(merged, into: &existing)
-                for id in merged.identifiers { try store.link(id, to: first, at: event.sequence) }
-                try store.remove(other, at: event.sequence)
+                for id in merged.identifiers { try store.link(id, to: first, at: sequence) }
+                try store.remove(other, at: sequence)
             }
             user = existing
         } else if let initial {
-            user = UserState(key: try store.allocateUserKey(), status: initial, sequence: event.sequence)
+            user = UserState(key: try store.allocateUserKey(), status: initial, sequence: sequence)
         } else {
             return
         }
@@ -116,10 +129,10 @@ struct UserFold<Store: ProjectionStore> {
             user.ids[id.kind] = id.value
         }
         for (id, key) in zip(ids, found) where key != user.key {
-            try store.link(id, to: user.key, at: event.sequence)
+            try store.link(id, to: user.key, at: sequence)
         }
         change(&user)
-        user.lastSequence = event.sequence
+        user.lastSequence = sequence
         try store.put(user)
     }
 
@@ -133,6 +146,7 @@ struct UserFold<Store: ProjectionStore> {
             target.migratedVia = other.migratedVia
         }
         target.targetTeam = target.targetTeam ?? other.targetTeam
+        target.package = target.package ?? other.package
         target.email = target.email ?? other.email
         target.isPrivateEmail = target.isPrivateEmail ?? other.isPrivateEmail
         target.emailForwarding = target.emailForwarding ?? other.emailForwarding

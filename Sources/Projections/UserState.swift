@@ -12,6 +12,8 @@ public enum UserStatus: UInt8, Sendable, CaseIterable, Comparable {
     case transferIDGenerated = 3
     /// Team B: the user has a recipient `sub` (by exchange or sign-in).
     case migrated = 4
+    /// Team B: handed over in a received package or list, not attempted yet.
+    case received = 5
 
     /// The name used in output and exports.
     public var name: String {
@@ -21,13 +23,27 @@ public enum UserStatus: UInt8, Sendable, CaseIterable, Comparable {
         case .failed: return "failed"
         case .transferIDGenerated: return "transfer-id-generated"
         case .migrated: return "migrated"
+        case .received: return "received"
+        }
+    }
+
+    /// The order of progress, for merging two records of one user (the stored byte is not it:
+    /// `received` came later): unmatched, pending, received, failed, generated, migrated.
+    private var rank: Int {
+        switch self {
+        case .unmatched: return 0
+        case .pending: return 1
+        case .received: return 2
+        case .failed: return 3
+        case .transferIDGenerated: return 4
+        case .migrated: return 5
         }
     }
 
     /// Whether this ledger's half of the migration is done for the user.
     public var isDone: Bool { self == .transferIDGenerated || self == .migrated }
 
-    public static func < (a: UserStatus, b: UserStatus) -> Bool { a.rawValue < b.rawValue }
+    public static func < (a: UserStatus, b: UserStatus) -> Bool { a.rank < b.rank }
 }
 
 /// How a user's migration step was completed.
@@ -60,6 +76,9 @@ public struct UserState: Hashable, Sendable {
     public var transferSub: String? { get { ids.transferSub } set { ids.transferSub = newValue } }
     public var recipientSub: String? { get { ids.recipientSub } set { ids.recipientSub = newValue } }
     public var targetTeam: String?
+    /// Team B: the number of the handoff package that handed the user over (nil for a bare
+    /// CSV's rows, or a user never handed over).
+    public var package: Int?
     public var status: UserStatus
     /// When the migration happened: the event's occurred time (a token's `iat`) or, without
     /// one, its recorded time.

@@ -48,6 +48,7 @@ struct EvidenceCommand: ParsableCommand {
             if let sender {
                 let (senderLedger, senderProjection) = try LedgerOptions.open(sender, .readOnly)
                 defer { senderLedger.close() }
+                try checkRoles(sender: senderLedger, at: sender, option: "--sender", recipient: ledger, at: ledgerOptions.directory)
                 let summary = try TwoSidedEvidence.write(subject: subject, recipient: .init(ledger: ledger, projection: projection),
                                                          sender: .init(ledger: senderLedger, projection: senderProjection), reveal: reveal, to: out)
                 Console.out("""

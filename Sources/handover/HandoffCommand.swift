@@ -5,9 +5,9 @@ import Migration
 /// `handover handoff`: the signed halves of a transfer (docs/migrating.md, "Both halves").
 struct HandoffCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "handoff", abstract: "Team A: issue signed handoff packages and confirm team B's receipts.",
-        discussion: "Team B checks a package with `handover exchange --transfers PACKAGE --sender-key FILE`, which writes the receipt.",
-        subcommands: [HandoffIssueCommand.self, HandoffConfirmCommand.self])
+        commandName: "handoff", abstract: "Signed handoff packages: team A issues them and confirms receipts, team B receives them.",
+        discussion: "Team B receives a package as soon as it arrives (`handover handoff receive`), so every handed-over user is known before the exchange; `handover exchange --transfers PACKAGE --sender-key FILE` receives it too when it was not received before.",
+        subcommands: [HandoffIssueCommand.self, HandoffConfirmCommand.self, HandoffReceiveCommand.self])
 }
 
 /// Reads a pinned verifier key file; a missing or malformed one is a usage error.
@@ -72,6 +72,44 @@ struct HandoffConfirmCommand: AsyncParsableCommand {
         receipt for handoff package \(a.package) checked: team \(a.targetTeam) cosigned this ledger's checkpoint at \(a.cosignedAt.rfc3339)
           and recorded the package as event \(a.recipientSequence) of its ledger, in its checkpoint of \(a.recipientCheckpoint.treeSize) events
         \(outcome.wasRecordedBefore ? "already recorded as event \(outcome.sequence); nothing new written" : "recorded as event \(outcome.sequence) (handoff acknowledged)")
+        """)
+    }
+}
+
+/// `handover handoff receive`: team B checks a package and takes its rows into the ledger,
+/// before any call to Apple, and writes the receipt for team A.
+struct HandoffReceiveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "receive", abstract: "Team B: check a signed handoff package and take its users into the ledger, before the exchange.",
+        discussion: "Makes every check the exchange makes, records \"handoff received\" and the rows (each handed-over user is then known by transfer_sub, with team A's account_id and the package number: `serve` correlates their sign-ins, `query pending` lists them as received), and writes the receipt for team A. Calls nobody. Receiving a package again records nothing new and writes the same receipt. Exits 2 when the package does not check out (recorded as \"handoff refused\").")
+
+    @OptionGroup var ledgerOptions: LedgerOptions
+    @Argument(help: ArgumentHelp("The package directory team A sent.", valueName: "package")) var package: String
+    @Option(name: .customLong("sender-key"), help: ArgumentHelp("Team A's verifier key, pinned out of band.", valueName: "file")) var senderKey: String
+    @Option(help: ArgumentHelp("Where to write the receipt for team A (default: receipt-<sender team>-NNNN beside the package).", valueName: "dir")) var receipt: String?
+
+    func run() async throws {
+        let key = try pinnedKey(senderKey, option: "--sender-key")
+        guard HandoffPackage.isPackage(package) else { throw CLIExit.usage("\(package) is not a handoff package (a directory holding manifest.txt, rows.csv and consistency.txt)") }
+        let (ledger, _) = try ledgerOptions.open(.readWrite)
+        defer { ledger.close() }
+        let acceptance = HandoffAcceptance(ledger: ledger, package: HandoffPackage(path: package), senderKey: key)
+        let received: (verified: VerifiedHandoff, rows: HandoffRows.Recorded)
+        do { received = try await acceptance.receive() } catch let refusal as HandoffRefusal {
+            throw CLIExit.usage("handoff package refused (\(refusal.reason)), recorded as \"handoff refused\": \(refusal.detail)")
+        }
+        let manifest = received.verified.manifest
+        let path = receipt ?? MigrationJob.defaultReceiptPath(beside: package, sender: manifest.senderTeam, package: manifest.package)
+        try acceptance.writeReceipt(for: received.verified, to: path)
+        let rows = received.rows
+        let before = received.verified.wasReceivedBefore ? " (received before as event \(received.verified.receivedSequence ?? 0))" : " as event \(received.verified.receivedSequence ?? 0)"
+        Console.out("""
+        handoff package \(manifest.package) from team \(manifest.senderTeam) checked with the pinned key and recorded\(before)
+          rows: \(rows.rows) users handed over; \(rows.chunks) chunk(s) recorded now\(rows.chunksBefore > 0 ? ", \(rows.chunksBefore) recorded before" : "")
+          manifest sha256: \(received.verified.manifestSHA256)
+        receipt for team \(manifest.senderTeam) written to \(path)
+        Every user of the package is now known by transfer_sub: `serve` answers their sign-ins with the account_id. Exchange them with
+          handover exchange --transfers \(package) --sender-key \(senderKey) ...
         """)
     }
 }

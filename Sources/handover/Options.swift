@@ -89,3 +89,14 @@ func write(_ text: String, to path: String) throws {
         throw CLIExit.usage("cannot write \(path)")
     }
 }
+
+/// Refuses two ledgers given in the wrong roles (exit 2, naming each one's role): team A's is
+/// the sender's, team B's the recipient's, as each ledger's "ledger created" says.
+func checkRoles(sender: Ledger, at senderPath: String, option: String, recipient: Ledger, at recipientPath: String) throws {
+    let senderRole = try sender.identity().role, recipientRole = try recipient.identity().role
+    guard senderRole == .sender, recipientRole == .recipient else {
+        throw CLIExit.usage("\(option) takes team A's ledger and the other team B's: \(senderPath) is a \(senderRole.rawValue)'s ledger "
+                            + "(team \(try sender.identity().teamID)) and \(recipientPath) a \(recipientRole.rawValue)'s (team \(try recipient.identity().teamID))"
+                            + (senderRole == .recipient && recipientRole == .sender ? "; they are given the other way round" : ""))
+    }
+}

@@ -34,6 +34,7 @@ struct ReconcileCommand: ParsableCommand {
         if let sender {
             let (a, senderProjection) = try LedgerOptions.open(sender, .readOnly)
             opened = a
+            try checkRoles(sender: a, at: sender, option: "--sender and --recipient", recipient: b, at: recipient)
             side = .ledger(a, senderProjection)
         } else {
             let key = try pinnedKey(senderKey ?? "", option: "--sender-key")

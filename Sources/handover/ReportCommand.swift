@@ -30,6 +30,7 @@ struct ReportCommand: ParsableCommand {
         if let sender {
             let (senderLedger, senderProjection) = try LedgerOptions.open(sender, .readOnly)
             defer { senderLedger.close() }
+            try checkRoles(sender: senderLedger, at: sender, option: "--sender", recipient: ledger, at: ledgerOptions.directory)
             report.bothHalves = try BothHalves.make(Reconciliation(sender: senderLedger, senderProjection: senderProjection, recipient: ledger,
                                                                    recipientProjection: projection, asOf: time.asOf))
         }

@@ -60,16 +60,37 @@ struct VerifyCommand: ParsableCommand {
         found["indexes_checked"] = .bool(report.indexesChecked)
         found["first_bad_sequence"] = report.firstBadSequence.map { .int(Int64($0)) } ?? .null
         found["problem"] = report.problem.map(JSONValue.string) ?? .null
-        if report.isIntact, format == .json { return }
         if report.isIntact {
-            print("OK: \(report.eventCount) events, chain intact, head \(report.headHash), Merkle root \(Hex.encode(report.treeRoot))")
-            if !report.indexesChecked {
-                print("The log's indexes were not checked: this ledger is format 1; `handover upgrade --ledger \(ledgerOptions.directory)` rebuilds them.")
+            if format != .json {
+                print("OK: \(report.eventCount) events, chain intact, head \(report.headHash), Merkle root \(Hex.encode(report.treeRoot))")
+                if !report.indexesChecked {
+                    print("The log's indexes were not checked: this ledger is format 1; `handover upgrade --ledger \(ledgerOptions.directory)` rebuilds them.")
+                }
             }
+            if report.indexesChecked { try verifyHandoffRows(ledger, into: &found) }
             return
         }
         let at = report.firstBadSequence.map { "at sequence \($0)" } ?? "in the indexes"
         throw CLIExit(.integrity, "ledger integrity failure \(at): \(report.problem ?? "")\n\(report.eventCount) events before it verified (last good head \(report.headHash))")
+    }
+
+    /// The handoff rows the log holds against the manifests received (``HandoffRowsCheck``).
+    private func verifyHandoffRows(_ ledger: Ledger, into found: inout [String: JSONValue]) throws {
+        let check = try ledger.read { try HandoffRowsCheck($0) }
+        found["handoff_rows"] = .object([
+            "handoffs": .int(Int64(check.handoffs.count)), "rows": .int(Int64(check.handoffs.reduce(0) { $0 + $1.rows })),
+            "incomplete": .array(check.incomplete.map { .string($0.name) }),
+            "problem": check.problem.map { .string($0.text) } ?? .null,
+        ])
+        if let problem = check.problem {
+            throw CLIExit(.integrity, "handoff rows do not hold at sequence \(problem.sequence): \(problem.text)")
+        }
+        guard format != .json, !check.handoffs.isEmpty else { return }
+        let rows = check.handoffs.reduce(0) { $0 + $1.rows }
+        print("OK: \(check.handoffs.count) handoff(s) of \(rows) rows, each signed package's rows matching its manifest's rows-sha256")
+        for handoff in check.incomplete {
+            print("note: \(handoff.name): \(handoff.chunksRecorded) of \(handoff.chunkCount) chunks of rows recorded; receive it again to record the rest")
+        }
     }
 
     /// The deep check: the projections against the log folded again in a scratch directory.

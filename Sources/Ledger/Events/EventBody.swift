@@ -20,6 +20,7 @@ public enum EventBody: Hashable, Sendable {
     case handoffReceived(HandoffReceived)
     case handoffRefused(HandoffRefused)
     case handoffAcknowledged(HandoffAcknowledged)
+    case handoffRowsReceived(HandoffRowsReceived)
 
     /// The event type this body belongs to.
     public var type: EventType {
@@ -44,6 +45,7 @@ public enum EventBody: Hashable, Sendable {
         case .handoffReceived: return .handoffReceived
         case .handoffRefused: return .handoffRefused
         case .handoffAcknowledged: return .handoffAcknowledged
+        case .handoffRowsReceived: return .handoffRowsReceived
         }
     }
 
@@ -69,6 +71,7 @@ public enum EventBody: Hashable, Sendable {
         case .handoffReceived(let b): b.write(to: &w)
         case .handoffRefused(let b): b.write(to: &w)
         case .handoffAcknowledged(let b): b.write(to: &w)
+        case .handoffRowsReceived(let b): b.write(to: &w)
         }
     }
 
@@ -94,6 +97,7 @@ public enum EventBody: Hashable, Sendable {
         case .handoffReceived: self = .handoffReceived(try HandoffReceived(reading: r))
         case .handoffRefused: self = .handoffRefused(try HandoffRefused(reading: r))
         case .handoffAcknowledged: self = .handoffAcknowledged(try HandoffAcknowledged(reading: r))
+        case .handoffRowsReceived: self = .handoffRowsReceived(try HandoffRowsReceived(reading: r))
         }
     }
 }

@@ -41,6 +41,10 @@ public enum EventSamples {
                                                                                                       rootHash: "3q2+7w3erbvN3q2+7w3erbvN3q2+7w3erbvN3q2+7w0=", time: t, signature: senderCheckpoint.signature),
                                                                 cosignedAt: t, cosignature: "AAECAwAAAABqAAAAAAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0+Pw==")),
                        idempotencyKey: "handoff-acknowledged:" + String(repeating: "78", count: 32)),
+            EventDraft(.handoffRowsReceived(HandoffRowsReceived(origin: senderCheckpoint.origin, package: 2, manifestSHA256: String(repeating: "78", count: 32),
+                                                                fileSHA256: String(repeating: "56", count: 32), chunk: 0, chunkCount: 1, rowCount: 2, firstRow: 0,
+                                                                accountIDs: ["acct-42", "acct-44"], transferSubs: ["t.9f8e7d", "t.1111"], sequences: [4_102, 4_107])),
+                       idempotencyKey: HandoffRowsReceived.idempotencyKey(origin: senderCheckpoint.origin, package: 2, fileSHA256: String(repeating: "56", count: 32), chunk: 0)),
         ]
         assert(drafts.map(\.type) == EventType.allCases)
         return drafts
@@ -57,6 +61,9 @@ public enum EventSamples {
                                                 durationMilliseconds: 4_200, exitStatus: 130, interrupted: "SIGINT")), runID: "run-2"),
             EventDraft(.signInVerified(SignInVerified(audience: "com.example.app", issuedAt: t, expiresAt: t.adding(days: 1), realUserStatus: 2, verifiedAt: Timestamp(microseconds: t.microseconds + 3_600_000_000))),
                        identifiers: Identifiers(transferSub: "t.2222", recipientSub: "001999.jkl.0789"), occurredAt: t),
+            EventDraft(.handoffRowsReceived(HandoffRowsReceived(origin: nil, package: nil, manifestSHA256: nil, fileSHA256: String(repeating: "9a", count: 32),
+                                                                chunk: 1, chunkCount: 2, rowCount: 1_001, firstRow: 1_000, accountIDs: [""], transferSubs: ["t.3333"], sequences: [])),
+                       idempotencyKey: HandoffRowsReceived.idempotencyKey(origin: nil, package: nil, fileSHA256: String(repeating: "9a", count: 32), chunk: 1)),
         ]
     }
 }

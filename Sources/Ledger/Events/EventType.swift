@@ -21,6 +21,7 @@ public enum EventType: String, CaseIterable, Sendable, Hashable {
     case handoffReceived = "handoff-received"
     case handoffRefused = "handoff-refused"
     case handoffAcknowledged = "handoff-acknowledged"
+    case handoffRowsReceived = "handoff-rows-received"
 
     /// The schema version written for this type today.
     public var schemaVersion: Int { 1 }

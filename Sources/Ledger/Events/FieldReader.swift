@@ -248,6 +248,14 @@ struct FieldReader {
             return s
         }
     }
+    /// An array of integers of 0 or more.
+    func countArray(_ key: StaticString) throws -> [Int] {
+        guard let range = value(key), let items = try parsed(range).arrayValue else { throw fail(key, "an array of integers") }
+        return try items.map { item in
+            guard let i = item.intValue, i >= 0, i <= Int64(Int.max) else { throw fail(key, "an array of integers of 0 or more") }
+            return Int(i)
+        }
+    }
     /// An object of counts (`counts`): integers from 0 to 2^32 − 1, so that summing a few
     /// cannot overflow.
     func intMap(_ key: StaticString) throws -> [String: Int] {

@@ -12,6 +12,8 @@ public struct VerifiedHandoff: Sendable {
     public var manifestText: String
     /// The users of `rows.csv`, read from the very bytes checked: the file cannot change in between.
     public var users: UserList
+    /// Each row of `rows.csv`, in file order.
+    public var rows: [PackageListing.Row]
     /// This package's "handoff received" event, once recorded (or found recorded before).
     public var receivedSequence: UInt64?
     /// When it was first recorded as received: the time the receipt's cosignature states.
@@ -77,6 +79,15 @@ public struct HandoffAcceptance: Sendable {
         }
     }
 
+    /// `handoff receive`: ``accept(record:)``, then the package's rows taken into the log
+    /// (``HandoffRows``), each chunk once however often the package is received. Returns the
+    /// verified package and what was recorded of its rows.
+    public func receive() async throws -> (verified: VerifiedHandoff, rows: HandoffRows.Recorded) {
+        let verified = try await accept(record: true)
+        let rows = try await HandoffRows(verified, origin: senderKey.name).record(in: ledger)
+        return (verified, rows)
+    }
+
     /// Every check, in order; the first that fails is the refusal: the package on its own
     /// (``HandoffPackageReader``), then against this ledger (its team, its app, the packages
     /// received before from the same sender).
@@ -91,7 +102,15 @@ public struct HandoffAcceptance: Sendable {
             throw HandoffRefusal(.wrongClient, "the package is for client \(manifest.clientIDs.map(InertText.forScreen).joined(separator: ", ")), this ledger is for \(identity.clientIDs.joined(separator: ", "))")
         }
         try checkSequence(manifest, manifestSHA256: read.manifestSHA256, proof: read.consistencyProof) { HandoffRefusal($0, $1) }
-        return VerifiedHandoff(package: package, manifest: manifest, manifestSHA256: read.manifestSHA256, manifestText: read.manifestText, users: read.users)
+        // The rows go into this ledger, where `verify` checks them against the manifest by
+        // writing them again as Handover writes them: a file written otherwise cannot be.
+        var digest = HandoffRowsDigest()
+        for row in read.rows { digest.add(accountID: row.accountID ?? "", transferSub: row.transferSub, sequence: row.sequence) }
+        guard digest.finalize() == manifest.rowsSHA256 else {
+            throw HandoffRefusal(.rowsMismatch, "\(HandoffPackage.rowsFile) is not written as Handover writes it (the header, then each row as a CRLF line, "
+                                 + "fields quoted only where they must be), so its rows could not be checked again once recorded")
+        }
+        return VerifiedHandoff(package: package, manifest: manifest, manifestSHA256: read.manifestSHA256, manifestText: read.manifestText, users: read.users, rows: read.rows)
     }
 
     /// This package against the ones received before from the same sender: a new number, the

@@ -87,7 +87,7 @@ public struct MigrationJob: Sendable {
         let users: UserList
         if let senderKey, isPackage {
             let acceptance = HandoffAcceptance(ledger: ledger, package: HandoffPackage(path: inputPath), senderKey: senderKey)
-            let verified = try await acceptance.accept(record: !options.dryRun)
+            let verified = options.dryRun ? try await acceptance.accept(record: false) : try await acceptance.receive().verified
             let manifest = verified.manifest
             options.handoff = .signed(package: manifest.package, senderTeam: manifest.senderTeam, manifestSHA256: verified.manifestSHA256, receivedBefore: verified.wasReceivedBefore)
             if !options.dryRun {
@@ -97,7 +97,11 @@ public struct MigrationJob: Sendable {
             }
             users = verified.users
         } else if let bareList {
-            if case .exchange = kind { options.handoff = .unsigned }
+            if case .exchange = kind {
+                options.handoff = .unsigned
+                // The list's users exist on this side before any call, as a package's do.
+                if !options.dryRun { _ = try await HandoffRows(unsigned: bareList).record(in: ledger) }
+            }
             users = bareList
         } else {
             preconditionFailure("a package without a sender key was refused above")
@@ -119,8 +123,8 @@ public struct MigrationJob: Sendable {
         }
     }
 
-    /// `receipt-<sender team>-NNNN` in the directory of `file`.
-    static func defaultReceiptPath(beside file: String, sender: String, package: Int) -> String {
+    /// `receipt-<sender team>-NNNN` in the directory of `file` (beside it).
+    public static func defaultReceiptPath(beside file: String, sender: String, package: Int) -> String {
         let name = "receipt-" + String(sender.unicodeScalars.filter { $0.properties.isAlphabetic || ("0"..."9").contains($0) }) + String(format: "-%04d", package)
         return URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(name).path
     }

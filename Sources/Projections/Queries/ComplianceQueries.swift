@@ -26,7 +26,8 @@ public struct ComplianceQueries {
         try snapshot.forEachMigratedUser { try body(UserRow($0, window: window, time: time)) }
     }
 
-    /// Users not yet migrated (never tried, or whose last attempt failed), with days left.
+    /// Users not yet migrated (never tried, handed over and not tried yet, or whose last
+    /// attempt failed), with days left.
     public func forEachPending(_ body: (UserRow) throws -> Void) throws {
         try forEachUser(where: Self.isPending, body)
     }
@@ -43,7 +44,7 @@ public struct ComplianceQueries {
     }
 
     /// Whether `user` is pending: not yet migrated, never tried or last tried in vain.
-    public static func isPending(_ user: UserState) -> Bool { user.status == .pending || user.status == .failed }
+    public static func isPending(_ user: UserState) -> Bool { user.status == .pending || user.status == .received || user.status == .failed }
 
     /// Failed users counted by failure class, most first.
     public func failureClasses() throws -> [FailureClassRow] {

@@ -116,6 +116,9 @@ public struct EventQuery: Sendable {
         case .handoffReceived(let b): return "handoff package \(b.package) from team \(b.senderTeam) verified: \(b.rowCount) rows, sender checkpoint of \(b.checkpoint.treeSize) events"
         case .handoffRefused(let b): return "handoff package refused (\(b.reason)): \(b.detail)"
         case .handoffAcknowledged(let b): return "handoff package \(b.package) acknowledged by team \(b.targetTeam): receipt cosigned \(b.cosignedAt.rfc3339), their event \(b.recipientSequence)"
+        case .handoffRowsReceived(let b):
+            let rows = "rows \(b.firstRow + 1) to \(b.firstRow + b.transferSubs.count) of \(b.rowCount) (chunk \(b.chunk + 1) of \(b.chunkCount))"
+            return b.package.map { "handoff package \($0) \(rows) taken in" } ?? "unsigned handoff list \(rows) taken in"
         }
     }
 

@@ -103,8 +103,10 @@ enum UserStateCodec {
             for (bit, time) in [u.migratedAt, u.consentRevokedAt, u.accountDeletedAt, u.erasedAt, u.lastAttemptAt, u.migratedRecordedAt].enumerated() where time != nil {
                 present |= 1 << bit
             }
+            if u.package != nil { present |= 64 }
         }
         try c.u8(&present)
+        if Coder.isReading, present & 0x80 != 0 { throw LedgerError(.malformedRecord, "users: unknown fields present") }
         var previous: Int64 = 0
         try c.time(&u.migratedAt, present: present & 1 != 0, after: &previous)
         try c.time(&u.consentRevokedAt, present: present & 2 != 0, after: &previous)
@@ -112,6 +114,15 @@ enum UserStateCodec {
         try c.time(&u.erasedAt, present: present & 8 != 0, after: &previous)
         try c.time(&u.lastAttemptAt, present: present & 16 != 0, after: &previous)
         try c.time(&u.migratedRecordedAt, present: present & 32 != 0, after: &previous)
+        // Bit 6: the handoff package's number follows (records written before it have none).
+        var package = UInt64(clamping: u.package ?? 0)
+        if present & 64 != 0 {
+            try c.varint(&package)
+            if Coder.isReading {
+                guard HandoffManifest.packagesAllowed.contains(Int(clamping: package)) else { throw LedgerError(.malformedRecord, "users: bad package number") }
+                u.package = Int(package)
+            }
+        }
     }
 
     /// An optional Boolean as 0 (absent), 1 (false) or 2 (true).

@@ -1,0 +1,73 @@
+/// The handoff rows a ledger holds ("handoff rows received"), checked against what they claim:
+/// each package's or list's chunks in order, one of each number, agreeing with each other,
+/// and, for a signed package whose chunks are all recorded, the rows written again as Handover
+/// writes `rows.csv` hash to the `rows-sha256` of the manifest recorded as received.
+public struct HandoffRowsCheck: Sendable {
+    /// One package's or list's rows as recorded.
+    public struct Handoff: Sendable, Equatable {
+        /// `package N from ORIGIN`, or `unsigned list <file SHA-256>`.
+        public var name: String
+        public var chunksRecorded: Int
+        public var chunkCount: Int
+        public var rows: Int
+        /// Whether every chunk is recorded.
+        public var isComplete: Bool { chunksRecorded == chunkCount }
+    }
+
+    /// Every handoff whose rows the log holds, in the order its first chunk was recorded.
+    public var handoffs: [Handoff] = []
+    /// The first contradiction found (the sequence of the event that shows it), if any.
+    public var problem: (sequence: UInt64, text: String)?
+
+    /// The incomplete handoffs: a receive stopped part-way, to be run again.
+    public var incomplete: [Handoff] { handoffs.filter { !$0.isComplete } }
+
+    /// Checks the rows in `view`'s log.
+    public init(_ view: LogView) throws {
+        var received: [String: HandoffReceived] = [:]
+        for (_, body) in try view.handoffsReceived() { received["\(body.checkpoint.origin) \(body.package)"] = body }
+        struct Progress {
+            var index: Int
+            var first: HandoffRowsReceived
+            var next = 0
+            var digest: HandoffRowsDigest?
+        }
+        var progress: [String: Progress] = [:]
+        for sequence in try view.sequences(of: .handoffRowsReceived) {
+            guard let event = try view.event(sequence), case .handoffRowsReceived(let rows) = event.body else { continue }
+            let key = rows.origin.map { "\($0) \(rows.package ?? 0)" } ?? "unsigned \(rows.fileSHA256)"
+            let name = rows.origin.map { "package \(rows.package ?? 0) from \($0)" } ?? "unsigned list \(rows.fileSHA256)"
+            func fail(_ text: String) { problem = (sequence, "\(name): \(text)") }
+            var p = progress[key] ?? Progress(index: handoffs.count, first: rows, digest: rows.isSigned ? HandoffRowsDigest() : nil)
+            if progress[key] == nil { handoffs.append(Handoff(name: name, chunksRecorded: 0, chunkCount: rows.chunkCount, rows: rows.rowCount)) }
+            guard rows.manifestSHA256 == p.first.manifestSHA256, rows.fileSHA256 == p.first.fileSHA256, rows.chunkCount == p.first.chunkCount,
+                  rows.rowCount == p.first.rowCount else {
+                fail("chunk \(rows.chunk) is of another manifest or file than chunk \(p.first.chunk)"); return
+            }
+            guard rows.chunk == p.next, rows.firstRow == rows.chunk * HandoffRowsReceived.rowsPerChunk,
+                  rows.transferSubs.count == (rows.chunk + 1 == rows.chunkCount ? rows.rowCount - rows.firstRow : HandoffRowsReceived.rowsPerChunk) else {
+                fail("chunk \(rows.chunk) (rows \(rows.firstRow) to \(rows.firstRow + rows.transferSubs.count)) is recorded where chunk \(p.next) was due"); return
+            }
+            if let manifest = rows.manifestSHA256 {
+                guard let receipt = received[key], receipt.manifestSHA256 == manifest else {
+                    fail("its rows are recorded, but not the package as received with manifest \(manifest)"); return
+                }
+                guard receipt.rowsSHA256 == rows.fileSHA256, receipt.rowCount == rows.rowCount else {
+                    fail("the rows say \(rows.rowCount) rows hashing to \(rows.fileSHA256); the manifest received says \(receipt.rowCount) hashing to \(receipt.rowsSHA256)"); return
+                }
+                for (i, transferSub) in rows.transferSubs.enumerated() {
+                    p.digest?.add(accountID: rows.accountIDs[i], transferSub: transferSub, sequence: UInt64(rows.sequences[i]))
+                }
+            }
+            p.next += 1
+            handoffs[p.index].chunksRecorded = p.next
+            if p.next == rows.chunkCount, var digest = p.digest {
+                let rebuilt = digest.finalize()
+                guard rebuilt == rows.fileSHA256 else {
+                    fail("its \(rows.rowCount) rows as recorded hash to \(rebuilt), not to the manifest's rows-sha256 \(rows.fileSHA256): a row was changed after it was received"); return
+                }
+            }
+            progress[key] = p
+        }
+    }
+}
