@@ -31,6 +31,15 @@ DIR/
 `SEQ` is the event's sequence number in decimal, no leading zeros. Every file in `events/` has
 exactly one file in `proofs/` of the same `SEQ`, and the other way round.
 
+"About one user" means the events whose envelope names one of the user's identifiers. A team B
+ledger's "handoff rows received" events name nobody in their envelope: each holds up to 1,000
+users' rows, and one person's bundle must not disclose the others'. A bundle therefore never
+carries them. That the person was handed over is shown by team A's side instead: a two-sided
+bundle (below) holds A's "transfer ID generated" with the package that listed it, A's signed
+manifest, and B's "handoff received" of that manifest. A proof of one row against the manifest
+alone would need a Merkle root over the rows in the manifest; manifests do not carry one, so no
+package allows it.
+
 ## `events/SEQ.json`
 
 The event's canonical JSON exactly as recorded (ledger-format.md): the bytes after the 32-byte

@@ -1,0 +1,95 @@
+import Foundation
+import Ledger
+import Migration
+import Projections
+import Testing
+import TestSupport
+
+/// `handover handoff receive`: a package's rows taken into team B's log once, however often it
+/// is received, whatever conflicts with it, and wherever a receive is killed.
+@Suite("handoff receive: every row exactly once", .serialized)
+struct HandoffReceiveTests {
+    /// The "handoff rows received" events of the ledger at `directory`, and its users.
+    static func recorded(_ directory: String) throws -> (chunks: [HandoffRowsReceived], users: [UserState]) {
+        let projection = UserProjection()
+        let ledger = try Ledger.open(at: directory, folders: [projection], options: Ledger.Options(access: .readOnly))
+        defer { ledger.close() }
+        let chunks = try ledger.read { view in
+            try view.sequences(of: .handoffRowsReceived).compactMap { sequence -> HandoffRowsReceived? in
+                guard case .handoffRowsReceived(let body)? = try view.event(sequence)?.body else { return nil }
+                return body
+            }
+        }
+        return (chunks, try projection.read(ledger) { snapshot, _ in try snapshot.allUsers() })
+    }
+
+    @Test("a package received twice records its rows once; another package under the same number is refused and records none")
+    func twiceAndConflicting() throws {
+        let f = try SignedHandoffTests.Fixture(users: 5)
+        let b = f.teams.recipient
+        let first = try handover("handoff", "receive", f.package, "--sender-key", f.senderKey, "--ledger", b)
+        #expect(first.status == 0, "\(first.err)")
+        let again = try handover("handoff", "receive", f.package, "--sender-key", f.senderKey, "--ledger", b)
+        #expect(again.status == 0 && again.out.contains("0 chunk(s) recorded now, 1 recorded before") && again.out.contains("received before"), "\(again.out)\(again.err)")
+        // Team A's own key signs another manifest under number 1, one row fewer.
+        let conflicting = try f.resigned("conflicting", rows: { text in
+            var lines = text.components(separatedBy: "\r\n")
+            lines.remove(at: lines.count - 2)
+            return lines.joined(separator: "\r\n")
+        }) { _ in }
+        let refused = try handover("handoff", "receive", conflicting, "--sender-key", f.senderKey, "--ledger", b)
+        #expect(refused.status == 2 && refused.err.contains("conflicting"), "\(refused.err)")
+        let (chunks, users) = try Self.recorded(b)
+        #expect(chunks.count == 1 && chunks[0].transferSubs.count == 5)
+        #expect(users.count == 5 && users.allSatisfy { $0.status == .received && $0.package == 1 && $0.accountID != nil })
+        let verified = try handover("verify", "--ledger", b)
+        #expect(verified.status == 0 && verified.out.contains("OK: 1 handoff(s) of 5 rows"), "\(verified.out)\(verified.err)")
+    }
+
+    @Test("a receive of 30,000 rows killed at 10 or more random moments, then run to the end: each chunk once, each user once, verify holds")
+    func crashLoop() async throws {
+        let total = 30_000
+        let dir = TemporaryDirectory()
+        let a = dir.sub("a"), b = dir.sub("b"), package = dir.sub("handoff-0001"), key = dir.sub("a.pub")
+        let sender = try await Ledger.create(at: a, LedgerCreated(teamID: "AAAA111111", clientIDs: ["com.example.app"], role: .sender, ledgerID: UUID().uuidString),
+                                             folders: [UserProjection()])
+        for first in stride(from: 0, to: total, by: 4_096) {
+            _ = try await sender.append(contentsOf: (first..<min(first + 4_096, total)).map { i in
+                EventDraft(.transferIDGenerated(TransferIDGenerated(targetTeam: "BBBB222222")),
+                           identifiers: Identifiers(accountID: "acct-\(i)", senderSub: "000\(i).sender", transferSub: String(format: "%06x.%08x", i, i &* 2_654_435_761 & 0xFFFF_FFFF)),
+                           idempotencyKey: "generate:BBBB222222:000\(i).sender")
+            })
+        }
+        #expect(try await HandoffIssuer(ledger: sender).issue(target: "BBBB222222", into: package)?.rowCount == total)
+        sender.close()
+        let exported = try handover("checkpoint", "--public-key", "--ledger", a)
+        try Data(exported.out.utf8).write(to: URL(fileURLWithPath: key))
+        #expect(try handover("init", "--ledger", b, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient").status == 0)
+
+        var generator = SystemRandomNumberGenerator()
+        var kills = 0, rounds = 0, finished = false, last = ""
+        while !finished, rounds < 60 {
+            rounds += 1
+            let process = try RunningProduct("handover", ["handoff", "receive", package, "--sender-key", key, "--ledger", b, "--receipt", dir.sub("receipt-\(rounds)")])
+            if kills < 10 {
+                // A blocking sleep: the kill's timing must not depend on this process's busy task pool.
+                usleep(UInt32.random(in: 50_000...900_000, using: &generator))
+                process.signal(SIGKILL)
+            }
+            let ended = process.wait()
+            if ended.signalled { kills += 1 } else { finished = ended.status == 0 }
+            last = ended.out + ended.err
+        }
+        #expect(kills >= 10)
+        #expect(finished, "the receive completed after \(rounds) rounds: \(last)")
+        let (chunks, users) = try Self.recorded(b)
+        #expect(chunks.map(\.chunk) == Array(0..<30), "each chunk once, in order: \(chunks.map(\.chunk))")
+        #expect(chunks.reduce(0) { $0 + $1.transferSubs.count } == total)
+        #expect(users.count == total && Set(users.compactMap(\.transferSub)).count == total && Set(users.compactMap(\.accountID)).count == total)
+        #expect(users.allSatisfy { $0.status == .received && $0.package == 1 })
+        let verified = try handover("verify", "--deep", "--ledger", b)
+        #expect(verified.status == 0 && verified.out.contains("OK: 1 handoff(s) of 30000 rows"), "\(verified.out)\(verified.err)")
+        let received = try handover("query", "events", "--type", "handoff-received", "--format", "json", "--ledger", b)
+        #expect((try JSONSerialization.jsonObject(with: Data(received.out.utf8)) as? [Any])?.count == 1, "one handoff-received event")
+    }
+}
