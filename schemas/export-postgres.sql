@@ -66,7 +66,7 @@ CREATE TABLE users (
     transfer_sub         text,
     recipient_sub        text,
     target_team          text,
-    status               text NOT NULL,   -- unmatched, pending, failed, transfer-id-generated, migrated
+    status               text NOT NULL,   -- unmatched, pending, received, failed, transfer-id-generated, migrated
     migrated_at          timestamptz,     -- when it happened (a sign-in's iat, else recorded)
     migrated_recorded_at timestamptz,     -- when the ledger recorded it
     migrated_via         text,            -- exchange, sign-in, transfer-id-generation

@@ -55,7 +55,7 @@ CREATE TABLE users (
     transfer_sub         TEXT,
     recipient_sub        TEXT,
     target_team          TEXT,
-    status               TEXT NOT NULL,   -- unmatched, pending, failed, transfer-id-generated, migrated
+    status               TEXT NOT NULL,   -- unmatched, pending, received, failed, transfer-id-generated, migrated
     migrated_at          TEXT,            -- when it happened (a sign-in's iat, else recorded)
     migrated_recorded_at TEXT,            -- when the ledger recorded it
     migrated_via         TEXT,            -- exchange, sign-in, transfer-id-generation

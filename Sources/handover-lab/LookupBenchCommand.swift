@@ -63,7 +63,9 @@ struct LookupBenchCommand: AsyncParsableCommand {
         let alone = try await measure(count: lookups, workers: connections) { i in try await get("/v1/transfer-subs/" + transferSubs[i % transferSubs.count]) }
         // Beside a steady stream of notifications: `notificationRate` a second, each on its own schedule.
         let stop = Stopping()
-        let bodies = try (0..<(notificationRate * 600)).map { i in
+        // Enough for the lookups beside them at half the rate they ran alone (minted first: RS256 signing costs CPU).
+        let expected = Double(lookups) / max(alone.rate, 1) * 2 + 5
+        let bodies = try (0..<Int(expected * Double(notificationRate))).map { i in
             try minter.notification(audience: clientID, type: i % 2 == 0 ? "email-disabled" : "email-enabled", sub: "bench-lookup.\(i)", eventTime: now, jti: "bench-lookup-\(UUID().uuidString)")
         }
         let stream = Task {

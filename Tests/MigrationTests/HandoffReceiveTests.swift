@@ -46,6 +46,25 @@ struct HandoffReceiveTests {
         #expect(verified.status == 0 && verified.out.contains("OK: 1 handoff(s) of 5 rows"), "\(verified.out)\(verified.err)")
     }
 
+    @Test("verify finds a received package's row recorded other than the package says (exit 4), though the log's chain holds")
+    func changedRowFound() async throws {
+        let f = try SignedHandoffTests.Fixture(users: 5)
+        let key = try VerifierKey.read(from: f.senderKey)
+        do {
+            let projection = UserProjection()
+            let ledger = try Ledger.open(at: f.teams.recipient, folders: [projection])
+            defer { ledger.close() }
+            let verified = try await HandoffAcceptance(ledger: ledger, package: HandoffPackage(path: f.package), senderKey: key).accept()
+            // A tool that records the rows it was given, one account_id changed on the way.
+            var rows = HandoffRows(verified, origin: key.name)
+            rows.rows[2].accountID = "acct-someone-else"
+            #expect(try await rows.record(in: ledger).chunks == 1)
+        }
+        let verified = try handover("verify", "--ledger", f.teams.recipient)
+        #expect(verified.status == 4 && verified.err.contains("a row was changed after it was received"), "\(verified.out)\(verified.err)")
+        #expect(verified.out.contains("OK: "), "the chain itself holds: \(verified.out)")
+    }
+
     @Test("a receive of 30,000 rows killed at 10 or more random moments, then run to the end: each chunk once, each user once, verify holds")
     func crashLoop() async throws {
         let total = 30_000

@@ -11,7 +11,7 @@ public enum UserColumns {
     public static let transferSub: Column = Facts.transferSub { $0.state.transferSub }
     public static let recipientSub: Column = Facts.recipientSub { $0.state.recipientSub }
     public static let targetTeam = Column("target_team", .text, "The team the user is transferred to (team A's ledger).") { .text($0.state.targetTeam) }
-    public static let status = Column("status", .text, optional: false, "Where the user stands: unmatched, pending, failed, transfer-id-generated or migrated.") { .text($0.state.status.name) }
+    public static let status = Column("status", .text, optional: false, "Where the user stands: unmatched, pending, received (team B: handed over, not tried yet), failed, transfer-id-generated or migrated.") { .text($0.state.status.name) }
     public static let migratedAt = Column("migrated_at", .time, "When the user's migration step happened: a sign-in's `iat`, else when it was recorded.") { .time($0.state.migratedAt) }
     public static let migratedRecordedAt = Column("migrated_recorded_at", .time, "When the ledger recorded the event that migrated the user.") { .time($0.state.migratedRecordedAt) }
     public static let migratedVia = Column("migrated_via", .text, "How the step was done: transfer-id-generation, exchange or sign-in.") { .text($0.state.migratedVia?.name) }

@@ -111,7 +111,7 @@ public enum PostgresExportSchema {
             transfer_sub         text,
             recipient_sub        text,
             target_team          text,
-            status               text NOT NULL,   -- unmatched, pending, failed, transfer-id-generated, migrated
+            status               text NOT NULL,   -- unmatched, pending, received, failed, transfer-id-generated, migrated
             migrated_at          timestamptz,     -- when it happened (a sign-in's iat, else recorded)
             migrated_recorded_at timestamptz,     -- when the ledger recorded it
             migrated_via         text,            -- exchange, sign-in, transfer-id-generation
@@ -189,11 +189,11 @@ public enum PostgresExportSchema {
                CASE WHEN w.deadline IS NULL THEN NULL ELSE (SELECT count(*) FROM report_migrated_users WHERE migrated_at >= w.deadline) END AS migrated_after_deadline
         FROM report_window AS w;
 
-        -- Users not yet migrated (never tried, or whose last attempt failed) by the last error's
+        -- Users not yet migrated (never tried, handed over and not tried, or last tried in vain) by the last error's
         -- class (null: never failed), and the failed ones alone ('unknown' for a failure without one).
         CREATE OR REPLACE VIEW report_pending_by_error_class AS
         SELECT last_error_class, count(*) AS users
-        FROM users WHERE status IN ('pending', 'failed') GROUP BY 1;
+        FROM users WHERE status IN ('pending', 'received', 'failed') GROUP BY 1;
 
         CREATE OR REPLACE VIEW report_failures_by_class AS
         SELECT coalesce(last_error_class, 'unknown') AS last_error_class, count(*) AS users
@@ -225,7 +225,7 @@ public enum PostgresExportSchema {
         SELECT (SELECT through_sequence FROM report_window) AS through_sequence,
                (SELECT count(*) FROM users WHERE status <> 'unmatched') AS users_known,
                (SELECT count(*) FROM report_migrated_users) AS migrated,
-               (SELECT count(*) FROM users WHERE status IN ('pending', 'failed')) AS pending,
+               (SELECT count(*) FROM users WHERE status IN ('pending', 'received', 'failed')) AS pending,
                (SELECT count(*) FROM users WHERE consent_revoked_at IS NOT NULL) AS consent_revoked,
                (SELECT count(*) FROM users WHERE account_deleted_at IS NOT NULL) AS accounts_deleted,
                (SELECT count(*) FROM users WHERE erased_at IS NOT NULL) AS users_erased,
