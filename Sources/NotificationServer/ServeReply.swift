@@ -4,7 +4,7 @@ import Projections
 
 /// The JSON body of every answer `serve` gives: what happened to a delivery, or the server's
 /// health. Absent fields are left out.
-struct ServeReply: Encodable, Sendable {
+struct ServeReply: Sendable {
     /// `recorded`, `duplicate`, `ok`, `disk-full`, `unavailable`.
     var status: String?
     /// Why the delivery was not recorded: `rejected`, `unauthorized`, `too_many_rejections`, ...
@@ -30,11 +30,6 @@ struct ServeReply: Encodable, Sendable {
     var transferSub: String?
     var recipientSub: String?
 
-    enum CodingKeys: String, CodingKey {
-        case status, error, reason, detail, sequence, head, freeBytes = "free_bytes", correlated, accountID = "account_id", package, state,
-             migratedVia = "migrated_via", migratedAt = "migrated_at", transferSub = "transfer_sub", recipientSub = "recipient_sub"
-    }
-
     /// Adds what `lookup` found: the user's account and state, or why there is none (`reason`
     /// and `detail`).
     mutating func describe(_ lookup: UserLookup) {
@@ -54,9 +49,27 @@ struct ServeReply: Encodable, Sendable {
         }
     }
 
-    /// The body: keys sorted, slashes unescaped. Encoding fails only on a non-finite number,
-    /// which a reply never holds.
+    /// The body: keys sorted, absent values left out (written directly: a lookup's answer is
+    /// on the backend's sign-in path).
     var encoded: Data {
-        (try? JSONEncoder.sortedKeys().encode(self)) ?? Data("{}".utf8)
+        var w = JSONWriter(capacity: 256)
+        w.beginObject()
+        w.field("account_id", accountID)
+        w.field("correlated", correlated)
+        w.field("detail", detail)
+        w.field("error", error)
+        if let freeBytes { w.key("free_bytes"); w.int(freeBytes) }
+        if let head { w.key("head"); w.int(head) }
+        w.field("migrated_at", migratedAt)
+        w.field("migrated_via", migratedVia)
+        w.field("package", package)
+        w.field("reason", reason)
+        w.field("recipient_sub", recipientSub)
+        if let sequence { w.key("sequence"); w.int(sequence) }
+        w.field("state", state)
+        w.field("status", status)
+        w.field("transfer_sub", transferSub)
+        w.endObject()
+        return Data(w.bytes)
     }
 }

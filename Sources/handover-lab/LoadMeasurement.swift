@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a load of operations measured: rate, latency percentiles, successes.
 struct Measurement {
     var rate: Double
@@ -30,4 +32,42 @@ func measure(count: Int, workers: Int, _ operation: @escaping @Sendable (Int) as
     guard !latencies.isEmpty else { return Measurement(rate: 0, p50: 0, p99: 0, succeeded: 0) }
     return Measurement(rate: Double(count) / seconds, p50: latencies[latencies.count / 2], p99: latencies[min(latencies.count - 1, latencies.count * 99 / 100)],
                        succeeded: results.filter(\.1).count)
+}
+
+/// Runs `operation` for 0..<count from `threads` threads, each with its own client from
+/// `connect`; rate and latency percentiles.
+func measureOnThreads<Client: Sendable>(count: Int, threads: Int, connect: () throws -> Client,
+                                        _ operation: @escaping @Sendable (Client, Int) throws -> Bool) throws -> Measurement {
+    let clients = try (0..<threads).map { _ in try connect() }
+    nonisolated(unsafe) var results = [[(Double, Bool)]](repeating: [], count: threads)
+    nonisolated(unsafe) var failure: Error?
+    let lock = NSLock()
+    let started = ContinuousClock.now
+    let group = DispatchGroup()
+    for t in 0..<threads {
+        group.enter()
+        let thread = Thread {
+            defer { group.leave() }
+            var out: [(Double, Bool)] = []
+            do {
+                for i in stride(from: t, to: count, by: threads) {
+                    let began = ContinuousClock.now
+                    let ok = try operation(clients[t], i)
+                    out.append(((ContinuousClock.now - began).inSeconds, ok))
+                }
+            } catch {
+                lock.withLock { failure = failure ?? error }
+            }
+            lock.withLock { results[t] = out }
+        }
+        thread.start()
+    }
+    group.wait()
+    if let failure { throw failure }
+    let seconds = (ContinuousClock.now - started).inSeconds
+    let all = results.flatMap { $0 }
+    let latencies = all.map(\.0).sorted()
+    guard !latencies.isEmpty else { return Measurement(rate: 0, p50: 0, p99: 0, succeeded: 0) }
+    return Measurement(rate: Double(count) / seconds, p50: latencies[latencies.count / 2], p99: latencies[min(latencies.count - 1, latencies.count * 99 / 100)],
+                       succeeded: all.filter(\.1).count)
 }

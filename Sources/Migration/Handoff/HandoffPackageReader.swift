@@ -115,7 +115,7 @@ public enum HandoffPackageReader {
             let account = row["account_id"] ?? ""
             rows.append(PackageListing.Row(transferSub: row["transfer_sub"] ?? "", accountID: account.isEmpty ? nil : account, sequence: sequence))
         }
-        do { return (try UserList(bytes: bytes, path: path, keyColumn: "transfer_sub"), rows) } catch let problems as InputProblems {
+        do { return (try UserList(table: table, sha256: digest, path: path, keyColumn: "transfer_sub"), rows) } catch let problems as InputProblems {
             throw refuse(.rowsMismatch, problems.description)
         }
     }

@@ -116,7 +116,7 @@ public struct CSVTable: Sendable {
         guard !inQuotes else { throw InputProblem(file: file, line: rowLine, "opens a quoted field that never closes") }
         try finishRow()
         guard let first = rows.first else { throw InputProblem(file: file, line: 1, "is empty: expected a header row") }
-        let header = first.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+        let header = first.fields.map(\.trimmingWhitespace)
         self.header = header
         self.rows = rows.dropFirst().map { Row(line: $0.line, fields: $0.fields, header: header) }
     }

@@ -36,6 +36,11 @@ public struct UserList: Sendable {
         do { table = try CSVTable(bytes: bytes, file: path) } catch let problem as InputProblem {
             throw InputProblems(problems: [problem])
         }
+        try self.init(table: table, sha256: Hex.encode(SHA256.hash(data: bytes)), path: path, keyColumn: keyColumn)
+    }
+
+    /// Checks `table`, read from `path`, whose bytes hash to `sha256` (hex).
+    public init(table: CSVTable, sha256: String, path: String, keyColumn: String) throws {
         var problems: [InputProblem] = []
         let header = table.header
         for (index, name) in header.enumerated() where name.isEmpty {
@@ -65,14 +70,14 @@ public struct UserList: Sendable {
                 problems.append(InputProblem(file: path, line: row.line, "has \(row.fields.count) fields, the header has \(header.count)"))
                 continue
             }
-            let identifier = row.fields[keyIndex].trimmingCharacters(in: .whitespaces)
+            let identifier = row.fields[keyIndex].trimmingWhitespace
             if let problem = UserList.problem(with: identifier, column: keyColumn) {
                 problems.append(InputProblem(file: path, line: row.line, problem))
                 continue
             }
             var accountID: String?
             if let accountIndex {
-                let value = row.fields[accountIndex].trimmingCharacters(in: .whitespaces)
+                let value = row.fields[accountIndex].trimmingWhitespace
                 if !value.isEmpty {
                     if let problem = UserList.problem(withAccountID: value) {
                         problems.append(InputProblem(file: path, line: row.line, problem))
@@ -103,7 +108,7 @@ public struct UserList: Sendable {
         self.keyColumn = keyColumn
         self.users = users
         self.warnings = warnings
-        self.sha256 = Hex.encode(SHA256.hash(data: bytes))
+        self.sha256 = sha256
         self.path = path
     }
 
