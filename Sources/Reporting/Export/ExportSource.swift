@@ -107,9 +107,11 @@ struct ExportSource: Sendable {
     private func rewriteErased(_ users: [UserState], through: UInt64, view: LogView, snapshot: any ProjectionSnapshot, sealer: Sealer,
                                to rewrite: (UInt64, [UInt8]) throws -> Void) throws {
         guard !users.isEmpty else { return }
+        // Each event once: several users' records can hold one event (a chunk of handoff rows).
+        var rewritten = Set<UInt64>()
         try view.transaction.withCursor(view.schema.log) { cursor in
             for user in users {
-                for sequence in try snapshot.eventSequences(linkedTo: user.identifiers) where sequence <= through {
+                for sequence in try snapshot.eventSequences(linkedTo: user.identifiers) where sequence <= through && rewritten.insert(sequence).inserted {
                     guard let (_, value) = try cursor.seek(exactly: LedgerSchema.logKey(sequence)) else { continue }
                     try rewrite(sequence, try SealedJSON.opened(try LogView.eventJSON(ofStoredRecord: value, sequence: sequence), with: sealer))
                 }

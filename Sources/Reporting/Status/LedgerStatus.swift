@@ -53,8 +53,9 @@ public struct LedgerStatus: Sendable {
         }
     }
 
-    /// Users not migrated yet: pending, or failed and waiting for `--retry-failed`.
-    public var usersLeft: Int { (usersByState["pending"] ?? 0) + (usersByState["failed"] ?? 0) }
+    /// Users not migrated yet: pending, received (handed over, not tried yet), or failed and
+    /// waiting for `--retry-failed`.
+    public var usersLeft: Int { (usersByState["pending"] ?? 0) + (usersByState["received"] ?? 0) + (usersByState["failed"] ?? 0) }
 
     public var daysLeft: Int? { window?.daysLeft(at: now) }
 
@@ -91,7 +92,8 @@ public struct LedgerStatus: Sendable {
         case nil: break
         }
         if (usersByState["failed"] ?? 0) > 0 { steps.append("see why users failed: handover query failures --by-class; retry them: \(run) --retry-failed") }
-        if (usersByState["pending"] ?? 0) > 0, window.map({ now < $0.deadline }) ?? true { steps.append("\(usersByState["pending"]!) users pending: run \(run) (it resumes)") }
+        let waiting = (usersByState["pending"] ?? 0) + (usersByState["received"] ?? 0)
+        if waiting > 0, window.map({ now < $0.deadline }) ?? true { steps.append("\(waiting) users pending: run \(run) (it resumes)") }
         if let checkpoint = lastCheckpoint, checkpoint.treeSize < events {
             steps.append("sign a checkpoint over the \(events - checkpoint.treeSize) events since the last: handover checkpoint")
         } else if lastCheckpoint == nil, events > 0 {
