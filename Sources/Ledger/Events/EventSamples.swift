@@ -7,6 +7,11 @@ public enum EventSamples {
         let senderCheckpoint = CheckpointFields(origin: "handover/AAAA111111/0c4e2a10-0000-4000-8000-000000000002", treeSize: 4_215,
                                                 rootHash: "7f1u3xh1m9g9c0uK0S5Tq2lQ3Yy1mN0nq9XjQe4bq5U=", time: t,
                                                 signature: "q1b2cwABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4fICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8=")
+        // Package 2's two rows, and the digest `verify` rebuilds from them: the samples hold together.
+        let rows = (accountIDs: ["acct-42", "acct-44"], transferSubs: ["t.9f8e7d", "t.1111"], sequences: [4_102, 4_107])
+        var digest = HandoffRowsDigest()
+        for i in 0..<2 { digest.add(accountID: rows.accountIDs[i], transferSub: rows.transferSubs[i], sequence: UInt64(rows.sequences[i])) }
+        let rowsSHA256 = digest.finalize()
         let failure = Failure(kind: .invalidRequest, code: "invalid_request", httpStatus: 400, message: "Apple answered \"invalid_request\"\nuser revoked", attempts: 2)
         let drafts: [EventDraft] = [
             EventDraft(.ledgerCreated(LedgerCreated(teamID: "BBBB222222", clientIDs: ["com.example.app", "com.example.web"], role: .recipient, ledgerID: "5b1f3c8e-0000-4000-8000-000000000001"))),
@@ -27,10 +32,10 @@ public enum EventSamples {
             EventDraft(.rejectionsSummarized(RejectionsSummarized(source: "203.0.113.7", from: t, until: Timestamp(microseconds: t.microseconds + 60_000_000),
                                                                   counts: ["notifications": 4_210, "sign-ins": 3], firstPayloadSHA256: String(repeating: "12", count: 32),
                                                                   lastPayloadSHA256: String(repeating: "34", count: 32)))),
-            EventDraft(.handoffIssued(HandoffIssued(package: 2, targetTeam: "BBBB222222", rowCount: 10, rowsSHA256: String(repeating: "56", count: 32),
+            EventDraft(.handoffIssued(HandoffIssued(package: 2, targetTeam: "BBBB222222", rowCount: 2, rowsSHA256: rowsSHA256,
                                                     manifestSHA256: String(repeating: "78", count: 32), previousTreeSize: 4_100, checkpoint: senderCheckpoint)),
                        idempotencyKey: "handoff-issued:BBBB222222:2"),
-            EventDraft(.handoffReceived(HandoffReceived(senderTeam: "AAAA111111", package: 2, rowCount: 10, rowsSHA256: String(repeating: "56", count: 32),
+            EventDraft(.handoffReceived(HandoffReceived(senderTeam: "AAAA111111", package: 2, rowCount: 2, rowsSHA256: rowsSHA256,
                                                         manifestSHA256: String(repeating: "78", count: 32), manifest: "handover-handoff/v1\npackage 2\n…", packagePath: "handoff-0002",
                                                         checkpoint: senderCheckpoint)),
                        idempotencyKey: "handoff-received:" + senderCheckpoint.origin + ":2"),
@@ -42,9 +47,9 @@ public enum EventSamples {
                                                                 cosignedAt: t, cosignature: "AAECAwAAAABqAAAAAAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0+Pw==")),
                        idempotencyKey: "handoff-acknowledged:" + String(repeating: "78", count: 32)),
             EventDraft(.handoffRowsReceived(HandoffRowsReceived(origin: senderCheckpoint.origin, package: 2, manifestSHA256: String(repeating: "78", count: 32),
-                                                                fileSHA256: String(repeating: "56", count: 32), chunk: 0, chunkCount: 1, rowCount: 2, firstRow: 0,
-                                                                accountIDs: ["acct-42", "acct-44"], transferSubs: ["t.9f8e7d", "t.1111"], sequences: [4_102, 4_107])),
-                       idempotencyKey: HandoffRowsReceived.idempotencyKey(origin: senderCheckpoint.origin, package: 2, fileSHA256: String(repeating: "56", count: 32), chunk: 0)),
+                                                                fileSHA256: rowsSHA256, chunk: 0, chunkCount: 1, rowCount: 2, firstRow: 0,
+                                                                accountIDs: rows.accountIDs, transferSubs: rows.transferSubs, sequences: rows.sequences)),
+                       idempotencyKey: HandoffRowsReceived.idempotencyKey(origin: senderCheckpoint.origin, package: 2, fileSHA256: rowsSHA256, chunk: 0)),
         ]
         assert(drafts.map(\.type) == EventType.allCases)
         return drafts
@@ -62,8 +67,8 @@ public enum EventSamples {
             EventDraft(.signInVerified(SignInVerified(audience: "com.example.app", issuedAt: t, expiresAt: t.adding(days: 1), realUserStatus: 2, verifiedAt: Timestamp(microseconds: t.microseconds + 3_600_000_000))),
                        identifiers: Identifiers(transferSub: "t.2222", recipientSub: "001999.jkl.0789"), occurredAt: t),
             EventDraft(.handoffRowsReceived(HandoffRowsReceived(origin: nil, package: nil, manifestSHA256: nil, fileSHA256: String(repeating: "9a", count: 32),
-                                                                chunk: 1, chunkCount: 2, rowCount: 1_001, firstRow: 1_000, accountIDs: [""], transferSubs: ["t.3333"], sequences: [])),
-                       idempotencyKey: HandoffRowsReceived.idempotencyKey(origin: nil, package: nil, fileSHA256: String(repeating: "9a", count: 32), chunk: 1)),
+                                                                chunk: 0, chunkCount: 1, rowCount: 1, firstRow: 0, accountIDs: [""], transferSubs: ["t.3333"], sequences: [])),
+                       idempotencyKey: HandoffRowsReceived.idempotencyKey(origin: nil, package: nil, fileSHA256: String(repeating: "9a", count: 32), chunk: 0)),
         ]
     }
 }
