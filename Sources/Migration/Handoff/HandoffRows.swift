@@ -47,20 +47,31 @@ public struct HandoffRows: Sendable {
     }
 
     /// Records every chunk not recorded yet, `batch` chunks per append, in order. A chunk
-    /// found recorded before must be of the same manifest (or file): another under the same
-    /// package number is the sender's equivocation, refused as ``HandoffRefusal/Reason/conflictingPackage``.
+    /// another process records meanwhile must be of the same manifest (or file): another under
+    /// the same package number is the sender's equivocation, refused as
+    /// ``HandoffRefusal/Reason/conflictingPackage``.
     public func record(in ledger: Ledger, batch: Int = 16) async throws -> Recorded {
         var recorded = Recorded(rows: rows.count)
         let per = HandoffRowsReceived.rowsPerChunk
         var chunk = 0
         while chunk < chunkCount {
-            let drafts = (chunk..<min(chunk + batch, chunkCount)).map { n in
+            let range = chunk..<min(chunk + batch, chunkCount)
+            chunk = range.upperBound
+            // Chunks recorded before (a package received again) are not written out again; a
+            // chunk of another manifest can only be under the same key if this one's "handoff
+            // received" was refused, so they are taken as they are.
+            let missing = try ledger.read { view in
+                try range.filter { n in try view.sequence(forIdempotencyKey: HandoffRowsReceived.idempotencyKey(origin: origin, package: package, fileSHA256: fileSHA256, chunk: n)) == nil }
+            }
+            recorded.chunksBefore += range.count - missing.count
+            let drafts = missing.map { n in
                 let slice = rows[min(n * per, rows.count)..<min((n + 1) * per, rows.count)]
                 let body = HandoffRowsReceived(origin: origin, package: package, manifestSHA256: manifestSHA256, fileSHA256: fileSHA256, chunk: n, chunkCount: chunkCount,
                                                rowCount: rows.count, firstRow: n * per, accountIDs: slice.map { $0.accountID ?? "" }, transferSubs: slice.map(\.transferSub),
                                                sequences: slice.compactMap { $0.sequence.map { Int($0) } })
                 return EventDraft(.handoffRowsReceived(body), idempotencyKey: body.idempotencyKey)
             }
+            guard !drafts.isEmpty else { continue }
             for (draft, outcome) in zip(drafts, try await ledger.append(contentsOf: drafts)) {
                 guard case .duplicate(let sequence) = outcome else { recorded.chunks += 1; continue }
                 recorded.chunksBefore += 1
@@ -72,7 +83,6 @@ public struct HandoffRows: Sendable {
                     throw HandoffRefusal(.conflictingPackage, "package \(mine.package ?? 0)'s rows were taken in before from manifest \(first.manifestSHA256 ?? "-"); this one's is \(mine.manifestSHA256 ?? "-")")
                 }
             }
-            chunk += drafts.count
         }
         return recorded
     }
