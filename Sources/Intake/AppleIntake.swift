@@ -34,7 +34,7 @@ public final class AppleIntake: Sendable {
     }
 
     /// The identifier kind of a `sub` in Apple's tokens for this ledger's team.
-    public var subKind: IdentifierKind { settings.role == .sender ? .senderSub : .recipientSub }
+    public var subKind: IdentifierKind { settings.role.subKind }
 
     // MARK: Notifications
 

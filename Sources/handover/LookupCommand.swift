@@ -21,7 +21,7 @@ struct LookupCommand: ParsableCommand {
     func run() throws {
         let (ledger, projection) = try ledgerOptions.open(.readOnly)
         defer { ledger.close() }
-        let sub: IdentifierKind = try ledger.identity().role == .sender ? .senderSub : .recipientSub
+        let sub = try ledger.identity().role.subKind
         let kinds: [IdentifierKind] = switch kind {
         case .transferSub?: [.transferSub]
         case .sub?: [sub]

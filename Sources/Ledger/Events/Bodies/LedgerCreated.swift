@@ -6,6 +6,9 @@ public struct LedgerCreated: Hashable, Sendable {
         case sender
         /// Team B, the recipient team: exchanges them and hears from Apple afterwards.
         case recipient
+
+        /// The kind of the `sub` Apple's tokens carry for this team.
+        public var subKind: IdentifierKind { self == .sender ? .senderSub : .recipientSub }
     }
 
     /// What to do with a user's personal data when Apple reports the account deleted.
