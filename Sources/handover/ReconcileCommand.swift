@@ -37,6 +37,10 @@ struct ReconcileCommand: ParsableCommand {
             try checkRoles(sender: a, at: sender, option: "--sender and --recipient", recipient: b, at: recipient)
             side = .ledger(a, senderProjection)
         } else {
+            let role = try b.identity().role
+            guard role == .recipient else {
+                throw CLIExit.usage("--recipient takes team B's ledger: \(recipient) is a \(role.rawValue)'s ledger (team \(try b.identity().teamID))")
+            }
             let key = try pinnedKey(senderKey ?? "", option: "--sender-key")
             let listings = try packages.map { path in
                 var digest: String?

@@ -141,6 +141,8 @@ struct SignInRaceTests {
         let teams = f.teams
         let swapped = try handover("reconcile", "--sender", teams.recipient, "--recipient", teams.sender)
         #expect(swapped.status == 2 && swapped.err.contains("recipient's ledger") && swapped.err.contains("the other way round"), "\(swapped.err)")
+        let packages = try handover("reconcile", "--packages", f.package, "--sender-key", f.senderKey, "--recipient", teams.sender)
+        #expect(packages.status == 2 && packages.err.contains("sender's ledger"), "\(packages.err)")
         let report = try handover("report", "--ledger", teams.sender, "--sender", teams.recipient)
         #expect(report.status == 2, "\(report.err)")
         let evidence = try handover("evidence", "write", "x", "--ledger", teams.sender, "--sender", teams.recipient, "--out", teams.dir.sub("bundle"))
