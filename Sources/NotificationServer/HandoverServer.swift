@@ -130,7 +130,7 @@ public struct HandoverServer: Sendable {
             let lookup = try intake.lookup(Identifier(kind, id))
             var fields = ServeReply(status: lookup.user == nil ? nil : "found")
             if lookup.user == nil { fields.error = "not_found" }
-            fields.describe(lookup)
+            fields.lookup = lookup
             return reply(route, lookup.user == nil ? .notFound : .ok, fields)
         } catch {
             logger.error("lookup: the ledger cannot be read", metadata: ["error": "\(error)"])
@@ -164,7 +164,7 @@ public struct HandoverServer: Sendable {
             switch receipt.outcome {
             case .recorded(let sequence), .duplicate(of: let sequence):
                 var fields = ServeReply(status: receipt.isDuplicate ? "duplicate" : "recorded", sequence: sequence)
-                if let lookup = receipt.lookup { fields.describe(lookup) }
+                fields.lookup = receipt.lookup
                 return reply(route, .ok, fields)
             case .rejected(let rejection, let sequence):
                 let status: HTTPResponse.Status = rejection.reason == .bodyTooLarge ? .contentTooLarge : .badRequest

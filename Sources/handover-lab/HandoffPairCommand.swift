@@ -30,19 +30,11 @@ struct HandoffPairCommand: AsyncParsableCommand {
         let start = Date()
         var options = Ledger.Options()
         options.mapSize = 1 << 30
-        let a = try await Ledger.create(at: sender, LedgerCreated(teamID: "AAAA111111", clientIDs: ["com.example.scale"], role: .sender, ledgerID: "scale-sender"),
-                                        folders: [UserProjection()], options: options)
+        let a = try await GeneratedSender.create(at: sender, users: users, clientID: "com.example.scale", ledgerID: "scale-sender", options: options)
         let b = try await Ledger.create(at: recipient, LedgerCreated(teamID: "BBBB222222", clientIDs: ["com.example.scale"], role: .recipient, ledgerID: "scale-recipient"),
                                         folders: [UserProjection()], options: options)
         defer { a.close(); b.close() }
         let chunk = 4096
-        for first in stride(from: 0, to: users, by: chunk) {
-            _ = try await a.append(contentsOf: (first..<min(first + chunk, users)).map { i in
-                EventDraft(.transferIDGenerated(TransferIDGenerated(targetTeam: "BBBB222222")),
-                           identifiers: Identifiers(accountID: "acct-\(i)", senderSub: "000\(i).sender", transferSub: Self.transferSub(i)),
-                           idempotencyKey: "generate:BBBB222222:000\(i).sender")
-            })
-        }
         // Team A signs and issues one package of them all (the rows file itself is not needed here).
         let aKey = try a.signingKey().key
         let checkpoint = try a.signCheckpoint(with: aKey)

@@ -10,6 +10,23 @@ struct Measurement {
     var recorded = 0
 }
 
+extension Measurement {
+    init(rate: Double, p50: Double, p99: Double, succeeded: Int) {
+        self.rate = rate
+        self.p50 = p50
+        self.p99 = p99
+        self.succeeded = succeeded
+    }
+
+    /// `count` operations done in `seconds`, each one's latency and success in `results`.
+    init(count: Int, seconds: Double, results: [(Double, Bool)]) {
+        let latencies = results.map(\.0).sorted()
+        guard !latencies.isEmpty else { self.init(rate: 0, p50: 0, p99: 0, succeeded: 0); return }
+        self.init(rate: Double(count) / seconds, p50: latencies[latencies.count / 2], p99: latencies[min(latencies.count - 1, latencies.count * 99 / 100)],
+                  succeeded: results.filter(\.1).count)
+    }
+}
+
 /// Runs `operation` for 0..<count from `workers` tasks; rate and latency percentiles.
 func measure(count: Int, workers: Int, _ operation: @escaping @Sendable (Int) async throws -> Bool) async throws -> Measurement {
     let started = ContinuousClock.now
@@ -27,11 +44,7 @@ func measure(count: Int, workers: Int, _ operation: @escaping @Sendable (Int) as
         }
         return try await group.reduce(into: []) { $0 += $1 }
     }
-    let seconds = (ContinuousClock.now - started).inSeconds
-    let latencies = results.map(\.0).sorted()
-    guard !latencies.isEmpty else { return Measurement(rate: 0, p50: 0, p99: 0, succeeded: 0) }
-    return Measurement(rate: Double(count) / seconds, p50: latencies[latencies.count / 2], p99: latencies[min(latencies.count - 1, latencies.count * 99 / 100)],
-                       succeeded: results.filter(\.1).count)
+    return Measurement(count: count, seconds: (ContinuousClock.now - started).inSeconds, results: results)
 }
 
 /// Runs `operation` for 0..<count from `threads` threads, each with its own client from
@@ -64,10 +77,5 @@ func measureOnThreads<Client: Sendable>(count: Int, threads: Int, connect: () th
     }
     group.wait()
     if let failure { throw failure }
-    let seconds = (ContinuousClock.now - started).inSeconds
-    let all = results.flatMap { $0 }
-    let latencies = all.map(\.0).sorted()
-    guard !latencies.isEmpty else { return Measurement(rate: 0, p50: 0, p99: 0, succeeded: 0) }
-    return Measurement(rate: Double(count) / seconds, p50: latencies[latencies.count / 2], p99: latencies[min(latencies.count - 1, latencies.count * 99 / 100)],
-                       succeeded: all.filter(\.1).count)
+    return Measurement(count: count, seconds: (ContinuousClock.now - started).inSeconds, results: results.flatMap { $0 })
 }
