@@ -39,9 +39,12 @@ struct AppleOutageTests {
         let calls = fixture.simulator.server.stats.snapshot["usermigrationinfo.invalid_request"] ?? 0
         #expect(summary.exitStatus == .credentialsRefused && summary.stopReason == .breaker, "\(summary.text)")
         #expect(calls >= 200 && calls <= 250, "\(calls) calls made")
-        // Each call made was recorded as its user's failure; nobody else was touched.
-        #expect(try AppleFixture.events(.transferIDGenerationFailed, in: a).count == calls)
-        #expect(summary.failed == calls && summary.succeeded == 0 && summary.notAttempted == 2_000 - calls)
+        // Each call answered was recorded as its user's failure, but those still in flight when
+        // the breaker stopped the run (at most one per worker; on a busy machine some are):
+        // abandoned, left for the next run with everyone not attempted. Nobody else was touched.
+        #expect(try AppleFixture.events(.transferIDGenerationFailed, in: a).count == summary.failed)
+        #expect(summary.failed <= calls && calls <= summary.failed + job.options.concurrency, "\(summary.failed) failures recorded, \(calls) calls answered")
+        #expect(summary.succeeded == 0 && summary.failed + summary.abandoned + summary.notAttempted == 2_000)
         let message = summary.stoppedBy?.message ?? ""
         #expect(message.contains("invalid_request") && message.contains("--target") && message.contains("revoked"), "\(message)")
         let finished = try AppleFixture.events(.runFinished, in: a)
