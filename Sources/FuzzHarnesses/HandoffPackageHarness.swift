@@ -11,9 +11,10 @@ extension Harness {
         var digest: String?
         let read = try HandoffPackageReader.read(HandoffPackage(path: dir), senderKey: senderKey, manifestDigest: &digest)
         HarnessCheck.expect(digest == read.manifestSHA256, "the refusal's manifest digest is not the manifest's")
-        HarnessCheck.expect(read.rows.count == read.manifest.rowCount, "a package was read with another number of rows than its manifest says")
-        HarnessCheck.expect(zip(read.rows, read.rows.dropFirst()).allSatisfy { $0.sequence < $1.sequence }, "a package's rows are not in event order")
-        HarnessCheck.expect(read.rows.allSatisfy { $0.sequence > read.manifest.previousTreeSize && $0.sequence <= read.manifest.checkpoint.treeSize },
+        let rows = try read.rows.all()
+        HarnessCheck.expect(read.rows.count == read.manifest.rowCount && rows.count == read.rows.count, "a package was read with another number of rows than its manifest says")
+        HarnessCheck.expect(zip(rows, rows.dropFirst()).allSatisfy { $0.sequence < $1.sequence }, "a package's rows are not in event order")
+        HarnessCheck.expect(rows.allSatisfy { $0.sequence > read.manifest.previousTreeSize && $0.sequence <= read.manifest.checkpoint.treeSize },
                             "a package lists an event outside its checkpoint's new events")
     }
 }

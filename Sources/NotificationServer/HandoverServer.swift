@@ -100,7 +100,7 @@ public struct HandoverServer: Sendable {
     func source(of request: Request, _ context: ServeRequestContext) -> String {
         let peer = context.remoteAddress?.ipAddress ?? "unknown"
         guard let proxy = configuration.trustedProxy, peer == proxy,
-              let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!]?.split(separator: ",").last?.trimmingCharacters(in: .whitespaces),
+              let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!]?.split(separator: ",").last?.trimming(.whitespaces),
               // A header that is not an IP address is expected from a stranger: the peer is recorded.
               (try? SocketAddress(ipAddress: forwarded, port: 0)) != nil else { return peer }
         return forwarded

@@ -48,8 +48,9 @@ public struct SignInSecret: Sendable {
 
     /// Whether an `Authorization` header carries this secret as a bearer token (compared in constant time).
     public func accepts(authorization: String?) -> Bool {
-        guard let authorization, authorization.lowercased().hasPrefix("bearer ") else { return false }
-        let presented = Array(SHA256.hash(data: Data(authorization.dropFirst(7).trimmingCharacters(in: .whitespaces).utf8)))
+        guard let authorization, authorization.utf8.count > 7,
+              authorization.utf8.prefix(7).elementsEqual("bearer ".utf8, by: { (0x41...0x5A).contains($0) ? $0 + 0x20 == $1 : $0 == $1 }) else { return false }
+        let presented = Array(SHA256.hash(data: Data(authorization.dropFirst(7).trimming(.whitespaces).utf8)))
         var difference: UInt8 = 0
         for (a, b) in zip(presented, digest) { difference |= a ^ b }
         return difference == 0

@@ -51,10 +51,10 @@ final class RawHTTPClient: @unchecked Sendable {
             guard n > 0 else { throw POSIXError(.ECONNRESET) }
             received += buffer[0..<n]
             guard let end = Self.headerEnd(received) else { continue }
-            let head = String(decoding: received[..<end], as: UTF8.self)
-            let status = Int(head.split(separator: " ", maxSplits: 2).dropFirst().first ?? "") ?? 0
-            let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
-                .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+            let head = received[..<end]
+            // "HTTP/1.1 200 OK": the three digits after the first space.
+            let status = head.firstIndex(of: UInt8(ascii: " ")).map { space in Self.number(head[(space + 1)...]) } ?? 0
+            let length = Self.contentLength(head)
             while received.count < end + 4 + length {
                 let n = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
                 guard n > 0 else { throw POSIXError(.ECONNRESET) }
@@ -62,6 +62,27 @@ final class RawHTTPClient: @unchecked Sendable {
             }
             return (status, Array(received[(end + 4)..<(end + 4 + length)]))
         }
+    }
+
+    /// The decimal number at the start of `bytes` (spaces before it skipped).
+    private static func number(_ bytes: ArraySlice<UInt8>) -> Int {
+        var value = 0
+        for byte in bytes.drop(while: { $0 == UInt8(ascii: " ") }) {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { break }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
+
+    /// The Content-Length header's value in the response head `head`, 0 when absent.
+    private static func contentLength(_ head: ArraySlice<UInt8>) -> Int {
+        let name = Array("\r\ncontent-length:".utf8)
+        var i = head.startIndex
+        while i + name.count <= head.endIndex {
+            if zip(head[i..<(i + name.count)], name).allSatisfy({ (0x41...0x5A).contains($0) ? $0 + 0x20 == $1 : $0 == $1 }) { return number(head[(i + name.count)...]) }
+            i += 1
+        }
+        return 0
     }
 
     private static func headerEnd(_ bytes: [UInt8]) -> Int? {

@@ -44,7 +44,7 @@ struct ReconcileCommand: ParsableCommand {
             let key = try pinnedKey(senderKey ?? "", option: "--sender-key")
             let listings = try packages.map { path in
                 var digest: String?
-                do { return try HandoffPackageReader.read(HandoffPackage(path: path), senderKey: key, manifestDigest: &digest).listing } catch let refusal as HandoffRefusal {
+                do { return try HandoffPackageReader.read(HandoffPackage(path: path), senderKey: key, manifestDigest: &digest).listing() } catch let refusal as HandoffRefusal {
                     throw CLIExit(.integrity, "\(path) does not hold (\(refusal.reason)): \(refusal.detail)")
                 }
             }

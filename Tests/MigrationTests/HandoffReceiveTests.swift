@@ -46,6 +46,58 @@ struct HandoffReceiveTests {
         #expect(verified.status == 0 && verified.out.contains("OK: 1 handoff(s) of 5 rows"), "\(verified.out)\(verified.err)")
     }
 
+    @Test("rows not written as Handover writes them, or listing a user twice, are refused naming the line, and nothing is recorded")
+    func rowsRefusedByLine() throws {
+        let f = try SignedHandoffTests.Fixture(users: 5)
+        /// `rows.csv` as lines (the header first), changed by `change`.
+        func lines(_ change: @escaping (inout [String]) -> Void) -> (String) -> String {
+            { text in
+                var lines = text.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+                change(&lines)
+                return lines.joined(separator: "\r\n") + "\r\n"
+            }
+        }
+        func fields(_ line: String) -> [String] { line.components(separatedBy: ",") }
+        let cases: [(what: String, package: String, says: String)] = [
+            ("a field quoted where it need not be", try f.resigned("quoted", rows: lines { $0[3] = "\"" + fields($0[3])[0] + "\"," + fields($0[3]).dropFirst().joined(separator: ",") }) { _ in },
+             "line 4: is not written as Handover writes it"),
+            ("a line ended by LF alone", try f.resigned("lf", rows: { $0.replacingOccurrences(of: "\r\n", with: "\n") }) { _ in }, "first line is not the header"),
+            ("a transfer_sub listed twice", try f.resigned("sub-twice", rows: lines { l in
+                var row = fields(l[4]); row[1] = fields(l[2])[1]; l[4] = row.joined(separator: ",")
+            }) { _ in }, "line 5: transfer_sub"),
+            ("an account_id listed twice", try f.resigned("account-twice", rows: lines { l in
+                var row = fields(l[5]); row[0] = fields(l[1])[0]; l[5] = row.joined(separator: ",")
+            }) { _ in }, "is listed on line 2 too, for another transfer_sub"),
+        ]
+        for c in cases {
+            let refused = try handover("handoff", "receive", c.package, "--sender-key", f.senderKey, "--ledger", f.teams.recipient)
+            #expect(refused.status == 2 && refused.err.contains("rows-mismatch") && refused.err.contains(c.says), "\(c.what): \(refused.err)")
+        }
+        let (chunks, users) = try Self.recorded(f.teams.recipient)
+        #expect(chunks.isEmpty && users.isEmpty, "no row of a refused package recorded")
+
+        // A field quoted because it must be (an account_id holding a comma and a quote) is Handover's own writing.
+        let quoted = try f.resigned("needs-quotes", rows: lines { l in
+            var row = fields(l[3]); row[0] = "\"acct,\"\"3\""; l[3] = row.joined(separator: ",")
+        }) { _ in }
+        let taken = try handover("handoff", "receive", quoted, "--sender-key", f.senderKey, "--ledger", f.teams.recipient)
+        #expect(taken.status == 0, "\(taken.err)")
+        #expect(try Self.recorded(f.teams.recipient).users.contains { $0.accountID == "acct,\"3" })
+        #expect(try handover("verify", "--ledger", f.teams.recipient).status == 0)
+    }
+
+    @Test("a rows.csv changed after its check is refused when read again, before any row of the changed chunk is used")
+    func changedAfterCheck() throws {
+        let f = try SignedHandoffTests.Fixture(users: 5)
+        var digest: String?
+        let read = try HandoffPackageReader.read(HandoffPackage(path: f.package), senderKey: try VerifierKey.read(from: f.senderKey), manifestDigest: &digest)
+        #expect(try read.rows.all().count == 5 && read.rows.chunkCount == 1)
+        try SignedHandoffTests.edit(f.package + "/" + HandoffPackage.rowsFile) { $0.replacingOccurrences(of: "\nacct-3,", with: "\nacct-X,") }
+        var chunks = try read.rows.chunks()
+        #expect(throws: HandoffRefusal.self) { _ = try chunks.next() }
+        #expect(throws: HandoffRefusal.self) { _ = try read.rows.userList() }
+    }
+
     @Test("verify finds a received package's row recorded other than the package says (exit 4), though the log's chain holds")
     func changedRowFound() async throws {
         let f = try SignedHandoffTests.Fixture(users: 5)
@@ -56,9 +108,12 @@ struct HandoffReceiveTests {
             defer { ledger.close() }
             let verified = try await HandoffAcceptance(ledger: ledger, package: HandoffPackage(path: f.package), senderKey: key).accept()
             // A tool that records the rows it was given, one account_id changed on the way.
-            var rows = HandoffRows(verified, origin: key.name)
-            rows.rows[2].accountID = "acct-someone-else"
-            #expect(try await rows.record(in: ledger).chunks == 1)
+            let rows = try verified.rows.all()
+            var accounts = rows.map { $0.accountID ?? "" }
+            accounts[2] = "acct-someone-else"
+            let body = HandoffRowsReceived(origin: key.name, package: 1, manifestSHA256: verified.manifestSHA256, fileSHA256: verified.rows.sha256, chunk: 0, chunkCount: 1,
+                                           rowCount: rows.count, firstRow: 0, accountIDs: accounts, transferSubs: rows.map(\.transferSub), sequences: rows.map { Int($0.sequence) })
+            #expect(try await ledger.append(EventDraft(.handoffRowsReceived(body), idempotencyKey: body.idempotencyKey)).sequence > 0)
         }
         let verified = try handover("verify", "--ledger", f.teams.recipient)
         #expect(verified.status == 4 && verified.err.contains("a row was changed after it was received"), "\(verified.out)\(verified.err)")

@@ -112,7 +112,7 @@ public struct AppleTokenVerifier: Sendable {
     /// claims and the audience they matched.
     private func verifiedClaims(_ token: String, now: Date, requireExpiry: Bool) async throws -> (ClaimSet, String) {
         let jws: CompactJWS
-        do { jws = try CompactJWS(token.trimmingCharacters(in: .whitespacesAndNewlines)) } catch let error as CompactJWS.Malformed {
+        do { jws = try CompactJWS(token.trimming(.whitespacesAndNewlines)) } catch let error as CompactJWS.Malformed {
             switch error.problem {
             case .structure: throw TokenRejection(.malformedJWS, error.description)
             case .base64: throw TokenRejection(.malformedBase64, error.description)

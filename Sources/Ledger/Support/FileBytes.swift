@@ -10,20 +10,13 @@ public enum FileBytes {
     /// The bytes of the regular file at `path`, refused when larger than `limit` bytes.
     /// Throws a ``LedgerError`` naming the file.
     public static func read(_ path: String, limit: Int) throws -> [UInt8] {
-        // Non-blocking, so a FIFO put in a file's place cannot hang the open.
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw LedgerError(.file, "\(path) is missing or cannot be read (\(String(cString: strerror(errno))))") }
-        defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw LedgerError(.file, "\(path) is not a regular file") }
-        guard status.st_size <= limit else { throw LedgerError(.malformedRecord, "\(path) is larger than \(limit) bytes") }
-        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw LedgerError(.file, "\(path) could not be read whole (it changed while read?)") }
-            done += n
+        let stream = try Stream(path, limit: limit)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(stream.size)
+        while bytes.count < stream.size {
+            guard try stream.read(upTo: stream.size - bytes.count, appendingTo: &bytes) > 0 else {
+                throw LedgerError(.file, "\(path) could not be read whole (it changed while read?)")
+            }
         }
         return bytes
     }
@@ -32,5 +25,52 @@ public enum FileBytes {
     public static func readIfPresent(_ path: String, limit: Int) throws -> [UInt8]? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         return try read(path, limit: limit)
+    }
+
+    /// A regular file of at most a limit, opened and read block by block: what reads a file
+    /// too large to hold whole in bounded memory. Closed when the last copy is released.
+    public final class Stream {
+        public let path: String
+        /// The file's size when it was opened.
+        public let size: Int
+        private let fd: Int32
+
+        /// Opens the regular file at `path`, refused when larger than `limit` bytes. Throws a
+        /// ``LedgerError`` naming the file.
+        public init(_ path: String, limit: Int) throws {
+            // Non-blocking, so a FIFO put in a file's place cannot hang the open.
+            let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { throw LedgerError(.file, "\(path) is missing or cannot be read (\(String(cString: strerror(errno))))") }
+            var status = stat()
+            guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+                close(fd)
+                throw LedgerError(.file, "\(path) is not a regular file")
+            }
+            guard status.st_size <= limit else {
+                close(fd)
+                throw LedgerError(.malformedRecord, "\(path) is larger than \(limit) bytes")
+            }
+            self.path = path
+            self.size = Int(status.st_size)
+            self.fd = fd
+        }
+
+        deinit { close(fd) }
+
+        /// Appends up to `count` of the next bytes to `buffer`; returns how many, 0 at the end.
+        public func read(upTo count: Int, appendingTo buffer: inout [UInt8]) throws -> Int {
+            let start = buffer.count
+            buffer.append(contentsOf: repeatElement(0, count: count))
+            while true {
+                let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + start, count) }
+                if n < 0, errno == EINTR { continue }
+                guard n >= 0 else {
+                    buffer.removeLast(count)
+                    throw LedgerError(.file, "\(path) could not be read (\(String(cString: strerror(errno))))")
+                }
+                buffer.removeLast(count - n)
+                return n
+            }
+        }
     }
 }

@@ -10,10 +10,8 @@ public struct VerifiedHandoff: Sendable {
     public var manifestSHA256: String
     /// `manifest.txt` as read (canonical UTF-8: it parsed as a signed note).
     public var manifestText: String
-    /// The users of `rows.csv`, read from the very bytes checked: the file cannot change in between.
-    public var users: UserList
-    /// Each row of `rows.csv`, in file order.
-    public var rows: [PackageListing.Row]
+    /// `rows.csv`, checked; read again chunk by chunk, each chunk held to the bytes checked.
+    public var rows: PackageRows
     /// This package's "handoff received" event, once recorded (or found recorded before).
     public var receivedSequence: UInt64?
     /// When it was first recorded as received: the time the receipt's cosignature states.
@@ -102,15 +100,7 @@ public struct HandoffAcceptance: Sendable {
             throw HandoffRefusal(.wrongClient, "the package is for client \(manifest.clientIDs.map(InertText.forScreen).joined(separator: ", ")), this ledger is for \(identity.clientIDs.joined(separator: ", "))")
         }
         try checkSequence(manifest, manifestSHA256: read.manifestSHA256, proof: read.consistencyProof) { HandoffRefusal($0, $1) }
-        // The rows go into this ledger, where `verify` checks them against the manifest by
-        // writing them again as Handover writes them: a file written otherwise cannot be.
-        var digest = HandoffRowsDigest()
-        for row in read.rows { digest.add(accountID: row.accountID ?? "", transferSub: row.transferSub, sequence: row.sequence) }
-        guard digest.finalize() == manifest.rowsSHA256 else {
-            throw HandoffRefusal(.rowsMismatch, "\(HandoffPackage.rowsFile) is not written as Handover writes it (the header, then each row as a CRLF line, "
-                                 + "fields quoted only where they must be), so its rows could not be checked again once recorded")
-        }
-        return VerifiedHandoff(package: package, manifest: manifest, manifestSHA256: read.manifestSHA256, manifestText: read.manifestText, users: read.users, rows: read.rows)
+        return VerifiedHandoff(package: package, manifest: manifest, manifestSHA256: read.manifestSHA256, manifestText: read.manifestText, rows: read.rows)
     }
 
     /// This package against the ones received before from the same sender: a new number, the

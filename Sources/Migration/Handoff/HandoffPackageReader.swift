@@ -12,23 +12,21 @@ public struct ReadPackage: Sendable {
     public var manifestSHA256: String
     /// `manifest.txt` as read.
     public var manifestText: String
-    /// The users of `rows.csv`, read from the very bytes checked.
-    public var users: UserList
-    /// Each row's `transfer_sub`, `account_id` and the event that generated it, in file order.
-    public var rows: [PackageListing.Row]
+    /// `rows.csv`, checked; read again chunk by chunk, each chunk held to the bytes checked.
+    public var rows: PackageRows
     /// `consistency.txt`'s proof from the previous package's size to this one's.
     public var consistencyProof: [[UInt8]]
 
-    /// What a reconciliation needs of the package.
-    public var listing: PackageListing {
+    /// What a reconciliation needs of the package, its rows read again.
+    public func listing() throws -> PackageListing {
         PackageListing(package: manifest.package, manifestSHA256: manifestSHA256, targetTeam: manifest.targetTeam, previousTreeSize: manifest.previousTreeSize,
-                       checkpoint: manifest.checkpoint, issuedAt: manifest.issuedAt, rows: rows, consistencyProof: consistencyProof)
+                       checkpoint: manifest.checkpoint, issuedAt: manifest.issuedAt, rows: try rows.all(), consistencyProof: consistencyProof)
     }
 }
 
 /// Reads and checks one package: the manifest's form and signature by the pinned key, its
-/// checkpoint (of that key's ledger, signed by it), the rows (digest, columns, count, events in
-/// order within the checkpoint, readable as an exchange's input) and the consistency file.
+/// checkpoint (of that key's ledger, signed by it), the rows (``PackageRows``) and the
+/// consistency file.
 public enum HandoffPackageReader {
     /// The package checked; throws the ``HandoffRefusal`` of the first check that fails. Sets
     /// `manifestDigest` as soon as the manifest is read, for the refusal's record.
@@ -66,7 +64,7 @@ public enum HandoffPackageReader {
         guard checkpoint.isSigned(by: senderKey.publicKey) else {
             throw refuse(.checkpointSignature, "the checkpoint in the manifest does not verify with the pinned sender key \(senderKey.line)")
         }
-        let (users, rows) = try readRows(package, manifest, refuse)
+        let rows = try PackageRows.check(package, against: manifest)
         let submission: CheckpointSubmission
         do {
             let bytes = try package.read(HandoffPackage.consistencyFile)
@@ -79,44 +77,7 @@ public enum HandoffPackageReader {
         guard submission.oldSize == manifest.previousTreeSize else {
             throw refuse(.previousMismatch, "\(HandoffPackage.consistencyFile) proves from size \(submission.oldSize), the manifest's previous package ends at \(manifest.previousTreeSize)")
         }
-        return ReadPackage(package: package, manifest: manifest, manifestSHA256: manifestSHA256, manifestText: note.serialized, users: users, rows: rows,
+        return ReadPackage(package: package, manifest: manifest, manifestSHA256: manifestSHA256, manifestText: note.serialized, rows: rows,
                            consistencyProof: submission.proof)
-    }
-
-    /// The rows file: its digest, its columns and count, each event within the checkpoint's new
-    /// events in ascending order, and its users as an exchange reads them.
-    private static func readRows(_ package: HandoffPackage, _ manifest: HandoffManifest,
-                                 _ refuse: (HandoffRefusal.Reason, String) -> HandoffRefusal) throws -> (UserList, [PackageListing.Row]) {
-        let bytes: [UInt8]
-        do { bytes = try package.read(HandoffPackage.rowsFile, limit: HandoffPackage.maximumRowsBytes) } catch { throw refuse(.malformed, ErrorText.describing(error)) }
-        let digest = Hex.encode(SHA256.hash(data: bytes))
-        guard digest == manifest.rowsSHA256 else {
-            throw refuse(.rowsDigest, "\(HandoffPackage.rowsFile) hashes to \(digest), the manifest says \(manifest.rowsSHA256): a row was changed, removed or added")
-        }
-        let path = package.file(HandoffPackage.rowsFile)
-        let table: CSVTable
-        do { table = try CSVTable(bytes: bytes, file: path) } catch { throw refuse(.rowsMismatch, ErrorText.describing(error)) }
-        guard table.header == HandoffPackage.rowColumns else {
-            throw refuse(.rowsMismatch, "\(HandoffPackage.rowsFile)'s columns are not \(HandoffPackage.rowColumns.joined(separator: ","))")
-        }
-        guard table.rows.count == manifest.rowCount else {
-            throw refuse(.rowsMismatch, "\(HandoffPackage.rowsFile) has \(table.rows.count) rows, the manifest says \(manifest.rowCount)")
-        }
-        var last = manifest.previousTreeSize
-        var rows: [PackageListing.Row] = []
-        rows.reserveCapacity(table.rows.count)
-        for row in table.rows {
-            let text = row["seq"] ?? ""
-            guard let sequence = UInt64(text), String(sequence) == text, sequence > last, sequence <= manifest.checkpoint.treeSize else {
-                throw refuse(.notCovered, "line \(row.line) lists event \(InertText.forScreen(text)): each row's event must come after the previous row's "
-                             + "and after event \(manifest.previousTreeSize), up to event \(manifest.checkpoint.treeSize), the checkpoint's last")
-            }
-            last = sequence
-            let account = row["account_id"] ?? ""
-            rows.append(PackageListing.Row(transferSub: row["transfer_sub"] ?? "", accountID: account.isEmpty ? nil : account, sequence: sequence))
-        }
-        do { return (try UserList(table: table, sha256: digest, path: path, keyColumn: "transfer_sub"), rows) } catch let problems as InputProblems {
-            throw refuse(.rowsMismatch, problems.description)
-        }
     }
 }

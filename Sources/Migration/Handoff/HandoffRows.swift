@@ -1,44 +1,48 @@
 import Ledger
 
 /// The rows of a handoff as team B takes them into its log: a signed package's (checked
-/// against its manifest) or a bare CSV's, recorded as "handoff rows received" chunks before
-/// any call to Apple, so that every handed-over user exists on team B's side from then on.
+/// against its manifest, read again chunk by chunk) or a bare CSV's, recorded as "handoff rows
+/// received" chunks before any call to Apple, so that every handed-over user exists on team B's
+/// side from then on.
 public struct HandoffRows: Sendable {
-    /// One handed-over user.
-    public struct Row: Sendable, Equatable {
-        public var transferSub: String
-        public var accountID: String?
-        /// The sender's "transfer ID generated" event; nil for a bare CSV's row.
-        public var sequence: UInt64?
-    }
-
     /// Which package the rows came in; nil for a bare CSV.
     public var origin: String?
     public var package: Int?
     public var manifestSHA256: String?
     /// SHA-256 of the rows file as read.
     public var fileSHA256: String
-    public var rows: [Row]
+    /// How many rows there are.
+    public let count: Int
+    private let source: Source
+
+    private enum Source: Sendable {
+        /// A package's rows, read from its file a chunk at a time.
+        case package(PackageRows)
+        /// A bare CSV's users, held whole (the exchange reads such a list whole anyway).
+        case unsigned([MigrationUser])
+    }
 
     /// The rows of a package that passed every check (``HandoffAcceptance``).
     public init(_ verified: VerifiedHandoff, origin: String) {
         self.origin = origin
         package = verified.manifest.package
         manifestSHA256 = verified.manifestSHA256
-        fileSHA256 = verified.manifest.rowsSHA256
-        rows = verified.rows.map { Row(transferSub: $0.transferSub, accountID: $0.accountID, sequence: $0.sequence) }
+        fileSHA256 = verified.rows.sha256
+        count = verified.rows.count
+        source = .package(verified.rows)
     }
 
     /// The rows of a bare CSV of `transfer_sub`s (an `account_id` column is taken when present).
     public init(unsigned list: UserList) {
         fileSHA256 = list.sha256
-        rows = list.users.map { Row(transferSub: $0.identifier, accountID: $0.accountID, sequence: nil) }
+        count = list.users.count
+        source = .unsigned(list.users)
     }
 
     /// How many chunks the rows make.
-    public var chunkCount: Int { max(1, (rows.count + HandoffRowsReceived.rowsPerChunk - 1) / HandoffRowsReceived.rowsPerChunk) }
+    public var chunkCount: Int { max(1, (count + HandoffRowsReceived.rowsPerChunk - 1) / HandoffRowsReceived.rowsPerChunk) }
 
-    /// What ``record(in:)`` did.
+    /// What ``record(in:batch:)`` did.
     public struct Recorded: Sendable, Equatable {
         /// Chunks recorded now, and found recorded before (a receive run again or resumed).
         public var chunks = 0
@@ -46,29 +50,31 @@ public struct HandoffRows: Sendable {
         public var rows = 0
     }
 
-    /// Records every chunk not recorded yet, `batch` chunks per append, in order. A chunk
-    /// another process records meanwhile must be of the same manifest (or file): another under
-    /// the same package number is the sender's equivocation, refused as
-    /// ``HandoffRefusal/Reason/conflictingPackage``.
+    /// Records every chunk not recorded yet, `batch` chunks per append, in order, holding no
+    /// more than a batch of rows at a time. A chunk another process records meanwhile must be of
+    /// the same manifest (or file): another under the same package number is the sender's
+    /// equivocation, refused as ``HandoffRefusal/Reason/conflictingPackage``.
     public func record(in ledger: Ledger, batch: Int = 16) async throws -> Recorded {
-        var recorded = Recorded(rows: rows.count)
-        let per = HandoffRowsReceived.rowsPerChunk
-        var chunk = 0
-        while chunk < chunkCount {
-            let range = chunk..<min(chunk + batch, chunkCount)
-            chunk = range.upperBound
+        var recorded = Recorded(rows: count)
+        var chunks = try ChunkReader(self)
+        var next = 0
+        while next < chunkCount {
+            var read: [(chunk: Int, rows: [(accountID: String, transferSub: String, sequence: UInt64?)])] = []
+            while read.count < batch, next < chunkCount {
+                read.append((next, try chunks.next()))
+                next += 1
+            }
             // Chunks recorded before (a package received again) are not written out again; a
             // chunk of another manifest can only be under the same key if this one's "handoff
             // received" was refused, so they are taken as they are.
             let missing = try ledger.read { view in
-                try range.filter { n in try view.sequence(forIdempotencyKey: HandoffRowsReceived.idempotencyKey(origin: origin, package: package, fileSHA256: fileSHA256, chunk: n)) == nil }
+                try read.filter { try view.sequence(forIdempotencyKey: key($0.chunk)) == nil }
             }
-            recorded.chunksBefore += range.count - missing.count
-            let drafts = missing.map { n in
-                let slice = rows[min(n * per, rows.count)..<min((n + 1) * per, rows.count)]
-                let body = HandoffRowsReceived(origin: origin, package: package, manifestSHA256: manifestSHA256, fileSHA256: fileSHA256, chunk: n, chunkCount: chunkCount,
-                                               rowCount: rows.count, firstRow: n * per, accountIDs: slice.map { $0.accountID ?? "" }, transferSubs: slice.map(\.transferSub),
-                                               sequences: slice.compactMap { $0.sequence.map { Int($0) } })
+            recorded.chunksBefore += read.count - missing.count
+            let drafts = missing.map { chunk in
+                let body = HandoffRowsReceived(origin: origin, package: package, manifestSHA256: manifestSHA256, fileSHA256: fileSHA256, chunk: chunk.chunk, chunkCount: chunkCount,
+                                               rowCount: count, firstRow: chunk.chunk * HandoffRowsReceived.rowsPerChunk, accountIDs: chunk.rows.map(\.accountID),
+                                               transferSubs: chunk.rows.map(\.transferSub), sequences: chunk.rows.compactMap { $0.sequence.map { Int($0) } })
                 return EventDraft(.handoffRowsReceived(body), idempotencyKey: body.idempotencyKey)
             }
             guard !drafts.isEmpty else { continue }
@@ -85,5 +91,36 @@ public struct HandoffRows: Sendable {
             }
         }
         return recorded
+    }
+
+    private func key(_ chunk: Int) -> String {
+        HandoffRowsReceived.idempotencyKey(origin: origin, package: package, fileSHA256: fileSHA256, chunk: chunk)
+    }
+
+    /// The rows a chunk at a time, from either source.
+    private struct ChunkReader {
+        private var package: PackageRows.Chunks?
+        private let users: [MigrationUser]
+        private var chunk = 0
+
+        init(_ rows: HandoffRows) throws {
+            switch rows.source {
+            case .package(let checked):
+                package = try checked.chunks()
+                users = []
+            case .unsigned(let users):
+                self.users = users
+            }
+        }
+
+        mutating func next() throws -> [(accountID: String, transferSub: String, sequence: UInt64?)] {
+            if package != nil {
+                guard let chunk = try package?.next() else { throw LedgerError(.malformedRecord, "the package's rows ended before their last chunk") }
+                return chunk.map { ($0.accountID ?? "", $0.transferSub, $0.sequence) }
+            }
+            let per = HandoffRowsReceived.rowsPerChunk
+            defer { chunk += 1 }
+            return users[min(chunk * per, users.count)..<min((chunk + 1) * per, users.count)].map { ($0.accountID ?? "", $0.identifier, nil) }
+        }
     }
 }

@@ -39,6 +39,16 @@ public struct UserList: Sendable {
         try self.init(table: table, sha256: Hex.encode(SHA256.hash(data: bytes)), path: path, keyColumn: keyColumn)
     }
 
+    /// Users checked as they were read (a package's rows, ``PackageRows``), from the file at
+    /// `path` whose bytes hash to `sha256` (hex).
+    init(checked users: [MigrationUser], sha256: String, path: String, keyColumn: String) {
+        self.keyColumn = keyColumn
+        self.users = users
+        self.warnings = []
+        self.sha256 = sha256
+        self.path = path
+    }
+
     /// Checks `table`, read from `path`, whose bytes hash to `sha256` (hex).
     public init(table: CSVTable, sha256: String, path: String, keyColumn: String) throws {
         var problems: [InputProblem] = []

@@ -243,8 +243,8 @@ public struct Preflight: Sendable {
             }
             do {
                 let verified = try await HandoffAcceptance(ledger: ledger, package: HandoffPackage(path: inputPath), senderKey: senderKey).accept(record: false)
-                report.add("input", .passed, "\(inputPath): team \(verified.manifest.senderTeam)'s package \(verified.manifest.package), signed and consistent, \(verified.users.users.count) users")
-                return verified.users.users.count
+                report.add("input", .passed, "\(inputPath): team \(verified.manifest.senderTeam)'s package \(verified.manifest.package), signed and consistent, \(verified.rows.count) users")
+                return verified.rows.count
             } catch {
                 report.add("input", .failed, "\(inputPath): \(ErrorText.describing(error))")
                 return nil

@@ -95,7 +95,7 @@ public struct MigrationJob: Sendable {
                 try acceptance.writeReceipt(for: verified, to: path)
                 receipt = path
             }
-            users = verified.users
+            users = try verified.rows.userList()
         } else if let bareList {
             if case .exchange = kind {
                 options.handoff = .unsigned

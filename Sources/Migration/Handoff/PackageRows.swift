@@ -1,0 +1,199 @@
+import Crypto
+import Ledger
+
+/// The rows of a package's `rows.csv`, checked in one streamed pass and read again chunk by
+/// chunk, in bounded memory: a block of the file at a time, plus 16 bytes a row for finding a
+/// user listed twice and 32 bytes per chunk of ``HandoffRowsReceived/rowsPerChunk`` rows.
+///
+/// The check (``check(_:against:)``) holds the file to the manifest: its SHA-256 is the
+/// manifest's `rows-sha256`, it is written as Handover writes it (the header, then one CRLF line
+/// per row, each field quoted only where it must be: so the rows, once recorded, can be checked
+/// against the manifest again), its row count is the manifest's, each row's event comes after the
+/// previous row's within the checkpoint's new events, each `transfer_sub` reads as Apple's and
+/// no user is listed twice. Each later read (``chunks()``) is held to the very bytes checked, a
+/// chunk at a time: a file changed in between is refused before any row of the changed chunk is used.
+public struct PackageRows: Sendable {
+    /// The file's path.
+    public let path: String
+    /// SHA-256 of the file, hex: the manifest's `rows-sha256`.
+    public let sha256: String
+    /// How many rows it holds: the manifest's count.
+    public let count: Int
+    /// SHA-256 of each chunk's lines, as checked.
+    private let chunkDigests: [SHA256Hash]
+
+    /// How many chunks the rows make.
+    public var chunkCount: Int { chunkDigests.count }
+
+    /// Checks `package`'s rows against `manifest`; throws the ``HandoffRefusal`` of the first
+    /// check that fails (the digest's first: a file that is not the one signed is refused as that,
+    /// whatever else is wrong with it).
+    public static func check(_ package: HandoffPackage, against manifest: HandoffManifest) throws -> PackageRows {
+        let path = package.file(HandoffPackage.rowsFile)
+        var lines: RowsFileLines
+        do { lines = try RowsFileLines(path) } catch { throw HandoffRefusal(.malformed, ErrorText.describing(error)) }
+        var check = RowsCheck(path: path, manifest: manifest)
+        do {
+            guard try lines.next({ $0.elementsEqual(PackageRows.header) }) == true else {
+                throw HandoffRefusal(.rowsMismatch, "\(HandoffPackage.rowsFile)'s first line is not the header \(HandoffPackage.rowColumns.joined(separator: ",")) ended by CRLF")
+            }
+            while let problem = try lines.next({ check.take($0) }) {
+                if let problem { throw problem }
+            }
+        } catch let refusal as HandoffRefusal {
+            check.problem = refusal
+        } catch let long as RowsFileLines.LineTooLong {
+            check.problem = HandoffRefusal(.rowsMismatch, "\(path), line \(long.line): is longer than any row Handover writes")
+        } catch { throw HandoffRefusal(.malformed, ErrorText.describing(error)) }
+        do { try lines.drain() } catch { throw HandoffRefusal(.malformed, ErrorText.describing(error)) }
+        let digest = Hex.encode(lines.fileHasher.finalize())
+        guard digest == manifest.rowsSHA256 else {
+            throw HandoffRefusal(.rowsDigest, "\(HandoffPackage.rowsFile) hashes to \(digest), the manifest says \(manifest.rowsSHA256): a row was changed, removed or added")
+        }
+        let chunkDigests = try check.finish()
+        return PackageRows(path: path, sha256: digest, count: check.count, chunkDigests: chunkDigests)
+    }
+
+    /// Reads the rows again, a chunk at a time, each chunk held to the one checked.
+    public func chunks() throws -> Chunks {
+        do { return Chunks(rows: self, lines: try RowsFileLines(path)) } catch { throw HandoffRefusal(.malformed, ErrorText.describing(error)) }
+    }
+
+    /// Every row, in file order: for a reconciliation, which joins them all.
+    public func all() throws -> [PackageListing.Row] {
+        var rows: [PackageListing.Row] = []
+        rows.reserveCapacity(count)
+        var chunks = try chunks()
+        while let chunk = try chunks.next() { rows.append(contentsOf: chunk) }
+        return rows
+    }
+
+    /// The rows as an exchange's users, keyed by `transfer_sub`.
+    public func userList() throws -> UserList {
+        var users: [MigrationUser] = []
+        users.reserveCapacity(count)
+        var chunks = try chunks()
+        while let chunk = try chunks.next() {
+            for row in chunk { users.append(MigrationUser(identifier: row.transferSub, accountID: row.accountID, line: users.count + 2)) }
+        }
+        return UserList(checked: users, sha256: sha256, path: path, keyColumn: "transfer_sub")
+    }
+
+    /// The rows read again chunk by chunk (``PackageRows/chunks()``).
+    public struct Chunks {
+        private let rows: PackageRows
+        private var lines: RowsFileLines
+        private var chunk = 0
+        private var headerRead = false
+
+        fileprivate init(rows: PackageRows, lines: RowsFileLines) {
+            self.rows = rows
+            self.lines = lines
+        }
+
+        /// The next chunk's rows; nil after the last. Throws a ``HandoffRefusal`` when the
+        /// chunk's bytes are not the ones checked (the file changed since).
+        public mutating func next() throws -> [PackageListing.Row]? {
+            guard chunk < rows.chunkCount else { return nil }
+            let first = chunk * HandoffRowsReceived.rowsPerChunk
+            let size = min(HandoffRowsReceived.rowsPerChunk, rows.count - first)
+            var hasher = SHA256()
+            var found: [PackageListing.Row] = []
+            found.reserveCapacity(size)
+            do {
+                if !headerRead {
+                    _ = try lines.next { _ in () }
+                    headerRead = true
+                }
+                while found.count < size, let row = try lines.next({ line -> PackageListing.Row? in
+                    hasher.update(bufferPointer: UnsafeRawBufferPointer(line))
+                    return RowLine(line).flatMap { $0.row }
+                }) {
+                    guard let row else { break }
+                    found.append(row)
+                }
+            } catch { throw changed(first) }
+            guard found.count == size, SHA256Hash(hasher.finalize()) == rows.chunkDigests[chunk] else { throw changed(first) }
+            chunk += 1
+            return found
+        }
+
+        private func changed(_ first: Int) -> HandoffRefusal {
+            HandoffRefusal(.rowsDigest, "\(HandoffPackage.rowsFile) changed after it was checked: rows \(first + 1) to \(min(rows.count, first + HandoffRowsReceived.rowsPerChunk)) "
+                           + "are not the ones checked, so none of them was used")
+        }
+    }
+
+    /// The header line as Handover writes it.
+    static let header = Array(CSVField.line(HandoffPackage.rowColumns).utf8)
+}
+
+/// One line of `rows.csv` split into its three fields, when it is written as Handover writes
+/// it: each field quoted only where it must be, the line ended by CRLF.
+struct RowLine {
+    /// The three fields' bytes (unquoted), one after another.
+    private let bytes: [UInt8]
+    private let ends: (Int, Int)
+
+    var accountID: ArraySlice<UInt8> { bytes[0..<ends.0] }
+    var transferSub: ArraySlice<UInt8> { bytes[ends.0..<ends.1] }
+    var sequence: ArraySlice<UInt8> { bytes[ends.1...] }
+
+    init?(_ line: UnsafeBufferPointer<UInt8>) {
+        guard line.count >= 2, line[line.count - 2] == 0x0D, line[line.count - 1] == 0x0A else { return nil }
+        let content = UnsafeBufferPointer(rebasing: line[..<(line.count - 2)])
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(content.count)
+        var ends: [Int] = []
+        var quoted = false
+        var i = 0
+        while true {
+            if i < content.count, content[i] == UInt8(ascii: "\"") {
+                quoted = true
+                i += 1
+                while true {
+                    guard i < content.count else { return nil }
+                    if content[i] == UInt8(ascii: "\"") {
+                        guard i + 1 < content.count, content[i + 1] == UInt8(ascii: "\"") else { i += 1; break }
+                        i += 1
+                    }
+                    bytes.append(content[i])
+                    i += 1
+                }
+            } else {
+                while i < content.count, content[i] != UInt8(ascii: ",") {
+                    // A quote or a carriage return in an unquoted field is not Handover's writing.
+                    guard content[i] != UInt8(ascii: "\""), content[i] != 0x0D else { return nil }
+                    bytes.append(content[i])
+                    i += 1
+                }
+            }
+            ends.append(bytes.count)
+            guard i < content.count else { break }
+            guard content[i] == UInt8(ascii: ","), ends.count < 3 else { return nil }
+            i += 1
+        }
+        guard ends.count == 3 else { return nil }
+        self.bytes = bytes
+        self.ends = (ends[0], ends[1])
+        // Unquoted fields without a quote or a carriage return are written as they are; a quoted
+        // one must be one that needs its quotes.
+        if quoted {
+            var written: [UInt8] = []
+            written.reserveCapacity(line.count)
+            for (n, field) in [accountID, transferSub, sequence].enumerated() {
+                if n > 0 { written.append(UInt8(ascii: ",")) }
+                field.withUnsafeBufferPointer { CSVField.append($0, to: &written) }
+            }
+            written.append(contentsOf: [0x0D, 0x0A])
+            guard written.elementsEqual(line) else { return nil }
+        }
+    }
+
+    /// The row, when its fields read as text and its event as a number.
+    var row: PackageListing.Row? {
+        guard let account = String(validating: accountID, as: UTF8.self), let sub = String(validating: transferSub, as: UTF8.self),
+              let number = UInt64(String(decoding: sequence, as: UTF8.self)) else { return nil }
+        return PackageListing.Row(transferSub: sub, accountID: account.isEmpty ? nil : account, sequence: number)
+    }
+}

@@ -1,0 +1,115 @@
+import Crypto
+import Ledger
+
+/// The checks ``PackageRows/check(_:against:)`` makes of each row as it streams past, and of the
+/// rows as a whole at the end, keeping what the second read is held to: each chunk's SHA-256.
+struct RowsCheck {
+    let path: String
+    let manifest: HandoffManifest
+    /// The first problem found; once set, the rest of the file is only hashed.
+    var problem: HandoffRefusal?
+    private(set) var count = 0
+    private var last: UInt64
+    private var chunkHasher = SHA256()
+    private var chunkDigests: [SHA256Hash] = []
+    /// A 64-bit hash of each `transfer_sub` and each `account_id`, sorted at the end: equal
+    /// neighbours are a user listed twice (or, rarely, a collision, told apart by a second read).
+    private var subHashes: [UInt64] = []
+    private var accountHashes: [UInt64] = []
+
+    init(path: String, manifest: HandoffManifest) {
+        self.path = path
+        self.manifest = manifest
+        last = manifest.previousTreeSize
+        let expected = min(manifest.rowCount, HandoffPackage.maximumRowsBytes / 16)
+        subHashes.reserveCapacity(expected)
+        accountHashes.reserveCapacity(expected)
+    }
+
+    /// Takes the next row's line (after the header); returns the problem with it, if any.
+    mutating func take(_ bytes: UnsafeBufferPointer<UInt8>) -> HandoffRefusal? {
+        let line = count + 2
+        guard let fields = RowLine(bytes) else {
+            return HandoffRefusal(.rowsMismatch, "\(path), line \(line): is not written as Handover writes it (each row a CRLF line of account_id, transfer_sub and seq, "
+                                  + "each field quoted only where it must be), so its rows could not be checked again once recorded")
+        }
+        let text = String(decoding: fields.sequence, as: UTF8.self)
+        guard let sequence = UInt64(text), String(sequence) == text, sequence > last, sequence <= manifest.checkpoint.treeSize else {
+            return HandoffRefusal(.notCovered, "line \(line) lists event \(InertText.forScreen(text)): each row's event must come after the previous row's "
+                                  + "and after event \(manifest.previousTreeSize), up to event \(manifest.checkpoint.treeSize), the checkpoint's last")
+        }
+        last = sequence
+        let sub = String(decoding: fields.transferSub, as: UTF8.self)
+        if let problem = UserList.problem(with: sub, column: "transfer_sub") { return mismatch(line, problem) }
+        guard let account = String(validating: fields.accountID, as: UTF8.self) else { return mismatch(line, "account_id is not valid UTF-8") }
+        guard account.trimmingWhitespace == account else { return mismatch(line, "account_id \"\(InertText.forScreen(account))\" begins or ends with white space") }
+        if let problem = UserList.problem(withAccountID: account) { return mismatch(line, problem) }
+        subHashes.append(RowsCheck.hash(fields.transferSub))
+        if !account.isEmpty { accountHashes.append(RowsCheck.hash(fields.accountID)) }
+        chunkHasher.update(bufferPointer: UnsafeRawBufferPointer(bytes))
+        count += 1
+        if count % HandoffRowsReceived.rowsPerChunk == 0 { closeChunk() }
+        return nil
+    }
+
+    /// The checks of the rows as a whole, once the file has been read and its digest found to be
+    /// the manifest's: the problem found on the way, the count, a user listed twice. Returns each
+    /// chunk's SHA-256.
+    mutating func finish() throws -> [SHA256Hash] {
+        if let problem { throw problem }
+        guard count > 0 else { throw HandoffRefusal(.rowsMismatch, "\(path): has a header but no users") }
+        guard count == manifest.rowCount else {
+            throw HandoffRefusal(.rowsMismatch, "\(HandoffPackage.rowsFile) has \(count) rows, the manifest says \(manifest.rowCount)")
+        }
+        if count % HandoffRowsReceived.rowsPerChunk != 0 { closeChunk() }
+        let subs = RowsCheck.repeated(&subHashes), accounts = RowsCheck.repeated(&accountHashes)
+        if !subs.isEmpty || !accounts.isEmpty, let twice = try listedTwice(subs: subs, accounts: accounts) { throw twice }
+        return chunkDigests
+    }
+
+    private mutating func closeChunk() {
+        chunkDigests.append(SHA256Hash(chunkHasher.finalize()))
+        chunkHasher = SHA256()
+    }
+
+    private func mismatch(_ line: Int, _ problem: String) -> HandoffRefusal {
+        HandoffRefusal(.rowsMismatch, InputProblem(file: path, line: line, problem).description)
+    }
+
+    /// The first user listed twice among the rows whose hash repeats, read again from the file.
+    private func listedTwice(subs: Set<UInt64>, accounts: Set<UInt64>) throws -> HandoffRefusal? {
+        var lines = try RowsFileLines(path)
+        _ = try lines.next { _ in () }
+        var subLines: [[UInt8]: Int] = [:], accountLines: [[UInt8]: Int] = [:]
+        var line = 1
+        while let fields = try lines.next({ RowLine($0) }) {
+            line += 1
+            guard let fields else { continue }
+            if subs.contains(RowsCheck.hash(fields.transferSub)) {
+                if let first = subLines.updateValue(line, forKey: Array(fields.transferSub)) {
+                    return mismatch(line, "transfer_sub \(InertText.forScreen(String(decoding: fields.transferSub, as: UTF8.self))) is listed on line \(first) too: a package lists each user once")
+                }
+            }
+            if !fields.accountID.isEmpty, accounts.contains(RowsCheck.hash(fields.accountID)) {
+                if let first = accountLines.updateValue(line, forKey: Array(fields.accountID)) {
+                    return mismatch(line, "account_id \(InertText.forScreen(String(decoding: fields.accountID, as: UTF8.self))) is listed on line \(first) too, for another transfer_sub")
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The hashes that occur more than once (sorting `hashes`).
+    private static func repeated(_ hashes: inout [UInt64]) -> Set<UInt64> {
+        hashes.sort()
+        var found = Set<UInt64>()
+        for i in hashes.indices.dropFirst() where hashes[i] == hashes[i - 1] { found.insert(hashes[i]) }
+        return found
+    }
+
+    private static func hash(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        var hasher = Hasher()
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        return UInt64(bitPattern: Int64(hasher.finalize()))
+    }
+}

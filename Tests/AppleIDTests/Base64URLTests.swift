@@ -1,0 +1,28 @@
+import AppleID
+import Foundation
+import Testing
+
+/// Base64url as every token is read: what Foundation's base64 says, in the URL alphabet, unpadded.
+@Suite("base64url")
+struct Base64URLTests {
+    @Test("every length from 0 to 300 bytes encodes as Foundation's base64 in the URL alphabet, unpadded, and decodes back")
+    func roundTrips() {
+        var generator = SystemRandomNumberGenerator()
+        for count in 0...300 {
+            let bytes = Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let expected = bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            let encoded = Base64URL.encode(bytes)
+            #expect(encoded == expected, "\(count) bytes")
+            #expect(Base64URL.decode(encoded[...]) == bytes, "\(count) bytes back")
+            let padded = encoded + String(repeating: "=", count: (4 - encoded.count % 4) % 4)
+            #expect(Base64URL.decode(padded[...]) == bytes, "\(count) bytes, padded")
+        }
+    }
+
+    @Test("text that is not base64url is refused: another alphabet's bytes, a length no encoding has, too much padding")
+    func refusals() {
+        for text in ["ab+c", "ab/c", "ab c", "abcde", "a", "ab===", "é", "ab\u{0}c", "=abc"] {
+            #expect(Base64URL.decode(text[...]) == nil, "\(text.debugDescription)")
+        }
+    }
+}
