@@ -58,6 +58,8 @@ public struct HandoffRows: Sendable {
         var recorded = Recorded(rows: count)
         var chunks = try ChunkReader(self)
         var next = 0
+        // One batch is appended while the next is read: the reading overlaps the writer's fold and commit.
+        var appending: (drafts: [EventDraft], task: Task<[AppendOutcome], Error>)?
         while next < chunkCount {
             var read: [(chunk: Int, rows: [(accountID: String, transferSub: String, sequence: UInt64?)])] = []
             while read.count < batch, next < chunkCount {
@@ -77,20 +79,27 @@ public struct HandoffRows: Sendable {
                                                transferSubs: chunk.rows.map(\.transferSub), sequences: chunk.rows.compactMap { $0.sequence.map { Int($0) } })
                 return EventDraft(.handoffRowsReceived(body), idempotencyKey: body.idempotencyKey)
             }
-            guard !drafts.isEmpty else { continue }
-            for (draft, outcome) in zip(drafts, try await ledger.append(contentsOf: drafts)) {
-                guard case .duplicate(let sequence) = outcome else { recorded.chunks += 1; continue }
-                recorded.chunksBefore += 1
-                guard case .handoffRowsReceived(let mine) = draft.body,
-                      let event = try ledger.read({ try $0.event(sequence) }), case .handoffRowsReceived(let first) = event.body else {
-                    throw LedgerError(.malformedRecord, "event \(sequence) holds the idempotency key of \(draft.idempotencyKey ?? "") but is not a \"handoff rows received\"")
-                }
-                guard first.manifestSHA256 == mine.manifestSHA256, first.fileSHA256 == mine.fileSHA256 else {
-                    throw HandoffRefusal(.conflictingPackage, "package \(mine.package ?? 0)'s rows were taken in before from manifest \(first.manifestSHA256 ?? "-"); this one's is \(mine.manifestSHA256 ?? "-")")
-                }
+            if let previous = appending { try account(previous.drafts, try await previous.task.value, into: &recorded, in: ledger) }
+            appending = drafts.isEmpty ? nil : (drafts, Task { try await ledger.append(contentsOf: drafts) })
+        }
+        if let last = appending { try account(last.drafts, try await last.task.value, into: &recorded, in: ledger) }
+        return recorded
+    }
+
+    /// Counts what appending `drafts` did; a chunk found recorded by another process must be
+    /// of the same manifest (or file).
+    private func account(_ drafts: [EventDraft], _ outcomes: [AppendOutcome], into recorded: inout Recorded, in ledger: Ledger) throws {
+        for (draft, outcome) in zip(drafts, outcomes) {
+            guard case .duplicate(let sequence) = outcome else { recorded.chunks += 1; continue }
+            recorded.chunksBefore += 1
+            guard case .handoffRowsReceived(let mine) = draft.body,
+                  let event = try ledger.read({ try $0.event(sequence) }), case .handoffRowsReceived(let first) = event.body else {
+                throw LedgerError(.malformedRecord, "event \(sequence) holds the idempotency key of \(draft.idempotencyKey ?? "") but is not a \"handoff rows received\"")
+            }
+            guard first.manifestSHA256 == mine.manifestSHA256, first.fileSHA256 == mine.fileSHA256 else {
+                throw HandoffRefusal(.conflictingPackage, "package \(mine.package ?? 0)'s rows were taken in before from manifest \(first.manifestSHA256 ?? "-"); this one's is \(mine.manifestSHA256 ?? "-")")
             }
         }
-        return recorded
     }
 
     private func key(_ chunk: Int) -> String {

@@ -32,7 +32,7 @@ public struct PackageRows: Sendable {
         let path = package.file(HandoffPackage.rowsFile)
         var lines: RowsFileLines
         do { lines = try RowsFileLines(path) } catch { throw HandoffRefusal(.malformed, ErrorText.describing(error)) }
-        var check = RowsCheck(path: path, manifest: manifest)
+        var check = RowsCheck(path: path, fileSize: lines.fileSize, manifest: manifest)
         do {
             guard try lines.next({ $0.elementsEqual(PackageRows.header) }) == true else {
                 throw HandoffRefusal(.rowsMismatch, "\(HandoffPackage.rowsFile)'s first line is not the header \(HandoffPackage.rowColumns.joined(separator: ",")) ended by CRLF")

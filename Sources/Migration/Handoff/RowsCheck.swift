@@ -17,11 +17,13 @@ struct RowsCheck {
     private var subHashes: [UInt64] = []
     private var accountHashes: [UInt64] = []
 
-    init(path: String, manifest: HandoffManifest) {
+    /// A check of the file at `path`, of `fileSize` bytes, against `manifest`.
+    init(path: String, fileSize: Int, manifest: HandoffManifest) {
         self.path = path
         self.manifest = manifest
         last = manifest.previousTreeSize
-        let expected = min(manifest.rowCount, HandoffPackage.maximumRowsBytes / 16)
+        // The shortest row is 7 bytes ("a,b,1" and CRLF): room for what the file can hold.
+        let expected = min(manifest.rowCount, fileSize / 7)
         subHashes.reserveCapacity(expected)
         accountHashes.reserveCapacity(expected)
     }

@@ -21,6 +21,8 @@ struct RowsFileLines {
     private var atEnd = false
     /// SHA-256 of every byte read so far.
     private(set) var fileHasher = SHA256()
+    /// The file's size when it was opened.
+    var fileSize: Int { stream.size }
     /// The 1-based number of the line last lent out.
     private(set) var line = 0
 
