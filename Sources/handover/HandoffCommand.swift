@@ -96,7 +96,7 @@ struct HandoffReceiveCommand: AsyncParsableCommand {
         let acceptance = HandoffAcceptance(ledger: ledger, package: HandoffPackage(path: package), senderKey: key)
         let received: (verified: VerifiedHandoff, rows: HandoffRows.Recorded)
         do { received = try await acceptance.receive() } catch let refusal as HandoffRefusal {
-            throw CLIExit.usage("handoff package refused (\(refusal.reason)), recorded as \"handoff refused\": \(refusal.detail)")
+            throw CLIExit.usage("handoff package refused (\(refusal.reason))\(refusal.recordedAs): \(refusal.detail)")
         }
         let manifest = received.verified.manifest
         let path = receipt ?? MigrationJob.defaultReceiptPath(beside: package, sender: manifest.senderTeam, package: manifest.package)

@@ -118,7 +118,7 @@ func runMigration(_ kind: MigrationJob.Kind, input: String, ledger: LedgerOption
     } catch let refused as RunRefused {
         throw CLIExit.usage("refused before calling Apple: " + refused.description)
     } catch let refusal as HandoffRefusal {
-        throw CLIExit.usage("handoff package refused (\(refusal.reason)), recorded as \"handoff refused\"; nothing was sent to Apple: \(refusal.detail)")
+        throw CLIExit.usage("handoff package refused (\(refusal.reason))\(refusal.recordedAs); nothing was sent to Apple: \(refusal.detail)")
     } catch let error as AppleIDError where error.code == .invalidConfiguration {
         throw CLIExit.usage(error.message)
     }

@@ -68,10 +68,11 @@ public struct HandoffAcceptance: Sendable {
                 verified.wasReceivedBefore = true
             }
             return verified
-        } catch let refusal as HandoffRefusal {
+        } catch var refusal as HandoffRefusal {
             if record {
                 _ = try await ledger.append(EventDraft(.handoffRefused(HandoffRefused(
                     reason: refusal.reason.rawValue, detail: refusal.detail, packagePath: package.path, manifestSHA256: manifestSHA256, senderKeyName: senderKey.name))))
+                refusal.isRecorded = true
             }
             throw refusal
         }

@@ -50,6 +50,13 @@ public struct HandoffRefusal: Error, Sendable, CustomStringConvertible, ExitStat
 
     public let reason: Reason
     public let detail: String
+    /// Whether it was recorded as "handoff refused": a package that failed a check before it
+    /// was received. A refusal met later (its rows file changed while being recorded, a dry
+    /// run's) is not.
+    public internal(set) var isRecorded = false
+
+    /// How a message says where the refusal went.
+    public var recordedAs: String { isRecorded ? ", recorded as \"handoff refused\"" : "" }
 
     public init(_ reason: Reason, _ detail: String) {
         self.reason = reason
