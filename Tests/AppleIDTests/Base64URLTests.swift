@@ -19,9 +19,11 @@ struct Base64URLTests {
         }
     }
 
-    @Test("text that is not base64url is refused: another alphabet's bytes, a length no encoding has, too much padding")
+    @Test("text that is not the encoding of its bytes is refused: another alphabet's bytes, a length no encoding has, padding that does not complete the last group, bits left over")
     func refusals() {
-        for text in ["ab+c", "ab/c", "ab c", "abcde", "a", "ab===", "é", "ab\u{0}c", "=abc"] {
+        // "QR" and "QQ" would both be "A" if the unused bits were ignored; "ab=" pads a group of
+        // three to three, "abcd==" a whole group.
+        for text in ["ab+c", "ab/c", "ab c", "abcde", "a", "ab===", "é", "ab\u{0}c", "=abc", "QR", "QUJ", "ab=", "abc==", "abcd==", "a==="] {
             #expect(Base64URL.decode(text[...]) == nil, "\(text.debugDescription)")
         }
     }

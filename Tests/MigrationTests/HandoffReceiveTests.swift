@@ -65,6 +65,8 @@ struct HandoffReceiveTests {
             ("a transfer_sub listed twice", try f.resigned("sub-twice", rows: lines { l in
                 var row = fields(l[4]); row[1] = fields(l[2])[1]; l[4] = row.joined(separator: ",")
             }) { _ in }, "line 5: transfer_sub"),
+            ("more rows than the manifest says", try f.resigned("more-rows") { $0.rowCount = 4 }, "has more than the 4 rows the manifest says (line 6)"),
+            ("fewer rows than the manifest says", try f.resigned("fewer-rows") { $0.rowCount = 6 }, "has 5 rows, the manifest says 6"),
             ("an account_id listed twice", try f.resigned("account-twice", rows: lines { l in
                 var row = fields(l[5]); row[0] = fields(l[1])[0]; l[5] = row.joined(separator: ",")
             }) { _ in }, "is listed on line 2 too, for another transfer_sub"),

@@ -17,28 +17,30 @@ public enum Base64URL {
         var out: [UInt8] = []
         out.reserveCapacity((input.count * 4 + 2) / 3)
         var i = 0
-        while i + 3 <= input.count {
-            let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+        while i < input.count {
+            let left = min(3, input.count - i)
+            var group = UInt32(input[i]) << 16
+            if left > 1 { group |= UInt32(input[i + 1]) << 8 }
+            if left > 2 { group |= UInt32(input[i + 2]) }
+            // Three bytes make four characters; one makes two, two make three.
+            for k in 0...left { out.append(alphabet[Int(group >> UInt32(18 - 6 * k) & 63)]) }
             i += 3
-        }
-        switch input.count - i {
-        case 1:
-            let n = UInt32(input[i]) << 16
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)]]
-        case 2:
-            let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)]]
-        default: break
         }
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Decodes unpadded (or padded) base64url; nil when `text` is not base64url: a byte
-    /// outside the alphabet, more than two `=` at the end, or a length no encoding has.
+    /// Decodes base64url, unpadded or padded to a multiple of four; nil when `text` is not the
+    /// encoding of its bytes: a byte outside the alphabet, padding that does not complete the
+    /// last group, a length no encoding has, or bits left over that an encoder writes as zero.
+    /// Only one text decodes to given bytes, so a token cannot be spelled two ways.
     public static func decode(_ text: Substring) -> Data? {
         var utf8 = Array(text.utf8)
-        for _ in 0..<2 where utf8.last == UInt8(ascii: "=") { utf8.removeLast() }
+        if utf8.last == UInt8(ascii: "=") {
+            guard utf8.count % 4 == 0 else { return nil }
+            utf8.removeLast()
+            if utf8.last == UInt8(ascii: "=") { utf8.removeLast() }
+            guard utf8.count % 4 >= 2 else { return nil }
+        }
         guard utf8.count % 4 != 1 else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(utf8.count * 3 / 4)
@@ -55,6 +57,7 @@ public enum Base64URL {
                 accumulator &= (1 << UInt32(bits)) - 1
             }
         }
+        guard accumulator == 0 else { return nil }
         return Data(out)
     }
 }

@@ -51,38 +51,45 @@ public struct HandoffRows: Sendable {
     }
 
     /// Records every chunk not recorded yet, `batch` chunks per append, in order, holding no
-    /// more than a batch of rows at a time. A chunk another process records meanwhile must be of
+    /// more than two batches of rows at a time (one appending while the next is read). A chunk another process records meanwhile must be of
     /// the same manifest (or file): another under the same package number is the sender's
     /// equivocation, refused as ``HandoffRefusal/Reason/conflictingPackage``.
     public func record(in ledger: Ledger, batch: Int = 16) async throws -> Recorded {
+        precondition(batch > 0, "a batch holds at least one chunk")
         var recorded = Recorded(rows: count)
         var chunks = try ChunkReader(self)
         var next = 0
         // One batch is appended while the next is read: the reading overlaps the writer's fold and commit.
         var appending: (drafts: [EventDraft], task: Task<[AppendOutcome], Error>)?
-        while next < chunkCount {
-            var read: [(chunk: Int, rows: [(accountID: String, transferSub: String, sequence: UInt64?)])] = []
-            while read.count < batch, next < chunkCount {
-                read.append((next, try chunks.next()))
-                next += 1
+        do {
+            while next < chunkCount {
+                var read: [(chunk: Int, rows: [(accountID: String, transferSub: String, sequence: UInt64?)])] = []
+                while read.count < batch, next < chunkCount {
+                    read.append((next, try chunks.next()))
+                    next += 1
+                }
+                // Chunks recorded before (a package received again) are not written out again; a
+                // chunk of another manifest can only be under the same key if this one's "handoff
+                // received" was refused, so they are taken as they are.
+                let missing = try ledger.read { view in
+                    try read.filter { try view.sequence(forIdempotencyKey: key($0.chunk)) == nil }
+                }
+                recorded.chunksBefore += read.count - missing.count
+                let drafts = missing.map { chunk in
+                    let body = HandoffRowsReceived(origin: origin, package: package, manifestSHA256: manifestSHA256, fileSHA256: fileSHA256, chunk: chunk.chunk, chunkCount: chunkCount,
+                                                   rowCount: count, firstRow: chunk.chunk * HandoffRowsReceived.rowsPerChunk, accountIDs: chunk.rows.map(\.accountID),
+                                                   transferSubs: chunk.rows.map(\.transferSub), sequences: chunk.rows.compactMap { $0.sequence.map { Int($0) } })
+                    return EventDraft(.handoffRowsReceived(body), idempotencyKey: body.idempotencyKey)
+                }
+                if let previous = appending { try account(previous.drafts, try await previous.task.value, into: &recorded, in: ledger) }
+                appending = drafts.isEmpty ? nil : (drafts, Task { try await ledger.append(contentsOf: drafts) })
             }
-            // Chunks recorded before (a package received again) are not written out again; a
-            // chunk of another manifest can only be under the same key if this one's "handoff
-            // received" was refused, so they are taken as they are.
-            let missing = try ledger.read { view in
-                try read.filter { try view.sequence(forIdempotencyKey: key($0.chunk)) == nil }
-            }
-            recorded.chunksBefore += read.count - missing.count
-            let drafts = missing.map { chunk in
-                let body = HandoffRowsReceived(origin: origin, package: package, manifestSHA256: manifestSHA256, fileSHA256: fileSHA256, chunk: chunk.chunk, chunkCount: chunkCount,
-                                               rowCount: count, firstRow: chunk.chunk * HandoffRowsReceived.rowsPerChunk, accountIDs: chunk.rows.map(\.accountID),
-                                               transferSubs: chunk.rows.map(\.transferSub), sequences: chunk.rows.compactMap { $0.sequence.map { Int($0) } })
-                return EventDraft(.handoffRowsReceived(body), idempotencyKey: body.idempotencyKey)
-            }
-            if let previous = appending { try account(previous.drafts, try await previous.task.value, into: &recorded, in: ledger) }
-            appending = drafts.isEmpty ? nil : (drafts, Task { try await ledger.append(contentsOf: drafts) })
+            if let last = appending { try account(last.drafts, try await last.task.value, into: &recorded, in: ledger) }
+        } catch {
+            // Whatever stops the recording, the batch in flight is waited for: nothing is left appending unseen.
+            if let pending = appending { _ = try? await pending.task.value }
+            throw error
         }
-        if let last = appending { try account(last.drafts, try await last.task.value, into: &recorded, in: ledger) }
         return recorded
     }
 

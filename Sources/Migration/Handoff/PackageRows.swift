@@ -50,8 +50,15 @@ public struct PackageRows: Sendable {
         guard digest == manifest.rowsSHA256 else {
             throw HandoffRefusal(.rowsDigest, "\(HandoffPackage.rowsFile) hashes to \(digest), the manifest says \(manifest.rowsSHA256): a row was changed, removed or added")
         }
-        let chunkDigests = try check.finish()
+        let chunkDigests = try check.finish(fileSHA256: digest)
         return PackageRows(path: path, sha256: digest, count: check.count, chunkDigests: chunkDigests)
+    }
+
+    /// The refusal of a file whose bytes, read again, are not the ones checked: rows from
+    /// `first` (0-based) on, or anywhere.
+    static func changed(_ first: Int?, count: Int = 0) -> HandoffRefusal {
+        let which = first.map { "rows \($0 + 1) to \(min(count, $0 + HandoffRowsReceived.rowsPerChunk)) are not the ones checked, so none of them was used" }
+        return HandoffRefusal(.rowsDigest, "\(HandoffPackage.rowsFile) changed after it was checked: " + (which ?? "it no longer hashes to the manifest's rows-sha256"))
     }
 
     /// Reads the rows again, a chunk at a time, each chunk held to the one checked.
@@ -112,15 +119,11 @@ public struct PackageRows: Sendable {
                     guard let row else { break }
                     found.append(row)
                 }
-            } catch { throw changed(first) }
-            guard found.count == size, SHA256Hash(hasher.finalize()) == rows.chunkDigests[chunk] else { throw changed(first) }
+            } catch is RowsFileLines.LineTooLong { throw PackageRows.changed(first, count: rows.count) }
+            // Any other error is the file's reading (a disk's), thrown as it is.
+            guard found.count == size, SHA256Hash(hasher.finalize()) == rows.chunkDigests[chunk] else { throw PackageRows.changed(first, count: rows.count) }
             chunk += 1
             return found
-        }
-
-        private func changed(_ first: Int) -> HandoffRefusal {
-            HandoffRefusal(.rowsDigest, "\(HandoffPackage.rowsFile) changed after it was checked: rows \(first + 1) to \(min(rows.count, first + HandoffRowsReceived.rowsPerChunk)) "
-                           + "are not the ones checked, so none of them was used")
         }
     }
 

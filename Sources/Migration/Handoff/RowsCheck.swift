@@ -22,8 +22,8 @@ struct RowsCheck {
         self.path = path
         self.manifest = manifest
         last = manifest.previousTreeSize
-        // The shortest row is 7 bytes ("a,b,1" and CRLF): room for what the file can hold.
-        let expected = min(manifest.rowCount, fileSize / 7)
+        // The shortest row is 6 bytes (",b,1" and CRLF): room for what the file can hold.
+        let expected = min(manifest.rowCount, fileSize / 6)
         subHashes.reserveCapacity(expected)
         accountHashes.reserveCapacity(expected)
     }
@@ -31,6 +31,9 @@ struct RowsCheck {
     /// Takes the next row's line (after the header); returns the problem with it, if any.
     mutating func take(_ bytes: UnsafeBufferPointer<UInt8>) -> HandoffRefusal? {
         let line = count + 2
+        guard count < manifest.rowCount else {
+            return HandoffRefusal(.rowsMismatch, "\(HandoffPackage.rowsFile) has more than the \(manifest.rowCount) rows the manifest says (line \(line))")
+        }
         guard let fields = RowLine(bytes) else {
             return HandoffRefusal(.rowsMismatch, "\(path), line \(line): is not written as Handover writes it (each row a CRLF line of account_id, transfer_sub and seq, "
                                   + "each field quoted only where it must be), so its rows could not be checked again once recorded")
@@ -55,9 +58,9 @@ struct RowsCheck {
     }
 
     /// The checks of the rows as a whole, once the file has been read and its digest found to be
-    /// the manifest's: the problem found on the way, the count, a user listed twice. Returns each
-    /// chunk's SHA-256.
-    mutating func finish() throws -> [SHA256Hash] {
+    /// `fileSHA256`, the manifest's: the problem found on the way, the count, a user listed
+    /// twice. Returns each chunk's SHA-256; throws a ``HandoffRefusal``.
+    mutating func finish(fileSHA256: String) throws -> [SHA256Hash] {
         if let problem { throw problem }
         guard count > 0 else { throw HandoffRefusal(.rowsMismatch, "\(path): has a header but no users") }
         guard count == manifest.rowCount else {
@@ -65,7 +68,7 @@ struct RowsCheck {
         }
         if count % HandoffRowsReceived.rowsPerChunk != 0 { closeChunk() }
         let subs = RowsCheck.repeated(&subHashes), accounts = RowsCheck.repeated(&accountHashes)
-        if !subs.isEmpty || !accounts.isEmpty, let twice = try listedTwice(subs: subs, accounts: accounts) { throw twice }
+        if !subs.isEmpty || !accounts.isEmpty, let twice = try listedTwice(subs: subs, accounts: accounts, fileSHA256: fileSHA256) { throw twice }
         return chunkDigests
     }
 
@@ -78,15 +81,24 @@ struct RowsCheck {
         HandoffRefusal(.rowsMismatch, InputProblem(file: path, line: line, problem).description)
     }
 
-    /// The first user listed twice among the rows whose hash repeats, read again from the file.
-    private func listedTwice(subs: Set<UInt64>, accounts: Set<UInt64>) throws -> HandoffRefusal? {
-        var lines = try RowsFileLines(path)
-        _ = try lines.next { _ in () }
+    /// The first user listed twice among the rows whose hash repeats, read again from the file;
+    /// nil when the repeats were collisions, once the whole file is found to be the one checked.
+    private func listedTwice(subs: Set<UInt64>, accounts: Set<UInt64>, fileSHA256: String) throws -> HandoffRefusal? {
+        var lines: RowsFileLines
+        do {
+            lines = try RowsFileLines(path)
+            _ = try lines.next { _ in () }
+        } catch { throw HandoffRefusal(.malformed, ErrorText.describing(error)) }
         var subLines: [[UInt8]: Int] = [:], accountLines: [[UInt8]: Int] = [:]
         var line = 1
-        while let fields = try lines.next({ RowLine($0) }) {
+        while true {
+            let next: RowLine??
+            do { next = try lines.next { RowLine($0) } } catch is RowsFileLines.LineTooLong { throw PackageRows.changed(nil) } catch {
+                throw HandoffRefusal(.malformed, ErrorText.describing(error))
+            }
+            guard let read = next else { break }
             line += 1
-            guard let fields else { continue }
+            guard let fields = read else { throw PackageRows.changed(nil) }
             if subs.contains(RowsCheck.hash(fields.transferSub)) {
                 if let first = subLines.updateValue(line, forKey: Array(fields.transferSub)) {
                     return mismatch(line, "transfer_sub \(InertText.forScreen(String(decoding: fields.transferSub, as: UTF8.self))) is listed on line \(first) too: a package lists each user once")
@@ -98,6 +110,7 @@ struct RowsCheck {
                 }
             }
         }
+        guard Hex.encode(lines.fileHasher.finalize()) == fileSHA256 else { throw PackageRows.changed(nil) }
         return nil
     }
 

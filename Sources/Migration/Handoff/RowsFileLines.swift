@@ -6,14 +6,16 @@ import Ledger
 /// line), hashing every byte as it is read: what lets a package of ten million rows be checked
 /// and recorded without holding the file.
 struct RowsFileLines {
-    /// A line longer than any row Handover writes (three fields of at most
-    /// ``Identifiers/maximumLength`` bytes, each quote doubled).
+    /// A line longer than any row Handover writes.
     struct LineTooLong: Error {
         let line: Int
     }
 
     static let blockSize = 1 << 20
-    static let longestLine = 4 * Identifiers.maximumLength + 32
+    /// Longer than any row of a package, line end included: an `account_id` of at most
+    /// ``Identifiers/maximumLength`` bytes, quoted with each quote doubled, a `transfer_sub` of at
+    /// most as many (never quoted: it holds no comma or quote) and a `seq` of at most 20 digits.
+    static let longestLine = 3 * Identifiers.maximumLength + 32
 
     private let stream: FileBytes.Stream
     private var buffer: [UInt8] = []
@@ -53,7 +55,7 @@ struct RowsFileLines {
                 try fill()
                 continue
             }
-            guard end - start <= Self.longestLine + 2 else { throw LineTooLong(line: line + 1) }
+            guard end - start <= Self.longestLine else { throw LineTooLong(line: line + 1) }
             line += 1
             start = end
             return try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[from..<end])) }
