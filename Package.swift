@@ -113,6 +113,14 @@ let package = Package(
             ]
         ),
         .target(
+            name: "Apply",
+            dependencies: [
+                "Ledger", "Projections",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+        .target(
             name: "Rehearsal",
             dependencies: [
                 "AppleID", "AppleSimulator", "Migration", "Ledger", "Projections", "Reporting", "Intake", "NotificationServer",
@@ -179,6 +187,13 @@ let package = Package(
             dependencies: [
                 "Reporting", "Ledger", "Projections", "LMDB", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "ApplyTests",
+            dependencies: [
+                "Apply", "Ledger", "Projections", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

@@ -1,0 +1,111 @@
+import Foundation
+import GRDB
+import Ledger
+
+/// The app's accounts table in a SQLite file, through GRDB. Opened read-only for a plan, so a
+/// plan cannot change a byte of the app's database.
+public final class SQLiteAccounts: AccountsTable, Sendable {
+    public let mapping: ApplyMapping
+    private let queue: DatabaseQueue
+    private let path: String
+
+    /// Opens the SQLite file at `path` (which must exist), read-only unless `writable`.
+    public init(path: String, mapping: ApplyMapping, writable: Bool) throws(ApplyError) {
+        guard FileManager.default.fileExists(atPath: path) else { throw ApplyError(.target, "\(path) does not exist: --to takes the app's SQLite database") }
+        var configuration = Configuration()
+        configuration.readonly = !writable
+        do { queue = try DatabaseQueue(path: path, configuration: configuration) } catch {
+            throw ApplyError(.target, "cannot open \(path) as SQLite: \(ErrorText.describing(error))")
+        }
+        self.mapping = mapping
+        self.path = path
+    }
+
+    /// Rows are asked for this many keys or values at a time (SQLite's default limit on bound
+    /// parameters is 32,766).
+    static let keysPerQuery = 500
+
+    public func currentValues(forKeys keys: [String]) async throws -> [String: String?] {
+        let m = mapping
+        return try await read { db in
+            var found: [String: String?] = [:]
+            for start in stride(from: 0, to: keys.count, by: Self.keysPerQuery) {
+                let some = Array(keys[start..<min(start + Self.keysPerQuery, keys.count)])
+                let sql = "SELECT CAST(\(m.keyColumn.quoted) AS TEXT) AS handover_key, \(m.subColumn.quoted) AS handover_value FROM \(m.table.quoted) "
+                    + "WHERE \(m.keyColumn.quoted) IN (\(Self.placeholders(some.count)))\(m.andCondition)"
+                for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(some)) {
+                    let key: String = row["handover_key"]
+                    found[key] = .some(row["handover_value"] as String?)
+                }
+            }
+            return found
+        }
+    }
+
+    public func holders(of values: [String]) async throws -> [String: [String]] {
+        let m = mapping
+        return try await read { db in
+            var found: [String: [String]] = [:]
+            for start in stride(from: 0, to: values.count, by: Self.keysPerQuery) {
+                let some = Array(values[start..<min(start + Self.keysPerQuery, values.count)])
+                let sql = "SELECT CAST(\(m.keyColumn.quoted) AS TEXT) AS handover_key, \(m.subColumn.quoted) AS handover_value FROM \(m.table.quoted) "
+                    + "WHERE \(m.subColumn.quoted) IN (\(Self.placeholders(some.count)))"
+                for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(some)) {
+                    found[row["handover_value"] as String, default: []].append(row["handover_key"])
+                }
+            }
+            return found
+        }
+    }
+
+    public func write(_ changes: [AccountChange], marker: ApplyMarker) async throws -> [AccountChange.Outcome] {
+        let m = mapping
+        do {
+            return try await queue.write { db in
+                try db.execute(sql: Self.markerTable)
+                let taken = try db.makeStatement(sql: "SELECT count(*) FROM \(m.table.quoted) WHERE \(m.subColumn.quoted) = ? AND \(m.keyColumn.quoted) IS NOT ?")
+                let update = try db.makeStatement(sql: "UPDATE \(m.table.quoted) SET \(m.subColumn.quoted) = ? "
+                                                  + "WHERE \(m.keyColumn.quoted) = ? AND \(m.subColumn.quoted) IS ?\(m.andCondition)")
+                var outcomes: [AccountChange.Outcome] = []
+                for change in changes {
+                    if try Int.fetchOne(taken, arguments: [change.new, change.key]) ?? 0 > 0 {
+                        outcomes.append(.collision)
+                        continue
+                    }
+                    try update.execute(arguments: [change.new, change.key, change.old])
+                    outcomes.append(db.changesCount == 1 ? .applied : .changedMeanwhile)
+                }
+                try db.execute(sql: "INSERT INTO \(ApplyMarker.table) (run, batch, intent_sha256, applied, committed_at) VALUES (?, ?, ?, ?, ?)",
+                               arguments: [marker.run, marker.batch, marker.intentSHA256, outcomes.filter { $0 == .applied }.count, Timestamp.now().rfc3339])
+                return outcomes
+            }
+        } catch { throw ApplyError(.target, "\(path): the batch was not written (\(ErrorText.describing(error)))") }
+    }
+
+    public func committedBatches(of run: String) async throws -> [ApplyMarker] {
+        try await read { db in
+            guard try db.tableExists(ApplyMarker.table) else { return [] }
+            return try Row.fetchAll(db, sql: "SELECT batch, intent_sha256, applied FROM \(ApplyMarker.table) WHERE run = ? ORDER BY batch", arguments: [run]).map { row in
+                ApplyMarker(run: run, batch: row["batch"], intentSHA256: row["intent_sha256"], applied: row["applied"])
+            }
+        }
+    }
+
+    /// Handover's own table in the app's database: one row per committed batch.
+    static let markerTable = """
+        CREATE TABLE IF NOT EXISTS \(ApplyMarker.table) (
+            run TEXT NOT NULL,
+            batch INTEGER NOT NULL,
+            intent_sha256 TEXT NOT NULL,
+            applied INTEGER NOT NULL,
+            committed_at TEXT NOT NULL,
+            PRIMARY KEY (run, batch)
+        )
+        """
+
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do { return try await queue.read(body) } catch { throw ApplyError(.target, "\(path): \(ErrorText.describing(error))") }
+    }
+
+    private static func placeholders(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ", ") }
+}
