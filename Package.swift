@@ -115,9 +115,11 @@ let package = Package(
         .target(
             name: "Apply",
             dependencies: [
-                "Ledger", "Projections",
+                "Ledger", "Projections", "Reporting",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -192,8 +194,9 @@ let package = Package(
         .testTarget(
             name: "ApplyTests",
             dependencies: [
-                "Apply", "Ledger", "Projections", "TestSupport",
+                "Apply", "Ledger", "Projections", "Reporting", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

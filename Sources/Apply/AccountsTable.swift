@@ -65,4 +65,19 @@ public struct ApplyMarker: Sendable, Equatable {
 
     /// The marker table's name.
     public static let table = "handover_apply"
+
+    /// The statement creating the marker table when it is missing, its commit time of the
+    /// database's type `timeType`: one row per committed batch.
+    static func createTable(timeType: String) -> String {
+        """
+        CREATE TABLE IF NOT EXISTS \(table) (
+            run text NOT NULL,
+            batch integer NOT NULL,
+            intent_sha256 text NOT NULL,
+            applied integer NOT NULL,
+            committed_at \(timeType) NOT NULL,
+            PRIMARY KEY (run, batch)
+        )
+        """
+    }
 }

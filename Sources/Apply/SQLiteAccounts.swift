@@ -91,17 +91,8 @@ public final class SQLiteAccounts: AccountsTable, Sendable {
         }
     }
 
-    /// Handover's own table in the app's database: one row per committed batch.
-    static let markerTable = """
-        CREATE TABLE IF NOT EXISTS \(ApplyMarker.table) (
-            run TEXT NOT NULL,
-            batch INTEGER NOT NULL,
-            intent_sha256 TEXT NOT NULL,
-            applied INTEGER NOT NULL,
-            committed_at TEXT NOT NULL,
-            PRIMARY KEY (run, batch)
-        )
-        """
+    /// Handover's own table in the app's database.
+    static let markerTable = ApplyMarker.createTable(timeType: "text")
 
     private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do { return try await queue.read(body) } catch { throw ApplyError(.target, "\(path): \(ErrorText.describing(error))") }

@@ -4,11 +4,11 @@ import PostgresNIO
 /// What went wrong talking to PostgreSQL, in words: the server's message, SQLSTATE and
 /// detail when it sent them, else the connection's error; never the password. And whether
 /// it will go wrong again.
-enum PostgresFailure {
+public enum PostgresFailure {
     /// The error in one line. The server's words quote the rows it refused (`Failing row
     /// contains (...)`), which hold outside text: they are shown inert, and cut at
     /// ``quotedLimit`` characters.
-    static func describe(_ error: any Error, target: PostgresTarget) -> String {
+    public static func describe(_ error: any Error, target: PostgresTarget) -> String {
         guard let error = error as? PSQLError else { return target.redacting(InertText.forScreen(String(describing: error))) }
         var text: String
         if let info = error.serverInfo, let message = info[.message] {

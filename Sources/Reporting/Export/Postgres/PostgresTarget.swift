@@ -103,7 +103,7 @@ public struct PostgresTarget: Sendable {
     }
 
     /// The connection settings for PostgresNIO, with TLS as `sslmode` asks.
-    func configuration() throws -> PostgresConnection.Configuration {
+    public func configuration() throws -> PostgresConnection.Configuration {
         if host.hasPrefix("/") {
             return .init(unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: user, password: password, database: database)
         }

@@ -1,0 +1,114 @@
+import Foundation
+import Ledger
+import Logging
+import PostgresNIO
+import Reporting
+
+/// The app's accounts table in PostgreSQL, over one connection to a ``PostgresTarget`` (the
+/// same URL, password sources and TLS modes as `export --format postgres`). A plan reads in a
+/// read-only transaction; each batch's writes and its marker commit in one transaction.
+public final class PostgresAccounts: AccountsTable, Sendable {
+    public let mapping: ApplyMapping
+    private let target: PostgresTarget
+    private let connection: PostgresConnection
+    private let logger: Logger
+
+    private init(mapping: ApplyMapping, target: PostgresTarget, connection: PostgresConnection, logger: Logger) {
+        self.mapping = mapping
+        self.target = target
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Connects to `target`; a plan's session is read-only (`default_transaction_read_only`).
+    public static func connect(_ target: PostgresTarget, mapping: ApplyMapping, writable: Bool, logger: Logger) async throws -> PostgresAccounts {
+        let connection: PostgresConnection
+        do { connection = try await PostgresConnection.connect(configuration: try target.configuration(), id: 1, logger: logger) } catch {
+            throw ApplyError(.target, "cannot connect to \(target.masked): \(PostgresFailure.describe(error, target: target))")
+        }
+        let accounts = PostgresAccounts(mapping: mapping, target: target, connection: connection, logger: logger)
+        if !writable { try await accounts.run("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY") }
+        return accounts
+    }
+
+    /// Closes the connection (an open transaction is rolled back).
+    public func close() async { try? await connection.close() }
+
+    public func currentValues(forKeys keys: [String]) async throws -> [String: String?] {
+        let m = mapping
+        var found: [String: String?] = [:]
+        let sql = "SELECT \(m.keyColumn.quoted)::text, \(m.subColumn.quoted)::text FROM \(m.table.quoted) WHERE \(m.keyColumn.quoted)::text = ANY($1)\(m.andCondition)"
+        for try await (key, value) in try await query(sql, [keys]).decode((String, String?).self) { found[key] = .some(value) }
+        return found
+    }
+
+    public func holders(of values: [String]) async throws -> [String: [String]] {
+        let m = mapping
+        var found: [String: [String]] = [:]
+        let sql = "SELECT \(m.keyColumn.quoted)::text, \(m.subColumn.quoted)::text FROM \(m.table.quoted) WHERE \(m.subColumn.quoted)::text = ANY($1)"
+        for try await (key, value) in try await query(sql, [values]).decode((String, String).self) { found[value, default: []].append(key) }
+        return found
+    }
+
+    public func write(_ changes: [AccountChange], marker: ApplyMarker) async throws -> [AccountChange.Outcome] {
+        let m = mapping
+        try await run("BEGIN")
+        do {
+            try await run(Self.markerTable)
+            var outcomes: [AccountChange.Outcome] = []
+            for change in changes {
+                let taken = "SELECT count(*) FROM \(m.table.quoted) WHERE \(m.subColumn.quoted)::text = $1 AND \(m.keyColumn.quoted)::text IS DISTINCT FROM $2"
+                var others = 0
+                for try await count in try await query(taken, [change.new, change.key]).decode(Int.self) { others = count }
+                guard others == 0 else {
+                    outcomes.append(.collision)
+                    continue
+                }
+                let update = "UPDATE \(m.table.quoted) SET \(m.subColumn.quoted) = $1 WHERE \(m.keyColumn.quoted)::text = $2 "
+                    + "AND \(m.subColumn.quoted)::text IS NOT DISTINCT FROM $3\(m.andCondition) RETURNING 1"
+                var written = 0
+                for try await _ in try await query(update, [change.new, change.key, change.old]).decode(Int.self) { written += 1 }
+                outcomes.append(written == 1 ? .applied : .changedMeanwhile)
+            }
+            _ = try await query("INSERT INTO \(ApplyMarker.table) (run, batch, intent_sha256, applied, committed_at) VALUES ($1, $2, $3, $4, now())",
+                                [marker.run, marker.batch, marker.intentSHA256, outcomes.filter { $0 == .applied }.count])
+            try await run("COMMIT")
+            return outcomes
+        } catch {
+            try? await run("ROLLBACK")
+            throw error
+        }
+    }
+
+    public func committedBatches(of run: String) async throws -> [ApplyMarker] {
+        var exists = false
+        for try await found in try await query("SELECT to_regclass($1) IS NOT NULL", [ApplyMarker.table]).decode(Bool.self) { exists = found }
+        guard exists else { return [] }
+        var markers: [ApplyMarker] = []
+        let sql = "SELECT batch, intent_sha256, applied FROM \(ApplyMarker.table) WHERE run = $1 ORDER BY batch"
+        for try await (batch, digest, applied) in try await query(sql, [run]).decode((Int, String, Int).self) {
+            markers.append(ApplyMarker(run: run, batch: batch, intentSHA256: digest, applied: applied))
+        }
+        return markers
+    }
+
+    /// Handover's own table in the app's database.
+    static let markerTable = ApplyMarker.createTable(timeType: "timestamptz")
+
+    private func run(_ sql: String) async throws {
+        _ = try await query(sql, [])
+    }
+
+    /// Runs `sql` with `values` bound as `$1`, `$2`, … (text, or a text array).
+    private func query(_ sql: String, _ values: [(any PostgresEncodable & Sendable)?]) async throws -> PostgresRowSequence {
+        var bindings = PostgresBindings()
+        do {
+            for value in values {
+                if let value { try bindings.append(value) } else { bindings.appendNull() }
+            }
+            return try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+        } catch {
+            throw ApplyError(.target, "\(target.masked): \(PostgresFailure.describe(error, target: target))")
+        }
+    }
+}
