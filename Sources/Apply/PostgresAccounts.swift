@@ -12,11 +12,15 @@ public final class PostgresAccounts: AccountsTable, Sendable {
     private let target: PostgresTarget
     private let connection: PostgresConnection
     private let logger: Logger
+    /// The key column's type as the catalogue names it (`bigint`, `uuid`, `text`, ...): keys are
+    /// bound as text and cast to it, so the column's index finds them.
+    private let keyType: String
 
-    private init(mapping: ApplyMapping, target: PostgresTarget, connection: PostgresConnection, logger: Logger) {
+    private init(mapping: ApplyMapping, target: PostgresTarget, connection: PostgresConnection, keyType: String, logger: Logger) {
         self.mapping = mapping
         self.target = target
         self.connection = connection
+        self.keyType = keyType
         self.logger = logger
     }
 
@@ -26,9 +30,15 @@ public final class PostgresAccounts: AccountsTable, Sendable {
         do { connection = try await PostgresConnection.connect(configuration: try target.configuration(), id: 1, logger: logger) } catch {
             throw ApplyError(.target, "cannot connect to \(target.masked): \(PostgresFailure.describe(error, target: target))")
         }
-        let accounts = PostgresAccounts(mapping: mapping, target: target, connection: connection, logger: logger)
-        if !writable { try await accounts.run("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY") }
-        return accounts
+        do {
+            if !writable { _ = try await query("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY", [], on: connection, target: target, logger: logger) }
+            let keyType = try await columnType(mapping.keyColumn, of: mapping, on: connection, target: target, logger: logger)
+            _ = try await columnType(mapping.subColumn, of: mapping, on: connection, target: target, logger: logger)
+            return PostgresAccounts(mapping: mapping, target: target, connection: connection, keyType: keyType, logger: logger)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
     }
 
     /// Closes the connection (an open transaction is rolled back).
@@ -37,7 +47,7 @@ public final class PostgresAccounts: AccountsTable, Sendable {
     public func currentValues(forKeys keys: [String]) async throws -> [String: String?] {
         let m = mapping
         var found: [String: String?] = [:]
-        let sql = "SELECT \(m.keyColumn.quoted)::text, \(m.subColumn.quoted)::text FROM \(m.table.quoted) WHERE \(m.keyColumn.quoted)::text = ANY($1)\(m.andCondition)"
+        let sql = "SELECT \(m.keyColumn.quoted)::text, \(m.subColumn.quoted)::text FROM \(m.table.quoted) WHERE \(m.keyColumn.quoted) = ANY($1::\(keyType)[])\(m.andCondition)"
         for try await (key, value) in try await query(sql, [keys]).decode((String, String?).self) { found[key] = .some(value) }
         return found
     }
@@ -57,14 +67,14 @@ public final class PostgresAccounts: AccountsTable, Sendable {
             try await run(Self.markerTable)
             var outcomes: [AccountChange.Outcome] = []
             for change in changes {
-                let taken = "SELECT count(*) FROM \(m.table.quoted) WHERE \(m.subColumn.quoted)::text = $1 AND \(m.keyColumn.quoted)::text IS DISTINCT FROM $2"
+                let taken = "SELECT count(*) FROM \(m.table.quoted) WHERE \(m.subColumn.quoted)::text = $1 AND \(m.keyColumn.quoted) IS DISTINCT FROM $2::\(keyType)"
                 var others = 0
                 for try await count in try await query(taken, [change.new, change.key]).decode(Int.self) { others = count }
                 guard others == 0 else {
                     outcomes.append(.collision)
                     continue
                 }
-                let update = "UPDATE \(m.table.quoted) SET \(m.subColumn.quoted) = $1 WHERE \(m.keyColumn.quoted)::text = $2 "
+                let update = "UPDATE \(m.table.quoted) SET \(m.subColumn.quoted) = $1 WHERE \(m.keyColumn.quoted) = $2::\(keyType) "
                     + "AND \(m.subColumn.quoted)::text IS NOT DISTINCT FROM $3\(m.andCondition) RETURNING 1"
                 var written = 0
                 for try await _ in try await query(update, [change.new, change.key, change.old]).decode(Int.self) { written += 1 }
@@ -92,6 +102,15 @@ public final class PostgresAccounts: AccountsTable, Sendable {
         return markers
     }
 
+    /// The type of the mapped table's `column`, as `format_type` names it; throws when the
+    /// table or the column does not exist.
+    private static func columnType(_ column: SQLIdentifier, of mapping: ApplyMapping, on connection: PostgresConnection, target: PostgresTarget,
+                                   logger: Logger) async throws -> String {
+        let sql = "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = $2 AND attnum > 0 AND NOT attisdropped"
+        for try await type in try await query(sql, [mapping.table.quoted, column.name], on: connection, target: target, logger: logger).decode(String.self) { return type }
+        throw ApplyError(.usage, "\(target.masked) has no column \(column) in a table \(mapping.table) (names are matched exactly, case included)")
+    }
+
     /// Handover's own table in the app's database.
     static let markerTable = ApplyMarker.createTable(timeType: "timestamptz")
 
@@ -101,6 +120,11 @@ public final class PostgresAccounts: AccountsTable, Sendable {
 
     /// Runs `sql` with `values` bound as `$1`, `$2`, … (text, or a text array).
     private func query(_ sql: String, _ values: [(any PostgresEncodable & Sendable)?]) async throws -> PostgresRowSequence {
+        try await Self.query(sql, values, on: connection, target: target, logger: logger)
+    }
+
+    private static func query(_ sql: String, _ values: [(any PostgresEncodable & Sendable)?], on connection: PostgresConnection, target: PostgresTarget,
+                              logger: Logger) async throws -> PostgresRowSequence {
         var bindings = PostgresBindings()
         do {
             for value in values {

@@ -63,5 +63,11 @@ struct PostgresApplyTests {
             #expect(try await writer.write([AccountChange(key: "5", old: "old.5", new: hostile)], marker: ApplyMarker(run: "run-1", batch: 1, intentSHA256: "bb")) == [.applied])
         }
         #expect(try Self.values(database)["5"] == hostile)
+        // A column the table does not have is refused at the connection, which is closed.
+        await #expect(throws: ApplyError.self) {
+            _ = try await PostgresAccounts.connect(try PostgresTarget(url: database.url, environment: database.environment),
+                                                   mapping: try ApplyMapping(table: "accounts", key: "account_id=id", set: "recipient_sub=Apple_Sub"), writable: false,
+                                                   logger: Logger(label: "apply-test"))
+        }
     }
 }
