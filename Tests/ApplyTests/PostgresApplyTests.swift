@@ -61,6 +61,10 @@ struct PostgresApplyTests {
             #expect(try await writer.committedBatches(of: "run-1") == [ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa", applied: 1)])
             // A hostile sub reaches the table as a bound value.
             #expect(try await writer.write([AccountChange(key: "5", old: "old.5", new: hostile)], marker: ApplyMarker(run: "run-1", batch: 1, intentSHA256: "bb")) == [.applied])
+            // NULL as the old value: compare-and-set holds it.
+            _ = try database.scalar("UPDATE accounts SET apple_sub = NULL WHERE id = 3")
+            #expect(try await writer.write([AccountChange(key: "3", old: "old.3", new: "other.3"), AccountChange(key: "3", old: nil, new: "other.3")],
+                                           marker: ApplyMarker(run: "run-1", batch: 2, intentSHA256: "cc")) == [.changedMeanwhile, .applied])
         }
         #expect(try Self.values(database)["5"] == hostile)
         // A column the table does not have is refused at the connection, which is closed.

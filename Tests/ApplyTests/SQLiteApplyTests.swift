@@ -99,8 +99,14 @@ struct SQLiteApplyTests {
         let values = HostileStrings.withoutNUL.filter { !$0.isEmpty }
         let changes = values.enumerated().prefix(4).map { AccountChange(key: String($0.offset + 1), old: "old.\($0.offset + 1)", new: $0.element + "'); DROP TABLE accounts; --") }
         #expect(try await table.write(changes, marker: ApplyMarker(run: "hostile", batch: 0, intentSHA256: "cc")) == Array(repeating: .applied, count: changes.count))
-        let stored = try Self.column(path)
+        var stored = try Self.column(path)
         for change in changes { #expect(stored[change.key] == change.new) }
+        // An account whose column is NULL takes the new value; compare-and-set holds NULL as the old value.
+        try await DatabaseQueue(path: path).write { try $0.execute(sql: "UPDATE accounts SET apple_sub = NULL WHERE id = 5") }
+        #expect(try await table.write([AccountChange(key: "5", old: "old.5", new: "new.5"), AccountChange(key: "5", old: nil, new: "new.5")],
+                                      marker: ApplyMarker(run: "hostile", batch: 1, intentSHA256: "dd")) == [.changedMeanwhile, .applied])
+        stored = try Self.column(path)
+        #expect(stored["5"] == "new.5")
         let sneaky = try SQLiteAccounts(path: path, mapping: try ApplyMapping(table: "accounts\" WHERE 1=1; --", key: "account_id=id", set: "recipient_sub=apple_sub"), writable: false)
         await #expect(throws: ApplyError.self) { _ = try await sneaky.currentValues(forKeys: ["1"]) }
         #expect(throws: ApplyError.self) { _ = try ApplyMapping(table: "accounts", key: "sub=id", set: "recipient_sub=apple_sub") }
