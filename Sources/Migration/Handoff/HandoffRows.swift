@@ -63,7 +63,7 @@ public struct HandoffRows: Sendable {
         var appending: (drafts: [EventDraft], task: Task<[AppendOutcome], Error>)?
         do {
             while next < chunkCount {
-                var read: [(chunk: Int, rows: [(accountID: String, transferSub: String, sequence: UInt64?)])] = []
+                var read: [(chunk: Int, rows: [ChunkRow])] = []
                 while read.count < batch, next < chunkCount {
                     read.append((next, try chunks.next()))
                     next += 1
@@ -113,6 +113,10 @@ public struct HandoffRows: Sendable {
         HandoffRowsReceived.idempotencyKey(origin: origin, package: package, fileSHA256: fileSHA256, chunk: chunk)
     }
 
+    /// One row as a chunk event holds it: `account_id` ("" for none), `transfer_sub`, and the
+    /// sender's event (none for a bare CSV's row).
+    private typealias ChunkRow = (accountID: String, transferSub: String, sequence: UInt64?)
+
     /// The rows a chunk at a time, from either source.
     private struct ChunkReader {
         private var package: PackageRows.Chunks?
@@ -129,7 +133,7 @@ public struct HandoffRows: Sendable {
             }
         }
 
-        mutating func next() throws -> [(accountID: String, transferSub: String, sequence: UInt64?)] {
+        mutating func next() throws -> [ChunkRow] {
             if package != nil {
                 guard let chunk = try package?.next() else { throw LedgerError(.malformedRecord, "the package's rows ended before their last chunk") }
                 return chunk.map { ($0.accountID ?? "", $0.transferSub, $0.sequence) }
