@@ -125,7 +125,7 @@ let package = Package(
         .target(
             name: "Rehearsal",
             dependencies: [
-                "AppleID", "AppleSimulator", "Migration", "Ledger", "Projections", "Reporting", "Intake", "NotificationServer",
+                "Apply", "AppleID", "AppleSimulator", "Migration", "Ledger", "Projections", "Reporting", "Intake", "NotificationServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -135,7 +135,7 @@ let package = Package(
         .executableTarget(
             name: "handover",
             dependencies: [
-                "Ledger", "Projections", "Rehearsal", "Reporting", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer",
+                "Apply", "Ledger", "Projections", "Rehearsal", "Reporting", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

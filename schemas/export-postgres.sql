@@ -1,4 +1,4 @@
--- Handover PostgreSQL export, version 2: one ledger's users projection and events, the same
+-- Handover PostgreSQL export, version 3: one ledger's users projection and events, the same
 -- tables and columns as the SQLite export (schemas/export-sqlite.sql) in PostgreSQL's types,
 -- and exact_text (below). Written by `handover export --format postgres --out URL`.
 -- A run adds the events after export_meta.last_sequence in transactions of --slice events
@@ -84,6 +84,8 @@ CREATE TABLE users (
     notifications        integer NOT NULL,
     first_sequence       bigint NOT NULL,   -- events.seq
     last_sequence        bigint NOT NULL,   -- events.seq
+    apply_outcome        text,              -- applied, already, no-account, collision, changed-meanwhile, undone
+    applied_at           timestamptz,       -- when the ledger recorded that outcome
     exact_text           text               -- exact values where a NUL was replaced (above), else null
 );
 

@@ -1,4 +1,4 @@
--- Handover SQLite export, version 1: one ledger's users projection and events.
+-- Handover SQLite export, version 2: one ledger's users projection and events.
 -- Written by `handover export --format sqlite --out FILE`; `--since-last` adds, in one
 -- transaction, the events after export_meta.last_sequence and the users changed since.
 -- Times are RFC 3339 UTC text with microseconds (they sort as text).
@@ -72,7 +72,9 @@ CREATE TABLE users (
     last_error           TEXT,
     notifications        INTEGER NOT NULL,
     first_sequence       INTEGER NOT NULL REFERENCES events (seq),
-    last_sequence        INTEGER NOT NULL REFERENCES events (seq)
+    last_sequence        INTEGER NOT NULL REFERENCES events (seq),
+    apply_outcome        TEXT,            -- applied, already, no-account, collision, changed-meanwhile, undone
+    applied_at           TEXT             -- when the ledger recorded that outcome
 );
 CREATE INDEX users_status ON users (status);
 CREATE INDEX users_migrated_at ON users (migrated_at);

@@ -1,9 +1,15 @@
+import Ledger
+
 /// The app's accounts table as `apply` reads and writes it, through a ``ApplyMapping``: the
 /// one seam between the plan and a database (SQLite, PostgreSQL). Values are always bound
 /// parameters; only the mapping's quoted names and the operator's condition are SQL.
 public protocol AccountsTable: Sendable {
     /// The mapping this table is read through.
     var mapping: ApplyMapping { get }
+    /// The kind of database, and the database as the ledger names it: a SQLite file's path, or
+    /// a PostgreSQL URL with its password masked.
+    var targetKind: ApplyStarted.TargetKind { get }
+    var targetName: String { get }
 
     /// For each key held by a row the mapping may change, the row's current value of the `sub`
     /// column (nil for NULL). Keys of no such row are absent.
@@ -14,33 +20,33 @@ public protocol AccountsTable: Sendable {
 
     /// Writes `changes` and the batch's marker in one transaction, each change only when its
     /// row still holds the old value and no other row holds the new one. Returns each change's
-    /// outcome, in order.
-    func write(_ changes: [AccountChange], marker: ApplyMarker) async throws -> [AccountChange.Outcome]
+    /// outcome, in order: `applied`, `changed-meanwhile` (the row no longer held the old value,
+    /// no longer passes the condition, or is gone) or `collision` (another row came to hold the
+    /// new value).
+    func write(_ changes: [AccountChange], marker: ApplyMarker) async throws -> [ApplyOutcome]
 
     /// The batches of `run` whose transaction committed, by their markers.
     func committedBatches(of run: String) async throws -> [ApplyMarker]
+
+    /// Ends the table's use (closes a connection).
+    func close() async
 }
 
-/// One account's planned change: the row with `key` from `old` to `new`.
+extension AccountsTable {
+    public func close() async {}
+}
+
+/// One account's planned change: the row with `key` from `old` to `new` (nil: NULL, which only
+/// an undo writes back).
 public struct AccountChange: Sendable, Equatable {
     public var key: String
     public var old: String?
-    public var new: String
+    public var new: String?
 
-    public init(key: String, old: String?, new: String) {
+    public init(key: String, old: String?, new: String?) {
         self.key = key
         self.old = old
         self.new = new
-    }
-
-    /// What became of a change when it was written.
-    public enum Outcome: String, Sendable, Equatable {
-        /// The row held the old value and now holds the new one.
-        case applied
-        /// The row no longer held the old value (or no longer passes the condition, or is gone): not written.
-        case changedMeanwhile = "changed-meanwhile"
-        /// Another row came to hold the new value: not written.
-        case collision
     }
 }
 
@@ -53,21 +59,41 @@ public struct ApplyMarker: Sendable, Equatable {
     public var batch: Int
     /// SHA-256 of the batch's intent as the ledger records it, hex.
     public var intentSHA256: String
-    /// How many of its changes were written.
-    public var applied: Int
+    /// Each change's outcome, in the batch's order (filled in by the write).
+    public var outcomes: [ApplyOutcome]
 
-    public init(run: String, batch: Int, intentSHA256: String, applied: Int = 0) {
+    public init(run: String, batch: Int, intentSHA256: String, outcomes: [ApplyOutcome] = []) {
         self.run = run
         self.batch = batch
         self.intentSHA256 = intentSHA256
-        self.applied = applied
+        self.outcomes = outcomes
+    }
+
+    /// The outcomes as the marker row's `outcomes` column holds them: one letter a change,
+    /// `a` applied, `m` changed meanwhile, `c` collision.
+    var outcomeLetters: String {
+        String(outcomes.map { $0 == .applied ? "a" : $0 == .collision ? "c" : "m" })
+    }
+
+    /// The marker read back from its row.
+    init(run: String, batch: Int, intentSHA256: String, outcomeLetters: String) throws(ApplyError) {
+        let outcomes = try outcomeLetters.map { letter throws(ApplyError) -> ApplyOutcome in
+            switch letter {
+            case "a": return .applied
+            case "m": return .changedMeanwhile
+            case "c": return .collision
+            default: throw ApplyError(.target, "\(ApplyMarker.table): run \(run) batch \(batch) has outcomes \"\(outcomeLetters)\", not letters a, m and c")
+            }
+        }
+        self.init(run: run, batch: batch, intentSHA256: intentSHA256, outcomes: outcomes)
     }
 
     /// The marker table's name.
     public static let table = "handover_apply"
 
     /// The statement creating the marker table when it is missing, its commit time of the
-    /// database's type `timeType`: one row per committed batch.
+    /// database's type `timeType`: one row per committed batch, with how many of its changes
+    /// were applied and each change's outcome (``outcomeLetters``).
     static func createTable(timeType: String) -> String {
         """
         CREATE TABLE IF NOT EXISTS \(table) (
@@ -75,6 +101,7 @@ public struct ApplyMarker: Sendable, Equatable {
             batch integer NOT NULL,
             intent_sha256 text NOT NULL,
             applied integer NOT NULL,
+            outcomes text NOT NULL,
             committed_at \(timeType) NOT NULL,
             PRIMARY KEY (run, batch)
         )

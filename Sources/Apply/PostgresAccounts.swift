@@ -9,6 +9,8 @@ import Reporting
 /// read-only transaction; each batch's writes and its marker commit in one transaction.
 public final class PostgresAccounts: AccountsTable, Sendable {
     public let mapping: ApplyMapping
+    public var targetKind: ApplyStarted.TargetKind { .postgres }
+    public var targetName: String { target.masked }
     private let target: PostgresTarget
     private let connection: PostgresConnection
     private let logger: Logger
@@ -60,16 +62,18 @@ public final class PostgresAccounts: AccountsTable, Sendable {
         return found
     }
 
-    public func write(_ changes: [AccountChange], marker: ApplyMarker) async throws -> [AccountChange.Outcome] {
+    public func write(_ changes: [AccountChange], marker: ApplyMarker) async throws -> [ApplyOutcome] {
         let m = mapping
         try await run("BEGIN")
         do {
             try await run(Self.markerTable)
-            var outcomes: [AccountChange.Outcome] = []
+            var outcomes: [ApplyOutcome] = []
             for change in changes {
                 let taken = "SELECT count(*) FROM \(m.table.quoted) WHERE \(m.subColumn.quoted)::text = $1 AND \(m.keyColumn.quoted) IS DISTINCT FROM $2::\(keyType)"
                 var others = 0
-                for try await count in try await query(taken, [change.new, change.key]).decode(Int.self) { others = count }
+                if let new = change.new {
+                    for try await count in try await query(taken, [new, change.key]).decode(Int.self) { others = count }
+                }
                 guard others == 0 else {
                     outcomes.append(.collision)
                     continue
@@ -80,8 +84,9 @@ public final class PostgresAccounts: AccountsTable, Sendable {
                 for try await _ in try await query(update, [change.new, change.key, change.old]).decode(Int.self) { written += 1 }
                 outcomes.append(written == 1 ? .applied : .changedMeanwhile)
             }
-            _ = try await query("INSERT INTO \(ApplyMarker.table) (run, batch, intent_sha256, applied, committed_at) VALUES ($1, $2, $3, $4, now())",
-                                [marker.run, marker.batch, marker.intentSHA256, outcomes.filter { $0 == .applied }.count])
+            let written = ApplyMarker(run: marker.run, batch: marker.batch, intentSHA256: marker.intentSHA256, outcomes: outcomes)
+            _ = try await query("INSERT INTO \(ApplyMarker.table) (run, batch, intent_sha256, applied, outcomes, committed_at) VALUES ($1, $2, $3, $4, $5, now())",
+                                [marker.run, marker.batch, marker.intentSHA256, outcomes.filter { $0 == .applied }.count, written.outcomeLetters])
             try await run("COMMIT")
             return outcomes
         } catch {
@@ -95,9 +100,9 @@ public final class PostgresAccounts: AccountsTable, Sendable {
         for try await found in try await query("SELECT to_regclass($1) IS NOT NULL", [ApplyMarker.table]).decode(Bool.self) { exists = found }
         guard exists else { return [] }
         var markers: [ApplyMarker] = []
-        let sql = "SELECT batch, intent_sha256, applied FROM \(ApplyMarker.table) WHERE run = $1 ORDER BY batch"
-        for try await (batch, digest, applied) in try await query(sql, [run]).decode((Int, String, Int).self) {
-            markers.append(ApplyMarker(run: run, batch: batch, intentSHA256: digest, applied: applied))
+        let sql = "SELECT batch, intent_sha256, outcomes FROM \(ApplyMarker.table) WHERE run = $1 ORDER BY batch"
+        for try await (batch, digest, letters) in try await query(sql, [run]).decode((Int, String, String).self) {
+            markers.append(try ApplyMarker(run: run, batch: batch, intentSHA256: digest, outcomeLetters: letters))
         }
         return markers
     }

@@ -6,6 +6,8 @@ import Ledger
 /// plan cannot change a byte of the app's database.
 public final class SQLiteAccounts: AccountsTable, Sendable {
     public let mapping: ApplyMapping
+    public var targetKind: ApplyStarted.TargetKind { .sqlite }
+    public var targetName: String { path }
     private let queue: DatabaseQueue
     private let path: String
 
@@ -58,7 +60,7 @@ public final class SQLiteAccounts: AccountsTable, Sendable {
         }
     }
 
-    public func write(_ changes: [AccountChange], marker: ApplyMarker) async throws -> [AccountChange.Outcome] {
+    public func write(_ changes: [AccountChange], marker: ApplyMarker) async throws -> [ApplyOutcome] {
         let m = mapping
         do {
             return try await queue.write { db in
@@ -66,29 +68,32 @@ public final class SQLiteAccounts: AccountsTable, Sendable {
                 let taken = try db.makeStatement(sql: "SELECT count(*) FROM \(m.table.quoted) WHERE \(m.subColumn.quoted) = ? AND \(m.keyColumn.quoted) IS NOT ?")
                 let update = try db.makeStatement(sql: "UPDATE \(m.table.quoted) SET \(m.subColumn.quoted) = ? "
                                                   + "WHERE \(m.keyColumn.quoted) = ? AND \(m.subColumn.quoted) IS ?\(m.andCondition)")
-                var outcomes: [AccountChange.Outcome] = []
+                var outcomes: [ApplyOutcome] = []
                 for change in changes {
-                    if try Int.fetchOne(taken, arguments: [change.new, change.key]) ?? 0 > 0 {
+                    if change.new != nil, try Int.fetchOne(taken, arguments: [change.new, change.key]) ?? 0 > 0 {
                         outcomes.append(.collision)
                         continue
                     }
                     try update.execute(arguments: [change.new, change.key, change.old])
                     outcomes.append(db.changesCount == 1 ? .applied : .changedMeanwhile)
                 }
-                try db.execute(sql: "INSERT INTO \(ApplyMarker.table) (run, batch, intent_sha256, applied, committed_at) VALUES (?, ?, ?, ?, ?)",
-                               arguments: [marker.run, marker.batch, marker.intentSHA256, outcomes.filter { $0 == .applied }.count, Timestamp.now().rfc3339])
+                let written = ApplyMarker(run: marker.run, batch: marker.batch, intentSHA256: marker.intentSHA256, outcomes: outcomes)
+                try db.execute(sql: "INSERT INTO \(ApplyMarker.table) (run, batch, intent_sha256, applied, outcomes, committed_at) VALUES (?, ?, ?, ?, ?, ?)",
+                               arguments: [marker.run, marker.batch, marker.intentSHA256, outcomes.filter { $0 == .applied }.count, written.outcomeLetters,
+                                           Timestamp.now().rfc3339])
                 return outcomes
             }
         } catch { throw ApplyError(.target, "\(path): the batch was not written (\(ErrorText.describing(error)))") }
     }
 
     public func committedBatches(of run: String) async throws -> [ApplyMarker] {
-        try await read { db in
+        let rows = try await read { db -> [(Int, String, String)] in
             guard try db.tableExists(ApplyMarker.table) else { return [] }
-            return try Row.fetchAll(db, sql: "SELECT batch, intent_sha256, applied FROM \(ApplyMarker.table) WHERE run = ? ORDER BY batch", arguments: [run]).map { row in
-                ApplyMarker(run: run, batch: row["batch"], intentSHA256: row["intent_sha256"], applied: row["applied"])
+            return try Row.fetchAll(db, sql: "SELECT batch, intent_sha256, outcomes FROM \(ApplyMarker.table) WHERE run = ? ORDER BY batch", arguments: [run]).map { row in
+                (row["batch"], row["intent_sha256"], row["outcomes"])
             }
         }
+        return try rows.map { try ApplyMarker(run: run, batch: $0.0, intentSHA256: $0.1, outcomeLetters: $0.2) }
     }
 
     /// Handover's own table in the app's database.

@@ -11,7 +11,17 @@ struct UserFold<Store: ProjectionStore> {
         let time = event.effectiveTime
         switch event.body {
         case .ledgerCreated, .runStarted, .runFinished, .accessTokenIssued, .accessTokenFailed, .signInRejected, .notificationRejected, .rejectionsSummarized,
-             .handoffIssued, .handoffReceived, .handoffRefused, .handoffAcknowledged:
+             .handoffIssued, .handoffReceived, .handoffRefused, .handoffAcknowledged, .applyStarted, .applyIntended:
+            break
+        case .applySettled(let body) where body.committed:
+            // Each account's outcome becomes its user's; an undo changes only what it restored.
+            for (accountID, outcome) in zip(body.accountIDs, body.outcomes) where !body.undo || outcome == .undone {
+                try update([Identifier(.accountID, accountID)], at: event.sequence, creating: nil) { u in
+                    u.applyOutcome = outcome
+                    u.appliedAt = event.recordedAt
+                }
+            }
+        case .applySettled:
             break
         case .handoffRowsReceived(let body):
             // Each row is a user handed over: known from now on by transfer_sub and account_id.
@@ -147,6 +157,7 @@ struct UserFold<Store: ProjectionStore> {
         }
         target.targetTeam = target.targetTeam ?? other.targetTeam
         target.package = target.package ?? other.package
+        if target.applyOutcome == nil { (target.applyOutcome, target.appliedAt) = (other.applyOutcome, other.appliedAt) }
         target.email = target.email ?? other.email
         target.isPrivateEmail = target.isPrivateEmail ?? other.isPrivateEmail
         target.emailForwarding = target.emailForwarding ?? other.emailForwarding

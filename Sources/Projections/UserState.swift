@@ -102,6 +102,10 @@ public struct UserState: Hashable, Sendable {
     public var lastError: String?
     /// Notifications received about the user.
     public var notifications: Int
+    /// Team B: what `apply` last did to the user's account in the app's database (beside
+    /// `status`, whose meaning it does not change), and when the ledger recorded it.
+    public var applyOutcome: ApplyOutcome?
+    public var appliedAt: Timestamp?
     public var firstSequence: UInt64
     public var lastSequence: UInt64
 

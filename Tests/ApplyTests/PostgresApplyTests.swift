@@ -58,7 +58,7 @@ struct PostgresApplyTests {
         try await Self.withAccounts(database, writable: true) { (writer: PostgresAccounts) async throws -> Void in
             #expect(try await writer.write(plan.changes, marker: ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa")) == [.applied, .changedMeanwhile])
             #expect(try Self.values(database) == ["1": "new.1", "2": "changed.2", "3": "old.3", "4": "new.4", "5": "old.5", "6": "new.3", "7": "old.7"])
-            #expect(try await writer.committedBatches(of: "run-1") == [ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa", applied: 1)])
+            #expect(try await writer.committedBatches(of: "run-1") == [ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa", outcomes: [.applied, .changedMeanwhile])])
             // A hostile sub reaches the table as a bound value.
             #expect(try await writer.write([AccountChange(key: "5", old: "old.5", new: hostile)], marker: ApplyMarker(run: "run-1", batch: 1, intentSHA256: "bb")) == [.applied])
             // NULL as the old value: compare-and-set holds it.

@@ -79,7 +79,7 @@ struct SQLiteApplyTests {
         #expect(outcomes == [.applied, .changedMeanwhile, .applied])
         var values = try Self.column(path)
         #expect(values == ["1": "new.1", "2": "changed.2", "3": "old.3", "4": "new.4", "5": "old.5", "6": "new.3", "7": "old.7"], "exactly the planned rows, the one changed meanwhile kept")
-        #expect(try await table.committedBatches(of: "run-1") == [ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa", applied: 2)])
+        #expect(try await table.committedBatches(of: "run-1") == [ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa", outcomes: [.applied, .changedMeanwhile, .applied])])
         #expect(try await table.committedBatches(of: "run-2").isEmpty)
 
         try await DatabaseQueue(path: path).write { try $0.execute(sql: "UPDATE accounts SET apple_sub = 'new.5' WHERE id = 7") }

@@ -21,6 +21,9 @@ public enum EventBody: Hashable, Sendable {
     case handoffRefused(HandoffRefused)
     case handoffAcknowledged(HandoffAcknowledged)
     case handoffRowsReceived(HandoffRowsReceived)
+    case applyStarted(ApplyStarted)
+    case applyIntended(ApplyIntended)
+    case applySettled(ApplySettled)
 
     /// The event type this body belongs to.
     public var type: EventType {
@@ -46,6 +49,9 @@ public enum EventBody: Hashable, Sendable {
         case .handoffRefused: return .handoffRefused
         case .handoffAcknowledged: return .handoffAcknowledged
         case .handoffRowsReceived: return .handoffRowsReceived
+        case .applyStarted: return .applyStarted
+        case .applyIntended: return .applyIntended
+        case .applySettled: return .applySettled
         }
     }
 
@@ -72,6 +78,9 @@ public enum EventBody: Hashable, Sendable {
         case .handoffRefused(let b): b.write(to: &w)
         case .handoffAcknowledged(let b): b.write(to: &w)
         case .handoffRowsReceived(let b): b.write(to: &w)
+        case .applyStarted(let b): b.write(to: &w)
+        case .applyIntended(let b): b.write(to: &w)
+        case .applySettled(let b): b.write(to: &w)
         }
     }
 
@@ -98,6 +107,9 @@ public enum EventBody: Hashable, Sendable {
         case .handoffRefused: self = .handoffRefused(try HandoffRefused(reading: r))
         case .handoffAcknowledged: self = .handoffAcknowledged(try HandoffAcknowledged(reading: r))
         case .handoffRowsReceived: self = .handoffRowsReceived(try HandoffRowsReceived(reading: r))
+        case .applyStarted: self = .applyStarted(try ApplyStarted(reading: r))
+        case .applyIntended: self = .applyIntended(try ApplyIntended(reading: r))
+        case .applySettled: self = .applySettled(try ApplySettled(reading: r))
         }
     }
 }

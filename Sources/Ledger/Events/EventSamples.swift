@@ -12,6 +12,8 @@ public enum EventSamples {
         var digest = HandoffRowsDigest()
         for i in 0..<2 { digest.add(accountID: rows.accountIDs[i], transferSub: rows.transferSubs[i], sequence: UInt64(rows.sequences[i])) }
         let rowsSHA256 = digest.finalize()
+        let intent = ApplyIntended(batch: 0, accountIDs: ["acct-42", "acct-44"], oldValues: ["000123.abc.0456", nil], newValues: ["001999.def.0789", "001999.ghi.0789"],
+                                   planned: [.change, .collision], holders: [1: ["acct-7"]])
         let failure = Failure(kind: .invalidRequest, code: "invalid_request", httpStatus: 400, message: "Apple answered \"invalid_request\"\nuser revoked", attempts: 2)
         let drafts: [EventDraft] = [
             EventDraft(.ledgerCreated(LedgerCreated(teamID: "BBBB222222", clientIDs: ["com.example.app", "com.example.web"], role: .recipient, ledgerID: "5b1f3c8e-0000-4000-8000-000000000001"))),
@@ -50,6 +52,13 @@ public enum EventSamples {
                                                                 fileSHA256: rowsSHA256, chunk: 0, chunkCount: 1, rowCount: 2, firstRow: 0,
                                                                 accountIDs: rows.accountIDs, transferSubs: rows.transferSubs, sequences: rows.sequences)),
                        idempotencyKey: HandoffRowsReceived.idempotencyKey(origin: senderCheckpoint.origin, package: 2, fileSHA256: rowsSHA256, chunk: 0)),
+            EventDraft(.applyStarted(ApplyStarted(targetKind: .postgres, target: "postgres://app:*****@db.example.com/app", table: "accounts", keyColumn: "id",
+                                                  subColumn: "apple_sub", condition: "provider = 'apple'", undoOf: nil, userCount: 2, batchSize: 1_000)),
+                       idempotencyKey: ApplyStarted.idempotencyKey(run: "run-4"), runID: "run-4"),
+            EventDraft(.applyIntended(intent), idempotencyKey: ApplyIntended.idempotencyKey(run: "run-4", batch: 0), runID: "run-4"),
+            EventDraft(.applySettled(ApplySettled(batch: 0, intentSHA256: intent.sha256, committed: true, recovered: false, undo: false,
+                                                  accountIDs: intent.accountIDs, outcomes: [.applied, .collision])),
+                       idempotencyKey: ApplySettled.idempotencyKey(run: "run-4", batch: 0), runID: "run-4"),
         ]
         assert(drafts.map(\.type) == EventType.allCases)
         return drafts
@@ -69,6 +78,12 @@ public enum EventSamples {
             EventDraft(.handoffRowsReceived(HandoffRowsReceived(origin: nil, package: nil, manifestSHA256: nil, fileSHA256: String(repeating: "9a", count: 32),
                                                                 chunk: 0, chunkCount: 1, rowCount: 1, firstRow: 0, accountIDs: [""], transferSubs: ["t.3333"], sequences: [])),
                        idempotencyKey: HandoffRowsReceived.idempotencyKey(origin: nil, package: nil, fileSHA256: String(repeating: "9a", count: 32), chunk: 0)),
+            EventDraft(.applyStarted(ApplyStarted(targetKind: .sqlite, target: "/srv/app/app.sqlite", table: "accounts", keyColumn: "id", subColumn: "apple_sub",
+                                                  condition: nil, undoOf: "run-4", userCount: 1, batchSize: 1_000)),
+                       idempotencyKey: ApplyStarted.idempotencyKey(run: "run-5"), runID: "run-5"),
+            EventDraft(.applySettled(ApplySettled(batch: 0, intentSHA256: String(repeating: "bc", count: 32), committed: false, recovered: true, undo: true,
+                                                  accountIDs: ["acct-42"], outcomes: [])),
+                       idempotencyKey: ApplySettled.idempotencyKey(run: "run-5", batch: 0), runID: "run-5"),
         ]
     }
 }

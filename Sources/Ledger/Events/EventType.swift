@@ -22,6 +22,9 @@ public enum EventType: String, CaseIterable, Sendable, Hashable {
     case handoffRefused = "handoff-refused"
     case handoffAcknowledged = "handoff-acknowledged"
     case handoffRowsReceived = "handoff-rows-received"
+    case applyStarted = "apply-started"
+    case applyIntended = "apply-intended"
+    case applySettled = "apply-settled"
 
     /// The schema version written for this type today.
     public var schemaVersion: Int { 1 }

@@ -219,6 +219,15 @@ struct FieldReader {
         default: throw fail(key, "a Boolean")
         }
     }
+    func bool(_ key: StaticString) throws -> Bool {
+        guard let b = try optionalBool(key) else { throw fail(key, "a Boolean") }
+        return b
+    }
+    /// An array, its items parsed.
+    func array(_ key: StaticString) throws -> [JSONValue] {
+        guard let range = value(key), let items = try parsed(range).arrayValue else { throw fail(key, "an array") }
+        return items
+    }
     func timestamp(_ key: StaticString) throws -> Timestamp {
         guard let t = try optionalTimestamp(key) else { throw fail(key, "an RFC 3339 time") }
         return t

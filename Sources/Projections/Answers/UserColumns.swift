@@ -15,6 +15,8 @@ public enum UserColumns {
     public static let migratedAt = Column("migrated_at", .time, "When the user's migration step happened: a sign-in's `iat`, else when it was recorded.") { .time($0.state.migratedAt) }
     public static let migratedRecordedAt = Column("migrated_recorded_at", .time, "When the ledger recorded the event that migrated the user.") { .time($0.state.migratedRecordedAt) }
     public static let migratedVia = Column("migrated_via", .text, "How the step was done: transfer-id-generation, exchange or sign-in.") { .text($0.state.migratedVia?.name) }
+    public static let applyOutcome = Column("apply_outcome", .text, "What `apply` last did to the user's account in the app's database: applied, already, no-account, collision, changed-meanwhile or undone; null if never applied. Beside `status`, whose meaning it does not change.") { .text($0.state.applyOutcome?.rawValue) }
+    public static let appliedAt = Column("applied_at", .time, "When the ledger recorded that outcome.") { .time($0.state.appliedAt) }
     public static let beforeDeadline = Column("before_deadline", .boolean, "Whether the user migrated before the 60-day deadline; null without a window or a migration.") { .bool($0.beforeDeadline) }
     public static let email: Column = Facts.email { $0.email }
     public static let isPrivateEmail: Column = Facts.isPrivateEmail { $0.state.isPrivateEmail }
@@ -37,7 +39,7 @@ public enum UserColumns {
     /// Every column, in the order of `query state`.
     public static let all = [
         userKey, accountID, senderSub, transferSub, recipientSub, targetTeam, status, migratedAt, migratedRecordedAt, migratedVia,
-        beforeDeadline, email, isPrivateEmail, emailForwarding, consentRevokedAt, accountDeletedAt, erasedAt,
+        beforeDeadline, applyOutcome, appliedAt, email, isPrivateEmail, emailForwarding, consentRevokedAt, accountDeletedAt, erasedAt,
         attempts, lastAttemptAt, lastErrorClass, lastError, notifications, firstSequence, lastSequence,
     ]
 }

@@ -119,6 +119,22 @@ public struct EventQuery: Sendable {
         case .handoffRowsReceived(let b):
             let rows = "rows \(b.firstRow + 1) to \(b.firstRow + b.transferSubs.count) of \(b.rowCount) (chunk \(b.chunk + 1) of \(b.chunkCount))"
             return b.package.map { "handoff package \($0) \(rows) taken in" } ?? "unsigned handoff list \(rows) taken in"
+        case .applyStarted(let b):
+            let what = b.undoOf.map { "undo of apply run \($0)" } ?? "apply"
+            return "\(what) to \(b.targetKind.rawValue) \(b.target), table \(b.table) (\(b.keyColumn) → \(b.subColumn)): \(b.userCount) users"
+        case .applyIntended(let b):
+            let counts = ApplyPlanned.allCases.compactMap { p in
+                let n = b.planned.filter { $0 == p }.count
+                return n == 0 ? nil : "\(p.rawValue) \(n)"
+            }
+            return "apply batch \(b.batch) intended: \(b.accountIDs.count) accounts (" + counts.joined(separator: ", ") + ")"
+        case .applySettled(let b):
+            guard b.committed else { return "apply batch \(b.batch) did not commit" + (b.recovered ? " (found after an interruption)" : "") }
+            let counts = ApplyOutcome.allCases.compactMap { o in
+                let n = b.outcomes.filter { $0 == o }.count
+                return n == 0 ? nil : "\(o.rawValue) \(n)"
+            }
+            return "apply batch \(b.batch) committed" + (b.recovered ? " (found after an interruption)" : "") + ": " + counts.joined(separator: ", ")
         }
     }
 

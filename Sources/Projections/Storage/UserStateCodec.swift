@@ -104,9 +104,9 @@ enum UserStateCodec {
                 present |= 1 << bit
             }
             if u.package != nil { present |= 64 }
+            if u.applyOutcome != nil, u.appliedAt != nil { present |= 128 }
         }
         try c.u8(&present)
-        if Coder.isReading, present & 0x80 != 0 { throw LedgerError(.malformedRecord, "users: unknown fields present") }
         var previous: Int64 = 0
         try c.time(&u.migratedAt, present: present & 1 != 0, after: &previous)
         try c.time(&u.consentRevokedAt, present: present & 2 != 0, after: &previous)
@@ -121,6 +121,16 @@ enum UserStateCodec {
             if Coder.isReading {
                 guard HandoffManifest.packagesAllowed.contains(Int(clamping: package)) else { throw LedgerError(.malformedRecord, "users: bad package number") }
                 u.package = Int(package)
+            }
+        }
+        // Bit 7: apply's outcome (``ApplyOutcome/storedByte``) and the time it was recorded follow.
+        if present & 128 != 0 {
+            var outcome = u.applyOutcome?.storedByte ?? 0
+            try c.u8(&outcome)
+            try c.time(&u.appliedAt, present: true, after: &previous)
+            if Coder.isReading {
+                guard let known = ApplyOutcome(storedByte: outcome), u.appliedAt != nil else { throw LedgerError(.malformedRecord, "users: bad apply outcome") }
+                u.applyOutcome = known
             }
         }
     }

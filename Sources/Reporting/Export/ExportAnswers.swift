@@ -20,7 +20,7 @@ public enum ExportAnswers {
         columns: [
             U.userKey, U.accountID, U.senderSub, U.transferSub, U.recipientSub, U.targetTeam, U.status, U.migratedAt, U.migratedRecordedAt, U.migratedVia,
             U.beforeDeadline, U.email, U.isPrivateEmail, U.emailForwarding, U.consentRevokedAt, U.accountDeletedAt, U.erasedAt,
-            U.attempts, U.lastAttemptAt, U.lastErrorClass, U.lastError, U.notifications, U.firstSequence, U.lastSequence,
+            U.attempts, U.lastAttemptAt, U.lastErrorClass, U.lastError, U.notifications, U.firstSequence, U.lastSequence, U.applyOutcome, U.appliedAt,
         ])
 
     /// Both tables, for the column reference.

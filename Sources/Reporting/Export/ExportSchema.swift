@@ -1,8 +1,17 @@
 /// The SQLite export's tables, keys and indexes; `schemas/export-sqlite.sql` is this text,
 /// byte for byte (a test holds them equal).
 public enum ExportSchema {
-    /// Bumped when a table or column changes meaning; stored in `export_meta`.
-    public static let version = 1
+    /// Bumped when a table or column changes meaning; stored in `export_meta`. Version 2 adds
+    /// `users.apply_outcome` and `users.applied_at` (``upgradeFromVersion1``).
+    public static let version = 2
+
+    /// What brings an export of schema version 1 to this one, in the transaction of the first
+    /// run that adds to it. Version 1 was written before `apply` existed, so the new columns are
+    /// null in every row it holds.
+    static let upgradeFromVersion1 = [
+        "ALTER TABLE users ADD COLUMN apply_outcome TEXT",
+        "ALTER TABLE users ADD COLUMN applied_at TEXT",
+    ]
 
     /// The statements that create the indexes (one line each in ``sql``).
     static var indexStatements: String {
@@ -16,7 +25,7 @@ public enum ExportSchema {
 
     /// The statements that create an empty export.
     public static let sql = """
-        -- Handover SQLite export, version 1: one ledger's users projection and events.
+        -- Handover SQLite export, version 2: one ledger's users projection and events.
         -- Written by `handover export --format sqlite --out FILE`; `--since-last` adds, in one
         -- transaction, the events after export_meta.last_sequence and the users changed since.
         -- Times are RFC 3339 UTC text with microseconds (they sort as text).
@@ -90,7 +99,9 @@ public enum ExportSchema {
             last_error           TEXT,
             notifications        INTEGER NOT NULL,
             first_sequence       INTEGER NOT NULL REFERENCES events (seq),
-            last_sequence        INTEGER NOT NULL REFERENCES events (seq)
+            last_sequence        INTEGER NOT NULL REFERENCES events (seq),
+            apply_outcome        TEXT,            -- applied, already, no-account, collision, changed-meanwhile, undone
+            applied_at           TEXT             -- when the ledger recorded that outcome
         );
         CREATE INDEX users_status ON users (status);
         CREATE INDEX users_migrated_at ON users (migrated_at);

@@ -31,6 +31,12 @@ struct SQLiteExport {
                 let meta = try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM export_meta").map { ($0["key"] as String, $0["value"] as String) })
                 try ExportSummary.checkMatches(meta, identity: identity, personalData: source.includePersonalData, path: path)
                 previous = try ExportSummary.mark("last_sequence", in: meta, path: path) ?? 0
+                switch meta["schema_version"] {
+                case String(ExportSchema.version): break
+                case "1": for statement in ExportSchema.upgradeFromVersion1 { try db.execute(sql: statement) }
+                default:
+                    throw ExportError(.mismatch, "\(path) holds an export of schema version \(meta["schema_version"] ?? "?"); this version writes \(ExportSchema.version): export to a new file")
+                }
             } else {
                 try db.execute(sql: ExportSchema.tableStatements)
             }

@@ -3,13 +3,15 @@
 /// holds them equal).
 public enum PostgresExportSchema {
     /// Bumped when a table or column changes meaning; stored in `export_meta`. Version 2 added
-    /// `exact_text` to `events` and `users` (``upgradeFromVersion1``).
-    public static let version = 2
+    /// `exact_text` to `events` and `users` (``upgradeFromVersion1``); version 3
+    /// `users.apply_outcome` and `users.applied_at` (``upgradeFromVersion2``).
+    public static let version = 3
     /// Bumped when a view changes; an export finding another version replaces the views.
     /// Version 2: `report_migrated_users` (`users.*`) takes in `exact_text`. Version 3: the
     /// columns named as the answers name them (`report_failures_by_class.last_error_class`, was
     /// `error_class`; `report_migrated_by_path.migrated_via`, was `path`), dropped and made again.
-    public static let viewsVersion = 3
+    /// Version 4: `report_migrated_users` takes in `apply_outcome` and `applied_at`.
+    public static let viewsVersion = 4
 
     /// The statements of ``sql`` that create the tables, one string each.
     static var tableStatements: [String] { statements(of: sql).filter { !$0.hasPrefix("CREATE INDEX") } }
@@ -26,6 +28,13 @@ public enum PostgresExportSchema {
     static let upgradeFromVersion1 = [
         "ALTER TABLE events ADD COLUMN exact_text text",
         "ALTER TABLE users ADD COLUMN exact_text text",
+    ] + upgradeFromVersion2
+
+    /// What brings an export of schema version 2 to this one. Version 2 was written before
+    /// `apply` existed, so the new columns are null in every row it holds.
+    static let upgradeFromVersion2 = [
+        "ALTER TABLE users ADD COLUMN apply_outcome text",
+        "ALTER TABLE users ADD COLUMN applied_at timestamptz",
     ]
 
     /// The statements of a script: comment lines dropped, split after each `;` that ends a line.
@@ -43,7 +52,7 @@ public enum PostgresExportSchema {
 
     /// `schemas/export-postgres.sql`: the statements that create an empty export.
     public static let sql = """
-        -- Handover PostgreSQL export, version 2: one ledger's users projection and events, the same
+        -- Handover PostgreSQL export, version 3: one ledger's users projection and events, the same
         -- tables and columns as the SQLite export (schemas/export-sqlite.sql) in PostgreSQL's types,
         -- and exact_text (below). Written by `handover export --format postgres --out URL`.
         -- A run adds the events after export_meta.last_sequence in transactions of --slice events
@@ -129,6 +138,8 @@ public enum PostgresExportSchema {
             notifications        integer NOT NULL,
             first_sequence       bigint NOT NULL,   -- events.seq
             last_sequence        bigint NOT NULL,   -- events.seq
+            apply_outcome        text,              -- applied, already, no-account, collision, changed-meanwhile, undone
+            applied_at           timestamptz,       -- when the ledger recorded that outcome
             exact_text           text               -- exact values where a NUL was replaced (above), else null
         );
 

@@ -163,8 +163,9 @@ final class PostgresExportSession: @unchecked Sendable {
         try ExportSummary.checkMatches(meta, identity: identity, personalData: source.includePersonalData, path: target.masked)
         switch meta["schema_version"] {
         case String(PostgresExportSchema.version): break
-        case "1":
-            for statement in PostgresExportSchema.upgradeFromVersion1 { try await execute(statement) }
+        case "1", "2":
+            let upgrade = meta["schema_version"] == "1" ? PostgresExportSchema.upgradeFromVersion1 : PostgresExportSchema.upgradeFromVersion2
+            for statement in upgrade { try await execute(statement) }
             try await setMeta([("schema_version", String(PostgresExportSchema.version))])
         default:
             throw ExportError(.mismatch, "\(target.masked) holds an export of schema version \(meta["schema_version"] ?? "?"); this version writes \(PostgresExportSchema.version): export into an empty database")

@@ -1,0 +1,251 @@
+import Foundation
+import Ledger
+import Logging
+import Projections
+
+/// `apply`: sets each migrated user's new `sub` on their account in the app's own database,
+/// or with ``Options/undo`` restores what one apply run replaced.
+///
+/// A plan (``plan()``) only reads. A commit (``commit(progress:)``) works in batches: it
+/// records each batch's intent in the ledger ("apply intended"), sends it to the database in one
+/// transaction with a marker row (``ApplyMarker``), then records what became of each account
+/// ("apply settled"). The two stores cannot commit together; a commit stopped anywhere
+/// (SIGKILL included) leaves at most one batch intended and not settled, which the next commit
+/// settles from the database's markers before it goes on under the same run ID.
+public struct ApplyRun: Sendable {
+    /// The command name "run finished" records.
+    public static let command = "apply"
+
+    /// What the operator asked for.
+    public struct Options: Sendable {
+        /// The most accounts one transaction changes.
+        public var batchSize = 1_000
+        /// Only these users (by `account_id`); nil for every migrated user.
+        public var accounts: Set<String>?
+        /// Only users migrated since the last finished apply run to the same table began.
+        public var sinceLast = false
+        /// The apply run to undo.
+        public var undo: String?
+
+        public init(batchSize: Int = 1_000, accounts: Set<String>? = nil, sinceLast: Bool = false, undo: String? = nil) {
+            self.batchSize = batchSize
+            self.accounts = accounts
+            self.sinceLast = sinceLast
+            self.undo = undo
+        }
+    }
+
+    /// What a commit did.
+    public struct Result: Sendable {
+        /// The run recorded, nil when there was nothing new to record.
+        public var runID: String?
+        /// Whether the run continued one stopped before.
+        public var resumed = false
+        /// Batches of stopped runs settled from the database's markers, and how many of them had committed.
+        public var recoveredBatches = 0
+        public var recoveredCommitted = 0
+        /// Accounts by outcome, this invocation's own batches.
+        public var counts: [ApplyOutcome: Int] = [:]
+        /// The entries written or found, with their outcomes (collisions and changes made meanwhile among them).
+        public var settled: [(entry: ApplyPlan.Entry, outcome: ApplyOutcome)] = []
+
+        /// The exit status: failed while an account needs a person (a collision, a change made meanwhile).
+        public var exitStatus: ExitStatus { (counts[.collision] ?? 0) + (counts[.changedMeanwhile] ?? 0) > 0 ? .failed : .success }
+    }
+
+    public let ledger: Ledger
+    public let projection: UserProjection
+    public let table: any AccountsTable
+    public let options: Options
+    public let logger: Logger
+
+    public init(ledger: Ledger, projection: UserProjection, table: any AccountsTable, options: Options, logger: Logger) {
+        self.ledger = ledger
+        self.projection = projection
+        self.table = table
+        self.options = options
+        self.logger = logger
+    }
+
+    /// The start this run records: the target, the mapping, the undone run.
+    func started(userCount: Int) -> ApplyStarted {
+        let m = table.mapping
+        return ApplyStarted(targetKind: table.targetKind, target: table.targetName, table: m.table.name, keyColumn: m.keyColumn.name, subColumn: m.subColumn.name,
+                            condition: m.condition, undoOf: options.undo, userCount: userCount, batchSize: options.batchSize)
+    }
+
+    // MARK: Planning
+
+    /// What a commit would do now, read without writing anything.
+    public func plan() async throws -> ApplyPlan {
+        let work = try workList(resuming: nil)
+        return try await ApplyPlan(items: work.items, table: table, batch: options.batchSize)
+    }
+
+    /// The accounts to set, and the outcome each already has on record (a repeated one is not recorded again).
+    struct WorkList {
+        var items: [ApplyPlan.Item] = []
+        var recorded: [String: ApplyOutcome] = [:]
+    }
+
+    private func workList(resuming run: ApplyHistory.Run?) throws -> WorkList {
+        try ledger.read { view in
+            let history = try ApplyHistory(view)
+            let done = run?.settledAccounts ?? [:]
+            var work = WorkList()
+            if let undo = options.undo {
+                guard let undone = history.run(undo) else { throw ApplyError(.usage, "no apply run \(undo) is recorded in this ledger") }
+                guard undone.started.undoOf == nil else { throw ApplyError(.usage, "run \(undo) is itself an undo; apply again instead of undoing it") }
+                guard undone.writesSameTable(as: started(userCount: 0)) else {
+                    throw ApplyError(.usage, "run \(undo) wrote to \(undone.started.table) in \(undone.started.target), not to \(table.mapping.table) in \(table.targetName)")
+                }
+                // Accounts another undo of the same run restored already are not planned again.
+                var restored = done
+                for other in history.runs where other.started.undoOf == undo {
+                    for (account, outcome) in other.settledAccounts where outcome == .undone { restored[account] = outcome }
+                }
+                for batch in undone.settled.keys.sorted() {
+                    guard let settlement = undone.settled[batch], settlement.committed, let intent = undone.intents[batch] else { continue }
+                    for (i, outcome) in settlement.outcomes.enumerated() where outcome == .applied && restored[intent.accountIDs[i]] == nil {
+                        guard options.accounts?.contains(intent.accountIDs[i]) ?? true else { continue }
+                        work.items.append(ApplyPlan.Item(accountID: intent.accountIDs[i], new: intent.oldValues[i], expected: .some(intent.newValues[i])))
+                    }
+                }
+                return work
+            }
+            let since = options.sinceLast ? history.runs.last { $0.finished && $0.started.undoOf == nil && $0.writesSameTable(as: started(userCount: 0)) }?.startedAt : nil
+            try projection.read(ledger) { snapshot, _ in
+                try snapshot.forEachMigratedUser { user in
+                    guard let item = ApplyPlan.Item(user: user), done[item.accountID] == nil else { return }
+                    if let accounts = options.accounts, !accounts.contains(item.accountID) { return }
+                    if let since, let recorded = user.migratedRecordedAt, recorded < since { return }
+                    if let outcome = user.applyOutcome {
+                        if outcome == .applied || outcome == .already { return }
+                        work.recorded[item.accountID] = outcome
+                    }
+                    work.items.append(item)
+                }
+            }
+            return work
+        }
+    }
+
+    // MARK: Committing
+
+    /// Settles what a stopped run left, then writes, batch by batch, recording each. `progress`
+    /// is told after each batch: accounts done, of how many.
+    public func commit(progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Result {
+        var result = Result()
+        let clock = ContinuousClock.now
+        let (resumed, recovered) = try await settleStoppedRuns()
+        result.recoveredBatches = recovered.batches
+        result.recoveredCommitted = recovered.committed
+        let work = try workList(resuming: resumed)
+        var runID = resumed?.id
+        var batch = resumed?.nextBatch ?? 0
+        result.resumed = resumed != nil
+        result.runID = runID
+        var done = 0
+        for start in stride(from: 0, to: work.items.count, by: options.batchSize) {
+            let items = Array(work.items[start..<min(start + options.batchSize, work.items.count)])
+            var entries = try await ApplyPlan.entries(items, table: table)
+            // An outcome on record already (no account, the same collision) is not recorded again.
+            entries.removeAll { entry in
+                guard let recorded = work.recorded[entry.accountID] else { return false }
+                return ApplyOutcome(unwritten: entry.outcome) == recorded
+            }
+            done += items.count
+            guard !entries.isEmpty else { continue }
+            if runID == nil {
+                let id = UUID().uuidString.lowercased()
+                _ = try await ledger.append(EventDraft(.applyStarted(started(userCount: work.items.count)), idempotencyKey: ApplyStarted.idempotencyKey(run: id), runID: id))
+                runID = id
+                result.runID = id
+            }
+            let settled = try await send(entries, batch: batch, run: runID!)
+            for (entry, outcome) in settled {
+                result.counts[outcome, default: 0] += 1
+                result.settled.append((entry, outcome))
+            }
+            batch += 1
+            progress(done, work.items.count)
+        }
+        if let runID {
+            let counts = Dictionary(uniqueKeysWithValues: result.counts.map { ($0.key.rawValue, $0.value) })
+            let finished = RunFinished(command: Self.command, counts: counts, durationMilliseconds: Int((ContinuousClock.now - clock).inSeconds * 1000),
+                                       exitStatus: Int(result.exitStatus.rawValue))
+            _ = try await ledger.append(EventDraft(.runFinished(finished), runID: runID))
+        }
+        return result
+    }
+
+    /// Records `entries`' intent as batch `batch` of `run`, writes its changes and marker in one
+    /// transaction, and records each entry's outcome.
+    private func send(_ entries: [ApplyPlan.Entry], batch: Int, run: String) async throws -> [(ApplyPlan.Entry, ApplyOutcome)] {
+        var holders: [Int: [String]] = [:]
+        for (i, entry) in entries.enumerated() where entry.outcome == .collision { holders[i] = entry.holders }
+        let intent = ApplyIntended(batch: batch, accountIDs: entries.map(\.accountID), oldValues: entries.map(\.old), newValues: entries.map(\.new),
+                                   planned: entries.map(\.outcome), holders: holders)
+        let digest = intent.sha256
+        _ = try await ledger.append(EventDraft(.applyIntended(intent), idempotencyKey: ApplyIntended.idempotencyKey(run: run, batch: batch), runID: run))
+        let written = try await table.write(ApplyPlan(entries: entries).changes, marker: ApplyMarker(run: run, batch: batch, intentSHA256: digest))
+        let outcomes = Self.outcomes(of: intent, written: written, undo: options.undo != nil)
+        _ = try await ledger.append(EventDraft(.applySettled(ApplySettled(batch: batch, intentSHA256: digest, committed: true, recovered: false, undo: options.undo != nil,
+                                                                          accountIDs: intent.accountIDs, outcomes: outcomes)),
+                                               idempotencyKey: ApplySettled.idempotencyKey(run: run, batch: batch), runID: run))
+        return Array(zip(entries, outcomes))
+    }
+
+    /// Each of `intent`'s accounts' outcome: the written ones' in order (for an undo, a value
+    /// written back is `undone`), the others' as planned.
+    static func outcomes(of intent: ApplyIntended, written: [ApplyOutcome], undo: Bool) -> [ApplyOutcome] {
+        var next = written.makeIterator()
+        return intent.planned.map { planned in
+            let outcome = ApplyOutcome(unwritten: planned) ?? next.next() ?? .changedMeanwhile
+            return undo && outcome == .applied ? .undone : outcome
+        }
+    }
+
+    /// Settles, from the database's markers, the batches stopped runs to this table left
+    /// intended, and finds the run this commit continues: the last unfinished one to this table,
+    /// which must have been started with the same mapping and undo.
+    private func settleStoppedRuns() async throws -> (ApplyHistory.Run?, (batches: Int, committed: Int)) {
+        let history = try ledger.read { try ApplyHistory($0) }
+        let mine = started(userCount: 0)
+        var recovered = (batches: 0, committed: 0)
+        var resumed: ApplyHistory.Run?
+        for var run in history.runs where !run.finished && run.writesSameTable(as: mine) {
+            let dangling = run.dangling
+            if !dangling.isEmpty {
+                let markers = Dictionary(try await table.committedBatches(of: run.id).map { ($0.batch, $0) }, uniquingKeysWith: { a, _ in a })
+                for intent in dangling {
+                    let digest = intent.sha256
+                    var settlement = ApplySettled(batch: intent.batch, intentSHA256: digest, committed: false, recovered: true, undo: run.started.undoOf != nil,
+                                                  accountIDs: intent.accountIDs, outcomes: [])
+                    if let marker = markers[intent.batch] {
+                        guard marker.intentSHA256 == digest, marker.outcomes.count == intent.planned.filter({ $0 == .change }).count else {
+                            throw ApplyError(.target, "\(table.targetName): the marker of run \(run.id) batch \(intent.batch) does not match the intent the ledger recorded")
+                        }
+                        settlement.committed = true
+                        settlement.outcomes = Self.outcomes(of: intent, written: marker.outcomes, undo: run.started.undoOf != nil)
+                        recovered.committed += 1
+                    }
+                    recovered.batches += 1
+                    _ = try await ledger.append(EventDraft(.applySettled(settlement), idempotencyKey: ApplySettled.idempotencyKey(run: run.id, batch: intent.batch), runID: run.id))
+                    run.settled[intent.batch] = settlement
+                }
+            }
+            resumed = run
+        }
+        if let resumed {
+            let theirs = resumed.started
+            guard theirs.keyColumn == mine.keyColumn, theirs.subColumn == mine.subColumn, theirs.condition == mine.condition, theirs.undoOf == mine.undoOf else {
+                throw ApplyError(.usage, "apply run \(resumed.id) to \(theirs.table) was stopped before it finished, with "
+                                 + "--key account_id=\(theirs.keyColumn) --set recipient_sub=\(theirs.subColumn)"
+                                 + (theirs.condition.map { " --where \"\($0)\"" } ?? "") + (theirs.undoOf.map { " --undo \($0)" } ?? "")
+                                 + ": run it again with those options to finish it")
+            }
+        }
+        return (resumed, recovered)
+    }
+}

@@ -1,0 +1,270 @@
+import Crypto
+
+/// What `apply` planned for one user's account before writing anything.
+public enum ApplyPlanned: String, CaseIterable, Sendable, Hashable {
+    /// The account takes the new value.
+    case change
+    /// The account holds it already: nothing to write.
+    case already
+    /// No account has the user's key (or none the operator's condition lets change).
+    case noAccount = "no-account"
+    /// Another account holds the new value: not written.
+    case collision
+}
+
+/// What became of one user's account in an `apply` run: the user's state beside "migrated".
+public enum ApplyOutcome: String, CaseIterable, Sendable, Hashable {
+    /// The account held the planned old value and took the new one.
+    case applied
+    /// The account held the new value already.
+    case already
+    /// No account has the user's key (or none the condition lets change).
+    case noAccount = "no-account"
+    /// Another account holds the new value: not written.
+    case collision
+    /// The account no longer held the planned old value when written: not overwritten.
+    case changedMeanwhile = "changed-meanwhile"
+    /// An undo run restored the value the account held before.
+    case undone
+
+    /// The outcome of an entry planned `planned` and not written.
+    public init?(unwritten planned: ApplyPlanned) {
+        switch planned {
+        case .change: return nil
+        case .already: self = .already
+        case .noAccount: self = .noAccount
+        case .collision: self = .collision
+        }
+    }
+
+    /// The byte stored in a user record; 0 is "none".
+    public var storedByte: UInt8 {
+        switch self {
+        case .applied: return 1
+        case .already: return 2
+        case .noAccount: return 3
+        case .collision: return 4
+        case .changedMeanwhile: return 5
+        case .undone: return 6
+        }
+    }
+
+    /// The outcome `storedByte` stands for.
+    public init?(storedByte: UInt8) {
+        guard let found = Self.allCases.first(where: { $0.storedByte == storedByte }) else { return nil }
+        self = found
+    }
+}
+
+/// Body of "apply started" (team B): `apply --commit` (or `--undo`) began writing users' new
+/// `sub` to the app's own accounts table. Its run ID is in the actor; the batches follow as
+/// "apply intended" and "apply settled", and "run finished" (command `apply`) ends it.
+public struct ApplyStarted: Hashable, Sendable {
+    /// The kind of database written.
+    public enum TargetKind: String, CaseIterable, Sendable {
+        case sqlite
+        case postgres
+    }
+
+    public var targetKind: TargetKind
+    /// The database: a SQLite file's path, or a PostgreSQL URL with the password masked.
+    public var target: String
+    /// The accounts table and the mapping's columns, as the operator named them.
+    public var table: String
+    public var keyColumn: String
+    public var subColumn: String
+    /// The operator's own SQL condition on the rows that may change (`--where`).
+    public var condition: String?
+    /// For an undo: the apply run whose changes this one restores.
+    public var undoOf: String?
+    /// How many users the run considers.
+    public var userCount: Int
+    /// The most users one batch (one transaction in the app's database) holds.
+    public var batchSize: Int
+
+    public init(targetKind: TargetKind, target: String, table: String, keyColumn: String, subColumn: String, condition: String?, undoOf: String?,
+                userCount: Int, batchSize: Int) {
+        self.targetKind = targetKind
+        self.target = target
+        self.table = table
+        self.keyColumn = keyColumn
+        self.subColumn = subColumn
+        self.condition = condition
+        self.undoOf = undoOf
+        self.userCount = userCount
+        self.batchSize = batchSize
+    }
+
+    /// This event's idempotency key in run `run`.
+    public static func idempotencyKey(run: String) -> String { "apply-started:" + run }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("batch_size"); w.int(batchSize)
+        w.field("condition", condition)
+        w.key("key_column"); w.string(keyColumn)
+        w.key("sub_column"); w.string(subColumn)
+        w.key("table"); w.string(table)
+        w.key("target"); w.string(target)
+        w.key("target_kind"); w.string(targetKind.rawValue)
+        w.field("undo_of", undoOf)
+        w.key("user_count"); w.int(userCount)
+        w.endObject()
+    }
+
+    init(reading r: FieldReader) throws {
+        self.init(targetKind: try r.enumeration("target_kind", TargetKind.self), target: try r.string("target"), table: try r.string("table"),
+                  keyColumn: try r.string("key_column"), subColumn: try r.string("sub_column"), condition: try r.optionalString("condition"),
+                  undoOf: try r.optionalString("undo_of"), userCount: try r.count("user_count"), batchSize: try r.int("batch_size", in: 1...Int(Int32.max)))
+    }
+}
+
+/// Body of "apply intended" (team B): one batch of an apply run, recorded before its
+/// transaction is sent to the app's database: for each user's account (by `account_id`), the
+/// value the plan read, the value it is to take and what the plan found. Only the rows planned
+/// `change` are written; the transaction also writes a marker row holding ``sha256``, by which
+/// a rerun after a crash learns whether the batch committed. The envelope names no user.
+public struct ApplyIntended: Hashable, Sendable {
+    /// The most rows one batch holds.
+    public static let maximumRows = 10_000
+
+    public var batch: Int
+    public var accountIDs: [String]
+    /// The account's value as read (nil: NULL, or no account); the value it is to take (nil:
+    /// NULL, which only an undo writes back).
+    public var oldValues: [String?]
+    public var newValues: [String?]
+    public var planned: [ApplyPlanned]
+    /// For each row planned `collision`, the keys of the accounts holding the new value.
+    public var holders: [Int: [String]]
+
+    public init(batch: Int, accountIDs: [String], oldValues: [String?], newValues: [String?], planned: [ApplyPlanned], holders: [Int: [String]] = [:]) {
+        self.batch = batch
+        self.accountIDs = accountIDs
+        self.oldValues = oldValues
+        self.newValues = newValues
+        self.planned = planned
+        self.holders = holders
+    }
+
+    /// This event's idempotency key in run `run`.
+    public static func idempotencyKey(run: String, batch: Int) -> String { "apply-intended:\(run):\(batch)" }
+
+    /// SHA-256 of this body's canonical JSON, hex: what the batch's marker row holds.
+    public var sha256: String {
+        var w = JSONWriter(capacity: 64 * accountIDs.count + 64)
+        write(to: &w)
+        return Hex.encode(SHA256.hash(data: w.bytes))
+    }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("account_ids"); w.beginArray(); for id in accountIDs { w.string(id) }; w.endArray()
+        w.key("batch"); w.int(batch)
+        w.key("collisions"); w.beginArray()
+        for row in holders.keys.sorted() {
+            w.beginObject()
+            w.key("holders"); w.beginArray(); for key in holders[row]! { w.string(key) }; w.endArray()
+            w.key("row"); w.int(row)
+            w.endObject()
+        }
+        w.endArray()
+        ApplyIntended.writeValues(newValues, "new_nulls", "new_values", to: &w)
+        ApplyIntended.writeValues(oldValues, "old_nulls", "old_values", to: &w)
+        w.key("planned"); w.beginArray(); for p in planned { w.string(p.rawValue) }; w.endArray()
+        w.endObject()
+    }
+
+    /// Optional strings as two fields, never `null`: the values ("" for nil) and the indices of the nil ones.
+    private static func writeValues(_ values: [String?], _ nullsKey: StaticString, _ valuesKey: StaticString, to w: inout JSONWriter) {
+        w.key(nullsKey); w.beginArray(); for (i, v) in values.enumerated() where v == nil { w.int(i) }; w.endArray()
+        w.key(valuesKey); w.beginArray(); for v in values { w.string(v ?? "") }; w.endArray()
+    }
+
+    private static func readValues(_ r: FieldReader, _ nullsKey: StaticString, _ valuesKey: StaticString) throws -> [String?] {
+        var values: [String?] = try r.stringArray(valuesKey)
+        for i in try r.countArray(nullsKey) {
+            guard i < values.count else { throw LedgerError(.malformedRecord, "apply intended: \(nullsKey) names row \(i) of \(values.count)") }
+            values[i] = nil
+        }
+        return values
+    }
+
+    init(reading r: FieldReader) throws {
+        let accountIDs = try r.stringArray("account_ids")
+        let planned = try r.stringArray("planned").map { name in
+            guard let p = ApplyPlanned(rawValue: name) else { throw LedgerError(.malformedRecord, "apply intended: unknown planned outcome") }
+            return p
+        }
+        var holders: [Int: [String]] = [:]
+        for collision in try r.array("collisions") {
+            guard let row = collision["row"]?.intValue.map(Int.init), (0..<accountIDs.count).contains(row), holders[row] == nil,
+                  let keys = collision["holders"]?.arrayValue?.compactMap(\.stringValue), keys.count == collision["holders"]?.arrayValue?.count,
+                  collision.objectValue?.count == 2 else {
+                throw LedgerError(.malformedRecord, "apply intended: a collision is not {holders, row} of a row of the batch")
+            }
+            holders[row] = keys
+        }
+        self.init(batch: try r.count("batch"), accountIDs: accountIDs, oldValues: try Self.readValues(r, "old_nulls", "old_values"),
+                  newValues: try Self.readValues(r, "new_nulls", "new_values"), planned: planned, holders: holders)
+        guard accountIDs.count <= Self.maximumRows, oldValues.count == accountIDs.count, newValues.count == accountIDs.count, planned.count == accountIDs.count else {
+            throw LedgerError(.malformedRecord, "apply intended: batch \(batch) has arrays of unequal length or more than \(Self.maximumRows) rows")
+        }
+    }
+}
+
+/// Body of "apply settled" (team B): what became of one intended batch. When its transaction
+/// committed, each user's outcome, in the intent's order; when it did not (the run was
+/// interrupted before the commit), none, and the batch's users are planned again.
+public struct ApplySettled: Hashable, Sendable {
+    public var batch: Int
+    /// The intent's ``ApplyIntended/sha256``.
+    public var intentSHA256: String
+    /// Whether the batch's transaction committed in the app's database.
+    public var committed: Bool
+    /// Whether this was learned from the batch's marker row by a later run, after the run
+    /// that sent it was interrupted (else it is the sending run's own answer).
+    public var recovered: Bool
+    /// Whether the batch belongs to an undo run: only `undone` then changes a user's state.
+    public var undo: Bool
+    /// The intent's `account_id`s and, when committed, each one's outcome.
+    public var accountIDs: [String]
+    public var outcomes: [ApplyOutcome]
+
+    public init(batch: Int, intentSHA256: String, committed: Bool, recovered: Bool, undo: Bool, accountIDs: [String], outcomes: [ApplyOutcome]) {
+        self.batch = batch
+        self.intentSHA256 = intentSHA256
+        self.committed = committed
+        self.recovered = recovered
+        self.undo = undo
+        self.accountIDs = accountIDs
+        self.outcomes = outcomes
+    }
+
+    /// This event's idempotency key in run `run`.
+    public static func idempotencyKey(run: String, batch: Int) -> String { "apply-settled:\(run):\(batch)" }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("account_ids"); w.beginArray(); for id in accountIDs { w.string(id) }; w.endArray()
+        w.key("batch"); w.int(batch)
+        w.key("committed"); w.bool(committed)
+        w.key("intent_sha256"); w.string(intentSHA256)
+        w.key("outcomes"); w.beginArray(); for o in outcomes { w.string(o.rawValue) }; w.endArray()
+        w.key("recovered"); w.bool(recovered)
+        w.key("undo"); w.bool(undo)
+        w.endObject()
+    }
+
+    init(reading r: FieldReader) throws {
+        let outcomes = try r.stringArray("outcomes").map { name in
+            guard let o = ApplyOutcome(rawValue: name) else { throw LedgerError(.malformedRecord, "apply settled: unknown outcome") }
+            return o
+        }
+        self.init(batch: try r.count("batch"), intentSHA256: try r.string("intent_sha256"), committed: try r.bool("committed"), recovered: try r.bool("recovered"),
+                  undo: try r.bool("undo"), accountIDs: try r.stringArray("account_ids"), outcomes: outcomes)
+        guard accountIDs.count <= ApplyIntended.maximumRows, outcomes.count == (committed ? accountIDs.count : 0) else {
+            throw LedgerError(.malformedRecord, "apply settled: batch \(batch) has \(outcomes.count) outcomes for \(accountIDs.count) rows")
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Apply
+import ArgumentParser
+import Foundation
+import Ledger
+import Logging
+import Projections
+import Reporting
+
+/// `handover apply`: the last step, each migrated user's new `sub` set on their account in the
+/// app's own database, planned first, recorded batch by batch, resumable and undoable.
+struct ApplyCommand: AsyncParsableCommand {
+    enum ListFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, csv, json
+    }
+
+    static let configuration = CommandConfiguration(
+        commandName: "apply",
+        abstract: "Set each migrated user's new sub on their account in the app's own database (plan first; --commit to write).",
+        discussion: """
+            --to names the app's database: a SQLite file, or a postgres:// URL (the password from the URL, \
+            PGPASSWORD or ~/.pgpass, never printed or recorded). The mapping is named, never guessed: \
+            --table accounts --key account_id=id --set recipient_sub=apple_sub. --where adds the operator's \
+            own SQL condition on the rows that may change (it is run as written: it is trusted as the \
+            operator's SQL); every value is a bound parameter. Without --commit nothing is written: the plan \
+            says how many accounts would change, already hold their value, have no account, or collide with \
+            another account holding the new sub. With --commit each batch is recorded in the ledger before it \
+            is sent, written in one transaction with a marker row in the table handover_apply, only where the \
+            account still holds what the plan read; run it again after a crash and it goes on. --undo RUN \
+            restores the values one apply run replaced, under the same rule.
+            """)
+
+    @OptionGroup var ledgerOptions: LedgerOptions
+
+    @Option(help: ArgumentHelp("The app's database: a SQLite file or a postgres:// URL.", valueName: "path-or-url"))
+    var to: String
+
+    @Option(help: ArgumentHelp("The accounts table.", valueName: "table"))
+    var table: String
+
+    @Option(help: ArgumentHelp("The column holding team A's account_id: account_id=COLUMN.", valueName: "account_id=column"))
+    var key: String
+
+    @Option(help: ArgumentHelp("The column that takes the user's new sub: recipient_sub=COLUMN.", valueName: "recipient_sub=column"))
+    var set: String
+
+    @Option(name: .customLong("where"), help: ArgumentHelp("An SQL condition of your own on the rows that may change, e.g. \"provider = 'apple'\".", valueName: "sql"))
+    var condition: String?
+
+    @Option(help: ArgumentHelp("Only the users whose account_id is listed in this file, one a line.", valueName: "file"))
+    var users: String?
+
+    @Flag(name: .customLong("since-last"), help: "Only users migrated since the last finished apply to this table began.")
+    var sinceLast = false
+
+    @Flag(help: "Write the changes (without it, only the plan is shown).")
+    var commit = false
+
+    @Option(help: ArgumentHelp("Restore the values the apply run RUN replaced.", valueName: "run"))
+    var undo: String?
+
+    @Option(name: .customLong("batch-size"), help: ArgumentHelp("Accounts per transaction.", valueName: "n"))
+    var batchSize = 1_000
+
+    @Option(help: "text (counts and collisions), csv or json (one line an account).")
+    var format: ListFormat = .text
+
+    func validate() throws {
+        guard (1...ApplyIntended.maximumRows).contains(batchSize) else { throw ValidationError("--batch-size takes 1 to \(ApplyIntended.maximumRows)") }
+        if undo != nil && sinceLast { throw ValidationError("--since-last and --undo do not go together: an undo restores the run it names") }
+    }
+
+    func run() async throws {
+        let mapping = try ApplyMapping(table: table, key: key, set: set, condition: condition)
+        let (ledger, projection) = try ledgerOptions.open(commit ? .readWrite : .readOnly)
+        defer { ledger.close() }
+        var logger = Logger(label: "handover.apply")
+        logger.logLevel = .warning
+        let accounts = try users.map(Self.accounts(in:))
+        let target = try await Self.open(to, mapping: mapping, writable: commit, logger: logger)
+        let run = ApplyRun(ledger: ledger, projection: projection, table: target, options: ApplyRun.Options(batchSize: batchSize, accounts: accounts, sinceLast: sinceLast, undo: undo),
+                           logger: logger)
+        do {
+            if commit {
+                try await report(try await run.commit(), ledger: ledger, projection: projection, target: target)
+            } else {
+                let plan = try await run.plan()
+                let listing = try projection.read(ledger) { snapshot, _ in try ApplyListing(plan: plan, snapshot: snapshot) }
+                show(plan: plan, listing, target: target)
+            }
+        } catch {
+            await target.close()
+            throw error
+        }
+        await target.close()
+    }
+
+    /// The app's database `to` names, read-only unless `writable`.
+    static func open(_ to: String, mapping: ApplyMapping, writable: Bool, logger: Logger) async throws -> any AccountsTable {
+        if to.hasPrefix("postgres://") || to.hasPrefix("postgresql://") {
+            return try await PostgresAccounts.connect(try PostgresTarget(url: to), mapping: mapping, writable: writable, logger: logger)
+        }
+        return try SQLiteAccounts(path: to, mapping: mapping, writable: writable)
+    }
+
+    /// The `account_id`s listed in `path`, one a line (blank lines skipped).
+    static func accounts(in path: String) throws -> Set<String> {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw CLIExit.usage("cannot read --users \(path) as UTF-8 text") }
+        return Set(text.split(whereSeparator: \.isNewline).map { String($0).trimming(.whitespaces) }.filter { !$0.isEmpty })
+    }
+
+    private func where_(_ target: any AccountsTable) -> String {
+        "\(target.mapping.table) (\(target.mapping.keyColumn) = account_id, \(target.mapping.subColumn) ← recipient_sub) in \(InertText.forScreen(target.targetName))"
+    }
+
+    private func show(plan: ApplyPlan, _ listing: ApplyListing, target: any AccountsTable) {
+        switch format {
+        case .csv: print(listing.csv, terminator: "")
+        case .json: print(listing.jsonLines, terminator: "")
+        case .text:
+            print((undo.map { "Plan to undo apply run \($0)" } ?? "Plan") + " for \(where_(target)), \(plan.entries.count) accounts:")
+            let meanings: [(ApplyPlanned, String)] = [(.change, "take the new value"), (.already, "hold it already: nothing to do"),
+                                                      (.noAccount, "have no account with that key (or none --where lets change)"),
+                                                      (.collision, "another account holds the new sub: not written")]
+            for (outcome, meaning) in meanings { print("  \(outcome.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(plan.count(outcome))  \(meaning)") }
+            if plan.count(.collision) > 0 { print("Collisions:\n" + listing.collisionsText, terminator: "") }
+            print("Nothing was changed. Run again with --commit to write.")
+        }
+    }
+
+    private func report(_ result: ApplyRun.Result, ledger: Ledger, projection: UserProjection, target: any AccountsTable) async throws {
+        let listing = try projection.read(ledger) { snapshot, _ in try ApplyListing(settled: result.settled, snapshot: snapshot) }
+        switch format {
+        case .csv: print(listing.csv, terminator: "")
+        case .json: print(listing.jsonLines, terminator: "")
+        case .text:
+            if result.recoveredBatches > 0 {
+                print("Settled \(result.recoveredBatches) batch(es) a stopped run left, from the markers in \(ApplyMarker.table): \(result.recoveredCommitted) had committed.")
+            }
+            guard let runID = result.runID else {
+                print("Nothing new to write or record for \(where_(target)).")
+                return
+            }
+            let counts = ApplyOutcome.allCases.compactMap { o in result.counts[o].map { "\(o.rawValue) \($0)" } }
+            print((undo == nil ? "Apply" : "Undo") + " run \(runID)" + (undo.map { " (of apply run \($0))" } ?? "") + (result.resumed ? ", continued," : "") + " to \(where_(target)): "
+                  + (counts.isEmpty ? "nothing new" : counts.joined(separator: ", ")) + ".")
+            if result.counts[.collision] ?? 0 > 0 { print("Collisions (not written):\n" + listing.collisionsText, terminator: "") }
+            if result.counts[.changedMeanwhile] ?? 0 > 0 {
+                print("Changed meanwhile (not overwritten): " + listing.rows.filter { $0.outcome == ApplyOutcome.changedMeanwhile.rawValue }.map { InertText.forScreen($0.accountID) }.joined(separator: ", "))
+            }
+            if undo == nil { print("To undo it: handover apply --undo \(runID) --commit with the same --to, --table, --key and --set.") }
+        }
+        if result.exitStatus != .success { throw CLIExit(result.exitStatus, nil) }
+    }
+}
