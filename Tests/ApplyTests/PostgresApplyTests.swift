@@ -74,4 +74,33 @@ struct PostgresApplyTests {
                                                    logger: Logger(label: "apply-test"))
         }
     }
+
+    @Test("handover apply to PostgreSQL with the password in the URL: the accounts take their new sub, the marker table is made, and the password is in no output and no byte of the ledger")
+    func commandKeepsThePassword() throws {
+        let database = try PostgresTestDatabase()
+        let dir = TemporaryDirectory()
+        let ledger = try DemoLedger.copy(.recipient, into: dir)
+        var values: [String] = []
+        for file in ["users.csv", "users-late.csv"] {
+            let text = try String(contentsOfFile: try DemoLedger.copy(file: file, into: dir), encoding: .utf8)
+            for line in text.split(whereSeparator: \.isNewline).dropFirst() {
+                let fields = line.split(separator: ",").map(String.init)
+                values.append("('\(fields[1])', '\(fields[0])')")
+            }
+        }
+        _ = try database.scalar("CREATE TABLE accounts (id text PRIMARY KEY, apple_sub text)")
+        _ = try database.scalar("INSERT INTO accounts VALUES " + values.joined(separator: ", ") + " ON CONFLICT DO NOTHING")
+        let url = database.url.replacingOccurrences(of: "@", with: ":\(database.password)@")
+        let options = ["apply", "--ledger", ledger, "--to", url, "--table", "accounts", "--key", "account_id=id", "--set", "recipient_sub=apple_sub"]
+        let plan = try runProduct("handover", options, unsetting: ["PGPASSWORD"])
+        let commit = try runProduct("handover", options + ["--commit", "--batch-size", "50"], unsetting: ["PGPASSWORD"])
+        #expect(commit.status == 0, "\(commit.out)\(commit.err)")
+        for r in [plan, commit] {
+            #expect(!r.out.contains(database.password) && !r.err.contains(database.password), "the password is never printed")
+        }
+        #expect(try !filesContain(ledger, database.password), "nor recorded")
+        let migrated = try database.scalar("SELECT count(*) FROM accounts WHERE apple_sub LIKE '001%'")
+        let applied = try database.scalar("SELECT coalesce(sum(applied), 0) FROM handover_apply")
+        #expect(Int(migrated) == Int(applied) && Int(applied)! > 250, "every account the markers count took its new sub: \(migrated), \(applied)")
+    }
 }

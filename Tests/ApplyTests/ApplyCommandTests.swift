@@ -1,0 +1,241 @@
+import Apply
+import Foundation
+import Logging
+import GRDB
+import Ledger
+import Projections
+import Testing
+import TestSupport
+
+/// `handover apply` on the demo's team B ledger and an app database made from team A's users:
+/// what an operator relies on, through the command line.
+@Suite("handover apply, end to end")
+struct ApplyCommandTests {
+    /// The demo's team B ledger, and an app database holding an account for each of team A's
+    /// users (their sender `sub` in `apple_sub`), a second account `dup-1` holding the new `sub`
+    /// of a user who signed in during the window, and an account of another provider.
+    struct Setup {
+        let dir = TemporaryDirectory()
+        let ledger: String
+        let app: String
+        /// The user who signed in early, whose new sub `dup-1` holds.
+        let signedIn: (accountID: String, recipientSub: String)
+
+        init() throws {
+            ledger = try DemoLedger.copy(.recipient, into: dir)
+            var rows: [[String]] = []
+            for file in ["users.csv", "users-late.csv"] {
+                let text = try String(contentsOfFile: try DemoLedger.copy(file: file, into: dir), encoding: .utf8)
+                rows += text.split(whereSeparator: \.isNewline).dropFirst().map { $0.split(separator: ",").map(String.init) }
+            }
+            app = dir.sub("app.sqlite")
+            let state = try Self.state(ledger)
+            let early = try #require(state.first { $0["migrated_via"] == "sign-in" && $0["account_id"] != "" })
+            signedIn = (early["account_id"]!, early["recipient_sub"]!)
+            try DatabaseQueue(path: app).write { [signedIn, rows] db in
+                try db.execute(sql: "CREATE TABLE accounts (id TEXT PRIMARY KEY, provider TEXT NOT NULL, apple_sub TEXT)")
+                for row in rows { try db.execute(sql: "INSERT OR IGNORE INTO accounts VALUES (?, 'apple', ?)", arguments: [row[1], row[0]]) }
+                try db.execute(sql: "INSERT INTO accounts VALUES ('dup-1', 'apple', ?)", arguments: [signedIn.recipientSub])
+                try db.execute(sql: "INSERT INTO accounts VALUES ('g-1', 'google', 'google.1')")
+            }
+        }
+
+        /// `query state` as rows keyed by column.
+        static func state(_ ledger: String) throws -> [[String: String]] {
+            let r = try handover("query", "state", "--ledger", ledger, "--format", "csv")
+            #expect(r.status == 0, "\(r.err)")
+            let lines = r.out.split(separator: "\r\n", omittingEmptySubsequences: true).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+            return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(lines[0], $0)) }
+        }
+
+        var options: [String] { ["--ledger", ledger, "--to", app, "--table", "accounts", "--key", "account_id=id", "--set", "recipient_sub=apple_sub", "--where", "provider = 'apple'"] }
+
+        func apply(_ extra: String...) throws -> (status: Int32, out: String, err: String) { try handover(["apply"] + options + extra) }
+
+        /// The accounts table: id → apple_sub.
+        func accounts() throws -> [String: String?] {
+            try DatabaseQueue(path: app).read { db in
+                Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, apple_sub FROM accounts").map { ($0["id"] as String, $0["apple_sub"] as String?) })
+            }
+        }
+
+        /// The marker rows: (run, batch) → (intent SHA-256, outcome letters).
+        func markers() throws -> [String: (String, String)] {
+            try DatabaseQueue(path: app).read { db in
+                guard try db.tableExists("handover_apply") else { return [:] }
+                return Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT run, batch, intent_sha256, outcomes FROM handover_apply").map {
+                    ("\($0["run"] as String)/\($0["batch"] as Int)", ($0["intent_sha256"] as String, $0["outcomes"] as String))
+                })
+            }
+        }
+
+        /// What the ledger records of apply, by "run/batch": every intent and settlement, and each committed account's outcomes in order.
+        func recorded() throws -> (intents: [String: ApplyIntended], settled: [String: ApplySettled], outcomes: [String: [ApplyOutcome]]) {
+            let log = try Ledger.open(at: ledger, options: Ledger.Options(access: .readOnly))
+            defer { log.close() }
+            return try log.read { view in
+                var intents: [String: ApplyIntended] = [:], settled: [String: ApplySettled] = [:], outcomes: [String: [ApplyOutcome]] = [:]
+                for sequence in try view.sequences(of: .applyIntended) {
+                    guard let event = try view.event(sequence), case .applyIntended(let i) = event.body else { continue }
+                    intents["\(event.actor.runID ?? "")/\(i.batch)"] = i
+                }
+                for sequence in try view.sequences(of: .applySettled) {
+                    guard let event = try view.event(sequence), case .applySettled(let s) = event.body else { continue }
+                    settled["\(event.actor.runID ?? "")/\(s.batch)"] = s
+                    for (account, outcome) in zip(s.accountIDs, s.outcomes) { outcomes[account, default: []].append(outcome) }
+                }
+                return (intents, settled, outcomes)
+            }
+        }
+    }
+
+    /// The migrated users with an account_id: account → new sub.
+    static func migrated(_ ledger: String) throws -> [String: String] {
+        Dictionary(uniqueKeysWithValues: try Setup.state(ledger).filter { $0["status"] == "migrated" && $0["account_id"] != "" }.map { ($0["account_id"]!, $0["recipient_sub"]!) })
+    }
+
+    @Test("the plan changes no byte; the commit sets exactly the migrated users' accounts, reports the sign-in race's duplicate and writes around it; a rerun records nothing; the undo restores every value")
+    func planCommitRerunUndo() throws {
+        let s = try Setup()
+        let original = try s.accounts()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: s.app))
+        let head = try handover("verify", "--ledger", s.ledger).out
+
+        let plan = try s.apply()
+        #expect(plan.status == 0, "\(plan.err)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: s.app)) == bytes, "a plan writes nothing to the app's database")
+        #expect(try handover("verify", "--ledger", s.ledger).out == head, "nor to the ledger")
+        let migrated = try Self.migrated(s.ledger)
+        #expect(plan.out.contains("change      \(migrated.count - 1) "), "\(plan.out)")
+        #expect(plan.out.contains("collision   1 "))
+        #expect(plan.out.contains("account \(s.signedIn.accountID) (new sub \(s.signedIn.recipientSub)): the user signed in with the new sub at"), "\(plan.out)")
+        #expect(plan.out.contains("(the sign-in race): account dup-1 was most likely made for them then"))
+
+        let commit = try s.apply("--commit", "--batch-size", "40")
+        #expect(commit.status == 1, "a collision leaves a user for a person to see to: \(commit.err)")
+        #expect(commit.out.contains("applied \(migrated.count - 1), collision 1."), "\(commit.out)")
+        let runID = try #require(commit.out.split(separator: " ").dropFirst(2).first.map(String.init))
+        var expected = original
+        for (account, sub) in migrated where account != s.signedIn.accountID { expected[account] = sub }
+        #expect(try s.accounts() == expected, "exactly the migrated users' accounts, the collision not written, dup-1 and the other provider untouched")
+
+        let state = Dictionary(uniqueKeysWithValues: try Setup.state(s.ledger).map { ($0["account_id"]!, $0) })
+        #expect(state[s.signedIn.accountID]?["apply_outcome"] == "collision")
+        #expect(migrated.keys.filter { $0 != s.signedIn.accountID }.allSatisfy { state[$0]?["apply_outcome"] == "applied" && state[$0]?["applied_at"] != "" })
+        #expect(state.values.filter { $0["status"] != "migrated" }.allSatisfy { $0["apply_outcome"] == "" }, "a user not migrated is not applied")
+        #expect(try handover("query", "user", s.signedIn.accountID, "--ledger", s.ledger).out.contains("apply_outcome        collision"))
+
+        let events = try handover("query", "events", "--ledger", s.ledger, "--format", "csv").out
+        let again = try s.apply("--commit")
+        #expect(again.status == 0, "\(again.err)")
+        #expect(again.out.contains("Nothing new to write or record"), "\(again.out)")
+        #expect(try handover("query", "events", "--ledger", s.ledger, "--format", "csv").out == events, "a second run records nothing")
+        #expect(try s.accounts() == expected)
+
+        let undo = try s.apply("--undo", runID, "--commit")
+        #expect(undo.status == 0, "\(undo.err)")
+        #expect(undo.out.contains("undone \(migrated.count - 1)."), "\(undo.out)")
+        #expect(try s.accounts() == original, "every old value restored")
+        #expect(Dictionary(uniqueKeysWithValues: try Setup.state(s.ledger).map { ($0["account_id"]!, $0["apply_outcome"]!) })[migrated.keys.first { $0 != s.signedIn.accountID }!] == "undone")
+        #expect(try s.apply("--undo", runID, "--commit").out.contains("Nothing new"), "an undo done is not done twice")
+        let verify = try handover("verify", "--deep", "--ledger", s.ledger)
+        #expect(verify.status == 0, "\(verify.out)\(verify.err)")
+    }
+
+    @Test("apply --commit SIGKILLed at 10 random moments and run again: every account updated exactly once, the ledger's settled batches equal the database's markers row by row, verify --deep passes")
+    func killedAndResumed() throws {
+        let s = try Setup()
+        let migrated = try Self.migrated(s.ledger)
+        var kills = 0, runs = 0
+        while kills < 10 {
+            runs += 1
+            let process = try RunningProduct("handover", ["apply"] + s.options + ["--commit", "--batch-size", "1"])
+            usleep(UInt32.random(in: 100_000...600_000))
+            process.signal(SIGKILL)
+            let ended = process.wait()
+            if ended.signalled { kills += 1 }
+            if !ended.signalled { break }   // finished before the kill: nothing left to stop
+        }
+        #expect(kills >= 10, "the runs ended before 10 kills: \(kills) in \(runs) runs")
+        let last = try s.apply("--commit", "--batch-size", "3")
+        #expect([0, 1].contains(last.status), "\(last.out)\(last.err)")
+        #expect(try s.apply("--commit").out.contains("Nothing new"), "the work is done")
+
+        let accounts = try s.accounts()
+        for (account, sub) in migrated where account != s.signedIn.accountID { #expect(accounts[account] == sub, "\(account)") }
+        let markers = try s.markers()
+        let (intents, batches, outcomes) = try s.recorded()
+        // Every account applied exactly once, as the ledger and the markers both say.
+        #expect(markers.values.map(\.1).joined().filter { $0 == "a" }.count == migrated.count - 1)
+        for account in migrated.keys where account != s.signedIn.accountID {
+            #expect(outcomes[account]?.filter { $0 == .applied }.count == 1, "\(account): \(outcomes[account] ?? [])")
+        }
+        // Row by row: each intent is settled; a committed settlement has its marker, with the same
+        // intent digest and, change by change, the same outcomes; one not committed has none.
+        #expect(Set(intents.keys) == Set(batches.keys), "every intent settled")
+        for (key, settlement) in batches {
+            let intent = try #require(intents[key])
+            guard settlement.committed else {
+                #expect(markers[key] == nil && settlement.recovered, "\(key) did not commit, and only a later run can know it")
+                continue
+            }
+            let marker = try #require(markers[key], "settled batch \(key) has no marker")
+            #expect(marker.0 == intent.sha256 && settlement.intentSHA256 == intent.sha256)
+            let written = zip(intent.planned, settlement.outcomes).filter { $0.0 == .change }.map { $0.1 == .applied ? "a" : $0.1 == .collision ? "c" : "m" }.joined()
+            #expect(written == marker.1, "\(key): the ledger says \(written), the marker \(marker.1)")
+        }
+        #expect(Set(markers.keys).isSubset(of: Set(batches.keys)), "every marker is a batch the ledger settled")
+        let verify = try handover("verify", "--deep", "--ledger", s.ledger)
+        #expect(verify.status == 0, "\(verify.out)\(verify.err)")
+        print("apply killed \(kills) times in \(runs) runs; \(batches.count) batches settled, \(batches.values.filter(\.recovered).count) of them from markers")
+    }
+}
+
+/// The app changing an account between `apply`'s read and its write, through a table that
+/// makes the change just before each batch is written.
+@Suite("apply and the app writing meanwhile")
+struct ApplyMeanwhileTests {
+    /// A SQLite accounts table whose every write is preceded by `meddle` with the batch's changes.
+    final class MeddlingTable: AccountsTable, Sendable {
+        let inner: SQLiteAccounts
+        let meddle: @Sendable ([AccountChange]) throws -> Void
+        init(_ inner: SQLiteAccounts, meddle: @escaping @Sendable ([AccountChange]) throws -> Void) {
+            self.inner = inner
+            self.meddle = meddle
+        }
+        var mapping: ApplyMapping { inner.mapping }
+        var targetKind: ApplyStarted.TargetKind { inner.targetKind }
+        var targetName: String { inner.targetName }
+        func currentValues(forKeys keys: [String]) async throws -> [String: String?] { try await inner.currentValues(forKeys: keys) }
+        func holders(of values: [String]) async throws -> [String: [String]] { try await inner.holders(of: values) }
+        func committedBatches(of run: String) async throws -> [ApplyMarker] { try await inner.committedBatches(of: run) }
+        func write(_ changes: [AccountChange], marker: ApplyMarker) async throws -> [ApplyOutcome] {
+            try meddle(changes)
+            return try await inner.write(changes, marker: marker)
+        }
+    }
+
+    @Test("an account the app changed after the plan read it is reported changed-meanwhile, keeps the app's value, and is recorded so; a later run plans it again")
+    func changedMeanwhile() async throws {
+        let s = try ApplyCommandTests.Setup()
+        let app = s.app
+        let table = MeddlingTable(try SQLiteAccounts(path: app, mapping: try ApplyMapping(table: "accounts", key: "account_id=id", set: "recipient_sub=apple_sub"), writable: true)) { changes in
+            guard let first = changes.first else { return }
+            try DatabaseQueue(path: app).write { try $0.execute(sql: "UPDATE accounts SET apple_sub = 'set-by-the-app' WHERE id = ?", arguments: [first.key]) }
+        }
+        let projection = UserProjection()
+        let ledger = try Ledger.open(at: s.ledger, folders: [projection], options: Ledger.Options(access: .readWrite))
+        let result = try await ApplyRun(ledger: ledger, projection: projection, table: table, options: ApplyRun.Options(batchSize: 100),
+                                        logger: Logger(label: "apply-test")).commit()
+        let changed = result.settled.filter { $0.outcome == .changedMeanwhile }.map(\.entry.accountID)
+        #expect(changed.count == 3, "one a batch of 100: \(result.counts)")
+        #expect(result.exitStatus == .failed)
+        let accounts = try s.accounts()
+        #expect(changed.allSatisfy { accounts[$0] == "set-by-the-app" }, "the app's value is kept")
+        let states = try projection.read(ledger) { snapshot, _ in try changed.map { try snapshot.user(with: Identifier(.accountID, $0))?.applyOutcome } }
+        #expect(states.allSatisfy { $0 == .changedMeanwhile })
+        ledger.close()
+        let plan = try s.apply()
+        #expect(plan.out.contains("change      3 "), "the accounts changed meanwhile are planned again: \(plan.out)")
+    }
+}
