@@ -21,7 +21,8 @@ struct FormatUpgradeTests {
     }
 
     /// `output` of this code as the old code wrote it: through the list of renamed columns
-    /// (``AnswerRename``), without the user's history (added since), and with a failure's
+    /// (``AnswerRename``), without the user's history and the columns added since
+    /// (``OlderAnswers``), and with a failure's
     /// HTTP tries worded as they were ("after 1 attempt(s)").
     private func asOldCode(_ output: String, answer: String) throws -> String {
         switch answer {
@@ -29,6 +30,7 @@ struct FormatUpgradeTests {
             var value = try JSONValue.parse(Array(output.utf8))
             guard case .object(var fields) = value else { return output }
             fields["history"] = nil
+            fields = OlderAnswers.withoutAddedMembers(.object(fields)).objectValue ?? fields
             for (key, table) in ["failures_by_class": "failures by class", "notifications_by_type": "report: notifications by type"] {
                 guard let rows = fields[key]?.arrayValue else { continue }
                 fields[key] = .array(rows.map { row in
@@ -38,6 +40,7 @@ struct FormatUpgradeTests {
             value = .object(fields)
             return String(decoding: InertText.json(value.canonicalBytes), as: UTF8.self) + "\n"
         default:
+            let output = OlderAnswers.withoutAddedColumns(csv: output)
             guard let end = output.range(of: "\r\n") else { return output }
             let header = CSVField.line(AnswerRename.oldNames(output[..<end.lowerBound].components(separatedBy: ","), of: answer))
             var rest = String(output[end.upperBound...])

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import LMDB
+import Ledger
 import TestSupport
 
 /// A ledger whose `user_versions` hold user record version 1 (`Tests/Fixtures/userrecord1`,
@@ -23,9 +24,16 @@ struct UserRecordVersionTests {
             for (file, arguments) in asked {
                 let r = try handover(arguments + ["--ledger", ledger, "--as-of", time])
                 let expected = try Self.fixture.text("answers/" + file)
-                #expect(r.status == 0 && r.out == expected, "\(when): \(file) as of \(time): \(r.err)")
+                #expect(r.status == 0 && Self.asOlderCode(r.out, file) == expected, "\(when): \(file) as of \(time): \(r.err)")
             }
         }
+    }
+
+    /// `output` without the columns answers gained after the fixture was written (``OlderAnswers``).
+    private static func asOlderCode(_ output: String, _ file: String) -> String {
+        guard file.hasSuffix(".json") else { return OlderAnswers.withoutAddedColumns(csv: output) }
+        guard let value = try? JSONValue.parse(Array(output.utf8)) else { return output }
+        return String(decoding: InertText.json(OlderAnswers.withoutAddedMembers(value).canonicalBytes), as: UTF8.self) + "\n"
     }
 
     /// The record version byte of every `user_versions` value (the empty value of a merged-away user left out).
