@@ -66,13 +66,16 @@ public struct ReconcileRow: Sendable {
         public static let lastErrorClass: Column = Facts.lastErrorClass { $0.recipient?.lastErrorClass?.rawValue }
         public static let beforeDeadline: Column = UserColumns.beforeDeadline.rebound { .bool($0.beforeDeadline) }
         public static let recipientSub: Column = Facts.recipientSub { $0.recipient?.recipientSub }
+        public static let applyOutcome: Column = UserColumns.applyOutcome.rebound { .text($0.recipient?.applyOutcome?.rawValue) }
+        public static let appliedAt: Column = UserColumns.appliedAt.rebound { .time($0.recipient?.appliedAt) }
     }
 
     /// `handover reconcile --rows`.
     public static let answer = Answer<ReconcileRow>("reconcile", source: "handover reconcile --rows",
         meaning: "A transfer_sub as both teams' ledgers know it, in transfer_sub order: team A's generation and package, team B's outcome.",
         columns: [Columns.transferSub, Columns.accountID, Columns.generatedAt, Columns.package, Columns.received, Columns.outcome,
-                  Columns.migratedAt, Columns.migratedVia, Columns.delaySeconds, Columns.lastErrorClass, Columns.beforeDeadline, Columns.recipientSub])
+                  Columns.migratedAt, Columns.migratedVia, Columns.delaySeconds, Columns.lastErrorClass, Columns.beforeDeadline, Columns.recipientSub,
+                  Columns.applyOutcome, Columns.appliedAt])
 }
 
 /// One line of `handover reconcile`'s totals: an outcome and how many users have it.

@@ -30,6 +30,12 @@ extension MigrationReport {
             ("migrated before the deadline", window == nil ? "-" : "\(beforeDeadline)"),
             ("migrated after the deadline", window == nil ? "-" : "\(afterDeadline)"),
             ("pending (not yet migrated)", "\(pending.count)"),
+        ]
+        if !appliedByOutcome.isEmpty {
+            rows.append(("applied to the app's accounts", "\(appliedByOutcome.first { $0.outcome == ApplyOutcome.applied.rawValue }?.users ?? 0)"))
+            for (outcome, users) in appliedByOutcome where outcome != ApplyOutcome.applied.rawValue { rows.append(("  \(outcome)", "\(users)")) }
+        }
+        rows += [
             ("first migration", firstMigration.map { Self.occurredAndRecorded($0.occurred, $0.recorded) } ?? "-"),
             ("last migration", lastMigration.map { Self.occurredAndRecorded($0.occurred, $0.recorded) } ?? "-"),
             ("notifications received", "\(notifications.reduce(0) { $0 + $1.received })"),
@@ -108,6 +114,10 @@ extension MigrationReport {
             "unmatched_users": unmatchedTable().json, "unmatched_notifications": .int(Int64(unmatchedNotifications)),
             "sign_ins_rejected": .int(Int64(signInsRejected)), "notifications_rejected": .int(Int64(notificationsRejected)),
         ]
+        // Present once an apply recorded an outcome: the report of a ledger without one stays as it was.
+        if !appliedByOutcome.isEmpty {
+            object["applied_by_outcome"] = .object(Dictionary(uniqueKeysWithValues: appliedByOutcome.map { ($0.outcome, JSONValue.int(Int64($0.users))) }))
+        }
         // Only when asked (`--sender`): a report of one ledger reads as it always did.
         if let bothHalves {
             object["both_halves"] = .object(["sender": .string(bothHalves.senderOrigin), "checkpoints_held": .int(Int64(bothHalves.checkpointsHeld)), "totals": bothHalves.table.json])

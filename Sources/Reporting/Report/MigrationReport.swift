@@ -68,6 +68,8 @@ public struct MigrationReport: Sendable {
     public var migrated: Int
     /// Migrated users by path (exchange, sign-in, transfer-id-generation), largest first.
     public var migratedByPath: [(path: String, users: Int)]
+    /// Team B: users by what `apply` last did to their account in the app's database (empty before any apply).
+    public var appliedByOutcome: [(outcome: String, users: Int)] = []
     public var beforeDeadline: Int
     public var afterDeadline: Int
     /// First and last migration: when it happened and when it was recorded.
@@ -107,7 +109,7 @@ public struct MigrationReport: Sendable {
         let window = try snapshot.window()
         let through = try snapshot.checkpoint()
         var known = 0, before = 0, after = 0, consent = 0, deleted = 0, erased = 0
-        var byPath: [String: Int] = [:]
+        var byPath: [String: Int] = [:], byOutcome: [String: Int] = [:]
         var perDay: [String: Int] = [:]
         var migrated = 0
         var first: (occurred: Timestamp, recorded: Timestamp?)?
@@ -123,6 +125,7 @@ public struct MigrationReport: Sendable {
             if u.consentRevokedAt != nil { consent += 1 }
             if u.accountDeletedAt != nil { deleted += 1 }
             if u.erasedAt != nil { erased += 1 }
+            if let outcome = u.applyOutcome { byOutcome[outcome.rawValue, default: 0] += 1 }
             guard u.status.isDone, let at = u.migratedAt else { return }
             byPath[u.migratedVia?.name ?? "unknown", default: 0] += 1
             perDay[at.date, default: 0] += 1
@@ -142,6 +145,7 @@ public struct MigrationReport: Sendable {
             identity: identity, asOf: time, isHistorical: historical, throughSequence: through, window: window,
             usersKnown: known, migrated: migrated,
             migratedByPath: byPath.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { ($0.key, $0.value) },
+            appliedByOutcome: ApplyOutcome.allCases.compactMap { o in byOutcome[o.rawValue].map { (o.rawValue, $0) } },
             beforeDeadline: before, afterDeadline: after, firstMigration: first, lastMigration: last, days: days,
             pending: pending, failuresByClass: ComplianceQueries.failureClassRows(failureCounts), unmatched: unmatched,
             notifications: notifications, notificationDays: notificationDays,

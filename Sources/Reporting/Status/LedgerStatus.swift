@@ -24,6 +24,8 @@ public struct LedgerStatus: Sendable {
     public var usersByState: [String: Int]
     /// Failed users by the class of their last failure.
     public var failuresByClass: [String: Int]
+    /// Team B: users by what `apply` last did to their account in the app's database (empty before any apply).
+    public var appliedByOutcome: [String: Int] = [:]
     public var lastRun: LastRun?
     /// When the last checkpoint was signed, and over how many events.
     public var lastCheckpoint: (time: Timestamp, treeSize: UInt64)?
@@ -36,20 +38,23 @@ public struct LedgerStatus: Sendable {
         let identity = try ledger.identity()
         let checkpoint = try ledger.latestCheckpoint()
         return try projection.read(ledger) { snapshot, view in
-            var byState: [String: Int] = [:], byClass: [String: Int] = [:]
+            var byState: [String: Int] = [:], byClass: [String: Int] = [:], byOutcome: [String: Int] = [:]
             try snapshot.forEachUser { user in
                 byState[user.status.name, default: 0] += 1
                 if user.status == .failed { byClass[user.lastErrorClass?.rawValue ?? "unknown", default: 0] += 1 }
+                if let outcome = user.applyOutcome { byOutcome[outcome.rawValue, default: 0] += 1 }
             }
             var lastRun: LastRun?
             if let sequence = try view.sequences(of: .runFinished).last, let event = try view.event(sequence), case .runFinished(let body) = event.body {
-                let users = (body.counts["succeeded"] ?? 0) + (body.counts["failed"] ?? 0)
+                // An apply's counts are its accounts by outcome; a migration run's, its users by result.
+                let users = body.command == "apply" ? body.counts.values.reduce(0, +) : (body.counts["succeeded"] ?? 0) + (body.counts["failed"] ?? 0)
                 lastRun = LastRun(command: body.command, finishedAt: event.recordedAt, exitStatus: body.exitStatus,
                                   usersPerSecond: body.durationMilliseconds > 0 ? Double(users) * 1000 / Double(body.durationMilliseconds) : 0,
                                   stopReason: body.effectiveStopReason, pausedMilliseconds: body.appleUnavailable?.pausedMilliseconds)
             }
             return LedgerStatus(identity: identity, now: now, window: try snapshot.window(), usersByState: byState, failuresByClass: byClass,
-                                lastRun: lastRun, lastCheckpoint: checkpoint.map { ($0.time, $0.treeSize) }, events: try snapshot.checkpoint(), warnDays: warnDays)
+                                appliedByOutcome: byOutcome, lastRun: lastRun, lastCheckpoint: checkpoint.map { ($0.time, $0.treeSize) }, events: try snapshot.checkpoint(),
+                                warnDays: warnDays)
         }
     }
 
@@ -91,6 +96,12 @@ public struct LedgerStatus: Sendable {
         case .outage?, .retryAfter?: steps.append("Apple was unavailable: run \(run) again (nobody was lost)")
         case nil: break
         }
+        let attention = (appliedByOutcome["collision"] ?? 0) + (appliedByOutcome["changed-meanwhile"] ?? 0)
+        if attention > 0 {
+            steps.append("\(attention) accounts in the app's database were not written (a collision, or changed meanwhile): handover apply with the same options lists them; merge or fix them, then apply --commit again")
+        } else if identity.role == .recipient, appliedByOutcome.isEmpty, (usersByState["migrated"] ?? 0) > 0 {
+            steps.append("set the migrated users' new sub on their accounts: handover apply --to DATABASE --table ... (a plan first, then --commit)")
+        }
         if (usersByState["failed"] ?? 0) > 0 { steps.append("see why users failed: handover query failures --by-class; retry them: \(run) --retry-failed") }
         let waiting = (usersByState["pending"] ?? 0) + (usersByState["received"] ?? 0)
         if waiting > 0, window.map({ now < $0.deadline }) ?? true { steps.append("\(waiting) users pending: run \(run) (it resumes)") }
@@ -116,6 +127,9 @@ public struct LedgerStatus: Sendable {
         if !failuresByClass.isEmpty {
             lines.append("failures:     " + failuresByClass.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         }
+        if !appliedByOutcome.isEmpty {
+            lines.append("applied:      " + appliedByOutcome.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + " (the app's accounts)")
+        }
         if let run = lastRun {
             var line = "last run:     \(run.command), finished \(run.finishedAt), exit \(run.exitStatus), \(Int(run.usersPerSecond)) users/s"
             if let reason = run.stopReason { line += ", stopped (\(reason.rawValue))" }
@@ -140,6 +154,7 @@ public struct LedgerStatus: Sendable {
     public var json: String {
         var w = JSONWriter()
         w.beginObject()
+        w.field("applied_by_outcome", counts: appliedByOutcome)
         w.key("concerns"); w.beginArray(); concerns.forEach { w.string($0) }; w.endArray()
         w.key("days_left"); daysLeft.map { w.int($0) } ?? w.raw(Array("null".utf8))
         w.key("events"); w.int(events)
