@@ -127,6 +127,7 @@ let package = Package(
             dependencies: [
                 "Apply", "AppleID", "AppleSimulator", "Migration", "Ledger", "Projections", "Reporting", "Intake", "NotificationServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

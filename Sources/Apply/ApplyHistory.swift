@@ -62,6 +62,19 @@ public struct ApplyHistory: Sendable {
         self.runs = runs
     }
 
+    /// Each account's last outcome in the runs that wrote to the same table as `started`, in the
+    /// order they started: an undo's `undone` counts, its other outcomes change nothing.
+    public func outcomes(writingSameTableAs started: ApplyStarted) -> [String: ApplyOutcome] {
+        var found: [String: ApplyOutcome] = [:]
+        for run in runs where run.writesSameTable(as: started) {
+            for batch in run.settled.keys.sorted() {
+                guard let settlement = run.settled[batch], settlement.committed else { continue }
+                for (account, outcome) in zip(settlement.accountIDs, settlement.outcomes) where !settlement.undo || outcome == .undone { found[account] = outcome }
+            }
+        }
+        return found
+    }
+
     /// The run with ID `id`.
     public func run(_ id: String) -> Run? { runs.first { $0.id == id } }
 }

@@ -92,34 +92,34 @@ public struct ApplyRun: Sendable {
         try ledger.read { view in
             let history = try ApplyHistory(view)
             let done = run?.settledAccounts ?? [:]
+            let mine = started(userCount: 0)
+            // What earlier runs did to this table's accounts: the ledger's users hold only the
+            // last outcome, of whichever table was written last.
+            let prior = history.outcomes(writingSameTableAs: mine)
             var work = WorkList()
             if let undo = options.undo {
                 guard let undone = history.run(undo) else { throw ApplyError(.usage, "no apply run \(undo) is recorded in this ledger") }
                 guard undone.started.undoOf == nil else { throw ApplyError(.usage, "run \(undo) is itself an undo; apply again instead of undoing it") }
-                guard undone.writesSameTable(as: started(userCount: 0)) else {
+                guard undone.writesSameTable(as: mine) else {
                     throw ApplyError(.usage, "run \(undo) wrote to \(undone.started.table) in \(undone.started.target), not to \(table.mapping.table) in \(table.targetName)")
                 }
-                // Accounts another undo of the same run restored already are not planned again.
-                var restored = done
-                for other in history.runs where other.started.undoOf == undo {
-                    for (account, outcome) in other.settledAccounts where outcome == .undone { restored[account] = outcome }
-                }
+                // Only accounts whose last outcome on this table is still the run's `applied`.
                 for batch in undone.settled.keys.sorted() {
                     guard let settlement = undone.settled[batch], settlement.committed, let intent = undone.intents[batch] else { continue }
-                    for (i, outcome) in settlement.outcomes.enumerated() where outcome == .applied && restored[intent.accountIDs[i]] == nil {
+                    for (i, outcome) in settlement.outcomes.enumerated() where outcome == .applied && prior[intent.accountIDs[i]] == .applied && done[intent.accountIDs[i]] == nil {
                         guard options.accounts?.contains(intent.accountIDs[i]) ?? true else { continue }
                         work.items.append(ApplyPlan.Item(accountID: intent.accountIDs[i], new: intent.oldValues[i], expected: .some(intent.newValues[i])))
                     }
                 }
                 return work
             }
-            let since = options.sinceLast ? history.runs.last { $0.finished && $0.started.undoOf == nil && $0.writesSameTable(as: started(userCount: 0)) }?.startedAt : nil
+            let since = options.sinceLast ? history.runs.last { $0.finished && $0.started.undoOf == nil && $0.writesSameTable(as: mine) }?.startedAt : nil
             try projection.read(ledger) { snapshot, _ in
                 try snapshot.forEachMigratedUser { user in
                     guard let item = ApplyPlan.Item(user: user), done[item.accountID] == nil else { return }
                     if let accounts = options.accounts, !accounts.contains(item.accountID) { return }
                     if let since, let recorded = user.migratedRecordedAt, recorded < since { return }
-                    if let outcome = user.applyOutcome {
+                    if let outcome = prior[item.accountID] {
                         if outcome == .applied || outcome == .already { return }
                         work.recorded[item.accountID] = outcome
                     }

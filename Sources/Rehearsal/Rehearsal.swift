@@ -143,6 +143,9 @@ public struct Rehearsal {
         say("\n$ handover exchange --transfers handoff-0002 --sender-key sender.pub --out exchanged-late.csv   (team B)\n" + indent(lateExchanged.text))
         say("\n$ handover handoff confirm receipt-0002 --recipient-key recipient.pub   (team A)\n" + indent(try await confirm(senderDir, directory + "/receipt-0002", recipientPin)))
 
+        // 9. Team B applies the result to the app's own accounts.
+        try await ApplyRehearsal(directory: directory, recipientDir: recipientDir, logger: logger).run(userLists: [usersPath, lateUsersPath], say)
+
         let recipientProjection = UserProjection()
         let recipient = try Ledger.open(at: recipientDir, folders: [recipientProjection])
         defer { recipient.close() }
@@ -179,11 +182,13 @@ public struct Rehearsal {
         Rehearsal finished in \(seconds) s. Files in \(directory):
           users.csv and users-late.csv (team A's lists), handoff-0001 and handoff-0002 (signed packages to team B),
           receipt-0001 and receipt-0002 (team B's cosigned receipts), sender.pub and recipient.pub (the pinned keys),
-          exchanged.csv and exchanged-late.csv (team B's new identifiers)
+          exchanged.csv and exchanged-late.csv (team B's new identifiers), app.sqlite (the app's accounts, applied)
         Explore further:
           handover query pending   --ledger \(recipientDir)
           handover query migrated  --ledger \(recipientDir) --format csv
           handover query user acct-00007    --ledger \(recipientDir)
+          handover apply --ledger \(recipientDir) --to \(directory)/app.sqlite \\
+              --table accounts --key account_id=id --set recipient_sub=apple_sub
           handover query failures --by-class --ledger \(senderDir)
           handover query events --type run-finished --ledger \(recipientDir)
           handover query events --type handoff-acknowledged --ledger \(senderDir)

@@ -108,22 +108,11 @@ struct ApplyCommand: AsyncParsableCommand {
         return Set(text.split(whereSeparator: \.isNewline).map { String($0).trimming(.whitespaces) }.filter { !$0.isEmpty })
     }
 
-    private func where_(_ target: any AccountsTable) -> String {
-        "\(target.mapping.table) (\(target.mapping.keyColumn) = account_id, \(target.mapping.subColumn) ← recipient_sub) in \(InertText.forScreen(target.targetName))"
-    }
-
     private func show(plan: ApplyPlan, _ listing: ApplyListing, target: any AccountsTable) {
         switch format {
         case .csv: print(listing.csv, terminator: "")
         case .json: print(listing.jsonLines, terminator: "")
-        case .text:
-            print((undo.map { "Plan to undo apply run \($0)" } ?? "Plan") + " for \(where_(target)), \(plan.entries.count) accounts:")
-            let meanings: [(ApplyPlanned, String)] = [(.change, "take the new value"), (.already, "hold it already: nothing to do"),
-                                                      (.noAccount, "have no account with that key (or none --where lets change)"),
-                                                      (.collision, "another account holds the new sub: not written")]
-            for (outcome, meaning) in meanings { print("  \(outcome.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(plan.count(outcome))  \(meaning)") }
-            if plan.count(.collision) > 0 { print("Collisions:\n" + listing.collisionsText, terminator: "") }
-            print("Nothing was changed. Run again with --commit to write.")
+        case .text: print(ApplySummary.plan(plan, listing, table: target, undo: undo) + "Nothing was changed. Run again with --commit to write.")
         }
     }
 
@@ -132,22 +121,7 @@ struct ApplyCommand: AsyncParsableCommand {
         switch format {
         case .csv: print(listing.csv, terminator: "")
         case .json: print(listing.jsonLines, terminator: "")
-        case .text:
-            if result.recoveredBatches > 0 {
-                print("Settled \(result.recoveredBatches) batch(es) a stopped run left, from the markers in \(ApplyMarker.table): \(result.recoveredCommitted) had committed.")
-            }
-            guard let runID = result.runID else {
-                print("Nothing new to write or record for \(where_(target)).")
-                return
-            }
-            let counts = ApplyOutcome.allCases.compactMap { o in result.counts[o].map { "\(o.rawValue) \($0)" } }
-            print((undo == nil ? "Apply" : "Undo") + " run \(runID)" + (undo.map { " (of apply run \($0))" } ?? "") + (result.resumed ? ", continued," : "") + " to \(where_(target)): "
-                  + (counts.isEmpty ? "nothing new" : counts.joined(separator: ", ")) + ".")
-            if result.counts[.collision] ?? 0 > 0 { print("Collisions (not written):\n" + listing.collisionsText, terminator: "") }
-            if result.counts[.changedMeanwhile] ?? 0 > 0 {
-                print("Changed meanwhile (not overwritten): " + listing.rows.filter { $0.outcome == ApplyOutcome.changedMeanwhile.rawValue }.map { InertText.forScreen($0.accountID) }.joined(separator: ", "))
-            }
-            if undo == nil { print("To undo it: handover apply --undo \(runID) --commit with the same --to, --table, --key and --set.") }
+        case .text: print(ApplySummary.commit(result, listing, table: target, undo: undo), terminator: "")
         }
         if result.exitStatus != .success { throw CLIExit(result.exitStatus, nil) }
     }

@@ -75,12 +75,18 @@ struct ApplyCommandTests {
             defer { log.close() }
             return try log.read { view in
                 var intents: [String: ApplyIntended] = [:], settled: [String: ApplySettled] = [:], outcomes: [String: [ApplyOutcome]] = [:]
+                // Only the runs to this test's database (the demo applied to its own).
+                var runs: Set<String> = []
+                for sequence in try view.sequences(of: .applyStarted) {
+                    guard let event = try view.event(sequence), case .applyStarted(let started) = event.body, started.target == app, let run = event.actor.runID else { continue }
+                    runs.insert(run)
+                }
                 for sequence in try view.sequences(of: .applyIntended) {
-                    guard let event = try view.event(sequence), case .applyIntended(let i) = event.body else { continue }
+                    guard let event = try view.event(sequence), case .applyIntended(let i) = event.body, runs.contains(event.actor.runID ?? "") else { continue }
                     intents["\(event.actor.runID ?? "")/\(i.batch)"] = i
                 }
                 for sequence in try view.sequences(of: .applySettled) {
-                    guard let event = try view.event(sequence), case .applySettled(let s) = event.body else { continue }
+                    guard let event = try view.event(sequence), case .applySettled(let s) = event.body, runs.contains(event.actor.runID ?? "") else { continue }
                     settled["\(event.actor.runID ?? "")/\(s.batch)"] = s
                     for (account, outcome) in zip(s.accountIDs, s.outcomes) { outcomes[account, default: []].append(outcome) }
                 }

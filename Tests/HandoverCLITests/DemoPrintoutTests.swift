@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Testing
 import TestSupport
 @testable import Ledger
@@ -26,8 +27,9 @@ struct DemoPrintoutTests {
         // refused package starts no run, and prints no summary).
         let summaries = (printout.blocks(startingWith: "$ handover generate") + printout.blocks(startingWith: "$ handover exchange"))
             .filter { $0.contains { $0.contains(" users in the input;") } }
-        let finished = try rows("query", "events", "--type", "run-finished", "--ledger", sender, "--format", "json")
+        let allFinished = try rows("query", "events", "--type", "run-finished", "--ledger", sender, "--format", "json")
             + rows("query", "events", "--type", "run-finished", "--ledger", recipient, "--format", "json")
+        let finished = allFinished.filter { $0["body"]?["command"]?.stringValue != "apply" }
         try #require(summaries.count == 6 && finished.count == 6, "6 run summaries (\(summaries.count)) and 6 run-finished events (\(finished.count))")
         for (summary, event) in zip(summaries, finished) {
             let body = try #require(event["body"])
@@ -39,6 +41,15 @@ struct DemoPrintoutTests {
             let exit = try #require(summary.lazy.compactMap { try? #/exit status (\d+)/#.firstMatch(in: $0) }.first)
             #expect(Int64(exit.output.1) == body["exit_status"]?.intValue, "\(text)")
         }
+
+        // apply: the commit's figures are those of its "run finished" (command apply), and the
+        // collision the plan shows is the one the commit reports.
+        let applied = try #require(allFinished.first { $0["body"]?["command"]?.stringValue == "apply" }?["body"], "the demo applies to app.sqlite")
+        let commit = try #require(printout.blocks(startingWith: "$ handover apply").first { $0[0].contains("--commit") })
+            .joined(separator: " ").split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let outcomes = ApplyOutcome.allCases.compactMap { o in applied["counts"]?[o.rawValue]?.intValue.map { "\(o.rawValue) \($0)" } }.joined(separator: ", ")
+        #expect(commit.contains(": " + outcomes + "."), "\(commit)\nthe ledger: \(outcomes)")
+        #expect(applied["counts"]?["collision"]?.intValue == 1 && commit.contains("(the sign-in race): account acct-new-1"), "\(commit)")
 
         // serve: what was answered is what the recipient's ledger recorded.
         let serve = try #require(printout.blocks(startingWith: "$ handover serve").first).joined(separator: " ")
