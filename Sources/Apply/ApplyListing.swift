@@ -26,9 +26,9 @@ public struct ApplyListing: Sendable {
         rows = try plan.entries.map { try Self.row($0, outcome: $0.outcome.rawValue, snapshot) }
     }
 
-    /// The listing of a commit's accounts, collisions explained from `snapshot`.
-    public init(settled: [(entry: ApplyPlan.Entry, outcome: ApplyOutcome)], snapshot: any ProjectionSnapshot) throws {
-        rows = try settled.map { try Self.row($0.entry, outcome: $0.outcome.rawValue, snapshot) }
+    /// The listing of a commit's accounts not applied, collisions explained from `snapshot`.
+    public init(notApplied: [(entry: ApplyPlan.Entry, outcome: ApplyOutcome)], snapshot: any ProjectionSnapshot) throws {
+        rows = try notApplied.map { try Self.row($0.entry, outcome: $0.outcome.rawValue, snapshot) }
     }
 
     private static func row(_ entry: ApplyPlan.Entry, outcome: String, _ snapshot: any ProjectionSnapshot) throws -> Row {

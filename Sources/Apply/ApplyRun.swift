@@ -46,8 +46,9 @@ public struct ApplyRun: Sendable {
         public var recoveredCommitted = 0
         /// Accounts by outcome, this invocation's own batches.
         public var counts: [ApplyOutcome: Int] = [:]
-        /// The entries written or found, with their outcomes (collisions and changes made meanwhile among them).
-        public var settled: [(entry: ApplyPlan.Entry, outcome: ApplyOutcome)] = []
+        /// The accounts this invocation did not set (a collision, a change made meanwhile, no
+        /// account), with their outcomes: a list as long as the problems, not as the run.
+        public var notApplied: [(entry: ApplyPlan.Entry, outcome: ApplyOutcome)] = []
 
         /// The exit status: failed while an account needs a person (a collision, a change made meanwhile).
         public var exitStatus: ExitStatus { (counts[.collision] ?? 0) + (counts[.changedMeanwhile] ?? 0) > 0 ? .failed : .success }
@@ -165,7 +166,7 @@ public struct ApplyRun: Sendable {
             let settled = try await send(entries, batch: batch, run: runID!)
             for (entry, outcome) in settled {
                 result.counts[outcome, default: 0] += 1
-                result.settled.append((entry, outcome))
+                if ![.applied, .already, .undone].contains(outcome) { result.notApplied.append((entry, outcome)) }
             }
             batch += 1
             progress(done, work.items.count)

@@ -62,27 +62,40 @@ public final class PostgresAccounts: AccountsTable, Sendable {
         return found
     }
 
+    /// One statement a batch: the changes go in as arrays, a collision is any other row holding
+    /// the new value (or an earlier change of the batch to another account giving it), and the
+    /// update's compare-and-set is its WHERE; it answers which changes were applied and which
+    /// collided (the others were changed meanwhile).
     public func write(_ changes: [AccountChange], marker: ApplyMarker) async throws -> [ApplyOutcome] {
-        let m = mapping
+        let m = mapping, t = m.table.quoted, key = "\(t).\(m.keyColumn.quoted)", sub = "\(t).\(m.subColumn.quoted)"
+        let sql = """
+            WITH handover_input AS (
+                SELECT handover_key, CASE WHEN handover_old_null THEN NULL ELSE handover_old END AS handover_old,
+                       CASE WHEN handover_new_null THEN NULL ELSE handover_new END AS handover_new, handover_i
+                FROM unnest($1::text[], $2::text[], $3::bool[], $4::text[], $5::bool[]) WITH ORDINALITY
+                     AS handover_u(handover_key, handover_old, handover_old_null, handover_new, handover_new_null, handover_i)
+            ), handover_taken AS (
+                SELECT i.handover_i FROM handover_input i
+                WHERE i.handover_new IS NOT NULL AND (
+                    EXISTS (SELECT 1 FROM \(t) WHERE \(sub)::text = i.handover_new AND \(key) IS DISTINCT FROM i.handover_key::\(keyType))
+                    OR EXISTS (SELECT 1 FROM handover_input j WHERE j.handover_new = i.handover_new AND j.handover_key <> i.handover_key
+                               AND j.handover_i < i.handover_i))
+            ), handover_written AS (
+                UPDATE \(t) SET \(m.subColumn.quoted) = i.handover_new FROM handover_input i
+                WHERE \(key) = i.handover_key::\(keyType) AND \(sub)::text IS NOT DISTINCT FROM i.handover_old\(m.andCondition)
+                  AND i.handover_i NOT IN (SELECT handover_i FROM handover_taken)
+                RETURNING i.handover_i
+            )
+            SELECT handover_i, 'a' FROM handover_written UNION ALL SELECT handover_i, 'c' FROM handover_taken
+            """
         try await run("BEGIN")
         do {
             try await run(Self.markerTable)
-            var outcomes: [ApplyOutcome] = []
-            for change in changes {
-                let taken = "SELECT count(*) FROM \(m.table.quoted) WHERE \(m.subColumn.quoted)::text = $1 AND \(m.keyColumn.quoted) IS DISTINCT FROM $2::\(keyType)"
-                var others = 0
-                if let new = change.new {
-                    for try await count in try await query(taken, [new, change.key]).decode(Int.self) { others = count }
-                }
-                guard others == 0 else {
-                    outcomes.append(.collision)
-                    continue
-                }
-                let update = "UPDATE \(m.table.quoted) SET \(m.subColumn.quoted) = $1 WHERE \(m.keyColumn.quoted) = $2::\(keyType) "
-                    + "AND \(m.subColumn.quoted)::text IS NOT DISTINCT FROM $3\(m.andCondition) RETURNING 1"
-                var written = 0
-                for try await _ in try await query(update, [change.new, change.key, change.old]).decode(Int.self) { written += 1 }
-                outcomes.append(written == 1 ? .applied : .changedMeanwhile)
+            var outcomes = [ApplyOutcome](repeating: .changedMeanwhile, count: changes.count)
+            let binds: [(any PostgresEncodable & Sendable)?] = [changes.map(\.key), changes.map { $0.old ?? "" }, changes.map { $0.old == nil },
+                                                                changes.map { $0.new ?? "" }, changes.map { $0.new == nil }]
+            for try await (index, letter) in try await query(sql, binds).decode((Int, String).self) where (1...changes.count).contains(index) {
+                outcomes[index - 1] = letter == "a" ? .applied : .collision
             }
             let written = ApplyMarker(run: marker.run, batch: marker.batch, intentSHA256: marker.intentSHA256, outcomes: outcomes)
             _ = try await query("INSERT INTO \(ApplyMarker.table) (run, batch, intent_sha256, applied, outcomes, committed_at) VALUES ($1, $2, $3, $4, $5, now())",

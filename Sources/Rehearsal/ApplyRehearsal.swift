@@ -46,7 +46,7 @@ struct ApplyRehearsal {
         say(indented(ApplySummary.plan(plan, planned, table: reader, undo: nil)))
         let writer = try SQLiteAccounts(path: app, mapping: mapping, writable: true)
         let result = try await ApplyRun(ledger: ledger, projection: projection, table: writer, options: ApplyRun.Options(), logger: logger).commit()
-        let listing = try projection.read(ledger) { snapshot, _ in try ApplyListing(settled: result.settled, snapshot: snapshot) }
+        let listing = try projection.read(ledger) { snapshot, _ in try ApplyListing(notApplied: result.notApplied, snapshot: snapshot) }
         say("\n$ handover apply \(options) --commit")
         say("  (exit \(result.exitStatus.rawValue): the collision is left for a person to merge)")
         say(indented(ApplySummary.commit(result, listing, table: writer, undo: nil)))

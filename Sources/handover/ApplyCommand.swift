@@ -61,7 +61,7 @@ struct ApplyCommand: AsyncParsableCommand {
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Accounts per transaction.", valueName: "n"))
     var batchSize = 1_000
 
-    @Option(help: "text (counts and collisions), csv or json (one line an account).")
+    @Option(help: "text (counts and collisions), csv or json: one line an account (of a commit, the accounts not applied).")
     var format: ListFormat = .text
 
     func validate() throws {
@@ -117,7 +117,7 @@ struct ApplyCommand: AsyncParsableCommand {
     }
 
     private func report(_ result: ApplyRun.Result, ledger: Ledger, projection: UserProjection, target: any AccountsTable) async throws {
-        let listing = try projection.read(ledger) { snapshot, _ in try ApplyListing(settled: result.settled, snapshot: snapshot) }
+        let listing = try projection.read(ledger) { snapshot, _ in try ApplyListing(notApplied: result.notApplied, snapshot: snapshot) }
         switch format {
         case .csv: print(listing.csv, terminator: "")
         case .json: print(listing.jsonLines, terminator: "")

@@ -233,7 +233,7 @@ struct ApplyMeanwhileTests {
         let ledger = try Ledger.open(at: s.ledger, folders: [projection], options: Ledger.Options(access: .readWrite))
         let result = try await ApplyRun(ledger: ledger, projection: projection, table: table, options: ApplyRun.Options(batchSize: 100),
                                         logger: Logger(label: "apply-test")).commit()
-        let changed = result.settled.filter { $0.outcome == .changedMeanwhile }.map(\.entry.accountID)
+        let changed = result.notApplied.filter { $0.outcome == .changedMeanwhile }.map(\.entry.accountID)
         #expect(changed.count == 3, "one a batch of 100: \(result.counts)")
         #expect(result.exitStatus == .failed)
         let accounts = try s.accounts()

@@ -13,7 +13,7 @@ struct PostgresExportTests {
     static func text(_ value: JSONValue) -> String { String(decoding: value.canonicalBytes, as: UTF8.self) }
 
     /// The users columns that hold times, rendered back as the ledger writes them.
-    static let timeColumns: Set<String> = ["migrated_at", "migrated_recorded_at", "consent_revoked_at", "account_deleted_at", "erased_at", "last_attempt_at"]
+    static let timeColumns: Set<String> = ["migrated_at", "migrated_recorded_at", "consent_revoked_at", "account_deleted_at", "erased_at", "last_attempt_at", "applied_at"]
 
     static func rfc3339(_ column: String) -> String {
         #"to_char(\#(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')"#
@@ -323,27 +323,33 @@ struct PostgresExportTests {
         #expect(try db.scalar("SELECT email IS NULL FROM users WHERE recipient_sub = '\(sub)'") == "t")
     }
 
-    @Test("an export of schema version 1 is brought to version 2 by the next --since-last: exact_text added, the views made again, every event once")
-    func schemaVersion1IsUpgraded() throws {
+    @Test("an export of an older schema version is brought to this one by the next --since-last: the columns added, the views made again, every event once",
+          arguments: [1, 2])
+    func olderSchemaVersionIsUpgraded(version: Int) throws {
         let ledger = try DemoLedger.copy(.recipient, into: dir)
         let db = try PostgresTestDatabase()
         let first = try export(ledger, into: db)
         try #require(first.status == 0, "\(first.err)")
-        // What this version's predecessor left: no exact_text, no users_sequence, version 1.
-        for statement in ["ALTER TABLE users DROP COLUMN exact_text CASCADE", "ALTER TABLE events DROP COLUMN exact_text",
-                          "DELETE FROM export_meta WHERE key = 'users_sequence'",
-                          "UPDATE export_meta SET value = '1' WHERE key IN ('schema_version', 'views_version')"] {
-            _ = try db.scalar(statement)
+        // What that version left: version 2 had no apply_outcome or applied_at; version 1 no
+        // exact_text and no users_sequence either.
+        var statements = ["ALTER TABLE users DROP COLUMN apply_outcome CASCADE", "ALTER TABLE users DROP COLUMN applied_at CASCADE",
+                          "UPDATE export_meta SET value = '\(version)' WHERE key = 'schema_version'",
+                          "UPDATE export_meta SET value = '\(version + 1)' WHERE key = 'views_version'"]
+        if version == 1 {
+            statements += ["ALTER TABLE users DROP COLUMN exact_text CASCADE", "ALTER TABLE events DROP COLUMN exact_text",
+                           "DELETE FROM export_meta WHERE key = 'users_sequence'", "UPDATE export_meta SET value = '1' WHERE key = 'views_version'"]
         }
-        let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "100", "--prefix", "v1"])
+        for statement in statements { _ = try db.scalar(statement) }
+        let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "100", "--prefix", "v\(version)"])
         try #require(appended.status == 0, "\(appended.err)")
         let head = try #require(try json("query", "events", "--ledger", ledger, "--format", "json", "--limit", "1").arrayValue?.first?["seq"]?.intValue)
 
         let upgraded = try export(ledger, into: db, "--since-last")
         #expect(upgraded.status == 0, "\(upgraded.err)")
-        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'schema_version'") == "2")
-        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'views_version'") == "3")
+        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'schema_version'") == "3")
+        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'views_version'") == "4")
         #expect(try db.scalar("SELECT count(*) FROM information_schema.columns WHERE column_name = 'exact_text' AND table_name IN ('events', 'users', 'report_migrated_users')") == "3")
+        #expect(try db.scalar("SELECT count(*) FROM information_schema.columns WHERE column_name IN ('apply_outcome', 'applied_at') AND table_name IN ('users', 'report_migrated_users')") == "4")
         #expect(try db.scalar("SELECT count(*) FROM information_schema.views WHERE table_schema = 'public'") == "10")
         #expect(try db.scalar("SELECT count(*) || ' ' || count(DISTINCT seq) || ' ' || max(seq) FROM events") == "\(head) \(head) \(head)")
         let state = try json("query", "state", "--ledger", ledger, "--format", "json").arrayValue ?? []

@@ -117,6 +117,26 @@ struct ReportAndExportTests {
         }
     }
 
+    @Test("a SQLite export of schema version 1 is brought to version 2 by the next --since-last: the apply columns added, every user written again with them")
+    func sqliteVersion1IsUpgraded() throws {
+        let path = try DemoLedger.copy(.recipient, into: dir)
+        let file = dir.sub("v1.sqlite")
+        #expect(try handover("export", "--ledger", path, "--format", "sqlite", "--out", file).status == 0)
+        // What version 1 left: no apply_outcome, no applied_at.
+        let downgrade = "ALTER TABLE users DROP COLUMN apply_outcome; ALTER TABLE users DROP COLUMN applied_at; UPDATE export_meta SET value = '1' WHERE key = 'schema_version'"
+        #expect(try runCommand("/usr/bin/sqlite3", [file, downgrade]).status == 0)
+        let r = try handover("export", "--ledger", path, "--format", "sqlite", "--out", file, "--since-last")
+        #expect(r.status == 0, "\(r.err)")
+        #expect(try sqlite(file, "SELECT value FROM export_meta WHERE key = 'schema_version'").first?["value"] == .string("2"))
+        let state = try json("query", "state", "--ledger", path, "--format", "json").arrayValue ?? []
+        let exported = try sqlite(file, "SELECT apply_outcome, applied_at FROM users ORDER BY user_key")
+        #expect(exported.count == state.count)
+        #expect(state.contains { $0["apply_outcome"] != .null }, "the demo applied")
+        for (row, expected) in zip(exported, state) {
+            #expect(row["apply_outcome"] ?? .null == expected["apply_outcome"] && row["applied_at"] ?? .null == expected["applied_at"])
+        }
+    }
+
     @Test("CSV export: --since-last after a crash mid-append neither duplicates nor skips")
     func csvResumes() throws {
         let path = try DemoLedger.copy(.recipient, into: dir)

@@ -25,15 +25,19 @@ struct SQLiteExport {
             throw ExportError(.io, "cannot open \(path) as SQLite", underlying: error)
         }
         return try queue.write { db in
-            var previous: UInt64 = 0
+            var previous: UInt64 = 0, usersAfter: UInt64 = 0
             let fresh = try !db.tableExists("export_meta")
             if !fresh {
                 let meta = try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM export_meta").map { ($0["key"] as String, $0["value"] as String) })
                 try ExportSummary.checkMatches(meta, identity: identity, personalData: source.includePersonalData, path: path)
                 previous = try ExportSummary.mark("last_sequence", in: meta, path: path) ?? 0
+                usersAfter = previous
                 switch meta["schema_version"] {
                 case String(ExportSchema.version): break
-                case "1": for statement in ExportSchema.upgradeFromVersion1 { try db.execute(sql: statement) }
+                case "1":
+                    // Version 1 holds no user's apply outcome: every user is written again.
+                    for statement in ExportSchema.upgradeFromVersion1 { try db.execute(sql: statement) }
+                    usersAfter = 0
                 default:
                     throw ExportError(.mismatch, "\(path) holds an export of schema version \(meta["schema_version"] ?? "?"); this version writes \(ExportSchema.version): export to a new file")
                 }
@@ -55,7 +59,7 @@ struct SQLiteExport {
                 }
             }
             var events = 0, users = 0
-            let last = try source.read(after: previous, users: .changedAfter(previous), to: .init(event: { event in
+            let last = try source.read(after: previous, users: .changedAfter(usersAfter), to: .init(event: { event in
                 try rows.append(.event(event))
                 events += 1
             }, user: { user in

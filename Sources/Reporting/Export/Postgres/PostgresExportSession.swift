@@ -161,9 +161,12 @@ final class PostgresExportSession: @unchecked Sendable {
             throw ExportError(.outputExists, "\(target.masked) already holds an export; pass --since-last to add what is new to it, or export into an empty database")
         }
         try ExportSummary.checkMatches(meta, identity: identity, personalData: source.includePersonalData, path: target.masked)
+        // A version before the apply columns holds no user's apply outcome: every user is written again.
+        var rewriteUsers = false
         switch meta["schema_version"] {
         case String(PostgresExportSchema.version): break
         case "1", "2":
+            rewriteUsers = true
             let upgrade = meta["schema_version"] == "1" ? PostgresExportSchema.upgradeFromVersion1 : PostgresExportSchema.upgradeFromVersion2
             for statement in upgrade { try await execute(statement) }
             try await setMeta([("schema_version", String(PostgresExportSchema.version))])
@@ -171,7 +174,8 @@ final class PostgresExportSession: @unchecked Sendable {
             throw ExportError(.mismatch, "\(target.masked) holds an export of schema version \(meta["schema_version"] ?? "?"); this version writes \(PostgresExportSchema.version): export into an empty database")
         }
         let last = try ExportSummary.mark("last_sequence", in: meta, path: target.masked) ?? 0
-        return Start(lastSequence: last, usersSequence: try ExportSummary.mark("users_sequence", in: meta, path: target.masked) ?? last, loading: loading, meta: meta)
+        let usersSequence = rewriteUsers ? 0 : try ExportSummary.mark("users_sequence", in: meta, path: target.masked) ?? last
+        return Start(lastSequence: last, usersSequence: usersSequence, loading: loading, meta: meta)
     }
 
     /// The last transaction's part: the users, the rewrites, a first load's indexes, the
