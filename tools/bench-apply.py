@@ -65,7 +65,8 @@ def main():
             psql(admin, "-c", f"CREATE DATABASE {name}")
             db = url.replace("/handover?", f"/{name}?")
             psql(db, "-c", f"CREATE TABLE accounts (id text PRIMARY KEY, apple_sub text UNIQUE); "
-                           f"INSERT INTO accounts SELECT 'acct-' || i, 'old.' || i FROM generate_series(0, {a.users + 1000}) AS i; VACUUM ANALYZE accounts")
+                           f"INSERT INTO accounts SELECT 'acct-' || i, 'old.' || i FROM generate_series(0, {a.users + 1000}) AS i",
+                 "-c", "VACUUM ANALYZE accounts")
         apply_url, bound_url = url.replace("/handover?", "/apply_run?"), url.replace("/handover?", "/update_bound?")
 
         apply_s, apply_kb, out = timed([handover, "apply", "--ledger", work_ledger, "--to", apply_url, "--table", "accounts", "--key", "account_id=id",

@@ -164,8 +164,8 @@ final class StoredRecordCopy: Sendable {
             try? queries.forEachMigrated { row in identifiers += row.state.identifiers.prefix(2).map(\.value) }
             for identifier in identifiers.prefix(6) {
                 if let user = try? queries.user(identifier), let last = try? snapshot.checkpoint() {
-                    let history = try? EventQuery.history(of: user.state, through: last, snapshot: snapshot, view: view)
-                    _ = Answers.events.table((history ?? []).map(EventRow.init)).render(.table)
+                    let history = try? EventQuery.historyWithBatches(of: user.state, through: last, snapshot: snapshot, view: view)
+                    _ = Answers.events.table(history ?? []).render(.table)
                 }
             }
         }

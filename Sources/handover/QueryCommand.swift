@@ -52,8 +52,7 @@ struct QueryCommand: AsyncParsableCommand {
             let found = try projection.read(ledger, asOf: output.asOf) { snapshot, view in
                 try ComplianceQueries(snapshot: snapshot, time: output.asOf ?? .now(), sealer: ledger.sealer).user(identifier).map { user in
                     let last = try snapshot.checkpoint()
-                    let history = try EventQuery.history(of: user.state, through: last, snapshot: snapshot, view: view)
-                    return UserWithHistory(user: user, history: history.map(EventRow.init))
+                    return UserWithHistory(user: user, history: try EventQuery.historyWithBatches(of: user.state, through: last, snapshot: snapshot, view: view))
                 }
             }
             guard let found else {

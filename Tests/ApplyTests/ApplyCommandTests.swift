@@ -131,6 +131,20 @@ struct ApplyCommandTests {
         #expect(state.values.filter { $0["status"] != "migrated" }.allSatisfy { $0["apply_outcome"] == "" }, "a user not migrated is not applied")
         #expect(try handover("query", "user", s.signedIn.accountID, "--ledger", s.ledger).out.contains("apply_outcome        collision"))
 
+        // One person's part: their history's line, and their evidence bundle's manifest, which
+        // lists their row and holds no batch event (those name other people).
+        let person = try #require(migrated.keys.sorted().first { $0 != s.signedIn.accountID })
+        let shown = try handover("query", "user", person, "--ledger", s.ledger).out
+        #expect(shown.contains("apply run \(runID) batch ") && shown.contains(": applied, \(original[person]!!) → \(migrated[person]!) (intended in event "), "\(shown)")
+        #expect(try handover("checkpoint", "--ledger", s.ledger).status == 0)
+        let bundle = s.dir.sub("evidence")
+        #expect(try handover("evidence", person, "--ledger", s.ledger, "--out", bundle).status == 0)
+        let manifest = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: bundle + "/manifest.json"))))
+        #expect(manifest["apply"]?.arrayValue?.contains { $0["run"]?.stringValue == runID && $0["outcome"]?.stringValue == "applied"
+            && $0["old_value"]?.stringValue == original[person]! && $0["new_value"]?.stringValue == migrated[person] } == true, "\(manifest)")
+        #expect(manifest["events"]?.arrayValue?.allSatisfy { !($0["type"]?.stringValue ?? "").hasPrefix("apply-") } == true)
+        #expect(try handover("evidence", "verify", bundle).status == 0)
+
         let events = try handover("query", "events", "--ledger", s.ledger, "--format", "csv").out
         let again = try s.apply("--commit")
         #expect(again.status == 0, "\(again.err)")

@@ -4,8 +4,14 @@ import Ledger
 /// a one-line summary of its body.
 public struct EventRow: Sendable {
     public var event: RecordedEvent
+    /// The line shown in place of the event's own summary: in a user's history, a batch event's
+    /// line about that user.
+    public var line: String?
 
-    public init(_ event: RecordedEvent) { self.event = event }
+    public init(_ event: RecordedEvent, line: String? = nil) {
+        self.event = event
+        self.line = line
+    }
 
     /// The columns of an event listing.
     public enum Columns {
@@ -17,7 +23,7 @@ public struct EventRow: Sendable {
         public static let identifiers = Column("identifiers", .text, optional: false, "Every identifier the event names, as kind:value, separated by spaces.") {
             .text($0.event.identifiers.all.map(\.description).joined(separator: " "))
         }
-        public static let summary = Column("summary", .text, optional: false, "What the event says, in one line.") { .text(EventQuery.summary($0.event)) }
+        public static let summary = Column("summary", .text, optional: false, "What the event says, in one line.") { .text($0.line ?? EventQuery.summary($0.event)) }
     }
 }
 

@@ -40,7 +40,8 @@ public struct EventQuery: Sendable {
                 }
             }
             if let identifier {
-                // The user's history, exactly as `query user` shows it, or the notification with that jti.
+                // The events naming the user, as an evidence bundle holds them (`query user` adds
+                // the batch events' lines about them), or the notification with that jti.
                 var events = try snapshot.user(matching: identifier).map { try EventQuery.history(of: $0, through: last, snapshot: snapshot, view: view) } ?? []
                 if let notification = try view.sequence(ofNotification: identifier), !events.contains(where: { $0.sequence == notification }),
                    let event = try view.event(notification) {
@@ -91,6 +92,40 @@ public struct EventQuery: Sendable {
         return try snapshot.eventSequences(linkedTo: identifiers).filter { $0 <= last }.compactMap { sequence in
             guard let event = try view.event(sequence), identifiers.contains(where: { event.identifiers[$0.kind] == $0.value }) else { return nil }
             return event
+        }
+    }
+
+    /// ``history(of:through:snapshot:view:)`` and the batch events whose body names the user (a
+    /// received package's row, an apply's settled batch), each with its line about the user:
+    /// what `query user` lists. `query events --id` and evidence bundles hold the history alone,
+    /// since a batch event names other people too.
+    public static func historyWithBatches(of user: UserState, through last: UInt64, snapshot: any ProjectionSnapshot, view: LogView) throws -> [EventRow] {
+        let identifiers = user.identifiers
+        return try snapshot.eventSequences(linkedTo: identifiers).filter { $0 <= last }.compactMap { sequence in
+            guard let event = try view.event(sequence) else { return nil }
+            if identifiers.contains(where: { event.identifiers[$0.kind] == $0.value }) { return EventRow(event) }
+            return try batchLine(event, about: user, view: view).map { EventRow(event, line: $0) }
+        }
+    }
+
+    /// The user's rows of the apply batches that acted on their account, in order.
+    public static func applyRows(of user: UserState, through last: UInt64, snapshot: any ProjectionSnapshot, view: LogView) throws -> [UserApplyRow] {
+        try snapshot.eventSequences(linkedTo: user.identifiers).filter { $0 <= last }.compactMap { sequence in
+            try view.event(sequence).flatMap { try UserApplyRow($0, about: user, view: view) }
+        }
+    }
+
+    /// What a batch event says about `user`, nil when it does not name them.
+    static func batchLine(_ event: RecordedEvent, about user: UserState, view: LogView) throws -> String? {
+        switch event.body {
+        case .handoffRowsReceived(let b):
+            guard let sub = user.transferSub, let i = b.transferSubs.firstIndex(of: sub) else { return nil }
+            let list = b.package.map { "handoff package \($0)" } ?? "an unsigned handoff list"
+            return "\(list) listed this user: row \(b.firstRow + i + 1) of \(b.rowCount), " + (b.accountIDs[i].isEmpty ? "no account_id" : "account_id \(b.accountIDs[i])")
+        case .applySettled:
+            return try UserApplyRow(event, about: user, view: view)?.line
+        default:
+            return nil
         }
     }
 

@@ -40,12 +40,13 @@ public enum EvidenceBundle {
     /// `checkpoint` (else the latest stored one). With `reveal` and a key store, also writes
     /// `revealed/` with sealed values opened. Reads the ledger only.
     public static func write(subject: String, ledger: Ledger, projection: UserProjection, checkpoint: Checkpoint?, reveal: Bool, to target: String) throws -> Summary {
-        let events = try projection.read(ledger) { snapshot, view in
+        let (events, applied) = try projection.read(ledger) { snapshot, view in
             guard let user = try snapshot.user(matching: subject) else { throw Failure(kind: .noUser, description: "no user with identifier \"\(subject)\"") }
-            return try EventQuery.history(of: user, through: view.head().sequence, snapshot: snapshot, view: view)
+            let last = try view.head().sequence
+            return (try EventQuery.history(of: user, through: last, snapshot: snapshot, view: view), try EventQuery.applyRows(of: user, through: last, snapshot: snapshot, view: view))
         }
         return try writing(to: target) { partial in
-            try writeContents(subject: subject, events: events, ledger: ledger, checkpoint: checkpoint, reveal: reveal, into: partial)
+            try writeContents(subject: subject, events: events, applied: applied, ledger: ledger, checkpoint: checkpoint, reveal: reveal, into: partial)
         }
     }
 
@@ -65,8 +66,11 @@ public enum EvidenceBundle {
     }
 
     /// Writes `events` of `ledger` into `directory` as one bundle (schemas/evidence-bundle.md),
-    /// each proved against `checkpoint` (else the latest stored one), which must cover them all.
-    static func writeContents(subject: String, events: [RecordedEvent], ledger: Ledger, checkpoint: Checkpoint?, reveal: Bool, into directory: String) throws -> Summary {
+    /// each proved against `checkpoint` (else the latest stored one), which must cover them all;
+    /// the manifest lists the person's `applied` rows the checkpoint covers (their events name
+    /// other people, so they are not in the bundle).
+    static func writeContents(subject: String, events: [RecordedEvent], applied: [UserApplyRow] = [], ledger: Ledger, checkpoint: Checkpoint?, reveal: Bool,
+                              into directory: String) throws -> Summary {
         guard let checkpoint = try checkpoint ?? ledger.latestCheckpoint() else {
             throw Failure(kind: .noCheckpoint, description: "no checkpoint has been signed for \(ledger.directory); run `handover checkpoint` on the ledger first, or pass --checkpoint FILE")
         }
@@ -100,10 +104,13 @@ public enum EvidenceBundle {
         }
         try write(Array(checkpoint.text.utf8), to: directory + "/checkpoint")
         try write(Array((key.line + "\n").utf8), to: directory + "/verifier-key")
-        let manifest = JSONValue.object([
+        var members: [String: JSONValue] = [
             "format": .string(format), "subject": .string(subject), "origin": .string(checkpoint.origin),
             "tree_size": .int(Int64(checkpoint.treeSize)), "events": .array(manifestEvents), "revealed": .bool(reveal),
-        ])
+        ]
+        let covered = applied.filter { $0.sequence <= checkpoint.treeSize }
+        if !covered.isEmpty { members["apply"] = .array(covered.map(\.json)) }
+        let manifest = JSONValue.object(members)
         try write(manifest.canonicalBytes + [0x0A], to: directory + "/manifest.json")
         try write(Array(EvidenceGuide.text.utf8), to: directory + "/VERIFY.md")
         return Summary(sequences: events.map(\.sequence), checkpoint: checkpoint)

@@ -82,6 +82,13 @@ One JSON object:
 | `tree_size` | the checkpoint's tree size |
 | `events` | array, ascending by `seq`: `{"seq", "type", "recorded_at", "sha256"}` where `sha256` is the hex SHA-256 of `events/SEQ.json` |
 | `revealed` | true when `revealed/` was written |
+| `apply` | only for a team B user whose account `apply` acted on: array, ascending by `seq`, one object per apply batch, `{"seq", "recorded_at", "run", "batch", "undo", "outcome", "intent_seq", "old_value", "new_value"}` (the last three absent when the intent cannot be found; a value null for SQL NULL) |
+
+`apply` is the person's part of "apply settled" (`seq`) and "apply intended" (`intent_seq`)
+events, which hold a whole batch's accounts and so, like "handoff rows received", are not in
+the bundle: it is a statement of what the ledger holds, not evidence. Whoever holds the ledger
+(or its keyless copy) checks it with `handover query user SUBJECT`, whose history lists the
+same rows, and `handover verify`.
 
 ## Checking a bundle
 
