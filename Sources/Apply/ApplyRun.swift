@@ -147,54 +147,68 @@ public struct ApplyRun: Sendable {
         result.resumed = resumed != nil
         result.runID = runID
         var done = 0
-        for start in stride(from: 0, to: work.items.count, by: options.batchSize) {
-            let items = Array(work.items[start..<min(start + options.batchSize, work.items.count)])
-            var entries = try await ApplyPlan.entries(items, table: table)
-            // An outcome on record already (no account, the same collision) is not recorded again.
-            entries.removeAll { entry in
-                guard let recorded = work.recorded[entry.accountID] else { return false }
-                return ApplyOutcome(unwritten: entry.outcome) == recorded
+        // Each batch's settlement is recorded with the next batch's intent (or the run's end),
+        // in one append: in log order, so that at most one batch is ever intended and not settled.
+        var unsettled: [EventDraft] = []
+        do {
+            for start in stride(from: 0, to: work.items.count, by: options.batchSize) {
+                let items = Array(work.items[start..<min(start + options.batchSize, work.items.count)])
+                var entries = try await ApplyPlan.entries(items, table: table)
+                // An outcome on record already (no account, the same collision) is not recorded again.
+                entries.removeAll { entry in
+                    guard let recorded = work.recorded[entry.accountID] else { return false }
+                    return ApplyOutcome(unwritten: entry.outcome) == recorded
+                }
+                done += items.count
+                guard !entries.isEmpty else { continue }
+                if runID == nil {
+                    let id = UUID().uuidString.lowercased()
+                    unsettled.append(EventDraft(.applyStarted(started(userCount: work.items.count)), idempotencyKey: ApplyStarted.idempotencyKey(run: id), runID: id))
+                    runID = id
+                    result.runID = id
+                }
+                let (settlement, settled) = try await send(entries, batch: batch, run: runID!, after: unsettled)
+                unsettled = [settlement]
+                for (entry, outcome) in settled {
+                    result.counts[outcome, default: 0] += 1
+                    if ![.applied, .already, .undone].contains(outcome) { result.notApplied.append((entry, outcome)) }
+                }
+                logger.debug("apply batch written", metadata: ["run": "\(runID!)", "batch": "\(batch)", "accounts": "\(entries.count)"])
+                batch += 1
+                progress(done, work.items.count)
             }
-            done += items.count
-            guard !entries.isEmpty else { continue }
-            if runID == nil {
-                let id = UUID().uuidString.lowercased()
-                _ = try await ledger.append(EventDraft(.applyStarted(started(userCount: work.items.count)), idempotencyKey: ApplyStarted.idempotencyKey(run: id), runID: id))
-                runID = id
-                result.runID = id
-            }
-            let settled = try await send(entries, batch: batch, run: runID!)
-            for (entry, outcome) in settled {
-                result.counts[outcome, default: 0] += 1
-                if ![.applied, .already, .undone].contains(outcome) { result.notApplied.append((entry, outcome)) }
-            }
-            batch += 1
-            progress(done, work.items.count)
+        } catch {
+            // What the database answered is recorded before the run stops (at worst, a rerun
+            // learns it from the markers).
+            if !unsettled.isEmpty { _ = try? await ledger.append(contentsOf: unsettled) }
+            throw error
         }
         if let runID {
             let counts = Dictionary(uniqueKeysWithValues: result.counts.map { ($0.key.rawValue, $0.value) })
             let finished = RunFinished(command: Self.command, counts: counts, durationMilliseconds: Int((ContinuousClock.now - clock).inSeconds * 1000),
                                        exitStatus: Int(result.exitStatus.rawValue))
-            _ = try await ledger.append(EventDraft(.runFinished(finished), runID: runID))
+            _ = try await ledger.append(contentsOf: unsettled + [EventDraft(.runFinished(finished), runID: runID)])
         }
         return result
     }
 
-    /// Records `entries`' intent as batch `batch` of `run`, writes its changes and marker in one
-    /// transaction, and records each entry's outcome.
-    private func send(_ entries: [ApplyPlan.Entry], batch: Int, run: String) async throws -> [(ApplyPlan.Entry, ApplyOutcome)] {
+    /// Records `entries`' intent as batch `batch` of `run` (after `earlier`, in the same append),
+    /// writes its changes and marker in one transaction, and returns the batch's settlement to
+    /// record, with each entry's outcome.
+    private func send(_ entries: [ApplyPlan.Entry], batch: Int, run: String, after earlier: [EventDraft]) async throws
+        -> (settlement: EventDraft, [(ApplyPlan.Entry, ApplyOutcome)]) {
         var holders: [Int: [String]] = [:]
         for (i, entry) in entries.enumerated() where entry.outcome == .collision { holders[i] = entry.holders }
         let intent = ApplyIntended(batch: batch, accountIDs: entries.map(\.accountID), oldValues: entries.map(\.old), newValues: entries.map(\.new),
                                    planned: entries.map(\.outcome), holders: holders)
         let digest = intent.sha256
-        _ = try await ledger.append(EventDraft(.applyIntended(intent), idempotencyKey: ApplyIntended.idempotencyKey(run: run, batch: batch), runID: run))
+        _ = try await ledger.append(contentsOf: earlier + [EventDraft(.applyIntended(intent), idempotencyKey: ApplyIntended.idempotencyKey(run: run, batch: batch), runID: run)])
         let written = try await table.write(ApplyPlan(entries: entries).changes, marker: ApplyMarker(run: run, batch: batch, intentSHA256: digest))
         let outcomes = Self.outcomes(of: intent, written: written, undo: options.undo != nil)
-        _ = try await ledger.append(EventDraft(.applySettled(ApplySettled(batch: batch, intentSHA256: digest, committed: true, recovered: false, undo: options.undo != nil,
-                                                                          accountIDs: intent.accountIDs, outcomes: outcomes)),
-                                               idempotencyKey: ApplySettled.idempotencyKey(run: run, batch: batch), runID: run))
-        return Array(zip(entries, outcomes))
+        let settlement = EventDraft(.applySettled(ApplySettled(batch: batch, intentSHA256: digest, committed: true, recovered: false, undo: options.undo != nil,
+                                                               accountIDs: intent.accountIDs, outcomes: outcomes)),
+                                    idempotencyKey: ApplySettled.idempotencyKey(run: run, batch: batch), runID: run)
+        return (settlement, Array(zip(entries, outcomes)))
     }
 
     /// Each of `intent`'s accounts' outcome: the written ones' in order (for an undo, a value
@@ -233,6 +247,7 @@ public struct ApplyRun: Sendable {
                     }
                     recovered.batches += 1
                     _ = try await ledger.append(EventDraft(.applySettled(settlement), idempotencyKey: ApplySettled.idempotencyKey(run: run.id, batch: intent.batch), runID: run.id))
+                    logger.info("apply batch settled from its marker", metadata: ["run": "\(run.id)", "batch": "\(intent.batch)", "committed": "\(settlement.committed)"])
                     run.settled[intent.batch] = settlement
                 }
             }

@@ -63,23 +63,23 @@ public final class PostgresAccounts: AccountsTable, Sendable {
     }
 
     /// One statement a batch: the changes go in as arrays, a collision is any other row holding
-    /// the new value (or an earlier change of the batch to another account giving it), and the
-    /// update's compare-and-set is its WHERE; it answers which changes were applied and which
-    /// collided (the others were changed meanwhile).
+    /// the new value (or the batch's first change giving that value being to another account),
+    /// and the update's compare-and-set is its WHERE; it answers which changes were applied and
+    /// which collided (the others were changed meanwhile).
     public func write(_ changes: [AccountChange], marker: ApplyMarker) async throws -> [ApplyOutcome] {
         let m = mapping, t = m.table.quoted, key = "\(t).\(m.keyColumn.quoted)", sub = "\(t).\(m.subColumn.quoted)"
         let sql = """
             WITH handover_input AS (
                 SELECT handover_key, CASE WHEN handover_old_null THEN NULL ELSE handover_old END AS handover_old,
-                       CASE WHEN handover_new_null THEN NULL ELSE handover_new END AS handover_new, handover_i
+                       CASE WHEN handover_new_null THEN NULL ELSE handover_new END AS handover_new, handover_i,
+                       first_value(handover_key) OVER (PARTITION BY handover_new, handover_new_null ORDER BY handover_i) AS handover_first_key
                 FROM unnest($1::text[], $2::text[], $3::bool[], $4::text[], $5::bool[]) WITH ORDINALITY
                      AS handover_u(handover_key, handover_old, handover_old_null, handover_new, handover_new_null, handover_i)
             ), handover_taken AS (
                 SELECT i.handover_i FROM handover_input i
                 WHERE i.handover_new IS NOT NULL AND (
                     EXISTS (SELECT 1 FROM \(t) WHERE \(sub)::text = i.handover_new AND \(key) IS DISTINCT FROM i.handover_key::\(keyType))
-                    OR EXISTS (SELECT 1 FROM handover_input j WHERE j.handover_new = i.handover_new AND j.handover_key <> i.handover_key
-                               AND j.handover_i < i.handover_i))
+                    OR i.handover_key <> i.handover_first_key)
             ), handover_written AS (
                 UPDATE \(t) SET \(m.subColumn.quoted) = i.handover_new FROM handover_input i
                 WHERE \(key) = i.handover_key::\(keyType) AND \(sub)::text IS NOT DISTINCT FROM i.handover_old\(m.andCondition)
