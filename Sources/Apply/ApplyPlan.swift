@@ -71,7 +71,7 @@ public struct ApplyPlan: Sendable {
     }
 
     /// The planned entries of `items`, read from `table` in two queries.
-    static func entries(_ items: [Item], table: some AccountsTable) async throws -> [Entry] {
+    static func entries(_ items: [Item], table: any AccountsTable) async throws -> [Entry] {
         let current = try await table.currentValues(forKeys: items.map(\.accountID))
         let holders = try await table.holders(of: items.compactMap(\.new))
         return items.map { item in

@@ -10,8 +10,8 @@ import Projections
 /// records each batch's intent in the ledger ("apply intended"), sends it to the database in one
 /// transaction with a marker row (``ApplyMarker``), then records what became of each account
 /// ("apply settled"). The two stores cannot commit together; a commit stopped anywhere
-/// (SIGKILL included) leaves at most one batch intended and not settled, which the next commit
-/// settles from the database's markers before it goes on under the same run ID.
+/// (SIGKILL included) leaves at most two batches intended and not settled, which the next
+/// commit settles from the database's markers before it goes on under the same run ID.
 public struct ApplyRun: Sendable {
     /// The command name "run finished" records.
     public static let command = "apply"
@@ -56,14 +56,19 @@ public struct ApplyRun: Sendable {
 
     public let ledger: Ledger
     public let projection: UserProjection
+    /// The table written, and the same table over a second connection of its own for the
+    /// plan's reads, so that a batch is read while the one before is written (the same object
+    /// where the database gains nothing from it).
     public let table: any AccountsTable
+    public let reader: any AccountsTable
     public let options: Options
     public let logger: Logger
 
-    public init(ledger: Ledger, projection: UserProjection, table: any AccountsTable, options: Options, logger: Logger) {
+    public init(ledger: Ledger, projection: UserProjection, table: any AccountsTable, reader: (any AccountsTable)? = nil, options: Options, logger: Logger) {
         self.ledger = ledger
         self.projection = projection
         self.table = table
+        self.reader = reader ?? table
         self.options = options
         self.logger = logger
     }
@@ -146,20 +151,38 @@ public struct ApplyRun: Sendable {
         var batch = resumed?.nextBatch ?? 0
         result.resumed = resumed != nil
         result.runID = runID
-        var done = 0
-        // Each batch's settlement is recorded with the next batch's intent (or the run's end),
-        // in one append: in log order, so that at most one batch is ever intended and not settled.
+        // Three things overlap: the plan of the next batch is read (on `reader`), this batch's
+        // intent is recorded, and the batch before is written (on `table`). Each settlement is
+        // recorded with a later intent (or the run's end), in one append; so at any moment at
+        // most two batches are intended and not settled: one being written, one about to be.
+        let recorded = work.recorded
+        let slices = stride(from: 0, to: work.items.count, by: options.batchSize).map { Array(work.items[$0..<min($0 + options.batchSize, work.items.count)]) }
+        let plan = { @Sendable [reader] (items: [ApplyPlan.Item]) async throws -> [ApplyPlan.Entry] in
+            // An outcome on record already (no account, the same collision) is not recorded again.
+            try await ApplyPlan.entries(items, table: reader).filter { entry in recorded[entry.accountID].map { ApplyOutcome(unwritten: entry.outcome) != $0 } ?? true }
+        }
+        var next = slices.first.map { items in Task { try await plan(items) } }
+        var writing: (intent: ApplyIntended, entries: [ApplyPlan.Entry], write: Task<[ApplyOutcome], Error>)?
         var unsettled: [EventDraft] = []
+        var done = 0, index = 0
+        func settle(_ intent: ApplyIntended, _ entries: [ApplyPlan.Entry], _ written: [ApplyOutcome]) {
+            let outcomes = Self.outcomes(of: intent, written: written, undo: options.undo != nil)
+            unsettled.append(EventDraft(.applySettled(ApplySettled(batch: intent.batch, intentSHA256: intent.sha256, committed: true, recovered: false,
+                                                                   undo: options.undo != nil, accountIDs: intent.accountIDs, outcomes: outcomes)),
+                                        idempotencyKey: ApplySettled.idempotencyKey(run: runID!, batch: intent.batch), runID: runID))
+            for (entry, outcome) in zip(entries, outcomes) {
+                result.counts[outcome, default: 0] += 1
+                if ![.applied, .already, .undone].contains(outcome) { result.notApplied.append((entry, outcome)) }
+            }
+            logger.debug("apply batch written", metadata: ["run": "\(runID!)", "batch": "\(intent.batch)", "accounts": "\(entries.count)"])
+        }
         do {
-            for start in stride(from: 0, to: work.items.count, by: options.batchSize) {
-                let items = Array(work.items[start..<min(start + options.batchSize, work.items.count)])
-                var entries = try await ApplyPlan.entries(items, table: table)
-                // An outcome on record already (no account, the same collision) is not recorded again.
-                entries.removeAll { entry in
-                    guard let recorded = work.recorded[entry.accountID] else { return false }
-                    return ApplyOutcome(unwritten: entry.outcome) == recorded
-                }
-                done += items.count
+            while let reading = next {
+                let entries = try await reading.value
+                done += slices[index].count
+                index += 1
+                next = index < slices.count ? { let items = slices[index]; return Task { try await plan(items) } }() : nil
+                progress(done, work.items.count)
                 guard !entries.isEmpty else { continue }
                 if runID == nil {
                     let id = UUID().uuidString.lowercased()
@@ -167,19 +190,28 @@ public struct ApplyRun: Sendable {
                     runID = id
                     result.runID = id
                 }
-                let (settlement, settled) = try await send(entries, batch: batch, run: runID!, after: unsettled)
-                unsettled = [settlement]
-                for (entry, outcome) in settled {
-                    result.counts[outcome, default: 0] += 1
-                    if ![.applied, .already, .undone].contains(outcome) { result.notApplied.append((entry, outcome)) }
-                }
-                logger.debug("apply batch written", metadata: ["run": "\(runID!)", "batch": "\(batch)", "accounts": "\(entries.count)"])
+                var holders: [Int: [String]] = [:]
+                for (i, entry) in entries.enumerated() where entry.outcome == .collision { holders[i] = entry.holders }
+                let intent = ApplyIntended(batch: batch, accountIDs: entries.map(\.accountID), oldValues: entries.map(\.old), newValues: entries.map(\.new),
+                                           planned: entries.map(\.outcome), holders: holders)
                 batch += 1
-                progress(done, work.items.count)
+                _ = try await ledger.append(contentsOf: unsettled + [EventDraft(.applyIntended(intent), idempotencyKey: ApplyIntended.idempotencyKey(run: runID!, batch: intent.batch),
+                                                                                 runID: runID)])
+                unsettled = []
+                // One batch is written at a time: the one before ends first.
+                if let previous = writing { settle(previous.intent, previous.entries, try await previous.write.value) }
+                let changes = ApplyPlan(entries: entries).changes, marker = ApplyMarker(run: runID!, batch: intent.batch, intentSHA256: intent.sha256)
+                writing = (intent, entries, Task { [table] in try await table.write(changes, marker: marker) })
+            }
+            if let previous = writing {
+                writing = nil
+                settle(previous.intent, previous.entries, try await previous.write.value)
             }
         } catch {
-            // What the database answered is recorded before the run stops (at worst, a rerun
-            // learns it from the markers).
+            // Nothing is left running; what the database answered is recorded before the run
+            // stops (at worst, a rerun learns it from the markers).
+            _ = try? await next?.value
+            if let previous = writing, let written = try? await previous.write.value { settle(previous.intent, previous.entries, written) }
             if !unsettled.isEmpty { _ = try? await ledger.append(contentsOf: unsettled) }
             throw error
         }
@@ -190,25 +222,6 @@ public struct ApplyRun: Sendable {
             _ = try await ledger.append(contentsOf: unsettled + [EventDraft(.runFinished(finished), runID: runID)])
         }
         return result
-    }
-
-    /// Records `entries`' intent as batch `batch` of `run` (after `earlier`, in the same append),
-    /// writes its changes and marker in one transaction, and returns the batch's settlement to
-    /// record, with each entry's outcome.
-    private func send(_ entries: [ApplyPlan.Entry], batch: Int, run: String, after earlier: [EventDraft]) async throws
-        -> (settlement: EventDraft, [(ApplyPlan.Entry, ApplyOutcome)]) {
-        var holders: [Int: [String]] = [:]
-        for (i, entry) in entries.enumerated() where entry.outcome == .collision { holders[i] = entry.holders }
-        let intent = ApplyIntended(batch: batch, accountIDs: entries.map(\.accountID), oldValues: entries.map(\.old), newValues: entries.map(\.new),
-                                   planned: entries.map(\.outcome), holders: holders)
-        let digest = intent.sha256
-        _ = try await ledger.append(contentsOf: earlier + [EventDraft(.applyIntended(intent), idempotencyKey: ApplyIntended.idempotencyKey(run: run, batch: batch), runID: run)])
-        let written = try await table.write(ApplyPlan(entries: entries).changes, marker: ApplyMarker(run: run, batch: batch, intentSHA256: digest))
-        let outcomes = Self.outcomes(of: intent, written: written, undo: options.undo != nil)
-        let settlement = EventDraft(.applySettled(ApplySettled(batch: batch, intentSHA256: digest, committed: true, recovered: false, undo: options.undo != nil,
-                                                               accountIDs: intent.accountIDs, outcomes: outcomes)),
-                                    idempotencyKey: ApplySettled.idempotencyKey(run: run, batch: batch), runID: run)
-        return (settlement, Array(zip(entries, outcomes)))
     }
 
     /// Each of `intent`'s accounts' outcome: the written ones' in order (for an undo, a value

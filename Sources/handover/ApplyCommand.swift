@@ -77,9 +77,12 @@ struct ApplyCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let accounts = try users.map(Self.accounts(in:))
         let target = try await Self.open(to, mapping: mapping, writable: commit, logger: logger)
-        let run = ApplyRun(ledger: ledger, projection: projection, table: target, options: ApplyRun.Options(batchSize: batchSize, accounts: accounts, sinceLast: sinceLast, undo: undo),
-                           logger: logger)
+        var tables: [any AccountsTable] = [target]
         do {
+            // A commit to PostgreSQL reads the next batch over a second connection while it writes.
+            if commit, target is PostgresAccounts { tables.append(try await Self.open(to, mapping: mapping, writable: false, logger: logger)) }
+            let run = ApplyRun(ledger: ledger, projection: projection, table: target, reader: tables.last,
+                               options: ApplyRun.Options(batchSize: batchSize, accounts: accounts, sinceLast: sinceLast, undo: undo), logger: logger)
             if commit {
                 try await report(try await run.commit(), ledger: ledger, projection: projection, target: target)
             } else {
@@ -88,10 +91,10 @@ struct ApplyCommand: AsyncParsableCommand {
                 show(plan: plan, listing, target: target)
             }
         } catch {
-            await target.close()
+            for table in tables { await table.close() }
             throw error
         }
-        await target.close()
+        for table in tables { await table.close() }
     }
 
     /// The app's database `to` names, read-only unless `writable`.

@@ -17,7 +17,7 @@ struct ApplyCommandTests {
     struct Setup {
         let dir = TemporaryDirectory()
         let ledger: String
-        let app: String
+        var app: String
         /// The user who signed in early, whose new sub `dup-1` holds.
         let signedIn: (accountID: String, recipientSub: String)
 
@@ -38,6 +38,14 @@ struct ApplyCommandTests {
                 try db.execute(sql: "INSERT INTO accounts VALUES ('dup-1', 'apple', ?)", arguments: [signedIn.recipientSub])
                 try db.execute(sql: "INSERT INTO accounts VALUES ('g-1', 'google', 'google.1')")
             }
+        }
+
+        /// The same ledger, applying to the app database at `path`, a copy of `app` as it was made.
+        func applying(to path: String, from pristine: String) throws -> Setup {
+            try FileManager.default.copyItem(atPath: pristine, toPath: path)
+            var other = self
+            other.app = path
+            return other
         }
 
         /// `query state` as rows keyed by column.
@@ -162,52 +170,65 @@ struct ApplyCommandTests {
         #expect(verify.status == 0, "\(verify.out)\(verify.err)")
     }
 
-    @Test("apply --commit SIGKILLed at 10 random moments and run again: every account updated exactly once, the ledger's settled batches equal the database's markers row by row, verify --deep passes")
+    @Test("apply --commit SIGKILLed at 10 random moments and run again: every account updated exactly once, the ledger's batches equal the database's markers row by row, verify --deep passes")
     func killedAndResumed() throws {
         let s = try Setup()
         let migrated = try Self.migrated(s.ledger)
+        let pristine = s.dir.sub("pristine.sqlite")
+        try FileManager.default.copyItem(atPath: s.app, toPath: pristine)
+        // Killed at random moments until 10 kills; a run that ends first (the work done) starts
+        // a new round on a fresh copy of the app's database.
+        var rounds = [s]
         var kills = 0, runs = 0
         while kills < 10 {
             runs += 1
-            let process = try RunningProduct("handover", ["apply"] + s.options + ["--commit", "--batch-size", "1"])
-            usleep(UInt32.random(in: 100_000...600_000))
+            let process = try RunningProduct("handover", ["apply"] + rounds.last!.options + ["--commit", "--batch-size", "1"])
+            usleep(UInt32.random(in: 50_000...500_000))
             process.signal(SIGKILL)
             let ended = process.wait()
-            if ended.signalled { kills += 1 }
-            if !ended.signalled { break }   // finished before the kill: nothing left to stop
-        }
-        #expect(kills >= 10, "the runs ended before 10 kills: \(kills) in \(runs) runs")
-        let last = try s.apply("--commit", "--batch-size", "3")
-        #expect([0, 1].contains(last.status), "\(last.out)\(last.err)")
-        #expect(try s.apply("--commit").out.contains("Nothing new"), "the work is done")
-
-        let accounts = try s.accounts()
-        for (account, sub) in migrated where account != s.signedIn.accountID { #expect(accounts[account] == sub, "\(account)") }
-        let markers = try s.markers()
-        let (intents, batches, outcomes) = try s.recorded()
-        // Every account applied exactly once, as the ledger and the markers both say.
-        #expect(markers.values.map(\.1).joined().filter { $0 == "a" }.count == migrated.count - 1)
-        for account in migrated.keys where account != s.signedIn.accountID {
-            #expect(outcomes[account]?.filter { $0 == .applied }.count == 1, "\(account): \(outcomes[account] ?? [])")
-        }
-        // Row by row: each intent is settled; a committed settlement has its marker, with the same
-        // intent digest and, change by change, the same outcomes; one not committed has none.
-        #expect(Set(intents.keys) == Set(batches.keys), "every intent settled")
-        for (key, settlement) in batches {
-            let intent = try #require(intents[key])
-            guard settlement.committed else {
-                #expect(markers[key] == nil && settlement.recovered, "\(key) did not commit, and only a later run can know it")
+            if ended.signalled {
+                kills += 1
                 continue
             }
-            let marker = try #require(markers[key], "settled batch \(key) has no marker")
-            #expect(marker.0 == intent.sha256 && settlement.intentSHA256 == intent.sha256)
-            let written = zip(intent.planned, settlement.outcomes).filter { $0.0 == .change }.map { $0.1 == .applied ? "a" : $0.1 == .collision ? "c" : "m" }.joined()
-            #expect(written == marker.1, "\(key): the ledger says \(written), the marker \(marker.1)")
+            #expect([0, 1].contains(ended.status), "\(ended.out)\(ended.err)")
+            rounds.append(try s.applying(to: s.dir.sub("app-\(rounds.count + 1).sqlite"), from: pristine))
         }
-        #expect(Set(markers.keys).isSubset(of: Set(batches.keys)), "every marker is a batch the ledger settled")
+        var batchCount = 0, recoveredCount = 0
+        for round in rounds {
+            let last = try round.apply("--commit", "--batch-size", "3")
+            #expect([0, 1].contains(last.status), "\(last.out)\(last.err)")
+            #expect(try round.apply("--commit").out.contains("Nothing new"), "the work is done")
+
+            let accounts = try round.accounts()
+            for (account, sub) in migrated where account != s.signedIn.accountID { #expect(accounts[account] == sub, "\(account)") }
+            let markers = try round.markers()
+            let (intents, batches, outcomes) = try round.recorded()
+            batchCount += batches.count
+            recoveredCount += batches.values.filter(\.recovered).count
+            // Every account applied exactly once, as the ledger and the markers both say.
+            #expect(markers.values.map(\.1).joined().filter { $0 == "a" }.count == migrated.count - 1)
+            for account in migrated.keys where account != s.signedIn.accountID {
+                #expect(outcomes[account]?.filter { $0 == .applied }.count == 1, "\(account): \(outcomes[account] ?? [])")
+            }
+            // Row by row: each intent is settled; a committed settlement has its marker, with the
+            // same intent digest and, change by change, the same outcomes; one not committed has none.
+            #expect(Set(intents.keys) == Set(batches.keys), "every intent settled")
+            for (key, settlement) in batches {
+                let intent = try #require(intents[key])
+                guard settlement.committed else {
+                    #expect(markers[key] == nil && settlement.recovered, "\(key) did not commit, and only a later run can know it")
+                    continue
+                }
+                let marker = try #require(markers[key], "settled batch \(key) has no marker")
+                #expect(marker.0 == intent.sha256 && settlement.intentSHA256 == intent.sha256)
+                let written = zip(intent.planned, settlement.outcomes).filter { $0.0 == .change }.map { $0.1 == .applied ? "a" : $0.1 == .collision ? "c" : "m" }.joined()
+                #expect(written == marker.1, "\(key): the ledger says \(written), the marker \(marker.1)")
+            }
+            #expect(Set(markers.keys).isSubset(of: Set(batches.keys)), "every marker is a batch the ledger settled")
+        }
         let verify = try handover("verify", "--deep", "--ledger", s.ledger)
         #expect(verify.status == 0, "\(verify.out)\(verify.err)")
-        print("apply killed \(kills) times in \(runs) runs; \(batches.count) batches settled, \(batches.values.filter(\.recovered).count) of them from markers")
+        print("apply killed \(kills) times in \(runs) runs over \(rounds.count) round(s); \(batchCount) batches settled, \(recoveredCount) of them from markers")
     }
 }
 
