@@ -84,87 +84,72 @@ public struct ApplyRun: Sendable {
 
     /// What a commit would do now, read without writing anything.
     public func plan() async throws -> ApplyPlan {
-        let work = try workList(resuming: nil)
-        return try await ApplyPlan(items: work.items, table: table, batch: options.batchSize)
+        try await ApplyPlan(items: try work(resuming: nil).allItems(), table: table, batch: options.batchSize)
     }
 
-    /// The accounts to set, and the outcome each already has on record (a repeated one is not recorded again).
-    struct WorkList {
-        var items: [ApplyPlan.Item] = []
-        var recorded: [String: ApplyOutcome] = [:]
-    }
-
-    private func workList(resuming run: ApplyHistory.Run?) throws -> WorkList {
-        try ledger.read { view in
+    /// What the run takes: for an undo, the accounts the undone run changed (and not restored
+    /// since); for an apply, the migrated users earlier runs to the same table left undone.
+    private func work(resuming run: ApplyHistory.Run?) throws -> ApplyWork {
+        let source = try ledger.read { view -> ApplyWork.Source in
             let history = try ApplyHistory(view)
             let done = run?.settledAccounts ?? [:]
             let mine = started(userCount: 0)
             // What earlier runs did to this table's accounts: the ledger's users hold only the
             // last outcome, of whichever table was written last.
             let prior = history.outcomes(writingSameTableAs: mine)
-            var work = WorkList()
-            if let undo = options.undo {
-                guard let undone = history.run(undo) else { throw ApplyError(.usage, "no apply run \(undo) is recorded in this ledger") }
-                guard undone.started.undoOf == nil else { throw ApplyError(.usage, "run \(undo) is itself an undo; apply again instead of undoing it") }
-                guard undone.writesSameTable(as: mine) else {
-                    throw ApplyError(.usage, "run \(undo) wrote to \(undone.started.table) in \(undone.started.target), not to \(table.mapping.table) in \(table.targetName)")
-                }
-                // Only accounts whose last outcome on this table is still the run's `applied`.
-                for batch in undone.settled.keys.sorted() {
-                    guard let settlement = undone.settled[batch], settlement.committed, let intent = undone.intents[batch] else { continue }
-                    for (i, outcome) in settlement.outcomes.enumerated() where outcome == .applied && prior[intent.accountIDs[i]] == .applied && done[intent.accountIDs[i]] == nil {
-                        guard options.accounts?.contains(intent.accountIDs[i]) ?? true else { continue }
-                        work.items.append(ApplyPlan.Item(accountID: intent.accountIDs[i], new: intent.oldValues[i], expected: .some(intent.newValues[i])))
-                    }
-                }
-                return work
+            guard let undo = options.undo else {
+                let since = options.sinceLast ? history.runs.last { $0.finished && $0.started.undoOf == nil && $0.writesSameTable(as: mine) }?.startedAt : nil
+                return .users(ApplyWork.Filter(done: done, prior: prior, since: since, accounts: options.accounts))
             }
-            let since = options.sinceLast ? history.runs.last { $0.finished && $0.started.undoOf == nil && $0.writesSameTable(as: mine) }?.startedAt : nil
-            try projection.read(ledger) { snapshot, _ in
-                try snapshot.forEachMigratedUser { user in
-                    guard let item = ApplyPlan.Item(user: user), done[item.accountID] == nil else { return }
-                    if let accounts = options.accounts, !accounts.contains(item.accountID) { return }
-                    if let since, let recorded = user.migratedRecordedAt, recorded < since { return }
-                    if let outcome = prior[item.accountID] {
-                        if outcome == .applied || outcome == .already { return }
-                        work.recorded[item.accountID] = outcome
-                    }
-                    work.items.append(item)
+            guard let undone = history.run(undo) else { throw ApplyError(.usage, "no apply run \(undo) is recorded in this ledger") }
+            guard undone.started.undoOf == nil else { throw ApplyError(.usage, "run \(undo) is itself an undo; apply again instead of undoing it") }
+            guard undone.writesSameTable(as: mine) else {
+                throw ApplyError(.usage, "run \(undo) wrote to \(undone.started.table) in \(undone.started.target), not to \(table.mapping.table) in \(table.targetName)")
+            }
+            // Only accounts whose last outcome on this table is still the run's `applied`.
+            var items: [ApplyPlan.Item] = []
+            for batch in undone.settled.keys.sorted() {
+                guard let settlement = undone.settled[batch], settlement.committed, let intent = undone.intents[batch] else { continue }
+                for (i, outcome) in settlement.outcomes.enumerated() where outcome == .applied && prior[intent.accountIDs[i]] == .applied && done[intent.accountIDs[i]] == nil {
+                    guard options.accounts?.contains(intent.accountIDs[i]) ?? true else { continue }
+                    items.append(ApplyPlan.Item(accountID: intent.accountIDs[i], new: intent.oldValues[i], expected: .some(intent.newValues[i])))
                 }
             }
-            return work
+            return .items(items)
         }
+        return ApplyWork(source: source, ledger: ledger, projection: projection, batchSize: options.batchSize)
     }
 
     // MARK: Committing
 
-    /// Settles what a stopped run left, then writes, batch by batch, recording each. `progress`
-    /// is told after each batch: accounts done, of how many.
-    public func commit(progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Result {
+    /// Settles what a stopped run left, then writes, batch by batch, recording each.
+    public func commit() async throws -> Result {
         var result = Result()
         let clock = ContinuousClock.now
         let (resumed, recovered) = try await settleStoppedRuns()
         result.recoveredBatches = recovered.batches
         result.recoveredCommitted = recovered.committed
-        let work = try workList(resuming: resumed)
+        let work = try work(resuming: resumed)
         var runID = resumed?.id
         var batch = resumed?.nextBatch ?? 0
         result.resumed = resumed != nil
         result.runID = runID
-        // Three things overlap: the plan of the next batch is read (on `reader`), this batch's
-        // intent is recorded, and the batch before is written (on `table`). Each settlement is
-        // recorded with a later intent (or the run's end), in one append; so at any moment at
-        // most two batches are intended and not settled: one being written, one about to be.
-        let recorded = work.recorded
-        let slices = stride(from: 0, to: work.items.count, by: options.batchSize).map { Array(work.items[$0..<min($0 + options.batchSize, work.items.count)]) }
-        let plan = { @Sendable [reader] (items: [ApplyPlan.Item]) async throws -> [ApplyPlan.Entry] in
+        // Three things overlap: the next page's plan is read (the ledger's users, then the
+        // accounts on `reader`), this batch's intent is recorded, and the batch before is written
+        // (on `table`). Each settlement is recorded with a later intent (or the run's end), in one
+        // append; so at any moment at most two batches are intended and not settled: one being
+        // written, one about to be.
+        let plan = { @Sendable [reader] (first: UInt64) async throws -> (entries: [ApplyPlan.Entry], next: UInt64?) in
+            let page = try work.page(from: first)
             // An outcome on record already (no account, the same collision) is not recorded again.
-            try await ApplyPlan.entries(items, table: reader).filter { entry in recorded[entry.accountID].map { ApplyOutcome(unwritten: entry.outcome) != $0 } ?? true }
+            let entries = try await ApplyPlan.entries(page.items, table: reader).filter { entry in
+                page.recorded[entry.accountID].map { ApplyOutcome(unwritten: entry.outcome) != $0 } ?? true
+            }
+            return (entries, page.next)
         }
-        var next = slices.first.map { items in Task { try await plan(items) } }
+        var next: Task<(entries: [ApplyPlan.Entry], next: UInt64?), Error>? = Task { try await plan(0) }
         var writing: (intent: ApplyIntended, entries: [ApplyPlan.Entry], write: Task<[ApplyOutcome], Error>)?
         var unsettled: [EventDraft] = []
-        var done = 0, index = 0
         func settle(_ intent: ApplyIntended, _ entries: [ApplyPlan.Entry], _ written: [ApplyOutcome]) {
             let outcomes = Self.outcomes(of: intent, written: written, undo: options.undo != nil)
             unsettled.append(EventDraft(.applySettled(ApplySettled(batch: intent.batch, intentSHA256: intent.sha256, committed: true, recovered: false,
@@ -178,15 +163,12 @@ public struct ApplyRun: Sendable {
         }
         do {
             while let reading = next {
-                let entries = try await reading.value
-                done += slices[index].count
-                index += 1
-                next = index < slices.count ? { let items = slices[index]; return Task { try await plan(items) } }() : nil
-                progress(done, work.items.count)
+                let (entries, after) = try await reading.value
+                next = after.map { first in Task { try await plan(first) } }
                 guard !entries.isEmpty else { continue }
                 if runID == nil {
                     let id = UUID().uuidString.lowercased()
-                    unsettled.append(EventDraft(.applyStarted(started(userCount: work.items.count)), idempotencyKey: ApplyStarted.idempotencyKey(run: id), runID: id))
+                    unsettled.append(EventDraft(.applyStarted(started(userCount: try work.count())), idempotencyKey: ApplyStarted.idempotencyKey(run: id), runID: id))
                     runID = id
                     result.runID = id
                 }

@@ -16,12 +16,17 @@ public final class SQLiteAccounts: AccountsTable, Sendable {
         guard FileManager.default.fileExists(atPath: path) else { throw ApplyError(.target, "\(path) does not exist: --to takes the app's SQLite database") }
         var configuration = Configuration()
         configuration.readonly = !writable
+        // The app writes to its database meanwhile: wait for its locks rather than fail.
+        configuration.busyMode = .timeout(SQLiteAccounts.lockWait)
         do { queue = try DatabaseQueue(path: path, configuration: configuration) } catch {
             throw ApplyError(.target, "cannot open \(path) as SQLite: \(ErrorText.describing(error))")
         }
         self.mapping = mapping
         self.path = path
     }
+
+    /// How long a read or a batch waits for a lock the app holds, seconds.
+    static let lockWait: TimeInterval = 30
 
     /// Rows are asked for this many keys or values at a time (SQLite's default limit on bound
     /// parameters is 32,766).

@@ -43,6 +43,9 @@ public protocol ProjectionSnapshot {
     func user(with identifier: Identifier) throws -> UserState?
     /// Every user, in key order.
     func forEachUser(_ body: (UserState) throws -> Void) throws
+    /// The users from key `first` on, in key order, while `body` returns true: a listing read a
+    /// page at a time.
+    func forEachUser(from first: UInt64, _ body: (UserState) throws -> Bool) throws
     /// Every user whose migration step is done, in the order they migrated (migration time,
     /// or the last attempt's when there is none, then user key).
     func forEachMigratedUser(_ body: (UserState) throws -> Void) throws

@@ -262,7 +262,9 @@ struct ApplyMeanwhileTests {
         let app = s.app
         let table = MeddlingTable(try SQLiteAccounts(path: app, mapping: try ApplyMapping(table: "accounts", key: "account_id=id", set: "recipient_sub=apple_sub"), writable: true)) { changes in
             guard let first = changes.first else { return }
-            try DatabaseQueue(path: app).write { try $0.execute(sql: "UPDATE accounts SET apple_sub = 'set-by-the-app' WHERE id = ?", arguments: [first.key]) }
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(30)
+            try DatabaseQueue(path: app, configuration: configuration).write { try $0.execute(sql: "UPDATE accounts SET apple_sub = 'set-by-the-app' WHERE id = ?", arguments: [first.key]) }
         }
         let projection = UserProjection()
         let ledger = try Ledger.open(at: s.ledger, folders: [projection], options: Ledger.Options(access: .readWrite))

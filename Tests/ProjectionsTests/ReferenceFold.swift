@@ -57,6 +57,12 @@ final class ReferenceFold: ProjectionSnapshot, ProjectionStore {
         for key in users.keys.sorted() { try body(users[key]!) }
     }
 
+    func forEachUser(from first: UInt64, _ body: (UserState) throws -> Bool) throws {
+        for key in users.keys.sorted() where key >= first {
+            guard try body(users[key]!) else { return }
+        }
+    }
+
     func forEachMigratedUser(_ body: (UserState) throws -> Void) throws {
         let done = users.values.filter(\.status.isDone)
         for user in done.sorted(by: { (MigratedOrder.time(of: $0)!, $0.key) < (MigratedOrder.time(of: $1)!, $1.key) }) { try body(user) }

@@ -41,16 +41,25 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
     /// Walks `user_versions` once, taking for each user its newest version within the
     /// picture and skipping the versions written after it.
     func forEachUser(_ body: (UserState) throws -> Void) throws {
+        try forEachUser(from: 0) { user in
+            try body(user)
+            return true
+        }
+    }
+
+    func forEachUser(from first: UInt64, _ body: (UserState) throws -> Bool) throws {
         try transaction.withCursor(databases.userVersions) { cursor in
-            var entry = try cursor.first()
+            var entry = try cursor.seek(atLeast: ProjectionDatabases.versionKey(first, 0))
             var current: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
-            func emit() throws {
-                if let current, !current.value.isEmpty { try body(try UserStateCodec.decode(key: current.key, value: current.value)) }
+            // Hands the user before to `body`; false once `body` asks to stop.
+            func emit() throws -> Bool {
+                guard let current, !current.value.isEmpty else { return true }
+                return try body(try UserStateCodec.decode(key: current.key, value: current.value))
             }
             while let (key, value) = entry {
                 let user = try BigEndian.uint64(key)
                 if try user != current.map({ try BigEndian.uint64($0.key) }) {
-                    try emit()
+                    guard try emit() else { return }
                     current = nil
                 }
                 if try BigEndian.uint64(key, at: 8) > limit {
@@ -60,7 +69,7 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
                 current = (key, value)
                 entry = try cursor.next()
             }
-            try emit()
+            _ = try emit()
         }
     }
 
