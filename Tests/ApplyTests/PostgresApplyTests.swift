@@ -102,5 +102,15 @@ struct PostgresApplyTests {
         let migrated = try database.scalar("SELECT count(*) FROM accounts WHERE apple_sub LIKE '001%'")
         let applied = try database.scalar("SELECT coalesce(sum(applied), 0) FROM handover_apply")
         #expect(Int(migrated) == Int(applied) && Int(applied)! > 250, "every account the markers count took its new sub: \(migrated), \(applied)")
+
+        // Again: nothing new. Undone: every value as it was.
+        let before = try database.scalar("SELECT count(*) FROM handover_apply")
+        let again = try runProduct("handover", options + ["--commit"], environment: database.environment)
+        #expect(again.status == 0 && again.out.contains("Nothing new"), "\(again.out)\(again.err)")
+        #expect(try database.scalar("SELECT count(*) FROM handover_apply") == before)
+        let runID = try #require(commit.out.split(separator: " ").dropFirst(2).first.map(String.init))
+        let undo = try runProduct("handover", options + ["--undo", runID, "--commit"], environment: database.environment)
+        #expect(undo.status == 0 && undo.out.contains("undone \(applied)."), "\(undo.out)\(undo.err)")
+        #expect(try database.scalar("SELECT count(*) FROM accounts WHERE apple_sub LIKE '001%'") == "0", "every old value restored")
     }
 }
