@@ -7,7 +7,8 @@ public protocol AccountsTable: Sendable {
     /// The mapping this table is read through.
     var mapping: ApplyMapping { get }
     /// The kind of database, and the database as the ledger names it: a SQLite file's path, or
-    /// a PostgreSQL URL with its password masked.
+    /// a PostgreSQL URL without its user and password (the log holds no `@`: the independent
+    /// checks read one as a plaintext email).
     var targetKind: ApplyStarted.TargetKind { get }
     var targetName: String { get }
 

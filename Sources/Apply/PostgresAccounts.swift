@@ -10,7 +10,15 @@ import Reporting
 public final class PostgresAccounts: AccountsTable, Sendable {
     public let mapping: ApplyMapping
     public var targetKind: ApplyStarted.TargetKind { .postgres }
-    public var targetName: String { target.masked }
+    public var targetName: String { Self.withoutUser(target.masked) }
+
+    /// `url` without the user and password before its host.
+    static func withoutUser(_ url: String) -> String {
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
+        let rest = url[scheme.upperBound...]
+        guard !rest[..<at].contains("/") else { return url }
+        return String(url[..<scheme.upperBound]) + String(rest[rest.index(after: at)...])
+    }
     private let target: PostgresTarget
     private let connection: PostgresConnection
     private let logger: Logger

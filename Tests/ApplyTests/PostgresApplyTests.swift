@@ -99,6 +99,8 @@ struct PostgresApplyTests {
             #expect(!r.out.contains(database.password) && !r.err.contains(database.password), "the password is never printed")
         }
         #expect(try !filesContain(ledger, database.password), "nor recorded")
+        let started = try runProduct("handover", ["query", "events", "--type", "apply-started", "--ledger", ledger, "--format", "json"])
+        #expect(started.out.contains("postgres://") && !started.out.contains("@"), "the ledger names the database without its user: \(started.out)")
         let migrated = try database.scalar("SELECT count(*) FROM accounts WHERE apple_sub LIKE '001%'")
         let applied = try database.scalar("SELECT coalesce(sum(applied), 0) FROM handover_apply")
         #expect(Int(migrated) == Int(applied) && Int(applied)! > 250, "every account the markers count took its new sub: \(migrated), \(applied)")

@@ -52,7 +52,7 @@ public enum EventSamples {
                                                                 fileSHA256: rowsSHA256, chunk: 0, chunkCount: 1, rowCount: 2, firstRow: 0,
                                                                 accountIDs: rows.accountIDs, transferSubs: rows.transferSubs, sequences: rows.sequences)),
                        idempotencyKey: HandoffRowsReceived.idempotencyKey(origin: senderCheckpoint.origin, package: 2, fileSHA256: rowsSHA256, chunk: 0)),
-            EventDraft(.applyStarted(ApplyStarted(targetKind: .postgres, target: "postgres://app:*****@db.example.com/app", table: "accounts", keyColumn: "id",
+            EventDraft(.applyStarted(ApplyStarted(targetKind: .postgres, target: "postgres://db.example.com:5432/app?sslmode=require", table: "accounts", keyColumn: "id",
                                                   subColumn: "apple_sub", condition: "provider = 'apple'", undoOf: nil, userCount: 2, batchSize: 1_000)),
                        idempotencyKey: ApplyStarted.idempotencyKey(run: "run-4"), runID: "run-4"),
             EventDraft(.applyIntended(intent), idempotencyKey: ApplyIntended.idempotencyKey(run: "run-4", batch: 0), runID: "run-4"),

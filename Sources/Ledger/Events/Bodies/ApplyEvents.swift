@@ -67,7 +67,7 @@ public struct ApplyStarted: Hashable, Sendable {
     }
 
     public var targetKind: TargetKind
-    /// The database: a SQLite file's path, or a PostgreSQL URL with the password masked.
+    /// The database: a SQLite file's path, or a PostgreSQL URL without its user and password.
     public var target: String
     /// The accounts table and the mapping's columns, as the operator named them.
     public var table: String
