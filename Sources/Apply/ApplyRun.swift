@@ -84,14 +84,13 @@ public struct ApplyRun: Sendable {
 
     /// What a commit would do now, read without writing anything.
     public func plan() async throws -> ApplyPlan {
-        try await ApplyPlan(items: try work(resuming: nil).allItems(), table: table, batch: options.batchSize)
+        try await ApplyPlan(items: try work(ledger.read { try ApplyHistory($0) }, resuming: nil).allItems(), table: table, batch: options.batchSize)
     }
 
     /// What the run takes: for an undo, the accounts the undone run changed (and not restored
     /// since); for an apply, the migrated users earlier runs to the same table left undone.
-    private func work(resuming run: ApplyHistory.Run?) throws -> ApplyWork {
-        let source = try ledger.read { view -> ApplyWork.Source in
-            let history = try ApplyHistory(view)
+    private func work(_ history: ApplyHistory, resuming run: ApplyHistory.Run?) throws -> ApplyWork {
+        let source = try { () throws -> ApplyWork.Source in
             let done = run?.settledAccounts ?? [:]
             let mine = started(userCount: 0)
             // What earlier runs did to this table's accounts: the ledger's users hold only the
@@ -116,7 +115,7 @@ public struct ApplyRun: Sendable {
                 }
             }
             return .items(items)
-        }
+        }()
         return ApplyWork(source: source, ledger: ledger, projection: projection, batchSize: options.batchSize)
     }
 
@@ -126,10 +125,10 @@ public struct ApplyRun: Sendable {
     public func commit() async throws -> Result {
         var result = Result()
         let clock = ContinuousClock.now
-        let (resumed, recovered) = try await settleStoppedRuns()
+        let (history, resumed, recovered) = try await settleStoppedRuns()
         result.recoveredBatches = recovered.batches
         result.recoveredCommitted = recovered.committed
-        let work = try work(resuming: resumed)
+        let work = try work(history, resuming: resumed)
         var runID = resumed?.id
         var batch = resumed?.nextBatch ?? 0
         result.resumed = resumed != nil
@@ -218,13 +217,14 @@ public struct ApplyRun: Sendable {
 
     /// Settles, from the database's markers, the batches stopped runs to this table left
     /// intended, and finds the run this commit continues: the last unfinished one to this table,
-    /// which must have been started with the same mapping and undo.
-    private func settleStoppedRuns() async throws -> (ApplyHistory.Run?, (batches: Int, committed: Int)) {
-        let history = try ledger.read { try ApplyHistory($0) }
+    /// which must have been started with the same mapping and undo. Returns the ledger's apply
+    /// history with those settlements in it, read once for the whole commit.
+    private func settleStoppedRuns() async throws -> (ApplyHistory, ApplyHistory.Run?, (batches: Int, committed: Int)) {
+        var history = try ledger.read { try ApplyHistory($0) }
         let mine = started(userCount: 0)
         var recovered = (batches: 0, committed: 0)
         var resumed: ApplyHistory.Run?
-        for var run in history.runs where !run.finished && run.writesSameTable(as: mine) {
+        for (index, var run) in history.runs.enumerated() where !run.finished && run.writesSameTable(as: mine) {
             let dangling = run.dangling
             if !dangling.isEmpty {
                 let markers = Dictionary(try await table.committedBatches(of: run.id).map { ($0.batch, $0) }, uniquingKeysWith: { a, _ in a })
@@ -246,6 +246,7 @@ public struct ApplyRun: Sendable {
                     run.settled[intent.batch] = settlement
                 }
             }
+            history.runs[index] = run
             resumed = run
         }
         if let resumed {
@@ -257,6 +258,6 @@ public struct ApplyRun: Sendable {
                                  + ": run it again with those options to finish it")
             }
         }
-        return (resumed, recovered)
+        return (history, resumed, recovered)
     }
 }
