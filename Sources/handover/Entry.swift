@@ -17,6 +17,7 @@ enum Entry {
         LoggingSystem.bootstrap { label in StreamLogHandler(label: label, stream: InertStandardError()) }
         do {
             var command = try await Handover.asyncParseAsRoot()
+            try MissingSubcommand.refuse(command)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -44,6 +45,8 @@ struct CommandEnding {
         switch error {
         case let exit as CLIExit:
             self.init(status: exit.status, standardError: exit.message.map { "error: " + $0 })
+        case let missing as MissingSubcommand:
+            self.init(status: .usage, standardError: "error: \(missing)\n\n" + Handover.helpMessage(for: missing.group))
         case let error as any ExitStatusDeciding:
             self.init(status: error.exitStatus, standardError: "error: \(error)")
         default:
@@ -77,4 +80,26 @@ struct CLIExit: Error {
     }
 
     static func usage(_ message: String) -> CLIExit { CLIExit(.usage, message) }
+}
+
+/// A command group (`handover`, `handover query`, ...) run without one of its subcommands: bad
+/// usage: its help on standard error, exit 2. `--help` and `help` still print
+/// it on standard output with exit 0.
+struct MissingSubcommand: Error, CustomStringConvertible {
+    /// The group that was run.
+    let group: any ParsableCommand.Type
+
+    /// Throws when `command`, as parsed, is a group: ArgumentParser runs a group named alone
+    /// (its default `run()` prints its help and exits 0).
+    static func refuse(_ command: any ParsableCommand) throws {
+        let group = type(of: command)
+        guard !group.configuration.subcommands.isEmpty else { return }
+        throw MissingSubcommand(group: group)
+    }
+
+    var description: String {
+        // "handover query <subcommand>": the words before the first placeholder.
+        let path = Handover.usageString(for: group).split(separator: " ").prefix { word in !word.hasPrefix("<") && !word.hasPrefix("[") }
+        return "`\(path.joined(separator: " "))` needs a subcommand; its help follows"
+    }
 }

@@ -32,4 +32,22 @@ struct ExitStatusTests {
         let words = help.out.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(help.status == 0 && words.contains("143 a run interrupted by SIGTERM"), "exit \(help.status)\n\(help.out)\n\(help.err)")
     }
+
+    @Test("a command group run without a subcommand prints its help on standard error and exits 2; --help and help exit 0")
+    func groupWithoutSubcommand() throws {
+        for group in [[], ["query"], ["handoff"], ["simulator"], ["projections"]] {
+            let r = try handover(group)
+            let name = (["handover"] + group).joined(separator: " ")
+            #expect(r.status == ExitStatus.usage.rawValue, "\(name): exit \(r.status)")
+            #expect(r.out.isEmpty && r.err.hasPrefix("error: `\(name)` needs a subcommand; its help follows\n"), "\(name): \(r.out)\n\(r.err)")
+            #expect(r.err.contains("USAGE: \(name) <subcommand>") && r.err.contains("SUBCOMMANDS:"), "\(name): \(r.err)")
+        }
+        // `evidence` runs `evidence write`, which needs its user: a usage error too.
+        let evidence = try handover(["evidence"])
+        #expect(evidence.status == ExitStatus.usage.rawValue && evidence.err.hasPrefix("error: ") && evidence.err.contains("Usage: handover evidence write"), "\(evidence.err)")
+        for asked in [["--help"], ["help"], ["help", "query"], ["query", "--help"]] {
+            let r = try handover(asked)
+            #expect(r.status == 0 && r.err.isEmpty && r.out.contains("USAGE: handover"), "\(asked): exit \(r.status)\n\(r.out)\n\(r.err)")
+        }
+    }
 }
