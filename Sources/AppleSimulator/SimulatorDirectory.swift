@@ -92,6 +92,7 @@ public struct SimulatorDirectory: Sendable {
     /// `.p8` PEM (written to `keys/AuthKey_KEYID.p8` too).
     public func registerTeam(_ teamID: String, clientIDs: [String], keyID: String? = nil) throws -> (keyID: String, privateKeyPath: String) {
         guard AppleCredentials.isTenCharacterID(teamID) else { throw SimulatorError("team ID \(teamID) is not 10 characters of A-Z and 0-9") }
+        if let keyID, !AppleCredentials.isTenCharacterID(keyID) { throw SimulatorError("key ID \(keyID) is not 10 characters of A-Z and 0-9") }
         let keyID = keyID ?? String(Hex.encode(SHA256.hash(data: Data((teamID + UUID().uuidString).utf8))).uppercased().prefix(10))
         let key = P256.Signing.PrivateKey()
         let team = Team(teamID: teamID, keyID: keyID, clientIDs: clientIDs, publicKeyPEM: key.publicKey.pemRepresentation)
@@ -130,11 +131,16 @@ public struct SimulatorDirectory: Sendable {
         return try JSONDecoder().decode([Transfer].self, from: Data(data))
     }
 
-    /// Marks identifiers (a `sub` or `transfer_sub`) as having revoked consent.
-    public func revoke(_ identifiers: [String]) throws {
+    /// Marks identifiers (a `sub` or `transfer_sub`) as having revoked consent; returns those
+    /// newly marked, in the order given (an identifier marked before is left as it is).
+    @discardableResult
+    public func revoke(_ identifiers: [String]) throws -> [String] {
         // No file yet is expected (nothing revoked): an empty list.
         let existing = try FileBytes.readIfPresent(revokedPath, limit: SimulatorDirectory.maximumRevokedBytes).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        try write(existing + identifiers.map { $0 + "\n" }.joined(), to: revokedPath)
+        var listed = Set(existing.split(whereSeparator: \.isNewline).map(String.init))
+        let added = identifiers.filter { listed.insert($0).inserted }
+        if !added.isEmpty { try write(existing + added.map { $0 + "\n" }.joined(), to: revokedPath) }
+        return added
     }
 
     /// Identifiers marked as having revoked consent.

@@ -1,3 +1,4 @@
+import AppleID
 import AppleSimulator
 import ArgumentParser
 import Foundation
@@ -65,9 +66,18 @@ struct SimulatorCommand: AsyncParsableCommand {
     struct RegisterTeam: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "register-team", abstract: "Register a team with a new key; prints the key ID and the .p8 path.")
         @OptionGroup var directory: SimulatorDirectoryOption
-        @Option(name: .customLong("team-id")) var teamID: String
+        @Option(name: .customLong("team-id"), help: "The team's 10-character team ID (A-Z, 0-9).") var teamID: String
         @Option(name: .customLong("client-id"), help: "Client IDs of the team's app (repeat).") var clientIDs: [String]
-        @Option(name: .customLong("key-id"), help: "Key ID to use (default: a new one).") var keyID: String?
+        @Option(name: .customLong("key-id"), help: ArgumentHelp("The key's 10-character key ID, A-Z and 0-9 as Apple's are (default: a new one).", valueName: "id"))
+        var keyID: String?
+
+        func validate() throws {
+            guard AppleCredentials.isTenCharacterID(teamID) else { throw ValidationError("--team-id: \"\(teamID)\" is not 10 characters of A-Z and 0-9") }
+            if let keyID, !AppleCredentials.isTenCharacterID(keyID) {
+                throw ValidationError("--key-id: \"\(keyID)\" is not 10 characters of A-Z and 0-9, as Apple's key IDs are (KEYA111111, say)")
+            }
+            for clientID in clientIDs where !AppleCredentials.isClientID(clientID) { throw ValidationError("--client-id: \"\(clientID)\" is empty or contains spaces") }
+        }
 
         func run() throws {
             let (key, path) = try directory.open().registerTeam(teamID, clientIDs: clientIDs, keyID: keyID)
@@ -97,11 +107,23 @@ struct SimulatorCommand: AsyncParsableCommand {
     }
 
     struct Revoke: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Mark users (sub or transfer_sub) as having revoked consent.")
+        static let configuration = CommandConfiguration(abstract: "Mark users (sub or transfer_sub) as having revoked consent; prints one line per user.")
         @OptionGroup var directory: SimulatorDirectoryOption
-        @Argument var identifiers: [String]
+        @Argument(help: ArgumentHelp("The users' sub (team A's calls) or transfer_sub (team B's).", valueName: "id")) var identifiers: [String]
 
-        func run() throws { try directory.open().revoke(identifiers) }
+        func validate() throws {
+            guard !identifiers.isEmpty else { throw ValidationError("name at least one user: a sub or a transfer_sub") }
+            for identifier in identifiers where identifier.isEmpty || identifier.contains(where: \.isNewline) {
+                throw ValidationError("\"\(identifier)\" is not an identifier: empty, or a line break in it")
+            }
+        }
+
+        func run() throws {
+            var added = Set(try directory.open().revoke(identifiers))
+            for identifier in identifiers {
+                Console.out((added.remove(identifier) != nil ? "revoked consent: " : "already revoked: ") + identifier)
+            }
+        }
     }
 
     struct MintIdentityToken: ParsableCommand {
