@@ -8,7 +8,11 @@ struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "The standard questions answered: users known and migrated (by path, per day, before the deadline), pending, failures, notifications, erasures.",
-        discussion: "--html FILE also writes one self-contained page (inline SVG charts and CSS, no scripts) that prints well to PDF.")
+        discussion: """
+            --html FILE writes the report as one self-contained page (inline SVG charts and CSS, no scripts) that prints well to PDF, \
+            and prints one line saying what it wrote where instead of the text report; with --format json the JSON is still printed, \
+            and that line goes to standard error.
+            """)
 
     @OptionGroup var ledgerOptions: LedgerOptions
 
@@ -17,7 +21,7 @@ struct ReportCommand: ParsableCommand {
 
     @OptionGroup var time: AsOfOptions
 
-    @Option(help: ArgumentHelp("Also write the report as one self-contained HTML file.", valueName: "file"))
+    @Option(help: ArgumentHelp("Write the report as one self-contained HTML file (and print one line, not the text report).", valueName: "file"))
     var html: String?
 
     @Option(help: ArgumentHelp("Team A's ledger, for a report on team B's: adds the \"both halves\" section (reconcile's totals, after checking team A's checkpoints).", valueName: "dir"))
@@ -35,9 +39,13 @@ struct ReportCommand: ParsableCommand {
                                                                    recipientProjection: projection, asOf: time.asOf))
         }
         if let html { try write(report.html, to: html) }
+        let written = html.map { "Wrote the HTML report to \($0): \(report.usersKnown) users, \(report.migrated) migrated, "
+            + "through event \(report.throughSequence) of team \(report.identity.teamID)'s ledger" + (report.isHistorical ? " (as of \(report.asOf.rfc3339))." : ".") }
         switch format {
-        case .text: print(report.text, terminator: "")
-        case .json: print(String(decoding: InertText.json(report.json.canonicalBytes), as: UTF8.self))
+        case .text: if let written { Console.out(written) } else { print(report.text, terminator: "") }
+        case .json:
+            print(String(decoding: InertText.json(report.json.canonicalBytes), as: UTF8.self))
+            if let written { Console.error(written) }
         }
     }
 }

@@ -57,11 +57,20 @@ struct ReportAndExportTests {
         #expect(during["migrated_by_path"]?["exchange"]?.intValue == Int64(exchangedTimes.filter { $0 <= middle }.count))
         #expect(during["historical"]?.boolValue == true)
 
-        // The terminal report and the HTML file.
-        let text = try handover("report", "--ledger", path, "--html", dir.sub("report.html"))
+        // The terminal report; with --html, the file and one line saying what was written where.
+        let text = try handover("report", "--ledger", path)
         #expect(text.status == 0 && text.out.contains("migrated before the deadline"), "\(text.err)")
+        let written = try handover("report", "--ledger", path, "--html", dir.sub("report.html"))
+        let users = report["users_known"]?.intValue ?? -1, migratedCount = report["migrated"]?.intValue ?? -1, through = report["through_sequence"]?.intValue ?? -1
+        #expect(written.status == 0 && written.err.isEmpty, "\(written.err)")
+        #expect(written.out == "Wrote the HTML report to \(dir.sub("report.html")): \(users) users, \(migratedCount) migrated, through event \(through) of team BBBB222222's ledger.\n",
+                "\(written.out)")
         let html = try String(contentsOfFile: dir.sub("report.html"), encoding: .utf8)
         #expect(html.hasPrefix("<!DOCTYPE html>") && html.contains("<svg ") && !html.contains("<script"))
+        // With --format json, the JSON still on standard output and the line on standard error.
+        let both = try handover("report", "--ledger", path, "--format", "json", "--html", dir.sub("again.html"))
+        #expect(both.status == 0 && (try? JSONValue.parse(Array(both.out.utf8)))?["migrated"]?.intValue == migratedCount, "\(both.out)")
+        #expect(both.err.hasPrefix("Wrote the HTML report to \(dir.sub("again.html")): "), "\(both.err)")
     }
 
     @Test("SQLite export matches query state, opens in sqlite3, adds exactly the new rows with --since-last, holds emails only when asked")
