@@ -7,13 +7,19 @@ struct EvidenceOptions: ParsableArguments {
     @Option(name: .customLong("public-key"), help: ArgumentHelp("The verifier key to check signatures with, or a file holding it (default: the key kept with the ledger, or in the bundle).", valueName: "key"))
     var publicKeyText: String?
 
-    /// The raw Ed25519 key to check with: the one given, else the ledger's (`checkpoint.pub`).
-    func publicKey(for ledger: Ledger) throws -> [UInt8] {
-        guard let publicKeyText, let text = try givenKey else { return try ledger.verifierKey().publicKey }
-        guard let (_, key) = Checkpoint.publicKey(fromVerifierKey: text) else {
+    /// The verifier key to check with, the one given or else the ledger's (`checkpoint.pub`),
+    /// and where it came from, for messages ("the public key in a.pub").
+    func verifierKey(for ledger: Ledger) throws -> (key: VerifierKey, source: String) {
+        guard let publicKeyText, let text = try givenKey else {
+            // The ledger's own key file is refused unless it is named for this ledger.
+            let key = try ledger.verifierKey().publicKey
+            return (VerifierKey(name: try ledger.origin(), publicKey: key), "the ledger's verifier key \(VerifierKeyFile.path(in: ledger.directory))")
+        }
+        guard let (name, key) = Checkpoint.publicKey(fromVerifierKey: text) else {
             throw CLIExit.usage("--public-key: \"\(publicKeyText)\" is not a verifier key (name+keyid+base64) or a file holding one")
         }
-        return key
+        let source = FileManager.default.fileExists(atPath: publicKeyText) ? "the public key in \(publicKeyText)" : "the public key given (--public-key)"
+        return (VerifierKey(name: name, publicKey: key), source)
     }
 
     /// The verifier key given: the text of `--public-key`, or of the file it names.

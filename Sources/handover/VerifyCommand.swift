@@ -11,7 +11,9 @@ struct VerifyCommand: ParsableCommand {
             With --checkpoint FILE (a checkpoint signed earlier by `handover checkpoint`), also check its \
             signature, that the first events still hash to its root, and a consistency proof that today's \
             log extends it. --format json prints what was found as one JSON object, failures included \
-            (with --checkpoint, the consistency proof).
+            (with --checkpoint, the consistency proof). A checkpoint that does not hold (its signature, \
+            its events, or another ledger's checkpoint) exits 4; a --public-key named for another ledger \
+            than the checkpoint's exits 2, naming both, and checks nothing.
             """)
 
     @OptionGroup var ledgerOptions: LedgerOptions
@@ -113,7 +115,18 @@ struct VerifyCommand: ParsableCommand {
 
     private func audit(_ ledger: Ledger, checkpointFile: String, into found: inout [String: JSONValue]) throws {
         let checkpoint = try EvidenceOptions.readCheckpoint(checkpointFile)
-        let audit = try ledger.audit(checkpoint, publicKey: evidence.publicKey(for: ledger))
+        let (key, keySource) = try evidence.verifierKey(for: ledger)
+        let origin = try ledger.origin()
+        // A key named for another ledger checks nothing here: bad input (exit 2), not a finding.
+        // (A checkpoint of another ledger is the audit's finding, exit 4: the log here is not
+        // the one it signed.)
+        if checkpoint.origin == origin, key.name != origin {
+            throw CLIExit.usage("""
+                checkpoint \(checkpointFile) is of \(checkpoint.origin), but \(keySource) is the verifier key of \(key.name): a key of another ledger, \
+                so nothing was checked. Give the verifier key of \(checkpoint.origin) (`handover checkpoint --public-key` on that ledger prints it).
+                """)
+        }
+        let audit = try ledger.audit(checkpoint, publicKey: key.publicKey)
         if format == .json {
             found.merge(audit.json) { _, new in new }
         } else if audit.holds {
@@ -124,7 +137,15 @@ struct VerifyCommand: ParsableCommand {
                 """)
         }
         guard audit.holds else {
-            throw CLIExit(.integrity, "checkpoint \(checkpointFile) does not hold: \(audit.problem ?? "")")
+            // The audit checks the origin and the size before the signature.
+            let problem = if checkpoint.origin != origin {
+                "the ledger \(ledgerOptions.directory) is \(origin), not the log the checkpoint signed"
+            } else if checkpoint.treeSize > 0 && !audit.signatureVerified {
+                "its signature does not verify with \(keySource) (\(key.line)), named for the same ledger: the checkpoint was changed after it was signed, or signed with another key"
+            } else {
+                audit.problem ?? ""
+            }
+            throw CLIExit(.integrity, "checkpoint \(checkpointFile) (of \(checkpoint.origin)) does not hold: \(problem)")
         }
     }
 }

@@ -40,7 +40,7 @@ struct EvidenceCommandTests {
         let other = try labLedger("other", count: 3)
         r = try handover("checkpoint", "--ledger", other, "--out", dir.sub("foreign.txt"))
         r = try handover("verify", "--ledger", path, "--checkpoint", dir.sub("foreign.txt"))
-        #expect(r.status == 4 && r.err.contains("this ledger is"), "\(r.err)")
+        #expect(r.status == 4 && r.err.contains("the ledger \(path) is ") && r.err.contains("not the log the checkpoint signed"), "\(r.err)")
         r = try handover("verify", "--ledger", path, "--checkpoint", dir.sub("absent.txt"))
         #expect(r.status == 2, "\(r.err)")
     }
@@ -57,5 +57,34 @@ struct EvidenceCommandTests {
         let r = try handover("verify", "--ledger", path, "--checkpoint", dir.sub("cp.txt"), "--public-key", key)
         #expect(r.status == 4, "\(r.err)")
         #expect(r.err.contains("event 40"), "\(r.err)")
+    }
+
+    @Test("verify --checkpoint with another ledger's key exits 2 naming both files and both origins; a key of the right name that does not verify exits 4")
+    func anotherLedgersKey() throws {
+        let a = try labLedger("a", count: 3), b = try labLedger("b", count: 5)
+        #expect(try handover("checkpoint", "--ledger", b, "--out", dir.sub("cp.txt")).status == 0)
+        let aKey = try handover("checkpoint", "--ledger", a, "--public-key").out
+        try Data(aKey.utf8).write(to: URL(fileURLWithPath: dir.sub("a.pub")))
+        let aOrigin = try #require(aKey.split(separator: "+").first.map(String.init))
+        let bOrigin = try #require(try String(contentsOfFile: dir.sub("cp.txt"), encoding: .utf8).split(separator: "\n").first.map(String.init))
+
+        for format in ["text", "json"] {
+            let r = try handover("verify", "--ledger", b, "--checkpoint", dir.sub("cp.txt"), "--public-key", dir.sub("a.pub"), "--format", format)
+            #expect(r.status == 2 && r.out.isEmpty, "exit \(r.status): \(r.out)\(r.err)")
+            #expect(r.err.hasPrefix("error: checkpoint \(dir.sub("cp.txt")) is of \(bOrigin), but the public key in \(dir.sub("a.pub")) is the verifier key of \(aOrigin): "
+                                    + "a key of another ledger, so nothing was checked."), "\(r.err)")
+        }
+        // The key's line itself, not a file: named as given.
+        let given = try handover("verify", "--ledger", b, "--checkpoint", dir.sub("cp.txt"), "--public-key", aKey)
+        #expect(given.status == 2 && given.err.contains("but the public key given (--public-key) is the verifier key of \(aOrigin)"), "\(given.err)")
+
+        // A key named for team B's ledger that did not sign the checkpoint: the checkpoint does not hold.
+        let stranger = try #require(aKey.split(separator: "+").last.map(String.init))
+        let forged = "\(bOrigin)+\(Hex.encode(Checkpoint.keyID(name: bOrigin, publicKey: Array(Data(base64Encoded: stranger.trimmingCharacters(in: .whitespacesAndNewlines))!.dropFirst()))))+\(stranger)"
+        try Data(forged.utf8).write(to: URL(fileURLWithPath: dir.sub("forged.pub")))
+        let r = try handover("verify", "--ledger", b, "--checkpoint", dir.sub("cp.txt"), "--public-key", dir.sub("forged.pub"))
+        #expect(r.status == 4, "exit \(r.status): \(r.err)")
+        #expect(r.err.hasPrefix("error: checkpoint \(dir.sub("cp.txt")) (of \(bOrigin)) does not hold: its signature does not verify with the public key in \(dir.sub("forged.pub")) ("),
+                "\(r.err)")
     }
 }
