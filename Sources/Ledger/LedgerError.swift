@@ -31,6 +31,8 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
         public static let readOnly = Code(rawValue: "read-only")
         /// The ledger has no checkpoint key yet, so no verifier key either.
         public static let noCheckpointKey = Code(rawValue: "no-checkpoint-key")
+        /// The one event a command names is not in the ledger (exit 1).
+        public static let notInLedger = Code(rawValue: "not-in-ledger")
         /// Another process took over the same work on this ledger (a projection rebuild's load),
         /// and finishes it.
         public static let takenOver = Code(rawValue: "taken-over")

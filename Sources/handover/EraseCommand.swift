@@ -4,7 +4,8 @@ import Projections
 
 /// `handover erase`: destroy one user's personal data.
 struct EraseCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "erase", abstract: "Destroy one user's personal data and record that it was done; the log still verifies.")
+    static let configuration = CommandConfiguration(commandName: "erase", abstract: "Destroy one user's personal data and record that it was done; the log still verifies.",
+                                                    discussion: "Exits 1 when the ledger holds no such user.")
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @Argument(help: "An account ID, sender sub, transfer_sub or recipient sub.") var identifier: String

@@ -18,7 +18,8 @@ struct EvidenceCommand: ParsableCommand {
             discussion: """
                 The events are the bytes the log hashed, personal data sealed; --reveal adds revealed/ with it \
                 opened (when this copy holds the keys). The bundle holds the checkpoint, the verifier key, a \
-                manifest and VERIFY.md (schemas/evidence-bundle.md). Reads the ledger only.
+                manifest and VERIFY.md (schemas/evidence-bundle.md). Reads the ledger only. Exits 1 when the \
+                ledger holds no such user.
                 """)
 
         @OptionGroup var ledgerOptions: LedgerOptions

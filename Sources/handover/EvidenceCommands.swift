@@ -80,7 +80,8 @@ struct CheckpointCommand: ParsableCommand {
 struct ProveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prove",
-        abstract: "Print an RFC 9162 inclusion proof of one event against the latest checkpoint (or --checkpoint FILE), as JSON.")
+        abstract: "Print an RFC 9162 inclusion proof of one event against the latest checkpoint (or --checkpoint FILE), as JSON.",
+        discussion: "Exits 1 when the ledger holds no event of that sequence number, 2 when the checkpoint does not cover it (sign a newer one).")
 
     @OptionGroup var ledgerOptions: LedgerOptions
 

@@ -7,6 +7,7 @@ struct QueryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "query",
         abstract: "Answer compliance questions from the ledger.",
+        discussion: "A list that comes out empty is an answer (exit 0); a question about one user or identifier the ledger does not hold exits 1.",
         subcommands: [Migrated.self, Pending.self, User.self, State.self, Failures.self, Unmatched.self, Events.self]
     )
 
@@ -41,7 +42,7 @@ struct QueryCommand: AsyncParsableCommand {
     }
 
     struct User: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One user's state and history, by account ID, either team's sub or transfer_sub.")
+        static let configuration = CommandConfiguration(abstract: "One user's state and history, by account ID, either team's sub or transfer_sub; exit 1 when the ledger holds no such user.")
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "An account ID, sender sub, transfer_sub or recipient sub.") var identifier: String
@@ -97,10 +98,12 @@ struct QueryCommand: AsyncParsableCommand {
     }
 
     struct Events: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Events from the log, filtered by identifier, type and time.")
+        static let configuration = CommandConfiguration(
+            abstract: "Events from the log, filtered by identifier, type and time.",
+            discussion: "An empty list is an answer (exit 0); --id naming an identifier the ledger does not hold exits 1, as `query user` does.")
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
-        @Option(name: .customLong("id"), help: "Only events carrying this identifier (any kind, or a jti).") var identifier: String?
+        @Option(name: .customLong("id"), help: "Only events carrying this identifier (any kind, or a jti); exit 1 when the ledger holds no such identifier.") var identifier: String?
         @Option(name: .customLong("type"), help: "Only events of this type; repeatable.") var types: [String] = []
         @Option(help: ArgumentHelp("Only events recorded at or after this time.", valueName: "time")) var since: String?
         @Option(help: "At most this many events (the last ones).") var limit: Int?
@@ -116,6 +119,9 @@ struct QueryCommand: AsyncParsableCommand {
         func run() throws {
             let (ledger, projection) = try ledgerOptions.open(.readOnly)
             defer { ledger.close() }
+            if let identifier, try !EventQuery.isKnown(identifier, until: output.asOf, in: ledger, projection: projection) {
+                throw CLIExit(.failed, "no user or notification with identifier \"\(identifier)\"" + (output.asOf.map { " as of \($0.rfc3339)" } ?? ""))
+            }
             let query = EventQuery(identifier: identifier, types: Set(types.compactMap(EventType.init(rawValue:))),
                                    since: try since.map { try parseTime($0, option: "--since") }, until: output.asOf, limit: limit)
             if output.format == .json {

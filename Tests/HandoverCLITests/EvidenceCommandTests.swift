@@ -16,7 +16,7 @@ struct EvidenceCommandTests {
         return path
     }
 
-    @Test("a checkpoint signed before more events still holds; an edited or foreign one exits 4; prove needs a covering checkpoint")
+    @Test("a checkpoint signed before more events still holds; an edited or foreign one exits 4; prove needs a covering checkpoint (2) and an event the ledger holds (1)")
     func checkpointAndProve() throws {
         let path = try labLedger("l", count: 200)
         var r = try handover("checkpoint", "--ledger", path, "--out", dir.sub("old.txt"))
@@ -25,10 +25,13 @@ struct EvidenceCommandTests {
         #expect(r.status == 0, "\(r.err)")
         let proof = try JSONValue.parse(Array(r.out.utf8))
         #expect(proof["sequence"]?.intValue == 5 && proof["tree_size"]?.intValue == 201)
-        #expect(try handover("prove", "202", "--ledger", path).err.contains("not covered by the checkpoint of 201 events"))
+        r = try handover("prove", "202", "--ledger", path)
+        #expect(r.status == 1 && r.err.contains("there is no event 202 in this ledger: it holds events 1 to 201"), "\(r.err)")
 
         r = try runProduct("handover-lab", ["append", "--ledger", path, "--count", "100", "--prefix", "more"])
         #expect(r.status == 0, "\(r.err)")
+        r = try handover("prove", "202", "--ledger", path)
+        #expect(r.status == 2 && r.err.contains("event 202 is not covered by the checkpoint of 201 events"), "\(r.err)")
         r = try handover("verify", "--ledger", path, "--checkpoint", dir.sub("old.txt"))
         #expect(r.status == 0 && r.out.contains("consistency proof to today's 301 events"), "\(r.out)\(r.err)")
 
@@ -65,7 +68,7 @@ struct EvidenceCommandTests {
         #expect(try handover("checkpoint", "--ledger", b, "--out", dir.sub("cp.txt")).status == 0)
         let aKey = try handover("checkpoint", "--ledger", a, "--public-key").out
         try Data(aKey.utf8).write(to: URL(fileURLWithPath: dir.sub("a.pub")))
-        let aOrigin = try #require(aKey.split(separator: "+").first.map(String.init))
+        let aOrigin = try #require(Checkpoint.publicKey(fromVerifierKey: aKey)).name
         let bOrigin = try #require(try String(contentsOfFile: dir.sub("cp.txt"), encoding: .utf8).split(separator: "\n").first.map(String.init))
 
         for format in ["text", "json"] {
@@ -79,8 +82,8 @@ struct EvidenceCommandTests {
         #expect(given.status == 2 && given.err.contains("but the public key given (--public-key) is the verifier key of \(aOrigin)"), "\(given.err)")
 
         // A key named for team B's ledger that did not sign the checkpoint: the checkpoint does not hold.
-        let stranger = try #require(aKey.split(separator: "+").last.map(String.init))
-        let forged = "\(bOrigin)+\(Hex.encode(Checkpoint.keyID(name: bOrigin, publicKey: Array(Data(base64Encoded: stranger.trimmingCharacters(in: .whitespacesAndNewlines))!.dropFirst()))))+\(stranger)"
+        let stranger = try #require(Checkpoint.publicKey(fromVerifierKey: aKey)).key
+        let forged = Checkpoint.verifierKey(name: bOrigin, publicKey: stranger)
         try Data(forged.utf8).write(to: URL(fileURLWithPath: dir.sub("forged.pub")))
         let r = try handover("verify", "--ledger", b, "--checkpoint", dir.sub("cp.txt"), "--public-key", dir.sub("forged.pub"))
         #expect(r.status == 4, "exit \(r.status): \(r.err)")

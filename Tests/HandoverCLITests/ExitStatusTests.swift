@@ -50,4 +50,39 @@ struct ExitStatusTests {
             #expect(r.status == 0 && r.err.isEmpty && r.out.contains("USAGE: handover"), "\(asked): exit \(r.status)\n\(r.out)\n\(r.err)")
         }
     }
+
+    @Test("a list that comes out empty exits 0; one user, identifier or event named on the command line that the ledger does not hold exits 1")
+    func emptyListOrUnknownOne() throws {
+        let dir = TemporaryDirectory()
+        let empty = dir.sub("empty")
+        #expect(try handover("init", "--ledger", empty, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient").status == 0)
+        #expect(try handover("checkpoint", "--ledger", empty).status == 0)
+        for list in [["pending"], ["migrated"], ["failures"], ["failures", "--by-class"], ["unmatched"], ["state"], ["events", "--type", "user-erased"]] {
+            let r = try handover(["query"] + list + ["--ledger", empty])
+            #expect(r.status == 0 && r.out == "(no rows)\n" && r.err.isEmpty, "query \(list): exit \(r.status)\n\(r.out)\(r.err)")
+        }
+        let one: [(command: [String], message: String)] = [
+            (["query", "user", "nobody"], "error: no user with identifier \"nobody\""),
+            (["query", "events", "--id", "nobody"], "error: no user or notification with identifier \"nobody\""),
+            (["erase", "nobody"], "error: no user with identifier \"nobody\""),
+            (["evidence", "write", "nobody", "--out", dir.sub("bundle")], "error: no user with identifier \"nobody\""),
+            (["prove", "2"], "error: there is no event 2 in this ledger: it holds events 1 to 1"),
+            (["lookup", "nobody"], ""),
+        ]
+        for (command, message) in one {
+            let r = try handover(command + ["--ledger", empty])
+            #expect(r.status == ExitStatus.failed.rawValue && r.err.hasPrefix(message), "\(command): exit \(r.status)\n\(r.out)\(r.err)")
+        }
+        #expect(try handover("prove", "1", "--ledger", empty).status == 0)
+
+        // A user the ledger holds, with no events of the type asked for: an empty list, exit 0.
+        let demo = try DemoLedger.copy(.recipient, into: dir)
+        let filtered = try handover("query", "events", "--id", "acct-00007", "--type", "handoff-refused", "--ledger", demo)
+        #expect(filtered.status == 0 && filtered.out == "(no rows)\n", "\(filtered.out)\(filtered.err)")
+        let found = try handover("query", "events", "--id", "acct-00007", "--ledger", demo)
+        #expect(found.status == 0 && found.out.contains("account_id=acct-00007"), "\(found.out)\(found.err)")
+        // As of before anything was recorded, the user is not there yet: 1, as `query user` says.
+        let before = try handover("query", "events", "--id", "acct-00007", "--as-of", "2000-01-01", "--ledger", demo)
+        #expect(before.status == 1 && before.err.hasPrefix("error: no user or notification with identifier \"acct-00007\" as of 2000-01-01"), "\(before.err)")
+    }
 }

@@ -69,13 +69,19 @@ extension Ledger {
         return try text.map { try Checkpoint(parsing: $0) }
     }
 
-    /// An inclusion proof of event `sequence` in the tree `checkpoint` signed.
+    /// An inclusion proof of event `sequence` in the tree `checkpoint` signed. An event this
+    /// ledger does not hold is ``LedgerError/Code/notInLedger``; one it holds that the checkpoint
+    /// does not cover, ``LedgerError/Code/invalidEvent``.
     public func prove(_ sequence: UInt64, against checkpoint: Checkpoint) throws -> InclusionProof {
-        guard sequence >= 1, sequence <= checkpoint.treeSize else {
-            throw LedgerError(.invalidEvent, "event \(sequence) is not covered by the checkpoint of \(checkpoint.treeSize) events; sign a newer one with `handover checkpoint`")
-        }
-        return try read { view in
-            guard let raw = try view.record(sequence) else { throw LedgerError(.invalidEvent, "there is no event \(sequence)") }
+        try read { view in
+            let head = try view.head().sequence
+            guard sequence >= 1, sequence <= head else {
+                throw LedgerError(.notInLedger, "there is no event \(sequence) in this ledger: it holds events 1 to \(head)")
+            }
+            guard sequence <= checkpoint.treeSize else {
+                throw LedgerError(.invalidEvent, "event \(sequence) is not covered by the checkpoint of \(checkpoint.treeSize) events; sign a newer one with `handover checkpoint`")
+            }
+            guard let raw = try view.record(sequence) else { throw LedgerError(.malformedRecord, "event \(sequence) is missing from the log, which holds events 1 to \(head)") }
             return InclusionProof(
                 sequence: sequence,
                 record: Array(try LogView.eventJSON(ofStoredRecord: raw, sequence: sequence)),

@@ -5,7 +5,12 @@ import LMDB
 /// equal).
 public enum ExitStatus: Int32, CaseIterable, Sendable {
     case success = 0
-    /// The command finished, but not every user is done (or nothing was found).
+    /// Not all done: a run (or an apply, an ingest) finished with some users or items not done,
+    /// or the one thing a command names on its command line (a user by any identifier, an
+    /// identifier of `query events --id`, an event's sequence number) is not in the ledger. A
+    /// list that comes out empty (`query pending`, `query failures`, `query events`) is an
+    /// answer: success. `status` not on track, and a failure that is not one of the statuses
+    /// below (a full disk, a closed pipe), end with it too.
     case failed = 1
     /// Bad usage or input: nothing was done.
     case usage = 2
@@ -23,7 +28,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     public var meaning: String {
         switch self {
         case .success: "success"
-        case .failed: "finished with some users not done (Apple unavailable for longer than the run waits, too), or nothing found"
+        case .failed: "not all done: some users not done at the end of a run (Apple unavailable for longer than the run waits, too), or the one user, identifier or event named on the command line is not in the ledger (a list that comes out empty is an answer: 0)"
         case .usage: "bad usage or input; nothing was done"
         case .credentialsRefused: "Apple refused the run as a whole: the credentials, or nearly every call the same way"
         case .integrity: "integrity failure: a record, an index, a checkpoint or a bundle does not hold"
@@ -41,11 +46,12 @@ public protocol ExitStatusDeciding: Error {
 
 extension LedgerError: ExitStatusDeciding {
     /// A record that cannot be read back is an integrity failure; a ledger that is missing,
-    /// foreign, older, read-only or keyless, and an event that breaks a rule, are usage; the rest
-    /// (a file, the disk, a closed ledger, a seal) failed.
+    /// foreign, older, read-only or keyless, and an event that breaks a rule, are usage; an event
+    /// not in the ledger, and the rest (a file, the disk, a closed ledger, a seal), failed.
     public var exitStatus: ExitStatus {
         switch code {
         case .malformedRecord: .integrity
+        case .notInLedger: .failed
         case .missingLedger, .notALedger, .ledgerExists, .invalidEvent, .needsUpgrade, .readOnly, .noCheckpointKey: .usage
         default: .failed
         }

@@ -61,6 +61,17 @@ public struct EventQuery: Sendable {
         }
     }
 
+    /// Whether `identifier` is in the ledger (as it stood at `until`): a user's identifier of any
+    /// kind, or a notification's `jti`. An identifier that is not is no answer of
+    /// ``forEach(in:projection:_:)`` but a question about nothing the ledger holds.
+    public static func isKnown(_ identifier: String, until: Timestamp? = nil, in ledger: Ledger, projection: UserProjection) throws -> Bool {
+        try projection.read(ledger, asOf: until) { snapshot, view in
+            if try snapshot.user(matching: identifier) != nil { return true }
+            guard let notification = try view.sequence(ofNotification: identifier) else { return false }
+            return try notification <= (until.map { try view.lastSequence(recordedAtOrBefore: $0) } ?? view.head().sequence)
+        }
+    }
+
     /// The matching events collected in memory: for small answers and tests.
     public func run(on ledger: Ledger, projection: UserProjection) throws -> [RecordedEvent] {
         var events: [RecordedEvent] = []

@@ -124,7 +124,7 @@ public enum EvidenceBundle {
 }
 
 extension EvidenceBundle.Failure: ExitStatusDeciding {
-    /// No such user: failed (nothing found); no checkpoint or a target that exists: usage; a
+    /// No such user: failed (the one user named is not in the ledger); no checkpoint or a target that exists: usage; a
     /// proof that does not lead to the checkpoint: integrity.
     public var exitStatus: ExitStatus {
         switch kind {
