@@ -68,7 +68,9 @@ public enum LedgerBackup {
         // The copy's lock file is not part of a backup; there may be none to remove.
         try? fm.removeItem(atPath: partial + "/lock.mdb")
         guard rename(partial, target) == 0 else { throw LedgerError(.file, "could not rename \(partial) to \(target): \(String(cString: strerror(errno)))") }
-        try syncFile((target as NSString).deletingLastPathComponent)
+        // A name with no directory part lives in the current directory.
+        let parent = (target as NSString).deletingLastPathComponent
+        try syncFile(parent.isEmpty ? "." : parent)
         let logBytes = (try fm.attributesOfItem(atPath: Ledger.dataFile(in: target))[.size] as? NSNumber)?.int64Value ?? 0
         return Summary(head: head, logBytes: logBytes, keys: keys, files: files)
     }
