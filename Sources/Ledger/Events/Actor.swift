@@ -46,5 +46,5 @@ public struct Actor: Hashable, Sendable {
 /// Handover's version, as recorded in every event's actor.
 public enum HandoverVersion {
     /// The version string.
-    public static let current = "0.1.0"
+    public static let current = "0.4.0"
 }
