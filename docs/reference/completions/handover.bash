@@ -1241,7 +1241,7 @@ _handover_simulator_serve() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=(--outage)
-    non_repeating_options=(--dir --host --port --token-lifetime --latency-ms --rate-429 --retry-after --rate-500 --rate-drop --revoked-fraction --revoke-tokens-after --refuse-tokens-after)
+    non_repeating_options=(--dir --host --port --token-lifetime --latency-ms --rate-429 --retry-after --rate-500 --rate-drop --revoked-fraction --revoke-tokens-after --refuse-tokens-after --seed)
     __handover_offer_flags_options 0
 
     # Offer option value completions
@@ -1280,6 +1280,9 @@ _handover_simulator_serve() {
         return
         ;;
     '--refuse-tokens-after')
+        return
+        ;;
+    '--seed')
         return
         ;;
     '--outage')
@@ -1421,7 +1424,7 @@ _handover_demo() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--users --directory)
+    non_repeating_options=(--users --directory --seed)
     __handover_offer_flags_options 0
 
     # Offer option value completions
@@ -1430,6 +1433,9 @@ _handover_demo() {
         return
         ;;
     '--directory')
+        return
+        ;;
+    '--seed')
         return
         ;;
     esac

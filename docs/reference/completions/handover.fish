@@ -108,7 +108,7 @@ function __handover_parse_tokens -S
             __handover_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'serve'
-                __handover_parse_subcommand 0 'dir=' 'host=' 'port=' 'token-lifetime=' 'latency-ms=' 'rate-429=' 'retry-after=' 'rate-500=' 'rate-drop=' 'revoked-fraction=' 'revoke-tokens-after=' 'refuse-tokens-after=' 'outage=+' 'version' 'h/help'
+                __handover_parse_subcommand 0 'dir=' 'host=' 'port=' 'token-lifetime=' 'latency-ms=' 'rate-429=' 'retry-after=' 'rate-500=' 'rate-drop=' 'revoked-fraction=' 'revoke-tokens-after=' 'refuse-tokens-after=' 'seed=' 'outage=+' 'version' 'h/help'
             case 'register-team'
                 __handover_parse_subcommand 0 'dir=' 'team-id=' 'client-id=+' 'key-id=' 'version' 'h/help'
             case 'transfer'
@@ -121,7 +121,7 @@ function __handover_parse_tokens -S
                 __handover_parse_subcommand 0 'dir=' 'client-id=' 'type=' 'sub=' 'email=' 'version' 'h/help'
             end
         case 'demo'
-            __handover_parse_subcommand 0 'users=' 'directory=' 'version' 'h/help'
+            __handover_parse_subcommand 0 'users=' 'directory=' 'seed=' 'version' 'h/help'
         case 'help'
             __handover_parse_subcommand -r 1 'version'
         end
@@ -503,9 +503,10 @@ complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_opti
 complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover simulator serve" retry-after' -l 'retry-after' -d 'Retry-After sent with 429, seconds.' -rfka ''
 complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover simulator serve" rate-500' -l 'rate-500' -d 'Fraction of calls answered 500.' -rfka ''
 complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover simulator serve" rate-drop' -l 'rate-drop' -d 'Fraction of connections closed without an answer.' -rfka ''
-complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover simulator serve" revoked-fraction' -l 'revoked-fraction' -d 'Fraction of users who revoked consent (invalid_request).' -rfka ''
+complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover simulator serve" revoked-fraction' -l 'revoked-fraction' -d 'Fraction of users who revoked consent (invalid_request), chosen by a hash of their identifier.' -rfka ''
 complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover simulator serve" revoke-tokens-after' -l 'revoke-tokens-after' -d 'After this many migration calls, refuse (401) every access token issued so far, once.' -rfka ''
 complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover simulator serve" refuse-tokens-after' -l 'refuse-tokens-after' -d 'After this many migration calls, refuse (401) every access token, however new.' -rfka ''
+complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover simulator serve" seed' -l 'seed' -d 'Decide the injected faults from N instead of at random: whether a call is answered 429, 500 or dropped (--rate-429, --rate-500, --rate-drop) is a function of N, the endpoint, the user in the call (team A\'s sub, team B\'s transfer_sub; a token call\'s client_id) and how many times that user was asked before, not of the order calls arrive; --revoked-fraction\'s users are chosen by N too. So two runs with the same N and the same users, on the same --dir (whose secret makes the transfer_subs), fault the same users the same way at any concurrency. --outage, --latency-ms and the token options stay timed or counted in arrival order.' -rfka ''
 complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover simulator serve"' -l 'outage' -d 'An outage: after CALLS calls, SECONDS of every call answered ANSWER (429, a 5xx status, or drop: the connection closed), with Retry-After if given (repeat).' -rfka ''
 complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover simulator serve" version' -l 'version' -d 'Show the version.'
 complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover simulator serve" h help' -s 'h' -l 'help' -d 'Show help information.'
@@ -544,6 +545,7 @@ complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_opti
 complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover simulator mint-notification" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover demo" users' -l 'users' -d 'Users to migrate.' -rfka ''
 complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover demo" directory' -l 'directory' -d 'Directory for the demo ledgers (default: a new temporary directory).' -rfka ''
+complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover demo" seed' -l 'seed' -d 'Seed of the Apple stand-in (default 1): it decides which users revoked consent and which calls are answered 429, 500 or dropped (by user, not by the order calls arrive; see `simulator serve --seed`), and the transfer_subs and team B\'s subs, so the same seed gives the same answers (who is pending and why, failures by class). Times, ledger IDs and the timed outage\'s share of the stand-in\'s answers differ from run to run.' -rfka ''
 complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover demo" version' -l 'version' -d 'Show the version.'
 complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover demo" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'handover' -n '__handover_should_offer_completions_for_flags_or_options "handover help" version' -l 'version' -d 'Show the version.'
