@@ -11,7 +11,7 @@ public enum ApplySummary {
 
     /// The plan: each planned outcome's count and meaning, then the collisions.
     public static func plan(_ plan: ApplyPlan, _ listing: ApplyListing, table: any AccountsTable, undo: String?) -> String {
-        var text = (undo.map { "Plan to undo apply run \(InertText.forScreen($0))" } ?? "Plan") + " for \(place(table)), \(plan.entries.count) accounts:\n"
+        var text = (undo.map { "Plan to undo apply run \(InertText.forScreen($0))" } ?? "Plan") + " for \(place(table)), \(counted(plan.entries.count, "account")):\n"
         let meanings: [(ApplyPlanned, String)] = [(.change, "take the new value"), (.already, "hold it already: nothing to do"),
                                                   (.noAccount, "have no account with that key (or none --where lets change)"),
                                                   (.collision, "another account holds the new sub: not written")]

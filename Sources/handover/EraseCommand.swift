@@ -20,7 +20,7 @@ struct EraseCommand: AsyncParsableCommand {
         if result.alreadyErased {
             print("User \(result.user.key) was already erased at \(result.user.erasedAt?.rfc3339 ?? "?"); nothing to do.")
         } else {
-            print("Erased user \(result.user.key): \(result.keysDestroyed) data key(s) destroyed, recorded as event \(result.sequence ?? 0).")
+            print("Erased user \(result.user.key): \(counted(result.keysDestroyed, "data key")) destroyed, recorded as event \(result.sequence ?? 0).")
         }
     }
 }

@@ -53,8 +53,8 @@ struct EvidenceCommand: ParsableCommand {
                 let summary = try TwoSidedEvidence.write(subject: subject, recipient: .init(ledger: ledger, projection: projection),
                                                          sender: .init(ledger: senderLedger, projection: senderProjection), reveal: reveal, to: out)
                 Console.out("""
-                    Wrote the evidence about transfer_sub \(summary.transferSub) from both ledgers to \(out): \(summary.sender.sequences.count) events of \(summary.sender.checkpoint.origin), \
-                    \(summary.recipient.sequences.count) of \(summary.recipient.checkpoint.origin), and \(summary.packages.count) package(s) tying them \
+                    Wrote the evidence about transfer_sub \(summary.transferSub) from both ledgers to \(out): \(counted(summary.sender.sequences.count, "event")) of \(summary.sender.checkpoint.origin), \
+                    \(summary.recipient.sequences.count) of \(summary.recipient.checkpoint.origin), and \(counted(summary.packages.count, "package")) tying them \
                     (\(summary.packages.filter(\.acknowledged).count) with the recipient's cosignature).
                     Check it without Handover as \(out)/VERIFY.md says, or with: handover evidence verify \(out)
                     """)
@@ -62,7 +62,7 @@ struct EvidenceCommand: ParsableCommand {
             }
             let given = try checkpoint.map(EvidenceOptions.readCheckpoint)
             let summary = try EvidenceBundle.write(subject: subject, ledger: ledger, projection: projection, checkpoint: given, reveal: reveal, to: out)
-            Console.out("Wrote \(summary.sequences.count) events about \(subject) to \(out), each proved against the checkpoint of \(summary.checkpoint.treeSize) events of \(summary.checkpoint.origin).")
+            Console.out("Wrote \(counted(summary.sequences.count, "event")) about \(subject) to \(out), each proved against the checkpoint of \(counted(summary.checkpoint.treeSize, "event")) of \(summary.checkpoint.origin).")
             if reveal, ledger.sealer.keyStore == nil { Console.out("No key store here: revealed/ holds the events with sealed values as null.") }
             Console.out("Check it without Handover as \(out)/VERIFY.md says, or with: handover evidence verify \(out)")
         }
@@ -89,8 +89,8 @@ struct EvidenceCommand: ParsableCommand {
                 do {
                     let result = try TwoSidedEvidenceCheck.run(directory, senderKey: try senderKey.map(EvidenceOptions.keyText), recipientKey: try recipientKey.map(EvidenceOptions.keyText))
                     Console.out("""
-                        OK: transfer_sub \(result.transferSub): \(result.sender.sequences.count) events of \(result.sender.origin) and \(result.recipient.sequences.count) of \(result.recipient.origin), \
-                        each included in its ledger's signed checkpoint; package(s) \(result.packages.map(String.init).joined(separator: ", ")) tie the two.
+                        OK: transfer_sub \(result.transferSub): \(counted(result.sender.sequences.count, "event")) of \(result.sender.origin) and \(result.recipient.sequences.count) of \(result.recipient.origin), \
+                        each included in its ledger's signed checkpoint; \(result.packages.count == 1 ? "package" : "packages") \(result.packages.map(String.init).joined(separator: ", ")) \(result.packages.count == 1 ? "ties" : "tie") the two.
                         """)
                     if senderKey == nil || recipientKey == nil { Console.out("The verifier keys were read from the bundle: compare them with the ones the teams gave you (--sender-key, --recipient-key).") }
                 } catch let failure as EvidenceBundleCheck.Failure {
@@ -100,7 +100,7 @@ struct EvidenceCommand: ParsableCommand {
             }
             do {
                 let result = try EvidenceBundleCheck.run(directory, expectedKey: evidence.givenKey)
-                Console.out("OK: \(result.sequences.count) events of \(result.origin), each included in the checkpoint of \(result.treeSize) events signed by \(result.verifierKey); the manifest agrees.")
+                Console.out("OK: \(counted(result.sequences.count, "event")) of \(result.origin), each included in the checkpoint of \(counted(result.treeSize, "event")) signed by \(result.verifierKey); the manifest agrees.")
                 if evidence.publicKeyText == nil { Console.out("The verifier key was read from the bundle: compare it with the one the team gave you (--public-key).") }
             } catch let failure as EvidenceBundleCheck.Failure {
                 throw CLIExit(.integrity, "the bundle does not hold: \(failure)")

@@ -99,6 +99,6 @@ struct ExportCommand: AsyncParsableCommand {
 
     private func report(_ summary: ExportSummary) {
         // Written at once, not buffered: a --follow service's log shows each run as it ends.
-        FileHandle.standardOutput.write(Data("Exported to \(summary.path) (\(summary.format.rawValue)): \(summary.eventsAdded) events added (through sequence \(summary.toSequence)), \(summary.usersWritten) users written\(includePersonalData ? ", with personal data" : "").\n".utf8))
+        FileHandle.standardOutput.write(Data("Exported to \(summary.path) (\(summary.format.rawValue)): \(counted(summary.eventsAdded, "event")) added (through sequence \(summary.toSequence)), \(counted(summary.usersWritten, "user")) written\(includePersonalData ? ", with personal data" : "").\n".utf8))
     }
 }

@@ -42,7 +42,7 @@ struct HandoffIssueCommand: AsyncParsableCommand {
         handoff package \(issued.package) for team \(issued.targetTeam) written to \(out)
           rows: \(issued.rowCount) (events \(issued.previousTreeSize + 1) to \(issued.checkpoint.treeSize) of this ledger)
           manifest sha256: \(issued.manifestSHA256)
-          checkpoint: \(issued.checkpoint.treeSize) events, signed by \(issued.checkpoint.origin)
+          checkpoint: \(counted(issued.checkpoint.treeSize, "event")), signed by \(issued.checkpoint.origin)
         Send the directory to team \(issued.targetTeam). They pin this ledger's verifier key (`handover checkpoint --public-key`) and run
           handover exchange --transfers \(out) --sender-key A.pub ...
         """)
@@ -70,7 +70,7 @@ struct HandoffConfirmCommand: AsyncParsableCommand {
         let a = outcome.acknowledged
         Console.out("""
         receipt for handoff package \(a.package) checked: team \(a.targetTeam) cosigned this ledger's checkpoint at \(a.cosignedAt.rfc3339)
-          and recorded the package as event \(a.recipientSequence) of its ledger, in its checkpoint of \(a.recipientCheckpoint.treeSize) events
+          and recorded the package as event \(a.recipientSequence) of its ledger, in its checkpoint of \(counted(a.recipientCheckpoint.treeSize, "event"))
         \(outcome.wasRecordedBefore ? "already recorded as event \(outcome.sequence); nothing new written" : "recorded as event \(outcome.sequence) (handoff acknowledged)")
         """)
     }
@@ -105,7 +105,7 @@ struct HandoffReceiveCommand: AsyncParsableCommand {
         let before = received.verified.wasReceivedBefore ? " (received before as event \(received.verified.receivedSequence ?? 0))" : " as event \(received.verified.receivedSequence ?? 0)"
         Console.out("""
         handoff package \(manifest.package) from team \(manifest.senderTeam) checked with the pinned key and recorded\(before)
-          rows: \(rows.rows) users handed over; \(rows.chunks) chunk(s) recorded now\(rows.chunksBefore > 0 ? ", \(rows.chunksBefore) recorded before" : "")
+          rows: \(counted(rows.rows, "user")) handed over; \(counted(rows.chunks, "chunk")) recorded now\(rows.chunksBefore > 0 ? ", \(rows.chunksBefore) recorded before" : "")
           manifest sha256: \(received.verified.manifestSHA256)
         receipt for team \(manifest.senderTeam) written to \(path)
         Every user of the package is now known by transfer_sub: `serve` answers their sign-ins with the account_id. Exchange them with

@@ -95,7 +95,9 @@ func write(_ text: String, to path: String) throws {
 func checkRoles(sender: Ledger, at senderPath: String, option: String, recipient: Ledger, at recipientPath: String) throws {
     let senderRole = try sender.identity().role, recipientRole = try recipient.identity().role
     guard senderRole == .sender, recipientRole == .recipient else {
-        throw CLIExit.usage("\(option) takes team A's ledger and the other team B's: \(senderPath) is a \(senderRole.rawValue)'s ledger "
+        // One option (`--sender`, beside `--ledger`) or two (`--sender and --recipient`).
+        let takes = option.contains(" and ") ? "take team A's ledger and team B's, in that order" : "takes team A's ledger and the other team B's"
+        throw CLIExit.usage("\(option) \(takes): \(senderPath) is a \(senderRole.rawValue)'s ledger "
                             + "(team \(try sender.identity().teamID)) and \(recipientPath) a \(recipientRole.rawValue)'s (team \(try recipient.identity().teamID))"
                             + (senderRole == .recipient && recipientRole == .sender ? "; they are given the other way round" : ""))
     }

@@ -58,7 +58,7 @@ struct ReconcileCommand: ParsableCommand {
             let holds = sender == nil ? "each the checkpoint of the package given under its number" : "each still extended by team A's log"
             let unchecked = checked == findings.count ? "" : "; \(findings.count - checked) of packages not given here, unchecked"
             Console.out(findings.isEmpty ? "team B recorded no signed package from this ledger of team A's\n"
-                        : "\(checked) checkpoint(s) of team A's recorded by team B with its packages: \(holds)\(unchecked)\n")
+                        : "\(counted(checked, "checkpoint")) of team A's recorded by team B with its packages: \(holds)\(unchecked)\n")
         }
         if rows {
             try printRows(output.format) { sink in

@@ -39,7 +39,7 @@ struct ReportCommand: ParsableCommand {
                                                                    recipientProjection: projection, asOf: time.asOf))
         }
         if let html { try write(report.html, to: html) }
-        let written = html.map { "Wrote the HTML report to \($0): \(report.usersKnown) users, \(report.migrated) migrated, "
+        let written = html.map { "Wrote the HTML report to \($0): \(counted(report.usersKnown, "user")), \(report.migrated) migrated, "
             + "through event \(report.throughSequence) of team \(report.identity.teamID)'s ledger" + (report.isHistorical ? " (as of \(report.asOf.rfc3339))." : ".") }
         switch format {
         case .text: if let written { Console.out(written) } else { print(report.text, terminator: "") }

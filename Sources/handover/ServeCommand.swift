@@ -74,7 +74,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let m = server.metrics
         let suppressed = m.suppressed(route: "notifications") + m.suppressed(route: "sign-ins")
-        Console.out("Stopped: recorded \(m.events(.notificationReceived)) notifications, \(m.events(.signInVerified)) sign-ins; rejected \(m.events(.notificationRejected) + m.events(.signInRejected))"
+        Console.out("Stopped: recorded \(counted(m.events(.notificationReceived), "notification")), \(counted(m.events(.signInVerified), "sign-in")); rejected \(m.events(.notificationRejected) + m.events(.signInRejected))"
               + (suppressed > 0 ? ", and \(suppressed) more over the rejection budget (answered 429, summed up per source and minute)." : "."))
     }
 

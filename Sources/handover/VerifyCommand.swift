@@ -64,7 +64,7 @@ struct VerifyCommand: ParsableCommand {
         found["problem"] = report.problem.map(JSONValue.string) ?? .null
         if report.isIntact {
             if format != .json {
-                print("OK: \(report.eventCount) events, chain intact, head \(report.headHash), Merkle root \(Hex.encode(report.treeRoot))")
+                print("OK: \(counted(report.eventCount, "event")), chain intact, head \(report.headHash), Merkle root \(Hex.encode(report.treeRoot))")
                 if !report.indexesChecked {
                     print("The log's indexes were not checked: this ledger is format 1; `handover upgrade --ledger \(ledgerOptions.directory)` rebuilds them.")
                 }
@@ -73,7 +73,7 @@ struct VerifyCommand: ParsableCommand {
             return
         }
         let at = report.firstBadSequence.map { "at sequence \($0)" } ?? "in the indexes"
-        throw CLIExit(.integrity, "ledger integrity failure \(at): \(report.problem ?? "")\n\(report.eventCount) events before it verified (last good head \(report.headHash))")
+        throw CLIExit(.integrity, "ledger integrity failure \(at): \(report.problem ?? "")\n\(counted(report.eventCount, "event")) before it verified (last good head \(report.headHash))")
     }
 
     /// The handoff rows the log holds against the manifests received (``HandoffRowsCheck``).
@@ -89,7 +89,7 @@ struct VerifyCommand: ParsableCommand {
         }
         guard format != .json, !check.handoffs.isEmpty else { return }
         let rows = check.handoffs.reduce(0) { $0 + $1.rows }
-        print("OK: \(check.handoffs.count) handoff(s) of \(rows) rows, each signed package's rows matching its manifest's rows-sha256")
+        print("OK: \(counted(check.handoffs.count, "handoff")) of \(counted(rows, "row")), each signed package's rows matching its manifest's rows-sha256")
         for handoff in check.incomplete {
             print("note: \(handoff.name): \(handoff.chunksRecorded) of \(handoff.chunkCount) chunks of rows recorded; receive it again to record the rest")
         }
@@ -131,9 +131,9 @@ struct VerifyCommand: ParsableCommand {
             found.merge(audit.json) { _, new in new }
         } else if audit.holds {
             print("""
-                OK: checkpoint of \(checkpoint.treeSize) events signed \(checkpoint.time) by \(checkpoint.origin)
-                signature verified; the first \(checkpoint.treeSize) events still hash to its root \(Hex.encode(checkpoint.rootHash))
-                consistency proof to today's \(audit.currentSize) events (root \(Hex.encode(audit.currentRoot))): \(audit.consistencyProof.count) hashes, verified
+                OK: checkpoint of \(counted(checkpoint.treeSize, "event")) signed \(checkpoint.time) by \(checkpoint.origin)
+                signature verified; \(checkpoint.treeSize == 1 ? "the first event still hashes" : "the first \(checkpoint.treeSize) events still hash") to its root \(Hex.encode(checkpoint.rootHash))
+                consistency proof to today's \(counted(audit.currentSize, "event")) (root \(Hex.encode(audit.currentRoot))): \(counted(audit.consistencyProof.count, "hash", "hashes")), verified
                 """)
         }
         guard audit.holds else {

@@ -26,7 +26,7 @@ struct DemoPrintoutTests {
         // The runs: each summary's figures are those of its "run finished" event, in order (a
         // refused package starts no run, and prints no summary).
         let summaries = (printout.blocks(startingWith: "$ handover generate") + printout.blocks(startingWith: "$ handover exchange"))
-            .filter { $0.contains { $0.contains(" users in the input;") } }
+            .filter { $0.contains { $0.contains(" in the input;") } }
         let allFinished = try rows("query", "events", "--type", "run-finished", "--ledger", sender, "--format", "json")
             + rows("query", "events", "--type", "run-finished", "--ledger", recipient, "--format", "json")
         let finished = allFinished.filter { $0["body"]?["command"]?.stringValue != "apply" }
@@ -34,7 +34,7 @@ struct DemoPrintoutTests {
         for (summary, event) in zip(summaries, finished) {
             let body = try #require(event["body"])
             let text = summary.joined(separator: "\n")
-            let head = try #require(summary.dropFirst().first.flatMap { try #/: (\d+) users in the input; (\d+) migrated in this run/#.firstMatch(in: $0) })
+            let head = try #require(summary.dropFirst().first.flatMap { try #/: (\d+) users? in the input; (\d+) (?:migrated|transfer identifiers? generated) in this run/#.firstMatch(in: $0) })
             #expect(Int64(head.output.2) == body["counts"]?["succeeded"]?.intValue, "\(text)")
             let failed = summary.lazy.compactMap { try? #/^\s+failed: (\d+) /#.firstMatch(in: $0) }.first.map { Int64($0.output.1) } ?? 0
             #expect(failed == body["counts"]?["failed"]?.intValue ?? 0, "\(text)")

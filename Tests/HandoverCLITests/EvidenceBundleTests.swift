@@ -166,7 +166,7 @@ struct EvidenceBundleTests {
         let account = try #require(exchanged["account_id"]?.stringValue)
         let bundle = dir.sub("two-sided")
         let written = try handover(["evidence", account, "--ledger", recipient, "--sender", sender, "--out", bundle])
-        #expect(written.status == 0 && written.out.contains("1 package(s) tying them (1 with the recipient's cosignature)"), "\(written.out)\(written.err)")
+        #expect(written.status == 0 && written.out.contains("1 package tying them (1 with the recipient's cosignature)"), "\(written.out)\(written.err)")
         let ours = try handover(["evidence", "verify", bundle] + keys)
         #expect(ours.status == 0 && ours.out.hasPrefix("OK: transfer_sub "), "\(ours.out)\(ours.err)")
         let theirs = try pythonCheck(bundle)

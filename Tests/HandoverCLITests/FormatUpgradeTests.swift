@@ -23,7 +23,7 @@ struct FormatUpgradeTests {
     /// `output` of this code as the old code wrote it: through the list of renamed columns
     /// (``AnswerRename``), without the user's history and the columns added since
     /// (``OlderAnswers``), and with a failure's
-    /// HTTP tries worded as they were ("after 1 attempt(s)").
+    /// HTTP tries and an erasure's keys worded as they were ("after 1 attempt(s)", "1 key(s) destroyed").
     private func asOldCode(_ output: String, answer: String) throws -> String {
         switch answer {
         case "user" where !output.isEmpty, "report" where !output.isEmpty:
@@ -45,6 +45,7 @@ struct FormatUpgradeTests {
             let header = CSVField.line(AnswerRename.oldNames(output[..<end.lowerBound].components(separatedBy: ","), of: answer))
             var rest = String(output[end.upperBound...])
             for tries in 1...9 { rest = rest.replacingOccurrences(of: "after \(tries) HTTP \(tries == 1 ? "try" : "tries")", with: "after \(tries) attempt(s)") }
+            for keys in 0...9 { rest = rest.replacingOccurrences(of: "), \(keys) \(keys == 1 ? "key" : "keys") destroyed", with: "), \(keys) key(s) destroyed") }
             return header + rest
         }
     }

@@ -31,4 +31,32 @@ struct MessageWordingTests {
         let verified = try TestSupport.handover("verify", "--ledger", dir.sub("bk"))
         #expect(verified.status == 0, "\(verified.out)\(verified.err)")
     }
+
+    @Test("counts of one read in the singular: status's checkpoint step, verify, init into a directory holding one entry; report --as-of before the first event says none was recorded; reconcile's roles agree with two options")
+    func singularCounts() throws {
+        let dir = TemporaryDirectory()
+        let b = try Self.newLedger(dir, "b"), a = try Self.newLedger(dir, "a", role: "sender")
+
+        let verified = try TestSupport.handover("verify", "--ledger", a)
+        #expect(verified.status == 0 && verified.out.hasPrefix("OK: 1 event, chain intact"), "\(verified.out)\(verified.err)")
+
+        #expect(try TestSupport.handover("checkpoint", "--ledger", b).status == 0)
+        let date = Timestamp.now().date
+        #expect(try TestSupport.handover("window", "--ledger", b, "--accepted-at", date).status == 0)
+        let status = try TestSupport.handover("status", "--ledger", b)
+        #expect(status.status == 0 && status.out.contains("  - sign a checkpoint over the 1 event since the last: handover checkpoint"), "\(status.out)\(status.err)")
+
+        let report = try TestSupport.handover("report", "--ledger", b, "--as-of", "2020-01-01T00:00:00Z")
+        #expect(report.status == 0 && report.out.contains("As of 2020-01-01T00:00:00.000000Z: no event had been recorded by then\n"), "\(report.out)\(report.err)")
+        #expect(!report.out.contains("events 1 to 0"), "\(report.out)")
+
+        let crossed = try TestSupport.handover("reconcile", "--sender", b, "--recipient", a)
+        #expect(crossed.status == 2 && crossed.err.hasPrefix("error: --sender and --recipient take team A's ledger and team B's, in that order: "), "\(crossed.err)")
+
+        let occupied = dir.sub("occupied")
+        try FileManager.default.createDirectory(atPath: occupied, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: occupied + "/notes.txt", contents: Data()))
+        let made = try TestSupport.handover("init", "--ledger", occupied, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient")
+        #expect(made.status == 2 && made.err == "error: \(occupied) is not empty (it holds 1 entry); choose a new or empty directory\n", "exit \(made.status)\n\(made.err)")
+    }
 }

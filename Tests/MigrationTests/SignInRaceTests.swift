@@ -66,7 +66,7 @@ struct SignInRaceTests {
 
         let received = try handover("handoff", "receive", f.package, "--sender-key", f.senderKey, "--ledger", teams.recipient)
         #expect(received.status == 0, "\(received.err)")
-        #expect(received.out.contains("rows: 12 users handed over; 1 chunk(s) recorded now"), "\(received.out)")
+        #expect(received.out.contains("rows: 12 users handed over; 1 chunk recorded now"), "\(received.out)")
         // Every user of the package is known on B's side before any call, as received.
         let before = try Self.lookup(teams, rows[3].transferSub)
         #expect(before.status == 0 && before.json["account_id"] as? String == rows[3].accountID && before.json["state"] as? String == "received"
@@ -128,7 +128,7 @@ struct SignInRaceTests {
 
         // The projections rebuilt from the log alone, and the deep check, agree; verify checks the rows against the manifest.
         let verified = try handover("verify", "--deep", "--ledger", teams.recipient)
-        #expect(verified.status == 0 && verified.out.contains("OK: 1 handoff(s) of 12 rows"), "\(verified.out)\(verified.err)")
+        #expect(verified.status == 0 && verified.out.contains("OK: 1 handoff of 12 rows"), "\(verified.out)\(verified.err)")
         let stateBefore = state.out
         let rebuilt = try handover("projections", "rebuild", "--ledger", teams.recipient)
         #expect(rebuilt.status == 0, "\(rebuilt.err)")

@@ -71,9 +71,9 @@ public final class Ledger: Sendable {
                 try Ledger.checkFoldersAreCurrent(folders, environment: environment, schema: schema)
             } else {
                 let loaded = Ledger.load(folders, directory: directory, environment: environment, schema: schema, options: options)
-                if loaded > 0 { upgrades.append("projections: loaded \(loaded) events in key order") }
+                if loaded > 0 { upgrades.append("projections: loaded \(counted(loaded, "event")) in key order") }
                 let folded = try Ledger.catchUp(folders, environment: environment, schema: schema)
-                if folded > 0 { upgrades.append("projections: folded \(folded) events the log held beyond them") }
+                if folded > 0 { upgrades.append("projections: folded \(counted(folded, "event")) the log held beyond them") }
             }
         } catch let error as LedgerError where error.code == .needsUpgrade {
             throw LedgerError.needsUpgrade(directory, error.message)
@@ -108,7 +108,7 @@ public final class Ledger: Sendable {
             }
             let contents = try fm.contentsOfDirectory(atPath: directory)
             guard contents.isEmpty else {
-                throw LedgerError(.ledgerExists, "\(directory) is not empty (\(contents.count) entries); choose a new or empty directory")
+                throw LedgerError(.ledgerExists, "\(directory) is not empty (it holds \(counted(contents.count, "entry", "entries"))); choose a new or empty directory")
             }
         }
         try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -194,10 +194,10 @@ public final class Ledger: Sendable {
         var upgrades: [String] = []
         if isFormat1 {
             let events = try FormatUpgrade.run(on: environment)
-            upgrades.append("format 1 to 2: the log's indexes rebuilt over \(events) events")
+            upgrades.append("format 1 to 2: the log's indexes rebuilt over \(counted(events, "event"))")
         }
         if let events = try MerkleTreeBuilder.buildIfMissing(in: environment) {
-            upgrades.append("Merkle tree: built over \(events) events")
+            upgrades.append("Merkle tree: built over \(counted(events, "event"))")
         }
         let schema = try environment.read { try LedgerSchema.open(in: $0, create: false) }
         let keyStore = try KeyStore(directory: keyStoreDirectory(in: directory))

@@ -130,7 +130,7 @@ public struct Preflight: Sendable {
         let users = await checkInput(ledger, identity: identity, into: &report)
         if let space = DiskSpace(at: ledgerDirectory) {
             let need = Int64(users ?? 0) * Preflight.bytesPerUser + DiskSpace.nearlyFull
-            let detail = "\(space) at \(ledgerDirectory); " + (users.map { "a run over \($0) users needs about \(DiskSpace.format(need))" } ?? "no input given to size a run by")
+            let detail = "\(space) at \(ledgerDirectory); " + (users.map { "a run over \(counted($0, "user")) needs about \(DiskSpace.format(need))" } ?? "no input given to size a run by")
             report.add("disk", space.available >= need ? .passed : .failed, detail + (space.available >= need ? "" : ": free space first"))
         } else {
             report.add("disk", .failed, "the free space at \(ledgerDirectory) cannot be read")
@@ -146,7 +146,7 @@ public struct Preflight: Sendable {
             transferAccepted = false
             report.add("window", .passed, "opens \(window.acceptedAt), when the transfer is accepted; closes \(window.deadline)")
         case (let window?, _):
-            report.add("window", .passed, "open: accepted \(window.acceptedAt), closes \(window.deadline), \(window.daysLeft(at: now)) days left")
+            report.add("window", .passed, "open: accepted \(window.acceptedAt), closes \(window.deadline), \(counted(window.daysLeft(at: now), "day")) left")
         case (nil, .recipient):
             report.add("window", .warning, "no transfer date recorded: record it with `handover window --accepted-at DATE` once the transfer is accepted, so that runs see the deadline")
         case (nil, _):
@@ -243,7 +243,7 @@ public struct Preflight: Sendable {
             }
             do {
                 let verified = try await HandoffAcceptance(ledger: ledger, package: HandoffPackage(path: inputPath), senderKey: senderKey).accept(record: false)
-                report.add("input", .passed, "\(inputPath): team \(verified.manifest.senderTeam)'s package \(verified.manifest.package), signed and consistent, \(verified.rows.count) users")
+                report.add("input", .passed, "\(inputPath): team \(verified.manifest.senderTeam)'s package \(verified.manifest.package), signed and consistent, \(counted(verified.rows.count, "user"))")
                 return verified.rows.count
             } catch {
                 report.add("input", .failed, "\(inputPath): \(ErrorText.describing(error))")
@@ -252,7 +252,7 @@ public struct Preflight: Sendable {
         }
         do {
             let list = try UserList(path: inputPath, keyColumn: column)
-            report.add("input", list.warnings.isEmpty ? .passed : .warning, "\(inputPath): \(list.users.count) users" + (list.warnings.isEmpty ? "" : "; " + list.warnings.joined(separator: "; ")))
+            report.add("input", list.warnings.isEmpty ? .passed : .warning, "\(inputPath): \(counted(list.users.count, "user"))" + (list.warnings.isEmpty ? "" : "; " + list.warnings.joined(separator: "; ")))
             return list.users.count
         } catch {
             report.add("input", .failed, "\(inputPath): \(ErrorText.describing(error))")

@@ -84,8 +84,12 @@ public struct RunSummary: Sendable {
     /// The summary for people.
     public var text: String {
         var lines: [String] = []
-        let verb = dryRun ? "would call Apple for" : "migrated"
-        lines.append("\(command)\(dryRun ? " (dry run)" : ""): \(users) users in the input; \(dryRun ? notAttempted : succeeded) \(verb) \(dryRun ? "" : "in this run")".trimmingCharacters(in: .whitespaces))
+        // Team A's users are given transfer identifiers (status names them "transfer-id-generated"),
+        // team B's are migrated.
+        let outcome = dryRun ? "would call Apple for \(notAttempted)"
+            : command == "generate" ? "\(counted(succeeded, "transfer identifier")) generated in this run"
+            : "\(succeeded) migrated in this run"
+        lines.append("\(command)\(dryRun ? " (dry run)" : ""): \(counted(users, "user")) in the input; \(outcome)")
         if let handoff { lines.append("  " + handoff.line) }
         if let receiptPath { lines.append("  receipt for the sending team written to \(receiptPath) (they confirm it with `handover handoff confirm`)") }
         if alreadyDone > 0 { lines.append("  already done before: \(alreadyDone)") }
@@ -100,7 +104,7 @@ public struct RunSummary: Sendable {
         if tokensIssued > 0 { lines.append("  access tokens obtained: \(tokensIssued)") }
         if let appleUnavailable, appleUnavailable.callsRefused > 0 {
             let paused = Duration.milliseconds(appleUnavailable.pausedMilliseconds).spoken
-            lines.append("  Apple unavailable: \(appleUnavailable.pauses) pauses, \(paused) waited; \(appleUnavailable.callsRefused) calls refused or unanswered, retried or held")
+            lines.append("  Apple unavailable: \(counted(appleUnavailable.pauses, "pause")), \(paused) waited; \(counted(appleUnavailable.callsRefused, "call")) refused or unanswered, retried or held")
         }
         if let stoppedBy { lines.append("  STOPPED: \(InertText.forScreen(stoppedBy.message))") }
         if let interrupted {
@@ -109,21 +113,22 @@ public struct RunSummary: Sendable {
         if abandoned > 0 {
             lines.append("  abandoned in flight after the grace period: \(abandoned) (nothing recorded; their outcome at Apple is unknown, and the next run calls again)")
         }
-        if let outputPath { lines.append("  wrote \(outputRows) rows to \(outputPath)") }
+        if let outputPath { lines.append("  wrote \(counted(outputRows, "row")) to \(outputPath)") }
         if succeeded + failed > 0 {
             lines.append(String(format: "  %.1f s, %.0f users/s", durationSeconds, Double(succeeded + failed) / max(durationSeconds, 0.001)))
         }
         if dryRun {
             let left = users - done - notAttempted
-            let meaning = left == 0 ? "every user would be done" : "\(left) users would not be done (failed earlier, not retried without --retry-failed)"
+            let meaning = left == 0 ? "every user would be done" : "\(counted(left, "user")) would not be done (failed earlier, not retried without --retry-failed)"
             lines.append("  a real run, if every call succeeds, ends with exit status \(realRunExitStatus.rawValue): " + meaning)
             return lines.map { TerminalText.wrap($0) }.joined(separator: "\n")
         }
+        let notDone = users - done == 1 ? "1 user is not done" : "\(users - done) users are not done"
         let meaning = switch exitStatus {
         case .success: "every user is done"
         case .credentialsRefused: stopReason == .breaker ? "nearly every call refused the same way" : "credentials refused"
-        case .interrupted, .terminated: "interrupted; \(users - done) users are not done"
-        default: "\(users - done) users are not done"
+        case .interrupted, .terminated: "interrupted; " + notDone
+        default: notDone
         }
         lines.append("  exit status \(exitStatus.rawValue): " + meaning)
         return lines.map { TerminalText.wrap($0) }.joined(separator: "\n")

@@ -145,7 +145,7 @@ public struct EventQuery: Sendable {
         switch e.body {
         case .ledgerCreated(let b): return "\(b.role.rawValue) ledger for team \(b.teamID), clients \(b.clientIDs.joined(separator: ","))"
         case .transferAccepted(let b): return "transfer accepted \(b.acceptedAt.date), deadline \(b.deadline.rfc3339)"
-        case .runStarted(let b): return "\(b.command) started" + (b.userCount.map { ", \($0) users" } ?? "") + (b.targetTeam.map { ", target \($0)" } ?? "")
+        case .runStarted(let b): return "\(b.command) started" + (b.userCount.map { ", " + counted($0, "user") } ?? "") + (b.targetTeam.map { ", target \($0)" } ?? "")
         case .runFinished(let b): return "\(b.command) finished, exit \(b.exitStatus), " + b.counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         case .accessTokenIssued(let b): return "token \(b.fingerprint) for \(b.clientID), expires \(b.expiresAt.rfc3339)"
         case .accessTokenFailed(let b): return "token refused: \(b.failure.kind.rawValue): \(b.failure.message)"
@@ -156,10 +156,10 @@ public struct EventQuery: Sendable {
         case .signInVerified(let b): return "sign-in for \(b.audience)" + (e.identifiers.transferSub != nil ? " with transfer_sub" : "")
         case .signInRejected(let b), .notificationRejected(let b): return "rejected: \(b.reason): \(b.detail)"
         case .notificationReceived(let b): return b.kind.rawValue + " at \(b.eventTime.rfc3339)"
-        case .userErased(let b): return "erased (\(b.reason)), \(b.keysDestroyed) key(s) destroyed"
+        case .userErased(let b): return "erased (\(b.reason)), \(counted(b.keysDestroyed, "key")) destroyed"
         case .rejectionsSummarized(let b): return "\(b.total) refused deliveries from \(b.source) over budget, \(b.from.rfc3339) to \(b.until.rfc3339), answered 429"
-        case .handoffIssued(let b): return "handoff package \(b.package) for team \(b.targetTeam): \(b.rowCount) rows, checkpoint of \(b.checkpoint.treeSize) events"
-        case .handoffReceived(let b): return "handoff package \(b.package) from team \(b.senderTeam) verified: \(b.rowCount) rows, sender checkpoint of \(b.checkpoint.treeSize) events"
+        case .handoffIssued(let b): return "handoff package \(b.package) for team \(b.targetTeam): \(counted(b.rowCount, "row")), checkpoint of \(counted(b.checkpoint.treeSize, "event"))"
+        case .handoffReceived(let b): return "handoff package \(b.package) from team \(b.senderTeam) verified: \(counted(b.rowCount, "row")), sender checkpoint of \(counted(b.checkpoint.treeSize, "event"))"
         case .handoffRefused(let b): return "handoff package refused (\(b.reason)): \(b.detail)"
         case .handoffAcknowledged(let b): return "handoff package \(b.package) acknowledged by team \(b.targetTeam): receipt cosigned \(b.cosignedAt.rfc3339), their event \(b.recipientSequence)"
         case .handoffRowsReceived(let b):
@@ -167,13 +167,13 @@ public struct EventQuery: Sendable {
             return b.package.map { "handoff package \($0) \(rows) taken in" } ?? "unsigned handoff list \(rows) taken in"
         case .applyStarted(let b):
             let what = b.undoOf.map { "undo of apply run \($0)" } ?? "apply"
-            return "\(what) to \(b.targetKind.rawValue) \(b.target), table \(b.table) (\(b.keyColumn) → \(b.subColumn)): \(b.userCount) users"
+            return "\(what) to \(b.targetKind.rawValue) \(b.target), table \(b.table) (\(b.keyColumn) → \(b.subColumn)): \(counted(b.userCount, "user"))"
         case .applyIntended(let b):
             let counts = ApplyPlanned.allCases.compactMap { p in
                 let n = b.planned.filter { $0 == p }.count
                 return n == 0 ? nil : "\(p.rawValue) \(n)"
             }
-            return "apply batch \(b.batch) intended: \(b.accountIDs.count) accounts (" + counts.joined(separator: ", ") + ")"
+            return "apply batch \(b.batch) intended: \(counted(b.accountIDs.count, "account")) (" + counts.joined(separator: ", ") + ")"
         case .applySettled(let b):
             guard b.committed else { return "apply batch \(b.batch) did not commit" + (b.recovered ? " (found after an interruption)" : "") }
             let counts = ApplyOutcome.allCases.compactMap { o in

@@ -25,7 +25,7 @@ public struct BothHalves: Sendable {
     /// One line on the checkpoints.
     public var checkpointLine: String {
         checkpointsHeld == 0 ? "The recipient recorded no signed package from \(senderOrigin)."
-            : "\(checkpointsHeld) checkpoint(s) of \(senderOrigin) recorded with its packages, each still extended by that log."
+            : "\(counted(checkpointsHeld, "checkpoint")) of \(senderOrigin) recorded with its packages, each still extended by that log."
     }
 }
 

@@ -32,8 +32,8 @@ extension MigrationReport {
         let title = "Migration report: team \(identity.teamID), \(identity.role.rawValue) ledger"
         var body = "<header><h1>\(HTML.escape(title))</h1><p class=\"meta\">"
         body += isHistorical
-            ? "As of <b>\(asOf.rfc3339)</b>: only what had been recorded by then (events 1 to \(throughSequence))."
-            : "Made <b>\(asOf.rfc3339)</b> from events 1 to \(throughSequence)."
+            ? "As of <b>\(asOf.rfc3339)</b>: \(recordedByThen)."
+            : "Made <b>\(asOf.rfc3339)</b> from \(eventsCovered)."
         body += " Ledger \(HTML.escape(identity.ledgerID)). Transfer window: \(HTML.escape(windowLine)).</p></header>"
 
         body += "<section><h2>Summary</h2><table class=\"figures\"><tbody>"

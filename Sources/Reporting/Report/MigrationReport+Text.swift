@@ -16,7 +16,7 @@ extension MigrationReport {
     var windowLine: String {
         guard let window else { return "not recorded (run `handover window --accepted-at DATE`): the deadline figures are empty" }
         let state = window.isOpen(at: asOf) ? "open" : (asOf < window.acceptedAt ? "not yet open" : "closed")
-        return "accepted \(window.acceptedAt.date), deadline \(window.deadline.rfc3339), \(window.daysLeft(at: asOf)) days left (\(state))"
+        return "accepted \(window.acceptedAt.date), deadline \(window.deadline.rfc3339), \(counted(window.daysLeft(at: asOf), "day")) left (\(state))"
     }
 
     /// The headline figures as label → value rows, shared by the terminal and HTML reports.
@@ -65,12 +65,21 @@ extension MigrationReport {
     /// Every table the report shows, for the column reference.
     public static let answers = [Day.answer.description, NotificationFigures.answer.description]
 
+    /// The events the report is made from, for people: "events 1 to N" or "event 1".
+    var eventsCovered: String { throughSequence == 1 ? "event 1" : "events 1 to \(throughSequence)" }
+
+    /// What a historical report holds: the events recorded by its time, or none (a time
+    /// before the ledger's first event).
+    var recordedByThen: String {
+        throughSequence == 0 ? "no event had been recorded by then" : "only what had been recorded by then (\(eventsCovered))"
+    }
+
     /// The report for a terminal.
     public var text: String {
         var out = "Migration report: \(identity.role.rawValue) ledger \(identity.ledgerID), team \(identity.teamID)\n"
         out += isHistorical
-            ? "As of \(asOf.rfc3339): only what had been recorded by then (events 1 to \(throughSequence))\n"
-            : "Now, \(asOf.rfc3339) (events 1 to \(throughSequence))\n"
+            ? "As of \(asOf.rfc3339): \(recordedByThen)\n"
+            : "Now, \(asOf.rfc3339) (\(eventsCovered))\n"
         out += "Transfer window: \(windowLine)\n\n"
         let width = figures.map(\.label.count).max() ?? 0
         for (label, value) in figures { out += "  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + "\n" }

@@ -69,9 +69,9 @@ public struct LedgerStatus: Sendable {
         var concerns: [String] = []
         if let window, usersLeft > 0 {
             if now >= window.deadline {
-                concerns.append("the window closed on \(window.deadline) with \(usersLeft) users not migrated")
+                concerns.append("the window closed on \(window.deadline) with \(counted(usersLeft, "user")) not migrated")
             } else if let days = daysLeft, days < warnDays {
-                concerns.append("\(usersLeft) users not migrated with \(days) days left (under \(warnDays))")
+                concerns.append("\(counted(usersLeft, "user")) not migrated with \(counted(days, "day")) left (under \(warnDays))")
             }
         }
         if let lastRun, lastRun.exitStatus != 0 {
@@ -98,15 +98,15 @@ public struct LedgerStatus: Sendable {
         }
         let attention = (appliedByOutcome["collision"] ?? 0) + (appliedByOutcome["changed-meanwhile"] ?? 0)
         if attention > 0 {
-            steps.append("\(attention) accounts in the app's database were not written (a collision, or changed meanwhile): handover apply with the same options lists them; merge or fix them, then apply --commit again")
+            steps.append("\(counted(attention, "account")) in the app's database \(attention == 1 ? "was" : "were") not written (a collision, or changed meanwhile): handover apply with the same options lists them; merge or fix them, then apply --commit again")
         } else if identity.role == .recipient, appliedByOutcome.isEmpty, (usersByState["migrated"] ?? 0) > 0 {
             steps.append("set the migrated users' new sub on their accounts: handover apply --to DATABASE --table ... (a plan first, then --commit)")
         }
         if (usersByState["failed"] ?? 0) > 0 { steps.append("see why users failed: handover query failures --by-class; retry them: \(run) --retry-failed") }
         let waiting = (usersByState["pending"] ?? 0) + (usersByState["received"] ?? 0)
-        if waiting > 0, window.map({ now < $0.deadline }) ?? true { steps.append("\(waiting) users pending: run \(run) (it resumes)") }
+        if waiting > 0, window.map({ now < $0.deadline }) ?? true { steps.append("\(counted(waiting, "user")) pending: run \(run) (it resumes)") }
         if let checkpoint = lastCheckpoint, checkpoint.treeSize < events {
-            steps.append("sign a checkpoint over the \(events - checkpoint.treeSize) events since the last: handover checkpoint")
+            steps.append("sign a checkpoint over the \(counted(events - checkpoint.treeSize, "event")) since the last: handover checkpoint")
         } else if lastCheckpoint == nil, events > 0 {
             steps.append("sign a first checkpoint: handover checkpoint")
         }
@@ -117,7 +117,7 @@ public struct LedgerStatus: Sendable {
     public var text: String {
         var lines = ["\(identity.role == .sender ? "team A (sender)" : "team B (recipient)") \(identity.teamID), client IDs \(identity.clientIDs.joined(separator: ", "))"]
         if let window {
-            let left = now >= window.deadline ? "closed" : "\(window.daysLeft(at: now)) days left"
+            let left = now >= window.deadline ? "closed" : "\(counted(window.daysLeft(at: now), "day")) left"
             lines.append("window:       accepted \(window.acceptedAt), closes \(window.deadline): \(left)")
         } else {
             lines.append("window:       no transfer date recorded")
