@@ -62,9 +62,20 @@ struct RunOptions: ParsableArguments {
 }
 
 /// `--breaker`: a percentage of calls (`95%`, `95`) or `off`.
-enum BreakerThreshold: ExpressibleByArgument, Equatable {
+enum BreakerThreshold: ExpressibleByArgument, Equatable, CustomStringConvertible {
     case off
     case percent(Double)
+
+    /// As the user writes it: `95%`, `99.5%`, `off`.
+    var description: String {
+        switch self {
+        case .off: "off"
+        case .percent(let value): (value.rounded() == value ? String(Int(value)) : String(value)) + "%"
+        }
+    }
+
+    /// The default in `--help`, as the user writes it.
+    var defaultValueDescription: String { description }
 
     init?(argument: String) {
         if argument == "off" { self = .off; return }
@@ -141,7 +152,7 @@ private func stopMessage(_ failure: Failure, reason: RunFinished.StopReason?) ->
 struct GenerateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate", abstract: "Team A: generate transfer identifiers for the recipient team.",
-        discussion: "Reads a CSV with a header naming `sub` (required) and `account_id`; writes account_id,transfer_sub. Users already done for this target are skipped; the output is rewritten from the ledger.")
+        discussion: "Reads a CSV with a header naming `sub` (required) and `account_id`; writes \(MigrationOutputRow.generation.names.joined(separator: ",")). Users already done for this target are skipped; the output is rewritten from the ledger.")
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @OptionGroup var apple: AppleOptions
@@ -158,7 +169,7 @@ struct GenerateCommand: AsyncParsableCommand {
 struct ExchangeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "exchange", abstract: "Team B: exchange transfer identifiers for your team's identifiers and emails.",
-        discussion: "Reads team A's signed handoff package (checked with --sender-key before any call to Apple; a package that fails is refused with exit 2) or a bare CSV with a header naming `transfer_sub` (required) and `account_id` (recorded as unsigned); writes account_id,transfer_sub,sub,email,is_private_email. Users already exchanged are skipped; the output is rewritten from the ledger. For a package, a receipt for team A is written (see --receipt).")
+        discussion: "Reads team A's signed handoff package (checked with --sender-key before any call to Apple; a package that fails is refused with exit 2) or a bare CSV with a header naming `transfer_sub` (required) and `account_id` (recorded as unsigned); writes \(MigrationOutputRow.exchange.names.joined(separator: ",")). Users already exchanged are skipped; the output is rewritten from the ledger. For a package, a receipt for team A is written (see --receipt).")
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @OptionGroup var apple: AppleOptions

@@ -59,4 +59,17 @@ struct MessageWordingTests {
         let made = try TestSupport.handover("init", "--ledger", occupied, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient")
         #expect(made.status == 2 && made.err == "error: \(occupied) is not empty (it holds 1 entry); choose a new or empty directory\n", "exit \(made.status)\n\(made.err)")
     }
+
+    @Test("exchange --help names the output file's columns as the file has them, and --breaker's default as the user writes it")
+    func exchangeHelp() throws {
+        let help = try TestSupport.handover("exchange", "--help")
+        // Help is wrapped to the terminal's width: compared with its words joined by single spaces.
+        let words = help.out.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.status == 0 && words.contains("writes account_id,transfer_sub,recipient_sub,email,is_private_email."), "\(help.out)")
+        #expect(words.contains("a percentage, or off. (default: 95%)"), "\(help.out)")
+        for command in ["exchange", "generate"] {
+            let r = try TestSupport.handover(command, "--help")
+            #expect(!r.out.contains("percent("), "\(command): \(r.out)")
+        }
+    }
 }
