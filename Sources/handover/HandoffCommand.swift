@@ -43,8 +43,11 @@ struct HandoffIssueCommand: AsyncParsableCommand {
           rows: \(issued.rowCount) (events \(issued.previousTreeSize + 1) to \(issued.checkpoint.treeSize) of this ledger)
           manifest sha256: \(issued.manifestSHA256)
           checkpoint: \(counted(issued.checkpoint.treeSize, "event")), signed by \(issued.checkpoint.origin)
-        Send the directory to team \(issued.targetTeam). They pin this ledger's verifier key (`handover checkpoint --public-key`) and run
-          handover exchange --transfers \(out) --sender-key A.pub ...
+        Send the directory to team \(issued.targetTeam), with this ledger's verifier key given out of band (once), which they pin:
+          handover checkpoint --ledger \(ledgerOptions.directory) --public-key > a.pub
+        The day it arrives, team \(issued.targetTeam) checks it and records its users, then exchanges them:
+          handover handoff receive \(out) --ledger LEDGER --sender-key a.pub
+          handover exchange --ledger LEDGER --transfers \(out) --sender-key a.pub ...
         """)
     }
 }

@@ -53,7 +53,25 @@ struct InitCommand: AsyncParsableCommand {
         }
         print("Created \(role.rawValue) ledger \(created.ledgerID) for team \(team) in \(ledgerOptions.directory)")
         print("Checkpoints are signed with \(CheckpointKey.path(in: ledgerOptions.directory)); its verifier key, for auditors (also in \(VerifierKeyFile.path(in: ledgerOptions.directory))):\n  \(verifierKey)")
-        print("Next: record the transfer date with `handover window --ledger \(ledgerOptions.directory) --accepted-at YYYY-MM-DD`.")
+        print(nextSteps(ledger: ledgerOptions.directory).joined(separator: "\n"))
+    }
+
+    /// What the team does next with a new ledger at `ledger`: team A checks its set-up and
+    /// generates; team B receives team A's package. Both record the transfer date once the
+    /// transfer is accepted.
+    func nextSteps(ledger: String) -> [String] {
+        let window = "  - once the transfer is accepted, record its date: handover window --ledger \(ledger) --accepted-at YYYY-MM-DD"
+        switch role {
+        case .sender:
+            return ["Next:",
+                    "  - check the set-up: handover preflight --ledger \(ledger) --users FILE",
+                    "  - generate the transfer identifiers: handover generate --ledger \(ledger) --users FILE --target TEAM --out FILE",
+                    window]
+        case .recipient:
+            return ["Next:",
+                    "  - the day team A's package arrives, receive it with their verifier key (a.pub): handover handoff receive PACKAGE --ledger \(ledger) --sender-key a.pub",
+                    window]
+        }
     }
 }
 

@@ -72,4 +72,24 @@ struct MessageWordingTests {
             #expect(!r.out.contains("percent("), "\(command): \(r.out)")
         }
     }
+
+    @Test("init ends with the next steps of the ledger's role: team A checks its set-up and generates, team B receives the package; both record the date once the transfer is accepted")
+    func initNextSteps() throws {
+        let dir = TemporaryDirectory()
+        let a = try TestSupport.handover("init", "--ledger", dir.sub("a"), "--team-id", "AAAA111111", "--client-id", "com.example.app", "--role", "sender")
+        #expect(a.status == 0 && a.out.hasSuffix("""
+            Next:
+              - check the set-up: handover preflight --ledger \(dir.sub("a")) --users FILE
+              - generate the transfer identifiers: handover generate --ledger \(dir.sub("a")) --users FILE --target TEAM --out FILE
+              - once the transfer is accepted, record its date: handover window --ledger \(dir.sub("a")) --accepted-at YYYY-MM-DD
+
+            """), "\(a.out)\(a.err)")
+        let b = try TestSupport.handover("init", "--ledger", dir.sub("b"), "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient")
+        #expect(b.status == 0 && b.out.hasSuffix("""
+            Next:
+              - the day team A's package arrives, receive it with their verifier key (a.pub): handover handoff receive PACKAGE --ledger \(dir.sub("b")) --sender-key a.pub
+              - once the transfer is accepted, record its date: handover window --ledger \(dir.sub("b")) --accepted-at YYYY-MM-DD
+
+            """), "\(b.out)\(b.err)")
+    }
 }
