@@ -18,6 +18,10 @@ public struct FaultInjection: Sendable {
     /// Access tokens refused (401 `invalid_token`) although they have not expired, as Apple
     /// does with a token it revoked; nil refuses none.
     public var tokenRevocation: TokenRevocation?
+    /// Decides which calls get a 429, a 500 or a dropped connection from the seed and the call
+    /// (``FaultSeed``); nil decides at random. Outages, latency and token revocation are timed or
+    /// counted in arrival order either way.
+    public var seed: FaultSeed?
 
     /// When the stand-in refuses access tokens it issued.
     public enum TokenRevocation: Sendable, Equatable {
@@ -33,8 +37,8 @@ public struct FaultInjection: Sendable {
     /// What to do with one call.
     enum Decision { case answer, rateLimit, serverError, drop }
 
-    func decide() -> Decision {
-        let roll = Double.random(in: 0..<1)
+    /// The decision for a call whose roll (a number in [0, 1)) is `roll`.
+    func decide(_ roll: Double) -> Decision {
         if roll < droppedFraction { return .drop }
         if roll < droppedFraction + rateLimitedFraction { return .rateLimit }
         if roll < droppedFraction + rateLimitedFraction + serverErrorFraction { return .serverError }

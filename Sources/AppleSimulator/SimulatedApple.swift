@@ -21,6 +21,9 @@ public final class SimulatedApple: Sendable {
         public var tokenLifetime = 3600
         /// Fraction of users (by a hash of their identifier) who revoked consent.
         public var revokedFraction = 0.0
+        /// Chooses the users within ``revokedFraction`` by a hash of the seed and their
+        /// identifier (``FaultSeed``); nil chooses them by the directory's secret.
+        public var seed: FaultSeed?
         public init() {}
     }
 
@@ -158,6 +161,7 @@ public final class SimulatedApple: Sendable {
     public func hasRevoked(_ identifier: String) -> Bool {
         if revoked.contains(identifier) { return true }
         guard rules.revokedFraction > 0 else { return false }
+        if let seed = rules.seed { return seed.fraction(["revoked", identifier]) < rules.revokedFraction }
         let digest = Array(HMAC<SHA256>.authenticationCode(for: Data("revoked|\(identifier)".utf8), using: secret))
         return Double(Int(digest[0]) << 8 | Int(digest[1])) / 65_536 < rules.revokedFraction
     }

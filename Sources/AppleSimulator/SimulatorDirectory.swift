@@ -45,12 +45,16 @@ public struct SimulatorDirectory: Sendable {
     public let path: String
 
     /// Opens the directory at `path`, creating it with a fresh secret and RSA key if needed.
-    public init(path: String) throws {
+    /// With `secretSeed`, a secret made here is derived from the seed, so the identifiers the
+    /// stand-in derives from it (`transfer_sub`, team B's `sub`) are the same in every directory
+    /// made with that seed; a directory that has a secret keeps it.
+    public init(path: String, secretSeed: FaultSeed? = nil) throws {
         self.path = path
         let fm = FileManager.default
         try fm.createDirectory(atPath: path + "/teams", withIntermediateDirectories: true)
         if !fm.fileExists(atPath: secretPath) {
-            let secret = SymmetricKey(size: .bits256).withUnsafeBytes { Hex.encode($0) }
+            let secret = secretSeed.map { Hex.encode(SHA256.hash(data: Data("handover-stand-in-secret\u{0}\($0.value)".utf8))) }
+                ?? SymmetricKey(size: .bits256).withUnsafeBytes { Hex.encode($0) }
             try write(secret + "\n", to: secretPath)
         }
         if !fm.fileExists(atPath: rsaKeyPath) {

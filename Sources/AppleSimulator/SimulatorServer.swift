@@ -28,6 +28,7 @@ public struct SimulatorServer: Sendable {
     public let logger: Logger
     private let revoker: TokenRevoker
     private let wording: RefusalWording
+    private let rolls: FaultRolls
 
     public init(directory: SimulatorDirectory, rules: SimulatedApple.Rules, faults: FaultInjection, logger: Logger) throws {
         self.apple = try SimulatedApple(directory: directory, rules: rules)
@@ -37,6 +38,7 @@ public struct SimulatorServer: Sendable {
         self.revoker = TokenRevoker(faults.tokenRevocation)
         self.wording = RefusalWording(faults.refusalDescriptions)
         self.outages = OutageSchedule(faults.outages)
+        self.rolls = FaultRolls(seed: faults.seed)
     }
 
     /// The routes.
@@ -62,7 +64,8 @@ public struct SimulatorServer: Sendable {
 
     /// Reads the form body, runs `handle` (credentials and tokens are checked on arrival,
     /// as Apple's front end does), then applies the injected latency and faults and turns a
-    /// refusal into Apple's error answer.
+    /// refusal into Apple's error answer. A call that meets an outage is answered before the
+    /// faults are rolled, so it takes no roll from its user.
     private func answer(_ endpoint: String, _ request: Request, _ context: SimulatorContext,
                         _ handle: ([String: String], Int64) throws -> String) async throws -> Response {
         let body = try await request.body.collect(upTo: 64 * 1024)
@@ -83,7 +86,13 @@ public struct SimulatorServer: Sendable {
         let outcome: Result<String, SimulatedApple.Refusal>
         do { outcome = .success(try handle(form, Int64(Date().timeIntervalSince1970))) } catch let error as SimulatedApple.Refusal { outcome = .failure(error) }
         if faults.latencyMilliseconds > 0 { try await Task.sleep(for: .milliseconds(faults.latencyMilliseconds)) }
-        switch faults.decide() {
+        // The call's user (team A's sub, team B's transfer_sub; a token call's client): with a
+        // seed, the roll is that user's own, whatever the order of the calls, and a call refused
+        // for its access token (401, which comes of when a token is used) is answered so and
+        // takes no roll, so that the user's next call gets the roll it would have had.
+        let identifier = form["transfer_sub"] ?? form["sub"] ?? form["client_id"] ?? ""
+        let refusedToken = if case .failure(let refusal) = outcome { refusal.status == 401 } else { false }
+        switch refusedToken && faults.seed != nil ? .answer : faults.decide(rolls.roll(endpoint: endpoint, identifier: identifier)) {
         case .drop:
             stats.count("\(endpoint).dropped")
             try await context.channel.close()

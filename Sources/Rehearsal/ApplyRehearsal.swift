@@ -21,10 +21,15 @@ struct ApplyRehearsal {
         let projection = UserProjection()
         let ledger = try Ledger.open(at: recipientDir, folders: [projection])
         defer { ledger.close() }
+        // The user migrated by signing in with the smallest account_id: the same one in every
+        // rehearsal of the same users, whatever order the sign-ins were recorded in.
         let early = try projection.read(ledger) { snapshot, _ in
-            var found: UserState?
-            try snapshot.forEachMigratedUser { user in if found == nil, user.migratedVia == .signIn, user.accountID != nil { found = user } }
-            return found
+            var found: (accountID: String, user: UserState)?
+            try snapshot.forEachMigratedUser { user in
+                guard user.migratedVia == .signIn, let accountID = user.accountID, found.map({ accountID < $0.accountID }) ?? true else { return }
+                found = (accountID, user)
+            }
+            return found?.user
         }
         var accounts: [(String, String)] = []
         for list in userLists {

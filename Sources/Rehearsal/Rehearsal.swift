@@ -13,13 +13,16 @@ import Reporting
 public struct Rehearsal {
     public let directory: String
     public let users: Int
+    /// The stand-in's seed: its secret, its revoked users and its faults (``FaultSeed``).
+    public let seed: UInt64
     let senderTeam = "AAAA111111"
     let recipientTeam = "BBBB222222"
     let clientID = "com.example.notes"
 
-    public init(directory: String, users: Int) {
+    public init(directory: String, users: Int, seed: UInt64 = 1) {
         self.directory = directory
         self.users = users
+        self.seed = seed
     }
 
     /// Runs the rehearsal and prints through `say`.
@@ -34,19 +37,21 @@ public struct Rehearsal {
         say("Rehearsing a transfer of \(users) users of \(clientID) from team \(senderTeam) to team \(recipientTeam)\n  in \(directory)\n")
 
         // Apple's stand-in, with both teams' keys and the transfer on record.
-        let apple = try SimulatorDirectory(path: directory + "/apple")
+        let apple = try SimulatorDirectory(path: directory + "/apple", secretSeed: FaultSeed(seed))
         let senderKey = try apple.registerTeam(senderTeam, clientIDs: [clientID], keyID: "KEYA111111")
         let recipientKey = try apple.registerTeam(recipientTeam, clientIDs: [clientID], keyID: "KEYB222222")
         try apple.recordTransfer(.init(clientID: clientID, fromTeam: senderTeam, toTeam: recipientTeam, acceptedAt: acceptedAt.seconds))
         var rules = SimulatedApple.Rules()
         rules.tokenLifetime = 8
         rules.revokedFraction = 0.015
+        rules.seed = FaultSeed(seed)
         var faults = FaultInjection()
         faults.latencyMilliseconds = 5
         faults.rateLimitedFraction = 0.03
         faults.retryAfterSeconds = 0
         faults.serverErrorFraction = 0.03
         faults.droppedFraction = 0.02
+        faults.seed = FaultSeed(seed)
         // Team A's run meets an outage: two seconds of 503 asking to wait one, waited out.
         faults.outages = [SimulatedOutage(afterCalls: 60, lasting: .seconds(2), answer: .status(503), retryAfter: 1)]
         var quiet = Logger(label: "handover.demo")
@@ -54,7 +59,7 @@ public struct Rehearsal {
         let simulator = try await RunningSimulator(SimulatorServer(directory: apple, rules: rules, faults: faults, logger: quiet))
         defer { Task { await simulator.stop() } }
         let endpoints = AppleEndpoints(baseURL: simulator.baseURL)
-        say(TerminalText.wrap("Apple stand-in on \(simulator.baseURL): 5 ms latency, 3% HTTP 429, 3% HTTP 500, 2% dropped connections, a 2-second outage (503, Retry-After: 1) after 60 calls, "
+        say(TerminalText.wrap("Apple stand-in on \(simulator.baseURL), seed \(seed): 5 ms latency, 3% HTTP 429, 3% HTTP 500, 2% dropped connections, a 2-second outage (503, Retry-After: 1) after 60 calls, "
                               + "1.5% of users revoked consent, 8 s access tokens (renewed with 6 s left)", continuation: "  "))
 
         // Each team's ledger, with the transfer date that starts the 60-day window.
@@ -129,10 +134,12 @@ public struct Rehearsal {
         say("\n$ handover generate --users users-late.csv --target \(recipientTeam) --out handoff-late.csv   (team A, users found late)\n" + indent(late.text))
         let second = try await issue(senderDir, into: directory + "/handoff-0002")
         say("\n$ handover handoff issue --target \(recipientTeam) --out handoff-0002   (team A)\n" + indent(second))
-        let heldBack = try CSVTable(path: directory + "/handoff-0002/" + HandoffPackage.rowsFile).rows.compactMap { $0["transfer_sub"] }
+        // In account_id order, not the order the runs recorded them: the same users sign in,
+        // are notified about and erased in every rehearsal with the same seed.
+        let heldBack = try CSVTable(path: directory + "/handoff-0002/" + HandoffPackage.rowsFile).rows.sorted(by: Rehearsal.byAccountID).compactMap { $0["transfer_sub"] }
         say("  (handoff-0002 reaches team B late: its \(heldBack.count) users sign in first)")
 
-        let exchangedRows = try CSVTable(path: exchangedPath).rows
+        let exchangedRows = try CSVTable(path: exchangedPath).rows.sorted(by: Rehearsal.byAccountID)
         try await serveAndErase(recipientDir, simulator: simulator, heldBack: heldBack, exchangedRows: exchangedRows, logger: logger, say)
 
         // 8. The late package: its users are done by signing in, so no call is needed.
@@ -290,6 +297,9 @@ public struct Rehearsal {
         bytes[comma + 1] = bytes[comma + 1] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
+
+    /// Rows in `account_id` order.
+    private static func byAccountID(_ a: CSVTable.Row, _ b: CSVTable.Row) -> Bool { (a["account_id"] ?? "") < (b["account_id"] ?? "") }
 
     private func indent(_ text: String) -> String { text.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") }
 }

@@ -8,10 +8,18 @@ struct DemoCommand: AsyncParsableCommand {
 
     @Option(help: "Users to migrate.") var users = 2_000
     @Option(help: ArgumentHelp("Directory for the demo ledgers (default: a new temporary directory).", valueName: "dir")) var directory: String?
+    @Option(help: ArgumentHelp("""
+        Seed of the Apple stand-in: it decides which users revoked consent and which calls are answered \
+        429, 500 or dropped (by user, not by the order calls arrive; see `simulator serve --seed`), and the transfer_subs \
+        and team B's subs, so the same seed gives the same answers (who is pending and why, failures by class). Times, \
+        rates, ledger IDs and hashes, the access tokens obtained, and what the timed outage adds (its 503 answers and \
+        the retries they cause) differ from run to run.
+        """, valueName: "N"))
+    var seed: UInt64 = 1
 
     func run() async throws {
         let dir = directory ?? (NSTemporaryDirectory() + "handover-demo-" + UUID().uuidString.prefix(8).lowercased())
         // Written as each part ends, so a reader sees it happen even through a pipe.
-        try await Rehearsal(directory: dir, users: users).run { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
+        try await Rehearsal(directory: dir, users: users, seed: seed).run { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
     }
 }

@@ -30,11 +30,21 @@ struct SimulatorCommand: AsyncParsableCommand {
         @Option(name: .customLong("retry-after"), help: "Retry-After sent with 429, seconds.") var retryAfter = 1
         @Option(name: .customLong("rate-500"), help: "Fraction of calls answered 500.") var rate500 = 0.0
         @Option(name: .customLong("rate-drop"), help: "Fraction of connections closed without an answer.") var rateDrop = 0.0
-        @Option(name: .customLong("revoked-fraction"), help: "Fraction of users who revoked consent (invalid_request).") var revokedFraction = 0.0
+        @Option(name: .customLong("revoked-fraction"), help: "Fraction of users who revoked consent (invalid_request), chosen by a hash of their identifier.") var revokedFraction = 0.0
         @Option(name: .customLong("revoke-tokens-after"), help: ArgumentHelp("After this many migration calls, refuse (401) every access token issued so far, once.", valueName: "calls"))
         var revokeTokensAfter: Int?
         @Option(name: .customLong("refuse-tokens-after"), help: ArgumentHelp("After this many migration calls, refuse (401) every access token, however new.", valueName: "calls"))
         var refuseTokensAfter: Int?
+        @Option(help: ArgumentHelp("""
+            Decide the injected faults from N instead of at random: whether a call is answered 429, 500 or dropped \
+            (--rate-429, --rate-500, --rate-drop) is a function of N, the endpoint, the user in the call (team A's sub, \
+            team B's transfer_sub; a token call's client_id) and how many times that user was asked before, not of the \
+            order calls arrive; --revoked-fraction's users are chosen by N too. So two runs with the same N and the same \
+            users, on the same --dir (whose secret makes the transfer_subs), fault the same users the same way at any \
+            concurrency. --outage, --latency-ms and the token options stay timed or counted in arrival order; a call \
+            they answer (an outage's, a refused token's 401) takes no roll. Without --seed, faults are random.
+            """, valueName: "N"))
+        var seed: UInt64?
         @Option(name: .customLong("outage"), help: ArgumentHelp("An outage: after CALLS calls, SECONDS of every call answered ANSWER (429, a 5xx status, or drop: the connection closed), with Retry-After if given (repeat).", valueName: "CALLS:SECONDS:ANSWER[:RETRY_AFTER]"))
         var outages: [OutageArgument] = []
 
@@ -46,6 +56,7 @@ struct SimulatorCommand: AsyncParsableCommand {
             var rules = SimulatedApple.Rules()
             rules.tokenLifetime = tokenLifetime
             rules.revokedFraction = revokedFraction
+            rules.seed = seed.map(FaultSeed.init)
             var faults = FaultInjection()
             faults.latencyMilliseconds = latency
             faults.rateLimitedFraction = rate429
@@ -53,6 +64,7 @@ struct SimulatorCommand: AsyncParsableCommand {
             faults.serverErrorFraction = rate500
             faults.droppedFraction = rateDrop
             faults.outages = outages.map(\.outage)
+            faults.seed = seed.map(FaultSeed.init)
             faults.tokenRevocation = revokeTokensAfter.map { .once(afterCalls: $0) } ?? refuseTokensAfter.map { .always(afterCalls: $0) }
             var logger = Logger(label: "handover.simulator")
             logger.logLevel = .warning

@@ -134,7 +134,7 @@ struct AnswerDeclarationTests {
             if answer.name != "events" {
                 let rows = try jsonKeys(json, answer.name)
                 #expect(rows.allSatisfy { $0 == Set(names) }, "\(answer.name) JSON")
-                // The demo's ledger always has rows in these (others depend on its random faults).
+                // The demo's ledger always has rows in these (others depend on the faults its seed gives).
                 if ["migrated", "state", "window"].contains(answer.name) { #expect(!rows.isEmpty, "\(answer.name) JSON has no rows") }
             }
         }

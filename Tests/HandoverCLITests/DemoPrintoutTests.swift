@@ -168,6 +168,39 @@ extension DemoPrintoutTests {
     }
 }
 
+extension DemoPrintoutTests {
+    @Test("the demo's seed: the same seed (the default) gives the same answers in another run; the printout's answers agree")
+    func sameSeedSameAnswers() throws {
+        let again = dir.sub("again")
+        let r = try handover("demo", "--users", String(Self.users), "--directory", again)
+        #expect(r.status == 0, "\(r.err)")
+        let first = PrintedText(try DemoLedger.printout()), second = PrintedText(r.out)
+        #expect(first.lines.contains { $0.contains(", seed 1: ") } && second.lines.contains { $0.contains(", seed 1: ") }, "the stand-in's line names the seed")
+        for title in ["== Failures by class (users whose last attempt failed, team B) ==", "== Unmatched: Apple told us about users no migration step named =="] {
+            #expect(first.table(under: title)?.rows.map { $0.filter { !$0.key.hasSuffix("_at") && !$0.key.hasSuffix("_sequence") } }
+                    == second.table(under: title)?.rows.map { $0.filter { !$0.key.hasSuffix("_at") && !$0.key.hasSuffix("_sequence") } }, "\(title)")
+        }
+        /// Each user's outcome in one of the two runs' ledgers (times, attempts and sequence
+        /// numbers aside: those follow the clock).
+        func outcomes(_ ledger: String) throws -> [String: [String: String]] {
+            let kept = ["status", "migrated_via", "sender_sub", "transfer_sub", "recipient_sub", "last_error_class", "email", "email_forwarding"]
+            let happened = ["consent_revoked_at", "account_deleted_at", "erased_at"]
+            return Dictionary(uniqueKeysWithValues: try rows("query", "state", "--ledger", ledger, "--format", "json").map { user in
+                var outcome = PrintedTable.cells(user).filter { kept.contains($0.key) }
+                for column in happened { outcome[column] = user[column] == nil || user[column] == .null ? "no" : "yes" }
+                return (user["account_id"]?.stringValue ?? user["recipient_sub"]?.stringValue ?? "?", outcome)
+            })
+        }
+        for side in [DemoLedger.Side.sender, .recipient] {
+            let theirs = try DemoLedger.copy(side, into: dir), ours = again + "/" + side.rawValue
+            let (a, b) = (try outcomes(theirs), try outcomes(ours))
+            #expect(a.count == Self.users || side == .recipient, "\(side): \(a.count) users")
+            #expect(a == b, "\(side): \(a.filter { b[$0.key] != $0.value }.prefix(3).map { ($0.key, $0.value, b[$0.key] ?? [:]) })")
+            #expect(try rows("query", "failures", "--by-class", "--ledger", theirs, "--format", "json") == rows("query", "failures", "--by-class", "--ledger", ours, "--format", "json"))
+        }
+    }
+}
+
 /// The elements of three sequences side by side.
 private func zip3<A: Sequence, B: Sequence, C: Sequence>(_ a: A, _ b: B, _ c: C) -> [(A.Element, B.Element, C.Element)] {
     zip(zip(a, b), c).map { ($0.0, $0.1, $1) }

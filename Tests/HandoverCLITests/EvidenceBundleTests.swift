@@ -53,7 +53,7 @@ struct EvidenceBundleTests {
         var subjects: [(ledger: String, subject: String, why: String)] = [
             (sender, try #require(try users(sender).first?["account_id"]?.stringValue), "transfer ID generated"),
             (recipient, try first("was exchanged") { $0["migrated_via"]?.stringValue == "exchange" }, "exchanged"),
-            // Failed, then tried again: migrated on the retry when the demo's random faults allow
+            // Failed, then tried again: migrated on the retry when the demo's seeded faults allow
             // it, else a user Apple refused each time (the revoked ones, every run).
             (recipient, try first("failed and was tried again") { user in
                 let retried = { (u: [String: JSONValue]) in (u["attempts"]?.intValue ?? 0) > 1 }
