@@ -66,9 +66,12 @@ public struct AppleIDError: Error, Sendable, CustomStringConvertible {
     /// What to check when Apple refuses the credentials.
     public static let credentialHint = "check the key ID (kid), the team ID (iss), the client ID (sub and client_id), that the key belongs to that team, that the client secret has not expired and that its signature is raw R||S (64 bytes), not DER"
 
+    /// The class and the message, then the HTTP status unless the message already names it
+    /// ("Apple is throttling (HTTP 429)"), and the tries when there were several.
     public var description: String {
-        var text = "\(code.rawValue): \(message)"
-        if let httpStatus { text += " (HTTP \(httpStatus)" + (attempts > 1 ? ", \(attempts) tries)" : ")") }
-        return text
+        var notes: [String] = []
+        if let httpStatus, !message.contains("HTTP \(httpStatus)") { notes.append("HTTP \(httpStatus)") }
+        if httpStatus != nil, attempts > 1 { notes.append("\(attempts) tries") }
+        return "\(code.rawValue): \(message)" + (notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")")
     }
 }

@@ -142,7 +142,8 @@ func runMigration(_ kind: MigrationJob.Kind, input: String, ledger: LedgerOption
 private func stopMessage(_ failure: Failure, reason: RunFinished.StopReason?) -> String {
     let message = InertText.forScreen(failure.message)
     return switch reason ?? .credentials {
-    case .credentials: "Apple refused the credentials: \(message)"
+    // Apple's refusals already say so ("Apple refused the client credentials (invalid_client)").
+    case .credentials: message.hasPrefix("Apple refused") ? message : "Apple refused the credentials: \(message)"
     case .breaker: "stopped by the breaker: \(message)"
     case .outage, .retryAfter: "stopped, nobody lost; run the same command again: \(message)"
     }

@@ -103,7 +103,10 @@ struct ErrorClassificationTests {
         #expect(Self.classify(400, #"{"error":"invalid_request"}"#).message.contains("the user revoked authorization"))
         #expect(Self.classify(418, "teapot").message == "Apple answered HTTP 418 without an error code")
         let error = AppleIDError(.serverError, "Apple answered HTTP 503", httpStatus: 503, attempts: 3)
-        #expect(error.description == "server_error: Apple answered HTTP 503 (HTTP 503, 3 tries)")
+        #expect(error.description == "server_error: Apple answered HTTP 503 (3 tries)")
+        #expect(Self.classify(429, "").description == "rate_limited: Apple is throttling (HTTP 429)")
+        #expect(AppleIDError(.invalidResponse, "Apple answered 200 with a body that is not a JSON object", httpStatus: 200).description
+                == "invalid_response: Apple answered 200 with a body that is not a JSON object (HTTP 200)")
         #expect(AppleIDError(.timeout, "no answer").description == "timeout: no answer")
     }
 

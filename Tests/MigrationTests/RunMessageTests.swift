@@ -63,4 +63,42 @@ struct RunMessageTests {
             """), "\(issued.out)")
         #expect(!issued.out.contains("A.pub"), "\(issued.out)")
     }
+
+    @Test("a run stopped by Apple says each thing once: refused credentials (exit 3) without \"Apple refused the credentials: Apple refused\", a Retry-After too long (exit 1) without the HTTP status twice")
+    func appleRefusalsSaidOnce() throws {
+        let apple = try apple()
+        let a = try ledger("a", team: "AAAA111111", role: "sender")
+        let users = try users(1)
+        let standIn = try SimulatorProcess.start(directory: apple)
+        defer { _ = standIn.stop() }
+        // Team B's key for team A: Apple refuses the client secret.
+        let refused = try handover(["generate", "--ledger", a, "--users", users, "--target", "BBBB222222", "--out", dir.sub("h.csv")]
+                                   + credentials("AAAA111111", "KEYB222222", baseURL: standIn.baseURL))
+        #expect(refused.status == 3, "exit \(refused.status)\n\(refused.out)\(refused.err)")
+        #expect(refused.err.hasPrefix("error: Apple refused the client credentials (invalid_client"), "\(refused.err)")
+        #expect(!refused.err.contains("Apple refused the credentials: Apple refused") && !refused.out.contains("Apple refused the credentials: Apple refused"), "\(refused.out)\(refused.err)")
+
+        let throttling = try SimulatorProcess.start(directory: apple, extra: ["--rate-429", "1", "--retry-after", "3600"])
+        defer { _ = throttling.stop() }
+        let waited = try handover(["generate", "--ledger", a, "--users", users, "--target", "BBBB222222", "--out", dir.sub("h.csv"), "--max-retry-after", "1"]
+                                  + credentials("AAAA111111", "KEYA111111", baseURL: throttling.baseURL))
+        #expect(waited.status == 1, "exit \(waited.status)\n\(waited.out)\(waited.err)")
+        #expect(waited.err.hasSuffix("(--max-retry-after): rate_limited: Apple is throttling (HTTP 429)\n"), "\(waited.err)")
+        #expect(!(waited.out + waited.err).contains("(HTTP 429) (HTTP 429)"), "\(waited.out)\(waited.err)")
+    }
+
+    @Test("Apple unreachable: the run says it could not connect to the URL and why (connection refused), parentheses balanced, and stops resumably (exit 1)")
+    func appleUnreachable() throws {
+        _ = try apple()
+        let a = try ledger("a", team: "AAAA111111", role: "sender")
+        let r = try handover(["generate", "--ledger", a, "--users", try users(1), "--target", "BBBB222222", "--out", dir.sub("h.csv"), "--outage-limit", "1"]
+                             + credentials("AAAA111111", "KEYA111111", baseURL: "http://127.0.0.1:9"))
+        #expect(r.status == 1, "exit \(r.status)\n\(r.out)\(r.err)")
+        #expect(r.err.hasSuffix(": connection: could not connect to http://127.0.0.1:9/auth/token: connection refused\n"), "\(r.err)")
+        #expect(r.err.contains("handover: Apple unavailable: connection: could not connect to http://127.0.0.1:9/auth/token: connection refused. Waiting for it"), "\(r.err)")
+        for line in r.err.split(separator: "\n") {
+            #expect(line.filter { $0 == "(" }.count == line.filter { $0 == ")" }.count, "\(line)")
+        }
+        #expect(!r.err.contains("errno") && !r.err.contains("reset"), "\(r.err)")
+    }
 }

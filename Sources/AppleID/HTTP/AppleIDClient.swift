@@ -207,6 +207,6 @@ public final class AppleIDClient: Sendable {
         if let http = error as? HTTPClientError, [.deadlineExceeded, .readTimeout, .connectTimeout].contains(http) {
             return AppleIDError(.timeout, "no answer from \(url) in time (\(http))")
         }
-        return AppleIDError(.connection, "the connection to \(url) failed or was dropped (\(error))")
+        return AppleIDError(.connection, TransportFailure(url: url, error: error).message)
     }
 }
