@@ -212,12 +212,9 @@ public struct HandoverServer: Sendable {
         return data
     }
 
-    /// The TLS settings: the given certificate and key, TLS 1.2 at least.
+    /// The TLS settings: the given certificate and key, TLS 1.2 at least (``TLSFiles``).
     static func tlsConfiguration(certificate: String, key: String) throws -> TLSConfiguration {
-        let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
-        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
-        tls.minimumTLSVersion = .tlsv12
-        return tls
+        try TLSFiles.configuration(certificate: certificate, key: key)
     }
 
     /// Serves until SIGTERM or SIGINT (or cancellation), then finishes the requests in

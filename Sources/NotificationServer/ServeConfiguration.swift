@@ -59,4 +59,10 @@ public struct ServeConfiguration: Sendable {
             throw Refused(description: "refusing plain HTTP on \(host), which is not a loopback address: pass --tls-cert and --tls-key, or --insecure-http if a proxy in front terminates TLS")
         }
     }
+
+    /// Reads the certificate and key (``TLSFiles``), so that a file that is missing, unreadable
+    /// or not PEM is refused naming it before anything opens or listens.
+    public func checkTLSFiles() throws {
+        if let tlsCertificate, let tlsKey { _ = try TLSFiles.configuration(certificate: tlsCertificate, key: tlsKey) }
+    }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Ledger
 import Logging
+import NotificationServer
 
 /// Runs the command line and ends it with one ``ExitStatus`` (README, "Exit codes").
 ///
@@ -15,8 +16,10 @@ enum Entry {
         // Logs quote what strangers send (a refused token's header, Apple's error text): every
         // entry is written inert.
         LoggingSystem.bootstrap { label in StreamLogHandler(label: label, stream: InertStandardError()) }
+        var parsed: (any ParsableCommand)?
         do {
             var command = try await Handover.asyncParseAsRoot()
+            parsed = command
             try MissingSubcommand.refuse(command)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
@@ -24,7 +27,7 @@ enum Entry {
                 try command.run()
             }
         } catch {
-            let ending = CommandEnding(error)
+            let ending = CommandEnding(error, command: parsed)
             if let text = ending.standardOutput { print(text) }
             if let text = ending.standardError { Console.error(text) }
             Foundation.exit(ending.status.rawValue)
@@ -41,7 +44,12 @@ struct CommandEnding {
     /// The error message, `error: ` first.
     let standardError: String?
 
-    init(_ error: any Error) {
+    /// How `command` (nil when the command line did not parse) ends after throwing `error`.
+    init(_ error: any Error, command: (any ParsableCommand)? = nil) {
+        if let server = command as? any ListeningCommand, let message = ListenFailure.message(error, host: server.host, port: server.port) {
+            self.init(status: .usage, standardError: "error: " + message)
+            return
+        }
         switch error {
         case let exit as CLIExit:
             self.init(status: exit.status, standardError: exit.message.map { "error: " + $0 })

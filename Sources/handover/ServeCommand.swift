@@ -50,6 +50,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                rejectionBudget: rejectionBudget, trustedProxy: trustedProxy)
         do {
             try configuration.validate()
+            try configuration.checkTLSFiles()
             configuration.signInSecret = try signInSecret()
         } catch let error as ServeConfiguration.Refused {
             throw CLIExit.usage(error.description)

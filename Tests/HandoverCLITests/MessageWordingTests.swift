@@ -92,4 +92,37 @@ struct MessageWordingTests {
 
             """), "\(b.out)\(b.err)")
     }
+
+    @Test("serve and simulator serve on a port another process listens on: exit 2 naming HOST:PORT and that the address is in use")
+    func portInUse() throws {
+        let dir = TemporaryDirectory()
+        let ledger = try Self.newLedger(dir)
+        let first = try ServerProcess(["serve", "--ledger", ledger, "--port", "0"])
+        defer { first.stop() }
+        let port = try #require(first.baseURL.split(separator: ":").last.map(String.init))
+        let second = try TestSupport.handover("serve", "--ledger", ledger, "--port", port)
+        #expect(second.status == 2, "exit \(second.status)\n\(second.out)\(second.err)")
+        #expect(second.err.hasSuffix("error: cannot listen on 127.0.0.1:\(port): the address is in use (another process listens there)\n"), "\(second.err)")
+        let standIn = try TestSupport.handover("simulator", "serve", "--dir", dir.sub("apple"), "--port", port)
+        #expect(standIn.status == 2, "exit \(standIn.status)\n\(standIn.out)\(standIn.err)")
+        #expect(standIn.err == "error: cannot listen on 127.0.0.1:\(port): the address is in use (another process listens there)\n", "\(standIn.err)")
+    }
+
+    @Test("serve with a --tls-cert or --tls-key that is missing or not PEM: exit 2 naming the option, the file and what is wrong, before it listens")
+    func unreadableTLSFiles() throws {
+        let dir = TemporaryDirectory()
+        let ledger = try Self.newLedger(dir)
+        let junk = dir.sub("junk.pem")
+        try Data("not a certificate\n".utf8).write(to: URL(fileURLWithPath: junk))
+        let cases: [(cert: String, key: String, message: String)] = [
+            (dir.sub("nothere.pem"), junk, "error: --tls-cert \(dir.sub("nothere.pem")): no such file\n"),
+            (junk, dir.sub("nothere.pem"), "error: --tls-key \(dir.sub("nothere.pem")): no such file\n"),
+            (junk, junk, "error: --tls-cert \(junk): not a PEM certificate chain"),
+            (dir.path, junk, "error: --tls-cert \(dir.path): is a directory, not a PEM file\n"),
+        ]
+        for (cert, key, message) in cases {
+            let r = try TestSupport.handover("serve", "--ledger", ledger, "--port", "0", "--tls-cert", cert, "--tls-key", key)
+            #expect(r.status == 2 && r.err.hasPrefix(message) && r.out.isEmpty, "\(cert) \(key): exit \(r.status)\n\(r.out)\(r.err)")
+        }
+    }
 }
