@@ -94,6 +94,10 @@ struct ProveCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also write the proof to this file.", valueName: "file"))
     var out: String?
 
+    func validate() throws {
+        guard sequence >= 1 else { throw ValidationError("there is no event 0: a ledger's events are numbered from 1") }
+    }
+
     func run() throws {
         let ledger = try ledgerOptions.openLog(.readOnly)
         defer { ledger.close() }

@@ -125,4 +125,18 @@ struct MessageWordingTests {
             #expect(r.status == 2 && r.err.hasPrefix(message) && r.out.isEmpty, "\(cert) \(key): exit \(r.status)\n\(r.out)\(r.err)")
         }
     }
+
+    @Test("prove 0 is bad usage (exit 2: events are numbered from 1); an event past the head is not in the ledger (exit 1); one past the checkpoint asks for a newer checkpoint (exit 2)")
+    func proveOutOfRange() throws {
+        let dir = TemporaryDirectory()
+        let ledger = try Self.newLedger(dir)
+        #expect(try TestSupport.handover("checkpoint", "--ledger", ledger).status == 0)
+        #expect(try TestSupport.handover("window", "--ledger", ledger, "--accepted-at", Timestamp.now().date).status == 0)
+        let zero = try TestSupport.handover("prove", "0", "--ledger", ledger)
+        #expect(zero.status == 2 && zero.err.hasPrefix("error: there is no event 0: a ledger's events are numbered from 1\n") && zero.out.isEmpty, "exit \(zero.status)\n\(zero.err)")
+        let past = try TestSupport.handover("prove", "3", "--ledger", ledger)
+        #expect(past.status == 1 && past.err == "error: there is no event 3 in this ledger: it holds events 1 to 2\n", "exit \(past.status)\n\(past.err)")
+        let uncovered = try TestSupport.handover("prove", "2", "--ledger", ledger)
+        #expect(uncovered.status == 2 && uncovered.err.hasPrefix("error: event 2 is not covered by the checkpoint of 1 event; sign a newer one"), "exit \(uncovered.status)\n\(uncovered.err)")
+    }
 }

@@ -79,7 +79,7 @@ extension Ledger {
                 throw LedgerError(.notInLedger, "there is no event \(sequence) in this ledger: it holds events 1 to \(head)")
             }
             guard sequence <= checkpoint.treeSize else {
-                throw LedgerError(.invalidEvent, "event \(sequence) is not covered by the checkpoint of \(checkpoint.treeSize) events; sign a newer one with `handover checkpoint`")
+                throw LedgerError(.invalidEvent, "event \(sequence) is not covered by the checkpoint of \(counted(checkpoint.treeSize, "event")); sign a newer one with `handover checkpoint`")
             }
             guard let raw = try view.record(sequence) else { throw LedgerError(.malformedRecord, "event \(sequence) is missing from the log, which holds events 1 to \(head)") }
             return InclusionProof(
@@ -109,7 +109,7 @@ extension Ledger {
             return audit.failing("the log fails verification at event \(report.firstBadSequence.map(String.init) ?? "?"): \(report.problem ?? "")")
         }
         guard checkpoint.treeSize <= report.eventCount, let rootThen = report.rootAtRequestedSize else {
-            return audit.failing("the checkpoint covers \(checkpoint.treeSize) events but the log holds only \(report.eventCount): events were removed")
+            return audit.failing("the checkpoint covers \(counted(checkpoint.treeSize, "event")) but the log holds only \(report.eventCount): events were removed")
         }
         guard rootThen == checkpoint.rootHash else {
             return audit.failing("the first \(checkpoint.treeSize) events hash to \(Hex.encode(rootThen)), the checkpoint says \(Hex.encode(checkpoint.rootHash)): the log was rewritten after it was signed")

@@ -80,7 +80,7 @@ public enum EvidenceBundle {
         }
         let uncovered = events.filter { $0.sequence > checkpoint.treeSize }
         guard uncovered.isEmpty else {
-            throw Failure(kind: .noCheckpoint, description: "\(uncovered.count) of the \(events.count) events to prove in \(ledger.directory) (from sequence \(uncovered[0].sequence)) are newer than its checkpoint of \(checkpoint.treeSize) events; sign a newer one with `handover checkpoint`")
+            throw Failure(kind: .noCheckpoint, description: "\(uncovered.count) of the \(events.count) events to prove in \(ledger.directory) (from sequence \(uncovered[0].sequence)) \(uncovered.count == 1 ? "is" : "are") newer than its checkpoint of \(counted(checkpoint.treeSize, "event")); sign a newer one with `handover checkpoint`")
         }
         for sub in ["/events", "/proofs"] + (reveal ? ["/revealed"] : []) {
             try FileManager.default.createDirectory(atPath: directory + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
