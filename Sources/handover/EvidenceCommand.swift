@@ -85,6 +85,12 @@ struct EvidenceCommand: ParsableCommand {
         var recipientKey: String?
 
         func run() throws {
+            // A path that is not there is a mistake of the command line, not a bundle that fails.
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+                throw CLIExit.usage("\(directory) does not exist: give the evidence bundle's directory")
+            }
+            guard isDirectory.boolValue else { throw CLIExit.usage("\(directory) is not a directory: give the evidence bundle's directory") }
             if TwoSidedEvidenceCheck.isTwoSided(directory) {
                 do {
                     let result = try TwoSidedEvidenceCheck.run(directory, senderKey: try senderKey.map(EvidenceOptions.keyText), recipientKey: try recipientKey.map(EvidenceOptions.keyText))

@@ -139,4 +139,20 @@ struct MessageWordingTests {
         let uncovered = try TestSupport.handover("prove", "2", "--ledger", ledger)
         #expect(uncovered.status == 2 && uncovered.err.hasPrefix("error: event 2 is not covered by the checkpoint of 1 event; sign a newer one"), "exit \(uncovered.status)\n\(uncovered.err)")
     }
+
+    @Test("evidence verify of a path that does not exist, or of a file, is bad usage (exit 2) saying so, not a bundle that does not hold")
+    func evidenceVerifyMissingDirectory() throws {
+        let dir = TemporaryDirectory()
+        let missing = try TestSupport.handover("evidence", "verify", dir.sub("nothere"))
+        #expect(missing.status == 2 && missing.err == "error: \(dir.sub("nothere")) does not exist: give the evidence bundle's directory\n", "exit \(missing.status)\n\(missing.err)")
+        let file = dir.sub("file.txt")
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        let notDirectory = try TestSupport.handover("evidence", "verify", file)
+        #expect(notDirectory.status == 2 && notDirectory.err == "error: \(file) is not a directory: give the evidence bundle's directory\n", "exit \(notDirectory.status)\n\(notDirectory.err)")
+        // An empty directory is a bundle that does not hold: exit 4.
+        let empty = dir.sub("empty")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let r = try TestSupport.handover("evidence", "verify", empty)
+        #expect(r.status == 4 && r.err.hasPrefix("error: the bundle does not hold: "), "exit \(r.status)\n\(r.err)")
+    }
 }
