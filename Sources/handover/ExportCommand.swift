@@ -61,6 +61,9 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         let (ledger, projection) = try ledgerOptions.open(.readOnly)
         defer { ledger.close() }
+        if includePersonalData, ledger.sealer.keyStore == nil {
+            throw CLIExit.usage("\(ledgerOptions.directory) holds no data keys (a copy made without keys): its email addresses are sealed for good and cannot be exported; export without --include-personal-data")
+        }
         var exporter = Exporter(ledger: ledger, projection: projection, includePersonalData: includePersonalData)
         exporter.neutralizeFormulas = neutralizeFormulas
         if format == .postgres {

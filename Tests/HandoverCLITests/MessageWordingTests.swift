@@ -155,4 +155,19 @@ struct MessageWordingTests {
         let r = try TestSupport.handover("evidence", "verify", empty)
         #expect(r.status == 4 && r.err.hasPrefix("error: the bundle does not hold: "), "exit \(r.status)\n\(r.err)")
     }
+
+    @Test("export --include-personal-data from a copy without keys is refused (exit 2) saying the copy holds no keys, and writes nothing; without the flag it exports")
+    func personalDataFromCopyWithoutKeys() throws {
+        let dir = TemporaryDirectory()
+        let ledger = try Self.newLedger(dir)
+        let copy = dir.sub("copy")
+        #expect(try TestSupport.handover("backup", "--ledger", ledger, "--out", copy, "--without-keys").status == 0)
+        let out = dir.sub("export.sqlite")
+        let refused = try TestSupport.handover("export", "--ledger", copy, "--format", "sqlite", "--out", out, "--include-personal-data")
+        #expect(refused.status == 2 && refused.out.isEmpty, "exit \(refused.status)\n\(refused.out)\(refused.err)")
+        #expect(refused.err == "error: \(copy) holds no data keys (a copy made without keys): its email addresses are sealed for good and cannot be exported; export without --include-personal-data\n", "\(refused.err)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let plain = try TestSupport.handover("export", "--ledger", copy, "--format", "sqlite", "--out", out)
+        #expect(plain.status == 0 && !plain.out.contains("personal data"), "\(plain.out)\(plain.err)")
+    }
 }
