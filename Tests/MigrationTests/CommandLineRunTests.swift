@@ -59,7 +59,7 @@ struct CommandLineRunTests {
             ("", "line 1: is empty", "empty file"),
             ("sub,account_id\n000.a.1,acct-1\n,acct-2\n", "line 3: sub is empty", "empty identifier"),
             ("sub,account_id\n000.a.1,acct-1\n000 b.2,acct-2\n", "line 3: sub \"000 b.2\" contains", "malformed identifier"),
-            ("sub,account_id\n000.a.1,acct-1\n000.b.2\n", "line 3: has 1 fields, the header has 2", "short row"),
+            ("sub,account_id\n000.a.1,acct-1\n000.b.2\n", "line 3: has 1 field, the header has 2", "short row"),
             ("sub,account_id\n000.a.1,\"acct-1\n", "line 2: opens a quoted field that never closes", "unterminated quote"),
             ("sub,account_id\n000.a.1,acct-1\n000.b.2,acct-1\n", "line 3: account_id acct-1 is already used on line 2", "account reused"),
             // Checked in time linear in the header (its duplicate check was once quadratic: minutes).
@@ -141,7 +141,7 @@ struct CommandLineRunTests {
                                             "--apple-base-url", url] + credentials("AAAA111111", "WRONGKEY01", key))
         #expect(r.status == 3, "\(r.out) \(r.err)")
         #expect(r.err.contains("key ID") && r.err.contains("team ID") && r.err.contains("client ID"), "\(r.err)")
-        #expect(r.err.components(separatedBy: "Apple refused the credentials").count == 2, "said once, not once per worker: \(r.err)")
+        #expect(r.err.components(separatedBy: "Apple refused the client credentials").count == 2, "said once, not once per worker: \(r.err)")
         let ok = try runProduct("handover", ["generate", "--ledger", ledger, "--users", users, "--target", "BBBB222222", "--out", dir.sub("out.csv"),
                                              "--apple-base-url", url, "--format", "json"] + credentials("AAAA111111", "KEYA111111", key))
         #expect(ok.status == 0, "\(ok.err)")

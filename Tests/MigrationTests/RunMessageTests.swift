@@ -101,4 +101,29 @@ struct RunMessageTests {
         }
         #expect(!r.err.contains("errno") && !r.err.contains("reset"), "\(r.err)")
     }
+
+    @Test("preflight's input line: each problem of the file on its own line, naming the file once (exit 2); a duplicate row's warning on its own line")
+    func preflightInputProblems() throws {
+        _ = try apple()
+        let a = try ledger("a", team: "AAAA111111", role: "sender")
+        let bad = dir.sub("bad.csv")
+        try Data("sub,account_id\n001001.aaaa.0001,acct-1\n001002.aaaa.0002,acct-1\n001003.aaaa.0003\n".utf8).write(to: URL(fileURLWithPath: bad))
+        let r = try handover(["preflight", "--ledger", a, "--users", bad] + credentials("AAAA111111", "KEYA111111", baseURL: "http://127.0.0.1:9"))
+        #expect(r.status == 2, "exit \(r.status)\n\(r.out)\(r.err)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        let start = try #require(lines.firstIndex { $0.hasPrefix("FAIL    input ") }, "\(r.out)")
+        let block = lines[start...].prefix { $0 == lines[start] || $0.hasPrefix("      ") }
+        let text = block.map { $0.dropFirst(8 + "access token".count + 2) }.joined(separator: " ")
+        #expect(text == "\(bad), line 3: account_id acct-1 is already used on line 2 for a different sub \(bad), line 4: has 1 field, the header has 2", "\(r.out)")
+        #expect(!r.out.contains("\\n") && !r.out.contains("\(bad): \(bad)"), "\(r.out)")
+        #expect(block.contains { $0.dropFirst(22).hasPrefix("\(bad), line 4: ") }, "one problem a line: \(r.out)")
+
+        let duplicated = dir.sub("dup.csv")
+        try Data("sub,account_id\n001001.aaaa.0001,acct-1\n001002.aaaa.0002,acct-2\n001001.aaaa.0001,acct-1\n".utf8).write(to: URL(fileURLWithPath: duplicated))
+        let warned = try handover(["preflight", "--ledger", a, "--users", duplicated] + credentials("AAAA111111", "KEYA111111", baseURL: "http://127.0.0.1:9"))
+        let warning = warned.out.split(separator: "\n").map(String.init).drop { !$0.hasPrefix("warn    input ") }.prefix { !$0.hasPrefix("ok ") }
+        #expect(warning.first == "warn    input         \(duplicated): 2 users", "\(warned.out)")
+        #expect(warning.dropFirst().first?.dropFirst(22).hasPrefix("\(duplicated), line 4:") == true, "\(warned.out)")
+        #expect(warning.map { $0.dropFirst(22) }.joined(separator: " ").hasSuffix(", line 4: duplicate of line 2 (sub 001001.aaaa.0001); kept once"), "\(warned.out)")
+    }
 }

@@ -77,7 +77,7 @@ public struct UserList: Sendable {
         var accounts: [String: (line: Int, identifier: String)] = [:]
         for row in table.rows {
             guard row.fields.count == header.count else {
-                problems.append(InputProblem(file: path, line: row.line, "has \(row.fields.count) fields, the header has \(header.count)"))
+                problems.append(InputProblem(file: path, line: row.line, "has \(counted(row.fields.count, "field")), the header has \(header.count)"))
                 continue
             }
             let identifier = row.fields[keyIndex].trimmingWhitespace

@@ -252,8 +252,12 @@ public struct Preflight: Sendable {
         }
         do {
             let list = try UserList(path: inputPath, keyColumn: column)
-            report.add("input", list.warnings.isEmpty ? .passed : .warning, "\(inputPath): \(counted(list.users.count, "user"))" + (list.warnings.isEmpty ? "" : "; " + list.warnings.joined(separator: "; ")))
+            report.add("input", list.warnings.isEmpty ? .passed : .warning, "\(inputPath): \(counted(list.users.count, "user"))" + list.warnings.map { "\n" + $0 }.joined())
             return list.users.count
+        } catch let problems as InputProblems {
+            // Each problem names the file and its line, one a line.
+            report.add("input", .failed, problems.description)
+            return nil
         } catch {
             report.add("input", .failed, "\(inputPath): \(ErrorText.describing(error))")
             return nil

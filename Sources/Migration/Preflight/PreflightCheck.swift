@@ -58,7 +58,10 @@ public struct PreflightReport: Sendable {
         let indent = String(repeating: " ", count: 8 + width)
         let lines = checks.map { check in
             let prefix = check.verdict.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0) + check.name.padding(toLength: width, withPad: " ", startingAt: 0)
-            let detail = TerminalText.wrap(InertText.forScreen(check.detail), width: max(40, TerminalText.width - indent.count), continuation: "")
+            // A detail of several lines (an input file's problems) shows one per line, each made inert.
+            let detail = check.detail.split(separator: "\n").map {
+                TerminalText.wrap(InertText.forScreen(String($0)), width: max(40, TerminalText.width - indent.count), continuation: "")
+            }.joined(separator: "\n")
             return prefix + detail.split(separator: "\n").joined(separator: "\n" + indent)
         }
         return (lines + [verdict]).joined(separator: "\n")
