@@ -126,4 +126,45 @@ struct RunMessageTests {
         #expect(warning.dropFirst().first?.dropFirst(22).hasPrefix("\(duplicated), line 4:") == true, "\(warned.out)")
         #expect(warning.map { $0.dropFirst(22) }.joined(separator: " ").hasSuffix(", line 4: duplicate of line 2 (sub 001001.aaaa.0001); kept once"), "\(warned.out)")
     }
+
+    @Test("status after an exchange that ended with exit 1 and a sign-in that migrated its last user: on track (exit 0), the run's exit status kept as history")
+    func statusAfterSignInMigratedTheLast() throws {
+        let apple = try apple()
+        let today = Timestamp.now().date
+        let transfer = try handover("simulator", "transfer", "--dir", apple, "--client-id", "com.example.app", "--from", "AAAA111111", "--to", "BBBB222222", "--accepted-at", today)
+        #expect(transfer.status == 0, "\(transfer.err)")
+        let a = try ledger("a", team: "AAAA111111", role: "sender"), b = try ledger("b", team: "BBBB222222", role: "recipient")
+        #expect(try handover("window", "--ledger", b, "--accepted-at", today).status == 0)
+        let handoff = dir.sub("handoff.csv")
+        do {
+            let standIn = try SimulatorProcess.start(directory: apple)
+            defer { _ = standIn.stop() }
+            let generated = try handover(["generate", "--ledger", a, "--users", try users(1), "--target", "BBBB222222", "--out", handoff]
+                                         + credentials("AAAA111111", "KEYA111111", baseURL: standIn.baseURL))
+            #expect(generated.status == 0, "\(generated.out)\(generated.err)")
+        }
+        // The user revoked consent: the exchange fails them, exit 1.
+        let revoking = try SimulatorProcess.start(directory: apple, extra: ["--revoked-fraction", "1"])
+        defer { _ = revoking.stop() }
+        let exchanged = try handover(["exchange", "--ledger", b, "--transfers", handoff, "--out", dir.sub("exchanged.csv"), "--breaker", "off"]
+                                     + credentials("BBBB222222", "KEYB222222", baseURL: revoking.baseURL))
+        #expect(exchanged.status == 1 && exchanged.out.contains("  exit status 1: 1 user is not done"), "exit \(exchanged.status)\n\(exchanged.out)\(exchanged.err)")
+        let before = try handover("status", "--ledger", b)
+        #expect(before.status == 1 && before.out.contains("NOT ON TRACK: the last run (exchange, "), "\(before.out)\(before.err)")
+
+        // They sign in during the window: the sign-in migrates them.
+        let transferSub = try #require(try String(contentsOfFile: handoff, encoding: .utf8).split(whereSeparator: \.isNewline).dropFirst().first?.split(separator: ",").last.map(String.init))
+        let token = try handover("simulator", "mint-identity-token", "--dir", apple, "--client-id", "com.example.app",
+                                 "--sub", "001999.0123456789abcdef0123456789abcdef.0001", "--transfer-sub", transferSub)
+        #expect(token.status == 0, "\(token.err)")
+        let tokenFile = dir.sub("sign-in.txt")
+        try Data(token.out.utf8).write(to: URL(fileURLWithPath: tokenFile))
+        let ingested = try handover("ingest", "sign-in", tokenFile, "--ledger", b, "--apple-base-url", revoking.baseURL)
+        #expect(ingested.status == 0, "\(ingested.out)\(ingested.err)")
+
+        let after = try handover("status", "--ledger", b)
+        #expect(after.status == 0, "exit \(after.status)\n\(after.out)\(after.err)")
+        #expect(after.out.contains("users:        migrated 1\n") && after.out.contains("\non track\n") && !after.out.contains("NOT ON TRACK"), "\(after.out)")
+        #expect(after.out.contains("last run:     exchange, finished ") && after.out.contains(", exit 1, "), "the run stays in view: \(after.out)")
+    }
 }

@@ -15,6 +15,9 @@ public struct LedgerStatus: Sendable {
         public var usersPerSecond: Double
         public var stopReason: RunFinished.StopReason?
         public var pausedMilliseconds: Int?
+        /// Users of the run it neither attempted nor finished (stopped or interrupted before
+        /// them): team A's ledger may not know them yet.
+        public var notAttempted = 0
     }
 
     public var identity: LedgerCreated
@@ -50,7 +53,8 @@ public struct LedgerStatus: Sendable {
                 let users = body.command == "apply" ? body.counts.values.reduce(0, +) : (body.counts["succeeded"] ?? 0) + (body.counts["failed"] ?? 0)
                 lastRun = LastRun(command: body.command, finishedAt: event.recordedAt, exitStatus: body.exitStatus,
                                   usersPerSecond: body.durationMilliseconds > 0 ? Double(users) * 1000 / Double(body.durationMilliseconds) : 0,
-                                  stopReason: body.effectiveStopReason, pausedMilliseconds: body.appleUnavailable?.pausedMilliseconds)
+                                  stopReason: body.effectiveStopReason, pausedMilliseconds: body.appleUnavailable?.pausedMilliseconds,
+                                  notAttempted: (body.counts["not_attempted"] ?? 0) + (body.counts["abandoned"] ?? 0))
             }
             return LedgerStatus(identity: identity, now: now, window: try snapshot.window(), usersByState: byState, failuresByClass: byClass,
                                 appliedByOutcome: byOutcome, lastRun: lastRun, lastCheckpoint: checkpoint.map { ($0.time, $0.treeSize) }, events: try snapshot.checkpoint(),
@@ -64,6 +68,15 @@ public struct LedgerStatus: Sendable {
 
     public var daysLeft: Int? { window?.daysLeft(at: now) }
 
+    /// Whether the last run's exit status is history: no user is left to do (a later sign-in or
+    /// run did the rest), and the ledger knows every user of that run. Team B's ledger records
+    /// the rows handed over before any call; team A's learns a user only when it is attempted,
+    /// so a team A run that stopped before some of its users still counts.
+    public var lastRunIsHistory: Bool {
+        guard let lastRun, usersLeft == 0 else { return false }
+        return identity.role == .recipient || lastRun.notAttempted == 0
+    }
+
     /// Why the migration is not on track; empty when it is.
     public var concerns: [String] {
         var concerns: [String] = []
@@ -74,7 +87,7 @@ public struct LedgerStatus: Sendable {
                 concerns.append("\(counted(usersLeft, "user")) not migrated with \(counted(days, "day")) left (under \(warnDays))")
             }
         }
-        if let lastRun, lastRun.exitStatus != 0 {
+        if let lastRun, lastRun.exitStatus != 0, !lastRunIsHistory {
             concerns.append("the last run (\(lastRun.command), \(lastRun.finishedAt)) ended with exit \(lastRun.exitStatus)" + (lastRun.stopReason.map { ", stopped: \($0.rawValue)" } ?? ""))
         }
         return concerns
@@ -90,7 +103,7 @@ public struct LedgerStatus: Sendable {
         if window == nil, identity.role == .recipient {
             steps.append("record the transfer date: handover window --accepted-at DATE (the deadline is then in view)")
         }
-        switch lastRun?.stopReason {
+        switch lastRunIsHistory ? nil : lastRun?.stopReason {
         case .credentials?: steps.append("Apple refused the credentials: run handover preflight, fix what it names, then \(run) again")
         case .breaker?: steps.append("nearly every call was refused the same way: see handover query failures --by-class, fix the run's setting, then \(run) --retry-failed")
         case .outage?, .retryAfter?: steps.append("Apple was unavailable: run \(run) again (nobody was lost)")
