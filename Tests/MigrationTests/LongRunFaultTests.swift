@@ -49,7 +49,12 @@ struct LongRunFaultTests {
         let users = try await self.handoff(again, 200)
         let b2 = try await again.ledger(.recipient)
         let stopped = try await again.job(.exchange, ledger: b2, input: users, output: again.path + "/exchanged.csv").execute(logger: again.logger)
-        #expect(stopped.exitStatus == .credentialsRefused && stopped.succeeded < 200 && stopped.succeeded >= 50, "\(stopped.text)")
+        // How many users were done before the refusals began depends on the machine's pace (a
+        // busy machine's timeouts are retried, and each try counts as a call); what holds is that
+        // the run stopped part-way and every user it counts has its event.
+        let answered = (again.simulator.server.stats.snapshot["usermigrationinfo.200"] ?? 0) - 200
+        #expect(stopped.exitStatus == .credentialsRefused && stopped.succeeded < 200 && stopped.succeeded <= answered, "\(stopped.text)")
+        #expect(try AppleFixture.events(.transferIDExchanged, in: b2).count == stopped.succeeded, "every user counted is in the ledger")
         #expect(stopped.stoppedBy?.kind == .other || stopped.stoppedBy?.code == "invalid_token", "\(String(describing: stopped.stoppedBy))")
         #expect(stopped.text.contains("refused a new access token right after refusing the one before"), "\(stopped.text)")
         #expect(stopped.tokensIssued >= 2)

@@ -39,7 +39,10 @@ struct RecordingPipelineTests {
 
         // The first user's event is held in its commit; the worker still calls Apple for the second user.
         let exchanges = { fixture.simulator.server.stats.snapshot["usermigrationinfo.200", default: 0] }
-        let deadline = ContinuousClock.now + .seconds(60)
+        // Each wait below ends on what it waits for; the deadline only keeps a broken build from
+        // hanging the suite, and is long, since a busy machine can keep the run's tasks from
+        // running for many seconds.
+        let deadline = ContinuousClock.now + .seconds(600)
         while exchanges() < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         while gate.held < 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(gate.held == 1, "the first user's event is held in its commit")
