@@ -10,11 +10,11 @@ import Testing
 /// same ledger.
 @Suite("serve under load beside an exchange", .serialized)
 struct NotificationLoadTests {
-    static let notifications = 20_000
+    static let notifications = 8_000
     static let connections = 32
-    static let exchangeUsers = 4_000
+    static let exchangeUsers = 2_000
 
-    @Test("20,000 notifications over 32 connections during an exchange: each acknowledged one recorded once, the exchange complete, the chain intact")
+    @Test("8,000 notifications over 32 connections during an exchange: each acknowledged one recorded once, the exchange complete, the chain intact")
     func loadBesideExchange() async throws {
         let teams = try TwoTeamsOnTheCommandLine(users: NotificationLoadTests.exchangeUsers, latencyMilliseconds: 5)
         defer { teams.standIn.stop() }
