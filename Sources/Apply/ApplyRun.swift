@@ -90,33 +90,36 @@ public struct ApplyRun: Sendable {
     /// What the run takes: for an undo, the accounts the undone run changed (and not restored
     /// since); for an apply, the migrated users earlier runs to the same table left undone.
     private func work(_ history: ApplyHistory, resuming run: ApplyHistory.Run?) throws -> ApplyWork {
-        let source = try { () throws -> ApplyWork.Source in
-            let done = run?.settledAccounts ?? [:]
-            let mine = started(userCount: 0)
-            // What earlier runs did to this table's accounts: the ledger's users hold only the
-            // last outcome, of whichever table was written last.
-            let prior = history.outcomes(writingSameTableAs: mine)
-            guard let undo = options.undo else {
-                let since = options.sinceLast ? history.runs.last { $0.finished && $0.started.undoOf == nil && $0.writesSameTable(as: mine) }?.startedAt : nil
-                return .users(ApplyWork.Filter(done: done, prior: prior, since: since, accounts: options.accounts))
+        ApplyWork(source: try source(history, resuming: run), ledger: ledger, projection: projection, batchSize: options.batchSize)
+    }
+
+    /// The users (an apply) or the accounts (an undo) the run takes, from the ledger's apply
+    /// history.
+    private func source(_ history: ApplyHistory, resuming run: ApplyHistory.Run?) throws -> ApplyWork.Source {
+        let done = run?.settledAccounts ?? [:]
+        let mine = started(userCount: 0)
+        // What earlier runs did to this table's accounts: the ledger's users hold only the
+        // last outcome, of whichever table was written last.
+        let prior = history.outcomes(writingSameTableAs: mine)
+        guard let undo = options.undo else {
+            let since = options.sinceLast ? history.runs.last { $0.finished && $0.started.undoOf == nil && $0.writesSameTable(as: mine) }?.startedAt : nil
+            return .users(ApplyWork.Filter(done: done, prior: prior, since: since, accounts: options.accounts))
+        }
+        guard let undone = history.run(undo) else { throw ApplyError(.usage, "no apply run \(undo) is recorded in this ledger") }
+        guard undone.started.undoOf == nil else { throw ApplyError(.usage, "run \(undo) is itself an undo; apply again instead of undoing it") }
+        guard undone.writesSameTable(as: mine) else {
+            throw ApplyError(.usage, "run \(undo) wrote to \(undone.started.table) in \(undone.started.target), not to \(table.mapping.table) in \(table.targetName)")
+        }
+        // Only accounts whose last outcome on this table is still the run's `applied`.
+        var items: [ApplyPlan.Item] = []
+        for batch in undone.settled.keys.sorted() {
+            guard let settlement = undone.settled[batch], settlement.committed, let intent = undone.intents[batch] else { continue }
+            for (i, outcome) in settlement.outcomes.enumerated() where outcome == .applied && prior[intent.accountIDs[i]] == .applied && done[intent.accountIDs[i]] == nil {
+                guard options.accounts?.contains(intent.accountIDs[i]) ?? true else { continue }
+                items.append(ApplyPlan.Item(accountID: intent.accountIDs[i], new: intent.oldValues[i], expected: .some(intent.newValues[i])))
             }
-            guard let undone = history.run(undo) else { throw ApplyError(.usage, "no apply run \(undo) is recorded in this ledger") }
-            guard undone.started.undoOf == nil else { throw ApplyError(.usage, "run \(undo) is itself an undo; apply again instead of undoing it") }
-            guard undone.writesSameTable(as: mine) else {
-                throw ApplyError(.usage, "run \(undo) wrote to \(undone.started.table) in \(undone.started.target), not to \(table.mapping.table) in \(table.targetName)")
-            }
-            // Only accounts whose last outcome on this table is still the run's `applied`.
-            var items: [ApplyPlan.Item] = []
-            for batch in undone.settled.keys.sorted() {
-                guard let settlement = undone.settled[batch], settlement.committed, let intent = undone.intents[batch] else { continue }
-                for (i, outcome) in settlement.outcomes.enumerated() where outcome == .applied && prior[intent.accountIDs[i]] == .applied && done[intent.accountIDs[i]] == nil {
-                    guard options.accounts?.contains(intent.accountIDs[i]) ?? true else { continue }
-                    items.append(ApplyPlan.Item(accountID: intent.accountIDs[i], new: intent.oldValues[i], expected: .some(intent.newValues[i])))
-                }
-            }
-            return .items(items)
-        }()
-        return ApplyWork(source: source, ledger: ledger, projection: projection, batchSize: options.batchSize)
+        }
+        return .items(items)
     }
 
     // MARK: Committing

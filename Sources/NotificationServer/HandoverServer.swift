@@ -212,17 +212,12 @@ public struct HandoverServer: Sendable {
         return data
     }
 
-    /// The TLS settings: the given certificate and key, TLS 1.2 at least (``TLSFiles``).
-    static func tlsConfiguration(certificate: String, key: String) throws -> TLSConfiguration {
-        try TLSFiles.configuration(certificate: certificate, key: key)
-    }
-
     /// Serves until SIGTERM or SIGINT (or cancellation), then finishes the requests in
     /// flight and returns. `onListening` gets the bound port (useful with port 0).
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let server: HTTPServerBuilder
         if let certificate = configuration.tlsCertificate, let key = configuration.tlsKey {
-            server = try .tls(.http1(), tlsConfiguration: HandoverServer.tlsConfiguration(certificate: certificate, key: key))
+            server = try .tls(.http1(), tlsConfiguration: TLSFiles.configuration(certificate: certificate, key: key))
         } else {
             server = .http1()
         }
