@@ -99,11 +99,12 @@ struct AppleOutageTests {
         // unavailable, then probes 0.25 s, 0.5 s, 1 s, 2 s apart.
         #expect(withoutRetryAfter <= 2 * 16 + 6, "\(withoutRetryAfter) calls during the outage without Retry-After")
 
-        // What the auditor sees: every refused call counted, the pauses recorded.
+        // What the auditor sees: every refused call counted, the pauses recorded. A busy machine
+        // may add calls that went unanswered in time (they count too), never fewer.
         guard case .runFinished(let body)? = try AppleFixture.events(.runFinished, in: a).last?.body, let unavailable = body.appleUnavailable else {
             Issue.record("run finished records no pause"); return
         }
-        #expect(unavailable.callsRefused == calls.count && unavailable.pauses >= 3 && unavailable.pausedMilliseconds > 0, "\(unavailable) for \(calls.count) calls")
+        #expect(unavailable.callsRefused >= calls.count && unavailable.pauses >= 3 && unavailable.pausedMilliseconds > 0, "\(unavailable) for \(calls.count) calls")
         let notices = heard.notices
         #expect(notices.filter { $0.hasPrefix("Apple unavailable") }.count == unavailable.pauses, "\(notices)")
         #expect(notices.filter { $0.hasPrefix("Apple answers again") }.count == unavailable.pauses, "\(notices)")

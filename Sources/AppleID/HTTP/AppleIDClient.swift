@@ -185,12 +185,14 @@ public final class AppleIDClient: Sendable {
         return formatter.date(from: value)
     }
 
-    /// Apple's clock: the `Date` of its answer to `GET /auth/keys` (no credentials needed); nil
-    /// when the answer has none. Throws the call's failure as an ``AppleIDError``.
-    public func appleDate() async throws -> Date? {
+    /// Apple's clock: the `Date` of its answer to `GET /auth/keys` (no credentials needed), with
+    /// the local times around the call; nil when the answer has none. Throws the call's failure
+    /// as an ``AppleIDError``.
+    public func appleClock() async throws -> AppleClockReading? {
         var request = HTTPClientRequest(url: endpoints.keys)
         request.headers.add(name: "User-Agent", value: "handover")
         let headers: HTTPHeaders
+        let sentAt = Date()
         do {
             let response = try await http.execute(request, timeout: requestTimeout)
             headers = response.headers
@@ -198,7 +200,9 @@ public final class AppleIDClient: Sendable {
         } catch {
             throw AppleIDClient.classifyTransport(error, url: endpoints.keys)
         }
+        let receivedAt = Date()
         return headers.first(name: "Date").flatMap { AppleIDClient.httpDate($0.trimmingCharacters(in: .whitespaces)) }
+            .map { AppleClockReading(appleDate: $0, sentAt: sentAt, receivedAt: receivedAt) }
     }
 
     /// Transport failures: timeouts and everything else that left no answer, naming the URL
