@@ -43,6 +43,8 @@ let package = Package(
             ]
         ),
         .target(name: "Projections", dependencies: ["Ledger", "LMDB"]),
+        // How a command ends: the exit statuses, and which error ends with which.
+        .target(name: "ExitStatuses", dependencies: ["Ledger", "LMDB"]),
         .target(
             name: "AppleID",
             dependencies: [
@@ -58,7 +60,7 @@ let package = Package(
         .target(
             name: "Migration",
             dependencies: [
-                "AppleID", "Ledger", "Projections",
+                "AppleID", "ExitStatuses", "Ledger", "Projections",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -101,7 +103,7 @@ let package = Package(
         .target(
             name: "Reporting",
             dependencies: [
-                "Ledger", "Projections",
+                "ExitStatuses", "Ledger", "Projections",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -115,7 +117,7 @@ let package = Package(
         .target(
             name: "Apply",
             dependencies: [
-                "Ledger", "Projections", "Reporting",
+                "ExitStatuses", "Ledger", "Projections", "Reporting",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -125,7 +127,7 @@ let package = Package(
         .target(
             name: "Rehearsal",
             dependencies: [
-                "Apply", "AppleID", "AppleSimulator", "Migration", "Ledger", "Projections", "Reporting", "Intake", "NotificationServer",
+                "Apply", "AppleID", "AppleSimulator", "ExitStatuses", "Migration", "Ledger", "Projections", "Reporting", "Intake", "NotificationServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -136,7 +138,7 @@ let package = Package(
         .executableTarget(
             name: "handover",
             dependencies: [
-                "Apply", "Ledger", "Projections", "Rehearsal", "Reporting", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer",
+                "Apply", "ExitStatuses", "Ledger", "Projections", "Rehearsal", "Reporting", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -169,7 +171,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Ledger", .product(name: "Crypto", package: "swift-crypto"), .product(name: "AsyncHTTPClient", package: "async-http-client")], path: "Tests/TestSupport"),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LMDB", "CSHA256", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Ledger", "LMDB", "TestSupport"]),
-        .testTarget(name: "HandoverCLITests", dependencies: ["Ledger", "Projections", "Reporting", "Migration", "LMDB", "TestSupport", "FuzzHarnesses"]),
+        .testTarget(name: "HandoverCLITests", dependencies: ["ExitStatuses", "Ledger", "Projections", "Reporting", "Migration", "LMDB", "TestSupport", "FuzzHarnesses"]),
         .testTarget(
             name: "IntakeTests",
             dependencies: [
@@ -195,7 +197,7 @@ let package = Package(
         .testTarget(
             name: "ApplyTests",
             dependencies: [
-                "Apply", "Ledger", "Projections", "Reporting", "TestSupport",
+                "Apply", "ExitStatuses", "Ledger", "Projections", "Reporting", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -203,7 +205,7 @@ let package = Package(
         .testTarget(
             name: "AppleIDTests",
             dependencies: [
-                "AppleID",
+                "AppleID", "Ledger",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
@@ -211,7 +213,7 @@ let package = Package(
         .testTarget(
             name: "MigrationTests",
             dependencies: [
-                "AppleID", "AppleSimulator", "Intake", "Migration", "Ledger", "Projections", "TestSupport",
+                "AppleID", "AppleSimulator", "ExitStatuses", "Intake", "Migration", "Ledger", "Projections", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

@@ -1,3 +1,4 @@
+import ExitStatuses
 import Ledger
 
 /// Why `apply` cannot go on, with a code callers match and the exit status it means.

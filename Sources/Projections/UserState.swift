@@ -98,7 +98,7 @@ public struct UserState: Hashable, Sendable {
     public var attempts: Int
     public var lastAttemptAt: Timestamp?
     /// The class of the last failure; nil after a success.
-    public var lastErrorClass: Failure.Kind?
+    public var lastErrorClass: FailureClass?
     public var lastError: String?
     /// Notifications received about the user.
     public var notifications: Int

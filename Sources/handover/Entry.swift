@@ -1,4 +1,5 @@
 import ArgumentParser
+import ExitStatuses
 import Foundation
 import Ledger
 import Logging

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ExitStatuses
 import Ledger
 
 /// The `handover` command: migration runs and the audit ledger of a Sign in with Apple transfer.

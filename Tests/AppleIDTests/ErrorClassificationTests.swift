@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Ledger
 import NIOHTTP1
 import Testing
 @testable import AppleID
@@ -14,11 +15,11 @@ struct ErrorClassificationTests {
         let status: Int
         let body: String?
         let tokenEndpoint: Bool
-        let code: AppleIDError.Code
+        let code: FailureClass
         /// The `error` Apple sent, as the classified error keeps it.
         let appleError: String?
 
-        init(_ status: Int, _ body: String?, tokenEndpoint: Bool = false, _ code: AppleIDError.Code, appleError: String? = nil) {
+        init(_ status: Int, _ body: String?, tokenEndpoint: Bool = false, _ code: FailureClass, appleError: String? = nil) {
             self.status = status
             self.body = body
             self.tokenEndpoint = tokenEndpoint
@@ -83,7 +84,7 @@ struct ErrorClassificationTests {
     func whatEachClassMeans() {
         let transient: Set<String> = ["rate_limited", "server_error", "timeout", "connection"]
         let stopping: Set<String> = ["invalid_client", "invalid_grant", "invalid_token", "invalid_configuration"]
-        let codes: [AppleIDError.Code] = [.invalidRequest, .invalidClient, .invalidGrant, .invalidToken, .rateLimited, .serverError, .timeout,
+        let codes: [FailureClass] = [.invalidRequest, .invalidClient, .invalidGrant, .invalidToken, .rateLimited, .serverError, .timeout,
                                           .connection, .invalidResponse, .invalidConfiguration, .other]
         for code in codes {
             let error = AppleIDError(code, "x")

@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Testing
 @testable import AppleID
 
@@ -7,12 +8,12 @@ import Testing
 @Suite("retry policy")
 struct RetryPolicyTests {
     /// An error of `code`, as an attempt throws it.
-    static func error(_ code: AppleIDError.Code, retryAfter: Double? = nil) -> AppleIDError {
+    static func error(_ code: FailureClass, retryAfter: Double? = nil) -> AppleIDError {
         AppleIDError(code, "test \(code.rawValue)", httpStatus: 503, retryAfter: retryAfter)
     }
 
-    static let transient: [AppleIDError.Code] = [.rateLimited, .serverError, .timeout, .connection]
-    static let final: [AppleIDError.Code] = [.invalidRequest, .invalidClient, .invalidGrant, .invalidResponse, .invalidConfiguration, .other]
+    static let transient: [FailureClass] = [.rateLimited, .serverError, .timeout, .connection]
+    static let final: [FailureClass] = [.invalidRequest, .invalidClient, .invalidGrant, .invalidResponse, .invalidConfiguration, .other]
 
     /// A policy whose waits are about a millisecond.
     static let quick = RetryPolicy(maximumAttempts: 4, baseDelay: 0.001, maximumDelay: 0.002)
@@ -113,7 +114,7 @@ struct RetryPolicyTests {
     }
 
     @Test("while Apple answers other calls, a transient error is retried until maximumAttempts, each retry heard once; the error thrown counts the attempts", arguments: transient)
-    func transientRetriedToTheLimit(code: AppleIDError.Code) async throws {
+    func transientRetriedToTheLimit(code: FailureClass) async throws {
         var calls = 0
         var heard: [Int] = []
         let thrown = await #expect(throws: AppleIDError.self) {
@@ -130,7 +131,7 @@ struct RetryPolicyTests {
     }
 
     @Test("an error that is not transient is thrown at once, after one attempt", arguments: final)
-    func finalNotRetried(code: AppleIDError.Code) async throws {
+    func finalNotRetried(code: FailureClass) async throws {
         var calls = 0
         var retries = 0
         let thrown = await #expect(throws: AppleIDError.self) {

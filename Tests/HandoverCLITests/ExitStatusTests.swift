@@ -1,3 +1,4 @@
+import ExitStatuses
 import Foundation
 import Ledger
 import Testing

@@ -184,7 +184,7 @@ struct FormatUpgradeTests {
         #expect(killed > 0, "no round was killed: the test did not interrupt anything")
     }
 
-    @Test("projections of an older layout beside 12,001 events: handover upgrade loads them in key order; killed with SIGKILL at 6 random moments and run again, it ends with the projections the log implies and the same answers")
+    @Test("projections of an older layout beside 12,001 events: handover upgrade loads them in key order; killed with SIGKILL at 3 random moments and run again, it ends with the projections the log implies and the same answers")
     func upgradeLoadKilled() throws {
         let original = dir.sub("loaded")
         let appended = try runProduct("handover-lab", ["append", "--ledger", original, "--count", "12000", "--prefix", "u", "--create"])
@@ -208,7 +208,7 @@ struct FormatUpgradeTests {
         #expect(upgraded.status == 0 && upgraded.out.contains("projections: loaded 12001 events in key order"), "\(upgraded.out)\(upgraded.err)")
         #expect(!FileManager.default.fileExists(atPath: dir.sub("scratch-timed")), "the scratch directory is removed")
         var killed = 0
-        for round in 0..<6 {
+        for round in 0..<3 {
             let ledger = try copy("k\(round)")
             if try killedUpgrade(["--ledger", ledger, "--scratch", dir.sub("scratch-k\(round)")], within: took) { killed += 1 }
             let again = try handover(["upgrade", "--ledger", ledger, "--scratch", dir.sub("scratch-again-\(round)")])

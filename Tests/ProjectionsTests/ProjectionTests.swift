@@ -24,7 +24,7 @@ struct ProjectionTests {
         try projection.read(ledger) { snapshot, _ in try snapshot.user(matching: id) }
     }
 
-    private func fail(_ transferSub: String, _ kind: Failure.Kind) -> EventDraft {
+    private func fail(_ transferSub: String, _ kind: FailureClass) -> EventDraft {
         EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: Failure(kind: kind, message: kind.rawValue))), identifiers: Identifiers(accountID: "acct-" + transferSub, transferSub: transferSub))
     }
 

@@ -1,28 +1,7 @@
 /// Why a call to Apple or a token did not succeed, classified so audits can count by class.
 public struct Failure: Hashable, Sendable {
-    /// The class of a failure (TN3107 codes, transport and throttling).
-    public enum Kind: String, CaseIterable, Sendable {
-        /// TN3107 `invalid_request`: per user (bad parameter, user revoked consent).
-        case invalidRequest = "invalid_request"
-        /// TN3107 `invalid_client`: credentials refused.
-        case invalidClient = "invalid_client"
-        /// `invalid_grant` from the token endpoint.
-        case invalidGrant = "invalid_grant"
-        /// HTTP 429.
-        case rateLimited = "rate_limited"
-        /// HTTP 5xx.
-        case serverError = "server_error"
-        /// No answer in time.
-        case timeout = "timeout"
-        /// The connection failed or was dropped.
-        case connection = "connection"
-        /// An answer that could not be understood.
-        case invalidResponse = "invalid_response"
-        /// Anything else.
-        case other = "other"
-    }
-
-    public var kind: Kind
+    /// The failure's class, as Apple gave it.
+    public var kind: FailureClass
     /// The error code Apple sent (`invalid_request`, ...), if any.
     public var code: String?
     /// The HTTP status, if an answer arrived.
@@ -32,7 +11,7 @@ public struct Failure: Hashable, Sendable {
     /// How many attempts were made before giving up.
     public var attempts: Int
 
-    public init(kind: Kind, code: String? = nil, httpStatus: Int? = nil, message: String, attempts: Int = 1) {
+    public init(kind: FailureClass, code: String? = nil, httpStatus: Int? = nil, message: String, attempts: Int = 1) {
         self.kind = kind
         self.code = code
         self.httpStatus = httpStatus
@@ -51,7 +30,7 @@ public struct Failure: Hashable, Sendable {
     }
 
     init(reading r: FieldReader) throws {
-        self.init(kind: try r.enumeration("class", Kind.self), code: try r.optionalString("code"),
+        self.init(kind: try r.enumeration("class", FailureClass.self), code: try r.optionalString("code"),
                   httpStatus: try r.optionalInt("http_status"), message: try r.string("message"), attempts: try r.int("attempts"))
     }
 }

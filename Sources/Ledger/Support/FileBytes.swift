@@ -59,16 +59,17 @@ public enum FileBytes {
 
         /// Appends up to `count` of the next bytes to `buffer`; returns how many, 0 at the end.
         public func read(upTo count: Int, appendingTo buffer: inout [UInt8]) throws -> Int {
-            let start = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: count))
+            // Read into a block of our own and copy what came: growing the array by `count`
+            // zeros and cutting it back costs more than the read when the file is small.
+            let block = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(count, 1))
+            defer { block.deallocate() }
             while true {
-                let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + start, count) }
+                let n = Glibc.read(fd, block.baseAddress!, count)
                 if n < 0, errno == EINTR { continue }
                 guard n >= 0 else {
-                    buffer.removeLast(count)
                     throw LedgerError(.file, "\(path) could not be read (\(String(cString: strerror(errno))))")
                 }
-                buffer.removeLast(count - n)
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: block[..<n]))
                 return n
             }
         }

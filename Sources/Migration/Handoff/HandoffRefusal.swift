@@ -1,3 +1,4 @@
+import ExitStatuses
 import Ledger
 
 /// Why a handoff package or a receipt was refused: one reason per check (docs/migrating.md,

@@ -1,3 +1,4 @@
+import ExitStatuses
 import Ledger
 
 /// One line of a preflight: what was checked, how it came out, and what it found.

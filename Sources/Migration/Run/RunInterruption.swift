@@ -1,3 +1,4 @@
+import ExitStatuses
 import Ledger
 import Synchronization
 

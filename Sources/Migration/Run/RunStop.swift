@@ -1,4 +1,5 @@
 import AppleID
+import ExitStatuses
 import Ledger
 
 /// Why a run stopped before its list was done, and what it tells the operator.
@@ -25,7 +26,7 @@ enum RunStop: Sendable {
         switch self {
         case .credentialsRefused(let error): Failure(error)
         case .breaker(let trip, let command):
-            Failure(kind: Failure.Kind(rawValue: trip.failureClass) ?? .other, code: trip.failureClass,
+            Failure(kind: FailureClass(rawValue: trip.failureClass) ?? .other, code: trip.failureClass,
                     message: RunStop.breakerMessage(trip, command: command))
         case .pace(let stop):
             Failure(stop.cause).withMessage(stop.description)

@@ -44,17 +44,6 @@ extension MigrationStep {
 extension Failure {
     /// The ledger's record of an error from Apple.
     public init(_ error: AppleIDError) {
-        let kind: Failure.Kind = switch error.code {
-        case .invalidRequest: .invalidRequest
-        case .invalidClient: .invalidClient
-        case .invalidGrant: .invalidGrant
-        case .rateLimited: .rateLimited
-        case .serverError: .serverError
-        case .timeout: .timeout
-        case .connection: .connection
-        case .invalidResponse: .invalidResponse
-        default: .other
-        }
-        self.init(kind: kind, code: error.appleError, httpStatus: error.httpStatus, message: error.message, attempts: error.attempts)
+        self.init(kind: error.code, code: error.appleError, httpStatus: error.httpStatus, message: error.message, attempts: error.attempts)
     }
 }

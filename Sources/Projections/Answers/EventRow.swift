@@ -51,7 +51,7 @@ public struct WindowRow: Sendable {
 /// Failed users counted by the class of their last failure.
 public struct FailureClassRow: Sendable {
     /// The class; nil for a failure recorded without one.
-    public var errorClass: Failure.Kind?
+    public var errorClass: FailureClass?
     public var users: Int
 
     public enum Columns {

@@ -48,7 +48,7 @@ public struct ComplianceQueries {
 
     /// Failed users counted by failure class, most first.
     public func failureClasses() throws -> [FailureClassRow] {
-        var counts: [Failure.Kind?: Int] = [:]
+        var counts: [FailureClass?: Int] = [:]
         try snapshot.forEachUser { u in
             guard u.status == .failed else { return }
             counts[u.lastErrorClass, default: 0] += 1
@@ -57,7 +57,7 @@ public struct ComplianceQueries {
     }
 
     /// Failed users' `counts` by failure class as rows, most first.
-    public static func failureClassRows(_ counts: [Failure.Kind?: Int]) -> [FailureClassRow] {
+    public static func failureClassRows(_ counts: [FailureClass?: Int]) -> [FailureClassRow] {
         counts.map { FailureClassRow(errorClass: $0.key, users: $0.value) }
             .sorted { ($1.users, $0.errorClass?.rawValue ?? "unknown") < ($0.users, $1.errorClass?.rawValue ?? "unknown") }
     }

@@ -144,9 +144,9 @@ enum UserStateCodec {
         return status
     }
 
-    static func decodedErrorClass(_ name: String?) throws -> Failure.Kind? {
+    static func decodedErrorClass(_ name: String?) throws -> FailureClass? {
         try name.map { name in
-            guard let kind = Failure.Kind(rawValue: name) else { throw LedgerError(.malformedRecord, "users: unknown failure class") }
+            guard let kind = FailureClass(rawValue: name) else { throw LedgerError(.malformedRecord, "users: unknown failure class") }
             return kind
         }
     }

@@ -1,4 +1,5 @@
 import Crypto
+import ExitStatuses
 import Foundation
 import Ledger
 import Projections

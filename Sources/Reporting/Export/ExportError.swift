@@ -1,3 +1,4 @@
+import ExitStatuses
 import Ledger
 
 /// Why an export was refused or failed; `code` lets callers tell usage from I/O.

@@ -116,7 +116,7 @@ public struct MigrationReport: Sendable {
         var last: (occurred: Timestamp, recorded: Timestamp?)?
         // One pass over the users for every figure and list (the answers' own rules).
         var pending: [UserRow] = [], unmatched: [UserRow] = []
-        var failureCounts: [Failure.Kind?: Int] = [:]
+        var failureCounts: [FailureClass?: Int] = [:]
         try snapshot.forEachUser { u in
             if ComplianceQueries.isPending(u) { pending.append(UserRow(u, window: window, time: time)) }
             if u.status == .unmatched { unmatched.append(UserRow(u, window: window, time: time)) }

@@ -1,5 +1,3 @@
-import LMDB
-
 /// How a Handover command ends: the one list of exit statuses every command is matched to,
 /// recorded in "run finished" events and shown in the README's table (a test holds the two
 /// equal).
@@ -42,24 +40,4 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
 public protocol ExitStatusDeciding: Error {
     /// The exit status of a command this error ends.
     var exitStatus: ExitStatus { get }
-}
-
-extension LedgerError: ExitStatusDeciding {
-    /// A record that cannot be read back is an integrity failure; a ledger that is missing,
-    /// foreign, older, read-only or keyless, and an event that breaks a rule, are usage; an event
-    /// not in the ledger, and the rest (a file, the disk, a closed ledger, a seal), failed.
-    public var exitStatus: ExitStatus {
-        switch code {
-        case .malformedRecord: .integrity
-        case .notInLedger: .failed
-        case .missingLedger, .notALedger, .ledgerExists, .invalidEvent, .needsUpgrade, .readOnly, .noCheckpointKey: .usage
-        default: .failed
-        }
-    }
-}
-
-extension LMDBError: ExitStatusDeciding {
-    /// A damaged file (a page of the wrong form, or missing) is an integrity failure; the rest
-    /// (a full disk or map, a lock, a system error) failed.
-    public var exitStatus: ExitStatus { code == .corrupted || code == .pageNotFound ? .integrity : .failed }
 }

@@ -1,0 +1,22 @@
+import LMDB
+import Ledger
+
+extension LedgerError: ExitStatusDeciding {
+    /// A record that cannot be read back is an integrity failure; a ledger that is missing,
+    /// foreign, older, read-only or keyless, and an event that breaks a rule, are usage; an event
+    /// not in the ledger, and the rest (a file, the disk, a closed ledger, a seal), failed.
+    public var exitStatus: ExitStatus {
+        switch code {
+        case .malformedRecord: .integrity
+        case .notInLedger: .failed
+        case .missingLedger, .notALedger, .ledgerExists, .invalidEvent, .needsUpgrade, .readOnly, .noCheckpointKey: .usage
+        default: .failed
+        }
+    }
+}
+
+extension LMDBError: ExitStatusDeciding {
+    /// A damaged file (a page of the wrong form, or missing) is an integrity failure; the rest
+    /// (a full disk or map, a lock, a system error) failed.
+    public var exitStatus: ExitStatus { code == .corrupted || code == .pageNotFound ? .integrity : .failed }
+}
