@@ -42,13 +42,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "Projections", dependencies: ["Ledger", "LMDB"]),
-        // How a command ends: the exit statuses, and which error ends with which.
+                // How a command ends: the exit statuses, and which error ends with which.
         .target(name: "ExitStatuses", dependencies: ["Ledger", "LMDB"]),
+        .target(name: "Projections", dependencies: ["ExitStatuses", "Ledger", "LMDB"]),
         .target(
             name: "AppleID",
             dependencies: [
-                "Ledger",
+                "ExitStatuses", "Ledger",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "Intake",
             dependencies: [
-                "AppleID", "Ledger", "Projections",
+                "AppleID", "ExitStatuses", "Ledger", "Projections",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -88,7 +88,7 @@ let package = Package(
         .target(
             name: "NotificationServer",
             dependencies: [
-                "AppleID", "Intake", "Ledger", "Projections",
+                "AppleID", "ExitStatuses", "Intake", "Ledger", "Projections",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

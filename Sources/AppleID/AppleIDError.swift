@@ -1,3 +1,4 @@
+import ExitStatuses
 import Ledger
 
 /// An error from Apple's endpoints or from preparing a call, classified by the TN3107 error
@@ -48,4 +49,16 @@ public struct AppleIDError: Error, Sendable, CustomStringConvertible {
         if httpStatus != nil, attempts > 1 { notes.append("\(attempts) tries") }
         return "\(code.rawValue): \(message)" + (notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")")
     }
+}
+
+extension AppleIDError: ExitStatusDeciding {
+    /// Credentials or settings that cannot work are bad usage (exit 2); credentials or a token
+    /// Apple refused, exit 3; anything else that ends a command, exit 1.
+    public var exitStatus: ExitStatus {
+        if code == .invalidConfiguration { return .usage }
+        return stopsRun ? .credentialsRefused : .failed
+    }
+
+    /// A configuration that cannot work is said in its own words; anything else with its class.
+    public var exitMessage: String? { code == .invalidConfiguration ? message : description }
 }

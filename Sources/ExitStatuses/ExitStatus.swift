@@ -37,7 +37,17 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
 }
 
 /// An error that decides the exit status of the command it ends.
+///
+/// Every error that can end a command conforms: the command line matches errors to statuses in
+/// one place, by this protocol, and prints ``exitMessage`` after `error: `.
 public protocol ExitStatusDeciding: Error {
     /// The exit status of a command this error ends.
     var exitStatus: ExitStatus { get }
+    /// What the command prints on standard error after `error: `; nil prints nothing. By
+    /// default, the error's description.
+    var exitMessage: String? { get }
+}
+
+extension ExitStatusDeciding {
+    public var exitMessage: String? { String(describing: self) }
 }

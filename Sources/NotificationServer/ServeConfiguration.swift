@@ -1,3 +1,4 @@
+import ExitStatuses
 import Foundation
 import NIOCore
 
@@ -30,8 +31,9 @@ public struct ServeConfiguration: Sendable {
     }
 
     /// Why a configuration was refused.
-    public struct Refused: Error, CustomStringConvertible {
+    public struct Refused: Error, CustomStringConvertible, ExitStatusDeciding {
         public let description: String
+        public var exitStatus: ExitStatus { .usage }
     }
 
     /// Whether TLS is on.

@@ -1,4 +1,5 @@
 import Crypto
+import ExitStatuses
 import Foundation
 import Ledger
 
@@ -12,8 +13,9 @@ public struct SignInSecret: Sendable {
     private let digest: [UInt8]
 
     /// Why a secret cannot be used.
-    public struct Invalid: Error, CustomStringConvertible {
+    public struct Invalid: Error, CustomStringConvertible, ExitStatusDeciding {
         public let description: String
+        public var exitStatus: ExitStatus { .usage }
     }
 
     /// A secret from its text (surrounding whitespace ignored).

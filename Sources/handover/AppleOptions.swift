@@ -43,11 +43,7 @@ struct AppleOptions: ParsableArguments {
     /// The credentials, the private key loaded and the IDs' shapes checked.
     func credentials() throws -> AppleCredentials {
         let given = try given()
-        do {
-            return try AppleCredentials(teamID: given.teamID, clientID: given.clientID, keyID: given.keyID, privateKeyPath: given.privateKeyPath)
-        } catch let error as AppleIDError {
-            throw CLIExit.usage(error.message)
-        }
+        return try AppleCredentials(teamID: given.teamID, clientID: given.clientID, keyID: given.keyID, privateKeyPath: given.privateKeyPath)
     }
 
     var endpoints: AppleEndpoints { AppleOptions.endpoints(appleBaseURL) }

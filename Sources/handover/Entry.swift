@@ -52,12 +52,10 @@ struct CommandEnding {
             return
         }
         switch error {
-        case let exit as CLIExit:
-            self.init(status: exit.status, standardError: exit.message.map { "error: " + $0 })
         case let missing as MissingSubcommand:
             self.init(status: .usage, standardError: "error: \(missing)\n\n" + Handover.helpMessage(for: missing.group))
         case let error as any ExitStatusDeciding:
-            self.init(status: error.exitStatus, standardError: "error: \(error)")
+            self.init(status: error.exitStatus, standardError: error.exitMessage.map { "error: " + $0 })
         default:
             // ArgumentParser's own: a usage error (its 64), help or version (0), an ExitCode.
             let code = Handover.exitCode(for: error)
@@ -79,13 +77,13 @@ struct CommandEnding {
 }
 
 /// Ends the command with an exit status and an optional message on standard error.
-struct CLIExit: Error {
-    let status: ExitStatus
-    let message: String?
+struct CLIExit: ExitStatusDeciding {
+    let exitStatus: ExitStatus
+    let exitMessage: String?
 
     init(_ status: ExitStatus, _ message: String?) {
-        self.status = status
-        self.message = message
+        self.exitStatus = status
+        self.exitMessage = message
     }
 
     static func usage(_ message: String) -> CLIExit { CLIExit(.usage, message) }

@@ -92,25 +92,17 @@ struct EvidenceCommand: ParsableCommand {
             }
             guard isDirectory.boolValue else { throw CLIExit.usage("\(directory) is not a directory: give the evidence bundle's directory") }
             if TwoSidedEvidenceCheck.isTwoSided(directory) {
-                do {
-                    let result = try TwoSidedEvidenceCheck.run(directory, senderKey: try senderKey.map(EvidenceOptions.keyText), recipientKey: try recipientKey.map(EvidenceOptions.keyText))
-                    Console.out("""
-                        OK: transfer_sub \(result.transferSub): \(counted(result.sender.sequences.count, "event")) of \(result.sender.origin) and \(result.recipient.sequences.count) of \(result.recipient.origin), \
-                        each included in its ledger's signed checkpoint; \(result.packages.count == 1 ? "package" : "packages") \(result.packages.map(String.init).joined(separator: ", ")) \(result.packages.count == 1 ? "ties" : "tie") the two.
-                        """)
-                    if senderKey == nil || recipientKey == nil { Console.out("The verifier keys were read from the bundle: compare them with the ones the teams gave you (--sender-key, --recipient-key).") }
-                } catch let failure as EvidenceBundleCheck.Failure {
-                    throw CLIExit(.integrity, "the bundle does not hold: \(failure)")
-                }
+                let result = try TwoSidedEvidenceCheck.run(directory, senderKey: try senderKey.map(EvidenceOptions.keyText), recipientKey: try recipientKey.map(EvidenceOptions.keyText))
+                Console.out("""
+                    OK: transfer_sub \(result.transferSub): \(counted(result.sender.sequences.count, "event")) of \(result.sender.origin) and \(result.recipient.sequences.count) of \(result.recipient.origin), \
+                    each included in its ledger's signed checkpoint; \(result.packages.count == 1 ? "package" : "packages") \(result.packages.map(String.init).joined(separator: ", ")) \(result.packages.count == 1 ? "ties" : "tie") the two.
+                    """)
+                if senderKey == nil || recipientKey == nil { Console.out("The verifier keys were read from the bundle: compare them with the ones the teams gave you (--sender-key, --recipient-key).") }
                 return
             }
-            do {
-                let result = try EvidenceBundleCheck.run(directory, expectedKey: evidence.givenKey)
-                Console.out("OK: \(counted(result.sequences.count, "event")) of \(result.origin), each included in the checkpoint of \(counted(result.treeSize, "event")) signed by \(result.verifierKey); the manifest agrees.")
-                if evidence.publicKeyText == nil { Console.out("The verifier key was read from the bundle: compare it with the one the team gave you (--public-key).") }
-            } catch let failure as EvidenceBundleCheck.Failure {
-                throw CLIExit(.integrity, "the bundle does not hold: \(failure)")
-            }
+            let result = try EvidenceBundleCheck.run(directory, expectedKey: evidence.givenKey)
+            Console.out("OK: \(counted(result.sequences.count, "event")) of \(result.origin), each included in the checkpoint of \(counted(result.treeSize, "event")) signed by \(result.verifierKey); the manifest agrees.")
+            if evidence.publicKeyText == nil { Console.out("The verifier key was read from the bundle: compare it with the one the team gave you (--public-key).") }
         }
     }
 }

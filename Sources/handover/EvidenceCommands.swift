@@ -28,18 +28,13 @@ struct EvidenceOptions: ParsableArguments {
     /// A verifier key given as text, or the text of the file it names.
     static func keyText(_ given: String) throws -> String {
         guard FileManager.default.fileExists(atPath: given) else { return given }
-        do { return String(decoding: try FileBytes.read(given, limit: VerifierKey.maximumFileBytes), as: UTF8.self) } catch {
-            throw CLIExit.usage(ErrorText.describing(error))
-        }
+        return String(decoding: try CommandLineFileError.reading(nil) { try FileBytes.read(given, limit: VerifierKey.maximumFileBytes) }, as: UTF8.self)
     }
 
     /// Reads and parses a checkpoint file, naming the file when it is not one.
     static func readCheckpoint(_ path: String) throws -> Checkpoint {
-        let data: [UInt8]
-        do { data = try FileBytes.read(path, limit: HandoffPackage.maximumNoteBytes) } catch { throw CLIExit.usage("cannot read checkpoint file: \(ErrorText.describing(error))") }
-        do { return try Checkpoint(parsing: String(decoding: data, as: UTF8.self)) } catch let error as LedgerError {
-            throw CLIExit.usage("\(path): \(error.message)")
-        }
+        let data = try CommandLineFileError.reading("cannot read checkpoint file") { try FileBytes.read(path, limit: HandoffPackage.maximumNoteBytes) }
+        return try CommandLineFileError.reading(path) { try Checkpoint(parsing: String(decoding: data, as: UTF8.self)) }
     }
 }
 

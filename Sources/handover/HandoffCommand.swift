@@ -12,9 +12,7 @@ struct HandoffCommand: AsyncParsableCommand {
 
 /// Reads a pinned verifier key file; a missing or malformed one is a usage error.
 func pinnedKey(_ path: String, option: String) throws -> VerifierKey {
-    do { return try VerifierKey.read(from: path) } catch let error as LedgerError {
-        throw CLIExit.usage("\(option): \(error.message)")
-    }
+    try CommandLineFileError.reading(option) { try VerifierKey.read(from: path) }
 }
 
 /// `handover handoff issue`: the next signed package of generated identifiers for a target team.
@@ -31,10 +29,7 @@ struct HandoffIssueCommand: AsyncParsableCommand {
         // Opened with its projections, so they fold the event this appends.
         let (ledger, _) = try ledgerOptions.open(.readWrite)
         defer { ledger.close() }
-        let issued: HandoffIssued?
-        do { issued = try await HandoffIssuer(ledger: ledger).issue(target: target, into: out) } catch let refused as RunRefused {
-            throw CLIExit.usage(refused.description)
-        }
+        let issued = try await HandoffIssuer(ledger: ledger).issue(target: target, into: out)
         guard let issued else {
             throw CLIExit(.failed, "no transfer identifier was generated for \(target) since the last package; nothing was written")
         }
@@ -66,10 +61,7 @@ struct HandoffConfirmCommand: AsyncParsableCommand {
         let key = try pinnedKey(recipientKey, option: "--recipient-key")
         let (ledger, _) = try ledgerOptions.open(.readWrite)
         defer { ledger.close() }
-        let outcome: ReceiptConfirmation.Outcome
-        do { outcome = try await ReceiptConfirmation(ledger: ledger, recipientKey: key).confirm(receipt) } catch let refusal as HandoffRefusal {
-            throw CLIExit.usage("receipt refused (\(refusal.reason)): \(refusal.detail)")
-        }
+        let outcome = try await ReceiptConfirmation(ledger: ledger, recipientKey: key).confirm(receipt)
         let a = outcome.acknowledged
         Console.out("""
         receipt for handoff package \(a.package) checked: team \(a.targetTeam) cosigned this ledger's checkpoint at \(a.cosignedAt.rfc3339)
@@ -97,10 +89,7 @@ struct HandoffReceiveCommand: AsyncParsableCommand {
         let (ledger, _) = try ledgerOptions.open(.readWrite)
         defer { ledger.close() }
         let acceptance = HandoffAcceptance(ledger: ledger, package: HandoffPackage(path: package), senderKey: key)
-        let received: (verified: VerifiedHandoff, rows: HandoffRows.Recorded)
-        do { received = try await acceptance.receive() } catch let refusal as HandoffRefusal {
-            throw CLIExit.usage("handoff package refused (\(refusal.reason))\(refusal.recordedAs): \(refusal.detail)")
-        }
+        let received = try await acceptance.receive()
         let manifest = received.verified.manifest
         let path = receipt ?? MigrationJob.defaultReceiptPath(beside: package, sender: manifest.senderTeam, package: manifest.package)
         try acceptance.writeReceipt(for: received.verified, to: path)

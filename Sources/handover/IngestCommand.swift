@@ -52,38 +52,13 @@ struct IngestCommand: AsyncParsableCommand {
         var logger = Logger(label: "handover.ingest")
         logger.logLevel = .warning
         let intake = try AppleIntake(ledger: ledger, projection: projection, keys: keyOptions.keySet(), logger: logger)
-        var recorded = 0, duplicates = 0, erased = 0
-        var rejected: [String: Int] = [:]
-        for (source, data) in items {
-            let receipt: IntakeReceipt
-            do {
-                switch kind {
-                case .notification: receipt = try await intake.receiveNotification(data)
-                case .signIn:
-                    let report = SignInReport(data)
-                    receipt = try await intake.receiveSignIn(report.token, nonce: report.nonce, verifyAt: verifyAt, received: report.received)
-                }
-            } catch let error as AppleKeySet.Unavailable {
-                throw CLIExit(.failed, "\(error.description); nothing more was ingested (\(source) and later items were not read)")
-            }
-            if receipt.erased { erased += 1 }
-            switch receipt.outcome {
-            case .recorded: recorded += 1
-            case .duplicate: duplicates += 1
-            case .rejected(let rejection, let sequence):
-                rejected[rejection.reason.rawValue, default: 0] += 1
-                Console.error("\(source): rejected (\(rejection.reason)): \(InertText.forScreen(rejection.detail)) [event \(sequence)]")
-            case .suppressed(let rejection, _):  // ingest sets no flood guard; counted all the same
-                rejected[rejection.reason.rawValue, default: 0] += 1
-                Console.error("\(source): rejected (\(rejection.reason)): \(InertText.forScreen(rejection.detail)) [not recorded]")
-            }
-        }
-        let rejectedCount = rejected.values.reduce(0, +)
-        var line = "Ingested \(items.count) \(kind == .notification ? "notification" : "sign-in")\(items.count == 1 ? "" : "s"): \(recorded) recorded, \(duplicates) already recorded, \(rejectedCount) rejected"
-        if !rejected.isEmpty { line += " (" + rejected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")" }
-        if erased > 0 { line += "; \(erased) user\(erased == 1 ? "" : "s") erased" }
+        let ingest = OfflineIngest(intake: intake, kind: kind == .notification ? .notification : .signIn(verifyAt: verifyAt))
+        let tally = try await ingest.run(items) { Console.error($0) }
+        var line = "Ingested \(items.count) \(kind == .notification ? "notification" : "sign-in")\(items.count == 1 ? "" : "s"): \(tally.recorded) recorded, \(tally.duplicates) already recorded, \(tally.rejectedCount) rejected"
+        if !tally.rejected.isEmpty { line += " (" + tally.rejected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")" }
+        if tally.erased > 0 { line += "; \(counted(tally.erased, "user")) erased" }
         Console.out(line + ".")
-        if rejectedCount > 0 { throw CLIExit(.failed, nil) }
+        if tally.rejectedCount > 0 { throw CLIExit(.failed, nil) }
     }
 
     /// Every item with where it came from: a file, or a line of standard input.
@@ -99,7 +74,7 @@ struct IngestCommand: AsyncParsableCommand {
                 }
             } else {
                 // Anything over the body limit is refused as such; a larger file is no delivery.
-                do { items.append((input, Data(try FileBytes.read(input, limit: 1 << 20)))) } catch { throw CLIExit.usage(ErrorText.describing(error)) }
+                items.append((input, Data(try CommandLineFileError.reading(nil) { try FileBytes.read(input, limit: 1 << 20) })))
             }
         }
         return items

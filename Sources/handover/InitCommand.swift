@@ -40,7 +40,7 @@ struct InitCommand: AsyncParsableCommand {
         let team = teamID ?? env["APPLE_TEAM_ID"]!
         let clients = clientIDs.isEmpty ? [env["APPLE_CLIENT_ID"]!] : clientIDs
         let secret: SignInSecret?
-        do { secret = try signInSecretFile.map(SignInSecret.load(file:)) } catch let error as SignInSecret.Invalid { throw CLIExit.usage(error.description) }
+        secret = try signInSecretFile.map(SignInSecret.load(file:))
         let created = LedgerCreated(teamID: team, clientIDs: clients, role: role, ledgerID: UUID().uuidString.lowercased(), onAccountDeleted: onAccountDeleted)
         let ledger = try await Ledger.create(at: ledgerOptions.directory, created, folders: [UserProjection()])
         let verifierKey = try ledger.verifierKey().line

@@ -119,19 +119,8 @@ func runMigration(_ kind: MigrationJob.Kind, input: String, ledger: LedgerOption
     // The run's stop is said by the summary and the last line; the log keeps warnings only.
     var logger = Logger(label: "handover")
     logger.logLevel = .warning
-    let summary: RunSummary
-    do {
-        summary = try await InterruptSignals.forwarding(to: interruption, grace: run.grace) {
-            try await job.execute(logger: logger) { Console.error("warning: " + $0) }
-        }
-    } catch let problems as InputProblems {
-        throw CLIExit.usage("the input file has problems; nothing was recorded or written:\n" + problems.description)
-    } catch let refused as RunRefused {
-        throw CLIExit.usage("refused before calling Apple: " + refused.description)
-    } catch let refusal as HandoffRefusal {
-        throw CLIExit.usage("handoff package refused (\(refusal.reason))\(refusal.recordedAs); nothing was sent to Apple: \(refusal.detail)")
-    } catch let error as AppleIDError where error.code == .invalidConfiguration {
-        throw CLIExit.usage(error.message)
+    let summary = try await InterruptSignals.forwarding(to: interruption, grace: run.grace) {
+        try await job.execute(logger: logger) { Console.error("warning: " + $0) }
     }
     if job.options.onProgress != nil { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     if run.format == .json { print(summary.json) } else { Console.out(summary.text) }
@@ -197,10 +186,6 @@ struct ClientSecretCommand: ParsableCommand {
     @Option(help: "Lifetime in seconds (at most 15777000, six months).") var lifetime: Int64 = ClientSecretSigner.defaultLifetime
 
     func run() throws {
-        do {
-            print(try ClientSecretSigner(credentials: apple.credentials()).make(lifetime: lifetime).token)
-        } catch let error as AppleIDError {
-            throw CLIExit.usage(error.message)
-        }
+        print(try ClientSecretSigner(credentials: apple.credentials()).make(lifetime: lifetime).token)
     }
 }

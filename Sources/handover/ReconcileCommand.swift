@@ -42,17 +42,12 @@ struct ReconcileCommand: ParsableCommand {
                 throw CLIExit.usage("--recipient takes team B's ledger: \(recipient) is a \(role.rawValue)'s ledger (team \(try b.identity().teamID))")
             }
             let key = try pinnedKey(senderKey ?? "", option: "--sender-key")
-            let listings = try packages.map { path in
-                var digest: String?
-                do { return try HandoffPackageReader.read(HandoffPackage(path: path), senderKey: key, manifestDigest: &digest).listing() } catch let refusal as HandoffRefusal {
-                    throw CLIExit(.integrity, "\(path) does not hold (\(refusal.reason)): \(refusal.detail)")
-                }
-            }
+            let listings = try packages.map { path in try HandoffPackageReader.evidence(at: path, senderKey: key) }
             side = .packages(listings, origin: key.name)
         }
         let reconciliation = Reconciliation(sender: side, recipient: b, recipientProjection: recipientProjection, asOf: output.asOf)
         let findings = try reconciliation.auditCheckpoints()
-        if let failure = ReconcileFailure(findings) { throw CLIExit(.integrity, failure.description) }
+        if let failure = ReconcileFailure(findings) { throw failure }
         if output.format == .table {
             let checked = findings.filter(\.checked).count
             let holds = sender == nil ? "each the checkpoint of the package given under its number" : "each still extended by team A's log"

@@ -48,15 +48,9 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         var configuration = ServeConfiguration(host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey, insecureHTTP: insecureHTTP,
                                                rejectionBudget: rejectionBudget, trustedProxy: trustedProxy)
-        do {
-            try configuration.validate()
-            try configuration.checkTLSFiles()
-            configuration.signInSecret = try signInSecret()
-        } catch let error as ServeConfiguration.Refused {
-            throw CLIExit.usage(error.description)
-        } catch let error as SignInSecret.Invalid {
-            throw CLIExit.usage(error.description)
-        }
+        try configuration.validate()
+        try configuration.checkTLSFiles()
+        configuration.signInSecret = try signInSecret()
         let (ledger, projection) = try ledgerOptions.open(.readWrite)
         defer { ledger.close() }
         var logger = Logger(label: "handover.serve")

@@ -42,7 +42,7 @@ struct VerifyCommand: ParsableCommand {
         do {
             if let checkpoint { try audit(ledger, checkpointFile: checkpoint, into: &found) } else { try verifyLog(ledger, into: &found) }
             if let projection { try verifyProjections(ledger, projection, into: &found) }
-        } catch let exit as CLIExit where exit.status == .integrity {
+        } catch let exit as CLIExit where exit.exitStatus == .integrity {
             failure = exit
         }
         if format == .json {

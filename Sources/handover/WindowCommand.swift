@@ -23,12 +23,8 @@ struct WindowCommand: AsyncParsableCommand {
         let (ledger, projection) = try ledgerOptions.open(acceptedAt == nil ? .readOnly : .readWrite)
         defer { ledger.close() }
         if let acceptedAt {
-            do {
-                let recorded = try await WindowRecorder(ledger: ledger, projection: projection).record(acceptedAt: try parseTime(acceptedAt, option: "--accepted-at"), correcting: correct)
-                if !recorded { print("The same acceptance date was already recorded; nothing new written.") }
-            } catch let refusal as WindowRecorder.Refusal {
-                throw CLIExit.usage(refusal.description)
-            }
+            let recorded = try await WindowRecorder(ledger: ledger, projection: projection).record(acceptedAt: try parseTime(acceptedAt, option: "--accepted-at"), correcting: correct)
+            if !recorded { print("The same acceptance date was already recorded; nothing new written.") }
         }
         let table = try answer(ledger, projection, output) { try $0.window() }
         if table.rows.isEmpty, output.format == .table {

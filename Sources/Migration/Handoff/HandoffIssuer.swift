@@ -21,12 +21,12 @@ public struct HandoffIssuer: Sendable {
     public func issue(target: String, into directory: String, at time: Timestamp = .now()) async throws -> HandoffIssued? {
         let identity = try ledger.identity()
         guard identity.role == .sender else {
-            throw RunRefused("\(ledger.directory) is team \(identity.teamID)'s recipient ledger; handoff packages are issued from the sender's ledger")
+            throw HandoffIssueRefused("\(ledger.directory) is team \(identity.teamID)'s recipient ledger; handoff packages are issued from the sender's ledger")
         }
-        guard target != identity.teamID else { throw RunRefused("the target team \(target) is this ledger's own team") }
+        guard target != identity.teamID else { throw HandoffIssueRefused("the target team \(target) is this ledger's own team") }
         let previous = try issued(for: target).last
         let previousSize = UInt64(previous?.checkpoint.treeSize ?? 0)
-        guard !FileManager.default.fileExists(atPath: directory) else { throw RunRefused("\(directory) already exists; name a new directory for the package") }
+        guard !FileManager.default.fileExists(atPath: directory) else { throw HandoffIssueRefused("\(directory) already exists; name a new directory for the package") }
 
         let key = try ledger.signingKey().key
         let origin = try ledger.origin()
@@ -55,7 +55,7 @@ public struct HandoffIssuer: Sendable {
                                    checkpoint: CheckpointFields(checkpoint))
         let outcome = try await ledger.append(EventDraft(.handoffIssued(issued), idempotencyKey: "handoff-issued:\(target):\(manifest.package)"))
         guard outcome.isRecorded else {
-            throw RunRefused("package \(manifest.package) for \(target) was issued meanwhile by another process (event \(outcome.sequence)); nothing was written")
+            throw HandoffIssueRefused("package \(manifest.package) for \(target) was issued meanwhile by another process (event \(outcome.sequence)); nothing was written")
         }
         finished = true
         return issued

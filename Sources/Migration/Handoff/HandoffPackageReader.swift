@@ -28,6 +28,16 @@ public struct ReadPackage: Sendable {
 /// checkpoint (of that key's ledger, signed by it), the rows (``PackageRows``) and the
 /// consistency file.
 public enum HandoffPackageReader {
+    /// The package at `path` read as evidence, its listing: a check that fails is a
+    /// ``HandoffRefusal`` of subject `evidence`, an integrity failure.
+    public static func evidence(at path: String, senderKey: VerifierKey) throws -> PackageListing {
+        var digest: String?
+        do { return try read(HandoffPackage(path: path), senderKey: senderKey, manifestDigest: &digest).listing() } catch var refusal as HandoffRefusal {
+            refusal.subject = .evidence(path: path)
+            throw refusal
+        }
+    }
+
     /// The package checked; throws the ``HandoffRefusal`` of the first check that fails. Sets
     /// `manifestDigest` as soon as the manifest is read, for the refusal's record.
     public static func read(_ package: HandoffPackage, senderKey: VerifierKey, manifestDigest: inout String?) throws -> ReadPackage {

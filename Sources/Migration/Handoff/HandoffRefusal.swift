@@ -59,11 +59,41 @@ public struct HandoffRefusal: Error, Sendable, CustomStringConvertible, ExitStat
     /// How a message says where the refusal went.
     public var recordedAs: String { isRecorded ? ", recorded as \"handoff refused\"" : "" }
 
-    public init(_ reason: Reason, _ detail: String) {
+    /// What was refused, which says how a command that ends with the refusal says it.
+    public enum Subject: Sendable, Equatable {
+        /// A package received (`handoff receive`).
+        case package
+        /// A package an exchange was given: nothing was sent to Apple.
+        case packageBeforeExchange
+        /// A receipt from team B (`handoff confirm`).
+        case receipt
+        /// A package read as evidence (`reconcile --packages`): it does not hold.
+        case evidence(path: String)
+    }
+
+    public internal(set) var subject: Subject
+
+    public init(_ reason: Reason, _ detail: String, subject: Subject = .package) {
         self.reason = reason
         self.detail = detail
+        self.subject = subject
     }
 
     public var description: String { "\(reason): \(detail)" }
-    public var exitStatus: ExitStatus { .usage }
+
+    /// Evidence that does not hold is an integrity failure; a package or a receipt refused is
+    /// input that cannot be used.
+    public var exitStatus: ExitStatus {
+        if case .evidence = subject { return .integrity }
+        return .usage
+    }
+
+    public var exitMessage: String? {
+        switch subject {
+        case .package: "handoff package refused (\(reason))\(recordedAs): \(detail)"
+        case .packageBeforeExchange: "handoff package refused (\(reason))\(recordedAs); nothing was sent to Apple: \(detail)"
+        case .receipt: "receipt refused (\(reason)): \(detail)"
+        case .evidence(let path): "\(path) does not hold (\(reason)): \(detail)"
+        }
+    }
 }

@@ -23,7 +23,7 @@ public struct ReceiptConfirmation: Sendable {
 
     /// Checks the receipt in `directory` and records it; throws a ``HandoffRefusal`` when a check fails.
     public func confirm(_ directory: String) async throws -> Outcome {
-        func refuse(_ reason: HandoffRefusal.Reason, _ detail: String) -> HandoffRefusal { HandoffRefusal(reason, detail) }
+        func refuse(_ reason: HandoffRefusal.Reason, _ detail: String) -> HandoffRefusal { HandoffRefusal(reason, detail, subject: .receipt) }
         let receipt: HandoffReceipt
         do { receipt = try HandoffReceipt(readingFrom: directory) } catch { throw refuse(.malformed, ErrorText.describing(error)) }
 

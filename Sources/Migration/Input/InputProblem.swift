@@ -1,3 +1,4 @@
+import ExitStatuses
 /// A problem with an input file, naming the file and line.
 public struct InputProblem: Error, Sendable, CustomStringConvertible, Hashable {
     public let file: String
@@ -17,7 +18,10 @@ public struct InputProblem: Error, Sendable, CustomStringConvertible, Hashable {
 }
 
 /// Every problem found in an input file (all are reported, not only the first).
-public struct InputProblems: Error, Sendable, CustomStringConvertible {
+public struct InputProblems: Error, Sendable, CustomStringConvertible, ExitStatusDeciding {
     public let problems: [InputProblem]
     public var description: String { problems.map(\.description).joined(separator: "\n") }
+    /// Bad input: nothing was done (exit 2).
+    public var exitStatus: ExitStatus { .usage }
+    public var exitMessage: String? { "the input file has problems; nothing was recorded or written:\n" + description }
 }

@@ -87,7 +87,13 @@ public struct MigrationJob: Sendable {
         let users: UserList
         if let senderKey, isPackage {
             let acceptance = HandoffAcceptance(ledger: ledger, package: HandoffPackage(path: inputPath), senderKey: senderKey)
-            let verified = options.dryRun ? try await acceptance.accept(record: false) : try await acceptance.receive().verified
+            let verified: VerifiedHandoff
+            do {
+                verified = options.dryRun ? try await acceptance.accept(record: false) : try await acceptance.receive().verified
+            } catch var refusal as HandoffRefusal {
+                refusal.subject = .packageBeforeExchange
+                throw refusal
+            }
             let manifest = verified.manifest
             options.handoff = .signed(package: manifest.package, senderTeam: manifest.senderTeam, manifestSHA256: verified.manifestSHA256, receivedBefore: verified.wasReceivedBefore)
             if !options.dryRun {

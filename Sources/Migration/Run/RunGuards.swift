@@ -1,11 +1,15 @@
 import AppleID
+import ExitStatuses
 import Ledger
 import Projections
 
-/// A run refused before its first call to Apple, with what to do instead.
-public struct RunRefused: Error, Sendable, CustomStringConvertible {
+/// A run refused before its first call to Apple, with what to do instead: bad usage (exit 2).
+public struct RunRefused: Error, Sendable, CustomStringConvertible, ExitStatusDeciding {
     public let description: String
     public init(_ description: String) { self.description = description }
+
+    public var exitStatus: ExitStatus { .usage }
+    public var exitMessage: String? { "refused before calling Apple: " + description }
 }
 
 /// The checks made before a run calls Apple: the right ledger for these credentials, never

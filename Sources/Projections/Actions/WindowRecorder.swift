@@ -1,3 +1,4 @@
+import ExitStatuses
 import Ledger
 
 /// Records the app-transfer acceptance date, which starts the 60-day window.
@@ -11,8 +12,9 @@ public struct WindowRecorder {
     }
 
     /// Why a date was not recorded.
-    public struct Refusal: Error, CustomStringConvertible {
+    public struct Refusal: Error, CustomStringConvertible, ExitStatusDeciding {
         public let description: String
+        public var exitStatus: ExitStatus { .usage }
     }
 
     /// Records `acceptedAt`. The same date again is a no-op; a different one is refused

@@ -1,4 +1,5 @@
 import Crypto
+import ExitStatuses
 import Foundation
 import Ledger
 
@@ -8,11 +9,14 @@ import Ledger
 /// manifest against the files.
 public enum EvidenceBundleCheck {
     /// A file of the bundle that does not hold, and why.
-    public struct Failure: Error, CustomStringConvertible, Sendable {
+    public struct Failure: Error, CustomStringConvertible, Sendable, ExitStatusDeciding {
         /// The file, relative to the bundle.
         public let file: String
         public let reason: String
         public var description: String { "\(file): \(reason)" }
+        /// A bundle that does not hold is an integrity failure (exit 4).
+        public var exitStatus: ExitStatus { .integrity }
+        public var exitMessage: String? { "the bundle does not hold: \(self)" }
     }
 
     /// What a bundle that holds proves.
