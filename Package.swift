@@ -125,7 +125,7 @@ let package = Package(
             ]
         ),
         .target(
-            name: "Rehearsal",
+            name: "Demo",
             dependencies: [
                 "Apply", "AppleID", "AppleSimulator", "ExitStatuses", "Migration", "Ledger", "Projections", "Reporting", "Intake", "NotificationServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -138,7 +138,7 @@ let package = Package(
         .executableTarget(
             name: "handover",
             dependencies: [
-                "Apply", "ExitStatuses", "Ledger", "Projections", "Rehearsal", "Reporting", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer",
+                "Apply", "ExitStatuses", "Ledger", "Projections", "Demo", "Reporting", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

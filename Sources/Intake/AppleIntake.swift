@@ -45,7 +45,7 @@ public final class AppleIntake: Sendable {
     ///
     /// A refusal is recorded unless `admitRejection` (given the payload's SHA-256) says no:
     /// then nothing is recorded and the receipt says it was suppressed.
-    public func receiveNotification(_ body: Data, now: Date = Date(), admitRejection: RejectionGate? = nil) async throws -> IntakeReceipt {
+    public func receiveNotification(_ body: Data, now: Date = Date(), admitRejection: (@Sendable (_ payloadSHA256: String) -> Bool)? = nil) async throws -> IntakeReceipt {
         let notification: AppleNotification
         do { notification = try await verifier.verifyNotification(body: body, now: now) } catch let rejection as TokenRejection {
             return try await reject(rejection, payload: body, as: { .notificationRejected($0) }, keyPrefix: "notification-rejected", gate: admitRejection)
@@ -75,7 +75,7 @@ public final class AppleIntake: Sendable {
     /// `received` is the token's bytes as they arrived, if they may differ from its UTF-8 (a
     /// body that was not UTF-8): a refusal's payload hash is taken of them.
     public func receiveSignIn(_ token: String, nonce: String? = nil, verifyAt: Date? = nil, now: Date = Date(), received: Data? = nil,
-                              admitRejection: RejectionGate? = nil) async throws -> IntakeReceipt {
+                              admitRejection: (@Sendable (_ payloadSHA256: String) -> Bool)? = nil) async throws -> IntakeReceipt {
         let identity: IdentityToken
         do { identity = try await verifier.verifyIdentityToken(token, nonce: nonce, now: verifyAt ?? now) } catch let rejection as TokenRejection {
             return try await reject(rejection, payload: received ?? Data(token.utf8), as: { .signInRejected($0) }, keyPrefix: "sign-in-rejected", gate: admitRejection)
@@ -119,7 +119,7 @@ public final class AppleIntake: Sendable {
     }
 
     private func reject(_ rejection: TokenRejection, payload: Data, as body: (TokenRejected) -> EventBody, keyPrefix: String,
-                        gate: RejectionGate?) async throws -> IntakeReceipt {
+                        gate: (@Sendable (_ payloadSHA256: String) -> Bool)?) async throws -> IntakeReceipt {
         let hash = AppleIntake.sha256(payload)
         let draft = EventDraft(body(TokenRejected(reason: rejection.reason.rawValue, detail: rejection.detail, payloadSHA256: hash)),
                                idempotencyKey: keyPrefix + ":" + hash)

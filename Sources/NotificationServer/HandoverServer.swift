@@ -138,7 +138,7 @@ public struct HandoverServer: Sendable {
         }
     }
 
-    private func rejectionGate(_ route: String, source: String) -> RejectionGate {
+    private func rejectionGate(_ route: String, source: String) -> @Sendable (_ payloadSHA256: String) -> Bool {
         { [floodGuard] hash in floodGuard.admit(source: source, route: route, payloadSHA256: hash) }
     }
 

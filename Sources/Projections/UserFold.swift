@@ -101,7 +101,7 @@ struct UserFold<Store: ProjectionStore> {
         u.migratedVia = path
     }
 
-    private func recordFailure(_ failure: Failure, at time: Timestamp, in u: inout UserState) {
+    private func recordFailure(_ failure: CallFailure, at time: Timestamp, in u: inout UserState) {
         u.attempts += 1
         u.lastAttemptAt = time
         u.lastErrorClass = failure.kind

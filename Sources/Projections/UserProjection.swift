@@ -92,7 +92,7 @@ public final class UserProjection: LedgerFolder {
         try LMDBProjectionStore(databases: databases).fold(events, in: transaction)
     }
 
-    public func makeFoldAhead() -> (any FoldAhead)? { UserFoldAhead(projection: self) }
+    public func makeSpeculativeFold() -> (any SpeculativeFold)? { UserSpeculativeFold(projection: self) }
 
     /// Lends the projections to `body`: as committed now, or with `asOf` as they stood after
     /// the last event recorded at or before that time (read from the stored versions).

@@ -163,7 +163,7 @@ enum ScaleMix {
         var drafts: [EventDraft] = []
         drafts.reserveCapacity(range.count * 6 / 5)
         for (n, i) in range.enumerated() where i % 20 == 7 {
-            let failure = Failure(kind: .rateLimited, httpStatus: 429, message: "HTTP 429 from /auth/usermigrationinfo", attempts: 3)
+            let failure = CallFailure(kind: .rateLimited, httpStatus: 429, message: "HTTP 429 from /auth/usermigrationinfo", attempts: 3)
             drafts.append(EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: failure)),
                                      identifiers: Identifiers(accountID: ids[n].accountID, transferSub: ids[n].transferSub), runID: "scale-run"))
         }

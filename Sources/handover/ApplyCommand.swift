@@ -113,18 +113,18 @@ struct ApplyCommand: AsyncParsableCommand {
 
     private func show(plan: ApplyPlan, _ listing: ApplyListing, target: any AccountsTable) {
         switch format {
-        case .csv: print(listing.csv, terminator: "")
-        case .json: print(listing.jsonLines, terminator: "")
-        case .text: print(ApplySummary.plan(plan, listing, table: target, undo: undo) + "Nothing was changed. Run again with --commit to write.")
+        case .csv: Console.data(listing.csv, terminator: "")
+        case .json: Console.data(listing.jsonLines, terminator: "")
+        case .text: Console.data(ApplySummary.plan(plan, listing, table: target, undo: undo) + "Nothing was changed. Run again with --commit to write.")
         }
     }
 
     private func report(_ result: ApplyRun.Result, ledger: Ledger, projection: UserProjection, target: any AccountsTable) async throws {
         let listing = try projection.read(ledger) { snapshot, _ in try ApplyListing(notApplied: result.notApplied, snapshot: snapshot) }
         switch format {
-        case .csv: print(listing.csv, terminator: "")
-        case .json: print(listing.jsonLines, terminator: "")
-        case .text: print(ApplySummary.commit(result, listing, table: target, undo: undo), terminator: "")
+        case .csv: Console.data(listing.csv, terminator: "")
+        case .json: Console.data(listing.jsonLines, terminator: "")
+        case .text: Console.data(ApplySummary.commit(result, listing, table: target, undo: undo), terminator: "")
         }
         if result.exitStatus != .success { throw CLIExit(result.exitStatus, nil) }
     }

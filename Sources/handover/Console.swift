@@ -1,12 +1,29 @@
 import Foundation
 import Ledger
 
-/// What the command line says to people, on standard output or standard error: every line
-/// inert (``InertText``), whatever outside text it quotes, the line breaks between lines kept.
+/// The one way the command line writes to standard output and standard error.
+///
+/// What it says to people (``out(_:terminator:)``, ``now(_:)``, ``error(_:)``) is inert
+/// (``InertText``), whatever outside text it quotes, the line breaks between lines kept; what
+/// it gives to programs (``data(_:terminator:)``: JSON, CSV, a token, a checkpoint) is written
+/// exactly as made, already in its own escaped form. Answers of any size go out through
+/// ``StandardOutput`` (`AnswerPrinting.swift`), after whatever was written here.
 enum Console {
-    /// Writes `text` and `terminator` to standard output.
+    /// Writes `text` and `terminator` to standard output, for people.
     static func out(_ text: String, terminator: String = "\n") {
         print(InertText.forScreenKeepingLines(text), terminator: terminator)
+    }
+
+    /// ``out(_:terminator:)``, flushed at once: the line a long-running command prints before
+    /// it waits (a server listening, an export following).
+    static func now(_ text: String) {
+        out(text)
+        fflush(nil)
+    }
+
+    /// Writes `text` and `terminator` to standard output exactly: text made for programs.
+    static func data(_ text: String, terminator: String = "\n") {
+        print(text, terminator: terminator)
     }
 
     /// Writes `text` and a line feed to standard error, at once (unbuffered).

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Rehearsal
+import Demo
 
 /// `handover demo`: a whole rehearsal, built in.
 struct DemoCommand: AsyncParsableCommand {
@@ -20,6 +20,6 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         let dir = directory ?? (NSTemporaryDirectory() + "handover-demo-" + UUID().uuidString.prefix(8).lowercased())
         // Written as each part ends, so a reader sees it happen even through a pipe.
-        try await Rehearsal(directory: dir, users: users, seed: seed).run { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
+        try await DemoTransfer(directory: dir, users: users, seed: seed).run { Console.now($0) }
     }
 }

@@ -29,7 +29,7 @@ enum Entry {
             }
         } catch {
             let ending = CommandEnding(error, command: parsed)
-            if let text = ending.standardOutput { print(text) }
+            if let text = ending.standardOutput { Console.data(text) }
             if let text = ending.standardError { Console.error(text) }
             Foundation.exit(ending.status.rawValue)
         }

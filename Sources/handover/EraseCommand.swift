@@ -18,9 +18,9 @@ struct EraseCommand: AsyncParsableCommand {
             throw CLIExit(.failed, "no user with identifier \"\(identifier)\"")
         }
         if result.alreadyErased {
-            print("User \(result.user.key) was already erased at \(result.user.erasedAt?.rfc3339 ?? "?"); nothing to do.")
+            Console.out("User \(result.user.key) was already erased at \(result.user.erasedAt?.rfc3339 ?? "?"); nothing to do.")
         } else {
-            print("Erased user \(result.user.key): \(counted(result.keysDestroyed, "data key")) destroyed, recorded as event \(result.sequence ?? 0).")
+            Console.out("Erased user \(result.user.key): \(counted(result.keysDestroyed, "data key")) destroyed, recorded as event \(result.sequence ?? 0).")
         }
     }
 }

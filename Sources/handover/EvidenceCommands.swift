@@ -57,7 +57,7 @@ struct CheckpointCommand: ParsableCommand {
             // Read from checkpoint.pub: never the private key, and never made here.
             let ledger = try ledgerOptions.openLog(.readOnly)
             defer { ledger.close() }
-            print(try ledger.verifierKey().line)
+            Console.data(try ledger.verifierKey().line)
             return
         }
         let ledger = try ledgerOptions.openLog(.readWrite)
@@ -68,7 +68,7 @@ struct CheckpointCommand: ParsableCommand {
         }
         let checkpoint = try ledger.signCheckpoint(with: key)
         if let out { try write(checkpoint.text, to: out) }
-        print(checkpoint.text, terminator: "")
+        Console.data(checkpoint.text, terminator: "")
     }
 }
 
@@ -110,6 +110,6 @@ struct ProveCommand: ParsableCommand {
         }
         let json = proof.json(publicKey: try ledger.verifierKey().publicKey)
         if let out { try write(json + "\n", to: out) }
-        print(json)
+        Console.data(json)
     }
 }

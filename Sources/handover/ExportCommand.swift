@@ -80,12 +80,12 @@ struct ExportCommand: AsyncParsableCommand {
         guard follow else {
             report(try await exporter.export(to: target, sinceLast: sinceLast, slice: slice, lockWait: .milliseconds(Int64(lockWait * 1000)), logger: logger) { through in
                 // Written at once: what a run stopped later will not redo.
-                FileHandle.standardOutput.write(Data("Committed events through sequence \(through) into \(target.masked).\n".utf8))
+                Console.now("Committed events through sequence \(through) into \(target.masked).")
             })
             return
         }
         let stop = ExportStop()
-        FileHandle.standardOutput.write(Data("Following the ledger into \(target.masked) every \(interval.formatted()) s; SIGINT or SIGTERM ends it.\n".utf8))
+        Console.now("Following the ledger into \(target.masked) every \(interval.formatted()) s; SIGINT or SIGTERM ends it.")
         let last = try await InterruptSignals.handling({ signal in
             stop.request()
             FileHandle.standardError.write(Data("\n\(signal.rawValue): ending after the export in progress\n".utf8))
@@ -97,11 +97,11 @@ struct ExportCommand: AsyncParsableCommand {
                 Console.error("warning: \(error); trying again in \(interval.formatted()) s")
             })
         }
-        print("Stopped following; \(last.map { "everything through sequence \($0)" } ?? "nothing") is in \(target.masked).")
+        Console.out("Stopped following; \(last.map { "everything through sequence \($0)" } ?? "nothing") is in \(target.masked).")
     }
 
     private func report(_ summary: ExportSummary) {
         // Written at once, not buffered: a --follow service's log shows each run as it ends.
-        FileHandle.standardOutput.write(Data("Exported to \(summary.path) (\(summary.format.rawValue)): \(counted(summary.eventsAdded, "event")) added (through sequence \(summary.toSequence)), \(counted(summary.usersWritten, "user")) written\(includePersonalData ? ", with personal data" : "").\n".utf8))
+        Console.now("Exported to \(summary.path) (\(summary.format.rawValue)): \(counted(summary.eventsAdded, "event")) added (through sequence \(summary.toSequence)), \(counted(summary.usersWritten, "user")) written\(includePersonalData ? ", with personal data" : "").")
     }
 }

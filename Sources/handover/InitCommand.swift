@@ -51,9 +51,9 @@ struct InitCommand: AsyncParsableCommand {
                 throw CLIExit(.failed, "created the ledger but could not write \(path); pass --sign-in-secret-file to serve instead")
             }
         }
-        print("Created \(role.rawValue) ledger \(created.ledgerID) for team \(team) in \(ledgerOptions.directory)")
-        print("Checkpoints are signed with \(CheckpointKey.path(in: ledgerOptions.directory)); its verifier key, for auditors (also in \(VerifierKeyFile.path(in: ledgerOptions.directory))):\n  \(verifierKey)")
-        print(nextSteps(ledger: ledgerOptions.directory).joined(separator: "\n"))
+        Console.out("Created \(role.rawValue) ledger \(created.ledgerID) for team \(team) in \(ledgerOptions.directory)")
+        Console.out("Checkpoints are signed with \(CheckpointKey.path(in: ledgerOptions.directory)); its verifier key, for auditors (also in \(VerifierKeyFile.path(in: ledgerOptions.directory))):\n  \(verifierKey)")
+        Console.out(nextSteps(ledger: ledgerOptions.directory).joined(separator: "\n"))
     }
 
     /// What the team does next with a new ledger at `ledger`: team A checks its set-up and

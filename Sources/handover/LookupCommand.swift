@@ -31,7 +31,7 @@ struct LookupCommand: ParsableCommand {
         let lookups = try projection.read(ledger) { snapshot, _ in try kinds.map { try UserLookup(Identifier($0, id), in: snapshot) } }
         let lookup = lookups.first { $0.user != nil } ?? lookups[0]
         if format == .json {
-            print(String(decoding: JSONValue.object(Dictionary(uniqueKeysWithValues: lookup.members.map { ($0.name, $0.value) })).canonicalBytes, as: UTF8.self))
+            Console.data(String(decoding: JSONValue.object(Dictionary(uniqueKeysWithValues: lookup.members.map { ($0.name, $0.value) })).canonicalBytes, as: UTF8.self))
         } else {
             let width = lookup.members.map(\.name.count).max() ?? 0
             Console.out(lookup.members.map { member in

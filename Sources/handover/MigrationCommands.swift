@@ -123,12 +123,12 @@ func runMigration(_ kind: MigrationJob.Kind, input: String, ledger: LedgerOption
         try await job.execute(logger: logger) { Console.error("warning: " + $0) }
     }
     if job.options.onProgress != nil { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-    if run.format == .json { print(summary.json) } else { Console.out(summary.text) }
+    if run.format == .json { Console.data(summary.json) } else { Console.out(summary.text) }
     if summary.exitStatus != .success { throw CLIExit(summary.exitStatus, summary.stoppedBy.map { stopMessage($0, reason: summary.stopReason) }) }
 }
 
 /// The last line of a run that stopped early: why, in its reason's words.
-private func stopMessage(_ failure: Failure, reason: RunFinished.StopReason?) -> String {
+private func stopMessage(_ failure: CallFailure, reason: RunFinished.StopReason?) -> String {
     let message = InertText.forScreen(failure.message)
     return switch reason ?? .credentials {
     // Apple's refusals already say so ("Apple refused the client credentials (invalid_client)").
@@ -186,6 +186,6 @@ struct ClientSecretCommand: ParsableCommand {
     @Option(help: "Lifetime in seconds (at most 15777000, six months).") var lifetime: Int64 = ClientSecretSigner.defaultLifetime
 
     func run() throws {
-        print(try ClientSecretSigner(credentials: apple.credentials()).make(lifetime: lifetime).token)
+        Console.data(try ClientSecretSigner(credentials: apple.credentials()).make(lifetime: lifetime).token)
     }
 }

@@ -40,7 +40,7 @@ struct PreflightCommand: AsyncParsableCommand {
         var logger = Logger(label: "handover")
         logger.logLevel = .warning
         let report = await preflight.run(logger: logger)
-        if format == .json { print(report.json) } else { Console.out(report.text) }
+        if format == .json { Console.data(report.json) } else { Console.out(report.text) }
         if report.exitStatus != .success { throw CLIExit(report.exitStatus, nil) }
     }
 }

@@ -22,7 +22,7 @@ struct ProjectionsCommand: ParsableCommand {
             let start = Timestamp.now()
             let events = try projection.rebuild(ledger, scratch: scratch)
             let ms = (Timestamp.now().microseconds - start.microseconds) / 1000
-            print("Rebuilt the projections from \(counted(events, "event")) in \(ms) ms.")
+            Console.out("Rebuilt the projections from \(counted(events, "event")) in \(ms) ms.")
         }
     }
 }

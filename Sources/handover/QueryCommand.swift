@@ -64,14 +64,14 @@ struct QueryCommand: AsyncParsableCommand {
             case .table:
                 // One field a line, then the history as `query events` lists it.
                 for (column, cell) in zip(Answers.state.names, Answers.state.cells(found.user)) where cell != .null {
-                    print("\(column.padding(toLength: 20, withPad: " ", startingAt: 0)) \(cell.tableText)")
+                    Console.data("\(column.padding(toLength: 20, withPad: " ", startingAt: 0)) \(cell.tableText)")
                 }
-                print("\nHistory:")
-                print(Answers.events.table(found.history).render(.table), terminator: "")
+                Console.out("\nHistory:")
+                Console.data(Answers.events.table(found.history).render(.table), terminator: "")
             case .json:
-                print(String(table.render(.json).dropFirst().dropLast(2)))
+                Console.data(String(table.render(.json).dropFirst().dropLast(2)))
             case .csv:
-                print(table.render(.csv), terminator: "")
+                Console.data(table.render(.csv), terminator: "")
             }
         }
     }

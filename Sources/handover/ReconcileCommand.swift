@@ -62,7 +62,7 @@ struct ReconcileCommand: ParsableCommand {
                 try stream.finish()
             }
         } else {
-            print(ReconcileTotal.answer.table(try reconciliation.totals()).render(output.format), terminator: "")
+            Console.data(ReconcileTotal.answer.table(try reconciliation.totals()).render(output.format), terminator: "")
         }
     }
 }

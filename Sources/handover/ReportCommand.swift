@@ -42,9 +42,9 @@ struct ReportCommand: ParsableCommand {
         let written = html.map { "Wrote the HTML report to \($0): \(counted(report.usersKnown, "user")), \(report.migrated) migrated, "
             + "through event \(report.throughSequence) of team \(report.identity.teamID)'s ledger" + (report.isHistorical ? " (as of \(report.asOf.rfc3339))." : ".") }
         switch format {
-        case .text: if let written { Console.out(written) } else { print(report.text, terminator: "") }
+        case .text: if let written { Console.out(written) } else { Console.data(report.text, terminator: "") }
         case .json:
-            print(String(decoding: InertText.json(report.json.canonicalBytes), as: UTF8.self))
+            Console.data(String(decoding: InertText.json(report.json.canonicalBytes), as: UTF8.self))
             if let written { Console.error(written) }
         }
     }

@@ -65,7 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
         let clients = intake.settings.clientIDs.joined(separator: ", ")
         try await server.run { port in
             // Written unbuffered: scripts and tests read the port from this line.
-            FileHandle.standardOutput.write(Data("Listening on \(scheme)://\(host):\(port) for \(clients), recording into \(directory)\n".utf8))
+            Console.now("Listening on \(scheme)://\(host):\(port) for \(clients), recording into \(directory)")
         }
         let m = server.metrics
         let suppressed = m.suppressed(route: "notifications") + m.suppressed(route: "sign-ins")

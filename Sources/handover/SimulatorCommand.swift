@@ -70,7 +70,7 @@ struct SimulatorCommand: AsyncParsableCommand {
             logger.logLevel = .warning
             let server = try SimulatorServer(directory: directory.open(), rules: rules, faults: faults, logger: logger)
             try await server.run(host: host, port: port) { port in
-                FileHandle.standardOutput.write(Data("Apple stand-in listening on http://\(host):\(port) (state in \(directory.dir))\n".utf8))
+                Console.now("Apple stand-in listening on http://\(host):\(port) (state in \(directory.dir))")
             }
         }
     }
@@ -93,7 +93,7 @@ struct SimulatorCommand: AsyncParsableCommand {
 
         func run() throws {
             let (key, path) = try directory.open().registerTeam(teamID, clientIDs: clientIDs, keyID: keyID)
-            print("team \(teamID) key-id \(key) private-key \(path)")
+            Console.out("team \(teamID) key-id \(key) private-key \(path)")
         }
     }
 
@@ -114,7 +114,7 @@ struct SimulatorCommand: AsyncParsableCommand {
         func run() throws {
             let time = try acceptedAt.map { try parseTime($0, option: "--accepted-at") } ?? .now()
             try directory.open().recordTransfer(.init(clientID: clientID, fromTeam: from, toTeam: to, acceptedAt: time.seconds, windowDays: windowDays))
-            print("transfer of \(clientID) from \(from) to \(to) accepted at \(time); endpoints close \(time.adding(days: windowDays))")
+            Console.out("transfer of \(clientID) from \(from) to \(to) accepted at \(time); endpoints close \(time.adding(days: windowDays))")
         }
     }
 
@@ -150,7 +150,7 @@ struct SimulatorCommand: AsyncParsableCommand {
 
         func run() throws {
             let minter = try TokenMinter(key: directory.open().signingKey())
-            print(try minter.identityToken(audience: clientID, sub: sub, transferSub: transferSub, email: email, isPrivateEmail: email.map { $0.hasSuffix("@privaterelay.appleid.com") },
+            Console.data(try minter.identityToken(audience: clientID, sub: sub, transferSub: transferSub, email: email, isPrivateEmail: email.map { $0.hasSuffix("@privaterelay.appleid.com") },
                                            nonce: nonce, issuedAt: Timestamp.now().seconds, lifetime: lifetime))
         }
     }
@@ -165,7 +165,7 @@ struct SimulatorCommand: AsyncParsableCommand {
 
         func run() throws {
             let minter = try TokenMinter(key: directory.open().signingKey())
-            print(try minter.notification(audience: clientID, type: type, sub: sub, email: email, isPrivateEmail: email.map { $0.hasSuffix("@privaterelay.appleid.com") },
+            Console.data(try minter.notification(audience: clientID, type: type, sub: sub, email: email, isPrivateEmail: email.map { $0.hasSuffix("@privaterelay.appleid.com") },
                                           eventTime: Timestamp.now().seconds))
         }
     }

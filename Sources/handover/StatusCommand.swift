@@ -21,7 +21,7 @@ struct StatusCommand: ParsableCommand {
         let (ledger, projection) = try ledgerOptions.open(.readOnly)
         defer { ledger.close() }
         let status = try LedgerStatus.read(ledger: ledger, projection: projection, warnDays: warnDays)
-        if format == .json { print(status.json) } else { Console.out(status.text) }
+        if format == .json { Console.data(status.json) } else { Console.out(status.text) }
         if status.exitStatus != .success { throw CLIExit(status.exitStatus, nil) }
     }
 }

@@ -26,11 +26,11 @@ struct UpgradeCommand: ParsableCommand {
         defer { ledger.close() }
         let head = try ledger.read { try $0.head() }
         guard !ledger.upgrades.isEmpty else {
-            print("\(ledgerOptions.directory) is up to date (\(LedgerSchema.formatMarker), \(counted(head.sequence, "event"))); nothing to do.")
+            Console.out("\(ledgerOptions.directory) is up to date (\(LedgerSchema.formatMarker), \(counted(head.sequence, "event"))); nothing to do.")
             return
         }
-        print("Upgraded \(ledgerOptions.directory) to \(LedgerSchema.formatMarker) (\(counted(head.sequence, "event"))):")
-        for step in ledger.upgrades { print("  " + step) }
-        print("Check it with: handover verify --ledger \(ledgerOptions.directory)")
+        Console.out("Upgraded \(ledgerOptions.directory) to \(LedgerSchema.formatMarker) (\(counted(head.sequence, "event"))):")
+        for step in ledger.upgrades { Console.out("  " + step) }
+        Console.out("Check it with: handover verify --ledger \(ledgerOptions.directory)")
     }
 }

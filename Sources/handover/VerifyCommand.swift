@@ -49,7 +49,7 @@ struct VerifyCommand: ParsableCommand {
             // With --checkpoint, `holds` is the checkpoint's (schemas/audit-evidence.md); the
             // projections' own finding is under `projections`; the exit status says all.
             if checkpoint == nil { found["holds"] = .bool(failure == nil) }
-            print(String(decoding: InertText.json(JSONValue.object(found).canonicalBytes), as: UTF8.self))
+            Console.data(String(decoding: InertText.json(JSONValue.object(found).canonicalBytes), as: UTF8.self))
         }
         if let failure { throw failure }
     }
@@ -64,9 +64,9 @@ struct VerifyCommand: ParsableCommand {
         found["problem"] = report.problem.map(JSONValue.string) ?? .null
         if report.isIntact {
             if format != .json {
-                print("OK: \(counted(report.eventCount, "event")), chain intact, head \(report.headHash), Merkle root \(Hex.encode(report.treeRoot))")
+                Console.out("OK: \(counted(report.eventCount, "event")), chain intact, head \(report.headHash), Merkle root \(Hex.encode(report.treeRoot))")
                 if !report.indexesChecked {
-                    print("The log's indexes were not checked: this ledger is format 1; `handover upgrade --ledger \(ledgerOptions.directory)` rebuilds them.")
+                    Console.out("The log's indexes were not checked: this ledger is format 1; `handover upgrade --ledger \(ledgerOptions.directory)` rebuilds them.")
                 }
             }
             if report.indexesChecked { try verifyHandoffRows(ledger, into: &found) }
@@ -89,9 +89,9 @@ struct VerifyCommand: ParsableCommand {
         }
         guard format != .json, !check.handoffs.isEmpty else { return }
         let rows = check.handoffs.reduce(0) { $0 + $1.rows }
-        print("OK: \(counted(check.handoffs.count, "handoff")) of \(counted(rows, "row")), each signed package's rows matching its manifest's rows-sha256")
+        Console.out("OK: \(counted(check.handoffs.count, "handoff")) of \(counted(rows, "row")), each signed package's rows matching its manifest's rows-sha256")
         for handoff in check.incomplete {
-            print("note: \(handoff.name): \(handoff.chunksRecorded) of \(handoff.chunkCount) chunks of rows recorded; receive it again to record the rest")
+            Console.out("note: \(handoff.name): \(handoff.chunksRecorded) of \(handoff.chunkCount) chunks of rows recorded; receive it again to record the rest")
         }
     }
 
@@ -110,7 +110,7 @@ struct VerifyCommand: ParsableCommand {
                 """)
         }
         guard format == .text else { return }
-        print("OK: the projections (user records, identifier links, migrated_order, windows) equal the log folded again through event \(head)")
+        Console.out("OK: the projections (user records, identifier links, migrated_order, windows) equal the log folded again through event \(head)")
     }
 
     private func audit(_ ledger: Ledger, checkpointFile: String, into found: inout [String: JSONValue]) throws {
@@ -130,7 +130,7 @@ struct VerifyCommand: ParsableCommand {
         if format == .json {
             found.merge(audit.json) { _, new in new }
         } else if audit.holds {
-            print("""
+            Console.out("""
                 OK: checkpoint of \(counted(checkpoint.treeSize, "event")) signed \(checkpoint.time) by \(checkpoint.origin)
                 signature verified; \(checkpoint.treeSize == 1 ? "the first event still hashes" : "the first \(checkpoint.treeSize) events still hash") to its root \(Hex.encode(checkpoint.rootHash))
                 consistency proof to today's \(counted(audit.currentSize, "event")) (root \(Hex.encode(audit.currentRoot))): \(counted(audit.consistencyProof.count, "hash", "hashes")), verified

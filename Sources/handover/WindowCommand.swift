@@ -24,13 +24,13 @@ struct WindowCommand: AsyncParsableCommand {
         defer { ledger.close() }
         if let acceptedAt {
             let recorded = try await WindowRecorder(ledger: ledger, projection: projection).record(acceptedAt: try parseTime(acceptedAt, option: "--accepted-at"), correcting: correct)
-            if !recorded { print("The same acceptance date was already recorded; nothing new written.") }
+            if !recorded { Console.out("The same acceptance date was already recorded; nothing new written.") }
         }
         let table = try answer(ledger, projection, output) { try $0.window() }
         if table.rows.isEmpty, output.format == .table {
-            print("No transfer date recorded yet: `handover window --accepted-at YYYY-MM-DD`.")
+            Console.out("No transfer date recorded yet: `handover window --accepted-at YYYY-MM-DD`.")
         } else {
-            print(table.render(output.format), terminator: "")
+            Console.data(table.render(output.format), terminator: "")
         }
     }
 }

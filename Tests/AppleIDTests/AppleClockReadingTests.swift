@@ -1,6 +1,6 @@
-import AppleID
 import Foundation
 import Testing
+@testable import AppleID
 
 /// Apple's clock read from one answer's `Date` header: a slow answer is not a wrong clock, a
 /// wrong clock shows whatever the answer's time.

@@ -184,7 +184,7 @@ struct AnswerDeclarationTests {
         let path = dir.sub("ledger")
         let ledger = try await Ledger.create(at: path, testIdentity(), folders: [projection])
         for (i, text) in awkward.enumerated() {
-            let failure = Failure(kind: .invalidRequest, message: text)
+            let failure = CallFailure(kind: .invalidRequest, message: text)
             _ = try await ledger.append(EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: failure)),
                                                    identifiers: Identifiers(accountID: "acct \(text)", transferSub: "t-\(i)")))
         }

@@ -160,7 +160,7 @@ struct FormatUpgradeTests {
         return running
     }
 
-    @Test("handover upgrade killed with SIGKILL at 10 random moments: run again, the ledger verifies and answers as the old code did")
+    @Test("handover upgrade killed with SIGKILL at random moments (5; 10 at full size): run again, the ledger verifies and answers as the old code did")
     func upgradeKilled() throws {
         let times = try Self.fixture.text("as-of-times.txt").split(separator: "\n").map(String.init)
         // Kill within the time an upgrade takes on this machine, as busy as it is now, so that
@@ -170,7 +170,7 @@ struct FormatUpgradeTests {
         #expect(try handover(["upgrade", "--ledger", timed]).status == 0)
         let took = UInt32(min(2_000_000, max(1_000, (DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000)))
         var killed = 0
-        for round in 0..<10 {
+        for round in 0..<TestSize.pick(quick: 5, full: 10) {
             let ledger = try oldLedger("k\(round)")
             if try killedUpgrade(["--ledger", ledger], within: took) { killed += 1 }
             let again = try handover(["upgrade", "--ledger", ledger])
@@ -184,7 +184,7 @@ struct FormatUpgradeTests {
         #expect(killed > 0, "no round was killed: the test did not interrupt anything")
     }
 
-    @Test("projections of an older layout beside 12,001 events: handover upgrade loads them in key order; killed with SIGKILL at 3 random moments and run again, it ends with the projections the log implies and the same answers")
+    @Test("projections of an older layout beside 12,001 events: handover upgrade loads them in key order; killed with SIGKILL at random moments (3; 6 at full size) and run again, it ends with the projections the log implies and the same answers")
     func upgradeLoadKilled() throws {
         let original = dir.sub("loaded")
         let appended = try runProduct("handover-lab", ["append", "--ledger", original, "--count", "12000", "--prefix", "u", "--create"])
@@ -208,7 +208,7 @@ struct FormatUpgradeTests {
         #expect(upgraded.status == 0 && upgraded.out.contains("projections: loaded 12001 events in key order"), "\(upgraded.out)\(upgraded.err)")
         #expect(!FileManager.default.fileExists(atPath: dir.sub("scratch-timed")), "the scratch directory is removed")
         var killed = 0
-        for round in 0..<3 {
+        for round in 0..<TestSize.pick(quick: 3, full: 6) {
             let ledger = try copy("k\(round)")
             if try killedUpgrade(["--ledger", ledger, "--scratch", dir.sub("scratch-k\(round)")], within: took) { killed += 1 }
             let again = try handover(["upgrade", "--ledger", ledger, "--scratch", dir.sub("scratch-again-\(round)")])

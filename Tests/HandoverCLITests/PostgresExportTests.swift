@@ -154,14 +154,15 @@ struct PostgresExportTests {
         #expect(viewPerDay == perDay)
     }
 
-    @Test("--since-last after 4,000 more events adds exactly 4,000 rows; SIGKILLed at 5 random moments and rerun, every sequence is there exactly once")
+    @Test("--since-last after more events adds exactly those rows (4,000 and 5 kills; 10,000 and 10 at full size); SIGKILLed at random moments and rerun, every sequence is there exactly once")
     func sinceLastSurvivesKills() throws {
         let ledger = try DemoLedger.copy(.recipient, into: dir)
         let db = try PostgresTestDatabase()
         let first = try export(ledger, into: db)
         try #require(first.status == 0, "\(first.err)")
         let base = try #require(Int(try db.scalar("SELECT count(*) FROM events")))
-        let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "4000", "--prefix", "pg"])
+        let added = TestSize.pick(quick: 4_000, full: 10_000)
+        let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", String(added), "--prefix", "pg"])
         try #require(appended.status == 0, "\(appended.err)")
 
         // How long one whole run takes, into a scratch database: the kills land within it.
@@ -172,7 +173,7 @@ struct PostgresExportTests {
         let duration = max(Date().timeIntervalSince(started), 0.2)
 
         var outcomes: [String] = []
-        for _ in 0..<5 {
+        for _ in 0..<TestSize.pick(quick: 5, full: 10) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: productPath("handover"))
             process.arguments = ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url, "--since-last"]
@@ -186,13 +187,13 @@ struct PostgresExportTests {
             outcomes.append(process.terminationReason == .uncaughtSignal ? "killed" : "finished")
             // Whatever the moment, the database holds the base or everything, never part.
             let count = try db.scalar("SELECT count(*) FROM events")
-            #expect(count == String(base) || count == String(base + 4_000), "after a kill: \(count) events")
+            #expect(count == String(base) || count == String(base + added), "after a kill: \(count) events")
         }
         let last = try export(ledger, into: db, "--since-last")
         try #require(last.status == 0, "\(last.err)")
-        let head = base + 4_000
+        let head = base + added
         #expect(try db.scalar("SELECT count(*) || ' ' || count(DISTINCT seq) || ' ' || min(seq) || ' ' || max(seq) FROM events") == "\(head) \(head) 1 \(head)")
-        #expect(try db.scalar("SELECT sum(events_added) FROM exports WHERE from_sequence > 1") == "4000")
+        #expect(try db.scalar("SELECT sum(events_added) FROM exports WHERE from_sequence > 1") == String(added))
         let state = try json("query", "state", "--ledger", ledger, "--format", "json").arrayValue ?? []
         let columns = try #require(state.first?.objectValue.map { Array($0.keys) })
         #expect(try Self.users(in: db, columns: columns) == Self.exportedState(state, personalData: false))
@@ -243,12 +244,13 @@ struct PostgresExportTests {
                 try db.scalar("SELECT count(*) FROM export_meta WHERE key = 'state'") == "0")
     }
 
-    @Test("a first export of 12,000 events in slices of 1,500, SIGKILLed before its first commit, between slices and in its last transaction: each kill keeps every slice committed before it, the same command continues where it stopped, and every event ends up exactly once")
+    @Test("a first export in slices (12,000 events in slices of 1,500; 40,000 in slices of 4,000 at full size), SIGKILLed before its first commit, between slices and in its last transaction: each kill keeps every slice committed before it, the same command continues where it stopped, and every event ends up exactly once")
     func firstExportSurvivesKillsInSlices() throws {
         let ledger = dir.sub("sliced")
-        let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "12000", "--prefix", "slice", "--create"])
+        let events = TestSize.pick(quick: 12_000, full: 40_000), slice = TestSize.pick(quick: 1_500, full: 4_000)
+        let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", String(events), "--prefix", "slice", "--create"])
         try #require(appended.status == 0, "\(appended.err)")
-        let head = 12_001, slice = 1_500
+        let head = events + 1
         let db = try PostgresTestDatabase()
         let arguments = ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url, "--slice", String(slice)]
 

@@ -25,7 +25,7 @@ struct ProjectionRuleTests {
     @Test("A sign-in with transfer_sub migrates a pending user via sign-in, and leaves an exchanged one as it was")
     func signInLinks() async throws {
         let f = try await IntakeFixture()
-        let failure = Failure(kind: .serverError, httpStatus: 500, message: "Apple answered 500")
+        let failure = CallFailure(kind: .serverError, httpStatus: 500, message: "Apple answered 500")
         _ = try await f.ledger.append(EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: failure)),
                                                  identifiers: Identifiers(accountID: "acct-1", transferSub: "T.1")))
         try await exchanged(f, account: "acct-2", transferSub: "T.2", sub: "B.2", email: "two@privaterelay.appleid.com")

@@ -19,7 +19,7 @@ private func referenceRoot(_ leaves: ArraySlice<[UInt8]>) -> [UInt8] {
 @Suite("Audit evidence: Merkle tree, checkpoints, proofs")
 struct AuditEvidenceTests {
     private func failure(_ i: Int) -> EventDraft {
-        EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: Failure(kind: .serverError, httpStatus: 503, message: "HTTP 503 #\(i)"))),
+        EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .serverError, httpStatus: 503, message: "HTTP 503 #\(i)"))),
                    identifiers: Identifiers(accountID: "acct-\(i)", transferSub: "t-\(i)"))
     }
 
@@ -148,7 +148,7 @@ struct MerkleUpgradeTests {
         let dir = TemporaryDirectory()
         var ledger: Ledger? = try await Ledger.create(at: dir.sub("l"), testIdentity())
         for i in 0..<40 {
-            _ = try await ledger!.append(EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: Failure(kind: .timeout, message: "timeout \(i)"))),
+            _ = try await ledger!.append(EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .timeout, message: "timeout \(i)"))),
                                                     identifiers: Identifiers(accountID: "acct-\(i)")))
         }
         let rootBefore = try ledger!.read { try $0.merkleFrontier().root }
@@ -164,7 +164,7 @@ struct MerkleUpgradeTests {
         let reopened = try Ledger.open(at: dir.sub("l"))
         defer { reopened.close() }
         #expect(try reopened.read { try $0.merkleFrontier().root } == rootBefore)
-        _ = try await reopened.append(EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: Failure(kind: .timeout, message: "later"))),
+        _ = try await reopened.append(EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .timeout, message: "later"))),
                                                  identifiers: Identifiers(accountID: "acct-late")))
         let report = try reopened.verify()
         #expect(report.isIntact, "\(report.problem ?? "")")

@@ -108,7 +108,7 @@ struct EventCodingTests {
         let dir = TemporaryDirectory()
         let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
         defer { ledger.close() }
-        let bad = EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: Failure(kind: .other, message: "x"))), identifiers: Identifiers(transferSub: String(repeating: "t", count: 500)))
+        let bad = EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .other, message: "x"))), identifiers: Identifiers(transferSub: String(repeating: "t", count: 500)))
         let good = EventSamples.all()[9]
         await #expect(throws: LedgerError.self) { try await ledger.append(contentsOf: [good, bad]) }
         #expect(try ledger.read { try $0.head().sequence } == 1)

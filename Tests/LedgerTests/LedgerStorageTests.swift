@@ -7,7 +7,7 @@ import TestSupport
 @Suite("Ledger storage")
 struct LedgerStorageTests {
     private func failure(_ i: Int) -> EventDraft {
-        EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: Failure(kind: .serverError, httpStatus: 503, message: "HTTP 503"))),
+        EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .serverError, httpStatus: 503, message: "HTTP 503"))),
                    identifiers: Identifiers(accountID: "acct-\(i)", transferSub: "t-\(i)"))
     }
 

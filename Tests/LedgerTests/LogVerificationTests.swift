@@ -26,7 +26,7 @@ struct LogVerificationTests {
                 if i % 4 == 0 {
                     return EventDraft(.transferIDExchanged(TransferIDExchanged(email: nil, isPrivateEmail: nil)), identifiers: identifiers, idempotencyKey: key)
                 }
-                return EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: Failure(kind: .serverError, httpStatus: 503, message: "HTTP 503"))),
+                return EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .serverError, httpStatus: 503, message: "HTTP 503"))),
                                   identifiers: identifiers, idempotencyKey: key)
             }
             _ = try await ledger.append(contentsOf: drafts)

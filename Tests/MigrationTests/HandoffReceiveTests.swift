@@ -122,9 +122,9 @@ struct HandoffReceiveTests {
         #expect(verified.out.contains("OK: "), "the chain itself holds: \(verified.out)")
     }
 
-    @Test("a receive of 30,000 rows killed at 10 or more random moments, then run to the end: each chunk once, each user once, verify holds")
+    @Test("a receive killed at random moments, then run to the end (12,000 rows and 4 kills; 30,000 and 10 at full size): each chunk once, each user once, verify holds")
     func crashLoop() async throws {
-        let total = 30_000
+        let total = TestSize.pick(quick: 12_000, full: 30_000), killsWanted = TestSize.pick(quick: 4, full: 10)
         let dir = TemporaryDirectory()
         let a = dir.sub("a"), b = dir.sub("b"), package = dir.sub("handoff-0001"), key = dir.sub("a.pub")
         let sender = try await Ledger.create(at: a, LedgerCreated(teamID: "AAAA111111", clientIDs: ["com.example.app"], role: .sender, ledgerID: UUID().uuidString),
@@ -147,7 +147,7 @@ struct HandoffReceiveTests {
         while !finished, rounds < 60 {
             rounds += 1
             let process = try RunningProduct("handover", ["handoff", "receive", package, "--sender-key", key, "--ledger", b, "--receipt", dir.sub("receipt-\(rounds)")])
-            if kills < 10 {
+            if kills < killsWanted {
                 // A blocking sleep: the kill's timing must not depend on this process's busy task pool.
                 usleep(UInt32.random(in: 50_000...900_000, using: &generator))
                 process.signal(SIGKILL)
@@ -156,15 +156,15 @@ struct HandoffReceiveTests {
             if ended.signalled { kills += 1 } else { finished = ended.status == 0 }
             last = ended.out + ended.err
         }
-        #expect(kills >= 10)
+        #expect(kills >= killsWanted)
         #expect(finished, "the receive completed after \(rounds) rounds: \(last)")
         let (chunks, users) = try Self.recorded(b)
-        #expect(chunks.map(\.chunk) == Array(0..<30), "each chunk once, in order: \(chunks.map(\.chunk))")
+        #expect(chunks.map(\.chunk) == Array(0..<(total + HandoffRowsReceived.rowsPerChunk - 1) / HandoffRowsReceived.rowsPerChunk), "each chunk once, in order: \(chunks.map(\.chunk))")
         #expect(chunks.reduce(0) { $0 + $1.transferSubs.count } == total)
         #expect(users.count == total && Set(users.compactMap(\.transferSub)).count == total && Set(users.compactMap(\.accountID)).count == total)
         #expect(users.allSatisfy { $0.status == .received && $0.package == 1 })
         let verified = try handover("verify", "--deep", "--ledger", b)
-        #expect(verified.status == 0 && verified.out.contains("OK: 1 handoff of 30000 rows"), "\(verified.out)\(verified.err)")
+        #expect(verified.status == 0 && verified.out.contains("OK: 1 handoff of \(total) rows"), "\(verified.out)\(verified.err)")
         let received = try handover("query", "events", "--type", "handoff-received", "--format", "json", "--ledger", b)
         #expect((try JSONSerialization.jsonObject(with: Data(received.out.utf8)) as? [Any])?.count == 1, "one handoff-received event")
     }

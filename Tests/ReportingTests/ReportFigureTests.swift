@@ -42,7 +42,7 @@ struct ReportFigureTests {
         let signInsRecorded = try ledger.read { try $0.head() }
         try await Task.sleep(for: .milliseconds(5))
         _ = try await ledger.append(contentsOf: [exchanged(1), exchanged(2),
-            EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: Failure(kind: .rateLimited, httpStatus: 429, message: "HTTP 429"))),
+            EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .rateLimited, httpStatus: 429, message: "HTTP 429"))),
                        identifiers: Identifiers(accountID: "acct-9", transferSub: "t-e9")),
             notification(.consentRevoked, sub: "r-s1", daysAgo: 1, jti: "j1"),
             notification(.accountDeleted, sub: "r-s2", daysAgo: 20, jti: "j2"),

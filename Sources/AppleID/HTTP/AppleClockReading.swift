@@ -13,12 +13,6 @@ public struct AppleClockReading: Sendable, Equatable {
     /// The local clock when the answer had arrived.
     public var receivedAt: Date
 
-    public init(appleDate: Date, sentAt: Date, receivedAt: Date) {
-        self.appleDate = appleDate
-        self.sentAt = sentAt
-        self.receivedAt = receivedAt
-    }
-
     /// The local clock minus Apple's: the least and greatest values the answer allows. Apple
     /// wrote its header within `[appleDate, appleDate + 1 s)` by its clock, and within
     /// `[sentAt, receivedAt]` by ours.

@@ -14,18 +14,18 @@ public enum EventSamples {
         let rowsSHA256 = digest.finalize()
         let intent = ApplyIntended(batch: 0, accountIDs: ["acct-42", "acct-44"], oldValues: ["000123.abc.0456", nil], newValues: ["001999.def.0789", "001999.ghi.0789"],
                                    planned: [.change, .collision], holders: [1: ["acct-7"]])
-        let failure = Failure(kind: .invalidRequest, code: "invalid_request", httpStatus: 400, message: "Apple answered \"invalid_request\"\nuser revoked", attempts: 2)
+        let failure = CallFailure(kind: .invalidRequest, code: "invalid_request", httpStatus: 400, message: "Apple answered \"invalid_request\"\nuser revoked", attempts: 2)
         let drafts: [EventDraft] = [
             EventDraft(.ledgerCreated(LedgerCreated(teamID: "BBBB222222", clientIDs: ["com.example.app", "com.example.web"], role: .recipient, ledgerID: "5b1f3c8e-0000-4000-8000-000000000001"))),
             EventDraft(.transferAccepted(TransferAccepted(acceptedAt: t)), occurredAt: t),
             EventDraft(.runStarted(RunStarted(command: "exchange", inputPath: "handoff.csv", inputSHA256: String(repeating: "ab", count: 32), targetTeam: nil, userCount: 2000)), runID: "run-1"),
             EventDraft(.runFinished(RunFinished(command: "exchange", counts: ["succeeded": 1990, "failed": 10], durationMilliseconds: 61_000, exitStatus: 1)), runID: "run-1"),
             EventDraft(.accessTokenIssued(AccessTokenIssued(teamID: "BBBB222222", clientID: "com.example.app", keyID: "KEY1234567", expiresAt: t.adding(days: 1), fingerprint: "0123456789abcdef")), occurredAt: t, runID: "run-1"),
-            EventDraft(.accessTokenFailed(AccessTokenFailed(teamID: "BBBB222222", clientID: "com.example.app", failure: Failure(kind: .invalidClient, code: "invalid_client", httpStatus: 400, message: "client secret refused"))), runID: "run-1"),
+            EventDraft(.accessTokenFailed(AccessTokenFailed(teamID: "BBBB222222", clientID: "com.example.app", failure: CallFailure(kind: .invalidClient, code: "invalid_client", httpStatus: 400, message: "client secret refused"))), runID: "run-1"),
             EventDraft(.transferIDGenerated(TransferIDGenerated(targetTeam: "BBBB222222")), identifiers: Identifiers(accountID: "acct-42", senderSub: "000123.abc.0456", transferSub: "t.9f8e7d"), idempotencyKey: "generate:BBBB222222:000123.abc.0456"),
             EventDraft(.transferIDGenerationFailed(TransferIDGenerationFailed(targetTeam: "BBBB222222", failure: failure)), identifiers: Identifiers(accountID: "acct-43", senderSub: "000123.abd.0456")),
             EventDraft(.transferIDExchanged(TransferIDExchanged(email: email, isPrivateEmail: true)), identifiers: Identifiers(accountID: "acct-42", transferSub: "t.9f8e7d", recipientSub: "001999.def.0789"), idempotencyKey: "exchange:t.9f8e7d"),
-            EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: Failure(kind: .rateLimited, httpStatus: 429, message: "HTTP 429", attempts: 6))), identifiers: Identifiers(accountID: "acct-44", transferSub: "t.1111")),
+            EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .rateLimited, httpStatus: 429, message: "HTTP 429", attempts: 6))), identifiers: Identifiers(accountID: "acct-44", transferSub: "t.1111")),
             EventDraft(.signInVerified(SignInVerified(audience: "com.example.app", issuedAt: t, expiresAt: t.adding(days: 1), email: email, emailVerified: true, isPrivateEmail: true, nonceChecked: true, realUserStatus: 2)), identifiers: Identifiers(transferSub: "t.1111", recipientSub: "001999.ghi.0789"), occurredAt: t),
             EventDraft(.signInRejected(TokenRejected(reason: "expired", detail: "exp is 3 hours in the past", payloadSHA256: String(repeating: "cd", count: 32)))),
             EventDraft(.notificationReceived(NotificationReceived(kind: .emailDisabled, eventTime: t, email: email, isPrivateEmail: true)), identifiers: Identifiers(recipientSub: "001999.def.0789", jti: "jti-1"), occurredAt: t, idempotencyKey: EventDraft.notificationIdempotencyKey(jti: "jti-1")),
@@ -65,10 +65,20 @@ public enum EventSamples {
     }
 
     /// Drafts that carry the optional fields ``all(email:)`` leaves out, so the schema checks
-    /// see them too: a sign-in backfilled with `ingest sign-in --verify-at`, an interrupted run.
+    /// see them too: a sign-in backfilled with `ingest sign-in --verify-at`, an interrupted run,
+    /// a generate run stopped by the breaker after pauses, a token refused for a named key.
     public static func variants() -> [EventDraft] {
         let t = Timestamp(rfc3339: "2026-11-02T09:30:00Z")!
         return [
+            EventDraft(.runStarted(RunStarted(command: "generate", inputPath: "users.csv", inputSHA256: String(repeating: "12", count: 32), targetTeam: "BBBB222222",
+                                              userCount: 2000)), runID: "run-6"),
+            EventDraft(.runFinished(RunFinished(command: "generate", counts: ["succeeded": 0, "failed": 230, "abandoned": 4, "not_attempted": 1766],
+                                                durationMilliseconds: 9_800, exitStatus: 3,
+                                                stoppedBy: CallFailure(kind: .invalidRequest, code: "invalid_request", httpStatus: 400, message: "230 of the last 250 calls refused the same way"),
+                                                stopReason: .breaker, appleUnavailable: RunFinished.AppleUnavailable(pauses: 1, pausedMilliseconds: 2_500, callsRefused: 7))),
+                       runID: "run-6"),
+            EventDraft(.accessTokenFailed(AccessTokenFailed(teamID: "BBBB222222", clientID: "com.example.app", keyID: "KEYB222222",
+                                                            failure: CallFailure(kind: .invalidToken, httpStatus: 401, message: "the access token was refused"))), runID: "run-6"),
             EventDraft(.runStarted(RunStarted(command: "exchange", inputPath: "handoff-0001/rows.csv", inputSHA256: String(repeating: "56", count: 32), userCount: 1990,
                                               handoff: "signed", handoffManifestSHA256: String(repeating: "78", count: 32))), runID: "run-3"),
             EventDraft(.runFinished(RunFinished(command: "exchange", counts: ["succeeded": 310, "failed": 0, "abandoned": 2, "not_attempted": 1688],

@@ -1,6 +1,6 @@
 /// The class of a call to Apple that did not succeed: Apple's TN3107 error codes, throttling,
 /// server errors and the transport's failures. The one list, used by the errors the calls throw
-/// (`AppleIDError`) and by the events that record them (``Failure``), so a ledger records the
+/// (`AppleIDError`) and by the events that record them (``CallFailure``), so a ledger records the
 /// class Apple gave.
 public enum FailureClass: String, CaseIterable, Sendable {
     /// TN3107 `invalid_request`: this user's call is wrong or the user revoked consent.

@@ -2,7 +2,7 @@ import Foundation
 import LMDB
 
 /// How the ledger's appends are written: each batch is prepared (its log writes by
-/// ``PendingLog``, each folder's by its ``FoldAhead``) on the writer's taking thread while the
+/// ``PendingLog``, each folder's by its ``SpeculativeFold``) on the writer's taking thread while the
 /// batch before it commits, then applied in one transaction on the committing thread.
 ///
 /// A prepared batch holds only while the log and the folders are, in its transaction, as it
@@ -32,7 +32,7 @@ final class AppendPipeline: @unchecked Sendable {
 
     // The taking thread's, between batches.
     private var pending: PendingLog?
-    private var aheads: [any FoldAhead] = []
+    private var aheads: [any SpeculativeFold] = []
 
     // Shared by both threads, under `condition`.
     private let condition = NSCondition()
@@ -48,7 +48,7 @@ final class AppendPipeline: @unchecked Sendable {
         self.schema = schema
         self.actor = actor
         self.folders = folders
-        self.foldsAhead = folders.map { $0.makeFoldAhead() != nil }
+        self.foldsAhead = folders.map { $0.makeSpeculativeFold() != nil }
     }
 
     /// Works out `events`' writes over the batches prepared before, reading what is
@@ -71,7 +71,7 @@ final class AppendPipeline: @unchecked Sendable {
                 let view = LogView(txn, schema: schema)
                 if pending == nil {
                     pending = try PendingLog(reading: view)
-                    aheads = folders.compactMap { $0.makeFoldAhead() }
+                    aheads = folders.compactMap { $0.makeSpeculativeFold() }
                 }
                 return try prepare(events, over: &pending!, folding: aheads, view: view)
             }
@@ -153,7 +153,7 @@ final class AppendPipeline: @unchecked Sendable {
 
     /// `events` appended to `log` and folded by `aheads`, or nil when a folder cannot fold
     /// them ahead of the transaction. `log` is changed only when the batch is prepared.
-    private func prepare(_ events: some Sequence<PreparedEvent>, over log: inout PendingLog, folding aheads: [any FoldAhead], view: LogView) throws -> Prepared? {
+    private func prepare(_ events: some Sequence<PreparedEvent>, over log: inout PendingLog, folding aheads: [any SpeculativeFold], view: LogView) throws -> Prepared? {
         var after = log
         var writes = WriteBatch()
         let base = log.head

@@ -4,7 +4,7 @@ import LMDB
 /// as the events it folds, so it is never ahead of or behind the log.
 ///
 /// The ledger folds every batch it appends into it, in order: ahead of the transaction
-/// through ``makeFoldAhead()`` when the folder has one (the writes applied in the
+/// through ``makeSpeculativeFold()`` when the folder has one (the writes applied in the
 /// transaction), and through ``fold(_:in:)`` inside it otherwise, or when what was prepared
 /// ahead no longer holds. A folder keeps its
 /// own checkpoint (the last sequence it folded); when another process appended without it,
@@ -23,9 +23,9 @@ public protocol LedgerFolder: AnyObject, Sendable {
     /// event what is left. Events appended meanwhile may also be left to that catch-up.
     func loadLog(from environment: Environment, schema: LedgerSchema) throws -> UInt64?
     /// A new fold of this folder that works out its writes outside the write transaction
-    /// (``FoldAhead``), or nil when it folds only inside it (``fold(_:in:)``). The ledger
+    /// (``SpeculativeFold``), or nil when it folds only inside it (``fold(_:in:)``). The ledger
     /// makes one whenever it starts preparing afresh; each is used by one thread.
-    func makeFoldAhead() -> (any FoldAhead)?
+    func makeSpeculativeFold() -> (any SpeculativeFold)?
 }
 
 /// A folder's fold worked out beside the commit before it: it reads what is committed through
@@ -35,7 +35,7 @@ public protocol LedgerFolder: AnyObject, Sendable {
 /// The ledger checks, in the transaction that applies
 /// the writes, that the log and the folder are still as the fold read them; when they are
 /// not (another process wrote), it folds again inside the transaction with a new one.
-public protocol FoldAhead: AnyObject {
+public protocol SpeculativeFold: AnyObject {
     /// Folds `events`, which follow event `base` (the last event folded before, by this fold
     /// or committed), gathering the writes in `writes`. Returns the check the commit makes
     /// in its transaction before applying them (true: the folder's state there is the one
@@ -53,5 +53,5 @@ extension LedgerFolder {
     /// No bulk load: the ledger folds the log event by event.
     public func loadLog(from environment: Environment, schema: LedgerSchema) throws -> UInt64? { nil }
     /// Folds only inside the write transaction.
-    public func makeFoldAhead() -> (any FoldAhead)? { nil }
+    public func makeSpeculativeFold() -> (any SpeculativeFold)? { nil }
 }

@@ -186,7 +186,7 @@ public struct Preflight: Sendable {
                                                expiresAt: Timestamp(token.expiresAt), fingerprint: token.fingerprint)
                 _ = try await ledger.append(EventDraft(.accessTokenIssued(issued), occurredAt: Timestamp(token.issuedAt)))
             case .failed(let error):
-                let failed = AccessTokenFailed(teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID, failure: Failure(error))
+                let failed = AccessTokenFailed(teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID, failure: CallFailure(error))
                 _ = try await ledger.append(EventDraft(.accessTokenFailed(failed)))
             }
         })

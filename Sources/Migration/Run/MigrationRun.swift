@@ -137,7 +137,7 @@ public struct MigrationRun: Sendable {
                                                    expiresAt: Timestamp(token.expiresAt), fingerprint: token.fingerprint)
                     _ = try await ledger.append(EventDraft(.accessTokenIssued(issued), occurredAt: Timestamp(token.issuedAt), runID: runID))
                 case .failed(let error):
-                    let failed = AccessTokenFailed(teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID, failure: Failure(error))
+                    let failed = AccessTokenFailed(teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID, failure: CallFailure(error))
                     _ = try await ledger.append(EventDraft(.accessTokenFailed(failed), runID: runID))
                 }
             },
@@ -260,7 +260,7 @@ public struct MigrationRun: Sendable {
                 if progress.stop(.credentialsRefused(error)) { logger.notice("run stopped: Apple refused the credentials", metadata: ["error": "\(error)"]) }
                 return nil
             }
-            let failure = Failure(error)
+            let failure = CallFailure(error)
             if let trip = breaker?.record(error.isTransient ? nil : failure.kind.rawValue, message: error.message) {
                 let stop = RunStop.breaker(trip, command: step.command)
                 if progress.stop(stop) { logger.notice("run stopped: \(stop.failure.message)") }

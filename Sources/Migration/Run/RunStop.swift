@@ -22,14 +22,14 @@ enum RunStop: Sendable {
     }
 
     /// The failure "run finished" records as `stopped_by`.
-    var failure: Failure {
+    var failure: CallFailure {
         switch self {
-        case .credentialsRefused(let error): Failure(error)
+        case .credentialsRefused(let error): CallFailure(error)
         case .breaker(let trip, let command):
-            Failure(kind: FailureClass(rawValue: trip.failureClass) ?? .other, code: trip.failureClass,
+            CallFailure(kind: FailureClass(rawValue: trip.failureClass) ?? .other, code: trip.failureClass,
                     message: RunStop.breakerMessage(trip, command: command))
         case .pace(let stop):
-            Failure(stop.cause).withMessage(stop.description)
+            CallFailure(stop.cause).withMessage(stop.description)
         }
     }
 
@@ -64,8 +64,8 @@ enum RunStop: Sendable {
     }
 }
 
-private extension Failure {
-    func withMessage(_ message: String) -> Failure {
+private extension CallFailure {
+    func withMessage(_ message: String) -> CallFailure {
         var failure = self
         failure.message = message
         return failure

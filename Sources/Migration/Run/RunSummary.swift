@@ -29,7 +29,7 @@ public struct RunSummary: Sendable {
     /// What stopped the run early, if anything did.
     var stop: RunStop?
     /// The failure that stopped the run early, if one did.
-    public var stoppedBy: Failure? { stop?.failure }
+    public var stoppedBy: CallFailure? { stop?.failure }
     /// Why it stopped the run: refused credentials, the breaker, an outage or a `Retry-After`
     /// beyond the run's patience.
     public var stopReason: RunFinished.StopReason? { stop?.reason }

@@ -25,7 +25,7 @@ public protocol MigrationStep: Sendable {
     /// Calls Apple for `user` and returns the success event to record.
     func perform(_ user: MigrationUser, session: AppleSession, runID: String) async throws -> EventDraft
     /// The event recording that `user` failed with `failure`.
-    func failureEvent(_ user: MigrationUser, failure: Failure, runID: String) -> EventDraft
+    func failureEvent(_ user: MigrationUser, failure: CallFailure, runID: String) -> EventDraft
     /// The output row for a user whose success event is `event`.
     func outputRow(for user: MigrationUser, event: RecordedEvent, sealer: Sealer) throws -> MigrationOutputRow?
     /// Whether the user, as the ledger knows them (`state`), is done without this step's call:
@@ -41,7 +41,7 @@ extension MigrationStep {
     public func outputRow(for user: MigrationUser, state: UserState, sealer: Sealer) throws -> MigrationOutputRow? { nil }
 }
 
-extension Failure {
+extension CallFailure {
     /// The ledger's record of an error from Apple.
     public init(_ error: AppleIDError) {
         self.init(kind: error.code, code: error.appleError, httpStatus: error.httpStatus, message: error.message, attempts: error.attempts)

@@ -46,7 +46,7 @@ public final class TransferIDExchange: MigrationStep {
                           idempotencyKey: idempotencyKey(for: user), runID: runID)
     }
 
-    public func failureEvent(_ user: MigrationUser, failure: Failure, runID: String) -> EventDraft {
+    public func failureEvent(_ user: MigrationUser, failure: CallFailure, runID: String) -> EventDraft {
         keys.withLock { _ = $0.removeValue(forKey: user.identifier) }
         return EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: failure)),
                           identifiers: Identifiers(accountID: user.accountID, transferSub: user.identifier), runID: runID)

@@ -28,7 +28,7 @@ public struct TransferIDGeneration: MigrationStep {
                           idempotencyKey: idempotencyKey(for: user), runID: runID)
     }
 
-    public func failureEvent(_ user: MigrationUser, failure: Failure, runID: String) -> EventDraft {
+    public func failureEvent(_ user: MigrationUser, failure: CallFailure, runID: String) -> EventDraft {
         EventDraft(.transferIDGenerationFailed(TransferIDGenerationFailed(targetTeam: target, failure: failure)),
                    identifiers: Identifiers(accountID: user.accountID, senderSub: user.identifier), runID: runID)
     }

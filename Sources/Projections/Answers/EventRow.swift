@@ -16,10 +16,10 @@ public struct EventRow: Sendable {
     /// The columns of an event listing.
     public enum Columns {
         public typealias Column = AnswerColumn<EventRow>
-        public static let sequence: Column = Facts.sequence { $0.event.sequence }
-        public static let recordedAt: Column = Facts.recordedAt { $0.event.recordedAt }
-        public static let occurredAt: Column = Facts.occurredAt { $0.event.occurredAt }
-        public static let type: Column = Facts.eventType { $0.event.type.rawValue }
+        public static let sequence: Column = SharedColumns.sequence { $0.event.sequence }
+        public static let recordedAt: Column = SharedColumns.recordedAt { $0.event.recordedAt }
+        public static let occurredAt: Column = SharedColumns.occurredAt { $0.event.occurredAt }
+        public static let type: Column = SharedColumns.eventType { $0.event.type.rawValue }
         public static let identifiers = Column("identifiers", .text, optional: false, "Every identifier the event names, as kind:value, separated by spaces.") {
             .text($0.event.identifiers.all.map(\.description).joined(separator: " "))
         }
@@ -43,7 +43,7 @@ public struct WindowRow: Sendable {
         public static let acceptedAt = Column("accepted_at", .time, optional: false, "When the app transfer was accepted.") { .time($0.window.acceptedAt) }
         public static let deadline = Column("deadline", .time, optional: false, "The end of the transfer window: accepted_at plus window_days.") { .time($0.window.deadline) }
         public static let windowDays = Column("window_days", .integer, optional: false, "The window's length in days (60).") { .int($0.window.windowDays) }
-        public static let daysLeft: Column = Facts.daysLeft(optional: false) { $0.window.daysLeft(at: $0.time) }
+        public static let daysLeft: Column = SharedColumns.daysLeft(optional: false) { $0.window.daysLeft(at: $0.time) }
         public static let open = Column("open", .boolean, optional: false, "Whether the window is still open at the time asked.") { .bool($0.window.isOpen(at: $0.time)) }
     }
 }
@@ -56,8 +56,8 @@ public struct FailureClassRow: Sendable {
 
     public enum Columns {
         public typealias Column = AnswerColumn<FailureClassRow>
-        public static let lastErrorClass: Column = Facts.lastErrorClass(optional: false) { $0.errorClass?.rawValue ?? "unknown" }
-        public static let users: Column = Facts.users { $0.users }
+        public static let lastErrorClass: Column = SharedColumns.lastErrorClass(optional: false) { $0.errorClass?.rawValue ?? "unknown" }
+        public static let users: Column = SharedColumns.users { $0.users }
     }
 }
 

@@ -8,22 +8,22 @@ import Ledger
 /// Strings of outside origin stay inert in every format (``InertText``): escaped in the table,
 /// escaped but for tab, CR and LF in CSV, and with JSON's `\u` escapes for the characters
 /// JSON would otherwise carry raw.
-public final class RowWriter<Failure: Error>: RowSink {
+public final class RowWriter<OutputError: Error>: RowSink {
     private let format: QueryTable.Format
     private let widths: [Int]?
-    private let output: (String) throws(Failure) -> Void
+    private let output: (String) throws(OutputError) -> Void
     private var columns: [String] = []
     private var count = 0
 
     /// A writer in `format`; `widths` (from ``ColumnWidths``) is required for the table format.
-    public init(_ format: QueryTable.Format, widths: [Int]? = nil, output: @escaping (String) throws(Failure) -> Void) {
+    public init(_ format: QueryTable.Format, widths: [Int]? = nil, output: @escaping (String) throws(OutputError) -> Void) {
         precondition(format != .table || widths != nil, "the table format needs the column widths")
         self.format = format
         self.widths = widths
         self.output = output
     }
 
-    public func start(columns: [String]) throws(Failure) {
+    public func start(columns: [String]) throws(OutputError) {
         self.columns = columns
         switch format {
         case .csv: try output(CSVLine.header(columns))
@@ -32,7 +32,7 @@ public final class RowWriter<Failure: Error>: RowSink {
         }
     }
 
-    public func write(_ row: QueryTable.Row) throws(Failure) {
+    public func write(_ row: QueryTable.Row) throws(OutputError) {
         defer { count += 1 }
         switch format {
         case .csv:
@@ -47,7 +47,7 @@ public final class RowWriter<Failure: Error>: RowSink {
         }
     }
 
-    public func finish() throws(Failure) {
+    public func finish() throws(OutputError) {
         switch format {
         case .csv: break
         case .json: try output("]\n")

@@ -4,7 +4,7 @@ import Ledger
 /// Projection state as the fold changes it, read from a transaction beneath the changes and
 /// gathered as writes for a write transaction to apply (``WriteBatch``): inside that same
 /// transaction (a catch-up, a rebuild), or in a later one while the commit before it is
-/// flushed (``UserFoldAhead``).
+/// flushed (``UserSpeculativeFold``).
 ///
 /// Every write is a new record keyed with the sequence of the event that made it, so earlier
 /// pictures stay readable. What it wrote stays readable here, each entry stamped with the

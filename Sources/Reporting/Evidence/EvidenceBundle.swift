@@ -13,7 +13,7 @@ public enum EvidenceBundle {
     public static let format = "handover-evidence/1"
 
     /// Why a bundle could not be written.
-    public struct Failure: Error, CustomStringConvertible, Sendable {
+    public struct Refusal: Error, CustomStringConvertible, Sendable {
         /// What went wrong, for the exit status.
         public enum Kind: Sendable {
             /// No user has the identifier.
@@ -42,7 +42,7 @@ public enum EvidenceBundle {
     /// `revealed/` with sealed values opened. Reads the ledger only.
     public static func write(subject: String, ledger: Ledger, projection: UserProjection, checkpoint: Checkpoint?, reveal: Bool, to target: String) throws -> Summary {
         let (events, applied) = try projection.read(ledger) { snapshot, view in
-            guard let user = try snapshot.user(matching: subject) else { throw Failure(kind: .noUser, description: "no user with identifier \"\(subject)\"") }
+            guard let user = try snapshot.user(matching: subject) else { throw Refusal(kind: .noUser, description: "no user with identifier \"\(subject)\"") }
             let last = try view.head().sequence
             return (try EventQuery.history(of: user, through: last, snapshot: snapshot, view: view), try EventQuery.applyRows(of: user, through: last, snapshot: snapshot, view: view))
         }
@@ -55,7 +55,7 @@ public enum EvidenceBundle {
     /// `target` is never half written; refuses a `target` that exists.
     static func writing<T>(to target: String, _ body: (String) throws -> T) throws -> T {
         let fm = FileManager.default
-        guard !fm.fileExists(atPath: target) else { throw Failure(kind: .targetExists, description: "\(target) exists; an evidence bundle goes to a new directory") }
+        guard !fm.fileExists(atPath: target) else { throw Refusal(kind: .targetExists, description: "\(target) exists; an evidence bundle goes to a new directory") }
         let partial = target + ".incomplete"
         if fm.fileExists(atPath: partial) { try fm.removeItem(atPath: partial) }
         try fm.createDirectory(atPath: partial, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
@@ -73,15 +73,15 @@ public enum EvidenceBundle {
     static func writeContents(subject: String, events: [RecordedEvent], applied: [UserApplyRow] = [], ledger: Ledger, checkpoint: Checkpoint?, reveal: Bool,
                               into directory: String) throws -> Summary {
         guard let checkpoint = try checkpoint ?? ledger.latestCheckpoint() else {
-            throw Failure(kind: .noCheckpoint, description: "no checkpoint has been signed for \(ledger.directory); run `handover checkpoint` on the ledger first, or pass --checkpoint FILE")
+            throw Refusal(kind: .noCheckpoint, description: "no checkpoint has been signed for \(ledger.directory); run `handover checkpoint` on the ledger first, or pass --checkpoint FILE")
         }
         let key = try ledger.verifierKey()
         guard checkpoint.isSigned(by: key.publicKey) else {
-            throw Failure(kind: .doesNotHold, description: "the checkpoint is not signed by this ledger's verifier key \(key.line)")
+            throw Refusal(kind: .doesNotHold, description: "the checkpoint is not signed by this ledger's verifier key \(key.line)")
         }
         let uncovered = events.filter { $0.sequence > checkpoint.treeSize }
         guard uncovered.isEmpty else {
-            throw Failure(kind: .noCheckpoint, description: "\(uncovered.count) of the \(events.count) events to prove in \(ledger.directory) (from sequence \(uncovered[0].sequence)) \(uncovered.count == 1 ? "is" : "are") newer than its checkpoint of \(counted(checkpoint.treeSize, "event")); sign a newer one with `handover checkpoint`")
+            throw Refusal(kind: .noCheckpoint, description: "\(uncovered.count) of the \(events.count) events to prove in \(ledger.directory) (from sequence \(uncovered[0].sequence)) \(uncovered.count == 1 ? "is" : "are") newer than its checkpoint of \(counted(checkpoint.treeSize, "event")); sign a newer one with `handover checkpoint`")
         }
         for sub in ["/events", "/proofs"] + (reveal ? ["/revealed"] : []) {
             try FileManager.default.createDirectory(atPath: directory + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
@@ -90,7 +90,7 @@ public enum EvidenceBundle {
         for event in events {
             let proof = try ledger.prove(event.sequence, against: checkpoint)
             guard proof.isValid else {
-                throw Failure(kind: .doesNotHold, description: "the inclusion proof of event \(event.sequence) does not lead to the checkpoint's root: the log differs from what the checkpoint signed (run `handover verify --checkpoint`)")
+                throw Refusal(kind: .doesNotHold, description: "the inclusion proof of event \(event.sequence) does not lead to the checkpoint's root: the log differs from what the checkpoint signed (run `handover verify --checkpoint`)")
             }
             try write(proof.record, to: "\(directory)/events/\(event.sequence).json")
             try write(Array(TlogProof(proof).text.utf8), to: "\(directory)/proofs/\(event.sequence).tlog-proof")
@@ -124,7 +124,7 @@ public enum EvidenceBundle {
     }
 }
 
-extension EvidenceBundle.Failure: ExitStatusDeciding {
+extension EvidenceBundle.Refusal: ExitStatusDeciding {
     /// No such user: failed (the one user named is not in the ledger); no checkpoint or a target that exists: usage; a
     /// proof that does not lead to the checkpoint: integrity.
     public var exitStatus: ExitStatus {

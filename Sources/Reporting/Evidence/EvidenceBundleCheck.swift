@@ -9,7 +9,7 @@ import Ledger
 /// manifest against the files.
 public enum EvidenceBundleCheck {
     /// A file of the bundle that does not hold, and why.
-    public struct Failure: Error, CustomStringConvertible, Sendable, ExitStatusDeciding {
+    public struct DoesNotHold: Error, CustomStringConvertible, Sendable, ExitStatusDeciding {
         /// The file, relative to the bundle.
         public let file: String
         public let reason: String
@@ -36,79 +36,79 @@ public enum EvidenceBundleCheck {
     public static func run(_ directory: String, expectedKey: String? = nil) throws -> Result {
         func read(_ name: String) throws -> Data {
             do { return Data(try FileBytes.read(directory + "/" + name, limit: maximumFileBytes)) } catch {
-                throw Failure(file: name, reason: "missing, unreadable or larger than \(maximumFileBytes) bytes")
+                throw DoesNotHold(file: name, reason: "missing, unreadable or larger than \(maximumFileBytes) bytes")
             }
         }
         // 1. The verifier key.
         let keyLine = String(decoding: try read("verifier-key"), as: UTF8.self)
         guard let (name, publicKey) = Checkpoint.publicKey(fromVerifierKey: keyLine) else {
-            throw Failure(file: "verifier-key", reason: "not a verifier key (name+keyid+base64 of 0x01 and 32 bytes, the key ID matching)")
+            throw DoesNotHold(file: "verifier-key", reason: "not a verifier key (name+keyid+base64 of 0x01 and 32 bytes, the key ID matching)")
         }
         let line = Checkpoint.verifierKey(name: name, publicKey: publicKey)
         if let expectedKey, expectedKey.trimmingCharacters(in: .whitespacesAndNewlines) != line {
-            throw Failure(file: "verifier-key", reason: "is \(line), not the key given (\(expectedKey.trimmingCharacters(in: .whitespacesAndNewlines)))")
+            throw DoesNotHold(file: "verifier-key", reason: "is \(line), not the key given (\(expectedKey.trimmingCharacters(in: .whitespacesAndNewlines)))")
         }
         // 2. The checkpoint.
         let checkpointText = String(decoding: try read("checkpoint"), as: UTF8.self)
         let checkpoint: Checkpoint
-        do { checkpoint = try Checkpoint(parsing: checkpointText) } catch { throw Failure(file: "checkpoint", reason: "\(error)") }
-        guard checkpoint.origin == name else { throw Failure(file: "checkpoint", reason: "its origin is \(checkpoint.origin), the verifier key's name \(name)") }
+        do { checkpoint = try Checkpoint(parsing: checkpointText) } catch { throw DoesNotHold(file: "checkpoint", reason: "\(error)") }
+        guard checkpoint.origin == name else { throw DoesNotHold(file: "checkpoint", reason: "its origin is \(checkpoint.origin), the verifier key's name \(name)") }
         guard checkpoint.text == checkpointText, checkpoint.isSigned(by: publicKey) else {
-            throw Failure(file: "checkpoint", reason: "its signature does not verify with \(line)")
+            throw DoesNotHold(file: "checkpoint", reason: "its signature does not verify with \(line)")
         }
         // The manifest, read first for the digests it lists and checked last.
         let manifest: [String: JSONValue]
         do { manifest = try JSONValue.parseObject(untrusted: Array(try read("manifest.json"))) } catch let error as JSONParseError {
-            throw Failure(file: "manifest.json", reason: "not a \(EvidenceBundle.format) manifest (\(error))")
+            throw DoesNotHold(file: "manifest.json", reason: "not a \(EvidenceBundle.format) manifest (\(error))")
         }
         guard manifest["format"]?.stringValue == EvidenceBundle.format, let entries = manifest["events"]?.arrayValue else {
-            throw Failure(file: "manifest.json", reason: "not a \(EvidenceBundle.format) manifest")
+            throw DoesNotHold(file: "manifest.json", reason: "not a \(EvidenceBundle.format) manifest")
         }
         var listed: [UInt64: String] = [:]
         for entry in entries {
             guard let object = entry.objectValue, let seq = object["seq"]?.intValue, seq > 0, let sha = object["sha256"]?.stringValue, listed[UInt64(seq)] == nil else {
-                throw Failure(file: "manifest.json", reason: "an entry of events is not {seq, sha256} once per event")
+                throw DoesNotHold(file: "manifest.json", reason: "an entry of events is not {seq, sha256} once per event")
             }
             listed[UInt64(seq)] = sha
         }
         // 3 and 4. Each proof and its event.
         let events = try names(in: directory, "events", suffix: ".json")
         let proofs = try names(in: directory, "proofs", suffix: ".tlog-proof")
-        if let lone = proofs.subtracting(events).min() { throw Failure(file: "proofs/\(lone).tlog-proof", reason: "no events/\(lone).json beside it") }
-        if let lone = events.subtracting(proofs).min() { throw Failure(file: "events/\(lone).json", reason: "no proofs/\(lone).tlog-proof beside it") }
+        if let lone = proofs.subtracting(events).min() { throw DoesNotHold(file: "proofs/\(lone).tlog-proof", reason: "no events/\(lone).json beside it") }
+        if let lone = events.subtracting(proofs).min() { throw DoesNotHold(file: "events/\(lone).json", reason: "no proofs/\(lone).tlog-proof beside it") }
         var digests: [UInt64: String] = [:]
         for sequence in events.sorted() {
             let proofFile = "proofs/\(sequence).tlog-proof", eventFile = "events/\(sequence).json"
             let proof: TlogProof
             do { proof = try TlogProof(parsing: String(decoding: try read(proofFile), as: UTF8.self)) } catch let error as LedgerError {
-                throw Failure(file: proofFile, reason: error.message)
+                throw DoesNotHold(file: proofFile, reason: error.message)
             }
-            guard proof.index == sequence - 1 else { throw Failure(file: proofFile, reason: "index \(proof.index) is not the leaf of event \(sequence) (\(sequence - 1))") }
-            guard proof.index < checkpoint.treeSize else { throw Failure(file: proofFile, reason: "index \(proof.index) is outside the checkpoint's \(checkpoint.treeSize) events") }
-            guard proof.checkpointText == checkpointText else { throw Failure(file: proofFile, reason: "the checkpoint in it differs from the bundle's") }
+            guard proof.index == sequence - 1 else { throw DoesNotHold(file: proofFile, reason: "index \(proof.index) is not the leaf of event \(sequence) (\(sequence - 1))") }
+            guard proof.index < checkpoint.treeSize else { throw DoesNotHold(file: proofFile, reason: "index \(proof.index) is outside the checkpoint's \(checkpoint.treeSize) events") }
+            guard proof.checkpointText == checkpointText else { throw DoesNotHold(file: proofFile, reason: "the checkpoint in it differs from the bundle's") }
             let record = Array(try read(eventFile))
             let digest = Hex.encode(Array(SHA256.hash(data: record)))
             guard MerkleProof.verifyInclusion(leafHash: MerkleHash.leaf(record), index: proof.index, treeSize: checkpoint.treeSize, path: proof.path, root: checkpoint.rootHash) else {
                 // Either file may be the altered one; the manifest's digest (not evidence, a
                 // guide) says which to name.
                 if listed[sequence] != digest {
-                    throw Failure(file: eventFile, reason: "its bytes do not lead to the checkpoint's root with \(proofFile): the event was altered")
+                    throw DoesNotHold(file: eventFile, reason: "its bytes do not lead to the checkpoint's root with \(proofFile): the event was altered")
                 }
-                throw Failure(file: proofFile, reason: "its path does not lead from \(eventFile) to the checkpoint's root: the proof was altered")
+                throw DoesNotHold(file: proofFile, reason: "its path does not lead from \(eventFile) to the checkpoint's root: the proof was altered")
             }
             let object: [String: JSONValue]
             do { object = try JSONValue.parseObject(untrusted: record) } catch {
-                throw Failure(file: eventFile, reason: "not a JSON object (\(error))")
+                throw DoesNotHold(file: eventFile, reason: "not a JSON object (\(error))")
             }
-            guard object["seq"]?.intValue == Int64(sequence) else { throw Failure(file: eventFile, reason: "its seq is not \(sequence)") }
+            guard object["seq"]?.intValue == Int64(sequence) else { throw DoesNotHold(file: eventFile, reason: "its seq is not \(sequence)") }
             digests[sequence] = digest
         }
         // 5. The manifest against the files.
         guard manifest["origin"]?.stringValue == checkpoint.origin, manifest["tree_size"]?.intValue == Int64(checkpoint.treeSize) else {
-            throw Failure(file: "manifest.json", reason: "its origin or tree size is not the checkpoint's")
+            throw DoesNotHold(file: "manifest.json", reason: "its origin or tree size is not the checkpoint's")
         }
         guard listed == digests else {
-            throw Failure(file: "manifest.json", reason: "its events (sequence and SHA-256) are not the files in events/")
+            throw DoesNotHold(file: "manifest.json", reason: "its events (sequence and SHA-256) are not the files in events/")
         }
         return Result(origin: checkpoint.origin, treeSize: checkpoint.treeSize, verifierKey: line, sequences: digests.keys.sorted(), subject: manifest["subject"]?.stringValue)
     }
@@ -118,12 +118,12 @@ public enum EvidenceBundleCheck {
     private static func names(in directory: String, _ sub: String, suffix: String) throws -> Set<UInt64> {
         let files: [String]
         do { files = try FileManager.default.contentsOfDirectory(atPath: directory + "/" + sub) } catch {
-            throw Failure(file: sub, reason: "missing or unreadable (\(error.localizedDescription))")
+            throw DoesNotHold(file: sub, reason: "missing or unreadable (\(error.localizedDescription))")
         }
         var sequences = Set<UInt64>()
         for file in files {
             let stem = file.hasSuffix(suffix) ? String(file.dropLast(suffix.count)) : ""
-            guard let sequence = UInt64(stem), String(sequence) == stem, sequence > 0 else { throw Failure(file: "\(sub)/\(file)", reason: "not SEQ\(suffix)") }
+            guard let sequence = UInt64(stem), String(sequence) == stem, sequence > 0 else { throw DoesNotHold(file: "\(sub)/\(file)", reason: "not SEQ\(suffix)") }
             sequences.insert(sequence)
         }
         return sequences

@@ -45,7 +45,7 @@ public enum TwoSidedEvidence {
         let foundB = try recipient.projection.read(recipient.ledger) { snapshot, _ in try snapshot.user(matching: subject) }
         let foundA = try sender.projection.read(sender.ledger) { snapshot, _ in try snapshot.user(matching: subject) }
         guard let transferSub = foundB?.transferSub ?? foundA?.transferSub else {
-            throw EvidenceBundle.Failure(kind: .noUser, description: "no user with identifier \"\(subject)\" and a transfer_sub in either ledger")
+            throw EvidenceBundle.Refusal(kind: .noUser, description: "no user with identifier \"\(subject)\" and a transfer_sub in either ledger")
         }
         let id = Identifier(.transferSub, transferSub)
         let senderEvents = try history(of: id, on: sender).events

@@ -21,10 +21,10 @@ public struct ExportedEvent: Sendable {
 
     /// The columns, in the order every format writes them (``ExportAnswers/events``).
     static let columns: [Column] = [
-        Facts.sequence { $0.sequence }, Facts.recordedAt { $0.recordedAt }, Facts.occurredAt { $0.occurredAt }, Facts.eventType { $0.type },
+        SharedColumns.sequence { $0.sequence }, SharedColumns.recordedAt { $0.recordedAt }, SharedColumns.occurredAt { $0.occurredAt }, SharedColumns.eventType { $0.type },
         Column("schema_version", .integer, optional: false, "The version of the event type's schema the event was written under.") { .int($0.schemaVersion) },
-        Facts.accountID { $0.identifiers.accountID }, Facts.senderSub { $0.identifiers.senderSub },
-        Facts.transferSub { $0.identifiers.transferSub }, Facts.recipientSub { $0.identifiers.recipientSub },
+        SharedColumns.accountID { $0.identifiers.accountID }, SharedColumns.senderSub { $0.identifiers.senderSub },
+        SharedColumns.transferSub { $0.identifiers.transferSub }, SharedColumns.recipientSub { $0.identifiers.recipientSub },
         Column("jti", .text, "The notification's `jti` (notifications only).") { .text($0.identifiers.jti) },
         Column("run_id", .text, "The batch run that recorded the event.") { .text($0.runID) },
         Column("event_json", .json, optional: false, personal: true,

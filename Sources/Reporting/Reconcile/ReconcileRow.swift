@@ -53,8 +53,8 @@ public struct ReconcileRow: Sendable {
 
     /// The declared columns of `handover reconcile --rows`.
     public enum Columns {
-        public static let transferSub: Column = Facts.transferSub { $0.transferSub }
-        public static let accountID: Column = Facts.accountID { $0.accountID }
+        public static let transferSub: Column = SharedColumns.transferSub { $0.transferSub }
+        public static let accountID: Column = SharedColumns.accountID { $0.accountID }
         public static let generatedAt = Column("generated_at", .time, "When team A generated the transfer identifier (team A's ledger).") { .time($0.sender?.migratedAt) }
         public static let package = Column("package", .integer, "The number of team A's signed handoff package that listed the user; null if none did.") { .int($0.package) }
         public static let received = Column("package_received", .boolean, optional: false, "Whether team B recorded receiving that package, with the manifest team A issued.") { .bool($0.received) }
@@ -63,9 +63,9 @@ public struct ReconcileRow: Sendable {
         public static let migratedAt: Column = UserColumns.migratedAt.rebound { .time($0.recipient?.status == .migrated ? $0.recipient?.migratedAt : nil) }
         public static let migratedVia: Column = UserColumns.migratedVia.rebound { .text($0.recipient?.status == .migrated ? $0.recipient?.migratedVia?.name : nil) }
         public static let delaySeconds = Column("delay_seconds", .integer, "Seconds from team A's generation to team B's migration.") { .int($0.delaySeconds) }
-        public static let lastErrorClass: Column = Facts.lastErrorClass { $0.recipient?.lastErrorClass?.rawValue }
+        public static let lastErrorClass: Column = SharedColumns.lastErrorClass { $0.recipient?.lastErrorClass?.rawValue }
         public static let beforeDeadline: Column = UserColumns.beforeDeadline.rebound { .bool($0.beforeDeadline) }
-        public static let recipientSub: Column = Facts.recipientSub { $0.recipient?.recipientSub }
+        public static let recipientSub: Column = SharedColumns.recipientSub { $0.recipient?.recipientSub }
         public static let applyOutcome: Column = UserColumns.applyOutcome.rebound { .text($0.recipient?.applyOutcome?.rawValue) }
         public static let appliedAt: Column = UserColumns.appliedAt.rebound { .time($0.recipient?.appliedAt) }
     }
@@ -86,5 +86,5 @@ public struct ReconcileTotal: Sendable {
     /// `handover reconcile`.
     public static let answer = Answer<ReconcileTotal>("reconcile totals", source: "handover reconcile",
         meaning: "The joined users counted by outcome, every outcome listed.",
-        columns: [ReconcileRow.Columns.outcome.rebound { .text($0.outcome.rawValue) }, Facts.users { $0.users }])
+        columns: [ReconcileRow.Columns.outcome.rebound { .text($0.outcome.rawValue) }, SharedColumns.users { $0.users }])
 }

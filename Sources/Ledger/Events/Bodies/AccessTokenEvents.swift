@@ -41,9 +41,9 @@ public struct AccessTokenFailed: Hashable, Sendable {
     public var clientID: String
     public var keyID: String?
     public var scope: String
-    public var failure: Failure
+    public var failure: CallFailure
 
-    public init(teamID: String, clientID: String, keyID: String? = nil, scope: String = "user.migration", failure: Failure) {
+    public init(teamID: String, clientID: String, keyID: String? = nil, scope: String = "user.migration", failure: CallFailure) {
         self.teamID = teamID
         self.clientID = clientID
         self.keyID = keyID
@@ -63,6 +63,6 @@ public struct AccessTokenFailed: Hashable, Sendable {
 
     init(reading r: FieldReader) throws {
         self.init(teamID: try r.string("team_id"), clientID: try r.string("client_id"), keyID: try r.optionalString("key_id"),
-                  scope: try r.string("scope"), failure: try Failure(reading: r.object("failure")))
+                  scope: try r.string("scope"), failure: try CallFailure(reading: r.object("failure")))
     }
 }

@@ -78,7 +78,7 @@ public struct RunFinished: Hashable, Sendable {
     public var durationMilliseconds: Int
     public var exitStatus: Int
     /// The failure that stopped the run early, if one did.
-    public var stoppedBy: Failure?
+    public var stoppedBy: CallFailure?
     /// Why that failure stopped it; events written before reasons were recorded hold none, and
     /// their stops were all refused credentials (see ``effectiveStopReason``).
     public var stopReason: StopReason?
@@ -87,7 +87,7 @@ public struct RunFinished: Hashable, Sendable {
     /// Apple's unavailability during the run, when calls failed transiently.
     public var appleUnavailable: AppleUnavailable?
 
-    public init(command: String, counts: [String: Int], durationMilliseconds: Int, exitStatus: Int, stoppedBy: Failure? = nil,
+    public init(command: String, counts: [String: Int], durationMilliseconds: Int, exitStatus: Int, stoppedBy: CallFailure? = nil,
                 stopReason: StopReason? = nil, interrupted: String? = nil, appleUnavailable: AppleUnavailable? = nil) {
         self.command = command
         self.counts = counts
@@ -127,7 +127,7 @@ public struct RunFinished: Hashable, Sendable {
             AppleUnavailable(pauses: try u.count("pauses"), pausedMilliseconds: try u.count("paused_ms"), callsRefused: try u.count("calls_refused"))
         }
         self.init(command: try r.string("command"), counts: try r.intMap("counts"), durationMilliseconds: try r.int("duration_ms"), exitStatus: try r.int("exit_status"),
-                  stoppedBy: try r.optionalObject("stopped_by").map(Failure.init(reading:)), stopReason: try r.optionalEnumeration("stop_reason", StopReason.self), interrupted: try r.optionalString("interrupted"),
+                  stoppedBy: try r.optionalObject("stopped_by").map(CallFailure.init(reading:)), stopReason: try r.optionalEnumeration("stop_reason", StopReason.self), interrupted: try r.optionalString("interrupted"),
                   appleUnavailable: unavailable)
     }
 }

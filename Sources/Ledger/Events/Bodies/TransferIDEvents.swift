@@ -17,9 +17,9 @@ public struct TransferIDGenerated: Hashable, Sendable {
 /// Body of "transfer ID generation failed" (team A).
 public struct TransferIDGenerationFailed: Hashable, Sendable {
     public var targetTeam: String
-    public var failure: Failure
+    public var failure: CallFailure
 
-    public init(targetTeam: String, failure: Failure) {
+    public init(targetTeam: String, failure: CallFailure) {
         self.targetTeam = targetTeam
         self.failure = failure
     }
@@ -32,7 +32,7 @@ public struct TransferIDGenerationFailed: Hashable, Sendable {
     }
 
     init(reading r: FieldReader) throws {
-        self.init(targetTeam: try r.string("target_team"), failure: try Failure(reading: r.object("failure")))
+        self.init(targetTeam: try r.string("target_team"), failure: try CallFailure(reading: r.object("failure")))
     }
 }
 
@@ -61,9 +61,9 @@ public struct TransferIDExchanged: Hashable, Sendable {
 
 /// Body of "transfer ID exchange failed" (team B).
 public struct TransferIDExchangeFailed: Hashable, Sendable {
-    public var failure: Failure
+    public var failure: CallFailure
 
-    public init(failure: Failure) { self.failure = failure }
+    public init(failure: CallFailure) { self.failure = failure }
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
@@ -71,5 +71,5 @@ public struct TransferIDExchangeFailed: Hashable, Sendable {
         w.endObject()
     }
 
-    init(reading r: FieldReader) throws { self.init(failure: try Failure(reading: r.object("failure"))) }
+    init(reading r: FieldReader) throws { self.init(failure: try CallFailure(reading: r.object("failure"))) }
 }

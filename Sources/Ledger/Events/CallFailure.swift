@@ -1,5 +1,5 @@
 /// Why a call to Apple or a token did not succeed, classified so audits can count by class.
-public struct Failure: Hashable, Sendable {
+public struct CallFailure: Hashable, Sendable {
     /// The failure's class, as Apple gave it.
     public var kind: FailureClass
     /// The error code Apple sent (`invalid_request`, ...), if any.

@@ -9,7 +9,7 @@ import Projections
 /// The rehearsal's closing act: team B sets each migrated user's new `sub` on their account in
 /// the app's own database, a SQLite file made from team A's users, in which one user who signed
 /// in during the window already got a second account (the sign-in race).
-struct ApplyRehearsal {
+struct DemoApply {
     let directory: String
     let recipientDir: String
     let logger: Logger

@@ -10,7 +10,7 @@ import Reporting
 /// A whole transfer rehearsed against the Apple stand-in over loopback HTTP: both teams'
 /// ledgers, a refused run, team A's generation, the handoff file, team B's exchange and a
 /// resumed retry, with faults injected; then the answers to the main questions.
-public struct Rehearsal {
+public struct DemoTransfer {
     public let directory: String
     public let users: Int
     /// The stand-in's seed: its secret, its revoked users and its faults (``FaultSeed``).
@@ -136,10 +136,10 @@ public struct Rehearsal {
         say("\n$ handover handoff issue --target \(recipientTeam) --out handoff-0002   (team A)\n" + indent(second))
         // In account_id order, not the order the runs recorded them: the same users sign in,
         // are notified about and erased in every rehearsal with the same seed.
-        let heldBack = try CSVTable(path: directory + "/handoff-0002/" + HandoffPackage.rowsFile).rows.sorted(by: Rehearsal.byAccountID).compactMap { $0["transfer_sub"] }
+        let heldBack = try CSVTable(path: directory + "/handoff-0002/" + HandoffPackage.rowsFile).rows.sorted(by: DemoTransfer.byAccountID).compactMap { $0["transfer_sub"] }
         say("  (handoff-0002 reaches team B late: its \(heldBack.count) users sign in first)")
 
-        let exchangedRows = try CSVTable(path: exchangedPath).rows.sorted(by: Rehearsal.byAccountID)
+        let exchangedRows = try CSVTable(path: exchangedPath).rows.sorted(by: DemoTransfer.byAccountID)
         try await serveAndErase(recipientDir, simulator: simulator, heldBack: heldBack, exchangedRows: exchangedRows, logger: logger, say)
 
         // 8. The late package: its users are done by signing in, so no call is needed.
@@ -151,7 +151,7 @@ public struct Rehearsal {
         say("\n$ handover handoff confirm receipt-0002 --recipient-key recipient.pub   (team A)\n" + indent(try await confirm(senderDir, directory + "/receipt-0002", recipientPin)))
 
         // 9. Team B applies the result to the app's own accounts.
-        try await ApplyRehearsal(directory: directory, recipientDir: recipientDir, logger: logger).run(userLists: [usersPath, lateUsersPath], say)
+        try await DemoApply(directory: directory, recipientDir: recipientDir, logger: logger).run(userLists: [usersPath, lateUsersPath], say)
 
         let recipientProjection = UserProjection()
         let recipient = try Ledger.open(at: recipientDir, folders: [recipientProjection])
@@ -219,7 +219,7 @@ public struct Rehearsal {
         let recipient = try Ledger.open(at: recipientDir, folders: [recipientProjection])
         defer { recipient.close() }
         // Sign-ins and notifications, as `handover serve` hears them.
-        let heard = try await ServeRehearsal(ledger: recipient, projection: recipientProjection, simulator: simulator, recipientTeam: recipientTeam,
+        let heard = try await DemoServe(ledger: recipient, projection: recipientProjection, simulator: simulator, recipientTeam: recipientTeam,
                                              clientID: clientID, logger: logger)
             .run(heldBack: heldBack, exchanged: exchangedRows.compactMap { $0["transfer_sub"] })
         say("\n$ handover serve --ledger recipient   (team B; \(heard.url))")

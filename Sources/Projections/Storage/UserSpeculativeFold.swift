@@ -1,10 +1,10 @@
 import LMDB
 import Ledger
 
-/// The user projection's fold worked out beside the commit before it (``FoldAhead``): one
+/// The user projection's fold worked out beside the commit before it (``SpeculativeFold``): one
 /// ``LMDBProjectionStore`` kept from batch to batch, so each batch reads the users the
 /// batches before it changed, committed or not.
-final class UserFoldAhead: FoldAhead {
+final class UserSpeculativeFold: SpeculativeFold {
     private let projection: UserProjection
     private var store: LMDBProjectionStore?
 

@@ -24,7 +24,7 @@ struct FoldAheadTests {
     }
 
     private static func failed(_ transferSub: String, _ n: Int) -> EventDraft {
-        EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: Failure(kind: .timeout, message: "attempt \(n)"))),
+        EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .timeout, message: "attempt \(n)"))),
                    identifiers: Identifiers(accountID: "acct-" + transferSub, transferSub: transferSub))
     }
 
@@ -111,7 +111,7 @@ struct FoldAheadTests {
 
 /// A folder that folds nothing, ahead of the transaction; while closed, its ahead fold waits
 /// (outside any write transaction) until opened.
-private final class PrepareGate: LedgerFolder, FoldAhead, @unchecked Sendable {
+private final class PrepareGate: LedgerFolder, SpeculativeFold, @unchecked Sendable {
     private let condition = NSCondition()
     private var closed = false
     private var reached = false
@@ -131,7 +131,7 @@ private final class PrepareGate: LedgerFolder, FoldAhead, @unchecked Sendable {
         try LogView(transaction, schema: LedgerSchema.open(in: transaction, create: false)).head().sequence
     }
     func fold(_ events: [RecordedEvent], in transaction: WriteTransaction) throws {}
-    func makeFoldAhead() -> (any FoldAhead)? { self }
+    func makeSpeculativeFold() -> (any SpeculativeFold)? { self }
 
     func fold(_ events: [RecordedEvent], after base: UInt64, reading transaction: ReadTransaction, into writes: inout WriteBatch) throws
         -> (@Sendable (ReadTransaction) throws -> Bool)? {

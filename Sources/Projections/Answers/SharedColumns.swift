@@ -3,7 +3,7 @@ import Ledger
 /// The facts more than one kind of row carries, each named and described once: an answer
 /// over any row type declares such a column here, giving only how its row holds the value,
 /// so the same fact has the same name, type and meaning in every answer and export.
-public enum Facts {
+public enum SharedColumns {
     public static func accountID<Row>(_ value: @escaping @Sendable (Row) -> String?) -> AnswerColumn<Row> {
         AnswerColumn("account_id", .text, "The team's own account identifier for the user, from the migration's input.") { .text(value($0)) }
     }

@@ -13,7 +13,7 @@ import Projections
 /// The part of the rehearsal after the exchange: `handover serve` on loopback hears the
 /// app backend's sign-in reports and Apple's notifications, signed by the stand-in's key,
 /// including a redelivery, a forgery and a user no migration step named.
-struct ServeRehearsal {
+struct DemoServe {
     let ledger: Ledger
     let projection: UserProjection
     let simulator: RunningSimulator
