@@ -52,8 +52,6 @@ struct CommandEnding {
             return
         }
         switch error {
-        case let missing as MissingSubcommand:
-            self.init(status: .usage, standardError: "error: \(missing)\n\n" + Handover.helpMessage(for: missing.group))
         case let error as any ExitStatusDeciding:
             self.init(status: error.exitStatus, standardError: error.exitMessage.map { "error: " + $0 })
         default:
@@ -92,7 +90,7 @@ struct CLIExit: ExitStatusDeciding {
 /// A command group (`handover`, `handover query`, ...) run without one of its subcommands: bad
 /// usage: its help on standard error, exit 2. `--help` and `help` still print
 /// it on standard output with exit 0.
-struct MissingSubcommand: Error, CustomStringConvertible {
+struct MissingSubcommand: ExitStatusDeciding, CustomStringConvertible {
     /// The group that was run.
     let group: any ParsableCommand.Type
 
@@ -109,4 +107,7 @@ struct MissingSubcommand: Error, CustomStringConvertible {
         let path = Handover.usageString(for: group).split(separator: " ").prefix { word in !word.hasPrefix("<") && !word.hasPrefix("[") }
         return "`\(path.joined(separator: " "))` needs a subcommand; its help follows"
     }
+
+    var exitStatus: ExitStatus { .usage }
+    var exitMessage: String? { "\(self)\n\n" + Handover.helpMessage(for: group) }
 }
