@@ -34,17 +34,19 @@ let package = Package(
         .target(name: "LMDB", dependencies: ["CLMDB"]),
         // Optimised in debug builds too: the tests hash every record they append and verify.
         .target(name: "CSHA256", cSettings: [.unsafeFlags(["-O2"])]),
+        // The hand-offs between threads and tasks: bounded, ordered, ending both sides together.
+        .target(name: "Handoffs"),
         .target(
             name: "Ledger",
             dependencies: [
-                "LMDB", "CSHA256",
+                "Handoffs", "LMDB", "CSHA256",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
                 // How a command ends: the exit statuses, and which error ends with which.
         .target(name: "ExitStatuses", dependencies: ["Ledger", "LMDB"]),
-        .target(name: "Projections", dependencies: ["ExitStatuses", "Ledger", "LMDB"]),
+        .target(name: "Projections", dependencies: ["ExitStatuses", "Handoffs", "Ledger", "LMDB"]),
         .target(
             name: "AppleID",
             dependencies: [
@@ -103,7 +105,7 @@ let package = Package(
         .target(
             name: "Reporting",
             dependencies: [
-                "ExitStatuses", "Ledger", "Projections",
+                "ExitStatuses", "Handoffs", "Ledger", "Projections",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -112,6 +114,13 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            // The export's tables and views, written once: schemas/*.sql, linked here and
+            // compiled into the code (no resource bundle to ship beside the binary).
+            resources: [
+                .embedInCode("Export/SQL/export-sqlite.sql"),
+                .embedInCode("Export/SQL/export-postgres.sql"),
+                .embedInCode("Export/SQL/reporting-views.sql"),
             ]
         ),
         .target(
@@ -169,6 +178,7 @@ let package = Package(
             ]
         ),
         .target(name: "TestSupport", dependencies: ["Ledger", .product(name: "Crypto", package: "swift-crypto"), .product(name: "AsyncHTTPClient", package: "async-http-client")], path: "Tests/TestSupport"),
+        .testTarget(name: "HandoffsTests", dependencies: ["Handoffs"]),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LMDB", "CSHA256", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Ledger", "LMDB", "TestSupport"]),
         .testTarget(name: "HandoverCLITests", dependencies: ["ExitStatuses", "Ledger", "Projections", "Reporting", "Migration", "LMDB", "TestSupport", "FuzzHarnesses"]),

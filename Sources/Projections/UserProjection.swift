@@ -1,4 +1,5 @@
 import Foundation
+import Handoffs
 import LMDB
 import Ledger
 import Synchronization
@@ -101,6 +102,13 @@ public final class UserProjection: LedgerFolder {
             let asOf = try time.map { try view.lastSequence(recordedAtOrBefore: $0) }
             return try body(LMDBProjectionReader(transaction: view.transaction, databases: databases(in: view.transaction), asOf: asOf), view)
         }
+    }
+
+    /// ``read(_:asOf:_:)`` from async code: the read transaction is opened on a thread outside
+    /// the pool async tasks run on (``Ledger/readInBackground(_:)``).
+    public func readInBackground<T: Sendable>(_ ledger: Ledger, asOf time: Timestamp? = nil,
+                                              _ body: @escaping @Sendable (any ProjectionSnapshot, LogView) throws -> T) async throws -> T {
+        try await OffPool.run { try self.read(ledger, asOf: time, body) }
     }
 
     /// Folds the whole log again into the generation not in use, then switches to it in the

@@ -11,11 +11,13 @@ func answer(_ ledger: Ledger, _ projection: UserProjection, _ output: OutputOpti
 }
 
 /// Opens the ledger, answers one question and writes its rows to standard output as they
-/// are read. The table format reads the answer twice: once for the column widths.
-func printAnswer(_ ledgerOptions: LedgerOptions, _ output: OutputOptions, _ question: (ComplianceQueries, any RowSink) throws -> Void) throws {
+/// are read, in a read transaction on a thread of its own. The table format reads the answer
+/// twice: once for the column widths.
+func printAnswer(_ ledgerOptions: LedgerOptions, _ output: OutputOptions,
+                 _ question: @escaping @Sendable (ComplianceQueries, any RowSink) throws -> Void) async throws {
     let (ledger, projection) = try ledgerOptions.open(.readOnly)
     defer { ledger.close() }
-    try projection.read(ledger, asOf: output.asOf) { snapshot, _ in
+    try await projection.readInBackground(ledger, asOf: output.asOf) { snapshot, _ in
         let queries = ComplianceQueries(snapshot: snapshot, time: output.asOf ?? .now(), sealer: ledger.sealer)
         try printRows(output.format) { try question(queries, $0) }
     }

@@ -69,7 +69,7 @@ struct ExportCommand: AsyncParsableCommand {
         if format == .postgres {
             try await exportToPostgres(exporter)
         } else {
-            report(try exporter.export(format, to: out, sinceLast: sinceLast))
+            report(try await exporter.exportInBackground(format, to: out, sinceLast: sinceLast))
         }
     }
 

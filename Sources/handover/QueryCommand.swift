@@ -11,33 +11,33 @@ struct QueryCommand: AsyncParsableCommand {
         subcommands: [Migrated.self, Pending.self, User.self, State.self, Failures.self, Unmatched.self, Events.self]
     )
 
-    struct Migrated: ParsableCommand {
+    struct Migrated: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Users whose migration step is done: when, by which path, before the deadline or not.")
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
 
-        func run() throws {
-            try printAnswer(ledgerOptions, output) { try $0.migrated(into: $1) }
+        func run() async throws {
+            try await printAnswer(ledgerOptions, output) { try $0.migrated(into: $1) }
         }
     }
 
-    struct Pending: ParsableCommand {
+    struct Pending: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Users not yet migrated, with attempts, the last error and days left.")
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
 
-        func run() throws {
-            try printAnswer(ledgerOptions, output) { try $0.pending(into: $1) }
+        func run() async throws {
+            try await printAnswer(ledgerOptions, output) { try $0.pending(into: $1) }
         }
     }
 
-    struct Unmatched: ParsableCommand {
+    struct Unmatched: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Users Apple notified us about whom no migration step named.")
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
 
-        func run() throws {
-            try printAnswer(ledgerOptions, output) { try $0.unmatched(into: $1) }
+        func run() async throws {
+            try await printAnswer(ledgerOptions, output) { try $0.unmatched(into: $1) }
         }
     }
 
@@ -76,24 +76,24 @@ struct QueryCommand: AsyncParsableCommand {
         }
     }
 
-    struct State: ParsableCommand {
+    struct State: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Every user with every projected field.")
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
 
-        func run() throws {
-            try printAnswer(ledgerOptions, output) { try $0.state(into: $1) }
+        func run() async throws {
+            try await printAnswer(ledgerOptions, output) { try $0.state(into: $1) }
         }
     }
 
-    struct Failures: ParsableCommand {
+    struct Failures: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Users whose last attempt failed, and why.")
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
         @Flag(name: .customLong("by-class"), help: "Count failed users by failure class instead of listing them.") var byClass = false
 
-        func run() throws {
-            try printAnswer(ledgerOptions, output) { try byClass ? $0.failuresByClass(into: $1) : $0.failures(into: $1) }
+        func run() async throws {
+            try await printAnswer(ledgerOptions, output) { try byClass ? $0.failuresByClass(into: $1) : $0.failures(into: $1) }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Handoffs
 import LMDB
 import Logging
 
@@ -331,6 +332,13 @@ public final class Ledger: Sendable {
     /// Lends a read view of the log to `body` in one short read transaction.
     public func read<T>(_ body: (LogView) throws -> T) throws -> T {
         try environment.read { txn in try body(LogView(txn, schema: schema)) }
+    }
+
+    /// Lends a read view of the log to `body` from async code: the read transaction is opened
+    /// on a thread outside the pool async tasks run on (``OffPool``), so a long read holds
+    /// up no other task, and the caller resumes once with what `body` returned.
+    public func readInBackground<T: Sendable>(_ body: @escaping @Sendable (LogView) throws -> T) async throws -> T {
+        try await OffPool.run { try self.read(body) }
     }
 
     /// The "ledger created" body: team, client IDs, role and settings.

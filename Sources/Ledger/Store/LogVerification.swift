@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Handoffs
 import LMDB
 
 /// One run of ``Ledger/verify(rootAt:progress:)``: the log read once, in order, on two threads.
@@ -52,7 +53,7 @@ struct LogVerification {
     /// Idempotency entries the log calls for, being gathered.
     private var pendingKeys: [(hash: UInt64, sequence: UInt64)] = []
     /// The set gathered before, being sorted on another thread.
-    private var sortingKeys: WorkBeside<[(hash: UInt64, sequence: UInt64)]>?
+    private var sortingKeys: BackgroundValue<[(hash: UInt64, sequence: UInt64)]>?
     /// What is left to look up of that set, sorted.
     private var sortedKeys: ArraySlice<(hash: UInt64, sequence: UInt64)> = []
 
@@ -119,10 +120,10 @@ struct LogVerification {
         let stop = expected + sizes.chunk
         return try view.transaction.withCursor(schema.log) { cursor in
             var entry = try cursor.seek(atLeast: LedgerSchema.logKey(expected))
-            var pending: (batch: Batch, records: BatchRecordCheck, work: WorkBeside<LeafWork>)?
+            var pending: (batch: Batch, records: BatchRecordCheck, work: BackgroundValue<LeafWork>)?
             // The other thread reads this transaction's map: whatever ends the chunk (a report,
             // an error) waits for it first.
-            var inFlight: WorkBeside<LeafWork>?
+            var inFlight: BackgroundValue<LeafWork>?
             defer { _ = inFlight?.wait() }
             while true {
                 // Read the next batch while the other thread hashes the one before.
@@ -144,7 +145,7 @@ struct LogVerification {
                 // Both threads check the next batch's records: the other after its leaves, this
                 // one after checking the batch before.
                 let records = BatchRecordCheck(next.records, after: pending?.batch.records.last.flatMap { SHA256Hash($0) } ?? SHA256Hash(previousHash)!, run: sizes.chainRun)
-                let started = next.records.isEmpty ? nil : WorkBeside { [next, tree, rootAt] in
+                let started = next.records.isEmpty ? nil : BackgroundValue { [next, tree, rootAt] in
                     let work = LeafWork(next, tree: tree, rootAt: rootAt)
                     records.help()
                     return work
@@ -220,7 +221,7 @@ struct LogVerification {
             // The set before is looked up by now, but for the last few when the sizes are small.
             if let problem = try lookUpSortedKeys(view, atMost: .max) { return report(nil, problem) }
             let keys = pendingKeys
-            sortingKeys = WorkBeside { keys.sorted(by: Self.hashOrder) }
+            sortingKeys = BackgroundValue { keys.sorted(by: Self.hashOrder) }
             pendingKeys.removeAll(keepingCapacity: true)
         }
         if let problem = batch.problem { return report(problem.sequence, problem.text) }

@@ -69,8 +69,8 @@ public struct MigrationRun: Sendable {
 
     /// Reads the ledger: done users (their success event exists, or they are done another way,
     /// as by a sign-in) and, unless retrying, users whose last attempt failed are left out.
-    public func plan() throws -> Plan {
-        try projection.read(ledger) { snapshot, view in
+    public func plan() async throws -> Plan {
+        try await projection.readInBackground(ledger) { [self] snapshot, view in
             var plan = Plan()
             for user in users.users {
                 if try view.sequence(forIdempotencyKey: step.idempotencyKey(for: user)) != nil {
@@ -95,7 +95,7 @@ public struct MigrationRun: Sendable {
     public func run(client: AppleIDClient, credentials: AppleCredentials, retryPolicy: RetryPolicy = RetryPolicy(),
                     clientSecretLifetime: Int64 = ClientSecretSigner.defaultLifetime, tokenRenewal: TokenRenewal = TokenRenewal()) async throws -> RunSummary {
         let started = ContinuousClock.now
-        let plan = try plan()
+        let plan = try await plan()
         var summary = RunSummary(command: step.command, users: users.users.count)
         summary.handoff = options.handoff
         summary.alreadyDone = plan.alreadyDone
@@ -221,7 +221,7 @@ public struct MigrationRun: Sendable {
             exitStatus: Int(summary.exitStatus.rawValue), stoppedBy: summary.stoppedBy, stopReason: summary.stopReason, interrupted: summary.interrupted?.rawValue,
             appleUnavailable: summary.appleUnavailable)), runID: runID))
         if let path = options.outputPath {
-            summary.outputRows = try writeOutput(to: path)
+            summary.outputRows = try await writeOutput(to: path)
             summary.outputPath = path
         }
         metricsWriter?.cancel()
@@ -272,8 +272,8 @@ public struct MigrationRun: Sendable {
     /// Writes the output CSV from the ledger: one row per input user that is done, in input
     /// order, whatever run (or sign-in) did it. Returns the number of rows.
     @discardableResult
-    public func writeOutput(to path: String) throws -> Int {
-        let rows: [MigrationOutputRow] = try projection.read(ledger) { snapshot, view in
+    public func writeOutput(to path: String) async throws -> Int {
+        let rows: [MigrationOutputRow] = try await projection.readInBackground(ledger) { [self] snapshot, view in
             try users.users.compactMap { user in
                 if let sequence = try view.sequence(forIdempotencyKey: step.idempotencyKey(for: user)), let event = try view.event(sequence) {
                     return try step.outputRow(for: user, event: event, sealer: ledger.sealer)

@@ -1,3 +1,4 @@
+import Handoffs
 import Ledger
 
 /// One answer's declaration: its name, what it lists, and its columns, each declared once.
@@ -71,10 +72,10 @@ public struct AnswerDescription: Sendable, Equatable {
 
 /// Writes one answer's typed rows into a sink as they are produced: the rows' cells are made
 /// and written on a second thread, a batch at a time and in order, while the caller reads the
-/// next rows (``WriterBeside``).
+/// next rows (``BackgroundBatchWriter``).
 public struct AnswerStream<Row> {
     let sink: any RowSink
-    private let writer: WriterBeside<Row>
+    private let writer: BackgroundBatchWriter<Row>
 
     init(_ answer: Answer<Row>, into sink: any RowSink, preparing: (([Row]) throws -> (inout [Row]) throws -> Void)?) throws {
         self.sink = sink

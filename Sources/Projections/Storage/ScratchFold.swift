@@ -1,3 +1,4 @@
+import Handoffs
 import Foundation
 import LMDB
 import Ledger
@@ -62,10 +63,10 @@ public final class ScratchFold {
     func fold(through head: UInt64, chunk: UInt64 = eventsPerTransaction,
               events: @escaping @Sendable (ClosedRange<UInt64>) throws -> [RecordedEvent],
               progress: ((UInt64) throws -> Void)? = nil) throws {
-        func reading(after folded: UInt64) -> WorkBeside<Result<[RecordedEvent], Error>>? {
+        func reading(after folded: UInt64) -> BackgroundValue<Result<[RecordedEvent], Error>>? {
             guard folded < head else { return nil }
             let range = (folded + 1)...min(head, folded + chunk)
-            return WorkBeside { Result { try events(range) } }
+            return BackgroundValue { Result { try events(range) } }
         }
         var next = reading(after: 0)
         while let pending = next {

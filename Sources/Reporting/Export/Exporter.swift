@@ -1,3 +1,4 @@
+import Handoffs
 import Ledger
 import Projections
 
@@ -5,7 +6,7 @@ import Projections
 ///
 /// Personal data (email addresses) is opened only when asked for, and never for erased
 /// users, whose keys are gone.
-public struct Exporter {
+public struct Exporter: Sendable {
     let ledger: Ledger
     let projection: UserProjection
     /// Whether email addresses are written in clear.
@@ -31,5 +32,11 @@ public struct Exporter {
             return try FileExport(directory: path, format: format, source: source, identity: identity, neutralizeFormulas: neutralizeFormulas).run(sinceLast: sinceLast)
         case .postgres: throw ExportError(.usage, "a postgres export goes through export(to: PostgresTarget, ...)")
         }
+    }
+
+    /// ``export(_:to:sinceLast:)`` from async code: the ledger is read on a thread outside the
+    /// pool async tasks run on (``OffPool``).
+    public func exportInBackground(_ format: ExportFormat, to path: String, sinceLast: Bool) async throws -> ExportSummary {
+        try await OffPool.run { [self] in try export(format, to: path, sinceLast: sinceLast) }
     }
 }

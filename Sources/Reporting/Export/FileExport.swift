@@ -1,3 +1,4 @@
+import Handoffs
 import Foundation
 import Ledger
 import Projections
@@ -77,8 +78,8 @@ struct FileExport {
         let format = self.format
         let userLayout = JSONLineLayout(columns: ExportAnswers.users.names)
         // Rows are encoded and written on a second thread, a batch at a time, while this one
-        // reads the next (``WriterBeside``).
-        let eventLines = WriterBeside<ExportedEvent> { batch in
+        // reads the next (``BackgroundBatchWriter``).
+        let eventLines = BackgroundBatchWriter<ExportedEvent> { batch in
             var bytes: [UInt8] = []
             bytes.reserveCapacity(batch.count * 1024)
             for event in batch {
@@ -92,7 +93,7 @@ struct FileExport {
         }
         // users.* is written whole to a temporary file as the users are read, then renamed.
         let users = try AtomicFile.Writer(replacing: directory + "/users." + fileExtension, mode: fileMode)
-        let userLines = WriterBeside<UserRow> { batch in
+        let userLines = BackgroundBatchWriter<UserRow> { batch in
             var bytes: [UInt8] = []
             for user in batch {
                 let cells = ExportAnswers.users.cells(user)

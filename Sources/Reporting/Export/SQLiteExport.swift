@@ -1,3 +1,4 @@
+import Handoffs
 import Foundation
 import GRDB
 import Ledger
@@ -50,7 +51,7 @@ struct SQLiteExport {
             let rewriteEvent = try db.makeStatement(sql: "UPDATE events SET event_json = ? WHERE seq = ?")
             // Rows are inserted on a second thread, in order, while this one reads the next; the
             // connection is used by one thread at a time: this one again once `finish` returns.
-            let rows = WriterBeside<Item> { batch in
+            let rows = BackgroundBatchWriter<Item> { batch in
                 for item in batch {
                     switch item {
                     case .event(let event): try insertEvent.insert(ExportAnswers.events.cells(event))

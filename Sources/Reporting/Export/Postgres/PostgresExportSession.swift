@@ -1,3 +1,4 @@
+import Handoffs
 import Foundation
 import Ledger
 import Logging
@@ -82,12 +83,12 @@ final class PostgresExportSession: @unchecked Sendable {
     /// carries the users the run's events changed, the rewrites of erased users' events, the
     /// indexes after a first load, the views and the row in `exports`.
     func run(_ source: ExportSource, identity: LedgerCreated, sinceLast: Bool, slice: Int, committed: @escaping @Sendable (UInt64) -> Void = { _ in }) async throws -> ExportSummary {
-        let handoff = BatchHandoff<CopyBatch>(capacity: 4)
+        let handoff = BoundedHandoff<CopyBatch>(capacity: 4)
         do {
             // The reader lets go of its LMDB transaction at once if the connection closes.
             let summary = try await watch.run({ [self] in
                 try await transactions(source, identity: identity, sinceLast: sinceLast, slice: slice, handoff: handoff, committed: committed)
-            }, onClose: { handoff.abandon() })
+            }, onClose: { handoff.abandon(because: CancellationError()) })
             lastSequence = summary.toSequence
             return summary
         } catch {
@@ -99,7 +100,7 @@ final class PostgresExportSession: @unchecked Sendable {
     }
 
     /// The transactions of one run: slices of events, then the last one.
-    private func transactions(_ source: ExportSource, identity: LedgerCreated, sinceLast: Bool, slice: Int, handoff: BatchHandoff<CopyBatch>,
+    private func transactions(_ source: ExportSource, identity: LedgerCreated, sinceLast: Bool, slice: Int, handoff: BoundedHandoff<CopyBatch>,
                               committed: (UInt64) -> Void) async throws -> ExportSummary {
         try await execute("BEGIN")
         let start = try await begin(source, identity: identity, sinceLast: sinceLast)
@@ -232,40 +233,38 @@ final class PostgresExportSession: @unchecked Sendable {
 
     /// Reads the ledger on a thread of its own (the read transaction's closure is
     /// synchronous) and hands the rows over in COPY text batches of about 1 MiB.
-    private static func read(_ source: ExportSource, after: UInt64, usersAfter: UInt64, slice: Int, into handoff: BatchHandoff<CopyBatch>) async throws -> ExportSource.End {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                let result = Result {
-                    let limit = 1 << 20
-                    var events = CopyTextRows(capacity: limit + 4096), users = CopyTextRows(capacity: 64 << 10), rewrites = CopyTextRows(capacity: 64 << 10)
-                    var read = 0
-                    func flush(_ rows: inout CopyTextRows, as kind: CopyBatch.Kind) throws {
-                        guard rows.rows > 0 else { return }
-                        let (buffer, count) = rows.take()
-                        try handoff.put(CopyBatch(kind: kind, rows: buffer, count: count))
-                    }
-                    let end = try source.read(after: after, users: .changedAfter(usersAfter), to: .init(event: { event in
-                        events.append(ExportAnswers.events.cells(event), columns: ExportAnswers.events.names, jsonColumn: eventJSONColumn)
-                        read += 1
-                        // A batch never straddles two slices, so each transaction ends on one.
-                        if events.buffer.readableBytes >= limit || read % slice == 0 { try flush(&events, as: .events) }
-                    }, user: { user in
-                        try flush(&events, as: .events)
-                        users.append(ExportAnswers.users.cells(user), columns: ExportAnswers.users.names)
-                        if users.buffer.readableBytes >= limit { try flush(&users, as: .users) }
-                    }, rewrite: { sequence, json in
-                        try flush(&users, as: .users)
-                        rewrites.append(Int64(sequence), eventJSON: json)
-                        if rewrites.buffer.readableBytes >= limit { try flush(&rewrites, as: .rewrites) }
-                    }))
-                    try flush(&events, as: .events)
-                    try flush(&users, as: .users)
-                    try flush(&rewrites, as: .rewrites)
-                    return end
+    private static func read(_ source: ExportSource, after: UInt64, usersAfter: UInt64, slice: Int, into handoff: BoundedHandoff<CopyBatch>) async throws -> ExportSource.End {
+        try await OffPool.run {
+            let result = Result {
+                let limit = 1 << 20
+                var events = CopyTextRows(capacity: limit + 4096), users = CopyTextRows(capacity: 64 << 10), rewrites = CopyTextRows(capacity: 64 << 10)
+                var read = 0
+                func flush(_ rows: inout CopyTextRows, as kind: CopyBatch.Kind) throws {
+                    guard rows.rows > 0 else { return }
+                    let (buffer, count) = rows.take()
+                    try handoff.put(CopyBatch(kind: kind, rows: buffer, count: count))
                 }
-                handoff.finish(result.map { _ in () })
-                continuation.resume(with: result)
+                let end = try source.read(after: after, users: .changedAfter(usersAfter), to: .init(event: { event in
+                    events.append(ExportAnswers.events.cells(event), columns: ExportAnswers.events.names, jsonColumn: eventJSONColumn)
+                    read += 1
+                    // A batch never straddles two slices, so each transaction ends on one.
+                    if events.buffer.readableBytes >= limit || read % slice == 0 { try flush(&events, as: .events) }
+                }, user: { user in
+                    try flush(&events, as: .events)
+                    users.append(ExportAnswers.users.cells(user), columns: ExportAnswers.users.names)
+                    if users.buffer.readableBytes >= limit { try flush(&users, as: .users) }
+                }, rewrite: { sequence, json in
+                    try flush(&users, as: .users)
+                    rewrites.append(Int64(sequence), eventJSON: json)
+                    if rewrites.buffer.readableBytes >= limit { try flush(&rewrites, as: .rewrites) }
+                }))
+                try flush(&events, as: .events)
+                try flush(&users, as: .users)
+                try flush(&rewrites, as: .rewrites)
+                return end
             }
+            handoff.finish(result.map { _ in () })
+            return try result.get()
         }
     }
 
@@ -350,11 +349,11 @@ struct CopyBatch: Sendable {
 
 /// The batches of a handoff with one of lookahead, so a COPY can stop where the next kind starts.
 actor BatchStream {
-    private let handoff: BatchHandoff<CopyBatch>
+    private let handoff: BoundedHandoff<CopyBatch>
     private var peeked: CopyBatch?
     private var done = false
 
-    init(_ handoff: BatchHandoff<CopyBatch>) { self.handoff = handoff }
+    init(_ handoff: BoundedHandoff<CopyBatch>) { self.handoff = handoff }
 
     /// The next batch without taking it; nil at the end.
     func peek() async throws -> CopyBatch? {

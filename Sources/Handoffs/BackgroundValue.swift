@@ -6,10 +6,13 @@ import Dispatch
 ///
 /// The work must touch only what it was handed, and the caller must not touch that until
 /// ``wait()`` returns: a promise the compiler cannot check (buffers into a read transaction's
-/// memory map are handed over this way), hence `@unchecked Sendable`.
-public final class WorkBeside<Value>: @unchecked Sendable {
+/// memory map are handed over this way), hence `@unchecked Sendable`. No lock is needed:
+/// `value` is written before `done` is signalled and read only after it is waited for, and
+/// `finished` belongs to the one thread that waits.
+public final class BackgroundValue<Value>: @unchecked Sendable {
     private var value: Value?
     private let done = DispatchSemaphore(value: 0)
+    private var finished = false
 
     /// Starts `work` on a thread of the global queue.
     public init(_ work: @escaping () -> Value) {
@@ -19,8 +22,6 @@ public final class WorkBeside<Value>: @unchecked Sendable {
             self.done.signal()
         }
     }
-
-    private var finished = false
 
     /// Whether the work has finished, without waiting: then ``wait()`` returns at once. Call
     /// it from the thread that waits.
@@ -38,6 +39,7 @@ public final class WorkBeside<Value>: @unchecked Sendable {
         return value!
     }
 
+    /// The work, carried to the other thread under the caller's promise above.
     private struct Handed: @unchecked Sendable {
         let work: () -> Value
         init(_ work: @escaping () -> Value) { self.work = work }

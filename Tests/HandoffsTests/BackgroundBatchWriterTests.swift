@@ -1,11 +1,11 @@
 import Foundation
 import Testing
-@testable import Ledger
+import Handoffs
 
-/// ``WriterBeside`` hands batches to another thread: what a listing or an export relies on is
+/// ``BackgroundBatchWriter`` hands batches to another thread: what a listing or an export relies on is
 /// that every item arrives once, in order, and that a failed write is not lost.
-@Suite("Writing beside reading")
-struct WriterBesideTests {
+@Suite("A batch writer on another thread")
+struct BackgroundBatchWriterTests {
     /// What the writer received, shared with it (it runs on another thread).
     final class Received: @unchecked Sendable {
         private let lock = NSLock()
@@ -24,7 +24,7 @@ struct WriterBesideTests {
     @Test("every item once, in order, in batches of at most the batch size, all written when finish returns")
     func order() throws {
         let received = Received()
-        let writer = WriterBeside<Int>(batchSize: 7) { batch in
+        let writer = BackgroundBatchWriter<Int>(batchSize: 7) { batch in
             usleep(UInt32.random(in: 0..<200))
             received.take(batch)
         }
@@ -38,7 +38,7 @@ struct WriterBesideTests {
     @Test("a write that fails is thrown by a later append or by finish, and nothing after it is written")
     func failure() throws {
         let received = Received()
-        let writer = WriterBeside<Int>(batchSize: 10) { batch in
+        let writer = BackgroundBatchWriter<Int>(batchSize: 10) { batch in
             if batch.contains(55) { throw WriteFailed() }
             received.take(batch)
         }

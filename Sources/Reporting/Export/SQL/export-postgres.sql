@@ -1,0 +1,1 @@
+../../../../schemas/export-postgres.sql

@@ -1,0 +1,1 @@
+../../../../schemas/export-sqlite.sql
