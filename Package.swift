@@ -44,7 +44,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-                // How a command ends: the exit statuses, and which error ends with which.
+        // How a command ends: the exit statuses, and which error ends with which.
         .target(name: "ExitStatuses", dependencies: ["Ledger", "LMDB"]),
         .target(name: "Projections", dependencies: ["ExitStatuses", "Handoffs", "Ledger", "LMDB"]),
         .target(
@@ -136,7 +136,8 @@ let package = Package(
         .target(
             name: "Demo",
             dependencies: [
-                "Apply", "AppleID", "AppleSimulator", "ExitStatuses", "Migration", "Ledger", "Projections", "Reporting", "Intake", "NotificationServer",
+                "Apply", "AppleID", "AppleSimulator", "ExitStatuses", "Migration", "Ledger", "Projections", "Reporting", "Intake",
+                "NotificationServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -147,7 +148,8 @@ let package = Package(
         .executableTarget(
             name: "handover",
             dependencies: [
-                "Apply", "ExitStatuses", "Ledger", "Projections", "Demo", "Reporting", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer",
+                "Apply", "ExitStatuses", "Ledger", "Projections", "Demo", "Reporting", "AppleID", "AppleSimulator", "Migration", "Intake",
+                "NotificationServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -177,11 +179,18 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "TestSupport", dependencies: ["Ledger", .product(name: "Crypto", package: "swift-crypto"), .product(name: "AsyncHTTPClient", package: "async-http-client")], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "Ledger", .product(name: "Crypto", package: "swift-crypto"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ], path: "Tests/TestSupport"),
         .testTarget(name: "HandoffsTests", dependencies: ["Handoffs"]),
-        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LMDB", "CSHA256", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "LedgerTests", dependencies: ["Ledger", "LMDB", "CSHA256", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Ledger", "LMDB", "TestSupport"]),
-        .testTarget(name: "HandoverCLITests", dependencies: ["ExitStatuses", "Ledger", "Projections", "Reporting", "Migration", "LMDB", "TestSupport", "FuzzHarnesses"]),
+        .testTarget(
+            name: "HandoverCLITests",
+            dependencies: ["ExitStatuses", "Ledger", "Projections", "Reporting", "Migration", "LMDB", "TestSupport", "FuzzHarnesses"]),
         .testTarget(
             name: "IntakeTests",
             dependencies: [

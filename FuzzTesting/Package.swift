@@ -18,7 +18,7 @@ let package = Package(
         .executableTarget(
             name: "HandoverFuzzer",
             dependencies: [.product(name: "FuzzHarnesses", package: handover.lastPathComponent.lowercased())]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

@@ -19,7 +19,9 @@ public struct AppleIDError: Error, Sendable, CustomStringConvertible {
     /// How many attempts were made.
     public var attempts: Int
 
-    public init(_ code: FailureClass, _ message: String, httpStatus: Int? = nil, appleError: String? = nil, retryAfter: Double? = nil, attempts: Int = 1) {
+    public init(
+        _ code: FailureClass, _ message: String, httpStatus: Int? = nil, appleError: String? = nil, retryAfter: Double? = nil, attempts: Int = 1
+    ) {
         self.code = code
         self.message = message
         self.httpStatus = httpStatus
@@ -39,7 +41,8 @@ public struct AppleIDError: Error, Sendable, CustomStringConvertible {
     }
 
     /// What to check when Apple refuses the credentials.
-    public static let credentialHint = "check the key ID (kid), the team ID (iss), the client ID (sub and client_id), that the key belongs to that team, that the client secret has not expired and that its signature is raw R||S (64 bytes), not DER"
+    public static let credentialHint =
+        "check the key ID (kid), the team ID (iss), the client ID (sub and client_id), that the key belongs to that team, that the client secret has not expired and that its signature is raw R||S (64 bytes), not DER"
 
     /// The class and the message, then the HTTP status unless the message already names it
     /// ("Apple is throttling (HTTP 429)"), and the tries when there were several.

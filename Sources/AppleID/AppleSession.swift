@@ -112,10 +112,13 @@ public actor AppleSession {
     /// Makes one call with the current credentials, through the pace and retried by the policy;
     /// a 401 renews the token and makes the call once more, and a second 401 in a row is thrown.
     private nonisolated func call<T: Sendable>(_ body: @Sendable (ClientSecret, AccessToken) async throws -> T) async throws -> T {
-        try await retryPolicy.run(pace: pace, onRetry: { error, _ in onRetry(error) }, preparing: { refused in
-            // Not a transient failure: the renewal shows as one more token obtained.
-            if let refused { try await renewedToken(replacing: refused) } else { try await accessToken() }
-        }) { token in
+        try await retryPolicy.run(
+            pace: pace, onRetry: { error, _ in onRetry(error) },
+            preparing: { refused in
+                // Not a transient failure: the renewal shows as one more token obtained.
+                if let refused { try await renewedToken(replacing: refused) } else { try await accessToken() }
+            }
+        ) { token in
             try await body(try await clientSecret(), token)
         }
     }

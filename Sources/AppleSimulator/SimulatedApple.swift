@@ -74,10 +74,13 @@ public final class SimulatedApple: Sendable {
         }
         // A signature that is not a P-256 point pair is expected from a forger: refused below.
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
-              client.publicKey.isValidSignature(signature, for: Data(jws.signingInput.utf8)) else {
+            client.publicKey.isValidSignature(signature, for: Data(jws.signingInput.utf8))
+        else {
             throw invalidClient("the signature does not verify with the team's key")
         }
-        guard jws.string("aud", in: jws.claims) == ClientSecretSigner.audience else { throw invalidClient("aud must be \(ClientSecretSigner.audience)") }
+        guard jws.string("aud", in: jws.claims) == ClientSecretSigner.audience else {
+            throw invalidClient("aud must be \(ClientSecretSigner.audience)")
+        }
         guard let sub = jws.string("sub", in: jws.claims), sub == clientID else { throw invalidClient("sub must equal client_id") }
         guard client.team.clientIDs.contains(clientID) else { throw invalidClient("client_id is not one of the team's") }
         guard let iat = jws.seconds("iat"), let exp = jws.seconds("exp") else { throw invalidClient("iat and exp are required") }
@@ -112,14 +115,19 @@ public final class SimulatedApple: Sendable {
     /// The team and client an access token belongs to and when it expires (milliseconds since
     /// 1970), or why it is refused (HTTP 401).
     public func checkToken(_ authorization: String?) throws(Refusal) -> (teamID: String, clientID: String, expiresAt: Int64) {
-        guard let authorization, authorization.hasPrefix("Bearer ") else { throw Refusal(status: 401, error: "invalid_token", description: "Authorization: Bearer is missing") }
+        guard let authorization, authorization.hasPrefix("Bearer ") else {
+            throw Refusal(status: 401, error: "invalid_token", description: "Authorization: Bearer is missing")
+        }
         let token = String(authorization.dropFirst(7))
         let parts = token.split(separator: ".")
         guard parts.count == 5, mac("token", parts[0...3].joined(separator: "."), length: 16) == parts[4],
-              let clientData = Base64URL.decode(parts[2]), let exp = Int64(parts[3]) else {
+            let clientData = Base64URL.decode(parts[2]), let exp = Int64(parts[3])
+        else {
             throw Refusal(status: 401, error: "invalid_token", description: "the access token is not one this server issued")
         }
-        guard exp > Int64(Date().timeIntervalSince1970 * 1000) else { throw Refusal(status: 401, error: "invalid_token", description: "the access token has expired") }
+        guard exp > Int64(Date().timeIntervalSince1970 * 1000) else {
+            throw Refusal(status: 401, error: "invalid_token", description: "the access token has expired")
+        }
         return (String(parts[1]), String(decoding: clientData, as: UTF8.self), exp)
     }
 

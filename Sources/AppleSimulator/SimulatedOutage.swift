@@ -32,7 +32,8 @@ public struct SimulatedOutage: Sendable, Equatable {
     public init?(argument: String) {
         let parts = argument.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard (3...4).contains(parts.count), let calls = Int(parts[0]), calls >= 0,
-              let seconds = Double(parts[1]), seconds.isFinite, seconds > 0, seconds <= 86_400 else { return nil }
+            let seconds = Double(parts[1]), seconds.isFinite, seconds > 0, seconds <= 86_400
+        else { return nil }
         let answer: Answer
         if parts[2] == "drop" {
             answer = .dropped

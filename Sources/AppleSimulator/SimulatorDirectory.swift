@@ -53,7 +53,8 @@ public struct SimulatorDirectory: Sendable {
         let fm = FileManager.default
         try fm.createDirectory(atPath: path + "/teams", withIntermediateDirectories: true)
         if !fm.fileExists(atPath: secretPath) {
-            let secret = secretSeed.map { Hex.encode(SHA256.hash(data: Data("handover-stand-in-secret\u{0}\($0.value)".utf8))) }
+            let secret =
+                secretSeed.map { Hex.encode(SHA256.hash(data: Data("handover-stand-in-secret\u{0}\($0.value)".utf8))) }
                 ?? SymmetricKey(size: .bits256).withUnsafeBytes { Hex.encode($0) }
             try write(secret + "\n", to: secretPath)
         }
@@ -140,7 +141,8 @@ public struct SimulatorDirectory: Sendable {
     @discardableResult
     public func revoke(_ identifiers: [String]) throws -> [String] {
         // No file yet is expected (nothing revoked): an empty list.
-        let existing = try FileBytes.readIfPresent(revokedPath, limit: SimulatorDirectory.maximumRevokedBytes).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let existing =
+            try FileBytes.readIfPresent(revokedPath, limit: SimulatorDirectory.maximumRevokedBytes).map { String(decoding: $0, as: UTF8.self) } ?? ""
         var listed = Set(existing.split(whereSeparator: \.isNewline).map(String.init))
         let added = identifiers.filter { listed.insert($0).inserted }
         if !added.isEmpty { try write(existing + added.map { $0 + "\n" }.joined(), to: revokedPath) }
@@ -150,7 +152,10 @@ public struct SimulatorDirectory: Sendable {
     /// Identifiers marked as having revoked consent.
     public func revoked() -> Set<String> {
         // No file yet is expected (nothing revoked): an empty list.
-        let text = (try? FileBytes.readIfPresent(revokedPath, limit: SimulatorDirectory.maximumRevokedBytes)).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let text =
+            (try? FileBytes.readIfPresent(revokedPath, limit: SimulatorDirectory.maximumRevokedBytes)).flatMap { $0 }.map {
+                String(decoding: $0, as: UTF8.self)
+            } ?? ""
         return Set(text.split(whereSeparator: \.isNewline).map(String.init))
     }
 

@@ -66,8 +66,10 @@ public struct SimulatorServer: Sendable {
     /// as Apple's front end does), then applies the injected latency and faults and turns a
     /// refusal into Apple's error answer. A call that meets an outage is answered before the
     /// faults are rolled, so it takes no roll from its user.
-    private func answer(_ endpoint: String, _ request: Request, _ context: SimulatorContext,
-                        _ handle: ([String: String], Int64) throws -> String) async throws -> Response {
+    private func answer(
+        _ endpoint: String, _ request: Request, _ context: SimulatorContext,
+        _ handle: ([String: String], Int64) throws -> String
+    ) async throws -> Response {
         let body = try await request.body.collect(upTo: 64 * 1024)
         if let outage = outages.meet() {
             switch outage.answer {
@@ -84,7 +86,9 @@ public struct SimulatorServer: Sendable {
         }
         let form = FormEncoding.decode(String(buffer: body))
         let outcome: Result<String, SimulatedApple.Refusal>
-        do { outcome = .success(try handle(form, Int64(Date().timeIntervalSince1970))) } catch let error as SimulatedApple.Refusal { outcome = .failure(error) }
+        do { outcome = .success(try handle(form, Int64(Date().timeIntervalSince1970))) } catch let error as SimulatedApple.Refusal {
+            outcome = .failure(error)
+        }
         if faults.latencyMilliseconds > 0 { try await Task.sleep(for: .milliseconds(faults.latencyMilliseconds)) }
         // The call's user (team A's sub, team B's transfer_sub; a token call's client): with a
         // seed, the roll is that user's own, whatever the order of the calls, and a call refused
@@ -130,7 +134,8 @@ public struct SimulatorServer: Sendable {
         let team = try apple.authenticate(clientID: form["client_id"], clientSecret: form["client_secret"], now: now)
         let clientID = form["client_id"] ?? ""
         guard !apple.windowClosed(teamID: team.teamID, clientID: clientID, now: now) else {
-            throw SimulatedApple.Refusal(status: 400, error: "invalid_grant", description: "the app transfer period has ended; user migration is inactive")
+            throw SimulatedApple.Refusal(
+                status: 400, error: "invalid_grant", description: "the app transfer period has ended; user migration is inactive")
         }
         let (token, lifetime) = apple.issueToken(teamID: team.teamID, clientID: clientID)
         return SimulatorAnswers.text(SimulatorAnswers.Token(accessToken: token, expiresIn: lifetime))
@@ -161,8 +166,9 @@ public struct SimulatorServer: Sendable {
     }
 
     private func json(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        Response(status: status, headers: [.contentType: "application/json;charset=UTF-8", .cacheControl: "no-store"],
-                 body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        Response(
+            status: status, headers: [.contentType: "application/json;charset=UTF-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// Serves on `host:port` until cancelled; `onListening` gets the bound port (useful with port 0).
@@ -187,7 +193,12 @@ public final class RunningSimulator: Sendable {
     public init(_ server: SimulatorServer) async throws {
         let (stream, continuation) = AsyncStream<Int>.makeStream()
         self.server = server
-        self.task = Task { try await server.run(port: 0) { port in continuation.yield(port); continuation.finish() } }
+        self.task = Task {
+            try await server.run(port: 0) { port in
+                continuation.yield(port)
+                continuation.finish()
+            }
+        }
         var iterator = stream.makeAsyncIterator()
         guard let port = await iterator.next() else { throw SimulatorError("the simulator did not start") }
         self.baseURL = "http://127.0.0.1:\(port)"

@@ -28,7 +28,10 @@ public struct TokenMinter: Sendable {
     /// The JWKS served at `/auth/keys`.
     public func jwks() throws -> String {
         let primitives = try key.publicKey.getKeyPrimitives()
-        let jwk = ["kty": "RSA", "kid": keyID, "use": "sig", "alg": "RS256", "n": Base64URL.encode(primitives.modulus), "e": Base64URL.encode(primitives.publicExponent)]
+        let jwk = [
+            "kty": "RSA", "kid": keyID, "use": "sig", "alg": "RS256", "n": Base64URL.encode(primitives.modulus),
+            "e": Base64URL.encode(primitives.publicExponent),
+        ]
         return SimulatorAnswers.text(["keys": [jwk]])
     }
 
@@ -50,10 +53,14 @@ public struct TokenMinter: Sendable {
     }
 
     /// An identity token as Apple issues at sign-in; `transferSub` during a transfer window.
-    public func identityToken(audience: String, sub: String, transferSub: String? = nil, email: String? = nil,
-                              isPrivateEmail: Bool? = nil, nonce: String? = nil, issuedAt: Int64, lifetime: Int64 = 600) throws -> String {
-        var claims: [String: JSONValue] = ["iss": .string(TokenMinter.issuer), "aud": .string(audience), "sub": .string(sub), "iat": .int(issuedAt),
-                                           "exp": .int(issuedAt + lifetime), "auth_time": .int(issuedAt), "real_user_status": .int(2), "nonce_supported": .bool(nonce != nil)]
+    public func identityToken(
+        audience: String, sub: String, transferSub: String? = nil, email: String? = nil,
+        isPrivateEmail: Bool? = nil, nonce: String? = nil, issuedAt: Int64, lifetime: Int64 = 600
+    ) throws -> String {
+        var claims: [String: JSONValue] = [
+            "iss": .string(TokenMinter.issuer), "aud": .string(audience), "sub": .string(sub), "iat": .int(issuedAt),
+            "exp": .int(issuedAt + lifetime), "auth_time": .int(issuedAt), "real_user_status": .int(2), "nonce_supported": .bool(nonce != nil),
+        ]
         if let transferSub { claims["transfer_sub"] = .string(transferSub) }
         if let email {
             claims["email"] = .string(email)
@@ -65,13 +72,17 @@ public struct TokenMinter: Sendable {
     }
 
     /// A notification body `{"payload": "<JWS>"}` with `events` as a JSON string, as Apple sends it.
-    public func notification(audience: String, type: String, sub: String, email: String? = nil, isPrivateEmail: Bool? = nil,
-                             eventTime: Int64, jti: String = UUID().uuidString.lowercased()) throws -> String {
+    public func notification(
+        audience: String, type: String, sub: String, email: String? = nil, isPrivateEmail: Bool? = nil,
+        eventTime: Int64, jti: String = UUID().uuidString.lowercased()
+    ) throws -> String {
         var event: [String: JSONValue] = ["type": .string(type), "sub": .string(sub), "event_time": .int(eventTime)]
         if let email { event["email"] = .string(email) }
         if let isPrivateEmail { event["is_private_email"] = .string(isPrivateEmail ? "true" : "false") }
-        let payload = try sign(["iss": .string(TokenMinter.issuer), "aud": .string(audience), "iat": .int(eventTime), "jti": .string(jti),
-                                "events": .string(SimulatorAnswers.text(event))])
+        let payload = try sign([
+            "iss": .string(TokenMinter.issuer), "aud": .string(audience), "iat": .int(eventTime), "jti": .string(jti),
+            "events": .string(SimulatorAnswers.text(event)),
+        ])
         return SimulatorAnswers.text(["payload": payload])
     }
 }

@@ -83,7 +83,9 @@ public struct ApplyMarker: Sendable, Equatable {
             case "a": return .applied
             case "m": return .changedMeanwhile
             case "c": return .collision
-            default: throw ApplyError(.target, "\(ApplyMarker.table): run \(run) batch \(batch) has outcomes \"\(outcomeLetters)\", not letters a, m and c")
+            default:
+                throw ApplyError(
+                    .target, "\(ApplyMarker.table): run \(run) batch \(batch) has outcomes \"\(outcomeLetters)\", not letters a, m and c")
             }
         }
         self.init(run: run, batch: batch, intentSHA256: intentSHA256, outcomes: outcomes)

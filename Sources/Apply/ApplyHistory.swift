@@ -47,16 +47,20 @@ public struct ApplyHistory: Sendable {
             runs.append(Run(id: id, started: started, startedAt: event.recordedAt))
         }
         for sequence in try view.sequences(of: .applyIntended) {
-            guard let event = try view.event(sequence), case .applyIntended(let intent) = event.body, let i = event.actor.runID.flatMap({ index[$0] }) else { continue }
+            guard let event = try view.event(sequence), case .applyIntended(let intent) = event.body, let i = event.actor.runID.flatMap({ index[$0] })
+            else { continue }
             runs[i].intents[intent.batch] = intent
         }
         for sequence in try view.sequences(of: .applySettled) {
-            guard let event = try view.event(sequence), case .applySettled(let settlement) = event.body, let i = event.actor.runID.flatMap({ index[$0] }) else { continue }
+            guard let event = try view.event(sequence), case .applySettled(let settlement) = event.body,
+                let i = event.actor.runID.flatMap({ index[$0] })
+            else { continue }
             runs[i].settled[settlement.batch] = settlement
         }
         for sequence in try view.sequences(of: .runFinished) {
             guard let event = try view.event(sequence), case .runFinished(let finished) = event.body, finished.command == ApplyRun.command,
-                  let i = event.actor.runID.flatMap({ index[$0] }) else { continue }
+                let i = event.actor.runID.flatMap({ index[$0] })
+            else { continue }
             runs[i].finished = true
         }
         self.runs = runs
@@ -69,7 +73,9 @@ public struct ApplyHistory: Sendable {
         for run in runs where run.writesSameTable(as: started) {
             for batch in run.settled.keys.sorted() {
                 guard let settlement = run.settled[batch], settlement.committed else { continue }
-                for (account, outcome) in zip(settlement.accountIDs, settlement.outcomes) where !settlement.undo || outcome == .undone { found[account] = outcome }
+                for (account, outcome) in zip(settlement.accountIDs, settlement.outcomes) where !settlement.undo || outcome == .undone {
+                    found[account] = outcome
+                }
             }
         }
         return found

@@ -32,7 +32,8 @@ public struct ApplyListing: Sendable {
     }
 
     private static func row(_ entry: ApplyPlan.Entry, outcome: String, _ snapshot: any ProjectionSnapshot) throws -> Row {
-        var row = Row(accountID: entry.accountID, transferSub: entry.transferSub, old: entry.old, new: entry.new, outcome: outcome, holders: entry.holders)
+        var row = Row(
+            accountID: entry.accountID, transferSub: entry.transferSub, old: entry.old, new: entry.new, outcome: outcome, holders: entry.holders)
         if outcome == ApplyOutcome.collision.rawValue {
             row.explanation = try explanation(entry, snapshot)
         }
@@ -42,17 +43,26 @@ public struct ApplyListing: Sendable {
     /// What the ledger knows about a collision: whether the user signed in with the new `sub`
     /// before it was applied (the sign-in race), and whose the accounts holding it are.
     static func explanation(_ entry: ApplyPlan.Entry, _ snapshot: any ProjectionSnapshot) throws -> String {
-        let held = entry.holders.isEmpty ? "another account" : (entry.holders.count == 1 ? "account " : "accounts ") + entry.holders.map(InertText.forScreen).joined(separator: ", ")
+        let held =
+            entry.holders.isEmpty
+            ? "another account"
+            : (entry.holders.count == 1 ? "account " : "accounts ") + entry.holders.map(InertText.forScreen).joined(separator: ", ")
         var parts: [String] = []
         let user = try snapshot.user(with: Identifier(.accountID, entry.accountID))
         if let user, user.migratedVia == .signIn, let at = user.migratedAt {
-            parts.append("the user signed in with the new sub at \(at.rfc3339), during the window and before it was applied (the sign-in race): \(held) was most likely made for them then")
+            parts.append(
+                "the user signed in with the new sub at \(at.rfc3339), during the window and before it was applied (the sign-in race): \(held) was most likely made for them then"
+            )
         } else {
-            parts.append("the ledger records no sign-in before the exchange for this user; \(held) holds the new sub by other means (made by hand, an earlier import)")
+            parts.append(
+                "the ledger records no sign-in before the exchange for this user; \(held) holds the new sub by other means (made by hand, an earlier import)"
+            )
         }
         for holder in entry.holders {
             if let other = try snapshot.user(with: Identifier(.accountID, holder)) {
-                parts.append("account \(InertText.forScreen(holder)) is team A's account of another handed-over user (transfer_sub \(InertText.forScreen(other.transferSub ?? "unknown"))): check both before merging")
+                parts.append(
+                    "account \(InertText.forScreen(holder)) is team A's account of another handed-over user (transfer_sub \(InertText.forScreen(other.transferSub ?? "unknown"))): check both before merging"
+                )
             }
         }
         return parts.joined(separator: "; ")
@@ -65,7 +75,10 @@ public struct ApplyListing: Sendable {
     public var csv: String {
         var out = CSVField.line(Self.columns)
         for row in rows {
-            out += CSVField.line([row.accountID, row.transferSub ?? "", row.old ?? "", row.new ?? "", row.outcome, row.holders.joined(separator: " "), row.explanation ?? ""])
+            out += CSVField.line([
+                row.accountID, row.transferSub ?? "", row.old ?? "", row.new ?? "", row.outcome, row.holders.joined(separator: " "),
+                row.explanation ?? "",
+            ])
         }
         return out
     }
@@ -76,12 +89,17 @@ public struct ApplyListing: Sendable {
         for row in rows {
             var w = JSONWriter(capacity: 256)
             w.beginObject()
-            w.key("account_id"); w.string(row.accountID)
+            w.key("account_id")
+            w.string(row.accountID)
             w.field("explanation", row.explanation)
-            w.key("holders"); w.beginArray(); for h in row.holders { w.string(h) }; w.endArray()
+            w.key("holders")
+            w.beginArray()
+            for h in row.holders { w.string(h) }
+            w.endArray()
             w.field("new_value", row.new)
             w.field("old_value", row.old)
-            w.key("outcome"); w.string(row.outcome)
+            w.key("outcome")
+            w.string(row.outcome)
             w.field("transfer_sub", row.transferSub)
             w.endObject()
             out += String(decoding: w.bytes, as: UTF8.self) + "\n"

@@ -29,8 +29,9 @@ public struct ApplyMapping: Sendable, Equatable {
             }
             return try SQLIdentifier(parts[1])
         }
-        self.init(table: try SQLIdentifier(table), keyColumn: try pair(key, "account_id", "--key"), subColumn: try pair(set, "recipient_sub", "--set"),
-                  condition: condition.flatMap { $0.isEmpty ? nil : $0 })
+        self.init(
+            table: try SQLIdentifier(table), keyColumn: try pair(key, "account_id", "--key"), subColumn: try pair(set, "recipient_sub", "--set"),
+            condition: condition.flatMap { $0.isEmpty ? nil : $0 })
         guard keyColumn != subColumn else { throw ApplyError(.usage, "--key and --set name the same column, \(keyColumn)") }
     }
 

@@ -65,7 +65,9 @@ public struct ApplyRun: Sendable {
     public let options: Options
     public let logger: Logger
 
-    public init(ledger: Ledger, projection: UserProjection, table: any AccountsTable, reader: (any AccountsTable)? = nil, options: Options, logger: Logger) {
+    public init(
+        ledger: Ledger, projection: UserProjection, table: any AccountsTable, reader: (any AccountsTable)? = nil, options: Options, logger: Logger
+    ) {
         self.ledger = ledger
         self.projection = projection
         self.table = table
@@ -77,8 +79,9 @@ public struct ApplyRun: Sendable {
     /// The start this run records: the target, the mapping, the undone run.
     func started(userCount: Int) -> ApplyStarted {
         let m = table.mapping
-        return ApplyStarted(targetKind: table.targetKind, target: table.targetName, table: m.table.name, keyColumn: m.keyColumn.name, subColumn: m.subColumn.name,
-                            condition: m.condition, undoOf: options.undo, userCount: userCount, batchSize: options.batchSize)
+        return ApplyStarted(
+            targetKind: table.targetKind, target: table.targetName, table: m.table.name, keyColumn: m.keyColumn.name, subColumn: m.subColumn.name,
+            condition: m.condition, undoOf: options.undo, userCount: userCount, batchSize: options.batchSize)
     }
 
     // MARK: Planning
@@ -103,19 +106,23 @@ public struct ApplyRun: Sendable {
         // last outcome, of whichever table was written last.
         let prior = history.outcomes(writingSameTableAs: mine)
         guard let undo = options.undo else {
-            let since = options.sinceLast ? history.runs.last { $0.finished && $0.started.undoOf == nil && $0.writesSameTable(as: mine) }?.startedAt : nil
+            let since =
+                options.sinceLast ? history.runs.last { $0.finished && $0.started.undoOf == nil && $0.writesSameTable(as: mine) }?.startedAt : nil
             return .users(ApplyWork.Filter(done: done, prior: prior, since: since, accounts: options.accounts))
         }
         guard let undone = history.run(undo) else { throw ApplyError(.usage, "no apply run \(undo) is recorded in this ledger") }
         guard undone.started.undoOf == nil else { throw ApplyError(.usage, "run \(undo) is itself an undo; apply again instead of undoing it") }
         guard undone.writesSameTable(as: mine) else {
-            throw ApplyError(.usage, "run \(undo) wrote to \(undone.started.table) in \(undone.started.target), not to \(table.mapping.table) in \(table.targetName)")
+            throw ApplyError(
+                .usage,
+                "run \(undo) wrote to \(undone.started.table) in \(undone.started.target), not to \(table.mapping.table) in \(table.targetName)")
         }
         // Only accounts whose last outcome on this table is still the run's `applied`.
         var items: [ApplyPlan.Item] = []
         for batch in undone.settled.keys.sorted() {
             guard let settlement = undone.settled[batch], settlement.committed, let intent = undone.intents[batch] else { continue }
-            for (i, outcome) in settlement.outcomes.enumerated() where outcome == .applied && prior[intent.accountIDs[i]] == .applied && done[intent.accountIDs[i]] == nil {
+            for (i, outcome) in settlement.outcomes.enumerated()
+            where outcome == .applied && prior[intent.accountIDs[i]] == .applied && done[intent.accountIDs[i]] == nil {
                 guard options.accounts?.contains(intent.accountIDs[i]) ?? true else { continue }
                 items.append(ApplyPlan.Item(accountID: intent.accountIDs[i], new: intent.oldValues[i], expected: .some(intent.newValues[i])))
             }
@@ -155,9 +162,13 @@ public struct ApplyRun: Sendable {
         var unsettled: [EventDraft] = []
         func settle(_ intent: ApplyIntended, _ entries: [ApplyPlan.Entry], _ written: [ApplyOutcome]) {
             let outcomes = Self.outcomes(of: intent, written: written, undo: options.undo != nil)
-            unsettled.append(EventDraft(.applySettled(ApplySettled(batch: intent.batch, intentSHA256: intent.sha256, committed: true, recovered: false,
-                                                                   undo: options.undo != nil, accountIDs: intent.accountIDs, outcomes: outcomes)),
-                                        idempotencyKey: ApplySettled.idempotencyKey(run: runID!, batch: intent.batch), runID: runID))
+            unsettled.append(
+                EventDraft(
+                    .applySettled(
+                        ApplySettled(
+                            batch: intent.batch, intentSHA256: intent.sha256, committed: true, recovered: false,
+                            undo: options.undo != nil, accountIDs: intent.accountIDs, outcomes: outcomes)),
+                    idempotencyKey: ApplySettled.idempotencyKey(run: runID!, batch: intent.batch), runID: runID))
             for (entry, outcome) in zip(entries, outcomes) {
                 result.counts[outcome, default: 0] += 1
                 if ![.applied, .already, .undone].contains(outcome) { result.notApplied.append((entry, outcome)) }
@@ -171,21 +182,29 @@ public struct ApplyRun: Sendable {
                 guard !entries.isEmpty else { continue }
                 if runID == nil {
                     let id = UUID().uuidString.lowercased()
-                    unsettled.append(EventDraft(.applyStarted(started(userCount: try work.count())), idempotencyKey: ApplyStarted.idempotencyKey(run: id), runID: id))
+                    unsettled.append(
+                        EventDraft(
+                            .applyStarted(started(userCount: try work.count())), idempotencyKey: ApplyStarted.idempotencyKey(run: id), runID: id))
                     runID = id
                     result.runID = id
                 }
                 var holders: [Int: [String]] = [:]
                 for (i, entry) in entries.enumerated() where entry.outcome == .collision { holders[i] = entry.holders }
-                let intent = ApplyIntended(batch: batch, accountIDs: entries.map(\.accountID), oldValues: entries.map(\.old), newValues: entries.map(\.new),
-                                           planned: entries.map(\.outcome), holders: holders)
+                let intent = ApplyIntended(
+                    batch: batch, accountIDs: entries.map(\.accountID), oldValues: entries.map(\.old), newValues: entries.map(\.new),
+                    planned: entries.map(\.outcome), holders: holders)
                 batch += 1
-                _ = try await ledger.append(contentsOf: unsettled + [EventDraft(.applyIntended(intent), idempotencyKey: ApplyIntended.idempotencyKey(run: runID!, batch: intent.batch),
-                                                                                 runID: runID)])
+                _ = try await ledger.append(
+                    contentsOf: unsettled + [
+                        EventDraft(
+                            .applyIntended(intent), idempotencyKey: ApplyIntended.idempotencyKey(run: runID!, batch: intent.batch),
+                            runID: runID)
+                    ])
                 unsettled = []
                 // One batch is written at a time: the one before ends first.
                 if let previous = writing { settle(previous.intent, previous.entries, try await previous.write.value) }
-                let changes = ApplyPlan(entries: entries).changes, marker = ApplyMarker(run: runID!, batch: intent.batch, intentSHA256: intent.sha256)
+                let changes = ApplyPlan(entries: entries).changes
+                let marker = ApplyMarker(run: runID!, batch: intent.batch, intentSHA256: intent.sha256)
                 writing = (intent, entries, Task { [table] in try await table.write(changes, marker: marker) })
             }
             if let previous = writing {
@@ -202,8 +221,9 @@ public struct ApplyRun: Sendable {
         }
         if let runID {
             let counts = Dictionary(uniqueKeysWithValues: result.counts.map { ($0.key.rawValue, $0.value) })
-            let finished = RunFinished(command: Self.command, counts: counts, durationMilliseconds: Int((ContinuousClock.now - clock).inSeconds * 1000),
-                                       exitStatus: Int(result.exitStatus.rawValue))
+            let finished = RunFinished(
+                command: Self.command, counts: counts, durationMilliseconds: Int((ContinuousClock.now - clock).inSeconds * 1000),
+                exitStatus: Int(result.exitStatus.rawValue))
             _ = try await ledger.append(contentsOf: unsettled + [EventDraft(.runFinished(finished), runID: runID)])
         }
         return result
@@ -234,19 +254,27 @@ public struct ApplyRun: Sendable {
                 let markers = Dictionary(try await table.committedBatches(of: run.id).map { ($0.batch, $0) }, uniquingKeysWith: { a, _ in a })
                 for intent in dangling {
                     let digest = intent.sha256
-                    var settlement = ApplySettled(batch: intent.batch, intentSHA256: digest, committed: false, recovered: true, undo: run.started.undoOf != nil,
-                                                  accountIDs: intent.accountIDs, outcomes: [])
+                    var settlement = ApplySettled(
+                        batch: intent.batch, intentSHA256: digest, committed: false, recovered: true, undo: run.started.undoOf != nil,
+                        accountIDs: intent.accountIDs, outcomes: [])
                     if let marker = markers[intent.batch] {
                         guard marker.intentSHA256 == digest, marker.outcomes.count == intent.planned.filter({ $0 == .change }).count else {
-                            throw ApplyError(.target, "\(table.targetName): the marker of run \(run.id) batch \(intent.batch) does not match the intent the ledger recorded")
+                            throw ApplyError(
+                                .target,
+                                "\(table.targetName): the marker of run \(run.id) batch \(intent.batch) does not match the intent the ledger recorded"
+                            )
                         }
                         settlement.committed = true
                         settlement.outcomes = Self.outcomes(of: intent, written: marker.outcomes, undo: run.started.undoOf != nil)
                         recovered.committed += 1
                     }
                     recovered.batches += 1
-                    _ = try await ledger.append(EventDraft(.applySettled(settlement), idempotencyKey: ApplySettled.idempotencyKey(run: run.id, batch: intent.batch), runID: run.id))
-                    logger.info("apply batch settled from its marker", metadata: ["run": "\(run.id)", "batch": "\(intent.batch)", "committed": "\(settlement.committed)"])
+                    _ = try await ledger.append(
+                        EventDraft(
+                            .applySettled(settlement), idempotencyKey: ApplySettled.idempotencyKey(run: run.id, batch: intent.batch), runID: run.id))
+                    logger.info(
+                        "apply batch settled from its marker",
+                        metadata: ["run": "\(run.id)", "batch": "\(intent.batch)", "committed": "\(settlement.committed)"])
                     run.settled[intent.batch] = settlement
                 }
             }
@@ -255,11 +283,15 @@ public struct ApplyRun: Sendable {
         }
         if let resumed {
             let theirs = resumed.started
-            guard theirs.keyColumn == mine.keyColumn, theirs.subColumn == mine.subColumn, theirs.condition == mine.condition, theirs.undoOf == mine.undoOf else {
-                throw ApplyError(.usage, "apply run \(resumed.id) to \(theirs.table) was stopped before it finished, with "
-                                 + "--key account_id=\(theirs.keyColumn) --set recipient_sub=\(theirs.subColumn)"
-                                 + (theirs.condition.map { " --where \"\($0)\"" } ?? "") + (theirs.undoOf.map { " --undo \($0)" } ?? "")
-                                 + ": run it again with those options to finish it")
+            guard theirs.keyColumn == mine.keyColumn, theirs.subColumn == mine.subColumn, theirs.condition == mine.condition,
+                theirs.undoOf == mine.undoOf
+            else {
+                throw ApplyError(
+                    .usage,
+                    "apply run \(resumed.id) to \(theirs.table) was stopped before it finished, with "
+                        + "--key account_id=\(theirs.keyColumn) --set recipient_sub=\(theirs.subColumn)"
+                        + (theirs.condition.map { " --where \"\($0)\"" } ?? "") + (theirs.undoOf.map { " --undo \($0)" } ?? "")
+                        + ": run it again with those options to finish it")
             }
         }
         return (history, resumed, recovered)

@@ -11,10 +11,14 @@ public enum ApplySummary {
 
     /// The plan: each planned outcome's count and meaning, then the collisions.
     public static func plan(_ plan: ApplyPlan, _ listing: ApplyListing, table: any AccountsTable, undo: String?) -> String {
-        var text = (undo.map { "Plan to undo apply run \(InertText.forScreen($0))" } ?? "Plan") + " for \(place(table)), \(counted(plan.entries.count, "account")):\n"
-        let meanings: [(ApplyPlanned, String)] = [(.change, "take the new value"), (.already, "hold it already: nothing to do"),
-                                                  (.noAccount, "have no account with that key (or none --where lets change)"),
-                                                  (.collision, "another account holds the new sub: not written")]
+        var text =
+            (undo.map { "Plan to undo apply run \(InertText.forScreen($0))" } ?? "Plan")
+            + " for \(place(table)), \(counted(plan.entries.count, "account")):\n"
+        let meanings: [(ApplyPlanned, String)] = [
+            (.change, "take the new value"), (.already, "hold it already: nothing to do"),
+            (.noAccount, "have no account with that key (or none --where lets change)"),
+            (.collision, "another account holds the new sub: not written"),
+        ]
         for (outcome, meaning) in meanings {
             text += "  " + outcome.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + " \(plan.count(outcome))  \(meaning)\n"
         }
@@ -27,11 +31,14 @@ public enum ApplySummary {
     public static func commit(_ result: ApplyRun.Result, _ listing: ApplyListing, table: any AccountsTable, undo: String?) -> String {
         var text = ""
         if result.recoveredBatches > 0 {
-            text += "Settled \(result.recoveredBatches) batch(es) a stopped run left, from the markers in \(ApplyMarker.table): \(result.recoveredCommitted) had committed.\n"
+            text +=
+                "Settled \(result.recoveredBatches) batch(es) a stopped run left, from the markers in \(ApplyMarker.table): \(result.recoveredCommitted) had committed.\n"
         }
         guard let runID = result.runID else { return text + "Nothing new to write or record for \(place(table)).\n" }
         let counts = ApplyOutcome.allCases.compactMap { o in result.counts[o].map { "\(o.rawValue) \($0)" } }
-        text += (undo == nil ? "Apply" : "Undo") + " run \(runID)" + (undo.map { " (of apply run \(InertText.forScreen($0)))" } ?? "") + (result.resumed ? ", continued," : "")
+        text +=
+            (undo == nil ? "Apply" : "Undo") + " run \(runID)" + (undo.map { " (of apply run \(InertText.forScreen($0)))" } ?? "")
+            + (result.resumed ? ", continued," : "")
             + " to \(place(table)): " + (counts.isEmpty ? "nothing new" : counts.joined(separator: ", ")) + ".\n"
         if result.counts[.collision] ?? 0 > 0 { text += "Collisions (not written):\n" + listing.collisionsText }
         let meanwhile = listing.rows.filter { $0.outcome == ApplyOutcome.changedMeanwhile.rawValue }.map { InertText.forScreen($0.accountID) }

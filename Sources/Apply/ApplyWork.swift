@@ -51,7 +51,8 @@ struct ApplyWork: Sendable {
     func page(from first: UInt64) throws -> Page {
         switch source {
         case .items(let items):
-            let start = Int(first), end = min(start + batchSize, items.count)
+            let start = Int(first)
+            let end = min(start + batchSize, items.count)
             return Page(items: Array(items[start..<end]), next: end < items.count ? UInt64(end) : nil)
         case .users(let filter):
             return try projection.read(ledger) { snapshot, _ in
@@ -87,7 +88,8 @@ struct ApplyWork: Sendable {
 
     /// Every page's items, in order: what a plan, which lists every account, reads.
     func allItems() throws -> [ApplyPlan.Item] {
-        var items: [ApplyPlan.Item] = [], next: UInt64? = 0
+        var items: [ApplyPlan.Item] = []
+        var next: UInt64? = 0
         while let first = next {
             let page = try page(from: first)
             items += page.items

@@ -41,7 +41,9 @@ public final class PostgresAccounts: AccountsTable, Sendable {
             throw ApplyError(.target, "cannot connect to \(target.masked): \(PostgresFailure.describe(error, target: target))")
         }
         do {
-            if !writable { _ = try await query("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY", [], on: connection, target: target, logger: logger) }
+            if !writable {
+                _ = try await query("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY", [], on: connection, target: target, logger: logger)
+            }
             let keyType = try await columnType(mapping.keyColumn, of: mapping, on: connection, target: target, logger: logger)
             _ = try await columnType(mapping.subColumn, of: mapping, on: connection, target: target, logger: logger)
             return PostgresAccounts(mapping: mapping, target: target, connection: connection, keyType: keyType, logger: logger)
@@ -57,7 +59,8 @@ public final class PostgresAccounts: AccountsTable, Sendable {
     public func currentValues(forKeys keys: [String]) async throws -> [String: String?] {
         let m = mapping
         var found: [String: String?] = [:]
-        let sql = "SELECT \(m.keyColumn.quoted)::text, \(m.subColumn.quoted)::text FROM \(m.table.quoted) WHERE \(m.keyColumn.quoted) = ANY($1::\(keyType)[])\(m.andCondition)"
+        let sql =
+            "SELECT \(m.keyColumn.quoted)::text, \(m.subColumn.quoted)::text FROM \(m.table.quoted) WHERE \(m.keyColumn.quoted) = ANY($1::\(keyType)[])\(m.andCondition)"
         for try await (key, value) in try await query(sql, [keys]).decode((String, String?).self) { found[key] = .some(value) }
         return found
     }
@@ -75,7 +78,10 @@ public final class PostgresAccounts: AccountsTable, Sendable {
     /// and the update's compare-and-set is its WHERE; it answers which changes were applied and
     /// which collided (the others were changed meanwhile).
     public func write(_ changes: [AccountChange], marker: ApplyMarker) async throws -> [ApplyOutcome] {
-        let m = mapping, t = m.table.quoted, key = "\(t).\(m.keyColumn.quoted)", sub = "\(t).\(m.subColumn.quoted)"
+        let m = mapping
+        let t = m.table.quoted
+        let key = "\(t).\(m.keyColumn.quoted)"
+        let sub = "\(t).\(m.subColumn.quoted)"
         let sql = """
             WITH handover_input AS (
                 SELECT handover_key, CASE WHEN handover_old_null THEN NULL ELSE handover_old END AS handover_old,
@@ -100,14 +106,17 @@ public final class PostgresAccounts: AccountsTable, Sendable {
         do {
             try await run(Self.markerTable)
             var outcomes = [ApplyOutcome](repeating: .changedMeanwhile, count: changes.count)
-            let binds: [(any PostgresEncodable & Sendable)?] = [changes.map(\.key), changes.map { $0.old ?? "" }, changes.map { $0.old == nil },
-                                                                changes.map { $0.new ?? "" }, changes.map { $0.new == nil }]
+            let binds: [(any PostgresEncodable & Sendable)?] = [
+                changes.map(\.key), changes.map { $0.old ?? "" }, changes.map { $0.old == nil },
+                changes.map { $0.new ?? "" }, changes.map { $0.new == nil },
+            ]
             for try await (index, letter) in try await query(sql, binds).decode((Int, String).self) where (1...changes.count).contains(index) {
                 outcomes[index - 1] = letter == "a" ? .applied : .collision
             }
             let written = ApplyMarker(run: marker.run, batch: marker.batch, intentSHA256: marker.intentSHA256, outcomes: outcomes)
-            _ = try await query("INSERT INTO \(ApplyMarker.table) (run, batch, intent_sha256, applied, outcomes, committed_at) VALUES ($1, $2, $3, $4, $5, now())",
-                                [marker.run, marker.batch, marker.intentSHA256, outcomes.filter { $0 == .applied }.count, written.outcomeLetters])
+            _ = try await query(
+                "INSERT INTO \(ApplyMarker.table) (run, batch, intent_sha256, applied, outcomes, committed_at) VALUES ($1, $2, $3, $4, $5, now())",
+                [marker.run, marker.batch, marker.intentSHA256, outcomes.filter { $0 == .applied }.count, written.outcomeLetters])
             try await run("COMMIT")
             return outcomes
         } catch {
@@ -130,10 +139,15 @@ public final class PostgresAccounts: AccountsTable, Sendable {
 
     /// The type of the mapped table's `column`, as `format_type` names it; throws when the
     /// table or the column does not exist.
-    private static func columnType(_ column: SQLIdentifier, of mapping: ApplyMapping, on connection: PostgresConnection, target: PostgresTarget,
-                                   logger: Logger) async throws -> String {
-        let sql = "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = $2 AND attnum > 0 AND NOT attisdropped"
-        for try await type in try await query(sql, [mapping.table.quoted, column.name], on: connection, target: target, logger: logger).decode(String.self) { return type }
+    private static func columnType(
+        _ column: SQLIdentifier, of mapping: ApplyMapping, on connection: PostgresConnection, target: PostgresTarget,
+        logger: Logger
+    ) async throws -> String {
+        let sql =
+            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = $2 AND attnum > 0 AND NOT attisdropped"
+        for try await type in try await query(sql, [mapping.table.quoted, column.name], on: connection, target: target, logger: logger).decode(
+            String.self)
+        { return type }
         throw ApplyError(.usage, "\(target.masked) has no column \(column) in a table \(mapping.table) (names are matched exactly, case included)")
     }
 
@@ -149,8 +163,10 @@ public final class PostgresAccounts: AccountsTable, Sendable {
         try await Self.query(sql, values, on: connection, target: target, logger: logger)
     }
 
-    private static func query(_ sql: String, _ values: [(any PostgresEncodable & Sendable)?], on connection: PostgresConnection, target: PostgresTarget,
-                              logger: Logger) async throws -> PostgresRowSequence {
+    private static func query(
+        _ sql: String, _ values: [(any PostgresEncodable & Sendable)?], on connection: PostgresConnection, target: PostgresTarget,
+        logger: Logger
+    ) async throws -> PostgresRowSequence {
         var bindings = PostgresBindings()
         do {
             for value in values {

@@ -13,7 +13,9 @@ public final class SQLiteAccounts: AccountsTable, Sendable {
 
     /// Opens the SQLite file at `path` (which must exist), read-only unless `writable`.
     public init(path: String, mapping: ApplyMapping, writable: Bool) throws(ApplyError) {
-        guard FileManager.default.fileExists(atPath: path) else { throw ApplyError(.target, "\(path) does not exist: --to takes the app's SQLite database") }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ApplyError(.target, "\(path) does not exist: --to takes the app's SQLite database")
+        }
         var configuration = Configuration()
         configuration.readonly = !writable
         // The app writes to its database meanwhile: wait for its locks rather than fail.
@@ -38,7 +40,8 @@ public final class SQLiteAccounts: AccountsTable, Sendable {
             var found: [String: String?] = [:]
             for start in stride(from: 0, to: keys.count, by: Self.keysPerQuery) {
                 let some = Array(keys[start..<min(start + Self.keysPerQuery, keys.count)])
-                let sql = "SELECT CAST(\(m.keyColumn.quoted) AS TEXT) AS handover_key, \(m.subColumn.quoted) AS handover_value FROM \(m.table.quoted) "
+                let sql =
+                    "SELECT CAST(\(m.keyColumn.quoted) AS TEXT) AS handover_key, \(m.subColumn.quoted) AS handover_value FROM \(m.table.quoted) "
                     + "WHERE \(m.keyColumn.quoted) IN (\(Self.placeholders(some.count)))\(m.andCondition)"
                 for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(some)) {
                     let key: String = row["handover_key"]
@@ -55,7 +58,8 @@ public final class SQLiteAccounts: AccountsTable, Sendable {
             var found: [String: [String]] = [:]
             for start in stride(from: 0, to: values.count, by: Self.keysPerQuery) {
                 let some = Array(values[start..<min(start + Self.keysPerQuery, values.count)])
-                let sql = "SELECT CAST(\(m.keyColumn.quoted) AS TEXT) AS handover_key, \(m.subColumn.quoted) AS handover_value FROM \(m.table.quoted) "
+                let sql =
+                    "SELECT CAST(\(m.keyColumn.quoted) AS TEXT) AS handover_key, \(m.subColumn.quoted) AS handover_value FROM \(m.table.quoted) "
                     + "WHERE \(m.subColumn.quoted) IN (\(Self.placeholders(some.count)))"
                 for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(some)) {
                     found[row["handover_value"] as String, default: []].append(row["handover_key"])
@@ -70,9 +74,11 @@ public final class SQLiteAccounts: AccountsTable, Sendable {
         do {
             return try await queue.write { db in
                 try db.execute(sql: Self.markerTable)
-                let taken = try db.makeStatement(sql: "SELECT count(*) FROM \(m.table.quoted) WHERE \(m.subColumn.quoted) = ? AND \(m.keyColumn.quoted) IS NOT ?")
-                let update = try db.makeStatement(sql: "UPDATE \(m.table.quoted) SET \(m.subColumn.quoted) = ? "
-                                                  + "WHERE \(m.keyColumn.quoted) = ? AND \(m.subColumn.quoted) IS ?\(m.andCondition)")
+                let taken = try db.makeStatement(
+                    sql: "SELECT count(*) FROM \(m.table.quoted) WHERE \(m.subColumn.quoted) = ? AND \(m.keyColumn.quoted) IS NOT ?")
+                let update = try db.makeStatement(
+                    sql: "UPDATE \(m.table.quoted) SET \(m.subColumn.quoted) = ? "
+                        + "WHERE \(m.keyColumn.quoted) = ? AND \(m.subColumn.quoted) IS ?\(m.andCondition)")
                 var outcomes: [ApplyOutcome] = []
                 for change in changes {
                     if change.new != nil, try Int.fetchOne(taken, arguments: [change.new, change.key]) ?? 0 > 0 {
@@ -83,9 +89,12 @@ public final class SQLiteAccounts: AccountsTable, Sendable {
                     outcomes.append(db.changesCount == 1 ? .applied : .changedMeanwhile)
                 }
                 let written = ApplyMarker(run: marker.run, batch: marker.batch, intentSHA256: marker.intentSHA256, outcomes: outcomes)
-                try db.execute(sql: "INSERT INTO \(ApplyMarker.table) (run, batch, intent_sha256, applied, outcomes, committed_at) VALUES (?, ?, ?, ?, ?, ?)",
-                               arguments: [marker.run, marker.batch, marker.intentSHA256, outcomes.filter { $0 == .applied }.count, written.outcomeLetters,
-                                           Timestamp.now().rfc3339])
+                try db.execute(
+                    sql: "INSERT INTO \(ApplyMarker.table) (run, batch, intent_sha256, applied, outcomes, committed_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [
+                        marker.run, marker.batch, marker.intentSHA256, outcomes.filter { $0 == .applied }.count, written.outcomeLetters,
+                        Timestamp.now().rfc3339,
+                    ])
                 return outcomes
             }
         } catch { throw ApplyError(.target, "\(path): the batch was not written (\(ErrorText.describing(error)))") }
@@ -94,7 +103,9 @@ public final class SQLiteAccounts: AccountsTable, Sendable {
     public func committedBatches(of run: String) async throws -> [ApplyMarker] {
         let rows = try await read { db -> [(Int, String, String)] in
             guard try db.tableExists(ApplyMarker.table) else { return [] }
-            return try Row.fetchAll(db, sql: "SELECT batch, intent_sha256, outcomes FROM \(ApplyMarker.table) WHERE run = ? ORDER BY batch", arguments: [run]).map { row in
+            return try Row.fetchAll(
+                db, sql: "SELECT batch, intent_sha256, outcomes FROM \(ApplyMarker.table) WHERE run = ? ORDER BY batch", arguments: [run]
+            ).map { row in
                 (row["batch"], row["intent_sha256"], row["outcomes"])
             }
         }

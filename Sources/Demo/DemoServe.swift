@@ -36,8 +36,9 @@ struct DemoServe {
         let secret = UUID().uuidString + UUID().uuidString
         let keys = AppleKeySet(.url(simulator.baseURL + "/auth/keys"))
         let intake = try AppleIntake(ledger: ledger, projection: projection, keys: keys, logger: logger)
-        let running = try await RunningHandoverServer(HandoverServer(
-            intake: intake, configuration: ServeConfiguration(port: 0, signInSecret: try SignInSecret(secret: secret)), logger: logger))
+        let running = try await RunningHandoverServer(
+            HandoverServer(
+                intake: intake, configuration: ServeConfiguration(port: 0, signInSecret: try SignInSecret(secret: secret)), logger: logger))
         defer { Task { await running.stop() } }
         let base = running.baseURL
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
@@ -72,12 +73,14 @@ struct DemoServe {
         // Apple notifies: forwarding changes, revocations, deletions, one redelivery.
         // Users who revoked consent are refused by the stand-in, as expected: they get no notification.
         let subs = exchanged.dropFirst(5).prefix(13).compactMap { try? simulator.server.apple.exchange(teamID: recipientTeam, transferSub: $0).sub }
-        let plan = Array(repeating: "email-disabled", count: 5) + Array(repeating: "email-enabled", count: 3)
+        let plan =
+            Array(repeating: "email-disabled", count: 5) + Array(repeating: "email-enabled", count: 3)
             + Array(repeating: "consent-revoked", count: 3) + Array(repeating: "account-deleted", count: 2)
         var first = ""
         for (sub, type) in zip(subs, plan) {
-            let body = try minter.notification(audience: clientID, type: type, sub: sub, email: type.hasPrefix("email") ? "relay-\(sub.prefix(6))@privaterelay.appleid.com" : nil,
-                                               isPrivateEmail: true, eventTime: now)
+            let body = try minter.notification(
+                audience: clientID, type: type, sub: sub, email: type.hasPrefix("email") ? "relay-\(sub.prefix(6))@privaterelay.appleid.com" : nil,
+                isPrivateEmail: true, eventTime: now)
             if first.isEmpty { first = body }
             try await post("/apple/notifications", body)
             summary.notifications[type, default: 0] += 1
@@ -85,7 +88,8 @@ struct DemoServe {
         try await post("/apple/notifications", first)
         summary.notifications["redelivered", default: 0] += 1
         // A user no migration step named, and a forgery signed with someone else's key.
-        try await post("/apple/notifications", try minter.notification(audience: clientID, type: "consent-revoked", sub: "001.never-seen.0001", eventTime: now))
+        try await post(
+            "/apple/notifications", try minter.notification(audience: clientID, type: "consent-revoked", sub: "001.never-seen.0001", eventTime: now))
         summary.notifications["about an unknown sub", default: 0] += 1
         let forger = TokenMinter(key: try _RSA.Signing.PrivateKey(keySize: .bits2048), claimingKeyID: minter.keyID)
         try await post("/apple/notifications", try forger.notification(audience: clientID, type: "account-deleted", sub: subs[0], eventTime: now))

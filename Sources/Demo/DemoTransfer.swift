@@ -30,8 +30,11 @@ public struct DemoTransfer {
         let started = Date()
         let fm = FileManager.default
         try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let senderDir = directory + "/sender", recipientDir = directory + "/recipient"
-        let usersPath = directory + "/users.csv", handoffPath = directory + "/handoff.csv", exchangedPath = directory + "/exchanged.csv"
+        let senderDir = directory + "/sender"
+        let recipientDir = directory + "/recipient"
+        let usersPath = directory + "/users.csv"
+        let handoffPath = directory + "/handoff.csv"
+        let exchangedPath = directory + "/exchanged.csv"
         let lateUsersPath = directory + "/users-late.csv"
         let acceptedAt = Timestamp(seconds: (Timestamp.now().seconds / 86_400 - 20) * 86_400)
         say("Rehearsing a transfer of \(users) users of \(clientID) from team \(senderTeam) to team \(recipientTeam)\n  in \(directory)\n")
@@ -59,20 +62,26 @@ public struct DemoTransfer {
         let simulator = try await RunningSimulator(SimulatorServer(directory: apple, rules: rules, faults: faults, logger: quiet))
         defer { Task { await simulator.stop() } }
         let endpoints = AppleEndpoints(baseURL: simulator.baseURL)
-        say(TerminalText.wrap("Apple stand-in on \(simulator.baseURL), seed \(seed): 5 ms latency, 3% HTTP 429, 3% HTTP 500, 2% dropped connections, a 2-second outage (503, Retry-After: 1) after 60 calls, "
-                              + "1.5% of users revoked consent, 8 s access tokens (renewed with 6 s left)", continuation: "  "))
+        say(
+            TerminalText.wrap(
+                "Apple stand-in on \(simulator.baseURL), seed \(seed): 5 ms latency, 3% HTTP 429, 3% HTTP 500, 2% dropped connections, a 2-second outage (503, Retry-After: 1) after 60 calls, "
+                    + "1.5% of users revoked consent, 8 s access tokens (renewed with 6 s left)", continuation: "  "))
 
         // Each team's ledger, with the transfer date that starts the 60-day window.
         for (path, team, role) in [(senderDir, senderTeam, LedgerCreated.Role.sender), (recipientDir, recipientTeam, .recipient)] {
             let projection = UserProjection()
-            let ledger = try await Ledger.create(at: path, LedgerCreated(teamID: team, clientIDs: [clientID], role: role, ledgerID: UUID().uuidString.lowercased()), folders: [projection])
+            let ledger = try await Ledger.create(
+                at: path, LedgerCreated(teamID: team, clientIDs: [clientID], role: role, ledgerID: UUID().uuidString.lowercased()),
+                folders: [projection])
             try await WindowRecorder(ledger: ledger, projection: projection).record(acceptedAt: acceptedAt, correcting: false)
             ledger.close()
         }
         try writeUsers(to: usersPath, late: lateUsersPath)
 
-        let senderCredentials = try AppleCredentials(teamID: senderTeam, clientID: clientID, keyID: senderKey.keyID, privateKeyPath: senderKey.privateKeyPath)
-        let recipientCredentials = try AppleCredentials(teamID: recipientTeam, clientID: clientID, keyID: recipientKey.keyID, privateKeyPath: recipientKey.privateKeyPath)
+        let senderCredentials = try AppleCredentials(
+            teamID: senderTeam, clientID: clientID, keyID: senderKey.keyID, privateKeyPath: senderKey.privateKeyPath)
+        let recipientCredentials = try AppleCredentials(
+            teamID: recipientTeam, clientID: clientID, keyID: recipientKey.keyID, privateKeyPath: recipientKey.privateKeyPath)
         func job(_ kind: MigrationJob.Kind, _ ledger: String, _ input: String, _ output: String, _ credentials: AppleCredentials) -> MigrationJob {
             var job = MigrationJob(kind: kind, ledgerDirectory: ledger, inputPath: input, credentials: credentials, endpoints: endpoints)
             job.options.outputPath = output
@@ -110,7 +119,10 @@ public struct DemoTransfer {
             throw SimulatorError("the tampered package was accepted")
         } catch let refusal as HandoffRefusal {
             say("\n$ handover exchange --transfers handoff-0001-tampered --sender-key sender.pub ...   (team B; one transfer_sub altered on the way)")
-            say(TerminalText.wrap("  refused (\(refusal.reason)), exit 2, recorded as \"handoff refused\"; nothing was sent to Apple: \(refusal.detail)", continuation: "    "))
+            say(
+                TerminalText.wrap(
+                    "  refused (\(refusal.reason)), exit 2, recorded as \"handoff refused\"; nothing was sent to Apple: \(refusal.detail)",
+                    continuation: "    "))
         }
 
         // 4. Team B exchanges the genuine package (two attempts only, so some transient faults
@@ -120,23 +132,33 @@ public struct DemoTransfer {
         firstExchange.receiptPath = directory + "/receipt-0001"
         firstExchange.retryPolicy.maximumAttempts = 2
         let exchanged = try await firstExchange.execute(logger: logger)
-        say("\n$ handover exchange --transfers handoff-0001 --sender-key sender.pub --out exchanged.csv --receipt receipt-0001   (team B)\n" + indent(exchanged.text))
+        say(
+            "\n$ handover exchange --transfers handoff-0001 --sender-key sender.pub --out exchanged.csv --receipt receipt-0001   (team B)\n"
+                + indent(exchanged.text))
         var retry = job(.exchange, recipientDir, directory + "/handoff-0001", exchangedPath, recipientCredentials)
         retry.senderKey = senderPin
         retry.receiptPath = directory + "/receipt-0001"
         retry.options.retryFailed = true
         let retried = try await retry.execute(logger: logger)
-        say("\n$ handover exchange --transfers handoff-0001 --sender-key sender.pub --out exchanged.csv --retry-failed   (team B, resumed)\n" + indent(retried.text))
-        say("\n$ handover handoff confirm receipt-0001 --recipient-key recipient.pub   (team A)\n" + indent(try await confirm(senderDir, directory + "/receipt-0001", recipientPin)))
+        say(
+            "\n$ handover exchange --transfers handoff-0001 --sender-key sender.pub --out exchanged.csv --retry-failed   (team B, resumed)\n"
+                + indent(retried.text))
+        say(
+            "\n$ handover handoff confirm receipt-0001 --recipient-key recipient.pub   (team A)\n"
+                + indent(try await confirm(senderDir, directory + "/receipt-0001", recipientPin)))
 
         // 5. Team A's last users come late: a second package, proved consistent with the first.
-        let late = try await job(.generate(target: recipientTeam), senderDir, lateUsersPath, directory + "/handoff-late.csv", senderCredentials).execute(logger: logger)
-        say("\n$ handover generate --users users-late.csv --target \(recipientTeam) --out handoff-late.csv   (team A, users found late)\n" + indent(late.text))
+        let late = try await job(.generate(target: recipientTeam), senderDir, lateUsersPath, directory + "/handoff-late.csv", senderCredentials)
+            .execute(logger: logger)
+        say(
+            "\n$ handover generate --users users-late.csv --target \(recipientTeam) --out handoff-late.csv   (team A, users found late)\n"
+                + indent(late.text))
         let second = try await issue(senderDir, into: directory + "/handoff-0002")
         say("\n$ handover handoff issue --target \(recipientTeam) --out handoff-0002   (team A)\n" + indent(second))
         // In account_id order, not the order the runs recorded them: the same users sign in,
         // are notified about and erased in every rehearsal with the same seed.
-        let heldBack = try CSVTable(path: directory + "/handoff-0002/" + HandoffPackage.rowsFile).rows.sorted(by: DemoTransfer.byAccountID).compactMap { $0["transfer_sub"] }
+        let heldBack = try CSVTable(path: directory + "/handoff-0002/" + HandoffPackage.rowsFile).rows.sorted(by: DemoTransfer.byAccountID).compactMap
+        { $0["transfer_sub"] }
         say("  (handoff-0002 reaches team B late: its \(heldBack.count) users sign in first)")
 
         let exchangedRows = try CSVTable(path: exchangedPath).rows.sorted(by: DemoTransfer.byAccountID)
@@ -147,8 +169,12 @@ public struct DemoTransfer {
         lateExchange.senderKey = senderPin
         lateExchange.receiptPath = directory + "/receipt-0002"
         let lateExchanged = try await lateExchange.execute(logger: logger)
-        say("\n$ handover exchange --transfers handoff-0002 --sender-key sender.pub --out exchanged-late.csv   (team B)\n" + indent(lateExchanged.text))
-        say("\n$ handover handoff confirm receipt-0002 --recipient-key recipient.pub   (team A)\n" + indent(try await confirm(senderDir, directory + "/receipt-0002", recipientPin)))
+        say(
+            "\n$ handover exchange --transfers handoff-0002 --sender-key sender.pub --out exchanged-late.csv   (team B)\n"
+                + indent(lateExchanged.text))
+        say(
+            "\n$ handover handoff confirm receipt-0002 --recipient-key recipient.pub   (team A)\n"
+                + indent(try await confirm(senderDir, directory + "/receipt-0002", recipientPin)))
 
         // 9. Team B applies the result to the app's own accounts.
         try await DemoApply(directory: directory, recipientDir: recipientDir, logger: logger).run(userLists: [usersPath, lateUsersPath], say)
@@ -164,10 +190,13 @@ public struct DemoTransfer {
             let report = try ledger.verify()
             say("verify \(name): \(report.isIntact ? "OK" : "FAILED"), \(report.eventCount) events, head \(report.headHash.prefix(16))…")
         }
-        let reconciliation = Reconciliation(sender: sender, senderProjection: senderProjection, recipient: recipient, recipientProjection: recipientProjection)
+        let reconciliation = Reconciliation(
+            sender: sender, senderProjection: senderProjection, recipient: recipient, recipientProjection: recipientProjection)
         let findings = try reconciliation.auditCheckpoints()
         say("\n== Both halves: handover reconcile --sender sender --recipient recipient ==")
-        say("\(findings.filter { $0.problem == nil }.count) of \(findings.count) checkpoints of team A's recorded by team B still extended by team A's log")
+        say(
+            "\(findings.filter { $0.problem == nil }.count) of \(findings.count) checkpoints of team A's recorded by team B still extended by team A's log"
+        )
         let totals = ReconcileTotal.answer.table(try reconciliation.totals().filter { $0.users > 0 }).render(.table)
         say(totals.hasSuffix("\n") ? String(totals.dropLast()) : totals)
         let answers = try recipientProjection.read(recipient) { snapshot, _ in
@@ -179,54 +208,71 @@ public struct DemoTransfer {
         say("\n== Transfer window (team B) ==\n" + answers.0.render(.table))
         say("== Who migrated (team B) ==\n" + migratedLines(answers.1) + "\n")
         let pending = answers.2
-        say("== Who is pending and why (first \(min(8, pending.rows.count)) of \(pending.rows.count)) ==\n" + pending.prefix(8).withoutEmptyColumns().render(.table))
+        say(
+            "== Who is pending and why (first \(min(8, pending.rows.count)) of \(pending.rows.count)) ==\n"
+                + pending.prefix(8).withoutEmptyColumns().render(.table))
         say("== Failures by class (users whose last attempt failed, team B) ==\n" + answers.3.render(.table))
         say("== Unmatched: Apple told us about users no migration step named ==\n" + answers.4.render(.table))
-        say(TerminalText.wrap("Apple stand-in answered: " + simulator.server.stats.snapshot.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
-                              continuation: "  ") + "\n")
+        say(
+            TerminalText.wrap(
+                "Apple stand-in answered: "
+                    + simulator.server.stats.snapshot.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
+                continuation: "  ") + "\n")
         let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
-        say("""
-        Rehearsal finished in \(seconds) s. Files in \(directory):
-          users.csv and users-late.csv (team A's lists), handoff-0001 and handoff-0002 (signed packages to team B),
-          receipt-0001 and receipt-0002 (team B's cosigned receipts), sender.pub and recipient.pub (the pinned keys),
-          exchanged.csv and exchanged-late.csv (team B's new identifiers), app.sqlite (the app's accounts, applied)
-        Explore further:
-          handover query pending   --ledger \(recipientDir)
-          handover query migrated  --ledger \(recipientDir) --format csv
-          handover query user acct-00007    --ledger \(recipientDir)
-          handover apply --ledger \(recipientDir) --to \(directory)/app.sqlite \\
-              --table accounts --key account_id=id --set recipient_sub=apple_sub
-          handover query failures --by-class --ledger \(senderDir)
-          handover query events --type run-finished --ledger \(recipientDir)
-          handover query events --type handoff-acknowledged --ledger \(senderDir)
-          handover query events --type handoff-received --ledger \(recipientDir)
-          handover reconcile --sender \(senderDir) --recipient \(recipientDir) --rows
-          handover query unmatched --ledger \(recipientDir)
-          handover query events --type notification-rejected --ledger \(recipientDir)
-          handover query state --as-of \(acceptedAt.rfc3339) --ledger \(recipientDir)
-          handover verify --ledger \(recipientDir)
-          handover report --ledger \(recipientDir) --html report.html
-          handover export --ledger \(recipientDir) --format sqlite --out handover.sqlite
-          handover checkpoint --ledger \(recipientDir) --out checkpoint.txt
-        """)
+        say(
+            """
+            Rehearsal finished in \(seconds) s. Files in \(directory):
+              users.csv and users-late.csv (team A's lists), handoff-0001 and handoff-0002 (signed packages to team B),
+              receipt-0001 and receipt-0002 (team B's cosigned receipts), sender.pub and recipient.pub (the pinned keys),
+              exchanged.csv and exchanged-late.csv (team B's new identifiers), app.sqlite (the app's accounts, applied)
+            Explore further:
+              handover query pending   --ledger \(recipientDir)
+              handover query migrated  --ledger \(recipientDir) --format csv
+              handover query user acct-00007    --ledger \(recipientDir)
+              handover apply --ledger \(recipientDir) --to \(directory)/app.sqlite \\
+                  --table accounts --key account_id=id --set recipient_sub=apple_sub
+              handover query failures --by-class --ledger \(senderDir)
+              handover query events --type run-finished --ledger \(recipientDir)
+              handover query events --type handoff-acknowledged --ledger \(senderDir)
+              handover query events --type handoff-received --ledger \(recipientDir)
+              handover reconcile --sender \(senderDir) --recipient \(recipientDir) --rows
+              handover query unmatched --ledger \(recipientDir)
+              handover query events --type notification-rejected --ledger \(recipientDir)
+              handover query state --as-of \(acceptedAt.rfc3339) --ledger \(recipientDir)
+              handover verify --ledger \(recipientDir)
+              handover report --ledger \(recipientDir) --html report.html
+              handover export --ledger \(recipientDir) --format sqlite --out handover.sqlite
+              handover checkpoint --ledger \(recipientDir) --out checkpoint.txt
+            """)
     }
 
     /// Team B runs `handover serve` (the app backend reports sign-ins, among them the late
     /// package's users; Apple notifies), then support erases two users on request.
-    private func serveAndErase(_ recipientDir: String, simulator: RunningSimulator, heldBack: [String], exchangedRows: [CSVTable.Row], logger: Logger,
-                               _ say: (String) -> Void) async throws {
+    private func serveAndErase(
+        _ recipientDir: String, simulator: RunningSimulator, heldBack: [String], exchangedRows: [CSVTable.Row], logger: Logger,
+        _ say: (String) -> Void
+    ) async throws {
         let recipientProjection = UserProjection()
         let recipient = try Ledger.open(at: recipientDir, folders: [recipientProjection])
         defer { recipient.close() }
         // Sign-ins and notifications, as `handover serve` hears them.
-        let heard = try await DemoServe(ledger: recipient, projection: recipientProjection, simulator: simulator, recipientTeam: recipientTeam,
-                                             clientID: clientID, logger: logger)
-            .run(heldBack: heldBack, exchanged: exchangedRows.compactMap { $0["transfer_sub"] })
+        let heard = try await DemoServe(
+            ledger: recipient, projection: recipientProjection, simulator: simulator, recipientTeam: recipientTeam,
+            clientID: clientID, logger: logger
+        )
+        .run(heldBack: heldBack, exchanged: exchangedRows.compactMap { $0["transfer_sub"] })
         say("\n$ handover serve --ledger recipient   (team B; \(heard.url))")
-        say(TerminalText.wrap("  POST /apple/sign-ins: \(heard.signIns) identity tokens from the app backend (users not yet exchanged and 5 already exchanged)"))
-        say(TerminalText.wrap("  POST /apple/notifications: " + heard.notifications.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")))
-        say(TerminalText.wrap("  answers: " + heard.answers.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ")
-                              + "; \(heard.erased) users erased (account deleted, policy erase)"))
+        say(
+            TerminalText.wrap(
+                "  POST /apple/sign-ins: \(heard.signIns) identity tokens from the app backend (users not yet exchanged and 5 already exchanged)"))
+        say(
+            TerminalText.wrap(
+                "  POST /apple/notifications: "
+                    + heard.notifications.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")))
+        say(
+            TerminalText.wrap(
+                "  answers: " + heard.answers.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ")
+                    + "; \(heard.erased) users erased (account deleted, policy erase)"))
 
         // 7. Support erases two users on request; the chain still verifies.
         let eraser = UserEraser(ledger: recipient, projection: recipientProjection)
@@ -256,7 +302,9 @@ public struct DemoTransfer {
         }
         let lateCount = min(10, users / 2)
         for (file, lines) in [(path, rows.dropLast(lateCount) + rows.prefix(1)), (late, rows.suffix(lateCount))] {
-            guard FileManager.default.createFile(atPath: file, contents: Data((header + lines.joined()).utf8)) else { throw SimulatorError("cannot write \(file)") }
+            guard FileManager.default.createFile(atPath: file, contents: Data((header + lines.joined()).utf8)) else {
+                throw SimulatorError("cannot write \(file)")
+            }
         }
     }
 
@@ -275,9 +323,13 @@ public struct DemoTransfer {
     private func issue(_ senderDir: String, into package: String) async throws -> String {
         let ledger = try Ledger.open(at: senderDir, folders: [UserProjection()])
         defer { ledger.close() }
-        guard let issued = try await HandoffIssuer(ledger: ledger).issue(target: recipientTeam, into: package) else { throw SimulatorError("nothing to hand over") }
-        return TerminalText.wrap("handoff package \(issued.package): \(issued.rowCount) rows, manifest sha256 \(issued.manifestSHA256.prefix(16))…, "
-            + "signed checkpoint of \(issued.checkpoint.treeSize) events" + (issued.previousTreeSize > 0 ? ", consistency proof from \(issued.previousTreeSize)" : ""))
+        guard let issued = try await HandoffIssuer(ledger: ledger).issue(target: recipientTeam, into: package) else {
+            throw SimulatorError("nothing to hand over")
+        }
+        return TerminalText.wrap(
+            "handoff package \(issued.package): \(issued.rowCount) rows, manifest sha256 \(issued.manifestSHA256.prefix(16))…, "
+                + "signed checkpoint of \(issued.checkpoint.treeSize) events"
+                + (issued.previousTreeSize > 0 ? ", consistency proof from \(issued.previousTreeSize)" : ""))
     }
 
     /// `handover handoff confirm` on team A's ledger; what it prints.
@@ -286,14 +338,18 @@ public struct DemoTransfer {
         defer { ledger.close() }
         let outcome = try await ReceiptConfirmation(ledger: ledger, recipientKey: recipientKey).confirm(receipt)
         let a = outcome.acknowledged
-        return TerminalText.wrap("receipt checked: team \(a.targetTeam) cosigned package \(a.package)'s checkpoint and recorded it as its event \(a.recipientSequence); "
-            + (outcome.wasRecordedBefore ? "already recorded as event \(outcome.sequence)" : "recorded as event \(outcome.sequence) (handoff acknowledged)"))
+        return TerminalText.wrap(
+            "receipt checked: team \(a.targetTeam) cosigned package \(a.package)'s checkpoint and recorded it as its event \(a.recipientSequence); "
+                + (outcome.wasRecordedBefore
+                    ? "already recorded as event \(outcome.sequence)" : "recorded as event \(outcome.sequence) (handoff acknowledged)"))
     }
 
     /// Changes one character of the first row's `transfer_sub`, as a file altered on the way.
     private func alterFirstRow(of path: String) throws {
         var bytes = try FileBytes.read(path, limit: HandoffPackage.maximumRowsBytes)
-        guard let lineEnd = bytes.firstIndex(of: 0x0A), let comma = bytes[lineEnd...].firstIndex(of: UInt8(ascii: ",")) else { throw SimulatorError("\(path) has no rows") }
+        guard let lineEnd = bytes.firstIndex(of: 0x0A), let comma = bytes[lineEnd...].firstIndex(of: UInt8(ascii: ",")) else {
+            throw SimulatorError("\(path) has no rows")
+        }
         bytes[comma + 1] = bytes[comma + 1] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }

@@ -8,7 +8,9 @@ extension Harness {
     /// and the endpoint (`200 token`, `400 migration`), the second part the headers one a line,
     /// the third the body. Read as the client reads it, then as a run records it: a token's
     /// expiry, a `Retry-After` wait.
-    static let appleAnswer = Harness("apple-answer", "an answer of Apple's token or migration endpoint (status, headers, body), read as the client and the run read it") { input in
+    static let appleAnswer = Harness(
+        "apple-answer", "an answer of Apple's token or migration endpoint (status, headers, body), read as the client and the run read it"
+    ) { input in
         let parts = FuzzInput(input, parts: 3)
         let head = parts.text(0).split(separator: " ", omittingEmptySubsequences: true)
         let status = head.first.flatMap { Int($0) } ?? 200
@@ -17,7 +19,10 @@ extension Harness {
         for line in parts.text(1).split(separator: "\n") {
             // Only what an HTTP parser hands on: a name of ASCII token characters.
             guard let colon = line.firstIndex(of: ":"), !line[..<colon].isEmpty,
-                  line[..<colon].unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F && !"()<>@,;:\\\"/[]?={}".unicodeScalars.contains($0) }) else { continue }
+                line[..<colon].unicodeScalars.allSatisfy({
+                    $0.isASCII && $0.value > 0x20 && $0.value < 0x7F && !"()<>@,;:\\\"/[]?={}".unicodeScalars.contains($0)
+                })
+            else { continue }
             headers.add(name: String(line[..<colon]), value: String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
         }
         let body = Data(parts[2])
@@ -28,10 +33,12 @@ extension Harness {
                 let token = try AppleIDClient.accessToken(from: answer, sentAt: sentAt)
                 // What the run records of it.
                 let expires = Timestamp(token.expiresAt)
-                HarnessCheck.expect(expires.isRepresentable && expires >= Timestamp(sentAt), "an access token expires at no time the ledger can record")
+                HarnessCheck.expect(
+                    expires.isRepresentable && expires >= Timestamp(sentAt), "an access token expires at no time the ledger can record")
                 _ = token.needsRefresh(at: sentAt)
             } else {
-                let answer = try AppleIDClient.answer(AppleAnswers.MigrationInfo.self, status: status, headers: headers, body: body, isTokenEndpoint: false)
+                let answer = try AppleIDClient.answer(
+                    AppleAnswers.MigrationInfo.self, status: status, headers: headers, body: body, isTokenEndpoint: false)
                 _ = try? AppleIDClient.transferSub(from: answer)
                 _ = try AppleIDClient.migratedUser(from: answer)
             }

@@ -27,8 +27,10 @@ public enum FuzzFiles {
         let parts = FuzzInput(input, parts: 3)
         let key = FuzzFixtures.key("sender")
         let (manifest, origin) = FuzzSigning.manifest(parts[0], key: key)
-        let files: Files = [(HandoffPackage.manifestFile, manifest), (HandoffPackage.rowsFile, parts[1]),
-                            (HandoffPackage.consistencyFile, FuzzSigning.afterHeader(parts[2], key: key))]
+        let files: Files = [
+            (HandoffPackage.manifestFile, manifest), (HandoffPackage.rowsFile, parts[1]),
+            (HandoffPackage.consistencyFile, FuzzSigning.afterHeader(parts[2], key: key)),
+        ]
         return (files, VerifierKey(name: origin, publicKey: key.publicKey))
     }
 
@@ -42,21 +44,26 @@ public enum FuzzFiles {
         var proofFile = parts[2]
         var origin = ""
         if let proof = try? TlogProof(parsing: String(decoding: parts[2], as: UTF8.self)),
-           let checkpoint = try? Checkpoint(parsing: proof.checkpointText),
-           let root = MerkleProof.root(leafHash: MerkleHash.leaf(event), index: proof.index, treeSize: checkpoint.treeSize, path: proof.path),
-           let signed = try? Checkpoint(origin: checkpoint.origin, treeSize: checkpoint.treeSize, rootHash: root, time: checkpoint.time, key: key) {
+            let checkpoint = try? Checkpoint(parsing: proof.checkpointText),
+            let root = MerkleProof.root(leafHash: MerkleHash.leaf(event), index: proof.index, treeSize: checkpoint.treeSize, path: proof.path),
+            let signed = try? Checkpoint(origin: checkpoint.origin, treeSize: checkpoint.treeSize, rootHash: root, time: checkpoint.time, key: key)
+        {
             origin = checkpoint.origin
             proofFile = Array(TlogProof(index: proof.index, path: proof.path, checkpointText: signed.text).text.utf8)
         }
         let cosigned = FuzzSigning.cosigned(parts[0], name: origin, key: key)
-        return ([(HandoffReceipt.cosignedFile, cosigned), (HandoffReceipt.eventFile, event), (HandoffReceipt.proofFile, proofFile)],
-                VerifierKey(name: origin, publicKey: key.publicKey))
+        return (
+            [(HandoffReceipt.cosignedFile, cosigned), (HandoffReceipt.eventFile, event), (HandoffReceipt.proofFile, proofFile)],
+            VerifierKey(name: origin, publicKey: key.publicKey)
+        )
     }
 
     /// A one-sided evidence bundle from the parts checkpoint, manifest, events (``FuzzBundleSide``).
     public static func evidenceBundle(_ input: [UInt8]) -> Files {
         let parts = FuzzInput(input, parts: 12)
-        return FuzzBundleSide(checkpoint: parts[0], manifest: parts[1], events: parts.parts.dropFirst(2).filter { !$0.isEmpty }, key: FuzzFixtures.key("sender")).files
+        return FuzzBundleSide(
+            checkpoint: parts[0], manifest: parts[1], events: parts.parts.dropFirst(2).filter { !$0.isEmpty }, key: FuzzFixtures.key("sender")
+        ).files
     }
 
     /// A two-sided evidence bundle from the parts top manifest; A's checkpoint and manifest;
@@ -64,7 +71,8 @@ public enum FuzzFiles {
     /// a part `recipient`, B's events. Each team's part is signed with its fixture key.
     public static func twoSidedBundle(_ input: [UInt8]) -> Files {
         let parts = FuzzInput(input, parts: 24)
-        let senderKey = FuzzFixtures.key("sender"), recipientKey = FuzzFixtures.key("recipient")
+        let senderKey = FuzzFixtures.key("sender")
+        let recipientKey = FuzzFixtures.key("recipient")
         let events = parts.parts.dropFirst(7).filter { !$0.isEmpty }
         let divider = events.firstIndex(of: Array("recipient".utf8)) ?? events.endIndex
         let sender = FuzzBundleSide(checkpoint: parts[1], manifest: parts[2], events: Array(events[..<divider]), key: senderKey)

@@ -20,30 +20,54 @@ public enum FuzzSeeds {
         let joined = FuzzInput.joined
         var seeds: [String: [(String, [UInt8])]] = [:]
 
-        seeds["users-csv"] = try ["users.csv", "users-late.csv", "handoff.csv", "handoff-0001/rows.csv"].map { ($0.replacingOccurrences(of: "/", with: "-"), try file($0)) }
+        seeds["users-csv"] = try ["users.csv", "users-late.csv", "handoff.csv", "handoff-0001/rows.csv"].map {
+            ($0.replacingOccurrences(of: "/", with: "-"), try file($0))
+        }
         seeds["handoff-package"] = try ["handoff-0001", "handoff-0002", "handoff-0001-tampered"].map { dir in
             (dir, joined([try file(dir + "/manifest.txt"), try file(dir + "/rows.csv"), try file(dir + "/consistency.txt")]))
         }
         seeds["handoff-receipt"] = try ["receipt-0001", "receipt-0002"].map { dir in
-            (dir, joined([try file(dir + "/cosigned-checkpoint.txt"), try file(dir + "/handoff-received.json"), try file(dir + "/handoff-received.tlog-proof")]))
+            (
+                dir,
+                joined([
+                    try file(dir + "/cosigned-checkpoint.txt"), try file(dir + "/handoff-received.json"),
+                    try file(dir + "/handoff-received.tlog-proof"),
+                ])
+            )
         }
-        seeds["checkpoint-note"] = try ["sender-checkpoint.txt", "handoff-0001/manifest.txt", "handoff-0002/consistency.txt", "receipt-0001/cosigned-checkpoint.txt",
-                                        "bundle-one/checkpoint"].map { ($0.replacingOccurrences(of: "/", with: "-"), try file($0)) }
+        seeds["checkpoint-note"] = try [
+            "sender-checkpoint.txt", "handoff-0001/manifest.txt", "handoff-0002/consistency.txt", "receipt-0001/cosigned-checkpoint.txt",
+            "bundle-one/checkpoint",
+        ].map { ($0.replacingOccurrences(of: "/", with: "-"), try file($0)) }
         let proofs = try files("bundle-one/proofs").prefix(3).map { "bundle-one/proofs/" + $0 } + ["receipt-0001/handoff-received.tlog-proof"]
         seeds["tlog-proof"] = try proofs.map { ($0.replacingOccurrences(of: "/", with: "-"), try file($0)) }
-        seeds["verifier-key"] = try ["sender.pub", "recipient.pub", "bundle-one/verifier-key"].map { ($0.replacingOccurrences(of: "/", with: "-"), try file($0)) }
+        seeds["verifier-key"] = try ["sender.pub", "recipient.pub", "bundle-one/verifier-key"].map {
+            ($0.replacingOccurrences(of: "/", with: "-"), try file($0))
+        }
 
         func side(_ dir: String) throws -> (checkpoint: [UInt8], manifest: [UInt8], events: [[UInt8]]) {
             (try file(dir + "/checkpoint"), try file(dir + "/manifest.json"), try files(dir + "/events").map { try file(dir + "/events/" + $0) })
         }
         let one = try side("bundle-one")
         seeds["evidence-bundle"] = [("bundle-one", joined([one.checkpoint, one.manifest] + one.events.prefix(10)))]
-        let sender = try side("bundle-two/sender"), recipient = try side("bundle-two/recipient")
+        let sender = try side("bundle-two/sender")
+        let recipient = try side("bundle-two/recipient")
         let package = try files("bundle-two/handoff").first ?? "1"
-        seeds["two-sided-bundle"] = [("bundle-two", joined([try file("bundle-two/manifest.json"), sender.checkpoint, sender.manifest, recipient.checkpoint, recipient.manifest,
-                                                            try file("bundle-two/handoff/\(package)/manifest.txt"), (try? file("bundle-two/handoff/\(package)/cosigned-checkpoint.txt")) ?? []]
-                                                           + sender.events.prefix(8) + [text("recipient")] + recipient.events.prefix(8)))]
-        seeds["event-json"] = try eventsOfEveryType(in: [FuzzWorkspace.copy(fixture: "sender", as: "seeds-sender"), FuzzWorkspace.copy(fixture: "recipient", as: "seeds-recipient")])
+        seeds["two-sided-bundle"] = [
+            (
+                "bundle-two",
+                joined(
+                    [
+                        try file("bundle-two/manifest.json"), sender.checkpoint, sender.manifest, recipient.checkpoint, recipient.manifest,
+                        try file("bundle-two/handoff/\(package)/manifest.txt"),
+                        (try? file("bundle-two/handoff/\(package)/cosigned-checkpoint.txt")) ?? [],
+                    ]
+                        + sender.events.prefix(8) + [text("recipient")] + recipient.events.prefix(8))
+            )
+        ]
+        seeds["event-json"] = try eventsOfEveryType(in: [
+            FuzzWorkspace.copy(fixture: "sender", as: "seeds-sender"), FuzzWorkspace.copy(fixture: "recipient", as: "seeds-recipient"),
+        ])
 
         seeds["stored-record"] = (0..<24).map { i in
             let entry = UInt16(truncatingIfNeeded: i &* 97)
@@ -52,17 +76,26 @@ public enum FuzzSeeds {
         }
 
         let now: Int64 = 1_790_000_000
-        let signIn = "{\"aud\":\"com.example.notes\",\"auth_time\":\(now),\"email\":\"a@privaterelay.appleid.com\",\"email_verified\":\"true\",\"exp\":\(now + 600),"
+        let signIn =
+            "{\"aud\":\"com.example.notes\",\"auth_time\":\(now),\"email\":\"a@privaterelay.appleid.com\",\"email_verified\":\"true\",\"exp\":\(now + 600),"
             + "\"iat\":\(now),\"is_private_email\":\"true\",\"iss\":\"https://appleid.apple.com\",\"nonce_supported\":false,\"real_user_status\":2,"
             + "\"sub\":\"001234.abcdef0123456789.0001\",\"transfer_sub\":\"t.0001\"}"
-        let events = "{\\\"type\\\":\\\"email-disabled\\\",\\\"sub\\\":\\\"001234.abcdef0123456789.0001\\\",\\\"email\\\":\\\"a@privaterelay.appleid.com\\\",\\\"is_private_email\\\":\\\"true\\\",\\\"event_time\\\":\(now)000}"
-        let notification = "{\"aud\":\"com.example.notes\",\"events\":\"\(events)\",\"iat\":\(now),\"iss\":\"https://appleid.apple.com\",\"jti\":\"0b6b3c5e-jti\"}"
-        seeds["signed-claims"] = [("sign-in", joined([text(signIn), [], text("\(now + 1)")])), ("notification", joined([text(notification), [], text("\(now + 1)")]))]
+        let events =
+            "{\\\"type\\\":\\\"email-disabled\\\",\\\"sub\\\":\\\"001234.abcdef0123456789.0001\\\",\\\"email\\\":\\\"a@privaterelay.appleid.com\\\",\\\"is_private_email\\\":\\\"true\\\",\\\"event_time\\\":\(now)000}"
+        let notification =
+            "{\"aud\":\"com.example.notes\",\"events\":\"\(events)\",\"iat\":\(now),\"iss\":\"https://appleid.apple.com\",\"jti\":\"0b6b3c5e-jti\"}"
+        seeds["signed-claims"] = [
+            ("sign-in", joined([text(signIn), [], text("\(now + 1)")])), ("notification", joined([text(notification), [], text("\(now + 1)")])),
+        ]
         let minter = ServeFixture.minter
-        let token = try minter.identityToken(audience: "com.example.notes", sub: "001234.abcdef0123456789.0001", transferSub: "t.0001", email: "a@privaterelay.appleid.com",
-                                             isPrivateEmail: true, issuedAt: now)
-        let delivery = try minter.notification(audience: "com.example.notes", type: "consent-revoked", sub: "001234.abcdef0123456789.0001", eventTime: now, jti: "seed-jti")
-        seeds["ingest-token"] = [("bare-token", text(token)), ("report", text("{\"identity_token\":\"\(token)\",\"nonce\":\"n-1\"}")), ("notification", text(delivery))]
+        let token = try minter.identityToken(
+            audience: "com.example.notes", sub: "001234.abcdef0123456789.0001", transferSub: "t.0001", email: "a@privaterelay.appleid.com",
+            isPrivateEmail: true, issuedAt: now)
+        let delivery = try minter.notification(
+            audience: "com.example.notes", type: "consent-revoked", sub: "001234.abcdef0123456789.0001", eventTime: now, jti: "seed-jti")
+        seeds["ingest-token"] = [
+            ("bare-token", text(token)), ("report", text("{\"identity_token\":\"\(token)\",\"nonce\":\"n-1\"}")), ("notification", text(delivery)),
+        ]
         let bearer = text("Authorization: Bearer \(ServeFixture.secret)\nContent-Type: application/json")
         seeds["serve-request"] = [
             ("sign-in", joined([text("POST /apple/sign-ins"), bearer, text("{\"identity_token\":\"\(token)\"}")])),
@@ -71,11 +104,26 @@ public enum FuzzSeeds {
             ("healthz", joined([text("GET /healthz"), [], []])), ("metrics", joined([text("GET /metrics"), [], []])),
         ]
         seeds["apple-answer"] = [
-            ("token", joined([text("200 token"), text("Content-Type: application/json"), text("{\"access_token\":\"a1b2c3\",\"token_type\":\"Bearer\",\"expires_in\":3600}")])),
+            (
+                "token",
+                joined([
+                    text("200 token"), text("Content-Type: application/json"),
+                    text("{\"access_token\":\"a1b2c3\",\"token_type\":\"Bearer\",\"expires_in\":3600}"),
+                ])
+            ),
             ("transfer-sub", joined([text("200 migration"), [], text("{\"transfer_sub\":\"t.0001\"}")])),
-            ("exchanged", joined([text("200 migration"), [], text("{\"sub\":\"001234.abc.0001\",\"email\":\"a@privaterelay.appleid.com\",\"is_private_email\":\"true\"}")])),
+            (
+                "exchanged",
+                joined([
+                    text("200 migration"), [],
+                    text("{\"sub\":\"001234.abc.0001\",\"email\":\"a@privaterelay.appleid.com\",\"is_private_email\":\"true\"}"),
+                ])
+            ),
             ("throttled", joined([text("429 migration"), text("Retry-After: 120"), []])),
-            ("invalid-request", joined([text("400 migration"), [], text("{\"error\":\"invalid_request\",\"error_description\":\"bad transfer_sub\"}")])),
+            (
+                "invalid-request",
+                joined([text("400 migration"), [], text("{\"error\":\"invalid_request\",\"error_description\":\"bad transfer_sub\"}")])
+            ),
             ("invalid-client", joined([text("400 token"), [], text("{\"error\":\"invalid_client\"}")])),
             ("outage", joined([text("503 migration"), text("Retry-After: Wed, 25 Nov 2026 10:00:00 GMT"), text("<html>down</html>")])),
         ]

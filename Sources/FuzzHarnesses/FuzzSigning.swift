@@ -49,8 +49,9 @@ enum FuzzSigning {
         let stamp = note.signatures[1].bytes.prefix(8)
         let timestamp = stamp.count == 8 ? stamp.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : 0
         guard let signature = try? key.sign(Cosignature.message(checkpointText: note.text, timestamp: timestamp)) else { return bytes }
-        note.signatures[1] = SignedNote.Signature(name: name, keyID: Cosignature.keyID(name: name, publicKey: key.publicKey),
-                                                  bytes: BigEndian.bytes(timestamp) + signature)
+        note.signatures[1] = SignedNote.Signature(
+            name: name, keyID: Cosignature.keyID(name: name, publicKey: key.publicKey),
+            bytes: BigEndian.bytes(timestamp) + signature)
         return Array(note.serialized.utf8)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Ledger
 import Projections
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,7 +11,8 @@ import Glibc
 enum FuzzWorkspace {
     /// The directory, made on first use.
     static let path: String = {
-        let base = ProcessInfo.processInfo.environment["HANDOVER_FUZZ_DIR"]
+        let base =
+            ProcessInfo.processInfo.environment["HANDOVER_FUZZ_DIR"]
             ?? (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : NSTemporaryDirectory())
         let path = base + "/handover-fuzz-\(getpid())"
         try? FileManager.default.removeItem(atPath: path)
@@ -55,15 +57,18 @@ enum FuzzWorkspace {
 /// signatures.
 public enum FuzzFixtures {
     /// `FuzzTesting/Fixtures` in this checkout (or `HANDOVER_FUZZ_FIXTURES`).
-    public static let directory: String = ProcessInfo.processInfo.environment["HANDOVER_FUZZ_FIXTURES"]
+    public static let directory: String =
+        ProcessInfo.processInfo.environment["HANDOVER_FUZZ_FIXTURES"]
         ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("FuzzTesting/Fixtures").path
+        .appendingPathComponent("FuzzTesting/Fixtures").path
 
     public static func path(_ name: String) -> String { directory + "/" + name }
 
     /// Team A's fixture ledger, a copy opened read-only: what checkpoints are audited against.
     static let senderLedger: Ledger = {
-        do { return try Ledger.open(at: FuzzWorkspace.copy(fixture: "sender", as: "sender-read-only"), options: Ledger.Options(access: .readOnly)) } catch {
+        do {
+            return try Ledger.open(at: FuzzWorkspace.copy(fixture: "sender", as: "sender-read-only"), options: Ledger.Options(access: .readOnly))
+        } catch {
             fatalError("cannot open the fixture ledger sender: \(error)")
         }
     }()

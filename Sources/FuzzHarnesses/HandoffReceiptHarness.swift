@@ -8,7 +8,9 @@ extension Harness {
     /// `handoff-received.tlog-proof`. Team B holds the key that signs its checkpoints and
     /// cosignatures, so the harness signs them (``FuzzFiles/receipt(_:)``): what the fuzzer
     /// writes is what B could have signed.
-    static let handoffReceipt = Harness("handoff-receipt", "team B's receipt (cosigned checkpoint, event, proof), checked and recorded by team A's confirm") { input in
+    static let handoffReceipt = Harness(
+        "handoff-receipt", "team B's receipt (cosigned checkpoint, event, proof), checked and recorded by team A's confirm"
+    ) { input in
         let (files, recipientKey) = FuzzFiles.receipt(input)
         let dir = FuzzWorkspace.files("handoff-receipt", files)
         let confirmation = ReceiptConfirmation(ledger: FuzzFixtures.senderLedgerForWrites, recipientKey: recipientKey)

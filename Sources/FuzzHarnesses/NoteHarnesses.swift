@@ -6,7 +6,9 @@ extension Harness {
     /// signed notes read from a stranger's files: a manifest, a cosigned checkpoint, a
     /// consistency file. A checkpoint that parses is audited against a ledger twice: as it is,
     /// and signed afresh with the ledger's key, so that the consistency check sees its fields.
-    static let checkpointNote = Harness("checkpoint-note", "a checkpoint, signed note, cosigned checkpoint, handoff manifest or consistency file, read and checked") { input in
+    static let checkpointNote = Harness(
+        "checkpoint-note", "a checkpoint, signed note, cosigned checkpoint, handoff manifest or consistency file, read and checked"
+    ) { input in
         let text = String(decoding: input, as: UTF8.self)
         var accepted = false
         if let note = try? SignedNote(parsing: input) {
@@ -28,7 +30,9 @@ extension Harness {
             let key = FuzzFixtures.key("sender")
             _ = try? ledger.audit(checkpoint, publicKey: key.publicKey)
             let origin = (try? ledger.origin()) ?? checkpoint.origin
-            if let resigned = try? Checkpoint(origin: origin, treeSize: checkpoint.treeSize, rootHash: checkpoint.rootHash, time: checkpoint.time, key: key) {
+            if let resigned = try? Checkpoint(
+                origin: origin, treeSize: checkpoint.treeSize, rootHash: checkpoint.rootHash, time: checkpoint.time, key: key)
+            {
                 _ = try? ledger.audit(resigned, publicKey: key.publicKey)
             }
         }
@@ -41,7 +45,8 @@ extension Harness {
         let proof = try TlogProof(parsing: String(decoding: input, as: UTF8.self))
         HarnessCheck.expect((try? TlogProof(parsing: proof.text)) == proof, "a tlog-proof does not read back as what it wrote")
         let checkpoint = try Checkpoint(parsing: proof.checkpointText)
-        _ = MerkleProof.verifyInclusion(leafHash: MerkleHash.leaf([]), index: proof.index, treeSize: checkpoint.treeSize, path: proof.path, root: checkpoint.rootHash)
+        _ = MerkleProof.verifyInclusion(
+            leafHash: MerkleHash.leaf([]), index: proof.index, treeSize: checkpoint.treeSize, path: proof.path, root: checkpoint.rootHash)
     }
 
     /// A pinned verifier key file (`--sender-key`, `--recipient-key`, `checkpoint.pub`, a

@@ -37,13 +37,15 @@ final class ServeFixture: Sendable {
         quiet.logLevel = .critical
         let projection = UserProjection()
         ledger = try blocking {
-            try await Ledger.create(at: directory, LedgerCreated(teamID: "BBBB222222", clientIDs: [ServeFixture.clientID], role: .recipient, ledgerID: "fuzz-serve"),
-                                    folders: [projection])
+            try await Ledger.create(
+                at: directory, LedgerCreated(teamID: "BBBB222222", clientIDs: [ServeFixture.clientID], role: .recipient, ledgerID: "fuzz-serve"),
+                folders: [projection])
         }
         let keys = AppleKeySet(.fixed(try JSONWebKeySet(json: Data(ServeFixture.minter.jwks().utf8))))
         intake = try AppleIntake(ledger: ledger, projection: projection, keys: keys, logger: quiet)
-        server = try HandoverServer(intake: intake, configuration: ServeConfiguration(signInSecret: SignInSecret(secret: ServeFixture.secret), rejectionBudget: 1_000_000),
-                                    logger: quiet)
+        server = try HandoverServer(
+            intake: intake, configuration: ServeConfiguration(signInSecret: SignInSecret(secret: ServeFixture.secret), rejectionBudget: 1_000_000),
+            logger: quiet)
         responder = server.router().buildResponder()
     }
 
@@ -71,8 +73,9 @@ final class ServeFixture: Sendable {
     /// `serve`'s answer to one request, as its router gives it (a route it does not have is
     /// the router's 404).
     func respond(method: HTTPRequest.Method, path: String, headers: HTTPFields, body: [UInt8]) throws -> HTTPResponse.Status {
-        let request = Request(head: HTTPRequest(method: method, scheme: "http", authority: "localhost", path: path, headerFields: headers),
-                              body: RequestBody(buffer: ByteBuffer(bytes: body)))
+        let request = Request(
+            head: HTTPRequest(method: method, scheme: "http", authority: "localhost", path: path, headerFields: headers),
+            body: RequestBody(buffer: ByteBuffer(bytes: body)))
         let responder = responder
         return try blocking {
             var logger = Logger(label: "handover.fuzz")

@@ -26,11 +26,14 @@ extension Harness {
     /// bytes), the second the JWS header (the stand-in's `{"alg":"RS256","kid":…}` when empty),
     /// the third the time to verify at, in seconds. The harness signs them with the stand-in's
     /// key, then reports them as a sign-in and delivers them as a notification.
-    static let signedClaims = Harness("signed-claims", "claims signed with Apple's (the stand-in's) key, recorded as a sign-in and as a notification") { input in
+    static let signedClaims = Harness("signed-claims", "claims signed with Apple's (the stand-in's) key, recorded as a sign-in and as a notification")
+    { input in
         let parts = FuzzInput(input, parts: 3)
         let header = parts[1].isEmpty ? Array("{\"alg\":\"RS256\",\"kid\":\"\(ServeFixture.minter.keyID)\"}".utf8) : parts[1]
         let token = try ServeFixture.minter.sign(rawHeader: header, rawClaims: parts[0])
-        let at = Date(timeIntervalSince1970: Double(Int64(parts.text(2).trimmingCharacters(in: .whitespacesAndNewlines)).map { min(max($0, 0), 253_402_300_799) } ?? 1_790_000_000))
+        let at = Date(
+            timeIntervalSince1970: Double(
+                Int64(parts.text(2).trimmingCharacters(in: .whitespacesAndNewlines)).map { min(max($0, 0), 253_402_300_799) } ?? 1_790_000_000))
         let fixture = ServeFixture.next()
         let signIn = try blocking { try await fixture.intake.receiveSignIn(token, verifyAt: at) }
         let notification = try blocking {
@@ -45,11 +48,15 @@ extension Harness {
 
     /// A file of `handover ingest sign-in` or `ingest notification`: a report body (the bare
     /// token or `{"identity_token", "nonce"}`) or Apple's notification body, as a stranger sent it.
-    static let ingestToken = Harness("ingest-token", "a token file as ingest reads it: a sign-in report and a notification body, verified and recorded") { input in
+    static let ingestToken = Harness(
+        "ingest-token", "a token file as ingest reads it: a sign-in report and a notification body, verified and recorded"
+    ) { input in
         let fixture = ServeFixture.next()
         let report = SignInReport(Data(input))
         let at = Date(timeIntervalSince1970: 1_790_000_000)
-        let signIn = try blocking { try await fixture.intake.receiveSignIn(report.token, nonce: report.nonce, verifyAt: at, received: report.received) }
+        let signIn = try blocking {
+            try await fixture.intake.receiveSignIn(report.token, nonce: report.nonce, verifyAt: at, received: report.received)
+        }
         let notification = try blocking { try await fixture.intake.receiveNotification(Data(input), now: at) }
         HarnessCheck.expect(signIn.sequence > 0 && notification.sequence > 0, "a delivery was neither recorded nor refused on record")
     }

@@ -3,6 +3,7 @@ import LMDB
 import Ledger
 import Projections
 import Reporting
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,7 +20,9 @@ extension Harness {
     /// replace the key, remove, add; bits 2–3: the ledger, the key store, the key slots file;
     /// bit 7: deep verify), then the new bytes (for an addition, key and value parted by the
     /// `~~~~` line).
-    static let storedRecord = Harness("stored-record", "an auditor's copy with one stored entry altered, read by verify, query, report (and verify --deep)") { input in
+    static let storedRecord = Harness(
+        "stored-record", "an auditor's copy with one stored entry altered, read by verify, query, report (and verify --deep)"
+    ) { input in
         guard input.count >= 3 else { throw HarnessRefusal() }
         let copy = StoredRecordCopy.shared
         let choice = Int(input[0]) << 8 | Int(input[1])
@@ -101,12 +104,13 @@ final class StoredRecordCopy: Sendable {
             guard !entries.isEmpty else { throw HarnessRefusal() }
             let entry = entries[choice % entries.count]
             let parts = FuzzInput(payload, parts: 2)
-            let (newKey, newValue): ([UInt8]?, [UInt8]?) = switch mode {
-            case 0: (entry.key, payload)
-            case 1: (payload, entry.value)
-            case 2: (nil, nil)
-            default: (parts[0], parts[1])
-            }
+            let (newKey, newValue): ([UInt8]?, [UInt8]?) =
+                switch mode {
+                case 0: (entry.key, payload)
+                case 1: (payload, entry.value)
+                case 2: (nil, nil)
+                default: (parts[0], parts[1])
+                }
             let removesOld = mode != 3
             var written = newValue
             try StoredRecordCopy.write(entry) { txn, database in

@@ -12,7 +12,8 @@ extension Harness {
             HarnessCheck.expect(Set(list.users.map(\.identifier)).count == list.users.count, "a user was kept twice")
             let accounts = list.users.compactMap(\.accountID)
             HarnessCheck.expect(Set(accounts).count == accounts.count, "an account_id was given to two users")
-            HarnessCheck.expect(list.users.allSatisfy { !$0.identifier.isEmpty && $0.line > 1 }, "a user with an empty identifier or on the header line")
+            HarnessCheck.expect(
+                list.users.allSatisfy { !$0.identifier.isEmpty && $0.line > 1 }, "a user with an empty identifier or on the header line")
         }
         if !accepted { throw HarnessRefusal() }
     }

@@ -63,7 +63,10 @@ public final class BoundedHandoff<Item>: @unchecked Sendable {
         defer { condition.unlock() }
         while true {
             if let item = takeLocked() { return item }
-            if let ended { try ended.get(); return nil }
+            if let ended {
+                try ended.get()
+                return nil
+            }
             condition.wait()
         }
     }

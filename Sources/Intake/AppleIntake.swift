@@ -45,22 +45,27 @@ public final class AppleIntake: Sendable {
     ///
     /// A refusal is recorded unless `admitRejection` (given the payload's SHA-256) says no:
     /// then nothing is recorded and the receipt says it was suppressed.
-    public func receiveNotification(_ body: Data, now: Date = Date(), admitRejection: (@Sendable (_ payloadSHA256: String) -> Bool)? = nil) async throws -> IntakeReceipt {
+    public func receiveNotification(
+        _ body: Data, now: Date = Date(), admitRejection: (@Sendable (_ payloadSHA256: String) -> Bool)? = nil
+    ) async throws -> IntakeReceipt {
         let notification: AppleNotification
         do { notification = try await verifier.verifyNotification(body: body, now: now) } catch let rejection as TokenRejection {
-            return try await reject(rejection, payload: body, as: { .notificationRejected($0) }, keyPrefix: "notification-rejected", gate: admitRejection)
+            return try await reject(
+                rejection, payload: body, as: { .notificationRejected($0) }, keyPrefix: "notification-rejected", gate: admitRejection)
         }
         let subject = Identifier(subKind, notification.sub)
         let erasing = notification.type == .accountDeleted && settings.onAccountDeleted == .erase
-        var body = NotificationReceived(kind: NotificationReceived.Kind(notification.type), eventTime: Timestamp(notification.eventTime),
-                                        isPrivateEmail: notification.isPrivateEmail)
+        var body = NotificationReceived(
+            kind: NotificationReceived.Kind(notification.type), eventTime: Timestamp(notification.eventTime),
+            isPrivateEmail: notification.isPrivateEmail)
         if let email = notification.email, !erasing, try !isErased(subject) {
             body.email = try await ledger.sealer.seal(email, for: subject)
         }
         var ids = Identifiers(jti: notification.jti)
         ids[subKind] = notification.sub
-        let draft = EventDraft(.notificationReceived(body), identifiers: ids, occurredAt: Timestamp(notification.eventTime),
-                               idempotencyKey: EventDraft.notificationIdempotencyKey(jti: notification.jti))
+        let draft = EventDraft(
+            .notificationReceived(body), identifiers: ids, occurredAt: Timestamp(notification.eventTime),
+            idempotencyKey: EventDraft.notificationIdempotencyKey(jti: notification.jti))
         var receipt = try await record(draft)
         if erasing { receipt.erased = try await erase(subject, reason: "Apple reported the account deleted (notification \(notification.jti))") }
         return receipt
@@ -74,24 +79,29 @@ public final class AppleIntake: Sendable {
     /// the event records it as `verified_at`. `admitRejection` is as for notifications.
     /// `received` is the token's bytes as they arrived, if they may differ from its UTF-8 (a
     /// body that was not UTF-8): a refusal's payload hash is taken of them.
-    public func receiveSignIn(_ token: String, nonce: String? = nil, verifyAt: Date? = nil, now: Date = Date(), received: Data? = nil,
-                              admitRejection: (@Sendable (_ payloadSHA256: String) -> Bool)? = nil) async throws -> IntakeReceipt {
+    public func receiveSignIn(
+        _ token: String, nonce: String? = nil, verifyAt: Date? = nil, now: Date = Date(), received: Data? = nil,
+        admitRejection: (@Sendable (_ payloadSHA256: String) -> Bool)? = nil
+    ) async throws -> IntakeReceipt {
         let identity: IdentityToken
         do { identity = try await verifier.verifyIdentityToken(token, nonce: nonce, now: verifyAt ?? now) } catch let rejection as TokenRejection {
-            return try await reject(rejection, payload: received ?? Data(token.utf8), as: { .signInRejected($0) }, keyPrefix: "sign-in-rejected", gate: admitRejection)
+            return try await reject(
+                rejection, payload: received ?? Data(token.utf8), as: { .signInRejected($0) }, keyPrefix: "sign-in-rejected", gate: admitRejection)
         }
         let subject = Identifier(subKind, identity.sub)
-        var body = SignInVerified(audience: identity.audience, issuedAt: Timestamp(identity.issuedAt), expiresAt: Timestamp(identity.expiresAt),
-                                  emailVerified: identity.emailVerified, isPrivateEmail: identity.isPrivateEmail,
-                                  nonceChecked: identity.nonceChecked, realUserStatus: identity.realUserStatus,
-                                  verifiedAt: verifyAt.map { Timestamp($0) })
+        var body = SignInVerified(
+            audience: identity.audience, issuedAt: Timestamp(identity.issuedAt), expiresAt: Timestamp(identity.expiresAt),
+            emailVerified: identity.emailVerified, isPrivateEmail: identity.isPrivateEmail,
+            nonceChecked: identity.nonceChecked, realUserStatus: identity.realUserStatus,
+            verifiedAt: verifyAt.map { Timestamp($0) })
         if let email = identity.email, !email.isEmpty, try !isErased(subject) {
             body.email = try await ledger.sealer.seal(email, for: subject)
         }
         var ids = Identifiers(transferSub: identity.transferSub)
         ids[subKind] = identity.sub
-        let draft = EventDraft(.signInVerified(body), identifiers: ids, occurredAt: Timestamp(identity.issuedAt),
-                               idempotencyKey: "sign-in:" + AppleIntake.sha256(Data(token.utf8)))
+        let draft = EventDraft(
+            .signInVerified(body), identifiers: ids, occurredAt: Timestamp(identity.issuedAt),
+            idempotencyKey: "sign-in:" + AppleIntake.sha256(Data(token.utf8)))
         var receipt = try await record(draft)
         // Read after the append, which folded the sign-in: the backend learns which account this is.
         let asked = identity.transferSub.map { Identifier(.transferSub, $0) } ?? subject
@@ -118,11 +128,14 @@ public final class AppleIntake: Sendable {
         }
     }
 
-    private func reject(_ rejection: TokenRejection, payload: Data, as body: (TokenRejected) -> EventBody, keyPrefix: String,
-                        gate: (@Sendable (_ payloadSHA256: String) -> Bool)?) async throws -> IntakeReceipt {
+    private func reject(
+        _ rejection: TokenRejection, payload: Data, as body: (TokenRejected) -> EventBody, keyPrefix: String,
+        gate: (@Sendable (_ payloadSHA256: String) -> Bool)?
+    ) async throws -> IntakeReceipt {
         let hash = AppleIntake.sha256(payload)
-        let draft = EventDraft(body(TokenRejected(reason: rejection.reason.rawValue, detail: rejection.detail, payloadSHA256: hash)),
-                               idempotencyKey: keyPrefix + ":" + hash)
+        let draft = EventDraft(
+            body(TokenRejected(reason: rejection.reason.rawValue, detail: rejection.detail, payloadSHA256: hash)),
+            idempotencyKey: keyPrefix + ":" + hash)
         if let gate, !gate(hash) {
             return IntakeReceipt(outcome: .suppressed(rejection, payloadSHA256: hash), eventType: draft.type, appendDuration: .zero, erased: false)
         }

@@ -24,8 +24,10 @@ public final class Cursor {
         let result = mdb_cursor_get(handle, &k, &v, op)
         if result == MDB_NOTFOUND { return nil }
         try LMDBError.check(result, "mdb_cursor_get(\(database.name))")
-        return (UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size),
-                UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+        return (
+            UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size),
+            UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+        )
     }
 
     /// The first entry.

@@ -1,4 +1,5 @@
 import CLMDB
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

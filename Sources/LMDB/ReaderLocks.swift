@@ -45,7 +45,10 @@ public enum ReaderLocks: Sendable, Equatable {
             throw LMDBError(code: .init(rawValue: errno), operation: "fcntl(\(lockFile), F_GETLK)")
         }
         guard probe.l_type == Int16(F_UNLCK) else {
-            throw LMDBError(code: .busy, operation: "process \(probe.l_pid) has \(path) open and this user cannot take a place in its lock.mdb, so reading beside it is not safe")
+            throw LMDBError(
+                code: .busy,
+                operation:
+                    "process \(probe.l_pid) has \(path) open and this user cannot take a place in its lock.mdb, so reading beside it is not safe")
         }
         return .none
     }

@@ -29,7 +29,8 @@ public final class WriteRecorder: @unchecked Sendable {
         self.bytes = [UInt8](repeating: 0, count: bytes)
         self.bytes.removeAll(keepingCapacity: true)
         self.puts.reserveCapacity(puts)
-        self.puts.append(contentsOf: repeatElement(Put(database: Database(handle: 0, name: "", flags: []), key: 0..<0, value: 0..<0, flags: []), count: puts))
+        self.puts.append(
+            contentsOf: repeatElement(Put(database: Database(handle: 0, name: "", flags: []), key: 0..<0, value: 0..<0, flags: []), count: puts))
         self.puts.removeAll(keepingCapacity: true)
     }
 

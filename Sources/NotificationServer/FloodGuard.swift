@@ -15,8 +15,9 @@ public final class FloodGuard: Sendable {
 
         func summary(source: String, until: Timestamp) -> RejectionsSummarized? {
             guard !suppressed.isEmpty else { return nil }
-            return RejectionsSummarized(source: source, from: Timestamp(seconds: minute * 60), until: until, counts: suppressed,
-                                        firstPayloadSHA256: first, lastPayloadSHA256: last)
+            return RejectionsSummarized(
+                source: source, from: Timestamp(seconds: minute * 60), until: until, counts: suppressed,
+                firstPayloadSHA256: first, lastPayloadSHA256: last)
         }
 
         var end: Timestamp { Timestamp(seconds: (minute + 1) * 60) }

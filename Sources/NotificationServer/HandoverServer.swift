@@ -1,9 +1,9 @@
 import AppleID
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
-import HTTPTypes
 import Intake
 import Ledger
 import Logging
@@ -69,7 +69,8 @@ public struct HandoverServer: Sendable {
         }
         router.get("/healthz") { _, _ in
             if let full = storage.diskFull, let space = DiskSpace(at: intake.ledger.directory), space.available < DiskSpace.nearlyFull {
-                var response = reply("healthz", .serviceUnavailable, ServeReply(status: "disk-full", detail: full.message, freeBytes: space.available))
+                var response = reply(
+                    "healthz", .serviceUnavailable, ServeReply(status: "disk-full", detail: full.message, freeBytes: space.available))
                 response.headers[.retryAfter] = "60"
                 return response
             }
@@ -88,8 +89,9 @@ public struct HandoverServer: Sendable {
                 // The counters are still worth serving; the ledger's figures keep their last values.
                 logger.error("metrics: the ledger's figures cannot be read", metadata: ["error": "\(error)"])
             }
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.prometheusText())))
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.prometheusText())))
         }
         return router
     }
@@ -100,16 +102,23 @@ public struct HandoverServer: Sendable {
     func source(of request: Request, _ context: ServeRequestContext) -> String {
         let peer = context.remoteAddress?.ipAddress ?? "unknown"
         guard let proxy = configuration.trustedProxy, peer == proxy,
-              let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!]?.split(separator: ",").last?.trimming(.whitespaces),
-              // A header that is not an IP address is expected from a stranger: the peer is recorded.
-              (try? SocketAddress(ipAddress: forwarded, port: 0)) != nil else { return peer }
+            let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!]?.split(separator: ",").last?.trimming(.whitespaces),
+            // A header that is not an IP address is expected from a stranger: the peer is recorded.
+            (try? SocketAddress(ipAddress: forwarded, port: 0)) != nil
+        else { return peer }
         return forwarded
     }
 
     /// The refusal of a request without the sign-in reports' bearer secret, or nil when it has it.
     private func unauthorized(_ route: String, _ request: Request) -> Response? {
         guard let secret = configuration.signInSecret else {
-            return reply(route, .unauthorized, ServeReply(error: "unauthorized", detail: "sign-in reports and lookups are off: no bearer secret was set (handover init --sign-in-secret-file, or serve --sign-in-secret-file)"))
+            return reply(
+                route, .unauthorized,
+                ServeReply(
+                    error: "unauthorized",
+                    detail:
+                        "sign-in reports and lookups are off: no bearer secret was set (handover init --sign-in-secret-file, or serve --sign-in-secret-file)"
+                ))
         }
         guard secret.accepts(authorization: request.headers[.authorization]) else {
             var response = reply(route, .unauthorized, ServeReply(error: "unauthorized", detail: "missing or wrong bearer secret"))
@@ -124,7 +133,9 @@ public struct HandoverServer: Sendable {
     private func lookUp(_ route: String, _ kind: IdentifierKind, _ request: Request, _ context: ServeRequestContext) async -> Response {
         if let refused = unauthorized(route, request) { return refused }
         guard let id = context.parameters.get("id"), !id.isEmpty, id.utf8.count <= Identifiers.maximumLength else {
-            return reply(route, .badRequest, ServeReply(error: "bad_request", detail: "the identifier is empty or longer than \(Identifiers.maximumLength) bytes"))
+            return reply(
+                route, .badRequest,
+                ServeReply(error: "bad_request", detail: "the identifier is empty or longer than \(Identifiers.maximumLength) bytes"))
         }
         do {
             let lookup = try intake.lookup(Identifier(kind, id))
@@ -168,22 +179,31 @@ public struct HandoverServer: Sendable {
                 return reply(route, .ok, fields)
             case .rejected(let rejection, let sequence):
                 let status: HTTPResponse.Status = rejection.reason == .bodyTooLarge ? .contentTooLarge : .badRequest
-                var response = reply(route, status, ServeReply(error: "rejected", reason: rejection.reason.rawValue, detail: rejection.detail, sequence: sequence))
+                var response = reply(
+                    route, status, ServeReply(error: "rejected", reason: rejection.reason.rawValue, detail: rejection.detail, sequence: sequence))
                 if rejection.reason == .bodyTooLarge { response.headers[.connection] = "close" }
                 return response
             case .suppressed(let rejection, _):
-                var response = reply(route, .tooManyRequests, ServeReply(error: "too_many_rejections", reason: rejection.reason.rawValue,
-                                                                         detail: "more than \(floodGuard.budgetPerMinute) refused deliveries from this address this minute; this one is counted, not recorded"))
+                var response = reply(
+                    route, .tooManyRequests,
+                    ServeReply(
+                        error: "too_many_rejections", reason: rejection.reason.rawValue,
+                        detail:
+                            "more than \(floodGuard.budgetPerMinute) refused deliveries from this address this minute; this one is counted, not recorded"
+                    ))
                 response.headers[.retryAfter] = "60"
                 return response
             }
         } catch let error as AppleKeySet.Unavailable {
             logger.warning("Apple's keys unavailable; asking the sender to retry", metadata: ["error": "\(error)"])
-            var response = reply(route, .serviceUnavailable, ServeReply(error: "unavailable", detail: "Apple's public keys cannot be fetched now; try again later"))
+            var response = reply(
+                route, .serviceUnavailable, ServeReply(error: "unavailable", detail: "Apple's public keys cannot be fetched now; try again later"))
             response.headers[.retryAfter] = "60"
             return response
         } catch let error as LedgerError where error.code == .diskFull {
-            if storage.full(error) { logger.critical("the disk holding the ledger is full; answering 503 until space is freed", metadata: ["error": "\(error.message)"]) }
+            if storage.full(error) {
+                logger.critical("the disk holding the ledger is full; answering 503 until space is freed", metadata: ["error": "\(error.message)"])
+            }
             var response = reply(route, .serviceUnavailable, ServeReply(error: "disk-full", detail: error.message))
             response.headers[.retryAfter] = "60"
             return response
@@ -196,8 +216,9 @@ public struct HandoverServer: Sendable {
     private func reply(_ route: String, _ status: HTTPResponse.Status, _ fields: ServeReply) -> Response {
         metrics.respond(route: route, status: status.code)
         let data = fields.encoded
-        return Response(status: status, headers: [.contentType: "application/json;charset=UTF-8", .cacheControl: "no-store"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: status, headers: [.contentType: "application/json;charset=UTF-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     /// Reads the body up to one byte past the limit: enough to refuse an oversized body

@@ -9,12 +9,13 @@ public enum ListenFailure {
     public static func message(_ error: any Error, host: String, port: Int) -> String? {
         guard let io = error as? IOError, io.description.hasPrefix("bind(") else { return nil }
         let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        let reason = switch io.errnoCode {
-        case EADDRINUSE: "the address is in use (another process listens there)"
-        case EADDRNOTAVAIL: "the address is not one of this machine's"
-        case EACCES: "permission denied (ports below 1024 need privileges)"
-        default: String(cString: strerror(io.errnoCode))
-        }
+        let reason =
+            switch io.errnoCode {
+            case EADDRINUSE: "the address is in use (another process listens there)"
+            case EADDRNOTAVAIL: "the address is not one of this machine's"
+            case EACCES: "permission denied (ports below 1024 need privileges)"
+            default: String(cString: strerror(io.errnoCode))
+            }
         return "cannot listen on \(address): \(reason)"
     }
 }

@@ -38,8 +38,9 @@ struct DurationHistogramSeries: Sendable {
 
     /// This family's histogram on `registry`, made with its help text and buckets the first time.
     func histogram(in registry: PrometheusCollectorRegistry) -> DurationHistogram {
-        registry.makeDurationHistogram(descriptor: MetricNameDescriptor(wholeName: name, help: help),
-                                       buckets: bounds.map { .nanoseconds(Int64(($0 * 1e9).rounded())) })
+        registry.makeDurationHistogram(
+            descriptor: MetricNameDescriptor(wholeName: name, help: help),
+            buckets: bounds.map { .nanoseconds(Int64(($0 * 1e9).rounded())) })
     }
 }
 

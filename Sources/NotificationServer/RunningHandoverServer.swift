@@ -9,7 +9,12 @@ public final class RunningHandoverServer: Sendable {
     public init(_ server: HandoverServer) async throws {
         let (stream, continuation) = AsyncStream<Int>.makeStream()
         self.server = server
-        self.task = Task { try await server.run { port in continuation.yield(port); continuation.finish() } }
+        self.task = Task {
+            try await server.run { port in
+                continuation.yield(port)
+                continuation.finish()
+            }
+        }
         var iterator = stream.makeAsyncIterator()
         guard let port = await iterator.next() else { throw CancellationError() }
         baseURL = "\(server.configuration.usesTLS ? "https" : "http")://127.0.0.1:\(port)"

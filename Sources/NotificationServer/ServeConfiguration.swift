@@ -18,8 +18,10 @@ public struct ServeConfiguration: Sendable {
     /// The address of a proxy in front whose `X-Forwarded-For` names the client.
     public var trustedProxy: String?
 
-    public init(host: String = "127.0.0.1", port: Int = 8443, tlsCertificate: String? = nil, tlsKey: String? = nil,
-                insecureHTTP: Bool = false, signInSecret: SignInSecret? = nil, rejectionBudget: Int = 60, trustedProxy: String? = nil) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8443, tlsCertificate: String? = nil, tlsKey: String? = nil,
+        insecureHTTP: Bool = false, signInSecret: SignInSecret? = nil, rejectionBudget: Int = 60, trustedProxy: String? = nil
+    ) {
         self.rejectionBudget = rejectionBudget
         self.trustedProxy = trustedProxy
         self.host = host
@@ -58,7 +60,10 @@ public struct ServeConfiguration: Sendable {
             throw Refused(description: "--trusted-proxy must be an IP address (the proxy's, as the connection shows it), not \"\(trustedProxy)\"")
         }
         if !usesTLS, !isLoopback, !insecureHTTP {
-            throw Refused(description: "refusing plain HTTP on \(host), which is not a loopback address: pass --tls-cert and --tls-key, or --insecure-http if a proxy in front terminates TLS")
+            throw Refused(
+                description:
+                    "refusing plain HTTP on \(host), which is not a loopback address: pass --tls-cert and --tls-key, or --insecure-http if a proxy in front terminates TLS"
+            )
         }
     }
 

@@ -11,7 +11,9 @@ enum ServeSeries {
     static let eventsRecorded = CounterSeries(
         name: "handover_events_recorded_total", labelNames: ["type"],
         help: "Events this server recorded in the ledger, by event type: deliveries, refusals and rejection summaries.",
-        initialValues: [EventType.notificationReceived, .notificationRejected, .signInVerified, .signInRejected, .rejectionsSummarized].map { [$0.rawValue] })
+        initialValues: [EventType.notificationReceived, .notificationRejected, .signInVerified, .signInRejected, .rejectionsSummarized].map {
+            [$0.rawValue]
+        })
 
     static let rejections = CounterSeries(
         name: "handover_rejections_total", labelNames: ["reason"],
@@ -43,7 +45,9 @@ enum ServeSeries {
 
     static let windowLeft = GaugeSeries(
         name: "handover_window_left_seconds", labelNames: [],
-        help: "Seconds left before Apple stops answering migration calls (0 once the window has closed; divide by 86400 for days); absent while no transfer date is recorded.")
+        help:
+            "Seconds left before Apple stops answering migration calls (0 once the window has closed; divide by 86400 for days); absent while no transfer date is recorded."
+    )
 
     static let windowClosesAt = GaugeSeries(
         name: "handover_window_closes_timestamp_seconds", labelNames: [],

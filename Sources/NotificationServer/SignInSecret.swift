@@ -38,7 +38,9 @@ public struct SignInSecret: Sendable {
     /// A secret read from the file at `path`.
     public static func load(file path: String) throws -> SignInSecret {
         let data: [UInt8]
-        do { data = try FileBytes.read(path, limit: maximumFileBytes) } catch { throw Invalid(description: "cannot read the sign-in secret file: \(ErrorText.describing(error))") }
+        do { data = try FileBytes.read(path, limit: maximumFileBytes) } catch {
+            throw Invalid(description: "cannot read the sign-in secret file: \(ErrorText.describing(error))")
+        }
         return try SignInSecret(secret: String(decoding: data, as: UTF8.self))
     }
 
@@ -51,7 +53,8 @@ public struct SignInSecret: Sendable {
     /// Whether an `Authorization` header carries this secret as a bearer token (compared in constant time).
     public func accepts(authorization: String?) -> Bool {
         guard let authorization, authorization.utf8.count > 7,
-              authorization.utf8.prefix(7).elementsEqual("bearer ".utf8, by: { (0x41...0x5A).contains($0) ? $0 + 0x20 == $1 : $0 == $1 }) else { return false }
+            authorization.utf8.prefix(7).elementsEqual("bearer ".utf8, by: { (0x41...0x5A).contains($0) ? $0 + 0x20 == $1 : $0 == $1 })
+        else { return false }
         let presented = Array(SHA256.hash(data: Data(authorization.dropFirst(7).trimming(.whitespaces).utf8)))
         var difference: UInt8 = 0
         for (a, b) in zip(presented, digest) { difference |= a ^ b }

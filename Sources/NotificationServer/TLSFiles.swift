@@ -11,14 +11,16 @@ enum TLSFiles {
         try readable(key, option: "--tls-key")
         let chain: [NIOSSLCertificate]
         do { chain = try NIOSSLCertificate.fromPEMFile(certificate) } catch {
-            throw ServeConfiguration.Refused(description: "--tls-cert \(certificate): not a PEM certificate chain (a \"-----BEGIN CERTIFICATE-----\" block) that can be read")
+            throw ServeConfiguration.Refused(
+                description: "--tls-cert \(certificate): not a PEM certificate chain (a \"-----BEGIN CERTIFICATE-----\" block) that can be read")
         }
         guard !chain.isEmpty else {
             throw ServeConfiguration.Refused(description: "--tls-cert \(certificate): holds no certificate (a \"-----BEGIN CERTIFICATE-----\" block)")
         }
         let privateKey: NIOSSLPrivateKey
         do { privateKey = try NIOSSLPrivateKey(file: key, format: .pem) } catch {
-            throw ServeConfiguration.Refused(description: "--tls-key \(key): not a PEM private key (a \"-----BEGIN PRIVATE KEY-----\" block, unencrypted) that can be read")
+            throw ServeConfiguration.Refused(
+                description: "--tls-key \(key): not a PEM private key (a \"-----BEGIN PRIVATE KEY-----\" block, unencrypted) that can be read")
         }
         var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
         tls.minimumTLSVersion = .tlsv12

@@ -25,26 +25,34 @@ public enum ProjectionAudit {
     /// Folds the log through its head into a fresh projection in `scratch` (a directory that
     /// must not exist yet, removed by the caller; ``ScratchFold``), `chunk` events per transaction, then compares; nil when every
     /// entry agrees. `progress` hears the events folded so far.
-    public static func run(ledger: Ledger, projection: UserProjection, scratch: String, chunk: UInt64 = ScratchFold.eventsPerTransaction,
-                           progress: ((UInt64) -> Void)? = nil) throws -> Mismatch? {
+    public static func run(
+        ledger: Ledger, projection: UserProjection, scratch: String, chunk: UInt64 = ScratchFold.eventsPerTransaction,
+        progress: ((UInt64) -> Void)? = nil
+    ) throws -> Mismatch? {
         let reference = try ScratchFold(directory: scratch, for: ledger.environment, schema: ledger.schema)
         return try ledger.read { view in
             // The log only grows, so events read in other transactions are this one's events.
-            try reference.fold(through: try view.head().sequence, chunk: chunk, events: { range in
-                try ledger.read { try $0.events(range) }
-            }, progress: progress)
+            try reference.fold(
+                through: try view.head().sequence, chunk: chunk,
+                events: { range in
+                    try ledger.read { try $0.events(range) }
+                }, progress: progress)
             let stored = try projection.databases(in: view.transaction)
             return try reference.read { txn, expected in
-                let pairs = [("user_versions", stored.userVersions, expected.userVersions), ("user_links", stored.userLinks, expected.userLinks),
-                             ("migrated_order", stored.migratedOrder, expected.migratedOrder), ("windows", stored.windows, expected.windows)]
+                let pairs = [
+                    ("user_versions", stored.userVersions, expected.userVersions), ("user_links", stored.userLinks, expected.userLinks),
+                    ("migrated_order", stored.migratedOrder, expected.migratedOrder), ("windows", stored.windows, expected.windows),
+                ]
                 for (name, a, b) in pairs {
                     if let mismatch = try compare(name, a, in: view.transaction, with: b, in: txn) { return mismatch }
                 }
                 for key in [ProjectionDatabases.checkpointKey, ProjectionDatabases.nextUserKey] {
-                    let a = try view.transaction.get(stored.state, key: key).map(Array.init), b = try txn.get(expected.state, key: key).map(Array.init)
+                    let a = try view.transaction.get(stored.state, key: key).map(Array.init)
+                    let b = try txn.get(expected.state, key: key).map(Array.init)
                     if a != b {
-                        return Mismatch(database: "projection_state", entry: String(decoding: key, as: UTF8.self),
-                                        problem: "stored \(a.map(describeNumber) ?? "nothing"), the log implies \(b.map(describeNumber) ?? "nothing")")
+                        return Mismatch(
+                            database: "projection_state", entry: String(decoding: key, as: UTF8.self),
+                            problem: "stored \(a.map(describeNumber) ?? "nothing"), the log implies \(b.map(describeNumber) ?? "nothing")")
                     }
                 }
                 return nil
@@ -54,14 +62,19 @@ public enum ProjectionAudit {
 
     /// Walks both databases in key order; the first entry present in one only, or with another
     /// value, is the mismatch.
-    private static func compare(_ name: String, _ stored: Database, in a: ReadTransaction, with expected: Database, in b: ReadTransaction) throws -> Mismatch? {
+    private static func compare(
+        _ name: String, _ stored: Database, in a: ReadTransaction, with expected: Database, in b: ReadTransaction
+    ) throws -> Mismatch? {
         try a.withCursor(stored) { left in
             try b.withCursor(expected) { right in
-                var l = try left.first(), r = try right.first()
+                var l = try left.first()
+                var r = try right.first()
                 while l != nil || r != nil {
                     if let (lk, lv) = l, let (rk, rv) = r, lk.elementsEqual(rk) {
                         if !lv.elementsEqual(rv), !(name == "user_versions" && sameUser(key: lk, stored: lv, expected: rv)) {
-                            return Mismatch(database: name, entry: describe(name, Array(lk)), problem: "the stored value differs from the one the log implies (\(lv.count) bytes, expected \(rv.count))")
+                            return Mismatch(
+                                database: name, entry: describe(name, Array(lk)),
+                                problem: "the stored value differs from the one the log implies (\(lv.count) bytes, expected \(rv.count))")
                         }
                         l = try left.next()
                         r = try right.next()
@@ -82,7 +95,9 @@ public enum ProjectionAudit {
     /// log implies: a ledger written before user record version 2 keeps version 1 records
     /// until a rebuild, and they differ from the fold's bytes without being wrong.
     private static func sameUser(key: UnsafeRawBufferPointer, stored: UnsafeRawBufferPointer, expected: UnsafeRawBufferPointer) -> Bool {
-        guard stored.first != expected.first, let a = try? UserStateCodec.decode(key: key, value: stored), let b = try? UserStateCodec.decode(key: key, value: expected) else { return false }
+        guard stored.first != expected.first, let a = try? UserStateCodec.decode(key: key, value: stored),
+            let b = try? UserStateCodec.decode(key: key, value: expected)
+        else { return false }
         return a == b
     }
 
@@ -93,7 +108,8 @@ public enum ProjectionAudit {
             return "user \(number(key)), sequence \(number(key, at: 8))"
         case "user_links" where key.count > 10:
             let identifier = key.dropFirst().dropLast(9)
-            return "identifier \(InertText.forScreen(String(decoding: identifier, as: UTF8.self))) (tag \(key[0])), from sequence \(number(key, at: key.count - 8))"
+            return
+                "identifier \(InertText.forScreen(String(decoding: identifier, as: UTF8.self))) (tag \(key[0])), from sequence \(number(key, at: key.count - 8))"
         case "migrated_order" where key.count == 16:
             return "listing time key \(Hex.encode(Array(key[0..<8]))), user \(number(key, at: 8))"
         case "windows" where key.count == 8:

@@ -40,7 +40,10 @@ public struct TransferWindow: Hashable, Sendable {
         windowDays = Int(try r.u32())
         sequence = try r.u64()
         guard TransferAccepted.windowDaysAllowed.contains(windowDays) else {
-            throw LedgerError(.malformedRecord, "transfer window: \(windowDays) days, not \(TransferAccepted.windowDaysAllowed.lowerBound) to \(TransferAccepted.windowDaysAllowed.upperBound)")
+            throw LedgerError(
+                .malformedRecord,
+                "transfer window: \(windowDays) days, not \(TransferAccepted.windowDaysAllowed.lowerBound) to \(TransferAccepted.windowDaysAllowed.upperBound)"
+            )
         }
     }
 }

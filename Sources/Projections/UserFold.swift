@@ -10,8 +10,9 @@ struct UserFold<Store: ProjectionStore> {
     func fold(_ event: RecordedEvent) throws {
         let time = event.effectiveTime
         switch event.body {
-        case .ledgerCreated, .runStarted, .runFinished, .accessTokenIssued, .accessTokenFailed, .signInRejected, .notificationRejected, .rejectionsSummarized,
-             .handoffIssued, .handoffReceived, .handoffRefused, .handoffAcknowledged, .applyStarted, .applyIntended:
+        case .ledgerCreated, .runStarted, .runFinished, .accessTokenIssued, .accessTokenFailed, .signInRejected, .notificationRejected,
+            .rejectionsSummarized,
+            .handoffIssued, .handoffReceived, .handoffRefused, .handoffAcknowledged, .applyStarted, .applyIntended:
             break
         case .applySettled(let body) where body.committed:
             // Each account's outcome becomes its user's; an undo changes only what it restored.
@@ -26,7 +27,9 @@ struct UserFold<Store: ProjectionStore> {
         case .handoffRowsReceived(let body):
             // Each row is a user handed over: known from now on by transfer_sub and account_id.
             for (accountID, transferSub) in zip(body.accountIDs, body.transferSubs) {
-                let ids = accountID.isEmpty ? [Identifier(.transferSub, transferSub)] : [Identifier(.accountID, accountID), Identifier(.transferSub, transferSub)]
+                let ids =
+                    accountID.isEmpty
+                    ? [Identifier(.transferSub, transferSub)] : [Identifier(.accountID, accountID), Identifier(.transferSub, transferSub)]
                 try update(ids, at: event.sequence, creating: .received) { u in
                     if u.status == .pending || u.status == .unmatched { u.status = .received }
                     u.package = u.package ?? body.package

@@ -55,8 +55,9 @@ public final class UserProjection: LedgerFolder {
             let needsUpgrade = LedgerError(.needsUpgrade, "its projections have an older layout")
             handles = try environment.read { txn in
                 do {
-                    let handles = Handles(root: try txn.openDatabase(ProjectionDatabases.rootName, create: false),
-                                          even: try .open(generation: 0, in: txn, create: false), odd: try .open(generation: 1, in: txn, create: false))
+                    let handles = Handles(
+                        root: try txn.openDatabase(ProjectionDatabases.rootName, create: false),
+                        even: try .open(generation: 0, in: txn, create: false), odd: try .open(generation: 1, in: txn, create: false))
                     guard try txn.get(handles.root, key: ProjectionDatabases.layoutKey) == [ProjectionDatabases.layout] else { throw needsUpgrade }
                     return handles
                 } catch let error as LMDBError where error.code == .notFound {
@@ -65,14 +66,17 @@ public final class UserProjection: LedgerFolder {
             }
         } else {
             handles = try environment.write { txn in
-                let handles = Handles(root: try txn.openDatabase(ProjectionDatabases.rootName, create: true),
-                                      even: try .open(generation: 0, in: txn, create: true), odd: try .open(generation: 1, in: txn, create: true))
+                let handles = Handles(
+                    root: try txn.openDatabase(ProjectionDatabases.rootName, create: true),
+                    even: try .open(generation: 0, in: txn, create: true), odd: try .open(generation: 1, in: txn, create: true))
                 if try txn.get(handles.root, key: ProjectionDatabases.layoutKey) != [ProjectionDatabases.layout] {
                     for name in ProjectionDatabases.layout1Names {
                         do { try txn.drop(try txn.openDatabase(name, create: false)) } catch let error as LMDBError where error.code == .notFound {}
                     }
                     for dbs in [handles.even, handles.odd] { try ProjectionGenerations.empty(dbs, in: txn) }
-                    for key in [ProjectionDatabases.generationKey, ProjectionDatabases.rebuildingKey, ProjectionDatabases.loaderKey] { try txn.delete(handles.root, key: key) }
+                    for key in [ProjectionDatabases.generationKey, ProjectionDatabases.rebuildingKey, ProjectionDatabases.loaderKey] {
+                        try txn.delete(handles.root, key: key)
+                    }
                     try txn.put(handles.root, key: ProjectionDatabases.layoutKey, value: [ProjectionDatabases.layout])
                 }
                 return handles
@@ -106,8 +110,10 @@ public final class UserProjection: LedgerFolder {
 
     /// ``read(_:asOf:_:)`` from async code: the read transaction is opened on a thread outside
     /// the pool async tasks run on (``Ledger/readInBackground(_:)``).
-    public func readInBackground<T: Sendable>(_ ledger: Ledger, asOf time: Timestamp? = nil,
-                                              _ body: @escaping @Sendable (any ProjectionSnapshot, LogView) throws -> T) async throws -> T {
+    public func readInBackground<T: Sendable>(
+        _ ledger: Ledger, asOf time: Timestamp? = nil,
+        _ body: @escaping @Sendable (any ProjectionSnapshot, LogView) throws -> T
+    ) async throws -> T {
         try await OffPool.run { try self.read(ledger, asOf: time, body) }
     }
 
@@ -128,10 +134,13 @@ public final class UserProjection: LedgerFolder {
     /// ``LedgerError/Code/takenOver``. `progress` hears after each transaction, and may throw
     /// to stop. Returns the number of events folded.
     @discardableResult
-    public func rebuild(_ ledger: Ledger, chunk: UInt64 = Ledger.eventsPerBackgroundTransaction, scratch: String? = nil,
-                        progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)? = nil) throws -> UInt64 {
-        try rebuild(ledger.environment, schema: ledger.schema, chunk: chunk, scratch: scratch ?? ScratchFold.temporaryDirectory(for: "rebuild"),
-                    onlyIfEmpty: false, progress: progress) ?? 0
+    public func rebuild(
+        _ ledger: Ledger, chunk: UInt64 = Ledger.eventsPerBackgroundTransaction, scratch: String? = nil,
+        progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)? = nil
+    ) throws -> UInt64 {
+        try rebuild(
+            ledger.environment, schema: ledger.schema, chunk: chunk, scratch: scratch ?? ScratchFold.temporaryDirectory(for: "rebuild"),
+            onlyIfEmpty: false, progress: progress) ?? 0
     }
 
     /// The projections in use have folded nothing beside a long log (a ledger from before
@@ -140,14 +149,17 @@ public final class UserProjection: LedgerFolder {
     /// was. Nil when they were no longer empty by the rebuild's first transaction. A load killed
     /// part-way starts again at the next writable open.
     public func loadLog(from environment: Environment, schema: LedgerSchema) throws -> UInt64? {
-        try rebuild(environment, schema: schema, chunk: Ledger.eventsPerBackgroundTransaction,
-                    scratch: scratch ?? ScratchFold.temporaryDirectory(for: "upgrade"), onlyIfEmpty: true, progress: nil)
+        try rebuild(
+            environment, schema: schema, chunk: Ledger.eventsPerBackgroundTransaction,
+            scratch: scratch ?? ScratchFold.temporaryDirectory(for: "upgrade"), onlyIfEmpty: true, progress: nil)
     }
 
     /// ``rebuild(_:chunk:scratch:progress:)``, or nil without writing anything when
     /// `onlyIfEmpty` and the projections in use have folded something.
-    private func rebuild(_ environment: Environment, schema: LedgerSchema, chunk: UInt64, scratch: String, onlyIfEmpty: Bool,
-                         progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?) throws -> UInt64? {
+    private func rebuild(
+        _ environment: Environment, schema: LedgerSchema, chunk: UInt64, scratch: String, onlyIfEmpty: Bool,
+        progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?
+    ) throws -> UInt64? {
         let handles = self.handles
         // The scratch environment is made only for a load, and before the ledger is written, so
         // a scratch directory that cannot be made leaves it untouched; continuing an interrupted
@@ -217,17 +229,21 @@ public final class UserProjection: LedgerFolder {
     /// Loads the empty generation `target` with the log through its present head, folded in
     /// `fold` and copied in key order (``GenerationLoad``). A load taken over by another
     /// process stops at the next scratch chunk or copying transaction.
-    private func load(_ target: ProjectionDatabases, token: [UInt8], from environment: Environment, schema: LedgerSchema, chunk: UInt64,
-                      fold: ScratchFold, progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?) throws {
+    private func load(
+        _ target: ProjectionDatabases, token: [UInt8], from environment: Environment, schema: LedgerSchema, chunk: UInt64,
+        fold: ScratchFold, progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?
+    ) throws {
         let root = handles.root
         let head = try environment.read { try LogView($0, schema: schema).head().sequence }
-        try fold.fold(through: head, events: { range in try environment.read { try LogView($0, schema: schema).events(range) } },
-                      progress: { folded in
-                          try environment.read { try ProjectionGenerations.checkLoading(target, token: token, in: $0, root: root) }
-                          try progress?(folded, head)
-                      })
-        let copy = GenerationLoad(environment: environment, root: handles.root, target: target, token: token,
-                                  entriesPerTransaction: Int(chunk) * 8)
+        try fold.fold(
+            through: head, events: { range in try environment.read { try LogView($0, schema: schema).events(range) } },
+            progress: { folded in
+                try environment.read { try ProjectionGenerations.checkLoading(target, token: token, in: $0, root: root) }
+                try progress?(folded, head)
+            })
+        let copy = GenerationLoad(
+            environment: environment, root: handles.root, target: target, token: token,
+            entriesPerTransaction: Int(chunk) * 8)
         try copy.run(from: fold, head: head) { try progress?(head, head) }
     }
 }

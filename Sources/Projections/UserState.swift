@@ -71,10 +71,22 @@ public struct UserState: Hashable, Sendable {
     public var key: UInt64
     /// The names the user is known by: account ID and each `sub` (never a `jti`).
     public var ids = Identifiers()
-    public var accountID: String? { get { ids.accountID } set { ids.accountID = newValue } }
-    public var senderSub: String? { get { ids.senderSub } set { ids.senderSub = newValue } }
-    public var transferSub: String? { get { ids.transferSub } set { ids.transferSub = newValue } }
-    public var recipientSub: String? { get { ids.recipientSub } set { ids.recipientSub = newValue } }
+    public var accountID: String? {
+        get { ids.accountID }
+        set { ids.accountID = newValue }
+    }
+    public var senderSub: String? {
+        get { ids.senderSub }
+        set { ids.senderSub = newValue }
+    }
+    public var transferSub: String? {
+        get { ids.transferSub }
+        set { ids.transferSub = newValue }
+    }
+    public var recipientSub: String? {
+        get { ids.recipientSub }
+        set { ids.recipientSub = newValue }
+    }
     public var targetTeam: String?
     /// Team B: the number of the handoff package that handed the user over (nil for a bare
     /// CSV's rows, or a user never handed over).

@@ -23,7 +23,9 @@ struct AppendCommand: AsyncParsableCommand {
         let projection = UserProjection()
         let ledger: Ledger
         if create {
-            ledger = try await Ledger.create(at: self.ledger, LedgerCreated(teamID: "BBBB222222", clientIDs: ["com.example.lab"], role: .recipient, ledgerID: UUID().uuidString), folders: [projection], options: options)
+            ledger = try await Ledger.create(
+                at: self.ledger, LedgerCreated(teamID: "BBBB222222", clientIDs: ["com.example.lab"], role: .recipient, ledgerID: UUID().uuidString),
+                folders: [projection], options: options)
         } else {
             ledger = try Ledger.open(at: self.ledger, folders: [projection], options: options)
         }

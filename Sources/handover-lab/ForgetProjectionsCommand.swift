@@ -5,8 +5,9 @@ import LMDB
 /// a ledger written before it does, so that `handover upgrade` drops them and loads them again:
 /// the upgrade's fold, measured on a ledger of any size.
 struct ForgetProjectionsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "forget-projections",
-                                                    abstract: "Remove projection_state[\"layout\"] (schemas/ledger-format.md), so the next writable open loads the projections again.")
+    static let configuration = CommandConfiguration(
+        commandName: "forget-projections",
+        abstract: "Remove projection_state[\"layout\"] (schemas/ledger-format.md), so the next writable open loads the projections again.")
 
     @Option var ledger: String
 

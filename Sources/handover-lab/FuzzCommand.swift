@@ -35,7 +35,9 @@ struct FuzzCommand: ParsableCommand {
                 var isDirectory: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else { continue }
                 if isDirectory.boolValue {
-                    files += try FileManager.default.contentsOfDirectory(atPath: input).filter { !$0.hasPrefix(".") }.sorted().map { input + "/" + $0 }
+                    files += try FileManager.default.contentsOfDirectory(atPath: input).filter { !$0.hasPrefix(".") }.sorted().map {
+                        input + "/" + $0
+                    }
                 } else {
                     files.append(input)
                 }
@@ -51,7 +53,8 @@ struct FuzzCommand: ParsableCommand {
     }
 
     struct Seeds: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Write every harness's seed inputs, made from a rehearsal's files, into OUT/<harness>/.")
+        static let configuration = CommandConfiguration(
+            abstract: "Write every harness's seed inputs, made from a rehearsal's files, into OUT/<harness>/.")
 
         @Option(help: "The rehearsal's directory (handover demo --directory, with sender-checkpoint.txt, bundle-one/, bundle-two/).") var demo: String
         @Option(help: "The corpus directory.") var out: String
@@ -61,7 +64,9 @@ struct FuzzCommand: ParsableCommand {
                 let dir = out + "/" + name
                 try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
                 for (file, bytes) in seeds {
-                    guard FileManager.default.createFile(atPath: dir + "/seed-" + file, contents: Data(bytes)) else { throw ValidationError("cannot write \(dir)/seed-\(file)") }
+                    guard FileManager.default.createFile(atPath: dir + "/seed-" + file, contents: Data(bytes)) else {
+                        throw ValidationError("cannot write \(dir)/seed-\(file)")
+                    }
                 }
                 print("\(name): \(seeds.count) seeds")
             }

@@ -8,7 +8,8 @@ import Projections
 /// first signed handoff package of them, with A's verifier key: what `tools/bench --handoff`
 /// receives.
 struct HandoffPackageCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "handoff-package", abstract: "Write team A's ledger of N generated users and its signed handoff package.")
+    static let configuration = CommandConfiguration(
+        commandName: "handoff-package", abstract: "Write team A's ledger of N generated users and its signed handoff package.")
 
     @Option var sender: String
     @Option(help: "The package directory to write.") var out: String
@@ -21,7 +22,9 @@ struct HandoffPackageCommand: AsyncParsableCommand {
         options.mapSize = 1 << 34
         let a = try await GeneratedSender.create(at: sender, users: users, clientID: "com.example.app", ledgerID: "bench-sender", options: options)
         defer { a.close() }
-        guard let issued = try await HandoffIssuer(ledger: a).issue(target: "BBBB222222", into: out) else { throw ValidationError("nothing to hand over") }
+        guard let issued = try await HandoffIssuer(ledger: a).issue(target: "BBBB222222", into: out) else {
+            throw ValidationError("nothing to hand over")
+        }
         try Data((try a.verifierKey().line + "\n").utf8).write(to: URL(fileURLWithPath: key))
         print("{\"rows\":\(issued.rowCount),\"seconds\":\(String(format: "%.1f", Date().timeIntervalSince(start)))}")
     }

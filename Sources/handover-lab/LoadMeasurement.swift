@@ -21,9 +21,13 @@ extension Measurement {
     /// `count` operations done in `seconds`, each one's latency and success in `results`.
     init(count: Int, seconds: Double, results: [(Double, Bool)]) {
         let latencies = results.map(\.0).sorted()
-        guard !latencies.isEmpty else { self.init(rate: 0, p50: 0, p99: 0, succeeded: 0); return }
-        self.init(rate: Double(count) / seconds, p50: latencies[latencies.count / 2], p99: latencies[min(latencies.count - 1, latencies.count * 99 / 100)],
-                  succeeded: results.filter(\.1).count)
+        guard !latencies.isEmpty else {
+            self.init(rate: 0, p50: 0, p99: 0, succeeded: 0)
+            return
+        }
+        self.init(
+            rate: Double(count) / seconds, p50: latencies[latencies.count / 2], p99: latencies[min(latencies.count - 1, latencies.count * 99 / 100)],
+            succeeded: results.filter(\.1).count)
     }
 }
 
@@ -49,8 +53,10 @@ func measure(count: Int, workers: Int, _ operation: @escaping @Sendable (Int) as
 
 /// Runs `operation` for 0..<count from `threads` threads, each with its own client from
 /// `connect`; rate and latency percentiles.
-func measureOnThreads<Client: Sendable>(count: Int, threads: Int, connect: () throws -> Client,
-                                        _ operation: @escaping @Sendable (Client, Int) throws -> Bool) throws -> Measurement {
+func measureOnThreads<Client: Sendable>(
+    count: Int, threads: Int, connect: () throws -> Client,
+    _ operation: @escaping @Sendable (Client, Int) throws -> Bool
+) throws -> Measurement {
     let clients = try (0..<threads).map { _ in try connect() }
     nonisolated(unsafe) var results = [[(Double, Bool)]](repeating: [], count: threads)
     nonisolated(unsafe) var failure: Error?

@@ -14,7 +14,8 @@ import Synchronization
 /// `handover serve` on team B's ledger, while Apple's notifications arrive at a steady rate,
 /// against bare `GET /healthz` round trips on the same connections in the same run.
 struct LookupBenchCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "bench-lookups", abstract: "Measure lookups through handover serve beside a steady stream of notifications.")
+    static let configuration = CommandConfiguration(
+        commandName: "bench-lookups", abstract: "Measure lookups through handover serve beside a steady stream of notifications.")
 
     @Option(help: "Team B's ledger, holding received packages (it is written to: notifications are recorded).") var ledger: String
     @Option(help: "Lookups to make.") var lookups = 50_000
@@ -43,8 +44,10 @@ struct LookupBenchCommand: AsyncParsableCommand {
         let now = Int64(Date().timeIntervalSince1970)
         let secret = "bench-lookup-secret"
         let keys = AppleKeySet(.fixed(try JSONWebKeySet(json: Data(minter.jwks().utf8))))
-        let server = try await RunningHandoverServer(HandoverServer(intake: AppleIntake(ledger: opened, projection: projection, keys: keys, logger: logger),
-                                                                    configuration: ServeConfiguration(port: 0, signInSecret: SignInSecret(secret: secret)), logger: logger))
+        let server = try await RunningHandoverServer(
+            HandoverServer(
+                intake: AppleIntake(ledger: opened, projection: projection, keys: keys, logger: logger),
+                configuration: ServeConfiguration(port: 0, signInSecret: SignInSecret(secret: secret)), logger: logger))
         // Lookups and notifications go through bare keep-alive sockets, one thread each: the
         // client's cost stays small beside serve's (AsyncHTTPClient spends more than a lookup).
         guard let port = server.baseURL.split(separator: ":").last.flatMap({ Int($0) }) else { throw ValidationError("no port in \(server.baseURL)") }
@@ -64,7 +67,9 @@ struct LookupBenchCommand: AsyncParsableCommand {
         // Enough for the lookups beside them at half the rate they ran alone (minted first: RS256 signing costs CPU).
         let expected = Double(lookups) / max(alone.rate, 1) * 2 + 5
         let bodies = try (0..<Int(expected * Double(notificationRate))).map { i in
-            try minter.notification(audience: clientID, type: i % 2 == 0 ? "email-disabled" : "email-enabled", sub: "bench-lookup.\(i)", eventTime: now, jti: "bench-lookup-\(UUID().uuidString)")
+            try minter.notification(
+                audience: clientID, type: i % 2 == 0 ? "email-disabled" : "email-enabled", sub: "bench-lookup.\(i)", eventTime: now,
+                jti: "bench-lookup-\(UUID().uuidString)")
         }
         // Each of 8 threads posts on its own schedule, together `notificationRate` a second.
         let streamThreads = 8
@@ -102,12 +107,26 @@ struct LookupBenchCommand: AsyncParsableCommand {
 
         print("Lookup benchmark: \(lookups) lookups of received users over \(connections) loopback connections, serve and client sharing the 2 cores")
         print("figure                     lookups beside notifications   lookups alone   bare GET /healthz   ratio (beside / bare)")
-        print(String(format: "lookups/s                  %28.0f   %13.0f   %17.0f   %5.2f", beside.rate, alone.rate, health.rate, beside.rate / health.rate))
-        print(String(format: "p50 latency (ms)           %28.2f   %13.2f   %17.2f   %5.2f", beside.p50 * 1000, alone.p50 * 1000, health.p50 * 1000, beside.p50 / health.p50))
-        print(String(format: "p99 latency (ms)           %28.2f   %13.2f   %17.2f   %5.2f", beside.p99 * 1000, alone.p99 * 1000, health.p99 * 1000, beside.p99 / health.p99))
-        print(String(format: "  notifications meanwhile: %d sent in %.1f s (%.0f/s, asked %d/s), %d recorded; lookups answered 200: %d and %d of %d", sent, seconds,
-                     Double(sent) / seconds, notificationRate, recorded, alone.succeeded, beside.succeeded, lookups))
-        guard alone.succeeded == lookups, beside.succeeded == lookups else { throw ValidationError("not every lookup was answered 200 with the user") }
+        print(
+            String(
+                format: "lookups/s                  %28.0f   %13.0f   %17.0f   %5.2f", beside.rate, alone.rate, health.rate, beside.rate / health.rate
+            ))
+        print(
+            String(
+                format: "p50 latency (ms)           %28.2f   %13.2f   %17.2f   %5.2f", beside.p50 * 1000, alone.p50 * 1000, health.p50 * 1000,
+                beside.p50 / health.p50))
+        print(
+            String(
+                format: "p99 latency (ms)           %28.2f   %13.2f   %17.2f   %5.2f", beside.p99 * 1000, alone.p99 * 1000, health.p99 * 1000,
+                beside.p99 / health.p99))
+        print(
+            String(
+                format: "  notifications meanwhile: %d sent in %.1f s (%.0f/s, asked %d/s), %d recorded; lookups answered 200: %d and %d of %d", sent,
+                seconds,
+                Double(sent) / seconds, notificationRate, recorded, alone.succeeded, beside.succeeded, lookups))
+        guard alone.succeeded == lookups, beside.succeeded == lookups else {
+            throw ValidationError("not every lookup was answered 200 with the user")
+        }
         guard recorded == sent else { throw ValidationError("\(sent) notifications sent, \(recorded) recorded") }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,8 +21,13 @@ final class RawHTTPClient: @unchecked Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr(host)
-        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard connected == 0 else { close(socket); throw POSIXError(.init(rawValue: errno) ?? .ECONNREFUSED) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(socket)
+            throw POSIXError(.init(rawValue: errno) ?? .ECONNREFUSED)
+        }
         var one: Int32 = 1
         setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
@@ -79,7 +85,9 @@ final class RawHTTPClient: @unchecked Sendable {
         let name = Array("\r\ncontent-length:".utf8)
         var i = head.startIndex
         while i + name.count <= head.endIndex {
-            if zip(head[i..<(i + name.count)], name).allSatisfy({ (0x41...0x5A).contains($0) ? $0 + 0x20 == $1 : $0 == $1 }) { return number(head[(i + name.count)...]) }
+            if zip(head[i..<(i + name.count)], name).allSatisfy({ (0x41...0x5A).contains($0) ? $0 + 0x20 == $1 : $0 == $1 }) {
+                return number(head[(i + name.count)...])
+            }
             i += 1
         }
         return 0

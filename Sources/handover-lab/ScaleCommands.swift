@@ -17,7 +17,8 @@ import Projections
 /// Prints one JSON object: the append rate, the event JSON bytes, and sample identifiers and
 /// times for the query measurements.
 struct ScaleWriteCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "scale-write", abstract: "Write a realistic ledger of about N events and print its figures as JSON.")
+    static let configuration = CommandConfiguration(
+        commandName: "scale-write", abstract: "Write a realistic ledger of about N events and print its figures as JSON.")
 
     @Option var ledger: String
     @Option(help: "Events to write (about).") var events: Int
@@ -29,7 +30,8 @@ struct ScaleWriteCommand: AsyncParsableCommand {
         let identity = LedgerCreated(teamID: "BBBB222222", clientIDs: ["com.example.scale"], role: .recipient, ledgerID: "scale")
         let ledger = try await Ledger.create(at: self.ledger, identity, folders: [UserProjection()], options: options)
         let users = Int(Double(events) / 1.15)
-        let chunk = 256, producers = 8
+        let chunk = 256
+        let producers = 8
         let start = Date()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for lane in 0..<producers {
@@ -50,9 +52,14 @@ struct ScaleWriteCommand: AsyncParsableCommand {
         let picked = (0..<samples).map { _ in Int.random(in: 0..<users, using: &generator) }
         let (count, jsonBytes, times) = try ledger.read { view in
             try view.transaction.withCursor(ledger.schema.log) { cursor in
-                var count = 0, bytes = 0
+                var count = 0
+                var bytes = 0
                 var entry = try cursor.first()
-                while let (_, value) = entry { count += 1; bytes += value.count - 32; entry = try cursor.next() }
+                while let (_, value) = entry {
+                    count += 1
+                    bytes += value.count - 32
+                    entry = try cursor.next()
+                }
                 let times = try (0..<samples).map { _ in try view.event(UInt64.random(in: 2...UInt64(count), using: &generator))!.recordedAt.rfc3339 }
                 return (count, bytes, times)
             }
@@ -71,13 +78,17 @@ struct ScaleWriteCommand: AsyncParsableCommand {
 /// The events are made before the clock starts (one shared data key), so the figure is the
 /// ledger's own.
 struct ScaleAppendersCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "scale-appenders", abstract: "Append N new users' exchanges from concurrent appenders; print events/s as JSON.")
+    static let configuration = CommandConfiguration(
+        commandName: "scale-appenders", abstract: "Append N new users' exchanges from concurrent appenders; print events/s as JSON.")
 
     @Option var ledger: String
     @Option var count = 50_000
     @Option var tasks = 64
     @Option(help: "Events per append call.") var batch = 1
-    @Option(help: "Also replay the appends' writes through raw LMDB into a copy of the ledger's environment made before them, in this directory (emptied first): the same writes on the same trees. Skipped, and said so, when the disk has no room for the copy.")
+    @Option(
+        help:
+            "Also replay the appends' writes through raw LMDB into a copy of the ledger's environment made before them, in this directory (emptied first): the same writes on the same trees. Skipped, and said so, when the disk has no room for the copy."
+    )
     var raw: String?
 
     func run() async throws {
@@ -85,8 +96,11 @@ struct ScaleAppendersCommand: AsyncParsableCommand {
         let ledger = try Ledger.open(at: self.ledger, folders: [UserProjection()])
         let key = try await ledger.sealer.requireKeyStore().dataKey(for: Identifier(.recipientSub, "appenders-shared-key"))
         let prefix = "appender-\(UUID().uuidString.prefix(8))"
-        let drafts = try (0..<count).map { i in try SyntheticEvents.exchange(i, prefix: prefix) { text, _ in try Sealer.seal(text, keyID: key.id, key: key.key) } }
-        let lanes = tasks, size = batch
+        let drafts = try (0..<count).map { i in
+            try SyntheticEvents.exchange(i, prefix: prefix) { text, _ in try Sealer.seal(text, keyID: key.id, key: key.key) }
+        }
+        let lanes = tasks
+        let size = batch
         let recorder = RawReplay.recorder(bytes: copied ? count * 1_300 : 0, puts: copied ? count * 10 : 0)
         if copied { ledger.environment.recorder = recorder }
         // Both sides start cold only when there are two sides to compare.
@@ -96,8 +110,10 @@ struct ScaleAppendersCommand: AsyncParsableCommand {
         let seconds = Date().timeIntervalSince(start)
         ledger.environment.recorder = nil
         ledger.close()
-        var figures: [String: Double] = ["events": Double(count), "tasks": Double(lanes), "batch": Double(size), "seconds": seconds,
-                                         "appends_per_second": Double(count) / seconds, "started_cold": cold ? 1 : 0]
+        var figures: [String: Double] = [
+            "events": Double(count), "tasks": Double(lanes), "batch": Double(size), "seconds": seconds,
+            "appends_per_second": Double(count) / seconds, "started_cold": cold ? 1 : 0,
+        ]
         if let raw, copied {
             _ = PageCache.drop()
             let rawSeconds = try RawReplay.perTransaction(recorder, into: raw).reduce(0, +)
@@ -114,7 +130,8 @@ struct ScaleAppendersCommand: AsyncParsableCommand {
 /// `handover-lab scale-singles`: durable single appends, one after another, against raw LMDB
 /// replaying the identical transactions (same puts, synced commit) into a fresh environment.
 struct ScaleSinglesCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "scale-singles", abstract: "Durable single appends on a ledger against raw LMDB replaying them; print p50/p99 as JSON.")
+    static let configuration = CommandConfiguration(
+        commandName: "scale-singles", abstract: "Durable single appends on a ledger against raw LMDB replaying them; print p50/p99 as JSON.")
 
     @Option var ledger: String
     @Option var count = 2_000
@@ -133,7 +150,9 @@ struct ScaleSinglesCommand: AsyncParsableCommand {
         let cold = PageCache.drop()
         var latencies: [Double] = []
         for i in 0..<count {
-            let draft = try SyntheticEvents.exchange(i, prefix: "single-\(UUID().uuidString.prefix(8))") { text, _ in try Sealer.seal(text, keyID: key.id, key: key.key) }
+            let draft = try SyntheticEvents.exchange(i, prefix: "single-\(UUID().uuidString.prefix(8))") { text, _ in
+                try Sealer.seal(text, keyID: key.id, key: key.key)
+            }
             let t = DispatchTime.now()
             _ = try await ledger.append(draft)
             latencies.append(Double(DispatchTime.now().uptimeNanoseconds - t.uptimeNanoseconds) / 1e9)
@@ -145,7 +164,9 @@ struct ScaleSinglesCommand: AsyncParsableCommand {
         // Scratch space only: a directory left behind costs disk, not a figure.
         try? FileManager.default.removeItem(atPath: raw)
         func p(_ values: [Double], _ q: Double) -> Double { values.sorted()[min(values.count - 1, Int(Double(values.count) * q))] * 1e6 }
-        print("{\"count\":\(count),\"p50_us\":\(p(latencies, 0.5)),\"p99_us\":\(p(latencies, 0.99)),\"raw_p50_us\":\(p(rawLatencies, 0.5)),\"raw_p99_us\":\(p(rawLatencies, 0.99)),\"raw_on_copy\":\(copied),\"started_cold\":\(cold ? 1 : 0)}")
+        print(
+            "{\"count\":\(count),\"p50_us\":\(p(latencies, 0.5)),\"p99_us\":\(p(latencies, 0.99)),\"raw_p50_us\":\(p(rawLatencies, 0.5)),\"raw_p99_us\":\(p(rawLatencies, 0.99)),\"raw_on_copy\":\(copied),\"started_cold\":\(cold ? 1 : 0)}"
+        )
     }
 }
 
@@ -153,7 +174,8 @@ struct ScaleSinglesCommand: AsyncParsableCommand {
 enum ScaleMix {
     static func identifiers(of i: Int) -> Identifiers {
         let tag = SyntheticEvents.hex("scale/\(i)")
-        return Identifiers(accountID: "acct-\(i)", transferSub: "t" + SyntheticEvents.hex("t\(tag)"), recipientSub: "001\(100 + i % 900).\(tag).\(1000 + i % 9000)")
+        return Identifiers(
+            accountID: "acct-\(i)", transferSub: "t" + SyntheticEvents.hex("t\(tag)"), recipientSub: "001\(100 + i % 900).\(tag).\(1000 + i % 9000)")
     }
 
     /// The events of users `range`, in the order a run and Apple would produce them.
@@ -164,20 +186,26 @@ enum ScaleMix {
         drafts.reserveCapacity(range.count * 6 / 5)
         for (n, i) in range.enumerated() where i % 20 == 7 {
             let failure = CallFailure(kind: .rateLimited, httpStatus: 429, message: "HTTP 429 from /auth/usermigrationinfo", attempts: 3)
-            drafts.append(EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: failure)),
-                                     identifiers: Identifiers(accountID: ids[n].accountID, transferSub: ids[n].transferSub), runID: "scale-run"))
+            drafts.append(
+                EventDraft(
+                    .transferIDExchangeFailed(TransferIDExchangeFailed(failure: failure)),
+                    identifiers: Identifiers(accountID: ids[n].accountID, transferSub: ids[n].transferSub), runID: "scale-run"))
         }
         for (n, _) in range.enumerated() {
             let email = try Sealer.seal("\(ids[n].recipientSub!.prefix(12))@privaterelay.appleid.com", keyID: keys[n].id, key: keys[n].key)
-            drafts.append(EventDraft(.transferIDExchanged(TransferIDExchanged(email: email, isPrivateEmail: true)), identifiers: ids[n],
-                                     idempotencyKey: "exchange:\(ids[n].transferSub!)", runID: "scale-run"))
+            drafts.append(
+                EventDraft(
+                    .transferIDExchanged(TransferIDExchanged(email: email, isPrivateEmail: true)), identifiers: ids[n],
+                    idempotencyKey: "exchange:\(ids[n].transferSub!)", runID: "scale-run"))
         }
         let now = Timestamp.now()
         for (n, i) in range.enumerated() where i % 10 == 3 {
             let jti = SyntheticEvents.hex("jti/\(i)")
             let kind: NotificationReceived.Kind = [.emailDisabled, .emailEnabled, .consentRevoked][i / 10 % 3]
-            drafts.append(EventDraft(.notificationReceived(NotificationReceived(kind: kind, eventTime: now)),
-                                     identifiers: Identifiers(recipientSub: ids[n].recipientSub, jti: jti), occurredAt: now, idempotencyKey: "notification:" + jti))
+            drafts.append(
+                EventDraft(
+                    .notificationReceived(NotificationReceived(kind: kind, eventTime: now)),
+                    identifiers: Identifiers(recipientSub: ids[n].recipientSub, jti: jti), occurredAt: now, idempotencyKey: "notification:" + jti))
         }
         for (n, i) in range.enumerated() where i % 100_000 == 50_001 {
             let destroyed = try ledger.sealer.requireKeyStore().destroyKeys(for: [Identifier(.transferSub, ids[n].transferSub!)])
@@ -255,7 +283,9 @@ enum RawReplay {
         typealias Put = (database: String, databaseFlags: UInt32, key: Range<Int>, value: Range<Int>, flags: UInt32)
         #if BASELINE
         // Before format 2 the recorder kept each put's bytes as arrays, and no database had flags.
-        var bytes: [UInt8] = [], puts: [Put] = [], ranges: [Range<Int>] = []
+        var bytes: [UInt8] = []
+        var puts: [Put] = []
+        var ranges: [Range<Int>] = []
         for transaction in recorder.transactions {
             let start = puts.count
             for put in transaction {
@@ -269,13 +299,17 @@ enum RawReplay {
         }
         #else
         // Only the replayed transactions' puts are converted.
-        let bytes = recorder.bytes, ranges = recorder.transactions
+        let bytes = recorder.bytes
+        let ranges = recorder.transactions
         let puts = recorder.puts.lazy.map { ($0.database.name, $0.database.flags.rawValue, $0.key, $0.value, $0.flags.rawValue) as Put }
         #endif
         return try bytes.withUnsafeBytes { arena in
             let transactions = ranges[first...].map { range -> [RawPut] in
-                puts[range].map { RawPut(database: $0.database, databaseFlags: $0.databaseFlags, key: UnsafeRawBufferPointer(rebasing: arena[$0.key]),
-                                         value: UnsafeRawBufferPointer(rebasing: arena[$0.value]), flags: $0.flags) }
+                puts[range].map {
+                    RawPut(
+                        database: $0.database, databaseFlags: $0.databaseFlags, key: UnsafeRawBufferPointer(rebasing: arena[$0.key]),
+                        value: UnsafeRawBufferPointer(rebasing: arena[$0.value]), flags: $0.flags)
+                }
             }
             return try replay(transactions, into: path)
         }

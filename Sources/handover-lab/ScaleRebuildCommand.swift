@@ -6,7 +6,8 @@ import Projections
 /// `handover-lab scale-rebuild`: `handover projections rebuild` with a chosen number of events
 /// per transaction, to weigh a rebuild's speed against the memory its transactions hold.
 struct ScaleRebuildCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "scale-rebuild", abstract: "Rebuild the projections, --chunk events per transaction; print events/s as JSON.")
+    static let configuration = CommandConfiguration(
+        commandName: "scale-rebuild", abstract: "Rebuild the projections, --chunk events per transaction; print events/s as JSON.")
 
     @Option var ledger: String
     @Option(help: "Events per transaction.") var chunk: UInt64 = Ledger.eventsPerBackgroundTransaction
@@ -23,6 +24,8 @@ struct ScaleRebuildCommand: ParsableCommand {
             if scratchFold == nil, folded == head { scratchFold = elapsed() }
         }
         let seconds = elapsed()
-        print("{\"chunk\":\(chunk),\"events\":\(folded),\"seconds\":\(seconds),\"scratch_fold_seconds\":\(scratchFold ?? 0),\"events_per_second\":\(Double(folded) / seconds)}")
+        print(
+            "{\"chunk\":\(chunk),\"events\":\(folded),\"seconds\":\(seconds),\"scratch_fold_seconds\":\(scratchFold ?? 0),\"events_per_second\":\(Double(folded) / seconds)}"
+        )
     }
 }

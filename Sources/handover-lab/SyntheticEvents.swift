@@ -14,7 +14,8 @@ enum SyntheticEvents {
         let recipient = "001\(100 + i % 900).\(tag).\(1000 + i % 9000)"
         let ids = Identifiers(accountID: "\(prefix)-\(i)", transferSub: "t" + hex("t\(tag)"), recipientSub: recipient)
         let email = "\(tag.prefix(10))@privaterelay.appleid.com"
-        return EventDraft(.transferIDExchanged(TransferIDExchanged(email: try seal(email, recipient), isPrivateEmail: true)),
-                          identifiers: ids, idempotencyKey: "\(prefix):\(i)")
+        return EventDraft(
+            .transferIDExchanged(TransferIDExchanged(email: try seal(email, recipient), isPrivateEmail: true)),
+            identifiers: ids, idempotencyKey: "\(prefix):\(i)")
     }
 }

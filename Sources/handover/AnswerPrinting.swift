@@ -4,7 +4,9 @@ import Projections
 
 /// Answers a compliance query from the projections, as committed or as they stood at
 /// `--as-of` (read from the stored versions), collected in memory: for small answers.
-func answer(_ ledger: Ledger, _ projection: UserProjection, _ output: OutputOptions, _ question: (ComplianceQueries) throws -> QueryTable) throws -> QueryTable {
+func answer(
+    _ ledger: Ledger, _ projection: UserProjection, _ output: OutputOptions, _ question: (ComplianceQueries) throws -> QueryTable
+) throws -> QueryTable {
     try projection.read(ledger, asOf: output.asOf) { snapshot, _ in
         try question(ComplianceQueries(snapshot: snapshot, time: output.asOf ?? .now(), sealer: ledger.sealer))
     }
@@ -13,8 +15,10 @@ func answer(_ ledger: Ledger, _ projection: UserProjection, _ output: OutputOpti
 /// Opens the ledger, answers one question and writes its rows to standard output as they
 /// are read, in a read transaction on a thread of its own. The table format reads the answer
 /// twice: once for the column widths.
-func printAnswer(_ ledgerOptions: LedgerOptions, _ output: OutputOptions,
-                 _ question: @escaping @Sendable (ComplianceQueries, any RowSink) throws -> Void) async throws {
+func printAnswer(
+    _ ledgerOptions: LedgerOptions, _ output: OutputOptions,
+    _ question: @escaping @Sendable (ComplianceQueries, any RowSink) throws -> Void
+) async throws {
     let (ledger, projection) = try ledgerOptions.open(.readOnly)
     defer { ledger.close() }
     try await projection.readInBackground(ledger, asOf: output.asOf) { snapshot, _ in

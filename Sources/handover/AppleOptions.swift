@@ -18,7 +18,9 @@ struct AppleOptions: ParsableArguments {
     @Option(name: .customLong("private-key"), help: ArgumentHelp("The key's .p8 file (default: $APPLE_PRIVATE_KEY_PATH).", valueName: "file"))
     var privateKey: String?
 
-    @Option(name: .customLong("apple-base-url"), help: ArgumentHelp("Apple's base URL (default: $HANDOVER_APPLE_BASE_URL, then https://appleid.apple.com).", valueName: "url"))
+    @Option(
+        name: .customLong("apple-base-url"),
+        help: ArgumentHelp("Apple's base URL (default: $HANDOVER_APPLE_BASE_URL, then https://appleid.apple.com).", valueName: "url"))
     var appleBaseURL: String?
 
     private func value(_ option: String?, _ variable: String) -> String? {
@@ -29,11 +31,15 @@ struct AppleOptions: ParsableArguments {
 
     /// The credentials as given, unchecked; every one missing is named in the one message.
     func given() throws -> Preflight.Credentials {
-        let team = value(teamID, "APPLE_TEAM_ID"), client = value(clientID, "APPLE_CLIENT_ID")
-        let key = value(keyID, "APPLE_KEY_ID"), path = value(privateKey, "APPLE_PRIVATE_KEY_PATH")
+        let team = value(teamID, "APPLE_TEAM_ID")
+        let client = value(clientID, "APPLE_CLIENT_ID")
+        let key = value(keyID, "APPLE_KEY_ID")
+        let path = value(privateKey, "APPLE_PRIVATE_KEY_PATH")
         guard let team, let client, let key, let path else {
-            let missing = [(team, "--team-id", "APPLE_TEAM_ID"), (client, "--client-id", "APPLE_CLIENT_ID"), (key, "--key-id", "APPLE_KEY_ID"),
-                           (path, "--private-key", "APPLE_PRIVATE_KEY_PATH")].filter { $0.0 == nil }
+            let missing = [
+                (team, "--team-id", "APPLE_TEAM_ID"), (client, "--client-id", "APPLE_CLIENT_ID"), (key, "--key-id", "APPLE_KEY_ID"),
+                (path, "--private-key", "APPLE_PRIVATE_KEY_PATH"),
+            ].filter { $0.0 == nil }
             let names = missing.map { "\($0.1) (or $\($0.2))" }.joined(separator: ", ")
             throw CLIExit.usage("Apple credentials missing: \(names) \(missing.count == 1 ? "is" : "are") required")
         }
@@ -58,13 +64,17 @@ struct AppleOptions: ParsableArguments {
 
 /// Where Apple's public keys come from, for verifying identity tokens and notifications.
 struct KeySetOptions: ParsableArguments {
-    @Option(name: .customLong("jwks-url"), help: ArgumentHelp("Apple's JWKS (default: $HANDOVER_JWKS_URL, then /auth/keys under --apple-base-url).", valueName: "url"))
+    @Option(
+        name: .customLong("jwks-url"),
+        help: ArgumentHelp("Apple's JWKS (default: $HANDOVER_JWKS_URL, then /auth/keys under --apple-base-url).", valueName: "url"))
     var jwksURL: String?
 
     @Option(name: .customLong("jwks-file"), help: ArgumentHelp("Read Apple's keys from this JWKS file instead of fetching them.", valueName: "file"))
     var jwksFile: String?
 
-    @Option(name: .customLong("apple-base-url"), help: ArgumentHelp("Apple's base URL (default: $HANDOVER_APPLE_BASE_URL, then https://appleid.apple.com).", valueName: "url"))
+    @Option(
+        name: .customLong("apple-base-url"),
+        help: ArgumentHelp("Apple's base URL (default: $HANDOVER_APPLE_BASE_URL, then https://appleid.apple.com).", valueName: "url"))
     var appleBaseURL: String?
 
     func validate() throws {

@@ -43,7 +43,9 @@ struct ApplyCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The column that takes the user's new sub: recipient_sub=COLUMN.", valueName: "recipient_sub=column"))
     var set: String
 
-    @Option(name: .customLong("where"), help: ArgumentHelp("An SQL condition of your own on the rows that may change, e.g. \"provider = 'apple'\".", valueName: "sql"))
+    @Option(
+        name: .customLong("where"),
+        help: ArgumentHelp("An SQL condition of your own on the rows that may change, e.g. \"provider = 'apple'\".", valueName: "sql"))
     var condition: String?
 
     @Option(help: ArgumentHelp("Only the users whose account_id is listed in this file, one a line.", valueName: "file"))
@@ -65,7 +67,9 @@ struct ApplyCommand: AsyncParsableCommand {
     var format: ListFormat = .text
 
     func validate() throws {
-        guard (1...ApplyIntended.maximumRows).contains(batchSize) else { throw ValidationError("--batch-size takes 1 to \(ApplyIntended.maximumRows)") }
+        guard (1...ApplyIntended.maximumRows).contains(batchSize) else {
+            throw ValidationError("--batch-size takes 1 to \(ApplyIntended.maximumRows)")
+        }
         if undo != nil && sinceLast { throw ValidationError("--since-last and --undo do not go together: an undo restores the run it names") }
     }
 
@@ -81,8 +85,9 @@ struct ApplyCommand: AsyncParsableCommand {
         do {
             // A commit to PostgreSQL reads the next batch over a second connection while it writes.
             if commit, target is PostgresAccounts { tables.append(try await Self.open(to, mapping: mapping, writable: false, logger: logger)) }
-            let run = ApplyRun(ledger: ledger, projection: projection, table: target, reader: tables.last,
-                               options: ApplyRun.Options(batchSize: batchSize, accounts: accounts, sinceLast: sinceLast, undo: undo), logger: logger)
+            let run = ApplyRun(
+                ledger: ledger, projection: projection, table: target, reader: tables.last,
+                options: ApplyRun.Options(batchSize: batchSize, accounts: accounts, sinceLast: sinceLast, undo: undo), logger: logger)
             if commit {
                 try await report(try await run.commit(), ledger: ledger, projection: projection, target: target)
             } else {
@@ -115,7 +120,8 @@ struct ApplyCommand: AsyncParsableCommand {
         switch format {
         case .csv: Console.data(listing.csv, terminator: "")
         case .json: Console.data(listing.jsonLines, terminator: "")
-        case .text: Console.data(ApplySummary.plan(plan, listing, table: target, undo: undo) + "Nothing was changed. Run again with --commit to write.")
+        case .text:
+            Console.data(ApplySummary.plan(plan, listing, table: target, undo: undo) + "Nothing was changed. Run again with --commit to write.")
         }
     }
 

@@ -27,11 +27,17 @@ struct BackupCommand: ParsableCommand {
         defer { ledger.close() }
         let backup = try LedgerBackup.take(of: ledger, to: out, includeKeys: !withoutKeys)
         let megabytes = String(format: "%.1f", Double(backup.logBytes) / 1_048_576)
-        Console.out("Backed up \(ledgerOptions.directory) to \(out): events 1 to \(backup.head.sequence), head \(Hex.encode(backup.head.hash)), log \(megabytes) MB compacted.")
+        Console.out(
+            "Backed up \(ledgerOptions.directory) to \(out): events 1 to \(backup.head.sequence), head \(Hex.encode(backup.head.hash)), log \(megabytes) MB compacted."
+        )
         if let keys = backup.keys {
-            Console.out("Key store: \(keys) data key\(keys == 1 ? "" : "s"). Other files: \(backup.files.isEmpty ? "none" : backup.files.joined(separator: ", ")).")
+            Console.out(
+                "Key store: \(keys) data key\(keys == 1 ? "" : "s"). Other files: \(backup.files.isEmpty ? "none" : backup.files.joined(separator: ", "))."
+            )
         } else {
-            Console.out("Without keys: the personal data in this copy can never be opened. Other files: \(backup.files.isEmpty ? "none" : backup.files.joined(separator: ", ")).")
+            Console.out(
+                "Without keys: the personal data in this copy can never be opened. Other files: \(backup.files.isEmpty ? "none" : backup.files.joined(separator: ", "))."
+            )
         }
         Console.out("Check it with: handover verify --ledger \(out)")
     }

@@ -4,8 +4,9 @@ import Projections
 
 /// `handover erase`: destroy one user's personal data.
 struct EraseCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "erase", abstract: "Destroy one user's personal data and record that it was done; the log still verifies.",
-                                                    discussion: "Exits 1 when the ledger holds no such user.")
+    static let configuration = CommandConfiguration(
+        commandName: "erase", abstract: "Destroy one user's personal data and record that it was done; the log still verifies.",
+        discussion: "Exits 1 when the ledger holds no such user.")
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @Argument(help: "An account ID, sender sub, transfer_sub or recipient sub.") var identifier: String
@@ -20,7 +21,8 @@ struct EraseCommand: AsyncParsableCommand {
         if result.alreadyErased {
             Console.out("User \(result.user.key) was already erased at \(result.user.erasedAt?.rfc3339 ?? "?"); nothing to do.")
         } else {
-            Console.out("Erased user \(result.user.key): \(counted(result.keysDestroyed, "data key")) destroyed, recorded as event \(result.sequence ?? 0).")
+            Console.out(
+                "Erased user \(result.user.key): \(counted(result.keysDestroyed, "data key")) destroyed, recorded as event \(result.sequence ?? 0).")
         }
     }
 }

@@ -14,7 +14,8 @@ struct EvidenceCommand: ParsableCommand {
     struct Write: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "write",
-            abstract: "Write every event about one user (any identifier), each with a C2SP tlog-proof against a signed checkpoint, into a new directory.",
+            abstract:
+                "Write every event about one user (any identifier), each with a C2SP tlog-proof against a signed checkpoint, into a new directory.",
             discussion: """
                 The events are the bytes the log hashed, personal data sealed; --reveal adds revealed/ with it \
                 opened (when this copy holds the keys). The bundle holds the checkpoint, the verifier key, a \
@@ -36,11 +37,16 @@ struct EvidenceCommand: ParsableCommand {
         @Flag(help: "Also write the events with sealed values opened, in revealed/ (mode 0600; not evidence).")
         var reveal = false
 
-        @Option(help: ArgumentHelp("Team A's ledger, with --ledger team B's: one bundle from both, joined by the transfer_sub (schemas/evidence-bundle.md, \"Both halves\").", valueName: "dir"))
+        @Option(
+            help: ArgumentHelp(
+                "Team A's ledger, with --ledger team B's: one bundle from both, joined by the transfer_sub (schemas/evidence-bundle.md, \"Both halves\").",
+                valueName: "dir"))
         var sender: String?
 
         func validate() throws {
-            if sender != nil, checkpoint != nil { throw ValidationError("--checkpoint names one ledger's checkpoint; a two-sided bundle proves each side against its latest") }
+            if sender != nil, checkpoint != nil {
+                throw ValidationError("--checkpoint names one ledger's checkpoint; a two-sided bundle proves each side against its latest")
+            }
         }
 
         func run() throws {
@@ -50,9 +56,11 @@ struct EvidenceCommand: ParsableCommand {
                 let (senderLedger, senderProjection) = try LedgerOptions.open(sender, .readOnly)
                 defer { senderLedger.close() }
                 try checkRoles(sender: senderLedger, at: sender, option: "--sender", recipient: ledger, at: ledgerOptions.directory)
-                let summary = try TwoSidedEvidence.write(subject: subject, recipient: .init(ledger: ledger, projection: projection),
-                                                         sender: .init(ledger: senderLedger, projection: senderProjection), reveal: reveal, to: out)
-                Console.out("""
+                let summary = try TwoSidedEvidence.write(
+                    subject: subject, recipient: .init(ledger: ledger, projection: projection),
+                    sender: .init(ledger: senderLedger, projection: senderProjection), reveal: reveal, to: out)
+                Console.out(
+                    """
                     Wrote the evidence about transfer_sub \(summary.transferSub) from both ledgers to \(out): \(counted(summary.sender.sequences.count, "event")) of \(summary.sender.checkpoint.origin), \
                     \(summary.recipient.sequences.count) of \(summary.recipient.checkpoint.origin), and \(counted(summary.packages.count, "package")) tying them \
                     (\(summary.packages.filter(\.acknowledged).count) with the recipient's cosignature).
@@ -61,8 +69,11 @@ struct EvidenceCommand: ParsableCommand {
                 return
             }
             let given = try checkpoint.map(EvidenceOptions.readCheckpoint)
-            let summary = try EvidenceBundle.write(subject: subject, ledger: ledger, projection: projection, checkpoint: given, reveal: reveal, to: out)
-            Console.out("Wrote \(counted(summary.sequences.count, "event")) about \(subject) to \(out), each proved against the checkpoint of \(counted(summary.checkpoint.treeSize, "event")) of \(summary.checkpoint.origin).")
+            let summary = try EvidenceBundle.write(
+                subject: subject, ledger: ledger, projection: projection, checkpoint: given, reveal: reveal, to: out)
+            Console.out(
+                "Wrote \(counted(summary.sequences.count, "event")) about \(subject) to \(out), each proved against the checkpoint of \(counted(summary.checkpoint.treeSize, "event")) of \(summary.checkpoint.origin)."
+            )
             if reveal, ledger.sealer.keyStore == nil { Console.out("No key store here: revealed/ holds the events with sealed values as null.") }
             Console.out("Check it without Handover as \(out)/VERIFY.md says, or with: handover evidence verify \(out)")
         }
@@ -71,17 +82,23 @@ struct EvidenceCommand: ParsableCommand {
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify",
-            abstract: "Check an evidence bundle with no ledger: the verifier key, the checkpoint's signature, each event's inclusion proof, the manifest; exit 4 naming the file that does not hold.")
+            abstract:
+                "Check an evidence bundle with no ledger: the verifier key, the checkpoint's signature, each event's inclusion proof, the manifest; exit 4 naming the file that does not hold."
+        )
 
         @Argument(help: "The bundle's directory.")
         var directory: String
 
         @OptionGroup var evidence: EvidenceOptions
 
-        @Option(name: .customLong("sender-key"), help: ArgumentHelp("For a two-sided bundle: team A's verifier key, or a file holding it.", valueName: "key"))
+        @Option(
+            name: .customLong("sender-key"),
+            help: ArgumentHelp("For a two-sided bundle: team A's verifier key, or a file holding it.", valueName: "key"))
         var senderKey: String?
 
-        @Option(name: .customLong("recipient-key"), help: ArgumentHelp("For a two-sided bundle: team B's verifier key, or a file holding it.", valueName: "key"))
+        @Option(
+            name: .customLong("recipient-key"),
+            help: ArgumentHelp("For a two-sided bundle: team B's verifier key, or a file holding it.", valueName: "key"))
         var recipientKey: String?
 
         func run() throws {
@@ -92,17 +109,26 @@ struct EvidenceCommand: ParsableCommand {
             }
             guard isDirectory.boolValue else { throw CLIExit.usage("\(directory) is not a directory: give the evidence bundle's directory") }
             if TwoSidedEvidenceCheck.isTwoSided(directory) {
-                let result = try TwoSidedEvidenceCheck.run(directory, senderKey: try senderKey.map(EvidenceOptions.keyText), recipientKey: try recipientKey.map(EvidenceOptions.keyText))
-                Console.out("""
+                let result = try TwoSidedEvidenceCheck.run(
+                    directory, senderKey: try senderKey.map(EvidenceOptions.keyText), recipientKey: try recipientKey.map(EvidenceOptions.keyText))
+                Console.out(
+                    """
                     OK: transfer_sub \(result.transferSub): \(counted(result.sender.sequences.count, "event")) of \(result.sender.origin) and \(result.recipient.sequences.count) of \(result.recipient.origin), \
                     each included in its ledger's signed checkpoint; \(result.packages.count == 1 ? "package" : "packages") \(result.packages.map(String.init).joined(separator: ", ")) \(result.packages.count == 1 ? "ties" : "tie") the two.
                     """)
-                if senderKey == nil || recipientKey == nil { Console.out("The verifier keys were read from the bundle: compare them with the ones the teams gave you (--sender-key, --recipient-key).") }
+                if senderKey == nil || recipientKey == nil {
+                    Console.out(
+                        "The verifier keys were read from the bundle: compare them with the ones the teams gave you (--sender-key, --recipient-key).")
+                }
                 return
             }
             let result = try EvidenceBundleCheck.run(directory, expectedKey: evidence.givenKey)
-            Console.out("OK: \(counted(result.sequences.count, "event")) of \(result.origin), each included in the checkpoint of \(counted(result.treeSize, "event")) signed by \(result.verifierKey); the manifest agrees.")
-            if evidence.publicKeyText == nil { Console.out("The verifier key was read from the bundle: compare it with the one the team gave you (--public-key).") }
+            Console.out(
+                "OK: \(counted(result.sequences.count, "event")) of \(result.origin), each included in the checkpoint of \(counted(result.treeSize, "event")) signed by \(result.verifierKey); the manifest agrees."
+            )
+            if evidence.publicKeyText == nil {
+                Console.out("The verifier key was read from the bundle: compare it with the one the team gave you (--public-key).")
+            }
         }
     }
 }

@@ -4,7 +4,11 @@ import Ledger
 
 /// `--public-key`, shared by the commands that check a checkpoint's signature.
 struct EvidenceOptions: ParsableArguments {
-    @Option(name: .customLong("public-key"), help: ArgumentHelp("The verifier key to check signatures with, or a file holding it (default: the key kept with the ledger, or in the bundle).", valueName: "key"))
+    @Option(
+        name: .customLong("public-key"),
+        help: ArgumentHelp(
+            "The verifier key to check signatures with, or a file holding it (default: the key kept with the ledger, or in the bundle).",
+            valueName: "key"))
     var publicKeyText: String?
 
     /// The verifier key to check with, the one given or else the ledger's (`checkpoint.pub`),
@@ -18,7 +22,8 @@ struct EvidenceOptions: ParsableArguments {
         guard let (name, key) = Checkpoint.publicKey(fromVerifierKey: text) else {
             throw CLIExit.usage("--public-key: \"\(publicKeyText)\" is not a verifier key (name+keyid+base64) or a file holding one")
         }
-        let source = FileManager.default.fileExists(atPath: publicKeyText) ? "the public key in \(publicKeyText)" : "the public key given (--public-key)"
+        let source =
+            FileManager.default.fileExists(atPath: publicKeyText) ? "the public key in \(publicKeyText)" : "the public key given (--public-key)"
         return (VerifierKey(name: name, publicKey: key), source)
     }
 
@@ -28,12 +33,15 @@ struct EvidenceOptions: ParsableArguments {
     /// A verifier key given as text, or the text of the file it names.
     static func keyText(_ given: String) throws -> String {
         guard FileManager.default.fileExists(atPath: given) else { return given }
-        return String(decoding: try CommandLineFileError.reading(nil) { try FileBytes.read(given, limit: VerifierKey.maximumFileBytes) }, as: UTF8.self)
+        return String(
+            decoding: try CommandLineFileError.reading(nil) { try FileBytes.read(given, limit: VerifierKey.maximumFileBytes) }, as: UTF8.self)
     }
 
     /// Reads and parses a checkpoint file, naming the file when it is not one.
     static func readCheckpoint(_ path: String) throws -> Checkpoint {
-        let data = try CommandLineFileError.reading("cannot read checkpoint file") { try FileBytes.read(path, limit: HandoffPackage.maximumNoteBytes) }
+        let data = try CommandLineFileError.reading("cannot read checkpoint file") {
+            try FileBytes.read(path, limit: HandoffPackage.maximumNoteBytes)
+        }
         return try CommandLineFileError.reading(path) { try Checkpoint(parsing: String(decoding: data, as: UTF8.self)) }
     }
 }
@@ -42,7 +50,8 @@ struct CheckpointCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "checkpoint",
         abstract: "Sign a checkpoint (origin, tree size, Merkle root, time) with the ledger's Ed25519 key, store it and print it.",
-        discussion: "Hand the checkpoint to someone outside the team: later, `handover verify --checkpoint FILE` proves the log still extends it unchanged.")
+        discussion:
+            "Hand the checkpoint to someone outside the team: later, `handover verify --checkpoint FILE` proves the log still extends it unchanged.")
 
     @OptionGroup var ledgerOptions: LedgerOptions
 
@@ -64,7 +73,9 @@ struct CheckpointCommand: ParsableCommand {
         defer { ledger.close() }
         let (key, created) = try ledger.signingKey()
         if created {
-            Console.error("note: this ledger predates checkpoints; made its signing key \(CheckpointKey.path(in: ledger.directory)) and its verifier key \(VerifierKeyFile.path(in: ledger.directory))")
+            Console.error(
+                "note: this ledger predates checkpoints; made its signing key \(CheckpointKey.path(in: ledger.directory)) and its verifier key \(VerifierKeyFile.path(in: ledger.directory))"
+            )
         }
         let checkpoint = try ledger.signCheckpoint(with: key)
         if let out { try write(checkpoint.text, to: out) }
@@ -106,7 +117,10 @@ struct ProveCommand: ParsableCommand {
         }
         let proof = try ledger.prove(sequence, against: against)
         guard proof.isValid else {
-            throw CLIExit(.integrity, "the inclusion proof of event \(sequence) does not lead to the checkpoint's root: the log differs from what the checkpoint signed (run `handover verify --checkpoint`)")
+            throw CLIExit(
+                .integrity,
+                "the inclusion proof of event \(sequence) does not lead to the checkpoint's root: the log differs from what the checkpoint signed (run `handover verify --checkpoint`)"
+            )
         }
         let json = proof.json(publicKey: try ledger.verifierKey().publicKey)
         if let out { try write(json + "\n", to: out) }

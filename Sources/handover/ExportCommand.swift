@@ -41,18 +41,28 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("postgres: events per transaction; a run stopped at any moment redoes at most this many.", valueName: "events"))
     var slice = Exporter.defaultSlice
 
-    @Option(name: .customLong("lock-wait"), help: ArgumentHelp("postgres: seconds to wait while another exporter holds the database (an exporter killed mid-statement holds it until the server notices).", valueName: "seconds"))
+    @Option(
+        name: .customLong("lock-wait"),
+        help: ArgumentHelp(
+            "postgres: seconds to wait while another exporter holds the database (an exporter killed mid-statement holds it until the server notices).",
+            valueName: "seconds"))
     var lockWait: Double = Exporter.defaultLockWait.inSeconds
 
     @Flag(name: .customLong("include-personal-data"), help: "Write email addresses in clear (never for erased users).")
     var includePersonalData = false
 
-    @Flag(inversion: .prefixedNo, help: "csv: put a ' before cells that begin with =, +, -, @, tab or CR, so spreadsheets show them as text (OWASP's CSV-injection defence). On for a new export; --since-last keeps the export's own setting.")
+    @Flag(
+        inversion: .prefixedNo,
+        help:
+            "csv: put a ' before cells that begin with =, +, -, @, tab or CR, so spreadsheets show them as text (OWASP's CSV-injection defence). On for a new export; --since-last keeps the export's own setting."
+    )
     var neutralizeFormulas: Bool?
 
     func validate() throws {
         if follow && format != .postgres { throw ValidationError("--follow needs --format postgres") }
-        if neutralizeFormulas != nil && format != .csv { throw ValidationError("--neutralize-formulas and --no-neutralize-formulas apply to --format csv") }
+        if neutralizeFormulas != nil && format != .csv {
+            throw ValidationError("--neutralize-formulas and --no-neutralize-formulas apply to --format csv")
+        }
         guard interval > 0, interval <= 86_400 else { throw ValidationError("--interval takes seconds between 0 and 86400") }
         guard slice >= 1 else { throw ValidationError("--slice takes a number of events, at least 1") }
         guard lockWait >= 0, lockWait <= 86_400 else { throw ValidationError("--lock-wait takes seconds between 0 and 86400") }
@@ -62,7 +72,9 @@ struct ExportCommand: AsyncParsableCommand {
         let (ledger, projection) = try ledgerOptions.open(.readOnly)
         defer { ledger.close() }
         if includePersonalData, ledger.sealer.keyStore == nil {
-            throw CLIExit.usage("\(ledgerOptions.directory) holds no data keys (a copy made without keys): its email addresses are sealed for good and cannot be exported; export without --include-personal-data")
+            throw CLIExit.usage(
+                "\(ledgerOptions.directory) holds no data keys (a copy made without keys): its email addresses are sealed for good and cannot be exported; export without --include-personal-data"
+            )
         }
         var exporter = Exporter(ledger: ledger, projection: projection, includePersonalData: includePersonalData)
         exporter.neutralizeFormulas = neutralizeFormulas
@@ -78,10 +90,13 @@ struct ExportCommand: AsyncParsableCommand {
         var logger = Logger(label: "handover.export")
         logger.logLevel = .warning
         guard follow else {
-            report(try await exporter.export(to: target, sinceLast: sinceLast, slice: slice, lockWait: .milliseconds(Int64(lockWait * 1000)), logger: logger) { through in
-                // Written at once: what a run stopped later will not redo.
-                Console.now("Committed events through sequence \(through) into \(target.masked).")
-            })
+            report(
+                try await exporter.export(
+                    to: target, sinceLast: sinceLast, slice: slice, lockWait: .milliseconds(Int64(lockWait * 1000)), logger: logger
+                ) { through in
+                    // Written at once: what a run stopped later will not redo.
+                    Console.now("Committed events through sequence \(through) into \(target.masked).")
+                })
             return
         }
         let stop = ExportStop()
@@ -90,18 +105,23 @@ struct ExportCommand: AsyncParsableCommand {
             stop.request()
             FileHandle.standardError.write(Data("\n\(signal.rawValue): ending after the export in progress\n".utf8))
         }) {
-            try await exporter.follow(into: target, interval: .milliseconds(Int(interval * 1000)), slice: slice, lockWait: .milliseconds(Int64(lockWait * 1000)),
-                                      until: stop, logger: logger, exported: { summary in
-                report(summary)
-            }, problem: { error in
-                Console.error("warning: \(error); trying again in \(interval.formatted()) s")
-            })
+            try await exporter.follow(
+                into: target, interval: .milliseconds(Int(interval * 1000)), slice: slice, lockWait: .milliseconds(Int64(lockWait * 1000)),
+                until: stop, logger: logger,
+                exported: { summary in
+                    report(summary)
+                },
+                problem: { error in
+                    Console.error("warning: \(error); trying again in \(interval.formatted()) s")
+                })
         }
         Console.out("Stopped following; \(last.map { "everything through sequence \($0)" } ?? "nothing") is in \(target.masked).")
     }
 
     private func report(_ summary: ExportSummary) {
         // Written at once, not buffered: a --follow service's log shows each run as it ends.
-        Console.now("Exported to \(summary.path) (\(summary.format.rawValue)): \(counted(summary.eventsAdded, "event")) added (through sequence \(summary.toSequence)), \(counted(summary.usersWritten, "user")) written\(includePersonalData ? ", with personal data" : "").")
+        Console.now(
+            "Exported to \(summary.path) (\(summary.format.rawValue)): \(counted(summary.eventsAdded, "event")) added (through sequence \(summary.toSequence)), \(counted(summary.usersWritten, "user")) written\(includePersonalData ? ", with personal data" : "")."
+        )
     }
 }

@@ -6,7 +6,8 @@ import Migration
 struct HandoffCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handoff", abstract: "Signed handoff packages: team A issues them and confirms receipts, team B receives them.",
-        discussion: "Team B receives a package as soon as it arrives (`handover handoff receive`), so every handed-over user is known before the exchange; `handover exchange --transfers PACKAGE --sender-key FILE` receives it too when it was not received before.",
+        discussion:
+            "Team B receives a package as soon as it arrives (`handover handoff receive`), so every handed-over user is known before the exchange; `handover exchange --transfers PACKAGE --sender-key FILE` receives it too when it was not received before.",
         subcommands: [HandoffIssueCommand.self, HandoffConfirmCommand.self, HandoffReceiveCommand.self])
 }
 
@@ -18,8 +19,11 @@ func pinnedKey(_ path: String, option: String) throws -> VerifierKey {
 /// `handover handoff issue`: the next signed package of generated identifiers for a target team.
 struct HandoffIssueCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "issue", abstract: "Write the next signed handoff package for the target team (every identifier generated since the last package).",
-        discussion: "The package is a directory: rows.csv (account_id,transfer_sub,seq), manifest.txt (a signed note holding the rows' SHA-256 and a signed checkpoint covering them) and consistency.txt (a consistency proof from the previous package's checkpoint). Exits 1 when there is nothing new to hand over.")
+        commandName: "issue",
+        abstract: "Write the next signed handoff package for the target team (every identifier generated since the last package).",
+        discussion:
+            "The package is a directory: rows.csv (account_id,transfer_sub,seq), manifest.txt (a signed note holding the rows' SHA-256 and a signed checkpoint covering them) and consistency.txt (a consistency proof from the previous package's checkpoint). Exits 1 when there is nothing new to hand over."
+    )
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @Option(help: ArgumentHelp("The recipient team's 10-character team ID.", valueName: "team")) var target: String
@@ -33,17 +37,18 @@ struct HandoffIssueCommand: AsyncParsableCommand {
         guard let issued else {
             throw CLIExit(.failed, "no transfer identifier was generated for \(target) since the last package; nothing was written")
         }
-        Console.out("""
-        handoff package \(issued.package) for team \(issued.targetTeam) written to \(out)
-          rows: \(issued.rowCount) (events \(issued.previousTreeSize + 1) to \(issued.checkpoint.treeSize) of this ledger)
-          manifest sha256: \(issued.manifestSHA256)
-          checkpoint: \(counted(issued.checkpoint.treeSize, "event")), signed by \(issued.checkpoint.origin)
-        Send the directory to team \(issued.targetTeam), with this ledger's verifier key given out of band (once), which they pin:
-          handover checkpoint --ledger \(ledgerOptions.directory) --public-key > a.pub
-        The day it arrives, team \(issued.targetTeam) checks it and records its users, then exchanges them:
-          handover handoff receive \(out) --ledger LEDGER --sender-key a.pub
-          handover exchange --ledger LEDGER --transfers \(out) --sender-key a.pub ...
-        """)
+        Console.out(
+            """
+            handoff package \(issued.package) for team \(issued.targetTeam) written to \(out)
+              rows: \(issued.rowCount) (events \(issued.previousTreeSize + 1) to \(issued.checkpoint.treeSize) of this ledger)
+              manifest sha256: \(issued.manifestSHA256)
+              checkpoint: \(counted(issued.checkpoint.treeSize, "event")), signed by \(issued.checkpoint.origin)
+            Send the directory to team \(issued.targetTeam), with this ledger's verifier key given out of band (once), which they pin:
+              handover checkpoint --ledger \(ledgerOptions.directory) --public-key > a.pub
+            The day it arrives, team \(issued.targetTeam) checks it and records its users, then exchanges them:
+              handover handoff receive \(out) --ledger LEDGER --sender-key a.pub
+              handover exchange --ledger LEDGER --transfers \(out) --sender-key a.pub ...
+            """)
     }
 }
 
@@ -55,7 +60,8 @@ struct HandoffConfirmCommand: AsyncParsableCommand {
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @Argument(help: ArgumentHelp("The receipt directory team B sent.", valueName: "receipt")) var receipt: String
-    @Option(name: .customLong("recipient-key"), help: ArgumentHelp("Team B's verifier key, pinned out of band.", valueName: "file")) var recipientKey: String
+    @Option(name: .customLong("recipient-key"), help: ArgumentHelp("Team B's verifier key, pinned out of band.", valueName: "file")) var recipientKey:
+        String
 
     func run() async throws {
         let key = try pinnedKey(recipientKey, option: "--recipient-key")
@@ -63,11 +69,12 @@ struct HandoffConfirmCommand: AsyncParsableCommand {
         defer { ledger.close() }
         let outcome = try await ReceiptConfirmation(ledger: ledger, recipientKey: key).confirm(receipt)
         let a = outcome.acknowledged
-        Console.out("""
-        receipt for handoff package \(a.package) checked: team \(a.targetTeam) cosigned this ledger's checkpoint at \(a.cosignedAt.rfc3339)
-          and recorded the package as event \(a.recipientSequence) of its ledger, in its checkpoint of \(counted(a.recipientCheckpoint.treeSize, "event"))
-        \(outcome.wasRecordedBefore ? "already recorded as event \(outcome.sequence); nothing new written" : "recorded as event \(outcome.sequence) (handoff acknowledged)")
-        """)
+        Console.out(
+            """
+            receipt for handoff package \(a.package) checked: team \(a.targetTeam) cosigned this ledger's checkpoint at \(a.cosignedAt.rfc3339)
+              and recorded the package as event \(a.recipientSequence) of its ledger, in its checkpoint of \(counted(a.recipientCheckpoint.treeSize, "event"))
+            \(outcome.wasRecordedBefore ? "already recorded as event \(outcome.sequence); nothing new written" : "recorded as event \(outcome.sequence) (handoff acknowledged)")
+            """)
     }
 }
 
@@ -76,16 +83,22 @@ struct HandoffConfirmCommand: AsyncParsableCommand {
 struct HandoffReceiveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receive", abstract: "Team B: check a signed handoff package and take its users into the ledger, before the exchange.",
-        discussion: "Makes every check the exchange makes, records \"handoff received\" and the rows (each handed-over user is then known by transfer_sub, with team A's account_id and the package number: `serve` correlates their sign-ins, `query pending` lists them as received), and writes the receipt for team A. Calls nobody. Receiving a package again records nothing new and writes the same receipt. Exits 2 when the package does not check out (recorded as \"handoff refused\").")
+        discussion:
+            "Makes every check the exchange makes, records \"handoff received\" and the rows (each handed-over user is then known by transfer_sub, with team A's account_id and the package number: `serve` correlates their sign-ins, `query pending` lists them as received), and writes the receipt for team A. Calls nobody. Receiving a package again records nothing new and writes the same receipt. Exits 2 when the package does not check out (recorded as \"handoff refused\")."
+    )
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @Argument(help: ArgumentHelp("The package directory team A sent.", valueName: "package")) var package: String
-    @Option(name: .customLong("sender-key"), help: ArgumentHelp("Team A's verifier key, pinned out of band.", valueName: "file")) var senderKey: String
-    @Option(help: ArgumentHelp("Where to write the receipt for team A (default: receipt-<sender team>-NNNN beside the package).", valueName: "dir")) var receipt: String?
+    @Option(name: .customLong("sender-key"), help: ArgumentHelp("Team A's verifier key, pinned out of band.", valueName: "file")) var senderKey:
+        String
+    @Option(help: ArgumentHelp("Where to write the receipt for team A (default: receipt-<sender team>-NNNN beside the package).", valueName: "dir"))
+    var receipt: String?
 
     func run() async throws {
         let key = try pinnedKey(senderKey, option: "--sender-key")
-        guard HandoffPackage.isPackage(package) else { throw CLIExit.usage("\(package) is not a handoff package (a directory holding manifest.txt, rows.csv and consistency.txt)") }
+        guard HandoffPackage.isPackage(package) else {
+            throw CLIExit.usage("\(package) is not a handoff package (a directory holding manifest.txt, rows.csv and consistency.txt)")
+        }
         let (ledger, _) = try ledgerOptions.open(.readWrite)
         defer { ledger.close() }
         let acceptance = HandoffAcceptance(ledger: ledger, package: HandoffPackage(path: package), senderKey: key)
@@ -94,14 +107,17 @@ struct HandoffReceiveCommand: AsyncParsableCommand {
         let path = receipt ?? MigrationJob.defaultReceiptPath(beside: package, sender: manifest.senderTeam, package: manifest.package)
         try acceptance.writeReceipt(for: received.verified, to: path)
         let rows = received.rows
-        let before = received.verified.wasReceivedBefore ? " (received before as event \(received.verified.receivedSequence ?? 0))" : " as event \(received.verified.receivedSequence ?? 0)"
-        Console.out("""
-        handoff package \(manifest.package) from team \(manifest.senderTeam) checked with the pinned key and recorded\(before)
-          rows: \(counted(rows.rows, "user")) handed over; \(counted(rows.chunks, "chunk")) recorded now\(rows.chunksBefore > 0 ? ", \(rows.chunksBefore) recorded before" : "")
-          manifest sha256: \(received.verified.manifestSHA256)
-        receipt for team \(manifest.senderTeam) written to \(path)
-        Every user of the package is now known by transfer_sub: `serve` answers their sign-ins with the account_id. Exchange them with
-          handover exchange --transfers \(package) --sender-key \(senderKey) ...
-        """)
+        let before =
+            received.verified.wasReceivedBefore
+            ? " (received before as event \(received.verified.receivedSequence ?? 0))" : " as event \(received.verified.receivedSequence ?? 0)"
+        Console.out(
+            """
+            handoff package \(manifest.package) from team \(manifest.senderTeam) checked with the pinned key and recorded\(before)
+              rows: \(counted(rows.rows, "user")) handed over; \(counted(rows.chunks, "chunk")) recorded now\(rows.chunksBefore > 0 ? ", \(rows.chunksBefore) recorded before" : "")
+              manifest sha256: \(received.verified.manifestSHA256)
+            receipt for team \(manifest.senderTeam) written to \(path)
+            Every user of the package is now known by transfer_sub: `serve` answers their sign-ins with the account_id. Exchange them with
+              handover exchange --transfers \(package) --sender-key \(senderKey) ...
+            """)
     }
 }

@@ -7,11 +7,15 @@ struct Handover: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handover",
         abstract: "Run and audit a Sign in with Apple app-transfer migration.",
-        discussion: "Every step is recorded as an event in an append-only, hash-chained LMDB ledger. Exit codes: " + ExitStatus.allCases.map { "\($0.rawValue) \($0.meaning)" }.joined(separator: "; ") + ".",
+        discussion: "Every step is recorded as an event in an append-only, hash-chained LMDB ledger. Exit codes: "
+            + ExitStatus.allCases.map { "\($0.rawValue) \($0.meaning)" }.joined(separator: "; ") + ".",
         version: "handover \(HandoverVersion.current)",
         subcommands: [
-            InitCommand.self, WindowCommand.self, PreflightCommand.self, StatusCommand.self, LookupCommand.self, GenerateCommand.self, ExchangeCommand.self, HandoffCommand.self, ClientSecretCommand.self, IngestCommand.self, ServeCommand.self,
-            QueryCommand.self, ReconcileCommand.self, ReportCommand.self, ExportCommand.self, ApplyCommand.self, VerifyCommand.self, UpgradeCommand.self, BackupCommand.self, CheckpointCommand.self, ProveCommand.self, EvidenceCommand.self, EraseCommand.self, ProjectionsCommand.self, SimulatorCommand.self, DemoCommand.self,
+            InitCommand.self, WindowCommand.self, PreflightCommand.self, StatusCommand.self, LookupCommand.self, GenerateCommand.self,
+            ExchangeCommand.self, HandoffCommand.self, ClientSecretCommand.self, IngestCommand.self, ServeCommand.self,
+            QueryCommand.self, ReconcileCommand.self, ReportCommand.self, ExportCommand.self, ApplyCommand.self, VerifyCommand.self,
+            UpgradeCommand.self, BackupCommand.self, CheckpointCommand.self, ProveCommand.self, EvidenceCommand.self, EraseCommand.self,
+            ProjectionsCommand.self, SimulatorCommand.self, DemoCommand.self,
         ]
     )
 

@@ -32,7 +32,10 @@ struct IngestCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Files to read, or - for JSON lines on standard input.", valueName: "file"))
     var inputs: [String]
 
-    @Option(name: .customLong("verify-at"), help: ArgumentHelp("sign-in only: check exp and iat against this time (RFC 3339), not now, to backfill tokens captured earlier.", valueName: "time"))
+    @Option(
+        name: .customLong("verify-at"),
+        help: ArgumentHelp(
+            "sign-in only: check exp and iat against this time (RFC 3339), not now, to backfill tokens captured earlier.", valueName: "time"))
     var verifyAtText: String?
 
     func validate() throws {
@@ -40,7 +43,9 @@ struct IngestCommand: AsyncParsableCommand {
         if let verifyAtText {
             guard kind == .signIn else { throw ValidationError("--verify-at applies to sign-ins only: a notification's times are Apple's own") }
             let time = try parseTime(verifyAtText, option: "--verify-at")
-            if time > Timestamp(Date()) { throw ValidationError("--verify-at \(verifyAtText) is in the future: a backfill checks tokens against a past time") }
+            if time > Timestamp(Date()) {
+                throw ValidationError("--verify-at \(verifyAtText) is in the future: a backfill checks tokens against a past time")
+            }
         }
     }
 
@@ -54,8 +59,11 @@ struct IngestCommand: AsyncParsableCommand {
         let intake = try AppleIntake(ledger: ledger, projection: projection, keys: keyOptions.keySet(), logger: logger)
         let ingest = OfflineIngest(intake: intake, kind: kind == .notification ? .notification : .signIn(verifyAt: verifyAt))
         let tally = try await ingest.run(items) { Console.error($0) }
-        var line = "Ingested \(items.count) \(kind == .notification ? "notification" : "sign-in")\(items.count == 1 ? "" : "s"): \(tally.recorded) recorded, \(tally.duplicates) already recorded, \(tally.rejectedCount) rejected"
-        if !tally.rejected.isEmpty { line += " (" + tally.rejected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")" }
+        var line =
+            "Ingested \(items.count) \(kind == .notification ? "notification" : "sign-in")\(items.count == 1 ? "" : "s"): \(tally.recorded) recorded, \(tally.duplicates) already recorded, \(tally.rejectedCount) rejected"
+        if !tally.rejected.isEmpty {
+            line += " (" + tally.rejected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
+        }
         if tally.erased > 0 { line += "; \(counted(tally.erased, "user")) erased" }
         Console.out(line + ".")
         if tally.rejectedCount > 0 { throw CLIExit(.failed, nil) }

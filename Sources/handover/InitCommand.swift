@@ -7,7 +7,8 @@ import Projections
 
 /// `handover init`: create a ledger for one team.
 struct InitCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "init", abstract: "Create a ledger for one team (refuses to overwrite an existing one).")
+    static let configuration = CommandConfiguration(
+        commandName: "init", abstract: "Create a ledger for one team (refuses to overwrite an existing one).")
 
     @OptionGroup var ledgerOptions: LedgerOptions
 
@@ -23,7 +24,9 @@ struct InitCommand: AsyncParsableCommand {
     @Option(name: .customLong("on-account-deleted"), help: "When Apple reports an account deleted: erase (destroy personal data) or keep.")
     var onAccountDeleted: LedgerCreated.DeletionPolicy = .erase
 
-    @Option(name: .customLong("sign-in-secret-file"), help: ArgumentHelp("Bearer secret that `serve` requires for sign-in reports; only its SHA-256 is kept.", valueName: "file"))
+    @Option(
+        name: .customLong("sign-in-secret-file"),
+        help: ArgumentHelp("Bearer secret that `serve` requires for sign-in reports; only its SHA-256 is kept.", valueName: "file"))
     var signInSecretFile: String?
 
     func validate() throws {
@@ -32,7 +35,9 @@ struct InitCommand: AsyncParsableCommand {
         guard AppleCredentials.isTenCharacterID(team) else {
             throw ValidationError("--team-id: \"\(team)\" is not a 10-character Apple team ID (upper-case letters and digits)")
         }
-        guard !(clientIDs.isEmpty && (env["APPLE_CLIENT_ID"] ?? "").isEmpty) else { throw ValidationError("--client-id is required (or set APPLE_CLIENT_ID)") }
+        guard !(clientIDs.isEmpty && (env["APPLE_CLIENT_ID"] ?? "").isEmpty) else {
+            throw ValidationError("--client-id is required (or set APPLE_CLIENT_ID)")
+        }
     }
 
     func run() async throws {
@@ -41,18 +46,22 @@ struct InitCommand: AsyncParsableCommand {
         let clients = clientIDs.isEmpty ? [env["APPLE_CLIENT_ID"]!] : clientIDs
         let secret: SignInSecret?
         secret = try signInSecretFile.map(SignInSecret.load(file:))
-        let created = LedgerCreated(teamID: team, clientIDs: clients, role: role, ledgerID: UUID().uuidString.lowercased(), onAccountDeleted: onAccountDeleted)
+        let created = LedgerCreated(
+            teamID: team, clientIDs: clients, role: role, ledgerID: UUID().uuidString.lowercased(), onAccountDeleted: onAccountDeleted)
         let ledger = try await Ledger.create(at: ledgerOptions.directory, created, folders: [UserProjection()])
         let verifierKey = try ledger.verifierKey().line
         ledger.close()
         if let secret {
             let path = SignInSecret.digestFile(in: ledgerOptions.directory)
-            guard FileManager.default.createFile(atPath: path, contents: Data((secret.digestHex + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+            guard FileManager.default.createFile(atPath: path, contents: Data((secret.digestHex + "\n").utf8), attributes: [.posixPermissions: 0o600])
+            else {
                 throw CLIExit(.failed, "created the ledger but could not write \(path); pass --sign-in-secret-file to serve instead")
             }
         }
         Console.out("Created \(role.rawValue) ledger \(created.ledgerID) for team \(team) in \(ledgerOptions.directory)")
-        Console.out("Checkpoints are signed with \(CheckpointKey.path(in: ledgerOptions.directory)); its verifier key, for auditors (also in \(VerifierKeyFile.path(in: ledgerOptions.directory))):\n  \(verifierKey)")
+        Console.out(
+            "Checkpoints are signed with \(CheckpointKey.path(in: ledgerOptions.directory)); its verifier key, for auditors (also in \(VerifierKeyFile.path(in: ledgerOptions.directory))):\n  \(verifierKey)"
+        )
         Console.out(nextSteps(ledger: ledgerOptions.directory).joined(separator: "\n"))
     }
 
@@ -63,14 +72,18 @@ struct InitCommand: AsyncParsableCommand {
         let window = "  - once the transfer is accepted, record its date: handover window --ledger \(ledger) --accepted-at YYYY-MM-DD"
         switch role {
         case .sender:
-            return ["Next:",
-                    "  - check the set-up: handover preflight --ledger \(ledger) --users FILE",
-                    "  - generate the transfer identifiers: handover generate --ledger \(ledger) --users FILE --target TEAM --out FILE",
-                    window]
+            return [
+                "Next:",
+                "  - check the set-up: handover preflight --ledger \(ledger) --users FILE",
+                "  - generate the transfer identifiers: handover generate --ledger \(ledger) --users FILE --target TEAM --out FILE",
+                window,
+            ]
         case .recipient:
-            return ["Next:",
-                    "  - the day team A's package arrives, receive it with their verifier key (a.pub): handover handoff receive PACKAGE --ledger \(ledger) --sender-key a.pub",
-                    window]
+            return [
+                "Next:",
+                "  - the day team A's package arrives, receive it with their verifier key (a.pub): handover handoff receive PACKAGE --ledger \(ledger) --sender-key a.pub",
+                window,
+            ]
         }
     }
 }

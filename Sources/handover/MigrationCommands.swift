@@ -25,22 +25,39 @@ struct RunOptions: ParsableArguments {
     @Option(help: SummaryFormat.help)
     var format: SummaryFormat = .text
 
-    @Option(help: ArgumentHelp("Seconds the calls in flight get to finish after Ctrl-C or SIGTERM; a second signal ends them at once.", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds the calls in flight get to finish after Ctrl-C or SIGTERM; a second signal ends them at once.", valueName: "seconds"))
     var grace: Double = 10
 
-    @Option(name: .customLong("max-retry-after"), help: ArgumentHelp("The longest Retry-After honoured, seconds; Apple asking for longer stops the run (exit 1, resumable).", valueName: "seconds"))
+    @Option(
+        name: .customLong("max-retry-after"),
+        help: ArgumentHelp(
+            "The longest Retry-After honoured, seconds; Apple asking for longer stops the run (exit 1, resumable).", valueName: "seconds"))
     var maxRetryAfter: Double = 600
 
-    @Option(name: .customLong("outage-limit"), help: ArgumentHelp("How long Apple may stay unavailable, seconds, while the run waits (failing nobody); then it stops (exit 1, resumable).", valueName: "seconds"))
+    @Option(
+        name: .customLong("outage-limit"),
+        help: ArgumentHelp(
+            "How long Apple may stay unavailable, seconds, while the run waits (failing nobody); then it stops (exit 1, resumable).",
+            valueName: "seconds"))
     var outageLimit: Double = 900
 
-    @Option(name: .customLong("max-rate"), help: ArgumentHelp("Calls to Apple a second at most (default: as fast as Apple answers).", valueName: "calls"))
+    @Option(
+        name: .customLong("max-rate"), help: ArgumentHelp("Calls to Apple a second at most (default: as fast as Apple answers).", valueName: "calls"))
     var maxRate: Double?
 
-    @Option(name: .customLong("metrics-file"), help: ArgumentHelp("Keep the run's progress in Prometheus text format in this file (for node_exporter's textfile collector), rewritten every 5 s and at the end.", valueName: "file"))
+    @Option(
+        name: .customLong("metrics-file"),
+        help: ArgumentHelp(
+            "Keep the run's progress in Prometheus text format in this file (for node_exporter's textfile collector), rewritten every 5 s and at the end.",
+            valueName: "file"))
     var metricsFile: String?
 
-    @Option(help: ArgumentHelp("Stop the run (exit 3) when one refusal answers this share of the first 200 calls or of any 500 in a row: a percentage, or off.", valueName: "N%|off"))
+    @Option(
+        help: ArgumentHelp(
+            "Stop the run (exit 3) when one refusal answers this share of the first 200 calls or of any 500 in a row: a percentage, or off.",
+            valueName: "N%|off"))
     var breaker: BreakerThreshold = .percent(95)
 
     func validate() throws {
@@ -48,7 +65,9 @@ struct RunOptions: ParsableArguments {
         guard grace >= 0, grace <= 3600 else { throw ValidationError("--grace must be 0 to 3600 seconds") }
         guard maxRetryAfter >= 0, maxRetryAfter <= 86_400 else { throw ValidationError("--max-retry-after must be 0 to 86400 seconds") }
         guard outageLimit >= 0, outageLimit <= 7 * 86_400 else { throw ValidationError("--outage-limit must be 0 to 604800 seconds (a week)") }
-        if let maxRate { guard maxRate >= 0.01, maxRate <= 1_000_000 else { throw ValidationError("--max-rate must be 0.01 to 1000000 calls a second") } }
+        if let maxRate {
+            guard maxRate >= 0.01, maxRate <= 1_000_000 else { throw ValidationError("--max-rate must be 0.01 to 1000000 calls a second") }
+        }
     }
 
     /// The pace these options ask for.
@@ -78,7 +97,10 @@ enum BreakerThreshold: ExpressibleByArgument, Equatable, CustomStringConvertible
     var defaultValueDescription: String { description }
 
     init?(argument: String) {
-        if argument == "off" { self = .off; return }
+        if argument == "off" {
+            self = .off
+            return
+        }
         let digits = argument.hasSuffix("%") ? String(argument.dropLast()) : argument
         guard let value = Double(digits), value > 0, value <= 100 else { return nil }
         self = .percent(value)
@@ -95,9 +117,12 @@ enum BreakerThreshold: ExpressibleByArgument, Equatable, CustomStringConvertible
 
 /// Runs a job, prints warnings, the progress line on a terminal and the summary; exits with
 /// the run's exit status (README.md, "Migrating: both teams' workflow": 0, 1, 3, 130 or 143).
-func runMigration(_ kind: MigrationJob.Kind, input: String, ledger: LedgerOptions, apple: AppleOptions, run: RunOptions,
-                  configure: (inout MigrationJob) throws -> Void = { _ in }) async throws {
-    var job = MigrationJob(kind: kind, ledgerDirectory: ledger.directory, inputPath: input, credentials: try apple.credentials(), endpoints: apple.endpoints)
+func runMigration(
+    _ kind: MigrationJob.Kind, input: String, ledger: LedgerOptions, apple: AppleOptions, run: RunOptions,
+    configure: (inout MigrationJob) throws -> Void = { _ in }
+) async throws {
+    var job = MigrationJob(
+        kind: kind, ledgerDirectory: ledger.directory, inputPath: input, credentials: try apple.credentials(), endpoints: apple.endpoints)
     try configure(&job)
     job.options.concurrency = run.concurrency
     job.options.retryFailed = run.retryFailed
@@ -142,7 +167,9 @@ private func stopMessage(_ failure: CallFailure, reason: RunFinished.StopReason?
 struct GenerateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate", abstract: "Team A: generate transfer identifiers for the recipient team.",
-        discussion: "Reads a CSV with a header naming `sub` (required) and `account_id`; writes \(MigrationOutputRow.generation.names.joined(separator: ",")). Users already done for this target are skipped; the output is rewritten from the ledger.")
+        discussion:
+            "Reads a CSV with a header naming `sub` (required) and `account_id`; writes \(MigrationOutputRow.generation.names.joined(separator: ",")). Users already done for this target are skipped; the output is rewritten from the ledger."
+    )
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @OptionGroup var apple: AppleOptions
@@ -159,13 +186,21 @@ struct GenerateCommand: AsyncParsableCommand {
 struct ExchangeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "exchange", abstract: "Team B: exchange transfer identifiers for your team's identifiers and emails.",
-        discussion: "Reads team A's signed handoff package (checked with --sender-key before any call to Apple; a package that fails is refused with exit 2) or a bare CSV with a header naming `transfer_sub` (required) and `account_id` (recorded as unsigned); writes \(MigrationOutputRow.exchange.names.joined(separator: ",")). Users already exchanged are skipped; the output is rewritten from the ledger. For a package, a receipt for team A is written (see --receipt).")
+        discussion:
+            "Reads team A's signed handoff package (checked with --sender-key before any call to Apple; a package that fails is refused with exit 2) or a bare CSV with a header naming `transfer_sub` (required) and `account_id` (recorded as unsigned); writes \(MigrationOutputRow.exchange.names.joined(separator: ",")). Users already exchanged are skipped; the output is rewritten from the ledger. For a package, a receipt for team A is written (see --receipt)."
+    )
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @OptionGroup var apple: AppleOptions
-    @Option(help: ArgumentHelp("Team A's handoff package (a directory from `handover handoff issue`), or a bare CSV (columns transfer_sub, account_id).", valueName: "path")) var transfers: String
-    @Option(name: .customLong("sender-key"), help: ArgumentHelp("Team A's verifier key, pinned out of band; required for a package.", valueName: "file")) var senderKey: String?
-    @Option(help: ArgumentHelp("Where to write the receipt for team A (default: receipt-<team A>-NNNN beside --out).", valueName: "dir")) var receipt: String?
+    @Option(
+        help: ArgumentHelp(
+            "Team A's handoff package (a directory from `handover handoff issue`), or a bare CSV (columns transfer_sub, account_id).",
+            valueName: "path")) var transfers: String
+    @Option(
+        name: .customLong("sender-key"), help: ArgumentHelp("Team A's verifier key, pinned out of band; required for a package.", valueName: "file"))
+    var senderKey: String?
+    @Option(help: ArgumentHelp("Where to write the receipt for team A (default: receipt-<team A>-NNNN beside --out).", valueName: "dir")) var receipt:
+        String?
     @OptionGroup var run: RunOptions
 
     func run() async throws {

@@ -40,7 +40,9 @@ func validateScratch(_ scratch: String?) throws {
 
 /// `--as-of`, shared by the queries and the report.
 struct AsOfOptions: ParsableArguments {
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("Answer from the events recorded up to this time (RFC 3339, or a date meaning midnight UTC).", valueName: "time"))
+    @Option(
+        name: .customLong("as-of"),
+        help: ArgumentHelp("Answer from the events recorded up to this time (RFC 3339, or a date meaning midnight UTC).", valueName: "time"))
     var asOfText: String?
 
     var asOf: Timestamp? { asOfText.flatMap(Timestamp.init(rfc3339:)) }
@@ -93,12 +95,14 @@ func write(_ text: String, to path: String) throws {
 /// Refuses two ledgers given in the wrong roles (exit 2, naming each one's role): team A's is
 /// the sender's, team B's the recipient's, as each ledger's "ledger created" says.
 func checkRoles(sender: Ledger, at senderPath: String, option: String, recipient: Ledger, at recipientPath: String) throws {
-    let senderRole = try sender.identity().role, recipientRole = try recipient.identity().role
+    let senderRole = try sender.identity().role
+    let recipientRole = try recipient.identity().role
     guard senderRole == .sender, recipientRole == .recipient else {
         // One option (`--sender`, beside `--ledger`) or two (`--sender and --recipient`).
         let takes = option.contains(" and ") ? "take team A's ledger and team B's, in that order" : "takes team A's ledger and the other team B's"
-        throw CLIExit.usage("\(option) \(takes): \(senderPath) is a \(senderRole.rawValue)'s ledger "
-                            + "(team \(try sender.identity().teamID)) and \(recipientPath) a \(recipientRole.rawValue)'s (team \(try recipient.identity().teamID))"
-                            + (senderRole == .recipient && recipientRole == .sender ? "; they are given the other way round" : ""))
+        throw CLIExit.usage(
+            "\(option) \(takes): \(senderPath) is a \(senderRole.rawValue)'s ledger "
+                + "(team \(try sender.identity().teamID)) and \(recipientPath) a \(recipientRole.rawValue)'s (team \(try recipient.identity().teamID))"
+                + (senderRole == .recipient && recipientRole == .sender ? "; they are given the other way round" : ""))
     }
 }

@@ -1,17 +1,21 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import Ledger
 import Projections
 
 /// `handover projections`: maintain the read models.
 struct ProjectionsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "projections", abstract: "Maintain the projections folded from the log.", subcommands: [Rebuild.self])
+    static let configuration = CommandConfiguration(
+        commandName: "projections", abstract: "Maintain the projections folded from the log.", subcommands: [Rebuild.self])
 
     struct Rebuild: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Fold the projections again from the whole log into a second set, loaded in key order, then switch to it.")
+        static let configuration = CommandConfiguration(
+            abstract: "Fold the projections again from the whole log into a second set, loaded in key order, then switch to it.")
         @OptionGroup var ledgerOptions: LedgerOptions
 
-        @Option(help: ArgumentHelp("Where to fold the log before loading it (a new directory, removed after; default: a temporary one).", valueName: "dir"))
+        @Option(
+            help: ArgumentHelp(
+                "Where to fold the log before loading it (a new directory, removed after; default: a temporary one).", valueName: "dir"))
         var scratch: String?
 
         func validate() throws { try validateScratch(scratch) }

@@ -12,7 +12,8 @@ struct QueryCommand: AsyncParsableCommand {
     )
 
     struct Migrated: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Users whose migration step is done: when, by which path, before the deadline or not.")
+        static let configuration = CommandConfiguration(
+            abstract: "Users whose migration step is done: when, by which path, before the deadline or not.")
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
 
@@ -42,7 +43,8 @@ struct QueryCommand: AsyncParsableCommand {
     }
 
     struct User: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One user's state and history, by account ID, either team's sub or transfer_sub; exit 1 when the ledger holds no such user.")
+        static let configuration = CommandConfiguration(
+            abstract: "One user's state and history, by account ID, either team's sub or transfer_sub; exit 1 when the ledger holds no such user.")
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "An account ID, sender sub, transfer_sub or recipient sub.") var identifier: String
@@ -53,7 +55,8 @@ struct QueryCommand: AsyncParsableCommand {
             let found = try projection.read(ledger, asOf: output.asOf) { snapshot, view in
                 try ComplianceQueries(snapshot: snapshot, time: output.asOf ?? .now(), sealer: ledger.sealer).user(identifier).map { user in
                     let last = try snapshot.checkpoint()
-                    return UserWithHistory(user: user, history: try EventQuery.historyWithBatches(of: user.state, through: last, snapshot: snapshot, view: view))
+                    return UserWithHistory(
+                        user: user, history: try EventQuery.historyWithBatches(of: user.state, through: last, snapshot: snapshot, view: view))
                 }
             }
             guard let found else {
@@ -103,7 +106,10 @@ struct QueryCommand: AsyncParsableCommand {
             discussion: "An empty list is an answer (exit 0); --id naming an identifier the ledger does not hold exits 1, as `query user` does.")
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
-        @Option(name: .customLong("id"), help: "Only events carrying this identifier (any kind, or a jti); exit 1 when the ledger holds no such identifier.") var identifier: String?
+        @Option(
+            name: .customLong("id"),
+            help: "Only events carrying this identifier (any kind, or a jti); exit 1 when the ledger holds no such identifier.") var identifier:
+            String?
         @Option(name: .customLong("type"), help: "Only events of this type; repeatable.") var types: [String] = []
         @Option(help: ArgumentHelp("Only events recorded at or after this time.", valueName: "time")) var since: String?
         @Option(help: "At most this many events (the last ones).") var limit: Int?
@@ -120,10 +126,12 @@ struct QueryCommand: AsyncParsableCommand {
             let (ledger, projection) = try ledgerOptions.open(.readOnly)
             defer { ledger.close() }
             if let identifier, try !EventQuery.isKnown(identifier, until: output.asOf, in: ledger, projection: projection) {
-                throw CLIExit(.failed, "no user or notification with identifier \"\(identifier)\"" + (output.asOf.map { " as of \($0.rfc3339)" } ?? ""))
+                throw CLIExit(
+                    .failed, "no user or notification with identifier \"\(identifier)\"" + (output.asOf.map { " as of \($0.rfc3339)" } ?? ""))
             }
-            let query = EventQuery(identifier: identifier, types: Set(types.compactMap(EventType.init(rawValue:))),
-                                   since: try since.map { try parseTime($0, option: "--since") }, until: output.asOf, limit: limit)
+            let query = EventQuery(
+                identifier: identifier, types: Set(types.compactMap(EventType.init(rawValue:))),
+                since: try since.map { try parseTime($0, option: "--since") }, until: output.asOf, limit: limit)
             if output.format == .json {
                 let out = StandardOutput()
                 var first = true

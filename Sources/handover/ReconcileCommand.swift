@@ -8,20 +8,27 @@ import Reporting
 /// `handover reconcile`: both teams' ledgers joined by `transfer_sub`, read-only on both.
 struct ReconcileCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "reconcile", abstract: "Join team A's and team B's ledgers by transfer_sub: who was generated, handed over, received and migrated.",
-        discussion: "Checks first that every checkpoint of team A's that team B recorded with a package is still extended by team A's log (exit 4, naming it, if the log was rewritten after the handoff); then prints the totals by outcome, or every joined row with --rows. Opens both ledgers read-only.")
+        commandName: "reconcile",
+        abstract: "Join team A's and team B's ledgers by transfer_sub: who was generated, handed over, received and migrated.",
+        discussion:
+            "Checks first that every checkpoint of team A's that team B recorded with a package is still extended by team A's log (exit 4, naming it, if the log was rewritten after the handoff); then prints the totals by outcome, or every joined row with --rows. Opens both ledgers read-only."
+    )
 
     @Option(help: ArgumentHelp("Team A's (the sender's) ledger directory.", valueName: "dir")) var sender: String?
-    @Option(name: .customLong("packages"), parsing: .upToNextOption,
-            help: ArgumentHelp("Instead of team A's ledger: team A's handoff packages (directories), checked with --sender-key.", valueName: "dir"))
+    @Option(
+        name: .customLong("packages"), parsing: .upToNextOption,
+        help: ArgumentHelp("Instead of team A's ledger: team A's handoff packages (directories), checked with --sender-key.", valueName: "dir"))
     var packages: [String] = []
-    @Option(name: .customLong("sender-key"), help: ArgumentHelp("With --packages: team A's verifier key, pinned out of band.", valueName: "file")) var senderKey: String?
+    @Option(name: .customLong("sender-key"), help: ArgumentHelp("With --packages: team A's verifier key, pinned out of band.", valueName: "file"))
+    var senderKey: String?
     @Option(help: ArgumentHelp("Team B's (the recipient's) ledger directory.", valueName: "dir")) var recipient: String
     @Flag(help: "Print every joined transfer_sub instead of the totals.") var rows = false
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        guard (sender == nil) != packages.isEmpty else { throw ValidationError("give team A's ledger (--sender) or its packages (--packages), one of the two") }
+        guard (sender == nil) != packages.isEmpty else {
+            throw ValidationError("give team A's ledger (--sender) or its packages (--packages), one of the two")
+        }
         guard packages.isEmpty || senderKey != nil else { throw ValidationError("--packages needs team A's verifier key: --sender-key FILE") }
     }
 
@@ -39,7 +46,8 @@ struct ReconcileCommand: ParsableCommand {
         } else {
             let role = try b.identity().role
             guard role == .recipient else {
-                throw CLIExit.usage("--recipient takes team B's ledger: \(recipient) is a \(role.rawValue)'s ledger (team \(try b.identity().teamID))")
+                throw CLIExit.usage(
+                    "--recipient takes team B's ledger: \(recipient) is a \(role.rawValue)'s ledger (team \(try b.identity().teamID))")
             }
             let key = try pinnedKey(senderKey ?? "", option: "--sender-key")
             let listings = try packages.map { path in try HandoffPackageReader.evidence(at: path, senderKey: key) }
@@ -52,8 +60,10 @@ struct ReconcileCommand: ParsableCommand {
             let checked = findings.filter(\.checked).count
             let holds = sender == nil ? "each the checkpoint of the package given under its number" : "each still extended by team A's log"
             let unchecked = checked == findings.count ? "" : "; \(findings.count - checked) of packages not given here, unchecked"
-            Console.out(findings.isEmpty ? "team B recorded no signed package from this ledger of team A's\n"
-                        : "\(counted(checked, "checkpoint")) of team A's recorded by team B with its packages: \(holds)\(unchecked)\n")
+            Console.out(
+                findings.isEmpty
+                    ? "team B recorded no signed package from this ledger of team A's\n"
+                    : "\(counted(checked, "checkpoint")) of team A's recorded by team B with its packages: \(holds)\(unchecked)\n")
         }
         if rows {
             try printRows(output.format) { sink in

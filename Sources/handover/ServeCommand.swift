@@ -36,18 +36,26 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("insecure-http"), help: "Allow plain HTTP on a non-loopback address (only behind a proxy that terminates TLS).")
     var insecureHTTP = false
 
-    @Option(name: .customLong("sign-in-secret-file"), help: ArgumentHelp("Bearer secret for POST /apple/sign-ins (default: $HANDOVER_SIGN_IN_SECRET, then the one set at init).", valueName: "file"))
+    @Option(
+        name: .customLong("sign-in-secret-file"),
+        help: ArgumentHelp("Bearer secret for POST /apple/sign-ins (default: $HANDOVER_SIGN_IN_SECRET, then the one set at init).", valueName: "file")
+    )
     var signInSecretFile: String?
 
-    @Option(name: .customLong("rejection-budget"), help: "Refused deliveries recorded one by one per source address and minute; beyond it, 429 and one summary event per source and minute.")
+    @Option(
+        name: .customLong("rejection-budget"),
+        help: "Refused deliveries recorded one by one per source address and minute; beyond it, 429 and one summary event per source and minute.")
     var rejectionBudget = 60
 
-    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("IP address of the proxy in front: from it, the client address is read from X-Forwarded-For.", valueName: "ip"))
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: ArgumentHelp("IP address of the proxy in front: from it, the client address is read from X-Forwarded-For.", valueName: "ip"))
     var trustedProxy: String?
 
     func run() async throws {
-        var configuration = ServeConfiguration(host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey, insecureHTTP: insecureHTTP,
-                                               rejectionBudget: rejectionBudget, trustedProxy: trustedProxy)
+        var configuration = ServeConfiguration(
+            host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey, insecureHTTP: insecureHTTP,
+            rejectionBudget: rejectionBudget, trustedProxy: trustedProxy)
         try configuration.validate()
         try configuration.checkTLSFiles()
         configuration.signInSecret = try signInSecret()
@@ -60,7 +68,8 @@ struct ServeCommand: AsyncParsableCommand {
         if configuration.signInSecret == nil {
             Console.error("warning: no sign-in secret is set, so POST /apple/sign-ins answers 401; set one with --sign-in-secret-file")
         }
-        let scheme = configuration.usesTLS ? "https" : "http", host = configuration.host
+        let scheme = configuration.usesTLS ? "https" : "http"
+        let host = configuration.host
         let directory = ledgerOptions.directory
         let clients = intake.settings.clientIDs.joined(separator: ", ")
         try await server.run { port in
@@ -69,8 +78,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let m = server.metrics
         let suppressed = m.suppressed(route: "notifications") + m.suppressed(route: "sign-ins")
-        Console.out("Stopped: recorded \(counted(m.events(.notificationReceived), "notification")), \(counted(m.events(.signInVerified), "sign-in")); rejected \(m.events(.notificationRejected) + m.events(.signInRejected))"
-              + (suppressed > 0 ? ", and \(suppressed) more over the rejection budget (answered 429, summed up per source and minute)." : "."))
+        Console.out(
+            "Stopped: recorded \(counted(m.events(.notificationReceived), "notification")), \(counted(m.events(.signInVerified), "sign-in")); rejected \(m.events(.notificationRejected) + m.events(.signInRejected))"
+                + (suppressed > 0 ? ", and \(suppressed) more over the rejection budget (answered 429, summed up per source and minute)." : "."))
     }
 
     private func signInSecret() throws -> SignInSecret? {

@@ -30,26 +30,40 @@ struct SimulatorCommand: AsyncParsableCommand {
         @Option(name: .customLong("retry-after"), help: "Retry-After sent with 429, seconds.") var retryAfter = 1
         @Option(name: .customLong("rate-500"), help: "Fraction of calls answered 500.") var rate500 = 0.0
         @Option(name: .customLong("rate-drop"), help: "Fraction of connections closed without an answer.") var rateDrop = 0.0
-        @Option(name: .customLong("revoked-fraction"), help: "Fraction of users who revoked consent (invalid_request), chosen by a hash of their identifier.") var revokedFraction = 0.0
-        @Option(name: .customLong("revoke-tokens-after"), help: ArgumentHelp("After this many migration calls, refuse (401) every access token issued so far, once.", valueName: "calls"))
+        @Option(
+            name: .customLong("revoked-fraction"),
+            help: "Fraction of users who revoked consent (invalid_request), chosen by a hash of their identifier.") var revokedFraction = 0.0
+        @Option(
+            name: .customLong("revoke-tokens-after"),
+            help: ArgumentHelp("After this many migration calls, refuse (401) every access token issued so far, once.", valueName: "calls"))
         var revokeTokensAfter: Int?
-        @Option(name: .customLong("refuse-tokens-after"), help: ArgumentHelp("After this many migration calls, refuse (401) every access token, however new.", valueName: "calls"))
+        @Option(
+            name: .customLong("refuse-tokens-after"),
+            help: ArgumentHelp("After this many migration calls, refuse (401) every access token, however new.", valueName: "calls"))
         var refuseTokensAfter: Int?
-        @Option(help: ArgumentHelp("""
-            Decide the injected faults from N instead of at random: whether a call is answered 429, 500 or dropped \
-            (--rate-429, --rate-500, --rate-drop) is a function of N, the endpoint, the user in the call (team A's sub, \
-            team B's transfer_sub; a token call's client_id) and how many times that user was asked before, not of the \
-            order calls arrive; --revoked-fraction's users are chosen by N too. So two runs with the same N and the same \
-            users, on the same --dir (whose secret makes the transfer_subs), fault the same users the same way at any \
-            concurrency. --outage, --latency-ms and the token options stay timed or counted in arrival order; a call \
-            they answer (an outage's, a refused token's 401) takes no roll. Without --seed, faults are random.
-            """, valueName: "N"))
+        @Option(
+            help: ArgumentHelp(
+                """
+                Decide the injected faults from N instead of at random: whether a call is answered 429, 500 or dropped \
+                (--rate-429, --rate-500, --rate-drop) is a function of N, the endpoint, the user in the call (team A's sub, \
+                team B's transfer_sub; a token call's client_id) and how many times that user was asked before, not of the \
+                order calls arrive; --revoked-fraction's users are chosen by N too. So two runs with the same N and the same \
+                users, on the same --dir (whose secret makes the transfer_subs), fault the same users the same way at any \
+                concurrency. --outage, --latency-ms and the token options stay timed or counted in arrival order; a call \
+                they answer (an outage's, a refused token's 401) takes no roll. Without --seed, faults are random.
+                """, valueName: "N"))
         var seed: UInt64?
-        @Option(name: .customLong("outage"), help: ArgumentHelp("An outage: after CALLS calls, SECONDS of every call answered ANSWER (429, a 5xx status, or drop: the connection closed), with Retry-After if given (repeat).", valueName: "CALLS:SECONDS:ANSWER[:RETRY_AFTER]"))
+        @Option(
+            name: .customLong("outage"),
+            help: ArgumentHelp(
+                "An outage: after CALLS calls, SECONDS of every call answered ANSWER (429, a 5xx status, or drop: the connection closed), with Retry-After if given (repeat).",
+                valueName: "CALLS:SECONDS:ANSWER[:RETRY_AFTER]"))
         var outages: [OutageArgument] = []
 
         func validate() throws {
-            if revokeTokensAfter != nil && refuseTokensAfter != nil { throw ValidationError("--revoke-tokens-after and --refuse-tokens-after exclude each other") }
+            if revokeTokensAfter != nil && refuseTokensAfter != nil {
+                throw ValidationError("--revoke-tokens-after and --refuse-tokens-after exclude each other")
+            }
         }
 
         func run() async throws {
@@ -76,19 +90,26 @@ struct SimulatorCommand: AsyncParsableCommand {
     }
 
     struct RegisterTeam: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "register-team", abstract: "Register a team with a new key; prints the key ID and the .p8 path.")
+        static let configuration = CommandConfiguration(
+            commandName: "register-team", abstract: "Register a team with a new key; prints the key ID and the .p8 path.")
         @OptionGroup var directory: SimulatorDirectoryOption
         @Option(name: .customLong("team-id"), help: "The team's 10-character team ID (A-Z, 0-9).") var teamID: String
         @Option(name: .customLong("client-id"), help: "Client IDs of the team's app (repeat).") var clientIDs: [String]
-        @Option(name: .customLong("key-id"), help: ArgumentHelp("The key's 10-character key ID, A-Z and 0-9 as Apple's are (default: a new one).", valueName: "id"))
+        @Option(
+            name: .customLong("key-id"),
+            help: ArgumentHelp("The key's 10-character key ID, A-Z and 0-9 as Apple's are (default: a new one).", valueName: "id"))
         var keyID: String?
 
         func validate() throws {
-            guard AppleCredentials.isTenCharacterID(teamID) else { throw ValidationError("--team-id: \"\(teamID)\" is not 10 characters of A-Z and 0-9") }
+            guard AppleCredentials.isTenCharacterID(teamID) else {
+                throw ValidationError("--team-id: \"\(teamID)\" is not 10 characters of A-Z and 0-9")
+            }
             if let keyID, !AppleCredentials.isTenCharacterID(keyID) {
                 throw ValidationError("--key-id: \"\(keyID)\" is not 10 characters of A-Z and 0-9, as Apple's key IDs are (KEYA111111, say)")
             }
-            for clientID in clientIDs where !AppleCredentials.isClientID(clientID) { throw ValidationError("--client-id: \"\(clientID)\" is empty or contains spaces") }
+            for clientID in clientIDs where !AppleCredentials.isClientID(clientID) {
+                throw ValidationError("--client-id: \"\(clientID)\" is empty or contains spaces")
+            }
         }
 
         func run() throws {
@@ -113,13 +134,15 @@ struct SimulatorCommand: AsyncParsableCommand {
 
         func run() throws {
             let time = try acceptedAt.map { try parseTime($0, option: "--accepted-at") } ?? .now()
-            try directory.open().recordTransfer(.init(clientID: clientID, fromTeam: from, toTeam: to, acceptedAt: time.seconds, windowDays: windowDays))
+            try directory.open().recordTransfer(
+                .init(clientID: clientID, fromTeam: from, toTeam: to, acceptedAt: time.seconds, windowDays: windowDays))
             Console.out("transfer of \(clientID) from \(from) to \(to) accepted at \(time); endpoints close \(time.adding(days: windowDays))")
         }
     }
 
     struct Revoke: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Mark users (sub or transfer_sub) as having revoked consent; prints one line per user.")
+        static let configuration = CommandConfiguration(
+            abstract: "Mark users (sub or transfer_sub) as having revoked consent; prints one line per user.")
         @OptionGroup var directory: SimulatorDirectoryOption
         @Argument(help: ArgumentHelp("The users' sub (team A's calls) or transfer_sub (team B's).", valueName: "id")) var identifiers: [String]
 
@@ -139,7 +162,8 @@ struct SimulatorCommand: AsyncParsableCommand {
     }
 
     struct MintIdentityToken: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "mint-identity-token", abstract: "Print an identity token signed with the stand-in's RSA key.")
+        static let configuration = CommandConfiguration(
+            commandName: "mint-identity-token", abstract: "Print an identity token signed with the stand-in's RSA key.")
         @OptionGroup var directory: SimulatorDirectoryOption
         @Option(name: .customLong("client-id")) var clientID: String
         @Option var sub: String
@@ -150,13 +174,17 @@ struct SimulatorCommand: AsyncParsableCommand {
 
         func run() throws {
             let minter = try TokenMinter(key: directory.open().signingKey())
-            Console.data(try minter.identityToken(audience: clientID, sub: sub, transferSub: transferSub, email: email, isPrivateEmail: email.map { $0.hasSuffix("@privaterelay.appleid.com") },
-                                           nonce: nonce, issuedAt: Timestamp.now().seconds, lifetime: lifetime))
+            Console.data(
+                try minter.identityToken(
+                    audience: clientID, sub: sub, transferSub: transferSub, email: email,
+                    isPrivateEmail: email.map { $0.hasSuffix("@privaterelay.appleid.com") },
+                    nonce: nonce, issuedAt: Timestamp.now().seconds, lifetime: lifetime))
         }
     }
 
     struct MintNotification: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "mint-notification", abstract: "Print a server-to-server notification body signed with the stand-in's RSA key.")
+        static let configuration = CommandConfiguration(
+            commandName: "mint-notification", abstract: "Print a server-to-server notification body signed with the stand-in's RSA key.")
         @OptionGroup var directory: SimulatorDirectoryOption
         @Option(name: .customLong("client-id")) var clientID: String
         @Option(help: "email-enabled, email-disabled, consent-revoked or account-deleted.") var type: String
@@ -165,8 +193,10 @@ struct SimulatorCommand: AsyncParsableCommand {
 
         func run() throws {
             let minter = try TokenMinter(key: directory.open().signingKey())
-            Console.data(try minter.notification(audience: clientID, type: type, sub: sub, email: email, isPrivateEmail: email.map { $0.hasSuffix("@privaterelay.appleid.com") },
-                                          eventTime: Timestamp.now().seconds))
+            Console.data(
+                try minter.notification(
+                    audience: clientID, type: type, sub: sub, email: email, isPrivateEmail: email.map { $0.hasSuffix("@privaterelay.appleid.com") },
+                    eventTime: Timestamp.now().seconds))
         }
     }
 }

@@ -16,7 +16,10 @@ struct UpgradeCommand: ParsableCommand {
 
     @OptionGroup var ledgerOptions: LedgerOptions
 
-    @Option(help: ArgumentHelp("Where to fold the log before loading the projections, for a long log (a new directory, removed after; default: a temporary one).", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "Where to fold the log before loading the projections, for a long log (a new directory, removed after; default: a temporary one).",
+            valueName: "dir"))
     var scratch: String?
 
     func validate() throws { try validateScratch(scratch) }

@@ -25,7 +25,10 @@ struct VerifyCommand: ParsableCommand {
     @Option(help: SummaryFormat.help)
     var format: SummaryFormat = .text
 
-    @Flag(help: "Also check the projections every answer comes from (user records, identifier links, migrated_order, windows) by folding the log again outside the ledger.")
+    @Flag(
+        help:
+            "Also check the projections every answer comes from (user records, identifier links, migrated_order, windows) by folding the log again outside the ledger."
+    )
     var deep = false
 
     @Option(help: ArgumentHelp("With --deep: where to fold (a new directory, removed after; default: a temporary one).", valueName: "dir"))
@@ -64,16 +67,22 @@ struct VerifyCommand: ParsableCommand {
         found["problem"] = report.problem.map(JSONValue.string) ?? .null
         if report.isIntact {
             if format != .json {
-                Console.out("OK: \(counted(report.eventCount, "event")), chain intact, head \(report.headHash), Merkle root \(Hex.encode(report.treeRoot))")
+                Console.out(
+                    "OK: \(counted(report.eventCount, "event")), chain intact, head \(report.headHash), Merkle root \(Hex.encode(report.treeRoot))")
                 if !report.indexesChecked {
-                    Console.out("The log's indexes were not checked: this ledger is format 1; `handover upgrade --ledger \(ledgerOptions.directory)` rebuilds them.")
+                    Console.out(
+                        "The log's indexes were not checked: this ledger is format 1; `handover upgrade --ledger \(ledgerOptions.directory)` rebuilds them."
+                    )
                 }
             }
             if report.indexesChecked { try verifyHandoffRows(ledger, into: &found) }
             return
         }
         let at = report.firstBadSequence.map { "at sequence \($0)" } ?? "in the indexes"
-        throw CLIExit(.integrity, "ledger integrity failure \(at): \(report.problem ?? "")\n\(counted(report.eventCount, "event")) before it verified (last good head \(report.headHash))")
+        throw CLIExit(
+            .integrity,
+            "ledger integrity failure \(at): \(report.problem ?? "")\n\(counted(report.eventCount, "event")) before it verified (last good head \(report.headHash))"
+        )
     }
 
     /// The handoff rows the log holds against the manifests received (``HandoffRowsCheck``).
@@ -89,9 +98,13 @@ struct VerifyCommand: ParsableCommand {
         }
         guard format != .json, !check.handoffs.isEmpty else { return }
         let rows = check.handoffs.reduce(0) { $0 + $1.rows }
-        Console.out("OK: \(counted(check.handoffs.count, "handoff")) of \(counted(rows, "row")), each signed package's rows matching its manifest's rows-sha256")
+        Console.out(
+            "OK: \(counted(check.handoffs.count, "handoff")) of \(counted(rows, "row")), each signed package's rows matching its manifest's rows-sha256"
+        )
         for handoff in check.incomplete {
-            Console.out("note: \(handoff.name): \(handoff.chunksRecorded) of \(handoff.chunkCount) chunks of rows recorded; receive it again to record the rest")
+            Console.out(
+                "note: \(handoff.name): \(handoff.chunksRecorded) of \(handoff.chunkCount) chunks of rows recorded; receive it again to record the rest"
+            )
         }
     }
 
@@ -102,9 +115,13 @@ struct VerifyCommand: ParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let mismatch = try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: directory)
         let head = try ledger.read { try $0.head().sequence }
-        found["projections"] = .object(["through_sequence": .int(Int64(head)), "mismatch": mismatch.map { .string("\($0)") } ?? .null, "holds": .bool(mismatch == nil)])
+        found["projections"] = .object([
+            "through_sequence": .int(Int64(head)), "mismatch": mismatch.map { .string("\($0)") } ?? .null, "holds": .bool(mismatch == nil),
+        ])
         if let mismatch {
-            throw CLIExit(.integrity, """
+            throw CLIExit(
+                .integrity,
+                """
                 derived data differs from what the log implies: \(mismatch)
                 The log is the evidence and it verified; `handover projections rebuild --ledger \(ledgerOptions.directory)` folds the projections again from it.
                 """)
@@ -121,7 +138,8 @@ struct VerifyCommand: ParsableCommand {
         // (A checkpoint of another ledger is the audit's finding, exit 4: the log here is not
         // the one it signed.)
         if checkpoint.origin == origin, key.name != origin {
-            throw CLIExit.usage("""
+            throw CLIExit.usage(
+                """
                 checkpoint \(checkpointFile) is of \(checkpoint.origin), but \(keySource) is the verifier key of \(key.name): a key of another ledger, \
                 so nothing was checked. Give the verifier key of \(checkpoint.origin) (`handover checkpoint --public-key` on that ledger prints it).
                 """)
@@ -130,7 +148,8 @@ struct VerifyCommand: ParsableCommand {
         if format == .json {
             found.merge(audit.json) { _, new in new }
         } else if audit.holds {
-            Console.out("""
+            Console.out(
+                """
                 OK: checkpoint of \(counted(checkpoint.treeSize, "event")) signed \(checkpoint.time) by \(checkpoint.origin)
                 signature verified; \(checkpoint.treeSize == 1 ? "the first event still hashes" : "the first \(checkpoint.treeSize) events still hash") to its root \(Hex.encode(checkpoint.rootHash))
                 consistency proof to today's \(counted(audit.currentSize, "event")) (root \(Hex.encode(audit.currentRoot))): \(counted(audit.consistencyProof.count, "hash", "hashes")), verified
@@ -138,13 +157,14 @@ struct VerifyCommand: ParsableCommand {
         }
         guard audit.holds else {
             // The audit checks the origin and the size before the signature.
-            let problem = if checkpoint.origin != origin {
-                "the ledger \(ledgerOptions.directory) is \(origin), not the log the checkpoint signed"
-            } else if checkpoint.treeSize > 0 && !audit.signatureVerified {
-                "its signature does not verify with \(keySource) (\(key.line)), named for the same ledger: the checkpoint was changed after it was signed, or signed with another key"
-            } else {
-                audit.problem ?? ""
-            }
+            let problem =
+                if checkpoint.origin != origin {
+                    "the ledger \(ledgerOptions.directory) is \(origin), not the log the checkpoint signed"
+                } else if checkpoint.treeSize > 0 && !audit.signatureVerified {
+                    "its signature does not verify with \(keySource) (\(key.line)), named for the same ledger: the checkpoint was changed after it was signed, or signed with another key"
+                } else {
+                    audit.problem ?? ""
+                }
             throw CLIExit(.integrity, "checkpoint \(checkpointFile) (of \(checkpoint.origin)) does not hold: \(problem)")
         }
     }

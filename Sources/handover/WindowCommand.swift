@@ -4,7 +4,8 @@ import Projections
 
 /// `handover window`: record or show the 60-day transfer window.
 struct WindowCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "window", abstract: "Record the app-transfer date, or show the deadline and days left.")
+    static let configuration = CommandConfiguration(
+        commandName: "window", abstract: "Record the app-transfer date, or show the deadline and days left.")
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @OptionGroup var output: OutputOptions
@@ -23,7 +24,8 @@ struct WindowCommand: AsyncParsableCommand {
         let (ledger, projection) = try ledgerOptions.open(acceptedAt == nil ? .readOnly : .readWrite)
         defer { ledger.close() }
         if let acceptedAt {
-            let recorded = try await WindowRecorder(ledger: ledger, projection: projection).record(acceptedAt: try parseTime(acceptedAt, option: "--accepted-at"), correcting: correct)
+            let recorded = try await WindowRecorder(ledger: ledger, projection: projection).record(
+                acceptedAt: try parseTime(acceptedAt, option: "--accepted-at"), correcting: correct)
             if !recorded { Console.out("The same acceptance date was already recorded; nothing new written.") }
         }
         let table = try answer(ledger, projection, output) { try $0.window() }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AppleID
 
 /// Apple's clock read from one answer's `Date` header: a slow answer is not a wrong clock, a

@@ -10,7 +10,8 @@ struct Base64URLTests {
         var generator = SystemRandomNumberGenerator()
         for count in 0...300 {
             let bytes = Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
-            let expected = bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            let expected = bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
             let encoded = Base64URL.encode(bytes)
             #expect(encoded == expected, "\(count) bytes")
             #expect(Base64URL.decode(encoded[...]) == bytes, "\(count) bytes back")
@@ -19,7 +20,9 @@ struct Base64URLTests {
         }
     }
 
-    @Test("text that is not the encoding of its bytes is refused: another alphabet's bytes, a length no encoding has, padding that does not complete the last group, bits left over")
+    @Test(
+        "text that is not the encoding of its bytes is refused: another alphabet's bytes, a length no encoding has, padding that does not complete the last group, bits left over"
+    )
     func refusals() {
         // "QR" and "QQ" would both be "A" if the unused bits were ignored; "ab=" pads a group of
         // three to three, "abcd==" a whole group.

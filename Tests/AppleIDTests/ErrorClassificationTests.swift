@@ -3,6 +3,7 @@ import Foundation
 import Ledger
 import NIOHTTP1
 import Testing
+
 @testable import AppleID
 
 /// How Apple's error answers and transport failures are classified (``AppleIDError``, the
@@ -84,8 +85,10 @@ struct ErrorClassificationTests {
     func whatEachClassMeans() {
         let transient: Set<String> = ["rate_limited", "server_error", "timeout", "connection"]
         let stopping: Set<String> = ["invalid_client", "invalid_grant", "invalid_token", "invalid_configuration"]
-        let codes: [FailureClass] = [.invalidRequest, .invalidClient, .invalidGrant, .invalidToken, .rateLimited, .serverError, .timeout,
-                                          .connection, .invalidResponse, .invalidConfiguration, .other]
+        let codes: [FailureClass] = [
+            .invalidRequest, .invalidClient, .invalidGrant, .invalidToken, .rateLimited, .serverError, .timeout,
+            .connection, .invalidResponse, .invalidConfiguration, .other,
+        ]
         for code in codes {
             let error = AppleIDError(code, "x")
             #expect(error.isTransient == transient.contains(code.rawValue), "\(code.rawValue)")
@@ -100,13 +103,16 @@ struct ErrorClassificationTests {
         let refused = Self.classify(400, #"{"error":"invalid_client","error_description":"bad kid"}"#)
         #expect(refused.message.contains("(invalid_client: bad kid)") && refused.message.hasSuffix(AppleIDError.credentialHint), "\(refused.message)")
         #expect(Self.classify(400, #"{"error":"invalid_grant"}"#, tokenEndpoint: true).message.hasSuffix(AppleIDError.credentialHint))
-        #expect(Self.classify(400, #"{"error":"invalid_request","error_description":"sub is not valid"}"#).message == "Apple answered invalid_request: sub is not valid")
+        #expect(
+            Self.classify(400, #"{"error":"invalid_request","error_description":"sub is not valid"}"#).message
+                == "Apple answered invalid_request: sub is not valid")
         #expect(Self.classify(400, #"{"error":"invalid_request"}"#).message.contains("the user revoked authorization"))
         #expect(Self.classify(418, "teapot").message == "Apple answered HTTP 418 without an error code")
         let error = AppleIDError(.serverError, "Apple answered HTTP 503", httpStatus: 503, attempts: 3)
         #expect(error.description == "server_error: Apple answered HTTP 503 (3 tries)")
         #expect(Self.classify(429, "").description == "rate_limited: Apple is throttling (HTTP 429)")
-        #expect(AppleIDError(.invalidResponse, "Apple answered 200 with a body that is not a JSON object", httpStatus: 200).description
+        #expect(
+            AppleIDError(.invalidResponse, "Apple answered 200 with a body that is not a JSON object", httpStatus: 200).description
                 == "invalid_response: Apple answered 200 with a body that is not a JSON object (HTTP 200)")
         #expect(AppleIDError(.timeout, "no answer").description == "timeout: no answer")
     }
@@ -150,7 +156,8 @@ struct ErrorClassificationTests {
     @Test("a token answer is refused without an expires_in of 1 s to a year: 1e308 would be an expiry no ledger can record")
     func tokenLifetime() throws {
         func token(_ body: String) throws -> AccessToken {
-            let answer = try AppleIDClient.answer(AppleAnswers.Token.self, status: 200, headers: HTTPHeaders(), body: Data(body.utf8), isTokenEndpoint: true)
+            let answer = try AppleIDClient.answer(
+                AppleAnswers.Token.self, status: 200, headers: HTTPHeaders(), body: Data(body.utf8), isTokenEndpoint: true)
             return try AppleIDClient.accessToken(from: answer, sentAt: Date(timeIntervalSince1970: 1_790_000_000))
         }
         #expect(try token(#"{"access_token":"a","token_type":"Bearer","expires_in":3600}"#).lifetime == 3600)

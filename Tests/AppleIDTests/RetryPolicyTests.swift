@@ -1,6 +1,7 @@
 import Foundation
 import Ledger
 import Testing
+
 @testable import AppleID
 
 /// ``RetryPolicy``: exponential backoff with equal jitter, as its documentation says, and which
@@ -38,10 +39,13 @@ struct RetryPolicyTests {
         for attempt in 1...12 {
             let ceiling = min(policy.maximumDelay, policy.baseDelay * pow(2, Double(attempt - 1)))
             let draws = (0..<2_000).map { _ in policy.delay(after: attempt) }
-            let low = draws.min() ?? -1, high = draws.max() ?? -1
+            let low = draws.min() ?? -1
+            let high = draws.max() ?? -1
             #expect(low >= ceiling / 2 && high <= ceiling, "attempt \(attempt): draws in [\(low), \(high)], documented [\(ceiling / 2), \(ceiling)]")
             // 2,000 uniform draws all missing the interval's lowest or highest tenth: about 1 in 10^91.
-            #expect(low < ceiling / 2 + ceiling / 20 && high > ceiling - ceiling / 20, "attempt \(attempt): draws in [\(low), \(high)] do not cover [\(ceiling / 2), \(ceiling)]")
+            #expect(
+                low < ceiling / 2 + ceiling / 20 && high > ceiling - ceiling / 20,
+                "attempt \(attempt): draws in [\(low), \(high)] do not cover [\(ceiling / 2), \(ceiling)]")
         }
     }
 
@@ -49,7 +53,8 @@ struct RetryPolicyTests {
     func defaultsAndCap() {
         let policy = RetryPolicy()
         #expect(policy.maximumAttempts == 6 && policy.baseDelay == 0.25 && policy.maximumDelay == 30)
-        let first = policy.delay(after: 1), fifth = policy.delay(after: 5)
+        let first = policy.delay(after: 1)
+        let fifth = policy.delay(after: 5)
         #expect((0.125...0.25).contains(first) && (2...4).contains(fifth), "\(first) \(fifth)")
         for attempt in [9, 10, 20, 64, 2_000] {
             let wait = policy.delay(after: attempt)
@@ -81,7 +86,10 @@ struct RetryPolicyTests {
             }
         }
         #expect(calls == 1)
-        guard case .retryAfterBeyondCeiling(let asked, let ceiling, _)? = thrown else { Issue.record("\(String(describing: thrown))"); return }
+        guard case .retryAfterBeyondCeiling(let asked, let ceiling, _)? = thrown else {
+            Issue.record("\(String(describing: thrown))")
+            return
+        }
         #expect(asked == .seconds(3_600) && ceiling == .seconds(60))
         #expect(thrown?.description.contains("--max-retry-after") == true)
     }
@@ -107,21 +115,29 @@ struct RetryPolicyTests {
                 throw Self.error(.serverError)
             }
         }
-        guard case .outageLimit(let lasted, let limit, let cause)? = thrown else { Issue.record("\(String(describing: thrown))"); return }
+        guard case .outageLimit(let lasted, let limit, let cause)? = thrown else {
+            Issue.record("\(String(describing: thrown))")
+            return
+        }
         #expect(lasted > limit && cause.code == .serverError)
         // At least 400 ms at probes 20 ms apart at most: no more than 3 + 400/5 calls can fit, whatever the machine's speed.
         #expect(calls <= 3 + 80 && ContinuousClock.now - started >= .milliseconds(400), "\(calls) calls")
     }
 
-    @Test("while Apple answers other calls, a transient error is retried until maximumAttempts, each retry heard once; the error thrown counts the attempts", arguments: transient)
+    @Test(
+        "while Apple answers other calls, a transient error is retried until maximumAttempts, each retry heard once; the error thrown counts the attempts",
+        arguments: transient)
     func transientRetriedToTheLimit(code: FailureClass) async throws {
         var calls = 0
         var heard: [Int] = []
         let thrown = await #expect(throws: AppleIDError.self) {
-            try await Self.quick.run(pace: Self.pace(), onRetry: { error, attempt in
-                #expect(error.code == code)
-                heard.append(attempt)
-            }) { () async throws -> Int in
+            try await Self.quick.run(
+                pace: Self.pace(),
+                onRetry: { error, attempt in
+                    #expect(error.code == code)
+                    heard.append(attempt)
+                }
+            ) { () async throws -> Int in
                 calls += 1
                 throw Self.error(code)
             }
@@ -143,13 +159,18 @@ struct RetryPolicyTests {
         #expect(calls == 1 && retries == 0 && thrown?.code == code && thrown?.attempts == 1)
     }
 
-    @Test("invalid_token: the call is made once more at once with what prepare renews (told of the refused one), uncounted; a second in a row is thrown, saying so")
+    @Test(
+        "invalid_token: the call is made once more at once with what prepare renews (told of the refused one), uncounted; a second in a row is thrown, saying so"
+    )
     func refusedTokenRenewedOnce() async throws {
         var prepared: [Int?] = []
-        let renewed = try await Self.quick.run(pace: Self.pace(), preparing: { refused in
-            prepared.append(refused)
-            return (refused ?? 0) + 1
-        }) { token async throws -> Int in
+        let renewed = try await Self.quick.run(
+            pace: Self.pace(),
+            preparing: { refused in
+                prepared.append(refused)
+                return (refused ?? 0) + 1
+            }
+        ) { token async throws -> Int in
             if token == 1 { throw AppleIDError(.invalidToken, "revoked", httpStatus: 401) }
             return token
         }

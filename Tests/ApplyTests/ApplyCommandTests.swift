@@ -1,11 +1,11 @@
 import Apply
 import Foundation
-import Logging
 import GRDB
 import Ledger
+import Logging
 import Projections
-import Testing
 import TestSupport
+import Testing
 
 /// `handover apply` on the demo's team B ledger and an app database made from team A's users:
 /// what an operator relies on, through the command line.
@@ -52,18 +52,28 @@ struct ApplyCommandTests {
         static func state(_ ledger: String) throws -> [[String: String]] {
             let r = try handover("query", "state", "--ledger", ledger, "--format", "csv")
             #expect(r.status == 0, "\(r.err)")
-            let lines = r.out.split(separator: "\r\n", omittingEmptySubsequences: true).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+            let lines = r.out.split(separator: "\r\n", omittingEmptySubsequences: true).map {
+                $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            }
             return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(lines[0], $0)) }
         }
 
-        var options: [String] { ["--ledger", ledger, "--to", app, "--table", "accounts", "--key", "account_id=id", "--set", "recipient_sub=apple_sub", "--where", "provider = 'apple'"] }
+        var options: [String] {
+            [
+                "--ledger", ledger, "--to", app, "--table", "accounts", "--key", "account_id=id", "--set", "recipient_sub=apple_sub", "--where",
+                "provider = 'apple'",
+            ]
+        }
 
         func apply(_ extra: String...) throws -> (status: Int32, out: String, err: String) { try handover(["apply"] + options + extra) }
 
         /// The accounts table: id → apple_sub.
         func accounts() throws -> [String: String?] {
             try DatabaseQueue(path: app).read { db in
-                Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, apple_sub FROM accounts").map { ($0["id"] as String, $0["apple_sub"] as String?) })
+                Dictionary(
+                    uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, apple_sub FROM accounts").map {
+                        ($0["id"] as String, $0["apple_sub"] as String?)
+                    })
             }
         }
 
@@ -71,9 +81,10 @@ struct ApplyCommandTests {
         func markers() throws -> [String: (String, String)] {
             try DatabaseQueue(path: app).read { db in
                 guard try db.tableExists("handover_apply") else { return [:] }
-                return Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT run, batch, intent_sha256, outcomes FROM handover_apply").map {
-                    ("\($0["run"] as String)/\($0["batch"] as Int)", ($0["intent_sha256"] as String, $0["outcomes"] as String))
-                })
+                return Dictionary(
+                    uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT run, batch, intent_sha256, outcomes FROM handover_apply").map {
+                        ("\($0["run"] as String)/\($0["batch"] as Int)", ($0["intent_sha256"] as String, $0["outcomes"] as String))
+                    })
             }
         }
 
@@ -82,19 +93,27 @@ struct ApplyCommandTests {
             let log = try Ledger.open(at: ledger, options: Ledger.Options(access: .readOnly))
             defer { log.close() }
             return try log.read { view in
-                var intents: [String: ApplyIntended] = [:], settled: [String: ApplySettled] = [:], outcomes: [String: [ApplyOutcome]] = [:]
+                var intents: [String: ApplyIntended] = [:]
+                var settled: [String: ApplySettled] = [:]
+                var outcomes: [String: [ApplyOutcome]] = [:]
                 // Only the runs to this test's database (the demo applied to its own).
                 var runs: Set<String> = []
                 for sequence in try view.sequences(of: .applyStarted) {
-                    guard let event = try view.event(sequence), case .applyStarted(let started) = event.body, started.target == app, let run = event.actor.runID else { continue }
+                    guard let event = try view.event(sequence), case .applyStarted(let started) = event.body, started.target == app,
+                        let run = event.actor.runID
+                    else { continue }
                     runs.insert(run)
                 }
                 for sequence in try view.sequences(of: .applyIntended) {
-                    guard let event = try view.event(sequence), case .applyIntended(let i) = event.body, runs.contains(event.actor.runID ?? "") else { continue }
+                    guard let event = try view.event(sequence), case .applyIntended(let i) = event.body, runs.contains(event.actor.runID ?? "") else {
+                        continue
+                    }
                     intents["\(event.actor.runID ?? "")/\(i.batch)"] = i
                 }
                 for sequence in try view.sequences(of: .applySettled) {
-                    guard let event = try view.event(sequence), case .applySettled(let s) = event.body, runs.contains(event.actor.runID ?? "") else { continue }
+                    guard let event = try view.event(sequence), case .applySettled(let s) = event.body, runs.contains(event.actor.runID ?? "") else {
+                        continue
+                    }
                     settled["\(event.actor.runID ?? "")/\(s.batch)"] = s
                     for (account, outcome) in zip(s.accountIDs, s.outcomes) { outcomes[account, default: []].append(outcome) }
                 }
@@ -105,10 +124,15 @@ struct ApplyCommandTests {
 
     /// The migrated users with an account_id: account → new sub.
     static func migrated(_ ledger: String) throws -> [String: String] {
-        Dictionary(uniqueKeysWithValues: try Setup.state(ledger).filter { $0["status"] == "migrated" && $0["account_id"] != "" }.map { ($0["account_id"]!, $0["recipient_sub"]!) })
+        Dictionary(
+            uniqueKeysWithValues: try Setup.state(ledger).filter { $0["status"] == "migrated" && $0["account_id"] != "" }.map {
+                ($0["account_id"]!, $0["recipient_sub"]!)
+            })
     }
 
-    @Test("the plan changes no byte; the commit sets exactly the migrated users' accounts, reports the sign-in race's duplicate and writes around it; a rerun records nothing; the undo restores every value")
+    @Test(
+        "the plan changes no byte; the commit sets exactly the migrated users' accounts, reports the sign-in race's duplicate and writes around it; a rerun records nothing; the undo restores every value"
+    )
     func planCommitRerunUndo() throws {
         let s = try Setup()
         let original = try s.accounts()
@@ -122,7 +146,9 @@ struct ApplyCommandTests {
         let migrated = try Self.migrated(s.ledger)
         #expect(plan.out.contains("change      \(migrated.count - 1) "), "\(plan.out)")
         #expect(plan.out.contains("collision   1 "))
-        #expect(plan.out.contains("account \(s.signedIn.accountID) (new sub \(s.signedIn.recipientSub)): the user signed in with the new sub at"), "\(plan.out)")
+        #expect(
+            plan.out.contains("account \(s.signedIn.accountID) (new sub \(s.signedIn.recipientSub)): the user signed in with the new sub at"),
+            "\(plan.out)")
         #expect(plan.out.contains("(the sign-in race): account dup-1 was most likely made for them then"))
 
         let commit = try s.apply("--commit", "--batch-size", "40")
@@ -131,11 +157,15 @@ struct ApplyCommandTests {
         let runID = try #require(commit.out.split(separator: " ").dropFirst(2).first.map(String.init))
         var expected = original
         for (account, sub) in migrated where account != s.signedIn.accountID { expected[account] = sub }
-        #expect(try s.accounts() == expected, "exactly the migrated users' accounts, the collision not written, dup-1 and the other provider untouched")
+        #expect(
+            try s.accounts() == expected, "exactly the migrated users' accounts, the collision not written, dup-1 and the other provider untouched")
 
         let state = Dictionary(uniqueKeysWithValues: try Setup.state(s.ledger).map { ($0["account_id"]!, $0) })
         #expect(state[s.signedIn.accountID]?["apply_outcome"] == "collision")
-        #expect(migrated.keys.filter { $0 != s.signedIn.accountID }.allSatisfy { state[$0]?["apply_outcome"] == "applied" && state[$0]?["applied_at"] != "" })
+        #expect(
+            migrated.keys.filter { $0 != s.signedIn.accountID }.allSatisfy {
+                state[$0]?["apply_outcome"] == "applied" && state[$0]?["applied_at"] != ""
+            })
         #expect(state.values.filter { $0["status"] != "migrated" }.allSatisfy { $0["apply_outcome"] == "" }, "a user not migrated is not applied")
         #expect(try handover("query", "user", s.signedIn.accountID, "--ledger", s.ledger).out.contains("apply_outcome        collision"))
 
@@ -143,13 +173,18 @@ struct ApplyCommandTests {
         // lists their row and holds no batch event (those name other people).
         let person = try #require(migrated.keys.sorted().first { $0 != s.signedIn.accountID })
         let shown = try handover("query", "user", person, "--ledger", s.ledger).out
-        #expect(shown.contains("apply run \(runID) batch ") && shown.contains(": applied, \(original[person]!!) → \(migrated[person]!) (intended in event "), "\(shown)")
+        #expect(
+            shown.contains("apply run \(runID) batch ")
+                && shown.contains(": applied, \(original[person]!!) → \(migrated[person]!) (intended in event "), "\(shown)")
         #expect(try handover("checkpoint", "--ledger", s.ledger).status == 0)
         let bundle = s.dir.sub("evidence")
         #expect(try handover("evidence", person, "--ledger", s.ledger, "--out", bundle).status == 0)
         let manifest = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: bundle + "/manifest.json"))))
-        #expect(manifest["apply"]?.arrayValue?.contains { $0["run"]?.stringValue == runID && $0["outcome"]?.stringValue == "applied"
-            && $0["old_value"]?.stringValue == original[person]! && $0["new_value"]?.stringValue == migrated[person] } == true, "\(manifest)")
+        #expect(
+            manifest["apply"]?.arrayValue?.contains {
+                $0["run"]?.stringValue == runID && $0["outcome"]?.stringValue == "applied"
+                    && $0["old_value"]?.stringValue == original[person]! && $0["new_value"]?.stringValue == migrated[person]
+            } == true, "\(manifest)")
         #expect(manifest["events"]?.arrayValue?.allSatisfy { !($0["type"]?.stringValue ?? "").hasPrefix("apply-") } == true)
         #expect(try handover("evidence", "verify", bundle).status == 0)
 
@@ -164,13 +199,17 @@ struct ApplyCommandTests {
         #expect(undo.status == 0, "\(undo.err)")
         #expect(undo.out.contains("undone \(migrated.count - 1)."), "\(undo.out)")
         #expect(try s.accounts() == original, "every old value restored")
-        #expect(Dictionary(uniqueKeysWithValues: try Setup.state(s.ledger).map { ($0["account_id"]!, $0["apply_outcome"]!) })[migrated.keys.first { $0 != s.signedIn.accountID }!] == "undone")
+        #expect(
+            Dictionary(uniqueKeysWithValues: try Setup.state(s.ledger).map { ($0["account_id"]!, $0["apply_outcome"]!) })[
+                migrated.keys.first { $0 != s.signedIn.accountID }!] == "undone")
         #expect(try s.apply("--undo", runID, "--commit").out.contains("Nothing new"), "an undo done is not done twice")
         let verify = try handover("verify", "--deep", "--ledger", s.ledger)
         #expect(verify.status == 0, "\(verify.out)\(verify.err)")
     }
 
-    @Test("apply --commit SIGKILLed at 10 random moments and run again: every account updated exactly once, the ledger's batches equal the database's markers row by row, verify --deep passes")
+    @Test(
+        "apply --commit SIGKILLed at 10 random moments and run again: every account updated exactly once, the ledger's batches equal the database's markers row by row, verify --deep passes"
+    )
     func killedAndResumed() throws {
         let s = try Setup()
         let migrated = try Self.migrated(s.ledger)
@@ -179,7 +218,8 @@ struct ApplyCommandTests {
         // Killed at random moments until 10 kills; a run that ends first (the work done) starts
         // a new round on a fresh copy of the app's database.
         var rounds = [s]
-        var kills = 0, runs = 0
+        var kills = 0
+        var runs = 0
         while kills < 10 {
             runs += 1
             let process = try RunningProduct("handover", ["apply"] + rounds.last!.options + ["--commit", "--batch-size", "1"])
@@ -193,7 +233,8 @@ struct ApplyCommandTests {
             #expect([0, 1].contains(ended.status), "\(ended.out)\(ended.err)")
             rounds.append(try s.applying(to: s.dir.sub("app-\(rounds.count + 1).sqlite"), from: pristine))
         }
-        var batchCount = 0, recoveredCount = 0
+        var batchCount = 0
+        var recoveredCount = 0
         for round in rounds {
             let last = try round.apply("--commit", "--batch-size", "3")
             #expect([0, 1].contains(last.status), "\(last.out)\(last.err)")
@@ -221,14 +262,18 @@ struct ApplyCommandTests {
                 }
                 let marker = try #require(markers[key], "settled batch \(key) has no marker")
                 #expect(marker.0 == intent.sha256 && settlement.intentSHA256 == intent.sha256)
-                let written = zip(intent.planned, settlement.outcomes).filter { $0.0 == .change }.map { $0.1 == .applied ? "a" : $0.1 == .collision ? "c" : "m" }.joined()
+                let written = zip(intent.planned, settlement.outcomes).filter { $0.0 == .change }.map {
+                    $0.1 == .applied ? "a" : $0.1 == .collision ? "c" : "m"
+                }.joined()
                 #expect(written == marker.1, "\(key): the ledger says \(written), the marker \(marker.1)")
             }
             #expect(Set(markers.keys).isSubset(of: Set(batches.keys)), "every marker is a batch the ledger settled")
         }
         let verify = try handover("verify", "--deep", "--ledger", s.ledger)
         #expect(verify.status == 0, "\(verify.out)\(verify.err)")
-        print("apply killed \(kills) times in \(runs) runs over \(rounds.count) round(s); \(batchCount) batches settled, \(recoveredCount) of them from markers")
+        print(
+            "apply killed \(kills) times in \(runs) runs over \(rounds.count) round(s); \(batchCount) batches settled, \(recoveredCount) of them from markers"
+        )
     }
 }
 
@@ -256,26 +301,37 @@ struct ApplyMeanwhileTests {
         }
     }
 
-    @Test("an account the app changed after the plan read it is reported changed-meanwhile, keeps the app's value, and is recorded so; a later run plans it again")
+    @Test(
+        "an account the app changed after the plan read it is reported changed-meanwhile, keeps the app's value, and is recorded so; a later run plans it again"
+    )
     func changedMeanwhile() async throws {
         let s = try ApplyCommandTests.Setup()
         let app = s.app
-        let table = MeddlingTable(try SQLiteAccounts(path: app, mapping: try ApplyMapping(table: "accounts", key: "account_id=id", set: "recipient_sub=apple_sub"), writable: true)) { changes in
+        let table = MeddlingTable(
+            try SQLiteAccounts(
+                path: app, mapping: try ApplyMapping(table: "accounts", key: "account_id=id", set: "recipient_sub=apple_sub"), writable: true)
+        ) { changes in
             guard let first = changes.first else { return }
             var configuration = Configuration()
             configuration.busyMode = .timeout(30)
-            try DatabaseQueue(path: app, configuration: configuration).write { try $0.execute(sql: "UPDATE accounts SET apple_sub = 'set-by-the-app' WHERE id = ?", arguments: [first.key]) }
+            try DatabaseQueue(path: app, configuration: configuration).write {
+                try $0.execute(sql: "UPDATE accounts SET apple_sub = 'set-by-the-app' WHERE id = ?", arguments: [first.key])
+            }
         }
         let projection = UserProjection()
         let ledger = try Ledger.open(at: s.ledger, folders: [projection], options: Ledger.Options(access: .readWrite))
-        let result = try await ApplyRun(ledger: ledger, projection: projection, table: table, options: ApplyRun.Options(batchSize: 100),
-                                        logger: Logger(label: "apply-test")).commit()
+        let result = try await ApplyRun(
+            ledger: ledger, projection: projection, table: table, options: ApplyRun.Options(batchSize: 100),
+            logger: Logger(label: "apply-test")
+        ).commit()
         let changed = result.notApplied.filter { $0.outcome == .changedMeanwhile }.map(\.entry.accountID)
         #expect(changed.count == 3, "one a batch of 100: \(result.counts)")
         #expect(result.exitStatus == .failed)
         let accounts = try s.accounts()
         #expect(changed.allSatisfy { accounts[$0] == "set-by-the-app" }, "the app's value is kept")
-        let states = try projection.read(ledger) { snapshot, _ in try changed.map { try snapshot.user(with: Identifier(.accountID, $0))?.applyOutcome } }
+        let states = try projection.read(ledger) { snapshot, _ in
+            try changed.map { try snapshot.user(with: Identifier(.accountID, $0))?.applyOutcome }
+        }
         #expect(states.allSatisfy { $0 == .changedMeanwhile })
         ledger.close()
         let plan = try s.apply()

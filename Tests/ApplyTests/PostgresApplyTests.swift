@@ -4,8 +4,8 @@ import Ledger
 import Logging
 import Projections
 import Reporting
-import Testing
 import TestSupport
+import Testing
 
 /// The same plan and commit as on SQLite, against a PostgreSQL database of the tests' cluster.
 @Suite("apply to a PostgreSQL accounts table", .enabled(if: PostgresTestDatabase.isAvailable, "needs the throwaway cluster tools/test starts"))
@@ -20,14 +20,18 @@ struct PostgresApplyTests {
     }
 
     static func values(_ database: PostgresTestDatabase) throws -> [String: String?] {
-        Dictionary(uniqueKeysWithValues: try database.rows("SELECT id::text AS id, apple_sub FROM accounts").map { ($0["id"]?.stringValue ?? "", $0["apple_sub"]?.stringValue) })
+        Dictionary(
+            uniqueKeysWithValues: try database.rows("SELECT id::text AS id, apple_sub FROM accounts").map {
+                ($0["id"]?.stringValue ?? "", $0["apple_sub"]?.stringValue)
+            })
     }
 
     /// `body` given the table over a new connection, closed however `body` ends (a connection
     /// released open is a crash of the whole test process).
     static func withAccounts<T>(_ database: PostgresTestDatabase, writable: Bool, _ body: (PostgresAccounts) async throws -> T) async throws -> T {
-        let accounts = try await PostgresAccounts.connect(try PostgresTarget(url: database.url, environment: database.environment), mapping: try SQLiteApplyTests.mapping(),
-                                                          writable: writable, logger: Logger(label: "apply-test"))
+        let accounts = try await PostgresAccounts.connect(
+            try PostgresTarget(url: database.url, environment: database.environment), mapping: try SQLiteApplyTests.mapping(),
+            writable: writable, logger: Logger(label: "apply-test"))
         do {
             let result = try await body(accounts)
             await accounts.close()
@@ -38,14 +42,18 @@ struct PostgresApplyTests {
         }
     }
 
-    @Test("a plan in a read-only session changes nothing and finds what SQLite's finds; a commit writes exactly the planned rows, keeps the row changed meanwhile, and its marker commits with it")
+    @Test(
+        "a plan in a read-only session changes nothing and finds what SQLite's finds; a commit writes exactly the planned rows, keeps the row changed meanwhile, and its marker commits with it"
+    )
     func planAndCommit() async throws {
         let database = try Self.appDatabase()
         _ = try database.scalar("UPDATE accounts SET apple_sub = 'new.4' WHERE id = 4")
         let before = try Self.values(database)
         let plan = try await Self.withAccounts(database, writable: false) { (reader: PostgresAccounts) async throws -> ApplyPlan in
             let plan = try await ApplyPlan(users: SQLiteApplyTests.users, table: reader)
-            await #expect(throws: ApplyError.self) { _ = try await reader.write(plan.changes, marker: ApplyMarker(run: "r", batch: 0, intentSHA256: "00")) }
+            await #expect(throws: ApplyError.self) {
+                _ = try await reader.write(plan.changes, marker: ApplyMarker(run: "r", batch: 0, intentSHA256: "00"))
+            }
             return plan
         }
         let outcomes = Dictionary(uniqueKeysWithValues: plan.entries.map { ($0.accountID, $0.outcome) })
@@ -56,26 +64,42 @@ struct PostgresApplyTests {
         _ = try database.scalar("UPDATE accounts SET apple_sub = 'changed.2' WHERE id = 2")
         let hostile = "x'); DROP TABLE accounts; --\u{202E}"
         try await Self.withAccounts(database, writable: true) { (writer: PostgresAccounts) async throws -> Void in
-            #expect(try await writer.write(plan.changes, marker: ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa")) == [.applied, .changedMeanwhile])
-            #expect(try Self.values(database) == ["1": "new.1", "2": "changed.2", "3": "old.3", "4": "new.4", "5": "old.5", "6": "new.3", "7": "old.7"])
-            #expect(try await writer.committedBatches(of: "run-1") == [ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa", outcomes: [.applied, .changedMeanwhile])])
+            #expect(
+                try await writer.write(plan.changes, marker: ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa")) == [
+                    .applied, .changedMeanwhile,
+                ])
+            #expect(
+                try Self.values(database) == ["1": "new.1", "2": "changed.2", "3": "old.3", "4": "new.4", "5": "old.5", "6": "new.3", "7": "old.7"])
+            #expect(
+                try await writer.committedBatches(of: "run-1") == [
+                    ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa", outcomes: [.applied, .changedMeanwhile])
+                ])
             // A hostile sub reaches the table as a bound value.
-            #expect(try await writer.write([AccountChange(key: "5", old: "old.5", new: hostile)], marker: ApplyMarker(run: "run-1", batch: 1, intentSHA256: "bb")) == [.applied])
+            #expect(
+                try await writer.write(
+                    [AccountChange(key: "5", old: "old.5", new: hostile)], marker: ApplyMarker(run: "run-1", batch: 1, intentSHA256: "bb")) == [
+                        .applied
+                    ])
             // NULL as the old value: compare-and-set holds it.
             _ = try database.scalar("UPDATE accounts SET apple_sub = NULL WHERE id = 3")
-            #expect(try await writer.write([AccountChange(key: "3", old: "old.3", new: "other.3"), AccountChange(key: "3", old: nil, new: "other.3")],
-                                           marker: ApplyMarker(run: "run-1", batch: 2, intentSHA256: "cc")) == [.changedMeanwhile, .applied])
+            #expect(
+                try await writer.write(
+                    [AccountChange(key: "3", old: "old.3", new: "other.3"), AccountChange(key: "3", old: nil, new: "other.3")],
+                    marker: ApplyMarker(run: "run-1", batch: 2, intentSHA256: "cc")) == [.changedMeanwhile, .applied])
         }
         #expect(try Self.values(database)["5"] == hostile)
         // A column the table does not have is refused at the connection, which is closed.
         await #expect(throws: ApplyError.self) {
-            _ = try await PostgresAccounts.connect(try PostgresTarget(url: database.url, environment: database.environment),
-                                                   mapping: try ApplyMapping(table: "accounts", key: "account_id=id", set: "recipient_sub=Apple_Sub"), writable: false,
-                                                   logger: Logger(label: "apply-test"))
+            _ = try await PostgresAccounts.connect(
+                try PostgresTarget(url: database.url, environment: database.environment),
+                mapping: try ApplyMapping(table: "accounts", key: "account_id=id", set: "recipient_sub=Apple_Sub"), writable: false,
+                logger: Logger(label: "apply-test"))
         }
     }
 
-    @Test("handover apply to PostgreSQL with the password in the URL: the accounts take their new sub, the marker table is made, and the password is in no output and no byte of the ledger")
+    @Test(
+        "handover apply to PostgreSQL with the password in the URL: the accounts take their new sub, the marker table is made, and the password is in no output and no byte of the ledger"
+    )
     func commandKeepsThePassword() throws {
         let database = try PostgresTestDatabase()
         let dir = TemporaryDirectory()

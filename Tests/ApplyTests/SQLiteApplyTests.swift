@@ -3,8 +3,8 @@ import Foundation
 import GRDB
 import Ledger
 import Projections
-import Testing
 import TestSupport
+import Testing
 
 /// `apply`'s reading and writing of an app's accounts table in SQLite: a plan changes nothing,
 /// a commit changes exactly the planned rows under compare-and-set, collisions and changes made
@@ -39,7 +39,10 @@ struct SQLiteApplyTests {
 
     static func column(_ path: String) throws -> [String: String?] {
         try DatabaseQueue(path: path).read { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, apple_sub FROM accounts").map { (String($0["id"] as Int64), $0["apple_sub"] as String?) })
+            Dictionary(
+                uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, apple_sub FROM accounts").map {
+                    (String($0["id"] as Int64), $0["apple_sub"] as String?)
+                })
         }
     }
 
@@ -47,7 +50,9 @@ struct SQLiteApplyTests {
         try ApplyMapping(table: "accounts", key: "account_id=id", set: "recipient_sub=apple_sub", condition: "provider = 'apple'")
     }
 
-    @Test("a plan reads the table read-only and changes no byte; it finds the changes, the account already done, the account missing or outside the condition, and the collision with the account that signed in early")
+    @Test(
+        "a plan reads the table read-only and changes no byte; it finds the changes, the account already done, the account missing or outside the condition, and the collision with the account that signed in early"
+    )
     func plan() async throws {
         let dir = TemporaryDirectory()
         let path = try Self.appDatabase(in: dir)
@@ -61,10 +66,14 @@ struct SQLiteApplyTests {
         #expect(outcomes == ["1": .change, "2": .change, "3": .collision, "4": .already, "7": .noAccount, "9": .noAccount], "\(outcomes)")
         #expect(plan.entries.first { $0.accountID == "3" }?.holders == ["6"], "the collision names the account holding the new sub")
         #expect(plan.entries.first { $0.accountID == "1" }?.old == "old.1")
-        await #expect(throws: ApplyError.self) { _ = try await table.write(plan.changes, marker: ApplyMarker(run: "r", batch: 0, intentSHA256: "00")) }
+        await #expect(throws: ApplyError.self) {
+            _ = try await table.write(plan.changes, marker: ApplyMarker(run: "r", batch: 0, intentSHA256: "00"))
+        }
     }
 
-    @Test("a commit writes exactly the planned changes under compare-and-set, with its marker in the same transaction; a row changed meanwhile and a new collision are reported and not written")
+    @Test(
+        "a commit writes exactly the planned changes under compare-and-set, with its marker in the same transaction; a row changed meanwhile and a new collision are reported and not written"
+    )
     func commit() async throws {
         let dir = TemporaryDirectory()
         let path = try Self.appDatabase(in: dir)
@@ -78,12 +87,18 @@ struct SQLiteApplyTests {
         var outcomes = try await table.write(plan.changes, marker: ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa"))
         #expect(outcomes == [.applied, .changedMeanwhile, .applied])
         var values = try Self.column(path)
-        #expect(values == ["1": "new.1", "2": "changed.2", "3": "old.3", "4": "new.4", "5": "old.5", "6": "new.3", "7": "old.7"], "exactly the planned rows, the one changed meanwhile kept")
-        #expect(try await table.committedBatches(of: "run-1") == [ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa", outcomes: [.applied, .changedMeanwhile, .applied])])
+        #expect(
+            values == ["1": "new.1", "2": "changed.2", "3": "old.3", "4": "new.4", "5": "old.5", "6": "new.3", "7": "old.7"],
+            "exactly the planned rows, the one changed meanwhile kept")
+        #expect(
+            try await table.committedBatches(of: "run-1") == [
+                ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa", outcomes: [.applied, .changedMeanwhile, .applied])
+            ])
         #expect(try await table.committedBatches(of: "run-2").isEmpty)
 
         try await DatabaseQueue(path: path).write { try $0.execute(sql: "UPDATE accounts SET apple_sub = 'new.5' WHERE id = 7") }
-        outcomes = try await table.write([AccountChange(key: "5", old: "old.5", new: "new.5")], marker: ApplyMarker(run: "run-1", batch: 1, intentSHA256: "bb"))
+        outcomes = try await table.write(
+            [AccountChange(key: "5", old: "old.5", new: "new.5")], marker: ApplyMarker(run: "run-1", batch: 1, intentSHA256: "bb"))
         #expect(outcomes == [.collision])
         values = try Self.column(path)
         #expect(values["5"] == "old.5", "a collision is never written")
@@ -91,23 +106,33 @@ struct SQLiteApplyTests {
         #expect(try await ApplyPlan(users: Self.users, table: table).entries.first { $0.accountID == "1" }?.outcome == .already)
     }
 
-    @Test("hostile names are quoted and hostile values bound: a sub with quotes and SQL is stored as given, and a table name that is SQL names no table")
+    @Test(
+        "hostile names are quoted and hostile values bound: a sub with quotes and SQL is stored as given, and a table name that is SQL names no table"
+    )
     func hostile() async throws {
         let dir = TemporaryDirectory()
         let path = try Self.appDatabase(in: dir)
         let table = try SQLiteAccounts(path: path, mapping: try Self.mapping(), writable: true)
         let values = HostileStrings.withoutNUL.filter { !$0.isEmpty }
-        let changes = values.enumerated().prefix(4).map { AccountChange(key: String($0.offset + 1), old: "old.\($0.offset + 1)", new: $0.element + "'); DROP TABLE accounts; --") }
-        #expect(try await table.write(changes, marker: ApplyMarker(run: "hostile", batch: 0, intentSHA256: "cc")) == Array(repeating: .applied, count: changes.count))
+        let changes = values.enumerated().prefix(4).map {
+            AccountChange(key: String($0.offset + 1), old: "old.\($0.offset + 1)", new: $0.element + "'); DROP TABLE accounts; --")
+        }
+        #expect(
+            try await table.write(changes, marker: ApplyMarker(run: "hostile", batch: 0, intentSHA256: "cc"))
+                == Array(repeating: .applied, count: changes.count))
         var stored = try Self.column(path)
         for change in changes { #expect(stored[change.key] == change.new) }
         // An account whose column is NULL takes the new value; compare-and-set holds NULL as the old value.
         try await DatabaseQueue(path: path).write { try $0.execute(sql: "UPDATE accounts SET apple_sub = NULL WHERE id = 5") }
-        #expect(try await table.write([AccountChange(key: "5", old: "old.5", new: "new.5"), AccountChange(key: "5", old: nil, new: "new.5")],
-                                      marker: ApplyMarker(run: "hostile", batch: 1, intentSHA256: "dd")) == [.changedMeanwhile, .applied])
+        #expect(
+            try await table.write(
+                [AccountChange(key: "5", old: "old.5", new: "new.5"), AccountChange(key: "5", old: nil, new: "new.5")],
+                marker: ApplyMarker(run: "hostile", batch: 1, intentSHA256: "dd")) == [.changedMeanwhile, .applied])
         stored = try Self.column(path)
         #expect(stored["5"] == "new.5")
-        let sneaky = try SQLiteAccounts(path: path, mapping: try ApplyMapping(table: "accounts\" WHERE 1=1; --", key: "account_id=id", set: "recipient_sub=apple_sub"), writable: false)
+        let sneaky = try SQLiteAccounts(
+            path: path, mapping: try ApplyMapping(table: "accounts\" WHERE 1=1; --", key: "account_id=id", set: "recipient_sub=apple_sub"),
+            writable: false)
         await #expect(throws: ApplyError.self) { _ = try await sneaky.currentValues(forKeys: ["1"]) }
         #expect(throws: ApplyError.self) { _ = try ApplyMapping(table: "accounts", key: "sub=id", set: "recipient_sub=apple_sub") }
         #expect(throws: ApplyError.self) { _ = try ApplyMapping(table: "accounts", key: "account_id=apple_sub", set: "recipient_sub=apple_sub") }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import Handoffs
+import Testing
 
 /// ``BackgroundBatchWriter`` hands batches to another thread: what a listing or an export relies on is
 /// that every item arrives once, in order, and that a failed write is not lost.
@@ -12,11 +12,16 @@ struct BackgroundBatchWriterTests {
         private var items: [Int] = []
         private var batches: [Int] = []
         func take(_ batch: [Int]) {
-            lock.lock(); defer { lock.unlock() }
+            lock.lock()
+            defer { lock.unlock() }
             items += batch
             batches.append(batch.count)
         }
-        var all: ([Int], [Int]) { lock.lock(); defer { lock.unlock() }; return (items, batches) }
+        var all: ([Int], [Int]) {
+            lock.lock()
+            defer { lock.unlock() }
+            return (items, batches)
+        }
     }
 
     struct WriteFailed: Error {}

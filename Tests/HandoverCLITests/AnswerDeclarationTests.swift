@@ -1,10 +1,10 @@
 import Foundation
-import Testing
 import Ledger
 import Migration
 import Projections
 import Reporting
 import TestSupport
+import Testing
 
 /// Every answer, report table, run output and export table is written from one declaration of
 /// its columns; these tests hold every output, the export schemas and the column reference to
@@ -14,8 +14,12 @@ struct AnswerDeclarationTests {
     let dir = TemporaryDirectory()
 
     /// Every declared answer.
-    static let catalogue = Answers.all + MigrationReport.answers + ExportAnswers.all
-        + [MigrationOutputRow.generation.description, MigrationOutputRow.exchange.description, ReconcileTotal.answer.description, ReconcileRow.answer.description]
+    static let catalogue =
+        Answers.all + MigrationReport.answers + ExportAnswers.all
+        + [
+            MigrationOutputRow.generation.description, MigrationOutputRow.exchange.description, ReconcileTotal.answer.description,
+            ReconcileRow.answer.description,
+        ]
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
@@ -53,10 +57,14 @@ struct AnswerDeclarationTests {
         let path = Self.root + "/schemas/answers.md"
         if ProcessInfo.processInfo.environment["HANDOVER_WRITE_REFERENCE"] == "1" { try made.write(toFile: path, atomically: true, encoding: .utf8) }
         let documented = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(documented == made, "schemas/answers.md differs from the declarations: HANDOVER_WRITE_REFERENCE=1 swift test --filter columnReference writes it")
+        #expect(
+            documented == made,
+            "schemas/answers.md differs from the declarations: HANDOVER_WRITE_REFERENCE=1 swift test --filter columnReference writes it")
         for answer in Self.catalogue {
             #expect(documented.contains("## \(answer.name)\n"), "\(answer.name)")
-            for column in answer.columns { #expect(documented.contains("| `\(column.name)` | \(column.type.rawValue) |"), "\(answer.name).\(column.name)") }
+            for column in answer.columns {
+                #expect(documented.contains("| `\(column.name)` | \(column.type.rawValue) |"), "\(answer.name).\(column.name)")
+            }
         }
     }
 
@@ -69,14 +77,17 @@ struct AnswerDeclarationTests {
                     first[column.name] = (answer.name, column)
                     continue
                 }
-                #expect(seen.column.type == column.type && seen.column.meaning == column.meaning && seen.column.isPersonal == column.isPersonal,
-                        "\(column.name) means one thing in \(seen.answer) and another in \(answer.name)")
+                #expect(
+                    seen.column.type == column.type && seen.column.meaning == column.meaning && seen.column.isPersonal == column.isPersonal,
+                    "\(column.name) means one thing in \(seen.answer) and another in \(answer.name)")
             }
         }
         // The renamed columns are gone from the answers they were renamed in.
         for rename in AnswerRename.all {
             let answer = Self.catalogue.first { $0.name == rename.answer }
-            #expect(answer?.columns.contains { $0.name == rename.new } == true && answer?.columns.contains { $0.name == rename.old } == false, "\(rename)")
+            #expect(
+                answer?.columns.contains { $0.name == rename.new } == true && answer?.columns.contains { $0.name == rename.old } == false, "\(rename)"
+            )
         }
     }
 
@@ -95,20 +106,27 @@ struct AnswerDeclarationTests {
             let found = columns.map { $0.arrayValue ?? [] }
             #expect(found.map { $0.first?.stringValue ?? "" } == answer.columns.map(\.name), "SQLite \(table)")
             for (column, declared) in zip(found, answer.columns) where column.count == 3 {
-                #expect(column[1].stringValue == sqliteType[declared.type] && column[2].boolValue == !declared.isOptional, "SQLite \(table).\(declared.name): \(column)")
+                #expect(
+                    column[1].stringValue == sqliteType[declared.type] && column[2].boolValue == !declared.isOptional,
+                    "SQLite \(table).\(declared.name): \(column)")
             }
         }
         // PostgreSQL: each column line of the CREATE TABLE statements the export runs, then exact_text.
-        let postgresTypes: [ColumnType: Set<String>] = [.text: ["text"], .integer: ["bigint", "integer"], .boolean: ["boolean"], .time: ["timestamptz"], .json: ["jsonb"]]
+        let postgresTypes: [ColumnType: Set<String>] = [
+            .text: ["text"], .integer: ["bigint", "integer"], .boolean: ["boolean"], .time: ["timestamptz"], .json: ["jsonb"],
+        ]
         for (table, answer) in [("events", ExportAnswers.events.description), ("users", ExportAnswers.users.description)] {
-            let statement = try #require(PostgresExportSchema.sql.components(separatedBy: "CREATE TABLE \(table) (").dropFirst().first?.components(separatedBy: "\n);").first)
+            let statement = try #require(
+                PostgresExportSchema.sql.components(separatedBy: "CREATE TABLE \(table) (").dropFirst().first?.components(separatedBy: "\n);").first)
             let lines = statement.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("--") }
             let found = lines.map { line in line.split(separator: " ").map(String.init) }
             #expect(found.map { $0[0] } == answer.columns.map(\.name) + ["exact_text"], "PostgreSQL \(table)")
             for (words, declared) in zip(found, answer.columns) {
                 let type = words[1].trimmingCharacters(in: CharacterSet(charactersIn: ","))
                 let required = lines.first { $0.hasPrefix(words[0] + " ") }.map { $0.contains("NOT NULL") || $0.contains("PRIMARY KEY") } ?? false
-                #expect(postgresTypes[declared.type]?.contains(type) == true && required == !declared.isOptional, "PostgreSQL \(table).\(declared.name): \(words)")
+                #expect(
+                    postgresTypes[declared.type]?.contains(type) == true && required == !declared.isOptional,
+                    "PostgreSQL \(table).\(declared.name): \(words)")
             }
         }
     }
@@ -153,16 +171,22 @@ struct AnswerDeclarationTests {
 
         // The report's tables.
         let report = try JSONValue.parse(Array(try output(["report", "--ledger", ledger, "--format", "json"]).utf8))
-        for (key, answer) in [("migrations_per_day", MigrationReport.Day.answer.names), ("notifications_by_type", MigrationReport.NotificationFigures.answer.names),
-                              ("pending", Answers.pending.names), ("failures_by_class", Answers.failuresByClass.names), ("unmatched_users", Answers.unmatched.names)] {
+        for (key, answer) in [
+            ("migrations_per_day", MigrationReport.Day.answer.names), ("notifications_by_type", MigrationReport.NotificationFigures.answer.names),
+            ("pending", Answers.pending.names), ("failures_by_class", Answers.failuresByClass.names), ("unmatched_users", Answers.unmatched.names),
+        ] {
             let rows = report[key]?.arrayValue ?? []
             #expect(rows.allSatisfy { Set($0.objectValue?.keys.map { $0 } ?? []) == Set(answer) }, "report \(key)")
             if key == "migrations_per_day" { #expect(!rows.isEmpty, "report \(key) has no rows") }
         }
 
         // The runs' output files.
-        #expect(csvHeader(try String(contentsOfFile: try DemoLedger.copy(file: "handoff.csv", into: dir), encoding: .utf8)) == MigrationOutputRow.generation.names)
-        #expect(csvHeader(try String(contentsOfFile: try DemoLedger.copy(file: "exchanged.csv", into: dir), encoding: .utf8)) == MigrationOutputRow.exchange.names)
+        #expect(
+            csvHeader(try String(contentsOfFile: try DemoLedger.copy(file: "handoff.csv", into: dir), encoding: .utf8))
+                == MigrationOutputRow.generation.names)
+        #expect(
+            csvHeader(try String(contentsOfFile: try DemoLedger.copy(file: "exchanged.csv", into: dir), encoding: .utf8))
+                == MigrationOutputRow.exchange.names)
 
         // The file exports, and the SQLite file's own tables.
         _ = try output(["export", "--ledger", ledger, "--format", "csv", "--out", dir.sub("csv")])
@@ -171,13 +195,20 @@ struct AnswerDeclarationTests {
         for (table, answer) in [("events", ExportAnswers.events.names), ("users", ExportAnswers.users.names)] {
             #expect(csvHeader(try String(contentsOfFile: dir.sub("csv/\(table).csv"), encoding: .utf8)) == answer, "CSV export \(table)")
             let lines = try String(contentsOfFile: dir.sub("jsonl/\(table).jsonl"), encoding: .utf8).split(separator: "\n")
-            #expect(!lines.isEmpty && lines.allSatisfy { (try? JSONValue.parse(Array($0.utf8)))?.objectValue.map { Set($0.keys) == Set(answer) } == true }, "JSON lines export \(table)")
-            let columns = try python("import sqlite3, sys; print(','.join(r[1] for r in sqlite3.connect(sys.argv[1]).execute('PRAGMA table_info(\(table))')))", [dir.sub("export.sqlite")])
+            #expect(
+                !lines.isEmpty
+                    && lines.allSatisfy { (try? JSONValue.parse(Array($0.utf8)))?.objectValue.map { Set($0.keys) == Set(answer) } == true },
+                "JSON lines export \(table)")
+            let columns = try python(
+                "import sqlite3, sys; print(','.join(r[1] for r in sqlite3.connect(sys.argv[1]).execute('PRAGMA table_info(\(table))')))",
+                [dir.sub("export.sqlite")])
             #expect(columns.trimmingCharacters(in: .newlines) == answer.joined(separator: ","), "SQLite export \(table)")
         }
     }
 
-    @Test("a field holding CR, LF, CRLF, a quote or a comma comes back through Python's csv module unchanged from every CSV output without formula neutralisation")
+    @Test(
+        "a field holding CR, LF, CRLF, a quote or a comma comes back through Python's csv module unchanged from every CSV output without formula neutralisation"
+    )
     func csvRoundTrip() async throws {
         let awkward = ["a,b", "say \"hi\"", "two\nlines", "cr\rhere", "crlf\r\nhere", "all ,\"\r\n\r\n of them"]
         let projection = UserProjection()
@@ -185,8 +216,10 @@ struct AnswerDeclarationTests {
         let ledger = try await Ledger.create(at: path, testIdentity(), folders: [projection])
         for (i, text) in awkward.enumerated() {
             let failure = CallFailure(kind: .invalidRequest, message: text)
-            _ = try await ledger.append(EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: failure)),
-                                                   identifiers: Identifiers(accountID: "acct \(text)", transferSub: "t-\(i)")))
+            _ = try await ledger.append(
+                EventDraft(
+                    .transferIDExchangeFailed(TransferIDExchangeFailed(failure: failure)),
+                    identifiers: Identifiers(accountID: "acct \(text)", transferSub: "t-\(i)")))
         }
         ledger.close()
         let read = """
@@ -200,7 +233,8 @@ struct AnswerDeclarationTests {
         let accounts = awkward.map { "acct \($0)" }
         // An answer, on standard output.
         for answer in ["state", "failures", "pending"] {
-            try output(["query", answer, "--ledger", path, "--format", "csv"]).write(toFile: dir.sub("\(answer).csv"), atomically: true, encoding: .utf8)
+            try output(["query", answer, "--ledger", path, "--format", "csv"]).write(
+                toFile: dir.sub("\(answer).csv"), atomically: true, encoding: .utf8)
             let found = try column(dir.sub("\(answer).csv"), "account_id", "last_error")
             #expect(found["account_id"]?.arrayValue?.compactMap(\.stringValue) == accounts, "\(answer)")
             #expect(found["last_error"]?.arrayValue?.compactMap(\.stringValue) == awkward, "\(answer)")
@@ -209,12 +243,18 @@ struct AnswerDeclarationTests {
         _ = try output(["export", "--ledger", path, "--format", "csv", "--no-neutralize-formulas", "--out", dir.sub("export")])
         #expect(try column(dir.sub("export/users.csv"), "last_error")["last_error"]?.arrayValue?.compactMap(\.stringValue) == awkward)
         // (the first event, "ledger created", names nobody)
-        #expect(try column(dir.sub("export/events.csv"), "account_id")["account_id"]?.arrayValue?.compactMap(\.stringValue).filter { !$0.isEmpty } == accounts)
+        #expect(
+            try column(dir.sub("export/events.csv"), "account_id")["account_id"]?.arrayValue?.compactMap(\.stringValue).filter { !$0.isEmpty }
+                == accounts)
         // A run's output file.
-        let rows = awkward.map { MigrationOutputRow(accountID: $0, transferSub: "t \($0)", recipientSub: $0, email: .clear($0), isPrivateEmail: true) }
+        let rows = awkward.map {
+            MigrationOutputRow(accountID: $0, transferSub: "t \($0)", recipientSub: $0, email: .clear($0), isPrivateEmail: true)
+        }
         try MigrationOutputRow.write(rows, as: MigrationOutputRow.exchange, to: dir.sub("exchanged.csv"))
         let output = try column(dir.sub("exchanged.csv"), "account_id", "transfer_sub", "recipient_sub", "email")
-        #expect(output["account_id"]?.arrayValue?.compactMap(\.stringValue) == awkward && output["email"]?.arrayValue?.compactMap(\.stringValue) == awkward)
+        #expect(
+            output["account_id"]?.arrayValue?.compactMap(\.stringValue) == awkward
+                && output["email"]?.arrayValue?.compactMap(\.stringValue) == awkward)
         #expect(output["transfer_sub"]?.arrayValue?.compactMap(\.stringValue) == awkward.map { "t \($0)" })
     }
 }

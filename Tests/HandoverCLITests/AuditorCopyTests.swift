@@ -1,7 +1,7 @@
 import Foundation
 import Ledger
-import Testing
 import TestSupport
+import Testing
 
 /// What an auditor gets: a copy of a ledger they must not (or cannot) change. Every command that
 /// only reads answers from it exactly as from the original, and leaves every file as it was.
@@ -15,7 +15,8 @@ struct AuditorCopyTests {
     /// Whether this machine lets the test bind-mount a directory read-only.
     static let canMount: Bool = {
         let probe = TemporaryDirectory()
-        let source = probe.sub("source"), target = probe.sub("target")
+        let source = probe.sub("source")
+        let target = probe.sub("target")
         for path in [source, target] { try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
         guard (try? runCommand("/bin/mount", ["--bind", "-o", "ro", source, target]))?.status == 0 else { return false }
         _ = try? runCommand("/bin/umount", [target])
@@ -24,18 +25,22 @@ struct AuditorCopyTests {
 
     /// Whether the test can run a command as another user (root, with setpriv).
     static let canDropPrivileges: Bool = {
-        getuid() == 0 && (try? runCommand("/usr/bin/setpriv", ["--reuid=\(auditorID)", "--regid=\(auditorID)", "--clear-groups", "/bin/true"]))?.status == 0
+        getuid() == 0
+            && (try? runCommand("/usr/bin/setpriv", ["--reuid=\(auditorID)", "--regid=\(auditorID)", "--clear-groups", "/bin/true"]))?.status == 0
     }()
 
     /// `handover` run as the unprivileged auditor.
     private func handoverAsAuditor(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
-        try runCommand("/usr/bin/setpriv", ["--reuid=\(AuditorCopyTests.auditorID)", "--regid=\(AuditorCopyTests.auditorID)", "--clear-groups", productPath("handover")] + args)
+        try runCommand(
+            "/usr/bin/setpriv",
+            ["--reuid=\(AuditorCopyTests.auditorID)", "--regid=\(AuditorCopyTests.auditorID)", "--clear-groups", productPath("handover")] + args)
     }
 
     /// A demo ledger (team B) with a checkpoint signed beside it; the directory is readable by all.
     private func original() throws -> (ledger: String, checkpoint: String) {
         chmod(dir.path, 0o755)
-        let ledger = try DemoLedger.copy(.recipient, into: dir), checkpoint = dir.sub("checkpoint.txt")
+        let ledger = try DemoLedger.copy(.recipient, into: dir)
+        let checkpoint = dir.sub("checkpoint.txt")
         let signed = try handover(["checkpoint", "--ledger", ledger, "--out", checkpoint])
         try #require(signed.status == 0, "\(signed.err)")
         return (ledger, checkpoint)
@@ -46,7 +51,9 @@ struct AuditorCopyTests {
     static let subject: String = {
         let dir = TemporaryDirectory()
         return withExtendedLifetime(dir) {
-            let listed = (try? DemoLedger.copy(.recipient, into: dir)).flatMap { try? handover("query", "migrated", "--format", "json", "--ledger", $0) }
+            let listed = (try? DemoLedger.copy(.recipient, into: dir)).flatMap {
+                try? handover("query", "migrated", "--format", "json", "--ledger", $0)
+            }
             let rows = listed.flatMap { try? JSONValue.parse(Array($0.out.utf8)).arrayValue } ?? []
             return rows.first?["account_id"]?.stringValue ?? "no migrated user in the demo's recipient ledger"
         }
@@ -56,7 +63,9 @@ struct AuditorCopyTests {
     private func readCommands(checkpoint: String) -> [[String]] {
         var commands: [[String]] = [["verify"], ["verify", "--checkpoint", checkpoint], ["verify", "--checkpoint", checkpoint, "--format", "json"]]
         for format in ["json", "csv"] {
-            for query in ["migrated", "pending", "state", "failures", "unmatched", "events"] { commands.append(["query", query, "--format", format]) }
+            for query in ["migrated", "pending", "state", "failures", "unmatched", "events"] {
+                commands.append(["query", query, "--format", format])
+            }
             commands.append(["query", "failures", "--by-class", "--format", format])
             commands.append(["query", "user", AuditorCopyTests.subject, "--format", format])
             commands.append(["query", "state", "--format", format, "--as-of", "2026-01-01"])
@@ -72,26 +81,37 @@ struct AuditorCopyTests {
 
     /// Runs every read command on `copy` (through `run`) and on `original`, expecting the same
     /// exit status and the same bytes on standard output, and no file of `files` changed.
-    private func expectSameAnswers(copy: String, original: String, checkpoint: String, files: String,
-                                   run: ([String]) throws -> (status: Int32, out: String, err: String)) throws {
+    private func expectSameAnswers(
+        copy: String, original: String, checkpoint: String, files: String,
+        run: ([String]) throws -> (status: Int32, out: String, err: String)
+    ) throws {
         let before = try fileStates(files)
         for command in readCommands(checkpoint: checkpoint) {
             let expected = try handover(command + ["--ledger", original])
             #expect(expected.status == 0 || command.first == "status", "\(command) on the original: \(expected.err)")
             let got = try run(command + ["--ledger", copy])
-            #expect(got.status == expected.status && got.out == expected.out, "\(command.joined(separator: " ")) on the copy: status \(got.status), \(got.err)")
+            #expect(
+                got.status == expected.status && got.out == expected.out,
+                "\(command.joined(separator: " ")) on the copy: status \(got.status), \(got.err)")
         }
         let after = try fileStates(files)
         let changed = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }.sorted()
-        #expect(changed.isEmpty, "files created, removed or changed by reading: \(changed.map { "\($0): \(before[$0].map(String.init(describing:)) ?? "none") -> \(after[$0].map(String.init(describing:)) ?? "none")" })")
+        #expect(
+            changed.isEmpty,
+            "files created, removed or changed by reading: \(changed.map { "\($0): \(before[$0].map(String.init(describing:)) ?? "none") -> \(after[$0].map(String.init(describing:)) ?? "none")" })"
+        )
     }
 
-    @Test("a write-protected copy owned by an unprivileged user: every read command answers as on the original, and no file is created or changed",
-          .enabled(if: AuditorCopyTests.canDropPrivileges, "needs root and setpriv to run as an unprivileged user; skipped here"))
+    @Test(
+        "a write-protected copy owned by an unprivileged user: every read command answers as on the original, and no file is created or changed",
+        .enabled(if: AuditorCopyTests.canDropPrivileges, "needs root and setpriv to run as an unprivileged user; skipped here"))
     func writeProtectedCopy() throws {
         let (ledger, checkpoint) = try original()
         let copy = dir.sub("copy")
-        for command in [["/bin/cp", "-a", ledger, copy], ["/bin/chown", "-R", "\(AuditorCopyTests.auditorID):\(AuditorCopyTests.auditorID)", copy], ["/bin/chmod", "-R", "a-w", copy]] {
+        for command in [
+            ["/bin/cp", "-a", ledger, copy], ["/bin/chown", "-R", "\(AuditorCopyTests.auditorID):\(AuditorCopyTests.auditorID)", copy],
+            ["/bin/chmod", "-R", "a-w", copy],
+        ] {
             let r = try runCommand(command[0], Array(command.dropFirst()))
             #expect(r.status == 0, "\(command.joined(separator: " ")): \(r.err)")
         }
@@ -115,8 +135,9 @@ struct AuditorCopyTests {
         #expect(try fileStates(copy) == before)
     }
 
-    @Test("a user who cannot write lock.mdb reads without locks only while no process has the ledger open: beside a writer it refuses, naming it",
-          .enabled(if: AuditorCopyTests.canDropPrivileges, "needs root and setpriv to run as an unprivileged user; skipped here"))
+    @Test(
+        "a user who cannot write lock.mdb reads without locks only while no process has the ledger open: beside a writer it refuses, naming it",
+        .enabled(if: AuditorCopyTests.canDropPrivileges, "needs root and setpriv to run as an unprivileged user; skipped here"))
     func readerBesideWriter() throws {
         let (ledger, _) = try original()
         // The ledger's files are root's: the auditor may read them, not write lock.mdb.
@@ -124,17 +145,20 @@ struct AuditorCopyTests {
             let writer = try Ledger.open(at: ledger)
             defer { writer.close() }
             let r = try handoverAsAuditor(["verify", "--ledger", ledger])
-            #expect(r.status == 2 && r.err.contains("cannot be read safely by this user") && r.err.contains("process \(getpid())"), "\(r.out)\(r.err)")
+            #expect(
+                r.status == 2 && r.err.contains("cannot be read safely by this user") && r.err.contains("process \(getpid())"), "\(r.out)\(r.err)")
         }
         let r = try handoverAsAuditor(["verify", "--ledger", ledger])
         #expect(r.status == 0 && r.out.hasPrefix("OK: "), "once the writer is gone: \(r.out)\(r.err)")
     }
 
-    @Test("a copy on a read-only bind mount: every read command answers as on the original, and no file is created or changed",
-          .enabled(if: AuditorCopyTests.canMount, "needs to bind-mount a directory read-only (root, and a container that allows mount); skipped here"))
+    @Test(
+        "a copy on a read-only bind mount: every read command answers as on the original, and no file is created or changed",
+        .enabled(if: AuditorCopyTests.canMount, "needs to bind-mount a directory read-only (root, and a container that allows mount); skipped here"))
     func readOnlyMount() throws {
         let (ledger, checkpoint) = try original()
-        let copy = dir.sub("copy"), mountPoint = dir.sub("mounted")
+        let copy = dir.sub("copy")
+        let mountPoint = dir.sub("mounted")
         let copied = try runCommand("/bin/cp", ["-a", ledger, copy])
         #expect(copied.status == 0, "\(copied.err)")
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
@@ -145,7 +169,9 @@ struct AuditorCopyTests {
         try expectSameAnswers(copy: mountPoint, original: ledger, checkpoint: checkpoint, files: copy, run: handover)
     }
 
-    @Test("a backup without keys holds no byte of the signing key or of any data key; read-only it verifies, proves and gives the verifier key; erased users show as erased, the others as sealed")
+    @Test(
+        "a backup without keys holds no byte of the signing key or of any data key; read-only it verifies, proves and gives the verifier key; erased users show as erased, the others as sealed"
+    )
     func keylessCopy() throws {
         let (ledger, _) = try original()
         let evidence = dir.sub("evidence")

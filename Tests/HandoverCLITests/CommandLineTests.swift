@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import Ledger
 
 /// The `handover` executable as a user runs it: arguments, output formats, exit codes.

@@ -1,7 +1,8 @@
 import Foundation
 import LMDB
-import Testing
 import TestSupport
+import Testing
+
 @testable import Ledger
 
 /// `verify` checks the type index entry by entry, and `verify --deep` every projection an
@@ -33,45 +34,63 @@ struct DeepVerifyTests {
         }
     }
 
-    @Test("one byte of a user record, a deleted identifier link, a migrated_order entry naming another user, a changed window: verify --deep exits 4 naming the database and entry, and after projections rebuild exits 0")
+    @Test(
+        "one byte of a user record, a deleted identifier link, a migrated_order entry naming another user, a changed window: verify --deep exits 4 naming the database and entry, and after projections rebuild exits 0"
+    )
     func projectionsTampered() throws {
         let ledger = try demoLedger()
         var r = try handover(["verify", "--deep", "--ledger", ledger])
-        #expect(r.status == 0 && r.out.contains("the projections (user records, identifier links, migrated_order, windows) equal the log"), "\(r.out)\(r.err)")
+        #expect(
+            r.status == 0 && r.out.contains("the projections (user records, identifier links, migrated_order, windows) equal the log"),
+            "\(r.out)\(r.err)")
 
         let cases: [(name: String, database: String, change: (WriteTransaction) throws -> Void)] = [
-            ("record", "user_versions", { txn in
-                let db = try txn.openDatabase("user_versions", create: false)
-                var (key, value) = try firstEntry(txn, db)
-                value[value.count / 2] ^= 0x01
-                try txn.put(db, key: key, value: value)
-            }),
-            ("link", "user_links", { txn in
-                let db = try txn.openDatabase("user_links", create: false)
-                let (key, _) = try firstEntry(txn, db)
-                _ = try txn.delete(db, key: key)
-            }),
-            ("order", "migrated_order", { txn in
-                let db = try txn.openDatabase("migrated_order", create: false)
-                var (key, value) = try firstEntry(txn, db)
-                _ = try txn.delete(db, key: key)
-                key[15] ^= 0x01  // the user key's last byte: another user
-                try txn.put(db, key: key, value: value)
-            }),
-            ("window", "windows", { txn in
-                let db = try txn.openDatabase("windows", create: false)
-                var (key, value) = try firstEntry(txn, db)
-                value[value.count - 1] ^= 0x01
-                try txn.put(db, key: key, value: value)
-            }),
+            (
+                "record", "user_versions",
+                { txn in
+                    let db = try txn.openDatabase("user_versions", create: false)
+                    var (key, value) = try firstEntry(txn, db)
+                    value[value.count / 2] ^= 0x01
+                    try txn.put(db, key: key, value: value)
+                }
+            ),
+            (
+                "link", "user_links",
+                { txn in
+                    let db = try txn.openDatabase("user_links", create: false)
+                    let (key, _) = try firstEntry(txn, db)
+                    _ = try txn.delete(db, key: key)
+                }
+            ),
+            (
+                "order", "migrated_order",
+                { txn in
+                    let db = try txn.openDatabase("migrated_order", create: false)
+                    var (key, value) = try firstEntry(txn, db)
+                    _ = try txn.delete(db, key: key)
+                    key[15] ^= 0x01  // the user key's last byte: another user
+                    try txn.put(db, key: key, value: value)
+                }
+            ),
+            (
+                "window", "windows",
+                { txn in
+                    let db = try txn.openDatabase("windows", create: false)
+                    var (key, value) = try firstEntry(txn, db)
+                    value[value.count - 1] ^= 0x01
+                    try txn.put(db, key: key, value: value)
+                }
+            ),
         ]
         for (name, database, change) in cases {
             let copy = try tampered(ledger, name, change)
             r = try handover(["verify", "--ledger", copy])
             #expect(r.status == 0, "\(name): the log itself is intact: \(r.err)")
             r = try handover(["verify", "--deep", "--ledger", copy])
-            #expect(r.status == 4 && r.err.contains("derived data differs from what the log implies: \(database),") && r.err.contains("projections rebuild"),
-                    "\(name): \(r.out)\(r.err)")
+            #expect(
+                r.status == 4 && r.err.contains("derived data differs from what the log implies: \(database),")
+                    && r.err.contains("projections rebuild"),
+                "\(name): \(r.out)\(r.err)")
             let scratch = dir.sub("rebuild-scratch-" + name)
             let rebuilt = try handover(["projections", "rebuild", "--ledger", copy, "--scratch", scratch])
             #expect(rebuilt.status == 0, "\(rebuilt.err)")
@@ -105,8 +124,9 @@ struct DeepVerifyTests {
         let ledger = try demoLedger()
         let signed = try handover(["checkpoint", "--ledger", ledger])  // for the evidence bundle
         #expect(signed.status == 0, "\(signed.err)")
-        let identifier = try #require(try handover(["query", "migrated", "--format", "csv", "--ledger", ledger]).out
-            .split(separator: "\r\n").dropFirst().first?.split(separator: ",").first.map(String.init))
+        let identifier = try #require(
+            try handover(["query", "migrated", "--format", "csv", "--ledger", ledger]).out
+                .split(separator: "\r\n").dropFirst().first?.split(separator: ",").first.map(String.init))
         // Every user record with a version byte no Handover wrote.
         let users = try tampered(ledger, "users") { txn in
             let db = try txn.openDatabase("user_versions", create: false)
@@ -131,7 +151,9 @@ struct DeepVerifyTests {
         ]
         for command in readers {
             let r = try handover(command + ["--ledger", users])
-            #expect(r.status == 4 && r.err.hasPrefix("error: ") && r.err.contains("unknown record version"), "\(command.joined(separator: " ")): exit \(r.status)\n\(r.err)")
+            #expect(
+                r.status == 4 && r.err.hasPrefix("error: ") && r.err.contains("unknown record version"),
+                "\(command.joined(separator: " ")): exit \(r.status)\n\(r.err)")
         }
         // One event's JSON no longer an object: the readers that decode it (not verify, which
         // finds the chain broken first) exit 4 naming the event.
@@ -141,7 +163,10 @@ struct DeepVerifyTests {
             value[32] = UInt8(ascii: "[")
             try txn.put(db, key: key, value: value)
         }
-        for command in [["query", "events"], ["export", "--format", "jsonl", "--out", dir.sub("events.jsonl")], ["export", "--format", "csv", "--out", dir.sub("events.csv")]] {
+        for command in [
+            ["query", "events"], ["export", "--format", "jsonl", "--out", dir.sub("events.jsonl")],
+            ["export", "--format", "csv", "--out", dir.sub("events.csv")],
+        ] {
             let r = try handover(command + ["--ledger", events])
             #expect(r.status == 4 && r.err.contains("event 1:"), "\(command.joined(separator: " ")): exit \(r.status)\n\(r.err)")
         }

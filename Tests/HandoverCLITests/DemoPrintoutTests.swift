@@ -1,7 +1,8 @@
 import Foundation
 import Ledger
-import Testing
 import TestSupport
+import Testing
+
 @testable import Ledger
 
 /// What `handover demo` prints, section by section, checked against the ledgers it wrote:
@@ -21,20 +22,26 @@ struct DemoPrintoutTests {
     @Test("each section agrees with the ledgers: runs, verify, window, who migrated and by which path, pending, failures, unmatched")
     func sectionsAgreeWithTheLedgers() throws {
         let printout = PrintedText(try DemoLedger.printout())
-        let sender = try DemoLedger.copy(.sender, into: dir), recipient = try DemoLedger.copy(.recipient, into: dir)
+        let sender = try DemoLedger.copy(.sender, into: dir)
+        let recipient = try DemoLedger.copy(.recipient, into: dir)
 
         // The runs: each summary's figures are those of its "run finished" event, in order (a
         // refused package starts no run, and prints no summary).
         let summaries = (printout.blocks(startingWith: "$ handover generate") + printout.blocks(startingWith: "$ handover exchange"))
             .filter { $0.contains { $0.contains(" in the input;") } }
-        let allFinished = try rows("query", "events", "--type", "run-finished", "--ledger", sender, "--format", "json")
+        let allFinished =
+            try rows("query", "events", "--type", "run-finished", "--ledger", sender, "--format", "json")
             + rows("query", "events", "--type", "run-finished", "--ledger", recipient, "--format", "json")
         let finished = allFinished.filter { $0["body"]?["command"]?.stringValue != "apply" }
-        try #require(summaries.count == 6 && finished.count == 6, "6 run summaries (\(summaries.count)) and 6 run-finished events (\(finished.count))")
+        try #require(
+            summaries.count == 6 && finished.count == 6, "6 run summaries (\(summaries.count)) and 6 run-finished events (\(finished.count))")
         for (summary, event) in zip(summaries, finished) {
             let body = try #require(event["body"])
             let text = summary.joined(separator: "\n")
-            let head = try #require(summary.dropFirst().first.flatMap { try #/: (\d+) users? in the input; (\d+) (?:migrated|transfer identifiers? generated) in this run/#.firstMatch(in: $0) })
+            let head = try #require(
+                summary.dropFirst().first.flatMap {
+                    try #/: (\d+) users? in the input; (\d+) (?:migrated|transfer identifiers? generated) in this run/#.firstMatch(in: $0)
+                })
             #expect(Int64(head.output.2) == body["counts"]?["succeeded"]?.intValue, "\(text)")
             let failed = summary.lazy.compactMap { try? #/^\s+failed: (\d+) /#.firstMatch(in: $0) }.first.map { Int64($0.output.1) } ?? 0
             #expect(failed == body["counts"]?["failed"]?.intValue ?? 0, "\(text)")
@@ -47,7 +54,8 @@ struct DemoPrintoutTests {
         let applied = try #require(allFinished.first { $0["body"]?["command"]?.stringValue == "apply" }?["body"], "the demo applies to app.sqlite")
         let commit = try #require(printout.blocks(startingWith: "$ handover apply").first { $0[0].contains("--commit") })
             .joined(separator: " ").split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        let outcomes = ApplyOutcome.allCases.compactMap { o in applied["counts"]?[o.rawValue]?.intValue.map { "\(o.rawValue) \($0)" } }.joined(separator: ", ")
+        let outcomes = ApplyOutcome.allCases.compactMap { o in applied["counts"]?[o.rawValue]?.intValue.map { "\(o.rawValue) \($0)" } }.joined(
+            separator: ", ")
         #expect(commit.contains(": " + outcomes + "."), "\(commit)\nthe ledger: \(outcomes)")
         #expect(applied["counts"]?["collision"]?.intValue == 1 && commit.contains("(the sign-in race): account acct-new-1"), "\(commit)")
 
@@ -81,7 +89,8 @@ struct DemoPrintoutTests {
         // Who migrated: the count by path adds up, and both agree with `query migrated`.
         let migrated = try rows("query", "migrated", "--ledger", recipient, "--format", "json")
         let migratedLine = try #require(printout.block(under: "== Who migrated (team B) ==").first)
-        let figures = try #require(try #/^(\d+) of (\d+) users migrated \((\d+) by exchange, (\d+) by sign-in\)$/#.wholeMatch(in: migratedLine), "\(migratedLine)")
+        let figures = try #require(
+            try #/^(\d+) of (\d+) users migrated \((\d+) by exchange, (\d+) by sign-in\)$/#.wholeMatch(in: migratedLine), "\(migratedLine)")
         let (total, known, byExchange, bySignIn) = (Int(figures.output.1)!, Int(figures.output.2)!, Int(figures.output.3)!, Int(figures.output.4)!)
         #expect(known == Self.users)
         #expect(byExchange + bySignIn == total)
@@ -129,8 +138,10 @@ extension DemoPrintoutTests {
     @Test("the handoff is signed: B checks both packages and refuses a tampered copy, A confirms both receipts, and an independent checker agrees")
     func signedHandoff() throws {
         let printout = PrintedText(try DemoLedger.printout())
-        let sender = try DemoLedger.copy(.sender, into: dir), recipient = try DemoLedger.copy(.recipient, into: dir)
-        let refused = try #require(printout.blocks(startingWith: "$ handover exchange --transfers handoff-0001-tampered").first).joined(separator: " ")
+        let sender = try DemoLedger.copy(.sender, into: dir)
+        let recipient = try DemoLedger.copy(.recipient, into: dir)
+        let refused = try #require(printout.blocks(startingWith: "$ handover exchange --transfers handoff-0001-tampered").first).joined(
+            separator: " ")
         #expect(refused.contains("refused (rows-digest), exit 2"), "\(refused)")
         let refusals = try rows("query", "events", "--type", "handoff-refused", "--ledger", recipient, "--format", "json")
         #expect(refusals.count == 1 && refusals.first?["body"]?["reason"] == .string("rows-digest"))
@@ -148,18 +159,28 @@ extension DemoPrintoutTests {
 
         // The reconcile summary is `handover reconcile`'s totals (the outcomes that occur).
         let printed = try #require(printout.table(under: "2 of 2 checkpoints of team A's recorded by team B still extended by team A's log"))
-        let totals = try rows("reconcile", "--sender", sender, "--recipient", recipient, "--format", "json").map(PrintedTable.cells).filter { $0["users"] != "0" }
+        let totals = try rows("reconcile", "--sender", sender, "--recipient", recipient, "--format", "json").map(PrintedTable.cells).filter {
+            $0["users"] != "0"
+        }
         #expect(printed.rows == totals, "\(printed.rows)")
 
         // tools/check-handoff.py, written from the documents alone, checks what the demo wrote.
-        let checker = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path + "/tools/check-handoff.py"
+        let checker =
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+            + "/tools/check-handoff.py"
         let files = ["handoff-0001", "handoff-0002", "receipt-0001", "receipt-0002", "sender.pub", "recipient.pub"]
         let copies = Dictionary(uniqueKeysWithValues: try files.map { ($0, try DemoLedger.copy(file: $0, into: dir)) })
         let checks = [
             ["package", copies["handoff-0001"]!, "--sender-key", copies["sender.pub"]!],
             ["package", copies["handoff-0002"]!, "--sender-key", copies["sender.pub"]!, "--previous", copies["handoff-0001"]!],
-            ["receipt", copies["receipt-0001"]!, "--recipient-key", copies["recipient.pub"]!, "--package", copies["handoff-0001"]!, "--sender-key", copies["sender.pub"]!],
-            ["receipt", copies["receipt-0002"]!, "--recipient-key", copies["recipient.pub"]!, "--package", copies["handoff-0002"]!, "--sender-key", copies["sender.pub"]!],
+            [
+                "receipt", copies["receipt-0001"]!, "--recipient-key", copies["recipient.pub"]!, "--package", copies["handoff-0001"]!, "--sender-key",
+                copies["sender.pub"]!,
+            ],
+            [
+                "receipt", copies["receipt-0002"]!, "--recipient-key", copies["recipient.pub"]!, "--package", copies["handoff-0002"]!, "--sender-key",
+                copies["sender.pub"]!,
+            ],
         ]
         for args in checks {
             let r = try runCommand("/usr/bin/env", ["python3", checker] + args)
@@ -174,10 +195,16 @@ extension DemoPrintoutTests {
         let again = dir.sub("again")
         let r = try handover("demo", "--users", String(Self.users), "--directory", again)
         #expect(r.status == 0, "\(r.err)")
-        let first = PrintedText(try DemoLedger.printout()), second = PrintedText(r.out)
-        #expect(first.lines.contains { $0.contains(", seed 1: ") } && second.lines.contains { $0.contains(", seed 1: ") }, "the stand-in's line names the seed")
-        for title in ["== Failures by class (users whose last attempt failed, team B) ==", "== Unmatched: Apple told us about users no migration step named =="] {
-            #expect(first.table(under: title)?.rows.map { $0.filter { !$0.key.hasSuffix("_at") && !$0.key.hasSuffix("_sequence") } }
+        let first = PrintedText(try DemoLedger.printout())
+        let second = PrintedText(r.out)
+        #expect(
+            first.lines.contains { $0.contains(", seed 1: ") } && second.lines.contains { $0.contains(", seed 1: ") },
+            "the stand-in's line names the seed")
+        for title in [
+            "== Failures by class (users whose last attempt failed, team B) ==", "== Unmatched: Apple told us about users no migration step named ==",
+        ] {
+            #expect(
+                first.table(under: title)?.rows.map { $0.filter { !$0.key.hasSuffix("_at") && !$0.key.hasSuffix("_sequence") } }
                     == second.table(under: title)?.rows.map { $0.filter { !$0.key.hasSuffix("_at") && !$0.key.hasSuffix("_sequence") } }, "\(title)")
         }
         /// Each user's outcome in one of the two runs' ledgers (times, attempts and sequence
@@ -185,18 +212,22 @@ extension DemoPrintoutTests {
         func outcomes(_ ledger: String) throws -> [String: [String: String]] {
             let kept = ["status", "migrated_via", "sender_sub", "transfer_sub", "recipient_sub", "last_error_class", "email", "email_forwarding"]
             let happened = ["consent_revoked_at", "account_deleted_at", "erased_at"]
-            return Dictionary(uniqueKeysWithValues: try rows("query", "state", "--ledger", ledger, "--format", "json").map { user in
-                var outcome = PrintedTable.cells(user).filter { kept.contains($0.key) }
-                for column in happened { outcome[column] = user[column] == nil || user[column] == .null ? "no" : "yes" }
-                return (user["account_id"]?.stringValue ?? user["recipient_sub"]?.stringValue ?? "?", outcome)
-            })
+            return Dictionary(
+                uniqueKeysWithValues: try rows("query", "state", "--ledger", ledger, "--format", "json").map { user in
+                    var outcome = PrintedTable.cells(user).filter { kept.contains($0.key) }
+                    for column in happened { outcome[column] = user[column] == nil || user[column] == .null ? "no" : "yes" }
+                    return (user["account_id"]?.stringValue ?? user["recipient_sub"]?.stringValue ?? "?", outcome)
+                })
         }
         for side in [DemoLedger.Side.sender, .recipient] {
-            let theirs = try DemoLedger.copy(side, into: dir), ours = again + "/" + side.rawValue
+            let theirs = try DemoLedger.copy(side, into: dir)
+            let ours = again + "/" + side.rawValue
             let (a, b) = (try outcomes(theirs), try outcomes(ours))
             #expect(a.count == Self.users || side == .recipient, "\(side): \(a.count) users")
             #expect(a == b, "\(side): \(a.filter { b[$0.key] != $0.value }.prefix(3).map { ($0.key, $0.value, b[$0.key] ?? [:]) })")
-            #expect(try rows("query", "failures", "--by-class", "--ledger", theirs, "--format", "json") == rows("query", "failures", "--by-class", "--ledger", ours, "--format", "json"))
+            #expect(
+                try rows("query", "failures", "--by-class", "--ledger", theirs, "--format", "json")
+                    == rows("query", "failures", "--by-class", "--ledger", ours, "--format", "json"))
         }
     }
 }
@@ -269,7 +300,8 @@ struct PrintedTable {
         func cells(_ line: String) -> [String] {
             let chars = Array(line)
             return starts.indices.map { k in
-                let from = min(starts[k], chars.count), to = k + 1 < starts.count ? min(starts[k + 1], chars.count) : chars.count
+                let from = min(starts[k], chars.count)
+                let to = k + 1 < starts.count ? min(starts[k + 1], chars.count) : chars.count
                 return String(chars[from..<to]).trimmingCharacters(in: .whitespaces)
             }
         }

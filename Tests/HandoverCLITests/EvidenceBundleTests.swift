@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import Ledger
 @testable import Projections
 
@@ -26,7 +27,8 @@ struct EvidenceBundleTests {
 
     /// The demo's two ledgers, each with a checkpoint signed.
     private func demo() throws -> (sender: String, recipient: String) {
-        let sender = try DemoLedger.copy(.sender, into: dir), recipient = try DemoLedger.copy(.recipient, into: dir)
+        let sender = try DemoLedger.copy(.sender, into: dir)
+        let recipient = try DemoLedger.copy(.recipient, into: dir)
         for ledger in [sender, recipient] {
             let signed = try handover(["checkpoint", "--ledger", ledger])
             try #require(signed.status == 0, "\(signed.err)")
@@ -40,7 +42,9 @@ struct EvidenceBundleTests {
         return try #require(try JSONValue.parse(Array(state.out.utf8)).arrayValue).compactMap(\.objectValue)
     }
 
-    @Test("bundles for users whose histories cover generation, exchange, failure then retry, sign-in, every notification type and erasure: both checks accept each; the events are the user's history")
+    @Test(
+        "bundles for users whose histories cover generation, exchange, failure then retry, sign-in, every notification type and erasure: both checks accept each; the events are the user's history"
+    )
     func bundlesAccepted() throws {
         let (sender, recipient) = try demo()
         let b = try users(recipient)
@@ -55,10 +59,14 @@ struct EvidenceBundleTests {
             (recipient, try first("was exchanged") { $0["migrated_via"]?.stringValue == "exchange" }, "exchanged"),
             // Failed, then tried again: migrated on the retry when the demo's seeded faults allow
             // it, else a user Apple refused each time (the revoked ones, every run).
-            (recipient, try first("failed and was tried again") { user in
-                let retried = { (u: [String: JSONValue]) in (u["attempts"]?.intValue ?? 0) > 1 }
-                return retried(user) && (user["status"]?.stringValue == "migrated" || !b.contains { retried($0) && $0["status"]?.stringValue == "migrated" })
-            }, "failure then retry"),
+            (
+                recipient,
+                try first("failed and was tried again") { user in
+                    let retried = { (u: [String: JSONValue]) in (u["attempts"]?.intValue ?? 0) > 1 }
+                    return retried(user)
+                        && (user["status"]?.stringValue == "migrated" || !b.contains { retried($0) && $0["status"]?.stringValue == "migrated" })
+                }, "failure then retry"
+            ),
             (recipient, try first("signed in") { $0["migrated_via"]?.stringValue == "sign-in" }, "sign-in"),
             (recipient, try first("was erased") { $0["erased_at"]?.stringValue != nil }, "erased"),
         ]
@@ -67,14 +75,19 @@ struct EvidenceBundleTests {
         for user in b where (user["notifications"]?.intValue ?? 0) > 0 {
             guard let sub = user["recipient_sub"]?.stringValue else { continue }
             let events = try handover(["query", "events", "--id", sub, "--ledger", recipient, "--format", "json"])
-            let types = try #require(try JSONValue.parse(Array(events.out.utf8)).arrayValue).compactMap { $0.objectValue?["body"]?.objectValue?["notification_type"]?.stringValue }
+            let types = try #require(try JSONValue.parse(Array(events.out.utf8)).arrayValue).compactMap {
+                $0.objectValue?["body"]?.objectValue?["notification_type"]?.stringValue
+            }
             if !Set(types).isSubset(of: kinds) {
                 kinds.formUnion(types)
                 subjects.append((recipient, sub, "notifications " + types.joined(separator: ",")))
             }
         }
         let all = try handover(["query", "events", "--type", "notification-received", "--ledger", recipient, "--format", "json"])
-        let recorded = Set(try #require(try JSONValue.parse(Array(all.out.utf8)).arrayValue).compactMap { $0.objectValue?["body"]?.objectValue?["notification_type"]?.stringValue })
+        let recorded = Set(
+            try #require(try JSONValue.parse(Array(all.out.utf8)).arrayValue).compactMap {
+                $0.objectValue?["body"]?.objectValue?["notification_type"]?.stringValue
+            })
         #expect(kinds == recorded && recorded.count >= 3, "notification types covered: \(kinds.sorted()), recorded: \(recorded.sorted())")
 
         for (n, (ledger, subject, why)) in subjects.enumerated() {
@@ -87,11 +100,15 @@ struct EvidenceBundleTests {
             let history = try #require(try JSONValue.parse(Array(listed.out.utf8)).arrayValue).compactMap { $0.objectValue?["seq"]?.intValue }
             let files = try FileManager.default.contentsOfDirectory(atPath: bundle + "/events").compactMap { Int64($0.dropLast(5)) }.sorted()
             #expect(files == history && !files.isEmpty, "\(why): bundle \(files), history \(history)")
-            #expect(try String(contentsOfFile: bundle + "/VERIFY.md", encoding: .utf8) == (try String(contentsOfFile: EvidenceBundleTests.repository + "/schemas/evidence-bundle.md", encoding: .utf8)))
+            #expect(
+                try String(contentsOfFile: bundle + "/VERIFY.md", encoding: .utf8)
+                    == (try String(contentsOfFile: EvidenceBundleTests.repository + "/schemas/evidence-bundle.md", encoding: .utf8)))
         }
     }
 
-    @Test("one byte changed in an event, a proof, the checkpoint or the verifier key: both checks refuse, naming the file; an erased user's bundle holds no address; evidence runs on a keyless backup and changes nothing")
+    @Test(
+        "one byte changed in an event, a proof, the checkpoint or the verifier key: both checks refuse, naming the file; an erased user's bundle holds no address; evidence runs on a keyless backup and changes nothing"
+    )
     func bundlesRefusedAndKeyless() throws {
         let (_, recipient) = try demo()
         let b = try users(recipient)
@@ -133,7 +150,9 @@ struct EvidenceBundleTests {
         try expectAccepted(fromCopy, "from the keyless copy")
         #expect(try fileStates(evidence) == before)
         for name in try FileManager.default.contentsOfDirectory(atPath: bundle + "/events") {
-            #expect(FileManager.default.contents(atPath: fromCopy + "/events/" + name) == FileManager.default.contents(atPath: bundle + "/events/" + name))
+            #expect(
+                FileManager.default.contents(atPath: fromCopy + "/events/" + name) == FileManager.default.contents(atPath: bundle + "/events/" + name)
+            )
         }
     }
 
@@ -157,16 +176,23 @@ struct EvidenceBundleTests {
         }
     }
 
-    @Test("two-sided: one person's evidence from both ledgers, tied by the package's manifest and the cosignature; both checks accept it and refuse any changed byte; an erased user's holds no address")
+    @Test(
+        "two-sided: one person's evidence from both ledgers, tied by the package's manifest and the cosignature; both checks accept it and refuse any changed byte; an erased user's holds no address"
+    )
     func twoSided() throws {
         let (sender, recipient) = try demo()
-        let keys = ["--sender-key", try DemoLedger.copy(file: "sender.pub", into: dir), "--recipient-key", try DemoLedger.copy(file: "recipient.pub", into: dir)]
+        let keys = [
+            "--sender-key", try DemoLedger.copy(file: "sender.pub", into: dir), "--recipient-key",
+            try DemoLedger.copy(file: "recipient.pub", into: dir),
+        ]
         // A user exchanged by team B, asked for by team A's account ID.
-        let exchanged = try #require(try users(recipient).first { $0["migrated_via"]?.stringValue == "exchange" && $0["erased_at"]?.stringValue == nil })
+        let exchanged = try #require(
+            try users(recipient).first { $0["migrated_via"]?.stringValue == "exchange" && $0["erased_at"]?.stringValue == nil })
         let account = try #require(exchanged["account_id"]?.stringValue)
         let bundle = dir.sub("two-sided")
         let written = try handover(["evidence", account, "--ledger", recipient, "--sender", sender, "--out", bundle])
-        #expect(written.status == 0 && written.out.contains("1 package tying them (1 with the recipient's cosignature)"), "\(written.out)\(written.err)")
+        #expect(
+            written.status == 0 && written.out.contains("1 package tying them (1 with the recipient's cosignature)"), "\(written.out)\(written.err)")
         let ours = try handover(["evidence", "verify", bundle] + keys)
         #expect(ours.status == 0 && ours.out.hasPrefix("OK: transfer_sub "), "\(ours.out)\(ours.err)")
         let theirs = try pythonCheck(bundle)
@@ -205,7 +231,9 @@ struct EvidenceBundleTests {
         #expect(r.status == 0, "\(r.out)\(r.err)")
         #expect(try handover(["evidence", "verify", erasedBundle] + keys).status == 0)
         let exchangedFile = try String(contentsOfFile: try DemoLedger.copy(file: "exchanged.csv", into: dir), encoding: .utf8)
-        if let address = exchangedFile.split(separator: "\n").first(where: { $0.contains(subject) })?.split(separator: ",").first(where: { $0.contains("@") }) {
+        if let address = exchangedFile.split(separator: "\n").first(where: { $0.contains(subject) })?.split(separator: ",").first(where: {
+            $0.contains("@")
+        }) {
             #expect(try !filesContain(erasedBundle, String(address)), "the erased user's address is in the bundle")
         }
         #expect(try !filesContain(erasedBundle, "@privaterelay") && !filesContain(erasedBundle, "@example.com"), "no address in clear")

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import Ledger
 
 /// `checkpoint`, `prove` and `verify --checkpoint` as an auditor runs them.
@@ -16,7 +17,9 @@ struct EvidenceCommandTests {
         return path
     }
 
-    @Test("a checkpoint signed before more events still holds; an edited or foreign one exits 4; prove needs a covering checkpoint (2) and an event the ledger holds (1)")
+    @Test(
+        "a checkpoint signed before more events still holds; an edited or foreign one exits 4; prove needs a covering checkpoint (2) and an event the ledger holds (1)"
+    )
     func checkpointAndProve() throws {
         let path = try labLedger("l", count: 200)
         var r = try handover("checkpoint", "--ledger", path, "--out", dir.sub("old.txt"))
@@ -62,9 +65,12 @@ struct EvidenceCommandTests {
         #expect(r.err.contains("event 40"), "\(r.err)")
     }
 
-    @Test("verify --checkpoint with another ledger's key exits 2 naming both files and both origins; a key of the right name that does not verify exits 4")
+    @Test(
+        "verify --checkpoint with another ledger's key exits 2 naming both files and both origins; a key of the right name that does not verify exits 4"
+    )
     func anotherLedgersKey() throws {
-        let a = try labLedger("a", count: 3), b = try labLedger("b", count: 5)
+        let a = try labLedger("a", count: 3)
+        let b = try labLedger("b", count: 5)
         #expect(try handover("checkpoint", "--ledger", b, "--out", dir.sub("cp.txt")).status == 0)
         let aKey = try handover("checkpoint", "--ledger", a, "--public-key").out
         try Data(aKey.utf8).write(to: URL(fileURLWithPath: dir.sub("a.pub")))
@@ -74,8 +80,10 @@ struct EvidenceCommandTests {
         for format in ["text", "json"] {
             let r = try handover("verify", "--ledger", b, "--checkpoint", dir.sub("cp.txt"), "--public-key", dir.sub("a.pub"), "--format", format)
             #expect(r.status == 2 && r.out.isEmpty, "exit \(r.status): \(r.out)\(r.err)")
-            #expect(r.err.hasPrefix("error: checkpoint \(dir.sub("cp.txt")) is of \(bOrigin), but the public key in \(dir.sub("a.pub")) is the verifier key of \(aOrigin): "
-                                    + "a key of another ledger, so nothing was checked."), "\(r.err)")
+            #expect(
+                r.err.hasPrefix(
+                    "error: checkpoint \(dir.sub("cp.txt")) is of \(bOrigin), but the public key in \(dir.sub("a.pub")) is the verifier key of \(aOrigin): "
+                        + "a key of another ledger, so nothing was checked."), "\(r.err)")
         }
         // The key's line itself, not a file: named as given.
         let given = try handover("verify", "--ledger", b, "--checkpoint", dir.sub("cp.txt"), "--public-key", aKey)
@@ -87,7 +95,10 @@ struct EvidenceCommandTests {
         try Data(forged.utf8).write(to: URL(fileURLWithPath: dir.sub("forged.pub")))
         let r = try handover("verify", "--ledger", b, "--checkpoint", dir.sub("cp.txt"), "--public-key", dir.sub("forged.pub"))
         #expect(r.status == 4, "exit \(r.status): \(r.err)")
-        #expect(r.err.hasPrefix("error: checkpoint \(dir.sub("cp.txt")) (of \(bOrigin)) does not hold: its signature does not verify with the public key in \(dir.sub("forged.pub")) ("),
-                "\(r.err)")
+        #expect(
+            r.err.hasPrefix(
+                "error: checkpoint \(dir.sub("cp.txt")) (of \(bOrigin)) does not hold: its signature does not verify with the public key in \(dir.sub("forged.pub")) ("
+            ),
+            "\(r.err)")
     }
 }

@@ -1,8 +1,8 @@
 import ExitStatuses
 import Foundation
 import Ledger
-import Testing
 import TestSupport
+import Testing
 
 /// The exit statuses: one type, the README's table equal to it, and the statuses the command
 /// line ends with.
@@ -12,7 +12,8 @@ struct ExitStatusTests {
     func readmeTable() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
-        let section = try #require(readme.components(separatedBy: "### Exit codes\n").dropFirst().first, "README.md has no \"### Exit codes\" section")
+        let section = try #require(
+            readme.components(separatedBy: "### Exit codes\n").dropFirst().first, "README.md has no \"### Exit codes\" section")
         let rows = section.split(separator: "\n", omittingEmptySubsequences: false)
             .drop { !$0.hasPrefix("| status |") }.dropFirst(2)
             .prefix { $0.hasPrefix("|") }
@@ -45,7 +46,9 @@ struct ExitStatusTests {
         }
         // `evidence` runs `evidence write`, which needs its user: a usage error too.
         let evidence = try handover(["evidence"])
-        #expect(evidence.status == ExitStatus.usage.rawValue && evidence.err.hasPrefix("error: ") && evidence.err.contains("Usage: handover evidence write"), "\(evidence.err)")
+        #expect(
+            evidence.status == ExitStatus.usage.rawValue && evidence.err.hasPrefix("error: ")
+                && evidence.err.contains("Usage: handover evidence write"), "\(evidence.err)")
         for asked in [["--help"], ["help"], ["help", "query"], ["query", "--help"]] {
             let r = try handover(asked)
             #expect(r.status == 0 && r.err.isEmpty && r.out.contains("USAGE: handover"), "\(asked): exit \(r.status)\n\(r.out)\n\(r.err)")
@@ -56,9 +59,12 @@ struct ExitStatusTests {
     func emptyListOrUnknownOne() throws {
         let dir = TemporaryDirectory()
         let empty = dir.sub("empty")
-        #expect(try handover("init", "--ledger", empty, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient").status == 0)
+        #expect(
+            try handover("init", "--ledger", empty, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient").status == 0)
         #expect(try handover("checkpoint", "--ledger", empty).status == 0)
-        for list in [["pending"], ["migrated"], ["failures"], ["failures", "--by-class"], ["unmatched"], ["state"], ["events", "--type", "user-erased"]] {
+        for list in [
+            ["pending"], ["migrated"], ["failures"], ["failures", "--by-class"], ["unmatched"], ["state"], ["events", "--type", "user-erased"],
+        ] {
             let r = try handover(["query"] + list + ["--ledger", empty])
             #expect(r.status == 0 && r.out == "(no rows)\n" && r.err.isEmpty, "query \(list): exit \(r.status)\n\(r.out)\(r.err)")
         }
@@ -84,6 +90,8 @@ struct ExitStatusTests {
         #expect(found.status == 0 && found.out.contains("account_id=acct-00007"), "\(found.out)\(found.err)")
         // As of before anything was recorded, the user is not there yet: 1, as `query user` says.
         let before = try handover("query", "events", "--id", "acct-00007", "--as-of", "2000-01-01", "--ledger", demo)
-        #expect(before.status == 1 && before.err.hasPrefix("error: no user or notification with identifier \"acct-00007\" as of 2000-01-01"), "\(before.err)")
+        #expect(
+            before.status == 1 && before.err.hasPrefix("error: no user or notification with identifier \"acct-00007\" as of 2000-01-01"),
+            "\(before.err)")
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import LMDB
 import Ledger
 import Projections
 import TestSupport
+import Testing
 
 /// A ledger written by the code before ledger format 2 and projection layout 2
 /// (`Tests/Fixtures/format1`, made by `Tests/Fixtures/make-format1-ledger.sh` with commit
@@ -33,9 +33,12 @@ struct FormatUpgradeTests {
             fields = OlderAnswers.withoutAddedMembers(.object(fields)).objectValue ?? fields
             for (key, table) in ["failures_by_class": "failures by class", "notifications_by_type": "report: notifications by type"] {
                 guard let rows = fields[key]?.arrayValue else { continue }
-                fields[key] = .array(rows.map { row in
-                    .object(Dictionary(uniqueKeysWithValues: (row.objectValue ?? [:]).map { (AnswerRename.oldNames([$0.key], of: table)[0], $0.value) }))
-                })
+                fields[key] = .array(
+                    rows.map { row in
+                        .object(
+                            Dictionary(
+                                uniqueKeysWithValues: (row.objectValue ?? [:]).map { (AnswerRename.oldNames([$0.key], of: table)[0], $0.value) }))
+                    })
             }
             value = .object(fields)
             return String(decoding: InertText.json(value.canonicalBytes), as: UTF8.self) + "\n"
@@ -44,8 +47,12 @@ struct FormatUpgradeTests {
             guard let end = output.range(of: "\r\n") else { return output }
             let header = CSVField.line(AnswerRename.oldNames(output[..<end.lowerBound].components(separatedBy: ","), of: answer))
             var rest = String(output[end.upperBound...])
-            for tries in 1...9 { rest = rest.replacingOccurrences(of: "after \(tries) HTTP \(tries == 1 ? "try" : "tries")", with: "after \(tries) attempt(s)") }
-            for keys in 0...9 { rest = rest.replacingOccurrences(of: "), \(keys) \(keys == 1 ? "key" : "keys") destroyed", with: "), \(keys) key(s) destroyed") }
+            for tries in 1...9 {
+                rest = rest.replacingOccurrences(of: "after \(tries) HTTP \(tries == 1 ? "try" : "tries")", with: "after \(tries) attempt(s)")
+            }
+            for keys in 0...9 {
+                rest = rest.replacingOccurrences(of: "), \(keys) \(keys == 1 ? "key" : "keys") destroyed", with: "), \(keys) key(s) destroyed")
+            }
             return header + rest
         }
     }
@@ -69,12 +76,18 @@ struct FormatUpgradeTests {
             }
         }
         for q in ["migrated", "state", "unmatched"] {
-            #expect(try asOldCode(try handover(["query", q, "--ledger", ledger, "--format", "csv"]).out, answer: q) == (try Self.fixture.text("answers/\(q)-now.csv")), "\(q) now")
+            #expect(
+                try asOldCode(try handover(["query", q, "--ledger", ledger, "--format", "csv"]).out, answer: q)
+                    == (try Self.fixture.text("answers/\(q)-now.csv")), "\(q) now")
         }
-        #expect(try asOldCode(try handover(["query", "events", "--ledger", ledger, "--format", "csv"]).out, answer: "events") == (try Self.fixture.text("answers/events.csv")))
+        #expect(
+            try asOldCode(try handover(["query", "events", "--ledger", ledger, "--format", "csv"]).out, answer: "events")
+                == (try Self.fixture.text("answers/events.csv")))
     }
 
-    @Test("read as it is, a format-1 ledger verifies and changes no byte, and a query says to run handover upgrade; upgraded (indexes, projections, verifier key), it verifies, proves against a checkpoint signed before, and answers as the old code did")
+    @Test(
+        "read as it is, a format-1 ledger verifies and changes no byte, and a query says to run handover upgrade; upgraded (indexes, projections, verifier key), it verifies, proves against a checkpoint signed before, and answers as the old code did"
+    )
     func upgrade() throws {
         let ledger = try oldLedger("l")
         let checkpoint = Self.fixture.path + "/checkpoint.txt"
@@ -82,11 +95,15 @@ struct FormatUpgradeTests {
         var r = try handover(["verify", "--ledger", ledger])
         #expect(r.status == 0 && r.out.hasPrefix("OK: "), "\(r.out)\(r.err)")
         r = try handover(["query", "state", "--ledger", ledger])
-        #expect(r.status == 2 && r.err.contains("run `handover upgrade --ledger \(ledger)`") && r.err.split(separator: "\n").count == 1, "\(r.out)\(r.err)")
+        #expect(
+            r.status == 2 && r.err.contains("run `handover upgrade --ledger \(ledger)`") && r.err.split(separator: "\n").count == 1,
+            "\(r.out)\(r.err)")
         #expect(try fileStates(ledger) == before, "reading the old ledger changed none of its files")
 
         r = try handover(["upgrade", "--ledger", ledger])
-        #expect(r.status == 0 && r.out.contains("format 1 to 2") && r.out.contains("projections: folded") && r.out.contains("verifier key: written to checkpoint.pub"), "\(r.out)\(r.err)")
+        #expect(
+            r.status == 0 && r.out.contains("format 1 to 2") && r.out.contains("projections: folded")
+                && r.out.contains("verifier key: written to checkpoint.pub"), "\(r.out)\(r.err)")
         r = try handover(["upgrade", "--ledger", ledger])
         #expect(r.status == 0 && r.out.contains("is up to date"), "\(r.out)\(r.err)")
         r = try handover(["verify", "--ledger", ledger, "--checkpoint", checkpoint])
@@ -97,19 +114,31 @@ struct FormatUpgradeTests {
         // The old index and projection databases are gone, the new ones are there, the marker says 2.
         let environment = try Environment(path: ledger, options: .init(readOnly: true))
         let (present, format) = try environment.read { txn in
-            let names = ["idx_identifier", "idx_type", "idx_time", "idempotency", "type_index", "time_index", "idempotency_index",
-                         "users", "user_ids", "projection_meta", "user_versions", "user_links", "migrated_order", "windows", "projection_state"]
+            let names = [
+                "idx_identifier", "idx_type", "idx_time", "idempotency", "type_index", "time_index", "idempotency_index",
+                "users", "user_ids", "projection_meta", "user_versions", "user_links", "migrated_order", "windows", "projection_state",
+            ]
             let present = try names.filter { name in
-                do { _ = try txn.openDatabase(name, create: false); return true } catch let error as LMDBError where error.code == .notFound { return false }
+                do {
+                    _ = try txn.openDatabase(name, create: false)
+                    return true
+                } catch let error as LMDBError where error.code == .notFound { return false }
             }
-            let format = try txn.get(try txn.openDatabase("meta", create: false), key: Array("format".utf8)).map { String(decoding: $0, as: UTF8.self) }
+            let format = try txn.get(try txn.openDatabase("meta", create: false), key: Array("format".utf8)).map {
+                String(decoding: $0, as: UTF8.self)
+            }
             return (present, format)
         }
-        #expect(present == ["type_index", "time_index", "idempotency_index", "user_versions", "user_links", "migrated_order", "windows", "projection_state"])
+        #expect(
+            present == [
+                "type_index", "time_index", "idempotency_index", "user_versions", "user_links", "migrated_order", "windows", "projection_state",
+            ])
         #expect(format == "handover-ledger/2")
     }
 
-    @Test("the old key store's keys move into slots at the first open, its LMDB file keeps no copy of them, and an erased user's key is then in no file")
+    @Test(
+        "the old key store's keys move into slots at the first open, its LMDB file keeps no copy of them, and an erased user's key is then in no file"
+    )
     func keyStoreUpgrade() throws {
         let ledger = try oldLedger("keys")
         let keys = try Environment(path: ledger + "/keys", options: .init(readOnly: true)).read { txn in
@@ -160,7 +189,8 @@ struct FormatUpgradeTests {
         return running
     }
 
-    @Test("handover upgrade killed with SIGKILL at random moments (5; 10 at full size): run again, the ledger verifies and answers as the old code did")
+    @Test(
+        "handover upgrade killed with SIGKILL at random moments (5; 10 at full size): run again, the ledger verifies and answers as the old code did")
     func upgradeKilled() throws {
         let times = try Self.fixture.text("as-of-times.txt").split(separator: "\n").map(String.init)
         // Kill within the time an upgrade takes on this machine, as busy as it is now, so that
@@ -177,14 +207,21 @@ struct FormatUpgradeTests {
             #expect(again.status == 0, "round \(round): \(again.out)\(again.err)")
             let r = try handover(["verify", "--ledger", ledger, "--checkpoint", Self.fixture.path + "/checkpoint.txt"])
             #expect(r.status == 0, "round \(round): \(r.out)\(r.err)")
-            #expect(try asOldCode(try handover(["query", "state", "--ledger", ledger, "--format", "csv"]).out, answer: "state") == (try Self.fixture.text("answers/state-now.csv")), "round \(round)")
-            #expect(try asOldCode(try handover(["query", "migrated", "--ledger", ledger, "--format", "csv", "--as-of", times[2]]).out, answer: "migrated") == (try Self.fixture.text("answers/migrated-2.csv")), "round \(round)")
+            #expect(
+                try asOldCode(try handover(["query", "state", "--ledger", ledger, "--format", "csv"]).out, answer: "state")
+                    == (try Self.fixture.text("answers/state-now.csv")), "round \(round)")
+            #expect(
+                try asOldCode(
+                    try handover(["query", "migrated", "--ledger", ledger, "--format", "csv", "--as-of", times[2]]).out, answer: "migrated")
+                    == (try Self.fixture.text("answers/migrated-2.csv")), "round \(round)")
             if round == 9 { try expectOldAnswers(ledger) }
         }
         #expect(killed > 0, "no round was killed: the test did not interrupt anything")
     }
 
-    @Test("projections of an older layout beside 12,001 events: handover upgrade loads them in key order; killed with SIGKILL at random moments (3; 6 at full size) and run again, it ends with the projections the log implies and the same answers")
+    @Test(
+        "projections of an older layout beside 12,001 events: handover upgrade loads them in key order; killed with SIGKILL at random moments (3; 6 at full size) and run again, it ends with the projections the log implies and the same answers"
+    )
     func upgradeLoadKilled() throws {
         let original = dir.sub("loaded")
         let appended = try runProduct("handover-lab", ["append", "--ledger", original, "--count", "12000", "--prefix", "u", "--create"])
@@ -193,7 +230,9 @@ struct FormatUpgradeTests {
         #expect(state.status == 0 && state.out.utf8.filter { $0 == UInt8(ascii: "\n") }.count == 12_001, "a header and 12,000 users")
         let forgot = try runProduct("handover-lab", ["forget-projections", "--ledger", original])
         #expect(forgot.status == 0, "\(forgot.err)")
-        #expect(try handover(["query", "state", "--ledger", original, "--format", "csv"]).err.contains("handover upgrade"), "read-only, the older layout needs the upgrade")
+        #expect(
+            try handover(["query", "state", "--ledger", original, "--format", "csv"]).err.contains("handover upgrade"),
+            "read-only, the older layout needs the upgrade")
         func copy(_ name: String) throws -> String {
             let path = dir.sub(name)
             try FileManager.default.copyItem(atPath: original, toPath: path)
@@ -213,8 +252,9 @@ struct FormatUpgradeTests {
             if try killedUpgrade(["--ledger", ledger, "--scratch", dir.sub("scratch-k\(round)")], within: took) { killed += 1 }
             let again = try handover(["upgrade", "--ledger", ledger, "--scratch", dir.sub("scratch-again-\(round)")])
             #expect(again.status == 0, "round \(round): \(again.out)\(again.err)")
-            #expect(again.out.contains("projections: loaded 12001 events in key order") || again.out.contains("is up to date"),
-                    "round \(round): the load is run again, not left to the fold event by event: \(again.out)\(again.err)")
+            #expect(
+                again.out.contains("projections: loaded 12001 events in key order") || again.out.contains("is up to date"),
+                "round \(round): the load is run again, not left to the fold event by event: \(again.out)\(again.err)")
             let deep = try handover(["verify", "--deep", "--ledger", ledger])
             #expect(deep.status == 0, "round \(round): \(deep.out)\(deep.err)")
             #expect(try handover(["query", "state", "--ledger", ledger, "--format", "csv"]).out == state.out, "round \(round)")
@@ -222,7 +262,9 @@ struct FormatUpgradeTests {
         #expect(killed > 0, "no round was killed: the test did not interrupt anything")
     }
 
-    @Test("a command that writes, started while handover upgrade loads the projections, waits for that load instead of starting its own, then appends; the projections end as the log implies")
+    @Test(
+        "a command that writes, started while handover upgrade loads the projections, waits for that load instead of starting its own, then appends; the projections end as the log implies"
+    )
     func writerDuringUpgradeLoad() throws {
         let ledger = dir.sub("busy")
         #expect(try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "12000", "--prefix", "u", "--create"]).status == 0)
@@ -244,8 +286,9 @@ struct FormatUpgradeTests {
         #expect(state.out.utf8.filter { $0 == UInt8(ascii: "\n") }.count == 12_051, "a header and 12,050 users")
     }
 
-    @Test("a scratch directory on a disk without room for the fold: projections rebuild refuses it in plain words and leaves the projections as they were; handover upgrade folds event by event instead",
-          .enabled(if: SmallDisk.canMount, "needs to mount a tmpfs (root, and a container that allows mount); skipped here"))
+    @Test(
+        "a scratch directory on a disk without room for the fold: projections rebuild refuses it in plain words and leaves the projections as they were; handover upgrade folds event by event instead",
+        .enabled(if: SmallDisk.canMount, "needs to mount a tmpfs (root, and a container that allows mount); skipped here"))
     func scratchWithoutRoom() throws {
         let ledger = dir.sub("roomless")
         #expect(try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "12000", "--prefix", "u", "--create"]).status == 0)
@@ -254,7 +297,8 @@ struct FormatUpgradeTests {
         defer { SmallDisk.unmount(small) }
         let state = try handover(["query", "state", "--ledger", ledger, "--format", "csv"]).out
         let rebuild = try handover(["projections", "rebuild", "--ledger", ledger, "--scratch", small + "/rebuild"])
-        #expect(rebuild.status != 0 && rebuild.err.contains("needs about") && rebuild.err.contains("on a disk with room"), "\(rebuild.out)\(rebuild.err)")
+        #expect(
+            rebuild.status != 0 && rebuild.err.contains("needs about") && rebuild.err.contains("on a disk with room"), "\(rebuild.out)\(rebuild.err)")
         #expect(!FileManager.default.fileExists(atPath: small + "/rebuild"), "the refused directory is removed")
         #expect(try handover(["query", "state", "--ledger", ledger, "--format", "csv"]).out == state)
         #expect(try runProduct("handover-lab", ["forget-projections", "--ledger", ledger]).status == 0)

@@ -1,7 +1,7 @@
 import Foundation
 import FuzzHarnesses
-import Testing
 import TestSupport
+import Testing
 
 /// Every corpus file and fail case of FuzzTesting/ through its harness's body, on the ordinary
 /// build, each harness in a process of its own (`handover-lab fuzz replay`): a trap that comes
@@ -34,7 +34,10 @@ struct FuzzReplayTests {
                 Issue.record("\(harness): the replay failed before any input: \(r.err.suffix(2000))")
                 return
             }
-            trapped.append(last + ": " + (r.err.split(separator: "\n").first { $0.contains("Fatal error") || $0.contains("fuzz finding") }.map(String.init) ?? "status \(r.status)"))
+            trapped.append(
+                last + ": "
+                    + (r.err.split(separator: "\n").first { $0.contains("Fatal error") || $0.contains("fuzz finding") }.map(String.init)
+                        ?? "status \(r.status)"))
             remaining.removeFirst(index + 1)
         }
         #expect(trapped.isEmpty, "\(harness): inputs that trap:\n\(trapped.joined(separator: "\n"))")

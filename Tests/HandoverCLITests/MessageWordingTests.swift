@@ -1,7 +1,7 @@
 import Foundation
 import Ledger
-import Testing
 import TestSupport
+import Testing
 
 /// What the commands print for people: the words a user reads and the exit status with them.
 @Suite("message wording")
@@ -15,8 +15,9 @@ struct MessageWordingTests {
     /// A new empty ledger at `directory/name` for `role`.
     static func newLedger(_ directory: TemporaryDirectory, _ name: String = "ledger", role: String = "recipient") throws -> String {
         let path = directory.sub(name)
-        let made = try TestSupport.handover("init", "--ledger", path, "--team-id", role == "sender" ? "AAAA111111" : "BBBB222222",
-                                            "--client-id", "com.example.app", "--role", role)
+        let made = try TestSupport.handover(
+            "init", "--ledger", path, "--team-id", role == "sender" ? "AAAA111111" : "BBBB222222",
+            "--client-id", "com.example.app", "--role", role)
         #expect(made.status == 0, "\(made.err)")
         return path
     }
@@ -32,10 +33,13 @@ struct MessageWordingTests {
         #expect(verified.status == 0, "\(verified.out)\(verified.err)")
     }
 
-    @Test("counts of one read in the singular: status's checkpoint step, verify, init into a directory holding one entry; report --as-of before the first event says none was recorded; reconcile's roles agree with two options")
+    @Test(
+        "counts of one read in the singular: status's checkpoint step, verify, init into a directory holding one entry; report --as-of before the first event says none was recorded; reconcile's roles agree with two options"
+    )
     func singularCounts() throws {
         let dir = TemporaryDirectory()
-        let b = try Self.newLedger(dir, "b"), a = try Self.newLedger(dir, "a", role: "sender")
+        let b = try Self.newLedger(dir, "b")
+        let a = try Self.newLedger(dir, "a", role: "sender")
 
         let verified = try TestSupport.handover("verify", "--ledger", a)
         #expect(verified.status == 0 && verified.out.hasPrefix("OK: 1 event, chain intact"), "\(verified.out)\(verified.err)")
@@ -44,20 +48,29 @@ struct MessageWordingTests {
         let date = Timestamp.now().date
         #expect(try TestSupport.handover("window", "--ledger", b, "--accepted-at", date).status == 0)
         let status = try TestSupport.handover("status", "--ledger", b)
-        #expect(status.status == 0 && status.out.contains("  - sign a checkpoint over the 1 event since the last: handover checkpoint"), "\(status.out)\(status.err)")
+        #expect(
+            status.status == 0 && status.out.contains("  - sign a checkpoint over the 1 event since the last: handover checkpoint"),
+            "\(status.out)\(status.err)")
 
         let report = try TestSupport.handover("report", "--ledger", b, "--as-of", "2020-01-01T00:00:00Z")
-        #expect(report.status == 0 && report.out.contains("As of 2020-01-01T00:00:00.000000Z: no event had been recorded by then\n"), "\(report.out)\(report.err)")
+        #expect(
+            report.status == 0 && report.out.contains("As of 2020-01-01T00:00:00.000000Z: no event had been recorded by then\n"),
+            "\(report.out)\(report.err)")
         #expect(!report.out.contains("events 1 to 0"), "\(report.out)")
 
         let crossed = try TestSupport.handover("reconcile", "--sender", b, "--recipient", a)
-        #expect(crossed.status == 2 && crossed.err.hasPrefix("error: --sender and --recipient take team A's ledger and team B's, in that order: "), "\(crossed.err)")
+        #expect(
+            crossed.status == 2 && crossed.err.hasPrefix("error: --sender and --recipient take team A's ledger and team B's, in that order: "),
+            "\(crossed.err)")
 
         let occupied = dir.sub("occupied")
         try FileManager.default.createDirectory(atPath: occupied, withIntermediateDirectories: true)
         #expect(FileManager.default.createFile(atPath: occupied + "/notes.txt", contents: Data()))
-        let made = try TestSupport.handover("init", "--ledger", occupied, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient")
-        #expect(made.status == 2 && made.err == "error: \(occupied) is not empty (it holds 1 entry); choose a new or empty directory\n", "exit \(made.status)\n\(made.err)")
+        let made = try TestSupport.handover(
+            "init", "--ledger", occupied, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient")
+        #expect(
+            made.status == 2 && made.err == "error: \(occupied) is not empty (it holds 1 entry); choose a new or empty directory\n",
+            "exit \(made.status)\n\(made.err)")
     }
 
     @Test("exchange --help names the output file's columns as the file has them, and --breaker's default as the user writes it")
@@ -73,24 +86,36 @@ struct MessageWordingTests {
         }
     }
 
-    @Test("init ends with the next steps of the ledger's role: team A checks its set-up and generates, team B receives the package; both record the date once the transfer is accepted")
+    @Test(
+        "init ends with the next steps of the ledger's role: team A checks its set-up and generates, team B receives the package; both record the date once the transfer is accepted"
+    )
     func initNextSteps() throws {
         let dir = TemporaryDirectory()
-        let a = try TestSupport.handover("init", "--ledger", dir.sub("a"), "--team-id", "AAAA111111", "--client-id", "com.example.app", "--role", "sender")
-        #expect(a.status == 0 && a.out.hasSuffix("""
-            Next:
-              - check the set-up: handover preflight --ledger \(dir.sub("a")) --users FILE
-              - generate the transfer identifiers: handover generate --ledger \(dir.sub("a")) --users FILE --target TEAM --out FILE
-              - once the transfer is accepted, record its date: handover window --ledger \(dir.sub("a")) --accepted-at YYYY-MM-DD
+        let a = try TestSupport.handover(
+            "init", "--ledger", dir.sub("a"), "--team-id", "AAAA111111", "--client-id", "com.example.app", "--role", "sender")
+        #expect(
+            a.status == 0
+                && a.out.hasSuffix(
+                    """
+                    Next:
+                      - check the set-up: handover preflight --ledger \(dir.sub("a")) --users FILE
+                      - generate the transfer identifiers: handover generate --ledger \(dir.sub("a")) --users FILE --target TEAM --out FILE
+                      - once the transfer is accepted, record its date: handover window --ledger \(dir.sub("a")) --accepted-at YYYY-MM-DD
 
-            """), "\(a.out)\(a.err)")
-        let b = try TestSupport.handover("init", "--ledger", dir.sub("b"), "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient")
-        #expect(b.status == 0 && b.out.hasSuffix("""
-            Next:
-              - the day team A's package arrives, receive it with their verifier key (a.pub): handover handoff receive PACKAGE --ledger \(dir.sub("b")) --sender-key a.pub
-              - once the transfer is accepted, record its date: handover window --ledger \(dir.sub("b")) --accepted-at YYYY-MM-DD
+                    """),
+            "\(a.out)\(a.err)")
+        let b = try TestSupport.handover(
+            "init", "--ledger", dir.sub("b"), "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient")
+        #expect(
+            b.status == 0
+                && b.out.hasSuffix(
+                    """
+                    Next:
+                      - the day team A's package arrives, receive it with their verifier key (a.pub): handover handoff receive PACKAGE --ledger \(dir.sub("b")) --sender-key a.pub
+                      - once the transfer is accepted, record its date: handover window --ledger \(dir.sub("b")) --accepted-at YYYY-MM-DD
 
-            """), "\(b.out)\(b.err)")
+                    """),
+            "\(b.out)\(b.err)")
     }
 
     @Test("serve and simulator serve on a port another process listens on: exit 2 naming HOST:PORT and that the address is in use")
@@ -102,7 +127,9 @@ struct MessageWordingTests {
         let port = try #require(first.baseURL.split(separator: ":").last.map(String.init))
         let second = try TestSupport.handover("serve", "--ledger", ledger, "--port", port)
         #expect(second.status == 2, "exit \(second.status)\n\(second.out)\(second.err)")
-        #expect(second.err.hasSuffix("error: cannot listen on 127.0.0.1:\(port): the address is in use (another process listens there)\n"), "\(second.err)")
+        #expect(
+            second.err.hasSuffix("error: cannot listen on 127.0.0.1:\(port): the address is in use (another process listens there)\n"),
+            "\(second.err)")
         let standIn = try TestSupport.handover("simulator", "serve", "--dir", dir.sub("apple"), "--port", port)
         #expect(standIn.status == 2, "exit \(standIn.status)\n\(standIn.out)\(standIn.err)")
         #expect(standIn.err == "error: cannot listen on 127.0.0.1:\(port): the address is in use (another process listens there)\n", "\(standIn.err)")
@@ -126,29 +153,40 @@ struct MessageWordingTests {
         }
     }
 
-    @Test("prove 0 is bad usage (exit 2: events are numbered from 1); an event past the head is not in the ledger (exit 1); one past the checkpoint asks for a newer checkpoint (exit 2)")
+    @Test(
+        "prove 0 is bad usage (exit 2: events are numbered from 1); an event past the head is not in the ledger (exit 1); one past the checkpoint asks for a newer checkpoint (exit 2)"
+    )
     func proveOutOfRange() throws {
         let dir = TemporaryDirectory()
         let ledger = try Self.newLedger(dir)
         #expect(try TestSupport.handover("checkpoint", "--ledger", ledger).status == 0)
         #expect(try TestSupport.handover("window", "--ledger", ledger, "--accepted-at", Timestamp.now().date).status == 0)
         let zero = try TestSupport.handover("prove", "0", "--ledger", ledger)
-        #expect(zero.status == 2 && zero.err.hasPrefix("error: there is no event 0: a ledger's events are numbered from 1\n") && zero.out.isEmpty, "exit \(zero.status)\n\(zero.err)")
+        #expect(
+            zero.status == 2 && zero.err.hasPrefix("error: there is no event 0: a ledger's events are numbered from 1\n") && zero.out.isEmpty,
+            "exit \(zero.status)\n\(zero.err)")
         let past = try TestSupport.handover("prove", "3", "--ledger", ledger)
-        #expect(past.status == 1 && past.err == "error: there is no event 3 in this ledger: it holds events 1 to 2\n", "exit \(past.status)\n\(past.err)")
+        #expect(
+            past.status == 1 && past.err == "error: there is no event 3 in this ledger: it holds events 1 to 2\n", "exit \(past.status)\n\(past.err)")
         let uncovered = try TestSupport.handover("prove", "2", "--ledger", ledger)
-        #expect(uncovered.status == 2 && uncovered.err.hasPrefix("error: event 2 is not covered by the checkpoint of 1 event; sign a newer one"), "exit \(uncovered.status)\n\(uncovered.err)")
+        #expect(
+            uncovered.status == 2 && uncovered.err.hasPrefix("error: event 2 is not covered by the checkpoint of 1 event; sign a newer one"),
+            "exit \(uncovered.status)\n\(uncovered.err)")
     }
 
     @Test("evidence verify of a path that does not exist, or of a file, is bad usage (exit 2) saying so, not a bundle that does not hold")
     func evidenceVerifyMissingDirectory() throws {
         let dir = TemporaryDirectory()
         let missing = try TestSupport.handover("evidence", "verify", dir.sub("nothere"))
-        #expect(missing.status == 2 && missing.err == "error: \(dir.sub("nothere")) does not exist: give the evidence bundle's directory\n", "exit \(missing.status)\n\(missing.err)")
+        #expect(
+            missing.status == 2 && missing.err == "error: \(dir.sub("nothere")) does not exist: give the evidence bundle's directory\n",
+            "exit \(missing.status)\n\(missing.err)")
         let file = dir.sub("file.txt")
         #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
         let notDirectory = try TestSupport.handover("evidence", "verify", file)
-        #expect(notDirectory.status == 2 && notDirectory.err == "error: \(file) is not a directory: give the evidence bundle's directory\n", "exit \(notDirectory.status)\n\(notDirectory.err)")
+        #expect(
+            notDirectory.status == 2 && notDirectory.err == "error: \(file) is not a directory: give the evidence bundle's directory\n",
+            "exit \(notDirectory.status)\n\(notDirectory.err)")
         // An empty directory is a bundle that does not hold: exit 4.
         let empty = dir.sub("empty")
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
@@ -156,7 +194,9 @@ struct MessageWordingTests {
         #expect(r.status == 4 && r.err.hasPrefix("error: the bundle does not hold: "), "exit \(r.status)\n\(r.err)")
     }
 
-    @Test("export --include-personal-data from a copy without keys is refused (exit 2) saying the copy holds no keys, and writes nothing; without the flag it exports")
+    @Test(
+        "export --include-personal-data from a copy without keys is refused (exit 2) saying the copy holds no keys, and writes nothing; without the flag it exports"
+    )
     func personalDataFromCopyWithoutKeys() throws {
         let dir = TemporaryDirectory()
         let ledger = try Self.newLedger(dir)
@@ -165,7 +205,10 @@ struct MessageWordingTests {
         let out = dir.sub("export.sqlite")
         let refused = try TestSupport.handover("export", "--ledger", copy, "--format", "sqlite", "--out", out, "--include-personal-data")
         #expect(refused.status == 2 && refused.out.isEmpty, "exit \(refused.status)\n\(refused.out)\(refused.err)")
-        #expect(refused.err == "error: \(copy) holds no data keys (a copy made without keys): its email addresses are sealed for good and cannot be exported; export without --include-personal-data\n", "\(refused.err)")
+        #expect(
+            refused.err
+                == "error: \(copy) holds no data keys (a copy made without keys): its email addresses are sealed for good and cannot be exported; export without --include-personal-data\n",
+            "\(refused.err)")
         #expect(!FileManager.default.fileExists(atPath: out))
         let plain = try TestSupport.handover("export", "--ledger", copy, "--format", "sqlite", "--out", out)
         #expect(plain.status == 0 && !plain.out.contains("personal data"), "\(plain.out)\(plain.err)")

@@ -2,8 +2,8 @@ import Foundation
 import FuzzHarnesses
 import LMDB
 import Ledger
-import Testing
 import TestSupport
+import Testing
 
 /// Values the other company or an altered copy chooses, each once a trap (the process died),
 /// refused through the command a user runs, with the file and field named. Each is also a
@@ -35,7 +35,9 @@ struct OutsideValueTests {
         return (receipt, keyFile)
     }
 
-    @Test("handoff confirm: a receipt whose event is a transfer accepted with a window of 200,000,000 days is refused by its type, exit 2, nothing recorded")
+    @Test(
+        "handoff confirm: a receipt whose event is a transfer accepted with a window of 200,000,000 days is refused by its type, exit 2, nothing recorded"
+    )
     func receiptWithAnotherEvent() throws {
         let ledger = try fixture("sender")
         let (receipt, key) = try self.receipt("transfer-accepted-window-days")
@@ -53,7 +55,9 @@ struct OutsideValueTests {
         return try opened.read { try $0.head().sequence }
     }
 
-    @Test("handoff confirm: a cosignature dated 10^12 seconds after 1970 (year 33658) is refused, exit 2, not recorded with a date RFC 3339 cannot write")
+    @Test(
+        "handoff confirm: a cosignature dated 10^12 seconds after 1970 (year 33658) is refused, exit 2, not recorded with a date RFC 3339 cannot write"
+    )
     func cosignatureBeyondTime() throws {
         let ledger = try fixture("sender")
         let (receipt, key) = try self.receipt("cosignature-time-beyond-9999")
@@ -116,23 +120,28 @@ extension OutsideValueTests {
     }
 
     static let alterations: [Alteration] = [
-        Alteration(name: "meta.head names an event the log lacks: a writable open refuses, it does not fold forever",
-                   database: "meta", key: Array("head".utf8), value: BigEndian.bytes(49) + [UInt8](repeating: 7, count: 32) + BigEndian.bytes(0),
-                   command: ["upgrade"], message: "the log holds 0 of events 49 to 49"),
-        Alteration(name: "the projections' checkpoint is after the log's last event",
-                   database: "projection_state", key: Array("checkpoint".utf8), value: [UInt8](repeating: 0xFF, count: 8),
-                   command: ["query", "state"], message: "the projections end at event 18446744073709551615, after the log's last, 48"),
-        Alteration(name: "a log record no longer than its chain hash, proved",
-                   database: "log", key: BigEndian.bytes(48), value: [UInt8](repeating: 1, count: 10),
-                   command: ["prove", "48"], message: "event 48: record has 10 bytes"),
-        Alteration(name: "a user record under a key beyond 2^63",
-                   database: "user_versions", key: BigEndian.bytes(1 << 63 | 1) + BigEndian.bytes(39),
-                   value: [2, 0, 0, 4, 2, 0, 0, 0] + [UInt8](repeating: 0, count: 10),
-                   command: ["query", "state"], message: "users: user 9223372036854775809 has events 39 to 39, numbers no ledger gives"),
-        Alteration(name: "a user record counting 2^63 attempts",
-                   database: "user_versions", key: BigEndian.bytes(1) + BigEndian.bytes(39),
-                   value: [2, 0, 0, 4, 2] + [UInt8](repeating: 0x80, count: 9) + [1, 0, 0] + [UInt8](repeating: 0, count: 10),
-                   command: ["report"], message: "users: user 1 counts 9223372036854775807 attempts"),
+        Alteration(
+            name: "meta.head names an event the log lacks: a writable open refuses, it does not fold forever",
+            database: "meta", key: Array("head".utf8), value: BigEndian.bytes(49) + [UInt8](repeating: 7, count: 32) + BigEndian.bytes(0),
+            command: ["upgrade"], message: "the log holds 0 of events 49 to 49"),
+        Alteration(
+            name: "the projections' checkpoint is after the log's last event",
+            database: "projection_state", key: Array("checkpoint".utf8), value: [UInt8](repeating: 0xFF, count: 8),
+            command: ["query", "state"], message: "the projections end at event 18446744073709551615, after the log's last, 48"),
+        Alteration(
+            name: "a log record no longer than its chain hash, proved",
+            database: "log", key: BigEndian.bytes(48), value: [UInt8](repeating: 1, count: 10),
+            command: ["prove", "48"], message: "event 48: record has 10 bytes"),
+        Alteration(
+            name: "a user record under a key beyond 2^63",
+            database: "user_versions", key: BigEndian.bytes(1 << 63 | 1) + BigEndian.bytes(39),
+            value: [2, 0, 0, 4, 2, 0, 0, 0] + [UInt8](repeating: 0, count: 10),
+            command: ["query", "state"], message: "users: user 9223372036854775809 has events 39 to 39, numbers no ledger gives"),
+        Alteration(
+            name: "a user record counting 2^63 attempts",
+            database: "user_versions", key: BigEndian.bytes(1) + BigEndian.bytes(39),
+            value: [2, 0, 0, 4, 2] + [UInt8](repeating: 0x80, count: 9) + [1, 0, 0] + [UInt8](repeating: 0, count: 10),
+            command: ["report"], message: "users: user 1 counts 9223372036854775807 attempts"),
     ]
 
     @Test("an auditor's copy altered in one entry: the command refuses it naming the entry, exit 4", arguments: alterations)
@@ -153,15 +162,17 @@ extension OutsideValueTests {
         let opened = try Ledger.open(at: ledger, options: Ledger.Options(access: .readOnly))
         let origin = try opened.origin()
         opened.close()
-        let checkpoint = try Checkpoint(origin: origin, treeSize: 0, rootHash: MerkleHash.emptyTree, time: Timestamp(seconds: 1_790_000_000), key: key)
+        let checkpoint = try Checkpoint(
+            origin: origin, treeSize: 0, rootHash: MerkleHash.emptyTree, time: Timestamp(seconds: 1_790_000_000), key: key)
         let file = dir.sub("empty-checkpoint.txt")
         try Data(checkpoint.text.utf8).write(to: URL(fileURLWithPath: file))
-        let r = try handover("verify", "--ledger", ledger, "--checkpoint", file, "--public-key", Checkpoint.verifierKey(name: origin, publicKey: key.publicKey))
+        let r = try handover(
+            "verify", "--ledger", ledger, "--checkpoint", file, "--public-key", Checkpoint.verifierKey(name: origin, publicKey: key.publicKey))
         #expect(r.status == 4, "\(r.out)\(r.err)")
         #expect((r.out + r.err).contains("the checkpoint covers no events: it proves nothing about this log"), "\(r.out)\(r.err)")
     }
 }
 
-private extension Int64 {
-    var bigEndianBytes: [UInt8] { BigEndian.bytes(UInt64(bitPattern: self)) }
+extension Int64 {
+    fileprivate var bigEndianBytes: [UInt8] { BigEndian.bytes(UInt64(bitPattern: self)) }
 }

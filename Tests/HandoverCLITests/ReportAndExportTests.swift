@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import Ledger
 
 /// `report` and `export` on a demo ledger, checked against the queries, the events and
@@ -40,7 +41,8 @@ struct ReportAndExportTests {
         }
         #expect((report["notifications_by_type"]?.arrayValue ?? []).count == byType.count)
         #expect(report["notifications_rejected"]?.intValue == Int64(of("notification-rejected").count))
-        #expect(report["users_erased"]?.intValue == Int64(Set(of("user-erased").compactMap { $0["identifiers"]?["recipient_sub"]?.stringValue }).count))
+        #expect(
+            report["users_erased"]?.intValue == Int64(Set(of("user-erased").compactMap { $0["identifiers"]?["recipient_sub"]?.stringValue }).count))
         #expect(report["through_sequence"]?.intValue == events.last?["seq"]?.intValue)
 
         // As of just before the first exchange was recorded, and as of the hundredth.
@@ -48,7 +50,9 @@ struct ReportAndExportTests {
         let first = try #require(exchangedTimes.first)
         let before = Timestamp(microseconds: first.microseconds - 1).rfc3339
         let early = try json("report", "--ledger", path, "--format", "json", "--as-of", before)
-        #expect(early["migrated"]?.intValue == Int64((try json("query", "migrated", "--ledger", path, "--format", "json", "--as-of", before).arrayValue ?? []).count))
+        #expect(
+            early["migrated"]?.intValue
+                == Int64((try json("query", "migrated", "--ledger", path, "--format", "json", "--as-of", before).arrayValue ?? []).count))
         #expect(early["migrated_by_path"]?["exchange"] == nil)
         let middle = exchangedTimes[99]
         let during = try json("report", "--ledger", path, "--format", "json", "--as-of", middle.rfc3339)
@@ -61,10 +65,14 @@ struct ReportAndExportTests {
         let text = try handover("report", "--ledger", path)
         #expect(text.status == 0 && text.out.contains("migrated before the deadline"), "\(text.err)")
         let written = try handover("report", "--ledger", path, "--html", dir.sub("report.html"))
-        let users = report["users_known"]?.intValue ?? -1, migratedCount = report["migrated"]?.intValue ?? -1, through = report["through_sequence"]?.intValue ?? -1
+        let users = report["users_known"]?.intValue ?? -1
+        let migratedCount = report["migrated"]?.intValue ?? -1
+        let through = report["through_sequence"]?.intValue ?? -1
         #expect(written.status == 0 && written.err.isEmpty, "\(written.err)")
-        #expect(written.out == "Wrote the HTML report to \(dir.sub("report.html")): \(users) users, \(migratedCount) migrated, through event \(through) of team BBBB222222's ledger.\n",
-                "\(written.out)")
+        #expect(
+            written.out
+                == "Wrote the HTML report to \(dir.sub("report.html")): \(users) users, \(migratedCount) migrated, through event \(through) of team BBBB222222's ledger.\n",
+            "\(written.out)")
         let html = try String(contentsOfFile: dir.sub("report.html"), encoding: .utf8)
         #expect(html.hasPrefix("<!DOCTYPE html>") && html.contains("<svg ") && !html.contains("<script"))
         // With --format json, the JSON still on standard output and the line on standard error.
@@ -106,8 +114,9 @@ struct ReportAndExportTests {
         #expect(r.out.contains("0 events added"))
         #expect(try sqlite(file, "SELECT count(*) AS n FROM exports").first?["n"] == .int(3))
         #expect(try handover("export", "--ledger", path, "--format", "sqlite", "--out", file).status == 2, "an existing file needs --since-last")
-        #expect(try handover("export", "--ledger", path, "--format", "sqlite", "--out", file, "--since-last", "--include-personal-data").status == 2,
-                "one file, one personal-data policy")
+        #expect(
+            try handover("export", "--ledger", path, "--format", "sqlite", "--out", file, "--since-last", "--include-personal-data").status == 2,
+            "one file, one personal-data policy")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
         #expect(bytes.range(of: Data("@privaterelay".utf8)) == nil, "no address anywhere in the file without --include-personal-data")
 
@@ -119,20 +128,25 @@ struct ReportAndExportTests {
         #expect(withEmail > 0)
         #expect(try sqlite(personal, "SELECT count(*) AS n FROM users WHERE erased_at IS NOT NULL AND email IS NOT NULL").first?["n"] == .int(0))
         #expect(try sqlite(personal, "SELECT count(*) AS n FROM users WHERE erased_at IS NOT NULL").first?["n"] != .int(0))
-        let erasedSubs = try sqlite(personal, "SELECT recipient_sub FROM users WHERE erased_at IS NOT NULL").compactMap { $0["recipient_sub"]?.stringValue }
+        let erasedSubs = try sqlite(personal, "SELECT recipient_sub FROM users WHERE erased_at IS NOT NULL").compactMap {
+            $0["recipient_sub"]?.stringValue
+        }
         for sub in erasedSubs {
             let rows = try sqlite(personal, "SELECT event_json FROM events WHERE recipient_sub = '\(sub)' AND event_json LIKE '%@%'")
             #expect(rows.isEmpty, "an erased user's address is in an exported event")
         }
     }
 
-    @Test("a SQLite export of schema version 1 is brought to version 2 by the next --since-last: the apply columns added, every user written again with them")
+    @Test(
+        "a SQLite export of schema version 1 is brought to version 2 by the next --since-last: the apply columns added, every user written again with them"
+    )
     func sqliteVersion1IsUpgraded() throws {
         let path = try DemoLedger.copy(.recipient, into: dir)
         let file = dir.sub("v1.sqlite")
         #expect(try handover("export", "--ledger", path, "--format", "sqlite", "--out", file).status == 0)
         // What version 1 left: no apply_outcome, no applied_at.
-        let downgrade = "ALTER TABLE users DROP COLUMN apply_outcome; ALTER TABLE users DROP COLUMN applied_at; UPDATE export_meta SET value = '1' WHERE key = 'schema_version'"
+        let downgrade =
+            "ALTER TABLE users DROP COLUMN apply_outcome; ALTER TABLE users DROP COLUMN applied_at; UPDATE export_meta SET value = '1' WHERE key = 'schema_version'"
         #expect(try runCommand("/usr/bin/sqlite3", [file, downgrade]).status == 0)
         let r = try handover("export", "--ledger", path, "--format", "sqlite", "--out", file, "--since-last")
         #expect(r.status == 0, "\(r.err)")

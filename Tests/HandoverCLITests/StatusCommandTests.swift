@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import Ledger
 
 /// `handover status` on the rehearsal's ledgers: the window and the users by state it shows

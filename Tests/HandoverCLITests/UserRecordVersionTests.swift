@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import LMDB
 import Ledger
 import TestSupport
+import Testing
 
 /// A ledger whose `user_versions` hold user record version 1 (`Tests/Fixtures/userrecord1`,
 /// made by `Tests/Fixtures/make-userrecord1-ledger.sh` with commit 9ee31d0), read by this code,
@@ -53,7 +53,9 @@ struct UserRecordVersionTests {
         }
     }
 
-    @Test("version 1 records are read as they are: the same answers, verify --deep passes and no byte changes; a rebuild writes version 2 in their place, with the same answers and a smaller user_versions")
+    @Test(
+        "version 1 records are read as they are: the same answers, verify --deep passes and no byte changes; a rebuild writes version 2 in their place, with the same answers and a smaller user_versions"
+    )
     func versionOneRead() throws {
         let ledger = dir.sub("l")
         try FileManager.default.copyItem(atPath: Self.fixture.path + "/ledger", toPath: ledger)

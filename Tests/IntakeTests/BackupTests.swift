@@ -3,8 +3,8 @@ import Foundation
 import Ledger
 import NIOCore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @Suite("handover backup under load", .serialized)
 struct BackupTests {
@@ -15,18 +15,22 @@ struct BackupTests {
         return try ledger.read { try $0.head().sequence }
     }
 
-    @Test("backup while another process appends 20,000 events and serve takes notifications: the copy verifies, reaches the head it started at, holds the original's bytes, proves a checkpoint signed before; so does a copy without keys")
+    @Test(
+        "backup while another process appends 20,000 events and serve takes notifications: the copy verifies, reaches the head it started at, holds the original's bytes, proves a checkpoint signed before; so does a copy without keys"
+    )
     func hotBackup() async throws {
         let dir = TemporaryDirectory()
         let (original, jwks) = try IntakeFixture.commandLineLedger(in: dir, name: "ledger")
-        let withKeys = dir.sub("copy"), evidence = dir.sub("evidence")
+        let withKeys = dir.sub("copy")
+        let evidence = dir.sub("evidence")
         let serve = try ServerProcess(["serve", "--ledger", original, "--port", "0", "--jwks-file", jwks])
         let now = Int64(Date().timeIntervalSince1970)
         func post(_ http: HTTPClient, _ i: Int) async throws -> Bool {
             var request = HTTPClientRequest(url: serve.baseURL + "/apple/notifications")
             request.method = .POST
-            let body = try TestKeys.minter.notification(audience: IntakeFixture.clientID, type: "email-enabled", sub: "B.backup.\(i)",
-                                                        email: "b\(i)@privaterelay.appleid.com", eventTime: now, jti: "backup-\(i)")
+            let body = try TestKeys.minter.notification(
+                audience: IntakeFixture.clientID, type: "email-enabled", sub: "B.backup.\(i)",
+                email: "b\(i)@privaterelay.appleid.com", eventTime: now, jti: "backup-\(i)")
             request.body = .bytes(ByteBuffer(string: body))
             let response = try await http.execute(request, timeout: .seconds(60))
             _ = try await response.body.collect(upTo: 1 << 16)
@@ -41,7 +45,8 @@ struct BackupTests {
         let appender = try RunningProduct("handover-lab", ["append", "--ledger", original, "--count", "20000", "--prefix", "bk", "--tasks", "16"])
         let stop = Atomic(false)
         let notifier = Task {
-            var i = 20, acknowledged = 0
+            var i = 20
+            var acknowledged = 0
             while !stop.load(ordering: .relaxed) {
                 if try await post(HTTPClient.shared, i) { acknowledged += 1 }
                 i += 1
@@ -64,9 +69,12 @@ struct BackupTests {
         }
         #expect(!FileManager.default.fileExists(atPath: evidence + "/keys"), "an evidence-only copy has no key store")
         #expect(!FileManager.default.fileExists(atPath: evidence + "/checkpoint.key"), "an evidence-only copy has no signing key")
-        #expect(FileManager.default.contents(atPath: evidence + "/checkpoint.pub") == FileManager.default.contents(atPath: original + "/checkpoint.pub"),
-                "an evidence-only copy has the verifier key")
-        let modes = try [original, withKeys].map { try FileManager.default.attributesOfItem(atPath: $0 + "/checkpoint.key")[.posixPermissions] as? Int }
+        #expect(
+            FileManager.default.contents(atPath: evidence + "/checkpoint.pub") == FileManager.default.contents(atPath: original + "/checkpoint.pub"),
+            "an evidence-only copy has the verifier key")
+        let modes = try [original, withKeys].map {
+            try FileManager.default.attributesOfItem(atPath: $0 + "/checkpoint.key")[.posixPermissions] as? Int
+        }
         #expect(Set(modes).count == 1 && modes[0] == 0o600, "checkpoint.key keeps its mode: \(modes)")
 
         let appended = appender.wait()
@@ -93,7 +101,8 @@ struct BackupTests {
             let different = try ledger.read { copied in
                 try source.read { live in
                     try (1...head.sequence).filter { sequence in
-                        let a = try copied.record(sequence).map { Array($0) }, b = try live.record(sequence).map { Array($0) }
+                        let a = try copied.record(sequence).map { Array($0) }
+                        let b = try live.record(sequence).map { Array($0) }
                         return a == nil || a != b
                     }
                 }

@@ -8,18 +8,25 @@ import Testing
 
 @Suite("serve's flood guard")
 struct FloodGuardTests {
-    @Test("10,000 distinct forgeries from one address grow the ledger by at most the budget and one summary a minute, while 1,000 valid notifications from another address are all recorded")
+    @Test(
+        "10,000 distinct forgeries from one address grow the ledger by at most the budget and one summary a minute, while 1,000 valid notifications from another address are all recorded"
+    )
     func flood() async throws {
         let f = try await IntakeFixture()
-        let server = try await RunningHandoverServer(HandoverServer(intake: f.intake, configuration: ServeConfiguration(port: 0, trustedProxy: "127.0.0.1"),
-                                                                    logger: IntakeFixture.quiet))
+        let server = try await RunningHandoverServer(
+            HandoverServer(
+                intake: f.intake, configuration: ServeConfiguration(port: 0, trustedProxy: "127.0.0.1"),
+                logger: IntakeFixture.quiet))
         let url = server.baseURL + "/apple/notifications"
-        let forgeries = 10_000, valid = 1_000
+        let forgeries = 10_000
+        let valid = 1_000
         // Forged: Apple's kid, a signature that is not Apple's; every one distinct.
         let forged = try (0..<forgeries).map { i in
-            IntakeFixture.body(try IntakeFixture.token(header: ["alg": "RS256", "kid": TestKeys.minter.keyID],
-                                                       claims: try f.notificationClaims(type: "account-deleted", sub: "B.victim", jti: "forged-\(i)"),
-                                                       signature: Data(repeating: UInt8(i % 251), count: 256)))
+            IntakeFixture.body(
+                try IntakeFixture.token(
+                    header: ["alg": "RS256", "kid": TestKeys.minter.keyID],
+                    claims: try f.notificationClaims(type: "account-deleted", sub: "B.victim", jti: "forged-\(i)"),
+                    signature: Data(repeating: UInt8(i % 251), count: 256)))
         }
         let genuine = try (0..<valid).map { i in
             IntakeFixture.body(try IntakeFixture.signed(try f.notificationClaims(type: "email-enabled", sub: "B.real.\(i)", jti: "real-\(i)")))
@@ -31,7 +38,9 @@ struct FloodGuardTests {
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 32)
         configuration.timeout = .init(connect: .seconds(120), read: .seconds(120))
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let floodStatuses: [Int], answers: [(status: Int, seconds: Double)], metrics: String
+        let floodStatuses: [Int]
+        let answers: [(status: Int, seconds: Double)]
+        let metrics: String
         do {
             async let flood: [Int] = withThrowingTaskGroup(of: [Int].self) { group in
                 for lane in 0..<16 {
@@ -69,7 +78,8 @@ struct FloodGuardTests {
 
         #expect(answers.allSatisfy { $0.status == 200 }, "every valid notification acknowledged: \(Set(answers.map(\.status)))")
         #expect(try f.events(.notificationReceived).count == valid)
-        let rejected = try f.events(.notificationRejected), summaries = try f.events(.rejectionsSummarized)
+        let rejected = try f.events(.notificationRejected)
+        let summaries = try f.events(.rejectionsSummarized)
         #expect(rejected.count <= 60 * minutes, "\(rejected.count) refusals recorded over \(minutes) minute(s)")
         #expect(summaries.count <= minutes, "\(summaries.count) summaries over \(minutes) minute(s)")
         let summarized = summaries.reduce(0) { total, event in
@@ -83,17 +93,23 @@ struct FloodGuardTests {
         #expect(metrics.contains("handover_rejections_suppressed_total{route=\"notifications\"} \(summarized)\n"), "\(metrics)")
         #expect(try f.ledger.verify().isIntact)
         let latencies = answers.map(\.seconds).sorted()
-        print(String(format: "flood guard: %d forgeries (%d recorded, %d summed up in %d events), %d valid notifications p50 %.1f ms p99 %.1f ms",
-                     forgeries, rejected.count, summarized, summaries.count, valid, latencies[latencies.count / 2] * 1000, latencies[latencies.count * 99 / 100] * 1000))
+        print(
+            String(
+                format: "flood guard: %d forgeries (%d recorded, %d summed up in %d events), %d valid notifications p50 %.1f ms p99 %.1f ms",
+                forgeries, rejected.count, summarized, summaries.count, valid, latencies[latencies.count / 2] * 1000,
+                latencies[latencies.count * 99 / 100] * 1000))
     }
 
     @Test("X-Forwarded-For counts only from the trusted proxy: without one, the source is the connection's peer")
     func forwardedForIgnoredWithoutTrustedProxy() async throws {
         let f = try await IntakeFixture()
-        let server = try await RunningHandoverServer(HandoverServer(intake: f.intake, configuration: ServeConfiguration(port: 0, rejectionBudget: 0), logger: IntakeFixture.quiet))
+        let server = try await RunningHandoverServer(
+            HandoverServer(intake: f.intake, configuration: ServeConfiguration(port: 0, rejectionBudget: 0), logger: IntakeFixture.quiet))
         try await withHTTPClient { http in
             for i in 0..<2 {
-                let answer = try await http.send(server.baseURL + "/apple/notifications", body: Data("{\"payload\": \"not.a.jws\(i)\"}".utf8), headers: [("X-Forwarded-For", "203.0.113.7")])
+                let answer = try await http.send(
+                    server.baseURL + "/apple/notifications", body: Data("{\"payload\": \"not.a.jws\(i)\"}".utf8),
+                    headers: [("X-Forwarded-For", "203.0.113.7")])
                 #expect(answer.status == 429 && answer.json["error"] as? String == "too_many_rejections", "\(answer.body)")
             }
         }
@@ -121,7 +137,10 @@ struct FloodGuardTests {
         #expect(guardian.admit(source: "a", route: "notifications", payloadSHA256: "h6", at: at(61)), "a new minute, a new budget")
         let summaries = guardian.takeSummaries(at: at(62))
         #expect(summaries.count == 1)
-        #expect(summaries.first.map { ($0.source, $0.counts, $0.firstPayloadSHA256, $0.lastPayloadSHA256, $0.from, $0.until) } ?? ("", [:], "", "", minute, minute)
+        #expect(
+            summaries.first.map { ($0.source, $0.counts, $0.firstPayloadSHA256, $0.lastPayloadSHA256, $0.from, $0.until) } ?? (
+                "", [:], "", "", minute, minute
+            )
                 == ("a", ["notifications": 1, "sign-ins": 1], "h3", "h4", minute, at(60)))
         #expect(guardian.admit(source: "a", route: "notifications", payloadSHA256: "h7", at: at(63)))
         #expect(!guardian.admit(source: "a", route: "notifications", payloadSHA256: "h8", at: at(64)))

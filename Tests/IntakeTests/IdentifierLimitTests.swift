@@ -12,9 +12,12 @@ struct IdentifierLimitTests {
     /// A `sub` and the reason it is refused with, or nil when it is recorded.
     static func cases(_ f: IntakeFixture, tag: String) throws -> [(name: String, body: Data, reason: String?)] {
         func notification(sub: String) throws -> Data {
-            IntakeFixture.body(try IntakeFixture.signed(try f.notificationClaims(type: "email-disabled", sub: sub, jti: "\(tag)-\(sub.utf8.count)-\(sub.hashValue)")))
+            IntakeFixture.body(
+                try IntakeFixture.signed(try f.notificationClaims(type: "email-disabled", sub: sub, jti: "\(tag)-\(sub.utf8.count)-\(sub.hashValue)"))
+            )
         }
-        let notUTF8 = Base64URL.encode(Data(#"{"alg":"RS256","kid":"\#(TestKeys.minter.keyID)"}"#.utf8)) + "."
+        let notUTF8 =
+            Base64URL.encode(Data(#"{"alg":"RS256","kid":"\#(TestKeys.minter.keyID)"}"#.utf8)) + "."
             + Base64URL.encode(Data(#"{"sub":"\#(tag)"#.utf8) + Data([0xC3, 0x28]) + Data(#""}"#.utf8)) + ".c2ln"
         return [
             ("400 bytes", try notification(sub: String(repeating: "4", count: 399) + tag), nil),
@@ -39,7 +42,9 @@ struct IdentifierLimitTests {
             let file = f.dir.sub("n.json")
             try body.write(to: URL(fileURLWithPath: file))
             let r = try runProduct("handover", ["ingest", "notification", "--ledger", ledger, "--jwks-file", jwks, file])
-            #expect(r.status == (reason == nil ? 0 : 1) && (reason.map { r.err.contains("rejected (\($0))") } ?? r.out.contains("1 recorded")), "ingest, \(name): \(r.out) \(r.err)")
+            #expect(
+                r.status == (reason == nil ? 0 : 1) && (reason.map { r.err.contains("rejected (\($0))") } ?? r.out.contains("1 recorded")),
+                "ingest, \(name): \(r.out) \(r.err)")
         }
         let events = try runProduct("handover", ["query", "events", "--ledger", ledger, "--format", "json"])
         let bodies = try #require(JSONValue.parse(Array(events.out.utf8)).arrayValue)

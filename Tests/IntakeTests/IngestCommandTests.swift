@@ -20,7 +20,9 @@ struct IngestCommandTests {
         }
         let notifications = try runProduct("handover", ["ingest", "notification", "--ledger", ledger, "--jwks-file", jwks] + files)
         #expect(notifications.status == 1, "\(notifications.out)\(notifications.err)")
-        #expect(notifications.out.contains("Ingested 3 notifications: 1 recorded, 1 already recorded, 1 rejected (wrong-audience 1)."), "\(notifications.out)")
+        #expect(
+            notifications.out.contains("Ingested 3 notifications: 1 recorded, 1 already recorded, 1 rejected (wrong-audience 1)."),
+            "\(notifications.out)")
         #expect(notifications.err.contains("n2.json: rejected (wrong-audience)"))
 
         let token = try IntakeFixture.signed(f.identityClaims(sub: "B.cli", transferSub: "T.cli"))
@@ -51,7 +53,8 @@ struct BackfillTests {
             return try IntakeFixture.signed(claims)
         }
         func ingest(_ token: String, _ extra: [String]) throws -> (status: Int32, out: String, err: String) {
-            try runProduct("handover", ["ingest", "sign-in", "--ledger", ledger, "--jwks-file", jwks] + extra + ["-"], input: Data((token + "\n").utf8))
+            try runProduct(
+                "handover", ["ingest", "sign-in", "--ledger", ledger, "--jwks-file", jwks] + extra + ["-"], input: Data((token + "\n").utf8))
         }
         let inside = Timestamp(seconds: issued + 300)
         let late = try token("B.late")
@@ -64,7 +67,8 @@ struct BackfillTests {
         #expect(before.status == 1 && before.err.contains("rejected (issued-in-future)"), "\(before.err)")
         let future = try ingest(late, ["--verify-at", Timestamp(seconds: f.now + 3_600).rfc3339])
         #expect(future.status != 0 && future.err.contains("in the future"), "\(future.err)")
-        let notification = try runProduct("handover", ["ingest", "notification", "--ledger", ledger, "--jwks-file", jwks, "--verify-at", inside.rfc3339, "-"], input: Data())
+        let notification = try runProduct(
+            "handover", ["ingest", "notification", "--ledger", ledger, "--jwks-file", jwks, "--verify-at", inside.rfc3339, "-"], input: Data())
         #expect(notification.status != 0 && notification.err.contains("sign-ins only"), "\(notification.err)")
 
         let started = Timestamp.now()

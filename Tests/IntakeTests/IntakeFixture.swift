@@ -28,8 +28,9 @@ final class IntakeFixture {
     let intake: AppleIntake
 
     init(policy: LedgerCreated.DeletionPolicy = .erase, keys: AppleKeySet? = nil) async throws {
-        let created = LedgerCreated(teamID: "BBBB222222", clientIDs: [IntakeFixture.clientID, "com.example.web"], role: .recipient,
-                                    ledgerID: UUID().uuidString, onAccountDeleted: policy)
+        let created = LedgerCreated(
+            teamID: "BBBB222222", clientIDs: [IntakeFixture.clientID, "com.example.web"], role: .recipient,
+            ledgerID: UUID().uuidString, onAccountDeleted: policy)
         ledger = try await Ledger.create(at: dir.sub("ledger"), created, folders: [projection])
         let jwks = try JSONWebKeySet(json: Data(TestKeys.minter.jwks().utf8))
         intake = try AppleIntake(ledger: ledger, projection: projection, keys: keys ?? AppleKeySet(.fixed(jwks)), logger: IntakeFixture.quiet)
@@ -40,8 +41,10 @@ final class IntakeFixture {
     /// A second recipient ledger made by `handover init` in `directory`, for tests that run
     /// `handover` as users do, and a JWKS file with Apple's key; both paths.
     static func commandLineLedger(in directory: TemporaryDirectory, name: String = "cli-ledger") throws -> (ledger: String, jwks: String) {
-        let ledger = directory.sub(name), jwks = directory.sub("jwks.json")
-        let created = try runProduct("handover", ["init", "--ledger", ledger, "--team-id", "BBBB222222", "--client-id", IntakeFixture.clientID, "--role", "recipient"])
+        let ledger = directory.sub(name)
+        let jwks = directory.sub("jwks.json")
+        let created = try runProduct(
+            "handover", ["init", "--ledger", ledger, "--team-id", "BBBB222222", "--client-id", IntakeFixture.clientID, "--role", "recipient"])
         guard created.status == 0 else { throw LedgerError(.notALedger, "handover init failed: \(created.err)") }
         try Data(TestKeys.minter.jwks().utf8).write(to: URL(fileURLWithPath: jwks))
         return (ledger, jwks)
@@ -70,11 +73,14 @@ final class IntakeFixture {
     }
 
     /// A JWS with any header, signed RS256 by `key` (or with `signature` as given).
-    static func token(header: [String: Any], claims: [String: Any], key: _RSA.Signing.PrivateKey? = TestKeys.apple, signature: Data? = nil) throws -> String {
+    static func token(
+        header: [String: Any], claims: [String: Any], key: _RSA.Signing.PrivateKey? = TestKeys.apple, signature: Data? = nil
+    ) throws -> String {
         let input = try IntakeFixture.signingInput(header: header, claims: claims)
         if let signature { return input + "." + Base64URL.encode(signature) }
         guard let key else { return input + "." }
-        return input + "." + Base64URL.encode(try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5).rawRepresentation)
+        return input + "."
+            + Base64URL.encode(try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5).rawRepresentation)
     }
 
     /// RS256 with Apple's key and kid.
@@ -84,21 +90,26 @@ final class IntakeFixture {
 
     /// Identity-token claims for `sub`, valid now.
     func identityClaims(sub: String = "001.b.0001", transferSub: String? = nil) -> [String: Any] {
-        var claims: [String: Any] = ["iss": AppleTokenVerifier.issuer, "aud": IntakeFixture.clientID, "sub": sub, "iat": now, "exp": now + 600,
-                                     "email": "person@privaterelay.appleid.com", "email_verified": "true", "is_private_email": true, "real_user_status": 2]
+        var claims: [String: Any] = [
+            "iss": AppleTokenVerifier.issuer, "aud": IntakeFixture.clientID, "sub": sub, "iat": now, "exp": now + 600,
+            "email": "person@privaterelay.appleid.com", "email_verified": "true", "is_private_email": true, "real_user_status": 2,
+        ]
         if let transferSub { claims["transfer_sub"] = transferSub }
         return claims
     }
 
     /// Notification claims with `events` as a JSON string (as delivered) or an object.
-    func notificationClaims(type: String, sub: String = "001.b.0001", jti: String = UUID().uuidString, email: String? = nil,
-                            eventsAsString: Bool = true, eventTime: Int64? = nil) throws -> [String: Any] {
+    func notificationClaims(
+        type: String, sub: String = "001.b.0001", jti: String = UUID().uuidString, email: String? = nil,
+        eventsAsString: Bool = true, eventTime: Int64? = nil
+    ) throws -> [String: Any] {
         var event: [String: Any] = ["type": type, "sub": sub, "event_time": eventTime ?? now]
         if let email {
             event["email"] = email
             event["is_private_email"] = "true"
         }
-        let events: Any = eventsAsString ? String(decoding: try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys]), as: UTF8.self) : event
+        let events: Any =
+            eventsAsString ? String(decoding: try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys]), as: UTF8.self) : event
         return ["iss": AppleTokenVerifier.issuer, "aud": IntakeFixture.clientID, "iat": now, "jti": jti, "events": events]
     }
 

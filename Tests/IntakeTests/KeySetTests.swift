@@ -33,7 +33,8 @@ struct KeySetTests {
         }
         #expect(await keys.fetches == 1)
         // A kid Apple does not publish: refused without a new fetch inside the minute.
-        let stranger = IntakeFixture.body(try IntakeFixture.token(header: ["alg": "RS256", "kid": "ROTATED-IN"], claims: claims, key: TestKeys.stranger))
+        let stranger = IntakeFixture.body(
+            try IntakeFixture.token(header: ["alg": "RS256", "kid": "ROTATED-IN"], claims: claims, key: TestKeys.stranger))
         let refused = try await f.intake.receiveNotification(stranger)
         #expect(refused.rejection?.reason == .unknownKeyID)
         #expect(await keys.fetches == 1)
@@ -54,7 +55,8 @@ struct KeySetTests {
         let body = IntakeFixture.body(try IntakeFixture.signed(try f.notificationClaims(type: "consent-revoked")))
         let before = try f.head
         await #expect(throws: AppleKeySet.Unavailable.self) { _ = try await f.intake.receiveNotification(body) }
-        let server = try await RunningHandoverServer(HandoverServer(intake: f.intake, configuration: ServeConfiguration(port: 0), logger: IntakeFixture.quiet))
+        let server = try await RunningHandoverServer(
+            HandoverServer(intake: f.intake, configuration: ServeConfiguration(port: 0), logger: IntakeFixture.quiet))
         let answer = try await withHTTPClient { http in try await http.send(server.baseURL + "/apple/notifications", body: body) }
         #expect(answer.status == 503, "\(answer.body)")
         #expect(try f.head == before)

@@ -10,11 +10,15 @@ import Testing
 /// a recorded reason, the server still answering.
 @Suite("claims with numbers no clock gives are refused, never a trap")
 struct OutsideClaimTests {
-    @Test("serve: real_user_status Int64.min, exp as the string of Int64.max or of 400 digits, exp 10^15 - 1 s, iat as the string of Int64.min: each 400 invalid-claim, recorded")
+    @Test(
+        "serve: real_user_status Int64.min, exp as the string of Int64.max or of 400 digits, exp 10^15 - 1 s, iat as the string of Int64.min: each 400 invalid-claim, recorded"
+    )
     func extremeNumbers() async throws {
         let f = try await IntakeFixture()
-        let server = try await RunningHandoverServer(HandoverServer(
-            intake: f.intake, configuration: ServeConfiguration(port: 0, signInSecret: try SignInSecret(secret: ServerTests.secret)), logger: IntakeFixture.quiet))
+        let server = try await RunningHandoverServer(
+            HandoverServer(
+                intake: f.intake, configuration: ServeConfiguration(port: 0, signInSecret: try SignInSecret(secret: ServerTests.secret)),
+                logger: IntakeFixture.quiet))
         let cases: [(String, [String: Any], String)] = [
             ("real_user_status", ["real_user_status": Int64.min], "real_user_status is not an integer below a billion"),
             ("exp string of Int64.max", ["exp": String(Int64.max)], "exp is not a number of seconds from 1970 to 9999"),
@@ -26,7 +30,8 @@ struct OutsideClaimTests {
             for (index, (name, change, detail)) in cases.enumerated() {
                 let claims = f.identityClaims(sub: "001.b.\(index)", transferSub: "T.\(index)").merging(change) { $1 }
                 let body = try JSONSerialization.data(withJSONObject: ["identity_token": try IntakeFixture.signed(claims)])
-                let answer = try await http.send(server.baseURL + "/apple/sign-ins", body: body, headers: [("Authorization", "Bearer " + ServerTests.secret)])
+                let answer = try await http.send(
+                    server.baseURL + "/apple/sign-ins", body: body, headers: [("Authorization", "Bearer " + ServerTests.secret)])
                 #expect(answer.status == 400 && answer.json["reason"] as? String == "invalid-claim", "\(name): \(answer.body)")
                 #expect((answer.json["detail"] as? String)?.contains(detail) == true, "\(name): \(answer.body)")
             }

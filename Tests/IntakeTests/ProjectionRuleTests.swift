@@ -11,13 +11,17 @@ struct ProjectionRuleTests {
     /// Records an exchange as `exchange` would: the email sealed under the transfer_sub.
     private func exchanged(_ f: IntakeFixture, account: String, transferSub: String, sub: String, email: String) async throws {
         let sealed = try await f.ledger.sealer.seal(email, for: Identifier(.transferSub, transferSub))
-        _ = try await f.ledger.append(EventDraft(.transferIDExchanged(TransferIDExchanged(email: sealed, isPrivateEmail: true)),
-                                                 identifiers: Identifiers(accountID: account, transferSub: transferSub, recipientSub: sub),
-                                                 idempotencyKey: "exchange:" + transferSub))
+        _ = try await f.ledger.append(
+            EventDraft(
+                .transferIDExchanged(TransferIDExchanged(email: sealed, isPrivateEmail: true)),
+                identifiers: Identifiers(accountID: account, transferSub: transferSub, recipientSub: sub),
+                idempotencyKey: "exchange:" + transferSub))
     }
 
-    private func notify(_ f: IntakeFixture, _ type: String, sub: String, email: String? = nil, eventTime: Int64? = nil) async throws -> IntakeReceipt {
-        let receipt = try await f.intake.receiveNotification(IntakeFixture.body(try IntakeFixture.signed(try f.notificationClaims(type: type, sub: sub, email: email, eventTime: eventTime))))
+    private func notify(_ f: IntakeFixture, _ type: String, sub: String, email: String? = nil, eventTime: Int64? = nil) async throws -> IntakeReceipt
+    {
+        let receipt = try await f.intake.receiveNotification(
+            IntakeFixture.body(try IntakeFixture.signed(try f.notificationClaims(type: type, sub: sub, email: email, eventTime: eventTime))))
         #expect(receipt.rejection == nil, "\(receipt.rejection?.description ?? "")")
         return receipt
     }
@@ -26,8 +30,10 @@ struct ProjectionRuleTests {
     func signInLinks() async throws {
         let f = try await IntakeFixture()
         let failure = CallFailure(kind: .serverError, httpStatus: 500, message: "Apple answered 500")
-        _ = try await f.ledger.append(EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: failure)),
-                                                 identifiers: Identifiers(accountID: "acct-1", transferSub: "T.1")))
+        _ = try await f.ledger.append(
+            EventDraft(
+                .transferIDExchangeFailed(TransferIDExchangeFailed(failure: failure)),
+                identifiers: Identifiers(accountID: "acct-1", transferSub: "T.1")))
         try await exchanged(f, account: "acct-2", transferSub: "T.2", sub: "B.2", email: "two@privaterelay.appleid.com")
         let exchangedAt = try #require(try f.user(.transferSub, "T.2")?.migratedAt)
 
@@ -93,11 +99,16 @@ struct ProjectionRuleTests {
         let body = IntakeFixture.body(try IntakeFixture.signed(try f.notificationClaims(type: "account-deleted", sub: "B.5", jti: "jti-delete-5")))
         // The notification alone, as if the process died before erasing.
         let verified = try await f.intake.verifier.verifyNotification(body: body)
-        _ = try await f.ledger.append(EventDraft(.notificationReceived(NotificationReceived(kind: .accountDeleted, eventTime: Timestamp(verified.eventTime))),
-                                                 identifiers: Identifiers(recipientSub: "B.5", jti: verified.jti), idempotencyKey: "notification:" + verified.jti))
+        _ = try await f.ledger.append(
+            EventDraft(
+                .notificationReceived(NotificationReceived(kind: .accountDeleted, eventTime: Timestamp(verified.eventTime))),
+                identifiers: Identifiers(recipientSub: "B.5", jti: verified.jti), idempotencyKey: "notification:" + verified.jti))
         #expect(try f.user(.recipientSub, "B.5")?.erasedAt == nil)
         let redelivered = try await f.intake.receiveNotification(body)
-        guard case .duplicate = redelivered.outcome else { Issue.record("\(redelivered.outcome)"); return }
+        guard case .duplicate = redelivered.outcome else {
+            Issue.record("\(redelivered.outcome)")
+            return
+        }
         #expect(redelivered.erased)
         #expect(try f.user(.recipientSub, "B.5")?.erasedAt != nil)
         let third = try await f.intake.receiveNotification(body)

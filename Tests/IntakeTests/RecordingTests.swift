@@ -16,10 +16,17 @@ struct RecordingTests {
             ("account-deleted", true, .accountDeleted), ("account-delete", false, .accountDeleted),
         ]
         for (i, (type, asString, kind)) in forms.enumerated() {
-            let body = IntakeFixture.body(try IntakeFixture.signed(try f.notificationClaims(type: type, sub: "001.form.\(i)", eventsAsString: asString)))
+            let body = IntakeFixture.body(
+                try IntakeFixture.signed(try f.notificationClaims(type: type, sub: "001.form.\(i)", eventsAsString: asString)))
             let receipt = try await f.intake.receiveNotification(body)
-            guard case .recorded = receipt.outcome else { Issue.record("\(type) (events as \(asString ? "string" : "object")): \(receipt.outcome)"); continue }
-            guard case .notificationReceived(let recorded)? = try f.ledger.read({ try $0.event(receipt.sequence) })?.body else { Issue.record("no event"); continue }
+            guard case .recorded = receipt.outcome else {
+                Issue.record("\(type) (events as \(asString ? "string" : "object")): \(receipt.outcome)")
+                continue
+            }
+            guard case .notificationReceived(let recorded)? = try f.ledger.read({ try $0.event(receipt.sequence) })?.body else {
+                Issue.record("no event")
+                continue
+            }
             #expect(recorded.kind == kind)
         }
         #expect(try f.events(.notificationReceived).count == 4)
@@ -36,11 +43,15 @@ struct RecordingTests {
         claims["exp"] = f.now - 30
         let signIn = try await f.intake.receiveSignIn(try IntakeFixture.signed(claims))
         #expect(signIn.rejection == nil, "\(signIn.rejection?.description ?? "")")
-        guard case .signInVerified(let body)? = try f.ledger.read({ try $0.event(signIn.sequence) })?.body else { Issue.record("no sign-in event"); return }
+        guard case .signInVerified(let body)? = try f.ledger.read({ try $0.event(signIn.sequence) })?.body else {
+            Issue.record("no sign-in event")
+            return
+        }
         #expect(body.emailVerified == true && body.isPrivateEmail == false && body.realUserStatus == 2)
 
         let millis: Int64 = 1_790_000_000_123
-        let note = try await f.intake.receiveNotification(IntakeFixture.body(try IntakeFixture.signed(try f.notificationClaims(type: "consent-revoked", eventTime: millis))))
+        let note = try await f.intake.receiveNotification(
+            IntakeFixture.body(try IntakeFixture.signed(try f.notificationClaims(type: "consent-revoked", eventTime: millis))))
         let event = try #require(try f.ledger.read { try $0.event(note.sequence) })
         #expect(event.occurredAt == Timestamp(microseconds: millis * 1000))
     }
@@ -51,13 +62,19 @@ struct RecordingTests {
         let claims = try f.notificationClaims(type: "email-disabled", jti: "jti-redelivered", email: "relay@privaterelay.appleid.com")
         let body = IntakeFixture.body(try IntakeFixture.signed(claims))
         let first = try await f.intake.receiveNotification(body)
-        guard case .recorded(let sequence) = first.outcome else { Issue.record("\(first.outcome)"); return }
+        guard case .recorded(let sequence) = first.outcome else {
+            Issue.record("\(first.outcome)")
+            return
+        }
         let again = try await f.intake.receiveNotification(body)
         var resigned = claims
         resigned["iat"] = f.now + 1
         let third = try await f.intake.receiveNotification(IntakeFixture.body(try IntakeFixture.signed(resigned)))
         for receipt in [again, third] {
-            guard case .duplicate(let of) = receipt.outcome else { Issue.record("\(receipt.outcome)"); continue }
+            guard case .duplicate(let of) = receipt.outcome else {
+                Issue.record("\(receipt.outcome)")
+                continue
+            }
             #expect(of == sequence)
         }
         #expect(try f.events(.notificationReceived).count == 1)
@@ -84,7 +101,10 @@ struct RecordingTests {
         unsupported["nonce_supported"] = false
         let optional = try await f.intake.receiveSignIn(try IntakeFixture.signed(unsupported), nonce: "n-456")
         for (receipt, checked) in [(matched, true), (optional, false)] {
-            guard case .signInVerified(let body)? = try f.ledger.read({ try $0.event(receipt.sequence) })?.body else { Issue.record("\(receipt.outcome)"); continue }
+            guard case .signInVerified(let body)? = try f.ledger.read({ try $0.event(receipt.sequence) })?.body else {
+                Issue.record("\(receipt.outcome)")
+                continue
+            }
             #expect(body.nonceChecked == checked)
         }
     }

@@ -19,15 +19,21 @@ struct RefusalCase: CustomTestStringConvertible, Sendable {
 
     var testDescription: String { name }
 
-    static func notification(_ name: String, _ reason: TokenRejection.Reason, claims: @escaping @Sendable (IntakeFixture) throws -> [String: Any]) -> RefusalCase {
+    static func notification(
+        _ name: String, _ reason: TokenRejection.Reason, claims: @escaping @Sendable (IntakeFixture) throws -> [String: Any]
+    ) -> RefusalCase {
         RefusalCase(name: name, kind: .notification, reason: reason) { f in IntakeFixture.body(try IntakeFixture.signed(claims(f))) }
     }
 
-    static func signIn(_ name: String, _ reason: TokenRejection.Reason, nonce: String? = nil, claims: @escaping @Sendable (IntakeFixture) throws -> [String: Any]) -> RefusalCase {
+    static func signIn(
+        _ name: String, _ reason: TokenRejection.Reason, nonce: String? = nil, claims: @escaping @Sendable (IntakeFixture) throws -> [String: Any]
+    ) -> RefusalCase {
         RefusalCase(name: name, kind: .signIn, reason: reason, make: { f in Data(try IntakeFixture.signed(claims(f)).utf8) }, nonce: nonce)
     }
 
-    static func payload(_ name: String, _ reason: TokenRejection.Reason, _ payload: @escaping @Sendable (IntakeFixture) throws -> String) -> RefusalCase {
+    static func payload(
+        _ name: String, _ reason: TokenRejection.Reason, _ payload: @escaping @Sendable (IntakeFixture) throws -> String
+    ) -> RefusalCase {
         RefusalCase(name: name, kind: .notification, reason: reason) { f in IntakeFixture.body(try payload(f)) }
     }
 
@@ -43,18 +49,22 @@ struct RefusalCase: CustomTestStringConvertible, Sendable {
             return try IntakeFixture.token(header: ["alg": "HS256", "kid": TestKeys.minter.keyID], claims: claims, signature: Data(mac))
         },
         .payload("kid not in Apple's key set", .unknownKeyID) { f in
-            try IntakeFixture.token(header: ["alg": "RS256", "kid": "NOT-APPLES"], claims: try f.notificationClaims(type: "consent-revoked"), key: TestKeys.stranger)
+            try IntakeFixture.token(
+                header: ["alg": "RS256", "kid": "NOT-APPLES"], claims: try f.notificationClaims(type: "consent-revoked"), key: TestKeys.stranger)
         },
         .payload("no kid", .missingKeyID) { f in
             try IntakeFixture.token(header: ["alg": "RS256"], claims: try f.notificationClaims(type: "consent-revoked"))
         },
         .payload("Apple's kid, another key's signature", .badSignature) { f in
-            try IntakeFixture.token(header: ["alg": "RS256", "kid": TestKeys.minter.keyID], claims: try f.notificationClaims(type: "consent-revoked"), key: TestKeys.stranger)
+            try IntakeFixture.token(
+                header: ["alg": "RS256", "kid": TestKeys.minter.keyID], claims: try f.notificationClaims(type: "consent-revoked"),
+                key: TestKeys.stranger)
         },
         .payload("payload changed after signing", .badSignature) { f in
             let good = try IntakeFixture.signed(try f.notificationClaims(type: "consent-revoked", sub: "001.b.0001"))
             let forged = try IntakeFixture.signed(try f.notificationClaims(type: "account-deleted", sub: "001.b.0001"))
-            let g = good.split(separator: "."), x = forged.split(separator: ".")
+            let g = good.split(separator: ".")
+            let x = forged.split(separator: ".")
             return [g[0], x[1], g[2]].joined(separator: ".")
         },
         .signIn("identity token expired beyond the leeway", .expired) { f in
@@ -109,11 +119,16 @@ struct RefusalCase: CustomTestStringConvertible, Sendable {
             return c
         },
         .signIn("sub holding NUL, which the ledger cannot hold in an identifier", .invalidClaim) { f in f.identityClaims(sub: "001.a\u{0}b.0001") },
-        .signIn("sub of 401 bytes, longer than the ledger's identifiers", .invalidClaim) { f in f.identityClaims(sub: String(repeating: "s", count: 401)) },
+        .signIn("sub of 401 bytes, longer than the ledger's identifiers", .invalidClaim) { f in
+            f.identityClaims(sub: String(repeating: "s", count: 401))
+        },
         .notification("notification whose sub holds NUL", .invalidClaim) { f in try f.notificationClaims(type: "consent-revoked", sub: "001\u{0}") },
-        .notification("jti of 401 bytes", .invalidClaim) { f in try f.notificationClaims(type: "consent-revoked", jti: String(repeating: "j", count: 401)) },
+        .notification("jti of 401 bytes", .invalidClaim) { f in
+            try f.notificationClaims(type: "consent-revoked", jti: String(repeating: "j", count: 401))
+        },
         .payload("payload not UTF-8", .malformedJSON) { _ in
-            Base64URL.encode(Data(#"{"alg":"RS256","kid":"x"}"#.utf8)) + "." + Base64URL.encode(Data([0x7B, 0x22, 0x73, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D])) + ".c2ln"
+            Base64URL.encode(Data(#"{"alg":"RS256","kid":"x"}"#.utf8)) + "."
+                + Base64URL.encode(Data([0x7B, 0x22, 0x73, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D])) + ".c2ln"
         },
         .signIn("real_user_status out of range", .invalidClaim) { f in
             var c = f.identityClaims()

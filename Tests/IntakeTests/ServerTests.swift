@@ -30,9 +30,13 @@ struct ServerTests {
             let sequence = try #require(first.json["sequence"] as? Int)
             #expect(try f.ledger.read { try $0.event(UInt64(sequence)) }?.type == .notificationReceived)
             let again = try await http.send(server.baseURL + "/apple/notifications", body: good)
-            #expect(again.status == 200 && again.json["status"] as? String == "duplicate" && again.json["sequence"] as? Int == sequence, "\(again.body)")
+            #expect(
+                again.status == 200 && again.json["status"] as? String == "duplicate" && again.json["sequence"] as? Int == sequence, "\(again.body)")
 
-            let forged = IntakeFixture.body(try IntakeFixture.token(header: ["alg": "RS256", "kid": TestKeys.minter.keyID], claims: try f.notificationClaims(type: "account-deleted"), key: TestKeys.stranger))
+            let forged = IntakeFixture.body(
+                try IntakeFixture.token(
+                    header: ["alg": "RS256", "kid": TestKeys.minter.keyID], claims: try f.notificationClaims(type: "account-deleted"),
+                    key: TestKeys.stranger))
             let refused = try await http.send(server.baseURL + "/apple/notifications", body: forged)
             #expect(refused.status == 400 && refused.json["reason"] as? String == "bad-signature", "\(refused.body)")
             let large = try await http.send(server.baseURL + "/apple/notifications", body: Data(repeating: UInt8(ascii: "a"), count: 200_000))
@@ -99,8 +103,11 @@ struct ServerTests {
     @Test("TLS: a TLS 1.2 client is served; a client offering only TLS 1.1 gets the server's protocol_version alert")
     func tlsVersions() async throws {
         let f = try await IntakeFixture()
-        let cert = f.dir.sub("cert.pem"), key = f.dir.sub("key.pem")
-        let openssl = try runCommand("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost"])
+        let cert = f.dir.sub("cert.pem")
+        let key = f.dir.sub("key.pem")
+        let openssl = try runCommand(
+            "/usr/bin/openssl",
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost"])
         try #require(openssl.status == 0, "\(openssl.err)")
         let server = try await start(f, ServeConfiguration(host: "127.0.0.1", port: 0, tlsCertificate: cert, tlsKey: key))
         let port = try #require(Int(server.baseURL.split(separator: ":").last ?? ""))

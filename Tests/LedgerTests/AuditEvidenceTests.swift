@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
 import LMDB
-import Testing
 import TestSupport
+import Testing
+
 @testable import Ledger
 
 /// RFC 9162's MTH written out directly from leaf hashes, with none of the ledger's shortcuts
@@ -19,8 +20,9 @@ private func referenceRoot(_ leaves: ArraySlice<[UInt8]>) -> [UInt8] {
 @Suite("Audit evidence: Merkle tree, checkpoints, proofs")
 struct AuditEvidenceTests {
     private func failure(_ i: Int) -> EventDraft {
-        EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .serverError, httpStatus: 503, message: "HTTP 503 #\(i)"))),
-                   identifiers: Identifiers(accountID: "acct-\(i)", transferSub: "t-\(i)"))
+        EventDraft(
+            .transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .serverError, httpStatus: 503, message: "HTTP 503 #\(i)"))),
+            identifiers: Identifiers(accountID: "acct-\(i)", transferSub: "t-\(i)"))
     }
 
     /// A ledger of `count` events appended in uneven batches, and every event's leaf hash
@@ -67,21 +69,33 @@ struct AuditEvidenceTests {
                 let root = referenceRoot(leaves[0..<size])
                 for index in 0..<size {
                     let path = try view.inclusionPath(leaf: UInt64(index), treeSize: UInt64(size))
-                    #expect(MerkleProof.verifyInclusion(leafHash: leaves[index], index: UInt64(index), treeSize: UInt64(size), path: path, root: root))
-                    #expect(!MerkleProof.verifyInclusion(leafHash: leaves[(index + 1) % 140], index: UInt64(index), treeSize: UInt64(size), path: path, root: root))
+                    #expect(
+                        MerkleProof.verifyInclusion(leafHash: leaves[index], index: UInt64(index), treeSize: UInt64(size), path: path, root: root))
+                    #expect(
+                        !MerkleProof.verifyInclusion(
+                            leafHash: leaves[(index + 1) % 140], index: UInt64(index), treeSize: UInt64(size), path: path, root: root))
                     if size > 1 {
-                        #expect(!MerkleProof.verifyInclusion(leafHash: leaves[index], index: UInt64((index + 1) % size), treeSize: UInt64(size), path: path, root: root))
+                        #expect(
+                            !MerkleProof.verifyInclusion(
+                                leafHash: leaves[index], index: UInt64((index + 1) % size), treeSize: UInt64(size), path: path, root: root))
                     }
                 }
             }
             for old in 1...140 {
                 for new in stride(from: old, through: 140, by: 7) {
                     let proof = try view.consistencyProof(from: UInt64(old), to: UInt64(new))
-                    let oldRoot = referenceRoot(leaves[0..<old]), newRoot = referenceRoot(leaves[0..<new])
-                    #expect(MerkleProof.verifyConsistency(oldSize: UInt64(old), oldRoot: oldRoot, newSize: UInt64(new), newRoot: newRoot, proof: proof), "\(old) → \(new)")
+                    let oldRoot = referenceRoot(leaves[0..<old])
+                    let newRoot = referenceRoot(leaves[0..<new])
+                    #expect(
+                        MerkleProof.verifyConsistency(oldSize: UInt64(old), oldRoot: oldRoot, newSize: UInt64(new), newRoot: newRoot, proof: proof),
+                        "\(old) → \(new)")
                     if old < new {
-                        #expect(!MerkleProof.verifyConsistency(oldSize: UInt64(old), oldRoot: newRoot, newSize: UInt64(new), newRoot: newRoot, proof: proof))
-                        #expect(!MerkleProof.verifyConsistency(oldSize: UInt64(old), oldRoot: oldRoot, newSize: UInt64(new), newRoot: oldRoot, proof: proof))
+                        #expect(
+                            !MerkleProof.verifyConsistency(
+                                oldSize: UInt64(old), oldRoot: newRoot, newSize: UInt64(new), newRoot: newRoot, proof: proof))
+                        #expect(
+                            !MerkleProof.verifyConsistency(
+                                oldSize: UInt64(old), oldRoot: oldRoot, newSize: UInt64(new), newRoot: oldRoot, proof: proof))
                     }
                 }
             }
@@ -148,8 +162,10 @@ struct MerkleUpgradeTests {
         let dir = TemporaryDirectory()
         var ledger: Ledger? = try await Ledger.create(at: dir.sub("l"), testIdentity())
         for i in 0..<40 {
-            _ = try await ledger!.append(EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .timeout, message: "timeout \(i)"))),
-                                                    identifiers: Identifiers(accountID: "acct-\(i)")))
+            _ = try await ledger!.append(
+                EventDraft(
+                    .transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .timeout, message: "timeout \(i)"))),
+                    identifiers: Identifiers(accountID: "acct-\(i)")))
         }
         let rootBefore = try ledger!.read { try $0.merkleFrontier().root }
         // Make it look like a ledger from before: no tree databases, no edge in meta.
@@ -164,8 +180,10 @@ struct MerkleUpgradeTests {
         let reopened = try Ledger.open(at: dir.sub("l"))
         defer { reopened.close() }
         #expect(try reopened.read { try $0.merkleFrontier().root } == rootBefore)
-        _ = try await reopened.append(EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .timeout, message: "later"))),
-                                                 identifiers: Identifiers(accountID: "acct-late")))
+        _ = try await reopened.append(
+            EventDraft(
+                .transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .timeout, message: "later"))),
+                identifiers: Identifiers(accountID: "acct-late")))
         let report = try reopened.verify()
         #expect(report.isIntact, "\(report.problem ?? "")")
         #expect(report.eventCount == 42)

@@ -1,5 +1,6 @@
 import Dispatch
 import Testing
+
 @testable import Ledger
 
 /// The chain checks both of verify's threads share: whoever checks which run, the first broken
@@ -28,7 +29,7 @@ import Testing
                 copy.copyBytes(from: bytes)
                 return UnsafeRawBufferPointer(copy)
             }
-            defer { pointers.forEach { $0.deallocate() } }
+            defer { for pointer in pointers { pointer.deallocate() } }
             for round in 0..<50 {
                 let check = BatchRecordCheck(pointers, after: before, run: 1)
                 // Later helpers start first, so high runs are checked before low ones are claimed.

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import Ledger
 
 @Suite("Event encoding")
@@ -31,13 +32,26 @@ struct EventCodingTests {
     func numbersOutOfRange() throws {
         let actor = #"{"host":"vm","os_user":"root","tool":"handover/0.1.0"}"#
         func event(_ type: String, _ body: String) -> [UInt8] {
-            Array(#"{"actor":\#(actor),"body":\#(body),"identifiers":{},"recorded_at":"2026-11-26T15:01:00.000000Z","schema_version":1,"seq":7,"type":"\#(type)"}"#.utf8)
+            Array(
+                #"{"actor":\#(actor),"body":\#(body),"identifiers":{},"recorded_at":"2026-11-26T15:01:00.000000Z","schema_version":1,"seq":7,"type":"\#(type)"}"#
+                    .utf8)
         }
         let cases: [(String, [UInt8], String)] = [
-            ("counts", event("rejections-summarized", #"{"counts":{"notifications":9223372036854775807,"sign-ins":1},"first_payload_sha256":"a","from":"2026-11-26T15:00:00.000000Z","last_payload_sha256":"b","source":"203.0.113.7","until":"2026-11-26T15:01:00.000000Z"}"#),
-             "event.body.counts: expected an object of counts from 0 to 4294967295"),
-            ("window", event("transfer-accepted", #"{"accepted_at":"2026-11-06T00:00:00.000000Z","deadline":"2026-11-06T00:00:00.000000Z","window_days":200000000}"#),
-             "event.body.window_days: expected an integer from 1 to 3650"),
+            (
+                "counts",
+                event(
+                    "rejections-summarized",
+                    #"{"counts":{"notifications":9223372036854775807,"sign-ins":1},"first_payload_sha256":"a","from":"2026-11-26T15:00:00.000000Z","last_payload_sha256":"b","source":"203.0.113.7","until":"2026-11-26T15:01:00.000000Z"}"#
+                ),
+                "event.body.counts: expected an object of counts from 0 to 4294967295"
+            ),
+            (
+                "window",
+                event(
+                    "transfer-accepted",
+                    #"{"accepted_at":"2026-11-06T00:00:00.000000Z","deadline":"2026-11-06T00:00:00.000000Z","window_days":200000000}"#),
+                "event.body.window_days: expected an integer from 1 to 3650"
+            ),
         ]
         for (name, bytes, message) in cases {
             #expect(throws: LedgerError.self, "\(name)") { try bytes.withUnsafeBytes { try RecordedEvent(json: $0) } }
@@ -50,11 +64,15 @@ struct EventCodingTests {
     @Test("stored events decode in place as a full parse reads them, and malformed ones are refused")
     func decodingInPlace() throws {
         for draft in EventSamples.all() {
-            let event = RecordedEvent(sequence: 7, recordedAt: Timestamp(rfc3339: "2026-11-22T10:00:00.5Z")!, actor: Actor(osUser: "u", host: "h", tool: "handover/test"), draft: draft)
+            let event = RecordedEvent(
+                sequence: 7, recordedAt: Timestamp(rfc3339: "2026-11-22T10:00:00.5Z")!, actor: Actor(osUser: "u", host: "h", tool: "handover/test"),
+                draft: draft)
             let bytes = event.canonicalJSON
             #expect(try bytes.withUnsafeBytes { try RecordedEvent(json: $0) } == event, "\(draft.type)")
         }
-        let valid = Array(#"{"actor":{"host":"h","os_user":"u","tool":"t"},"body":{"keys_destroyed":0,"reason":"r"},"identifiers":{},"recorded_at":"2026-11-22T10:00:00.000000Z","schema_version":1,"seq":3,"type":"user-erased"}"#.utf8)
+        let valid = Array(
+            #"{"actor":{"host":"h","os_user":"u","tool":"t"},"body":{"keys_destroyed":0,"reason":"r"},"identifiers":{},"recorded_at":"2026-11-22T10:00:00.000000Z","schema_version":1,"seq":3,"type":"user-erased"}"#
+                .utf8)
         #expect(try valid.withUnsafeBytes { try RecordedEvent(json: $0) }.sequence == 3)
         for broken in [#"{"actor":{"host":"h"}"#, #"{"seq":3,"seq":4}"#, "{\"body\":\"\u{01}\"}", #"{"a":tru}"#, #"{"a":1} x"#, #"["seq"]"#] {
             #expect(throws: LedgerError.self, "\(broken)") { try Array(broken.utf8).withUnsafeBytes { try RecordedEvent(json: $0) } }
@@ -65,7 +83,9 @@ struct EventCodingTests {
     func sealedValuesReplaced() throws {
         func reference(_ value: JSONValue, _ replacement: JSONValue) -> JSONValue {
             switch value {
-            case .object(let fields) where fields.count == 3 && fields["alg"] == .string(SealedValue.algorithm) && fields["kid"]?.stringValue != nil && fields["ct"]?.stringValue != nil:
+            case .object(let fields)
+            where fields.count == 3 && fields["alg"] == .string(SealedValue.algorithm) && fields["kid"]?.stringValue != nil
+                && fields["ct"]?.stringValue != nil:
                 return replacement
             case .object(let fields): return .object(fields.mapValues { reference($0, replacement) })
             case .array(let items): return .array(items.map { reference($0, replacement) })
@@ -76,7 +96,8 @@ struct EventCodingTests {
         for draft in EventSamples.all() {
             let bytes = RecordedEvent(sequence: 1, recordedAt: .now(), actor: .currentProcess(), draft: draft).canonicalJSON
             for replacement in [JSONValue.null, .string("jane.doe+\"quoted\"@example.org")] {
-                let fast = try #require(bytes.withUnsafeBytes { raw in SealedValue.replacingSealedValues(in: raw) { _ in replacement.canonicalBytes } })
+                let fast = try #require(
+                    bytes.withUnsafeBytes { raw in SealedValue.replacingSealedValues(in: raw) { _ in replacement.canonicalBytes } })
                 #expect(fast == reference(try JSONValue.parse(bytes), replacement).canonicalBytes, "\(draft.type)")
                 if fast != bytes { sealedSeen += 1 }
             }
@@ -108,7 +129,9 @@ struct EventCodingTests {
         let dir = TemporaryDirectory()
         let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
         defer { ledger.close() }
-        let bad = EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .other, message: "x"))), identifiers: Identifiers(transferSub: String(repeating: "t", count: 500)))
+        let bad = EventDraft(
+            .transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .other, message: "x"))),
+            identifiers: Identifiers(transferSub: String(repeating: "t", count: 500)))
         let good = EventSamples.all()[9]
         await #expect(throws: LedgerError.self) { try await ledger.append(contentsOf: [good, bad]) }
         #expect(try ledger.read { try $0.head().sequence } == 1)

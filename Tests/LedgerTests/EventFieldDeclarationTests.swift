@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import Ledger
 
 /// Each event body's fields are declared once, in its JSON schema (`schemas/events/`). The
@@ -87,8 +88,10 @@ struct EventFieldDeclarationTests {
     /// field its property; what was written is declared, and written when the value holds it;
     /// nested objects alike. Returns what does not hold; adds the fields written, by path, to
     /// `written`.
-    static func check(_ value: Any, wrote: [String: Any], node: [String: Any], schema: Schema, path: String,
-                      written: inout [String: Set<String>]) -> [String] {
+    static func check(
+        _ value: Any, wrote: [String: Any], node: [String: Any], schema: Schema, path: String,
+        written: inout [String: Set<String>]
+    ) -> [String] {
         let event = schema.type.rawValue
         let type = String(describing: Swift.type(of: value))
         let declared = node["properties"] as? [String: Any] ?? [:]
@@ -112,7 +115,8 @@ struct EventFieldDeclarationTests {
             if resolved["properties"] != nil, let object = wroteValue as? [String: Any] {
                 problems += check(value, wrote: object, node: resolved, schema: schema, path: path + field + ".", written: &written)
             } else if let items = (resolved["items"] as? [String: Any]).map(schema.resolved), items["properties"] != nil,
-                      let elements = value as? [Any], let objects = wroteValue as? [Any] {
+                let elements = value as? [Any], let objects = wroteValue as? [Any]
+            {
                 for case let (element, object as [String: Any]) in zip(elements, objects) {
                     problems += check(element, wrote: object, node: items, schema: schema, path: path + field + "[].", written: &written)
                 }
@@ -131,7 +135,9 @@ struct EventFieldDeclarationTests {
     /// The payload of a body (the struct the enum case holds); nil for a case without one.
     static func payload(_ body: EventBody) -> Any? { Mirror(reflecting: body).children.first?.value }
 
-    @Test("every event body: each property has its field in the schema and each field its property, the writer writes only what the schema declares, the reader reads back what was written, and some sample holds each field")
+    @Test(
+        "every event body: each property has its field in the schema and each field its property, the writer writes only what the schema declares, the reader reads back what was written, and some sample holds each field"
+    )
     func fieldsMatchTheirSchemas() async throws {
         let dir = TemporaryDirectory()
         let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
@@ -148,7 +154,9 @@ struct EventFieldDeclarationTests {
             let stored = try #require(try JSONSerialization.jsonObject(with: Data(event.canonicalJSON)) as? [String: Any])
             guard let payload = Self.payload(draft.body) else { continue }
             let body = stored["body"] as? [String: Any] ?? [:]
-            for problem in Self.check(payload, wrote: body, node: schema.body, schema: schema, path: "body.", written: &written[draft.type, default: [:]]) {
+            for problem in Self.check(
+                payload, wrote: body, node: schema.body, schema: schema, path: "body.", written: &written[draft.type, default: [:]])
+            {
                 Issue.record(Comment(rawValue: problem))
             }
         }
@@ -165,12 +173,20 @@ struct EventFieldDeclarationTests {
 
     @Test("the check names a property the schema lacks, a field the Swift body lacks, and a field written but not declared")
     func theCheckCanFail() throws {
-        struct HandoffIssued { var package = 1; var targetTeam = "B"; var extra = 2 }
+        struct HandoffIssued {
+            var package = 1
+            var targetTeam = "B"
+            var extra = 2
+        }
         let schema = try Schema(.handoffIssued)
         var written: [String: Set<String>] = [:]
-        let problems = Self.check(HandoffIssued(), wrote: ["package": 1, "target_team": "B", "extra": 2], node: schema.body, schema: schema,
-                                  path: "body.", written: &written)
-        #expect(problems.contains("handoff-issued: the property HandoffIssued.extra has no field body.extra in schemas/events/handoff-issued.schema.json"), "\(problems)")
+        let problems = Self.check(
+            HandoffIssued(), wrote: ["package": 1, "target_team": "B", "extra": 2], node: schema.body, schema: schema,
+            path: "body.", written: &written)
+        #expect(
+            problems.contains(
+                "handoff-issued: the property HandoffIssued.extra has no field body.extra in schemas/events/handoff-issued.schema.json"),
+            "\(problems)")
         #expect(problems.contains("handoff-issued: the schema's field body.row_count has no property in HandoffIssued"), "\(problems)")
         #expect(problems.contains("handoff-issued: the writer writes body.extra, which the schema does not declare"), "\(problems)")
         let reader = Self.check(HandoffIssued(), wrote: ["package": 1], node: schema.body, schema: schema, path: "body.", written: &written)

@@ -1,7 +1,8 @@
 import Foundation
 import LMDB
-import Testing
 import TestSupport
+import Testing
+
 @testable import Ledger
 
 /// The format-1 fixture (`Tests/Fixtures/format1`, written by the code before format 2)
@@ -28,9 +29,11 @@ struct FormatUpgradeStepTests {
             // Still format 1, its old indexes whole, the new ones as far as the progress says.
             let (format, progress, oldTypeEntries) = try environment.read { txn in
                 let meta = try txn.openDatabase("meta", create: false)
-                return (try txn.get(meta, key: LedgerSchema.formatKey).map { String(decoding: $0, as: UTF8.self) },
-                        try txn.get(meta, key: LedgerSchema.upgradeKey).map { try BigEndian.uint64($0) },
-                        try txn.count(try txn.openDatabase("idx_type", create: false)))
+                return (
+                    try txn.get(meta, key: LedgerSchema.formatKey).map { String(decoding: $0, as: UTF8.self) },
+                    try txn.get(meta, key: LedgerSchema.upgradeKey).map { try BigEndian.uint64($0) },
+                    try txn.count(try txn.openDatabase("idx_type", create: false))
+                )
             }
             #expect(format == LedgerSchema.format1Marker)
             #expect(progress == indexed, "each run continues from where the last one stopped")

@@ -5,7 +5,8 @@ import Testing
 @Suite("Inert text: what strangers send is shown, never obeyed")
 struct InertTextTests {
     /// Every character that must never reach a screen raw.
-    static let escaped: [Unicode.Scalar] = (0x00...0x1F).map { Unicode.Scalar($0)! } + (0x7F...0x9F).map { Unicode.Scalar($0)! }
+    static let escaped: [Unicode.Scalar] =
+        (0x00...0x1F).map { Unicode.Scalar($0)! } + (0x7F...0x9F).map { Unicode.Scalar($0)! }
         + [0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069].map { Unicode.Scalar($0)! }
 
     @Test("C0, DEL, C1, bidi controls and the line separators are escaped for a screen; everything else is kept")

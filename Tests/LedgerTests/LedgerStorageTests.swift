@@ -1,14 +1,16 @@
 import Foundation
 import LMDB
-import Testing
 import TestSupport
+import Testing
+
 @testable import Ledger
 
 @Suite("Ledger storage")
 struct LedgerStorageTests {
     private func failure(_ i: Int) -> EventDraft {
-        EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .serverError, httpStatus: 503, message: "HTTP 503"))),
-                   identifiers: Identifiers(accountID: "acct-\(i)", transferSub: "t-\(i)"))
+        EventDraft(
+            .transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .serverError, httpStatus: 503, message: "HTTP 503"))),
+            identifiers: Identifiers(accountID: "acct-\(i)", transferSub: "t-\(i)"))
     }
 
     @Test("a ledger created with a 1 MiB map takes 200,000 appends without an error")
@@ -34,7 +36,11 @@ struct LedgerStorageTests {
         defer { ledger.close() }
         let sequences = try await withThrowingTaskGroup(of: [UInt64].self) { group in
             for lane in 0..<32 {
-                group.addTask { var s: [UInt64] = []; for i in 0..<50 { s.append(try await ledger.append(failure(lane * 50 + i)).sequence) }; return s }
+                group.addTask {
+                    var s: [UInt64] = []
+                    for i in 0..<50 { s.append(try await ledger.append(failure(lane * 50 + i)).sequence) }
+                    return s
+                }
             }
             return try await group.reduce(into: []) { $0 += $1 }
         }
@@ -68,8 +74,10 @@ struct LedgerStorageTests {
         let batch = try await ledger.append(contentsOf: [third, third, failure(4)])
         #expect(batch[0].isRecorded && batch[1] == .duplicate(of: batch[0].sequence) && batch[2].isRecorded)
         let (head, acct2, keyed, byType) = try ledger.read { view in
-            (try view.head().sequence, try (1...4).compactMap { try view.event($0) }.filter { $0.identifiers.accountID == "acct-2" },
-             try view.sequence(forIdempotencyKey: "notification:jti-7"), try view.sequences(of: .transferIDExchangeFailed))
+            (
+                try view.head().sequence, try (1...4).compactMap { try view.event($0) }.filter { $0.identifiers.accountID == "acct-2" },
+                try view.sequence(forIdempotencyKey: "notification:jti-7"), try view.sequences(of: .transferIDExchangeFailed)
+            )
         }
         #expect(head == 4)
         #expect(acct2.isEmpty)
@@ -88,9 +96,12 @@ struct LedgerStorageTests {
         let exchanged = outcomes[EventType.allCases.firstIndex(of: .transferIDExchanged)!].sequence
         let (byJTI, unknownJTI, byKey, rejected, head, atHead, atZero) = try ledger.read { view in
             let head = try view.head()
-            return (try view.sequence(ofNotification: "jti-1"), try view.sequence(ofNotification: "jti-2"), try view.sequence(forIdempotencyKey: "exchange:t.9f8e7d"),
-                    try view.sequences(of: .notificationRejected), head, try view.lastSequence(recordedAtOrBefore: head.recordedAt),
-                    try view.lastSequence(recordedAtOrBefore: Timestamp(microseconds: 0)))
+            return (
+                try view.sequence(ofNotification: "jti-1"), try view.sequence(ofNotification: "jti-2"),
+                try view.sequence(forIdempotencyKey: "exchange:t.9f8e7d"),
+                try view.sequences(of: .notificationRejected), head, try view.lastSequence(recordedAtOrBefore: head.recordedAt),
+                try view.lastSequence(recordedAtOrBefore: Timestamp(microseconds: 0))
+            )
         }
         #expect(byJTI == notified)
         #expect(unknownJTI == nil)
@@ -107,9 +118,12 @@ struct LedgerStorageTests {
         defer { ledger.close() }
         var generator = SystemRandomNumberGenerator()
         for chunk in 0..<6 {
-            _ = try await ledger.append(contentsOf: (0..<1500).map { i in
-                Int.random(in: 0..<4, using: &generator) == 0 ? EventDraft(.userErased(UserErased(reason: "test", keysDestroyed: 0)), identifiers: Identifiers(accountID: "e\(chunk)-\(i)")) : failure(chunk * 1500 + i)
-            })
+            _ = try await ledger.append(
+                contentsOf: (0..<1500).map { i in
+                    Int.random(in: 0..<4, using: &generator) == 0
+                        ? EventDraft(.userErased(UserErased(reason: "test", keysDestroyed: 0)), identifiers: Identifiers(accountID: "e\(chunk)-\(i)"))
+                        : failure(chunk * 1500 + i)
+                })
         }
         let head = try ledger.read { try $0.head().sequence }
         var types: [UInt64: EventType] = [:]
@@ -174,7 +188,10 @@ struct LedgerStorageTests {
         defer { ledger.close() }
         let subject = Identifier(.recipientSub, "001999.def.0789")
         let sealed = try await ledger.sealer.seal("jane.doe@example.org", for: subject)
-        _ = try await ledger.append(EventDraft(.transferIDExchanged(TransferIDExchanged(email: sealed, isPrivateEmail: false)), identifiers: Identifiers(recipientSub: subject.value)))
+        _ = try await ledger.append(
+            EventDraft(
+                .transferIDExchanged(TransferIDExchanged(email: sealed, isPrivateEmail: false)), identifiers: Identifiers(recipientSub: subject.value)
+            ))
         #expect(try ledger.sealer.open(sealed) == "jane.doe@example.org")
         #expect(try !filesContain(dir.path, "jane.doe@example.org"))
         #expect(try ledger.sealer.requireKeyStore().destroyKeys(for: [subject]) == 1)

@@ -1,7 +1,8 @@
 import Foundation
 import LMDB
-import Testing
 import TestSupport
+import Testing
+
 @testable import Ledger
 
 /// `verify` reads the log in chunks and batches on two threads: whatever the sizes, it finds
@@ -24,10 +25,13 @@ struct LogVerificationTests {
                 let key: String? = i % 3 == 0 ? nil : i % 7 == 0 ? "call \"\(i)\"\\\n" : "call-\(i)"
                 let identifiers = Identifiers(accountID: "acct-\(i)", transferSub: "t-\(i)")
                 if i % 4 == 0 {
-                    return EventDraft(.transferIDExchanged(TransferIDExchanged(email: nil, isPrivateEmail: nil)), identifiers: identifiers, idempotencyKey: key)
+                    return EventDraft(
+                        .transferIDExchanged(TransferIDExchanged(email: nil, isPrivateEmail: nil)), identifiers: identifiers, idempotencyKey: key)
                 }
-                return EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .serverError, httpStatus: 503, message: "HTTP 503"))),
-                                  identifiers: identifiers, idempotencyKey: key)
+                return EventDraft(
+                    .transferIDExchangeFailed(
+                        TransferIDExchangeFailed(failure: CallFailure(kind: .serverError, httpStatus: 503, message: "HTTP 503"))),
+                    identifiers: identifiers, idempotencyKey: key)
             }
             _ = try await ledger.append(contentsOf: drafts)
             i += drafts.count
@@ -35,7 +39,9 @@ struct LogVerificationTests {
         return path
     }
 
-    private func copy(_ path: String, to name: String, in dir: TemporaryDirectory, _ change: (WriteTransaction) throws -> Void = { _ in }) throws -> String {
+    private func copy(
+        _ path: String, to name: String, in dir: TemporaryDirectory, _ change: (WriteTransaction) throws -> Void = { _ in }
+    ) throws -> String {
         let copy = dir.sub(name)
         try FileManager.default.copyItem(atPath: path, toPath: copy)
         try Environment(path: copy).write { txn in try change(txn) }
@@ -69,8 +75,10 @@ struct LogVerificationTests {
             let ledger = try Ledger.open(at: path)
             defer { ledger.close() }
             return try ledger.read { view in
-                (try (0...301).map { $0 == 0 ? ChainHead.genesis.hash : Array(try #require(try view.record($0))[0..<32]) },
-                 try (0...301).map { try view.subtreeHash(0..<UInt64($0)) })
+                (
+                    try (0...301).map { $0 == 0 ? ChainHead.genesis.hash : Array(try #require(try view.record($0))[0..<32]) },
+                    try (0...301).map { try view.subtreeHash(0..<UInt64($0)) }
+                )
             }
         }()
         // The draft numbered i is event i + 2 (event 1 is ledger-created).
@@ -81,9 +89,12 @@ struct LogVerificationTests {
             defer { ledger.close() }
             for sizes in Self.sizes {
                 let report = try ledger.verify(sizes: sizes)
-                #expect(report.firstBadSequence == UInt64(sequence) && report.problem?.contains("chain hash mismatch") == true, "\(report.problem ?? "")")
+                #expect(
+                    report.firstBadSequence == UInt64(sequence) && report.problem?.contains("chain hash mismatch") == true, "\(report.problem ?? "")")
                 #expect(report.eventCount == UInt64(sequence - 1))
-                #expect(report.headHash == Hex.encode(heads[sequence - 1]) && report.treeRoot == roots[sequence - 1], "event \(sequence), chunk \(sizes.chunk)")
+                #expect(
+                    report.headHash == Hex.encode(heads[sequence - 1]) && report.treeRoot == roots[sequence - 1],
+                    "event \(sequence), chunk \(sizes.chunk)")
             }
         }
     }
@@ -136,7 +147,8 @@ struct LogVerificationTests {
         let time = try copy(path, to: "time", in: dir) { txn in
             let index = try txn.openDatabase("time_index", create: false)
             let (key, value) = try txn.withCursor(index) { cursor in
-                let entry = try #require(try cursor.seek(atLeast: BigEndian.bytes(0)).flatMap { _ in try cursor.next() }.flatMap { _ in try cursor.next() })
+                let entry = try #require(
+                    try cursor.seek(atLeast: BigEndian.bytes(0)).flatMap { _ in try cursor.next() }.flatMap { _ in try cursor.next() })
                 return (Array(entry.key), try BigEndian.uint64(entry.value))
             }
             _ = try txn.put(index, key: key, value: BigEndian.bytes(value - 1))
@@ -145,7 +157,8 @@ struct LogVerificationTests {
             let index = try txn.openDatabase("type_index", flags: [.duplicateSort, .duplicateFixed], create: false)
             #expect(try txn.delete(index, key: Array("transfer-id-exchanged".utf8), value: BigEndian.bytes(102)))
         }
-        for (copy, expected) in [(time, "time_index names event"), (type, "type_index does not file event 102 under its type transfer-id-exchanged")] {
+        for (copy, expected) in [(time, "time_index names event"), (type, "type_index does not file event 102 under its type transfer-id-exchanged")]
+        {
             let ledger = try Ledger.open(at: copy)
             defer { ledger.close() }
             for sizes in Self.sizes {
@@ -162,12 +175,14 @@ struct IndexedFieldsTests {
     @Test("every sample event: the same fields as the full decode; every truncation and a repeated key read as nothing")
     func samples() throws {
         for (index, sample) in (EventSamples.all() + EventSamples.variants()).enumerated() {
-            let event = RecordedEvent(sequence: UInt64(index + 1), recordedAt: Timestamp(microseconds: 1_790_000_000_000_000 + Int64(index)),
-                                      actor: Actor(osUser: "u", host: "h", tool: "handover test"), draft: sample)
+            let event = RecordedEvent(
+                sequence: UInt64(index + 1), recordedAt: Timestamp(microseconds: 1_790_000_000_000_000 + Int64(index)),
+                actor: Actor(osUser: "u", host: "h", tool: "handover test"), draft: sample)
             let json = event.canonicalJSON
             let read = try #require(json.withUnsafeBytes { IndexedFields(json: $0) }, "\(sample.type)")
             let decoded = IndexedFields(event)
-            #expect(read.sequence == decoded.sequence && read.recordedAt == decoded.recordedAt && read.type == decoded.type
+            #expect(
+                read.sequence == decoded.sequence && read.recordedAt == decoded.recordedAt && read.type == decoded.type
                     && read.idempotencyHash == decoded.idempotencyHash, "\(sample.type)")
             for end in 0..<json.count {
                 #expect(json[..<end].withUnsafeBytes { IndexedFields(json: $0) } == nil, "\(sample.type) cut at \(end)")

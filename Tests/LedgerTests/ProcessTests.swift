@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import Ledger
 
 /// Tests across processes: LMDB's one writer, and crashes at random moments.
@@ -57,7 +58,9 @@ struct ProcessTests {
             if process.terminationReason == .uncaughtSignal { kills += 1 }
             for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
                 guard let ack = Acknowledgement(String(line)) else { continue }
-                if let earlier = acknowledged[ack.index] { #expect(earlier == ack.sequence, "event \(ack.index) acknowledged as \(earlier) and \(ack.sequence)") }
+                if let earlier = acknowledged[ack.index] {
+                    #expect(earlier == ack.sequence, "event \(ack.index) acknowledged as \(earlier) and \(ack.sequence)")
+                }
                 acknowledged[ack.index] = ack.sequence
             }
             if !killing {
@@ -88,7 +91,8 @@ private struct Acknowledgement {
 
     init?(_ line: String) {
         guard let match = try? #/^ack (?<index>\d+) (?<sequence>\d+)$/#.wholeMatch(in: line),
-              let index = Int(match.output.index), let sequence = UInt64(match.output.sequence) else { return nil }
+            let index = Int(match.output.index), let sequence = UInt64(match.output.sequence)
+        else { return nil }
         self.index = index
         self.sequence = sequence
     }

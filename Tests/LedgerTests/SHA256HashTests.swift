@@ -1,6 +1,7 @@
 import CSHA256
 import Crypto
 import Testing
+
 @testable import Ledger
 
 /// The ledger's own SHA-256 (``SHA256Hash/init(hashing:_:)``, and `CSHA256` on the block

@@ -29,8 +29,10 @@ final class AppleFixture: Sendable {
     }
 
     /// Starts a stand-in with `rules` and `faults`; `setUp` runs before it reads its directory.
-    static func start(rules: SimulatedApple.Rules = .init(), faults: FaultInjection = .init(), in dir: TemporaryDirectory,
-                      setUp: (SimulatorDirectory) throws -> Void = { _ in }) async throws -> AppleFixture {
+    static func start(
+        rules: SimulatedApple.Rules = .init(), faults: FaultInjection = .init(), in dir: TemporaryDirectory,
+        setUp: (SimulatorDirectory) throws -> Void = { _ in }
+    ) async throws -> AppleFixture {
         let apple = try SimulatorDirectory(path: dir.sub("apple"))
         let a = try apple.registerTeam(senderTeam, clientIDs: [clientID], keyID: "KEYA111111")
         let b = try apple.registerTeam(recipientTeam, clientIDs: [clientID], keyID: "KEYB222222")
@@ -38,12 +40,15 @@ final class AppleFixture: Sendable {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let simulator = try await RunningSimulator(SimulatorServer(directory: apple, rules: rules, faults: faults, logger: logger))
-        return AppleFixture(path: dir.path, apple: apple, simulator: simulator, logger: logger,
-                            sender: try AppleCredentials(teamID: senderTeam, clientID: clientID, keyID: a.keyID, privateKeyPath: a.privateKeyPath),
-                            recipient: try AppleCredentials(teamID: recipientTeam, clientID: clientID, keyID: b.keyID, privateKeyPath: b.privateKeyPath))
+        return AppleFixture(
+            path: dir.path, apple: apple, simulator: simulator, logger: logger,
+            sender: try AppleCredentials(teamID: senderTeam, clientID: clientID, keyID: a.keyID, privateKeyPath: a.privateKeyPath),
+            recipient: try AppleCredentials(teamID: recipientTeam, clientID: clientID, keyID: b.keyID, privateKeyPath: b.privateKeyPath))
     }
 
-    private init(path: String, apple: SimulatorDirectory, simulator: RunningSimulator, logger: Logger, sender: AppleCredentials, recipient: AppleCredentials) {
+    private init(
+        path: String, apple: SimulatorDirectory, simulator: RunningSimulator, logger: Logger, sender: AppleCredentials, recipient: AppleCredentials
+    ) {
         self.path = path
         self.apple = apple
         self.simulator = simulator
@@ -59,7 +64,8 @@ final class AppleFixture: Sendable {
         let team = role == .sender ? AppleFixture.senderTeam : AppleFixture.recipientTeam
         let dir = path + "/ledger-\(role.rawValue)"
         let projection = UserProjection()
-        let ledger = try await Ledger.create(at: dir, LedgerCreated(teamID: team, clientIDs: [AppleFixture.clientID], role: role, ledgerID: UUID().uuidString), folders: [projection])
+        let ledger = try await Ledger.create(
+            at: dir, LedgerCreated(teamID: team, clientIDs: [AppleFixture.clientID], role: role, ledgerID: UUID().uuidString), folders: [projection])
         if let acceptedAt { try await WindowRecorder(ledger: ledger, projection: projection).record(acceptedAt: acceptedAt, correcting: false) }
         ledger.close()
         return dir

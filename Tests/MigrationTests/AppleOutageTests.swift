@@ -1,11 +1,12 @@
 import AppleID
-@testable import AppleSimulator
 import Foundation
 import Ledger
-@testable import Migration
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import AppleSimulator
+@testable import Migration
 
 /// A run against Apple as it really behaves: outages waited out with one shared pace, a
 /// `Retry-After` honoured by every worker, a list stopped when nearly every call is refused the
@@ -29,11 +30,14 @@ struct AppleOutageTests {
         job.options.onProgress = { heard.line($0) }
     }
 
-    @Test("every call refused with invalid_request: the breaker stops generate over 2,000 users after at most 250 calls, exit 3, naming the class and the likely causes")
+    @Test(
+        "every call refused with invalid_request: the breaker stops generate over 2,000 users after at most 250 calls, exit 3, naming the class and the likely causes"
+    )
     func breakerStopsABurnedList() async throws {
         let fixture = try await AppleFixture.start(rules: AppleFixture.revoking(1), in: dir)
         let a = try await fixture.ledger(.sender)
-        var job = fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(2_000), output: fixture.path + "/out.csv")
+        var job = fixture.job(
+            .generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(2_000), output: fixture.path + "/out.csv")
         job.options.concurrency = 16
         let summary = try await job.execute(logger: fixture.logger)
         let calls = fixture.simulator.server.stats.snapshot["usermigrationinfo.invalid_request"] ?? 0
@@ -43,12 +47,17 @@ struct AppleOutageTests {
         // the breaker stopped the run (at most one per worker; on a busy machine some are):
         // abandoned, left for the next run with everyone not attempted. Nobody else was touched.
         #expect(try AppleFixture.events(.transferIDGenerationFailed, in: a).count == summary.failed)
-        #expect(summary.failed <= calls && calls <= summary.failed + job.options.concurrency, "\(summary.failed) failures recorded, \(calls) calls answered")
+        #expect(
+            summary.failed <= calls && calls <= summary.failed + job.options.concurrency,
+            "\(summary.failed) failures recorded, \(calls) calls answered")
         #expect(summary.succeeded == 0 && summary.failed + summary.abandoned + summary.notAttempted == 2_000)
         let message = summary.stoppedBy?.message ?? ""
         #expect(message.contains("invalid_request") && message.contains("--target") && message.contains("revoked"), "\(message)")
         let finished = try AppleFixture.events(.runFinished, in: a)
-        guard case .runFinished(let body)? = finished.last?.body else { Issue.record("no run finished"); return }
+        guard case .runFinished(let body)? = finished.last?.body else {
+            Issue.record("no run finished")
+            return
+        }
         #expect(body.stopReason == .breaker && body.exitStatus == 3 && body.stoppedBy?.kind == .invalidRequest)
         await fixture.simulator.stop()
     }
@@ -57,7 +66,8 @@ struct AppleOutageTests {
     func breakerSparesAnOrdinaryList() async throws {
         let fixture = try await AppleFixture.start(rules: AppleFixture.revoking(1.0 / 3), in: dir)
         let a = try await fixture.ledger(.sender)
-        var job = fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(2_000), output: fixture.path + "/out.csv")
+        var job = fixture.job(
+            .generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(2_000), output: fixture.path + "/out.csv")
         job.options.concurrency = 16
         let summary = try await job.execute(logger: fixture.logger)
         let apple = try SimulatedApple(directory: fixture.apple, rules: AppleFixture.revoking(1.0 / 3))
@@ -68,7 +78,9 @@ struct AppleOutageTests {
         await fixture.simulator.stop()
     }
 
-    @Test("503 with Retry-After, then 429 with Retry-After, then 503 without, each mid-run at concurrency 16: every user done, none failed; no call sooner than Retry-After beyond those in flight; the outage without it meets a few probes; the run says it waits")
+    @Test(
+        "503 with Retry-After, then 429 with Retry-After, then 503 without, each mid-run at concurrency 16: every user done, none failed; no call sooner than Retry-After beyond those in flight; the outage without it meets a few probes; the run says it waits"
+    )
     func outagesLoseNobody() async throws {
         var faults = FaultInjection()
         faults.outages = [
@@ -79,7 +91,8 @@ struct AppleOutageTests {
         let fixture = try await AppleFixture.start(faults: faults, in: dir)
         let a = try await fixture.ledger(.sender)
         let heard = Heard()
-        var job = fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(600), output: fixture.path + "/out.csv")
+        var job = fixture.job(
+            .generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(600), output: fixture.path + "/out.csv")
         job.options.concurrency = 16
         listening(&job, heard)
         let summary = try await job.execute(logger: fixture.logger)
@@ -102,9 +115,12 @@ struct AppleOutageTests {
         // What the auditor sees: every refused call counted, the pauses recorded. A busy machine
         // may add calls that went unanswered in time (they count too), never fewer.
         guard case .runFinished(let body)? = try AppleFixture.events(.runFinished, in: a).last?.body, let unavailable = body.appleUnavailable else {
-            Issue.record("run finished records no pause"); return
+            Issue.record("run finished records no pause")
+            return
         }
-        #expect(unavailable.callsRefused >= calls.count && unavailable.pauses >= 3 && unavailable.pausedMilliseconds > 0, "\(unavailable) for \(calls.count) calls")
+        #expect(
+            unavailable.callsRefused >= calls.count && unavailable.pauses >= 3 && unavailable.pausedMilliseconds > 0,
+            "\(unavailable) for \(calls.count) calls")
         let notices = heard.notices
         #expect(notices.filter { $0.hasPrefix("Apple unavailable") }.count == unavailable.pauses, "\(notices)")
         #expect(notices.filter { $0.hasPrefix("Apple answers again") }.count == unavailable.pauses, "\(notices)")
@@ -112,13 +128,16 @@ struct AppleOutageTests {
         await fixture.simulator.stop()
     }
 
-    @Test("nothing listening at Apple's address: the first notice names the address and the refusal, the progress line keeps saying so, nobody fails, and past the outage limit the run stops resumably, exit 1")
+    @Test(
+        "nothing listening at Apple's address: the first notice names the address and the refusal, the progress line keeps saying so, nobody fails, and past the outage limit the run stops resumably, exit 1"
+    )
     func nothingListening() async throws {
         let fixture = try await AppleFixture.start(in: dir)
         let a = try await fixture.ledger(.sender)
         let closed = "http://127.0.0.1:\(try closedPort())"
         let heard = Heard()
-        var job = fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(50), output: fixture.path + "/out.csv")
+        var job = fixture.job(
+            .generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(50), output: fixture.path + "/out.csv")
         job.endpoints = AppleEndpoints(baseURL: closed)
         job.options.pace.outageLimit = .seconds(2)
         listening(&job, heard)
@@ -132,8 +151,10 @@ struct AppleOutageTests {
         #expect(summary.stoppedBy?.message.contains("--outage-limit") == true, "\(summary.text)")
 
         // The next run, Apple back, does everyone.
-        let again = try await fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: fixture.path + "/users.csv", output: fixture.path + "/out.csv")
-            .execute(logger: fixture.logger)
+        let again = try await fixture.job(
+            .generate(target: AppleFixture.recipientTeam), ledger: a, input: fixture.path + "/users.csv", output: fixture.path + "/out.csv"
+        )
+        .execute(logger: fixture.logger)
         #expect(again.succeeded == 50 && again.exitStatus == .success, "\(again.text)")
         await fixture.simulator.stop()
     }
@@ -144,8 +165,10 @@ struct AppleOutageTests {
         faults.outages = [SimulatedOutage(afterCalls: 20, lasting: .seconds(60), answer: .status(503), retryAfter: 3_600)]
         let fixture = try await AppleFixture.start(faults: faults, in: dir)
         let a = try await fixture.ledger(.sender)
-        let summary = try await fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(200), output: fixture.path + "/out.csv")
-            .execute(logger: fixture.logger)
+        let summary = try await fixture.job(
+            .generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(200), output: fixture.path + "/out.csv"
+        )
+        .execute(logger: fixture.logger)
         #expect(summary.exitStatus == .failed && summary.stopReason == .retryAfter && summary.failed == 0, "\(summary.text)")
         #expect(summary.stoppedBy?.message.contains("--max-retry-after") == true)
         #expect(fixture.simulator.server.outages.calls.count <= 16, "calls after the stop")

@@ -1,7 +1,7 @@
 import Foundation
 import Migration
-import Testing
 import TestSupport
+import Testing
 
 /// ``CSVTable``, the reader of input files, on bytes made in the test: RFC 4180's quoting,
 /// both line ends, a BOM, blank lines and empty fields, rows by the header's names, and the
@@ -34,7 +34,10 @@ struct CSVTableTests {
     @Test("CRLF and LF line ends read alike, mixed too, with or without a last line end")
     func lineEnds() throws {
         let expected = [["1", "one"], ["2", "two"]]
-        for text in ["id,name\r\n1,one\r\n2,two\r\n", "id,name\n1,one\n2,two\n", "id,name\r\n1,one\n2,two", "id,name\n1,one\n2,two\r\n", "id,name\r\n1,one\r\n2,two"] {
+        for text in [
+            "id,name\r\n1,one\r\n2,two\r\n", "id,name\n1,one\n2,two\n", "id,name\r\n1,one\n2,two", "id,name\n1,one\n2,two\r\n",
+            "id,name\r\n1,one\r\n2,two",
+        ] {
             let t = try Self.table(text)
             #expect(t.header == ["id", "name"] && t.rows.map(\.fields) == expected, "\(text.debugDescription)")
             #expect(t.rows.map(\.line) == [2, 3], "\(text.debugDescription)")
@@ -83,7 +86,9 @@ struct CSVTableTests {
         }
     }
 
-    @Test("problems name their file and line: an unclosed quote (where its row starts), a quote inside an unquoted field, text after a closing quote, invalid UTF-8")
+    @Test(
+        "problems name their file and line: an unclosed quote (where its row starts), a quote inside an unquoted field, text after a closing quote, invalid UTF-8"
+    )
     func problems() throws {
         let unclosed = Self.problem("a,b\n1,2\n3,\"open\nstill open\n")
         #expect(unclosed?.line == 3 && unclosed?.message.contains("never closes") == true, "\(String(describing: unclosed))")

@@ -1,22 +1,29 @@
 import Foundation
 import Ledger
 import Migration
-import Testing
 import TestSupport
+import Testing
 
 /// An exchange killed with SIGKILL again and again, then run to the end.
 @Suite("exchange under SIGKILL", .serialized)
 struct ExchangeCrashTests {
-    @Test("5,000 users, killed at random moments (4; 10 at full size) and re-run until done: one exchanged event each, a complete output, a verifying chain")
+    @Test(
+        "5,000 users, killed at random moments (4; 10 at full size) and re-run until done: one exchanged event each, a complete output, a verifying chain"
+    )
     func crashLoop() async throws {
         // Large enough that an exchange is still running when a kill lands.
-        let total = 5_000, killsWanted = TestSize.pick(quick: 4, full: 10)
+        let total = 5_000
+        let killsWanted = TestSize.pick(quick: 4, full: 10)
         let teams = try TwoTeamsOnTheCommandLine(users: total, latencyMilliseconds: 5)
         defer { teams.standIn.stop() }
-        let b = teams.recipient, output = teams.output
+        let b = teams.recipient
+        let output = teams.output
 
         var generator = SystemRandomNumberGenerator()
-        var kills = 0, rounds = 0, finished = false, lastErrors = ""
+        var kills = 0
+        var rounds = 0
+        var finished = false
+        var lastErrors = ""
         while !finished, rounds < 60 {
             rounds += 1
             let process = try teams.startExchange(concurrency: 4)
@@ -48,7 +55,10 @@ struct ExchangeCrashTests {
         // later run; the last one finished with exit 0. A round killed before its process
         // recorded "run started" leaves no run at all, so runs are counted, not rounds.
         let (started, ended) = try ledger.read { view in
-            (try view.sequences(of: .runStarted).compactMap { try view.event($0) }, try view.sequences(of: .runFinished).compactMap { try view.event($0) })
+            (
+                try view.sequences(of: .runStarted).compactMap { try view.event($0) },
+                try view.sequences(of: .runFinished).compactMap { try view.event($0) }
+            )
         }
         let finishedRuns = Dictionary(uniqueKeysWithValues: ended.map { ($0.actor.runID ?? "", $0) })
         #expect(ended.count >= rounds - kills, "every round that was not killed recorded its end")
@@ -62,7 +72,10 @@ struct ExchangeCrashTests {
         }
         #expect(Set(ended.compactMap(\.actor.runID)).isSubset(of: Set(started.compactMap(\.actor.runID))), "every finished run had started")
         let last = try #require(started.last.flatMap { finishedRuns[$0.actor.runID ?? ""] })
-        guard case .runFinished(let body) = last.body else { Issue.record("not a run-finished event"); return }
+        guard case .runFinished(let body) = last.body else {
+            Issue.record("not a run-finished event")
+            return
+        }
         #expect(body.exitStatus == 0)
         let verified = try runProduct("handover", ["verify", "--ledger", b])
         #expect(verified.status == 0, "\(verified.err)")

@@ -1,18 +1,23 @@
 import Foundation
 import Ledger
-import Testing
 import TestSupport
+import Testing
 
 /// `export --format postgres --follow` as a reporting service runs it: beside a real exchange
 /// against the stand-in, into the cluster `tools/test` starts.
-@Suite("export --follow beside an exchange", .serialized, .enabled(if: PostgresTestDatabase.isAvailable, "needs the cluster tools/test starts (HANDOVER_TEST_POSTGRES_DIR)"))
+@Suite(
+    "export --follow beside an exchange", .serialized,
+    .enabled(if: PostgresTestDatabase.isAvailable, "needs the cluster tools/test starts (HANDOVER_TEST_POSTGRES_DIR)"))
 struct FollowExportTests {
-    @Test("--follow waits out a server that is down and catches up when it is back; a row PostgreSQL refuses for good ends it, non-zero and naming the sequence, within two intervals")
+    @Test(
+        "--follow waits out a server that is down and catches up when it is back; a row PostgreSQL refuses for good ends it, non-zero and naming the sequence, within two intervals"
+    )
     func outageAndRefusal() throws {
         // A cluster of this test's own, to stop and start without disturbing the others.
         let dir = TemporaryDirectory()
         let cluster = dir.sub("cluster")
-        let pgCluster = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("tools/pg-cluster").path
+        let pgCluster = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("tools/pg-cluster").path
         func pg(_ command: String) throws {
             let r = try runCommand(pgCluster, [command, cluster])
             try #require(r.status == 0, "pg-cluster \(command): \(r.err)")
@@ -20,13 +25,19 @@ struct FollowExportTests {
         try pg("start")
         defer { _ = try? runCommand(pgCluster, ["stop", cluster]) }
         let url = try String(contentsOfFile: cluster + "/url", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let environment = ["PGPASSWORD": try String(contentsOfFile: cluster + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)]
+        let environment = [
+            "PGPASSWORD": try String(contentsOfFile: cluster + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        ]
         let ledger = dir.sub("ledger")
         func append(_ count: Int, _ prefix: String, create: Bool = false) throws {
-            let r = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", String(count), "--prefix", prefix] + (create ? ["--create"] : []))
+            let r = try runProduct(
+                "handover-lab", ["append", "--ledger", ledger, "--count", String(count), "--prefix", prefix] + (create ? ["--create"] : []))
             try #require(r.status == 0, "\(r.err)")
         }
-        func mark() -> String { (try? PostgresTestDatabase.psql(url, password: environment["PGPASSWORD"]!, "SELECT value FROM export_meta WHERE key = 'last_sequence'"))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "" }
+        func mark() -> String {
+            (try? PostgresTestDatabase.psql(url, password: environment["PGPASSWORD"]!, "SELECT value FROM export_meta WHERE key = 'last_sequence'"))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        }
         func head() throws -> UInt64 {
             let l = try Ledger.open(at: ledger)
             defer { l.close() }
@@ -42,8 +53,9 @@ struct FollowExportTests {
         }
         try append(500, "first", create: true)
         let interval = 1.0
-        let follower = try RunningProduct("handover", ["export", "--ledger", ledger, "--format", "postgres", "--out", url, "--follow", "--interval", String(interval)],
-                                          environment: environment)
+        let follower = try RunningProduct(
+            "handover", ["export", "--ledger", ledger, "--format", "postgres", "--out", url, "--follow", "--interval", String(interval)],
+            environment: environment)
         #expect(waitForMark(try head(), within: 60), "the first export")
 
         // The server goes away; events keep coming; the follower waits, then catches up.
@@ -56,7 +68,8 @@ struct FollowExportTests {
 
         // A row refused for good: a check that the next events' third breaks.
         let refused = try head() + 3
-        try PostgresTestDatabase.psql(url, password: environment["PGPASSWORD"]!, "ALTER TABLE events ADD CONSTRAINT refuse_one CHECK (seq <> \(refused)) NOT VALID")
+        try PostgresTestDatabase.psql(
+            url, password: environment["PGPASSWORD"]!, "ALTER TABLE events ADD CONSTRAINT refuse_one CHECK (seq <> \(refused)) NOT VALID")
         try append(20, "refused")
         let appended = Date()
         while follower.isRunning && Date().timeIntervalSince(appended) < 60 { usleep(20_000) }
@@ -68,26 +81,36 @@ struct FollowExportTests {
         #expect(errors.contains("sequence \(refused)") && errors.contains("SQLSTATE 23514") && errors.contains("following stops"), "\(errors)")
         #expect(errors.contains("trying again"), "the outage was reported and retried: \(errors)")
         #expect(mark() == String(refused - 3), "nothing of the refused run was committed")
-        print("follow: the refusal ended --follow \(String(format: "%.2f", took)) s after its row was recorded (--interval \(interval)): \(errors.split(separator: "\n").last ?? "")")
+        print(
+            "follow: the refusal ended --follow \(String(format: "%.2f", took)) s after its row was recorded (--interval \(interval)): \(errors.split(separator: "\n").last ?? "")"
+        )
     }
 
-    @Test("--follow beside an exchange of 5,000 users: every exchanged user in PostgreSQL within --interval + 2 s of the exchange ending; a second exporter is turned away; SIGTERM ends it with 0")
+    @Test(
+        "--follow beside an exchange of 5,000 users: every exchanged user in PostgreSQL within --interval + 2 s of the exchange ending; a second exporter is turned away; SIGTERM ends it with 0"
+    )
     func followBesideExchange() throws {
         let teams = try TwoTeamsOnTheCommandLine(users: 5_000, latencyMilliseconds: 0)
         let db = try PostgresTestDatabase()
         let interval = 1.0
-        let follower = try RunningProduct("handover", ["export", "--ledger", teams.recipient, "--format", "postgres", "--out", db.url, "--follow", "--interval", String(interval)],
-                                          environment: db.environment)
+        let follower = try RunningProduct(
+            "handover", ["export", "--ledger", teams.recipient, "--format", "postgres", "--out", db.url, "--follow", "--interval", String(interval)],
+            environment: db.environment)
 
         // The first run (the ledger as the generation left it) creates the tables.
         let ready = Date()
-        while (try? db.scalar("SELECT count(*) FROM exports")) ?? "0" == "0", follower.isRunning, Date().timeIntervalSince(ready) < 120 { usleep(100_000) }
+        while (try? db.scalar("SELECT count(*) FROM exports")) ?? "0" == "0", follower.isRunning, Date().timeIntervalSince(ready) < 120 {
+            usleep(100_000)
+        }
         try #require(follower.isRunning, "the follower ended early")
 
         // A second exporter into the same database is turned away while the first runs.
-        let second = try runProduct("handover", ["export", "--ledger", teams.recipient, "--format", "postgres", "--out", db.url, "--since-last", "--lock-wait", "1"],
-                                    environment: db.environment)
-        #expect(second.status == 1 && second.err.contains("another exporter") && second.err.contains("still did after 1 s"), "\(second.status): \(second.err)")
+        let second = try runProduct(
+            "handover", ["export", "--ledger", teams.recipient, "--format", "postgres", "--out", db.url, "--since-last", "--lock-wait", "1"],
+            environment: db.environment)
+        #expect(
+            second.status == 1 && second.err.contains("another exporter") && second.err.contains("still did after 1 s"),
+            "\(second.status): \(second.err)")
 
         let exchange = try teams.startExchange(concurrency: 32)
         let exchangeRun = exchange.wait()

@@ -2,8 +2,8 @@ import Foundation
 import Ledger
 import Migration
 import Projections
-import Testing
 import TestSupport
+import Testing
 
 /// `handover handoff receive`: a package's rows taken into team B's log once, however often it
 /// is received, whatever conflicts with it, and wherever a receive is killed.
@@ -30,13 +30,18 @@ struct HandoffReceiveTests {
         let first = try handover("handoff", "receive", f.package, "--sender-key", f.senderKey, "--ledger", b)
         #expect(first.status == 0, "\(first.err)")
         let again = try handover("handoff", "receive", f.package, "--sender-key", f.senderKey, "--ledger", b)
-        #expect(again.status == 0 && again.out.contains("0 chunks recorded now, 1 recorded before") && again.out.contains("received before"), "\(again.out)\(again.err)")
+        #expect(
+            again.status == 0 && again.out.contains("0 chunks recorded now, 1 recorded before") && again.out.contains("received before"),
+            "\(again.out)\(again.err)")
         // Team A's own key signs another manifest under number 1, one row fewer.
-        let conflicting = try f.resigned("conflicting", rows: { text in
-            var lines = text.components(separatedBy: "\r\n")
-            lines.remove(at: lines.count - 2)
-            return lines.joined(separator: "\r\n")
-        }) { _ in }
+        let conflicting = try f.resigned(
+            "conflicting",
+            rows: { text in
+                var lines = text.components(separatedBy: "\r\n")
+                lines.remove(at: lines.count - 2)
+                return lines.joined(separator: "\r\n")
+            }
+        ) { _ in }
         let refused = try handover("handoff", "receive", conflicting, "--sender-key", f.senderKey, "--ledger", b)
         #expect(refused.status == 2 && refused.err.contains("conflicting"), "\(refused.err)")
         let (chunks, users) = try Self.recorded(b)
@@ -59,17 +64,44 @@ struct HandoffReceiveTests {
         }
         func fields(_ line: String) -> [String] { line.components(separatedBy: ",") }
         let cases: [(what: String, package: String, says: String)] = [
-            ("a field quoted where it need not be", try f.resigned("quoted", rows: lines { $0[3] = "\"" + fields($0[3])[0] + "\"," + fields($0[3]).dropFirst().joined(separator: ",") }) { _ in },
-             "line 4: is not written as Handover writes it"),
-            ("a line ended by LF alone", try f.resigned("lf", rows: { $0.replacingOccurrences(of: "\r\n", with: "\n") }) { _ in }, "first line is not the header"),
-            ("a transfer_sub listed twice", try f.resigned("sub-twice", rows: lines { l in
-                var row = fields(l[4]); row[1] = fields(l[2])[1]; l[4] = row.joined(separator: ",")
-            }) { _ in }, "line 5: transfer_sub"),
-            ("more rows than the manifest says", try f.resigned("more-rows") { $0.rowCount = 4 }, "has more than the 4 rows the manifest says (line 6)"),
+            (
+                "a field quoted where it need not be",
+                try f.resigned("quoted", rows: lines { $0[3] = "\"" + fields($0[3])[0] + "\"," + fields($0[3]).dropFirst().joined(separator: ",") }) {
+                    _ in
+                },
+                "line 4: is not written as Handover writes it"
+            ),
+            (
+                "a line ended by LF alone", try f.resigned("lf", rows: { $0.replacingOccurrences(of: "\r\n", with: "\n") }) { _ in },
+                "first line is not the header"
+            ),
+            (
+                "a transfer_sub listed twice",
+                try f.resigned(
+                    "sub-twice",
+                    rows: lines { l in
+                        var row = fields(l[4])
+                        row[1] = fields(l[2])[1]
+                        l[4] = row.joined(separator: ",")
+                    }
+                ) { _ in }, "line 5: transfer_sub"
+            ),
+            (
+                "more rows than the manifest says", try f.resigned("more-rows") { $0.rowCount = 4 },
+                "has more than the 4 rows the manifest says (line 6)"
+            ),
             ("fewer rows than the manifest says", try f.resigned("fewer-rows") { $0.rowCount = 6 }, "has 5 rows, the manifest says 6"),
-            ("an account_id listed twice", try f.resigned("account-twice", rows: lines { l in
-                var row = fields(l[5]); row[0] = fields(l[1])[0]; l[5] = row.joined(separator: ",")
-            }) { _ in }, "is listed on line 2 too, for another transfer_sub"),
+            (
+                "an account_id listed twice",
+                try f.resigned(
+                    "account-twice",
+                    rows: lines { l in
+                        var row = fields(l[5])
+                        row[0] = fields(l[1])[0]
+                        l[5] = row.joined(separator: ",")
+                    }
+                ) { _ in }, "is listed on line 2 too, for another transfer_sub"
+            ),
         ]
         for c in cases {
             let refused = try handover("handoff", "receive", c.package, "--sender-key", f.senderKey, "--ledger", f.teams.recipient)
@@ -79,9 +111,14 @@ struct HandoffReceiveTests {
         #expect(chunks.isEmpty && users.isEmpty, "no row of a refused package recorded")
 
         // A field quoted because it must be (an account_id holding a comma and a quote) is Handover's own writing.
-        let quoted = try f.resigned("needs-quotes", rows: lines { l in
-            var row = fields(l[3]); row[0] = "\"acct,\"\"3\""; l[3] = row.joined(separator: ",")
-        }) { _ in }
+        let quoted = try f.resigned(
+            "needs-quotes",
+            rows: lines { l in
+                var row = fields(l[3])
+                row[0] = "\"acct,\"\"3\""
+                l[3] = row.joined(separator: ",")
+            }
+        ) { _ in }
         let taken = try handover("handoff", "receive", quoted, "--sender-key", f.senderKey, "--ledger", f.teams.recipient)
         #expect(taken.status == 0, "\(taken.err)")
         #expect(try Self.recorded(f.teams.recipient).users.contains { $0.accountID == "acct,\"3" })
@@ -92,7 +129,8 @@ struct HandoffReceiveTests {
     func changedAfterCheck() throws {
         let f = try SignedHandoffTests.Fixture(users: 5)
         var digest: String?
-        let read = try HandoffPackageReader.read(HandoffPackage(path: f.package), senderKey: try VerifierKey.read(from: f.senderKey), manifestDigest: &digest)
+        let read = try HandoffPackageReader.read(
+            HandoffPackage(path: f.package), senderKey: try VerifierKey.read(from: f.senderKey), manifestDigest: &digest)
         #expect(try read.rows.all().count == 5 && read.rows.chunkCount == 1)
         try SignedHandoffTests.edit(f.package + "/" + HandoffPackage.rowsFile) { $0.replacingOccurrences(of: "\nacct-3,", with: "\nacct-X,") }
         var chunks = try read.rows.chunks()
@@ -113,8 +151,10 @@ struct HandoffReceiveTests {
             let rows = try verified.rows.all()
             var accounts = rows.map { $0.accountID ?? "" }
             accounts[2] = "acct-someone-else"
-            let body = HandoffRowsReceived(origin: key.name, package: 1, manifestSHA256: verified.manifestSHA256, fileSHA256: verified.rows.sha256, chunk: 0, chunkCount: 1,
-                                           rowCount: rows.count, firstRow: 0, accountIDs: accounts, transferSubs: rows.map(\.transferSub), sequences: rows.map { Int($0.sequence) })
+            let body = HandoffRowsReceived(
+                origin: key.name, package: 1, manifestSHA256: verified.manifestSHA256, fileSHA256: verified.rows.sha256, chunk: 0, chunkCount: 1,
+                rowCount: rows.count, firstRow: 0, accountIDs: accounts, transferSubs: rows.map(\.transferSub),
+                sequences: rows.map { Int($0.sequence) })
             #expect(try await ledger.append(EventDraft(.handoffRowsReceived(body), idempotencyKey: body.idempotencyKey)).sequence > 0)
         }
         let verified = try handover("verify", "--ledger", f.teams.recipient)
@@ -122,20 +162,30 @@ struct HandoffReceiveTests {
         #expect(verified.out.contains("OK: "), "the chain itself holds: \(verified.out)")
     }
 
-    @Test("a receive of 30,000 rows killed at random moments (4; 10 at full size), then run to the end: each chunk once, each user once, verify holds")
+    @Test(
+        "a receive of 30,000 rows killed at random moments (4; 10 at full size), then run to the end: each chunk once, each user once, verify holds")
     func crashLoop() async throws {
         // Large enough that a receive is still running when a kill lands.
-        let total = 30_000, killsWanted = TestSize.pick(quick: 4, full: 10)
+        let total = 30_000
+        let killsWanted = TestSize.pick(quick: 4, full: 10)
         let dir = TemporaryDirectory()
-        let a = dir.sub("a"), b = dir.sub("b"), package = dir.sub("handoff-0001"), key = dir.sub("a.pub")
-        let sender = try await Ledger.create(at: a, LedgerCreated(teamID: "AAAA111111", clientIDs: ["com.example.app"], role: .sender, ledgerID: UUID().uuidString),
-                                             folders: [UserProjection()])
+        let a = dir.sub("a")
+        let b = dir.sub("b")
+        let package = dir.sub("handoff-0001")
+        let key = dir.sub("a.pub")
+        let sender = try await Ledger.create(
+            at: a, LedgerCreated(teamID: "AAAA111111", clientIDs: ["com.example.app"], role: .sender, ledgerID: UUID().uuidString),
+            folders: [UserProjection()])
         for first in stride(from: 0, to: total, by: 4_096) {
-            _ = try await sender.append(contentsOf: (first..<min(first + 4_096, total)).map { i in
-                EventDraft(.transferIDGenerated(TransferIDGenerated(targetTeam: "BBBB222222")),
-                           identifiers: Identifiers(accountID: "acct-\(i)", senderSub: "000\(i).sender", transferSub: String(format: "%06x.%08x", i, i &* 2_654_435_761 & 0xFFFF_FFFF)),
-                           idempotencyKey: "generate:BBBB222222:000\(i).sender")
-            })
+            _ = try await sender.append(
+                contentsOf: (first..<min(first + 4_096, total)).map { i in
+                    EventDraft(
+                        .transferIDGenerated(TransferIDGenerated(targetTeam: "BBBB222222")),
+                        identifiers: Identifiers(
+                            accountID: "acct-\(i)", senderSub: "000\(i).sender",
+                            transferSub: String(format: "%06x.%08x", i, i &* 2_654_435_761 & 0xFFFF_FFFF)),
+                        idempotencyKey: "generate:BBBB222222:000\(i).sender")
+                })
         }
         #expect(try await HandoffIssuer(ledger: sender).issue(target: "BBBB222222", into: package)?.rowCount == total)
         sender.close()
@@ -144,10 +194,14 @@ struct HandoffReceiveTests {
         #expect(try handover("init", "--ledger", b, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient").status == 0)
 
         var generator = SystemRandomNumberGenerator()
-        var kills = 0, rounds = 0, finished = false, last = ""
+        var kills = 0
+        var rounds = 0
+        var finished = false
+        var last = ""
         while !finished, rounds < 60 {
             rounds += 1
-            let process = try RunningProduct("handover", ["handoff", "receive", package, "--sender-key", key, "--ledger", b, "--receipt", dir.sub("receipt-\(rounds)")])
+            let process = try RunningProduct(
+                "handover", ["handoff", "receive", package, "--sender-key", key, "--ledger", b, "--receipt", dir.sub("receipt-\(rounds)")])
             if kills < killsWanted {
                 // A blocking sleep: the kill's timing must not depend on this process's busy task pool.
                 usleep(UInt32.random(in: 50_000...900_000, using: &generator))
@@ -160,7 +214,9 @@ struct HandoffReceiveTests {
         #expect(kills >= killsWanted)
         #expect(finished, "the receive completed after \(rounds) rounds: \(last)")
         let (chunks, users) = try Self.recorded(b)
-        #expect(chunks.map(\.chunk) == Array(0..<(total + HandoffRowsReceived.rowsPerChunk - 1) / HandoffRowsReceived.rowsPerChunk), "each chunk once, in order: \(chunks.map(\.chunk))")
+        #expect(
+            chunks.map(\.chunk) == Array(0..<(total + HandoffRowsReceived.rowsPerChunk - 1) / HandoffRowsReceived.rowsPerChunk),
+            "each chunk once, in order: \(chunks.map(\.chunk))")
         #expect(chunks.reduce(0) { $0 + $1.transferSubs.count } == total)
         #expect(users.count == total && Set(users.compactMap(\.transferSub)).count == total && Set(users.compactMap(\.accountID)).count == total)
         #expect(users.allSatisfy { $0.status == .received && $0.package == 1 })

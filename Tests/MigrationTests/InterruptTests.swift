@@ -1,10 +1,10 @@
 import AsyncHTTPClient
 import Foundation
-import Ledger
 import LMDB
+import Ledger
 import Migration
-import Testing
 import TestSupport
+import Testing
 
 /// Ctrl-C and SIGTERM during `handover exchange`, sent to the process as an operator would.
 @Suite("exchange interrupted by a signal", .serialized)
@@ -28,7 +28,8 @@ struct InterruptTests {
         let before = head(teams.recipient)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: productPath("handover"))
-        process.arguments = ["exchange", "--ledger", teams.recipient, "--transfers", teams.handoff, "--out", teams.output, "--concurrency", "32"]
+        process.arguments =
+            ["exchange", "--ledger", teams.recipient, "--transfers", teams.handoff, "--out", teams.output, "--concurrency", "32"]
             + extra + teams.credentials("BBBB222222", "KEYB222222")
         let out = Pipe()
         process.standardOutput = out
@@ -51,7 +52,9 @@ struct InterruptTests {
         try ledger.read { view in try view.sequences(of: type).compactMap { try view.event($0) } }.filter { runID == nil || $0.actor.runID == runID }
     }
 
-    @Test("SIGINT with 32 calls in flight: exit 130 within the grace period, \"run finished\" with the run's counts, an output of exactly its users; a second run does the rest, nobody twice")
+    @Test(
+        "SIGINT with 32 calls in flight: exit 130 within the grace period, \"run finished\" with the run's counts, an output of exactly its users; a second run does the rest, nobody twice"
+    )
     func sigint() async throws {
         let total = 3_000
         let teams = try TwoTeamsOnTheCommandLine(users: total, latencyMilliseconds: 50)
@@ -90,8 +93,10 @@ struct InterruptTests {
         #expect(Set(rows.compactMap { $0["transfer_sub"] }) == Set(firstRun), "the output holds exactly the users this run exchanged")
         #expect(rows.count == firstRun.count)
 
-        let second = try runProduct("handover", ["exchange", "--ledger", teams.recipient, "--transfers", teams.handoff, "--out", teams.output, "--concurrency", "32"]
-            + teams.credentials("BBBB222222", "KEYB222222"))
+        let second = try runProduct(
+            "handover",
+            ["exchange", "--ledger", teams.recipient, "--transfers", teams.handoff, "--out", teams.output, "--concurrency", "32"]
+                + teams.credentials("BBBB222222", "KEYB222222"))
         #expect(second.status == 0, "\(second.err)")
         #expect(second.out.contains("already done before: \(firstRun.count)"), "\(second.out)")
         let ledger = try Ledger.open(at: teams.recipient)
@@ -130,8 +135,10 @@ struct InterruptTests {
             #expect(body.counts["failed"] == 0, "an abandoned call is not a failure: \(body.counts)")
             #expect(exchanged.count + (body.counts["abandoned"] ?? 0) + (body.counts["not_attempted"] ?? 0) == total, "\(body.counts)")
         }
-        let second = try runProduct("handover", ["exchange", "--ledger", teams.recipient, "--transfers", teams.handoff, "--out", teams.output, "--concurrency", "64"]
-            + teams.credentials("BBBB222222", "KEYB222222"))
+        let second = try runProduct(
+            "handover",
+            ["exchange", "--ledger", teams.recipient, "--transfers", teams.handoff, "--out", teams.output, "--concurrency", "64"]
+                + teams.credentials("BBBB222222", "KEYB222222"))
         #expect(second.status == 0, "\(second.err)")
         let ledger = try Ledger.open(at: teams.recipient)
         defer { ledger.close() }

@@ -5,8 +5,8 @@ import Intake
 import Ledger
 import Migration
 import Projections
-import Testing
 import TestSupport
+import Testing
 
 /// What a long migration meets: a token Apple stops taking, users who signed in before the
 /// exchange reached them, a dry run asked for a forecast, and the personal data in its output.
@@ -18,13 +18,17 @@ struct LongRunFaultTests {
     private func handoff(_ fixture: AppleFixture, _ count: Int) async throws -> String {
         let a = try await fixture.ledger(.sender)
         let handoff = fixture.path + "/handoff.csv"
-        let generated = try await fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(count), output: handoff)
-            .execute(logger: fixture.logger)
+        let generated = try await fixture.job(
+            .generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(count), output: handoff
+        )
+        .execute(logger: fixture.logger)
         try #require(generated.succeeded == count)
         return handoff
     }
 
-    @Test("a token Apple refuses (401) mid-run is renewed once and the run finishes with every user migrated; refused again at once, the run stops with exit 3")
+    @Test(
+        "a token Apple refuses (401) mid-run is renewed once and the run finishes with every user migrated; refused again at once, the run stops with exit 3"
+    )
     func refusedToken() async throws {
         var faults = FaultInjection()
         faults.tokenRevocation = .once(afterCalls: 300)
@@ -61,7 +65,9 @@ struct LongRunFaultTests {
         await again.simulator.stop()
     }
 
-    @Test("with users failed earlier and users who signed in with their transfer_sub, the dry run's forecast is the real run's exit status, and no call is made for those who signed in")
+    @Test(
+        "with users failed earlier and users who signed in with their transfer_sub, the dry run's forecast is the real run's exit status, and no call is made for those who signed in"
+    )
     func dryRunAndSignIns() async throws {
         let fixture = try await AppleFixture.start(in: dir)
         let handoff = try await handoff(fixture, 60)
@@ -72,8 +78,9 @@ struct LongRunFaultTests {
         try fixture.apple.revoke(Array(transferSubs[0..<5]))
         let refusing = try await RunningSimulator(SimulatorServer(directory: fixture.apple, rules: .init(), faults: .init(), logger: fixture.logger))
         let b = try await fixture.ledger(.recipient)
-        var first = fixture.job(.exchange, ledger: b, input: try fixture.write("transfer_sub\n" + transferSubs[0..<5].joined(separator: "\n") + "\n", "first.csv"),
-                                output: fixture.path + "/first-out.csv")
+        var first = fixture.job(
+            .exchange, ledger: b, input: try fixture.write("transfer_sub\n" + transferSubs[0..<5].joined(separator: "\n") + "\n", "first.csv"),
+            output: fixture.path + "/first-out.csv")
         first.endpoints = AppleEndpoints(baseURL: refusing.baseURL)
         #expect(try await first.execute(logger: fixture.logger).failed == 5)
         await refusing.stop()
@@ -91,7 +98,9 @@ struct LongRunFaultTests {
         }
         // Without --retry-failed the 5 refused users stay not done: the forecast and the run say 1.
         let forecast = try await job(retrying: false, dryRun: true).execute(logger: fixture.logger)
-        #expect(forecast.doneBySignIn == 10 && forecast.notAttempted == 45 && forecast.skippedFailed == 5 && forecast.exitStatus == .success, "\(forecast.text)")
+        #expect(
+            forecast.doneBySignIn == 10 && forecast.notAttempted == 45 && forecast.skippedFailed == 5 && forecast.exitStatus == .success,
+            "\(forecast.text)")
         #expect(forecast.text.contains("done by signing in with their transfer_sub (no call needed): 10"), "\(forecast.text)")
         #expect(forecast.text.contains("a real run, if every call succeeds, ends with exit status 1"), "\(forecast.text)")
         let calls = standIn.server.stats.snapshot["usermigrationinfo.200"] ?? 0
@@ -104,11 +113,14 @@ struct LongRunFaultTests {
         let retryForecast = try await job(retrying: true, dryRun: true).execute(logger: fixture.logger)
         #expect(retryForecast.notAttempted == 5 && retryForecast.text.contains("ends with exit status 0"), "\(retryForecast.text)")
         let retried = try await job(retrying: true, dryRun: false).execute(logger: fixture.logger)
-        #expect(retried.exitStatus == retryForecast.realRunExitStatus && retried.succeeded == 5 && retried.alreadyDone == 45 && retried.doneBySignIn == 10, "\(retried.text)")
+        #expect(
+            retried.exitStatus == retryForecast.realRunExitStatus && retried.succeeded == 5 && retried.alreadyDone == 45
+                && retried.doneBySignIn == 10, "\(retried.text)")
         let out = try AppleFixture.readCSV(fixture.path + "/exchanged.csv")
         #expect(out.rows.count == 60, "every user in the output, those who signed in with the sub they signed in with")
         let signedIn = Set(transferSubs[10..<20])
-        #expect(out.rows.filter { signedIn.contains($0["transfer_sub"] ?? "") }.allSatisfy { $0["recipient_sub"]?.hasPrefix("001.signed-in.") == true })
+        #expect(
+            out.rows.filter { signedIn.contains($0["transfer_sub"] ?? "") }.allSatisfy { $0["recipient_sub"]?.hasPrefix("001.signed-in.") == true })
         #expect(try AppleFixture.events(.transferIDExchanged, in: b).count == 50)
         await standIn.stop()
     }
@@ -138,9 +150,11 @@ struct LongRunFaultTests {
         let projection = UserProjection()
         let ledger = try Ledger.open(at: ledgerPath, folders: [projection])
         defer { ledger.close() }
-        let intake = try AppleIntake(ledger: ledger, projection: projection, keys: AppleKeySet(.fixed(try JSONWebKeySet(json: Data(minter.jwks().utf8)))))
+        let intake = try AppleIntake(
+            ledger: ledger, projection: projection, keys: AppleKeySet(.fixed(try JSONWebKeySet(json: Data(minter.jwks().utf8)))))
         for (i, transferSub) in transferSubs.enumerated() {
-            let token = try minter.identityToken(audience: AppleFixture.clientID, sub: "001.signed-in.\(i)", transferSub: transferSub, issuedAt: Timestamp.now().seconds)
+            let token = try minter.identityToken(
+                audience: AppleFixture.clientID, sub: "001.signed-in.\(i)", transferSub: transferSub, issuedAt: Timestamp.now().seconds)
             let receipt = try await intake.receiveSignIn(token)
             try #require(receipt.rejection == nil, "\(receipt.rejection?.description ?? "")")
         }

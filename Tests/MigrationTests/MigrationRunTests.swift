@@ -4,8 +4,8 @@ import Foundation
 import Ledger
 import Migration
 import Projections
-import Testing
 import TestSupport
+import Testing
 
 /// Both teams' runs against the stand-in over real loopback HTTP, with real ledgers.
 @Suite("migration runs against the Apple stand-in")
@@ -15,11 +15,14 @@ struct MigrationRunTests {
     @Test("generate, hand off, exchange: the output joins back to the sender's account IDs, and no secret reaches the ledger")
     func bothTeams() async throws {
         let fixture = try await AppleFixture.start(in: dir) { try $0.revoke([AppleFixture.sub(7)]) }
-        let a = try await fixture.ledger(.sender), b = try await fixture.ledger(.recipient)
+        let a = try await fixture.ledger(.sender)
+        let b = try await fixture.ledger(.recipient)
         let users = try fixture.usersFile(200)
-        let handoff = fixture.path + "/handoff.csv", exchanged = fixture.path + "/exchanged.csv"
+        let handoff = fixture.path + "/handoff.csv"
+        let exchanged = fixture.path + "/exchanged.csv"
 
-        let generated = try await fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: users, output: handoff).execute(logger: fixture.logger)
+        let generated = try await fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: users, output: handoff).execute(
+            logger: fixture.logger)
         #expect(generated.succeeded == 199 && generated.failed == 1 && generated.exitStatus == .failed)
         let handoffCSV = try AppleFixture.readCSV(handoff)
         #expect(handoffCSV.header == ["account_id", "transfer_sub"])
@@ -32,7 +35,8 @@ struct MigrationRunTests {
         let transferByAccount = Dictionary(uniqueKeysWithValues: handoffCSV.rows.map { ($0["account_id"] ?? "", $0["transfer_sub"] ?? "") })
         #expect(out.rows.count == 199)
         for row in out.rows {
-            #expect(transferByAccount[row["account_id"] ?? ""] == row["transfer_sub"], "account \(row["account_id"] ?? "-") joins to its transfer_sub")
+            #expect(
+                transferByAccount[row["account_id"] ?? ""] == row["transfer_sub"], "account \(row["account_id"] ?? "-") joins to its transfer_sub")
             #expect(row["recipient_sub"]?.hasPrefix("001") == true)
         }
         #expect(Set(out.rows.compactMap { $0["recipient_sub"] }).count == 199, "every user gets a distinct sub")
@@ -56,8 +60,10 @@ struct MigrationRunTests {
             }
             #expect(try !filesContain(ledger, String(keyLine.prefix(40))))
             #expect(try !filesContain(ledger, bytes: Array(rawKey)))
-            #expect(try !filesContain(ledger, ".\(AppleFixture.senderTeam).\(Base64URL.encode(Data(AppleFixture.clientID.utf8)))."), "no access token")
-            #expect(try !filesContain(ledger, ".\(AppleFixture.recipientTeam).\(Base64URL.encode(Data(AppleFixture.clientID.utf8)))."), "no access token")
+            #expect(
+                try !filesContain(ledger, ".\(AppleFixture.senderTeam).\(Base64URL.encode(Data(AppleFixture.clientID.utf8)))."), "no access token")
+            #expect(
+                try !filesContain(ledger, ".\(AppleFixture.recipientTeam).\(Base64URL.encode(Data(AppleFixture.clientID.utf8)))."), "no access token")
         }
         let email = try #require(out.rows.lazy.compactMap { $0["email"] }.first { !$0.isEmpty })
         #expect(try !filesContain(b, email))
@@ -77,7 +83,8 @@ struct MigrationRunTests {
         faults.latencyMilliseconds = 25
         let fixture = try await AppleFixture.start(rules: rules, faults: faults, in: dir)
         let a = try await fixture.ledger(.sender)
-        var job = fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(200), output: fixture.path + "/out.csv")
+        var job = fixture.job(
+            .generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(200), output: fixture.path + "/out.csv")
         job.options.concurrency = 1
         job.tokenRenewal = TokenRenewal(fraction: 0.75)
         let summary = try await job.execute(logger: fixture.logger)
@@ -102,10 +109,14 @@ struct MigrationRunTests {
         faults.droppedFraction = 0.05
         let fixture = try await AppleFixture.start(faults: faults, in: dir)
         let a = try await fixture.ledger(.sender)
-        let summary = try await fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(300), output: fixture.path + "/out.csv").execute(logger: fixture.logger)
+        let summary = try await fixture.job(
+            .generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(300), output: fixture.path + "/out.csv"
+        ).execute(logger: fixture.logger)
         let stats = fixture.simulator.server.stats.snapshot
         #expect(summary.succeeded == 300 && summary.failed == 0, "\(summary.text)")
-        #expect((stats["usermigrationinfo.429"] ?? 0) > 0 && (stats["usermigrationinfo.500"] ?? 0) > 0 && (stats["usermigrationinfo.dropped"] ?? 0) > 0, "\(stats)")
+        #expect(
+            (stats["usermigrationinfo.429"] ?? 0) > 0 && (stats["usermigrationinfo.500"] ?? 0) > 0 && (stats["usermigrationinfo.dropped"] ?? 0) > 0,
+            "\(stats)")
         #expect(summary.retries >= (stats["usermigrationinfo.429"] ?? 0) + (stats["usermigrationinfo.500"] ?? 0))
         await fixture.simulator.stop()
     }
@@ -115,14 +126,19 @@ struct MigrationRunTests {
         let fixture = try await AppleFixture.start(in: dir) { try $0.revoke([AppleFixture.sub(3), AppleFixture.sub(11)]) }
         let a = try await fixture.ledger(.sender)
         let users = try fixture.usersFile(50)
-        let first = try await fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: users, output: fixture.path + "/out.csv").execute(logger: fixture.logger)
+        let first = try await fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: users, output: fixture.path + "/out.csv")
+            .execute(logger: fixture.logger)
         #expect(first.succeeded == 48 && first.failed == 2 && first.failuresByClass == ["invalid_request": 2] && first.exitStatus == .failed)
         let failures = try AppleFixture.events(.transferIDGenerationFailed, in: a)
         #expect(Set(failures.compactMap { $0.identifiers.senderSub }) == [AppleFixture.sub(3), AppleFixture.sub(11)])
-        guard case .transferIDGenerationFailed(let body) = failures[0].body else { Issue.record("wrong type"); return }
+        guard case .transferIDGenerationFailed(let body) = failures[0].body else {
+            Issue.record("wrong type")
+            return
+        }
         #expect(body.failure.kind == .invalidRequest && body.failure.httpStatus == 400 && body.failure.code == "invalid_request")
 
-        let second = try await fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: users, output: fixture.path + "/out.csv").execute(logger: fixture.logger)
+        let second = try await fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: users, output: fixture.path + "/out.csv")
+            .execute(logger: fixture.logger)
         #expect(second.alreadyDone == 48 && second.skippedFailed == 2 && second.succeeded + second.failed == 0)
         var retry = fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: users, output: fixture.path + "/out.csv")
         retry.options.retryFailed = true
@@ -135,15 +151,22 @@ struct MigrationRunTests {
     func invalidClient() async throws {
         let fixture = try await AppleFixture.start(in: dir)
         let a = try await fixture.ledger(.sender)
-        let wrong = AppleCredentials(teamID: AppleFixture.senderTeam, clientID: AppleFixture.clientID, keyID: "WRONGKEY01", privateKey: fixture.sender.privateKey)
-        let summary = try await fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(100), output: fixture.path + "/out.csv", credentials: wrong)
-            .execute(logger: fixture.logger)
+        let wrong = AppleCredentials(
+            teamID: AppleFixture.senderTeam, clientID: AppleFixture.clientID, keyID: "WRONGKEY01", privateKey: fixture.sender.privateKey)
+        let summary = try await fixture.job(
+            .generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(100), output: fixture.path + "/out.csv",
+            credentials: wrong
+        )
+        .execute(logger: fixture.logger)
         #expect(summary.exitStatus == .credentialsRefused && summary.succeeded == 0 && summary.failed == 0 && summary.notAttempted == 100)
         let stopped = try #require(summary.stoppedBy)
         #expect(stopped.kind == .invalidClient && stopped.message.contains("key ID") && stopped.message.contains("DER"))
         #expect(fixture.simulator.server.stats.snapshot["usermigrationinfo.200"] == nil)
         let finished = try #require(try AppleFixture.events(.runFinished, in: a).last)
-        guard case .runFinished(let body) = finished.body else { Issue.record("wrong type"); return }
+        guard case .runFinished(let body) = finished.body else {
+            Issue.record("wrong type")
+            return
+        }
         #expect(body.exitStatus == 3 && body.stoppedBy?.kind == .invalidClient)
         #expect(try AppleFixture.events(.accessTokenFailed, in: a).count == 1)
         await fixture.simulator.stop()
@@ -156,10 +179,12 @@ struct MigrationRunTests {
         let users = try fixture.usersFile(10)
         let before = try Ledger.open(at: a).read { try $0.eventCount() }
         await #expect(throws: RunRefused.self) {
-            _ = try await fixture.job(.generate(target: AppleFixture.senderTeam), ledger: a, input: users, output: fixture.path + "/o.csv").execute(logger: fixture.logger)
+            _ = try await fixture.job(.generate(target: AppleFixture.senderTeam), ledger: a, input: users, output: fixture.path + "/o.csv").execute(
+                logger: fixture.logger)
         }
         do {
-            _ = try await fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: users, output: fixture.path + "/o.csv").execute(logger: fixture.logger)
+            _ = try await fixture.job(.generate(target: AppleFixture.recipientTeam), ledger: a, input: users, output: fixture.path + "/o.csv")
+                .execute(logger: fixture.logger)
             Issue.record("a closed window was not refused")
         } catch let refused as RunRefused {
             #expect(refused.description.contains("transfers the app back"))

@@ -18,7 +18,8 @@ struct NotificationLoadTests {
     func loadBesideExchange() async throws {
         let teams = try TwoTeamsOnTheCommandLine(users: NotificationLoadTests.exchangeUsers, latencyMilliseconds: 5)
         defer { teams.standIn.stop() }
-        let apple = teams.apple, b = teams.recipient
+        let apple = teams.apple
+        let b = teams.recipient
 
         // Notifications signed by the stand-in's key, as Apple would send them; every tenth is delivered twice.
         let minter = try TokenMinter(key: try SimulatorDirectory(path: apple).signingKey())
@@ -30,7 +31,10 @@ struct NotificationLoadTests {
                 group.addTask {
                     try (half * share..<(half + 1) * share).map { i in
                         let jti = "load-\(i)"
-                        return (jti, try minter.notification(audience: "com.example.app", type: types[i % 4], sub: "B.\(i % 5_000)", eventTime: now, jti: jti))
+                        return (
+                            jti,
+                            try minter.notification(audience: "com.example.app", type: types[i % 4], sub: "B.\(i % 5_000)", eventTime: now, jti: jti)
+                        )
                     }
                 }
             }

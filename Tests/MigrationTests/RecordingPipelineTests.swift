@@ -5,8 +5,8 @@ import Ledger
 import Migration
 import Projections
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A worker calls Apple for its next user while the previous user's event is being made
 /// durable, and no user counts as done before its event is.
@@ -19,9 +19,11 @@ struct RecordingPipelineTests {
         let fixture = try await AppleFixture.start(in: dir)
         let b = try await fixture.ledger(.recipient)
         let count = 5
-        let handoff = "account_id,transfer_sub\n" + (try (0..<count).map { i in
-            "acct-\(i),\(try fixture.simulator.server.apple.generate(teamID: AppleFixture.senderTeam, sub: AppleFixture.sub(i), target: AppleFixture.recipientTeam))\n"
-        }.joined())
+        let handoff =
+            "account_id,transfer_sub\n"
+            + (try (0..<count).map { i in
+                "acct-\(i),\(try fixture.simulator.server.apple.generate(teamID: AppleFixture.senderTeam, sub: AppleFixture.sub(i), target: AppleFixture.recipientTeam))\n"
+            }.joined())
         let users = try UserList(path: try fixture.write(handoff, "handoff.csv"), keyColumn: "transfer_sub")
 
         let gate = CommitGate(holding: .transferIDExchanged)
@@ -32,8 +34,9 @@ struct RecordingPipelineTests {
         var options = MigrationRun.Options()
         options.concurrency = 1
         options.onProgress = { line in lines.withLock { $0.append(line) } }
-        let run = MigrationRun(ledger: ledger, projection: projection, step: TransferIDExchange(keyStore: try ledger.sealer.requireKeyStore()),
-                               users: users, options: options, logger: fixture.logger)
+        let run = MigrationRun(
+            ledger: ledger, projection: projection, step: TransferIDExchange(keyStore: try ledger.sealer.requireKeyStore()),
+            users: users, options: options, logger: fixture.logger)
         let client = AppleIDClient(endpoints: fixture.endpoints, maximumConnections: 1)
         let running = Task { try await run.run(client: client, credentials: fixture.recipient) }
 
@@ -53,7 +56,9 @@ struct RecordingPipelineTests {
         while lines.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(exchanges() == 2, "one event per worker in flight: no third call before the first event is durable")
         let drawn = lines.withLock { $0 }
-        #expect(!drawn.isEmpty && drawn.allSatisfy { $0.hasPrefix("0/\(count) users") }, "nobody is reported done before their event is durable: \(drawn)")
+        #expect(
+            !drawn.isEmpty && drawn.allSatisfy { $0.hasPrefix("0/\(count) users") }, "nobody is reported done before their event is durable: \(drawn)"
+        )
 
         gate.open()
         let summary = try await running.value
@@ -84,7 +89,12 @@ private final class CommitGate: LedgerFolder {
     var held: Int { condition.withLock { state.held } }
 
     /// Lets every held commit, and all later ones, go on.
-    func open() { condition.withLock { state.isOpen = true; condition.broadcast() } }
+    func open() {
+        condition.withLock {
+            state.isOpen = true
+            condition.broadcast()
+        }
+    }
 
     func attach(to environment: Environment) throws {}
     func checkpoint(in transaction: ReadTransaction) throws -> UInt64 { condition.withLock { state.folded } }

@@ -1,7 +1,7 @@
 import Foundation
 import Ledger
-import Testing
 import TestSupport
+import Testing
 
 /// What the migration commands print for people, run as users run them against the stand-in:
 /// the words they read and the exit status with them.
@@ -19,8 +19,10 @@ struct RunMessageTests {
 
     /// Credential and endpoint flags for `team` with key `key`, calling `baseURL`.
     private func credentials(_ team: String, _ key: String, baseURL: String) -> [String] {
-        ["--team-id", team, "--client-id", "com.example.app", "--key-id", key, "--private-key", dir.sub("apple") + "/keys/AuthKey_\(key).p8",
-         "--apple-base-url", baseURL]
+        [
+            "--team-id", team, "--client-id", "com.example.app", "--key-id", key, "--private-key", dir.sub("apple") + "/keys/AuthKey_\(key).p8",
+            "--apple-base-url", baseURL,
+        ]
     }
 
     /// A new ledger at `dir/name`.
@@ -39,13 +41,16 @@ struct RunMessageTests {
         return path
     }
 
-    @Test("generate's summary counts the transfer identifiers generated, one in the singular; handoff issue tells team B to receive the package with team A's exported verifier key, then exchange")
+    @Test(
+        "generate's summary counts the transfer identifiers generated, one in the singular; handoff issue tells team B to receive the package with team A's exported verifier key, then exchange"
+    )
     func generateAndIssue() throws {
         let standIn = try SimulatorProcess.start(directory: try apple())
         defer { _ = standIn.stop() }
         let a = try ledger("a", team: "AAAA111111", role: "sender")
-        let generated = try handover(["generate", "--ledger", a, "--users", try users(1), "--target", "BBBB222222", "--out", dir.sub("handoff.csv")]
-                                     + credentials("AAAA111111", "KEYA111111", baseURL: standIn.baseURL))
+        let generated = try handover(
+            ["generate", "--ledger", a, "--users", try users(1), "--target", "BBBB222222", "--out", dir.sub("handoff.csv")]
+                + credentials("AAAA111111", "KEYA111111", baseURL: standIn.baseURL))
         #expect(generated.status == 0, "\(generated.out)\(generated.err)")
         #expect(generated.out.hasPrefix("generate: 1 user in the input; 1 transfer identifier generated in this run\n"), "\(generated.out)")
         #expect(generated.out.contains("  wrote 1 row to \(dir.sub("handoff.csv"))\n") && !generated.out.contains("migrated"), "\(generated.out)")
@@ -53,18 +58,22 @@ struct RunMessageTests {
         let package = dir.sub("handoff-0001")
         let issued = try handover("handoff", "issue", "--ledger", a, "--target", "BBBB222222", "--out", package)
         #expect(issued.status == 0, "\(issued.err)")
-        #expect(issued.out.hasSuffix("""
-            Send the directory to team BBBB222222, with this ledger's verifier key given out of band (once), which they pin:
-              handover checkpoint --ledger \(a) --public-key > a.pub
-            The day it arrives, team BBBB222222 checks it and records its users, then exchanges them:
-              handover handoff receive \(package) --ledger LEDGER --sender-key a.pub
-              handover exchange --ledger LEDGER --transfers \(package) --sender-key a.pub ...
+        #expect(
+            issued.out.hasSuffix(
+                """
+                Send the directory to team BBBB222222, with this ledger's verifier key given out of band (once), which they pin:
+                  handover checkpoint --ledger \(a) --public-key > a.pub
+                The day it arrives, team BBBB222222 checks it and records its users, then exchanges them:
+                  handover handoff receive \(package) --ledger LEDGER --sender-key a.pub
+                  handover exchange --ledger LEDGER --transfers \(package) --sender-key a.pub ...
 
-            """), "\(issued.out)")
+                """), "\(issued.out)")
         #expect(!issued.out.contains("A.pub"), "\(issued.out)")
     }
 
-    @Test("a run stopped by Apple says each thing once: refused credentials (exit 3) without \"Apple refused the credentials: Apple refused\", a Retry-After too long (exit 1) without the HTTP status twice")
+    @Test(
+        "a run stopped by Apple says each thing once: refused credentials (exit 3) without \"Apple refused the credentials: Apple refused\", a Retry-After too long (exit 1) without the HTTP status twice"
+    )
     func appleRefusalsSaidOnce() throws {
         let apple = try apple()
         let a = try ledger("a", team: "AAAA111111", role: "sender")
@@ -72,37 +81,48 @@ struct RunMessageTests {
         let standIn = try SimulatorProcess.start(directory: apple)
         defer { _ = standIn.stop() }
         // Team B's key for team A: Apple refuses the client secret.
-        let refused = try handover(["generate", "--ledger", a, "--users", users, "--target", "BBBB222222", "--out", dir.sub("h.csv")]
-                                   + credentials("AAAA111111", "KEYB222222", baseURL: standIn.baseURL))
+        let refused = try handover(
+            ["generate", "--ledger", a, "--users", users, "--target", "BBBB222222", "--out", dir.sub("h.csv")]
+                + credentials("AAAA111111", "KEYB222222", baseURL: standIn.baseURL))
         #expect(refused.status == 3, "exit \(refused.status)\n\(refused.out)\(refused.err)")
         #expect(refused.err.hasPrefix("error: Apple refused the client credentials (invalid_client"), "\(refused.err)")
-        #expect(!refused.err.contains("Apple refused the credentials: Apple refused") && !refused.out.contains("Apple refused the credentials: Apple refused"), "\(refused.out)\(refused.err)")
+        #expect(
+            !refused.err.contains("Apple refused the credentials: Apple refused")
+                && !refused.out.contains("Apple refused the credentials: Apple refused"), "\(refused.out)\(refused.err)")
 
         let throttling = try SimulatorProcess.start(directory: apple, extra: ["--rate-429", "1", "--retry-after", "3600"])
         defer { _ = throttling.stop() }
-        let waited = try handover(["generate", "--ledger", a, "--users", users, "--target", "BBBB222222", "--out", dir.sub("h.csv"), "--max-retry-after", "1"]
-                                  + credentials("AAAA111111", "KEYA111111", baseURL: throttling.baseURL))
+        let waited = try handover(
+            ["generate", "--ledger", a, "--users", users, "--target", "BBBB222222", "--out", dir.sub("h.csv"), "--max-retry-after", "1"]
+                + credentials("AAAA111111", "KEYA111111", baseURL: throttling.baseURL))
         #expect(waited.status == 1, "exit \(waited.status)\n\(waited.out)\(waited.err)")
         #expect(waited.err.hasSuffix("(--max-retry-after): rate_limited: Apple is throttling (HTTP 429)\n"), "\(waited.err)")
         #expect(!(waited.out + waited.err).contains("(HTTP 429) (HTTP 429)"), "\(waited.out)\(waited.err)")
     }
 
-    @Test("Apple unreachable: the run says it could not connect to the URL and why (connection refused), parentheses balanced, and stops resumably (exit 1)")
+    @Test(
+        "Apple unreachable: the run says it could not connect to the URL and why (connection refused), parentheses balanced, and stops resumably (exit 1)"
+    )
     func appleUnreachable() throws {
         _ = try apple()
         let a = try ledger("a", team: "AAAA111111", role: "sender")
-        let r = try handover(["generate", "--ledger", a, "--users", try users(1), "--target", "BBBB222222", "--out", dir.sub("h.csv"), "--outage-limit", "1"]
-                             + credentials("AAAA111111", "KEYA111111", baseURL: "http://127.0.0.1:9"))
+        let r = try handover(
+            ["generate", "--ledger", a, "--users", try users(1), "--target", "BBBB222222", "--out", dir.sub("h.csv"), "--outage-limit", "1"]
+                + credentials("AAAA111111", "KEYA111111", baseURL: "http://127.0.0.1:9"))
         #expect(r.status == 1, "exit \(r.status)\n\(r.out)\(r.err)")
         #expect(r.err.hasSuffix(": connection: could not connect to http://127.0.0.1:9/auth/token: connection refused\n"), "\(r.err)")
-        #expect(r.err.contains("handover: Apple unavailable: connection: could not connect to http://127.0.0.1:9/auth/token: connection refused. Waiting for it"), "\(r.err)")
+        #expect(
+            r.err.contains(
+                "handover: Apple unavailable: connection: could not connect to http://127.0.0.1:9/auth/token: connection refused. Waiting for it"),
+            "\(r.err)")
         for line in r.err.split(separator: "\n") {
             #expect(line.filter { $0 == "(" }.count == line.filter { $0 == ")" }.count, "\(line)")
         }
         #expect(!r.err.contains("errno") && !r.err.contains("reset"), "\(r.err)")
     }
 
-    @Test("preflight's input line: each problem of the file on its own line, naming the file once (exit 2); a duplicate row's warning on its own line")
+    @Test(
+        "preflight's input line: each problem of the file on its own line, naming the file once (exit 2); a duplicate row's warning on its own line")
     func preflightInputProblems() throws {
         _ = try apple()
         let a = try ledger("a", team: "AAAA111111", role: "sender")
@@ -114,48 +134,66 @@ struct RunMessageTests {
         let start = try #require(lines.firstIndex { $0.hasPrefix("FAIL    input ") }, "\(r.out)")
         let block = lines[start...].prefix { $0 == lines[start] || $0.hasPrefix("      ") }
         let text = block.map { $0.dropFirst(8 + "access token".count + 2) }.joined(separator: " ")
-        #expect(text == "\(bad), line 3: account_id acct-1 is already used on line 2 for a different sub \(bad), line 4: has 1 field, the header has 2", "\(r.out)")
+        #expect(
+            text == "\(bad), line 3: account_id acct-1 is already used on line 2 for a different sub \(bad), line 4: has 1 field, the header has 2",
+            "\(r.out)")
         #expect(!r.out.contains("\\n") && !r.out.contains("\(bad): \(bad)"), "\(r.out)")
         #expect(block.contains { $0.dropFirst(22).hasPrefix("\(bad), line 4: ") }, "one problem a line: \(r.out)")
 
         let duplicated = dir.sub("dup.csv")
-        try Data("sub,account_id\n001001.aaaa.0001,acct-1\n001002.aaaa.0002,acct-2\n001001.aaaa.0001,acct-1\n".utf8).write(to: URL(fileURLWithPath: duplicated))
-        let warned = try handover(["preflight", "--ledger", a, "--users", duplicated] + credentials("AAAA111111", "KEYA111111", baseURL: "http://127.0.0.1:9"))
+        try Data("sub,account_id\n001001.aaaa.0001,acct-1\n001002.aaaa.0002,acct-2\n001001.aaaa.0001,acct-1\n".utf8).write(
+            to: URL(fileURLWithPath: duplicated))
+        let warned = try handover(
+            ["preflight", "--ledger", a, "--users", duplicated] + credentials("AAAA111111", "KEYA111111", baseURL: "http://127.0.0.1:9"))
         let warning = warned.out.split(separator: "\n").map(String.init).drop { !$0.hasPrefix("warn    input ") }.prefix { !$0.hasPrefix("ok ") }
         #expect(warning.first == "warn    input         \(duplicated): 2 users", "\(warned.out)")
         #expect(warning.dropFirst().first?.dropFirst(22).hasPrefix("\(duplicated), line 4:") == true, "\(warned.out)")
-        #expect(warning.map { $0.dropFirst(22) }.joined(separator: " ").hasSuffix(", line 4: duplicate of line 2 (sub 001001.aaaa.0001); kept once"), "\(warned.out)")
+        #expect(
+            warning.map { $0.dropFirst(22) }.joined(separator: " ").hasSuffix(", line 4: duplicate of line 2 (sub 001001.aaaa.0001); kept once"),
+            "\(warned.out)")
     }
 
-    @Test("status after an exchange that ended with exit 1 and a sign-in that migrated its last user: on track (exit 0), the run's exit status kept as history")
+    @Test(
+        "status after an exchange that ended with exit 1 and a sign-in that migrated its last user: on track (exit 0), the run's exit status kept as history"
+    )
     func statusAfterSignInMigratedTheLast() throws {
         let apple = try apple()
         let today = Timestamp.now().date
-        let transfer = try handover("simulator", "transfer", "--dir", apple, "--client-id", "com.example.app", "--from", "AAAA111111", "--to", "BBBB222222", "--accepted-at", today)
+        let transfer = try handover(
+            "simulator", "transfer", "--dir", apple, "--client-id", "com.example.app", "--from", "AAAA111111", "--to", "BBBB222222", "--accepted-at",
+            today)
         #expect(transfer.status == 0, "\(transfer.err)")
-        let a = try ledger("a", team: "AAAA111111", role: "sender"), b = try ledger("b", team: "BBBB222222", role: "recipient")
+        let a = try ledger("a", team: "AAAA111111", role: "sender")
+        let b = try ledger("b", team: "BBBB222222", role: "recipient")
         #expect(try handover("window", "--ledger", b, "--accepted-at", today).status == 0)
         let handoff = dir.sub("handoff.csv")
         do {
             let standIn = try SimulatorProcess.start(directory: apple)
             defer { _ = standIn.stop() }
-            let generated = try handover(["generate", "--ledger", a, "--users", try users(1), "--target", "BBBB222222", "--out", handoff]
-                                         + credentials("AAAA111111", "KEYA111111", baseURL: standIn.baseURL))
+            let generated = try handover(
+                ["generate", "--ledger", a, "--users", try users(1), "--target", "BBBB222222", "--out", handoff]
+                    + credentials("AAAA111111", "KEYA111111", baseURL: standIn.baseURL))
             #expect(generated.status == 0, "\(generated.out)\(generated.err)")
         }
         // The user revoked consent: the exchange fails them, exit 1.
         let revoking = try SimulatorProcess.start(directory: apple, extra: ["--revoked-fraction", "1"])
         defer { _ = revoking.stop() }
-        let exchanged = try handover(["exchange", "--ledger", b, "--transfers", handoff, "--out", dir.sub("exchanged.csv"), "--breaker", "off"]
-                                     + credentials("BBBB222222", "KEYB222222", baseURL: revoking.baseURL))
-        #expect(exchanged.status == 1 && exchanged.out.contains("  exit status 1: 1 user is not done"), "exit \(exchanged.status)\n\(exchanged.out)\(exchanged.err)")
+        let exchanged = try handover(
+            ["exchange", "--ledger", b, "--transfers", handoff, "--out", dir.sub("exchanged.csv"), "--breaker", "off"]
+                + credentials("BBBB222222", "KEYB222222", baseURL: revoking.baseURL))
+        #expect(
+            exchanged.status == 1 && exchanged.out.contains("  exit status 1: 1 user is not done"),
+            "exit \(exchanged.status)\n\(exchanged.out)\(exchanged.err)")
         let before = try handover("status", "--ledger", b)
         #expect(before.status == 1 && before.out.contains("NOT ON TRACK: the last run (exchange, "), "\(before.out)\(before.err)")
 
         // They sign in during the window: the sign-in migrates them.
-        let transferSub = try #require(try String(contentsOfFile: handoff, encoding: .utf8).split(whereSeparator: \.isNewline).dropFirst().first?.split(separator: ",").last.map(String.init))
-        let token = try handover("simulator", "mint-identity-token", "--dir", apple, "--client-id", "com.example.app",
-                                 "--sub", "001999.0123456789abcdef0123456789abcdef.0001", "--transfer-sub", transferSub)
+        let transferSub = try #require(
+            try String(contentsOfFile: handoff, encoding: .utf8).split(whereSeparator: \.isNewline).dropFirst().first?.split(separator: ",").last.map(
+                String.init))
+        let token = try handover(
+            "simulator", "mint-identity-token", "--dir", apple, "--client-id", "com.example.app",
+            "--sub", "001999.0123456789abcdef0123456789abcdef.0001", "--transfer-sub", transferSub)
         #expect(token.status == 0, "\(token.err)")
         let tokenFile = dir.sub("sign-in.txt")
         try Data(token.out.utf8).write(to: URL(fileURLWithPath: tokenFile))
@@ -164,7 +202,9 @@ struct RunMessageTests {
 
         let after = try handover("status", "--ledger", b)
         #expect(after.status == 0, "exit \(after.status)\n\(after.out)\(after.err)")
-        #expect(after.out.contains("users:        migrated 1\n") && after.out.contains("\non track\n") && !after.out.contains("NOT ON TRACK"), "\(after.out)")
+        #expect(
+            after.out.contains("users:        migrated 1\n") && after.out.contains("\non track\n") && !after.out.contains("NOT ON TRACK"),
+            "\(after.out)")
         #expect(after.out.contains("last run:     exchange, finished ") && after.out.contains(", exit 1, "), "the run stays in view: \(after.out)")
     }
 }

@@ -3,8 +3,8 @@ import Foundation
 import Ledger
 import NIOCore
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 
 /// The sign-in race: team B receives team A's package before any exchange, so a user who signs
 /// in meanwhile is linked to their account instead of becoming a new one. Each step is a
@@ -26,8 +26,9 @@ struct SignInRaceTests {
 
     /// An identity token for team B's app, minted by the stand-in.
     static func token(_ teams: TwoTeamsOnTheCommandLine, sub: String, transferSub: String?) throws -> String {
-        let minted = try handover(["simulator", "mint-identity-token", "--dir", teams.apple, "--client-id", "com.example.app", "--sub", sub]
-                                  + (transferSub.map { ["--transfer-sub", $0] } ?? []))
+        let minted = try handover(
+            ["simulator", "mint-identity-token", "--dir", teams.apple, "--client-id", "com.example.app", "--sub", sub]
+                + (transferSub.map { ["--transfer-sub", $0] } ?? []))
         guard minted.status == 0 else { throw ServerProcess.Failed(description: "mint-identity-token: \(minted.err)") }
         return minted.out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -69,7 +70,8 @@ struct SignInRaceTests {
         #expect(received.out.contains("rows: 12 users handed over; 1 chunk recorded now"), "\(received.out)")
         // Every user of the package is known on B's side before any call, as received.
         let before = try Self.lookup(teams, rows[3].transferSub)
-        #expect(before.status == 0 && before.json["account_id"] as? String == rows[3].accountID && before.json["state"] as? String == "received"
+        #expect(
+            before.status == 0 && before.json["account_id"] as? String == rows[3].accountID && before.json["state"] as? String == "received"
                 && before.json["package"] as? Int == 1 && before.json["correlated"] as? Bool == true, "\(before.json)")
         let pending = try handover("query", "pending", "--ledger", teams.recipient, "--format", "csv")
         #expect(pending.out.split(whereSeparator: \.isNewline).count == 13 && pending.out.contains(rows[3].transferSub), "\(pending.out)")
@@ -78,15 +80,20 @@ struct SignInRaceTests {
         let generatedCalls = try await teams.standInAnswers()["usermigrationinfo.200"] ?? 0
 
         try Data(Self.secret.utf8).write(to: URL(fileURLWithPath: teams.dir.sub("secret")))
-        let serve = try ServerProcess(["serve", "--ledger", teams.recipient, "--port", "0", "--jwks-url", teams.standIn.baseURL + "/auth/keys",
-                                       "--sign-in-secret-file", teams.dir.sub("secret")])
+        let serve = try ServerProcess([
+            "serve", "--ledger", teams.recipient, "--port", "0", "--jwks-url", teams.standIn.baseURL + "/auth/keys",
+            "--sign-in-secret-file", teams.dir.sub("secret"),
+        ])
         let signer = rows[3]
         let token = try Self.token(teams, sub: "001999.b.0003", transferSub: signer.transferSub)
         let signedIn = try await Self.call(serve.baseURL + "/apple/sign-ins", post: "{\"identity_token\":\"\(token)\"}")
         #expect(signedIn.status == 200 && signedIn.json["status"] as? String == "recorded", "\(signedIn.json)")
-        #expect(signedIn.json["correlated"] as? Bool == true && signedIn.json["account_id"] as? String == signer.accountID && signedIn.json["package"] as? Int == 1
+        #expect(
+            signedIn.json["correlated"] as? Bool == true && signedIn.json["account_id"] as? String == signer.accountID
+                && signedIn.json["package"] as? Int == 1
                 && signedIn.json["state"] as? String == "migrated" && signedIn.json["migrated_via"] as? String == "sign-in"
-                && signedIn.json["recipient_sub"] as? String == "001999.b.0003" && signedIn.json["transfer_sub"] as? String == signer.transferSub, "\(signedIn.json)")
+                && signedIn.json["recipient_sub"] as? String == "001999.b.0003" && signedIn.json["transfer_sub"] as? String == signer.transferSub,
+            "\(signedIn.json)")
         // The lookups answer the same, and so does the command line.
         let byTransferSub = try await Self.call(serve.baseURL + "/v1/transfer-subs/" + signer.transferSub)
         let bySub = try await Self.call(serve.baseURL + "/v1/subs/001999.b.0003")
@@ -96,11 +103,15 @@ struct SignInRaceTests {
         // A user team A did not hand over: recorded, and not correlated.
         let strangerToken = try Self.token(teams, sub: "001999.b.9999", transferSub: "000999.stranger.0001")
         let stranger = try await Self.call(serve.baseURL + "/apple/sign-ins", post: "{\"identity_token\":\"\(strangerToken)\"}")
-        #expect(stranger.status == 200 && stranger.json["correlated"] as? Bool == false && stranger.json["reason"] as? String == "not-handed-over"
+        #expect(
+            stranger.status == 200 && stranger.json["correlated"] as? Bool == false && stranger.json["reason"] as? String == "not-handed-over"
                 && stranger.json["account_id"] == nil, "\(stranger.json)")
         let unknown = try await Self.call(serve.baseURL + "/v1/transfer-subs/000000.never.0000")
-        #expect(unknown.status == 404 && unknown.json["correlated"] as? Bool == false && unknown.json["reason"] as? String == "not-handed-over", "\(unknown.json)")
-        let unauthorized = try await HTTPClient.shared.execute(HTTPClientRequest(url: serve.baseURL + "/v1/subs/001999.b.0003"), timeout: .seconds(30))
+        #expect(
+            unknown.status == 404 && unknown.json["correlated"] as? Bool == false && unknown.json["reason"] as? String == "not-handed-over",
+            "\(unknown.json)")
+        let unauthorized = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: serve.baseURL + "/v1/subs/001999.b.0003"), timeout: .seconds(30))
         #expect(unauthorized.status == .unauthorized)
         #expect(serve.stop() == 0)
         let cli = try Self.lookup(teams, signer.transferSub)
@@ -122,7 +133,8 @@ struct SignInRaceTests {
         let state = try handover("query", "state", "--ledger", teams.recipient, "--format", "csv")
         let stateLine = try #require(state.out.split(whereSeparator: \.isNewline).first { $0.contains(signer.transferSub) })
         #expect(stateLine.contains(signer.accountID))
-        let reconciled = try handover("reconcile", "--packages", f.package, "--sender-key", f.senderKey, "--recipient", teams.recipient, "--rows", "--format", "csv")
+        let reconciled = try handover(
+            "reconcile", "--packages", f.package, "--sender-key", f.senderKey, "--recipient", teams.recipient, "--rows", "--format", "csv")
         let reconciledLine = try #require(reconciled.out.split(whereSeparator: \.isNewline).first { $0.contains(signer.transferSub) })
         #expect(reconciledLine.contains(signer.accountID) && reconciledLine.contains("signed-in"), "\(reconciledLine)")
 

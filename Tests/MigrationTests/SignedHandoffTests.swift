@@ -3,8 +3,8 @@ import Foundation
 import Ledger
 import Migration
 import Projections
-import Testing
 import TestSupport
+import Testing
 
 /// Team A's signed handoff package, checked by team B before any call to Apple, and B's
 /// cosigned receipt checked by A: each step its own `handover` process, against the stand-in.
@@ -35,8 +35,10 @@ struct SignedHandoffTests {
 
         /// Team B's `handover exchange` of `package` with the sender key `key`.
         func exchange(_ package: String, key: String? = nil, receipt: String? = nil) throws -> (status: Int32, out: String, err: String) {
-            try handover(["exchange", "--ledger", teams.recipient, "--transfers", package, "--out", teams.output]
-                         + (key.map { ["--sender-key", $0] } ?? []) + (receipt.map { ["--receipt", $0] } ?? []) + teams.credentials("BBBB222222", "KEYB222222"))
+            try handover(
+                ["exchange", "--ledger", teams.recipient, "--transfers", package, "--out", teams.output]
+                    + (key.map { ["--sender-key", $0] } ?? []) + (receipt.map { ["--receipt", $0] } ?? [])
+                    + teams.credentials("BBBB222222", "KEYB222222"))
         }
 
         /// A copy of `package` at `name`, changed by `edit` (given the copy's directory).
@@ -63,7 +65,8 @@ struct SignedHandoffTests {
                 }
                 try edit(&manifest)
                 let key = try CheckpointKey.load(from: teams.sender)
-                try Data(try SignedNote.signing(manifest.text, name: note.signatures[0].name, key: key).serialized.utf8).write(to: URL(fileURLWithPath: path))
+                try Data(try SignedNote.signing(manifest.text, name: note.signatures[0].name, key: key).serialized.utf8).write(
+                    to: URL(fileURLWithPath: path))
             }
         }
 
@@ -96,32 +99,72 @@ struct SignedHandoffTests {
         let otherKey = try Fixture.exportKey(of: other, to: f.teams.dir.sub("other.pub"))
 
         let cases: [(what: String, package: String, key: String, reason: String)] = [
-            ("a row changed", try f.tampered("row-changed") { try SignedHandoffTests.edit($0 + "/rows.csv") { $0.replacingOccurrences(of: "\nacct-3,", with: "\nacct-X,") } },
-             f.senderKey, "rows-digest"),
-            ("a row removed", try f.tampered("row-removed") { dir in
-                try SignedHandoffTests.edit(dir + "/rows.csv") { text in text.components(separatedBy: "\r\n").enumerated().filter { $0.offset != 5 }.map(\.element).joined(separator: "\r\n") }
-            }, f.senderKey, "rows-digest"),
-            ("a row added", try f.tampered("row-added") { try SignedHandoffTests.edit($0 + "/rows.csv") { $0 + "acct-999,t.forged.0001,7\r\n" } }, f.senderKey, "rows-digest"),
-            ("the manifest edited", try f.tampered("manifest-edited") { try SignedHandoffTests.edit($0 + "/manifest.txt") { $0.replacingOccurrences(of: "\nrows 12\n", with: "\nrows 11\n") } },
-             f.senderKey, "manifest-signature"),
-            ("a checkpoint from another ledger", try f.resigned("other-checkpoint") { $0.checkpoint = try Checkpoint(parsing: String(contentsOfFile: otherCheckpoint, encoding: .utf8)) },
-             f.senderKey, "checkpoint-from-another-ledger"),
+            (
+                "a row changed",
+                try f.tampered("row-changed") {
+                    try SignedHandoffTests.edit($0 + "/rows.csv") { $0.replacingOccurrences(of: "\nacct-3,", with: "\nacct-X,") }
+                },
+                f.senderKey, "rows-digest"
+            ),
+            (
+                "a row removed",
+                try f.tampered("row-removed") { dir in
+                    try SignedHandoffTests.edit(dir + "/rows.csv") { text in
+                        text.components(separatedBy: "\r\n").enumerated().filter { $0.offset != 5 }.map(\.element).joined(separator: "\r\n")
+                    }
+                }, f.senderKey, "rows-digest"
+            ),
+            (
+                "a row added", try f.tampered("row-added") { try SignedHandoffTests.edit($0 + "/rows.csv") { $0 + "acct-999,t.forged.0001,7\r\n" } },
+                f.senderKey, "rows-digest"
+            ),
+            (
+                "the manifest edited",
+                try f.tampered("manifest-edited") {
+                    try SignedHandoffTests.edit($0 + "/manifest.txt") { $0.replacingOccurrences(of: "\nrows 12\n", with: "\nrows 11\n") }
+                },
+                f.senderKey, "manifest-signature"
+            ),
+            (
+                "a checkpoint from another ledger",
+                try f.resigned("other-checkpoint") {
+                    $0.checkpoint = try Checkpoint(parsing: String(contentsOfFile: otherCheckpoint, encoding: .utf8))
+                },
+                f.senderKey, "checkpoint-from-another-ledger"
+            ),
             ("a wrong key", f.package, otherKey, "not-signed-by-pinned-key"),
             ("a wrong target team", try f.resigned("wrong-target") { $0.targetTeam = "CCCC333333" }, f.senderKey, "wrong-target"),
             ("another app", try f.resigned("wrong-client") { $0.clientIDs = ["com.example.other"] }, f.senderKey, "wrong-client"),
-            ("a row beyond the checkpoint", try f.resigned("not-covered", rows: { $0.replacing(#/,\d+\r\n$/#, with: ",99999\r\n") }) { _ in }, f.senderKey, "rows-not-covered"),
-            ("rows out of order", try f.resigned("out-of-order-rows", rows: { text in
-                var lines = text.components(separatedBy: "\r\n")
-                lines.swapAt(1, 2)
-                return lines.joined(separator: "\r\n")
-            }) { _ in }, f.senderKey, "rows-not-covered"),
-            ("package 2 before package 1", try f.resigned("out-of-order") { $0.package = 2; $0.previousManifestSHA256 = String(repeating: "0", count: 64) }, f.senderKey, "package-out-of-order"),
+            (
+                "a row beyond the checkpoint", try f.resigned("not-covered", rows: { $0.replacing(#/,\d+\r\n$/#, with: ",99999\r\n") }) { _ in },
+                f.senderKey, "rows-not-covered"
+            ),
+            (
+                "rows out of order",
+                try f.resigned(
+                    "out-of-order-rows",
+                    rows: { text in
+                        var lines = text.components(separatedBy: "\r\n")
+                        lines.swapAt(1, 2)
+                        return lines.joined(separator: "\r\n")
+                    }
+                ) { _ in }, f.senderKey, "rows-not-covered"
+            ),
+            (
+                "package 2 before package 1",
+                try f.resigned("out-of-order") {
+                    $0.package = 2
+                    $0.previousManifestSHA256 = String(repeating: "0", count: 64)
+                }, f.senderKey, "package-out-of-order"
+            ),
         ]
         let answersBefore = try await f.teams.standInAnswers()
         for c in cases {
             let refused = try f.exchange(c.package, key: c.key)
             #expect(refused.status == 2, "\(c.what): exit 2, \(refused.err)")
-            #expect(refused.err.contains("handoff package refused (\(c.reason))") && refused.err.contains("nothing was sent to Apple"), "\(c.what): \(refused.err)")
+            #expect(
+                refused.err.contains("handoff package refused (\(c.reason))") && refused.err.contains("nothing was sent to Apple"),
+                "\(c.what): \(refused.err)")
         }
         #expect(try await f.teams.standInAnswers() == answersBefore, "no call reached the stand-in")
         let refusals = try f.events("handoff-refused", in: f.teams.recipient).compactMap { ($0["body"] as? [String: Any])?["reason"] as? String }
@@ -163,21 +206,29 @@ struct SignedHandoffTests {
         // Reconcile checks the checkpoint B recorded against A's log as it is: the rewritten
         // one (tree rebuilt, same key and origin) fails, naming the checkpoint; the genuine one holds.
         let rewrittenReconciled = try handover("reconcile", "--sender", rewritten, "--recipient", f.teams.recipient)
-        #expect(rewrittenReconciled.status == 4 && rewrittenReconciled.err.contains("package 1: checkpoint handover/AAAA111111/")
+        #expect(
+            rewrittenReconciled.status == 4 && rewrittenReconciled.err.contains("package 1: checkpoint handover/AAAA111111/")
                 && rewrittenReconciled.err.contains("rewritten after the handoff"), "\(rewrittenReconciled.err)")
         // With packages in place of team A's ledger, the rewritten package 2 does not follow package 1.
         let fromPackages = try handover("reconcile", "--recipient", f.teams.recipient, "--packages", f.package, second, "--sender-key", f.senderKey)
-        #expect(fromPackages.status == 4 && fromPackages.err.contains("package 2: checkpoint") && fromPackages.err.contains("rewritten between the two"), "\(fromPackages.err)")
+        #expect(
+            fromPackages.status == 4 && fromPackages.err.contains("package 2: checkpoint") && fromPackages.err.contains("rewritten between the two"),
+            "\(fromPackages.err)")
         let rewrittenReport = try handover("report", "--ledger", f.teams.recipient, "--sender", rewritten)
         #expect(rewrittenReport.status == 4 && rewrittenReport.err.contains("package 1: checkpoint"), "\(rewrittenReport.err)")
         let genuineReconciled = try handover("reconcile", "--sender", f.teams.sender, "--recipient", f.teams.recipient)
-        #expect(genuineReconciled.status == 0 && genuineReconciled.out.contains("each still extended by team A's log"), "\(genuineReconciled.out)\(genuineReconciled.err)")
+        #expect(
+            genuineReconciled.status == 0 && genuineReconciled.out.contains("each still extended by team A's log"),
+            "\(genuineReconciled.out)\(genuineReconciled.err)")
 
         // A's genuine second package passes the same check.
         let late = f.teams.dir.sub("late.csv")
         try Data("sub,account_id\n0777.late.0001,acct-late-1\n0777.late.0002,acct-late-2\n".utf8).write(to: URL(fileURLWithPath: late))
-        #expect(try handover(["generate", "--ledger", f.teams.sender, "--users", late, "--target", "BBBB222222", "--out", f.teams.dir.sub("late-out.csv")]
-                             + f.teams.credentials("AAAA111111", "KEYA111111")).status == 0)
+        #expect(
+            try handover(
+                ["generate", "--ledger", f.teams.sender, "--users", late, "--target", "BBBB222222", "--out", f.teams.dir.sub("late-out.csv")]
+                    + f.teams.credentials("AAAA111111", "KEYA111111")
+            ).status == 0)
         let genuine = f.teams.dir.sub("handoff-0002")
         #expect(try handover("handoff", "issue", "--ledger", f.teams.sender, "--target", "BBBB222222", "--out", genuine).status == 0)
         let consistency = try String(contentsOfFile: genuine + "/consistency.txt", encoding: .utf8)
@@ -197,18 +248,23 @@ struct SignedHandoffTests {
             try view.forEachEvent(from: 2, through: UInt64(try view.eventCount())) { event in
                 var identifiers = event.identifiers
                 if event.type == .transferIDGenerated, identifiers.accountID == "acct-3" { identifiers.accountID = "acct-3-rewritten" }
-                drafts.append(EventDraft(event.body, identifiers: identifiers, occurredAt: event.occurredAt, idempotencyKey: event.idempotencyKey, runID: event.actor.runID))
+                drafts.append(
+                    EventDraft(
+                        event.body, identifiers: identifiers, occurredAt: event.occurredAt, idempotencyKey: event.idempotencyKey,
+                        runID: event.actor.runID))
             }
         }
         original.close()
         let forged = try await Ledger.create(at: target, identity, folders: [UserProjection()])
         for name in [CheckpointKey.fileName, VerifierKeyFile.fileName] {
-            try? FileManager.default.removeItem(atPath: target + "/" + name) // absent unless create made one
+            try? FileManager.default.removeItem(atPath: target + "/" + name)  // absent unless create made one
             try FileManager.default.copyItem(atPath: source + "/" + name, toPath: target + "/" + name)
         }
         for i in 0..<3 {
-            drafts.append(EventDraft(.transferIDGenerated(TransferIDGenerated(targetTeam: "BBBB222222")),
-                                     identifiers: Identifiers(accountID: "acct-forged-\(i)", senderSub: "0888.forged.\(i)", transferSub: "t.forged.\(i)")))
+            drafts.append(
+                EventDraft(
+                    .transferIDGenerated(TransferIDGenerated(targetTeam: "BBBB222222")),
+                    identifiers: Identifiers(accountID: "acct-forged-\(i)", senderSub: "0888.forged.\(i)", transferSub: "t.forged.\(i)")))
         }
         _ = try await forged.append(contentsOf: drafts)
         forged.close()
@@ -239,7 +295,8 @@ struct SignedHandoffTests {
         let cosignedPath = forged + "/" + HandoffReceipt.cosignedFile
         var note = try SignedNote(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: cosignedPath))))
         let checkpoint = try Checkpoint(parsing: note.text + "\n" + note.signatures[0].line)
-        note.signatures[1] = try Cosignature.sign(checkpoint, name: note.signatures[1].name, key: try CheckpointKey.load(from: f.teams.sender), timestamp: 1_795_000_000)
+        note.signatures[1] = try Cosignature.sign(
+            checkpoint, name: note.signatures[1].name, key: try CheckpointKey.load(from: f.teams.sender), timestamp: 1_795_000_000)
         try Data(note.serialized.utf8).write(to: URL(fileURLWithPath: cosignedPath))
         let forgery = try handover("handoff", "confirm", forged, "--recipient-key", f.recipientKey, "--ledger", f.teams.sender)
         #expect(forgery.status == 2 && forgery.err.contains("receipt refused (cosignature)"), "\(forgery.err)")
@@ -264,10 +321,14 @@ struct SignedHandoffTests {
         let checker = SignedHandoffTests.repository + "/tools/check-handoff.py"
         let package = try runCommand("/usr/bin/env", ["python3", checker, "package", f.package, "--sender-key", f.senderKey])
         #expect(package.status == 0, "check-handoff.py package: \(package.out)\(package.err)")
-        let theirs = try runCommand("/usr/bin/env", ["python3", checker, "receipt", receipt, "--recipient-key", f.recipientKey, "--package", f.package, "--sender-key", f.senderKey])
+        let theirs = try runCommand(
+            "/usr/bin/env",
+            ["python3", checker, "receipt", receipt, "--recipient-key", f.recipientKey, "--package", f.package, "--sender-key", f.senderKey])
         #expect(theirs.status == 0, "check-handoff.py receipt: \(theirs.out)\(theirs.err)")
         for copy in flips.indices.map({ f.teams.dir.sub("receipt-flipped-\($0)") }) + [forged] {
-            let refused = try runCommand("/usr/bin/env", ["python3", checker, "receipt", copy, "--recipient-key", f.recipientKey, "--package", f.package, "--sender-key", f.senderKey])
+            let refused = try runCommand(
+                "/usr/bin/env",
+                ["python3", checker, "receipt", copy, "--recipient-key", f.recipientKey, "--package", f.package, "--sender-key", f.senderKey])
             #expect(refused.status == 1, "check-handoff.py refuses \(copy): \(refused.out)\(refused.err)")
         }
         let otherKey = try runCommand("/usr/bin/env", ["python3", checker, "package", f.package, "--sender-key", f.recipientKey])
@@ -280,16 +341,22 @@ struct SignedHandoffTests {
         let f = h.teams
         let withoutKey = try h.exchange(h.package)
         #expect(withoutKey.status == 2 && withoutKey.err.contains("--sender-key"), "\(withoutKey.err)")
-        let dryRun = try handover(["exchange", "--ledger", f.recipient, "--transfers", h.package, "--sender-key", h.senderKey, "--out", f.output, "--dry-run"]
-                                  + f.credentials("BBBB222222", "KEYB222222"))
+        let dryRun = try handover(
+            ["exchange", "--ledger", f.recipient, "--transfers", h.package, "--sender-key", h.senderKey, "--out", f.output, "--dry-run"]
+                + f.credentials("BBBB222222", "KEYB222222"))
         #expect(dryRun.status == 0 && dryRun.out.contains("signed package 1"), "\(dryRun.out)\(dryRun.err)")
-        #expect(try h.events("handoff-received", in: f.recipient).isEmpty && h.events("handoff-refused", in: f.recipient).isEmpty, "a dry run records nothing")
-        let run = try handover(["exchange", "--ledger", f.recipient, "--transfers", f.handoff, "--out", f.output] + f.credentials("BBBB222222", "KEYB222222"))
+        #expect(
+            try h.events("handoff-received", in: f.recipient).isEmpty && h.events("handoff-refused", in: f.recipient).isEmpty,
+            "a dry run records nothing")
+        let run = try handover(
+            ["exchange", "--ledger", f.recipient, "--transfers", f.handoff, "--out", f.output] + f.credentials("BBBB222222", "KEYB222222"))
         #expect(run.status == 0 && run.out.contains("recorded as unsigned"), "\(run.out)\(run.err)")
         let started = try handover("query", "events", "--type", "run-started", "--format", "json", "--ledger", f.recipient)
         #expect(started.out.contains("\"handoff\":\"unsigned\""), "\(started.out)")
         // A package without a pinned key, and a pinned key with a bare CSV, are usage errors.
-        let keyWithCSV = try handover(["exchange", "--ledger", f.recipient, "--transfers", f.handoff, "--out", f.output, "--sender-key", f.handoff] + f.credentials("BBBB222222", "KEYB222222"))
+        let keyWithCSV = try handover(
+            ["exchange", "--ledger", f.recipient, "--transfers", f.handoff, "--out", f.output, "--sender-key", f.handoff]
+                + f.credentials("BBBB222222", "KEYB222222"))
         #expect(keyWithCSV.status == 2, "\(keyWithCSV.err)")
     }
 

@@ -12,7 +12,8 @@ enum SimulatorProcess {
     /// `handover simulator register-team` for the app `com.example.app`; returns the .p8 path.
     @discardableResult
     static func registerTeam(_ team: String, keyID: String, in directory: String) throws -> String {
-        let r = try runProduct("handover", ["simulator", "register-team", "--dir", directory, "--team-id", team, "--client-id", "com.example.app", "--key-id", keyID])
+        let r = try runProduct(
+            "handover", ["simulator", "register-team", "--dir", directory, "--team-id", team, "--client-id", "com.example.app", "--key-id", keyID])
         guard r.status == 0 else { throw ServerProcess.Failed(description: "register-team failed: \(r.err)") }
         return directory + "/keys/AuthKey_\(keyID).p8"
     }

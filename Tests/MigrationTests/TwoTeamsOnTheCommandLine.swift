@@ -29,8 +29,12 @@ struct TwoTeamsOnTheCommandLine {
         let usersFile = dir.sub("users.csv")
         try Data(("sub,account_id\n" + (0..<users).map { "000\($0 % 900).\(String(format: "%08x", $0)).0001,acct-\($0)\n" }.joined()).utf8)
             .write(to: URL(fileURLWithPath: usersFile))
-        let generated = try runProduct("handover", ["generate", "--ledger", sender, "--users", usersFile, "--target", "BBBB222222", "--out", handoff,
-                                                    "--concurrency", "32"] + credentials("AAAA111111", "KEYA111111"))
+        let generated = try runProduct(
+            "handover",
+            [
+                "generate", "--ledger", sender, "--users", usersFile, "--target", "BBBB222222", "--out", handoff,
+                "--concurrency", "32",
+            ] + credentials("AAAA111111", "KEYA111111"))
         guard generated.status == 0 else { throw ServerProcess.Failed(description: "generate failed: \(generated.err)") }
     }
 
@@ -46,13 +50,18 @@ struct TwoTeamsOnTheCommandLine {
 
     /// Credential and endpoint flags for `team` with key `key`.
     func credentials(_ team: String, _ key: String) -> [String] {
-        ["--team-id", team, "--client-id", "com.example.app", "--key-id", key, "--private-key", apple + "/keys/AuthKey_\(key).p8", "--apple-base-url", standIn.baseURL]
+        [
+            "--team-id", team, "--client-id", "com.example.app", "--key-id", key, "--private-key", apple + "/keys/AuthKey_\(key).p8",
+            "--apple-base-url", standIn.baseURL,
+        ]
     }
 
     /// Starts team B's `handover exchange` of the handoff file at `concurrency`, its output kept
     /// for a failed expectation to show.
     func startExchange(concurrency: Int) throws -> RunningProduct {
-        try RunningProduct("handover", ["exchange", "--ledger", recipient, "--transfers", handoff, "--out", output, "--concurrency", String(concurrency)]
-            + credentials("BBBB222222", "KEYB222222"))
+        try RunningProduct(
+            "handover",
+            ["exchange", "--ledger", recipient, "--transfers", handoff, "--out", output, "--concurrency", String(concurrency)]
+                + credentials("BBBB222222", "KEYB222222"))
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import LMDB
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import Ledger
 @testable import Projections
 
@@ -25,21 +26,29 @@ struct ProjectionTests {
     }
 
     private func fail(_ transferSub: String, _ kind: FailureClass) -> EventDraft {
-        EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: kind, message: kind.rawValue))), identifiers: Identifiers(accountID: "acct-" + transferSub, transferSub: transferSub))
+        EventDraft(
+            .transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: kind, message: kind.rawValue))),
+            identifiers: Identifiers(accountID: "acct-" + transferSub, transferSub: transferSub))
     }
 
     private func exchanged(_ transferSub: String, _ sub: String, email: SealedValue? = nil) -> EventDraft {
-        EventDraft(.transferIDExchanged(TransferIDExchanged(email: email, isPrivateEmail: true)), identifiers: Identifiers(transferSub: transferSub, recipientSub: sub))
+        EventDraft(
+            .transferIDExchanged(TransferIDExchanged(email: email, isPrivateEmail: true)),
+            identifiers: Identifiers(transferSub: transferSub, recipientSub: sub))
     }
 
     private func notification(_ sub: String, _ kind: NotificationReceived.Kind, jti: String) -> EventDraft {
         let t = Timestamp(rfc3339: "2026-11-20T10:00:00Z")!
-        return EventDraft(.notificationReceived(NotificationReceived(kind: kind, eventTime: t)), identifiers: Identifiers(recipientSub: sub, jti: jti), occurredAt: t, idempotencyKey: "notification:\(jti)")
+        return EventDraft(
+            .notificationReceived(NotificationReceived(kind: kind, eventTime: t)), identifiers: Identifiers(recipientSub: sub, jti: jti),
+            occurredAt: t, idempotencyKey: "notification:\(jti)")
     }
 
     private func signIn(_ sub: String, transferSub: String?) -> EventDraft {
         let t = Timestamp(rfc3339: "2026-11-15T08:00:00Z")!
-        return EventDraft(.signInVerified(SignInVerified(audience: "com.example.test", issuedAt: t, expiresAt: t.adding(days: 1))), identifiers: Identifiers(transferSub: transferSub, recipientSub: sub), occurredAt: t)
+        return EventDraft(
+            .signInVerified(SignInVerified(audience: "com.example.test", issuedAt: t, expiresAt: t.adding(days: 1))),
+            identifiers: Identifiers(transferSub: transferSub, recipientSub: sub), occurredAt: t)
     }
 
     @Test("exchange, failure and retry: attempts, last error and status follow the events")
@@ -145,8 +154,9 @@ struct ProjectionTests {
         var testDescription: String { rawValue }
     }
 
-    @Test("a rebuild interrupted after its scratch fold, while loading or while folding what was appended since leaves the projections in use untouched, and running it again finishes it, with what was appended meanwhile",
-          arguments: [RebuildStop.afterScratchFold, .whileLoading, .whileFoldingWhatFollowed])
+    @Test(
+        "a rebuild interrupted after its scratch fold, while loading or while folding what was appended since leaves the projections in use untouched, and running it again finishes it, with what was appended meanwhile",
+        arguments: [RebuildStop.afterScratchFold, .whileLoading, .whileFoldingWhatFollowed])
     func interruptedRebuild(at stop: RebuildStop) async throws {
         let (ledger, projection) = try await open()
         defer { ledger.close() }
@@ -197,7 +207,9 @@ struct ProjectionTests {
             let rebuildKeys = {
                 try ledger.read { view in
                     let root = try view.transaction.openDatabase(ProjectionDatabases.rootName, create: false)
-                    return try [ProjectionDatabases.rebuildingKey, ProjectionDatabases.loaderKey].map { try view.transaction.get(root, key: $0).map(Array.init) }
+                    return try [ProjectionDatabases.rebuildingKey, ProjectionDatabases.loaderKey].map {
+                        try view.transaction.get(root, key: $0).map(Array.init)
+                    }
                 }
             }
             let keysBefore = try rebuildKeys()
@@ -239,10 +251,16 @@ struct ProjectionTests {
         let (ledger, projection) = try await open()
         defer { ledger.close() }
         let failed = try await ledger.append(fail("t8", .serverError))
-        guard case .recorded(_, let firstTime) = failed else { Issue.record("not recorded"); return }
+        guard case .recorded(_, let firstTime) = failed else {
+            Issue.record("not recorded")
+            return
+        }
         try await Task.sleep(nanoseconds: 5_000_000)
         let done = try await ledger.append(exchanged("t8", "r8"))
-        guard case .recorded(_, let secondTime) = done else { Issue.record("not recorded"); return }
+        guard case .recorded(_, let secondTime) = done else {
+            Issue.record("not recorded")
+            return
+        }
         #expect(firstTime < secondTime)
         let then = try projection.read(ledger, asOf: firstTime) { s, _ in (try s.user(matching: "t8"), try s.user(matching: "r8")) }
         #expect(then.0?.status == .failed)
@@ -277,7 +295,9 @@ struct ProjectionTests {
         var namingAll: [Identifier: [UInt64]] = [:]
         try ledger.read { view in
             try view.forEachEvent(from: 1, through: head) { event in
-                for kind in IdentifierKind.allCases { if let value = event.identifiers[kind] { namingAll[Identifier(kind, value), default: []].append(event.sequence) } }
+                for kind in IdentifierKind.allCases {
+                    if let value = event.identifiers[kind] { namingAll[Identifier(kind, value), default: []].append(event.sequence) }
+                }
             }
         }
         for sequence in 1...head {
@@ -286,8 +306,10 @@ struct ProjectionTests {
                 let users = try snapshot.allUsers()
                 let byIdentifier = try users.flatMap { user in try user.identifiers.map { ($0, try snapshot.user(with: $0)) } }
                 let eventLists = try users.flatMap { user in try user.identifiers.map { ($0, try snapshot.eventSequences(linkedTo: [$0])) } }
-                return (try snapshot.checkpoint(), users, try snapshot.migratedUsers(), try snapshot.window(), byIdentifier, eventLists,
-                        try snapshot.allLinkedUsers(.transferSub))
+                return (
+                    try snapshot.checkpoint(), users, try snapshot.migratedUsers(), try snapshot.window(), byIdentifier, eventLists,
+                    try snapshot.allLinkedUsers(.transferSub)
+                )
             }
             // Events committed together share a recorded time: the picture ends at the last of them.
             #expect(last >= sequence)
@@ -306,7 +328,9 @@ struct ProjectionTests {
         }
     }
 
-    @Test("projections of an older layout beside a log longer than bulkLoadBeyond are loaded in key order at the next writable open and end as the fold left them; a load that cannot start (its scratch directory exists) leaves the directory alone and the log is folded instead")
+    @Test(
+        "projections of an older layout beside a log longer than bulkLoadBeyond are loaded in key order at the next writable open and end as the fold left them; a load that cannot start (its scratch directory exists) leaves the directory alone and the log is folded instead"
+    )
     func openLoadsInBulk() async throws {
         let path = dir.sub("l")
         let before: [[UInt8]]
@@ -318,7 +342,9 @@ struct ProjectionTests {
         }
         let existing = dir.sub("existing")
         try FileManager.default.createDirectory(atPath: existing, withIntermediateDirectories: false)
-        for (scratch, step) in [(nil, "projections: loaded 301 events in key order"), (existing, "projections: folded 301 events the log held beyond them")] {
+        for (scratch, step) in [
+            (nil, "projections: loaded 301 events in key order"), (existing, "projections: folded 301 events the log held beyond them"),
+        ] {
             do {
                 let bare = try Ledger.open(at: path)
                 let forgot = try bare.environment.write { txn in
@@ -334,7 +360,9 @@ struct ProjectionTests {
             #expect(try dumpProjections(ledger) == before)
             let leftOver = try ledger.read { view in
                 let root = try view.transaction.openDatabase(ProjectionDatabases.rootName, create: false)
-                return try [ProjectionDatabases.rebuildingKey, ProjectionDatabases.loaderKey].filter { try view.transaction.get(root, key: $0) != nil }
+                return try [ProjectionDatabases.rebuildingKey, ProjectionDatabases.loaderKey].filter {
+                    try view.transaction.get(root, key: $0) != nil
+                }
             }
             #expect(leftOver.isEmpty, "no rebuild is left under way")
             ledger.close()
@@ -386,7 +414,11 @@ func dumpProjections(_ ledger: Ledger) throws -> [[UInt8]] {
             let db = try txn.openDatabase(name, create: false)
             try txn.withCursor(db) { cursor in
                 var entry = try cursor.first()
-                while let (k, v) = entry { all.append(Array(k)); all.append(Array(v)); entry = try cursor.next() }
+                while let (k, v) = entry {
+                    all.append(Array(k))
+                    all.append(Array(v))
+                    entry = try cursor.next()
+                }
             }
         }
         let state = try txn.openDatabase(names.last!, create: false)

@@ -46,7 +46,8 @@ final class ReferenceFold: ProjectionSnapshot, ProjectionStore {
     public func user(with identifier: Identifier) throws -> UserState? { try ids[identifier].flatMap { try user($0) } }
 
     func withLinkedUsers<T>(_ kind: IdentifierKind, _ body: (any LinkedUsers) throws -> T) throws -> T {
-        let links = try ids.keys.filter { $0.kind == kind }.sorted { $0.value.utf8.lexicographicallyPrecedes($1.value.utf8) }.compactMap { id -> LinkedUser? in
+        let links = try ids.keys.filter { $0.kind == kind }.sorted { $0.value.utf8.lexicographicallyPrecedes($1.value.utf8) }.compactMap {
+            id -> LinkedUser? in
             guard let key = ids[id], let user = try user(key), let first = firstLinked[id] else { return nil }
             return LinkedUser(value: id.value, firstSequence: first, user: user)
         }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Projections
 
 @Suite("answers rendered as CSV and JSON")

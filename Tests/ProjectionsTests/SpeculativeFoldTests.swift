@@ -1,8 +1,9 @@
 import Foundation
 import LMDB
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import Ledger
 @testable import Projections
 
@@ -20,18 +21,22 @@ struct FoldAheadTests {
     }
 
     private static func exchanged(_ transferSub: String, _ sub: String) -> EventDraft {
-        EventDraft(.transferIDExchanged(TransferIDExchanged(email: nil, isPrivateEmail: true)), identifiers: Identifiers(transferSub: transferSub, recipientSub: sub))
+        EventDraft(
+            .transferIDExchanged(TransferIDExchanged(email: nil, isPrivateEmail: true)),
+            identifiers: Identifiers(transferSub: transferSub, recipientSub: sub))
     }
 
     private static func failed(_ transferSub: String, _ n: Int) -> EventDraft {
-        EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .timeout, message: "attempt \(n)"))),
-                   identifiers: Identifiers(accountID: "acct-" + transferSub, transferSub: transferSub))
+        EventDraft(
+            .transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .timeout, message: "attempt \(n)"))),
+            identifiers: Identifiers(accountID: "acct-" + transferSub, transferSub: transferSub))
     }
 
     private static func notified(_ sub: String, _ n: Int) -> EventDraft {
         let t = Timestamp(microseconds: Timestamp(rfc3339: "2026-11-20T10:00:00Z")!.microseconds + Int64(n) * 1_000_000)
-        return EventDraft(.notificationReceived(NotificationReceived(kind: n % 2 == 0 ? .emailEnabled : .emailDisabled, eventTime: t)),
-                          identifiers: Identifiers(recipientSub: sub, jti: "jti-\(sub)-\(n)"), occurredAt: t, idempotencyKey: "notification:jti-\(sub)-\(n)")
+        return EventDraft(
+            .notificationReceived(NotificationReceived(kind: n % 2 == 0 ? .emailEnabled : .emailDisabled, eventTime: t)),
+            identifiers: Identifiers(recipientSub: sub, jti: "jti-\(sub)-\(n)"), occurredAt: t, idempotencyKey: "notification:jti-\(sub)-\(n)")
     }
 
     @Test("16 tasks appending about the same 40 users at once (failures, exchanges, notifications, merges): the projections agree with the log")
@@ -45,13 +50,14 @@ struct FoldAheadTests {
                     var generator = SystemRandomNumberGenerator()
                     for n in 0..<60 {
                         let user = Int.random(in: 0..<40, using: &generator)
-                        let drafts: [EventDraft] = switch (task + n) % 4 {
-                        case 0: [Self.failed("t\(user)", n)]
-                        case 1: [Self.exchanged("t\(user)", "r\(user)")]
-                        case 2: [Self.notified("r\(user)", task * 100 + n), Self.failed("t\(user)", n)]
-                        // A recipient sub that first arrives alone, then is joined to a user: a merge.
-                        default: [Self.notified("r\(user)-\(task)", n), Self.exchanged("t\(user)", "r\(user)-\(task)")]
-                        }
+                        let drafts: [EventDraft] =
+                            switch (task + n) % 4 {
+                            case 0: [Self.failed("t\(user)", n)]
+                            case 1: [Self.exchanged("t\(user)", "r\(user)")]
+                            case 2: [Self.notified("r\(user)", task * 100 + n), Self.failed("t\(user)", n)]
+                            // A recipient sub that first arrives alone, then is joined to a user: a merge.
+                            default: [Self.notified("r\(user)-\(task)", n), Self.exchanged("t\(user)", "r\(user)-\(task)")]
+                            }
                         _ = try await ledger.append(contentsOf: drafts)
                     }
                 }
@@ -81,7 +87,10 @@ struct FoldAheadTests {
         try projection.rebuild(ledger)
         #expect(try ledger.read { try projection.databases(in: $0.transaction).generation } == generation + 1)
         gate.open()
-        guard case .recorded(let sequence, _) = try await held.value else { Issue.record("the held append was not recorded"); return }
+        guard case .recorded(let sequence, _) = try await held.value else {
+            Issue.record("the held append was not recorded")
+            return
+        }
         let u = try #require(try projection.read(ledger) { snapshot, _ in try snapshot.user(matching: "r3") })
         #expect(u.status == .migrated && u.lastSequence == sequence && u.attempts == 2)
         // The batches after it are prepared ahead again, over the new generation.
@@ -118,8 +127,18 @@ private final class PrepareGate: LedgerFolder, SpeculativeFold, @unchecked Senda
     /// Batches it was handed ahead of their transaction.
     let foldedAhead = Atomic<Int>(0)
 
-    func close() { condition.withLock { closed = true; reached = false } }
-    func open() { condition.withLock { closed = false; condition.broadcast() } }
+    func close() {
+        condition.withLock {
+            closed = true
+            reached = false
+        }
+    }
+    func open() {
+        condition.withLock {
+            closed = false
+            condition.broadcast()
+        }
+    }
 
     func waitUntilReached() async {
         while !condition.withLock({ reached }) { try? await Task.sleep(for: .milliseconds(5)) }
@@ -133,8 +152,11 @@ private final class PrepareGate: LedgerFolder, SpeculativeFold, @unchecked Senda
     func fold(_ events: [RecordedEvent], in transaction: WriteTransaction) throws {}
     func makeSpeculativeFold() -> (any SpeculativeFold)? { self }
 
-    func fold(_ events: [RecordedEvent], after base: UInt64, reading transaction: ReadTransaction, into writes: inout WriteBatch) throws
-        -> (@Sendable (ReadTransaction) throws -> Bool)? {
+    func fold(
+        _ events: [RecordedEvent], after base: UInt64, reading transaction: ReadTransaction, into writes: inout WriteBatch
+    ) throws
+        -> (@Sendable (ReadTransaction) throws -> Bool)?
+    {
         foldedAhead.add(1, ordering: .relaxed)
         condition.withLock {
             reached = true

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Ledger
 @testable import Projections
 
@@ -17,15 +18,19 @@ struct UserRecordTests {
         String(repeating: "ab", count: 70_000), "\u{202e}0123456789abcdef0123456789abcdef",
     ]
     /// Times a fold can store: any a ledger can write, its first and last included.
-    static let times: [Timestamp?] = [nil, Timestamp(microseconds: 1_763_990_000_123_456), Timestamp(microseconds: 0),
-                                      Timestamp(microseconds: -5), .earliest, .latest]
+    static let times: [Timestamp?] = [
+        nil, Timestamp(microseconds: 1_763_990_000_123_456), Timestamp(microseconds: 0),
+        Timestamp(microseconds: -5), .earliest, .latest,
+    ]
     /// The largest key or sequence a ledger gives (2^63 - 1).
     static let largestNumber = UInt64(Int64.max)
 
     private func randomState<G: RandomNumberGenerator>(_ g: inout G) -> UserState {
         let largest = Self.largestNumber
-        var u = UserState(key: [1, 2, largest, UInt64.random(in: 0...largest, using: &g)].randomElement(using: &g)!,
-                          status: UserStatus.allCases.randomElement(using: &g)!, sequence: [0, 7, largest, UInt64.random(in: 0...largest, using: &g)].randomElement(using: &g)!)
+        var u = UserState(
+            key: [1, 2, largest, UInt64.random(in: 0...largest, using: &g)].randomElement(using: &g)!,
+            status: UserStatus.allCases.randomElement(using: &g)!,
+            sequence: [0, 7, largest, UInt64.random(in: 0...largest, using: &g)].randomElement(using: &g)!)
         u.firstSequence = [u.lastSequence, 0, u.lastSequence / 2, u.lastSequence - min(3, u.lastSequence)].randomElement(using: &g)!
         func text() -> String? { Self.texts.randomElement(using: &g)! }
         func time() -> Timestamp? { Self.times.randomElement(using: &g)! }
@@ -34,7 +39,9 @@ struct UserRecordTests {
         u.lastErrorClass = [nil, .timeout, .rateLimited, .invalidGrant].randomElement(using: &g)!
         if Bool.random(using: &g), let keyID = text(), let combined = text() { u.email = SealedValue(keyID: keyID, combined: combined) }
         (u.isPrivateEmail, u.emailForwarding) = ([nil, false, true].randomElement(using: &g)!, [nil, false, true].randomElement(using: &g)!)
-        (u.migratedAt, u.consentRevokedAt, u.accountDeletedAt, u.erasedAt, u.lastAttemptAt, u.migratedRecordedAt) = (time(), time(), time(), time(), time(), time())
+        (u.migratedAt, u.consentRevokedAt, u.accountDeletedAt, u.erasedAt, u.lastAttemptAt, u.migratedRecordedAt) = (
+            time(), time(), time(), time(), time(), time()
+        )
         u.attempts = [0, 1, 300, UserStateCodec.maximumCount].randomElement(using: &g)!
         u.notifications = [0, 2, UserStateCodec.maximumCount].randomElement(using: &g)!
         return u
@@ -63,7 +70,13 @@ struct UserRecordTests {
     /// Numbers an altered copy can hold but no fold writes, each alone on an ordinary state.
     static let impossible: [(String, @Sendable (inout UserState) -> Void)] = [
         ("a key beyond 2^63", { $0.key = Self.largestNumber + 1 }),
-        ("a last event beyond 2^63", { $0.lastSequence = .max; $0.firstSequence = 1 }),
+        (
+            "a last event beyond 2^63",
+            {
+                $0.lastSequence = .max
+                $0.firstSequence = 1
+            }
+        ),
         ("a first event after the last", { $0.firstSequence = $0.lastSequence + 1 }),
         ("a time before year 0000", { $0.migratedAt = Timestamp(microseconds: .min) }),
         ("a time after year 9999", { $0.lastAttemptAt = Timestamp(microseconds: .max) }),
@@ -97,7 +110,8 @@ struct UserRecordTests {
         let t = Timestamp(microseconds: 1_000)
         (u.migratedAt, u.lastAttemptAt, u.migratedRecordedAt) = (t, t, Timestamp(microseconds: 1_064))
         let value = UserStateCodec.encode(u, sequence: 100_001)
-        let expected: [UInt8] = [2, 0, 2, 4, 2, 1, 0, 2 * 3 + 0]  // version, sequence xor, span, status, via, attempts, notifications, flags
+        let expected: [UInt8] =
+            [2, 0, 2, 4, 2, 1, 0, 2 * 3 + 0]  // version, sequence xor, span, status, via, attempts, notifications, flags
             + [1, 10] + Array("acct-86950".utf8)
             + [0]
             + [2, 1, UInt8(ascii: "t"), 16] + Hex.decode("c1d42e55c27f5efe8e90789677202de3")! + [0]
@@ -113,13 +127,16 @@ struct UserRecordTests {
     @Test("a version 1 record (as a ledger written before version 2 holds it) is read as written")
     func versionOne() throws {
         // From Tests/Fixtures/userrecord1's first days: a user whose exchange was refused, 429.
-        var v1: [UInt8] = [1] + [0, 0, 0, 0, 0, 0, 0, 1] + [0, 0, 0, 0, 0, 0, 0, 2] + [0, 0, 0, 0, 0, 0, 0, 2] + [2, 0] + [0, 0, 0, 1] + [0, 0, 0, 0] + [0, 0]
+        var v1: [UInt8] =
+            [1] + [0, 0, 0, 0, 0, 0, 0, 1] + [0, 0, 0, 0, 0, 0, 0, 2] + [0, 0, 0, 0, 0, 0, 0, 2] + [2, 0] + [0, 0, 0, 1] + [0, 0, 0, 0] + [0, 0]
         v1 += [1, 0, 6] + Array("acct-7".utf8) + [0] + [1, 0, 33] + Array("t9b46b32120cd9f3c1019f296b5f99b74".utf8) + [0, 0]
         v1 += [1, 0, 12] + Array("rate_limited".utf8) + [1, 0, 37] + Array("HTTP 429 from /auth/usermigrationinfo".utf8) + [0, 0]
         v1 += [0, 0, 0, 0] + [1] + BigEndian.bytes(UInt64(1_763_990_000_123_456))
         var u = UserState(key: 1, status: .failed, sequence: 2)
         (u.accountID, u.transferSub, u.attempts) = ("acct-7", "t9b46b32120cd9f3c1019f296b5f99b74", 1)
-        (u.lastErrorClass, u.lastError, u.lastAttemptAt) = (.rateLimited, "HTTP 429 from /auth/usermigrationinfo", Timestamp(microseconds: 1_763_990_000_123_456))
+        (u.lastErrorClass, u.lastError, u.lastAttemptAt) = (
+            .rateLimited, "HTTP 429 from /auth/usermigrationinfo", Timestamp(microseconds: 1_763_990_000_123_456)
+        )
         // Written before migrated_recorded_at existed, the record ends after last_attempt_at.
         #expect(try decode(v1, key: ProjectionDatabases.versionKey(1, 2)) == u)
         u.migratedRecordedAt = Timestamp(microseconds: 9)

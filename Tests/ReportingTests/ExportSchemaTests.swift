@@ -1,6 +1,7 @@
 import Foundation
 import Ledger
 import Testing
+
 @testable import Reporting
 
 @Suite("export schema")
@@ -20,8 +21,12 @@ struct ExportSchemaTests {
     func postgresSchemaIsTheOneUsed() throws {
         #expect(try documented("export-postgres.sql") == PostgresExportSchema.sql)
         #expect(try documented("reporting-views.sql") == PostgresExportSchema.viewsSQL)
-        let tables = PostgresExportSchema.tableStatements, indexes = PostgresExportSchema.indexStatements
-        #expect(tables.map { $0.split(separator: " ").prefix(3).joined(separator: " ") } == ["CREATE TABLE export_meta", "CREATE TABLE exports", "CREATE TABLE events", "CREATE TABLE users"])
+        let tables = PostgresExportSchema.tableStatements
+        let indexes = PostgresExportSchema.indexStatements
+        #expect(
+            tables.map { $0.split(separator: " ").prefix(3).joined(separator: " ") } == [
+                "CREATE TABLE export_meta", "CREATE TABLE exports", "CREATE TABLE events", "CREATE TABLE users",
+            ])
         #expect(indexes.count == 13 && indexes.allSatisfy { $0.hasPrefix("CREATE INDEX") && $0.hasSuffix(";") && !$0.contains("\n") })
         // Version 3 drops the two views whose columns it renamed, then makes every view.
         let views = PostgresExportSchema.viewStatements
@@ -67,7 +72,8 @@ struct ExportSchemaTests {
 
     @Test("a postgres URL: its parts, the password from the URL, PGPASSWORD or a password file, masked in every rendering")
     func targets() throws {
-        let full = try PostgresTarget(url: "postgresql://rep%40orts:s3cr%3At@db.example:6432/mig?sslmode=require&application_name=dash", environment: [:])
+        let full = try PostgresTarget(
+            url: "postgresql://rep%40orts:s3cr%3At@db.example:6432/mig?sslmode=require&application_name=dash", environment: [:])
         #expect(full.user == "rep@orts" && full.host == "db.example" && full.port == 6432 && full.database == "mig")
         #expect(full.sslMode == .require && full.applicationName == "dash" && full.passwordSource == "url" && full.connectTimeout == 10)
         #expect(try PostgresTarget(url: "postgres://a@b/c?connect_timeout=3", environment: [:]).connectTimeout == 3)
@@ -88,7 +94,10 @@ struct ExportSchemaTests {
         chmod(dir, 0o640)
         #expect(throws: ExportError.self) { try PostgresTarget(url: "postgres://alice@db/mig", environment: ["PGPASSFILE": dir]) }
 
-        for bad in ["mysql://a@b/c", "postgres://a@b/c?sslmode=sometimes", "postgres://a@b/c?target_session_attrs=any", "postgres://a@b:99999/c", "postgres://b/c"] {
+        for bad in [
+            "mysql://a@b/c", "postgres://a@b/c?sslmode=sometimes", "postgres://a@b/c?target_session_attrs=any", "postgres://a@b:99999/c",
+            "postgres://b/c",
+        ] {
             #expect(throws: ExportError.self, "\(bad)") { try PostgresTarget(url: bad, environment: [:]) }
         }
     }

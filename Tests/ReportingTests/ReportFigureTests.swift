@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import Ledger
 @testable import Projections
 @testable import Reporting
@@ -15,19 +16,22 @@ struct ReportFigureTests {
 
     private func signIn(_ n: Int, daysAgo: Int) -> EventDraft {
         let iat = now.adding(days: -daysAgo)
-        return EventDraft(.signInVerified(SignInVerified(audience: "com.example.test", issuedAt: iat, expiresAt: iat.adding(days: 1))),
-                          identifiers: Identifiers(transferSub: "t-s\(n)", recipientSub: "r-s\(n)"), occurredAt: iat)
+        return EventDraft(
+            .signInVerified(SignInVerified(audience: "com.example.test", issuedAt: iat, expiresAt: iat.adding(days: 1))),
+            identifiers: Identifiers(transferSub: "t-s\(n)", recipientSub: "r-s\(n)"), occurredAt: iat)
     }
 
     private func exchanged(_ n: Int) -> EventDraft {
-        EventDraft(.transferIDExchanged(TransferIDExchanged(email: nil, isPrivateEmail: true)),
-                   identifiers: Identifiers(accountID: "acct-\(n)", transferSub: "t-e\(n)", recipientSub: "r-e\(n)"))
+        EventDraft(
+            .transferIDExchanged(TransferIDExchanged(email: nil, isPrivateEmail: true)),
+            identifiers: Identifiers(accountID: "acct-\(n)", transferSub: "t-e\(n)", recipientSub: "r-e\(n)"))
     }
 
     private func notification(_ kind: NotificationReceived.Kind, sub: String, daysAgo: Int, jti: String) -> EventDraft {
         let time = now.adding(days: -daysAgo)
-        return EventDraft(.notificationReceived(NotificationReceived(kind: kind, eventTime: time, email: nil, isPrivateEmail: nil)),
-                          identifiers: Identifiers(recipientSub: sub, jti: jti), occurredAt: time)
+        return EventDraft(
+            .notificationReceived(NotificationReceived(kind: kind, eventTime: time, email: nil, isPrivateEmail: nil)),
+            identifiers: Identifiers(recipientSub: sub, jti: jti), occurredAt: time)
     }
 
     @Test("per-day migrations, deadline split, pending, failures, notifications since migration; --as-of leaves out what came later")
@@ -41,13 +45,16 @@ struct ReportFigureTests {
         _ = try await ledger.append(contentsOf: [signIn(1, daysAgo: 13), signIn(2, daysAgo: 12), signIn(3, daysAgo: 12)])
         let signInsRecorded = try ledger.read { try $0.head() }
         try await Task.sleep(for: .milliseconds(5))
-        _ = try await ledger.append(contentsOf: [exchanged(1), exchanged(2),
-            EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .rateLimited, httpStatus: 429, message: "HTTP 429"))),
-                       identifiers: Identifiers(accountID: "acct-9", transferSub: "t-e9")),
+        _ = try await ledger.append(contentsOf: [
+            exchanged(1), exchanged(2),
+            EventDraft(
+                .transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .rateLimited, httpStatus: 429, message: "HTTP 429"))),
+                identifiers: Identifiers(accountID: "acct-9", transferSub: "t-e9")),
             notification(.consentRevoked, sub: "r-s1", daysAgo: 1, jti: "j1"),
             notification(.accountDeleted, sub: "r-s2", daysAgo: 20, jti: "j2"),
             notification(.emailDisabled, sub: "r-stranger", daysAgo: 1, jti: "j3"),
-            EventDraft(.userErased(UserErased(reason: "account-deleted notification", keysDestroyed: 1)), identifiers: Identifiers(recipientSub: "r-s2")),
+            EventDraft(
+                .userErased(UserErased(reason: "account-deleted notification", keysDestroyed: 1)), identifiers: Identifiers(recipientSub: "r-s2")),
         ])
 
         let report = try MigrationReport.make(ledger: ledger, projection: projection, asOf: nil)
@@ -84,7 +91,8 @@ struct ReportFigureTests {
         #expect(then.migrated == 3 && then.usersKnown == 3)
         #expect(then.days.map(\.cumulative) == [1, 3])
         #expect(then.notifications.isEmpty && then.pending.isEmpty && then.usersErased == 0)
-        let before = try MigrationReport.make(ledger: ledger, projection: projection, asOf: Timestamp(microseconds: signInsRecorded.recordedAt.microseconds - 1))
+        let before = try MigrationReport.make(
+            ledger: ledger, projection: projection, asOf: Timestamp(microseconds: signInsRecorded.recordedAt.microseconds - 1))
         #expect(before.migrated == 0 && before.days.isEmpty)
 
         // Both readings go to JSON and to a page with three charts and no scripts or fetched assets.

@@ -10,7 +10,8 @@ public struct FileState: Equatable, Sendable, CustomStringConvertible {
     public let modified: timespec
 
     public static func == (a: FileState, b: FileState) -> Bool {
-        a.sha256 == b.sha256 && a.size == b.size && a.mode == b.mode && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+        a.sha256 == b.sha256 && a.size == b.size && a.mode == b.mode && a.modified.tv_sec == b.modified.tv_sec
+            && a.modified.tv_nsec == b.modified.tv_nsec
     }
 
     public var description: String {
@@ -30,7 +31,9 @@ public func fileStates(_ directory: String) throws -> [String: FileState] {
         let isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
         var digest: String?
         if !isDirectory {
-            guard let data = FileManager.default.contents(atPath: path) else { throw CocoaError(.fileReadNoPermission, userInfo: [NSFilePathErrorKey: path]) }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CocoaError(.fileReadNoPermission, userInfo: [NSFilePathErrorKey: path])
+            }
             digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
         }
         states[name] = FileState(sha256: digest, size: Int64(info.st_size), mode: info.st_mode, modified: info.st_mtim)

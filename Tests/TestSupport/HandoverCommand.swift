@@ -53,7 +53,8 @@ public enum DemoLedger {
 
     private static func copy(item: String, into directory: TemporaryDirectory) throws -> String {
         _ = try made.get()
-        let parent = directory.sub("demo"), copy = parent + "/" + item
+        let parent = directory.sub("demo")
+        let copy = parent + "/" + item
         try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
         let r = try runCommand("/bin/cp", ["-a", root + "/" + item, copy])
         guard r.status == 0 else { throw Failed(description: "cp -a of the demo's \(item) exited \(r.status): \(r.err)") }

@@ -28,7 +28,10 @@ public enum OlderAnswers {
 
     /// The records of `csv`, each field as its raw text (quotes kept).
     private static func records(_ csv: String) -> [[String]] {
-        var records: [[String]] = [], fields: [String] = [], field = "", quoted = false
+        var records: [[String]] = []
+        var fields: [String] = []
+        var field = ""
+        var quoted = false
         var characters = Array(csv.unicodeScalars)[...]
         while let c = characters.popFirst() {
             if c == "\"" { quoted.toggle() }

@@ -16,7 +16,9 @@ public struct PostgresTestDatabase: Sendable {
 
     /// Creates a new, empty database on the cluster.
     public init() throws {
-        guard let dir = Self.clusterDirectory else { throw PostgresTestError(message: "HANDOVER_TEST_POSTGRES_DIR is not set: run the tests through tools/test") }
+        guard let dir = Self.clusterDirectory else {
+            throw PostgresTestError(message: "HANDOVER_TEST_POSTGRES_DIR is not set: run the tests through tools/test")
+        }
         let base = try String(contentsOfFile: dir + "/url", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         password = try String(contentsOfFile: dir + "/password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
@@ -48,7 +50,8 @@ public struct PostgresTestDatabase: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["PGPASSWORD"] = password
         process.environment = environment
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()

@@ -66,6 +66,9 @@ public final class RunningProduct: Sendable {
         process.waitUntilExit()
         readers.wait()
         let all = printed.withLock { printed in (printed.out, printed.err) }
-        return (process.terminationStatus, process.terminationReason == .uncaughtSignal, String(decoding: all.0, as: UTF8.self), String(decoding: all.1, as: UTF8.self))
+        return (
+            process.terminationStatus, process.terminationReason == .uncaughtSignal, String(decoding: all.0, as: UTF8.self),
+            String(decoding: all.1, as: UTF8.self)
+        )
     }
 }

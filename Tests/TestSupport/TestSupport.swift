@@ -36,7 +36,9 @@ public func productPath(_ name: String) -> String {
 /// Runs a product to completion; returns its exit status and standard output and error.
 /// `environment` adds to this process's environment; `unsetting` names variables to leave out.
 @discardableResult
-public func runProduct(_ name: String, _ arguments: [String], environment: [String: String] = [:], unsetting: Set<String> = [], input: Data? = nil) throws -> (status: Int32, out: String, err: String) {
+public func runProduct(
+    _ name: String, _ arguments: [String], environment: [String: String] = [:], unsetting: Set<String> = [], input: Data? = nil
+) throws -> (status: Int32, out: String, err: String) {
     try runCommand(productPath(name), arguments, environment: environment, unsetting: unsetting, input: input)
 }
 
@@ -44,7 +46,9 @@ public func runProduct(_ name: String, _ arguments: [String], environment: [Stri
 /// test whose servers run in this process: blocking one of the few threads their tasks run on
 /// (two on a 2-core machine) while two tests do the same would leave the servers none.
 @discardableResult
-public func runProductAwaiting(_ name: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, out: String, err: String) {
+public func runProductAwaiting(
+    _ name: String, _ arguments: [String], environment: [String: String] = [:]
+) async throws -> (status: Int32, out: String, err: String) {
     try await withCheckedThrowingContinuation { continuation in
         DispatchQueue.global().async {
             continuation.resume(with: Result { try runProduct(name, arguments, environment: environment) })
@@ -54,7 +58,9 @@ public func runProductAwaiting(_ name: String, _ arguments: [String], environmen
 
 /// Runs the executable at `path` to completion, as ``runProduct(_:_:environment:unsetting:input:)`` does.
 @discardableResult
-public func runCommand(_ path: String, _ arguments: [String], environment: [String: String] = [:], unsetting: Set<String> = [], input: Data? = nil) throws -> (status: Int32, out: String, err: String) {
+public func runCommand(
+    _ path: String, _ arguments: [String], environment: [String: String] = [:], unsetting: Set<String> = [], input: Data? = nil
+) throws -> (status: Int32, out: String, err: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
@@ -62,7 +68,8 @@ public func runCommand(_ path: String, _ arguments: [String], environment: [Stri
     for (k, v) in environment { env[k] = v }
     for k in unsetting { env[k] = nil }
     process.environment = env
-    let out = Pipe(), err = Pipe()
+    let out = Pipe()
+    let err = Pipe()
     process.standardOutput = out
     process.standardError = err
     let stdin = Pipe()

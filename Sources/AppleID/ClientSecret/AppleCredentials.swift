@@ -54,7 +54,8 @@ public struct AppleCredentials: Sendable, CustomStringConvertible {
 
     /// Whether `id` looks like an Apple team ID or key ID.
     public static func isTenCharacterID(_ id: String) -> Bool {
-        id.utf8.count == 10 && id.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        id.utf8.count == 10
+            && id.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     public var description: String { "AppleCredentials(team \(teamID), client \(clientID), key \(keyID))" }

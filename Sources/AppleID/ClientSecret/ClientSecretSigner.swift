@@ -16,12 +16,17 @@ public struct ClientSecretSigner: Sendable {
     public init(credentials: AppleCredentials) { self.credentials = credentials }
 
     /// A client secret valid from `issuedAt` for `lifetime` seconds.
-    public func make(issuedAt: Int64 = Int64(Date().timeIntervalSince1970), lifetime: Int64 = ClientSecretSigner.defaultLifetime) throws -> ClientSecret {
+    public func make(
+        issuedAt: Int64 = Int64(Date().timeIntervalSince1970), lifetime: Int64 = ClientSecretSigner.defaultLifetime
+    ) throws -> ClientSecret {
         guard lifetime > 0, lifetime <= ClientSecretSigner.maximumLifetime else {
-            throw AppleIDError(.invalidConfiguration, "a client secret's lifetime must be 1 to \(ClientSecretSigner.maximumLifetime) s (six months); \(lifetime) was asked for")
+            throw AppleIDError(
+                .invalidConfiguration,
+                "a client secret's lifetime must be 1 to \(ClientSecretSigner.maximumLifetime) s (six months); \(lifetime) was asked for")
         }
         let header = Header(alg: "ES256", kid: credentials.keyID)
-        let claims = Claims(iss: credentials.teamID, iat: issuedAt, exp: issuedAt + lifetime, aud: ClientSecretSigner.audience, sub: credentials.clientID)
+        let claims = Claims(
+            iss: credentials.teamID, iat: issuedAt, exp: issuedAt + lifetime, aud: ClientSecretSigner.audience, sub: credentials.clientID)
         let input = try CompactJWS.signingInput(header: header, claims: claims)
         let signature = try credentials.privateKey.signature(for: Data(input.utf8)).rawRepresentation
         return ClientSecret(token: input + "." + Base64URL.encode(signature), expiresAt: issuedAt + lifetime)

@@ -39,7 +39,8 @@ package enum AppleAnswers {
             transferSub = c.lenient(String.self, .transferSub)
             sub = c.lenient(String.self, .sub)
             email = c.lenient(String.self, .email)
-            isPrivateEmail = c.lenient(Bool.self, .isPrivateEmail)
+            isPrivateEmail =
+                c.lenient(Bool.self, .isPrivateEmail)
                 ?? c.lenient(String.self, .isPrivateEmail).flatMap { $0 == "true" ? true : $0 == "false" ? false : nil }
                 ?? c.lenient(Double.self, .isPrivateEmail).map { $0 != 0 }
         }

@@ -23,7 +23,9 @@ public final class AppleIDClient: Sendable {
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout = .init(connect: .seconds(10), read: requestTimeout)
         configuration.decompression = .disabled
-        self.init(endpoints: endpoints, http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration), ownsHTTPClient: true, requestTimeout: requestTimeout)
+        self.init(
+            endpoints: endpoints, http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration), ownsHTTPClient: true,
+            requestTimeout: requestTimeout)
     }
 
     /// A client over an HTTP client the caller owns and shuts down.
@@ -45,7 +47,9 @@ public final class AppleIDClient: Sendable {
 
     /// `POST /auth/token` with `grant_type=client_credentials` and `scope=user.migration`.
     public func requestAccessToken(clientID: String, clientSecret: ClientSecret, now: @Sendable () -> Date = Date.init) async throws -> AccessToken {
-        let fields = [("grant_type", "client_credentials"), ("scope", "user.migration"), ("client_id", clientID), ("client_secret", clientSecret.token)]
+        let fields = [
+            ("grant_type", "client_credentials"), ("scope", "user.migration"), ("client_id", clientID), ("client_secret", clientSecret.token),
+        ]
         // The lifetime counts from when the request left, so latency never stretches it.
         let sentAt = now()
         let answer = try await post(endpoints.token, fields: fields, bearer: nil, isTokenEndpoint: true, as: AppleAnswers.Token.self)
@@ -65,15 +69,19 @@ public final class AppleIDClient: Sendable {
             throw AppleIDError(.invalidResponse, "the token endpoint answered token_type \(type), expected Bearer", httpStatus: 200)
         }
         guard let expiresIn = answer.expiresIn, expiresIn > 0, expiresIn <= maximumTokenLifetime else {
-            throw AppleIDError(.invalidResponse, "the token endpoint answered without an expires_in of 1 s to \(Int(maximumTokenLifetime)) s", httpStatus: 200)
+            throw AppleIDError(
+                .invalidResponse, "the token endpoint answered without an expires_in of 1 s to \(Int(maximumTokenLifetime)) s", httpStatus: 200)
         }
         return AccessToken(value: token, issuedAt: sentAt, lifetime: expiresIn)
     }
 
     /// Team A: `POST /auth/usermigrationinfo` with `sub` and `target`; returns the `transfer_sub`.
-    public func generateTransferID(sub: String, target: String, clientID: String, clientSecret: ClientSecret, accessToken: AccessToken) async throws -> String {
+    public func generateTransferID(
+        sub: String, target: String, clientID: String, clientSecret: ClientSecret, accessToken: AccessToken
+    ) async throws -> String {
         let fields = [("sub", sub), ("target", target), ("client_id", clientID), ("client_secret", clientSecret.token)]
-        let answer = try await post(endpoints.userMigrationInfo, fields: fields, bearer: accessToken, isTokenEndpoint: false, as: AppleAnswers.MigrationInfo.self)
+        let answer = try await post(
+            endpoints.userMigrationInfo, fields: fields, bearer: accessToken, isTokenEndpoint: false, as: AppleAnswers.MigrationInfo.self)
         return try AppleIDClient.transferSub(from: answer)
     }
 
@@ -86,9 +94,12 @@ public final class AppleIDClient: Sendable {
     }
 
     /// Team B: `POST /auth/usermigrationinfo` with `transfer_sub`; returns the new `sub` and email.
-    public func exchangeTransferID(transferSub: String, clientID: String, clientSecret: ClientSecret, accessToken: AccessToken) async throws -> MigratedUser {
+    public func exchangeTransferID(
+        transferSub: String, clientID: String, clientSecret: ClientSecret, accessToken: AccessToken
+    ) async throws -> MigratedUser {
         let fields = [("transfer_sub", transferSub), ("client_id", clientID), ("client_secret", clientSecret.token)]
-        let answer = try await post(endpoints.userMigrationInfo, fields: fields, bearer: accessToken, isTokenEndpoint: false, as: AppleAnswers.MigrationInfo.self)
+        let answer = try await post(
+            endpoints.userMigrationInfo, fields: fields, bearer: accessToken, isTokenEndpoint: false, as: AppleAnswers.MigrationInfo.self)
         return try AppleIDClient.migratedUser(from: answer)
     }
 
@@ -102,7 +113,9 @@ public final class AppleIDClient: Sendable {
     }
 
     /// One POST; a 200 answer decoded as `T`, any other classified (``classify(status:headers:failure:isTokenEndpoint:)``).
-    private func post<T: Decodable>(_ url: String, fields: [(String, String)], bearer: AccessToken?, isTokenEndpoint: Bool, as type: T.Type) async throws -> T {
+    private func post<T: Decodable>(
+        _ url: String, fields: [(String, String)], bearer: AccessToken?, isTokenEndpoint: Bool, as type: T.Type
+    ) async throws -> T {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
@@ -123,7 +136,8 @@ public final class AppleIDClient: Sendable {
         } catch {
             throw AppleIDClient.classifyTransport(error, url: url)
         }
-        return try AppleIDClient.answer(T.self, status: status, headers: headers, body: Data(body.readableBytesView), isTokenEndpoint: isTokenEndpoint)
+        return try AppleIDClient.answer(
+            T.self, status: status, headers: headers, body: Data(body.readableBytesView), isTokenEndpoint: isTokenEndpoint)
     }
 
     /// What an answer of status `status` means: a 200's body decoded as `T`, any other status
@@ -147,17 +161,26 @@ public final class AppleIDClient: Sendable {
         let detail = failure?.errorDescription.map { ": \($0)" } ?? ""
         switch (status, appleError) {
         case (429, _):
-            return AppleIDError(.rateLimited, "Apple is throttling (HTTP 429)", httpStatus: status, appleError: appleError, retryAfter: retryAfter(headers))
+            return AppleIDError(
+                .rateLimited, "Apple is throttling (HTTP 429)", httpStatus: status, appleError: appleError, retryAfter: retryAfter(headers))
         case (500...599, _):
-            return AppleIDError(.serverError, "Apple answered HTTP \(status)", httpStatus: status, appleError: appleError, retryAfter: retryAfter(headers))
+            return AppleIDError(
+                .serverError, "Apple answered HTTP \(status)", httpStatus: status, appleError: appleError, retryAfter: retryAfter(headers))
         case (_, "invalid_client"?):
-            return AppleIDError(.invalidClient, "Apple refused the client credentials (invalid_client\(detail)); \(AppleIDError.credentialHint)", httpStatus: status, appleError: appleError)
+            return AppleIDError(
+                .invalidClient, "Apple refused the client credentials (invalid_client\(detail)); \(AppleIDError.credentialHint)", httpStatus: status,
+                appleError: appleError)
         case (_, "invalid_grant"?) where isTokenEndpoint:
-            return AppleIDError(.invalidGrant, "the token endpoint answered invalid_grant\(detail); \(AppleIDError.credentialHint)", httpStatus: status, appleError: appleError)
+            return AppleIDError(
+                .invalidGrant, "the token endpoint answered invalid_grant\(detail); \(AppleIDError.credentialHint)", httpStatus: status,
+                appleError: appleError)
         case (401, _):
             return AppleIDError(.invalidToken, "Apple refused the access token (HTTP 401\(detail))", httpStatus: status, appleError: appleError)
         case (_, "invalid_request"?):
-            return AppleIDError(.invalidRequest, "Apple answered invalid_request\(detail.isEmpty ? ": a parameter is wrong for this user, or the user revoked authorization" : detail)", httpStatus: status, appleError: appleError)
+            return AppleIDError(
+                .invalidRequest,
+                "Apple answered invalid_request\(detail.isEmpty ? ": a parameter is wrong for this user, or the user revoked authorization" : detail)",
+                httpStatus: status, appleError: appleError)
         case (_, let code?):
             return AppleIDError(isTokenEndpoint ? .invalidGrant : .other, "Apple answered \(code)\(detail)", httpStatus: status, appleError: code)
         default:

@@ -19,7 +19,8 @@ struct TransportFailure {
     var message: String {
         if let io = error as? IOError {
             let reason = Self.reason(errno: io.errnoCode)
-            return Self.connectErrors.contains(io.errnoCode) ? "could not connect to \(url): \(reason)" : "the connection to \(url) was lost: \(reason)"
+            return Self.connectErrors.contains(io.errnoCode)
+                ? "could not connect to \(url): \(reason)" : "the connection to \(url) was lost: \(reason)"
         }
         if let http = error as? HTTPClientError, http == .remoteConnectionClosed {
             return "the connection to \(url) was closed before an answer"

@@ -38,7 +38,8 @@ public struct CompactJWS: Sendable {
         guard let headerBytes = Base64URL.decode(parts[0]) else { throw Malformed(problem: .base64, description: "the header is not base64url") }
         guard let payloadBytes = Base64URL.decode(parts[1]) else { throw Malformed(problem: .base64, description: "the payload is not base64url") }
         guard let signature = Base64URL.decode(parts[2]) else { throw Malformed(problem: .base64, description: "the signature is not base64url") }
-        let header: [String: JSONValue], claims: [String: JSONValue]
+        let header: [String: JSONValue]
+        let claims: [String: JSONValue]
         do { header = try JSONValue.parseObject(untrusted: Array(headerBytes)) } catch {
             throw Malformed(problem: .json, description: "the header is not a JSON object (\(error))")
         }

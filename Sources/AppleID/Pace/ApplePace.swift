@@ -227,8 +227,9 @@ public final class ApplePace: Sendable {
                 s.outage = outage
                 if s.stop == nil, let stop = outageStop(outage, now: now) { s.stop = stop }
             } else if retryAfter != nil || s.failuresInARow >= settings.failuresForOutage {
-                s.outage = Outage(since: now, cause: error, nextProbeAt: s.openAt ?? now + settings.firstProbeInterval,
-                                  probeInterval: min(settings.firstProbeInterval * 2, settings.longestProbeInterval))
+                s.outage = Outage(
+                    since: now, cause: error, nextProbeAt: s.openAt ?? now + settings.firstProbeInterval,
+                    probeInterval: min(settings.firstProbeInterval * 2, settings.longestProbeInterval))
                 s.pauses.count += 1
                 began = error
             }

@@ -59,7 +59,9 @@ public actor AppleKeySet {
     @discardableResult
     public func refresh() async throws -> JSONWebKeySet {
         if let inFlight { return try await inFlight.value }
-        let source = source, http = http, timeout = timeout
+        let source = source
+        let http = http
+        let timeout = timeout
         let task = Task { try await AppleKeySet.load(source, http: http, timeout: timeout) }
         inFlight = task
         defer { inFlight = nil }
@@ -81,7 +83,9 @@ public actor AppleKeySet {
             return set
         case .file(let path):
             let data: [UInt8]
-            do { data = try FileBytes.read(path, limit: maximumSize) } catch { throw Unavailable(description: "cannot read the JWKS file: \(ErrorText.describing(error))") }
+            do { data = try FileBytes.read(path, limit: maximumSize) } catch {
+                throw Unavailable(description: "cannot read the JWKS file: \(ErrorText.describing(error))")
+            }
             do { return try JSONWebKeySet(json: Data(data)) } catch { throw Unavailable(description: "\(path): \(error)") }
         case .url(let url):
             let response: HTTPClientResponse
@@ -92,7 +96,9 @@ public actor AppleKeySet {
             } catch {
                 throw Unavailable(description: "fetching Apple's keys from \(url) failed: \(error)")
             }
-            guard response.status == .ok else { throw Unavailable(description: "fetching Apple's keys from \(url) answered HTTP \(response.status.code)") }
+            guard response.status == .ok else {
+                throw Unavailable(description: "fetching Apple's keys from \(url) answered HTTP \(response.status.code)")
+            }
             do { return try JSONWebKeySet(json: Data(body.readableBytesView)) } catch { throw Unavailable(description: "\(url): \(error)") }
         }
     }

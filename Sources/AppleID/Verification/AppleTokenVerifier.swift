@@ -83,7 +83,10 @@ public struct AppleTokenVerifier: Sendable {
         let event = ClaimSet(try events(in: claims), path: "events.")
         let typeName = try event.string("type")
         guard let type = AppleNotification.EventType(apple: typeName) else {
-            throw TokenRejection(.unknownEventType, "events.type is \(TokenRejection.quote(typeName)), not one of \(AppleNotification.EventType.allCases.map(\.rawValue).joined(separator: ", ")) or account-delete")
+            throw TokenRejection(
+                .unknownEventType,
+                "events.type is \(TokenRejection.quote(typeName)), not one of \(AppleNotification.EventType.allCases.map(\.rawValue).joined(separator: ", ")) or account-delete"
+            )
         }
         let eventTime = try event.eventTime("event_time")
         return AppleNotification(
@@ -123,8 +126,13 @@ public struct AppleTokenVerifier: Sendable {
         switch alg {
         case "RS256": break
         case nil: throw TokenRejection(.algorithmNotAllowed, "the header has no alg; Apple signs with RS256")
-        case let other? where other.lowercased() == "none": throw TokenRejection(.algorithmNone, "alg is \(TokenRejection.quote(other)): an unsigned token")
-        case let other?: throw TokenRejection(.algorithmNotAllowed, "alg is \(TokenRejection.quote(other, limit: 16)); only RS256 is accepted (Apple signs with RS256; an HMAC alg would be keyed with a public key)")
+        case let other? where other.lowercased() == "none":
+            throw TokenRejection(.algorithmNone, "alg is \(TokenRejection.quote(other)): an unsigned token")
+        case let other?:
+            throw TokenRejection(
+                .algorithmNotAllowed,
+                "alg is \(TokenRejection.quote(other, limit: 16)); only RS256 is accepted (Apple signs with RS256; an HMAC alg would be keyed with a public key)"
+            )
         }
         guard let kid = jws.header["kid"]?.stringValue, !kid.isEmpty else { throw TokenRejection(.missingKeyID, "the header has no kid") }
         guard let key = try await keys.key(for: kid) else {
@@ -136,10 +144,14 @@ public struct AppleTokenVerifier: Sendable {
         }
         let claims = ClaimSet(jws.claims)
         let iss = try claims.string("iss")
-        guard iss == AppleTokenVerifier.issuer else { throw TokenRejection(.wrongIssuer, "iss is \(TokenRejection.quote(iss)), expected \(AppleTokenVerifier.issuer)") }
+        guard iss == AppleTokenVerifier.issuer else {
+            throw TokenRejection(.wrongIssuer, "iss is \(TokenRejection.quote(iss)), expected \(AppleTokenVerifier.issuer)")
+        }
         let offered = try claims.audiences()
         guard let audience = offered.first(where: audiences.contains) else {
-            let shown = offered.prefix(4).map { TokenRejection.quote($0) }.joined(separator: ", ") + (offered.count > 4 ? " and \(offered.count - 4) more" : "")
+            let shown =
+                offered.prefix(4).map { TokenRejection.quote($0) }.joined(separator: ", ")
+                + (offered.count > 4 ? " and \(offered.count - 4) more" : "")
             throw TokenRejection(.wrongAudience, "aud \(shown) is not among this ledger's client IDs (\(audiences.sorted().joined(separator: ", ")))")
         }
         let nowSeconds = Int64(now.timeIntervalSince1970.rounded(.down))
@@ -157,7 +169,8 @@ public struct AppleTokenVerifier: Sendable {
     private func identifier(_ claims: ClaimSet, _ name: String) throws(TokenRejection) -> String {
         let value = try claims.string(name)
         guard !value.isEmpty, value.utf8.count <= AppleTokenVerifier.maximumIdentifierLength, !value.utf8.contains(0) else {
-            throw TokenRejection(.invalidClaim, "\(claims.path)\(name) is empty, contains NUL or is longer than \(AppleTokenVerifier.maximumIdentifierLength) bytes")
+            throw TokenRejection(
+                .invalidClaim, "\(claims.path)\(name) is empty, contains NUL or is longer than \(AppleTokenVerifier.maximumIdentifierLength) bytes")
         }
         return value
     }

@@ -104,7 +104,9 @@ struct ClaimSet: Sendable {
         case .string(let s)?: return [s]
         case .array(let items)?:
             let strings = items.compactMap(\.stringValue)
-            guard strings.count == items.count, !strings.isEmpty else { throw TokenRejection(.invalidClaim, "aud is not a string or an array of strings") }
+            guard strings.count == items.count, !strings.isEmpty else {
+                throw TokenRejection(.invalidClaim, "aud is not a string or an array of strings")
+            }
             return strings
         default: throw TokenRejection(.invalidClaim, "aud is not a string or an array of strings")
         }

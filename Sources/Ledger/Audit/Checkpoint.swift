@@ -80,7 +80,9 @@ public struct Checkpoint: Equatable, Sendable {
         // reads the same but differs in bytes (a "+12" size, non-canonical base64, a lower-case
         // "t" in the time) is not the checkpoint that was signed. Only a missing final newline is let go.
         guard self.text.utf8.elementsEqual((text.hasSuffix("\n") ? text : text + "\n").utf8) else {
-            throw bad("it differs, byte for byte, from the one way a checkpoint is written (decimal size without leading zeros, canonical base64, time with six fractional digits)")
+            throw bad(
+                "it differs, byte for byte, from the one way a checkpoint is written (decimal size without leading zeros, canonical base64, time with six fractional digits)"
+            )
         }
     }
 
@@ -88,7 +90,8 @@ public struct Checkpoint: Equatable, Sendable {
     public func isSigned(by publicKey: [UInt8]) -> Bool {
         // A key that is not an Ed25519 point verifies nothing: the answer is no.
         guard keyID == Checkpoint.keyID(name: origin, publicKey: publicKey),
-              let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return false }
+            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey)
+        else { return false }
         return key.isValidSignature(signature, for: Array(body.utf8))
     }
 

@@ -45,7 +45,9 @@ public enum Cosignature {
         for line in note.signatures where line.name == name && line.keyID == keyID && line.bytes.count == 72 {
             let timestamp = line.bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             guard timestamp < 1 << 63 else { continue }
-            if key.isValidSignature(Array(line.bytes.dropFirst(8)), for: message(checkpointText: note.text, timestamp: timestamp)) { return (timestamp, line) }
+            if key.isValidSignature(Array(line.bytes.dropFirst(8)), for: message(checkpointText: note.text, timestamp: timestamp)) {
+                return (timestamp, line)
+            }
         }
         return nil
     }

@@ -13,7 +13,10 @@ extension Ledger {
             if FileManager.default.fileExists(atPath: CheckpointKey.path(in: directory)) {
                 throw LedgerError.needsUpgrade(directory, "it has no verifier key file \(VerifierKeyFile.fileName) yet")
             }
-            throw LedgerError(.noCheckpointKey, "\(directory) has no checkpoint key yet: `handover checkpoint` makes one (its verifier key goes to \(VerifierKeyFile.path(in: directory)))")
+            throw LedgerError(
+                .noCheckpointKey,
+                "\(directory) has no checkpoint key yet: `handover checkpoint` makes one (its verifier key goes to \(VerifierKeyFile.path(in: directory)))"
+            )
         }
         let origin = try origin()
         guard name == origin else {
@@ -27,7 +30,10 @@ extension Ledger {
     public func signingKey() throws -> (key: CheckpointKey, created: Bool) {
         if FileManager.default.fileExists(atPath: CheckpointKey.path(in: directory)) { return (try CheckpointKey.load(from: directory), false) }
         guard try VerifierKeyFile.read(in: directory) == nil else {
-            throw LedgerError(.readOnly, "\(directory) holds the verifier key (\(VerifierKeyFile.fileName)) but not the private key: a copy made without keys cannot sign checkpoints in the team's name")
+            throw LedgerError(
+                .readOnly,
+                "\(directory) holds the verifier key (\(VerifierKeyFile.fileName)) but not the private key: a copy made without keys cannot sign checkpoints in the team's name"
+            )
         }
         let key = try CheckpointKey.create(in: directory)
         try VerifierKeyFile.write(name: try origin(), publicKey: key.publicKey, in: directory)
@@ -40,7 +46,8 @@ extension Ledger {
     static func writeVerifierKeyIfMissing(in directory: String, into target: String? = nil, origin: String) throws -> Bool {
         let target = target ?? directory
         guard FileManager.default.fileExists(atPath: CheckpointKey.path(in: directory)),
-              !FileManager.default.fileExists(atPath: VerifierKeyFile.path(in: target)) else { return false }
+            !FileManager.default.fileExists(atPath: VerifierKeyFile.path(in: target))
+        else { return false }
         try VerifierKeyFile.write(name: origin, publicKey: try CheckpointKey.load(from: directory).publicKey, in: target)
         return true
     }
@@ -79,9 +86,14 @@ extension Ledger {
                 throw LedgerError(.notInLedger, "there is no event \(sequence) in this ledger: it holds events 1 to \(head)")
             }
             guard sequence <= checkpoint.treeSize else {
-                throw LedgerError(.invalidEvent, "event \(sequence) is not covered by the checkpoint of \(counted(checkpoint.treeSize, "event")); sign a newer one with `handover checkpoint`")
+                throw LedgerError(
+                    .invalidEvent,
+                    "event \(sequence) is not covered by the checkpoint of \(counted(checkpoint.treeSize, "event")); sign a newer one with `handover checkpoint`"
+                )
             }
-            guard let raw = try view.record(sequence) else { throw LedgerError(.malformedRecord, "event \(sequence) is missing from the log, which holds events 1 to \(head)") }
+            guard let raw = try view.record(sequence) else {
+                throw LedgerError(.malformedRecord, "event \(sequence) is missing from the log, which holds events 1 to \(head)")
+            }
             return InclusionProof(
                 sequence: sequence,
                 record: Array(try LogView.eventJSON(ofStoredRecord: raw, sequence: sequence)),
@@ -109,10 +121,13 @@ extension Ledger {
             return audit.failing("the log fails verification at event \(report.firstBadSequence.map(String.init) ?? "?"): \(report.problem ?? "")")
         }
         guard checkpoint.treeSize <= report.eventCount, let rootThen = report.rootAtRequestedSize else {
-            return audit.failing("the checkpoint covers \(counted(checkpoint.treeSize, "event")) but the log holds only \(report.eventCount): events were removed")
+            return audit.failing(
+                "the checkpoint covers \(counted(checkpoint.treeSize, "event")) but the log holds only \(report.eventCount): events were removed")
         }
         guard rootThen == checkpoint.rootHash else {
-            return audit.failing("the first \(checkpoint.treeSize) events hash to \(Hex.encode(rootThen)), the checkpoint says \(Hex.encode(checkpoint.rootHash)): the log was rewritten after it was signed")
+            return audit.failing(
+                "the first \(checkpoint.treeSize) events hash to \(Hex.encode(rootThen)), the checkpoint says \(Hex.encode(checkpoint.rootHash)): the log was rewritten after it was signed"
+            )
         }
         try read { view in
             let tree = try view.merkleFrontier()
@@ -120,8 +135,11 @@ extension Ledger {
             audit.currentRoot = tree.root
             audit.consistencyProof = try view.consistencyProof(from: checkpoint.treeSize, to: tree.size)
         }
-        guard MerkleProof.verifyConsistency(oldSize: checkpoint.treeSize, oldRoot: checkpoint.rootHash,
-                                            newSize: audit.currentSize, newRoot: audit.currentRoot, proof: audit.consistencyProof) else {
+        guard
+            MerkleProof.verifyConsistency(
+                oldSize: checkpoint.treeSize, oldRoot: checkpoint.rootHash,
+                newSize: audit.currentSize, newRoot: audit.currentRoot, proof: audit.consistencyProof)
+        else {
             return audit.failing("the consistency proof from \(checkpoint.treeSize) to \(audit.currentSize) events does not verify")
         }
         return audit

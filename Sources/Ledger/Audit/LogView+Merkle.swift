@@ -61,7 +61,9 @@ extension LogView {
     /// RFC 9162 §2.1.4.1: the consistency proof from the tree of `old` leaves to the tree of
     /// `new` leaves; a ``LedgerError`` unless 0 < old ≤ new (an empty tree proves nothing).
     public func consistencyProof(from old: UInt64, to new: UInt64) throws -> [[UInt8]] {
-        guard old > 0, old <= new else { throw LedgerError(.invalidEvent, "no consistency proof leads from a tree of \(old) leaves to one of \(new)") }
+        guard old > 0, old <= new else {
+            throw LedgerError(.invalidEvent, "no consistency proof leads from a tree of \(old) leaves to one of \(new)")
+        }
         var proof: [[UInt8]] = []
         var range: Range<UInt64> = 0..<new
         var m = old

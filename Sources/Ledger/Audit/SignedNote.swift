@@ -44,7 +44,8 @@ public struct SignedNote: Equatable, Sendable {
     /// Signs `text` with the Ed25519 `key` under `name` (signature type 0x01).
     public static func signing(_ text: String, name: String, key: CheckpointKey) throws -> SignedNote {
         let signature = try key.sign(Array(text.utf8))
-        return SignedNote(text: text, signatures: [Signature(name: name, keyID: Checkpoint.keyID(name: name, publicKey: key.publicKey), bytes: signature)])
+        return SignedNote(
+            text: text, signatures: [Signature(name: name, keyID: Checkpoint.keyID(name: name, publicKey: key.publicKey), bytes: signature)])
     }
 
     /// Reads a note, checking its form (UTF-8, no control characters but newlines, a text
@@ -66,8 +67,9 @@ public struct SignedNote: Equatable, Sendable {
         for line in lines {
             let fields = line.split(separator: " ", omittingEmptySubsequences: false)
             guard fields.count == 3, fields[0] == "\u{2014}", !fields[1].isEmpty, !fields[1].contains("+"),
-                  !fields[1].unicodeScalars.contains(where: \.properties.isWhitespace),
-                  let blob = Data(base64Encoded: String(fields[2])), blob.count > 4, blob.base64EncodedString() == fields[2] else {
+                !fields[1].unicodeScalars.contains(where: \.properties.isWhitespace),
+                let blob = Data(base64Encoded: String(fields[2])), blob.count > 4, blob.base64EncodedString() == fields[2]
+            else {
                 throw bad("\"\(InertText.forScreen(String(line.prefix(80))))\" is not a signature line (— <key name> <base64 key ID and signature>)")
             }
             signatures.append(Signature(name: String(fields[1]), keyID: Array(blob.prefix(4)), bytes: Array(blob.dropFirst(4))))

@@ -42,7 +42,8 @@ public struct TlogProof: Equatable, Sendable {
         lines.removeFirst()
         if lines.first?.hasPrefix("extra ") == true { lines.removeFirst() }
         guard let indexLine = lines.first, indexLine.hasPrefix("index "), let index = UInt64(indexLine.dropFirst(6)),
-              String(index) == indexLine.dropFirst(6) else { throw bad("no \"index N\" line (decimal, no leading zeros)") }
+            String(index) == indexLine.dropFirst(6)
+        else { throw bad("no \"index N\" line (decimal, no leading zeros)") }
         var path: [[UInt8]] = []
         for line in lines.dropFirst() {
             guard let hash = Data(base64Encoded: line), hash.count == 32 else { throw bad("\"\(line.prefix(60))\" is not a base64 SHA-256 hash") }

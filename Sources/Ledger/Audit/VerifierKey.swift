@@ -22,7 +22,8 @@ public struct VerifierKey: Equatable, Sendable {
     public static func read(from path: String) throws -> VerifierKey {
         let bytes = try FileBytes.read(path, limit: maximumFileBytes)
         guard let (name, key) = Checkpoint.publicKey(fromVerifierKey: String(decoding: bytes, as: UTF8.self)) else {
-            throw LedgerError(.malformedRecord, "\(path) does not hold a verifier key (one line name+keyid+base64, as `handover checkpoint --public-key` prints)")
+            throw LedgerError(
+                .malformedRecord, "\(path) does not hold a verifier key (one line name+keyid+base64, as `handover checkpoint --public-key` prints)")
         }
         return VerifierKey(name: name, publicKey: key)
     }

@@ -24,17 +24,21 @@ public struct Actor: Hashable, Sendable {
         var user = "uid-\(geteuid())"
         if let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name { user = String(cString: name) }
         var buffer = [CChar](repeating: 0, count: 256)
-        let host = gethostname(&buffer, buffer.count) == 0
+        let host =
+            gethostname(&buffer, buffer.count) == 0
             ? String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self) : "unknown-host"
         return Actor(osUser: user, host: host, tool: tool)
     }
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("host"); w.string(host)
-        w.key("os_user"); w.string(osUser)
+        w.key("host")
+        w.string(host)
+        w.key("os_user")
+        w.string(osUser)
         w.field("run_id", runID)
-        w.key("tool"); w.string(tool)
+        w.key("tool")
+        w.string(tool)
         w.endObject()
     }
 

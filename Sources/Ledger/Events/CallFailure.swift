@@ -21,16 +21,20 @@ public struct CallFailure: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("attempts"); w.int(attempts)
-        w.key("class"); w.string(kind.rawValue)
+        w.key("attempts")
+        w.int(attempts)
+        w.key("class")
+        w.string(kind.rawValue)
         w.field("code", code)
         w.field("http_status", httpStatus)
-        w.key("message"); w.string(message)
+        w.key("message")
+        w.string(message)
         w.endObject()
     }
 
     init(reading r: FieldReader) throws {
-        self.init(kind: try r.enumeration("class", FailureClass.self), code: try r.optionalString("code"),
-                  httpStatus: try r.optionalInt("http_status"), message: try r.string("message"), attempts: try r.int("attempts"))
+        self.init(
+            kind: try r.enumeration("class", FailureClass.self), code: try r.optionalString("code"),
+            httpStatus: try r.optionalInt("http_status"), message: try r.string("message"), attempts: try r.int("attempts"))
     }
 }

@@ -10,7 +10,9 @@ public struct EventDraft: Hashable, Sendable {
     /// The batch run this event belongs to, if any.
     public var runID: String?
 
-    public init(_ body: EventBody, identifiers: Identifiers = Identifiers(), occurredAt: Timestamp? = nil, idempotencyKey: String? = nil, runID: String? = nil) {
+    public init(
+        _ body: EventBody, identifiers: Identifiers = Identifiers(), occurredAt: Timestamp? = nil, idempotencyKey: String? = nil, runID: String? = nil
+    ) {
         self.body = body
         self.identifiers = identifiers
         self.occurredAt = occurredAt
@@ -55,9 +57,11 @@ public struct EventDraft: Hashable, Sendable {
         var actor = actor
         actor.runID = runID
         actor.write(to: &w)
-        w.key("body"); body.write(to: &w)
+        w.key("body")
+        body.write(to: &w)
         w.field("idempotency_key", idempotencyKey)
-        w.key("identifiers"); identifiers.write(to: &w)
+        w.key("identifiers")
+        identifiers.write(to: &w)
         w.field("occurred_at", occurredAt)
         return w.bytes
     }

@@ -15,8 +15,9 @@ public struct EventEnvelope: Sendable {
 
     /// Reads a stored record (chain hash ‖ JSON), checking that its `seq` is `sequence`.
     public init(record raw: UnsafeRawBufferPointer, sequence: UInt64) throws {
-        self = try LogView.read(raw, sequence: sequence, { try EventEnvelope(reading: FieldReader(document: $0, context: "event")) },
-                                sequenceOf: \.sequence)
+        self = try LogView.read(
+            raw, sequence: sequence, { try EventEnvelope(reading: FieldReader(document: $0, context: "event")) },
+            sequenceOf: \.sequence)
     }
 
     /// Reads the envelope of an event's JSON (the bytes a ledger stores after the chain hash, an

@@ -66,7 +66,10 @@ struct ObjectTape {
                     // outside input has one) is checked through a set, so the check stays linear.
                     let duplicate: Bool
                     if open.count - height < 16 {
-                        duplicate = open[height...].contains { $0.key.count == key.count && memcmp(bytes.baseAddress! + $0.key.lowerBound, bytes.baseAddress! + key.lowerBound, key.count) == 0 }
+                        duplicate = open[height...].contains {
+                            $0.key.count == key.count
+                                && memcmp(bytes.baseAddress! + $0.key.lowerBound, bytes.baseAddress! + key.lowerBound, key.count) == 0
+                        }
                     } else {
                         if keys.isEmpty { keys = Set(open[height...].map { Array(UnsafeRawBufferPointer(rebasing: bytes[$0.key])) }) }
                         duplicate = !keys.insert(Array(UnsafeRawBufferPointer(rebasing: bytes[key]))).inserted
@@ -77,8 +80,14 @@ struct ObjectTape {
                     open.append(Member(key: key, value: valueStart..<parser.index))
                     parser.skipWhitespace()
                     guard parser.index < bytes.count else { throw parser.error("unexpected end") }
-                    if bytes[parser.index] == UInt8(ascii: ",") { parser.index += 1; continue }
-                    if bytes[parser.index] == UInt8(ascii: "}") { parser.index += 1; break }
+                    if bytes[parser.index] == UInt8(ascii: ",") {
+                        parser.index += 1
+                        continue
+                    }
+                    if bytes[parser.index] == UInt8(ascii: "}") {
+                        parser.index += 1
+                        break
+                    }
                     throw parser.error("expected ',' or '}'")
                 }
             }
@@ -89,14 +98,23 @@ struct ObjectTape {
         case UInt8(ascii: "["):
             parser.index += 1
             parser.skipWhitespace()
-            if parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "]") { parser.index += 1; return }
+            if parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "]") {
+                parser.index += 1
+                return
+            }
             while true {
                 parser.skipWhitespace()
                 try scan(&parser, depth: depth + 1, open: &open)
                 parser.skipWhitespace()
                 guard parser.index < bytes.count else { throw parser.error("unexpected end") }
-                if bytes[parser.index] == UInt8(ascii: ",") { parser.index += 1; continue }
-                if bytes[parser.index] == UInt8(ascii: "]") { parser.index += 1; return }
+                if bytes[parser.index] == UInt8(ascii: ",") {
+                    parser.index += 1
+                    continue
+                }
+                if bytes[parser.index] == UInt8(ascii: "]") {
+                    parser.index += 1
+                    return
+                }
                 throw parser.error("expected ',' or ']'")
             }
         default:
@@ -236,7 +254,8 @@ struct FieldReader {
         guard let range = value(key) else { return nil }
         // The ledger's own form (27 bytes, no escapes) is read in place.
         if range.count == 29, bytes[range.lowerBound] == UInt8(ascii: "\""),
-           let t = Timestamp(rfc3339UTF8: UnsafeRawBufferPointer(rebasing: bytes[(range.lowerBound + 1)..<(range.upperBound - 1)])) {
+            let t = Timestamp(rfc3339UTF8: UnsafeRawBufferPointer(rebasing: bytes[(range.lowerBound + 1)..<(range.upperBound - 1)]))
+        {
             return t
         }
         guard let s = stringValue(range), let t = Timestamp(rfc3339: s) else { throw fail(key, "an RFC 3339 time") }

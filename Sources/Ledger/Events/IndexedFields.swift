@@ -28,8 +28,9 @@ struct IndexedFields: Equatable, Sendable {
 
     /// The fields of an event decoded in full.
     init(_ event: RecordedEvent) {
-        self.init(sequence: event.sequence, recordedAt: event.recordedAt, type: event.type,
-                  idempotencyHash: event.idempotencyKey.map { key in Array(key.utf8).withUnsafeBytes { LedgerSchema.idempotencyHash(utf8: $0) } })
+        self.init(
+            sequence: event.sequence, recordedAt: event.recordedAt, type: event.type,
+            idempotencyHash: event.idempotencyKey.map { key in Array(key.utf8).withUnsafeBytes { LedgerSchema.idempotencyHash(utf8: $0) } })
     }
 
     private init(sequence: UInt64, recordedAt: Timestamp, type: EventType, idempotencyHash: UInt64?) {
@@ -44,7 +45,10 @@ struct IndexedFields: Equatable, Sendable {
         parser.skipWhitespace()
         guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
         parser.index += 1
-        var seq: Range<Int>?, recorded: Range<Int>?, type: Range<Int>?, key: Range<Int>?
+        var seq: Range<Int>?
+        var recorded: Range<Int>?
+        var type: Range<Int>?
+        var key: Range<Int>?
         var count = 0
         while true {
             parser.skipWhitespace()
@@ -62,13 +66,21 @@ struct IndexedFields: Equatable, Sendable {
             let valueStart = parser.index
             do { try parser.skipValue(depth: 1) } catch { return nil }
             let value = valueStart..<parser.index
-            if equal(bytes, name, "seq") { seq = value }
-            else if equal(bytes, name, "recorded_at") { recorded = value }
-            else if equal(bytes, name, "type") { type = value }
-            else if equal(bytes, name, "idempotency_key") { key = value }
+            if equal(bytes, name, "seq") {
+                seq = value
+            } else if equal(bytes, name, "recorded_at") {
+                recorded = value
+            } else if equal(bytes, name, "type") {
+                type = value
+            } else if equal(bytes, name, "idempotency_key") {
+                key = value
+            }
             parser.skipWhitespace()
             guard parser.index < bytes.count else { return nil }
-            if bytes[parser.index] == UInt8(ascii: ",") { parser.index += 1; continue }
+            if bytes[parser.index] == UInt8(ascii: ",") {
+                parser.index += 1
+                continue
+            }
             guard bytes[parser.index] == UInt8(ascii: "}") else { return nil }
             parser.index += 1
             break
@@ -76,9 +88,10 @@ struct IndexedFields: Equatable, Sendable {
         parser.skipWhitespace()
         guard parser.index == bytes.count, let seq, let recorded, let type else { return nil }
         guard let sequence = positiveInteger(bytes, seq),
-              recorded.count == 29, bytes[recorded.lowerBound] == UInt8(ascii: "\""),
-              let recordedAt = Timestamp(rfc3339UTF8: UnsafeRawBufferPointer(rebasing: bytes[(recorded.lowerBound + 1)..<(recorded.upperBound - 1)])),
-              let eventType = eventType(bytes, type) else { return nil }
+            recorded.count == 29, bytes[recorded.lowerBound] == UInt8(ascii: "\""),
+            let recordedAt = Timestamp(rfc3339UTF8: UnsafeRawBufferPointer(rebasing: bytes[(recorded.lowerBound + 1)..<(recorded.upperBound - 1)])),
+            let eventType = eventType(bytes, type)
+        else { return nil }
         var hash: UInt64?
         if let key {
             guard let keyHash = idempotencyHash(bytes, key) else { return nil }

@@ -22,9 +22,12 @@ public struct SealedValue: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("alg"); w.string(SealedValue.algorithm)
-        w.key("ct"); w.string(combined)
-        w.key("kid"); w.string(keyID)
+        w.key("alg")
+        w.string(SealedValue.algorithm)
+        w.key("ct")
+        w.string(combined)
+        w.key("kid")
+        w.string(keyID)
         w.endObject()
     }
 
@@ -44,7 +47,8 @@ extension SealedValue {
     /// sealed value cannot occur inside a string; the result is canonical whenever each
     /// replacement is. Returns nil when a sealed value's `ct` or `kid` holds an escape, which
     /// the ledger never writes; the caller then takes the general path.
-    public static func replacingSealedValues(in bytes: UnsafeRawBufferPointer, with replacement: (SealedValue) throws -> [UInt8]) rethrows -> [UInt8]? {
+    public static func replacingSealedValues(in bytes: UnsafeRawBufferPointer, with replacement: (SealedValue) throws -> [UInt8]) rethrows -> [UInt8]?
+    {
         let opening = Array(#"{"alg":"AES-256-GCM","ct":""#.utf8)
         let middle = Array(#"","kid":""#.utf8)
         var out: [UInt8] = []
@@ -54,14 +58,24 @@ extension SealedValue {
         while let start = firstIndex(of: opening, in: bytes, from: i) {
             let ctStart = start + opening.count
             guard let ctEnd = firstIndex(of: [UInt8(ascii: "\"")], in: bytes, from: ctStart),
-                  bytes.count >= ctEnd + middle.count, bytes[ctEnd..<(ctEnd + middle.count)].elementsEqual(middle) else { i = ctStart; continue }
+                bytes.count >= ctEnd + middle.count, bytes[ctEnd..<(ctEnd + middle.count)].elementsEqual(middle)
+            else {
+                i = ctStart
+                continue
+            }
             let kidStart = ctEnd + middle.count
             guard let kidEnd = firstIndex(of: [UInt8(ascii: "\"")], in: bytes, from: kidStart),
-                  kidEnd + 1 < bytes.count, bytes[kidEnd + 1] == UInt8(ascii: "}") else { i = ctStart; continue }
-            let ct = UnsafeRawBufferPointer(rebasing: bytes[ctStart..<ctEnd]), kid = UnsafeRawBufferPointer(rebasing: bytes[kidStart..<kidEnd])
+                kidEnd + 1 < bytes.count, bytes[kidEnd + 1] == UInt8(ascii: "}")
+            else {
+                i = ctStart
+                continue
+            }
+            let ct = UnsafeRawBufferPointer(rebasing: bytes[ctStart..<ctEnd])
+            let kid = UnsafeRawBufferPointer(rebasing: bytes[kidStart..<kidEnd])
             if ct.contains(UInt8(ascii: "\\")) || kid.contains(UInt8(ascii: "\\")) { return nil }
             out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[copied..<start]))
-            out.append(contentsOf: try replacement(SealedValue(keyID: String(decoding: kid, as: UTF8.self), combined: String(decoding: ct, as: UTF8.self))))
+            out.append(
+                contentsOf: try replacement(SealedValue(keyID: String(decoding: kid, as: UTF8.self), combined: String(decoding: ct, as: UTF8.self))))
             copied = kidEnd + 2
             i = copied
         }

@@ -35,7 +35,9 @@ public struct CheckpointSubmission: Equatable, Sendable {
         guard let first = lines.first, first.hasPrefix("old "), let old = UInt64(first.dropFirst(4)), String(old) == first.dropFirst(4) else {
             throw bad("the first line is not \"old N\" (decimal, no leading zeros)")
         }
-        guard lines.count - 1 <= CheckpointSubmission.maximumProofLines else { throw bad("more than \(CheckpointSubmission.maximumProofLines) proof lines") }
+        guard lines.count - 1 <= CheckpointSubmission.maximumProofLines else {
+            throw bad("more than \(CheckpointSubmission.maximumProofLines) proof lines")
+        }
         var proof: [[UInt8]] = []
         for line in lines.dropFirst() {
             guard let hash = Data(base64Encoded: String(line)), hash.count == 32 else {

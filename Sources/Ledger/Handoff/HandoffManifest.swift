@@ -42,8 +42,10 @@ public struct HandoffManifest: Equatable, Sendable {
     /// The sender ledger's checkpoint that covers every listed event.
     public var checkpoint: Checkpoint
 
-    public init(package: Int, senderTeam: String, clientIDs: [String], targetTeam: String, rowCount: Int, rowsSHA256: String,
-                previousTreeSize: UInt64, previousManifestSHA256: String?, issuedAt: Timestamp, checkpoint: Checkpoint) {
+    public init(
+        package: Int, senderTeam: String, clientIDs: [String], targetTeam: String, rowCount: Int, rowsSHA256: String,
+        previousTreeSize: UInt64, previousManifestSHA256: String?, issuedAt: Timestamp, checkpoint: Checkpoint
+    ) {
         self.package = package
         self.senderTeam = senderTeam
         self.clientIDs = clientIDs
@@ -75,12 +77,20 @@ public struct HandoffManifest: Equatable, Sendable {
         guard lines.first == Substring(HandoffManifest.formatLine) else { throw bad("the first line is not \(HandoffManifest.formatLine)") }
         var values: [String: String] = [:]
         var clients: [String] = []
-        let known: Set<String> = ["package", "sender", "client", "target", "rows", "rows-sha256", "previous-tree-size", "previous-manifest-sha256", "issued"]
+        let known: Set<String> = [
+            "package", "sender", "client", "target", "rows", "rows-sha256", "previous-tree-size", "previous-manifest-sha256", "issued",
+        ]
         for line in lines.dropFirst() {
-            guard let space = line.firstIndex(of: " ") else { throw bad("the line \"\(InertText.forScreen(String(line.prefix(80))))\" is not \"<name> <value>\"") }
-            let name = String(line[..<space]), value = String(line[line.index(after: space)...])
+            guard let space = line.firstIndex(of: " ") else {
+                throw bad("the line \"\(InertText.forScreen(String(line.prefix(80))))\" is not \"<name> <value>\"")
+            }
+            let name = String(line[..<space])
+            let value = String(line[line.index(after: space)...])
             guard known.contains(name) else { throw bad("unknown line \"\(InertText.forScreen(name))\"") }
-            if name == "client" { clients.append(value); continue }
+            if name == "client" {
+                clients.append(value)
+                continue
+            }
             guard values.updateValue(value, forKey: name) == nil else { throw bad("the line \"\(name)\" appears twice") }
         }
         func value(_ name: String) throws -> String {
@@ -94,7 +104,9 @@ public struct HandoffManifest: Equatable, Sendable {
         }
         func digest(_ name: String) throws -> String {
             let v = try value(name)
-            guard v.utf8.count == 64, v.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { throw bad("\"\(name)\" is not a SHA-256 in lowercase hex") }
+            guard v.utf8.count == 64, v.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+                throw bad("\"\(name)\" is not a SHA-256 in lowercase hex")
+            }
             return v
         }
         guard let issued = Timestamp(rfc3339: try value("issued")) else { throw bad("\"issued\" is not an RFC 3339 time") }
@@ -107,8 +119,9 @@ public struct HandoffManifest: Equatable, Sendable {
         guard (package == 1) == (previousManifest == nil) else {
             throw bad(package == 1 ? "package 1 names a previous manifest" : "package \(package) does not name the previous package's manifest")
         }
-        self.init(package: Int(package), senderTeam: try value("sender"), clientIDs: clients, targetTeam: try value("target"), rowCount: Int(rows),
-                  rowsSHA256: try digest("rows-sha256"), previousTreeSize: try number("previous-tree-size"), previousManifestSHA256: previousManifest,
-                  issuedAt: issued, checkpoint: try Checkpoint(parsing: String(text[split.upperBound...])))
+        self.init(
+            package: Int(package), senderTeam: try value("sender"), clientIDs: clients, targetTeam: try value("target"), rowCount: Int(rows),
+            rowsSHA256: try digest("rows-sha256"), previousTreeSize: try number("previous-tree-size"), previousManifestSHA256: previousManifest,
+            issuedAt: issued, checkpoint: try Checkpoint(parsing: String(text[split.upperBound...])))
     }
 }

@@ -41,19 +41,29 @@ public struct HandoffRowsCheck: Sendable {
             var p = progress[key] ?? Progress(index: handoffs.count, first: rows, digest: rows.isSigned ? HandoffRowsDigest() : nil)
             if progress[key] == nil { handoffs.append(Handoff(name: name, chunksRecorded: 0, chunkCount: rows.chunkCount, rows: rows.rowCount)) }
             guard rows.manifestSHA256 == p.first.manifestSHA256, rows.fileSHA256 == p.first.fileSHA256, rows.chunkCount == p.first.chunkCount,
-                  rows.rowCount == p.first.rowCount else {
-                fail("chunk \(rows.chunk) is of another manifest or file than chunk \(p.first.chunk)"); return
+                rows.rowCount == p.first.rowCount
+            else {
+                fail("chunk \(rows.chunk) is of another manifest or file than chunk \(p.first.chunk)")
+                return
             }
             guard rows.chunk == p.next, rows.firstRow == rows.chunk * HandoffRowsReceived.rowsPerChunk,
-                  rows.transferSubs.count == (rows.chunk + 1 == rows.chunkCount ? rows.rowCount - rows.firstRow : HandoffRowsReceived.rowsPerChunk) else {
-                fail("chunk \(rows.chunk) (rows \(rows.firstRow) to \(rows.firstRow + rows.transferSubs.count)) is recorded where chunk \(p.next) was due"); return
+                rows.transferSubs.count == (rows.chunk + 1 == rows.chunkCount ? rows.rowCount - rows.firstRow : HandoffRowsReceived.rowsPerChunk)
+            else {
+                fail(
+                    "chunk \(rows.chunk) (rows \(rows.firstRow) to \(rows.firstRow + rows.transferSubs.count)) is recorded where chunk \(p.next) was due"
+                )
+                return
             }
             if let manifest = rows.manifestSHA256 {
                 guard let receipt = received[key], receipt.manifestSHA256 == manifest else {
-                    fail("its rows are recorded, but not the package as received with manifest \(manifest)"); return
+                    fail("its rows are recorded, but not the package as received with manifest \(manifest)")
+                    return
                 }
                 guard receipt.rowsSHA256 == rows.fileSHA256, receipt.rowCount == rows.rowCount else {
-                    fail("the rows say \(rows.rowCount) rows hashing to \(rows.fileSHA256); the manifest received says \(receipt.rowCount) hashing to \(receipt.rowsSHA256)"); return
+                    fail(
+                        "the rows say \(rows.rowCount) rows hashing to \(rows.fileSHA256); the manifest received says \(receipt.rowCount) hashing to \(receipt.rowsSHA256)"
+                    )
+                    return
                 }
                 for (i, transferSub) in rows.transferSubs.enumerated() {
                     p.digest?.add(accountID: rows.accountIDs[i], transferSub: transferSub, sequence: UInt64(rows.sequences[i]))
@@ -64,7 +74,10 @@ public struct HandoffRowsCheck: Sendable {
             if p.next == rows.chunkCount, var digest = p.digest {
                 let rebuilt = digest.finalize()
                 guard rebuilt == rows.fileSHA256 else {
-                    fail("its \(rows.rowCount) rows as recorded hash to \(rebuilt), not to the manifest's rows-sha256 \(rows.fileSHA256): a row was changed after it was received"); return
+                    fail(
+                        "its \(rows.rowCount) rows as recorded hash to \(rebuilt), not to the manifest's rows-sha256 \(rows.fileSHA256): a row was changed after it was received"
+                    )
+                    return
                 }
             }
             progress[key] = p

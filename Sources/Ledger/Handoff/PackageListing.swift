@@ -25,8 +25,10 @@ public struct PackageListing: Sendable {
     /// The consistency proof from the previous package's checkpoint to this one's.
     public var consistencyProof: [[UInt8]]
 
-    public init(package: Int, manifestSHA256: String, targetTeam: String, previousTreeSize: UInt64, checkpoint: Checkpoint, issuedAt: Timestamp, rows: [Row],
-                consistencyProof: [[UInt8]]) {
+    public init(
+        package: Int, manifestSHA256: String, targetTeam: String, previousTreeSize: UInt64, checkpoint: Checkpoint, issuedAt: Timestamp, rows: [Row],
+        consistencyProof: [[UInt8]]
+    ) {
         self.package = package
         self.manifestSHA256 = manifestSHA256
         self.targetTeam = targetTeam

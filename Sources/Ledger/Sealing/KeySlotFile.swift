@@ -2,6 +2,7 @@ import Crypto
 import Dispatch
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -70,7 +71,9 @@ struct KeySlotFile: Sendable {
             let bytes = try read(slot)
             if bytes.allSatisfy({ $0 == 0 }) { return nil }
             if KeySlotFile.isWhole(bytes) {
-                guard bytes[0..<16].elementsEqual(id) else { throw LedgerError(.sealing, "\(path): slot \(slot) holds key \(Hex.encode(Array(bytes[0..<16]))), not \(Hex.encode(id))") }
+                guard bytes[0..<16].elementsEqual(id) else {
+                    throw LedgerError(.sealing, "\(path): slot \(slot) holds key \(Hex.encode(Array(bytes[0..<16]))), not \(Hex.encode(id))")
+                }
                 return Array(bytes[16..<48])
             }
             // Being overwritten by another process right now: read again.
@@ -104,7 +107,9 @@ struct KeySlotFile: Sendable {
     /// Where `slot` starts in the file; a slot number no key store gives (a stored number
     /// altered in a copy) is refused, not turned into an offset.
     private static func offset(of slot: UInt64, in path: String) throws -> off_t {
-        guard slot < maximumSlots else { throw LedgerError(.malformedRecord, "\(path): slot \(slot) is beyond any key store's \(maximumSlots) slots") }
+        guard slot < maximumSlots else {
+            throw LedgerError(.malformedRecord, "\(path): slot \(slot) is beyond any key store's \(maximumSlots) slots")
+        }
         return off_t(slot) * off_t(slotSize)
     }
 

@@ -187,7 +187,9 @@ public final class KeyStore: Sendable {
         if let found = try environment.read({ txn in try lookup(subject, in: txn) }) { return found }
         let maker = self.maker.withLock { maker in
             if let maker { return maker }
-            let made = GroupCommitWriter<Identifier, Void, DataKey>(name: "handover-key-maker", maximumBatch: 1024, logger: Logger(label: "handover.keys")) { [unowned self] subjects in
+            let made = GroupCommitWriter<Identifier, Void, DataKey>(
+                name: "handover-key-maker", maximumBatch: 1024, logger: Logger(label: "handover.keys")
+            ) { [unowned self] subjects in
                 try self.dataKeys(for: Array(subjects))
             }
             maker = made

@@ -21,7 +21,8 @@ public enum SealedJSON {
         switch value {
         case .object(let fields):
             if fields.count == 3, fields["alg"]?.stringValue == SealedValue.algorithm,
-               let kid = fields["kid"]?.stringValue, let ct = fields["ct"]?.stringValue {
+                let kid = fields["kid"]?.stringValue, let ct = fields["ct"]?.stringValue
+            {
                 guard let sealer, let address = try sealer.open(SealedValue(keyID: kid, combined: ct)) else { return .null }
                 return .string(address)
             }

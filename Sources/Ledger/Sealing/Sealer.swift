@@ -11,7 +11,9 @@ public struct Sealer: Sendable {
 
     /// The key store, for the work that makes or destroys keys; a copy without keys refuses it.
     public func requireKeyStore() throws -> KeyStore {
-        guard let keyStore else { throw LedgerError(.readOnly, "this copy of the ledger holds no key store (keys/): it was made without keys, to be read only") }
+        guard let keyStore else {
+            throw LedgerError(.readOnly, "this copy of the ledger holds no key store (keys/): it was made without keys, to be read only")
+        }
         return keyStore
     }
 

@@ -153,7 +153,9 @@ final class AppendPipeline: @unchecked Sendable {
 
     /// `events` appended to `log` and folded by `aheads`, or nil when a folder cannot fold
     /// them ahead of the transaction. `log` is changed only when the batch is prepared.
-    private func prepare(_ events: some Sequence<PreparedEvent>, over log: inout PendingLog, folding aheads: [any SpeculativeFold], view: LogView) throws -> Prepared? {
+    private func prepare(
+        _ events: some Sequence<PreparedEvent>, over log: inout PendingLog, folding aheads: [any SpeculativeFold], view: LogView
+    ) throws -> Prepared? {
         var after = log
         var writes = WriteBatch()
         let base = log.head
@@ -161,7 +163,9 @@ final class AppendPipeline: @unchecked Sendable {
         var checks: [@Sendable (ReadTransaction) throws -> Bool] = []
         if !appended.recorded.isEmpty {
             for ahead in aheads {
-                guard let check = try ahead.fold(appended.recorded, after: base.sequence, reading: view.transaction, into: &writes) else { return nil }
+                guard let check = try ahead.fold(appended.recorded, after: base.sequence, reading: view.transaction, into: &writes) else {
+                    return nil
+                }
                 checks.append(check)
             }
         }

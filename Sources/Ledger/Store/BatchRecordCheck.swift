@@ -1,9 +1,10 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// The per-record half of `verify` for one batch of stored records: each record's chain hash
 /// checked and its envelope read (``IndexedFields``), by whichever threads help.
@@ -70,7 +71,8 @@ final class BatchRecordCheck: @unchecked Sendable {
     private func intact(_ i: Int) -> Bool {
         let record = records[i]
         let json = UnsafeRawBufferPointer(rebasing: record[32...])
-        let computed = i == 0
+        let computed =
+            i == 0
             ? hashBefore.withUnsafeBytes { ChainHead.hash(after: $0, json: json) }
             : ChainHead.hash(after: UnsafeRawBufferPointer(rebasing: records[i - 1][0..<32]), json: json)
         return computed.withUnsafeBytes { memcmp($0.baseAddress!, record.baseAddress!, 32) == 0 }

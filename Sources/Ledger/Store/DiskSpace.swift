@@ -1,5 +1,6 @@
 import Foundation
 import LMDB
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,8 +28,12 @@ public struct DiskSpace: Sendable, CustomStringConvertible {
     /// `bytes` for people: 812 KB, 3.4 MB, 12.0 GB.
     public static func format(_ bytes: Int64) -> String {
         let units = ["bytes", "KB", "MB", "GB", "TB"]
-        var value = Double(bytes), unit = 0
-        while value >= 1024, unit < units.count - 1 { value /= 1024; unit += 1 }
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
         return unit == 0 ? "\(bytes) bytes" : String(format: "%.1f %@", value, units[unit])
     }
 
@@ -53,9 +58,11 @@ extension LedgerError {
     /// that nothing already acknowledged was lost.
     public static func diskFull(at directory: String, cause: any Error) -> LedgerError {
         let space = DiskSpace(at: directory).map { " (\($0))" } ?? ""
-        return LedgerError(.diskFull, "the disk holding \(directory) is full\(space): nothing more can be recorded until space is freed. "
-            + "Everything already acknowledged is safe: each event was on disk before it was acknowledged, and the failed write changed nothing. "
-            + "Free space (or move the ledger to a larger disk), then run the command again. [\(cause)]")
+        return LedgerError(
+            .diskFull,
+            "the disk holding \(directory) is full\(space): nothing more can be recorded until space is freed. "
+                + "Everything already acknowledged is safe: each event was on disk before it was acknowledged, and the failed write changed nothing. "
+                + "Free space (or move the ledger to a larger disk), then run the command again. [\(cause)]")
     }
 
     /// `error` as the caller should see it: a ``diskFull(at:cause:)`` error when it is a

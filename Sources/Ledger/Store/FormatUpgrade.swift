@@ -14,7 +14,9 @@ enum FormatUpgrade {
     /// the last sequence indexed after each transaction (tests stop it there, as a kill would).
     /// Returns the number of events the new indexes cover.
     @discardableResult
-    static func run(on environment: Environment, chunk: UInt64 = Ledger.eventsPerBackgroundTransaction, afterStep: ((UInt64) throws -> Void)? = nil) throws -> UInt64 {
+    static func run(
+        on environment: Environment, chunk: UInt64 = Ledger.eventsPerBackgroundTransaction, afterStep: ((UInt64) throws -> Void)? = nil
+    ) throws -> UInt64 {
         try environment.write { txn in
             let schema = try LedgerSchema.open(in: txn, create: true)
             guard try isFormat1(txn, schema), try txn.get(schema.meta, key: LedgerSchema.upgradeKey) == nil else { return }
@@ -55,8 +57,9 @@ enum FormatUpgrade {
             var entry = try cursor.seek(atLeast: LedgerSchema.logKey(indexed + 1))
             while let (key, value) = entry, try BigEndian.uint64(key) <= last {
                 let fields = try EventEnvelope(record: value, sequence: BigEndian.uint64(key))
-                try writer.index(Array(key), typeKey: LedgerSchema.typeKey(fields.type),
-                                 idempotencyHash: fields.idempotencyKey.map(LedgerSchema.idempotencyHash), recordedAt: fields.recordedAt, into: &writes)
+                try writer.index(
+                    Array(key), typeKey: LedgerSchema.typeKey(fields.type),
+                    idempotencyHash: fields.idempotencyKey.map(LedgerSchema.idempotencyHash), recordedAt: fields.recordedAt, into: &writes)
                 entry = try cursor.next()
             }
         }

@@ -52,7 +52,9 @@ final class GroupCommitWriter<Item: Sendable, Prepared: Sendable, Outcome: Senda
 
     /// Starts one thread, named `name` (also in log messages), that takes and commits batches.
     convenience init(name: String, maximumBatch: Int, logger: Logger, commit: @escaping (Items) throws -> [Outcome]) where Prepared == Void {
-        self.init(name: name, maximumBatch: maximumBatch, logger: logger, pipelined: false, prepare: { _ in () }, merge: { _, _ in }) { items, _ in try commit(items) }
+        self.init(name: name, maximumBatch: maximumBatch, logger: logger, pipelined: false, prepare: { _ in () }, merge: { _, _ in }) { items, _ in
+            try commit(items)
+        }
     }
 
     /// Starts a pipelined writer: `name` takes and prepares batches, `name`-commit commits
@@ -61,7 +63,9 @@ final class GroupCommitWriter<Item: Sendable, Prepared: Sendable, Outcome: Senda
         self.init(name: name, maximumBatch: maximumBatch, logger: logger, pipelined: true, prepare: prepare, merge: merge, commit: commit)
     }
 
-    private init(name: String, maximumBatch: Int, logger: Logger, pipelined: Bool, prepare: @escaping Prepare, merge: @escaping Merge, commit: @escaping Commit) {
+    private init(
+        name: String, maximumBatch: Int, logger: Logger, pipelined: Bool, prepare: @escaping Prepare, merge: @escaping Merge, commit: @escaping Commit
+    ) {
         self.maximumBatch = maximumBatch
         self.pipelined = pipelined
         self.prepare = prepare
@@ -179,7 +183,9 @@ final class GroupCommitWriter<Item: Sendable, Prepared: Sendable, Outcome: Senda
                 offset += n
             }
         } catch {
-            logger.error("commit failed", metadata: ["writer": "\(name)", "items": "\(batch.submissions.reduce(0) { $0 + $1.items.count })", "error": "\(error)"])
+            logger.error(
+                "commit failed",
+                metadata: ["writer": "\(name)", "items": "\(batch.submissions.reduce(0) { $0 + $1.items.count })", "error": "\(error)"])
             for submission in batch.submissions { submission.continuation.resume(throwing: error) }
         }
     }

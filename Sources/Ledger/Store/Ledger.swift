@@ -64,7 +64,10 @@ public final class Ledger: Sendable {
 
     /// Attaches `folders`, then catches them up (read-write) or checks they are current
     /// (read-only), before the writer starts.
-    private init(directory: String, environment: Environment, schema: LedgerSchema, sealer: Sealer, folders: [any LedgerFolder], options: Options, upgrades: [String]) throws {
+    private init(
+        directory: String, environment: Environment, schema: LedgerSchema, sealer: Sealer, folders: [any LedgerFolder], options: Options,
+        upgrades: [String]
+    ) throws {
         var upgrades = upgrades
         do {
             for folder in folders { try folder.attach(to: environment) }
@@ -90,8 +93,9 @@ public final class Ledger: Sendable {
             self.writer = nil
         } else {
             let pipeline = AppendPipeline(environment: environment, schema: schema, actor: options.actor, folders: folders)
-            self.writer = GroupCommitWriter(name: "handover-ledger-writer", maximumBatch: options.maximumBatch, logger: options.logger,
-                                            prepare: { pipeline.prepare($0) }, merge: { pipeline.merge(&$0, $1) }, commit: { try pipeline.commit($0, prepared: $1) })
+            self.writer = GroupCommitWriter(
+                name: "handover-ledger-writer", maximumBatch: options.maximumBatch, logger: options.logger,
+                prepare: { pipeline.prepare($0) }, merge: { pipeline.merge(&$0, $1) }, commit: { try pipeline.commit($0, prepared: $1) })
         }
     }
 
@@ -99,7 +103,9 @@ public final class Ledger: Sendable {
 
     /// Creates a new ledger in `directory` (created if missing, refused if not empty) and
     /// records its "ledger created" event as sequence 1.
-    public static func create(at directory: String, _ created: LedgerCreated, folders: [any LedgerFolder] = [], options: Options = Options()) async throws -> Ledger {
+    public static func create(
+        at directory: String, _ created: LedgerCreated, folders: [any LedgerFolder] = [], options: Options = Options()
+    ) async throws -> Ledger {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         if fm.fileExists(atPath: directory, isDirectory: &isDirectory) {
@@ -109,7 +115,9 @@ public final class Ledger: Sendable {
             }
             let contents = try fm.contentsOfDirectory(atPath: directory)
             guard contents.isEmpty else {
-                throw LedgerError(.ledgerExists, "\(directory) is not empty (it holds \(counted(contents.count, "entry", "entries"))); choose a new or empty directory")
+                throw LedgerError(
+                    .ledgerExists,
+                    "\(directory) is not empty (it holds \(counted(contents.count, "entry", "entries"))); choose a new or empty directory")
             }
         }
         try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -121,7 +129,8 @@ public final class Ledger: Sendable {
             return schema
         }
         let sealer = Sealer(keyStore: try KeyStore(directory: keyStoreDirectory(in: directory)))
-        let ledger = try Ledger(directory: directory, environment: environment, schema: schema, sealer: sealer, folders: folders, options: options, upgrades: [])
+        let ledger = try Ledger(
+            directory: directory, environment: environment, schema: schema, sealer: sealer, folders: folders, options: options, upgrades: [])
         _ = try await ledger.append(EventDraft(.ledgerCreated(created), idempotencyKey: "ledger-created"))
         _ = try writeVerifierKeyIfMissing(in: directory, origin: try ledger.origin())
         return ledger
@@ -136,7 +145,8 @@ public final class Ledger: Sendable {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         guard fm.fileExists(atPath: directory, isDirectory: &isDirectory) else {
-            throw LedgerError(.missingLedger, "no ledger at \(directory): the directory does not exist (create one with `handover init --ledger \(directory) ...`)")
+            throw LedgerError(
+                .missingLedger, "no ledger at \(directory): the directory does not exist (create one with `handover init --ledger \(directory) ...`)")
         }
         guard isDirectory.boolValue, fm.fileExists(atPath: dataFile(in: directory)) else {
             throw LedgerError(.notALedger, "\(directory) is not a Handover ledger (no data.mdb); pass the directory given to `handover init`")
@@ -144,7 +154,8 @@ public final class Ledger: Sendable {
         let readOnly = options.access == .readOnly
         // A copy made without keys (it has a checkpoint key file, public or private, but no key
         // store) is refused before LMDB creates anything in it.
-        let keyless = !fm.fileExists(atPath: keyStoreDirectory(in: directory))
+        let keyless =
+            !fm.fileExists(atPath: keyStoreDirectory(in: directory))
             && [VerifierKeyFile.path(in: directory), CheckpointKey.path(in: directory)].contains(where: fm.fileExists(atPath:))
         guard readOnly || !keyless else {
             throw LedgerError(.readOnly, "\(directory) has no key store (keys/): it is a copy made without keys, to be read, not written")
@@ -153,9 +164,14 @@ public final class Ledger: Sendable {
         do {
             environment = try Environment(path: directory, options: Environment.Options(mapSize: options.mapSize, readOnly: readOnly))
         } catch let error as LMDBError where error.code == .busy {
-            throw LedgerError(.readOnly, "\(directory) cannot be read safely by this user (read a copy, or run as a user who may write \(directory)/lock.mdb)", underlying: error)
+            throw LedgerError(
+                .readOnly, "\(directory) cannot be read safely by this user (read a copy, or run as a user who may write \(directory)/lock.mdb)",
+                underlying: error)
         } catch let error as LMDBError where !readOnly && [EACCES, EROFS].contains(error.code.rawValue) {
-            throw LedgerError(.readOnly, "\(directory) cannot be written by this user; the commands that only read (verify, query, report, export, prove, backup) work on it, this one writes", underlying: error)
+            throw LedgerError(
+                .readOnly,
+                "\(directory) cannot be written by this user; the commands that only read (verify, query, report, export, prove, backup) work on it, this one writes",
+                underlying: error)
         } catch let error as LMDBError {
             throw LedgerError(.notALedger, "\(directory) does not hold a readable LMDB environment", underlying: error)
         }
@@ -179,7 +195,9 @@ public final class Ledger: Sendable {
 
     /// The ledger in `environment` read as it is: a format-1 ledger without its indexes, the key
     /// store if this user may read one.
-    private static func openedReadOnly(_ directory: String, _ environment: Environment, isFormat1: Bool, folders: [any LedgerFolder], options: Options) throws -> Ledger {
+    private static func openedReadOnly(
+        _ directory: String, _ environment: Environment, isFormat1: Bool, folders: [any LedgerFolder], options: Options
+    ) throws -> Ledger {
         let schema: LedgerSchema
         do {
             schema = try environment.read { txn in isFormat1 ? try LedgerSchema.openFormat1(in: txn) : try LedgerSchema.open(in: txn, create: false) }
@@ -187,11 +205,14 @@ public final class Ledger: Sendable {
             throw LedgerError.needsUpgrade(directory, "it predates the Merkle tree")
         }
         let sealer = Sealer(keyStore: try KeyStore.openReadOnly(directory: keyStoreDirectory(in: directory)))
-        return try Ledger(directory: directory, environment: environment, schema: schema, sealer: sealer, folders: folders, options: options, upgrades: [])
+        return try Ledger(
+            directory: directory, environment: environment, schema: schema, sealer: sealer, folders: folders, options: options, upgrades: [])
     }
 
     /// The ledger in `environment` brought up to date, each step named in ``upgrades``.
-    private static func openedForWriting(_ directory: String, _ environment: Environment, isFormat1: Bool, folders: [any LedgerFolder], options: Options) throws -> Ledger {
+    private static func openedForWriting(
+        _ directory: String, _ environment: Environment, isFormat1: Bool, folders: [any LedgerFolder], options: Options
+    ) throws -> Ledger {
         var upgrades: [String] = []
         if isFormat1 {
             let events = try FormatUpgrade.run(on: environment)
@@ -206,7 +227,9 @@ public final class Ledger: Sendable {
         if try writeVerifierKeyIfMissing(in: directory, origin: origin(of: try identity(in: environment, schema: schema, directory: directory))) {
             upgrades.append("verifier key: written to \(VerifierKeyFile.fileName)")
         }
-        return try Ledger(directory: directory, environment: environment, schema: schema, sealer: Sealer(keyStore: keyStore), folders: folders, options: options, upgrades: upgrades)
+        return try Ledger(
+            directory: directory, environment: environment, schema: schema, sealer: Sealer(keyStore: keyStore), folders: folders, options: options,
+            upgrades: upgrades)
     }
 
     /// Events per transaction in the work a ledger does beside appends (the format upgrade,
@@ -241,7 +264,9 @@ public final class Ledger: Sendable {
     /// waits for the load, then finds nothing to load); returns the most events one folder
     /// loaded. A load that fails is logged and left to the event-by-event catch-up that
     /// follows, as is anything appended meanwhile.
-    private static func load(_ folders: [any LedgerFolder], directory: String, environment: Environment, schema: LedgerSchema, options: Options) -> UInt64 {
+    private static func load(
+        _ folders: [any LedgerFolder], directory: String, environment: Environment, schema: LedgerSchema, options: Options
+    ) -> UInt64 {
         func needsLoad(_ folder: any LedgerFolder) throws -> Bool {
             try environment.read { txn in
                 try folder.checkpoint(in: txn) == 0 && LogView(txn, schema: schema).head().sequence > options.bulkLoadBeyond
@@ -251,14 +276,18 @@ public final class Ledger: Sendable {
         for folder in folders {
             do {
                 guard try needsLoad(folder) else { continue }
-                let folded = try BulkLoadLock.holding(in: directory, waiting: {
-                    options.logger.notice("another process is loading this ledger's \(type(of: folder)); waiting for it")
-                }) {
+                let folded = try BulkLoadLock.holding(
+                    in: directory,
+                    waiting: {
+                        options.logger.notice("another process is loading this ledger's \(type(of: folder)); waiting for it")
+                    }
+                ) {
                     try needsLoad(folder) ? try folder.loadLog(from: environment, schema: schema) : nil
                 }
                 loaded = max(loaded, folded ?? 0)
             } catch {
-                options.logger.warning("loading \(type(of: folder)) in bulk failed; folding the log event by event instead", metadata: ["error": "\(error)"])
+                options.logger.warning(
+                    "loading \(type(of: folder)) in bulk failed; folding the log event by event instead", metadata: ["error": "\(error)"])
             }
         }
         return loaded
@@ -302,7 +331,9 @@ public final class Ledger: Sendable {
             for folder in folders {
                 let checkpoint = try Ledger.checkpoint(of: folder, in: txn, head: head)
                 if checkpoint < head {
-                    throw LedgerError(.needsUpgrade, "its projections end at event \(checkpoint) and the log at \(head) (events appended by a process without them)")
+                    throw LedgerError(
+                        .needsUpgrade, "its projections end at event \(checkpoint) and the log at \(head) (events appended by a process without them)"
+                    )
                 }
             }
         }

@@ -29,7 +29,8 @@ public enum LedgerBackup {
         if fm.fileExists(atPath: target) {
             let contents: [String]
             do { contents = try fm.contentsOfDirectory(atPath: target) } catch {
-                throw LedgerError(.ledgerExists, "\(target) exists and is not a directory this user can read; a backup goes to a new directory", underlying: error)
+                throw LedgerError(
+                    .ledgerExists, "\(target) exists and is not a directory this user can read; a backup goes to a new directory", underlying: error)
             }
             guard contents.isEmpty else { throw LedgerError(.ledgerExists, "\(target) exists and is not empty; a backup goes to a new directory") }
             try fm.removeItem(atPath: target)
@@ -67,7 +68,9 @@ public enum LedgerBackup {
         }
         // The copy's lock file is not part of a backup; there may be none to remove.
         try? fm.removeItem(atPath: partial + "/lock.mdb")
-        guard rename(partial, target) == 0 else { throw LedgerError(.file, "could not rename \(partial) to \(target): \(String(cString: strerror(errno)))") }
+        guard rename(partial, target) == 0 else {
+            throw LedgerError(.file, "could not rename \(partial) to \(target): \(String(cString: strerror(errno)))")
+        }
         // A name with no directory part lives in the current directory.
         let parent = (target as NSString).deletingLastPathComponent
         try syncFile(parent.isEmpty ? "." : parent)

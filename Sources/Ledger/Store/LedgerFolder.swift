@@ -42,7 +42,9 @@ public protocol SpeculativeFold: AnyObject {
     /// read), or nil when this fold cannot fold them ahead of the transaction (what it holds
     /// or reads does not end at `base`: the folder is behind the log, or was rebuilt
     /// meanwhile): the ledger then prepares afresh, and folds inside the transaction.
-    func fold(_ events: [RecordedEvent], after base: UInt64, reading transaction: ReadTransaction, into writes: inout WriteBatch) throws
+    func fold(
+        _ events: [RecordedEvent], after base: UInt64, reading transaction: ReadTransaction, into writes: inout WriteBatch
+    ) throws
         -> (@Sendable (ReadTransaction) throws -> Bool)?
     /// Drops what it holds of the events through `sequence`: they are committed, and a read
     /// transaction begun from now on sees them.

@@ -62,16 +62,19 @@ public struct LedgerSchema: Sendable {
             let flags = databases.first { $0.name == name }?.flags ?? []
             return try transaction.openDatabase(name, flags: flags, create: create)
         }
-        return LedgerSchema(meta: try database("meta"), log: try database("log"), merkle: try database("merkle"), checkpoints: try database("checkpoints"),
-                            indexes: LogIndexes(byType: try database("type_index"), byTime: try database("time_index"), idempotency: try database("idempotency_index")))
+        return LedgerSchema(
+            meta: try database("meta"), log: try database("log"), merkle: try database("merkle"), checkpoints: try database("checkpoints"),
+            indexes: LogIndexes(
+                byType: try database("type_index"), byTime: try database("time_index"), idempotency: try database("idempotency_index")))
     }
 
     /// Opens the databases a format-1 ledger shares with format 2 (the log, its Merkle tree and
     /// checkpoints), for reading it as it is: enough to verify and prove, not to answer queries.
     static func openFormat1(in transaction: ReadTransaction) throws -> LedgerSchema {
-        LedgerSchema(meta: try transaction.openDatabase("meta", create: false), log: try transaction.openDatabase("log", create: false),
-                     merkle: try transaction.openDatabase("merkle", create: false), checkpoints: try transaction.openDatabase("checkpoints", create: false),
-                     indexes: nil)
+        LedgerSchema(
+            meta: try transaction.openDatabase("meta", create: false), log: try transaction.openDatabase("log", create: false),
+            merkle: try transaction.openDatabase("merkle", create: false), checkpoints: try transaction.openDatabase("checkpoints", create: false),
+            indexes: nil)
     }
 
     private init(meta: Database, log: Database, merkle: Database, checkpoints: Database, indexes: LogIndexes?) {
@@ -104,7 +107,9 @@ public struct LedgerSchema: Sendable {
     /// ``idempotencyHash(_:)`` of a key's UTF-8 bytes, read as a big-endian integer (so that
     /// integer order is the index's byte order).
     static func idempotencyHash(utf8 key: UnsafeRawBufferPointer) -> UInt64 {
-        SHA256Hash(hashing: UnsafeRawBufferPointer(start: nil, count: 0), key).withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+        SHA256Hash(hashing: UnsafeRawBufferPointer(start: nil, count: 0), key).withUnsafeBytes {
+            UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self))
+        }
     }
 
     /// The `merkle` database key of a stored node: the index of its last leaf (8 bytes,
@@ -150,9 +155,11 @@ public struct ChainHead: Equatable, Sendable {
     }
 
     init?(encoded raw: UnsafeRawBufferPointer) {
-        guard raw.count == 48, let time = try? BigEndian.uint64(raw, at: 40), let recordedAt = Timestamp(checkedMicroseconds: Int64(bitPattern: time)),
-              // Events are numbered below 2^63 (their JSON's `seq`), so the next one always has a number.
-              let sequence = try? BigEndian.uint64(raw, at: 0), sequence < UInt64(Int64.max) else { return nil }
+        guard raw.count == 48, let time = try? BigEndian.uint64(raw, at: 40),
+            let recordedAt = Timestamp(checkedMicroseconds: Int64(bitPattern: time)),
+            // Events are numbered below 2^63 (their JSON's `seq`), so the next one always has a number.
+            let sequence = try? BigEndian.uint64(raw, at: 0), sequence < UInt64(Int64.max)
+        else { return nil }
         self.sequence = sequence
         hash = Array(raw[8..<40])
         self.recordedAt = recordedAt

@@ -1,10 +1,11 @@
+import Handoffs
+import LMDB
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Handoffs
-import LMDB
 
 /// One run of ``Ledger/verify(rootAt:progress:)``: the log read once, in order, on two threads.
 ///
@@ -103,8 +104,9 @@ struct LogVerification {
     }
 
     private func report(_ bad: UInt64?, _ problem: String?) -> VerificationReport {
-        VerificationReport(eventCount: expected - 1, headHash: Hex.encode(previousHash), firstBadSequence: bad, problem: problem,
-                           treeRoot: tree.root, rootAtRequestedSize: rootAtRequestedSize, indexesChecked: indexed)
+        VerificationReport(
+            eventCount: expected - 1, headHash: Hex.encode(previousHash), firstBadSequence: bad, problem: problem,
+            treeRoot: tree.root, rootAtRequestedSize: rootAtRequestedSize, indexesChecked: indexed)
     }
 
     mutating func run(_ ledger: Ledger, progress: ((UInt64) -> Void)?) throws -> VerificationReport {
@@ -132,10 +134,19 @@ struct LogVerification {
                 let reading = pending?.batch.problem == nil
                 while reading, let (key, value) = entry, next.first + UInt64(next.records.count) < stop, next.records.count < sizes.batch {
                     let sequence = next.first + UInt64(next.records.count)
-                    guard key.count == 8 else { next.problem = (sequence, "a log key has \(key.count) bytes, expected 8"); break }
+                    guard key.count == 8 else {
+                        next.problem = (sequence, "a log key has \(key.count) bytes, expected 8")
+                        break
+                    }
                     let found = try BigEndian.uint64(key)
-                    guard found == sequence else { next.problem = (sequence, "event \(sequence) is missing (the next key is \(found))"); break }
-                    guard value.count > 32 else { next.problem = (sequence, "record has \(value.count) bytes"); break }
+                    guard found == sequence else {
+                        next.problem = (sequence, "event \(sequence) is missing (the next key is \(found))")
+                        break
+                    }
+                    guard value.count > 32 else {
+                        next.problem = (sequence, "record has \(value.count) bytes")
+                        break
+                    }
                     next.records.append(value)
                     entry = try cursor.next()
                 }
@@ -144,12 +155,16 @@ struct LogVerification {
                 if let hashed { tree = hashed.after }
                 // Both threads check the next batch's records: the other after its leaves, this
                 // one after checking the batch before.
-                let records = BatchRecordCheck(next.records, after: pending?.batch.records.last.flatMap { SHA256Hash($0) } ?? SHA256Hash(previousHash)!, run: sizes.chainRun)
-                let started = next.records.isEmpty ? nil : BackgroundValue { [next, tree, rootAt] in
-                    let work = LeafWork(next, tree: tree, rootAt: rootAt)
-                    records.help()
-                    return work
-                }
+                let records = BatchRecordCheck(
+                    next.records, after: pending?.batch.records.last.flatMap { SHA256Hash($0) } ?? SHA256Hash(previousHash)!, run: sizes.chainRun)
+                let started =
+                    next.records.isEmpty
+                    ? nil
+                    : BackgroundValue { [next, tree, rootAt] in
+                        let work = LeafWork(next, tree: tree, rootAt: rootAt)
+                        records.help()
+                        return work
+                    }
                 inFlight = started
                 if let pending, let hashed, let outcome = try check(pending.batch, pending.records, hashed, view) { return outcome }
                 records.help()
@@ -204,7 +219,9 @@ struct LogVerification {
                 let stored = try LedgerSchema.merkleNodeKey(level: level, index: index).withUnsafeBytes { key in
                     try view.transaction.get(schema.merkle, key: key).flatMap { $0.count == 32 ? SHA256Hash($0) : nil }
                 }
-                guard stored == hash else { return failed(sequence, "the stored Merkle node at level \(level), index \(index) does not match the records") }
+                guard stored == hash else {
+                    return failed(sequence, "the stored Merkle node at level \(level), index \(index) does not match the records")
+                }
                 node += 1
             }
             if sequence == rootAt { rootAtRequestedSize = work.rootAt }
@@ -288,7 +305,8 @@ struct LogVerification {
         let last = expected - 1
         let head = try view.head()
         guard head.sequence == last, head.hash == previousHash else {
-            return report(last + 1 == head.sequence ? head.sequence : last, "the stored head (\(head.sequence)) does not match the log's last event (\(last))")
+            return report(
+                last + 1 == head.sequence ? head.sequence : last, "the stored head (\(head.sequence)) does not match the log's last event (\(last))")
         }
         guard try view.merkleFrontier() == tree else {
             return report(nil, "the stored Merkle tree edge (meta.merkle) does not match the tree rebuilt from the records")
@@ -301,8 +319,10 @@ struct LogVerification {
         let typeEntries = try view.transaction.count(schema.byType)
         let keyEntries = try view.transaction.count(schema.idempotency)
         guard timeEntries == times + (last > 0 ? 1 : 0), typeEntries == Int(last), keyEntries == keyed else {
-            return report(nil, "index sizes do not match the log: \(last) events, \(timeEntries) time entries for \(times + (last > 0 ? 1 : 0)) recorded times, "
-                          + "\(typeEntries) type entries, \(keyEntries) idempotency entries for \(keyed) keys")
+            return report(
+                nil,
+                "index sizes do not match the log: \(last) events, \(timeEntries) time entries for \(times + (last > 0 ? 1 : 0)) recorded times, "
+                    + "\(typeEntries) type entries, \(keyEntries) idempotency entries for \(keyed) keys")
         }
         return report(nil, nil)
     }

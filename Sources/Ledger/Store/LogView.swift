@@ -18,7 +18,11 @@ public struct LogView {
     public func head() throws -> ChainHead {
         try LedgerSchema.headKey.withUnsafeBytes { key in
             guard let raw = try transaction.get(schema.meta, key: key) else { return .genesis }
-            guard let head = ChainHead(encoded: raw) else { throw LedgerError(.malformedRecord, "meta.head is not 48 bytes of a sequence below 2^63, a hash and a time of years 0000 to 9999 (\(raw.count) bytes)") }
+            guard let head = ChainHead(encoded: raw) else {
+                throw LedgerError(
+                    .malformedRecord,
+                    "meta.head is not 48 bytes of a sequence below 2^63, a hash and a time of years 0000 to 9999 (\(raw.count) bytes)")
+            }
             return head
         }
     }
@@ -48,8 +52,10 @@ public struct LogView {
 
     /// Reads a stored record (chain hash ‖ JSON) with `read`, naming event `sequence` in any
     /// error and checking that the JSON's own `seq` is `sequence`.
-    static func read<T>(_ raw: UnsafeRawBufferPointer, sequence: UInt64, _ read: (UnsafeRawBufferPointer) throws -> T,
-                        sequenceOf: (T) -> UInt64) throws -> T {
+    static func read<T>(
+        _ raw: UnsafeRawBufferPointer, sequence: UInt64, _ read: (UnsafeRawBufferPointer) throws -> T,
+        sequenceOf: (T) -> UInt64
+    ) throws -> T {
         let json = try eventJSON(ofStoredRecord: raw, sequence: sequence)
         let value: T
         do { value = try read(json) } catch let error as LedgerError {
@@ -70,7 +76,9 @@ public struct LogView {
         events.reserveCapacity(Int(min(range.upperBound - range.lowerBound, 4096)) + 1)
         try forEachEvent(from: range.lowerBound, through: range.upperBound) { events.append($0) }
         guard !events.isEmpty, UInt64(events.count - 1) == range.upperBound - range.lowerBound else {
-            throw LedgerError(.malformedRecord, "the log holds \(events.count) of events \(range.lowerBound) to \(range.upperBound), which the ledger's records say it has")
+            throw LedgerError(
+                .malformedRecord,
+                "the log holds \(events.count) of events \(range.lowerBound) to \(range.upperBound), which the ledger's records say it has")
         }
         return events
     }
@@ -145,7 +153,9 @@ public struct LogView {
             guard let (_, value) = try cursor.seek(atMost: LedgerSchema.timeKey(time)) else { return 0 }
             let sequence = try BigEndian.uint64(value)
             // Events are numbered below 2^63 (their JSON's `seq`): a larger entry is an altered copy's.
-            guard sequence < UInt64(Int64.max) else { throw LedgerError(.malformedRecord, "time_index names event \(sequence), a number no event has") }
+            guard sequence < UInt64(Int64.max) else {
+                throw LedgerError(.malformedRecord, "time_index names event \(sequence), a number no event has")
+            }
             return sequence
         }
     }
@@ -173,7 +183,8 @@ public struct LogView {
     /// ``EventDraft/notificationIdempotencyKey(jti:)``), if the ledger has it.
     public func sequence(ofNotification jti: String) throws -> UInt64? {
         guard let sequence = try sequence(forIdempotencyKey: EventDraft.notificationIdempotencyKey(jti: jti)),
-              try event(sequence)?.identifiers.jti == jti else { return nil }
+            try event(sequence)?.identifiers.jti == jti
+        else { return nil }
         return sequence
     }
 

@@ -36,7 +36,8 @@ struct PendingLog {
         var appended = Appended()
         for event in events {
             if let key = event.draft.idempotencyKey, let hash = event.idempotencyHash,
-               let existing = try keys[key] ?? view.sequence(forIdempotencyKey: key, hash: hash) {
+                let existing = try keys[key] ?? view.sequence(forIdempotencyKey: key, hash: hash)
+            {
                 appended.outcomes.append(.duplicate(of: existing))
                 continue
             }
@@ -45,7 +46,8 @@ struct PendingLog {
             var value = [UInt8](repeating: 0, count: 32)
             value.reserveCapacity(32 + event.prefix.count + 96)
             value.append(contentsOf: event.prefix)
-            RecordedEvent.appendAssignedFields(to: &value, recordedAt: recordedAt, schemaVersion: event.draft.type.schemaVersion, sequence: sequence, type: event.draft.type)
+            RecordedEvent.appendAssignedFields(
+                to: &value, recordedAt: recordedAt, schemaVersion: event.draft.type.schemaVersion, sequence: sequence, type: event.draft.type)
             let hash = head.hash.withUnsafeBytes { previous in
                 value.withUnsafeBytes { ChainHead.hash(after: previous, json: UnsafeRawBufferPointer(rebasing: $0[32...])).bytes }
             }

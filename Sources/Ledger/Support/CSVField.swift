@@ -51,7 +51,8 @@ public enum CSVField {
 
     private static func startsLikeFormula(_ text: String) -> Bool {
         guard let first = text.utf8.first else { return false }
-        return first == UInt8(ascii: "=") || first == UInt8(ascii: "+") || first == UInt8(ascii: "-") || first == UInt8(ascii: "@") || first == 0x09 || first == 0x0D
+        return first == UInt8(ascii: "=") || first == UInt8(ascii: "+") || first == UInt8(ascii: "-") || first == UInt8(ascii: "@") || first == 0x09
+            || first == 0x0D
     }
 
     private static let quote = UInt8(ascii: "\"")

@@ -114,7 +114,8 @@ public enum InertText {
             return bytes[bytes.index(after: i)] == 0x9C ? 2 : 0
         case 0xE2:
             guard n >= 3 else { return 0 }
-            let b1 = bytes[bytes.index(i, offsetBy: 1)], b2 = bytes[bytes.index(i, offsetBy: 2)]
+            let b1 = bytes[bytes.index(i, offsetBy: 1)]
+            let b2 = bytes[bytes.index(i, offsetBy: 2)]
             if b1 == 0x80, b2 == 0x8E || b2 == 0x8F || (0xA8...0xAE).contains(b2) { return 3 }
             if b1 == 0x81, (0xA6...0xA9).contains(b2) { return 3 }
             return 0

@@ -100,7 +100,10 @@ struct JSONParser {
             index += 1
             var fields: [String: JSONValue] = [:]
             skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(fields) }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(fields)
+            }
             while true {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key") }
@@ -112,28 +115,49 @@ struct JSONParser {
                 fields[key] = try parseValue(depth: depth + 1)
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unexpected end") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(fields) }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(fields)
+                }
                 throw error("expected ',' or '}'")
             }
         case UInt8(ascii: "["):
             index += 1
             var items: [JSONValue] = []
             skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(items)
+            }
             while true {
                 items.append(try parseValue(depth: depth + 1))
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unexpected end") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return .array(items)
+                }
                 throw error("expected ',' or ']'")
             }
         case UInt8(ascii: "\""):
             return .string(try parseString())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         default:
             return try parseNumber()
         }
@@ -150,7 +174,10 @@ struct JSONParser {
             let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
             index += 1
             skipWhitespace()
-            if index < bytes.count, bytes[index] == close { index += 1; return }
+            if index < bytes.count, bytes[index] == close {
+                index += 1
+                return
+            }
             while true {
                 if isObject {
                     skipWhitespace()
@@ -163,8 +190,14 @@ struct JSONParser {
                 try skipValue(depth: depth + 1)
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unexpected end") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == close { index += 1; return }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if bytes[index] == close {
+                    index += 1
+                    return
+                }
                 throw error(isObject ? "expected ',' or '}'" : "expected ',' or ']'")
             }
         case UInt8(ascii: "\""): try skipString()
@@ -177,11 +210,21 @@ struct JSONParser {
             var digits = 0
             while index < bytes.count {
                 let c = bytes[index]
-                if c >= 48 && c <= 57 { digits += 1; index += 1; continue }
-                if c == UInt8(ascii: ".") || c == UInt8(ascii: "e") || c == UInt8(ascii: "E") || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") { index += 1; continue }
+                if c >= 48 && c <= 57 {
+                    digits += 1
+                    index += 1
+                    continue
+                }
+                if c == UInt8(ascii: ".") || c == UInt8(ascii: "e") || c == UInt8(ascii: "E") || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") {
+                    index += 1
+                    continue
+                }
                 break
             }
-            guard digits > 0 else { index = start; throw error("unexpected character") }
+            guard digits > 0 else {
+                index = start
+                throw error("unexpected character")
+            }
         }
     }
 
@@ -192,21 +235,27 @@ struct JSONParser {
             // Eight bytes at a time while none is a quote, a backslash or a control character.
             while index + 8 <= bytes.count {
                 let w = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                let quote = w ^ 0x2222_2222_2222_2222, backslash = w ^ 0x5C5C_5C5C_5C5C_5C5C
-                let high: UInt64 = 0x8080_8080_8080_8080, ones: UInt64 = 0x0101_0101_0101_0101
+                let quote = w ^ 0x2222_2222_2222_2222
+                let backslash = w ^ 0x5C5C_5C5C_5C5C_5C5C
+                let high: UInt64 = 0x8080_8080_8080_8080
+                let ones: UInt64 = 0x0101_0101_0101_0101
                 let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((w &- 0x2020_2020_2020_2020) & ~w)
                 if special & high != 0 { break }
                 index += 8
             }
             guard index < bytes.count else { break }
             let c = bytes[index]
-            if c == UInt8(ascii: "\"") { index += 1; return }
+            if c == UInt8(ascii: "\"") {
+                index += 1
+                return
+            }
             if c < 0x20 { throw error("control character in string") }
             if c == UInt8(ascii: "\\") {
                 index += 1
                 guard index < bytes.count else { break }
                 switch bytes[index] {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"),
+                    UInt8(ascii: "r"), UInt8(ascii: "t"):
                     index += 1
                 case UInt8(ascii: "u"):
                     index += 1
@@ -234,7 +283,10 @@ struct JSONParser {
         let digitsStart = index
         while index < bytes.count {
             let c = bytes[index]
-            if c >= 48 && c <= 57 { index += 1; continue }
+            if c >= 48 && c <= 57 {
+                index += 1
+                continue
+            }
             if c == UInt8(ascii: ".") || c == UInt8(ascii: "e") || c == UInt8(ascii: "E") || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") {
                 isInteger = false
                 index += 1
@@ -272,7 +324,11 @@ struct JSONParser {
                 return String(decoding: out, as: UTF8.self)
             }
             if c < 0x20 { throw error("control character in string") }
-            if c != UInt8(ascii: "\\") { out.append(c); index += 1; continue }
+            if c != UInt8(ascii: "\\") {
+                out.append(c)
+                index += 1
+                continue
+            }
             index += 1
             guard index < bytes.count else { break }
             let e = bytes[index]

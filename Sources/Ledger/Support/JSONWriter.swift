@@ -21,11 +21,17 @@ public struct JSONWriter: Sendable {
     }
 
     /// Opens an object (as a value, or at the top level).
-    public mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")) }
+    public mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+    }
     /// Closes the innermost object.
     public mutating func endObject() { bytes.append(UInt8(ascii: "}")) }
     /// Opens an array.
-    public mutating func beginArray() { separate(); bytes.append(UInt8(ascii: "[")) }
+    public mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+    }
     /// Closes the innermost array.
     public mutating func endArray() { bytes.append(UInt8(ascii: "]")) }
 
@@ -46,11 +52,17 @@ public struct JSONWriter: Sendable {
     }
 
     /// Writes a string value.
-    public mutating func string(_ value: String) { separate(); appendQuoted(value) }
+    public mutating func string(_ value: String) {
+        separate()
+        appendQuoted(value)
+    }
     /// Writes an integer value.
     public mutating func int<I: BinaryInteger>(_ value: I) {
         separate()
-        if value == 0 { bytes.append(48); return }
+        if value == 0 {
+            bytes.append(48)
+            return
+        }
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         guard let magnitude = UInt64(exactly: value.magnitude) else {
             bytes.append(contentsOf: String(value.magnitude).utf8)
@@ -58,7 +70,8 @@ public struct JSONWriter: Sendable {
         }
         // Digits from the right into a stack buffer: no array per number.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var v = magnitude, start = 20
+            var v = magnitude
+            var start = 20
             while v > 0 {
                 start -= 1
                 digits[start] = UInt8(truncatingIfNeeded: 48 + v % 10)
@@ -80,25 +93,49 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
     /// Appends bytes that are already a complete canonical JSON value.
-    public mutating func raw(_ value: [UInt8]) { separate(); bytes.append(contentsOf: value) }
+    public mutating func raw(_ value: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: value)
+    }
 
     // Optional helpers: write the key only when there is a value.
 
     /// Writes `key: value` when `value` is not nil.
-    public mutating func field(_ key: StaticString, _ value: String?) { if let value { self.key(key); string(value) } }
+    public mutating func field(_ key: StaticString, _ value: String?) {
+        if let value {
+            self.key(key)
+            string(value)
+        }
+    }
     /// Writes `key: value` when `value` is not nil.
-    public mutating func field(_ key: StaticString, _ value: Int?) { if let value { self.key(key); int(value) } }
+    public mutating func field(_ key: StaticString, _ value: Int?) {
+        if let value {
+            self.key(key)
+            int(value)
+        }
+    }
     /// Writes `key: value` when `value` is not nil.
-    public mutating func field(_ key: StaticString, _ value: Bool?) { if let value { self.key(key); bool(value) } }
+    public mutating func field(_ key: StaticString, _ value: Bool?) {
+        if let value {
+            self.key(key)
+            bool(value)
+        }
+    }
     /// Writes `key: value` when `value` is not nil.
-    public mutating func field(_ key: StaticString, _ value: Timestamp?) { if let value { self.key(key); timestamp(value) } }
+    public mutating func field(_ key: StaticString, _ value: Timestamp?) {
+        if let value {
+            self.key(key)
+            timestamp(value)
+        }
+    }
 
     /// `"key": {name: count, ...}` with the names in canonical (UTF-8 byte) order.
     public mutating func field(_ key: StaticString, counts: [String: Int]) {
         self.key(key)
         beginObject()
         for name in counts.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            dynamicKey(name); int(counts[name]!)
+            dynamicKey(name)
+            int(counts[name]!)
         }
         endObject()
     }

@@ -84,10 +84,16 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         // Floor division throughout: no step can overflow, whatever the value.
         var secs = microseconds / 1_000_000
         var micros = microseconds % 1_000_000
-        if micros < 0 { secs -= 1; micros += 1_000_000 }
+        if micros < 0 {
+            secs -= 1
+            micros += 1_000_000
+        }
         var days = secs / 86_400
         var secOfDay = secs % 86_400
-        if secOfDay < 0 { days -= 1; secOfDay += 86_400 }
+        if secOfDay < 0 {
+            days -= 1
+            secOfDay += 86_400
+        }
         let (y, m, d) = Timestamp.civil(fromDays: days)
         func put(_ value: Int64, _ width: Int) {
             var divisor: Int64 = 1
@@ -107,10 +113,19 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
             bytes.append(contentsOf: repeatElement(48, count: max(0, 4 - digits.count)))
             bytes.append(contentsOf: digits)
         }
-        bytes.append(45); put(m, 2); bytes.append(45); put(d, 2)
+        bytes.append(45)
+        put(m, 2)
+        bytes.append(45)
+        put(d, 2)
         bytes.append(84)
-        put(secOfDay / 3600, 2); bytes.append(58); put(secOfDay / 60 % 60, 2); bytes.append(58); put(secOfDay % 60, 2)
-        bytes.append(46); put(micros, 6); bytes.append(90)
+        put(secOfDay / 3600, 2)
+        bytes.append(58)
+        put(secOfDay / 60 % 60, 2)
+        bytes.append(58)
+        put(secOfDay % 60, 2)
+        bytes.append(46)
+        put(micros, 6)
+        bytes.append(90)
     }
 
     /// The date part, `YYYY-MM-DD`.
@@ -131,11 +146,16 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
             return v
         }
         guard b.count >= 10, b[4] == 45, b[7] == 45, let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2),
-              (1...12).contains(mo), d >= 1, d <= Timestamp.daysInMonth(y, mo) else { return nil }
+            (1...12).contains(mo), d >= 1, d <= Timestamp.daysInMonth(y, mo)
+        else { return nil }
         var micros = Timestamp.days(fromCivil: y, mo, d) * 86_400_000_000
-        if b.count == 10 { self.microseconds = micros; return }
+        if b.count == 10 {
+            self.microseconds = micros
+            return
+        }
         guard b.count >= 20, b[10] == 84 || b[10] == 116 || b[10] == 32, b[13] == 58, b[16] == 58,
-              let h = num(11, 2), let mi = num(14, 2), let s = num(17, 2), h < 24, mi < 60, s < 61 else { return nil }
+            let h = num(11, 2), let mi = num(14, 2), let s = num(17, 2), h < 24, mi < 60, s < 61
+        else { return nil }
         micros += (h * 3600 + mi * 60 + s) * 1_000_000
         var i = 19
         if i < b.count, b[i] == 46 {
@@ -188,7 +208,13 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
             }
             return v
         }
-        let y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2), s = num(17, 2), f = num(20, 6)
+        let y = num(0, 4)
+        let mo = num(5, 2)
+        let d = num(8, 2)
+        let h = num(11, 2)
+        let mi = num(14, 2)
+        let s = num(17, 2)
+        let f = num(20, 6)
         guard !bad, (1...12).contains(mo), d >= 1, d <= Timestamp.daysInMonth(y, mo), h < 24, mi < 60, s < 60 else { return nil }
         self.microseconds = (Timestamp.days(fromCivil: y, mo, d) * 86_400 + h * 3600 + mi * 60 + s) * 1_000_000 + f
     }

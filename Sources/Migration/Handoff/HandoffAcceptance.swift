@@ -45,11 +45,14 @@ public struct HandoffAcceptance: Sendable {
             var verified = try check(manifestDigest: &manifestSHA256)
             guard record else { return verified }
             let manifest = verified.manifest
-            let received = HandoffReceived(senderTeam: manifest.senderTeam, package: manifest.package, rowCount: manifest.rowCount, rowsSHA256: manifest.rowsSHA256,
-                                           manifestSHA256: verified.manifestSHA256, manifest: verified.manifestText, packagePath: package.path, checkpoint: CheckpointFields(manifest.checkpoint))
+            let received = HandoffReceived(
+                senderTeam: manifest.senderTeam, package: manifest.package, rowCount: manifest.rowCount, rowsSHA256: manifest.rowsSHA256,
+                manifestSHA256: verified.manifestSHA256, manifest: verified.manifestText, packagePath: package.path,
+                checkpoint: CheckpointFields(manifest.checkpoint))
             // One event per sender and package number, whichever process appends first: a
             // different manifest under a number already taken is the sender's equivocation.
-            let outcome = try await ledger.append(EventDraft(.handoffReceived(received), idempotencyKey: "handoff-received:\(senderKey.name):\(manifest.package)"))
+            let outcome = try await ledger.append(
+                EventDraft(.handoffReceived(received), idempotencyKey: "handoff-received:\(senderKey.name):\(manifest.package)"))
             switch outcome {
             case .recorded(let sequence, let recordedAt):
                 verified.receivedSequence = sequence
@@ -58,10 +61,15 @@ public struct HandoffAcceptance: Sendable {
                 // Recorded before, by this run's predecessor or a process racing it: the same manifest, or equivocation.
                 let recorded = try ledger.read { try $0.event(sequence) }
                 guard let recorded, case .handoffReceived(let first) = recorded.body else {
-                    throw LedgerError(.malformedRecord, "event \(sequence) holds the idempotency key of package \(manifest.package) but is not a \"handoff received\"")
+                    throw LedgerError(
+                        .malformedRecord,
+                        "event \(sequence) holds the idempotency key of package \(manifest.package) but is not a \"handoff received\"")
                 }
                 guard first.manifestSHA256.utf8.elementsEqual(verified.manifestSHA256.utf8) else {
-                    throw HandoffRefusal(.conflictingPackage, "package \(manifest.package) from \(senderKey.name) was received before with manifest \(first.manifestSHA256); this one's is \(verified.manifestSHA256)")
+                    throw HandoffRefusal(
+                        .conflictingPackage,
+                        "package \(manifest.package) from \(senderKey.name) was received before with manifest \(first.manifestSHA256); this one's is \(verified.manifestSHA256)"
+                    )
                 }
                 verified.receivedSequence = sequence
                 verified.receivedAt = recorded.recordedAt
@@ -70,8 +78,12 @@ public struct HandoffAcceptance: Sendable {
             return verified
         } catch var refusal as HandoffRefusal {
             if record {
-                _ = try await ledger.append(EventDraft(.handoffRefused(HandoffRefused(
-                    reason: refusal.reason.rawValue, detail: refusal.detail, packagePath: package.path, manifestSHA256: manifestSHA256, senderKeyName: senderKey.name))))
+                _ = try await ledger.append(
+                    EventDraft(
+                        .handoffRefused(
+                            HandoffRefused(
+                                reason: refusal.reason.rawValue, detail: refusal.detail, packagePath: package.path, manifestSHA256: manifestSHA256,
+                                senderKeyName: senderKey.name))))
                 refusal.isRecorded = true
             }
             throw refusal
@@ -95,51 +107,73 @@ public struct HandoffAcceptance: Sendable {
         let manifest = read.manifest
         let identity = try ledger.identity()
         guard manifest.targetTeam.utf8.elementsEqual(identity.teamID.utf8) else {
-            throw HandoffRefusal(.wrongTarget, "the package is for team \(InertText.forScreen(manifest.targetTeam)), this ledger is team \(identity.teamID)'s")
+            throw HandoffRefusal(
+                .wrongTarget, "the package is for team \(InertText.forScreen(manifest.targetTeam)), this ledger is team \(identity.teamID)'s")
         }
         guard manifest.clientIDs.contains(where: { client in identity.clientIDs.contains { $0.utf8.elementsEqual(client.utf8) } }) else {
-            throw HandoffRefusal(.wrongClient, "the package is for client \(manifest.clientIDs.map(InertText.forScreen).joined(separator: ", ")), this ledger is for \(identity.clientIDs.joined(separator: ", "))")
+            throw HandoffRefusal(
+                .wrongClient,
+                "the package is for client \(manifest.clientIDs.map(InertText.forScreen).joined(separator: ", ")), this ledger is for \(identity.clientIDs.joined(separator: ", "))"
+            )
         }
         try checkSequence(manifest, manifestSHA256: read.manifestSHA256, proof: read.consistencyProof) { HandoffRefusal($0, $1) }
-        return VerifiedHandoff(package: package, manifest: manifest, manifestSHA256: read.manifestSHA256, manifestText: read.manifestText, rows: read.rows)
+        return VerifiedHandoff(
+            package: package, manifest: manifest, manifestSHA256: read.manifestSHA256, manifestText: read.manifestText, rows: read.rows)
     }
 
     /// This package against the ones received before from the same sender: a new number, the
     /// next one, naming the previous manifest, and a log that only grew since its checkpoint.
-    private func checkSequence(_ manifest: HandoffManifest, manifestSHA256: String, proof: [[UInt8]],
-                               _ refuse: (HandoffRefusal.Reason, String) -> HandoffRefusal) throws {
+    private func checkSequence(
+        _ manifest: HandoffManifest, manifestSHA256: String, proof: [[UInt8]],
+        _ refuse: (HandoffRefusal.Reason, String) -> HandoffRefusal
+    ) throws {
         let received = try HandoffAcceptance.received(from: senderKey.name, in: ledger)
         if let same = received[manifest.package] {
             guard same.manifestSHA256.utf8.elementsEqual(manifestSHA256.utf8) else {
-                throw refuse(.conflictingPackage, "package \(manifest.package) from \(senderKey.name) was received before with manifest \(same.manifestSHA256); this one's is \(manifestSHA256)")
+                throw refuse(
+                    .conflictingPackage,
+                    "package \(manifest.package) from \(senderKey.name) was received before with manifest \(same.manifestSHA256); this one's is \(manifestSHA256)"
+                )
             }
             return
         }
         guard manifest.package > 1 else {
-            guard manifest.previousTreeSize == 0 else { throw refuse(.previousMismatch, "package 1 says a previous package ended at \(manifest.previousTreeSize) events") }
+            guard manifest.previousTreeSize == 0 else {
+                throw refuse(.previousMismatch, "package 1 says a previous package ended at \(manifest.previousTreeSize) events")
+            }
             return
         }
         guard let previous = received[manifest.package - 1] else {
             throw refuse(.outOfOrder, "package \(manifest.package - 1) from \(senderKey.name) has not been received; exchange it first")
         }
         guard manifest.previousManifestSHA256.map({ $0.utf8.elementsEqual(previous.manifestSHA256.utf8) }) == true,
-              UInt64(previous.checkpoint.treeSize) == manifest.previousTreeSize else {
-            throw refuse(.previousMismatch, "the manifest follows package \(manifest.package - 1) with manifest \(manifest.previousManifestSHA256 ?? "-") at \(manifest.previousTreeSize) events; "
-                         + "the one received has manifest \(previous.manifestSHA256) at \(previous.checkpoint.treeSize) events")
+            UInt64(previous.checkpoint.treeSize) == manifest.previousTreeSize
+        else {
+            throw refuse(
+                .previousMismatch,
+                "the manifest follows package \(manifest.package - 1) with manifest \(manifest.previousManifestSHA256 ?? "-") at \(manifest.previousTreeSize) events; "
+                    + "the one received has manifest \(previous.manifestSHA256) at \(previous.checkpoint.treeSize) events")
         }
         let old: Checkpoint
         do { old = try previous.checkpoint.checkpoint() } catch { throw refuse(.malformed, ErrorText.describing(error)) }
-        guard MerkleProof.verifyConsistency(oldSize: old.treeSize, oldRoot: old.rootHash, newSize: manifest.checkpoint.treeSize,
-                                            newRoot: manifest.checkpoint.rootHash, proof: proof) else {
-            throw refuse(.logRewritten, "the consistency proof from package \(manifest.package - 1)'s checkpoint (\(old.treeSize) events) to this one's "
-                         + "(\(manifest.checkpoint.treeSize)) does not verify: the sender's log was rewritten between the two packages")
+        guard
+            MerkleProof.verifyConsistency(
+                oldSize: old.treeSize, oldRoot: old.rootHash, newSize: manifest.checkpoint.treeSize,
+                newRoot: manifest.checkpoint.rootHash, proof: proof)
+        else {
+            throw refuse(
+                .logRewritten,
+                "the consistency proof from package \(manifest.package - 1)'s checkpoint (\(old.treeSize) events) to this one's "
+                    + "(\(manifest.checkpoint.treeSize)) does not verify: the sender's log was rewritten between the two packages")
         }
     }
 
     /// The packages recorded as received from the sender ledger `origin`, by number.
     static func received(from origin: String, in ledger: Ledger) throws -> [Int: HandoffReceived] {
         var found: [Int: HandoffReceived] = [:]
-        for (_, body) in try ledger.read({ try $0.handoffsReceived() }) where body.checkpoint.origin.utf8.elementsEqual(origin.utf8) { found[body.package] = body }
+        for (_, body) in try ledger.read({ try $0.handoffsReceived() }) where body.checkpoint.origin.utf8.elementsEqual(origin.utf8) {
+            found[body.package] = body
+        }
         return found
     }
 
@@ -158,7 +192,8 @@ public struct HandoffAcceptance: Sendable {
         let sender = verified.manifest.checkpoint
         let cosignature = try Cosignature.sign(sender, name: origin, key: key, timestamp: UInt64(max(0, receivedAt.seconds)))
         let own = SignedNote.Signature(name: sender.origin, keyID: sender.keyID, bytes: sender.signature)
-        let receipt = HandoffReceipt(cosignedCheckpoint: SignedNote(text: sender.body, signatures: [own, cosignature]), event: proof.record, proof: TlogProof(proof))
+        let receipt = HandoffReceipt(
+            cosignedCheckpoint: SignedNote(text: sender.body, signatures: [own, cosignature]), event: proof.record, proof: TlogProof(proof))
         try receipt.write(to: directory)
     }
 }

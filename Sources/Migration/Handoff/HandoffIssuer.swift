@@ -21,12 +21,15 @@ public struct HandoffIssuer: Sendable {
     public func issue(target: String, into directory: String, at time: Timestamp = .now()) async throws -> HandoffIssued? {
         let identity = try ledger.identity()
         guard identity.role == .sender else {
-            throw HandoffIssueRefused("\(ledger.directory) is team \(identity.teamID)'s recipient ledger; handoff packages are issued from the sender's ledger")
+            throw HandoffIssueRefused(
+                "\(ledger.directory) is team \(identity.teamID)'s recipient ledger; handoff packages are issued from the sender's ledger")
         }
         guard target != identity.teamID else { throw HandoffIssueRefused("the target team \(target) is this ledger's own team") }
         let previous = try issued(for: target).last
         let previousSize = UInt64(previous?.checkpoint.treeSize ?? 0)
-        guard !FileManager.default.fileExists(atPath: directory) else { throw HandoffIssueRefused("\(directory) already exists; name a new directory for the package") }
+        guard !FileManager.default.fileExists(atPath: directory) else {
+            throw HandoffIssueRefused("\(directory) already exists; name a new directory for the package")
+        }
 
         let key = try ledger.signingKey().key
         let origin = try ledger.origin()
@@ -39,23 +42,27 @@ public struct HandoffIssuer: Sendable {
         defer { if !finished { try? FileManager.default.removeItem(atPath: directory) } }
 
         let package = HandoffPackage(path: directory)
-        let (rowCount, rowsSHA256) = try writeRows(target: target, after: previousSize, through: checkpoint.treeSize, to: package.file(HandoffPackage.rowsFile))
+        let (rowCount, rowsSHA256) = try writeRows(
+            target: target, after: previousSize, through: checkpoint.treeSize, to: package.file(HandoffPackage.rowsFile))
         guard rowCount > 0 else { return nil }
         let proof = previousSize == 0 ? [] : try ledger.read { try $0.consistencyProof(from: previousSize, to: checkpoint.treeSize) }
-        let manifest = HandoffManifest(package: (previous?.package ?? 0) + 1, senderTeam: identity.teamID, clientIDs: identity.clientIDs, targetTeam: target,
-                                       rowCount: rowCount, rowsSHA256: rowsSHA256, previousTreeSize: previousSize, previousManifestSHA256: previous?.manifestSHA256,
-                                       issuedAt: time, checkpoint: checkpoint)
+        let manifest = HandoffManifest(
+            package: (previous?.package ?? 0) + 1, senderTeam: identity.teamID, clientIDs: identity.clientIDs, targetTeam: target,
+            rowCount: rowCount, rowsSHA256: rowsSHA256, previousTreeSize: previousSize, previousManifestSHA256: previous?.manifestSHA256,
+            issuedAt: time, checkpoint: checkpoint)
         let manifestBytes = Array(try SignedNote.signing(manifest.text, name: origin, key: key).serialized.utf8)
         try AtomicFile.write(manifestBytes, to: package.file(HandoffPackage.manifestFile), mode: 0o600)
         let submission = CheckpointSubmission(oldSize: previousSize, proof: proof, checkpointText: checkpoint.text)
         try AtomicFile.write(Array(submission.text.utf8), to: package.file(HandoffPackage.consistencyFile), mode: 0o600)
 
-        let issued = HandoffIssued(package: manifest.package, targetTeam: target, rowCount: rowCount, rowsSHA256: rowsSHA256,
-                                   manifestSHA256: Hex.encode(SHA256.hash(data: manifestBytes)), previousTreeSize: Int(previousSize),
-                                   checkpoint: CheckpointFields(checkpoint))
+        let issued = HandoffIssued(
+            package: manifest.package, targetTeam: target, rowCount: rowCount, rowsSHA256: rowsSHA256,
+            manifestSHA256: Hex.encode(SHA256.hash(data: manifestBytes)), previousTreeSize: Int(previousSize),
+            checkpoint: CheckpointFields(checkpoint))
         let outcome = try await ledger.append(EventDraft(.handoffIssued(issued), idempotencyKey: "handoff-issued:\(target):\(manifest.package)"))
         guard outcome.isRecorded else {
-            throw HandoffIssueRefused("package \(manifest.package) for \(target) was issued meanwhile by another process (event \(outcome.sequence)); nothing was written")
+            throw HandoffIssueRefused(
+                "package \(manifest.package) for \(target) was issued meanwhile by another process (event \(outcome.sequence)); nothing was written")
         }
         finished = true
         return issued
@@ -78,7 +85,8 @@ public struct HandoffIssuer: Sendable {
             try ledger.read { view in
                 try view.forEachSequence(ofAny: [.transferIDGenerated], from: after + 1, through: through) { sequence in
                     guard let event = try view.event(sequence), case .transferIDGenerated(let body) = event.body, body.targetTeam == target,
-                          let transferSub = event.identifiers.transferSub else { return }
+                        let transferSub = event.identifiers.transferSub
+                    else { return }
                     buffer.append(contentsOf: CSVField.line([event.identifiers.accountID ?? "", transferSub, String(sequence)]).utf8)
                     count += 1
                     if buffer.count >= 1 << 20 { try flush() }

@@ -19,8 +19,9 @@ public struct ReadPackage: Sendable {
 
     /// What a reconciliation needs of the package, its rows read again.
     public func listing() throws -> PackageListing {
-        PackageListing(package: manifest.package, manifestSHA256: manifestSHA256, targetTeam: manifest.targetTeam, previousTreeSize: manifest.previousTreeSize,
-                       checkpoint: manifest.checkpoint, issuedAt: manifest.issuedAt, rows: try rows.all(), consistencyProof: consistencyProof)
+        PackageListing(
+            package: manifest.package, manifestSHA256: manifestSHA256, targetTeam: manifest.targetTeam, previousTreeSize: manifest.previousTreeSize,
+            checkpoint: manifest.checkpoint, issuedAt: manifest.issuedAt, rows: try rows.all(), consistencyProof: consistencyProof)
     }
 }
 
@@ -32,7 +33,9 @@ public enum HandoffPackageReader {
     /// ``HandoffRefusal`` of subject `evidence`, an integrity failure.
     public static func evidence(at path: String, senderKey: VerifierKey) throws -> PackageListing {
         var digest: String?
-        do { return try read(HandoffPackage(path: path), senderKey: senderKey, manifestDigest: &digest).listing() } catch var refusal as HandoffRefusal {
+        do { return try read(HandoffPackage(path: path), senderKey: senderKey, manifestDigest: &digest).listing() } catch var refusal
+            as HandoffRefusal
+        {
             refusal.subject = .evidence(path: path)
             throw refusal
         }
@@ -56,20 +59,26 @@ public enum HandoffPackageReader {
             let signers = note.signatures.map { "\(InertText.forScreen($0.name)) (key ID \(Hex.encode($0.keyID)))" }.joined(separator: ", ")
             throw refuse(.notSignedByPinnedKey, "the manifest is signed by \(signers), not by the pinned sender key \(senderKey.line)")
         case .invalid:
-            throw refuse(.manifestSignature, "the manifest's signature by the pinned sender key does not verify: the manifest was changed after it was signed")
+            throw refuse(
+                .manifestSignature, "the manifest's signature by the pinned sender key does not verify: the manifest was changed after it was signed")
         }
         // Its digest names the package in both ledgers: a line added on the way would change it.
         guard note.signatures.count == 1 else {
-            throw refuse(.malformed, "the manifest carries \(note.signatures.count) signature lines; a handoff manifest has exactly one, the sender's")
+            throw refuse(
+                .malformed, "the manifest carries \(note.signatures.count) signature lines; a handoff manifest has exactly one, the sender's")
         }
         let manifest: HandoffManifest
         do { manifest = try HandoffManifest(text: note.text) } catch { throw malformed(error) }
         let checkpoint = manifest.checkpoint
         guard checkpoint.origin.utf8.elementsEqual(senderKey.name.utf8) else {
-            throw refuse(.checkpointFromAnotherLedger, "the manifest's checkpoint is of \(InertText.forScreen(checkpoint.origin)), the pinned sender key is \(senderKey.name)'s")
+            throw refuse(
+                .checkpointFromAnotherLedger,
+                "the manifest's checkpoint is of \(InertText.forScreen(checkpoint.origin)), the pinned sender key is \(senderKey.name)'s")
         }
         guard checkpoint.origin.utf8.starts(with: "handover/\(manifest.senderTeam)/".utf8) else {
-            throw refuse(.checkpointFromAnotherLedger, "the manifest names sender team \(InertText.forScreen(manifest.senderTeam)), its checkpoint is of \(checkpoint.origin)")
+            throw refuse(
+                .checkpointFromAnotherLedger,
+                "the manifest names sender team \(InertText.forScreen(manifest.senderTeam)), its checkpoint is of \(checkpoint.origin)")
         }
         guard checkpoint.isSigned(by: senderKey.publicKey) else {
             throw refuse(.checkpointSignature, "the checkpoint in the manifest does not verify with the pinned sender key \(senderKey.line)")
@@ -78,16 +87,22 @@ public enum HandoffPackageReader {
         let submission: CheckpointSubmission
         do {
             let bytes = try package.read(HandoffPackage.consistencyFile)
-            guard let text = String(validating: bytes, as: UTF8.self) else { throw LedgerError(.malformedRecord, "\(HandoffPackage.consistencyFile) is not UTF-8 text") }
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw LedgerError(.malformedRecord, "\(HandoffPackage.consistencyFile) is not UTF-8 text")
+            }
             submission = try CheckpointSubmission(parsing: text)
         } catch { throw malformed(error) }
         guard submission.checkpointText.utf8.elementsEqual(checkpoint.text.utf8) else {
             throw refuse(.malformed, "\(HandoffPackage.consistencyFile) holds another checkpoint than the manifest")
         }
         guard submission.oldSize == manifest.previousTreeSize else {
-            throw refuse(.previousMismatch, "\(HandoffPackage.consistencyFile) proves from size \(submission.oldSize), the manifest's previous package ends at \(manifest.previousTreeSize)")
+            throw refuse(
+                .previousMismatch,
+                "\(HandoffPackage.consistencyFile) proves from size \(submission.oldSize), the manifest's previous package ends at \(manifest.previousTreeSize)"
+            )
         }
-        return ReadPackage(package: package, manifest: manifest, manifestSHA256: manifestSHA256, manifestText: note.serialized, rows: rows,
-                           consistencyProof: submission.proof)
+        return ReadPackage(
+            package: package, manifest: manifest, manifestSHA256: manifestSHA256, manifestText: note.serialized, rows: rows,
+            consistencyProof: submission.proof)
     }
 }

@@ -76,9 +76,11 @@ public struct HandoffRows: Sendable {
                 }
                 recorded.chunksBefore += read.count - missing.count
                 let drafts = missing.map { chunk in
-                    let body = HandoffRowsReceived(origin: origin, package: package, manifestSHA256: manifestSHA256, fileSHA256: fileSHA256, chunk: chunk.chunk, chunkCount: chunkCount,
-                                                   rowCount: count, firstRow: chunk.chunk * HandoffRowsReceived.rowsPerChunk, accountIDs: chunk.rows.map(\.accountID),
-                                                   transferSubs: chunk.rows.map(\.transferSub), sequences: chunk.rows.compactMap { $0.sequence.map { Int($0) } })
+                    let body = HandoffRowsReceived(
+                        origin: origin, package: package, manifestSHA256: manifestSHA256, fileSHA256: fileSHA256, chunk: chunk.chunk,
+                        chunkCount: chunkCount,
+                        rowCount: count, firstRow: chunk.chunk * HandoffRowsReceived.rowsPerChunk, accountIDs: chunk.rows.map(\.accountID),
+                        transferSubs: chunk.rows.map(\.transferSub), sequences: chunk.rows.compactMap { $0.sequence.map { Int($0) } })
                     return EventDraft(.handoffRowsReceived(body), idempotencyKey: body.idempotencyKey)
                 }
                 if let previous = appending { try account(previous.drafts, try await previous.task.value, into: &recorded, in: ledger) }
@@ -97,14 +99,23 @@ public struct HandoffRows: Sendable {
     /// of the same manifest (or file).
     private func account(_ drafts: [EventDraft], _ outcomes: [AppendOutcome], into recorded: inout Recorded, in ledger: Ledger) throws {
         for (draft, outcome) in zip(drafts, outcomes) {
-            guard case .duplicate(let sequence) = outcome else { recorded.chunks += 1; continue }
+            guard case .duplicate(let sequence) = outcome else {
+                recorded.chunks += 1
+                continue
+            }
             recorded.chunksBefore += 1
             guard case .handoffRowsReceived(let mine) = draft.body,
-                  let event = try ledger.read({ try $0.event(sequence) }), case .handoffRowsReceived(let first) = event.body else {
-                throw LedgerError(.malformedRecord, "event \(sequence) holds the idempotency key of \(draft.idempotencyKey ?? "") but is not a \"handoff rows received\"")
+                let event = try ledger.read({ try $0.event(sequence) }), case .handoffRowsReceived(let first) = event.body
+            else {
+                throw LedgerError(
+                    .malformedRecord,
+                    "event \(sequence) holds the idempotency key of \(draft.idempotencyKey ?? "") but is not a \"handoff rows received\"")
             }
             guard first.manifestSHA256 == mine.manifestSHA256, first.fileSHA256 == mine.fileSHA256 else {
-                throw HandoffRefusal(.conflictingPackage, "package \(mine.package ?? 0)'s rows were taken in before from manifest \(first.manifestSHA256 ?? "-"); this one's is \(mine.manifestSHA256 ?? "-")")
+                throw HandoffRefusal(
+                    .conflictingPackage,
+                    "package \(mine.package ?? 0)'s rows were taken in before from manifest \(first.manifestSHA256 ?? "-"); this one's is \(mine.manifestSHA256 ?? "-")"
+                )
             }
         }
     }

@@ -35,7 +35,9 @@ public struct PackageRows: Sendable {
         var check = RowsCheck(path: path, fileSize: lines.fileSize, manifest: manifest)
         do {
             guard try lines.next({ $0.elementsEqual(PackageRows.header) }) == true else {
-                throw HandoffRefusal(.rowsMismatch, "\(HandoffPackage.rowsFile)'s first line is not the header \(HandoffPackage.rowColumns.joined(separator: ",")) ended by CRLF")
+                throw HandoffRefusal(
+                    .rowsMismatch,
+                    "\(HandoffPackage.rowsFile)'s first line is not the header \(HandoffPackage.rowColumns.joined(separator: ",")) ended by CRLF")
             }
             while let problem = try lines.next({ check.take($0) }) {
                 if let problem { throw problem }
@@ -48,7 +50,9 @@ public struct PackageRows: Sendable {
         do { try lines.drain() } catch { throw HandoffRefusal(.malformed, ErrorText.describing(error)) }
         let digest = Hex.encode(lines.fileHasher.finalize())
         guard digest == manifest.rowsSHA256 else {
-            throw HandoffRefusal(.rowsDigest, "\(HandoffPackage.rowsFile) hashes to \(digest), the manifest says \(manifest.rowsSHA256): a row was changed, removed or added")
+            throw HandoffRefusal(
+                .rowsDigest,
+                "\(HandoffPackage.rowsFile) hashes to \(digest), the manifest says \(manifest.rowsSHA256): a row was changed, removed or added")
         }
         let chunkDigests = try check.finish(fileSHA256: digest)
         return PackageRows(path: path, sha256: digest, count: check.count, chunkDigests: chunkDigests)
@@ -57,8 +61,11 @@ public struct PackageRows: Sendable {
     /// The refusal of a file whose bytes, read again, are not the ones checked: rows from
     /// `first` (0-based) on, or anywhere.
     static func changed(_ first: Int?, count: Int = 0) -> HandoffRefusal {
-        let which = first.map { "rows \($0 + 1) to \(min(count, $0 + HandoffRowsReceived.rowsPerChunk)) are not the ones checked, so none of them was used" }
-        return HandoffRefusal(.rowsDigest, "\(HandoffPackage.rowsFile) changed after it was checked: " + (which ?? "it no longer hashes to the manifest's rows-sha256"))
+        let which = first.map {
+            "rows \($0 + 1) to \(min(count, $0 + HandoffRowsReceived.rowsPerChunk)) are not the ones checked, so none of them was used"
+        }
+        return HandoffRefusal(
+            .rowsDigest, "\(HandoffPackage.rowsFile) changed after it was checked: " + (which ?? "it no longer hashes to the manifest's rows-sha256"))
     }
 
     /// Reads the rows again, a chunk at a time, each chunk held to the one checked.
@@ -112,16 +119,20 @@ public struct PackageRows: Sendable {
                     _ = try lines.next { _ in () }
                     headerRead = true
                 }
-                while found.count < size, let row = try lines.next({ line -> PackageListing.Row? in
-                    hasher.update(bufferPointer: UnsafeRawBufferPointer(line))
-                    return RowLine(line).flatMap { $0.row }
-                }) {
+                while found.count < size,
+                    let row = try lines.next({ line -> PackageListing.Row? in
+                        hasher.update(bufferPointer: UnsafeRawBufferPointer(line))
+                        return RowLine(line).flatMap { $0.row }
+                    })
+                {
                     guard let row else { break }
                     found.append(row)
                 }
             } catch is RowsFileLines.LineTooLong { throw PackageRows.changed(first, count: rows.count) }
             // Any other error is the file's reading (a disk's), thrown as it is.
-            guard found.count == size, SHA256Hash(hasher.finalize()) == rows.chunkDigests[chunk] else { throw PackageRows.changed(first, count: rows.count) }
+            guard found.count == size, SHA256Hash(hasher.finalize()) == rows.chunkDigests[chunk] else {
+                throw PackageRows.changed(first, count: rows.count)
+            }
             chunk += 1
             return found
         }
@@ -157,7 +168,10 @@ struct RowLine {
                 while true {
                     guard i < content.count else { return nil }
                     if content[i] == UInt8(ascii: "\"") {
-                        guard i + 1 < content.count, content[i + 1] == UInt8(ascii: "\"") else { i += 1; break }
+                        guard i + 1 < content.count, content[i + 1] == UInt8(ascii: "\"") else {
+                            i += 1
+                            break
+                        }
                         i += 1
                     }
                     bytes.append(content[i])
@@ -196,7 +210,8 @@ struct RowLine {
     /// The row, when its fields read as text and its event as a number.
     var row: PackageListing.Row? {
         guard let account = String(validating: accountID, as: UTF8.self), let sub = String(validating: transferSub, as: UTF8.self),
-              let number = UInt64(String(decoding: sequence, as: UTF8.self)) else { return nil }
+            let number = UInt64(String(decoding: sequence, as: UTF8.self))
+        else { return nil }
         return PackageListing.Row(transferSub: sub, accountID: account.isEmpty ? nil : account, sequence: number)
     }
 }

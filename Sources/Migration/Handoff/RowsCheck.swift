@@ -32,22 +32,29 @@ struct RowsCheck {
     mutating func take(_ bytes: UnsafeBufferPointer<UInt8>) -> HandoffRefusal? {
         let line = count + 2
         guard count < manifest.rowCount else {
-            return HandoffRefusal(.rowsMismatch, "\(HandoffPackage.rowsFile) has more than the \(manifest.rowCount) rows the manifest says (line \(line))")
+            return HandoffRefusal(
+                .rowsMismatch, "\(HandoffPackage.rowsFile) has more than the \(manifest.rowCount) rows the manifest says (line \(line))")
         }
         guard let fields = RowLine(bytes) else {
-            return HandoffRefusal(.rowsMismatch, "\(path), line \(line): is not written as Handover writes it (each row a CRLF line of account_id, transfer_sub and seq, "
-                                  + "each field quoted only where it must be), so its rows could not be checked again once recorded")
+            return HandoffRefusal(
+                .rowsMismatch,
+                "\(path), line \(line): is not written as Handover writes it (each row a CRLF line of account_id, transfer_sub and seq, "
+                    + "each field quoted only where it must be), so its rows could not be checked again once recorded")
         }
         let text = String(decoding: fields.sequence, as: UTF8.self)
         guard let sequence = UInt64(text), String(sequence) == text, sequence > last, sequence <= manifest.checkpoint.treeSize else {
-            return HandoffRefusal(.notCovered, "line \(line) lists event \(InertText.forScreen(text)): each row's event must come after the previous row's "
-                                  + "and after event \(manifest.previousTreeSize), up to event \(manifest.checkpoint.treeSize), the checkpoint's last")
+            return HandoffRefusal(
+                .notCovered,
+                "line \(line) lists event \(InertText.forScreen(text)): each row's event must come after the previous row's "
+                    + "and after event \(manifest.previousTreeSize), up to event \(manifest.checkpoint.treeSize), the checkpoint's last")
         }
         last = sequence
         let sub = String(decoding: fields.transferSub, as: UTF8.self)
         if let problem = UserList.problem(with: sub, column: "transfer_sub") { return mismatch(line, problem) }
         guard let account = String(validating: fields.accountID, as: UTF8.self) else { return mismatch(line, "account_id is not valid UTF-8") }
-        guard account.trimmingWhitespace == account else { return mismatch(line, "account_id \"\(InertText.forScreen(account))\" begins or ends with white space") }
+        guard account.trimmingWhitespace == account else {
+            return mismatch(line, "account_id \"\(InertText.forScreen(account))\" begins or ends with white space")
+        }
         if let problem = UserList.problem(withAccountID: account) { return mismatch(line, problem) }
         subHashes.append(RowsCheck.hash(fields.transferSub))
         if !account.isEmpty { accountHashes.append(RowsCheck.hash(fields.accountID)) }
@@ -67,7 +74,8 @@ struct RowsCheck {
             throw HandoffRefusal(.rowsMismatch, "\(HandoffPackage.rowsFile) has \(count) rows, the manifest says \(manifest.rowCount)")
         }
         if count % HandoffRowsReceived.rowsPerChunk != 0 { closeChunk() }
-        let subs = RowsCheck.repeated(&subHashes), accounts = RowsCheck.repeated(&accountHashes)
+        let subs = RowsCheck.repeated(&subHashes)
+        let accounts = RowsCheck.repeated(&accountHashes)
         if !subs.isEmpty || !accounts.isEmpty, let twice = try listedTwice(subs: subs, accounts: accounts, fileSHA256: fileSHA256) { throw twice }
         return chunkDigests
     }
@@ -89,7 +97,8 @@ struct RowsCheck {
             lines = try RowsFileLines(path)
             _ = try lines.next { _ in () }
         } catch { throw HandoffRefusal(.malformed, ErrorText.describing(error)) }
-        var subLines: [[UInt8]: Int] = [:], accountLines: [[UInt8]: Int] = [:]
+        var subLines: [[UInt8]: Int] = [:]
+        var accountLines: [[UInt8]: Int] = [:]
         var line = 1
         while true {
             let next: RowLine??
@@ -101,12 +110,18 @@ struct RowsCheck {
             guard let fields = read else { throw PackageRows.changed(nil) }
             if subs.contains(RowsCheck.hash(fields.transferSub)) {
                 if let first = subLines.updateValue(line, forKey: Array(fields.transferSub)) {
-                    return mismatch(line, "transfer_sub \(InertText.forScreen(String(decoding: fields.transferSub, as: UTF8.self))) is listed on line \(first) too: a package lists each user once")
+                    return mismatch(
+                        line,
+                        "transfer_sub \(InertText.forScreen(String(decoding: fields.transferSub, as: UTF8.self))) is listed on line \(first) too: a package lists each user once"
+                    )
                 }
             }
             if !fields.accountID.isEmpty, accounts.contains(RowsCheck.hash(fields.accountID)) {
                 if let first = accountLines.updateValue(line, forKey: Array(fields.accountID)) {
-                    return mismatch(line, "account_id \(InertText.forScreen(String(decoding: fields.accountID, as: UTF8.self))) is listed on line \(first) too, for another transfer_sub")
+                    return mismatch(
+                        line,
+                        "account_id \(InertText.forScreen(String(decoding: fields.accountID, as: UTF8.self))) is listed on line \(first) too, for another transfer_sub"
+                    )
                 }
             }
         }

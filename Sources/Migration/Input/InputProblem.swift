@@ -1,4 +1,5 @@
 import ExitStatuses
+
 /// A problem with an input file, naming the file and line.
 public struct InputProblem: Error, Sendable, CustomStringConvertible, Hashable {
     public let file: String

@@ -65,9 +65,16 @@ public struct UserList: Sendable {
         }
         guard let keyIndex = header.firstIndex(of: keyColumn) else {
             let shown = 12
-            let found = header.prefix(shown).map { "\"\(InertText.forScreen($0))\"" }.joined(separator: ", ")
+            let found =
+                header.prefix(shown).map { "\"\(InertText.forScreen($0))\"" }.joined(separator: ", ")
                 + (header.count > shown ? " and \(header.count - shown) more" : "")
-            throw InputProblems(problems: [InputProblem(file: path, line: 1, "has no \"\(keyColumn)\" column (header has \(found)); the first row must be a header naming \(keyColumn) and optionally account_id")] + problems)
+            throw InputProblems(
+                problems: [
+                    InputProblem(
+                        file: path, line: 1,
+                        "has no \"\(keyColumn)\" column (header has \(found)); the first row must be a header naming \(keyColumn) and optionally account_id"
+                    )
+                ] + problems)
         }
         let accountIndex = header.firstIndex(of: "account_id")
         var users: [MigrationUser] = []
@@ -99,14 +106,19 @@ public struct UserList: Sendable {
             if let index = seen[identifier] {
                 let earlier = users[index]
                 if earlier.accountID != accountID {
-                    problems.append(InputProblem(file: path, line: row.line, "\(keyColumn) \(identifier) also appears on line \(earlier.line) with a different account_id"))
+                    problems.append(
+                        InputProblem(
+                            file: path, line: row.line, "\(keyColumn) \(identifier) also appears on line \(earlier.line) with a different account_id")
+                    )
                 } else {
                     warnings.append("\(path), line \(row.line): duplicate of line \(earlier.line) (\(keyColumn) \(identifier)); kept once")
                 }
                 continue
             }
             if let accountID, let other = accounts[accountID] {
-                problems.append(InputProblem(file: path, line: row.line, "account_id \(accountID) is already used on line \(other.line) for a different \(keyColumn)"))
+                problems.append(
+                    InputProblem(
+                        file: path, line: row.line, "account_id \(accountID) is already used on line \(other.line) for a different \(keyColumn)"))
                 continue
             }
             seen[identifier] = users.count
@@ -128,7 +140,8 @@ public struct UserList: Sendable {
         if value.isEmpty { return "\(column) is empty" }
         if value.utf8.count > Identifiers.maximumLength { return "\(column) is longer than \(Identifiers.maximumLength) bytes" }
         if let bad = value.unicodeScalars.first(where: { !($0.value > 0x20 && $0.value < 0x7F) || $0 == "," || $0 == "\"" }) {
-            return "\(column) \"\(InertText.forScreen(value))\" contains \(InertText.isEscaped(bad) ? "a control character" : "the character \"\(bad)\""), which an Apple identifier never does"
+            return
+                "\(column) \"\(InertText.forScreen(value))\" contains \(InertText.isEscaped(bad) ? "a control character" : "the character \"\(bad)\""), which an Apple identifier never does"
         }
         return nil
     }

@@ -23,15 +23,19 @@ public struct MigrationOutputRow: Sendable {
     public typealias Column = AnswerColumn<MigrationOutputRow>
 
     /// `generate --out`: the handoff file team B's `exchange --transfers` reads.
-    public static let generation = Answer<MigrationOutputRow>("generate output", source: "handover generate --out",
+    public static let generation = Answer<MigrationOutputRow>(
+        "generate output", source: "handover generate --out",
         meaning: "A user whose transfer identifier was generated: the file handed to the recipient team.",
         columns: [SharedColumns.accountID { $0.accountID }, SharedColumns.transferSub { $0.transferSub }])
 
     /// `exchange --out`: each user's new `sub` and email, for team B's own user table.
-    public static let exchange = Answer<MigrationOutputRow>("exchange output", source: "handover exchange --out",
+    public static let exchange = Answer<MigrationOutputRow>(
+        "exchange output", source: "handover exchange --out",
         meaning: "A user whose transfer identifier was exchanged (or who signed in with it): the team's new identifiers and email.",
-        columns: [SharedColumns.accountID { $0.accountID }, SharedColumns.transferSub { $0.transferSub }, SharedColumns.recipientSub { $0.recipientSub },
-                  SharedColumns.email { $0.email.clearOnly }, SharedColumns.isPrivateEmail { $0.isPrivateEmail }])
+        columns: [
+            SharedColumns.accountID { $0.accountID }, SharedColumns.transferSub { $0.transferSub }, SharedColumns.recipientSub { $0.recipientSub },
+            SharedColumns.email { $0.email.clearOnly }, SharedColumns.isPrivateEmail { $0.isPrivateEmail },
+        ])
 
     /// Writes `rows` under `answer`'s columns to `path` at once (``AtomicFile``), mode 0600:
     /// the file maps the team's users to Apple's identifiers, and the exchange's holds their

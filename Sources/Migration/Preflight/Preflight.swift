@@ -77,16 +77,24 @@ public struct Preflight: Sendable {
         return report
     }
 
-    private func check(_ ledger: Ledger, _ projection: UserProjection, client: AppleIDClient, into report: inout PreflightReport, logger: Logger) async throws {
+    private func check(
+        _ ledger: Ledger, _ projection: UserProjection, client: AppleIDClient, into report: inout PreflightReport, logger: Logger
+    ) async throws {
         let identity = try ledger.identity()
         let window = try projection.read(ledger) { snapshot, _ in try snapshot.window() }
-        report.add("ledger", .passed, "\(ledgerDirectory): team \(identity.teamID)'s, the \(identity.role.rawValue)'s, client IDs \(identity.clientIDs.joined(separator: ", "))")
+        report.add(
+            "ledger", .passed,
+            "\(ledgerDirectory): team \(identity.teamID)'s, the \(identity.role.rawValue)'s, client IDs \(identity.clientIDs.joined(separator: ", "))"
+        )
 
         // The credentials against the ledger, and their forms.
         let c = credentials
         var formsHold = true
         if c.teamID != identity.teamID || !identity.clientIDs.contains(c.clientID) {
-            report.add("credentials", .failed, "team \(c.teamID), client \(c.clientID) are not this ledger's (team \(identity.teamID), client IDs \(identity.clientIDs.joined(separator: ", "))): the other team's credentials, or the other team's ledger")
+            report.add(
+                "credentials", .failed,
+                "team \(c.teamID), client \(c.clientID) are not this ledger's (team \(identity.teamID), client IDs \(identity.clientIDs.joined(separator: ", "))): the other team's credentials, or the other team's ledger"
+            )
             formsHold = false
         }
         var forms: [String] = []
@@ -104,7 +112,9 @@ public struct Preflight: Sendable {
         var keyNameMatches = true
         if let keyIDInName, keyIDInName != c.keyID {
             keyNameMatches = false
-            report.add("key file name", .warning, "\(fileName) is named for key \(keyIDInName), not \(c.keyID): Apple names each .p8 for its key ID; check --key-id")
+            report.add(
+                "key file name", .warning,
+                "\(fileName) is named for key \(keyIDInName), not \(c.keyID): Apple names each .p8 for its key ID; check --key-id")
         }
 
         // The key: it parses, and a client secret it signs verifies with its public key.
@@ -115,7 +125,8 @@ public struct Preflight: Sendable {
             let secret = try ClientSecretSigner(credentials: credentials).make()
             let jws = try CompactJWS(secret.token)
             guard jws.signature.count == 64, let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
-                  key.publicKey.isValidSignature(signature, for: Data(jws.signingInput.utf8)) else {
+                key.publicKey.isValidSignature(signature, for: Data(jws.signingInput.utf8))
+            else {
                 throw AppleIDError(.invalidConfiguration, "a client secret it signed does not verify with its own public key")
             }
             report.add("private key", .passed, "\(c.privateKeyPath): a P-256 key; an ES256 client secret it signs (raw 64-byte signature) verifies")
@@ -130,7 +141,9 @@ public struct Preflight: Sendable {
         let users = await checkInput(ledger, identity: identity, into: &report)
         if let space = DiskSpace(at: ledgerDirectory) {
             let need = Int64(users ?? 0) * Preflight.bytesPerUser + DiskSpace.nearlyFull
-            let detail = "\(space) at \(ledgerDirectory); " + (users.map { "a run over \(counted($0, "user")) needs about \(DiskSpace.format(need))" } ?? "no input given to size a run by")
+            let detail =
+                "\(space) at \(ledgerDirectory); "
+                + (users.map { "a run over \(counted($0, "user")) needs about \(DiskSpace.format(need))" } ?? "no input given to size a run by")
             report.add("disk", space.available >= need ? .passed : .failed, detail + (space.available >= need ? "" : ": free space first"))
         } else {
             report.add("disk", .failed, "the free space at \(ledgerDirectory) cannot be read")
@@ -141,14 +154,20 @@ public struct Preflight: Sendable {
         var transferAccepted = true
         switch (window, identity.role) {
         case (let window?, _) where now >= window.deadline:
-            report.add("window", .failed, "closed on \(window.deadline) (\(window.windowDays) days after \(window.acceptedAt)): Apple answers no migration call for this app")
+            report.add(
+                "window", .failed,
+                "closed on \(window.deadline) (\(window.windowDays) days after \(window.acceptedAt)): Apple answers no migration call for this app")
         case (let window?, _) where now < window.acceptedAt:
             transferAccepted = false
             report.add("window", .passed, "opens \(window.acceptedAt), when the transfer is accepted; closes \(window.deadline)")
         case (let window?, _):
-            report.add("window", .passed, "open: accepted \(window.acceptedAt), closes \(window.deadline), \(counted(window.daysLeft(at: now), "day")) left")
+            report.add(
+                "window", .passed, "open: accepted \(window.acceptedAt), closes \(window.deadline), \(counted(window.daysLeft(at: now), "day")) left")
         case (nil, .recipient):
-            report.add("window", .warning, "no transfer date recorded: record it with `handover window --accepted-at DATE` once the transfer is accepted, so that runs see the deadline")
+            report.add(
+                "window", .warning,
+                "no transfer date recorded: record it with `handover window --accepted-at DATE` once the transfer is accepted, so that runs see the deadline"
+            )
         case (nil, _):
             report.add("window", .passed, "no transfer date recorded (team A may generate before the transfer)")
         }
@@ -178,26 +197,37 @@ public struct Preflight: Sendable {
             report.add("access token", .skipped, "team B's client ID is team B's only once the transfer is accepted: run preflight again then")
             return
         }
-        let ruledOut = ["the IDs have Apple's forms", "the key signs ES256 client secrets that verify"] + (keyNameMatches && keyIDInName != nil ? ["the key ID matches the .p8 file's name"] : [])
-        let session = AppleSession(client: client, credentials: credentials, retryPolicy: RetryPolicy(maximumAttempts: 1), onToken: { outcome in
-            switch outcome {
-            case .issued(let token):
-                let issued = AccessTokenIssued(teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID,
-                                               expiresAt: Timestamp(token.expiresAt), fingerprint: token.fingerprint)
-                _ = try await ledger.append(EventDraft(.accessTokenIssued(issued), occurredAt: Timestamp(token.issuedAt)))
-            case .failed(let error):
-                let failed = AccessTokenFailed(teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID, failure: CallFailure(error))
-                _ = try await ledger.append(EventDraft(.accessTokenFailed(failed)))
-            }
-        })
+        let ruledOut =
+            ["the IDs have Apple's forms", "the key signs ES256 client secrets that verify"]
+            + (keyNameMatches && keyIDInName != nil ? ["the key ID matches the .p8 file's name"] : [])
+        let session = AppleSession(
+            client: client, credentials: credentials, retryPolicy: RetryPolicy(maximumAttempts: 1),
+            onToken: { outcome in
+                switch outcome {
+                case .issued(let token):
+                    let issued = AccessTokenIssued(
+                        teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID,
+                        expiresAt: Timestamp(token.expiresAt), fingerprint: token.fingerprint)
+                    _ = try await ledger.append(EventDraft(.accessTokenIssued(issued), occurredAt: Timestamp(token.issuedAt)))
+                case .failed(let error):
+                    let failed = AccessTokenFailed(
+                        teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID, failure: CallFailure(error))
+                    _ = try await ledger.append(EventDraft(.accessTokenFailed(failed)))
+                }
+            })
         do {
             let token = try await session.accessToken()
-            report.add("access token", .passed, "Apple granted one for user.migration (fingerprint \(token.fingerprint), recorded), expiring \(Timestamp(token.expiresAt))")
+            report.add(
+                "access token", .passed,
+                "Apple granted one for user.migration (fingerprint \(token.fingerprint), recorded), expiring \(Timestamp(token.expiresAt))")
         } catch let error as AppleIDError where error.code == .invalidClient || error.code == .invalidGrant {
             var causes = Preflight.invalidClientCauses
             if identity.role == .recipient, window == nil { causes.append("the transfer is not accepted yet") }
-            report.add("access token", .refused, "Apple answered \(error.appleError ?? error.code.rawValue)" + (error.appleDescription.map { " (\"\($0)\")" } ?? "")
-                       + ". Apple gives that answer for any of: \(causes.joined(separator: "; ")). Already ruled out here: \(ruledOut.joined(separator: "; ")).")
+            report.add(
+                "access token", .refused,
+                "Apple answered \(error.appleError ?? error.code.rawValue)" + (error.appleDescription.map { " (\"\($0)\")" } ?? "")
+                    + ". Apple gives that answer for any of: \(causes.joined(separator: "; ")). Already ruled out here: \(ruledOut.joined(separator: "; "))."
+            )
             return
         } catch {
             report.add("access token", .failed, "no token: \(ErrorText.describing(error))")
@@ -207,10 +237,14 @@ public struct Preflight: Sendable {
         // One real call, if asked: recorded as a run of one user.
         if let testUser {
             guard identity.role == .sender, let target else {
-                report.add("test user", .failed, identity.role == .sender ? "--test-user needs --target" : "--test-user is team A's; team B tests with --test-transfer-sub")
+                report.add(
+                    "test user", .failed,
+                    identity.role == .sender ? "--test-user needs --target" : "--test-user is team A's; team B tests with --test-transfer-sub")
                 return
             }
-            await testCall(TransferIDGeneration(targetTeam: target), identifier: testUser, column: "sub", ledger, projection, session: session, credentials: credentials, identity: identity, window: window, into: &report, logger: logger)
+            await testCall(
+                TransferIDGeneration(targetTeam: target), identifier: testUser, column: "sub", ledger, projection, session: session,
+                credentials: credentials, identity: identity, window: window, into: &report, logger: logger)
         }
         if let testTransferSub {
             guard identity.role == .recipient else {
@@ -223,7 +257,9 @@ public struct Preflight: Sendable {
             }
             do {
                 let step = TransferIDExchange(keyStore: try ledger.sealer.requireKeyStore())
-                await testCall(step, identifier: testTransferSub, column: "transfer_sub", ledger, projection, session: session, credentials: credentials, identity: identity, window: window, into: &report, logger: logger)
+                await testCall(
+                    step, identifier: testTransferSub, column: "transfer_sub", ledger, projection, session: session, credentials: credentials,
+                    identity: identity, window: window, into: &report, logger: logger)
             } catch {
                 report.add("test transfer", .failed, ErrorText.describing(error))
             }
@@ -240,12 +276,20 @@ public struct Preflight: Sendable {
         let column = identity.role == .sender ? "sub" : "transfer_sub"
         if HandoffPackage.isPackage(inputPath) {
             guard identity.role == .recipient, let senderKey else {
-                report.add("input", .failed, identity.role == .recipient ? "\(inputPath) is a signed package: pass the sender's key with --sender-key" : "\(inputPath) is a handoff package, which team B reads")
+                report.add(
+                    "input", .failed,
+                    identity.role == .recipient
+                        ? "\(inputPath) is a signed package: pass the sender's key with --sender-key"
+                        : "\(inputPath) is a handoff package, which team B reads")
                 return nil
             }
             do {
-                let verified = try await HandoffAcceptance(ledger: ledger, package: HandoffPackage(path: inputPath), senderKey: senderKey).accept(record: false)
-                report.add("input", .passed, "\(inputPath): team \(verified.manifest.senderTeam)'s package \(verified.manifest.package), signed and consistent, \(counted(verified.rows.count, "user"))")
+                let verified = try await HandoffAcceptance(ledger: ledger, package: HandoffPackage(path: inputPath), senderKey: senderKey).accept(
+                    record: false)
+                report.add(
+                    "input", .passed,
+                    "\(inputPath): team \(verified.manifest.senderTeam)'s package \(verified.manifest.package), signed and consistent, \(counted(verified.rows.count, "user"))"
+                )
                 return verified.rows.count
             } catch {
                 report.add("input", .failed, "\(inputPath): \(ErrorText.describing(error))")
@@ -254,7 +298,9 @@ public struct Preflight: Sendable {
         }
         do {
             let list = try UserList(path: inputPath, keyColumn: column)
-            report.add("input", list.warnings.isEmpty ? .passed : .warning, "\(inputPath): \(counted(list.users.count, "user"))" + list.warnings.map { "\n" + $0 }.joined())
+            report.add(
+                "input", list.warnings.isEmpty ? .passed : .warning,
+                "\(inputPath): \(counted(list.users.count, "user"))" + list.warnings.map { "\n" + $0 }.joined())
             return list.users.count
         } catch let problems as InputProblems {
             // Each problem names the file and its line, one a line.
@@ -267,24 +313,34 @@ public struct Preflight: Sendable {
     }
 
     /// One user through `step`, as a run of one: recorded, and its outcome a line.
-    private func testCall(_ step: any MigrationStep, identifier: String, column: String, _ ledger: Ledger, _ projection: UserProjection, session: AppleSession,
-                          credentials: AppleCredentials, identity: LedgerCreated, window: TransferWindow?, into report: inout PreflightReport, logger: Logger) async {
+    private func testCall(
+        _ step: any MigrationStep, identifier: String, column: String, _ ledger: Ledger, _ projection: UserProjection, session: AppleSession,
+        credentials: AppleCredentials, identity: LedgerCreated, window: TransferWindow?, into report: inout PreflightReport, logger: Logger
+    ) async {
         let name = column == "sub" ? "test user" : "test transfer"
         do {
-            try RunGuards(identity: identity, window: window).check(step: step, teamID: credentials.teamID, clientID: credentials.clientID, now: .now(), force: false)
-            let users = try UserList(bytes: Array("\(column)\n\(CSVField.quoted(identifier))\n".utf8), path: "preflight --\(column == "sub" ? "test-user" : "test-transfer-sub")", keyColumn: column)
+            try RunGuards(identity: identity, window: window).check(
+                step: step, teamID: credentials.teamID, clientID: credentials.clientID, now: .now(), force: false)
+            let users = try UserList(
+                bytes: Array("\(column)\n\(CSVField.quoted(identifier))\n".utf8),
+                path: "preflight --\(column == "sub" ? "test-user" : "test-transfer-sub")", keyColumn: column)
             var options = MigrationRun.Options()
             options.concurrency = 1
             options.breaker = nil
             let run = MigrationRun(ledger: ledger, projection: projection, step: step, users: users, options: options, logger: logger)
             let summary = try await run.run(client: session.client, credentials: credentials, retryPolicy: RetryPolicy(maximumAttempts: 2))
             if summary.succeeded + summary.alreadyDone + summary.doneBySignIn == 1 {
-                report.add(name, .passed, "\(identifier): Apple answered (\(summary.alreadyDone == 1 ? "done before; nothing called" : "recorded as run \(summary.runID ?? "")"))")
+                report.add(
+                    name, .passed,
+                    "\(identifier): Apple answered (\(summary.alreadyDone == 1 ? "done before; nothing called" : "recorded as run \(summary.runID ?? "")"))"
+                )
             } else if let stop = summary.stoppedBy {
                 report.add(name, .refused, "\(identifier): \(stop.message)")
             } else {
                 let classes = summary.failuresByClass.keys.sorted().joined(separator: ", ")
-                report.add(name, .refused, "\(identifier): Apple refused (\(classes.isEmpty ? "not attempted" : classes)); see `handover query user \(identifier)`")
+                report.add(
+                    name, .refused,
+                    "\(identifier): Apple refused (\(classes.isEmpty ? "not attempted" : classes)); see `handover query user \(identifier)`")
             }
         } catch {
             report.add(name, .failed, "\(identifier): \(ErrorText.describing(error))")

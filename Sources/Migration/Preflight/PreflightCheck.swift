@@ -58,7 +58,9 @@ public struct PreflightReport: Sendable {
         let width = (checks.map(\.name.count).max() ?? 0) + 2
         let indent = String(repeating: " ", count: 8 + width)
         let lines = checks.map { check in
-            let prefix = check.verdict.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0) + check.name.padding(toLength: width, withPad: " ", startingAt: 0)
+            let prefix =
+                check.verdict.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+                + check.name.padding(toLength: width, withPad: " ", startingAt: 0)
             // A detail of several lines (an input file's problems) shows one per line, each made inert.
             let detail = check.detail.split(separator: "\n").map {
                 TerminalText.wrap(InertText.forScreen(String($0)), width: max(40, TerminalText.width - indent.count), continuation: "")
@@ -76,14 +78,19 @@ public struct PreflightReport: Sendable {
         w.beginArray()
         for check in checks {
             w.beginObject()
-            w.key("detail"); w.string(check.detail)
-            w.key("name"); w.string(check.name)
-            w.key("verdict"); w.string(check.verdict.rawValue)
+            w.key("detail")
+            w.string(check.detail)
+            w.key("name")
+            w.string(check.name)
+            w.key("verdict")
+            w.string(check.verdict.rawValue)
             w.endObject()
         }
         w.endArray()
-        w.key("exit_status"); w.int(Int(exitStatus.rawValue))
-        w.key("verdict"); w.string(verdict)
+        w.key("exit_status")
+        w.int(Int(exitStatus.rawValue))
+        w.key("verdict")
+        w.string(verdict)
         w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)
     }

@@ -61,7 +61,8 @@ public final class FailureBreaker: Sendable {
             }
             let judged = s.calls == settings.firstCalls ? settings.firstCalls : s.calls >= settings.window ? settings.window : nil
             guard let judged, let (name, count) = s.counts.max(by: { $0.value < $1.value }),
-                  Double(count) >= settings.share * Double(judged) else { return nil }
+                Double(count) >= settings.share * Double(judged)
+            else { return nil }
             s.tripped = true
             return Trip(failureClass: name, count: count, calls: judged, sample: s.samples[name] ?? "")
         }

@@ -70,15 +70,18 @@ public struct MigrationJob: Sendable {
         let projection = UserProjection()
         let ledger = try Ledger.open(at: ledgerDirectory, folders: [projection])
         defer { ledger.close() }
-        let step: any MigrationStep = switch kind {
-        case .generate(let target): TransferIDGeneration(targetTeam: target)
-        case .exchange: TransferIDExchange(keyStore: try ledger.sealer.requireKeyStore())
-        }
+        let step: any MigrationStep =
+            switch kind {
+            case .generate(let target): TransferIDGeneration(targetTeam: target)
+            case .exchange: TransferIDExchange(keyStore: try ledger.sealer.requireKeyStore())
+            }
         let window = try projection.read(ledger) { snapshot, _ in try snapshot.window() }
         try RunGuards(identity: ledger.identity(), window: window)
             .check(step: step, teamID: credentials.teamID, clientID: credentials.clientID, now: .now(), force: force)
         if window == nil, case .exchange = kind {
-            warn("no transfer date is recorded in this ledger, so the 60-day deadline cannot be checked; record it with `handover window --accepted-at DATE`")
+            warn(
+                "no transfer date is recorded in this ledger, so the 60-day deadline cannot be checked; record it with `handover window --accepted-at DATE`"
+            )
         }
         // A secret that cannot be built fails here, before anything is recorded.
         _ = try ClientSecretSigner(credentials: credentials).make(lifetime: clientSecretLifetime)
@@ -95,9 +98,14 @@ public struct MigrationJob: Sendable {
                 throw refusal
             }
             let manifest = verified.manifest
-            options.handoff = .signed(package: manifest.package, senderTeam: manifest.senderTeam, manifestSHA256: verified.manifestSHA256, receivedBefore: verified.wasReceivedBefore)
+            options.handoff = .signed(
+                package: manifest.package, senderTeam: manifest.senderTeam, manifestSHA256: verified.manifestSHA256,
+                receivedBefore: verified.wasReceivedBefore)
             if !options.dryRun {
-                let path = receiptPath ?? MigrationJob.defaultReceiptPath(beside: options.outputPath ?? inputPath, sender: manifest.senderTeam, package: manifest.package)
+                let path =
+                    receiptPath
+                    ?? MigrationJob.defaultReceiptPath(
+                        beside: options.outputPath ?? inputPath, sender: manifest.senderTeam, package: manifest.package)
                 try acceptance.writeReceipt(for: verified, to: path)
                 receipt = path
             }
@@ -114,10 +122,12 @@ public struct MigrationJob: Sendable {
         }
         for warning in users.warnings { warn(warning) }
         let run = MigrationRun(ledger: ledger, projection: projection, step: step, users: users, options: options, logger: logger)
-        let client = AppleIDClient(endpoints: endpoints, maximumConnections: options.concurrency, requestTimeout: .milliseconds(Int64(requestTimeout * 1000)))
+        let client = AppleIDClient(
+            endpoints: endpoints, maximumConnections: options.concurrency, requestTimeout: .milliseconds(Int64(requestTimeout * 1000)))
         do {
-            let summary = try await run.run(client: client, credentials: credentials, retryPolicy: retryPolicy, clientSecretLifetime: clientSecretLifetime,
-                                            tokenRenewal: tokenRenewal)
+            let summary = try await run.run(
+                client: client, credentials: credentials, retryPolicy: retryPolicy, clientSecretLifetime: clientSecretLifetime,
+                tokenRenewal: tokenRenewal)
             try await client.shutdown()
             var done = summary
             done.receiptPath = receipt
@@ -131,7 +141,9 @@ public struct MigrationJob: Sendable {
 
     /// `receipt-<sender team>-NNNN` in the directory of `file` (beside it).
     public static func defaultReceiptPath(beside file: String, sender: String, package: Int) -> String {
-        let name = "receipt-" + String(sender.unicodeScalars.filter { $0.properties.isAlphabetic || ("0"..."9").contains($0) }) + String(format: "-%04d", package)
+        let name =
+            "receipt-" + String(sender.unicodeScalars.filter { $0.properties.isAlphabetic || ("0"..."9").contains($0) })
+            + String(format: "-%04d", package)
         return URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(name).path
     }
 }

@@ -92,8 +92,10 @@ public struct MigrationRun: Sendable {
 
     /// Runs the migration against `client` with `credentials` and returns the summary.
     /// "run started" and "run finished" bracket everything the run records.
-    public func run(client: AppleIDClient, credentials: AppleCredentials, retryPolicy: RetryPolicy = RetryPolicy(),
-                    clientSecretLifetime: Int64 = ClientSecretSigner.defaultLifetime, tokenRenewal: TokenRenewal = TokenRenewal()) async throws -> RunSummary {
+    public func run(
+        client: AppleIDClient, credentials: AppleCredentials, retryPolicy: RetryPolicy = RetryPolicy(),
+        clientSecretLifetime: Int64 = ClientSecretSigner.defaultLifetime, tokenRenewal: TokenRenewal = TokenRenewal()
+    ) async throws -> RunSummary {
         let started = ContinuousClock.now
         let plan = try await plan()
         var summary = RunSummary(command: step.command, users: users.users.count)
@@ -108,19 +110,24 @@ public struct MigrationRun: Sendable {
         }
         let runID = UUID().uuidString.lowercased()
         summary.runID = runID
-        _ = try await ledger.append(EventDraft(.runStarted(RunStarted(
-            command: step.command, inputPath: users.path, inputSHA256: users.sha256, targetTeam: step.targetTeam, userCount: users.users.count,
-            handoff: options.handoff?.recorded, handoffManifestSHA256: options.handoff?.manifestSHA256)), runID: runID))
+        _ = try await ledger.append(
+            EventDraft(
+                .runStarted(
+                    RunStarted(
+                        command: step.command, inputPath: users.path, inputSHA256: users.sha256, targetTeam: step.targetTeam,
+                        userCount: users.users.count,
+                        handoff: options.handoff?.recorded, handoffManifestSHA256: options.handoff?.manifestSHA256)), runID: runID))
 
         let notice = options.onNotice
         let outageLimit = options.pace.outageLimit
         let pace = ApplePace(options.pace) { [logger] change in
-            let text = switch change {
-            case .unavailable(let cause):
-                "Apple unavailable: \(InertText.forScreen(cause.description)). Waiting for it: no user is failed for it, and the run stops (resumably) if it lasts over \(outageLimit.spoken) (--outage-limit)"
-            case .available(let after):
-                "Apple answers again, after \(after.spoken)"
-            }
+            let text =
+                switch change {
+                case .unavailable(let cause):
+                    "Apple unavailable: \(InertText.forScreen(cause.description)). Waiting for it: no user is failed for it, and the run stops (resumably) if it lasts over \(outageLimit.spoken) (--outage-limit)"
+                case .available(let after):
+                    "Apple answers again, after \(after.spoken)"
+                }
             logger.debug("\(text)")
             notice?(text)
         }
@@ -128,16 +135,19 @@ public struct MigrationRun: Sendable {
         let breaker = options.breaker.map(FailureBreaker.init)
         let ledger = self.ledger
         let session = AppleSession(
-            client: client, credentials: credentials, retryPolicy: retryPolicy, pace: pace, clientSecretLifetime: clientSecretLifetime, tokenRenewal: tokenRenewal,
+            client: client, credentials: credentials, retryPolicy: retryPolicy, pace: pace, clientSecretLifetime: clientSecretLifetime,
+            tokenRenewal: tokenRenewal,
             onToken: { outcome in
                 switch outcome {
                 case .issued(let token):
                     progress.tokenIssued()
-                    let issued = AccessTokenIssued(teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID,
-                                                   expiresAt: Timestamp(token.expiresAt), fingerprint: token.fingerprint)
+                    let issued = AccessTokenIssued(
+                        teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID,
+                        expiresAt: Timestamp(token.expiresAt), fingerprint: token.fingerprint)
                     _ = try await ledger.append(EventDraft(.accessTokenIssued(issued), occurredAt: Timestamp(token.issuedAt), runID: runID))
                 case .failed(let error):
-                    let failed = AccessTokenFailed(teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID, failure: CallFailure(error))
+                    let failed = AccessTokenFailed(
+                        teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID, failure: CallFailure(error))
                     _ = try await ledger.append(EventDraft(.accessTokenFailed(failed), runID: runID))
                 }
             },
@@ -180,7 +190,9 @@ public struct MigrationRun: Sendable {
                         try await withThrowingTaskGroup(of: Void.self) { recording in
                             var inFlight = false
                             while progress.stopReason == nil, interruption?.signal == nil, let user = try await queue.next() {
-                                guard let (draft, outcome) = try await call(user, session: session, runID: runID, progress: progress, breaker: breaker) else { continue }
+                                guard
+                                    let (draft, outcome) = try await call(user, session: session, runID: runID, progress: progress, breaker: breaker)
+                                else { continue }
                                 if inFlight { try await recording.next() }
                                 recording.addTask {
                                     _ = try await ledger.append(draft)
@@ -197,12 +209,14 @@ public struct MigrationRun: Sendable {
         }
         // At an interruption, no user waits for Apple any longer; after its grace period,
         // cancelling the workers abandons the calls still in flight.
-        let cutOff = interruption.map { interruption in Task { [grace = options.grace] in
-            await interruption.waitForRequest()
-            pace.halt()
-            await interruption.waitForCutOff(grace: grace)
-            if !Task.isCancelled { workers.cancel() }
-        } }
+        let cutOff = interruption.map { interruption in
+            Task { [grace = options.grace] in
+                await interruption.waitForRequest()
+                pace.halt()
+                await interruption.waitForCutOff(grace: grace)
+                if !Task.isCancelled { workers.cancel() }
+            }
+        }
         defer { cutOff?.cancel() }
         try await workers.value
         cutOff?.cancel()
@@ -211,15 +225,20 @@ public struct MigrationRun: Sendable {
         summary.stop = progress.stopReason
         let pauses = pace.pauses
         if pauses.callsRefused > 0 {
-            summary.appleUnavailable = RunFinished.AppleUnavailable(pauses: pauses.count, pausedMilliseconds: Int(pauses.total.inSeconds * 1000), callsRefused: pauses.callsRefused)
+            summary.appleUnavailable = RunFinished.AppleUnavailable(
+                pauses: pauses.count, pausedMilliseconds: Int(pauses.total.inSeconds * 1000), callsRefused: pauses.callsRefused)
         }
         summary.interrupted = interruption?.signal
         let elapsed = ContinuousClock.now - started
         summary.durationSeconds = elapsed.inSeconds
-        _ = try await ledger.append(EventDraft(.runFinished(RunFinished(
-            command: step.command, counts: summary.counts, durationMilliseconds: Int(summary.durationSeconds * 1000),
-            exitStatus: Int(summary.exitStatus.rawValue), stoppedBy: summary.stoppedBy, stopReason: summary.stopReason, interrupted: summary.interrupted?.rawValue,
-            appleUnavailable: summary.appleUnavailable)), runID: runID))
+        _ = try await ledger.append(
+            EventDraft(
+                .runFinished(
+                    RunFinished(
+                        command: step.command, counts: summary.counts, durationMilliseconds: Int(summary.durationSeconds * 1000),
+                        exitStatus: Int(summary.exitStatus.rawValue), stoppedBy: summary.stoppedBy, stopReason: summary.stopReason,
+                        interrupted: summary.interrupted?.rawValue,
+                        appleUnavailable: summary.appleUnavailable)), runID: runID))
         if let path = options.outputPath {
             summary.outputRows = try await writeOutput(to: path)
             summary.outputPath = path
@@ -227,7 +246,9 @@ public struct MigrationRun: Sendable {
         metricsWriter?.cancel()
         await metricsWriter?.value
         if let metricsFile {
-            do { try metricsFile.write(metricsFile.text(progress.snapshot, total: progress.total, apple: pace.status, exitStatus: summary.exitStatus)) } catch {
+            do {
+                try metricsFile.write(metricsFile.text(progress.snapshot, total: progress.total, apple: pace.status, exitStatus: summary.exitStatus))
+            } catch {
                 logger.warning("\(error)")
             }
         }
@@ -240,8 +261,10 @@ public struct MigrationRun: Sendable {
     /// by cancellation (an interruption's grace period ended) records nothing: its outcome at
     /// Apple is unknown, and the next run calls again; nor does a user who was waiting for Apple
     /// when the run stopped.
-    private func call(_ user: MigrationUser, session: AppleSession, runID: String, progress: RunProgress,
-                      breaker: FailureBreaker?) async throws -> (EventDraft, RunProgress.Outcome)? {
+    private func call(
+        _ user: MigrationUser, session: AppleSession, runID: String, progress: RunProgress,
+        breaker: FailureBreaker?
+    ) async throws -> (EventDraft, RunProgress.Outcome)? {
         do {
             let draft = try await step.perform(user, session: session, runID: runID)
             _ = breaker?.record(nil)
@@ -257,7 +280,9 @@ public struct MigrationRun: Sendable {
             return nil
         } catch let error as AppleIDError {
             if error.stopsRun {
-                if progress.stop(.credentialsRefused(error)) { logger.notice("run stopped: Apple refused the credentials", metadata: ["error": "\(error)"]) }
+                if progress.stop(.credentialsRefused(error)) {
+                    logger.notice("run stopped: Apple refused the credentials", metadata: ["error": "\(error)"])
+                }
                 return nil
             }
             let failure = CallFailure(error)

@@ -26,10 +26,13 @@ public struct RunGuards: Sendable {
     /// Throws ``RunRefused`` when the run must not start. `force` overrides only the closed window.
     public func check(step: any MigrationStep, teamID: String, clientID: String, now: Timestamp, force: Bool) throws {
         guard identity.role == step.role else {
-            throw RunRefused("this ledger belongs to the \(identity.role.rawValue) (team \(identity.teamID)); `handover \(step.command)` is run by the \(step.role.rawValue) team in its own ledger")
+            throw RunRefused(
+                "this ledger belongs to the \(identity.role.rawValue) (team \(identity.teamID)); `handover \(step.command)` is run by the \(step.role.rawValue) team in its own ledger"
+            )
         }
         guard teamID == identity.teamID else {
-            throw RunRefused("the credentials are team \(teamID)'s but this ledger is team \(identity.teamID)'s; use that team's key, or that team's ledger")
+            throw RunRefused(
+                "the credentials are team \(teamID)'s but this ledger is team \(identity.teamID)'s; use that team's key, or that team's ledger")
         }
         guard identity.clientIDs.contains(clientID) else {
             throw RunRefused("client ID \(clientID) is not one of this ledger's (\(identity.clientIDs.joined(separator: ", ")))")
@@ -39,16 +42,18 @@ public struct RunGuards: Sendable {
                 throw RunRefused("target \"\(target)\" is not a team ID (10 characters of A-Z and 0-9)")
             }
             guard target != identity.teamID else {
-                throw RunRefused("target \(target) is this ledger's own team: transfer identifiers must be generated for the recipient team's ID, never your own")
+                throw RunRefused(
+                    "target \(target) is this ledger's own team: transfer identifiers must be generated for the recipient team's ID, never your own")
             }
         }
         if let window, now >= window.deadline, !force {
-            throw RunRefused("""
-            the transfer window closed on \(window.deadline) (\(window.windowDays) days after the transfer was accepted on \(window.acceptedAt)); \
-            Apple no longer answers migration calls for this app. TN3159's way out: the recipient transfers the app back to the sending team, \
-            the sending team generates transfer identifiers again and transfers the app forward, then the recipient exchanges within the new 60 days \
-            (record the new date with `handover window --accepted-at DATE --correct`). Pass --force to call Apple anyway.
-            """)
+            throw RunRefused(
+                """
+                the transfer window closed on \(window.deadline) (\(window.windowDays) days after the transfer was accepted on \(window.acceptedAt)); \
+                Apple no longer answers migration calls for this app. TN3159's way out: the recipient transfers the app back to the sending team, \
+                the sending team generates transfer identifiers again and transfers the app forward, then the recipient exchanges within the new 60 days \
+                (record the new date with `handover window --accepted-at DATE --correct`). Pass --force to call Apple anyway.
+                """)
         }
     }
 }

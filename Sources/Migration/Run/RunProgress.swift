@@ -40,7 +40,9 @@ public final class RunProgress: Sendable {
         counts.withLock { c in
             switch outcome {
             case .succeeded: c.succeeded += 1
-            case .failed(let name): c.failed += 1; c.failuresByClass[name, default: 0] += 1
+            case .failed(let name):
+                c.failed += 1
+                c.failuresByClass[name, default: 0] += 1
             }
         }
     }

@@ -26,8 +26,9 @@ enum RunStop: Sendable {
         switch self {
         case .credentialsRefused(let error): CallFailure(error)
         case .breaker(let trip, let command):
-            CallFailure(kind: FailureClass(rawValue: trip.failureClass) ?? .other, code: trip.failureClass,
-                    message: RunStop.breakerMessage(trip, command: command))
+            CallFailure(
+                kind: FailureClass(rawValue: trip.failureClass) ?? .other, code: trip.failureClass,
+                message: RunStop.breakerMessage(trip, command: command))
         case .pace(let stop):
             CallFailure(stop.cause).withMessage(stop.description)
         }
@@ -64,8 +65,8 @@ enum RunStop: Sendable {
     }
 }
 
-private extension CallFailure {
-    func withMessage(_ message: String) -> CallFailure {
+extension CallFailure {
+    fileprivate func withMessage(_ message: String) -> CallFailure {
         var failure = self
         failure.message = message
         return failure

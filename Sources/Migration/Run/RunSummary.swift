@@ -77,8 +77,10 @@ public struct RunSummary: Sendable {
 
     /// The counts recorded in "run finished".
     public var counts: [String: Int] {
-        let optional = ["already_done": alreadyDone, "done_by_sign_in": doneBySignIn, "skipped_failed": skippedFailed, "not_attempted": notAttempted,
-                        "retries": retries, "abandoned": abandoned]
+        let optional = [
+            "already_done": alreadyDone, "done_by_sign_in": doneBySignIn, "skipped_failed": skippedFailed, "not_attempted": notAttempted,
+            "retries": retries, "abandoned": abandoned,
+        ]
         return optional.filter { $0.value > 0 }.merging(["succeeded": succeeded, "failed": failed]) { $1 }
     }
 
@@ -87,12 +89,17 @@ public struct RunSummary: Sendable {
         var lines: [String] = []
         // Team A's users are given transfer identifiers (status names them "transfer-id-generated"),
         // team B's are migrated.
-        let outcome = dryRun ? "would call Apple for \(notAttempted)"
-            : command == "generate" ? "\(counted(succeeded, "transfer identifier")) generated in this run"
-            : "\(succeeded) migrated in this run"
+        let outcome =
+            dryRun
+            ? "would call Apple for \(notAttempted)"
+            : command == "generate"
+                ? "\(counted(succeeded, "transfer identifier")) generated in this run"
+                : "\(succeeded) migrated in this run"
         lines.append("\(command)\(dryRun ? " (dry run)" : ""): \(counted(users, "user")) in the input; \(outcome)")
         if let handoff { lines.append("  " + handoff.line) }
-        if let receiptPath { lines.append("  receipt for the sending team written to \(receiptPath) (they confirm it with `handover handoff confirm`)") }
+        if let receiptPath {
+            lines.append("  receipt for the sending team written to \(receiptPath) (they confirm it with `handover handoff confirm`)")
+        }
         if alreadyDone > 0 { lines.append("  already done before: \(alreadyDone)") }
         if doneBySignIn > 0 { lines.append("  done by signing in with their transfer_sub (no call needed): \(doneBySignIn)") }
         if failed > 0 {
@@ -105,14 +112,18 @@ public struct RunSummary: Sendable {
         if tokensIssued > 0 { lines.append("  access tokens obtained: \(tokensIssued)") }
         if let appleUnavailable, appleUnavailable.callsRefused > 0 {
             let paused = Duration.milliseconds(appleUnavailable.pausedMilliseconds).spoken
-            lines.append("  Apple unavailable: \(counted(appleUnavailable.pauses, "pause")), \(paused) waited; \(counted(appleUnavailable.callsRefused, "call")) refused or unanswered, retried or held")
+            lines.append(
+                "  Apple unavailable: \(counted(appleUnavailable.pauses, "pause")), \(paused) waited; \(counted(appleUnavailable.callsRefused, "call")) refused or unanswered, retried or held"
+            )
         }
         if let stoppedBy { lines.append("  STOPPED: \(InertText.forScreen(stoppedBy.message))") }
         if let interrupted {
             lines.append("  INTERRUPTED by \(interrupted.rawValue): no user taken after it; run the same command again to do the rest")
         }
         if abandoned > 0 {
-            lines.append("  abandoned in flight after the grace period: \(abandoned) (nothing recorded; their outcome at Apple is unknown, and the next run calls again)")
+            lines.append(
+                "  abandoned in flight after the grace period: \(abandoned) (nothing recorded; their outcome at Apple is unknown, and the next run calls again)"
+            )
         }
         if let outputPath { lines.append("  wrote \(counted(outputRows, "row")) to \(outputPath)") }
         if succeeded + failed > 0 {
@@ -120,17 +131,20 @@ public struct RunSummary: Sendable {
         }
         if dryRun {
             let left = users - done - notAttempted
-            let meaning = left == 0 ? "every user would be done" : "\(counted(left, "user")) would not be done (failed earlier, not retried without --retry-failed)"
+            let meaning =
+                left == 0
+                ? "every user would be done" : "\(counted(left, "user")) would not be done (failed earlier, not retried without --retry-failed)"
             lines.append("  a real run, if every call succeeds, ends with exit status \(realRunExitStatus.rawValue): " + meaning)
             return lines.map { TerminalText.wrap($0) }.joined(separator: "\n")
         }
         let notDone = users - done == 1 ? "1 user is not done" : "\(users - done) users are not done"
-        let meaning = switch exitStatus {
-        case .success: "every user is done"
-        case .credentialsRefused: stopReason == .breaker ? "nearly every call refused the same way" : "credentials refused"
-        case .interrupted, .terminated: "interrupted; " + notDone
-        default: notDone
-        }
+        let meaning =
+            switch exitStatus {
+            case .success: "every user is done"
+            case .credentialsRefused: stopReason == .breaker ? "nearly every call refused the same way" : "credentials refused"
+            case .interrupted, .terminated: "interrupted; " + notDone
+            default: notDone
+            }
         lines.append("  exit status \(exitStatus.rawValue): " + meaning)
         return lines.map { TerminalText.wrap($0) }.joined(separator: "\n")
     }
@@ -177,7 +191,8 @@ public struct RunSummary: Sendable {
             case handoffManifestSHA256 = "handoff_manifest_sha256"
             case alreadyDone = "already_done", skippedFailed = "skipped_failed", notAttempted = "not_attempted", tokensIssued = "tokens_issued"
             case failuresByClass = "failures_by_class", durationSeconds = "duration_seconds", outputRows = "output_rows", exitStatus = "exit_status"
-            case doneBySignIn = "done_by_sign_in", dryRun = "dry_run", realRunExitStatus = "real_run_exit_status", runID = "run_id", stoppedBy = "stopped_by"
+            case doneBySignIn = "done_by_sign_in", dryRun = "dry_run", realRunExitStatus = "real_run_exit_status", runID = "run_id", stoppedBy =
+                "stopped_by"
             case appleUnavailable = "apple_unavailable"
         }
 
@@ -203,7 +218,9 @@ public struct RunSummary: Sendable {
             runID = s.runID
             output = s.outputPath
             stoppedBy = s.stop.map { Stop(class: $0.failure.kind.rawValue, reason: $0.reason.rawValue, message: $0.failure.message) }
-            appleUnavailable = s.appleUnavailable.map { Unavailable(pauses: $0.pauses, pausedMilliseconds: $0.pausedMilliseconds, callsRefused: $0.callsRefused) }
+            appleUnavailable = s.appleUnavailable.map {
+                Unavailable(pauses: $0.pauses, pausedMilliseconds: $0.pausedMilliseconds, callsRefused: $0.callsRefused)
+            }
             handoff = s.handoff?.recorded
             handoffManifestSHA256 = s.handoff?.manifestSHA256
             receipt = s.receiptPath

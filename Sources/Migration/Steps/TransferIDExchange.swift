@@ -41,21 +41,24 @@ public final class TransferIDExchange: MigrationStep {
             let key = if let prepared { prepared } else { try await keyStore.dataKey(for: identifier(for: user)) }
             sealed = try Sealer.seal(email, keyID: key.id, key: key.key)
         }
-        return EventDraft(.transferIDExchanged(TransferIDExchanged(email: sealed, isPrivateEmail: migrated.isPrivateEmail)),
-                          identifiers: Identifiers(accountID: user.accountID, transferSub: user.identifier, recipientSub: migrated.sub),
-                          idempotencyKey: idempotencyKey(for: user), runID: runID)
+        return EventDraft(
+            .transferIDExchanged(TransferIDExchanged(email: sealed, isPrivateEmail: migrated.isPrivateEmail)),
+            identifiers: Identifiers(accountID: user.accountID, transferSub: user.identifier, recipientSub: migrated.sub),
+            idempotencyKey: idempotencyKey(for: user), runID: runID)
     }
 
     public func failureEvent(_ user: MigrationUser, failure: CallFailure, runID: String) -> EventDraft {
         keys.withLock { _ = $0.removeValue(forKey: user.identifier) }
-        return EventDraft(.transferIDExchangeFailed(TransferIDExchangeFailed(failure: failure)),
-                          identifiers: Identifiers(accountID: user.accountID, transferSub: user.identifier), runID: runID)
+        return EventDraft(
+            .transferIDExchangeFailed(TransferIDExchangeFailed(failure: failure)),
+            identifiers: Identifiers(accountID: user.accountID, transferSub: user.identifier), runID: runID)
     }
 
     public func outputRow(for user: MigrationUser, event: RecordedEvent, sealer: Sealer) throws -> MigrationOutputRow? {
         guard case .transferIDExchanged(let body) = event.body else { return nil }
-        return try row(user, accountID: event.identifiers.accountID, recipientSub: event.identifiers.recipientSub, email: body.email,
-                       isPrivateEmail: body.isPrivateEmail, sealer: sealer)
+        return try row(
+            user, accountID: event.identifiers.accountID, recipientSub: event.identifiers.recipientSub, email: body.email,
+            isPrivateEmail: body.isPrivateEmail, sealer: sealer)
     }
 
     /// A user who signed in with this `transfer_sub` during the window already has team B's
@@ -65,15 +68,19 @@ public final class TransferIDExchange: MigrationStep {
     }
 
     public func outputRow(for user: MigrationUser, state: UserState, sealer: Sealer) throws -> MigrationOutputRow? {
-        try row(user, accountID: state.accountID, recipientSub: state.recipientSub, email: state.erasedAt == nil ? state.email : nil,
-                isPrivateEmail: state.isPrivateEmail, sealer: sealer)
+        try row(
+            user, accountID: state.accountID, recipientSub: state.recipientSub, email: state.erasedAt == nil ? state.email : nil,
+            isPrivateEmail: state.isPrivateEmail, sealer: sealer)
     }
 
     /// The user's row; the address opened with the user's key, none once the user is erased.
-    private func row(_ user: MigrationUser, accountID: String?, recipientSub: String?, email: SealedValue?, isPrivateEmail: Bool?,
-                     sealer: Sealer) throws -> MigrationOutputRow {
+    private func row(
+        _ user: MigrationUser, accountID: String?, recipientSub: String?, email: SealedValue?, isPrivateEmail: Bool?,
+        sealer: Sealer
+    ) throws -> MigrationOutputRow {
         let address = try email.flatMap { try sealer.open($0) }
-        return MigrationOutputRow(accountID: user.accountID ?? accountID, transferSub: user.identifier, recipientSub: recipientSub,
-                                  email: address.map(EmailValue.clear) ?? .none, isPrivateEmail: isPrivateEmail)
+        return MigrationOutputRow(
+            accountID: user.accountID ?? accountID, transferSub: user.identifier, recipientSub: recipientSub,
+            email: address.map(EmailValue.clear) ?? .none, isPrivateEmail: isPrivateEmail)
     }
 }

@@ -23,14 +23,16 @@ public struct TransferIDGeneration: MigrationStep {
 
     public func perform(_ user: MigrationUser, session: AppleSession, runID: String) async throws -> EventDraft {
         let transferSub = try await session.generateTransferID(sub: user.identifier, target: target)
-        return EventDraft(.transferIDGenerated(TransferIDGenerated(targetTeam: target)),
-                          identifiers: Identifiers(accountID: user.accountID, senderSub: user.identifier, transferSub: transferSub),
-                          idempotencyKey: idempotencyKey(for: user), runID: runID)
+        return EventDraft(
+            .transferIDGenerated(TransferIDGenerated(targetTeam: target)),
+            identifiers: Identifiers(accountID: user.accountID, senderSub: user.identifier, transferSub: transferSub),
+            idempotencyKey: idempotencyKey(for: user), runID: runID)
     }
 
     public func failureEvent(_ user: MigrationUser, failure: CallFailure, runID: String) -> EventDraft {
-        EventDraft(.transferIDGenerationFailed(TransferIDGenerationFailed(targetTeam: target, failure: failure)),
-                   identifiers: Identifiers(accountID: user.accountID, senderSub: user.identifier), runID: runID)
+        EventDraft(
+            .transferIDGenerationFailed(TransferIDGenerationFailed(targetTeam: target, failure: failure)),
+            identifiers: Identifiers(accountID: user.accountID, senderSub: user.identifier), runID: runID)
     }
 
     public func outputRow(for user: MigrationUser, event: RecordedEvent, sealer: Sealer) throws -> MigrationOutputRow? {

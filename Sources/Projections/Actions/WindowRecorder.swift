@@ -25,7 +25,10 @@ public struct WindowRecorder {
         if let current {
             if current.acceptedAt == acceptedAt { return false }
             guard correcting else {
-                throw Refusal(description: "the window was already recorded as accepted at \(current.acceptedAt.rfc3339) (event \(current.sequence)); pass --correct to record \(acceptedAt.rfc3339) instead")
+                throw Refusal(
+                    description:
+                        "the window was already recorded as accepted at \(current.acceptedAt.rfc3339) (event \(current.sequence)); pass --correct to record \(acceptedAt.rfc3339) instead"
+                )
             }
         }
         let days = try ledger.identity().windowDays

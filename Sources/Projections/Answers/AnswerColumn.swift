@@ -34,8 +34,10 @@ public struct AnswerColumn<Row>: Sendable {
     /// The value in `row`.
     public let value: @Sendable (Row) -> QueryTable.Cell
 
-    public init(_ name: String, _ type: ColumnType, optional: Bool = true, personal: Bool = false, _ meaning: String,
-                value: @escaping @Sendable (Row) -> QueryTable.Cell) {
+    public init(
+        _ name: String, _ type: ColumnType, optional: Bool = true, personal: Bool = false, _ meaning: String,
+        value: @escaping @Sendable (Row) -> QueryTable.Cell
+    ) {
         self.name = name
         self.type = type
         self.isOptional = optional
@@ -43,7 +45,6 @@ public struct AnswerColumn<Row>: Sendable {
         self.meaning = meaning
         self.value = value
     }
-
 
     /// The same column read from a row that holds this one's row.
     public func reading<Outer>(_ inner: @escaping @Sendable (Outer) -> Row) -> AnswerColumn<Outer> {

@@ -29,7 +29,8 @@ public enum AnswerReference {
             text += "## \(answer.name)\n\n`\(answer.source)`: \(answer.meaning)\n\n"
             text += "| column | type | null | personal | meaning |\n|---|---|---|---|---|\n"
             for c in answer.columns {
-                text += "| `\(c.name)` | \(c.type.rawValue) | \(c.isOptional ? "yes" : "no") | \(c.isPersonal ? "yes" : "") | \(c.meaning.replacingOccurrences(of: "|", with: "\\|")) |\n"
+                text +=
+                    "| `\(c.name)` | \(c.type.rawValue) | \(c.isOptional ? "yes" : "no") | \(c.isPersonal ? "yes" : "") | \(c.meaning.replacingOccurrences(of: "|", with: "\\|")) |\n"
             }
             text += "\n"
         }

@@ -20,10 +20,14 @@ public struct EventRow: Sendable {
         public static let recordedAt: Column = SharedColumns.recordedAt { $0.event.recordedAt }
         public static let occurredAt: Column = SharedColumns.occurredAt { $0.event.occurredAt }
         public static let type: Column = SharedColumns.eventType { $0.event.type.rawValue }
-        public static let identifiers = Column("identifiers", .text, optional: false, "Every identifier the event names, as kind:value, separated by spaces.") {
+        public static let identifiers = Column(
+            "identifiers", .text, optional: false, "Every identifier the event names, as kind:value, separated by spaces."
+        ) {
             .text($0.event.identifiers.all.map(\.description).joined(separator: " "))
         }
-        public static let summary = Column("summary", .text, optional: false, "What the event says, in one line.") { .text($0.line ?? EventQuery.summary($0.event)) }
+        public static let summary = Column("summary", .text, optional: false, "What the event says, in one line.") {
+            .text($0.line ?? EventQuery.summary($0.event))
+        }
     }
 }
 
@@ -40,11 +44,19 @@ public struct WindowRow: Sendable {
 
     public enum Columns {
         public typealias Column = AnswerColumn<WindowRow>
-        public static let acceptedAt = Column("accepted_at", .time, optional: false, "When the app transfer was accepted.") { .time($0.window.acceptedAt) }
-        public static let deadline = Column("deadline", .time, optional: false, "The end of the transfer window: accepted_at plus window_days.") { .time($0.window.deadline) }
-        public static let windowDays = Column("window_days", .integer, optional: false, "The window's length in days (60).") { .int($0.window.windowDays) }
+        public static let acceptedAt = Column("accepted_at", .time, optional: false, "When the app transfer was accepted.") {
+            .time($0.window.acceptedAt)
+        }
+        public static let deadline = Column("deadline", .time, optional: false, "The end of the transfer window: accepted_at plus window_days.") {
+            .time($0.window.deadline)
+        }
+        public static let windowDays = Column("window_days", .integer, optional: false, "The window's length in days (60).") {
+            .int($0.window.windowDays)
+        }
         public static let daysLeft: Column = SharedColumns.daysLeft(optional: false) { $0.window.daysLeft(at: $0.time) }
-        public static let open = Column("open", .boolean, optional: false, "Whether the window is still open at the time asked.") { .bool($0.window.isOpen(at: $0.time)) }
+        public static let open = Column("open", .boolean, optional: false, "Whether the window is still open at the time asked.") {
+            .bool($0.window.isOpen(at: $0.time))
+        }
     }
 }
 
@@ -73,7 +85,9 @@ public struct UserWithHistory: Sendable {
     }
 
     /// The history column: the events as `query events` lists them.
-    public static let history = AnswerColumn<UserWithHistory>("history", .events, optional: false, "Every event that names the user, as `query events` lists them (CSV: their sequence numbers).") {
+    public static let history = AnswerColumn<UserWithHistory>(
+        "history", .events, optional: false, "Every event that names the user, as `query events` lists them (CSV: their sequence numbers)."
+    ) {
         .events(Answers.events.table($0.history))
     }
 }

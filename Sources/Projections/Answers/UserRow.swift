@@ -42,10 +42,22 @@ public enum EmailValue: Sendable, Equatable {
     private init(of user: UserState, sealer: Sealer?, open: (SealedValue) throws -> String?) throws {
         // Erasure destroys the user's key, the only way a key store loses one, so an address
         // that no longer opens is erased, also as of a time before the erasure.
-        if user.erasedAt != nil { self = .erased; return }
-        guard let sealed = user.email else { self = .none; return }
-        guard let sealer else { self = .sealed; return }
-        guard sealer.keyStore != nil else { self = .sealedWithoutKey; return }
+        if user.erasedAt != nil {
+            self = .erased
+            return
+        }
+        guard let sealed = user.email else {
+            self = .none
+            return
+        }
+        guard let sealer else {
+            self = .sealed
+            return
+        }
+        guard sealer.keyStore != nil else {
+            self = .sealedWithoutKey
+            return
+        }
         self = try open(sealed).map(EmailValue.clear) ?? .erased
     }
 

@@ -112,8 +112,10 @@ extension ComplianceQueries {
         try write(Answers.window, { body in try window.map(body) }, into: sink)
     }
 
-    private func write<Row>(_ answer: Answer<Row>, _ produce: ((Row) throws -> Void) throws -> Void, into sink: any RowSink,
-                            preparing: (([Row]) throws -> (inout [Row]) throws -> Void)? = nil) throws {
+    private func write<Row>(
+        _ answer: Answer<Row>, _ produce: ((Row) throws -> Void) throws -> Void, into sink: any RowSink,
+        preparing: (([Row]) throws -> (inout [Row]) throws -> Void)? = nil
+    ) throws {
         let rows = try answer.stream(into: sink, preparing: preparing)
         try produce(rows.append)
         try rows.finish()

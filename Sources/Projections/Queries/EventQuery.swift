@@ -34,7 +34,9 @@ public struct EventQuery: Sendable {
             func match(_ event: RecordedEvent) throws {
                 guard types.isEmpty || types.contains(event.type) else { return }
                 guard let limit else { return try body(event) }
-                if kept.count < limit { kept.append(event) } else {
+                if kept.count < limit {
+                    kept.append(event)
+                } else {
                     kept[oldest] = event
                     oldest = (oldest + 1) % limit
                 }
@@ -42,9 +44,12 @@ public struct EventQuery: Sendable {
             if let identifier {
                 // The events naming the user, as an evidence bundle holds them (`query user` adds
                 // the batch events' lines about them), or the notification with that jti.
-                var events = try snapshot.user(matching: identifier).map { try EventQuery.history(of: $0, through: last, snapshot: snapshot, view: view) } ?? []
+                var events =
+                    try snapshot.user(matching: identifier).map { try EventQuery.history(of: $0, through: last, snapshot: snapshot, view: view) }
+                    ?? []
                 if let notification = try view.sequence(ofNotification: identifier), !events.contains(where: { $0.sequence == notification }),
-                   let event = try view.event(notification) {
+                    let event = try view.event(notification)
+                {
                     events.append(event)
                     events.sort { $0.sequence < $1.sequence }
                 }
@@ -110,7 +115,9 @@ public struct EventQuery: Sendable {
     /// received package's row, an apply's settled batch), each with its line about the user:
     /// what `query user` lists. `query events --id` and evidence bundles hold the history alone,
     /// since a batch event names other people too.
-    public static func historyWithBatches(of user: UserState, through last: UInt64, snapshot: any ProjectionSnapshot, view: LogView) throws -> [EventRow] {
+    public static func historyWithBatches(
+        of user: UserState, through last: UInt64, snapshot: any ProjectionSnapshot, view: LogView
+    ) throws -> [EventRow] {
         let identifiers = user.identifiers
         return try snapshot.eventSequences(linkedTo: identifiers).filter { $0 <= last }.compactMap { sequence in
             guard let event = try view.event(sequence) else { return nil }
@@ -132,7 +139,8 @@ public struct EventQuery: Sendable {
         case .handoffRowsReceived(let b):
             guard let sub = user.transferSub, let i = b.transferSubs.firstIndex(of: sub) else { return nil }
             let list = b.package.map { "handoff package \($0)" } ?? "an unsigned handoff list"
-            return "\(list) listed this user: row \(b.firstRow + i + 1) of \(b.rowCount), " + (b.accountIDs[i].isEmpty ? "no account_id" : "account_id \(b.accountIDs[i])")
+            return "\(list) listed this user: row \(b.firstRow + i + 1) of \(b.rowCount), "
+                + (b.accountIDs[i].isEmpty ? "no account_id" : "account_id \(b.accountIDs[i])")
         case .applySettled:
             return try UserApplyRow(event, about: user, view: view)?.line
         default:
@@ -145,29 +153,41 @@ public struct EventQuery: Sendable {
         switch e.body {
         case .ledgerCreated(let b): return "\(b.role.rawValue) ledger for team \(b.teamID), clients \(b.clientIDs.joined(separator: ","))"
         case .transferAccepted(let b): return "transfer accepted \(b.acceptedAt.date), deadline \(b.deadline.rfc3339)"
-        case .runStarted(let b): return "\(b.command) started" + (b.userCount.map { ", " + counted($0, "user") } ?? "") + (b.targetTeam.map { ", target \($0)" } ?? "")
-        case .runFinished(let b): return "\(b.command) finished, exit \(b.exitStatus), " + b.counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        case .runStarted(let b):
+            return "\(b.command) started" + (b.userCount.map { ", " + counted($0, "user") } ?? "") + (b.targetTeam.map { ", target \($0)" } ?? "")
+        case .runFinished(let b):
+            return "\(b.command) finished, exit \(b.exitStatus), "
+                + b.counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         case .accessTokenIssued(let b): return "token \(b.fingerprint) for \(b.clientID), expires \(b.expiresAt.rfc3339)"
         case .accessTokenFailed(let b): return "token refused: \(b.failure.kind.rawValue): \(b.failure.message)"
         case .transferIDGenerated(let b): return "generated for target \(b.targetTeam)"
-        case .transferIDGenerationFailed(let b): return "target \(b.targetTeam): \(b.failure.kind.rawValue) after \(EventQuery.tries(b.failure.attempts)): \(b.failure.message)"
+        case .transferIDGenerationFailed(let b):
+            return "target \(b.targetTeam): \(b.failure.kind.rawValue) after \(EventQuery.tries(b.failure.attempts)): \(b.failure.message)"
         case .transferIDExchanged(let b): return "exchanged" + (b.isPrivateEmail == true ? ", private relay email" : "")
         case .transferIDExchangeFailed(let b): return "\(b.failure.kind.rawValue) after \(EventQuery.tries(b.failure.attempts)): \(b.failure.message)"
         case .signInVerified(let b): return "sign-in for \(b.audience)" + (e.identifiers.transferSub != nil ? " with transfer_sub" : "")
         case .signInRejected(let b), .notificationRejected(let b): return "rejected: \(b.reason): \(b.detail)"
         case .notificationReceived(let b): return b.kind.rawValue + " at \(b.eventTime.rfc3339)"
         case .userErased(let b): return "erased (\(b.reason)), \(counted(b.keysDestroyed, "key")) destroyed"
-        case .rejectionsSummarized(let b): return "\(b.total) refused deliveries from \(b.source) over budget, \(b.from.rfc3339) to \(b.until.rfc3339), answered 429"
-        case .handoffIssued(let b): return "handoff package \(b.package) for team \(b.targetTeam): \(counted(b.rowCount, "row")), checkpoint of \(counted(b.checkpoint.treeSize, "event"))"
-        case .handoffReceived(let b): return "handoff package \(b.package) from team \(b.senderTeam) verified: \(counted(b.rowCount, "row")), sender checkpoint of \(counted(b.checkpoint.treeSize, "event"))"
+        case .rejectionsSummarized(let b):
+            return "\(b.total) refused deliveries from \(b.source) over budget, \(b.from.rfc3339) to \(b.until.rfc3339), answered 429"
+        case .handoffIssued(let b):
+            return
+                "handoff package \(b.package) for team \(b.targetTeam): \(counted(b.rowCount, "row")), checkpoint of \(counted(b.checkpoint.treeSize, "event"))"
+        case .handoffReceived(let b):
+            return
+                "handoff package \(b.package) from team \(b.senderTeam) verified: \(counted(b.rowCount, "row")), sender checkpoint of \(counted(b.checkpoint.treeSize, "event"))"
         case .handoffRefused(let b): return "handoff package refused (\(b.reason)): \(b.detail)"
-        case .handoffAcknowledged(let b): return "handoff package \(b.package) acknowledged by team \(b.targetTeam): receipt cosigned \(b.cosignedAt.rfc3339), their event \(b.recipientSequence)"
+        case .handoffAcknowledged(let b):
+            return
+                "handoff package \(b.package) acknowledged by team \(b.targetTeam): receipt cosigned \(b.cosignedAt.rfc3339), their event \(b.recipientSequence)"
         case .handoffRowsReceived(let b):
             let rows = "rows \(b.firstRow + 1) to \(b.firstRow + b.transferSubs.count) of \(b.rowCount) (chunk \(b.chunk + 1) of \(b.chunkCount))"
             return b.package.map { "handoff package \($0) \(rows) taken in" } ?? "unsigned handoff list \(rows) taken in"
         case .applyStarted(let b):
             let what = b.undoOf.map { "undo of apply run \($0)" } ?? "apply"
-            return "\(what) to \(b.targetKind.rawValue) \(b.target), table \(b.table) (\(b.keyColumn) → \(b.subColumn)): \(counted(b.userCount, "user"))"
+            return
+                "\(what) to \(b.targetKind.rawValue) \(b.target), table \(b.table) (\(b.keyColumn) → \(b.subColumn)): \(counted(b.userCount, "user"))"
         case .applyIntended(let b):
             let counts = ApplyPlanned.allCases.compactMap { p in
                 let n = b.planned.filter { $0 == p }.count

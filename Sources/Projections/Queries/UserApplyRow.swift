@@ -21,10 +21,12 @@ public struct UserApplyRow: Sendable, Equatable {
     /// `event`'s row about `user`, nil when it is not a committed "apply settled" naming them.
     public init?(_ event: RecordedEvent, about user: UserState, view: LogView) throws {
         guard case .applySettled(let b) = event.body, let account = user.accountID, let run = event.actor.runID,
-              let i = b.accountIDs.firstIndex(of: account), i < b.outcomes.count else { return nil }
+            let i = b.accountIDs.firstIndex(of: account), i < b.outcomes.count
+        else { return nil }
         (sequence, recordedAt, self.run, batch, undo, outcome) = (event.sequence, event.recordedAt, run, b.batch, b.undo, b.outcomes[i])
         if let intended = try view.sequence(forIdempotencyKey: ApplyIntended.idempotencyKey(run: run, batch: b.batch)),
-           case .applyIntended(let intent)? = try view.event(intended)?.body, i < intent.accountIDs.count, intent.accountIDs[i] == account {
+            case .applyIntended(let intent)? = try view.event(intended)?.body, i < intent.accountIDs.count, intent.accountIDs[i] == account
+        {
             (intentSequence, old, new) = (intended, intent.oldValues[i], intent.newValues[i])
         }
     }
@@ -37,8 +39,10 @@ public struct UserApplyRow: Sendable, Equatable {
 
     /// The row as an evidence bundle's manifest lists it (schemas/evidence-bundle.md).
     public var json: JSONValue {
-        var members: [String: JSONValue] = ["seq": .int(Int64(sequence)), "recorded_at": .string(recordedAt.rfc3339), "run": .string(run),
-                                            "batch": .int(Int64(batch)), "undo": .bool(undo), "outcome": .string(outcome.rawValue)]
+        var members: [String: JSONValue] = [
+            "seq": .int(Int64(sequence)), "recorded_at": .string(recordedAt.rfc3339), "run": .string(run),
+            "batch": .int(Int64(batch)), "undo": .bool(undo), "outcome": .string(outcome.rawValue),
+        ]
         if let intentSequence {
             members["intent_seq"] = .int(Int64(intentSequence))
             members["old_value"] = old.map(JSONValue.string) ?? .null

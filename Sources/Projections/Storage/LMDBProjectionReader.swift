@@ -21,7 +21,8 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
     func userKey(for identifier: Identifier) throws -> UInt64? {
         let linkKey = ProjectionDatabases.linkKey(identifier, limit)
         guard let (key, value) = try transaction.lookupCursor(databases.userLinks).seek(atMost: linkKey),
-              key.count == linkKey.count, key.starts(with: linkKey.prefix(linkKey.count - 8)) else { return nil }
+            key.count == linkKey.count, key.starts(with: linkKey.prefix(linkKey.count - 8))
+        else { return nil }
         return try BigEndian.uint64(value)
     }
 
@@ -32,7 +33,8 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
     /// User `key` within the picture, read through a cursor on `user_versions`.
     private func user(_ key: UInt64, in versions: Cursor) throws -> UserState? {
         guard let (found, value) = try versions.seek(atMost: ProjectionDatabases.versionKey(key, limit)),
-              try BigEndian.uint64(found) == key, !value.isEmpty else { return nil }
+            try BigEndian.uint64(found) == key, !value.isEmpty
+        else { return nil }
         return try UserStateCodec.decode(key: found, value: value)
     }
 
@@ -93,7 +95,9 @@ struct LMDBProjectionReader: ProjectionSnapshot, UserIndex {
             for identifier in identifiers {
                 let prefix = identifier.indexKey + [0]
                 var entry = try cursor.seek(atLeast: ProjectionDatabases.linkKey(identifier, 0))
-                while let (key, value) = entry, key.count == prefix.count + 8, key.starts(with: prefix), try BigEndian.uint64(key, at: prefix.count) <= limit {
+                while let (key, value) = entry, key.count == prefix.count + 8, key.starts(with: prefix),
+                    try BigEndian.uint64(key, at: prefix.count) <= limit
+                {
                     keys.insert(try BigEndian.uint64(value))
                     entry = try cursor.next()
                 }

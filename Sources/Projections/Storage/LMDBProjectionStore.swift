@@ -122,7 +122,8 @@ final class LMDBProjectionStore: ProjectionStore {
         let time = MigratedOrder.time(of: user)
         try reorder(user.key, from: try currentTime(of: user.key), to: time, at: sequence)
         if target == nil { users[user.key] = Stamped(value: user, sequence: sequence) }
-        try write(databases.userVersions, key: ProjectionDatabases.versionKey(user.key, sequence), value: UserStateCodec.encode(user, sequence: sequence))
+        try write(
+            databases.userVersions, key: ProjectionDatabases.versionKey(user.key, sequence), value: UserStateCodec.encode(user, sequence: sequence))
         lastTouched = (user.key, time)
     }
 
@@ -159,9 +160,13 @@ final class LMDBProjectionStore: ProjectionStore {
     }
 
     func allocateUserKey() throws -> UInt64 {
-        let next = try nextKey?.value ?? committed.transaction.get(databases.state, key: ProjectionDatabases.nextUserKey).map { try BigEndian.uint64($0) } ?? 1
+        let next =
+            try nextKey?.value ?? committed.transaction.get(databases.state, key: ProjectionDatabases.nextUserKey).map { try BigEndian.uint64($0) }
+            ?? 1
         // User keys are numbered from 1 in fold order: a counter near the top is an altered copy's.
-        guard next < UInt64(Int64.max) else { throw LedgerError(.malformedRecord, "projection_state.next_user_key is \(next), beyond any fold's count") }
+        guard next < UInt64(Int64.max) else {
+            throw LedgerError(.malformedRecord, "projection_state.next_user_key is \(next), beyond any fold's count")
+        }
         // Stamped again, with the fold's last event, when the fold ends.
         nextKey = Stamped(value: next + 1, sequence: .max)
         // A new user has no version yet, so nothing to look up before its first put.

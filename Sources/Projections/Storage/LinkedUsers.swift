@@ -83,7 +83,8 @@ final class LinkCursor: LinkedUsers {
     /// User `key` as of the picture.
     private func user(_ key: UInt64) throws -> UserState? {
         guard let (found, value) = try versions.seek(atMost: ProjectionDatabases.versionKey(key, limit)),
-              try BigEndian.uint64(found) == key, !value.isEmpty else { return nil }
+            try BigEndian.uint64(found) == key, !value.isEmpty
+        else { return nil }
         return try UserStateCodec.decode(key: found, value: value)
     }
 }

@@ -18,7 +18,10 @@ enum PackedText {
     static let shortestHexRun = 16
 
     static func write(_ optional: String?, to w: inout BinaryWriter) {
-        guard var text = optional else { w.bytes.append(absent); return }
+        guard var text = optional else {
+            w.bytes.append(absent)
+            return
+        }
         text.withUTF8 { utf8 in
             if let run = longestHexRun(utf8) {
                 w.bytes.append(hexRun)
@@ -69,10 +72,13 @@ enum PackedText {
     /// decodes a sealed email per user).
     private static func base64Text(_ bytes: UnsafeRawBufferPointer) -> String {
         String(unsafeUninitializedCapacity: (bytes.count + 2) / 3 * 4) { out in
-            var i = 0, o = 0
+            var i = 0
+            var o = 0
             while i < bytes.count {
                 let left = bytes.count - i
-                let b0 = UInt32(bytes[i]), b1 = left > 1 ? UInt32(bytes[i + 1]) : 0, b2 = left > 2 ? UInt32(bytes[i + 2]) : 0
+                let b0 = UInt32(bytes[i])
+                let b1 = left > 1 ? UInt32(bytes[i + 1]) : 0
+                let b2 = left > 2 ? UInt32(bytes[i + 2]) : 0
                 let group = b0 << 16 | b1 << 8 | b2
                 out[o] = base64Digits[Int(group >> 18)]
                 out[o + 1] = base64Digits[Int(group >> 12 & 63)]
@@ -130,7 +136,8 @@ enum PackedText {
     private static func longestHexRun(_ utf8: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         guard utf8.count >= shortestHexRun else { return nil }
         return hexValues.withUnsafeBufferPointer { hex in
-            var best = 0..<0, start = 0
+            var best = 0..<0
+            var start = 0
             for i in 0...utf8.count where i == utf8.count || hex[Int(utf8[i])] == 255 {
                 let even = (i - start) & ~1
                 if even > best.count { best = start..<(start + even) }

@@ -56,9 +56,10 @@ public struct ProjectionDatabases: Sendable {
         func database(_ name: String) throws -> Database {
             try transaction.openDatabase(generation % 2 == 0 ? name : name + ".1", create: create)
         }
-        return ProjectionDatabases(userVersions: try database("user_versions"), userLinks: try database("user_links"),
-                                   migratedOrder: try database("migrated_order"), windows: try database("windows"),
-                                   state: try database(rootName), generation: generation)
+        return ProjectionDatabases(
+            userVersions: try database("user_versions"), userLinks: try database("user_links"),
+            migratedOrder: try database("migrated_order"), windows: try database("windows"),
+            state: try database(rootName), generation: generation)
     }
 
     /// The folded data, without the state: what a rebuild empties and a switch drops.

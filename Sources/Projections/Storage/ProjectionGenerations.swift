@@ -8,7 +8,9 @@ enum ProjectionGenerations {
     static func current(in transaction: ReadTransaction, root: Database) throws -> UInt64 {
         let generation = try transaction.get(root, key: ProjectionDatabases.generationKey).map { try BigEndian.uint64($0) } ?? 0
         // One more at each rebuild: a number near the top is an altered copy's, and has no next.
-        guard generation < UInt64(Int64.max) else { throw LedgerError(.malformedRecord, "projection_state.generation is \(generation), beyond any count of rebuilds") }
+        guard generation < UInt64(Int64.max) else {
+            throw LedgerError(.malformedRecord, "projection_state.generation is \(generation), beyond any count of rebuilds")
+        }
         return generation
     }
 
@@ -20,7 +22,9 @@ enum ProjectionGenerations {
 
     /// The generation a rebuild folds into: the one after the current, emptied, unless a
     /// rebuild into it was interrupted, which then continues from its own checkpoint.
-    static func beginRebuild(in transaction: WriteTransaction, root: Database, generations: (UInt64) -> ProjectionDatabases) throws -> ProjectionDatabases {
+    static func beginRebuild(
+        in transaction: WriteTransaction, root: Database, generations: (UInt64) -> ProjectionDatabases
+    ) throws -> ProjectionDatabases {
         let target = generations(try current(in: transaction, root: root) + 1)
         let pending = try transaction.get(root, key: ProjectionDatabases.rebuildingKey).map { try BigEndian.uint64($0) }
         if pending != target.generation {
@@ -35,7 +39,9 @@ enum ProjectionGenerations {
     /// into its target, which then continues from its own checkpoint.
     static func rebuildLoads(in transaction: ReadTransaction, root: Database, generations: (UInt64) -> ProjectionDatabases) throws -> Bool {
         let target = generations(try current(in: transaction, root: root) + 1)
-        guard try transaction.get(root, key: ProjectionDatabases.rebuildingKey).map({ try BigEndian.uint64($0) }) == target.generation else { return true }
+        guard try transaction.get(root, key: ProjectionDatabases.rebuildingKey).map({ try BigEndian.uint64($0) }) == target.generation else {
+            return true
+        }
         return try LMDBProjectionReader(transaction: transaction, databases: target).checkpoint() == 0
     }
 
@@ -59,13 +65,17 @@ enum ProjectionGenerations {
     /// begun by another process since then empties the generation and loads it itself.
     static func checkLoading(_ target: ProjectionDatabases, token: [UInt8], in transaction: ReadTransaction, root: Database) throws {
         guard try isRebuilding(target, in: transaction, root: root),
-              try transaction.get(root, key: ProjectionDatabases.loaderKey) == token else {
-            throw LedgerError(.takenOver, "another process began rebuilding the projections while this one loaded them; that one finishes the rebuild")
+            try transaction.get(root, key: ProjectionDatabases.loaderKey) == token
+        else {
+            throw LedgerError(
+                .takenOver, "another process began rebuilding the projections while this one loaded them; that one finishes the rebuild")
         }
     }
 
     /// Makes `target` the generation in use and empties the one it replaces, in `transaction`.
-    static func switchTo(_ target: ProjectionDatabases, in transaction: WriteTransaction, root: Database, generations: (UInt64) -> ProjectionDatabases) throws {
+    static func switchTo(
+        _ target: ProjectionDatabases, in transaction: WriteTransaction, root: Database, generations: (UInt64) -> ProjectionDatabases
+    ) throws {
         let previous = generations(try current(in: transaction, root: root))
         try transaction.put(root, key: ProjectionDatabases.generationKey, value: BigEndian.bytes(target.generation))
         for key in [ProjectionDatabases.rebuildingKey, ProjectionDatabases.loaderKey] { try transaction.delete(root, key: key) }

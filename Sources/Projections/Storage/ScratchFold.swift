@@ -1,5 +1,5 @@
-import Handoffs
 import Foundation
+import Handoffs
 import LMDB
 import Ledger
 
@@ -38,8 +38,10 @@ public final class ScratchFold {
         let room = try ScratchFold.room(for: ledger, schema: schema)
         if let space = DiskSpace(at: directory), space.available < room {
             try? FileManager.default.removeItem(atPath: directory)
-            throw LedgerError(.diskFull, "folding this ledger's log in \(directory) needs about \(DiskSpace.format(room)) free, and its disk has \(space); "
-                + "give a scratch directory (--scratch) on a disk with room")
+            throw LedgerError(
+                .diskFull,
+                "folding this ledger's log in \(directory) needs about \(DiskSpace.format(room)) free, and its disk has \(space); "
+                    + "give a scratch directory (--scratch) on a disk with room")
         }
         var options = Environment.Options(mapSize: 1 << 30, writeMap: true)
         options.durable = false
@@ -60,9 +62,11 @@ public final class ScratchFold {
     /// Folds events 1 through `head`, read by `events` (a range at a time, on a second thread
     /// while the range before is folded), `chunk` events per transaction. `progress` hears the
     /// events folded so far, and may throw to stop.
-    func fold(through head: UInt64, chunk: UInt64 = eventsPerTransaction,
-              events: @escaping @Sendable (ClosedRange<UInt64>) throws -> [RecordedEvent],
-              progress: ((UInt64) throws -> Void)? = nil) throws {
+    func fold(
+        through head: UInt64, chunk: UInt64 = eventsPerTransaction,
+        events: @escaping @Sendable (ClosedRange<UInt64>) throws -> [RecordedEvent],
+        progress: ((UInt64) throws -> Void)? = nil
+    ) throws {
         func reading(after folded: UInt64) -> BackgroundValue<Result<[RecordedEvent], Error>>? {
             guard folded < head else { return nil }
             let range = (folded + 1)...min(head, folded + chunk)

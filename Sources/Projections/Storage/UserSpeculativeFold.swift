@@ -12,8 +12,11 @@ final class UserSpeculativeFold: SpeculativeFold {
         self.projection = projection
     }
 
-    func fold(_ events: [RecordedEvent], after base: UInt64, reading transaction: ReadTransaction, into writes: inout WriteBatch) throws
-        -> (@Sendable (ReadTransaction) throws -> Bool)? {
+    func fold(
+        _ events: [RecordedEvent], after base: UInt64, reading transaction: ReadTransaction, into writes: inout WriteBatch
+    ) throws
+        -> (@Sendable (ReadTransaction) throws -> Bool)?
+    {
         let databases = try projection.databases(in: transaction)
         if let store {
             // Rebuilt meanwhile into the other generation: what this fold holds is of the old one.
@@ -24,7 +27,8 @@ final class UserSpeculativeFold: SpeculativeFold {
         let store = self.store ?? LMDBProjectionStore(databases: databases)
         self.store = store
         writes.append(try store.fold(events, reading: transaction))
-        let projection = self.projection, generation = databases.generation
+        let projection = self.projection
+        let generation = databases.generation
         return { transaction in
             let databases = try projection.databases(in: transaction)
             return try databases.generation == generation && Self.hasFolded(through: base, databases, in: transaction)

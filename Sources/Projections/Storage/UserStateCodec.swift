@@ -49,7 +49,8 @@ enum UserStateCodec {
             throw LedgerError(.malformedRecord, "users: user \(u.key) has events \(u.firstSequence) to \(u.lastSequence), numbers no ledger gives")
         }
         guard (0...maximumCount).contains(u.attempts), (0...maximumCount).contains(u.notifications) else {
-            throw LedgerError(.malformedRecord, "users: user \(u.key) counts \(u.attempts) attempts and \(u.notifications) notifications, beyond \(maximumCount)")
+            throw LedgerError(
+                .malformedRecord, "users: user \(u.key) counts \(u.attempts) attempts and \(u.notifications) notifications, beyond \(maximumCount)")
         }
         return u
     }
@@ -72,7 +73,8 @@ enum UserStateCodec {
         var via = u.migratedVia?.rawValue ?? 0
         try c.u8(&via)
         if Coder.isReading { u.migratedVia = MigrationPath(rawValue: via) }
-        var attempts = UInt64(clamping: u.attempts), notifications = UInt64(clamping: u.notifications)
+        var attempts = UInt64(clamping: u.attempts)
+        var notifications = UInt64(clamping: u.notifications)
         try c.varint(&attempts)
         try c.varint(&notifications)
         if Coder.isReading { (u.attempts, u.notifications) = (Int(clamping: attempts), Int(clamping: notifications)) }
@@ -92,7 +94,8 @@ enum UserStateCodec {
         try c.text(&errorClass)
         if Coder.isReading { u.lastErrorClass = try decodedErrorClass(errorClass) }
         try c.text(&u.lastError)
-        var keyID = u.email?.keyID, combined = u.email?.combined
+        var keyID = u.email?.keyID
+        var combined = u.email?.combined
         try c.text(&keyID)
         try c.text(&combined)
         if Coder.isReading { u.email = decodedEmail(keyID: keyID, combined: combined) }
@@ -100,7 +103,8 @@ enum UserStateCodec {
         // the one before it: the times of one event are often equal.
         var present: UInt8 = 0
         if !Coder.isReading {
-            for (bit, time) in [u.migratedAt, u.consentRevokedAt, u.accountDeletedAt, u.erasedAt, u.lastAttemptAt, u.migratedRecordedAt].enumerated() where time != nil {
+            for (bit, time) in [u.migratedAt, u.consentRevokedAt, u.accountDeletedAt, u.erasedAt, u.lastAttemptAt, u.migratedRecordedAt].enumerated()
+            where time != nil {
                 present |= 1 << bit
             }
             if u.package != nil { present |= 64 }
@@ -119,7 +123,9 @@ enum UserStateCodec {
         if present & 64 != 0 {
             try c.varint(&package)
             if Coder.isReading {
-                guard HandoffManifest.packagesAllowed.contains(Int(clamping: package)) else { throw LedgerError(.malformedRecord, "users: bad package number") }
+                guard HandoffManifest.packagesAllowed.contains(Int(clamping: package)) else {
+                    throw LedgerError(.malformedRecord, "users: bad package number")
+                }
                 u.package = Int(package)
             }
         }
@@ -129,7 +135,9 @@ enum UserStateCodec {
             try c.u8(&outcome)
             try c.time(&u.appliedAt, present: true, after: &previous)
             if Coder.isReading {
-                guard let known = ApplyOutcome(storedByte: outcome), u.appliedAt != nil else { throw LedgerError(.malformedRecord, "users: bad apply outcome") }
+                guard let known = ApplyOutcome(storedByte: outcome), u.appliedAt != nil else {
+                    throw LedgerError(.malformedRecord, "users: bad apply outcome")
+                }
                 u.applyOutcome = known
             }
         }
@@ -190,7 +198,10 @@ extension BinaryReader: FieldCoder {
     mutating func varint(_ v: inout UInt64) throws { v = try varint() }
     mutating func text(_ v: inout String?) throws { v = try PackedText.read(from: &self) }
     mutating func time(_ v: inout Timestamp?, present: Bool, after previous: inout Int64) throws {
-        guard present else { v = nil; return }
+        guard present else {
+            v = nil
+            return
+        }
         let zigzag = try varint()
         let t = previous &+ (Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
         v = try BinaryReader.checked(t, "users")

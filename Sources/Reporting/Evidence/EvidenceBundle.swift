@@ -40,14 +40,22 @@ public enum EvidenceBundle {
     /// Writes the bundle of the user `subject` names to the new directory `target`, against
     /// `checkpoint` (else the latest stored one). With `reveal` and a key store, also writes
     /// `revealed/` with sealed values opened. Reads the ledger only.
-    public static func write(subject: String, ledger: Ledger, projection: UserProjection, checkpoint: Checkpoint?, reveal: Bool, to target: String) throws -> Summary {
+    public static func write(
+        subject: String, ledger: Ledger, projection: UserProjection, checkpoint: Checkpoint?, reveal: Bool, to target: String
+    ) throws -> Summary {
         let (events, applied) = try projection.read(ledger) { snapshot, view in
-            guard let user = try snapshot.user(matching: subject) else { throw Refusal(kind: .noUser, description: "no user with identifier \"\(subject)\"") }
+            guard let user = try snapshot.user(matching: subject) else {
+                throw Refusal(kind: .noUser, description: "no user with identifier \"\(subject)\"")
+            }
             let last = try view.head().sequence
-            return (try EventQuery.history(of: user, through: last, snapshot: snapshot, view: view), try EventQuery.applyRows(of: user, through: last, snapshot: snapshot, view: view))
+            return (
+                try EventQuery.history(of: user, through: last, snapshot: snapshot, view: view),
+                try EventQuery.applyRows(of: user, through: last, snapshot: snapshot, view: view)
+            )
         }
         return try writing(to: target) { partial in
-            try writeContents(subject: subject, events: events, applied: applied, ledger: ledger, checkpoint: checkpoint, reveal: reveal, into: partial)
+            try writeContents(
+                subject: subject, events: events, applied: applied, ledger: ledger, checkpoint: checkpoint, reveal: reveal, into: partial)
         }
     }
 
@@ -55,7 +63,9 @@ public enum EvidenceBundle {
     /// `target` is never half written; refuses a `target` that exists.
     static func writing<T>(to target: String, _ body: (String) throws -> T) throws -> T {
         let fm = FileManager.default
-        guard !fm.fileExists(atPath: target) else { throw Refusal(kind: .targetExists, description: "\(target) exists; an evidence bundle goes to a new directory") }
+        guard !fm.fileExists(atPath: target) else {
+            throw Refusal(kind: .targetExists, description: "\(target) exists; an evidence bundle goes to a new directory")
+        }
         let partial = target + ".incomplete"
         if fm.fileExists(atPath: partial) { try fm.removeItem(atPath: partial) }
         try fm.createDirectory(atPath: partial, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
@@ -70,10 +80,15 @@ public enum EvidenceBundle {
     /// each proved against `checkpoint` (else the latest stored one), which must cover them all;
     /// the manifest lists the person's `applied` rows the checkpoint covers (their events name
     /// other people, so they are not in the bundle).
-    static func writeContents(subject: String, events: [RecordedEvent], applied: [UserApplyRow] = [], ledger: Ledger, checkpoint: Checkpoint?, reveal: Bool,
-                              into directory: String) throws -> Summary {
+    static func writeContents(
+        subject: String, events: [RecordedEvent], applied: [UserApplyRow] = [], ledger: Ledger, checkpoint: Checkpoint?, reveal: Bool,
+        into directory: String
+    ) throws -> Summary {
         guard let checkpoint = try checkpoint ?? ledger.latestCheckpoint() else {
-            throw Refusal(kind: .noCheckpoint, description: "no checkpoint has been signed for \(ledger.directory); run `handover checkpoint` on the ledger first, or pass --checkpoint FILE")
+            throw Refusal(
+                kind: .noCheckpoint,
+                description:
+                    "no checkpoint has been signed for \(ledger.directory); run `handover checkpoint` on the ledger first, or pass --checkpoint FILE")
         }
         let key = try ledger.verifierKey()
         guard checkpoint.isSigned(by: key.publicKey) else {
@@ -81,16 +96,25 @@ public enum EvidenceBundle {
         }
         let uncovered = events.filter { $0.sequence > checkpoint.treeSize }
         guard uncovered.isEmpty else {
-            throw Refusal(kind: .noCheckpoint, description: "\(uncovered.count) of the \(events.count) events to prove in \(ledger.directory) (from sequence \(uncovered[0].sequence)) \(uncovered.count == 1 ? "is" : "are") newer than its checkpoint of \(counted(checkpoint.treeSize, "event")); sign a newer one with `handover checkpoint`")
+            throw Refusal(
+                kind: .noCheckpoint,
+                description:
+                    "\(uncovered.count) of the \(events.count) events to prove in \(ledger.directory) (from sequence \(uncovered[0].sequence)) \(uncovered.count == 1 ? "is" : "are") newer than its checkpoint of \(counted(checkpoint.treeSize, "event")); sign a newer one with `handover checkpoint`"
+            )
         }
         for sub in ["/events", "/proofs"] + (reveal ? ["/revealed"] : []) {
-            try FileManager.default.createDirectory(atPath: directory + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            try FileManager.default.createDirectory(
+                atPath: directory + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         }
         var manifestEvents: [JSONValue] = []
         for event in events {
             let proof = try ledger.prove(event.sequence, against: checkpoint)
             guard proof.isValid else {
-                throw Refusal(kind: .doesNotHold, description: "the inclusion proof of event \(event.sequence) does not lead to the checkpoint's root: the log differs from what the checkpoint signed (run `handover verify --checkpoint`)")
+                throw Refusal(
+                    kind: .doesNotHold,
+                    description:
+                        "the inclusion proof of event \(event.sequence) does not lead to the checkpoint's root: the log differs from what the checkpoint signed (run `handover verify --checkpoint`)"
+                )
             }
             try write(proof.record, to: "\(directory)/events/\(event.sequence).json")
             try write(Array(TlogProof(proof).text.utf8), to: "\(directory)/proofs/\(event.sequence).tlog-proof")
@@ -98,10 +122,11 @@ public enum EvidenceBundle {
                 let opened = try proof.record.withUnsafeBytes { try SealedJSON.opened($0, with: ledger.sealer) }
                 try write(opened, to: "\(directory)/revealed/\(event.sequence).json", mode: 0o600)
             }
-            manifestEvents.append(.object([
-                "seq": .int(Int64(event.sequence)), "type": .string(event.type.rawValue), "recorded_at": .string(event.recordedAt.rfc3339),
-                "sha256": .string(Hex.encode(Array(SHA256.hash(data: proof.record)))),
-            ]))
+            manifestEvents.append(
+                .object([
+                    "seq": .int(Int64(event.sequence)), "type": .string(event.type.rawValue), "recorded_at": .string(event.recordedAt.rfc3339),
+                    "sha256": .string(Hex.encode(Array(SHA256.hash(data: proof.record)))),
+                ]))
         }
         try write(Array(checkpoint.text.utf8), to: directory + "/checkpoint")
         try write(Array((key.line + "\n").utf8), to: directory + "/verifier-key")

@@ -46,13 +46,16 @@ public enum EvidenceBundleCheck {
         }
         let line = Checkpoint.verifierKey(name: name, publicKey: publicKey)
         if let expectedKey, expectedKey.trimmingCharacters(in: .whitespacesAndNewlines) != line {
-            throw DoesNotHold(file: "verifier-key", reason: "is \(line), not the key given (\(expectedKey.trimmingCharacters(in: .whitespacesAndNewlines)))")
+            throw DoesNotHold(
+                file: "verifier-key", reason: "is \(line), not the key given (\(expectedKey.trimmingCharacters(in: .whitespacesAndNewlines)))")
         }
         // 2. The checkpoint.
         let checkpointText = String(decoding: try read("checkpoint"), as: UTF8.self)
         let checkpoint: Checkpoint
         do { checkpoint = try Checkpoint(parsing: checkpointText) } catch { throw DoesNotHold(file: "checkpoint", reason: "\(error)") }
-        guard checkpoint.origin == name else { throw DoesNotHold(file: "checkpoint", reason: "its origin is \(checkpoint.origin), the verifier key's name \(name)") }
+        guard checkpoint.origin == name else {
+            throw DoesNotHold(file: "checkpoint", reason: "its origin is \(checkpoint.origin), the verifier key's name \(name)")
+        }
         guard checkpoint.text == checkpointText, checkpoint.isSigned(by: publicKey) else {
             throw DoesNotHold(file: "checkpoint", reason: "its signature does not verify with \(line)")
         }
@@ -66,7 +69,9 @@ public enum EvidenceBundleCheck {
         }
         var listed: [UInt64: String] = [:]
         for entry in entries {
-            guard let object = entry.objectValue, let seq = object["seq"]?.intValue, seq > 0, let sha = object["sha256"]?.stringValue, listed[UInt64(seq)] == nil else {
+            guard let object = entry.objectValue, let seq = object["seq"]?.intValue, seq > 0, let sha = object["sha256"]?.stringValue,
+                listed[UInt64(seq)] == nil
+            else {
                 throw DoesNotHold(file: "manifest.json", reason: "an entry of events is not {seq, sha256} once per event")
             }
             listed[UInt64(seq)] = sha
@@ -74,25 +79,40 @@ public enum EvidenceBundleCheck {
         // 3 and 4. Each proof and its event.
         let events = try names(in: directory, "events", suffix: ".json")
         let proofs = try names(in: directory, "proofs", suffix: ".tlog-proof")
-        if let lone = proofs.subtracting(events).min() { throw DoesNotHold(file: "proofs/\(lone).tlog-proof", reason: "no events/\(lone).json beside it") }
-        if let lone = events.subtracting(proofs).min() { throw DoesNotHold(file: "events/\(lone).json", reason: "no proofs/\(lone).tlog-proof beside it") }
+        if let lone = proofs.subtracting(events).min() {
+            throw DoesNotHold(file: "proofs/\(lone).tlog-proof", reason: "no events/\(lone).json beside it")
+        }
+        if let lone = events.subtracting(proofs).min() {
+            throw DoesNotHold(file: "events/\(lone).json", reason: "no proofs/\(lone).tlog-proof beside it")
+        }
         var digests: [UInt64: String] = [:]
         for sequence in events.sorted() {
-            let proofFile = "proofs/\(sequence).tlog-proof", eventFile = "events/\(sequence).json"
+            let proofFile = "proofs/\(sequence).tlog-proof"
+            let eventFile = "events/\(sequence).json"
             let proof: TlogProof
             do { proof = try TlogProof(parsing: String(decoding: try read(proofFile), as: UTF8.self)) } catch let error as LedgerError {
                 throw DoesNotHold(file: proofFile, reason: error.message)
             }
-            guard proof.index == sequence - 1 else { throw DoesNotHold(file: proofFile, reason: "index \(proof.index) is not the leaf of event \(sequence) (\(sequence - 1))") }
-            guard proof.index < checkpoint.treeSize else { throw DoesNotHold(file: proofFile, reason: "index \(proof.index) is outside the checkpoint's \(checkpoint.treeSize) events") }
-            guard proof.checkpointText == checkpointText else { throw DoesNotHold(file: proofFile, reason: "the checkpoint in it differs from the bundle's") }
+            guard proof.index == sequence - 1 else {
+                throw DoesNotHold(file: proofFile, reason: "index \(proof.index) is not the leaf of event \(sequence) (\(sequence - 1))")
+            }
+            guard proof.index < checkpoint.treeSize else {
+                throw DoesNotHold(file: proofFile, reason: "index \(proof.index) is outside the checkpoint's \(checkpoint.treeSize) events")
+            }
+            guard proof.checkpointText == checkpointText else {
+                throw DoesNotHold(file: proofFile, reason: "the checkpoint in it differs from the bundle's")
+            }
             let record = Array(try read(eventFile))
             let digest = Hex.encode(Array(SHA256.hash(data: record)))
-            guard MerkleProof.verifyInclusion(leafHash: MerkleHash.leaf(record), index: proof.index, treeSize: checkpoint.treeSize, path: proof.path, root: checkpoint.rootHash) else {
+            guard
+                MerkleProof.verifyInclusion(
+                    leafHash: MerkleHash.leaf(record), index: proof.index, treeSize: checkpoint.treeSize, path: proof.path, root: checkpoint.rootHash)
+            else {
                 // Either file may be the altered one; the manifest's digest (not evidence, a
                 // guide) says which to name.
                 if listed[sequence] != digest {
-                    throw DoesNotHold(file: eventFile, reason: "its bytes do not lead to the checkpoint's root with \(proofFile): the event was altered")
+                    throw DoesNotHold(
+                        file: eventFile, reason: "its bytes do not lead to the checkpoint's root with \(proofFile): the event was altered")
                 }
                 throw DoesNotHold(file: proofFile, reason: "its path does not lead from \(eventFile) to the checkpoint's root: the proof was altered")
             }
@@ -110,7 +130,9 @@ public enum EvidenceBundleCheck {
         guard listed == digests else {
             throw DoesNotHold(file: "manifest.json", reason: "its events (sequence and SHA-256) are not the files in events/")
         }
-        return Result(origin: checkpoint.origin, treeSize: checkpoint.treeSize, verifierKey: line, sequences: digests.keys.sorted(), subject: manifest["subject"]?.stringValue)
+        return Result(
+            origin: checkpoint.origin, treeSize: checkpoint.treeSize, verifierKey: line, sequences: digests.keys.sorted(),
+            subject: manifest["subject"]?.stringValue)
     }
 
     /// The sequence numbers named by the files `NAME<suffix>` in `sub`; a name that is not a
@@ -123,7 +145,9 @@ public enum EvidenceBundleCheck {
         var sequences = Set<UInt64>()
         for file in files {
             let stem = file.hasSuffix(suffix) ? String(file.dropLast(suffix.count)) : ""
-            guard let sequence = UInt64(stem), String(sequence) == stem, sequence > 0 else { throw DoesNotHold(file: "\(sub)/\(file)", reason: "not SEQ\(suffix)") }
+            guard let sequence = UInt64(stem), String(sequence) == stem, sequence > 0 else {
+                throw DoesNotHold(file: "\(sub)/\(file)", reason: "not SEQ\(suffix)")
+            }
             sequences.insert(sequence)
         }
         return sequences

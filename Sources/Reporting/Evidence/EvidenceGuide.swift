@@ -2,172 +2,172 @@
 /// holds the two equal), so whoever receives a bundle has the rules to check it.
 enum EvidenceGuide {
     static let text = #"""
-# One person's evidence bundle (`handover evidence`)
+        # One person's evidence bundle (`handover evidence`)
 
-`handover evidence SUBJECT --ledger L --out DIR [--checkpoint FILE] [--reveal]` writes every
-event the ledger holds about one user (found by any of the user's identifiers: account ID,
-either team's `sub`, `transfer_sub`) into a new directory `DIR`, each with a proof that the
-ledger's signed checkpoint covers it. Everything in it can be checked with SHA-256, Ed25519 and
-the rules below, without Handover and without the ledger. `handover evidence verify DIR` and
-`tools/check-bundle.py DIR` are two such checks.
+        `handover evidence SUBJECT --ledger L --out DIR [--checkpoint FILE] [--reveal]` writes every
+        event the ledger holds about one user (found by any of the user's identifiers: account ID,
+        either team's `sub`, `transfer_sub`) into a new directory `DIR`, each with a proof that the
+        ledger's signed checkpoint covers it. Everything in it can be checked with SHA-256, Ed25519 and
+        the rules below, without Handover and without the ledger. `handover evidence verify DIR` and
+        `tools/check-bundle.py DIR` are two such checks.
 
-The formats are C2SP's: [signed-note](https://c2sp.org/signed-note),
-[tlog-checkpoint](https://c2sp.org/tlog-checkpoint) and
-[tlog-proof](https://c2sp.org/tlog-proof); the tree is RFC 9162's (audit-evidence.md).
+        The formats are C2SP's: [signed-note](https://c2sp.org/signed-note),
+        [tlog-checkpoint](https://c2sp.org/tlog-checkpoint) and
+        [tlog-proof](https://c2sp.org/tlog-proof); the tree is RFC 9162's (audit-evidence.md).
 
-## Files
+        ## Files
 
-```
-DIR/
-  checkpoint             the signed checkpoint the proofs lead to, verbatim (tlog-checkpoint)
-  verifier-key           the ledger's verifier key: one line name+keyid+base64, then a line feed
-  events/SEQ.json        one per event: the leaf input, exactly the bytes the log hashed
-  proofs/SEQ.tlog-proof  one per event: its inclusion proof (tlog-proof)
-  manifest.json          what the bundle holds (not authenticated: a guide, checked against the files)
-  VERIFY.md              these rules, for whoever receives the bundle
-  revealed/SEQ.json      only with --reveal: the same event with sealed values opened (not evidence)
-```
+        ```
+        DIR/
+          checkpoint             the signed checkpoint the proofs lead to, verbatim (tlog-checkpoint)
+          verifier-key           the ledger's verifier key: one line name+keyid+base64, then a line feed
+          events/SEQ.json        one per event: the leaf input, exactly the bytes the log hashed
+          proofs/SEQ.tlog-proof  one per event: its inclusion proof (tlog-proof)
+          manifest.json          what the bundle holds (not authenticated: a guide, checked against the files)
+          VERIFY.md              these rules, for whoever receives the bundle
+          revealed/SEQ.json      only with --reveal: the same event with sealed values opened (not evidence)
+        ```
 
-`SEQ` is the event's sequence number in decimal, no leading zeros. Every file in `events/` has
-exactly one file in `proofs/` of the same `SEQ`, and the other way round.
+        `SEQ` is the event's sequence number in decimal, no leading zeros. Every file in `events/` has
+        exactly one file in `proofs/` of the same `SEQ`, and the other way round.
 
-"About one user" means the events whose envelope names one of the user's identifiers. A team B
-ledger's "handoff rows received" events name nobody in their envelope: each holds up to 1,000
-users' rows, and one person's bundle must not disclose the others'. A bundle therefore never
-carries them. That the person was handed over is shown by team A's side instead: a two-sided
-bundle (below) holds A's "transfer ID generated" with the package that listed it, A's signed
-manifest, and B's "handoff received" of that manifest. A proof of one row against the manifest
-alone would need a Merkle root over the rows in the manifest; manifests do not carry one, so no
-package allows it.
+        "About one user" means the events whose envelope names one of the user's identifiers. A team B
+        ledger's "handoff rows received" events name nobody in their envelope: each holds up to 1,000
+        users' rows, and one person's bundle must not disclose the others'. A bundle therefore never
+        carries them. That the person was handed over is shown by team A's side instead: a two-sided
+        bundle (below) holds A's "transfer ID generated" with the package that listed it, A's signed
+        manifest, and B's "handoff received" of that manifest. A proof of one row against the manifest
+        alone would need a Merkle root over the rows in the manifest; manifests do not carry one, so no
+        package allows it.
 
-## `events/SEQ.json`
+        ## `events/SEQ.json`
 
-The event's canonical JSON exactly as recorded (ledger-format.md): the bytes after the 32-byte
-chain hash in the `log` database. Its `seq` field equals `SEQ`. Personal data in it stays
-sealed (`{"kid": ..., "ct": ...}`, AES-256-GCM under a per-user key the bundle never holds),
-so a bundle can be handed on without disclosing an address; for an erased user the key no
-longer exists anywhere. The file's SHA-256 leaf hash is `SHA-256(0x00 ‖ file bytes)`.
+        The event's canonical JSON exactly as recorded (ledger-format.md): the bytes after the 32-byte
+        chain hash in the `log` database. Its `seq` field equals `SEQ`. Personal data in it stays
+        sealed (`{"kid": ..., "ct": ...}`, AES-256-GCM under a per-user key the bundle never holds),
+        so a bundle can be handed on without disclosing an address; for an erased user the key no
+        longer exists anywhere. The file's SHA-256 leaf hash is `SHA-256(0x00 ‖ file bytes)`.
 
-## `proofs/SEQ.tlog-proof`
+        ## `proofs/SEQ.tlog-proof`
 
-A C2SP tlog-proof, lines separated by U+000A:
+        A C2SP tlog-proof, lines separated by U+000A:
 
-```
-c2sp.org/tlog-proof@v1
-index <SEQ - 1>
-<base64 of a 32-byte hash>        (zero or more lines: the RFC 6962/9162 audit path,
-...                                from the leaf's sibling up to the root's child)
+        ```
+        c2sp.org/tlog-proof@v1
+        index <SEQ - 1>
+        <base64 of a 32-byte hash>        (zero or more lines: the RFC 6962/9162 audit path,
+        ...                                from the leaf's sibling up to the root's child)
 
-<the checkpoint, verbatim: the same bytes as DIR/checkpoint>
-```
+        <the checkpoint, verbatim: the same bytes as DIR/checkpoint>
+        ```
 
-There is no `extra` line. The index is the zero-based leaf index, `SEQ - 1`.
+        There is no `extra` line. The index is the zero-based leaf index, `SEQ - 1`.
 
-## `checkpoint` and `verifier-key`
+        ## `checkpoint` and `verifier-key`
 
-`checkpoint` is a signed note (audit-evidence.md): body lines origin, tree size (decimal), root
-hash (base64), then an empty line and signature lines `— <name> <base64(key ID ‖ signature)>`.
-`verifier-key` is `<name>+<key ID, 8 hex digits>+<base64(0x01 ‖ 32-byte Ed25519 public key)>`.
-The key name is the log's origin (`handover/<team ID>/<ledger ID>`).
+        `checkpoint` is a signed note (audit-evidence.md): body lines origin, tree size (decimal), root
+        hash (base64), then an empty line and signature lines `— <name> <base64(key ID ‖ signature)>`.
+        `verifier-key` is `<name>+<key ID, 8 hex digits>+<base64(0x01 ‖ 32-byte Ed25519 public key)>`.
+        The key name is the log's origin (`handover/<team ID>/<ledger ID>`).
 
-## `manifest.json`
+        ## `manifest.json`
 
-One JSON object:
+        One JSON object:
 
-| field | meaning |
-|---|---|
-| `format` | `handover-evidence/1` |
-| `subject` | the identifier asked for, as given |
-| `origin` | the log's origin (the checkpoint's first line) |
-| `tree_size` | the checkpoint's tree size |
-| `events` | array, ascending by `seq`: `{"seq", "type", "recorded_at", "sha256"}` where `sha256` is the hex SHA-256 of `events/SEQ.json` |
-| `revealed` | true when `revealed/` was written |
-| `apply` | only for a team B user whose account `apply` acted on: array, ascending by `seq`, one object per apply batch, `{"seq", "recorded_at", "run", "batch", "undo", "outcome", "intent_seq", "old_value", "new_value"}` (the last three absent when the intent cannot be found; a value null for SQL NULL) |
+        | field | meaning |
+        |---|---|
+        | `format` | `handover-evidence/1` |
+        | `subject` | the identifier asked for, as given |
+        | `origin` | the log's origin (the checkpoint's first line) |
+        | `tree_size` | the checkpoint's tree size |
+        | `events` | array, ascending by `seq`: `{"seq", "type", "recorded_at", "sha256"}` where `sha256` is the hex SHA-256 of `events/SEQ.json` |
+        | `revealed` | true when `revealed/` was written |
+        | `apply` | only for a team B user whose account `apply` acted on: array, ascending by `seq`, one object per apply batch, `{"seq", "recorded_at", "run", "batch", "undo", "outcome", "intent_seq", "old_value", "new_value"}` (the last three absent when the intent cannot be found; a value null for SQL NULL) |
 
-`apply` is the person's part of "apply settled" (`seq`) and "apply intended" (`intent_seq`)
-events, which hold a whole batch's accounts and so, like "handoff rows received", are not in
-the bundle: it is a statement of what the ledger holds, not evidence. Whoever holds the ledger
-(or its keyless copy) checks it with `handover query user SUBJECT`, whose history lists the
-same rows, and `handover verify`.
+        `apply` is the person's part of "apply settled" (`seq`) and "apply intended" (`intent_seq`)
+        events, which hold a whole batch's accounts and so, like "handoff rows received", are not in
+        the bundle: it is a statement of what the ledger holds, not evidence. Whoever holds the ledger
+        (or its keyless copy) checks it with `handover query user SUBJECT`, whose history lists the
+        same rows, and `handover verify`.
 
-## Checking a bundle
+        ## Checking a bundle
 
-1. `verifier-key`: three fields split at the first two `+`; the third decodes to 33 bytes
-   starting 0x01; the key ID (second field, hex) equals the first 4 bytes of
-   `SHA-256(name ‖ 0x0A ‖ 0x01 ‖ public key)`. Compare the whole line with the one the team gave
-   you out of band: a key read from the bundle only proves the bundle agrees with itself.
-2. `checkpoint`: split at the first `\n\n` into body and signatures. Its first body line
-   (origin) equals the key's name. A signature line names the key and carries the key ID;
-   Ed25519 verifies its signature over the body bytes, including the body's final line feed.
-   The second line is the tree size N, the third the base64 of the 32-byte root hash.
-3. For each `proofs/SEQ.tlog-proof`: the first line is `c2sp.org/tlog-proof@v1`; then
-   `index I` with `I = SEQ - 1` and `I < N`; then the hash lines; then an empty line; the rest
-   equals `checkpoint` byte for byte.
-4. For each `events/SEQ.json`: its leaf hash with the proof's path leads to the checkpoint's
-   root (RFC 9162 section 2.1.3.2, with `fn = I`, `sn = N - 1`), and its JSON `seq` is `SEQ`.
-5. `manifest.json` lists exactly the events present, each with its file's SHA-256.
+        1. `verifier-key`: three fields split at the first two `+`; the third decodes to 33 bytes
+           starting 0x01; the key ID (second field, hex) equals the first 4 bytes of
+           `SHA-256(name ‖ 0x0A ‖ 0x01 ‖ public key)`. Compare the whole line with the one the team gave
+           you out of band: a key read from the bundle only proves the bundle agrees with itself.
+        2. `checkpoint`: split at the first `\n\n` into body and signatures. Its first body line
+           (origin) equals the key's name. A signature line names the key and carries the key ID;
+           Ed25519 verifies its signature over the body bytes, including the body's final line feed.
+           The second line is the tree size N, the third the base64 of the 32-byte root hash.
+        3. For each `proofs/SEQ.tlog-proof`: the first line is `c2sp.org/tlog-proof@v1`; then
+           `index I` with `I = SEQ - 1` and `I < N`; then the hash lines; then an empty line; the rest
+           equals `checkpoint` byte for byte.
+        4. For each `events/SEQ.json`: its leaf hash with the proof's path leads to the checkpoint's
+           root (RFC 9162 section 2.1.3.2, with `fn = I`, `sn = N - 1`), and its JSON `seq` is `SEQ`.
+        5. `manifest.json` lists exactly the events present, each with its file's SHA-256.
 
-A failure names the file. Any changed byte in an event, a proof, the checkpoint or the key
-fails one of these steps.
+        A failure names the file. Any changed byte in an event, a proof, the checkpoint or the key
+        fails one of these steps.
 
-# Both halves: one person's evidence from both teams' ledgers
+        # Both halves: one person's evidence from both teams' ledgers
 
-`handover evidence SUBJECT --ledger B --sender A --out DIR [--reveal]` writes one bundle from
-team B's ledger (the recipient's) and team A's (the sender's) about the person `SUBJECT` names
-in either (account ID, either `sub`, `transfer_sub`), joined by the `transfer_sub`. It reads
-both ledgers only. Each ledger needs a signed checkpoint covering the events written
-(`handover checkpoint`).
+        `handover evidence SUBJECT --ledger B --sender A --out DIR [--reveal]` writes one bundle from
+        team B's ledger (the recipient's) and team A's (the sender's) about the person `SUBJECT` names
+        in either (account ID, either `sub`, `transfer_sub`), joined by the `transfer_sub`. It reads
+        both ledgers only. Each ledger needs a signed checkpoint covering the events written
+        (`handover checkpoint`).
 
-```
-DIR/
-  recipient/                a bundle of team B's ledger, as above ("Files")
-  sender/                   a bundle of team A's ledger, as above
-  handoff/N/manifest.txt    package N's signed manifest (audit-evidence.md, "Handoff package"),
-                            exactly as team B received it
-  handoff/N/cosigned-checkpoint.txt
-                            package N's checkpoint with team A's signature line and team B's
-                            C2SP cosignature (audit-evidence.md, "Handoff receipt"), when team A
-                            recorded the receipt
-  manifest.json             {"format": "handover-evidence-two-sided/1", "subject", "transfer_sub",
-                             "packages": [{"package", "manifest_sha256", "acknowledged"}]}
-  VERIFY.md                 this document
-```
+        ```
+        DIR/
+          recipient/                a bundle of team B's ledger, as above ("Files")
+          sender/                   a bundle of team A's ledger, as above
+          handoff/N/manifest.txt    package N's signed manifest (audit-evidence.md, "Handoff package"),
+                                    exactly as team B received it
+          handoff/N/cosigned-checkpoint.txt
+                                    package N's checkpoint with team A's signature line and team B's
+                                    C2SP cosignature (audit-evidence.md, "Handoff receipt"), when team A
+                                    recorded the receipt
+          manifest.json             {"format": "handover-evidence-two-sided/1", "subject", "transfer_sub",
+                                     "packages": [{"package", "manifest_sha256", "acknowledged"}]}
+          VERIFY.md                 this document
+        ```
 
-`sender/` holds team A's events about the person (its "transfer ID generated" among them) and,
-for each package `N` that listed that generation, A's "handoff issued" and, once A confirmed the
-receipt, "handoff acknowledged". `recipient/` holds team B's events about the person and B's
-"handoff received" of each such package. The two sub-bundles' `manifest.json` files name the
-`transfer_sub` as their `subject`.
+        `sender/` holds team A's events about the person (its "transfer ID generated" among them) and,
+        for each package `N` that listed that generation, A's "handoff issued" and, once A confirmed the
+        receipt, "handoff acknowledged". `recipient/` holds team B's events about the person and B's
+        "handoff received" of each such package. The two sub-bundles' `manifest.json` files name the
+        `transfer_sub` as their `subject`.
 
-## Checking a two-sided bundle
+        ## Checking a two-sided bundle
 
-1. `sender/` and `recipient/` each hold, by the rules above ("Checking a bundle"). Compare each
-   `verifier-key` with the key its team gave out of band.
-2. `manifest.json` lists each package `N` with a `handoff/N/` directory, and no other.
-3. For each package `N`, with `I` the "handoff issued" event in `sender/events/` whose body's
-   `package` is `N` and whose `manifest_sha256` is the listed one, and `R` the "handoff received"
-   in `recipient/events/` with the same `package` and `manifest_sha256`:
-   1. `SHA-256(handoff/N/manifest.txt)` is that `manifest_sha256`, and `R`'s body `manifest` is
-      the file's text;
-   2. the manifest is a signed note signed by `sender/verifier-key` (its last empty line separates
-      the text from the signature line; key ID type 0x01), its `package` line is `N`, its
-      `target` is the team in `recipient/`'s origin (`handover/<team>/...`), and its embedded
-      checkpoint is the one `I`'s and `R`'s body `checkpoint` give, field for field;
-   3. the person's "transfer ID generated" event in `sender/events/` (its `identifiers.transfer_sub`
-      is the bundle's `transfer_sub`) has a `seq` above `I`'s `previous_tree_size` and at most
-      the checkpoint's `tree_size`: the package listed it;
-   4. when "acknowledged" is true: `handoff/N/cosigned-checkpoint.txt` is the checkpoint's body,
-      an empty line, the checkpoint's own signature line, and one more line that is a C2SP
-      Ed25519 cosignature (type 0x04) verifying with the public key of `recipient/verifier-key`
-      under its name; A's "handoff acknowledged" event in `sender/events/` for `N` carries that
-      line's base64 as `cosignature` and `R`'s `seq` as `recipient_seq`.
+        1. `sender/` and `recipient/` each hold, by the rules above ("Checking a bundle"). Compare each
+           `verifier-key` with the key its team gave out of band.
+        2. `manifest.json` lists each package `N` with a `handoff/N/` directory, and no other.
+        3. For each package `N`, with `I` the "handoff issued" event in `sender/events/` whose body's
+           `package` is `N` and whose `manifest_sha256` is the listed one, and `R` the "handoff received"
+           in `recipient/events/` with the same `package` and `manifest_sha256`:
+           1. `SHA-256(handoff/N/manifest.txt)` is that `manifest_sha256`, and `R`'s body `manifest` is
+              the file's text;
+           2. the manifest is a signed note signed by `sender/verifier-key` (its last empty line separates
+              the text from the signature line; key ID type 0x01), its `package` line is `N`, its
+              `target` is the team in `recipient/`'s origin (`handover/<team>/...`), and its embedded
+              checkpoint is the one `I`'s and `R`'s body `checkpoint` give, field for field;
+           3. the person's "transfer ID generated" event in `sender/events/` (its `identifiers.transfer_sub`
+              is the bundle's `transfer_sub`) has a `seq` above `I`'s `previous_tree_size` and at most
+              the checkpoint's `tree_size`: the package listed it;
+           4. when "acknowledged" is true: `handoff/N/cosigned-checkpoint.txt` is the checkpoint's body,
+              an empty line, the checkpoint's own signature line, and one more line that is a C2SP
+              Ed25519 cosignature (type 0x04) verifying with the public key of `recipient/verifier-key`
+              under its name; A's "handoff acknowledged" event in `sender/events/` for `N` carries that
+              line's base64 as `cosignature` and `R`'s `seq` as `recipient_seq`.
 
-Which events are about the person is each ledger's own statement (its projection of who is who);
-the checks prove each event is, byte for byte, in its team's signed log, and that the two logs'
-handoff events and the signed manifest and cosignature between them agree.
+        Which events are about the person is each ledger's own statement (its projection of who is who);
+        the checks prove each event is, byte for byte, in its team's signed log, and that the two logs'
+        handoff events and the signed manifest and cosignature between them agree.
 
-A failure names the file. Any changed byte in an event, a proof, a checkpoint, a key, the
-manifest or the cosigned checkpoint fails one of these steps.
+        A failure names the file. Any changed byte in an event, a proof, a checkpoint, a key, the
+        manifest or the cosigned checkpoint fails one of these steps.
 
-"""#
+        """#
 }

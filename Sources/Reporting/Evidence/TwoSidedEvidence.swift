@@ -56,20 +56,26 @@ public enum TwoSidedEvidence {
         let received = try recipient.ledger.read { try $0.handoffsReceived() }
         let packages: [Package] = issued.compactMap { sequence, body in
             guard let generated, body.targetTeam.utf8.elementsEqual(team.utf8),
-                  generated > UInt64(body.previousTreeSize), generated <= UInt64(body.checkpoint.treeSize) else { return nil }
+                generated > UInt64(body.previousTreeSize), generated <= UInt64(body.checkpoint.treeSize)
+            else { return nil }
             let digest = body.manifestSHA256.utf8
-            return Package(issued: body, issuedSequence: sequence,
-                           received: received.first { $0.body.manifestSHA256.utf8.elementsEqual(digest) }.map { ($0.body, $0.sequence) },
-                           acknowledged: acknowledged.first { $0.body.manifestSHA256.utf8.elementsEqual(digest) }.map { ($0.body, $0.sequence) })
+            return Package(
+                issued: body, issuedSequence: sequence,
+                received: received.first { $0.body.manifestSHA256.utf8.elementsEqual(digest) }.map { ($0.body, $0.sequence) },
+                acknowledged: acknowledged.first { $0.body.manifestSHA256.utf8.elementsEqual(digest) }.map { ($0.body, $0.sequence) })
         }
         let (recipientEvents, recipientApplied) = try history(of: id, on: recipient)
-        let senderAll = try events(senderEvents.map(\.sequence) + packages.flatMap { [$0.issuedSequence] + ($0.acknowledged.map { [$0.sequence] } ?? []) }, in: sender.ledger)
+        let senderAll = try events(
+            senderEvents.map(\.sequence) + packages.flatMap { [$0.issuedSequence] + ($0.acknowledged.map { [$0.sequence] } ?? []) }, in: sender.ledger
+        )
         let recipientAll = try events(recipientEvents.map(\.sequence) + packages.compactMap { $0.received?.sequence }, in: recipient.ledger)
 
         return try EvidenceBundle.writing(to: target) { partial in
-            let a = try EvidenceBundle.writeContents(subject: transferSub, events: senderAll, ledger: sender.ledger, checkpoint: nil, reveal: reveal, into: partial + "/sender")
-            let b = try EvidenceBundle.writeContents(subject: transferSub, events: recipientAll, applied: recipientApplied, ledger: recipient.ledger, checkpoint: nil,
-                                                     reveal: reveal, into: partial + "/recipient")
+            let a = try EvidenceBundle.writeContents(
+                subject: transferSub, events: senderAll, ledger: sender.ledger, checkpoint: nil, reveal: reveal, into: partial + "/sender")
+            let b = try EvidenceBundle.writeContents(
+                subject: transferSub, events: recipientAll, applied: recipientApplied, ledger: recipient.ledger, checkpoint: nil,
+                reveal: reveal, into: partial + "/recipient")
             var listed: [JSONValue] = []
             for package in packages {
                 guard let received = package.received else { continue }
@@ -77,17 +83,24 @@ public enum TwoSidedEvidence {
                 try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
                 try EvidenceBundle.write(Array(received.body.manifest.utf8), to: dir + "/manifest.txt")
                 if let acknowledged = package.acknowledged {
-                    try EvidenceBundle.write(Array(try cosigned(package.issued.checkpoint, acknowledged.body).utf8),
-                                             to: dir + "/cosigned-checkpoint.txt")
+                    try EvidenceBundle.write(
+                        Array(try cosigned(package.issued.checkpoint, acknowledged.body).utf8),
+                        to: dir + "/cosigned-checkpoint.txt")
                 }
-                listed.append(.object(["package": .int(Int64(package.issued.package)), "manifest_sha256": .string(package.issued.manifestSHA256),
-                                       "acknowledged": .bool(package.acknowledged != nil)]))
+                listed.append(
+                    .object([
+                        "package": .int(Int64(package.issued.package)), "manifest_sha256": .string(package.issued.manifestSHA256),
+                        "acknowledged": .bool(package.acknowledged != nil),
+                    ]))
             }
-            let manifest = JSONValue.object(["format": .string(format), "subject": .string(subject), "transfer_sub": .string(transferSub), "packages": .array(listed)])
+            let manifest = JSONValue.object([
+                "format": .string(format), "subject": .string(subject), "transfer_sub": .string(transferSub), "packages": .array(listed),
+            ])
             try EvidenceBundle.write(manifest.canonicalBytes + [0x0A], to: partial + "/manifest.json")
             try EvidenceBundle.write(Array(EvidenceGuide.text.utf8), to: partial + "/VERIFY.md")
-            return Summary(transferSub: transferSub, sender: a, recipient: b,
-                           packages: packages.filter { $0.received != nil }.map { ($0.issued.package, $0.acknowledged != nil) })
+            return Summary(
+                transferSub: transferSub, sender: a, recipient: b,
+                packages: packages.filter { $0.received != nil }.map { ($0.issued.package, $0.acknowledged != nil) })
         }
     }
 
@@ -97,7 +110,10 @@ public enum TwoSidedEvidence {
         try side.projection.read(side.ledger) { snapshot, view in
             guard let user = try snapshot.user(with: id) else { return ([], []) }
             let last = try view.head().sequence
-            return (try EventQuery.history(of: user, through: last, snapshot: snapshot, view: view), try EventQuery.applyRows(of: user, through: last, snapshot: snapshot, view: view))
+            return (
+                try EventQuery.history(of: user, through: last, snapshot: snapshot, view: view),
+                try EventQuery.applyRows(of: user, through: last, snapshot: snapshot, view: view)
+            )
         }
     }
 
@@ -114,7 +130,8 @@ public enum TwoSidedEvidence {
             throw LedgerError(.malformedRecord, "the recorded cosignature of package \(acknowledged.package) is not base64")
         }
         let own = SignedNote.Signature(name: checkpoint.origin, keyID: checkpoint.keyID, bytes: checkpoint.signature)
-        let theirs = SignedNote.Signature(name: acknowledged.recipientCheckpoint.origin, keyID: Array(blob.prefix(4)), bytes: Array(blob.dropFirst(4)))
+        let theirs = SignedNote.Signature(
+            name: acknowledged.recipientCheckpoint.origin, keyID: Array(blob.prefix(4)), bytes: Array(blob.dropFirst(4)))
         return SignedNote(text: checkpoint.body, signatures: [own, theirs]).serialized
     }
 }

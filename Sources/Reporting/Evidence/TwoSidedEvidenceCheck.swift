@@ -16,8 +16,10 @@ public enum TwoSidedEvidenceCheck {
 
     /// Whether `directory` holds a two-sided bundle (its manifest says so).
     public static func isTwoSided(_ directory: String) -> Bool {
-        guard let bytes = try? FileBytes.read(directory + "/manifest.json", limit: EvidenceBundleCheck.maximumFileBytes), // absent or unreadable: not this kind
-              let manifest = try? JSONValue.parseObject(untrusted: bytes) else { return false }
+        // An absent or unreadable manifest: not this kind of bundle.
+        guard let bytes = try? FileBytes.read(directory + "/manifest.json", limit: EvidenceBundleCheck.maximumFileBytes),
+            let manifest = try? JSONValue.parseObject(untrusted: bytes)
+        else { return false }
         return manifest["format"]?.stringValue == TwoSidedEvidence.format
     }
 
@@ -29,53 +31,79 @@ public enum TwoSidedEvidenceCheck {
                 throw DoesNotHold(file: name + "/" + failure.file, reason: failure.reason)
             }
         }
-        let sender = try side("sender", senderKey), recipient = try side("recipient", recipientKey)
+        let sender = try side("sender", senderKey)
+        let recipient = try side("recipient", recipientKey)
         func read(_ name: String) throws -> [UInt8] {
-            do { return try FileBytes.read(directory + "/" + name, limit: EvidenceBundleCheck.maximumFileBytes) } catch { throw DoesNotHold(file: name, reason: "missing or unreadable") }
+            do { return try FileBytes.read(directory + "/" + name, limit: EvidenceBundleCheck.maximumFileBytes) } catch {
+                throw DoesNotHold(file: name, reason: "missing or unreadable")
+            }
         }
         let manifest: [String: JSONValue]
         do { manifest = try JSONValue.parseObject(untrusted: try read("manifest.json")) } catch let failure as DoesNotHold { throw failure } catch {
             throw DoesNotHold(file: "manifest.json", reason: "not a \(TwoSidedEvidence.format) manifest (\(error))")
         }
         guard manifest["format"]?.stringValue == TwoSidedEvidence.format, let transferSub = manifest["transfer_sub"]?.stringValue,
-              let entries = manifest["packages"]?.arrayValue else {
+            let entries = manifest["packages"]?.arrayValue
+        else {
             throw DoesNotHold(file: "manifest.json", reason: "not a \(TwoSidedEvidence.format) manifest")
         }
         for (side, result) in [("sender", sender), ("recipient", recipient)] where result.subject != transferSub {
             throw DoesNotHold(file: side + "/manifest.json", reason: "its subject is not the bundle's transfer_sub \(transferSub)")
         }
-        let senderEvents = try events(in: directory, "sender", sender.sequences), recipientEvents = try events(in: directory, "recipient", recipient.sequences)
+        let senderEvents = try events(in: directory, "sender", sender.sequences)
+        let recipientEvents = try events(in: directory, "recipient", recipient.sequences)
         // Every event of either side that names a transfer_sub names the person's.
         for (side, list) in [("sender", senderEvents), ("recipient", recipientEvents)] {
             if let other = list.first(where: { $0.identifiers.transferSub.map { !$0.utf8.elementsEqual(transferSub.utf8) } ?? false }) {
-                throw DoesNotHold(file: "\(side)/events/\(other.sequence).json", reason: "it is about another transfer_sub than the bundle's \(transferSub)")
+                throw DoesNotHold(
+                    file: "\(side)/events/\(other.sequence).json", reason: "it is about another transfer_sub than the bundle's \(transferSub)")
             }
         }
-        let senderKeyParts = try key(of: sender, "sender"), recipientKeyParts = try key(of: recipient, "recipient")
+        let senderKeyParts = try key(of: sender, "sender")
+        let recipientKeyParts = try key(of: recipient, "recipient")
         var listed: [Int] = []
         for entry in entries {
             guard let number = entry["package"]?.intValue.map(Int.init), let digest = entry["manifest_sha256"]?.stringValue,
-                  let acknowledged = entry["acknowledged"]?.boolValue, !listed.contains(number) else {
-                throw DoesNotHold(file: "manifest.json", reason: "an entry of packages is not {package, manifest_sha256, acknowledged} once per package")
+                let acknowledged = entry["acknowledged"]?.boolValue, !listed.contains(number)
+            else {
+                throw DoesNotHold(
+                    file: "manifest.json", reason: "an entry of packages is not {package, manifest_sha256, acknowledged} once per package")
             }
             listed.append(number)
             let dir = "handoff/\(number)"
             // 3.1: the manifest file, its digest, and the received event's copy of it.
             let manifestBytes = try read(dir + "/manifest.txt")
-            guard Hex.encode(SHA256.hash(data: manifestBytes)) == digest else { throw DoesNotHold(file: dir + "/manifest.txt", reason: "its SHA-256 is not the listed manifest_sha256") }
-            guard let issued = senderEvents.lazy.compactMap({ e -> (HandoffIssued, UInt64)? in
-                if case .handoffIssued(let b) = e.body, b.package == number, b.manifestSHA256 == digest { return (b, e.sequence) } else { return nil } }).first else {
+            guard Hex.encode(SHA256.hash(data: manifestBytes)) == digest else {
+                throw DoesNotHold(file: dir + "/manifest.txt", reason: "its SHA-256 is not the listed manifest_sha256")
+            }
+            guard
+                let issued = senderEvents.lazy.compactMap({ e -> (HandoffIssued, UInt64)? in
+                    if case .handoffIssued(let b) = e.body, b.package == number, b.manifestSHA256 == digest {
+                        return (b, e.sequence)
+                    } else {
+                        return nil
+                    }
+                }).first
+            else {
                 throw DoesNotHold(file: "sender/events", reason: "no \"handoff issued\" of package \(number) with manifest \(digest)")
             }
-            guard let received = recipientEvents.lazy.compactMap({ e -> (HandoffReceived, UInt64)? in
-                if case .handoffReceived(let b) = e.body, b.package == number, b.manifestSHA256 == digest { return (b, e.sequence) } else { return nil } }).first else {
+            guard
+                let received = recipientEvents.lazy.compactMap({ e -> (HandoffReceived, UInt64)? in
+                    if case .handoffReceived(let b) = e.body, b.package == number, b.manifestSHA256 == digest {
+                        return (b, e.sequence)
+                    } else {
+                        return nil
+                    }
+                }).first
+            else {
                 throw DoesNotHold(file: "recipient/events", reason: "no \"handoff received\" of package \(number) with manifest \(digest)")
             }
             guard received.0.manifest.utf8.elementsEqual(manifestBytes) else {
                 throw DoesNotHold(file: dir + "/manifest.txt", reason: "it is not the manifest recipient/events/\(received.1).json holds")
             }
             // 3.2: signed by the sender's key, for the recipient's team, holding the events' checkpoint.
-            let note: SignedNote, body: HandoffManifest
+            let note: SignedNote
+            let body: HandoffManifest
             do {
                 note = try SignedNote(parsing: manifestBytes)
                 body = try HandoffManifest(text: note.text)
@@ -84,41 +112,59 @@ public enum TwoSidedEvidenceCheck {
                 throw DoesNotHold(file: dir + "/manifest.txt", reason: "its signature does not verify with sender/verifier-key")
             }
             guard body.package == number, recipientKeyParts.name.utf8.starts(with: "handover/\(body.targetTeam)/".utf8),
-                  UInt64(exactly: issued.0.previousTreeSize) == body.previousTreeSize else {
+                UInt64(exactly: issued.0.previousTreeSize) == body.previousTreeSize
+            else {
                 throw DoesNotHold(file: dir + "/manifest.txt", reason: "it is not package \(number) for the recipient's team")
             }
             let checkpoint = body.checkpoint.text
-            for (file, fields) in [("sender/events/\(issued.1).json", issued.0.checkpoint), ("recipient/events/\(received.1).json", received.0.checkpoint)] {
-                guard (try? fields.checkpoint().text).map({ $0.utf8.elementsEqual(checkpoint.utf8) }) == true else { // unreadable fields: not this checkpoint
+            for (file, fields) in [
+                ("sender/events/\(issued.1).json", issued.0.checkpoint), ("recipient/events/\(received.1).json", received.0.checkpoint),
+            ] {
+                // Unreadable fields: not this checkpoint.
+                guard (try? fields.checkpoint().text).map({ $0.utf8.elementsEqual(checkpoint.utf8) }) == true else {
                     throw DoesNotHold(file: file, reason: "its checkpoint is not the one manifest \(dir)/manifest.txt holds")
                 }
             }
             // 3.3: the person's generation lies in the package's events.
-            guard senderEvents.contains(where: { $0.type == .transferIDGenerated && $0.identifiers.transferSub == transferSub
-                    && $0.sequence > body.previousTreeSize && $0.sequence <= body.checkpoint.treeSize }) else {
+            guard
+                senderEvents.contains(where: {
+                    $0.type == .transferIDGenerated && $0.identifiers.transferSub == transferSub
+                        && $0.sequence > body.previousTreeSize && $0.sequence <= body.checkpoint.treeSize
+                })
+            else {
                 throw DoesNotHold(file: "sender/events", reason: "no \"transfer ID generated\" of \(transferSub) among package \(number)'s events")
             }
             // 3.4: the recipient's cosignature, as the sender recorded it.
             guard acknowledged else { continue }
             let cosignedBytes = try read(dir + "/cosigned-checkpoint.txt")
             let cosigned: SignedNote
-            do { cosigned = try SignedNote(parsing: cosignedBytes) } catch { throw DoesNotHold(file: dir + "/cosigned-checkpoint.txt", reason: ErrorText.describing(error)) }
+            do { cosigned = try SignedNote(parsing: cosignedBytes) } catch {
+                throw DoesNotHold(file: dir + "/cosigned-checkpoint.txt", reason: ErrorText.describing(error))
+            }
             let own = SignedNote.Signature(name: body.checkpoint.origin, keyID: body.checkpoint.keyID, bytes: body.checkpoint.signature)
             guard cosigned.text.utf8.elementsEqual(body.checkpoint.body.utf8), cosigned.signatures.count == 2, cosigned.signatures[0] == own,
-                  let (_, line) = Cosignature.verified(in: cosigned, name: recipientKeyParts.name, publicKey: recipientKeyParts.key), line == cosigned.signatures[1] else {
-                throw DoesNotHold(file: dir + "/cosigned-checkpoint.txt", reason: "it is not package \(number)'s checkpoint cosigned by recipient/verifier-key")
+                let (_, line) = Cosignature.verified(in: cosigned, name: recipientKeyParts.name, publicKey: recipientKeyParts.key),
+                line == cosigned.signatures[1]
+            else {
+                throw DoesNotHold(
+                    file: dir + "/cosigned-checkpoint.txt", reason: "it is not package \(number)'s checkpoint cosigned by recipient/verifier-key")
             }
-            guard senderEvents.contains(where: { e in
-                guard case .handoffAcknowledged(let a) = e.body else { return false }
-                return a.package == number && a.manifestSHA256 == digest && a.recipientSequence == Int(received.1)
-                    && a.cosignature == Data(line.keyID + line.bytes).base64EncodedString()
-            }) else {
-                throw DoesNotHold(file: "sender/events", reason: "no \"handoff acknowledged\" of package \(number) with that cosignature and recipient event \(received.1)")
+            guard
+                senderEvents.contains(where: { e in
+                    guard case .handoffAcknowledged(let a) = e.body else { return false }
+                    return a.package == number && a.manifestSHA256 == digest && a.recipientSequence == Int(received.1)
+                        && a.cosignature == Data(line.keyID + line.bytes).base64EncodedString()
+                })
+            else {
+                throw DoesNotHold(
+                    file: "sender/events",
+                    reason: "no \"handoff acknowledged\" of package \(number) with that cosignature and recipient event \(received.1)")
             }
         }
-        let present = Set((try? FileManager.default.contentsOfDirectory(atPath: directory + "/handoff")) ?? []) // no handoff/: no package
+        let present = Set((try? FileManager.default.contentsOfDirectory(atPath: directory + "/handoff")) ?? [])  // no handoff/: no package
         guard present == Set(listed.map(String.init)) else {
-            throw DoesNotHold(file: "handoff", reason: "its directories (\(present.sorted().joined(separator: ", "))) are not the packages manifest.json lists")
+            throw DoesNotHold(
+                file: "handoff", reason: "its directories (\(present.sorted().joined(separator: ", "))) are not the packages manifest.json lists")
         }
         return Result(transferSub: transferSub, sender: sender, recipient: recipient, packages: listed)
     }
@@ -127,7 +173,11 @@ public enum TwoSidedEvidenceCheck {
     private static func events(in directory: String, _ side: String, _ sequences: [UInt64]) throws -> [RecordedEvent] {
         try sequences.map { sequence in
             let file = "\(side)/events/\(sequence).json"
-            do { return try FileBytes.read(directory + "/" + file, limit: EvidenceBundleCheck.maximumFileBytes).withUnsafeBytes { try RecordedEvent(json: $0) } } catch {
+            do {
+                return try FileBytes.read(directory + "/" + file, limit: EvidenceBundleCheck.maximumFileBytes).withUnsafeBytes {
+                    try RecordedEvent(json: $0)
+                }
+            } catch {
                 throw EvidenceBundleCheck.DoesNotHold(file: file, reason: "not an event Handover can read (\(ErrorText.describing(error)))")
             }
         }

@@ -10,15 +10,18 @@ public enum ExportAnswers {
     private typealias U = UserColumns
 
     /// `events`: every event of the log.
-    public static let events = Answer<ExportedEvent>("export events", source: "handover export (events)",
+    public static let events = Answer<ExportedEvent>(
+        "export events", source: "handover export (events)",
         meaning: "One event of the log, flat columns for filtering and joining and the whole event as JSON.",
         columns: ExportedEvent.columns)
 
     /// `users`: each user's current state; `email` only with personal data, in clear.
-    public static let users = Answer<UserRow>("export users", source: "handover export (users)",
+    public static let users = Answer<UserRow>(
+        "export users", source: "handover export (users)",
         meaning: "Each user's current state, as `query state` has it; `email` only with --include-personal-data, and only in clear.",
         columns: [
-            U.userKey, U.accountID, U.senderSub, U.transferSub, U.recipientSub, U.targetTeam, U.status, U.migratedAt, U.migratedRecordedAt, U.migratedVia,
+            U.userKey, U.accountID, U.senderSub, U.transferSub, U.recipientSub, U.targetTeam, U.status, U.migratedAt, U.migratedRecordedAt,
+            U.migratedVia,
             U.beforeDeadline, U.email, U.isPrivateEmail, U.emailForwarding, U.consentRevokedAt, U.accountDeletedAt, U.erasedAt,
             U.attempts, U.lastAttemptAt, U.lastErrorClass, U.lastError, U.notifications, U.firstSequence, U.lastSequence, U.applyOutcome, U.appliedAt,
         ])

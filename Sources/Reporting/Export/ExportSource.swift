@@ -40,10 +40,11 @@ struct ExportSource: Sendable {
     /// (a first export continued after it stopped).
     func read(after: UInt64, users: Users, to handlers: Handlers) throws -> End {
         let sealer = includePersonalData ? ledger.sealer : nil
-        let changedAfter: UInt64? = switch users {
-        case .all: nil
-        case .changedAfter(let sequence): sequence > 0 ? sequence : nil
-        }
+        let changedAfter: UInt64? =
+            switch users {
+            case .all: nil
+            case .changedAfter(let sequence): sequence > 0 ? sequence : nil
+            }
         return try projection.read(ledger) { snapshot, view in
             let last = try snapshot.checkpoint()
             var named = Set<Identifier>()
@@ -64,11 +65,13 @@ struct ExportSource: Sendable {
                             if recorded.type == .transferAccepted { windowChanged = true }
                         }
                         if sequence > after {
-                            try handlers.event(ExportedEvent(
-                                sequence: sequence, recordedAt: recorded.recordedAt, occurredAt: recorded.occurredAt, type: recorded.type.rawValue,
-                                schemaVersion: recorded.schemaVersion, identifiers: recorded.identifiers, runID: recorded.runID,
-                                eventJSON: try SealedJSON.opened(UnsafeRawBufferPointer(rebasing: value[32...]), with: sealer),
-                                chainHash: Hex.encode(UnsafeRawBufferPointer(rebasing: value[0..<32]))))
+                            try handlers.event(
+                                ExportedEvent(
+                                    sequence: sequence, recordedAt: recorded.recordedAt, occurredAt: recorded.occurredAt,
+                                    type: recorded.type.rawValue,
+                                    schemaVersion: recorded.schemaVersion, identifiers: recorded.identifiers, runID: recorded.runID,
+                                    eventJSON: try SealedJSON.opened(UnsafeRawBufferPointer(rebasing: value[32...]), with: sealer),
+                                    chainHash: Hex.encode(UnsafeRawBufferPointer(rebasing: value[0..<32]))))
                         }
                         entry = try cursor.next()
                     }
@@ -104,14 +107,17 @@ struct ExportSource: Sendable {
 
     /// Hands over again, rendered now, the events up to `through` of each of `users` (erased,
     /// so their sealed values now render as null).
-    private func rewriteErased(_ users: [UserState], through: UInt64, view: LogView, snapshot: any ProjectionSnapshot, sealer: Sealer,
-                               to rewrite: (UInt64, [UInt8]) throws -> Void) throws {
+    private func rewriteErased(
+        _ users: [UserState], through: UInt64, view: LogView, snapshot: any ProjectionSnapshot, sealer: Sealer,
+        to rewrite: (UInt64, [UInt8]) throws -> Void
+    ) throws {
         guard !users.isEmpty else { return }
         // Each event once: several users' records can hold one event (a chunk of handoff rows).
         var rewritten = Set<UInt64>()
         try view.transaction.withCursor(view.schema.log) { cursor in
             for user in users {
-                for sequence in try snapshot.eventSequences(linkedTo: user.identifiers) where sequence <= through && rewritten.insert(sequence).inserted {
+                for sequence in try snapshot.eventSequences(linkedTo: user.identifiers)
+                where sequence <= through && rewritten.insert(sequence).inserted {
                     guard let (_, value) = try cursor.seek(exactly: LedgerSchema.logKey(sequence)) else { continue }
                     try rewrite(sequence, try SealedJSON.opened(try LogView.eventJSON(ofStoredRecord: value, sequence: sequence), with: sealer))
                 }

@@ -26,11 +26,14 @@ public struct ExportSummary: Sendable, Equatable {
     /// Refuses to add to an export of another ledger or with another personal-data policy.
     static func checkMatches(_ meta: [String: String], identity: LedgerCreated, personalData: Bool, path: String) throws {
         guard meta["ledger_id"] == identity.ledgerID else {
-            throw ExportError(.mismatch, "\(path) holds an export of ledger \(meta["ledger_id"] ?? "(unknown)"), not of this ledger (\(identity.ledgerID))")
+            throw ExportError(
+                .mismatch, "\(path) holds an export of ledger \(meta["ledger_id"] ?? "(unknown)"), not of this ledger (\(identity.ledgerID))")
         }
         let had = meta["personal_data"] == "1" || meta["personal_data"] == "true"
         guard had == personalData else {
-            throw ExportError(.mismatch, "\(path) was exported \(had ? "with" : "without") --include-personal-data; add to it the same way, or export to a new path")
+            throw ExportError(
+                .mismatch, "\(path) was exported \(had ? "with" : "without") --include-personal-data; add to it the same way, or export to a new path"
+            )
         }
     }
 }

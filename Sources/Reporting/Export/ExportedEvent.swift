@@ -21,14 +21,19 @@ public struct ExportedEvent: Sendable {
 
     /// The columns, in the order every format writes them (``ExportAnswers/events``).
     static let columns: [Column] = [
-        SharedColumns.sequence { $0.sequence }, SharedColumns.recordedAt { $0.recordedAt }, SharedColumns.occurredAt { $0.occurredAt }, SharedColumns.eventType { $0.type },
-        Column("schema_version", .integer, optional: false, "The version of the event type's schema the event was written under.") { .int($0.schemaVersion) },
+        SharedColumns.sequence { $0.sequence }, SharedColumns.recordedAt { $0.recordedAt }, SharedColumns.occurredAt { $0.occurredAt },
+        SharedColumns.eventType { $0.type },
+        Column("schema_version", .integer, optional: false, "The version of the event type's schema the event was written under.") {
+            .int($0.schemaVersion)
+        },
         SharedColumns.accountID { $0.identifiers.accountID }, SharedColumns.senderSub { $0.identifiers.senderSub },
         SharedColumns.transferSub { $0.identifiers.transferSub }, SharedColumns.recipientSub { $0.identifiers.recipientSub },
         Column("jti", .text, "The notification's `jti` (notifications only).") { .text($0.identifiers.jti) },
         Column("run_id", .text, "The batch run that recorded the event.") { .text($0.runID) },
-        Column("event_json", .json, optional: false, personal: true,
-               "The whole event as canonical JSON; sealed values opened (with personal data, while the user's key exists) or null.") {
+        Column(
+            "event_json", .json, optional: false, personal: true,
+            "The whole event as canonical JSON; sealed values opened (with personal data, while the user's key exists) or null."
+        ) {
             .text(String(decoding: $0.eventJSON, as: UTF8.self))
         },
         Column("chain_hash", .text, optional: false, "The hex SHA-256 chain hash stored with the event.") { .text($0.chainHash) },

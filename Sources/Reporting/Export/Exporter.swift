@@ -29,7 +29,8 @@ public struct Exporter: Sendable {
         switch format {
         case .sqlite: return try SQLiteExport(path: path, source: source, identity: identity).run(sinceLast: sinceLast)
         case .csv, .jsonl:
-            return try FileExport(directory: path, format: format, source: source, identity: identity, neutralizeFormulas: neutralizeFormulas).run(sinceLast: sinceLast)
+            return try FileExport(directory: path, format: format, source: source, identity: identity, neutralizeFormulas: neutralizeFormulas).run(
+                sinceLast: sinceLast)
         case .postgres: throw ExportError(.usage, "a postgres export goes through export(to: PostgresTarget, ...)")
         }
     }

@@ -1,5 +1,5 @@
-import Handoffs
 import Foundation
+import Handoffs
 import Ledger
 import Projections
 
@@ -42,13 +42,17 @@ struct FileExport {
             guard fields["format"]?.stringValue == format.rawValue else {
                 throw ExportError(.mismatch, "\(directory) holds a \(fields["format"]?.stringValue ?? "different") export, not \(format.rawValue)")
             }
-            try ExportSummary.checkMatches(fields.compactMapValues { $0.stringValue ?? $0.boolValue.map { $0 ? "1" : "0" } },
-                                           identity: identity, personalData: source.includePersonalData, path: directory)
+            try ExportSummary.checkMatches(
+                fields.compactMapValues { $0.stringValue ?? $0.boolValue.map { $0 ? "1" : "0" } },
+                identity: identity, personalData: source.includePersonalData, path: directory)
             if format == .csv {
                 // An export made before neutralisation existed has none.
                 let made = fields["formulas_neutralized"]?.boolValue ?? false
                 if let neutralizeFormulas, neutralizeFormulas != made {
-                    throw ExportError(.mismatch, "\(directory) was exported \(made ? "with" : "without") formula neutralisation; add to it the same way (\(made ? "--neutralize-formulas" : "--no-neutralize-formulas")), or export to a new path")
+                    throw ExportError(
+                        .mismatch,
+                        "\(directory) was exported \(made ? "with" : "without") formula neutralisation; add to it the same way (\(made ? "--neutralize-formulas" : "--no-neutralize-formulas")), or export to a new path"
+                    )
                 }
                 neutralizes = made
             }
@@ -97,7 +101,11 @@ struct FileExport {
             var bytes: [UInt8] = []
             for user in batch {
                 let cells = ExportAnswers.users.cells(user)
-                if format == .csv { CSVLine.append(cells, style: csvStyle, to: &bytes) } else { bytes += InertText.json(userLayout.object(cells)) + [0x0A] }
+                if format == .csv {
+                    CSVLine.append(cells, style: csvStyle, to: &bytes)
+                } else {
+                    bytes += InertText.json(userLayout.object(cells)) + [0x0A]
+                }
             }
             try users.write(bytes)
         }
@@ -105,19 +113,25 @@ struct FileExport {
         try users.write(header(ExportAnswers.users.names))
         var added = 0
         var userCount = 0
-        let last = try source.read(after: previous, users: .all, to: .init(event: { event in
-            try eventLines.append(event)
-            added += 1
-        }, user: { user in
-            try userLines.append(user)
-            userCount += 1
-        })).last
+        let last = try source.read(
+            after: previous, users: .all,
+            to: .init(
+                event: { event in
+                    try eventLines.append(event)
+                    added += 1
+                },
+                user: { user in
+                    try userLines.append(user)
+                    userCount += 1
+                })
+        ).last
         try eventLines.finish()
         try userLines.finish()
         try events.synchronize()
         let length = try events.offset()
         try users.commit()
-        let summary = ExportSummary(format: format, path: directory, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: added, usersWritten: userCount)
+        let summary = ExportSummary(
+            format: format, path: directory, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: added, usersWritten: userCount)
         var fields: [String: JSONValue] = [
             "format": .string(format.rawValue), "ledger_id": .string(identity.ledgerID), "team_id": .string(identity.teamID),
             "role": .string(identity.role.rawValue), "schema_version": .int(Int64(ExportSchema.version)),
@@ -133,7 +147,8 @@ struct FileExport {
     /// The names in `directory`, which must be a directory this user can read.
     private func contents(of directory: String) throws -> [String] {
         do { return try FileManager.default.contentsOfDirectory(atPath: directory) } catch {
-            throw ExportError(.io, "\(directory) exists and is not a directory this user can read; choose a new or empty directory", underlying: error)
+            throw ExportError(
+                .io, "\(directory) exists and is not a directory this user can read; choose a new or empty directory", underlying: error)
         }
     }
 

@@ -1,6 +1,6 @@
-import Handoffs
 import Foundation
 import GRDB
+import Handoffs
 import Ledger
 import Projections
 
@@ -26,10 +26,14 @@ struct SQLiteExport {
             throw ExportError(.io, "cannot open \(path) as SQLite", underlying: error)
         }
         return try queue.write { db in
-            var previous: UInt64 = 0, usersAfter: UInt64 = 0
+            var previous: UInt64 = 0
+            var usersAfter: UInt64 = 0
             let fresh = try !db.tableExists("export_meta")
             if !fresh {
-                let meta = try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM export_meta").map { ($0["key"] as String, $0["value"] as String) })
+                let meta = try Dictionary(
+                    uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM export_meta").map {
+                        ($0["key"] as String, $0["value"] as String)
+                    })
                 try ExportSummary.checkMatches(meta, identity: identity, personalData: source.includePersonalData, path: path)
                 previous = try ExportSummary.mark("last_sequence", in: meta, path: path) ?? 0
                 usersAfter = previous
@@ -40,14 +44,22 @@ struct SQLiteExport {
                     for statement in ExportSchema.upgradeFromVersion1 { try db.execute(sql: statement) }
                     usersAfter = 0
                 default:
-                    throw ExportError(.mismatch, "\(path) holds an export of schema version \(meta["schema_version"] ?? "?"); this version writes \(ExportSchema.version): export to a new file")
+                    throw ExportError(
+                        .mismatch,
+                        "\(path) holds an export of schema version \(meta["schema_version"] ?? "?"); this version writes \(ExportSchema.version): export to a new file"
+                    )
                 }
             } else {
                 try db.execute(sql: ExportSchema.tableStatements)
             }
-            let eventColumns = ExportAnswers.events.names, userColumns = ExportAnswers.users.names
-            var insertEvent = SQLiteRowInserter(try db.makeStatement(sql: "INSERT INTO events (\(eventColumns.joined(separator: ", "))) VALUES (\(placeholders(eventColumns.count)))"))
-            var upsertUser = SQLiteRowInserter(try db.makeStatement(sql: "INSERT OR REPLACE INTO users (\(userColumns.joined(separator: ", "))) VALUES (\(placeholders(userColumns.count)))"))
+            let eventColumns = ExportAnswers.events.names
+            let userColumns = ExportAnswers.users.names
+            var insertEvent = SQLiteRowInserter(
+                try db.makeStatement(sql: "INSERT INTO events (\(eventColumns.joined(separator: ", "))) VALUES (\(placeholders(eventColumns.count)))")
+            )
+            var upsertUser = SQLiteRowInserter(
+                try db.makeStatement(
+                    sql: "INSERT OR REPLACE INTO users (\(userColumns.joined(separator: ", "))) VALUES (\(placeholders(userColumns.count)))"))
             let rewriteEvent = try db.makeStatement(sql: "UPDATE events SET event_json = ? WHERE seq = ?")
             // Rows are inserted on a second thread, in order, while this one reads the next; the
             // connection is used by one thread at a time: this one again once `finish` returns.
@@ -59,20 +71,28 @@ struct SQLiteExport {
                     }
                 }
             }
-            var events = 0, users = 0
-            let last = try source.read(after: previous, users: .changedAfter(usersAfter), to: .init(event: { event in
-                try rows.append(.event(event))
-                events += 1
-            }, user: { user in
-                try rows.append(.user(user))
-                users += 1
-            }, rewrite: { sequence, json in
-                try rows.finish()
-                try rewriteEvent.execute(arguments: [String(decoding: json, as: UTF8.self), Int64(sequence)])
-            })).last
+            var events = 0
+            var users = 0
+            let last = try source.read(
+                after: previous, users: .changedAfter(usersAfter),
+                to: .init(
+                    event: { event in
+                        try rows.append(.event(event))
+                        events += 1
+                    },
+                    user: { user in
+                        try rows.append(.user(user))
+                        users += 1
+                    },
+                    rewrite: { sequence, json in
+                        try rows.finish()
+                        try rewriteEvent.execute(arguments: [String(decoding: json, as: UTF8.self), Int64(sequence)])
+                    })
+            ).last
             try rows.finish()
             if fresh { try db.execute(sql: ExportSchema.indexStatements) }
-            let summary = ExportSummary(format: .sqlite, path: path, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: events, usersWritten: users)
+            let summary = ExportSummary(
+                format: .sqlite, path: path, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: events, usersWritten: users)
             let meta: [(String, String)] = [
                 ("ledger_id", identity.ledgerID), ("team_id", identity.teamID), ("role", identity.role.rawValue),
                 ("schema_version", String(ExportSchema.version)), ("personal_data", source.includePersonalData ? "1" : "0"),
@@ -81,8 +101,9 @@ struct SQLiteExport {
             for (key, value) in meta {
                 try db.execute(sql: "INSERT OR REPLACE INTO export_meta (key, value) VALUES (?, ?)", arguments: [key, value])
             }
-            try db.execute(sql: "INSERT INTO exports (exported_at, from_sequence, to_sequence, events_added, users_written) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [Timestamp.now().rfc3339, Int64(summary.fromSequence), Int64(summary.toSequence), events, users])
+            try db.execute(
+                sql: "INSERT INTO exports (exported_at, from_sequence, to_sequence, events_added, users_written) VALUES (?, ?, ?, ?, ?)",
+                arguments: [Timestamp.now().rfc3339, Int64(summary.fromSequence), Int64(summary.toSequence), events, users])
             return summary
         }
     }

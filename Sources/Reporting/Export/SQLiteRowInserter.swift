@@ -35,13 +35,16 @@ struct SQLiteRowInserter {
         }
         let step = sqlite3_step(handle)
         sqlite3_reset(handle)
-        guard step == SQLITE_DONE else { throw ExportError(.io, "SQLite insert failed: \(String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))") }
+        guard step == SQLITE_DONE else {
+            throw ExportError(.io, "SQLite insert failed: \(String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))")
+        }
     }
 
     /// Binds the UTF-8 `text` to parameter `index`.
     private func bindText(_ handle: SQLiteStatement, _ index: Int32, _ text: UnsafeBufferPointer<UInt8>) -> Int32 {
         guard let base = text.baseAddress, !text.isEmpty else { return sqlite3_bind_text(handle, index, "", 0, SQLiteRowInserter.transient) }
-        return sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(text.count), SQLiteRowInserter.transient)
+        return sqlite3_bind_text(
+            handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(text.count), SQLiteRowInserter.transient)
     }
 
     /// SQLite copies the bytes before the bind returns.

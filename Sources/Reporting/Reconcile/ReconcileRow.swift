@@ -55,14 +55,28 @@ public struct ReconcileRow: Sendable {
     public enum Columns {
         public static let transferSub: Column = SharedColumns.transferSub { $0.transferSub }
         public static let accountID: Column = SharedColumns.accountID { $0.accountID }
-        public static let generatedAt = Column("generated_at", .time, "When team A generated the transfer identifier (team A's ledger).") { .time($0.sender?.migratedAt) }
-        public static let package = Column("package", .integer, "The number of team A's signed handoff package that listed the user; null if none did.") { .int($0.package) }
-        public static let received = Column("package_received", .boolean, optional: false, "Whether team B recorded receiving that package, with the manifest team A issued.") { .bool($0.received) }
-        public static let outcome = Column("outcome", .text, optional: false,
-            "exchanged, signed-in, exchanged-unlisted (exchanged with no received package listing it: a red flag), failed, not-attempted, not-received or deadline-passed.") { .text($0.outcome.rawValue) }
-        public static let migratedAt: Column = UserColumns.migratedAt.rebound { .time($0.recipient?.status == .migrated ? $0.recipient?.migratedAt : nil) }
-        public static let migratedVia: Column = UserColumns.migratedVia.rebound { .text($0.recipient?.status == .migrated ? $0.recipient?.migratedVia?.name : nil) }
-        public static let delaySeconds = Column("delay_seconds", .integer, "Seconds from team A's generation to team B's migration.") { .int($0.delaySeconds) }
+        public static let generatedAt = Column("generated_at", .time, "When team A generated the transfer identifier (team A's ledger).") {
+            .time($0.sender?.migratedAt)
+        }
+        public static let package = Column(
+            "package", .integer, "The number of team A's signed handoff package that listed the user; null if none did."
+        ) { .int($0.package) }
+        public static let received = Column(
+            "package_received", .boolean, optional: false, "Whether team B recorded receiving that package, with the manifest team A issued."
+        ) { .bool($0.received) }
+        public static let outcome = Column(
+            "outcome", .text, optional: false,
+            "exchanged, signed-in, exchanged-unlisted (exchanged with no received package listing it: a red flag), failed, not-attempted, not-received or deadline-passed."
+        ) { .text($0.outcome.rawValue) }
+        public static let migratedAt: Column = UserColumns.migratedAt.rebound {
+            .time($0.recipient?.status == .migrated ? $0.recipient?.migratedAt : nil)
+        }
+        public static let migratedVia: Column = UserColumns.migratedVia.rebound {
+            .text($0.recipient?.status == .migrated ? $0.recipient?.migratedVia?.name : nil)
+        }
+        public static let delaySeconds = Column("delay_seconds", .integer, "Seconds from team A's generation to team B's migration.") {
+            .int($0.delaySeconds)
+        }
         public static let lastErrorClass: Column = SharedColumns.lastErrorClass { $0.recipient?.lastErrorClass?.rawValue }
         public static let beforeDeadline: Column = UserColumns.beforeDeadline.rebound { .bool($0.beforeDeadline) }
         public static let recipientSub: Column = SharedColumns.recipientSub { $0.recipient?.recipientSub }
@@ -71,11 +85,14 @@ public struct ReconcileRow: Sendable {
     }
 
     /// `handover reconcile --rows`.
-    public static let answer = Answer<ReconcileRow>("reconcile", source: "handover reconcile --rows",
+    public static let answer = Answer<ReconcileRow>(
+        "reconcile", source: "handover reconcile --rows",
         meaning: "A transfer_sub as both teams' ledgers know it, in transfer_sub order: team A's generation and package, team B's outcome.",
-        columns: [Columns.transferSub, Columns.accountID, Columns.generatedAt, Columns.package, Columns.received, Columns.outcome,
-                  Columns.migratedAt, Columns.migratedVia, Columns.delaySeconds, Columns.lastErrorClass, Columns.beforeDeadline, Columns.recipientSub,
-                  Columns.applyOutcome, Columns.appliedAt])
+        columns: [
+            Columns.transferSub, Columns.accountID, Columns.generatedAt, Columns.package, Columns.received, Columns.outcome,
+            Columns.migratedAt, Columns.migratedVia, Columns.delaySeconds, Columns.lastErrorClass, Columns.beforeDeadline, Columns.recipientSub,
+            Columns.applyOutcome, Columns.appliedAt,
+        ])
 }
 
 /// One line of `handover reconcile`'s totals: an outcome and how many users have it.
@@ -84,7 +101,8 @@ public struct ReconcileTotal: Sendable {
     public var users: Int
 
     /// `handover reconcile`.
-    public static let answer = Answer<ReconcileTotal>("reconcile totals", source: "handover reconcile",
+    public static let answer = Answer<ReconcileTotal>(
+        "reconcile totals", source: "handover reconcile",
         meaning: "The joined users counted by outcome, every outcome listed.",
         columns: [ReconcileRow.Columns.outcome.rebound { .text($0.outcome.rawValue) }, SharedColumns.users { $0.users }])
 }

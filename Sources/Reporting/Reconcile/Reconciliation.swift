@@ -75,11 +75,14 @@ public struct Reconciliation {
         return try ledger.read { view in
             let tree = try view.merkleFrontier()
             var issued: [Int: String] = [:]
-            for (_, body) in try view.handoffsIssued() where body.targetTeam.utf8.elementsEqual(target.utf8) { issued[body.package] = body.manifestSHA256 }
+            for (_, body) in try view.handoffsIssued() where body.targetTeam.utf8.elementsEqual(target.utf8) {
+                issued[body.package] = body.manifestSHA256
+            }
             return try received.map { body in
                 var finding = CheckpointFinding(package: body.package, checkpoint: body.checkpoint)
                 if let digest = issued[body.package], !digest.utf8.elementsEqual(body.manifestSHA256.utf8) {
-                    finding.problem = "team B received manifest \(body.manifestSHA256) as package \(body.package), team A's ledger issued \(digest): team A signed two"
+                    finding.problem =
+                        "team B received manifest \(body.manifestSHA256) as package \(body.package), team A's ledger issued \(digest): team A signed two"
                     return finding
                 }
                 let checkpoint: Checkpoint
@@ -91,8 +94,10 @@ public struct Reconciliation {
                     finding.problem = "its signature does not verify with team A's verifier key (\(VerifierKeyFile.fileName)): the key was changed"
                 } else if checkpoint.treeSize > tree.size {
                     finding.problem = "it covers \(checkpoint.treeSize) events, team A's log now holds \(tree.size): events were removed"
-                } else if !MerkleProof.verifyConsistency(oldSize: checkpoint.treeSize, oldRoot: checkpoint.rootHash, newSize: tree.size, newRoot: tree.root,
-                                                         proof: try view.consistencyProof(from: checkpoint.treeSize, to: tree.size)) {
+                } else if !MerkleProof.verifyConsistency(
+                    oldSize: checkpoint.treeSize, oldRoot: checkpoint.rootHash, newSize: tree.size, newRoot: tree.root,
+                    proof: try view.consistencyProof(from: checkpoint.treeSize, to: tree.size))
+                {
                     finding.problem = "team A's log now is not an extension of it: the log was rewritten after the handoff"
                 }
                 return finding
@@ -108,7 +113,8 @@ public struct Reconciliation {
             var finding = CheckpointFinding(package: body.package, checkpoint: body.checkpoint)
             if let listing = listings.first(where: { $0.package == body.package }) {
                 if !listing.manifestSHA256.utf8.elementsEqual(body.manifestSHA256.utf8) {
-                    finding.problem = "team B received manifest \(body.manifestSHA256) as package \(body.package), the package given has manifest \(listing.manifestSHA256): team A signed two"
+                    finding.problem =
+                        "team B received manifest \(body.manifestSHA256) as package \(body.package), the package given has manifest \(listing.manifestSHA256): team A signed two"
                 }
             } else {
                 finding.checked = false
@@ -118,10 +124,16 @@ public struct Reconciliation {
         for listing in listings {
             guard let previous = listings.first(where: { $0.package == listing.package - 1 }) else { continue }
             if previous.checkpoint.treeSize != listing.previousTreeSize
-                || !MerkleProof.verifyConsistency(oldSize: previous.checkpoint.treeSize, oldRoot: previous.checkpoint.rootHash, newSize: listing.checkpoint.treeSize,
-                                                  newRoot: listing.checkpoint.rootHash, proof: listing.consistencyProof) {
-                findings.append(CheckpointFinding(package: listing.package, checkpoint: CheckpointFields(listing.checkpoint),
-                                                  problem: "its consistency proof from package \(previous.package)'s checkpoint does not verify: team A's log was rewritten between the two"))
+                || !MerkleProof.verifyConsistency(
+                    oldSize: previous.checkpoint.treeSize, oldRoot: previous.checkpoint.rootHash, newSize: listing.checkpoint.treeSize,
+                    newRoot: listing.checkpoint.rootHash, proof: listing.consistencyProof)
+            {
+                findings.append(
+                    CheckpointFinding(
+                        package: listing.package, checkpoint: CheckpointFields(listing.checkpoint),
+                        problem:
+                            "its consistency proof from package \(previous.package)'s checkpoint does not verify: team A's log was rewritten between the two"
+                    ))
             }
         }
         return findings
@@ -135,7 +147,8 @@ public struct Reconciliation {
         /// The package whose events (after the previous package's size, up to its own) hold
         /// event `sequence`.
         func package(of sequence: UInt64) -> (number: Int, received: Bool)? {
-            var low = 0, high = issued.count
+            var low = 0
+            var high = issued.count
             while low < high {
                 let mid = (low + high) / 2
                 if issued[mid].size < sequence { low = mid + 1 } else { high = mid }
@@ -147,10 +160,13 @@ public struct Reconciliation {
     /// The packages team A issued to `target` (events of its ledger up to `senderLimit`, or the
     /// listings given, issued by `asOf`), each marked received when team B recorded the same
     /// manifest by `recipientLimit`.
-    private func packages(senderView: LogView?, recipientView: LogView, senderLimit: UInt64, recipientLimit: UInt64, target: String) throws -> Packages {
+    private func packages(
+        senderView: LogView?, recipientView: LogView, senderLimit: UInt64, recipientLimit: UInt64, target: String
+    ) throws -> Packages {
         let origin = try sender.origin()
         var received: [Int: String] = [:]
-        for (sequence, body) in try recipientView.handoffsReceived() where sequence <= recipientLimit && body.checkpoint.origin.utf8.elementsEqual(origin.utf8) {
+        for (sequence, body) in try recipientView.handoffsReceived()
+        where sequence <= recipientLimit && body.checkpoint.origin.utf8.elementsEqual(origin.utf8) {
             received[body.package] = body.manifestSHA256
         }
         var issued: [(size: UInt64, number: Int, digest: String)] = []
@@ -177,12 +193,15 @@ public struct Reconciliation {
         case .ledger(let ledger, let projection):
             try projection.read(ledger, asOf: asOf) { a, aView in
                 try a.withLinkedUsers(.transferSub) { senderLinks in
-                    try join(ForTarget(senderLinks, target: try recipient.identity().teamID), senderView: aView, senderLimit: try a.checkpoint(), body)
+                    try join(
+                        ForTarget(senderLinks, target: try recipient.identity().teamID), senderView: aView, senderLimit: try a.checkpoint(), body)
                 }
             }
         case .packages(let listings, _):
             let target = try recipient.identity().teamID
-            let sorted = listings.filter { listing in listing.targetTeam.utf8.elementsEqual(target.utf8) && asOf.map { listing.issuedAt <= $0 } ?? true }.flatMap { listing in
+            let sorted = listings.filter { listing in
+                listing.targetTeam.utf8.elementsEqual(target.utf8) && asOf.map { listing.issuedAt <= $0 } ?? true
+            }.flatMap { listing in
                 listing.rows.map { row in
                     var user = UserState(key: 0, status: .transferIDGenerated, sequence: row.sequence)
                     user.accountID = row.accountID
@@ -190,7 +209,10 @@ public struct Reconciliation {
                     user.targetTeam = listing.targetTeam
                     return LinkedUser(value: row.transferSub, firstSequence: row.sequence, user: user)
                 }
-            }.sorted { $0.value.utf8.elementsEqual($1.value.utf8) ? $0.firstSequence < $1.firstSequence : $0.value.utf8.lexicographicallyPrecedes($1.value.utf8) }
+            }.sorted {
+                $0.value.utf8.elementsEqual($1.value.utf8)
+                    ? $0.firstSequence < $1.firstSequence : $0.value.utf8.lexicographicallyPrecedes($1.value.utf8)
+            }
             // One row per transfer_sub, as team A's ledger links it: the first listing.
             var listed: [LinkedUser] = []
             for link in sorted where !(listed.last.map { $0.value.utf8.elementsEqual(link.value.utf8) } ?? false) { listed.append(link) }
@@ -203,18 +225,23 @@ public struct Reconciliation {
         let target = try recipient.identity().teamID
         let time = asOf ?? .now()
         try recipientProjection.read(recipient, asOf: asOf) { b, bView in
-            let packages = try packages(senderView: senderView, recipientView: bView, senderLimit: senderLimit, recipientLimit: try b.checkpoint(), target: target)
+            let packages = try packages(
+                senderView: senderView, recipientView: bView, senderLimit: senderLimit, recipientLimit: try b.checkpoint(), target: target)
             let window = try b.window()
             let closed = window.map { time >= $0.deadline } ?? false
             try b.withLinkedUsers(.transferSub) { recipientLinks in
-                var left = try senderLinks.next(), right = try recipientLinks.next()
+                var left = try senderLinks.next()
+                var right = try recipientLinks.next()
                 while left != nil || right != nil {
-                    let order: Int = switch (left, right) {
-                    case (let l?, let r?): l.value.utf8.elementsEqual(r.value.utf8) ? 0 : (l.value.utf8.lexicographicallyPrecedes(r.value.utf8) ? -1 : 1)
-                    case (nil, _): 1
-                    case (_, nil): -1
-                    }
-                    let fromA = order <= 0 ? left : nil, fromB = order >= 0 ? right : nil
+                    let order: Int =
+                        switch (left, right) {
+                        case (let l?, let r?):
+                            l.value.utf8.elementsEqual(r.value.utf8) ? 0 : (l.value.utf8.lexicographicallyPrecedes(r.value.utf8) ? -1 : 1)
+                        case (nil, _): 1
+                        case (_, nil): -1
+                        }
+                    let fromA = order <= 0 ? left : nil
+                    let fromB = order >= 0 ? right : nil
                     let transferSub = (fromA ?? fromB)!.value
                     let listed = fromA.flatMap { packages.package(of: $0.firstSequence) }
                     try body(row(transferSub, sender: fromA?.user, recipient: fromB?.user, package: listed, window: window, closed: closed))
@@ -225,8 +252,10 @@ public struct Reconciliation {
         }
     }
 
-    private func row(_ transferSub: String, sender: UserState?, recipient: UserState?, package: (number: Int, received: Bool)?,
-                     window: TransferWindow?, closed: Bool) -> ReconcileRow {
+    private func row(
+        _ transferSub: String, sender: UserState?, recipient: UserState?, package: (number: Int, received: Bool)?,
+        window: TransferWindow?, closed: Bool
+    ) -> ReconcileRow {
         let received = package?.received ?? false
         let outcome: ReconcileRow.Outcome
         if let recipient, recipient.status == .migrated {
@@ -241,8 +270,9 @@ public struct Reconciliation {
             outcome = .notReceived
         }
         let beforeDeadline = outcome.isMigrated ? window.flatMap { window in recipient?.migratedAt.map { $0 < window.deadline } } : nil
-        return ReconcileRow(transferSub: transferSub, sender: sender, recipient: recipient, package: package?.number, received: received,
-                            outcome: outcome, beforeDeadline: beforeDeadline)
+        return ReconcileRow(
+            transferSub: transferSub, sender: sender, recipient: recipient, package: package?.number, received: received,
+            outcome: outcome, beforeDeadline: beforeDeadline)
     }
 
     /// The rows counted by outcome, every outcome listed, in the order ``ReconcileRow/Outcome`` declares them.

@@ -25,7 +25,8 @@ public struct BothHalves: Sendable {
 
     /// One line on the checkpoints.
     public var checkpointLine: String {
-        checkpointsHeld == 0 ? "The recipient recorded no signed package from \(senderOrigin)."
+        checkpointsHeld == 0
+            ? "The recipient recorded no signed package from \(senderOrigin)."
             : "\(counted(checkpointsHeld, "checkpoint")) of \(senderOrigin) recorded with its packages, each still extended by that log."
     }
 }
@@ -41,9 +42,10 @@ public struct ReconcileFailure: Error, Sendable, CustomStringConvertible, ExitSt
     }
 
     public var description: String {
-        "team A's log does not hold what team B received:\n  " + broken.map {
-            "package \($0.package): checkpoint \($0.checkpoint.origin) at \($0.checkpoint.treeSize) events (root \($0.checkpoint.rootHash)): \($0.problem ?? "")"
-        }.joined(separator: "\n  ")
+        "team A's log does not hold what team B received:\n  "
+            + broken.map {
+                "package \($0.package): checkpoint \($0.checkpoint.origin) at \($0.checkpoint.treeSize) events (root \($0.checkpoint.rootHash)): \($0.problem ?? "")"
+            }.joined(separator: "\n  ")
     }
 
     public var exitStatus: ExitStatus { .integrity }

@@ -31,7 +31,8 @@ extension MigrationReport {
     public var html: String {
         let title = "Migration report: team \(identity.teamID), \(identity.role.rawValue) ledger"
         var body = "<header><h1>\(HTML.escape(title))</h1><p class=\"meta\">"
-        body += isHistorical
+        body +=
+            isHistorical
             ? "As of <b>\(asOf.rfc3339)</b>: \(recordedByThen)."
             : "Made <b>\(asOf.rfc3339)</b> from \(eventsCovered)."
         body += " Ledger \(HTML.escape(identity.ledgerID)). Transfer window: \(HTML.escape(windowLine)).</p></header>"
@@ -39,16 +40,19 @@ extension MigrationReport {
         body += "<section><h2>Summary</h2><table class=\"figures\"><tbody>"
         for (label, value) in figures {
             let indent = label.hasPrefix("  ")
-            body += "<tr\(indent ? " class=\"sub\"" : "")><th>\(HTML.escape(label.trimmingCharacters(in: .whitespaces)))</th><td>\(HTML.escape(value))</td></tr>"
+            body +=
+                "<tr\(indent ? " class=\"sub\"" : "")><th>\(HTML.escape(label.trimmingCharacters(in: .whitespaces)))</th><td>\(HTML.escape(value))</td></tr>"
         }
         body += "</tbody></table></section>"
 
         if let bothHalves {
-            body += "<section><h2>Both halves</h2><p class=\"note\">Joined with the sender's ledger by transfer_sub (<code>handover reconcile</code>). \(HTML.escape(bothHalves.checkpointLine))</p>"
+            body +=
+                "<section><h2>Both halves</h2><p class=\"note\">Joined with the sender's ledger by transfer_sub (<code>handover reconcile</code>). \(HTML.escape(bothHalves.checkpointLine))</p>"
             body += Self.tableHTML(bothHalves.table) + "</section>"
         }
         body += "<section><h2>Users migrated over time</h2>"
-        body += "<p class=\"note\">Cumulative users migrated per day (when the migration happened, UTC), against the users known and the 60-day deadline.</p>"
+        body +=
+            "<p class=\"note\">Cumulative users migrated per day (when the migration happened, UTC), against the users known and the 60-day deadline.</p>"
         body += SVGChart.cumulative(days: days, usersKnown: usersKnown, window: window, asOf: asOf)
         body += Self.tableHTML(daysTable) + "</section>"
 
@@ -56,16 +60,19 @@ extension MigrationReport {
         body += SVGChart.bars(failuresByClass.map { ($0.errorClass?.rawValue ?? "unknown", $0.users) }, label: "Failed users by failure class")
         body += Self.tableHTML(failuresByClassTable) + "</section>"
 
-        body += "<section><h2>Apple notifications</h2><p class=\"note\">By type and by day Apple says they happened (event_time); the table also gives when they were recorded. "
+        body +=
+            "<section><h2>Apple notifications</h2><p class=\"note\">By type and by day Apple says they happened (event_time); the table also gives when they were recorded. "
         body += "\"Since migration\": about a migrated user, after that user migrated.</p>"
-        body += SVGChart.stacked(days: notificationDays, series: NotificationReceived.Kind.allCases.map(\.rawValue), label: "Apple notifications per day by type")
+        body += SVGChart.stacked(
+            days: notificationDays, series: NotificationReceived.Kind.allCases.map(\.rawValue), label: "Apple notifications per day by type")
         body += Self.tableHTML(notificationsTable) + "</section>"
 
         body += "<section><h2>Pending users</h2><p class=\"note\">Not yet migrated, with attempts, the last error and days left.</p>"
         body += Self.tableHTML(pendingTable(first: Self.htmlRows), of: pending.count, more: "handover query pending") + "</section>"
         body += "<section><h2>Unmatched users</h2><p class=\"note\">Apple told us about them; no migration step named them.</p>"
         body += Self.tableHTML(unmatchedTable(first: Self.htmlRows), of: unmatched.count, more: "handover query unmatched") + "</section>"
-        body += "<footer>Made by handover report. Every figure comes from the hash-chained ledger; check it with <code>handover verify</code>.</footer>"
+        body +=
+            "<footer>Made by handover report. Every figure comes from the hash-chained ledger; check it with <code>handover verify</code>.</footer>"
 
         return """
             <!DOCTYPE html>
@@ -81,12 +88,16 @@ extension MigrationReport {
         guard !table.rows.isEmpty else { return "<p class=\"empty\">None.</p>" }
         // Columns empty in every row shown are left out, so the rest fit a printed page.
         let shown = table.withoutEmptyColumns()
-        var html = "<table><thead><tr>" + shown.columns.map { "<th>\(HTML.escape($0.replacingOccurrences(of: "_", with: " ")))</th>" }.joined() + "</tr></thead><tbody>"
+        var html =
+            "<table><thead><tr>" + shown.columns.map { "<th>\(HTML.escape($0.replacingOccurrences(of: "_", with: " ")))</th>" }.joined()
+            + "</tr></thead><tbody>"
         for row in shown.rows {
-            html += "<tr>" + row.cells.map { cell in
-                if case .int = cell { return "<td class=\"n\">\(HTML.escape(cell.text))</td>" }
-                return "<td>\(HTML.escape(cell.text))</td>"
-            }.joined() + "</tr>"
+            html +=
+                "<tr>"
+                + row.cells.map { cell in
+                    if case .int = cell { return "<td class=\"n\">\(HTML.escape(cell.text))</td>" }
+                    return "<td>\(HTML.escape(cell.text))</td>"
+                }.joined() + "</tr>"
         }
         html += "</tbody></table>"
         if let total, total > shown.rows.count {

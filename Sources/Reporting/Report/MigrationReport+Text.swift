@@ -77,7 +77,8 @@ extension MigrationReport {
     /// The report for a terminal.
     public var text: String {
         var out = "Migration report: \(identity.role.rawValue) ledger \(identity.ledgerID), team \(identity.teamID)\n"
-        out += isHistorical
+        out +=
+            isHistorical
             ? "As of \(asOf.rfc3339): \(recordedByThen)\n"
             : "Now, \(asOf.rfc3339) (\(eventsCovered))\n"
         out += "Transfer window: \(windowLine)\n\n"
@@ -88,12 +89,19 @@ extension MigrationReport {
             out += "\n\(title)\n" + table.render(.table)
             if let total, total > table.rows.count { out += "(\(total - table.rows.count) more: \(more))\n" }
         }
-        if let bothHalves { section("Both halves, joined with the sender's ledger by transfer_sub (handover reconcile)\n" + bothHalves.checkpointLine, bothHalves.table) }
+        if let bothHalves {
+            section(
+                "Both halves, joined with the sender's ledger by transfer_sub (handover reconcile)\n" + bothHalves.checkpointLine, bothHalves.table)
+        }
         section("Migrations per day (when they happened, UTC)", daysTable)
         section("Failures by class (users whose last attempt failed)", failuresByClassTable)
-        section("Pending users, with days left and the last error", pendingTable(first: Self.terminalRows), of: pending.count, more: "handover query pending")
+        section(
+            "Pending users, with days left and the last error", pendingTable(first: Self.terminalRows), of: pending.count,
+            more: "handover query pending")
         section("Apple notifications by type (occurred = Apple's event_time)", notificationsTable)
-        section("Unmatched users (Apple told us about them; no migration step named them)", unmatchedTable(first: Self.terminalRows), of: unmatched.count, more: "handover query unmatched")
+        section(
+            "Unmatched users (Apple told us about them; no migration step named them)", unmatchedTable(first: Self.terminalRows), of: unmatched.count,
+            more: "handover query unmatched")
         return out
     }
 
@@ -106,8 +114,10 @@ extension MigrationReport {
         }
         var windowValue: JSONValue = .null
         if let window {
-            windowValue = .object(["accepted_at": time(window.acceptedAt), "deadline": time(window.deadline), "window_days": .int(Int64(window.windowDays)),
-                                   "days_left": .int(Int64(window.daysLeft(at: asOf))), "open": .bool(window.isOpen(at: asOf))])
+            windowValue = .object([
+                "accepted_at": time(window.acceptedAt), "deadline": time(window.deadline), "window_days": .int(Int64(window.windowDays)),
+                "days_left": .int(Int64(window.daysLeft(at: asOf))), "open": .bool(window.isOpen(at: asOf)),
+            ])
         }
         var object: [String: JSONValue] = [
             "ledger_id": .string(identity.ledgerID), "team_id": .string(identity.teamID), "role": .string(identity.role.rawValue),
@@ -119,17 +129,22 @@ extension MigrationReport {
             "first_migration": migration(firstMigration), "last_migration": migration(lastMigration),
             "migrations_per_day": daysTable.json, "pending": pendingTable().json, "failures_by_class": failuresByClassTable.json,
             "notifications_by_type": notificationsTable.json,
-            "consent_revoked": .int(Int64(consentRevoked)), "accounts_deleted": .int(Int64(accountsDeleted)), "users_erased": .int(Int64(usersErased)),
+            "consent_revoked": .int(Int64(consentRevoked)), "accounts_deleted": .int(Int64(accountsDeleted)),
+            "users_erased": .int(Int64(usersErased)),
             "unmatched_users": unmatchedTable().json, "unmatched_notifications": .int(Int64(unmatchedNotifications)),
             "sign_ins_rejected": .int(Int64(signInsRejected)), "notifications_rejected": .int(Int64(notificationsRejected)),
         ]
         // Present once an apply recorded an outcome: the report of a ledger without one stays as it was.
         if !appliedByOutcome.isEmpty {
-            object["applied_by_outcome"] = .object(Dictionary(uniqueKeysWithValues: appliedByOutcome.map { ($0.outcome, JSONValue.int(Int64($0.users))) }))
+            object["applied_by_outcome"] = .object(
+                Dictionary(uniqueKeysWithValues: appliedByOutcome.map { ($0.outcome, JSONValue.int(Int64($0.users))) }))
         }
         // Only when asked (`--sender`): a report of one ledger reads as it always did.
         if let bothHalves {
-            object["both_halves"] = .object(["sender": .string(bothHalves.senderOrigin), "checkpoints_held": .int(Int64(bothHalves.checkpointsHeld)), "totals": bothHalves.table.json])
+            object["both_halves"] = .object([
+                "sender": .string(bothHalves.senderOrigin), "checkpoints_held": .int(Int64(bothHalves.checkpointsHeld)),
+                "totals": bothHalves.table.json,
+            ])
         }
         return .object(object)
     }

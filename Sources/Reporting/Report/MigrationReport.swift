@@ -16,7 +16,8 @@ public struct MigrationReport: Sendable {
         public var cumulative: Int
 
         /// The report's table of migrations per day.
-        public static let answer = Answer<Day>("report: migrations per day", source: "handover report",
+        public static let answer = Answer<Day>(
+            "report: migrations per day", source: "handover report",
             meaning: "One UTC day on which users migrated (when it happened).",
             columns: [
                 AnswerColumn("date", .text, optional: false, "The day, YYYY-MM-DD (UTC).") { .text($0.date) },
@@ -40,12 +41,18 @@ public struct MigrationReport: Sendable {
         public var lastRecorded: Timestamp?
 
         /// The report's table of notifications by type.
-        public static let answer = Answer<NotificationFigures>("report: notifications by type", source: "handover report",
+        public static let answer = Answer<NotificationFigures>(
+            "report: notifications by type", source: "handover report",
             meaning: "Apple notifications of one type: how many, and when they happened and were recorded.",
             columns: [
-                AnswerColumn("notification_type", .text, optional: false, "Apple's notification type (consent-revoked, account-delete, email-enabled, email-disabled).") { .text($0.type) },
+                AnswerColumn(
+                    "notification_type", .text, optional: false,
+                    "Apple's notification type (consent-revoked, account-delete, email-enabled, email-disabled)."
+                ) { .text($0.type) },
                 AnswerColumn("received", .integer, optional: false, "Notifications of the type received.") { .int($0.received) },
-                AnswerColumn("since_migration", .integer, optional: false, "Of those, about a migrated user and dated after that user migrated.") { .int($0.sinceMigration) },
+                AnswerColumn("since_migration", .integer, optional: false, "Of those, about a migrated user and dated after that user migrated.") {
+                    .int($0.sinceMigration)
+                },
                 AnswerColumn("first_occurred", .time, "The earliest `event_time` Apple gave.") { .time($0.firstOccurred) },
                 AnswerColumn("last_occurred", .time, "The latest `event_time` Apple gave.") { .time($0.lastOccurred) },
                 AnswerColumn("first_recorded", .time, "When the ledger recorded the first.") { .time($0.firstRecorded) },
@@ -105,17 +112,26 @@ public struct MigrationReport: Sendable {
         }
     }
 
-    private static func make(identity: LedgerCreated, snapshot: any ProjectionSnapshot, view: LogView, time: Timestamp, historical: Bool) throws -> MigrationReport {
+    private static func make(
+        identity: LedgerCreated, snapshot: any ProjectionSnapshot, view: LogView, time: Timestamp, historical: Bool
+    ) throws -> MigrationReport {
         let window = try snapshot.window()
         let through = try snapshot.checkpoint()
-        var known = 0, before = 0, after = 0, consent = 0, deleted = 0, erased = 0
-        var byPath: [String: Int] = [:], byOutcome: [String: Int] = [:]
+        var known = 0
+        var before = 0
+        var after = 0
+        var consent = 0
+        var deleted = 0
+        var erased = 0
+        var byPath: [String: Int] = [:]
+        var byOutcome: [String: Int] = [:]
         var perDay: [String: Int] = [:]
         var migrated = 0
         var first: (occurred: Timestamp, recorded: Timestamp?)?
         var last: (occurred: Timestamp, recorded: Timestamp?)?
         // One pass over the users for every figure and list (the answers' own rules).
-        var pending: [UserRow] = [], unmatched: [UserRow] = []
+        var pending: [UserRow] = []
+        var unmatched: [UserRow] = []
         var failureCounts: [FailureClass?: Int] = [:]
         try snapshot.forEachUser { u in
             if ComplianceQueries.isPending(u) { pending.append(UserRow(u, window: window, time: time)) }
@@ -154,8 +170,11 @@ public struct MigrationReport: Sendable {
             notificationsRejected: try view.sequences(of: .notificationRejected).filter { $0 <= through }.count)
     }
 
-    private static func notificationFigures(view: LogView, snapshot: any ProjectionSnapshot, through: UInt64) throws
-        -> ([NotificationFigures], [(date: String, counts: [String: Int])]) {
+    private static func notificationFigures(
+        view: LogView, snapshot: any ProjectionSnapshot, through: UInt64
+    ) throws
+        -> ([NotificationFigures], [(date: String, counts: [String: Int])])
+    {
         var figures: [String: NotificationFigures] = [:]
         var perDay: [String: [String: Int]] = [:]
         for sequence in try view.sequences(of: .notificationReceived) where sequence <= through {
@@ -168,7 +187,8 @@ public struct MigrationReport: Sendable {
             f.firstRecorded = f.firstRecorded ?? event.recordedAt
             f.lastRecorded = event.recordedAt
             if let user = try event.identifiers.all.lazy.compactMap({ try snapshot.user(with: $0) }).first,
-               user.status.isDone, let migratedAt = user.migratedAt, body.eventTime >= migratedAt {
+                user.status.isDone, let migratedAt = user.migratedAt, body.eventTime >= migratedAt
+            {
                 f.sinceMigration += 1
             }
             figures[type] = f

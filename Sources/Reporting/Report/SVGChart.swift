@@ -10,7 +10,11 @@ enum SVGChart {
     /// A step line of cumulative migrations by day, the users-known level, and vertical
     /// markers for the deadline and the as-of time.
     static func cumulative(days: [MigrationReport.Day], usersKnown: Int, window: TransferWindow?, asOf: Timestamp) -> String {
-        let height = 300.0, left = 56.0, right = 24.0, top = 24.0, bottom = 44.0
+        let height = 300.0
+        let left = 56.0
+        let right = 24.0
+        let top = 24.0
+        let bottom = 44.0
         var times = days.compactMap { Timestamp(rfc3339: $0.date) }
         if let window { times += [window.acceptedAt, window.deadline] }
         times.append(asOf)
@@ -29,13 +33,15 @@ enum SVGChart {
         }
         svg += "<text x=\"\(f(left))\" y=\"\(f(height - 8))\">\(start.date)</text>"
         svg += "<text x=\"\(f(width - right))\" y=\"\(f(height - 8))\" text-anchor=\"end\">\(endDay.date)</text>"
-        svg += "<line x1=\"\(f(left))\" y1=\"\(f(y(Double(usersKnown))))\" x2=\"\(f(width - right))\" y2=\"\(f(y(Double(usersKnown))))\" class=\"target\"/>"
+        svg +=
+            "<line x1=\"\(f(left))\" y1=\"\(f(y(Double(usersKnown))))\" x2=\"\(f(width - right))\" y2=\"\(f(y(Double(usersKnown))))\" class=\"target\"/>"
         svg += "<text x=\"\(f(left + 4))\" y=\"\(f(y(Double(usersKnown)) - 5))\">users known: \(usersKnown)</text>"
         var points = "\(f(x(start))),\(f(y(0)))"
         for day in days {
             guard let t = Timestamp(rfc3339: day.date) else { continue }
             let previous = day.cumulative - day.migrated
-            points += " \(f(x(t))),\(f(y(Double(previous)))) \(f(x(t))),\(f(y(Double(day.cumulative)))) \(f(x(t.adding(days: 1)))),\(f(y(Double(day.cumulative))))"
+            points +=
+                " \(f(x(t))),\(f(y(Double(previous)))) \(f(x(t))),\(f(y(Double(day.cumulative)))) \(f(x(t.adding(days: 1)))),\(f(y(Double(day.cumulative))))"
         }
         if let last = days.last, let t = Timestamp(rfc3339: last.date), t.adding(days: 1) < end {
             points += " \(f(x(end))),\(f(y(Double(last.cumulative))))"
@@ -52,7 +58,9 @@ enum SVGChart {
     /// Horizontal bars, one per row (label, value).
     static func bars(_ rows: [(label: String, value: Int)], label: String) -> String {
         guard !rows.isEmpty else { return "" }
-        let rowHeight = 26.0, left = 200.0, right = 60.0
+        let rowHeight = 26.0
+        let left = 200.0
+        let right = 60.0
         let height = rowHeight * Double(rows.count) + 12
         let maximum = Double(rows.map(\.value).max() ?? 1)
         var svg = open(height: height, label: label)
@@ -60,7 +68,8 @@ enum SVGChart {
             let top = 6 + rowHeight * Double(i)
             let length = (width - left - right) * Double(row.value) / max(maximum, 1)
             svg += "<text x=\"\(f(left - 8))\" y=\"\(f(top + 17))\" text-anchor=\"end\">\(HTML.escape(row.label))</text>"
-            svg += "<rect x=\"\(f(left))\" y=\"\(f(top + 4))\" width=\"\(f(max(length, 1)))\" height=\"\(f(rowHeight - 8))\" fill=\"\(palette[i % palette.count])\"/>"
+            svg +=
+                "<rect x=\"\(f(left))\" y=\"\(f(top + 4))\" width=\"\(f(max(length, 1)))\" height=\"\(f(rowHeight - 8))\" fill=\"\(palette[i % palette.count])\"/>"
             svg += "<text x=\"\(f(left + length + 6))\" y=\"\(f(top + 17))\">\(row.value)</text>"
         }
         return svg + "</svg>"
@@ -69,7 +78,11 @@ enum SVGChart {
     /// Stacked bars per day, one colour per series, with a legend.
     static func stacked(days: [(date: String, counts: [String: Int])], series: [String], label: String) -> String {
         guard !days.isEmpty else { return "" }
-        let height = 260.0, left = 56.0, right = 24.0, top = 36.0, bottom = 44.0
+        let height = 260.0
+        let left = 56.0
+        let right = 24.0
+        let top = 36.0
+        let bottom = 44.0
         let maximum = Double(days.map { $0.counts.values.reduce(0, +) }.max() ?? 1)
         let slot = (width - left - right) / Double(days.count)
         func y(_ v: Double) -> Double { top + (height - top - bottom) * (1 - v / max(maximum, 1)) }
@@ -87,7 +100,8 @@ enum SVGChart {
             for (i, name) in series.enumerated() {
                 let n = Double(day.counts[name] ?? 0)
                 guard n > 0 else { continue }
-                svg += "<rect x=\"\(f(left + slot * Double(d) + slot * 0.15))\" y=\"\(f(y(base + n)))\" width=\"\(f(slot * 0.7))\" height=\"\(f(y(base) - y(base + n)))\" fill=\"\(palette[i % palette.count])\"/>"
+                svg +=
+                    "<rect x=\"\(f(left + slot * Double(d) + slot * 0.15))\" y=\"\(f(y(base + n)))\" width=\"\(f(slot * 0.7))\" height=\"\(f(y(base) - y(base + n)))\" fill=\"\(palette[i % palette.count])\"/>"
                 base += n
             }
         }

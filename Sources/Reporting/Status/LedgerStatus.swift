@@ -42,24 +42,31 @@ public struct LedgerStatus: Sendable {
         let identity = try ledger.identity()
         let checkpoint = try ledger.latestCheckpoint()
         return try projection.read(ledger) { snapshot, view in
-            var byState: [String: Int] = [:], byClass: [String: Int] = [:], byOutcome: [String: Int] = [:]
+            var byState: [String: Int] = [:]
+            var byClass: [String: Int] = [:]
+            var byOutcome: [String: Int] = [:]
             try snapshot.forEachUser { user in
                 byState[user.status.name, default: 0] += 1
                 if user.status == .failed { byClass[user.lastErrorClass?.rawValue ?? "unknown", default: 0] += 1 }
                 if let outcome = user.applyOutcome { byOutcome[outcome.rawValue, default: 0] += 1 }
             }
             var lastRun: LastRun?
-            if let sequence = try view.sequences(of: .runFinished).last, let event = try view.event(sequence), case .runFinished(let body) = event.body {
+            if let sequence = try view.sequences(of: .runFinished).last, let event = try view.event(sequence),
+                case .runFinished(let body) = event.body
+            {
                 // An apply's counts are its accounts by outcome; a migration run's, its users by result.
                 let users = body.command == "apply" ? body.counts.values.reduce(0, +) : (body.counts["succeeded"] ?? 0) + (body.counts["failed"] ?? 0)
-                lastRun = LastRun(command: body.command, finishedAt: event.recordedAt, exitStatus: body.exitStatus,
-                                  usersPerSecond: body.durationMilliseconds > 0 ? Double(users) * 1000 / Double(body.durationMilliseconds) : 0,
-                                  stopReason: body.effectiveStopReason, pausedMilliseconds: body.appleUnavailable?.pausedMilliseconds,
-                                  notAttempted: (body.counts["not_attempted"] ?? 0) + (body.counts["abandoned"] ?? 0))
+                lastRun = LastRun(
+                    command: body.command, finishedAt: event.recordedAt, exitStatus: body.exitStatus,
+                    usersPerSecond: body.durationMilliseconds > 0 ? Double(users) * 1000 / Double(body.durationMilliseconds) : 0,
+                    stopReason: body.effectiveStopReason, pausedMilliseconds: body.appleUnavailable?.pausedMilliseconds,
+                    notAttempted: (body.counts["not_attempted"] ?? 0) + (body.counts["abandoned"] ?? 0))
             }
-            return LedgerStatus(identity: identity, now: now, window: try snapshot.window(), usersByState: byState, failuresByClass: byClass,
-                                appliedByOutcome: byOutcome, lastRun: lastRun, lastCheckpoint: checkpoint.map { ($0.time, $0.treeSize) }, events: try snapshot.checkpoint(),
-                                warnDays: warnDays)
+            return LedgerStatus(
+                identity: identity, now: now, window: try snapshot.window(), usersByState: byState, failuresByClass: byClass,
+                appliedByOutcome: byOutcome, lastRun: lastRun, lastCheckpoint: checkpoint.map { ($0.time, $0.treeSize) },
+                events: try snapshot.checkpoint(),
+                warnDays: warnDays)
         }
     }
 
@@ -89,7 +96,9 @@ public struct LedgerStatus: Sendable {
             }
         }
         if let lastRun, lastRun.exitStatus != 0, !lastRunIsHistory {
-            concerns.append("the last run (\(lastRun.command), \(lastRun.finishedAt)) ended with exit \(lastRun.exitStatus)" + (lastRun.stopReason.map { ", stopped: \($0.rawValue)" } ?? ""))
+            concerns.append(
+                "the last run (\(lastRun.command), \(lastRun.finishedAt)) ended with exit \(lastRun.exitStatus)"
+                    + (lastRun.stopReason.map { ", stopped: \($0.rawValue)" } ?? ""))
         }
         return concerns
     }
@@ -106,17 +115,24 @@ public struct LedgerStatus: Sendable {
         }
         switch lastRunIsHistory ? nil : lastRun?.stopReason {
         case .credentials?: steps.append("Apple refused the credentials: run handover preflight, fix what it names, then \(run) again")
-        case .breaker?: steps.append("nearly every call was refused the same way: see handover query failures --by-class, fix the run's setting, then \(run) --retry-failed")
+        case .breaker?:
+            steps.append(
+                "nearly every call was refused the same way: see handover query failures --by-class, fix the run's setting, then \(run) --retry-failed"
+            )
         case .outage?, .retryAfter?: steps.append("Apple was unavailable: run \(run) again (nobody was lost)")
         case nil: break
         }
         let attention = (appliedByOutcome["collision"] ?? 0) + (appliedByOutcome["changed-meanwhile"] ?? 0)
         if attention > 0 {
-            steps.append("\(counted(attention, "account")) in the app's database \(attention == 1 ? "was" : "were") not written (a collision, or changed meanwhile): handover apply with the same options lists them; merge or fix them, then apply --commit again")
+            steps.append(
+                "\(counted(attention, "account")) in the app's database \(attention == 1 ? "was" : "were") not written (a collision, or changed meanwhile): handover apply with the same options lists them; merge or fix them, then apply --commit again"
+            )
         } else if identity.role == .recipient, appliedByOutcome.isEmpty, (usersByState["migrated"] ?? 0) > 0 {
             steps.append("set the migrated users' new sub on their accounts: handover apply --to DATABASE --table ... (a plan first, then --commit)")
         }
-        if (usersByState["failed"] ?? 0) > 0 { steps.append("see why users failed: handover query failures --by-class; retry them: \(run) --retry-failed") }
+        if (usersByState["failed"] ?? 0) > 0 {
+            steps.append("see why users failed: handover query failures --by-class; retry them: \(run) --retry-failed")
+        }
         let waiting = (usersByState["pending"] ?? 0) + (usersByState["received"] ?? 0)
         if waiting > 0, window.map({ now < $0.deadline }) ?? true { steps.append("\(counted(waiting, "user")) pending: run \(run) (it resumes)") }
         if let checkpoint = lastCheckpoint, checkpoint.treeSize < events {
@@ -129,7 +145,9 @@ public struct LedgerStatus: Sendable {
 
     /// The screen.
     public var text: String {
-        var lines = ["\(identity.role == .sender ? "team A (sender)" : "team B (recipient)") \(identity.teamID), client IDs \(identity.clientIDs.joined(separator: ", "))"]
+        var lines = [
+            "\(identity.role == .sender ? "team A (sender)" : "team B (recipient)") \(identity.teamID), client IDs \(identity.clientIDs.joined(separator: ", "))"
+        ]
         if let window {
             let left = now >= window.deadline ? "closed" : "\(counted(window.daysLeft(at: now), "day")) left"
             lines.append("window:       accepted \(window.acceptedAt), closes \(window.deadline): \(left)")
@@ -142,7 +160,9 @@ public struct LedgerStatus: Sendable {
             lines.append("failures:     " + failuresByClass.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         }
         if !appliedByOutcome.isEmpty {
-            lines.append("applied:      " + appliedByOutcome.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + " (the app's accounts)")
+            lines.append(
+                "applied:      " + appliedByOutcome.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                    + " (the app's accounts)")
         }
         if let run = lastRun {
             var line = "last run:     \(run.command), finished \(run.finishedAt), exit \(run.exitStatus), \(Int(run.usersPerSecond)) users/s"
@@ -169,35 +189,58 @@ public struct LedgerStatus: Sendable {
         var w = JSONWriter()
         w.beginObject()
         w.field("applied_by_outcome", counts: appliedByOutcome)
-        w.key("concerns"); w.beginArray(); concerns.forEach { w.string($0) }; w.endArray()
-        w.key("days_left"); daysLeft.map { w.int($0) } ?? w.raw(Array("null".utf8))
-        w.key("events"); w.int(events)
-        w.key("exit_status"); w.int(Int(exitStatus.rawValue))
+        w.key("concerns")
+        w.beginArray()
+        for concern in concerns { w.string(concern) }
+        w.endArray()
+        w.key("days_left")
+        daysLeft.map { w.int($0) } ?? w.raw(Array("null".utf8))
+        w.key("events")
+        w.int(events)
+        w.key("exit_status")
+        w.int(Int(exitStatus.rawValue))
         w.field("failures_by_class", counts: failuresByClass)
         if let checkpoint = lastCheckpoint {
-            w.key("last_checkpoint"); w.beginObject()
-            w.key("signed_at"); w.timestamp(checkpoint.time)
-            w.key("tree_size"); w.int(checkpoint.treeSize)
+            w.key("last_checkpoint")
+            w.beginObject()
+            w.key("signed_at")
+            w.timestamp(checkpoint.time)
+            w.key("tree_size")
+            w.int(checkpoint.treeSize)
             w.endObject()
         }
         if let run = lastRun {
-            w.key("last_run"); w.beginObject()
-            w.key("command"); w.string(run.command)
-            w.key("exit_status"); w.int(run.exitStatus)
-            w.key("finished_at"); w.timestamp(run.finishedAt)
+            w.key("last_run")
+            w.beginObject()
+            w.key("command")
+            w.string(run.command)
+            w.key("exit_status")
+            w.int(run.exitStatus)
+            w.key("finished_at")
+            w.timestamp(run.finishedAt)
             w.field("stop_reason", run.stopReason?.rawValue)
-            w.key("users_per_second"); w.int(Int(run.usersPerSecond))
+            w.key("users_per_second")
+            w.int(Int(run.usersPerSecond))
             w.endObject()
         }
-        w.key("next"); w.beginArray(); nextSteps.forEach { w.string($0) }; w.endArray()
-        w.key("role"); w.string(identity.role.rawValue)
-        w.key("team_id"); w.string(identity.teamID)
+        w.key("next")
+        w.beginArray()
+        for step in nextSteps { w.string(step) }
+        w.endArray()
+        w.key("role")
+        w.string(identity.role.rawValue)
+        w.key("team_id")
+        w.string(identity.teamID)
         w.field("users_by_state", counts: usersByState)
-        w.key("users_left"); w.int(usersLeft)
+        w.key("users_left")
+        w.int(usersLeft)
         if let window {
-            w.key("window"); w.beginObject()
-            w.key("accepted_at"); w.timestamp(window.acceptedAt)
-            w.key("closes_at"); w.timestamp(window.deadline)
+            w.key("window")
+            w.beginObject()
+            w.key("accepted_at")
+            w.timestamp(window.acceptedAt)
+            w.key("closes_at")
+            w.timestamp(window.deadline)
             w.endObject()
         }
         w.endObject()

@@ -20,18 +20,24 @@ public struct AccessTokenIssued: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("client_id"); w.string(clientID)
-        w.key("expires_at"); w.timestamp(expiresAt)
-        w.key("fingerprint"); w.string(fingerprint)
+        w.key("client_id")
+        w.string(clientID)
+        w.key("expires_at")
+        w.timestamp(expiresAt)
+        w.key("fingerprint")
+        w.string(fingerprint)
         w.field("key_id", keyID)
-        w.key("scope"); w.string(scope)
-        w.key("team_id"); w.string(teamID)
+        w.key("scope")
+        w.string(scope)
+        w.key("team_id")
+        w.string(teamID)
         w.endObject()
     }
 
     init(reading r: FieldReader) throws {
-        self.init(teamID: try r.string("team_id"), clientID: try r.string("client_id"), keyID: try r.optionalString("key_id"),
-                  scope: try r.string("scope"), expiresAt: try r.timestamp("expires_at"), fingerprint: try r.string("fingerprint"))
+        self.init(
+            teamID: try r.string("team_id"), clientID: try r.string("client_id"), keyID: try r.optionalString("key_id"),
+            scope: try r.string("scope"), expiresAt: try r.timestamp("expires_at"), fingerprint: try r.string("fingerprint"))
     }
 }
 
@@ -53,16 +59,21 @@ public struct AccessTokenFailed: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("client_id"); w.string(clientID)
-        w.key("failure"); failure.write(to: &w)
+        w.key("client_id")
+        w.string(clientID)
+        w.key("failure")
+        failure.write(to: &w)
         w.field("key_id", keyID)
-        w.key("scope"); w.string(scope)
-        w.key("team_id"); w.string(teamID)
+        w.key("scope")
+        w.string(scope)
+        w.key("team_id")
+        w.string(teamID)
         w.endObject()
     }
 
     init(reading r: FieldReader) throws {
-        self.init(teamID: try r.string("team_id"), clientID: try r.string("client_id"), keyID: try r.optionalString("key_id"),
-                  scope: try r.string("scope"), failure: try CallFailure(reading: r.object("failure")))
+        self.init(
+            teamID: try r.string("team_id"), clientID: try r.string("client_id"), keyID: try r.optionalString("key_id"),
+            scope: try r.string("scope"), failure: try CallFailure(reading: r.object("failure")))
     }
 }

@@ -82,8 +82,10 @@ public struct ApplyStarted: Hashable, Sendable {
     /// The most users one batch (one transaction in the app's database) holds.
     public var batchSize: Int
 
-    public init(targetKind: TargetKind, target: String, table: String, keyColumn: String, subColumn: String, condition: String?, undoOf: String?,
-                userCount: Int, batchSize: Int) {
+    public init(
+        targetKind: TargetKind, target: String, table: String, keyColumn: String, subColumn: String, condition: String?, undoOf: String?,
+        userCount: Int, batchSize: Int
+    ) {
         self.targetKind = targetKind
         self.target = target
         self.table = table
@@ -100,22 +102,30 @@ public struct ApplyStarted: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("batch_size"); w.int(batchSize)
+        w.key("batch_size")
+        w.int(batchSize)
         w.field("condition", condition)
-        w.key("key_column"); w.string(keyColumn)
-        w.key("sub_column"); w.string(subColumn)
-        w.key("table"); w.string(table)
-        w.key("target"); w.string(target)
-        w.key("target_kind"); w.string(targetKind.rawValue)
+        w.key("key_column")
+        w.string(keyColumn)
+        w.key("sub_column")
+        w.string(subColumn)
+        w.key("table")
+        w.string(table)
+        w.key("target")
+        w.string(target)
+        w.key("target_kind")
+        w.string(targetKind.rawValue)
         w.field("undo_of", undoOf)
-        w.key("user_count"); w.int(userCount)
+        w.key("user_count")
+        w.int(userCount)
         w.endObject()
     }
 
     init(reading r: FieldReader) throws {
-        self.init(targetKind: try r.enumeration("target_kind", TargetKind.self), target: try r.string("target"), table: try r.string("table"),
-                  keyColumn: try r.string("key_column"), subColumn: try r.string("sub_column"), condition: try r.optionalString("condition"),
-                  undoOf: try r.optionalString("undo_of"), userCount: try r.count("user_count"), batchSize: try r.int("batch_size", in: 1...Int(Int32.max)))
+        self.init(
+            targetKind: try r.enumeration("target_kind", TargetKind.self), target: try r.string("target"), table: try r.string("table"),
+            keyColumn: try r.string("key_column"), subColumn: try r.string("sub_column"), condition: try r.optionalString("condition"),
+            undoOf: try r.optionalString("undo_of"), userCount: try r.count("user_count"), batchSize: try r.int("batch_size", in: 1...Int(Int32.max)))
     }
 }
 
@@ -138,7 +148,8 @@ public struct ApplyIntended: Hashable, Sendable {
     /// For each row planned `collision`, the keys of the accounts holding the new value.
     public var holders: [Int: [String]]
 
-    public init(batch: Int, accountIDs: [String], oldValues: [String?], newValues: [String?], planned: [ApplyPlanned], holders: [Int: [String]] = [:]) {
+    public init(batch: Int, accountIDs: [String], oldValues: [String?], newValues: [String?], planned: [ApplyPlanned], holders: [Int: [String]] = [:])
+    {
         self.batch = batch
         self.accountIDs = accountIDs
         self.oldValues = oldValues
@@ -159,26 +170,44 @@ public struct ApplyIntended: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("account_ids"); w.beginArray(); for id in accountIDs { w.string(id) }; w.endArray()
-        w.key("batch"); w.int(batch)
-        w.key("collisions"); w.beginArray()
+        w.key("account_ids")
+        w.beginArray()
+        for id in accountIDs { w.string(id) }
+        w.endArray()
+        w.key("batch")
+        w.int(batch)
+        w.key("collisions")
+        w.beginArray()
         for row in holders.keys.sorted() {
             w.beginObject()
-            w.key("holders"); w.beginArray(); for key in holders[row]! { w.string(key) }; w.endArray()
-            w.key("row"); w.int(row)
+            w.key("holders")
+            w.beginArray()
+            for key in holders[row]! { w.string(key) }
+            w.endArray()
+            w.key("row")
+            w.int(row)
             w.endObject()
         }
         w.endArray()
         ApplyIntended.writeValues(newValues, "new_nulls", "new_values", to: &w)
         ApplyIntended.writeValues(oldValues, "old_nulls", "old_values", to: &w)
-        w.key("planned"); w.beginArray(); for p in planned { w.string(p.rawValue) }; w.endArray()
+        w.key("planned")
+        w.beginArray()
+        for p in planned { w.string(p.rawValue) }
+        w.endArray()
         w.endObject()
     }
 
     /// Optional strings as two fields, never `null`: the values ("" for nil) and the indices of the nil ones.
     private static func writeValues(_ values: [String?], _ nullsKey: StaticString, _ valuesKey: StaticString, to w: inout JSONWriter) {
-        w.key(nullsKey); w.beginArray(); for (i, v) in values.enumerated() where v == nil { w.int(i) }; w.endArray()
-        w.key(valuesKey); w.beginArray(); for v in values { w.string(v ?? "") }; w.endArray()
+        w.key(nullsKey)
+        w.beginArray()
+        for (i, v) in values.enumerated() where v == nil { w.int(i) }
+        w.endArray()
+        w.key(valuesKey)
+        w.beginArray()
+        for v in values { w.string(v ?? "") }
+        w.endArray()
     }
 
     private static func readValues(_ r: FieldReader, _ nullsKey: StaticString, _ valuesKey: StaticString) throws -> [String?] {
@@ -199,15 +228,19 @@ public struct ApplyIntended: Hashable, Sendable {
         var holders: [Int: [String]] = [:]
         for collision in try r.array("collisions") {
             guard let row = collision["row"]?.intValue.map(Int.init), (0..<accountIDs.count).contains(row), holders[row] == nil,
-                  let keys = collision["holders"]?.arrayValue?.compactMap(\.stringValue), keys.count == collision["holders"]?.arrayValue?.count,
-                  collision.objectValue?.count == 2 else {
+                let keys = collision["holders"]?.arrayValue?.compactMap(\.stringValue), keys.count == collision["holders"]?.arrayValue?.count,
+                collision.objectValue?.count == 2
+            else {
                 throw LedgerError(.malformedRecord, "apply intended: a collision is not {holders, row} of a row of the batch")
             }
             holders[row] = keys
         }
-        self.init(batch: try r.count("batch"), accountIDs: accountIDs, oldValues: try Self.readValues(r, "old_nulls", "old_values"),
-                  newValues: try Self.readValues(r, "new_nulls", "new_values"), planned: planned, holders: holders)
-        guard accountIDs.count <= Self.maximumRows, oldValues.count == accountIDs.count, newValues.count == accountIDs.count, planned.count == accountIDs.count else {
+        self.init(
+            batch: try r.count("batch"), accountIDs: accountIDs, oldValues: try Self.readValues(r, "old_nulls", "old_values"),
+            newValues: try Self.readValues(r, "new_nulls", "new_values"), planned: planned, holders: holders)
+        guard accountIDs.count <= Self.maximumRows, oldValues.count == accountIDs.count, newValues.count == accountIDs.count,
+            planned.count == accountIDs.count
+        else {
             throw LedgerError(.malformedRecord, "apply intended: batch \(batch) has arrays of unequal length or more than \(Self.maximumRows) rows")
         }
     }
@@ -246,13 +279,24 @@ public struct ApplySettled: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("account_ids"); w.beginArray(); for id in accountIDs { w.string(id) }; w.endArray()
-        w.key("batch"); w.int(batch)
-        w.key("committed"); w.bool(committed)
-        w.key("intent_sha256"); w.string(intentSHA256)
-        w.key("outcomes"); w.beginArray(); for o in outcomes { w.string(o.rawValue) }; w.endArray()
-        w.key("recovered"); w.bool(recovered)
-        w.key("undo"); w.bool(undo)
+        w.key("account_ids")
+        w.beginArray()
+        for id in accountIDs { w.string(id) }
+        w.endArray()
+        w.key("batch")
+        w.int(batch)
+        w.key("committed")
+        w.bool(committed)
+        w.key("intent_sha256")
+        w.string(intentSHA256)
+        w.key("outcomes")
+        w.beginArray()
+        for o in outcomes { w.string(o.rawValue) }
+        w.endArray()
+        w.key("recovered")
+        w.bool(recovered)
+        w.key("undo")
+        w.bool(undo)
         w.endObject()
     }
 
@@ -261,8 +305,10 @@ public struct ApplySettled: Hashable, Sendable {
             guard let o = ApplyOutcome(rawValue: name) else { throw LedgerError(.malformedRecord, "apply settled: unknown outcome") }
             return o
         }
-        self.init(batch: try r.count("batch"), intentSHA256: try r.string("intent_sha256"), committed: try r.bool("committed"), recovered: try r.bool("recovered"),
-                  undo: try r.bool("undo"), accountIDs: try r.stringArray("account_ids"), outcomes: outcomes)
+        self.init(
+            batch: try r.count("batch"), intentSHA256: try r.string("intent_sha256"), committed: try r.bool("committed"),
+            recovered: try r.bool("recovered"),
+            undo: try r.bool("undo"), accountIDs: try r.stringArray("account_ids"), outcomes: outcomes)
         guard accountIDs.count <= ApplyIntended.maximumRows, outcomes.count == (committed ? accountIDs.count : 0) else {
             throw LedgerError(.malformedRecord, "apply settled: batch \(batch) has \(outcomes.count) outcomes for \(accountIDs.count) rows")
         }

@@ -36,11 +36,16 @@ public struct CheckpointFields: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("origin"); w.string(origin)
-        w.key("root_hash"); w.string(rootHash)
-        w.key("signature"); w.string(signature)
-        w.key("time"); w.timestamp(time)
-        w.key("tree_size"); w.int(treeSize)
+        w.key("origin")
+        w.string(origin)
+        w.key("root_hash")
+        w.string(rootHash)
+        w.key("signature")
+        w.string(signature)
+        w.key("time")
+        w.timestamp(time)
+        w.key("tree_size")
+        w.int(treeSize)
         w.endObject()
     }
 
@@ -70,7 +75,10 @@ public struct HandoffIssued: Hashable, Sendable {
     /// The checkpoint of this ledger the manifest holds.
     public var checkpoint: CheckpointFields
 
-    public init(package: Int, targetTeam: String, rowCount: Int, rowsSHA256: String, manifestSHA256: String, previousTreeSize: Int, checkpoint: CheckpointFields) {
+    public init(
+        package: Int, targetTeam: String, rowCount: Int, rowsSHA256: String, manifestSHA256: String, previousTreeSize: Int,
+        checkpoint: CheckpointFields
+    ) {
         self.package = package
         self.targetTeam = targetTeam
         self.rowCount = rowCount
@@ -82,20 +90,29 @@ public struct HandoffIssued: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("checkpoint"); checkpoint.write(to: &w)
-        w.key("manifest_sha256"); w.string(manifestSHA256)
-        w.key("package"); w.int(package)
-        w.key("previous_tree_size"); w.int(previousTreeSize)
-        w.key("row_count"); w.int(rowCount)
-        w.key("rows_sha256"); w.string(rowsSHA256)
-        w.key("target_team"); w.string(targetTeam)
+        w.key("checkpoint")
+        checkpoint.write(to: &w)
+        w.key("manifest_sha256")
+        w.string(manifestSHA256)
+        w.key("package")
+        w.int(package)
+        w.key("previous_tree_size")
+        w.int(previousTreeSize)
+        w.key("row_count")
+        w.int(rowCount)
+        w.key("rows_sha256")
+        w.string(rowsSHA256)
+        w.key("target_team")
+        w.string(targetTeam)
         w.endObject()
     }
 
     init(reading r: FieldReader) throws {
-        self.init(package: try r.int("package", in: HandoffManifest.packagesAllowed), targetTeam: try r.string("target_team"), rowCount: try r.count("row_count"), rowsSHA256: try r.string("rows_sha256"),
-                  manifestSHA256: try r.string("manifest_sha256"), previousTreeSize: try r.count("previous_tree_size"),
-                  checkpoint: try CheckpointFields(reading: r.object("checkpoint")))
+        self.init(
+            package: try r.int("package", in: HandoffManifest.packagesAllowed), targetTeam: try r.string("target_team"),
+            rowCount: try r.count("row_count"), rowsSHA256: try r.string("rows_sha256"),
+            manifestSHA256: try r.string("manifest_sha256"), previousTreeSize: try r.count("previous_tree_size"),
+            checkpoint: try CheckpointFields(reading: r.object("checkpoint")))
     }
 }
 
@@ -115,7 +132,10 @@ public struct HandoffReceived: Hashable, Sendable {
     /// The sender's checkpoint the manifest holds, verified with the pinned key.
     public var checkpoint: CheckpointFields
 
-    public init(senderTeam: String, package: Int, rowCount: Int, rowsSHA256: String, manifestSHA256: String, manifest: String, packagePath: String, checkpoint: CheckpointFields) {
+    public init(
+        senderTeam: String, package: Int, rowCount: Int, rowsSHA256: String, manifestSHA256: String, manifest: String, packagePath: String,
+        checkpoint: CheckpointFields
+    ) {
         self.senderTeam = senderTeam
         self.package = package
         self.rowCount = rowCount
@@ -128,21 +148,31 @@ public struct HandoffReceived: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("checkpoint"); checkpoint.write(to: &w)
-        w.key("manifest"); w.string(manifest)
-        w.key("manifest_sha256"); w.string(manifestSHA256)
-        w.key("package"); w.int(package)
-        w.key("package_path"); w.string(packagePath)
-        w.key("row_count"); w.int(rowCount)
-        w.key("rows_sha256"); w.string(rowsSHA256)
-        w.key("sender_team"); w.string(senderTeam)
+        w.key("checkpoint")
+        checkpoint.write(to: &w)
+        w.key("manifest")
+        w.string(manifest)
+        w.key("manifest_sha256")
+        w.string(manifestSHA256)
+        w.key("package")
+        w.int(package)
+        w.key("package_path")
+        w.string(packagePath)
+        w.key("row_count")
+        w.int(rowCount)
+        w.key("rows_sha256")
+        w.string(rowsSHA256)
+        w.key("sender_team")
+        w.string(senderTeam)
         w.endObject()
     }
 
     init(reading r: FieldReader) throws {
-        self.init(senderTeam: try r.string("sender_team"), package: try r.int("package", in: HandoffManifest.packagesAllowed), rowCount: try r.count("row_count"), rowsSHA256: try r.string("rows_sha256"),
-                  manifestSHA256: try r.string("manifest_sha256"), manifest: try r.string("manifest"), packagePath: try r.string("package_path"),
-                  checkpoint: try CheckpointFields(reading: r.object("checkpoint")))
+        self.init(
+            senderTeam: try r.string("sender_team"), package: try r.int("package", in: HandoffManifest.packagesAllowed),
+            rowCount: try r.count("row_count"), rowsSHA256: try r.string("rows_sha256"),
+            manifestSHA256: try r.string("manifest_sha256"), manifest: try r.string("manifest"), packagePath: try r.string("package_path"),
+            checkpoint: try CheckpointFields(reading: r.object("checkpoint")))
     }
 }
 
@@ -168,17 +198,22 @@ public struct HandoffRefused: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("detail"); w.string(detail)
+        w.key("detail")
+        w.string(detail)
         w.field("manifest_sha256", manifestSHA256)
-        w.key("package_path"); w.string(packagePath)
-        w.key("reason"); w.string(reason)
-        w.key("sender_key_name"); w.string(senderKeyName)
+        w.key("package_path")
+        w.string(packagePath)
+        w.key("reason")
+        w.string(reason)
+        w.key("sender_key_name")
+        w.string(senderKeyName)
         w.endObject()
     }
 
     init(reading r: FieldReader) throws {
-        self.init(reason: try r.string("reason"), detail: try r.string("detail"), packagePath: try r.string("package_path"),
-                  manifestSHA256: try r.optionalString("manifest_sha256"), senderKeyName: try r.string("sender_key_name"))
+        self.init(
+            reason: try r.string("reason"), detail: try r.string("detail"), packagePath: try r.string("package_path"),
+            manifestSHA256: try r.optionalString("manifest_sha256"), senderKeyName: try r.string("sender_key_name"))
     }
 }
 
@@ -198,7 +233,10 @@ public struct HandoffAcknowledged: Hashable, Sendable {
     /// The cosignature line's base64 (key ID, timestamp, signature), as in the receipt.
     public var cosignature: String
 
-    public init(package: Int, targetTeam: String, manifestSHA256: String, recipientSequence: Int, recipientCheckpoint: CheckpointFields, cosignedAt: Timestamp, cosignature: String) {
+    public init(
+        package: Int, targetTeam: String, manifestSHA256: String, recipientSequence: Int, recipientCheckpoint: CheckpointFields,
+        cosignedAt: Timestamp, cosignature: String
+    ) {
         self.package = package
         self.targetTeam = targetTeam
         self.manifestSHA256 = manifestSHA256
@@ -210,19 +248,28 @@ public struct HandoffAcknowledged: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("cosignature"); w.string(cosignature)
-        w.key("cosigned_at"); w.timestamp(cosignedAt)
-        w.key("manifest_sha256"); w.string(manifestSHA256)
-        w.key("package"); w.int(package)
-        w.key("recipient_checkpoint"); recipientCheckpoint.write(to: &w)
-        w.key("recipient_seq"); w.int(recipientSequence)
-        w.key("target_team"); w.string(targetTeam)
+        w.key("cosignature")
+        w.string(cosignature)
+        w.key("cosigned_at")
+        w.timestamp(cosignedAt)
+        w.key("manifest_sha256")
+        w.string(manifestSHA256)
+        w.key("package")
+        w.int(package)
+        w.key("recipient_checkpoint")
+        recipientCheckpoint.write(to: &w)
+        w.key("recipient_seq")
+        w.int(recipientSequence)
+        w.key("target_team")
+        w.string(targetTeam)
         w.endObject()
     }
 
     init(reading r: FieldReader) throws {
-        self.init(package: try r.int("package", in: HandoffManifest.packagesAllowed), targetTeam: try r.string("target_team"), manifestSHA256: try r.string("manifest_sha256"),
-                  recipientSequence: try r.count("recipient_seq"), recipientCheckpoint: try CheckpointFields(reading: r.object("recipient_checkpoint")),
-                  cosignedAt: try r.timestamp("cosigned_at"), cosignature: try r.string("cosignature"))
+        self.init(
+            package: try r.int("package", in: HandoffManifest.packagesAllowed), targetTeam: try r.string("target_team"),
+            manifestSHA256: try r.string("manifest_sha256"),
+            recipientSequence: try r.count("recipient_seq"), recipientCheckpoint: try CheckpointFields(reading: r.object("recipient_checkpoint")),
+            cosignedAt: try r.timestamp("cosigned_at"), cosignature: try r.string("cosignature"))
     }
 }

@@ -33,8 +33,10 @@ public struct HandoffRowsReceived: Hashable, Sendable {
     public var transferSubs: [String]
     public var sequences: [Int]
 
-    public init(origin: String?, package: Int?, manifestSHA256: String?, fileSHA256: String, chunk: Int, chunkCount: Int, rowCount: Int, firstRow: Int,
-                accountIDs: [String], transferSubs: [String], sequences: [Int]) {
+    public init(
+        origin: String?, package: Int?, manifestSHA256: String?, fileSHA256: String, chunk: Int, chunkCount: Int, rowCount: Int, firstRow: Int,
+        accountIDs: [String], transferSubs: [String], sequences: [Int]
+    ) {
         self.origin = origin
         self.package = package
         self.manifestSHA256 = manifestSHA256
@@ -63,33 +65,53 @@ public struct HandoffRowsReceived: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("account_ids"); w.beginArray(); for id in accountIDs { w.string(id) }; w.endArray()
-        w.key("chunk"); w.int(chunk)
-        w.key("chunk_count"); w.int(chunkCount)
-        w.key("file_sha256"); w.string(fileSHA256)
-        w.key("first_row"); w.int(firstRow)
+        w.key("account_ids")
+        w.beginArray()
+        for id in accountIDs { w.string(id) }
+        w.endArray()
+        w.key("chunk")
+        w.int(chunk)
+        w.key("chunk_count")
+        w.int(chunkCount)
+        w.key("file_sha256")
+        w.string(fileSHA256)
+        w.key("first_row")
+        w.int(firstRow)
         w.field("manifest_sha256", manifestSHA256)
         w.field("origin", origin)
         w.field("package", package)
-        w.key("row_count"); w.int(rowCount)
-        w.key("sequences"); w.beginArray(); for s in sequences { w.int(s) }; w.endArray()
-        w.key("transfer_subs"); w.beginArray(); for s in transferSubs { w.string(s) }; w.endArray()
+        w.key("row_count")
+        w.int(rowCount)
+        w.key("sequences")
+        w.beginArray()
+        for s in sequences { w.int(s) }
+        w.endArray()
+        w.key("transfer_subs")
+        w.beginArray()
+        for s in transferSubs { w.string(s) }
+        w.endArray()
         w.endObject()
     }
 
     init(reading r: FieldReader) throws {
         let signed = r.has("manifest_sha256")
-        self.init(origin: try r.optionalString("origin"), package: try r.has("package") ? r.int("package", in: HandoffManifest.packagesAllowed) : nil,
-                  manifestSHA256: try r.optionalString("manifest_sha256"), fileSHA256: try r.string("file_sha256"),
-                  chunk: try r.count("chunk"), chunkCount: try r.int("chunk_count", in: 1...Int(Int32.max)), rowCount: try r.int("row_count", in: 0...Int(Int32.max)),
-                  firstRow: try r.int("first_row", in: 0...Int(Int32.max)), accountIDs: try r.stringArray("account_ids"), transferSubs: try r.stringArray("transfer_subs"),
-                  sequences: try r.countArray("sequences"))
+        self.init(
+            origin: try r.optionalString("origin"), package: try r.has("package") ? r.int("package", in: HandoffManifest.packagesAllowed) : nil,
+            manifestSHA256: try r.optionalString("manifest_sha256"), fileSHA256: try r.string("file_sha256"),
+            chunk: try r.count("chunk"), chunkCount: try r.int("chunk_count", in: 1...Int(Int32.max)),
+            rowCount: try r.int("row_count", in: 0...Int(Int32.max)),
+            firstRow: try r.int("first_row", in: 0...Int(Int32.max)), accountIDs: try r.stringArray("account_ids"),
+            transferSubs: try r.stringArray("transfer_subs"),
+            sequences: try r.countArray("sequences"))
         guard (origin != nil) == signed, (package != nil) == signed else {
             throw LedgerError(.malformedRecord, "handoff rows: origin, package and manifest_sha256 go together")
         }
         guard chunk < chunkCount, accountIDs.count == transferSubs.count, sequences.count == (signed ? transferSubs.count : 0),
-              transferSubs.count <= Self.rowsPerChunk, firstRow + transferSubs.count <= rowCount else {
-            throw LedgerError(.malformedRecord, "handoff rows: chunk \(chunk) of \(chunkCount), rows \(firstRow) + \(transferSubs.count) of \(rowCount), arrays of unequal length")
+            transferSubs.count <= Self.rowsPerChunk, firstRow + transferSubs.count <= rowCount
+        else {
+            throw LedgerError(
+                .malformedRecord,
+                "handoff rows: chunk \(chunk) of \(chunkCount), rows \(firstRow) + \(transferSubs.count) of \(rowCount), arrays of unequal length")
         }
     }
 }

@@ -41,21 +41,31 @@ public struct LedgerCreated: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("client_ids"); w.beginArray(); for id in clientIDs { w.string(id) }; w.endArray()
-        w.key("ledger_id"); w.string(ledgerID)
-        w.key("role"); w.string(role.rawValue)
-        w.key("settings"); w.beginObject()
-        w.key("on_account_deleted"); w.string(onAccountDeleted.rawValue)
-        w.key("window_days"); w.int(windowDays)
+        w.key("client_ids")
+        w.beginArray()
+        for id in clientIDs { w.string(id) }
+        w.endArray()
+        w.key("ledger_id")
+        w.string(ledgerID)
+        w.key("role")
+        w.string(role.rawValue)
+        w.key("settings")
+        w.beginObject()
+        w.key("on_account_deleted")
+        w.string(onAccountDeleted.rawValue)
+        w.key("window_days")
+        w.int(windowDays)
         w.endObject()
-        w.key("team_id"); w.string(teamID)
+        w.key("team_id")
+        w.string(teamID)
         w.endObject()
     }
 
     init(reading r: FieldReader) throws {
         let settings = try r.object("settings")
-        self.init(teamID: try r.string("team_id"), clientIDs: try r.stringArray("client_ids"), role: try r.enumeration("role", Role.self),
-                  ledgerID: try r.string("ledger_id"), onAccountDeleted: try settings.enumeration("on_account_deleted", DeletionPolicy.self),
-                  windowDays: try settings.int("window_days", in: TransferAccepted.windowDaysAllowed))
+        self.init(
+            teamID: try r.string("team_id"), clientIDs: try r.stringArray("client_ids"), role: try r.enumeration("role", Role.self),
+            ledgerID: try r.string("ledger_id"), onAccountDeleted: try settings.enumeration("on_account_deleted", DeletionPolicy.self),
+            windowDays: try settings.int("window_days", in: TransferAccepted.windowDaysAllowed))
     }
 }

@@ -23,15 +23,21 @@ public struct NotificationReceived: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        if let email { w.key("email"); email.write(to: &w) }
-        w.key("event_time"); w.timestamp(eventTime)
+        if let email {
+            w.key("email")
+            email.write(to: &w)
+        }
+        w.key("event_time")
+        w.timestamp(eventTime)
         w.field("is_private_email", isPrivateEmail)
-        w.key("notification_type"); w.string(kind.rawValue)
+        w.key("notification_type")
+        w.string(kind.rawValue)
         w.endObject()
     }
 
     init(reading r: FieldReader) throws {
-        self.init(kind: try r.enumeration("notification_type", Kind.self), eventTime: try r.timestamp("event_time"),
-                  email: try r.optionalObject("email").map(SealedValue.init(reading:)), isPrivateEmail: try r.optionalBool("is_private_email"))
+        self.init(
+            kind: try r.enumeration("notification_type", Kind.self), eventTime: try r.timestamp("event_time"),
+            email: try r.optionalObject("email").map(SealedValue.init(reading:)), isPrivateEmail: try r.optionalBool("is_private_email"))
     }
 }

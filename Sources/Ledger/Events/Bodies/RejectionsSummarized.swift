@@ -29,16 +29,22 @@ public struct RejectionsSummarized: Hashable, Sendable {
     func write(to w: inout JSONWriter) {
         w.beginObject()
         w.field("counts", counts: counts)
-        w.key("first_payload_sha256"); w.string(firstPayloadSHA256)
-        w.key("from"); w.timestamp(from)
-        w.key("last_payload_sha256"); w.string(lastPayloadSHA256)
-        w.key("source"); w.string(source)
-        w.key("until"); w.timestamp(until)
+        w.key("first_payload_sha256")
+        w.string(firstPayloadSHA256)
+        w.key("from")
+        w.timestamp(from)
+        w.key("last_payload_sha256")
+        w.string(lastPayloadSHA256)
+        w.key("source")
+        w.string(source)
+        w.key("until")
+        w.timestamp(until)
         w.endObject()
     }
 
     init(reading r: FieldReader) throws {
-        self.init(source: try r.string("source"), from: try r.timestamp("from"), until: try r.timestamp("until"), counts: try r.intMap("counts"),
-                  firstPayloadSHA256: try r.string("first_payload_sha256"), lastPayloadSHA256: try r.string("last_payload_sha256"))
+        self.init(
+            source: try r.string("source"), from: try r.timestamp("from"), until: try r.timestamp("until"), counts: try r.intMap("counts"),
+            firstPayloadSHA256: try r.string("first_payload_sha256"), lastPayloadSHA256: try r.string("last_payload_sha256"))
     }
 }

@@ -12,8 +12,10 @@ public struct RunStarted: Hashable, Sendable {
     /// For an exchange of a signed package: SHA-256 of its manifest, hex.
     public var handoffManifestSHA256: String?
 
-    public init(command: String, inputPath: String? = nil, inputSHA256: String? = nil, targetTeam: String? = nil, userCount: Int? = nil,
-                handoff: String? = nil, handoffManifestSHA256: String? = nil) {
+    public init(
+        command: String, inputPath: String? = nil, inputSHA256: String? = nil, targetTeam: String? = nil, userCount: Int? = nil,
+        handoff: String? = nil, handoffManifestSHA256: String? = nil
+    ) {
         self.command = command
         self.handoff = handoff
         self.handoffManifestSHA256 = handoffManifestSHA256
@@ -25,7 +27,8 @@ public struct RunStarted: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("command"); w.string(command)
+        w.key("command")
+        w.string(command)
         w.field("handoff", handoff)
         w.field("handoff_manifest_sha256", handoffManifestSHA256)
         w.field("input_path", inputPath)
@@ -36,9 +39,10 @@ public struct RunStarted: Hashable, Sendable {
     }
 
     init(reading r: FieldReader) throws {
-        self.init(command: try r.string("command"), inputPath: try r.optionalString("input_path"), inputSHA256: try r.optionalString("input_sha256"),
-                  targetTeam: try r.optionalString("target_team"), userCount: try r.optionalInt("user_count"),
-                  handoff: try r.optionalString("handoff"), handoffManifestSHA256: try r.optionalString("handoff_manifest_sha256"))
+        self.init(
+            command: try r.string("command"), inputPath: try r.optionalString("input_path"), inputSHA256: try r.optionalString("input_sha256"),
+            targetTeam: try r.optionalString("target_team"), userCount: try r.optionalInt("user_count"),
+            handoff: try r.optionalString("handoff"), handoffManifestSHA256: try r.optionalString("handoff_manifest_sha256"))
     }
 }
 
@@ -87,8 +91,10 @@ public struct RunFinished: Hashable, Sendable {
     /// Apple's unavailability during the run, when calls failed transiently.
     public var appleUnavailable: AppleUnavailable?
 
-    public init(command: String, counts: [String: Int], durationMilliseconds: Int, exitStatus: Int, stoppedBy: CallFailure? = nil,
-                stopReason: StopReason? = nil, interrupted: String? = nil, appleUnavailable: AppleUnavailable? = nil) {
+    public init(
+        command: String, counts: [String: Int], durationMilliseconds: Int, exitStatus: Int, stoppedBy: CallFailure? = nil,
+        stopReason: StopReason? = nil, interrupted: String? = nil, appleUnavailable: AppleUnavailable? = nil
+    ) {
         self.command = command
         self.counts = counts
         self.durationMilliseconds = durationMilliseconds
@@ -106,19 +112,29 @@ public struct RunFinished: Hashable, Sendable {
     func write(to w: inout JSONWriter) {
         w.beginObject()
         if let appleUnavailable {
-            w.key("apple_unavailable"); w.beginObject()
-            w.key("calls_refused"); w.int(appleUnavailable.callsRefused)
-            w.key("paused_ms"); w.int(appleUnavailable.pausedMilliseconds)
-            w.key("pauses"); w.int(appleUnavailable.pauses)
+            w.key("apple_unavailable")
+            w.beginObject()
+            w.key("calls_refused")
+            w.int(appleUnavailable.callsRefused)
+            w.key("paused_ms")
+            w.int(appleUnavailable.pausedMilliseconds)
+            w.key("pauses")
+            w.int(appleUnavailable.pauses)
             w.endObject()
         }
-        w.key("command"); w.string(command)
+        w.key("command")
+        w.string(command)
         w.field("counts", counts: counts)
-        w.key("duration_ms"); w.int(durationMilliseconds)
-        w.key("exit_status"); w.int(exitStatus)
+        w.key("duration_ms")
+        w.int(durationMilliseconds)
+        w.key("exit_status")
+        w.int(exitStatus)
         w.field("interrupted", interrupted)
         w.field("stop_reason", stopReason?.rawValue)
-        if let stoppedBy { w.key("stopped_by"); stoppedBy.write(to: &w) }
+        if let stoppedBy {
+            w.key("stopped_by")
+            stoppedBy.write(to: &w)
+        }
         w.endObject()
     }
 
@@ -126,8 +142,11 @@ public struct RunFinished: Hashable, Sendable {
         let unavailable = try r.optionalObject("apple_unavailable").map { u in
             AppleUnavailable(pauses: try u.count("pauses"), pausedMilliseconds: try u.count("paused_ms"), callsRefused: try u.count("calls_refused"))
         }
-        self.init(command: try r.string("command"), counts: try r.intMap("counts"), durationMilliseconds: try r.int("duration_ms"), exitStatus: try r.int("exit_status"),
-                  stoppedBy: try r.optionalObject("stopped_by").map(CallFailure.init(reading:)), stopReason: try r.optionalEnumeration("stop_reason", StopReason.self), interrupted: try r.optionalString("interrupted"),
-                  appleUnavailable: unavailable)
+        self.init(
+            command: try r.string("command"), counts: try r.intMap("counts"), durationMilliseconds: try r.int("duration_ms"),
+            exitStatus: try r.int("exit_status"),
+            stoppedBy: try r.optionalObject("stopped_by").map(CallFailure.init(reading:)),
+            stopReason: try r.optionalEnumeration("stop_reason", StopReason.self), interrupted: try r.optionalString("interrupted"),
+            appleUnavailable: unavailable)
     }
 }

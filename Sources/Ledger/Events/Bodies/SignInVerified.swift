@@ -16,8 +16,10 @@ public struct SignInVerified: Hashable, Sendable {
     /// own `recorded_at` says when it was ingested.
     public var verifiedAt: Timestamp?
 
-    public init(audience: String, issuedAt: Timestamp, expiresAt: Timestamp, email: SealedValue? = nil, emailVerified: Bool? = nil,
-                isPrivateEmail: Bool? = nil, nonceChecked: Bool? = nil, realUserStatus: Int? = nil, verifiedAt: Timestamp? = nil) {
+    public init(
+        audience: String, issuedAt: Timestamp, expiresAt: Timestamp, email: SealedValue? = nil, emailVerified: Bool? = nil,
+        isPrivateEmail: Bool? = nil, nonceChecked: Bool? = nil, realUserStatus: Int? = nil, verifiedAt: Timestamp? = nil
+    ) {
         self.audience = audience
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
@@ -31,12 +33,18 @@ public struct SignInVerified: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("audience"); w.string(audience)
-        if let email { w.key("email"); email.write(to: &w) }
+        w.key("audience")
+        w.string(audience)
+        if let email {
+            w.key("email")
+            email.write(to: &w)
+        }
         w.field("email_verified", emailVerified)
-        w.key("expires_at"); w.timestamp(expiresAt)
+        w.key("expires_at")
+        w.timestamp(expiresAt)
         w.field("is_private_email", isPrivateEmail)
-        w.key("issued_at"); w.timestamp(issuedAt)
+        w.key("issued_at")
+        w.timestamp(issuedAt)
         w.field("nonce_checked", nonceChecked)
         w.field("real_user_status", realUserStatus)
         w.field("verified_at", verifiedAt)
@@ -44,9 +52,10 @@ public struct SignInVerified: Hashable, Sendable {
     }
 
     init(reading r: FieldReader) throws {
-        self.init(audience: try r.string("audience"), issuedAt: try r.timestamp("issued_at"), expiresAt: try r.timestamp("expires_at"),
-                  email: try r.optionalObject("email").map(SealedValue.init(reading:)), emailVerified: try r.optionalBool("email_verified"),
-                  isPrivateEmail: try r.optionalBool("is_private_email"), nonceChecked: try r.optionalBool("nonce_checked"),
-                  realUserStatus: try r.optionalInt("real_user_status"), verifiedAt: try r.optionalTimestamp("verified_at"))
+        self.init(
+            audience: try r.string("audience"), issuedAt: try r.timestamp("issued_at"), expiresAt: try r.timestamp("expires_at"),
+            email: try r.optionalObject("email").map(SealedValue.init(reading:)), emailVerified: try r.optionalBool("email_verified"),
+            isPrivateEmail: try r.optionalBool("is_private_email"), nonceChecked: try r.optionalBool("nonce_checked"),
+            realUserStatus: try r.optionalInt("real_user_status"), verifiedAt: try r.optionalTimestamp("verified_at"))
     }
 }

@@ -16,9 +16,12 @@ public struct TokenRejected: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("detail"); w.string(detail)
-        w.key("payload_sha256"); w.string(payloadSHA256)
-        w.key("reason"); w.string(reason)
+        w.key("detail")
+        w.string(detail)
+        w.key("payload_sha256")
+        w.string(payloadSHA256)
+        w.key("reason")
+        w.string(reason)
         w.endObject()
     }
 

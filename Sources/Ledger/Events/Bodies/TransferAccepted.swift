@@ -17,9 +17,12 @@ public struct TransferAccepted: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("accepted_at"); w.timestamp(acceptedAt)
-        w.key("deadline"); w.timestamp(deadline)
-        w.key("window_days"); w.int(windowDays)
+        w.key("accepted_at")
+        w.timestamp(acceptedAt)
+        w.key("deadline")
+        w.timestamp(deadline)
+        w.key("window_days")
+        w.int(windowDays)
         w.endObject()
     }
 

@@ -7,7 +7,8 @@ public struct TransferIDGenerated: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("target_team"); w.string(targetTeam)
+        w.key("target_team")
+        w.string(targetTeam)
         w.endObject()
     }
 
@@ -26,8 +27,10 @@ public struct TransferIDGenerationFailed: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("failure"); failure.write(to: &w)
-        w.key("target_team"); w.string(targetTeam)
+        w.key("failure")
+        failure.write(to: &w)
+        w.key("target_team")
+        w.string(targetTeam)
         w.endObject()
     }
 
@@ -49,7 +52,10 @@ public struct TransferIDExchanged: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        if let email { w.key("email"); email.write(to: &w) }
+        if let email {
+            w.key("email")
+            email.write(to: &w)
+        }
         w.field("is_private_email", isPrivateEmail)
         w.endObject()
     }
@@ -67,7 +73,8 @@ public struct TransferIDExchangeFailed: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("failure"); failure.write(to: &w)
+        w.key("failure")
+        failure.write(to: &w)
         w.endObject()
     }
 

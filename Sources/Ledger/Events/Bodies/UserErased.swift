@@ -12,8 +12,10 @@ public struct UserErased: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("keys_destroyed"); w.int(keysDestroyed)
-        w.key("reason"); w.string(reason)
+        w.key("keys_destroyed")
+        w.int(keysDestroyed)
+        w.key("reason")
+        w.string(reason)
         w.endObject()
     }
 

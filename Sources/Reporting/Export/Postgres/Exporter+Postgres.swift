@@ -12,8 +12,10 @@ extension Exporter {
     /// Exports into the PostgreSQL database `target` names: a first export (or the rest of one
     /// that stopped), or with `sinceLast` what is new since the export already there. The
     /// events go in transactions of `slice`; `committed` hears of each but the last.
-    public func export(to target: PostgresTarget, sinceLast: Bool, slice: Int = Exporter.defaultSlice, lockWait: Duration = Exporter.defaultLockWait,
-                       logger: Logger, committed: @escaping @Sendable (UInt64) -> Void = { _ in }) async throws -> ExportSummary {
+    public func export(
+        to target: PostgresTarget, sinceLast: Bool, slice: Int = Exporter.defaultSlice, lockWait: Duration = Exporter.defaultLockWait,
+        logger: Logger, committed: @escaping @Sendable (UInt64) -> Void = { _ in }
+    ) async throws -> ExportSummary {
         let session = try await PostgresExportSession.open(target, lockWait: lockWait, logger: logger)
         do {
             let summary = try await session.run(source, identity: try ledger.identity(), sinceLast: sinceLast, slice: slice, committed: committed)
@@ -35,8 +37,10 @@ extension Exporter {
     /// it with that error.
     /// Returns the last sequence exported (nil if no run succeeded).
     @discardableResult
-    public func follow(into target: PostgresTarget, interval: Duration, slice: Int = Exporter.defaultSlice, lockWait: Duration = Exporter.defaultLockWait,
-                       until stop: ExportStop, logger: Logger, exported: (ExportSummary) -> Void, problem: (ExportError) -> Void) async throws -> UInt64? {
+    public func follow(
+        into target: PostgresTarget, interval: Duration, slice: Int = Exporter.defaultSlice, lockWait: Duration = Exporter.defaultLockWait,
+        until stop: ExportStop, logger: Logger, exported: (ExportSummary) -> Void, problem: (ExportError) -> Void
+    ) async throws -> UInt64? {
         let identity = try ledger.identity()
         var session: PostgresExportSession?
         var last: UInt64?

@@ -14,7 +14,10 @@ struct PasswordFile {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         guard info.st_mode & 0o077 == 0 else {
-            throw ExportError(.usage, "the password file \(path) may be read by others (mode \(String(info.st_mode & 0o777, radix: 8))); as libpq, it is not used so: chmod 600 \(path)")
+            throw ExportError(
+                .usage,
+                "the password file \(path) may be read by others (mode \(String(info.st_mode & 0o777, radix: 8))); as libpq, it is not used so: chmod 600 \(path)"
+            )
         }
         let text: String
         do { text = String(decoding: try FileBytes.read(path, limit: 1 << 20), as: UTF8.self) } catch {
@@ -35,7 +38,8 @@ struct PasswordFile {
 
     /// The colon-separated fields of `line`, escapes undone.
     private static func fields(of line: String) -> [String] {
-        var fields: [String] = [], current = ""
+        var fields: [String] = []
+        var current = ""
         var escaped = false
         for character in line {
             if escaped {

@@ -26,10 +26,11 @@ public enum PostgresExportSchema {
     /// What brings an export of schema version 1 to this one, in the transaction of the first
     /// run that adds to it. Version 1 could hold no U+0000 (a run meeting one failed), so
     /// `exact_text` is null in every row it holds.
-    static let upgradeFromVersion1 = [
-        "ALTER TABLE events ADD COLUMN exact_text text",
-        "ALTER TABLE users ADD COLUMN exact_text text",
-    ] + upgradeFromVersion2
+    static let upgradeFromVersion1 =
+        [
+            "ALTER TABLE events ADD COLUMN exact_text text",
+            "ALTER TABLE users ADD COLUMN exact_text text",
+        ] + upgradeFromVersion2
 
     /// What brings an export of schema version 2 to this one. Version 2 was written before
     /// `apply` existed, so the new columns are null in every row it holds.
@@ -40,7 +41,8 @@ public enum PostgresExportSchema {
 
     /// The statements of a script: comment lines dropped, split after each `;` that ends a line.
     static func statements(of script: String) -> [String] {
-        var statements: [String] = [], current: [Substring] = []
+        var statements: [String] = []
+        var current: [Substring] = []
         for line in script.split(separator: "\n") where !line.hasPrefix("--") {
             current.append(line)
             if line.hasSuffix(";") {

@@ -1,5 +1,5 @@
-import Handoffs
 import Foundation
+import Handoffs
 import Ledger
 import Logging
 import NIOCore
@@ -26,8 +26,9 @@ final class PostgresExportSession: @unchecked Sendable {
         self.target = target
         self.connection = connection
         self.logger = logger
-        self.watch = ConnectionWatch(connection.closeFuture,
-                                     closedError: ExportError(.io, "the connection to \(target.masked) was closed (the server stopped or restarted)"))
+        self.watch = ConnectionWatch(
+            connection.closeFuture,
+            closedError: ExportError(.io, "the connection to \(target.masked) was closed (the server stopped or restarted)"))
     }
 
     /// Connects and takes the advisory lock, or throws ``ExportError/Code/busy`` when another
@@ -50,7 +51,10 @@ final class PostgresExportSession: @unchecked Sendable {
             while try await session.watch.run({ try await session.scalar("SELECT pg_try_advisory_lock(\(lockKey))", as: Bool.self) }) != true {
                 let holder = try await session.watch.run { try await session.scalar(holderState, as: String.self) }
                 guard ContinuousClock.now < deadline, holder == nil || holder == "active" else {
-                    throw ExportError(.busy, "another exporter is writing into \(target.masked) (it holds advisory lock \(lockKey)\(lockWait > .zero ? ", and still did after \(lockWait.inSeconds.formatted()) s" : "")); stop it, or wait for it to finish")
+                    throw ExportError(
+                        .busy,
+                        "another exporter is writing into \(target.masked) (it holds advisory lock \(lockKey)\(lockWait > .zero ? ", and still did after \(lockWait.inSeconds.formatted()) s" : "")); stop it, or wait for it to finish"
+                    )
                 }
                 try await Task.sleep(for: .milliseconds(250))
             }
@@ -82,13 +86,16 @@ final class PostgresExportSession: @unchecked Sendable {
     /// `committed` hears of each slice that is not the run's last. The last transaction also
     /// carries the users the run's events changed, the rewrites of erased users' events, the
     /// indexes after a first load, the views and the row in `exports`.
-    func run(_ source: ExportSource, identity: LedgerCreated, sinceLast: Bool, slice: Int, committed: @escaping @Sendable (UInt64) -> Void = { _ in }) async throws -> ExportSummary {
+    func run(
+        _ source: ExportSource, identity: LedgerCreated, sinceLast: Bool, slice: Int, committed: @escaping @Sendable (UInt64) -> Void = { _ in }
+    ) async throws -> ExportSummary {
         let handoff = BoundedHandoff<CopyBatch>(capacity: 4)
         do {
             // The reader lets go of its LMDB transaction at once if the connection closes.
-            let summary = try await watch.run({ [self] in
-                try await transactions(source, identity: identity, sinceLast: sinceLast, slice: slice, handoff: handoff, committed: committed)
-            }, onClose: { handoff.abandon(because: CancellationError()) })
+            let summary = try await watch.run(
+                { [self] in
+                    try await transactions(source, identity: identity, sinceLast: sinceLast, slice: slice, handoff: handoff, committed: committed)
+                }, onClose: { handoff.abandon(because: CancellationError()) })
             lastSequence = summary.toSequence
             return summary
         } catch {
@@ -100,8 +107,10 @@ final class PostgresExportSession: @unchecked Sendable {
     }
 
     /// The transactions of one run: slices of events, then the last one.
-    private func transactions(_ source: ExportSource, identity: LedgerCreated, sinceLast: Bool, slice: Int, handoff: BoundedHandoff<CopyBatch>,
-                              committed: (UInt64) -> Void) async throws -> ExportSummary {
+    private func transactions(
+        _ source: ExportSource, identity: LedgerCreated, sinceLast: Bool, slice: Int, handoff: BoundedHandoff<CopyBatch>,
+        committed: (UInt64) -> Void
+    ) async throws -> ExportSummary {
         try await execute("BEGIN")
         let start = try await begin(source, identity: identity, sinceLast: sinceLast)
         let reader = Task { [source, handoff] in
@@ -149,7 +158,10 @@ final class PostgresExportSession: @unchecked Sendable {
         let fresh = try await scalar("SELECT to_regclass('export_meta') IS NULL", as: Bool.self) ?? true
         if fresh {
             for statement in PostgresExportSchema.tableStatements { try await execute(statement) }
-            let meta = facts(identity: identity, personalData: source.includePersonalData) + [("state", "loading"), ("last_sequence", "0"), ("users_sequence", "0")]
+            let meta =
+                facts(identity: identity, personalData: source.includePersonalData) + [
+                    ("state", "loading"), ("last_sequence", "0"), ("users_sequence", "0"),
+                ]
             try await setMeta(meta)
             return Start(lastSequence: 0, usersSequence: 0, loading: true, meta: [:])
         }
@@ -159,7 +171,9 @@ final class PostgresExportSession: @unchecked Sendable {
         }
         let loading = meta["state"] == "loading"
         guard sinceLast || loading else {
-            throw ExportError(.outputExists, "\(target.masked) already holds an export; pass --since-last to add what is new to it, or export into an empty database")
+            throw ExportError(
+                .outputExists,
+                "\(target.masked) already holds an export; pass --since-last to add what is new to it, or export into an empty database")
         }
         try ExportSummary.checkMatches(meta, identity: identity, personalData: source.includePersonalData, path: target.masked)
         // A version before the apply columns holds no user's apply outcome: every user is written again.
@@ -172,7 +186,10 @@ final class PostgresExportSession: @unchecked Sendable {
             for statement in upgrade { try await execute(statement) }
             try await setMeta([("schema_version", String(PostgresExportSchema.version))])
         default:
-            throw ExportError(.mismatch, "\(target.masked) holds an export of schema version \(meta["schema_version"] ?? "?"); this version writes \(PostgresExportSchema.version): export into an empty database")
+            throw ExportError(
+                .mismatch,
+                "\(target.masked) holds an export of schema version \(meta["schema_version"] ?? "?"); this version writes \(PostgresExportSchema.version): export into an empty database"
+            )
         }
         let last = try ExportSummary.mark("last_sequence", in: meta, path: target.masked) ?? 0
         let usersSequence = rewriteUsers ? 0 : try ExportSummary.mark("users_sequence", in: meta, path: target.masked) ?? last
@@ -182,12 +199,17 @@ final class PostgresExportSession: @unchecked Sendable {
     /// The last transaction's part: the users, the rewrites, a first load's indexes, the
     /// views, the facts and the row in `exports`. The reader's end is awaited only once every
     /// batch is taken: it may be waiting to hand over more.
-    private func finish(_ batches: BatchStream, start: Start, reader: Task<ExportSource.End, any Error>, source: ExportSource, identity: LedgerCreated) async throws -> ExportSummary {
+    private func finish(
+        _ batches: BatchStream, start: Start, reader: Task<ExportSource.End, any Error>, source: ExportSource, identity: LedgerCreated
+    ) async throws -> ExportSummary {
         let users = try await writeUsers(batches, direct: start.loading)
         if try await batches.peek()?.kind == .rewrites {
             try await execute("CREATE TEMP TABLE event_rewrites (seq bigint PRIMARY KEY, event_json jsonb NOT NULL, exact_text text) ON COMMIT DROP")
-            _ = try await copy(batches, .rewrites, into: "event_rewrites", columns: ["seq", "event_json", "exact_text"]) { "rewritten event, row \($0)" }
-            try await execute("UPDATE events AS e SET event_json = r.event_json, exact_text = r.exact_text FROM event_rewrites AS r WHERE e.seq = r.seq")
+            _ = try await copy(batches, .rewrites, into: "event_rewrites", columns: ["seq", "event_json", "exact_text"]) {
+                "rewritten event, row \($0)"
+            }
+            try await execute(
+                "UPDATE events AS e SET event_json = r.event_json, exact_text = r.exact_text FROM event_rewrites AS r WHERE e.seq = r.seq")
         }
         if let unexpected = try await batches.peek() {
             throw ExportError(.internal, "\(unexpected.kind) rows arrived out of order")
@@ -201,13 +223,16 @@ final class PostgresExportSession: @unchecked Sendable {
         }
         let through = max(end.last, start.lastSequence)
         let events = Int(through - start.lastSequence)
-        try await setMeta(facts(identity: identity, personalData: source.includePersonalData) + [
-            ("views_version", String(PostgresExportSchema.viewsVersion)), ("last_sequence", String(through)), ("users_sequence", String(through)),
-            ("window_accepted_at", end.window?.acceptedAt.rfc3339), ("window_deadline", end.window?.deadline.rfc3339), ("state", nil),
-        ])
-        let summary = ExportSummary(format: .postgres, path: target.masked, fromSequence: start.lastSequence + 1, toSequence: through,
-                                    eventsAdded: events, usersWritten: users)
-        try await query("""
+        try await setMeta(
+            facts(identity: identity, personalData: source.includePersonalData) + [
+                ("views_version", String(PostgresExportSchema.viewsVersion)), ("last_sequence", String(through)), ("users_sequence", String(through)),
+                ("window_accepted_at", end.window?.acceptedAt.rfc3339), ("window_deadline", end.window?.deadline.rfc3339), ("state", nil),
+            ])
+        let summary = ExportSummary(
+            format: .postgres, path: target.masked, fromSequence: start.lastSequence + 1, toSequence: through,
+            eventsAdded: events, usersWritten: users)
+        try await query(
+            """
             INSERT INTO exports (exported_at, from_sequence, to_sequence, events_added, users_written)
             VALUES (now(), \(Int64(summary.fromSequence)), \(Int64(summary.toSequence)), \(Int64(summary.eventsAdded)), \(Int64(summary.usersWritten)))
             """)
@@ -216,15 +241,18 @@ final class PostgresExportSession: @unchecked Sendable {
 
     /// The facts every transaction that creates or finishes an export writes.
     private func facts(identity: LedgerCreated, personalData: Bool) -> [(String, String?)] {
-        [("ledger_id", identity.ledgerID), ("team_id", identity.teamID), ("role", identity.role.rawValue),
-         ("schema_version", String(PostgresExportSchema.version)), ("personal_data", personalData ? "1" : "0")]
+        [
+            ("ledger_id", identity.ledgerID), ("team_id", identity.teamID), ("role", identity.role.rawValue),
+            ("schema_version", String(PostgresExportSchema.version)), ("personal_data", personalData ? "1" : "0"),
+        ]
     }
 
     /// Sets (or, for nil, deletes) keys of `export_meta`.
     private func setMeta(_ facts: [(String, String?)]) async throws {
         for (key, value) in facts {
             if let value {
-                try await query("INSERT INTO export_meta (key, value) VALUES (\(key), \(value)) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value")
+                try await query(
+                    "INSERT INTO export_meta (key, value) VALUES (\(key), \(value)) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value")
             } else {
                 try await query("DELETE FROM export_meta WHERE key = \(key)")
             }
@@ -233,31 +261,40 @@ final class PostgresExportSession: @unchecked Sendable {
 
     /// Reads the ledger on a thread of its own (the read transaction's closure is
     /// synchronous) and hands the rows over in COPY text batches of about 1 MiB.
-    private static func read(_ source: ExportSource, after: UInt64, usersAfter: UInt64, slice: Int, into handoff: BoundedHandoff<CopyBatch>) async throws -> ExportSource.End {
+    private static func read(
+        _ source: ExportSource, after: UInt64, usersAfter: UInt64, slice: Int, into handoff: BoundedHandoff<CopyBatch>
+    ) async throws -> ExportSource.End {
         try await OffPool.run {
             let result = Result {
                 let limit = 1 << 20
-                var events = CopyTextRows(capacity: limit + 4096), users = CopyTextRows(capacity: 64 << 10), rewrites = CopyTextRows(capacity: 64 << 10)
+                var events = CopyTextRows(capacity: limit + 4096)
+                var users = CopyTextRows(capacity: 64 << 10)
+                var rewrites = CopyTextRows(capacity: 64 << 10)
                 var read = 0
                 func flush(_ rows: inout CopyTextRows, as kind: CopyBatch.Kind) throws {
                     guard rows.rows > 0 else { return }
                     let (buffer, count) = rows.take()
                     try handoff.put(CopyBatch(kind: kind, rows: buffer, count: count))
                 }
-                let end = try source.read(after: after, users: .changedAfter(usersAfter), to: .init(event: { event in
-                    events.append(ExportAnswers.events.cells(event), columns: ExportAnswers.events.names, jsonColumn: eventJSONColumn)
-                    read += 1
-                    // A batch never straddles two slices, so each transaction ends on one.
-                    if events.buffer.readableBytes >= limit || read % slice == 0 { try flush(&events, as: .events) }
-                }, user: { user in
-                    try flush(&events, as: .events)
-                    users.append(ExportAnswers.users.cells(user), columns: ExportAnswers.users.names)
-                    if users.buffer.readableBytes >= limit { try flush(&users, as: .users) }
-                }, rewrite: { sequence, json in
-                    try flush(&users, as: .users)
-                    rewrites.append(Int64(sequence), eventJSON: json)
-                    if rewrites.buffer.readableBytes >= limit { try flush(&rewrites, as: .rewrites) }
-                }))
+                let end = try source.read(
+                    after: after, users: .changedAfter(usersAfter),
+                    to: .init(
+                        event: { event in
+                            events.append(ExportAnswers.events.cells(event), columns: ExportAnswers.events.names, jsonColumn: eventJSONColumn)
+                            read += 1
+                            // A batch never straddles two slices, so each transaction ends on one.
+                            if events.buffer.readableBytes >= limit || read % slice == 0 { try flush(&events, as: .events) }
+                        },
+                        user: { user in
+                            try flush(&events, as: .events)
+                            users.append(ExportAnswers.users.cells(user), columns: ExportAnswers.users.names)
+                            if users.buffer.readableBytes >= limit { try flush(&users, as: .users) }
+                        },
+                        rewrite: { sequence, json in
+                            try flush(&users, as: .users)
+                            rewrites.append(Int64(sequence), eventJSON: json)
+                            if rewrites.buffer.readableBytes >= limit { try flush(&rewrites, as: .rewrites) }
+                        }))
                 try flush(&events, as: .events)
                 try flush(&users, as: .users)
                 try flush(&rewrites, as: .rewrites)
@@ -302,8 +339,10 @@ final class PostgresExportSession: @unchecked Sendable {
     /// COPYs the run of `kind` batches at the head of `batches` into `table`, stopping after
     /// the batch that reaches `limit` rows; returns the rows. A row PostgreSQL refuses is named
     /// by `row` (given its 1-based line in this COPY) in the error.
-    private func copy(_ batches: BatchStream, _ kind: CopyBatch.Kind, into table: String, columns: [String], upTo limit: Int = .max,
-                      row: @escaping (Int) -> String) async throws -> Int {
+    private func copy(
+        _ batches: BatchStream, _ kind: CopyBatch.Kind, into table: String, columns: [String], upTo limit: Int = .max,
+        row: @escaping (Int) -> String
+    ) async throws -> Int {
         guard try await batches.peek()?.kind == kind else { return 0 }
         var rows = 0
         do {

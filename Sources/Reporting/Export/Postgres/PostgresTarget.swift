@@ -43,13 +43,15 @@ public struct PostgresTarget: Sendable {
     /// process environment (tests pass their own).
     public init(url: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard let components = URLComponents(string: url), let scheme = components.scheme,
-              scheme == "postgres" || scheme == "postgresql" else {
+            scheme == "postgres" || scheme == "postgresql"
+        else {
             throw ExportError(.usage, "--out for postgres takes a URL such as postgres://user@host:5432/database?sslmode=require")
         }
         let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
         let known: Set<String> = ["sslmode", "sslrootcert", "application_name", "host", "port", "user", "dbname", "password", "connect_timeout"]
         if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
-            throw ExportError(.usage, "the postgres URL's parameter \(unknown) is not supported (supported: \(known.sorted().joined(separator: ", ")))")
+            throw ExportError(
+                .usage, "the postgres URL's parameter \(unknown) is not supported (supported: \(known.sorted().joined(separator: ", ")))")
         }
         guard let user = query["user"] ?? components.user ?? environment["PGUSER"], !user.isEmpty else {
             throw ExportError(.usage, "the postgres URL names no user (postgres://USER@host/database)")
@@ -59,7 +61,9 @@ public struct PostgresTarget: Sendable {
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         self.host = host.isEmpty ? "localhost" : host
         let portText = query["port"] ?? components.port.map(String.init) ?? environment["PGPORT"] ?? "5432"
-        guard let port = Int(portText), (1...65535).contains(port) else { throw ExportError(.usage, "the postgres URL's port \(portText) is not a port number") }
+        guard let port = Int(portText), (1...65535).contains(port) else {
+            throw ExportError(.usage, "the postgres URL's port \(portText) is not a port number")
+        }
         self.port = port
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         self.database = query["dbname"] ?? (path.isEmpty ? (environment["PGDATABASE"] ?? user) : path)
@@ -107,7 +111,8 @@ public struct PostgresTarget: Sendable {
         if host.hasPrefix("/") {
             return .init(unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: user, password: password, database: database)
         }
-        var configuration = PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database, tls: try tls())
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: try tls())
         configuration.options.additionalStartupParameters = [("application_name", applicationName)]
         configuration.options.connectTimeout = .seconds(Int64(connectTimeout))
         return configuration
