@@ -13,6 +13,10 @@ import Darwin
 /// grows by itself: a write that hits `MDB_MAP_FULL` is aborted, the map is enlarged and the
 /// whole write closure runs again, so a write closure must be safe to run more than once.
 /// When another process has grown the map (`MDB_MAP_RESIZED`) this one adopts the new size.
+///
+/// `@unchecked Sendable`: every stored property is set at open and never changed; LMDB's
+/// handle is safe for any thread's read transactions (`MDB_NOTLS`) and one writer, and
+/// `resizeLock` orders a map resize against every open transaction.
 public final class Environment: @unchecked Sendable {
     /// Options for opening an environment.
     public struct Options: Sendable {

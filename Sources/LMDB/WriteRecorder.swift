@@ -2,6 +2,9 @@
 /// writes through raw `mdb_put` as a baseline. Keys and values are copied end to end into one
 /// growing buffer, so recording costs the ledger a copy per put and no allocation.
 @_spi(Benchmark)
+///
+/// `@unchecked Sendable`, without a lock: only the environment's one writing thread records,
+/// and what was recorded is read once writing has stopped.
 public final class WriteRecorder: @unchecked Sendable {
     /// One recorded put: its database, flags and where its key and value lie in ``bytes``.
     public struct Put: Sendable {

@@ -6,7 +6,8 @@ import Glibc
 
 /// A bare HTTP/1.1 keep-alive client on one blocking loopback socket: what a load of requests is
 /// measured with when the client's own cost must stay small beside the server's (AsyncHTTPClient
-/// spends more per request than `serve` does on a lookup). One thread uses each.
+/// spends more per request than `serve` does on a lookup). One thread uses each, hence
+/// `@unchecked Sendable` without a lock.
 final class RawHTTPClient: @unchecked Sendable {
     private let socket: Int32
     private let host: String

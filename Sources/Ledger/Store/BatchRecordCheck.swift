@@ -14,6 +14,10 @@ import Darwin
 /// claim them a run at a time, and the first record that fails, counted in order, is where
 /// the chain breaks (every record before it is checked and intact, so the chain holds to
 /// there by induction from the hash before the batch).
+///
+/// `@unchecked Sendable`: `claimed` and `failed` are atomics; each slot of `envelopes` is
+/// written only by the thread that claimed its record and read once every helper is done;
+/// `records` point into the read transaction's map, which outlives the check.
 final class BatchRecordCheck: @unchecked Sendable {
     private let records: [UnsafeRawBufferPointer]
     private let hashBefore: SHA256Hash

@@ -10,6 +10,9 @@ import Logging
 /// (`prepare`) while the other commits the batch before it, so the transaction holds little
 /// more than the puts. Callers never hold a transaction across an `await`; they hand over
 /// their items and are resumed only once the commit is on disk.
+///
+/// `@unchecked Sendable`: `condition` guards the queue, the prepared batch and the writer's
+/// state below it; the closures run only on the writer's two threads.
 final class GroupCommitWriter<Item: Sendable, Prepared: Sendable, Outcome: Sendable>: @unchecked Sendable {
     /// The items of the submissions taken, in order (each submission's items, end to end:
     /// nothing copied).
