@@ -16,7 +16,8 @@ public final class BackgroundBatchWriter<Item> {
     private let batchSize: Int
     private let prepare: ([Item]) throws -> ([Item]) throws -> Void
     private var batch: [Item] = []
-    private let handoff = BoundedHandoff<Handed>(capacity: 1)
+    /// The hand-off to the writing thread; a new one after each ``finish()``.
+    private var handoff = BoundedHandoff<Handed>(capacity: 1)
     /// The writing thread's life: its error, or nil once every batch handed over is written.
     private var writing: BackgroundValue<(any Error)?>?
 
@@ -46,12 +47,16 @@ public final class BackgroundBatchWriter<Item> {
         if batch.count >= batchSize { try handOver() }
     }
 
-    /// Hands over what is left and waits until everything is written.
+    /// Hands over what is left and waits until everything is written. Items appended after it
+    /// go to a new writing thread, so a caller may finish between parts of its work (an export
+    /// writes its rows, then rewrites events beside them).
     public func finish() throws {
         try handOver()
         handoff.finish()
+        let writing = self.writing
+        self.writing = nil
+        handoff = BoundedHandoff(capacity: 1)
         if let error = writing?.wait() { throw error }
-        writing = nil
     }
 
     private func handOver() throws {

@@ -16,8 +16,8 @@ import Foundation
 public final class BoundedHandoff<Item>: @unchecked Sendable {
     private let capacity: Int
     private let condition = NSCondition()
+    /// At most `capacity` items, the oldest first (removing the first of so few costs nothing).
     private var queued: [Item] = []
-    private var head = 0
     private var ended: Result<Void, any Error>?
     private var abandoned: (any Error)?
     /// An async consumer waiting for an item or the end.
@@ -34,7 +34,7 @@ public final class BoundedHandoff<Item>: @unchecked Sendable {
     /// abandoned the hand-off.
     public func put(_ item: Item) throws {
         condition.lock()
-        while queued.count - head >= capacity && abandoned == nil { condition.wait() }
+        while queued.count >= capacity && abandoned == nil { condition.wait() }
         if let abandoned {
             condition.unlock()
             throw abandoned
@@ -91,7 +91,7 @@ public final class BoundedHandoff<Item>: @unchecked Sendable {
     /// Resumes `continuation` once an item or the end is there.
     private func park(_ continuation: CheckedContinuation<Void, Never>) {
         condition.lock()
-        let ready = queued.count > head || ended != nil
+        let ready = !queued.isEmpty || ended != nil
         if !ready { waiting = continuation }
         condition.unlock()
         if ready { continuation.resume() }
@@ -108,13 +108,8 @@ public final class BoundedHandoff<Item>: @unchecked Sendable {
     // MARK: Under the lock
 
     private func takeLocked() -> Item? {
-        guard head < queued.count else { return nil }
-        let item = queued[head]
-        head += 1
-        if head == queued.count {
-            queued.removeAll(keepingCapacity: true)
-            head = 0
-        }
+        guard !queued.isEmpty else { return nil }
+        let item = queued.removeFirst()
         condition.broadcast()
         return item
     }

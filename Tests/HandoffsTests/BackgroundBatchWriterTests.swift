@@ -57,4 +57,16 @@ struct BackgroundBatchWriterTests {
         #expect(thrown)
         #expect(received.all.0 == Array(0..<50))
     }
+
+    @Test("items appended after finish are written too: finish between parts of the work loses nothing")
+    func appendAfterFinish() throws {
+        let received = Received()
+        let writer = BackgroundBatchWriter<Int>(batchSize: 4) { batch in received.take(batch) }
+        for part in 0..<20 {
+            for i in 0..<(part % 7) { try writer.append(part * 100 + i) }
+            try writer.finish()
+        }
+        let expected = (0..<20).flatMap { part in (0..<(part % 7)).map { part * 100 + $0 } }
+        #expect(received.all.0 == expected)
+    }
 }

@@ -15,6 +15,16 @@ struct BoundedHandoffTests {
     final class Counter: Sendable {
         private let value = Atomic(0)
         func add() { value.add(1, ordering: .sequentiallyConsistent) }
+        func subtract() { value.subtract(1, ordering: .sequentiallyConsistent) }
+        /// Raises the count to `other` if it is lower: a peak.
+        func raise(to other: Int) {
+            var current = value.load(ordering: .sequentiallyConsistent)
+            while current < other {
+                let (exchanged, original) = value.compareExchange(expected: current, desired: other, ordering: .sequentiallyConsistent)
+                if exchanged { return }
+                current = original
+            }
+        }
         var count: Int { value.load(ordering: .sequentiallyConsistent) }
     }
 
@@ -96,5 +106,41 @@ struct BoundedHandoffTests {
         #expect(stopped is ConsumerGaveUp)
         // One taken, at most two queued, and the put that found the hand-off abandoned.
         #expect(putCount.count <= 3)
+    }
+
+    /// An item that counts how many of its kind are alive.
+    final class Tracked: Sendable {
+        let counter: Counter
+        let peak: Counter
+        init(_ counter: Counter, peak: Counter) {
+            self.counter = counter
+            self.peak = peak
+            counter.add()
+            peak.raise(to: counter.count)
+        }
+        deinit { counter.subtract() }
+    }
+
+    @Test("memory stays bounded while the producer stays ahead: no more items alive than the capacity, the one taken and the one being put")
+    func boundedWhileAhead() async throws {
+        let handoff = BoundedHandoff<Tracked>(capacity: 4)
+        let alive = Counter()
+        let peak = Counter()
+        let producer = BackgroundValue { () -> (any Error)? in
+            do {
+                for _ in 0..<3_000 { try handoff.put(Tracked(alive, peak: peak)) }
+                handoff.finish()
+                return nil
+            } catch { return error }
+        }
+        var taken = 0
+        while let item = try await handoff.next() {
+            _ = item
+            taken += 1
+            if taken % 50 == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        #expect(producer.wait() == nil)
+        #expect(taken == 3_000)
+        #expect(peak.count <= 6)
     }
 }
