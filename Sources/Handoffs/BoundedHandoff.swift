@@ -62,11 +62,7 @@ public final class BoundedHandoff<Item>: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            if let item = takeLocked() { return item }
-            if let ended {
-                try ended.get()
-                return nil
-            }
+            if let outcome = pollLocked() { return try outcome.get() }
             condition.wait()
         }
     }
@@ -84,8 +80,7 @@ public final class BoundedHandoff<Item>: @unchecked Sendable {
     private func poll() -> Result<Item?, any Error>? {
         condition.lock()
         defer { condition.unlock() }
-        if let item = takeLocked() { return .success(item) }
-        return ended.map { $0.map { nil } }
+        return pollLocked()
     }
 
     /// Resumes `continuation` once an item or the end is there.
@@ -107,11 +102,13 @@ public final class BoundedHandoff<Item>: @unchecked Sendable {
 
     // MARK: Under the lock
 
-    private func takeLocked() -> Item? {
-        guard !queued.isEmpty else { return nil }
+    /// Takes the next item (waking a producer waiting for room), or gives the end once
+    /// every item is taken; nil while neither is there.
+    private func pollLocked() -> Result<Item?, any Error>? {
+        guard !queued.isEmpty else { return ended.map { $0.map { nil } } }
         let item = queued.removeFirst()
         condition.broadcast()
-        return item
+        return .success(item)
     }
 
     /// Wakes every waiting thread and returns the async consumer to resume, once unlocked.
