@@ -41,6 +41,9 @@ public final class Environment: @unchecked Sendable {
         /// `false` sets `MDB_NORDAHEAD`: the kernel reads no pages ahead of those touched, for
         /// a map whose pages are touched at random (a scratch fold whose file is mostly holes).
         public var readAhead = true
+        /// No lock table at all (`MDB_NOLOCK`), read-only: only for an environment this process
+        /// holds in ``SoleUse``.
+        public var withoutLocks = false
 
         public init(mapSize: Int = 64 << 20, maxDatabases: UInt32 = 32, readOnly: Bool = false, writeMap: Bool = false, fileMode: mode_t = 0o644) {
             self.fileMode = fileMode
@@ -77,7 +80,8 @@ public final class Environment: @unchecked Sendable {
             try LMDBError.check(mdb_env_set_maxreaders(handle, options.maxReaders), "mdb_env_set_maxreaders")
             try LMDBError.check(mdb_env_set_mapsize(handle, options.mapSize), "mdb_env_set_mapsize")
             var flags = UInt32(MDB_NOTLS)
-            let locks = options.readOnly ? try ReaderLocks.choose(for: path) : .lockTable
+            let locks = options.withoutLocks ? .none : options.readOnly ? try ReaderLocks.choose(for: path) : .lockTable
+            precondition(!options.withoutLocks || options.readOnly, "an environment opened without locks is read-only")
             if options.readOnly { flags |= UInt32(MDB_RDONLY) } else if options.writeMap { flags |= UInt32(MDB_WRITEMAP) }
             if locks == .none { flags |= UInt32(MDB_NOLOCK) }
             if !options.durable { flags |= UInt32(MDB_NOSYNC) }
@@ -109,6 +113,16 @@ public final class Environment: @unchecked Sendable {
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
         return info.me_mapsize
+    }
+
+    /// The bytes up to the last page in use (free pages below it included): what a copy of the
+    /// environment takes at most.
+    public var usedBytes: Int {
+        var info = MDB_envinfo()
+        mdb_env_info(env, &info)
+        var stat = MDB_stat()
+        mdb_env_stat(env, &stat)
+        return (info.me_last_pgno + 1) * Int(stat.ms_psize)
     }
 
     /// Writes a consistent copy of the environment, as one read transaction sees it, to

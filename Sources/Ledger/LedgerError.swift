@@ -36,6 +36,8 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
         /// Another process took over the same work on this ledger (a projection rebuild's load),
         /// and finishes it.
         public static let takenOver = Code(rawValue: "taken-over")
+        /// Another process has the ledger open, and the operation needs it alone (`compact`).
+        public static let inUse = Code(rawValue: "in-use")
     }
 
     /// The error's code.

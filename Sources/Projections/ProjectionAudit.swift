@@ -3,11 +3,12 @@ import LMDB
 import Ledger
 
 /// Checks the projections every answer comes from against what the log implies: the log is
-/// folded again into a scratch environment outside the ledger, then each projection database
-/// (user records, identifier links, `migrated_order`, windows, the fold's state) is compared
-/// with the ledger's entry by entry. Reads the ledger only, in one read transaction, so a
-/// writer appending meanwhile changes nothing it compares; memory stays that of one chunk of
-/// events.
+/// folded again with its output sorted (``SortedFold``), and the sorted entries are compared,
+/// as they are merged, with each projection database (user records, identifier links,
+/// `migrated_order`, windows, the fold's state) walked in key order: no second copy of the
+/// projections is stored. Reads the ledger only, in one read transaction, so a writer
+/// appending meanwhile changes nothing it compares; memory stays bounded by the fold's run
+/// budget and one chunk of events.
 public enum ProjectionAudit {
     /// Where the stored projections differ from the log's: the database, the entry and what
     /// is wrong.
@@ -22,73 +23,75 @@ public enum ProjectionAudit {
         public var description: String { "\(database), \(entry): \(problem)" }
     }
 
-    /// Folds the log through its head into a fresh projection in `scratch` (a directory that
-    /// must not exist yet, removed by the caller; ``ScratchFold``), `chunk` events per transaction, then compares; nil when every
-    /// entry agrees. `progress` hears the events folded so far.
+    /// Events per transaction of the fold's working state, by default.
+    public static let eventsPerFoldTransaction: UInt64 = 16_384
+
+    /// Folds the log through its head in `scratch` (a directory that must not exist yet, or one
+    /// a killed fold left; by default a new one in the temporary directory; removed before
+    /// returning), `chunk` events per transaction, with at
+    /// most `runBudget` bytes of its output in memory, then compares; nil when every entry
+    /// agrees. `progress` hears the events folded so far.
     public static func run(
-        ledger: Ledger, projection: UserProjection, scratch: String, chunk: UInt64 = ScratchFold.eventsPerTransaction,
-        progress: ((UInt64) -> Void)? = nil
+        ledger: Ledger, projection: UserProjection, scratch: String? = nil, chunk: UInt64 = eventsPerFoldTransaction,
+        runBudget: Int = UserProjection.defaultRunBudget, progress: ((UInt64) -> Void)? = nil
     ) throws -> Mismatch? {
-        let reference = try ScratchFold(directory: scratch, for: ledger.environment, schema: ledger.schema)
+        let fold = try SortedFold(
+            directory: scratch ?? ScratchDirectory.temporaryPath(for: "verify"), for: ledger.environment, schema: ledger.schema, runBudget: runBudget)
+        defer { fold.remove() }
         return try ledger.read { view in
             // The log only grows, so events read in other transactions are this one's events.
-            try reference.fold(
+            try fold.fold(
                 through: try view.head().sequence, chunk: chunk,
                 events: { range in
                     try ledger.read { try $0.events(range) }
                 }, progress: progress)
             let stored = try projection.databases(in: view.transaction)
-            return try reference.read { txn, expected in
-                let pairs = [
-                    ("user_versions", stored.userVersions, expected.userVersions), ("user_links", stored.userLinks, expected.userLinks),
-                    ("migrated_order", stored.migratedOrder, expected.migratedOrder), ("windows", stored.windows, expected.windows),
-                ]
-                for (name, a, b) in pairs {
-                    if let mismatch = try compare(name, a, in: view.transaction, with: b, in: txn) { return mismatch }
+            if let mismatch = try fold.withEntries({ try compare(stored, in: view.transaction, with: $0) }) { return mismatch }
+            let expected = Dictionary(fold.state.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+            for key in [ProjectionDatabases.checkpointKey, ProjectionDatabases.nextUserKey] {
+                let a = try view.transaction.get(stored.state, key: key).map(Array.init)
+                let b = expected[key]
+                if a != b {
+                    return Mismatch(
+                        database: "projection_state", entry: String(decoding: key, as: UTF8.self),
+                        problem: "stored \(a.map(describeNumber) ?? "nothing"), the log implies \(b.map(describeNumber) ?? "nothing")")
                 }
-                for key in [ProjectionDatabases.checkpointKey, ProjectionDatabases.nextUserKey] {
-                    let a = try view.transaction.get(stored.state, key: key).map(Array.init)
-                    let b = try txn.get(expected.state, key: key).map(Array.init)
-                    if a != b {
-                        return Mismatch(
-                            database: "projection_state", entry: String(decoding: key, as: UTF8.self),
-                            problem: "stored \(a.map(describeNumber) ?? "nothing"), the log implies \(b.map(describeNumber) ?? "nothing")")
-                    }
-                }
-                return nil
             }
+            return nil
         }
     }
 
-    /// Walks both databases in key order; the first entry present in one only, or with another
-    /// value, is the mismatch.
-    private static func compare(
-        _ name: String, _ stored: Database, in a: ReadTransaction, with expected: Database, in b: ReadTransaction
-    ) throws -> Mismatch? {
-        try a.withCursor(stored) { left in
-            try b.withCursor(expected) { right in
+    /// Walks each stored database in key order beside the folded entries of its table; the
+    /// first entry present on one side only, or with another value, is the mismatch.
+    private static func compare(_ stored: ProjectionDatabases, in transaction: ReadTransaction, with folded: FoldedEntries) throws -> Mismatch? {
+        var r = try folded.next()
+        for table in ProjectionTable.allCases {
+            let name = table.name
+            let mismatch: Mismatch? = try transaction.withCursor(stored.database(table)) { left in
                 var l = try left.first()
-                var r = try right.first()
-                while l != nil || r != nil {
-                    if let (lk, lv) = l, let (rk, rv) = r, lk.elementsEqual(rk) {
-                        if !lv.elementsEqual(rv), !(name == "user_versions" && sameUser(key: lk, stored: lv, expected: rv)) {
+                while true {
+                    let right = r.flatMap { $0.table == table ? ($0.key, $0.value) : nil }
+                    if l == nil, right == nil { return nil }
+                    if let (lk, lv) = l, let (rk, rv) = right, lk.elementsEqual(rk) {
+                        if !lv.elementsEqual(rv), !(table == .userVersions && sameUser(key: lk, stored: lv, expected: rv)) {
                             return Mismatch(
                                 database: name, entry: describe(name, Array(lk)),
                                 problem: "the stored value differs from the one the log implies (\(lv.count) bytes, expected \(rv.count))")
                         }
                         l = try left.next()
-                        r = try right.next()
+                        r = try folded.next()
                         continue
                     }
                     // The smaller key is the one the other side lacks.
-                    if let (lk, _) = l, r == nil || lk.lexicographicallyPrecedes(r!.key) {
+                    if let (lk, _) = l, right == nil || RunRecord.compare(lk, right!.0) < 0 {
                         return Mismatch(database: name, entry: describe(name, Array(lk)), problem: "stored, but the log implies no such entry")
                     }
-                    return Mismatch(database: name, entry: describe(name, Array(r!.key)), problem: "missing: the log implies this entry")
+                    return Mismatch(database: name, entry: describe(name, Array(right!.0)), problem: "missing: the log implies this entry")
                 }
-                return nil
             }
+            if let mismatch { return mismatch }
         }
+        return nil
     }
 
     /// Whether a `user_versions` value written in an older record version holds the user the

@@ -28,10 +28,19 @@ public final class UserProjection: LedgerFolder {
     private let attached = Mutex<Handles?>(nil)
     /// Where a bulk load at open folds the log (nil: a temporary directory).
     private let scratch: String?
+    /// Bytes of a fold's history gathered in memory before a sorted run is written out.
+    private let runBudget: Int
+    /// The memory a fold of the log gathers its history in, by default, before sorting it and
+    /// writing it out as one run: 64 MB.
+    public static let defaultRunBudget = 64 << 20
 
     /// Projections whose bulk load at open (``loadLog(from:schema:)``) folds the log in
     /// `scratch`: a new directory, removed after (nil: one in the temporary directory).
-    public init(scratch: String? = nil) { self.scratch = scratch }
+    /// `runBudget` bounds the memory a load's fold gathers its sorted runs in (``SortedFold``).
+    public init(scratch: String? = nil, runBudget: Int = UserProjection.defaultRunBudget) {
+        self.scratch = scratch
+        self.runBudget = runBudget
+    }
 
     private var handles: Handles {
         guard let handles = attached.withLock({ $0 }) else { preconditionFailure("UserProjection used before the ledger attached it") }
@@ -120,10 +129,10 @@ public final class UserProjection: LedgerFolder {
     /// Folds the whole log again into the generation not in use, then switches to it in the
     /// transaction that folds the last events.
     ///
-    /// A generation nothing has been folded into is loaded whole: the log is folded into a
-    /// scratch environment in `scratch` (a new directory, removed afterwards; by default one
-    /// in the temporary directory) and copied into the generation in key order, `chunk` × 8
-    /// entries per ledger transaction (``ScratchFold``, ``GenerationLoad``). The events
+    /// A generation nothing has been folded into is loaded whole: the log is folded with its
+    /// output sorted, in `scratch` (a new directory, removed afterwards; by default one in the
+    /// temporary directory), and the sorted entries are appended to the generation in key
+    /// order, `chunk` × 8 per ledger transaction (``SortedFold``, ``GenerationLoad``). The events
     /// appended meanwhile are then folded `chunk` per transaction, as an interrupted fold's
     /// remainder is.
     ///
@@ -139,7 +148,7 @@ public final class UserProjection: LedgerFolder {
         progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)? = nil
     ) throws -> UInt64 {
         try rebuild(
-            ledger.environment, schema: ledger.schema, chunk: chunk, scratch: scratch ?? ScratchFold.temporaryDirectory(for: "rebuild"),
+            ledger.environment, schema: ledger.schema, chunk: chunk, scratch: scratch ?? ScratchDirectory.temporaryPath(for: "rebuild"),
             onlyIfEmpty: false, progress: progress) ?? 0
     }
 
@@ -151,7 +160,7 @@ public final class UserProjection: LedgerFolder {
     public func loadLog(from environment: Environment, schema: LedgerSchema) throws -> UInt64? {
         try rebuild(
             environment, schema: schema, chunk: Ledger.eventsPerBackgroundTransaction,
-            scratch: scratch ?? ScratchFold.temporaryDirectory(for: "upgrade"), onlyIfEmpty: true, progress: nil)
+            scratch: scratch ?? ScratchDirectory.temporaryPath(for: "upgrade"), onlyIfEmpty: true, progress: nil)
     }
 
     /// ``rebuild(_:chunk:scratch:progress:)``, or nil without writing anything when
@@ -161,11 +170,11 @@ public final class UserProjection: LedgerFolder {
         progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?
     ) throws -> UInt64? {
         let handles = self.handles
-        // The scratch environment is made only for a load, and before the ledger is written, so
+        // The scratch directory is made only for a load, and before the ledger is written, so
         // a scratch directory that cannot be made leaves it untouched; continuing an interrupted
         // rebuild's fold needs none.
-        var scratchFold: ScratchFold?
-        defer { if scratchFold != nil { try? FileManager.default.removeItem(atPath: scratch) } }
+        var sortedFold: SortedFold?
+        defer { sortedFold?.remove() }
         /// Whether the rebuild would load (nil: asked to load only empty projections, and they are not).
         func loads(in txn: ReadTransaction) throws -> Bool? {
             if onlyIfEmpty, try LMDBProjectionReader(transaction: txn, databases: databases(in: txn)).checkpoint() != 0 { return nil }
@@ -173,21 +182,22 @@ public final class UserProjection: LedgerFolder {
         }
         var start = RebuildStart.needsScratch
         while case .needsScratch = start {
-            if try environment.read({ try loads(in: $0) }) == true, scratchFold == nil {
-                scratchFold = try ScratchFold(directory: scratch, for: environment, schema: schema)
+            if try environment.read({ try loads(in: $0) }) == true, sortedFold == nil {
+                sortedFold = try SortedFold(directory: scratch, for: environment, schema: schema, runBudget: runBudget)
             }
             start = try environment.write { txn in
                 guard let loads = try loads(in: txn) else { return .notEmpty }
                 // Another process changed that since the read: make the scratch, then begin again.
-                if loads, scratchFold == nil { return .needsScratch }
+                if loads, sortedFold == nil { return .needsScratch }
                 let target = try ProjectionGenerations.beginRebuild(in: txn, root: handles.root, generations: handles.generation)
                 return .begun(target, load: loads ? try ProjectionGenerations.beginLoad(target, in: txn, root: handles.root) : nil)
             }
         }
         guard case .begun(let target, let load) = start else { return nil }
         if let token = load {
-            guard let scratchFold else { preconditionFailure("a load begun without its scratch environment") }
-            try self.load(target, token: token, from: environment, schema: schema, chunk: chunk, fold: scratchFold, progress: progress)
+            guard let sortedFold else { preconditionFailure("a load begun without its scratch directory") }
+            try self.load(target, token: token, from: environment, schema: schema, chunk: chunk, fold: sortedFold, progress: progress)
+            sortedFold.remove()
         }
         while true {
             let (folded, head, done) = try environment.write { txn in
@@ -219,7 +229,7 @@ public final class UserProjection: LedgerFolder {
     private enum RebuildStart {
         /// Asked to load only empty projections, it found them folded: nothing was written.
         case notEmpty
-        /// A load is due and no scratch environment is made yet: nothing was written.
+        /// A load is due and no scratch directory is made yet: nothing was written.
         case needsScratch
         /// Rebuilding into `target`; loading it first under the token `load`, or continuing an
         /// interrupted rebuild's fold when nil.
@@ -227,11 +237,11 @@ public final class UserProjection: LedgerFolder {
     }
 
     /// Loads the empty generation `target` with the log through its present head, folded in
-    /// `fold` and copied in key order (``GenerationLoad``). A load taken over by another
-    /// process stops at the next scratch chunk or copying transaction.
+    /// `fold` and appended in key order (``GenerationLoad``). A load taken over by another
+    /// process stops at the next folded chunk or copying transaction.
     private func load(
         _ target: ProjectionDatabases, token: [UInt8], from environment: Environment, schema: LedgerSchema, chunk: UInt64,
-        fold: ScratchFold, progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?
+        fold: SortedFold, progress: ((_ folded: UInt64, _ head: UInt64) throws -> Void)?
     ) throws {
         let root = handles.root
         let head = try environment.read { try LogView($0, schema: schema).head().sequence }
@@ -244,6 +254,6 @@ public final class UserProjection: LedgerFolder {
         let copy = GenerationLoad(
             environment: environment, root: handles.root, target: target, token: token,
             entriesPerTransaction: Int(chunk) * 8)
-        try copy.run(from: fold, head: head) { try progress?(head, head) }
+        try copy.run(from: fold) { try progress?(head, head) }
     }
 }

@@ -14,7 +14,8 @@ struct Handover: AsyncParsableCommand {
             InitCommand.self, WindowCommand.self, PreflightCommand.self, StatusCommand.self, LookupCommand.self, GenerateCommand.self,
             ExchangeCommand.self, HandoffCommand.self, ClientSecretCommand.self, IngestCommand.self, ServeCommand.self,
             QueryCommand.self, ReconcileCommand.self, ReportCommand.self, ExportCommand.self, ApplyCommand.self, VerifyCommand.self,
-            UpgradeCommand.self, BackupCommand.self, CheckpointCommand.self, ProveCommand.self, EvidenceCommand.self, EraseCommand.self,
+            UpgradeCommand.self, BackupCommand.self, CompactCommand.self, CheckpointCommand.self, ProveCommand.self, EvidenceCommand.self,
+            EraseCommand.self,
             ProjectionsCommand.self, SimulatorCommand.self, DemoCommand.self,
         ]
     )

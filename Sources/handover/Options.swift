@@ -31,9 +31,9 @@ struct LedgerOptions: ParsableArguments {
 }
 
 /// Refuses a `--scratch` directory that exists: a fold outside the ledger makes its own
-/// directory and removes it after.
+/// directory and removes it after. One a killed fold left behind is taken (and emptied).
 func validateScratch(_ scratch: String?) throws {
-    if let scratch, FileManager.default.fileExists(atPath: scratch) {
+    if let scratch, FileManager.default.fileExists(atPath: scratch), !ScratchDirectory.isAbandoned(scratch) {
         throw ValidationError("--scratch: \(scratch) exists; give a new directory")
     }
 }

@@ -110,10 +110,7 @@ struct VerifyCommand: ParsableCommand {
 
     /// The deep check: the projections against the log folded again in a scratch directory.
     private func verifyProjections(_ ledger: Ledger, _ projection: UserProjection, into found: inout [String: JSONValue]) throws {
-        let directory = scratch ?? ScratchFold.temporaryDirectory(for: "verify")
-        // Scratch space only: a directory left behind costs disk, not a wrong answer.
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let mismatch = try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: directory)
+        let mismatch = try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: scratch)
         let head = try ledger.read { try $0.head().sequence }
         found["projections"] = .object([
             "through_sequence": .int(Int64(head)), "mismatch": mismatch.map { .string("\($0)") } ?? .null, "holds": .bool(mismatch == nil),

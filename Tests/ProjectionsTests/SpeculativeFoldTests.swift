@@ -15,9 +15,7 @@ struct FoldAheadTests {
     let dir = TemporaryDirectory()
 
     private func audit(_ ledger: Ledger, _ projection: UserProjection, _ name: String) throws -> ProjectionAudit.Mismatch? {
-        let scratch = dir.sub(name)
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        return try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: scratch)
+        try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: dir.sub(name))
     }
 
     private static func exchanged(_ transferSub: String, _ sub: String) -> EventDraft {

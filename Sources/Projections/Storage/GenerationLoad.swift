@@ -1,9 +1,9 @@
 import LMDB
 import Ledger
 
-/// Loads an empty projection generation from a scratch fold of the log, database by database
-/// in key order, appending (`MDB_APPEND`): every page is written once, full, instead of the
-/// random pages an event-by-event fold dirties again in every transaction.
+/// Loads an empty projection generation from a sorted fold of the log (``SortedFold``),
+/// database by database in key order, appending (`MDB_APPEND`): every page is written once,
+/// full, instead of the random pages an event-by-event fold dirties again in every transaction.
 ///
 /// The ledger's write transactions each copy a bounded number of entries and first check that
 /// this load is still the one under way; the last one writes the checkpoint and the user-key
@@ -18,37 +18,30 @@ struct GenerationLoad {
     /// Entries copied per ledger transaction.
     let entriesPerTransaction: Int
 
-    /// Copies `scratch`, folded through `head`, into the target; `progress` hears after each
-    /// transaction, and may throw to stop.
-    func run(from scratch: ScratchFold, head: UInt64, progress: (() throws -> Void)?) throws {
-        try scratch.read { source, folded in
-            for (from, to) in zip(folded.data, target.data) {
-                try source.withCursor(from) { cursor in
-                    var next = try cursor.first().map { Array($0.key) }
-                    while let start = next {
-                        // The write may run again (the map grown), so it seeks its start each time.
-                        next = try environment.write { txn in
-                            try checkStillLoading(in: txn)
-                            var entry = try cursor.seek(atLeast: start)
-                            var copied = 0
-                            while let (key, value) = entry, copied < entriesPerTransaction {
-                                try txn.put(to, key: key, value: value, flags: .append)
-                                copied += 1
-                                entry = try cursor.next()
-                            }
-                            return entry.map { Array($0.key) }
-                        }
-                        try progress?()
-                    }
+    /// Copies what `fold` folded into the target; `progress` hears after each transaction, and
+    /// may throw to stop.
+    func run(from fold: SortedFold, progress: (() throws -> Void)?) throws {
+        try fold.withEntries { entries in
+            while true {
+                // Gathered before the transaction, which runs again when the map grows.
+                var writes = WriteBatch()
+                var count = 0
+                while count < entriesPerTransaction, let (table, key, value) = try entries.next() {
+                    writes.put(target.database(table), key: Array(key), value: Array(value), flags: .append)
+                    count += 1
                 }
+                guard count > 0 else { break }
+                try environment.write { txn in
+                    try checkStillLoading(in: txn)
+                    try writes.apply(to: txn)
+                }
+                try progress?()
             }
-            let nextUserKey = try source.get(folded.state, key: ProjectionDatabases.nextUserKey).map(Array.init)
-            try environment.write { txn in
-                try checkStillLoading(in: txn)
-                if let nextUserKey { try txn.put(target.state, key: ProjectionDatabases.nextUserKey, value: nextUserKey) }
-                try txn.put(target.state, key: ProjectionDatabases.checkpointKey, value: BigEndian.bytes(head))
-                try txn.delete(root, key: ProjectionDatabases.loaderKey)
-            }
+        }
+        try environment.write { txn in
+            try checkStillLoading(in: txn)
+            for (key, value) in fold.state { try txn.put(target.state, key: key, value: value) }
+            try txn.delete(root, key: ProjectionDatabases.loaderKey)
         }
     }
 

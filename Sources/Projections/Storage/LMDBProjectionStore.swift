@@ -9,7 +9,7 @@ import Ledger
 /// Every write is a new record keyed with the sequence of the event that made it, so earlier
 /// pictures stay readable. What it wrote stays readable here, each entry stamped with the
 /// sequence that wrote it, until ``forget(through:)`` drops what is committed.
-final class LMDBProjectionStore: ProjectionStore {
+final class LMDBProjectionStore: ProjectionStore, MigratedOrderStore {
     /// A value written here and the sequence of the event that wrote it.
     private struct Stamped<Value> {
         let value: Value
@@ -134,27 +134,12 @@ final class LMDBProjectionStore: ProjectionStore {
         lastTouched = (key, nil)
     }
 
-    /// Moves a user's `migrated_order` entry when the time it is listed by changes.
-    private func reorder(_ user: UInt64, from old: Timestamp?, to new: Timestamp?, at sequence: UInt64) throws {
-        guard old != new else { return }
-        if let old {
-            let key = ProjectionDatabases.orderKey(old, user)
-            try writeOrder(key, MigratedOrder.closing(try orderValue(key), at: sequence), at: sequence)
-        }
-        if let new {
-            let key = ProjectionDatabases.orderKey(new, user)
-            try writeOrder(key, MigratedOrder.opening(try orderValue(key), at: sequence), at: sequence)
-        }
-    }
-
-    /// Writes a `migrated_order` entry's value, deleting the entry when it is empty.
-    private func writeOrder(_ key: [UInt8], _ value: [UInt8], at sequence: UInt64) throws {
+    func writeOrder(_ key: [UInt8], _ value: [UInt8], at sequence: UInt64) throws {
         if target == nil { order[key] = Stamped(value: value, sequence: sequence) }
         if value.isEmpty { try erase(databases.migratedOrder, key: key) } else { try write(databases.migratedOrder, key: key, value: value) }
     }
 
-    /// A `migrated_order` entry's value (empty when there is none).
-    private func orderValue(_ key: [UInt8]) throws -> [UInt8] {
+    func orderValue(_ key: [UInt8]) throws -> [UInt8] {
         if let written = order[key] { return written.value }
         return try committed.transaction.get(databases.migratedOrder, key: key) ?? []
     }

@@ -46,3 +46,26 @@ enum MigratedOrder {
         return user.migratedAt ?? user.lastAttemptAt ?? Timestamp(microseconds: 0)
     }
 }
+
+/// A fold's store that keeps `migrated_order` as users' listing times change.
+protocol MigratedOrderStore {
+    /// A `migrated_order` entry's value (empty when there is none).
+    func orderValue(_ key: [UInt8]) throws -> [UInt8]
+    /// Writes a `migrated_order` entry's value, deleting the entry when it is empty.
+    func writeOrder(_ key: [UInt8], _ value: [UInt8], at sequence: UInt64) throws
+}
+
+extension MigratedOrderStore {
+    /// Moves a user's `migrated_order` entry when the time it is listed by changes.
+    func reorder(_ user: UInt64, from old: Timestamp?, to new: Timestamp?, at sequence: UInt64) throws {
+        guard old != new else { return }
+        if let old {
+            let key = ProjectionDatabases.orderKey(old, user)
+            try writeOrder(key, MigratedOrder.closing(try orderValue(key), at: sequence), at: sequence)
+        }
+        if let new {
+            let key = ProjectionDatabases.orderKey(new, user)
+            try writeOrder(key, MigratedOrder.opening(try orderValue(key), at: sequence), at: sequence)
+        }
+    }
+}

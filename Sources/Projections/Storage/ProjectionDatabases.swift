@@ -63,7 +63,17 @@ public struct ProjectionDatabases: Sendable {
     }
 
     /// The folded data, without the state: what a rebuild empties and a switch drops.
-    var data: [Database] { [userVersions, userLinks, migratedOrder, windows] }
+    var data: [Database] { ProjectionTable.allCases.map(database) }
+
+    /// The database holding `table`.
+    func database(_ table: ProjectionTable) -> Database {
+        switch table {
+        case .userVersions: userVersions
+        case .userLinks: userLinks
+        case .migratedOrder: migratedOrder
+        case .windows: windows
+        }
+    }
 
     /// `user_versions` key of `user` as written by event `sequence`.
     static func versionKey(_ user: UInt64, _ sequence: UInt64) -> [UInt8] {
@@ -85,5 +95,20 @@ public struct ProjectionDatabases: Sendable {
         var key = BigEndian.bytes(UInt64(bitPattern: time.microseconds) ^ (1 << 63))
         BigEndian.append(user, to: &key)
         return key
+    }
+}
+
+/// The databases of folded data in one generation, in the order a load writes them.
+enum ProjectionTable: UInt8, CaseIterable, Sendable {
+    case userVersions, userLinks, migratedOrder, windows
+
+    /// The database's name in the even generation.
+    var name: String {
+        switch self {
+        case .userVersions: "user_versions"
+        case .userLinks: "user_links"
+        case .migratedOrder: "migrated_order"
+        case .windows: "windows"
+        }
     }
 }

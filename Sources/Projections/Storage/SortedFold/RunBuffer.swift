@@ -1,0 +1,177 @@
+import Ledger
+
+/// The records a fold writes, gathered in memory up to a budget, then sorted and written out
+/// as one run (``spill(to:)``); the last run is merged straight from memory (``sortedRun()``).
+///
+/// A key written twice keeps its last value, as a put in LMDB does: the sort keeps the order
+/// of writing among equal keys, and only the last of them is kept.
+final class RunBuffer {
+    private var bytes: [UInt8] = []
+    private var offsets: [Int] = []
+    /// The bytes gathered before the buffer counts as full.
+    let budget: Int
+
+    init(budget: Int) {
+        self.budget = budget
+        bytes.reserveCapacity(budget + (budget >> 4))
+    }
+
+    /// Whether the buffer holds its budget or more.
+    var isFull: Bool { bytes.count >= budget }
+    var isEmpty: Bool { offsets.isEmpty }
+
+    /// Gathers `value` under `key` in `table`.
+    func add(_ table: ProjectionTable, key: [UInt8], value: [UInt8]) {
+        offsets.append(bytes.count)
+        RunRecord.append(table: table, key: key, value: value, to: &bytes)
+    }
+
+    /// The offsets of the records in order, the last of equal keys only.
+    private func sortedOffsets() -> [Int] {
+        bytes.withUnsafeBytes { all in
+            func sortKey(_ offset: Int) -> UnsafeRawBufferPointer {
+                let count = Int(all.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+                return UnsafeRawBufferPointer(rebasing: all[(offset + RunRecord.headerSize)..<(offset + RunRecord.headerSize + count)])
+            }
+            let sorted = offsets.sorted { a, b in
+                let order = RunRecord.compare(sortKey(a), sortKey(b))
+                return order != 0 ? order < 0 : a < b
+            }
+            var kept: [Int] = []
+            kept.reserveCapacity(sorted.count)
+            for offset in sorted {
+                if let last = kept.last, RunRecord.compare(sortKey(last), sortKey(offset)) == 0 {
+                    kept[kept.count - 1] = offset
+                } else {
+                    kept.append(offset)
+                }
+            }
+            return kept
+        }
+    }
+
+    /// Writes the records, sorted, to the new file `path`, and empties the buffer.
+    func spill(to path: String) throws {
+        let writer = try RunFileWriter(path: path)
+        try bytes.withUnsafeBytes { all in
+            for offset in sortedOffsets() {
+                guard let record = RunRecord.read(UnsafeRawBufferPointer(rebasing: all[offset...])) else { continue }
+                try writer.append(UnsafeRawBufferPointer(rebasing: all[offset..<(offset + record.length)]))
+            }
+        }
+        try writer.finish()
+        bytes.removeAll(keepingCapacity: true)
+        offsets.removeAll(keepingCapacity: true)
+    }
+
+    /// The records, sorted, as a run read from memory; the buffer is empty after.
+    func sortedRun() -> SortedRun {
+        let run = MemoryRun(bytes: bytes, offsets: sortedOffsets())
+        bytes = []
+        offsets = []
+        return run
+    }
+}
+
+/// A sorted run held in memory (the last records of a fold, never written to a file).
+final class MemoryRun: SortedRun {
+    private let storage: UnsafeMutableRawBufferPointer
+    private let offsets: [Int]
+    private var index = 0
+    private(set) var current: (sortKey: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
+
+    init(bytes: [UInt8], offsets: [Int]) {
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 8)
+        bytes.withUnsafeBytes { storage.copyMemory(from: $0) }
+        self.storage = storage
+        self.offsets = offsets
+        load()
+    }
+
+    deinit { storage.deallocate() }
+
+    func advance() throws {
+        index += 1
+        load()
+    }
+
+    private func load() {
+        guard index < offsets.count, let record = RunRecord.read(UnsafeRawBufferPointer(rebasing: storage[offsets[index]...])) else {
+            current = nil
+            return
+        }
+        current = (record.sortKey, record.value)
+    }
+}
+
+/// Sorted runs merged into one stream in order; where runs hold the same key, the later run's
+/// record is kept (it was written later), as a put in LMDB keeps the last value.
+final class RunMerge {
+    private let runs: [SortedRun]
+    /// Indexes of the runs with a current record, a binary min-heap by (sort key, run index).
+    private var heap: [Int] = []
+    /// The run whose record was returned last, advanced at the next call.
+    private var returned: Int?
+
+    /// Merges `runs`, given in the order they were written.
+    init(_ runs: [SortedRun]) {
+        self.runs = runs
+        for index in runs.indices where runs[index].current != nil { push(index) }
+    }
+
+    /// The next record: its table, key and value, valid until the next call; nil after the last.
+    func next() throws -> (table: UInt8, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+        if let returned {
+            try runs[returned].advance()
+            if runs[returned].current != nil { push(returned) }
+            self.returned = nil
+        }
+        guard var winner = pop() else { return nil }
+        // Equal keys come off the heap in the order their runs were written: the last one wins.
+        while let top = heap.first, RunRecord.compare(runs[top].current!.sortKey, runs[winner].current!.sortKey) == 0 {
+            _ = pop()
+            try runs[winner].advance()
+            if runs[winner].current != nil { push(winner) }
+            winner = top
+        }
+        returned = winner
+        let (sortKey, value) = runs[winner].current!
+        return (sortKey[0], UnsafeRawBufferPointer(rebasing: sortKey[1...]), value)
+    }
+
+    private func precedes(_ a: Int, _ b: Int) -> Bool {
+        let order = RunRecord.compare(runs[a].current!.sortKey, runs[b].current!.sortKey)
+        return order != 0 ? order < 0 : a < b
+    }
+
+    private func push(_ run: Int) {
+        heap.append(run)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard precedes(heap[child], heap[parent]) else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private func pop() -> Int? {
+        guard let top = heap.first else { return nil }
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                let right = left + 1
+                var smallest = parent
+                if left < heap.count, precedes(heap[left], heap[smallest]) { smallest = left }
+                if right < heap.count, precedes(heap[right], heap[smallest]) { smallest = right }
+                guard smallest != parent else { break }
+                heap.swapAt(parent, smallest)
+                parent = smallest
+            }
+        }
+        return top
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Ledger
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A directory a fold works in outside the ledger (its working state and sorted runs), made
+/// new and removed after use. It holds a lock file for as long as its process uses it, so a
+/// directory left behind by a process that was killed is recognised by the next fold (its lock
+/// is free: the kernel released it) and removed.
+public final class ScratchDirectory {
+    /// The directory's path.
+    let path: String
+    /// The open lock file: holding it marks the directory in use.
+    private var lock: Int32
+
+    /// The lock file's name inside a scratch directory.
+    static let lockName = "handover-scratch.lock"
+    /// How the default scratch directories in the temporary directory begin.
+    static let prefix = "handover-"
+
+    /// A new directory's path in the temporary directory, for a fold made for `purpose`.
+    static func temporaryPath(for purpose: String) -> String {
+        NSTemporaryDirectory() + prefix + purpose + "-" + UUID().uuidString
+    }
+
+    /// Makes the directory `path` and takes its lock. A directory already there is refused,
+    /// unless it is a scratch directory whose process is gone, which is removed first.
+    init(path: String) throws {
+        let fm = FileManager.default
+        if fm.fileExists(atPath: path) {
+            guard ScratchDirectory.isAbandoned(path) else {
+                throw LedgerError(.file, "the scratch directory \(path) exists; give a new one")
+            }
+            try fm.removeItem(atPath: path)
+        }
+        do {
+            try fm.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch { throw LedgerError(.file, "could not make the scratch directory \(path)", underlying: error) }
+        let descriptor = open(path + "/" + ScratchDirectory.lockName, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if descriptor >= 0 { close(descriptor) }
+            try? fm.removeItem(atPath: path)
+            throw LedgerError(.file, "could not lock the scratch directory \(path): \(reason)")
+        }
+        self.path = path
+        self.lock = descriptor
+    }
+
+    /// Removes the directory and everything in it, then lets its lock go. Safe to call twice.
+    func remove() {
+        guard lock >= 0 else { return }
+        try? FileManager.default.removeItem(atPath: path)
+        close(lock)
+        lock = -1
+    }
+
+    deinit { remove() }
+
+    /// A file's path inside the directory.
+    func file(_ name: String) -> String { path + "/" + name }
+
+    /// Whether `path` is a scratch directory nobody uses: it holds the lock file, and the lock
+    /// is free.
+    public static func isAbandoned(_ path: String) -> Bool {
+        let descriptor = open(path + "/" + lockName, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return flock(descriptor, LOCK_EX | LOCK_NB) == 0
+    }
+
+    /// Removes the scratch directories in the temporary directory that killed processes left
+    /// behind; returns how many.
+    @discardableResult
+    static func sweepAbandoned() -> Int {
+        let fm = FileManager.default
+        let temporary = NSTemporaryDirectory()
+        guard let names = try? fm.contentsOfDirectory(atPath: temporary) else { return 0 }
+        var removed = 0
+        for name in names where name.hasPrefix(prefix) {
+            let path = temporary + name
+            if isAbandoned(path), (try? fm.removeItem(atPath: path)) != nil { removed += 1 }
+        }
+        return removed
+    }
+}

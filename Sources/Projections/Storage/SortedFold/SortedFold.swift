@@ -1,0 +1,172 @@
+import Foundation
+import Handoffs
+import LMDB
+import Ledger
+
+/// The log folded again from its first event, with its output sorted before it is stored:
+/// what a rebuild loads into its new generation and what the deep check compares with the
+/// stored projections.
+///
+/// The fold reads and writes only its current state (each identifier's user, each user's
+/// current record, `migrated_order`, the windows) in a working environment in a scratch
+/// directory. Every record of the history it makes (`user_versions`, `user_links`) goes to a
+/// buffer in memory which, once full, is sorted and written out as a run file beside it.
+/// ``withEntries(_:)`` then merges the runs into one stream in key order, database by
+/// database, so whoever stores or compares them reads and writes each page once, in order.
+///
+/// The working environment is thrown away after use, so its commits are not flushed
+/// (`MDB_NOSYNC`) and its pages are written in place in the memory map (`MDB_WRITEMAP`): its
+/// dirty pages are page cache, not this process's heap. While one chunk is folded, the next
+/// is read and decoded on a second thread.
+final class SortedFold {
+    /// Events per working transaction.
+    static let eventsPerTransaction: UInt64 = 16_384
+
+    private let scratch: ScratchDirectory
+    private let working: Environment
+    private let tables: WorkingTables
+    private let runs: RunBuffer
+    private var runFiles: [String] = []
+    /// The key the next new user would get.
+    private var nextUserKey: UInt64 = 1
+    /// The last event folded.
+    private(set) var head: UInt64 = 0
+
+    /// Makes the scratch directory `directory` (which must not exist, unless a killed fold left
+    /// it) for a fold of the log in `ledger`. Refused unless its disk has room for the fold
+    /// (``room(for:schema:)``): the working map is written in place, and a write to it with the
+    /// disk full would kill the process. Scratch directories that killed folds left in the
+    /// temporary directory are removed first.
+    init(directory: String, for ledger: Environment, schema: LedgerSchema, runBudget: Int = UserProjection.defaultRunBudget) throws {
+        ScratchDirectory.sweepAbandoned()
+        let scratch = try ScratchDirectory(path: directory)
+        let room = try SortedFold.room(for: ledger, schema: schema)
+        if let space = DiskSpace(at: directory), space.available < room {
+            throw LedgerError(
+                .diskFull,
+                "folding this ledger's log in \(directory) needs about \(DiskSpace.format(room)) free, and its disk has \(space); "
+                    + "give a scratch directory (--scratch) on a disk with room")
+        }
+        var options = Environment.Options(mapSize: 1 << 30, writeMap: true)
+        options.durable = false
+        options.readAhead = false
+        working = try Environment(path: directory, options: options)
+        tables = try working.write { try WorkingTables(in: $0) }
+        runs = RunBuffer(budget: runBudget)
+        self.scratch = scratch
+    }
+
+    /// Removes the scratch directory, the working environment and every run file in it.
+    func remove() { scratch.remove() }
+
+    /// The room a fold of the log in `ledger` needs: its working state and its runs, together
+    /// under the log's size (a fold of 1M events took 0.6 times the log's pages at its peak).
+    static func room(for ledger: Environment, schema: LedgerSchema) throws -> Int64 {
+        try ledger.read { txn in Int64(try txn.bytes(of: schema.log)) }
+    }
+
+    /// Folds events 1 through `head`, read by `events` (a range at a time, on a second thread
+    /// while the range before is folded), `chunk` events per working transaction. `progress`
+    /// hears the events folded so far, and may throw to stop.
+    func fold(
+        through head: UInt64, chunk: UInt64 = eventsPerTransaction,
+        events: @escaping @Sendable (ClosedRange<UInt64>) throws -> [RecordedEvent],
+        progress: ((UInt64) throws -> Void)? = nil
+    ) throws {
+        func reading(after folded: UInt64) -> BackgroundValue<Result<[RecordedEvent], Error>>? {
+            guard folded < head else { return nil }
+            let range = (folded + 1)...min(head, folded + chunk)
+            return BackgroundValue { Result { try events(range) } }
+        }
+        var next = reading(after: self.head)
+        while let pending = next {
+            let batch = try pending.wait().get()
+            guard let last = batch.last?.sequence else { break }
+            next = reading(after: last)
+            do {
+                try working.write { txn in
+                    let store = SortedFoldStore(tables: tables, transaction: txn, runs: runs, nextUserKey: nextUserKey)
+                    try store.fold(batch)
+                    nextUserKey = store.nextUserKey
+                }
+                self.head = last
+                if runs.isFull {
+                    let path = scratch.file("run-\(runFiles.count)")
+                    try runs.spill(to: path)
+                    runFiles.append(path)
+                }
+                try progress?(last)
+            } catch {
+                // The read beside must end before its transaction or its caller goes away.
+                _ = next?.wait()
+                throw error
+            }
+        }
+    }
+
+    /// The `projection_state` entries the fold implies: its checkpoint, and the user-key
+    /// counter once a user was made.
+    var state: [(key: [UInt8], value: [UInt8])] {
+        var entries: [(key: [UInt8], value: [UInt8])] = []
+        if head > 0 { entries.append((ProjectionDatabases.checkpointKey, BigEndian.bytes(head))) }
+        if nextUserKey > 1 { entries.append((ProjectionDatabases.nextUserKey, BigEndian.bytes(nextUserKey))) }
+        return entries.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+    }
+
+    /// Lends `body` the folded entries in order (``FoldedEntries``). Called once, after
+    /// ``fold(through:chunk:events:progress:)``.
+    func withEntries<T>(_ body: (FoldedEntries) throws -> T) throws -> T {
+        // Each run file read through a buffer: together at most 64 MB, at least 64 KB each.
+        let bufferSize = max(64 << 10, min(1 << 20, (64 << 20) / max(runFiles.count, 1)))
+        var sources: [SortedRun] = try runFiles.map { try RunFileReader(path: $0, bufferSize: bufferSize) }
+        sources.append(runs.sortedRun())
+        let merge = RunMerge(sources)
+        return try working.read { txn in
+            try txn.withCursor(tables.order) { order in
+                try txn.withCursor(tables.windows) { windows in
+                    try body(FoldedEntries(history: merge, order: order, windows: windows))
+                }
+            }
+        }
+    }
+}
+
+/// A sorted fold's entries, table by table in ``ProjectionTable`` order and in key order
+/// within each: the merged history runs, then `migrated_order` and `windows` as the working
+/// state holds them.
+final class FoldedEntries {
+    private let history: RunMerge
+    private let order: Cursor
+    private let windows: Cursor
+    private var table = ProjectionTable.userVersions
+    private var started = false
+
+    init(history: RunMerge, order: Cursor, windows: Cursor) {
+        self.history = history
+        self.order = order
+        self.windows = windows
+    }
+
+    /// The next entry: its table, key and value, valid until the next call; nil after the last.
+    func next() throws -> (table: ProjectionTable, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+        while true {
+            switch table {
+            case .userVersions, .userLinks:
+                if let (number, key, value) = try history.next(), let table = ProjectionTable(rawValue: number) {
+                    self.table = table
+                    return (table, key, value)
+                }
+                table = .migratedOrder
+                started = false
+            case .migratedOrder, .windows:
+                let cursor = table == .migratedOrder ? order : windows
+                let entry = started ? try cursor.next() : try cursor.first()
+                started = true
+                if let (key, value) = entry { return (table, key, value) }
+                guard table == .migratedOrder else { return nil }
+                table = .windows
+                started = false
+            }
+        }
+    }
+}
