@@ -6,68 +6,82 @@ import Ledger
 /// A key written twice keeps its last value, as a put in LMDB does: the sort keeps the order
 /// of writing among equal keys, and only the last of them is kept.
 final class RunBuffer {
-    private var bytes: [UInt8] = []
+    /// The records, one after another (``RunRecord``); `count` bytes of it used.
+    private var storage: UnsafeMutableRawBufferPointer
+    private var count = 0
     private var offsets: [Int] = []
     /// The bytes gathered before the buffer counts as full.
     let budget: Int
 
     init(budget: Int) {
         self.budget = budget
-        bytes.reserveCapacity(budget + (budget >> 4))
+        storage = .allocate(byteCount: RunBuffer.initialCapacity(budget), alignment: 8)
     }
 
+    deinit { storage.deallocate() }
+
+    /// Room for the budget and the chunk that crosses it, up to 64 MB more; grown when needed.
+    private static func initialCapacity(_ budget: Int) -> Int { min(budget, 1 << 40) + (64 << 10) }
+
     /// Whether the buffer holds its budget or more.
-    var isFull: Bool { bytes.count >= budget }
-    var isEmpty: Bool { offsets.isEmpty }
+    var isFull: Bool { count >= budget }
 
     /// Gathers `value` under `key` in `table`.
     func add(_ table: ProjectionTable, key: [UInt8], value: [UInt8]) {
-        offsets.append(bytes.count)
-        RunRecord.append(table: table, key: key, value: value, to: &bytes)
+        let length = RunRecord.headerSize + 1 + key.count + value.count
+        if count + length > storage.count {
+            let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: max(storage.count * 2, count + length), alignment: 8)
+            larger.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[..<count]))
+            storage.deallocate()
+            storage = larger
+        }
+        offsets.append(count)
+        RunRecord.write(table: table, key: key, value: value, to: UnsafeMutableRawBufferPointer(rebasing: storage[count...]))
+        count += length
     }
 
     /// The offsets of the records in order, the last of equal keys only.
     private func sortedOffsets() -> [Int] {
-        bytes.withUnsafeBytes { all in
-            func sortKey(_ offset: Int) -> UnsafeRawBufferPointer {
-                let count = Int(all.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
-                return UnsafeRawBufferPointer(rebasing: all[(offset + RunRecord.headerSize)..<(offset + RunRecord.headerSize + count)])
-            }
-            let sorted = offsets.sorted { a, b in
-                let order = RunRecord.compare(sortKey(a), sortKey(b))
-                return order != 0 ? order < 0 : a < b
-            }
-            var kept: [Int] = []
-            kept.reserveCapacity(sorted.count)
-            for offset in sorted {
-                if let last = kept.last, RunRecord.compare(sortKey(last), sortKey(offset)) == 0 {
-                    kept[kept.count - 1] = offset
-                } else {
-                    kept.append(offset)
-                }
-            }
-            return kept
+        let all = UnsafeRawBufferPointer(storage)
+        func sortKey(_ offset: Int) -> UnsafeRawBufferPointer {
+            let count = Int(all.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+            return UnsafeRawBufferPointer(rebasing: all[(offset + RunRecord.headerSize)..<(offset + RunRecord.headerSize + count)])
         }
+        let sorted = offsets.sorted { a, b in
+            let order = RunRecord.compare(sortKey(a), sortKey(b))
+            return order != 0 ? order < 0 : a < b
+        }
+        var kept: [Int] = []
+        kept.reserveCapacity(sorted.count)
+        for offset in sorted {
+            if let last = kept.last, RunRecord.compare(sortKey(last), sortKey(offset)) == 0 {
+                kept[kept.count - 1] = offset
+            } else {
+                kept.append(offset)
+            }
+        }
+        return kept
     }
 
     /// Writes the records, sorted, to the new file `path`, and empties the buffer.
     func spill(to path: String) throws {
         let writer = try RunFileWriter(path: path)
-        try bytes.withUnsafeBytes { all in
-            for offset in sortedOffsets() {
-                guard let record = RunRecord.read(UnsafeRawBufferPointer(rebasing: all[offset...])) else { continue }
-                try writer.append(UnsafeRawBufferPointer(rebasing: all[offset..<(offset + record.length)]))
-            }
+        let all = UnsafeRawBufferPointer(storage)
+        for offset in sortedOffsets() {
+            guard let record = RunRecord.read(UnsafeRawBufferPointer(rebasing: all[offset..<count])) else { continue }
+            try writer.append(UnsafeRawBufferPointer(rebasing: all[offset..<(offset + record.length)]))
         }
         try writer.finish()
-        bytes.removeAll(keepingCapacity: true)
+        count = 0
         offsets.removeAll(keepingCapacity: true)
     }
 
-    /// The records, sorted, as a run read from memory; the buffer is empty after.
+    /// The records, sorted, as a run read from memory, which takes the buffer's memory over;
+    /// the buffer is empty after.
     func sortedRun() -> SortedRun {
-        let run = MemoryRun(bytes: bytes, offsets: sortedOffsets())
-        bytes = []
+        let run = MemoryRun(storage: storage, count: count, offsets: sortedOffsets())
+        storage = .allocate(byteCount: 64 << 10, alignment: 8)
+        count = 0
         offsets = []
         return run
     }
@@ -76,14 +90,16 @@ final class RunBuffer {
 /// A sorted run held in memory (the last records of a fold, never written to a file).
 final class MemoryRun: SortedRun {
     private let storage: UnsafeMutableRawBufferPointer
+    private let count: Int
     private let offsets: [Int]
     private var index = 0
     private(set) var current: (sortKey: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
 
-    init(bytes: [UInt8], offsets: [Int]) {
-        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 8)
-        bytes.withUnsafeBytes { storage.copyMemory(from: $0) }
+    /// A run of the records at `offsets` in the first `count` bytes of `storage`, which it
+    /// owns from now on.
+    init(storage: UnsafeMutableRawBufferPointer, count: Int, offsets: [Int]) {
         self.storage = storage
+        self.count = count
         self.offsets = offsets
         load()
     }
@@ -96,7 +112,7 @@ final class MemoryRun: SortedRun {
     }
 
     private func load() {
-        guard index < offsets.count, let record = RunRecord.read(UnsafeRawBufferPointer(rebasing: storage[offsets[index]...])) else {
+        guard index < offsets.count, let record = RunRecord.read(UnsafeRawBufferPointer(rebasing: storage[offsets[index]..<count])) else {
             current = nil
             return
         }

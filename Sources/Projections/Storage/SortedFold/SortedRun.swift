@@ -13,15 +13,14 @@ enum RunRecord {
     /// Bytes before the sort key.
     static let headerSize = 6
 
-    /// Appends a record for `key` in `table` holding `value` to `bytes`.
-    static func append(table: ProjectionTable, key: [UInt8], value: [UInt8], to bytes: inout [UInt8]) {
-        let sortKeyCount = UInt16(key.count + 1)
-        let valueCount = UInt32(value.count)
-        withUnsafeBytes(of: sortKeyCount) { bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: valueCount) { bytes.append(contentsOf: $0) }
-        bytes.append(table.rawValue)
-        bytes.append(contentsOf: key)
-        bytes.append(contentsOf: value)
+    /// Writes a record for `key` in `table` holding `value` at the start of `bytes`, which has
+    /// room for it.
+    static func write(table: ProjectionTable, key: [UInt8], value: [UInt8], to bytes: UnsafeMutableRawBufferPointer) {
+        bytes.storeBytes(of: UInt16(key.count + 1), as: UInt16.self)
+        bytes.storeBytes(of: UInt32(value.count), toByteOffset: 2, as: UInt32.self)
+        bytes[headerSize] = table.rawValue
+        key.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: bytes[(headerSize + 1)...]).copyMemory(from: $0) }
+        value.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: bytes[(headerSize + 1 + key.count)...]).copyMemory(from: $0) }
     }
 
     /// The record at the start of `bytes`: its sort key, its value and its whole length; nil
