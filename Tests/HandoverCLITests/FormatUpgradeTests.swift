@@ -173,22 +173,6 @@ struct FormatUpgradeTests {
         #expect(try left.allSatisfy { try holders($0) == ["keys/slots"] })
     }
 
-    /// Runs `handover upgrade` with `arguments` and sends it SIGKILL at a random moment within
-    /// `took` microseconds; whether it was still running then (and so was killed).
-    private func killedUpgrade(_ arguments: [String], within took: UInt32) throws -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: productPath("handover"))
-        process.arguments = ["upgrade"] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        usleep(UInt32.random(in: 0..<took))
-        let running = process.isRunning
-        if running { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        return running
-    }
-
     @Test(
         "handover upgrade killed with SIGKILL at random moments (5; 10 at full size): run again, the ledger verifies and answers as the old code did")
     func upgradeKilled() throws {
@@ -202,7 +186,7 @@ struct FormatUpgradeTests {
         var killed = 0
         for round in 0..<TestSize.pick(quick: 5, full: 10) {
             let ledger = try oldLedger("k\(round)")
-            if try killedUpgrade(["--ledger", ledger], within: took) { killed += 1 }
+            if try handoverKilled(["upgrade", "--ledger", ledger], within: took) { killed += 1 }
             let again = try handover(["upgrade", "--ledger", ledger])
             #expect(again.status == 0, "round \(round): \(again.out)\(again.err)")
             let r = try handover(["verify", "--ledger", ledger, "--checkpoint", Self.fixture.path + "/checkpoint.txt"])
@@ -249,7 +233,7 @@ struct FormatUpgradeTests {
         var killed = 0
         for round in 0..<TestSize.pick(quick: 3, full: 6) {
             let ledger = try copy("k\(round)")
-            if try killedUpgrade(["--ledger", ledger, "--scratch", dir.sub("scratch-k\(round)")], within: took) { killed += 1 }
+            if try handoverKilled(["upgrade", "--ledger", ledger, "--scratch", dir.sub("scratch-k\(round)")], within: took) { killed += 1 }
             let again = try handover(["upgrade", "--ledger", ledger, "--scratch", dir.sub("scratch-again-\(round)")])
             #expect(again.status == 0, "round \(round): \(again.out)\(again.err)")
             #expect(

@@ -77,3 +77,19 @@ public enum DemoLedger {
         }
     }()
 }
+
+/// Runs `handover` with `arguments` and sends it SIGKILL at a random moment within `took`
+/// microseconds; whether it was still running then (and so was killed).
+public func handoverKilled(_ arguments: [String], within took: UInt32) throws -> Bool {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: productPath("handover"))
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    usleep(UInt32.random(in: 0..<took))
+    let running = process.isRunning
+    if running { kill(process.processIdentifier, SIGKILL) }
+    process.waitUntilExit()
+    return running
+}
