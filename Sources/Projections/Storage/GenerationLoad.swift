@@ -22,18 +22,28 @@ struct GenerationLoad {
     /// may throw to stop.
     func run(from fold: SortedFold, progress: (() throws -> Void)?) throws {
         try fold.withEntries { entries in
+            // One transaction's entries, gathered before it as run records (the transaction
+            // runs again when the map grows): one buffer, not two arrays per entry.
+            var batch: [UInt8] = []
             while true {
-                // Gathered before the transaction, which runs again when the map grows.
-                var writes = WriteBatch()
+                batch.removeAll(keepingCapacity: true)
                 var count = 0
                 while count < entriesPerTransaction, let (table, key, value) = try entries.next() {
-                    writes.put(target.database(table), key: Array(key), value: Array(value), flags: .append)
+                    RunRecord.append(table: table, key: key, value: value, to: &batch)
                     count += 1
                 }
                 guard count > 0 else { break }
                 try environment.write { txn in
                     try checkStillLoading(in: txn)
-                    try writes.apply(to: txn)
+                    try batch.withUnsafeBytes { all in
+                        var offset = 0
+                        while let record = RunRecord.read(UnsafeRawBufferPointer(rebasing: all[offset...])) {
+                            guard let table = ProjectionTable(rawValue: record.sortKey[0]) else { break }
+                            let key = UnsafeRawBufferPointer(rebasing: record.sortKey[1...])
+                            try txn.put(target.database(table), key: key, value: record.value, flags: .append)
+                            offset += record.length
+                        }
+                    }
                 }
                 try progress?()
             }

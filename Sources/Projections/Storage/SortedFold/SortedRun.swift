@@ -23,6 +23,15 @@ enum RunRecord {
         value.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: bytes[(headerSize + 1 + key.count)...]).copyMemory(from: $0) }
     }
 
+    /// Appends a record for `key` in `table` holding `value` to `bytes`.
+    static func append(table: ProjectionTable, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: UInt16(key.count + 1)) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt32(value.count)) { bytes.append(contentsOf: $0) }
+        bytes.append(table.rawValue)
+        bytes.append(contentsOf: key)
+        bytes.append(contentsOf: value)
+    }
+
     /// The record at the start of `bytes`: its sort key, its value and its whole length; nil
     /// when `bytes` holds less than the whole record.
     static func read(_ bytes: UnsafeRawBufferPointer) -> (sortKey: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, length: Int)? {
