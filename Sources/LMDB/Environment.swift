@@ -71,7 +71,24 @@ public final class Environment: @unchecked Sendable {
     @_spi(Benchmark) nonisolated(unsafe) public var recorder: WriteRecorder?
 
     /// Opens (creating when writable) the environment in directory `path`.
-    public init(path: String, options: Options = Options()) throws {
+    ///
+    /// A lock table marked not set up (``SoleUse/invalidateLockTable()``: the data file was
+    /// just replaced) refuses the open with `MDB_INVALID` when this process is not alone; the
+    /// open is then tried again, with the new data file, until a process alone sets the table up.
+    public convenience init(path: String, options: Options = Options()) throws {
+        var attempt = 0
+        while true {
+            do {
+                try self.init(opening: path, options: options)
+                return
+            } catch let error as LMDBError where error.code.rawValue == MDB_INVALID && attempt < 100 && SoleUse.lockTableInvalidated(in: path) {
+                attempt += 1
+                usleep(20_000)
+            }
+        }
+    }
+
+    private init(opening path: String, options: Options) throws {
         var handle: OpaquePointer?
         try LMDBError.check(mdb_env_create(&handle), "mdb_env_create")
         guard let handle else { throw LMDBError(code: .invalid, operation: "mdb_env_create") }
@@ -140,7 +157,7 @@ public final class Environment: @unchecked Sendable {
             try LMDBError.check(result, "mdb_env_copy2(\(directory))")
             break
         }
-        let fd = open(directory + "/data.mdb", O_RDONLY)
+        let fd = open(directory + "/data.mdb", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw LMDBError(code: .init(rawValue: errno), operation: "open(\(directory)/data.mdb)") }
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw LMDBError(code: .init(rawValue: errno), operation: "fsync(\(directory)/data.mdb)") }

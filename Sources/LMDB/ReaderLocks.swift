@@ -36,19 +36,10 @@ public enum ReaderLocks: Sendable, Equatable {
         defer { close(readable) }
         // Every process with the environment open holds a shared fcntl lock on the lock file's
         // first byte (LMDB's own rule); a write lock we could not take names the holder.
-        var probe = flock()
-        probe.l_type = Int16(F_WRLCK)
-        probe.l_whence = Int16(SEEK_SET)
-        probe.l_start = 0
-        probe.l_len = 1
-        guard fcntl(readable, F_GETLK, &probe) == 0 else {
-            throw LMDBError(code: .init(rawValue: errno), operation: "fcntl(\(lockFile), F_GETLK)")
-        }
-        guard probe.l_type == Int16(F_UNLCK) else {
+        if let holder = try LockFileProbe.holder(of: readable) {
             throw LMDBError(
                 code: .busy,
-                operation:
-                    "process \(probe.l_pid) has \(path) open and this user cannot take a place in its lock.mdb, so reading beside it is not safe")
+                operation: "process \(holder) has \(path) open and this user cannot take a place in its lock.mdb, so reading beside it is not safe")
         }
         return .none
     }

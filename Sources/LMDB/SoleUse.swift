@@ -28,14 +28,35 @@ public final class SoleUse {
         lock.l_len = 1
         guard fcntl(descriptor, F_SETLK, &lock) == 0 else {
             let failure = errno
-            var probe = lock
-            let holder = fcntl(descriptor, F_GETLK, &probe) == 0 && probe.l_type != Int16(F_UNLCK) ? "process \(probe.l_pid)" : "another process"
+            let holder = (try? LockFileProbe.holder(of: descriptor)).flatMap { $0 }.map { "process \($0)" } ?? "another process"
             close(descriptor)
             guard failure == EAGAIN || failure == EACCES else {
                 throw LMDBError(code: .init(rawValue: failure), operation: "fcntl(\(lockFile), F_SETLK)")
             }
             throw LMDBError(code: .busy, operation: "\(holder) has \(path) open")
         }
+    }
+
+    /// Marks the lock table as not set up (its first four bytes, LMDB's magic number, zeroed),
+    /// before the data file is replaced. A process that was waiting to open the environment
+    /// meanwhile may hold the old data file open (a read-only `mdb_env_open` opens it before
+    /// taking its lock) and would read it through the new file's transaction numbers; instead
+    /// its open fails with `MDB_INVALID`, and ``Environment/init(path:options:)`` opens again,
+    /// the new file this time. The first process to open alone sets the table up again.
+    public func invalidateLockTable() throws {
+        let zeros = [UInt8](repeating: 0, count: 4)
+        guard zeros.withUnsafeBytes({ pwrite(descriptor, $0.baseAddress, 4, 0) }) == 4, fsync(descriptor) == 0 else {
+            throw LMDBError(code: .init(rawValue: errno), operation: "pwrite(lock.mdb)")
+        }
+    }
+
+    /// Whether the lock table in `path` is marked not set up (``invalidateLockTable()``).
+    static func lockTableInvalidated(in path: String) -> Bool {
+        let descriptor = open(path + "/lock.mdb", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var magic: UInt32 = 1
+        return pread(descriptor, &magic, 4, 0) == 4 && magic == 0
     }
 
     /// Lets the environment go (also when this object goes away).
@@ -46,4 +67,19 @@ public final class SoleUse {
     }
 
     deinit { release() }
+}
+
+/// Asks which process holds a lock that would conflict with a write lock on the first byte of
+/// an environment's `lock.mdb` (LMDB's "environment open" byte).
+enum LockFileProbe {
+    /// The holder's process ID; nil when no other process holds a lock there.
+    static func holder(of descriptor: Int32) throws -> pid_t? {
+        var probe = flock()
+        probe.l_type = Int16(F_WRLCK)
+        probe.l_whence = Int16(SEEK_SET)
+        probe.l_start = 0
+        probe.l_len = 1
+        guard fcntl(descriptor, F_GETLK, &probe) == 0 else { throw LMDBError(code: .init(rawValue: errno), operation: "fcntl(lock.mdb, F_GETLK)") }
+        return probe.l_type == Int16(F_UNLCK) ? nil : probe.l_pid
+    }
 }

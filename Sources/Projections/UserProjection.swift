@@ -195,9 +195,11 @@ public final class UserProjection: LedgerFolder {
         }
         guard case .begun(let target, let load) = start else { return nil }
         if let token = load {
-            guard let sortedFold else { preconditionFailure("a load begun without its scratch directory") }
-            try self.load(target, token: token, from: environment, schema: schema, chunk: chunk, fold: sortedFold, progress: progress)
-            sortedFold.remove()
+            guard let fold = sortedFold else { preconditionFailure("a load begun without its scratch directory") }
+            try self.load(target, token: token, from: environment, schema: schema, chunk: chunk, fold: fold, progress: progress)
+            // The working map and the runs go now, not after the tail is folded.
+            fold.remove()
+            sortedFold = nil
         }
         while true {
             let (folded, head, done) = try environment.write { txn in

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -57,6 +58,43 @@ struct CompactTests {
         // The ledger takes writes again after it.
         let more = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "100", "--prefix", "after", "--tasks", "2"])
         #expect(more.status == 0, "\(more.err)")
+        #expect(try handover("verify", "--deep", "--ledger", ledger).status == 0)
+    }
+
+    @Test(
+        "status run over and over in other processes while compact runs again and again: every status answers with the whole log, waiting while a compaction runs, and each compaction either finishes or is refused"
+    )
+    func readersDuringCompaction() throws {
+        let dir = TemporaryDirectory()
+        let (ledger, _) = try IntakeFixture.commandLineLedger(in: dir, name: "ledger")
+        let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "6000", "--prefix", "r", "--tasks", "4"])
+        #expect(appended.status == 0, "\(appended.err)")
+        let expected = try handover("status", "--format", "json", "--ledger", ledger)
+        #expect(expected.status == 0 && expected.out.contains("6001"), "\(expected.out)")
+        let stop = Atomic(false)
+        let answers = Mutex<[(status: Int32, out: String, err: String)]>([])
+        let reader = Thread {
+            while !stop.load(ordering: .relaxed) {
+                let answer = (try? handover("status", "--format", "json", "--ledger", ledger)) ?? (-1, "", "could not run")
+                answers.withLock { $0.append(answer) }
+            }
+        }
+        reader.start()
+        var finished = 0
+        for round in 0..<12 {
+            let compacted = try handover("compact", "--ledger", ledger)
+            if compacted.status == 0 {
+                finished += 1
+            } else {
+                #expect(compacted.status == 1 && compacted.err.contains("open"), "round \(round): \(compacted.err)")
+            }
+        }
+        stop.store(true, ordering: .relaxed)
+        while answers.withLock({ $0.count }) == 0 || reader.isExecuting { usleep(10_000) }
+        #expect(finished > 0, "no compaction got the ledger to itself")
+        for answer in answers.withLock({ $0 }) {
+            #expect(answer.status == 0 && answer.out == expected.out, "\(answer.out)\(answer.err)")
+        }
         #expect(try handover("verify", "--deep", "--ledger", ledger).status == 0)
     }
 }

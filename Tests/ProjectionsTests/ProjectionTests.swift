@@ -194,6 +194,32 @@ struct ProjectionTests {
         #expect(mismatch?.database == "user_versions")
     }
 
+    @Test("a fold with more run files than it may hold open merges them into one as it goes, and gives the same entries in the same order")
+    func runFilesMergedAsTheyGrow() async throws {
+        let (ledger, _) = try await open()
+        defer { ledger.close() }
+        try await appendUsers(300, failingEvery: 3, to: ledger)
+        let head = try ledger.read { try $0.head().sequence }
+        func entries(runBudget: Int, mostRunFiles: Int) throws -> [[UInt8]] {
+            let fold = try SortedFold(
+                directory: dir.sub("fold-\(mostRunFiles)"), for: ledger.environment, schema: ledger.schema, runBudget: runBudget,
+                mostRunFiles: mostRunFiles)
+            defer { fold.remove() }
+            try fold.fold(through: head, chunk: 5, events: { range in try ledger.read { try $0.events(range) } })
+            return try fold.withEntries { folded in
+                var all: [[UInt8]] = []
+                while let (table, key, value) = try folded.next() {
+                    all.append([table.rawValue] + Array(key))
+                    all.append(Array(value))
+                }
+                return all
+            }
+        }
+        let merged = try entries(runBudget: 1, mostRunFiles: 3)
+        #expect(merged.count > 1_000)
+        #expect(merged == (try entries(runBudget: 1 << 20, mostRunFiles: 256)))
+    }
+
     /// Where a rebuild is interrupted.
     enum RebuildStop: String, CustomTestStringConvertible, Sendable {
         case afterFold, whileLoading, whileFoldingWhatFollowed

@@ -64,13 +64,14 @@ public enum LedgerCompaction {
         if let mode = try fm.attributesOfItem(atPath: dataFile)[.posixPermissions] {
             try fm.setAttributes([.posixPermissions: mode], ofItemAtPath: copy + "/data.mdb")
         }
+        try sole.invalidateLockTable()
         guard rename(copy + "/data.mdb", dataFile) == 0 else {
             throw LedgerError(.file, "could not rename the compacted copy over \(dataFile): \(String(cString: strerror(errno)))", errno: errno)
         }
         try syncDirectory(directory)
-        // An ordinary open now finds itself alone and sets the lock table up for the new file,
-        // before any process waiting to open the ledger goes on.
-        _ = try Environment(path: directory, options: .init(readOnly: true))
+        // The lock table stays marked not set up: the first process to open the ledger alone
+        // sets it up for the new file, and one that waited meanwhile opens again
+        // (``SoleUse/invalidateLockTable()``).
         return Summary(head: head, bytesBefore: before, bytesAfter: try size(of: dataFile))
     }
 
@@ -85,7 +86,7 @@ public enum LedgerCompaction {
     }
 
     private static func syncDirectory(_ path: String) throws {
-        let fd = open(path, O_RDONLY)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw LedgerError(.file, "could not open \(path): \(String(cString: strerror(errno)))", errno: errno) }
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw LedgerError(.file, "fsync(\(path)): \(String(cString: strerror(errno)))", errno: errno) }

@@ -38,7 +38,7 @@ struct GenerationLoad {
                     try batch.withUnsafeBytes { all in
                         var offset = 0
                         while let record = RunRecord.read(UnsafeRawBufferPointer(rebasing: all[offset...])) {
-                            guard let table = ProjectionTable(rawValue: record.sortKey[0]) else { break }
+                            let table = try ProjectionTable(record.sortKey[0])
                             let key = UnsafeRawBufferPointer(rebasing: record.sortKey[1...])
                             try txn.put(target.database(table), key: key, value: record.value, flags: .append)
                             offset += record.length

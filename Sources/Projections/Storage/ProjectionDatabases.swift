@@ -102,6 +102,15 @@ public struct ProjectionDatabases: Sendable {
 enum ProjectionTable: UInt8, CaseIterable, Sendable {
     case userVersions, userLinks, migratedOrder, windows
 
+    /// The table numbered `number` in a sorted run; a number no run is written with is a
+    /// damaged run file.
+    init(_ number: UInt8) throws {
+        guard let table = ProjectionTable(rawValue: number) else {
+            throw LedgerError(.file, "a sorted run names table \(number), which no fold writes: its file is damaged")
+        }
+        self = table
+    }
+
     /// The database's name in the even generation.
     var name: String {
         switch self {

@@ -15,13 +15,19 @@ final class RunBuffer {
 
     init(budget: Int) {
         self.budget = budget
-        storage = .allocate(byteCount: RunBuffer.initialCapacity(budget), alignment: 8)
+        storage = .allocate(byteCount: 1 << 20, alignment: 8)
     }
 
     deinit { storage.deallocate() }
 
-    /// Room for the budget and the chunk that crosses it, up to 64 MB more; grown when needed.
-    private static func initialCapacity(_ budget: Int) -> Int { min(budget, 1 << 40) + (64 << 10) }
+    /// Where the records gathered so far end: ``truncate(to:)`` drops what was added after.
+    var mark: (bytes: Int, records: Int) { (count, offsets.count) }
+
+    /// Drops the records added after `mark`.
+    func truncate(to mark: (bytes: Int, records: Int)) {
+        count = mark.bytes
+        offsets.removeLast(offsets.count - mark.records)
+    }
 
     /// Whether the buffer holds its budget or more.
     var isFull: Bool { count >= budget }
@@ -30,7 +36,10 @@ final class RunBuffer {
     func add(_ table: ProjectionTable, key: [UInt8], value: [UInt8]) {
         let length = RunRecord.headerSize + 1 + key.count + value.count
         if count + length > storage.count {
-            let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: max(storage.count * 2, count + length), alignment: 8)
+            // Doubled while under the budget, so a small fold holds little; past it (the chunk
+            // that crosses the budget) by half.
+            let grown = storage.count < budget ? min(storage.count * 2, budget / 16 * 17) : storage.count / 2 * 3
+            let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: max(grown, count + length), alignment: 8)
             larger.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[..<count]))
             storage.deallocate()
             storage = larger
@@ -80,7 +89,7 @@ final class RunBuffer {
     /// the buffer is empty after.
     func sortedRun() -> SortedRun {
         let run = MemoryRun(storage: storage, count: count, offsets: sortedOffsets())
-        storage = .allocate(byteCount: 64 << 10, alignment: 8)
+        storage = .allocate(byteCount: 1 << 20, alignment: 8)
         count = 0
         offsets = []
         return run

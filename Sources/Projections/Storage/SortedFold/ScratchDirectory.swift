@@ -27,6 +27,9 @@ public final class ScratchDirectory {
 
     /// Makes the directory `path` and takes its lock. A directory already there is refused,
     /// unless it is a scratch directory whose process is gone, which is removed first.
+    ///
+    /// The directory is made under a name no sweep looks at, locked, then renamed to `path`, so
+    /// it never appears unlocked; a rename onto a directory another fold made meanwhile fails.
     init(path: String) throws {
         let fm = FileManager.default
         if fm.fileExists(atPath: path) {
@@ -35,15 +38,20 @@ public final class ScratchDirectory {
             }
             try fm.removeItem(atPath: path)
         }
+        let parent = (path as NSString).deletingLastPathComponent
         do {
-            try fm.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch { throw LedgerError(.file, "could not make the scratch directory \(path)", underlying: error) }
-        let descriptor = open(path + "/" + ScratchDirectory.lockName, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            if !parent.isEmpty { try fm.createDirectory(atPath: parent, withIntermediateDirectories: true) }
+        } catch { throw LedgerError(.file, "could not make the directory \(parent) for the scratch directory", underlying: error) }
+        let staging = (parent.isEmpty ? "." : parent) + "/.handover-scratch-" + UUID().uuidString
+        guard mkdir(staging, 0o700) == 0 else {
+            throw LedgerError(.file, "could not make the scratch directory \(path): \(String(cString: strerror(errno)))", errno: errno)
+        }
+        let descriptor = open(staging + "/" + ScratchDirectory.lockName, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0, rename(staging, path) == 0 else {
             let reason = String(cString: strerror(errno))
             if descriptor >= 0 { close(descriptor) }
-            try? fm.removeItem(atPath: path)
-            throw LedgerError(.file, "could not lock the scratch directory \(path): \(reason)")
+            try? fm.removeItem(atPath: staging)
+            throw LedgerError(.file, "could not make and lock the scratch directory \(path): \(reason)")
         }
         self.path = path
         self.lock = descriptor

@@ -20,13 +20,18 @@ import Ledger
 /// is read and decoded on a second thread.
 final class SortedFold {
     /// Events per working transaction.
-    static let eventsPerTransaction: UInt64 = 16_384
+    static let eventsPerTransaction = ProjectionAudit.eventsPerFoldTransaction
+    /// Run files merged into one once there are this many, so that a merge never holds more
+    /// files open than a process may.
+    private let mostRunFiles: Int
 
     private let scratch: ScratchDirectory
     private let working: Environment
     private let tables: WorkingTables
     private let runs: RunBuffer
     private var runFiles: [String] = []
+    /// Run files written so far (their names' numbers).
+    private var spills = 0
     /// The key the next new user would get.
     private var nextUserKey: UInt64 = 1
     /// The last event folded.
@@ -37,7 +42,10 @@ final class SortedFold {
     /// (``room(for:schema:)``): the working map is written in place, and a write to it with the
     /// disk full would kill the process. Scratch directories that killed folds left in the
     /// temporary directory are removed first.
-    init(directory: String, for ledger: Environment, schema: LedgerSchema, runBudget: Int = UserProjection.defaultRunBudget) throws {
+    init(
+        directory: String, for ledger: Environment, schema: LedgerSchema, runBudget: Int = UserProjection.defaultRunBudget,
+        mostRunFiles: Int = 256
+    ) throws {
         ScratchDirectory.sweepAbandoned()
         let scratch = try ScratchDirectory(path: directory)
         let room = try SortedFold.room(for: ledger, schema: schema)
@@ -53,6 +61,7 @@ final class SortedFold {
         working = try Environment(path: directory, options: options)
         tables = try working.write { try WorkingTables(in: $0) }
         runs = RunBuffer(budget: runBudget)
+        self.mostRunFiles = max(mostRunFiles, 2)
         self.scratch = scratch
     }
 
@@ -84,17 +93,16 @@ final class SortedFold {
             guard let last = batch.last?.sequence else { break }
             next = reading(after: last)
             do {
+                let mark = runs.mark
                 try working.write { txn in
+                    // Run again when the map grows: what the first try gathered goes.
+                    runs.truncate(to: mark)
                     let store = SortedFoldStore(tables: tables, transaction: txn, runs: runs, nextUserKey: nextUserKey)
                     try store.fold(batch)
                     nextUserKey = store.nextUserKey
                 }
                 self.head = last
-                if runs.isFull {
-                    let path = scratch.file("run-\(runFiles.count)")
-                    try runs.spill(to: path)
-                    runFiles.append(path)
-                }
+                if runs.isFull { try spill() }
                 try progress?(last)
             } catch {
                 // The read beside must end before its transaction or its caller goes away.
@@ -102,6 +110,30 @@ final class SortedFold {
                 throw error
             }
         }
+    }
+
+    /// Writes the gathered records out as the next run file, merging the run files into one
+    /// first when there are `mostRunFiles` of them.
+    private func spill() throws {
+        if runFiles.count >= mostRunFiles {
+            let merged = scratch.file("run-\(spills)")
+            spills += 1
+            let writer = try RunFileWriter(path: merged)
+            let merge = RunMerge(try runFiles.map { try RunFileReader(path: $0, bufferSize: 1 << 18) })
+            var record: [UInt8] = []
+            while let (number, key, value) = try merge.next() {
+                record.removeAll(keepingCapacity: true)
+                RunRecord.append(table: try ProjectionTable(number), key: key, value: value, to: &record)
+                try record.withUnsafeBytes { try writer.append($0) }
+            }
+            try writer.finish()
+            for file in runFiles { try FileManager.default.removeItem(atPath: file) }
+            runFiles = [merged]
+        }
+        let path = scratch.file("run-\(spills)")
+        spills += 1
+        try runs.spill(to: path)
+        runFiles.append(path)
     }
 
     /// The `projection_state` entries the fold implies: its checkpoint, and the user-key
@@ -152,8 +184,8 @@ final class FoldedEntries {
         while true {
             switch table {
             case .userVersions, .userLinks:
-                if let (number, key, value) = try history.next(), let table = ProjectionTable(rawValue: number) {
-                    self.table = table
+                if let (number, key, value) = try history.next() {
+                    table = try ProjectionTable(number)
                     return (table, key, value)
                 }
                 table = .migratedOrder
