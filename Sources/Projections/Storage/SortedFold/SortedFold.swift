@@ -44,7 +44,7 @@ final class SortedFold {
     /// temporary directory are removed first.
     init(
         directory: String, for ledger: Environment, schema: LedgerSchema, runBudget: Int = UserProjection.defaultRunBudget,
-        mostRunFiles: Int = 256
+        mostRunFiles: Int = 256, mapSize: Int = 1 << 30
     ) throws {
         ScratchDirectory.sweepAbandoned()
         let scratch = try ScratchDirectory(path: directory)
@@ -55,7 +55,7 @@ final class SortedFold {
                 "folding this ledger's log in \(directory) needs about \(DiskSpace.format(room)) free, and its disk has \(space); "
                     + "give a scratch directory (--scratch) on a disk with room")
         }
-        var options = Environment.Options(mapSize: 1 << 30, writeMap: true)
+        var options = Environment.Options(mapSize: mapSize, writeMap: true)
         options.durable = false
         options.readAhead = false
         working = try Environment(path: directory, options: options)
@@ -97,12 +97,14 @@ final class SortedFold {
             next = reading(after: last)
             do {
                 let mark = runs.mark
-                try working.write { txn in
-                    // Run again when the map grows: what the first try gathered goes.
+                let firstKey = nextUserKey
+                // Run again, from the same state, when the map grows (in the body or at the
+                // commit): what the first try gathered goes, and it counts users from the same key.
+                nextUserKey = try working.write { txn in
                     runs.truncate(to: mark)
-                    let store = SortedFoldStore(tables: tables, transaction: txn, runs: runs, nextUserKey: nextUserKey)
+                    let store = SortedFoldStore(tables: tables, transaction: txn, runs: runs, nextUserKey: firstKey)
                     try store.fold(batch)
-                    nextUserKey = store.nextUserKey
+                    return store.nextUserKey
                 }
                 self.head = last
                 if runs.isFull { try spill() }
