@@ -173,6 +173,15 @@ struct FormatUpgradeTests {
         #expect(try left.allSatisfy { try holders($0) == ["keys/slots"] })
     }
 
+    @Test("a format-1 ledger compacted before its upgrade keeps its log, head and answers: the upgrade then answers as the old code did")
+    func compactedBeforeUpgrade() throws {
+        let ledger = try oldLedger("compacted")
+        let compacted = try handover(["compact", "--ledger", ledger])
+        #expect(compacted.status == 0 && compacted.out.contains("events 1 to 154"), "\(compacted.out)\(compacted.err)")
+        #expect(try handover(["upgrade", "--ledger", ledger]).status == 0)
+        try expectOldAnswers(ledger)
+    }
+
     @Test(
         "handover upgrade killed with SIGKILL at random moments (5; 10 at full size): run again, the ledger verifies and answers as the old code did")
     func upgradeKilled() throws {

@@ -64,7 +64,7 @@ public enum LedgerBackup {
             files.append(VerifierKeyFile.fileName)
         }
         let head = try Environment(path: partial, options: .init(readOnly: true)).read { txn in
-            try LogView(txn, schema: try LedgerSchema.open(in: txn, create: false)).head()
+            try LogView(txn, schema: try LedgerSchema.openEitherFormat(in: txn)).head()
         }
         // The copy's lock file is not part of a backup; there may be none to remove.
         try? fm.removeItem(atPath: partial + "/lock.mdb")

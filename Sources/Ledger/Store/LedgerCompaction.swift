@@ -51,12 +51,12 @@ public enum LedgerCompaction {
                 throw LedgerError(
                     .diskFull, "a compacted copy of this ledger needs about \(DiskSpace.format(used)) free beside it, and its disk has \(space)")
             }
-            let head = try environment.read { txn in try LogView(txn, schema: try LedgerSchema.open(in: txn, create: false)).head() }
+            let head = try environment.read { txn in try LogView(txn, schema: try LedgerSchema.openEitherFormat(in: txn)).head() }
             try environment.copy(to: copy, compact: true)
             return head
         }
         let copied = try withoutLocks(copy) { environment in
-            try environment.read { txn in try LogView(txn, schema: try LedgerSchema.open(in: txn, create: false)).head() }
+            try environment.read { txn in try LogView(txn, schema: try LedgerSchema.openEitherFormat(in: txn)).head() }
         }
         guard copied == head else {
             throw LedgerError(.file, "the compacted copy ends at event \(copied.sequence), not at \(head.sequence); the ledger was left as it was")

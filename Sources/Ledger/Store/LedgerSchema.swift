@@ -68,6 +68,14 @@ public struct LedgerSchema: Sendable {
                 byType: try database("type_index"), byTime: try database("time_index"), idempotency: try database("idempotency_index")))
     }
 
+    /// The databases of either format, for reading the log as it is (a copy's head): format
+    /// 2's, or format 1's where the ledger is not upgraded yet.
+    static func openEitherFormat(in transaction: ReadTransaction) throws -> LedgerSchema {
+        do { return try open(in: transaction, create: false) } catch let error as LMDBError where error.code == .notFound {
+            return try openFormat1(in: transaction)
+        }
+    }
+
     /// Opens the databases a format-1 ledger shares with format 2 (the log, its Merkle tree and
     /// checkpoints), for reading it as it is: enough to verify and prove, not to answer queries.
     static func openFormat1(in transaction: ReadTransaction) throws -> LedgerSchema {
