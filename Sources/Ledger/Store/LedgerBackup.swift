@@ -79,7 +79,7 @@ public enum LedgerBackup {
     }
 
     /// Flushes a file or directory to disk.
-    private static func syncFile(_ path: String) throws {
+    static func syncFile(_ path: String) throws {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw LedgerError(.file, "could not open \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }

@@ -68,7 +68,7 @@ public enum LedgerCompaction {
         guard rename(copy + "/data.mdb", dataFile) == 0 else {
             throw LedgerError(.file, "could not rename the compacted copy over \(dataFile): \(String(cString: strerror(errno)))", errno: errno)
         }
-        try syncDirectory(directory)
+        try LedgerBackup.syncFile(directory)
         // The lock table stays marked not set up: the first process to open the ledger alone
         // sets it up for the new file, and one that waited meanwhile opens again
         // (``SoleUse/invalidateLockTable()``).
@@ -83,12 +83,5 @@ public enum LedgerCompaction {
 
     private static func size(of path: String) throws -> Int64 {
         (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
-    }
-
-    private static func syncDirectory(_ path: String) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw LedgerError(.file, "could not open \(path): \(String(cString: strerror(errno)))", errno: errno) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw LedgerError(.file, "fsync(\(path)): \(String(cString: strerror(errno)))", errno: errno) }
     }
 }

@@ -19,8 +19,6 @@ import Ledger
 /// dirty pages are page cache, not this process's heap. While one chunk is folded, the next
 /// is read and decoded on a second thread.
 final class SortedFold {
-    /// Events per working transaction.
-    static let eventsPerTransaction = ProjectionAudit.eventsPerFoldTransaction
     /// Run files merged into one once there are this many, so that a merge never holds more
     /// files open than a process may.
     private let mostRunFiles: Int
@@ -81,7 +79,7 @@ final class SortedFold {
     /// while the range before is folded), `chunk` events per working transaction. `progress`
     /// hears the events folded so far, and may throw to stop.
     func fold(
-        through head: UInt64, chunk: UInt64 = eventsPerTransaction,
+        through head: UInt64, chunk: UInt64 = ProjectionAudit.eventsPerFoldTransaction,
         events: @escaping @Sendable (ClosedRange<UInt64>) throws -> [RecordedEvent],
         progress: ((UInt64) throws -> Void)? = nil
     ) throws {
