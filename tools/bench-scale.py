@@ -16,8 +16,10 @@ group-committed appends (8 tasks of 256) and 50,000 from 64 concurrent single-ev
 import argparse, json, os, shutil, statistics, subprocess, sys, time
 
 
-def run(argv, stdout=subprocess.DEVNULL, cwd=None):
-    """Runs a command; returns (wall seconds, peak RssAnon MB, peak RSS MB, exit status, output)."""
+def run(argv, stdout=subprocess.DEVNULL, cwd=None, watch=None):
+    """Runs a command; returns (wall seconds, peak RssAnon MB, peak RSS MB, exit status, output).
+    With `watch`, a directory: the most bytes its files took meanwhile (sampled every half
+    second) is left in run.watched_peak."""
     out_path = None
     if stdout is str:
         out_path = os.path.join(work, "stdout.tmp")
@@ -25,8 +27,15 @@ def run(argv, stdout=subprocess.DEVNULL, cwd=None):
     start = time.monotonic()
     process = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE, cwd=cwd)
     anon = rss = 0
+    run.watched_peak, watched_at = 0, 0.0
     status_path = f"/proc/{process.pid}/status"
     while process.poll() is None:
+        if watch and time.monotonic() - watched_at > 0.5:
+            try:
+                run.watched_peak = max(run.watched_peak, allocated(watch) if os.path.exists(watch) else 0)
+            except FileNotFoundError:  # a file removed while counted
+                pass
+            watched_at = time.monotonic()
         try:
             with open(status_path) as f:
                 for line in f:
@@ -58,6 +67,32 @@ def allocated(path):
         for name in files:
             total += os.stat(os.path.join(root, name)).st_blocks * 512
     return total
+
+
+def projection_bytes(ledger):
+    """Bytes the projection generation in use takes (its databases' pages), read with Python's
+    lmdb (tools/setup --python); None for a ledger without them (one before ledger format 2)."""
+    import lmdb
+    env = lmdb.open(ledger, readonly=True, lock=False, max_dbs=64, subdir=True)
+    try:
+        with env.begin() as txn:
+            root = env.open_db(b"projection_state", txn=txn, create=False)
+            raw = txn.get(b"generation", db=root)
+            suffix = b".1" if raw and int.from_bytes(raw, "big") % 2 == 1 else b""
+            total = 0
+            for name in (b"user_versions", b"user_links", b"migrated_order", b"windows", b"projection_state"):
+                stat = txn.stat(env.open_db(name + suffix, txn=txn, create=False))
+                total += (stat["branch_pages"] + stat["leaf_pages"] + stat["overflow_pages"]) * stat["psize"]
+            return total
+    except lmdb.Error:
+        return None
+    finally:
+        env.close()
+
+
+def offers(handover, argv, option):
+    """Whether this build's `handover ARGV --help` names `option` (an older build may lack it)."""
+    return option in subprocess.run([handover] + argv + ["--help"], capture_output=True, text=True).stdout
 
 
 def percentile(values, q):
@@ -195,13 +230,20 @@ def measure(build, size, label):
         figures["query user in process p99 ms"] = lookups["now_p99_ms"]
         figures["query user --as-of in process p50 ms"] = lookups["as_of_p50_ms"]
         figures["query user --as-of in process p99 ms"] = lookups["as_of_p99_ms"]
-    if label == "new":
-        # The deep check (the log folded again outside the ledger and compared), and one
-        # user's evidence bundle (which needs a signed checkpoint).
+    if offers(handover, ["verify"], "--deep"):
+        # The deep check: the log folded again outside the ledger and compared (with the log's
+        # own checks first), and the most its scratch directory took.
         print(f"[{label} {size:,}] verify --deep", file=sys.stderr, flush=True)
-        wall, anon, rss, status, _ = run([handover, "verify", "--deep", "--ledger", ledger, "--scratch", os.path.join(work, "deep-scratch")])
+        scratch = os.path.join(work, "deep-scratch")
+        wall, anon, rss, status, _ = run([handover, "verify", "--deep", "--ledger", ledger, "--scratch", scratch], watch=scratch)
         if not failed(figures, "verify --deep", status):
             figures["verify --deep s"], figures["verify --deep peak anon MB"], figures["verify --deep peak RSS MB"] = wall, anon, rss
+            figures["verify --deep events/s"] = events / wall
+            projections = projection_bytes(ledger)
+            if projections:
+                figures["verify --deep scratch / projections"] = run.watched_peak / projections
+    if label == "new":
+        # One user's evidence bundle (which needs a signed checkpoint).
         run([handover, "checkpoint", "--ledger", ledger])
         walls, anons = [], []
         for i in range(5):
@@ -215,10 +257,25 @@ def measure(build, size, label):
         figures["evidence one user p50 ms"] = percentile(walls, 0.5) * 1e3 if walls else float("nan")
         figures["evidence peak anon MB"] = max(anons) if anons else float("nan")
     print(f"[{label} {size:,}] projections rebuild", file=sys.stderr, flush=True)
-    wall, anon, rss, status, _ = run([handover, "projections", "rebuild", "--ledger", ledger])
+    scratch = os.path.join(work, "rebuild-scratch")
+    watched = ["--scratch", scratch] if offers(handover, ["projections", "rebuild"], "--scratch") else []
+    wall, anon, rss, status, _ = run([handover, "projections", "rebuild", "--ledger", ledger] + watched, watch=scratch)
     if not failed(figures, "rebuild", status):
         figures["rebuild events/s"] = events / wall
         figures["rebuild peak anon MB"] = anon
+        figures["file after rebuild / event JSON"] = allocated(os.path.join(ledger, "data.mdb")) / json_bytes
+        projections = projection_bytes(ledger)
+        if projections:
+            figures["projections after rebuild / event JSON"] = projections / json_bytes
+            if watched:
+                figures["rebuild scratch / projections"] = run.watched_peak / projections
+        # The compacting copy the documents advise after a rebuild, where this build has one.
+        if offers(handover, [], "compact"):
+            print(f"[{label} {size:,}] compact", file=sys.stderr, flush=True)
+            wall, anon, rss, status, _ = run([handover, "compact", "--ledger", ledger])
+            if not failed(figures, "compact", status):
+                figures["compact s"], figures["compact peak anon MB"] = wall, anon
+                figures["file after compact / event JSON"] = allocated(os.path.join(ledger, "data.mdb")) / json_bytes
     # The upgrade's fold: projections of an older layout (forgotten by this code's lab tool,
     # which either build's ledger takes), dropped and folded again by `handover upgrade`.
     print(f"[{label} {size:,}] upgrade's fold", file=sys.stderr, flush=True)

@@ -30,8 +30,8 @@ public final class UserProjection: LedgerFolder {
     private let scratch: String?
     /// Bytes of a fold's history gathered in memory before a sorted run is written out.
     private let runBudget: Int
-    /// The memory a fold of the log gathers its history in, by default, before sorting it and
-    /// writing it out as one run: 64 MB.
+    /// The memory a fold of the log gathers its history in, by default: 64 MB, two buffers of
+    /// half that, one filled while the other is sorted and written out as a run.
     public static let defaultRunBudget = 64 << 20
 
     /// Projections whose bulk load at open (``loadLog(from:schema:)``) folds the log in

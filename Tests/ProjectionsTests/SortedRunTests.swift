@@ -39,6 +39,30 @@ struct SortedRunTests {
         #expect(try drain(RunMerge(runs)) == ["0 =x", "0 a=2", "0 ab=3", "0 c=6", "1 a=4", "1 b=7"])
     }
 
+    @Test("runs sort keys of every length, zero bytes and shared prefixes among them, in LMDB's order, the last write of a key kept")
+    func sortByPrefix() throws {
+        var generator = SystemRandomNumberGenerator()
+        var records: [(key: [UInt8], value: [UInt8])] = []
+        for index in 0..<5_000 {
+            let length = Int.random(in: 0...12, using: &generator)
+            // Few distinct bytes, so keys share their first eight and differ after, or only in length.
+            let key = (0..<length).map { _ in [0, 1, 255][Int.random(in: 0...2, using: &generator)] as UInt8 }
+            records.append((key, Array(String(index).utf8)))
+        }
+        let buffer = RunBuffer(budget: 1 << 20)
+        for record in records { buffer.add(.userVersions, key: record.key, value: record.value) }
+        var expected: [[UInt8]: [UInt8]] = [:]
+        for record in records { expected[record.key] = record.value }
+        let ordered = expected.keys.sorted { $0.lexicographicallyPrecedes($1) }
+        var merged: [([UInt8], [UInt8])] = []
+        let merge = RunMerge([buffer.sortedRun()])
+        while let (_, key, value) = try merge.next() { merged.append((Array(key), Array(value))) }
+        #expect(merged.count == ordered.count)
+        let misplaced = zip(merged.map(\.0), ordered).enumerated().first { $0.element.0 != $0.element.1 }
+        #expect(misplaced == nil, "first key out of order at \(misplaced?.offset ?? -1)")
+        #expect(merged.allSatisfy { expected[$0.0] == $0.1 })
+    }
+
     @Test("a record larger than a reader's buffer is read whole; a run file cut inside a record is refused, not read short")
     func largeAndCutRecords() throws {
         let large = String(repeating: "v", count: 200_000)

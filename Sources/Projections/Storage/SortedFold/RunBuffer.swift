@@ -56,13 +56,16 @@ final class RunBuffer {
             let count = Int(all.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
             return UnsafeRawBufferPointer(rebasing: all[(offset + RunRecord.headerSize)..<(offset + RunRecord.headerSize + count)])
         }
-        let sorted = offsets.sorted { a, b in
-            let order = RunRecord.compare(sortKey(a), sortKey(b))
-            return order != 0 ? order < 0 : a < b
+        // Most comparisons end at the sort keys' first eight bytes, compared as one number.
+        var keyed = offsets.map { (prefix: RunRecord.prefix(of: sortKey($0)), offset: $0) }
+        keyed.sort { a, b in
+            if a.prefix != b.prefix { return a.prefix < b.prefix }
+            let order = RunRecord.compare(sortKey(a.offset), sortKey(b.offset))
+            return order != 0 ? order < 0 : a.offset < b.offset
         }
         var kept: [Int] = []
-        kept.reserveCapacity(sorted.count)
-        for offset in sorted {
+        kept.reserveCapacity(keyed.count)
+        for (_, offset) in keyed {
             if let last = kept.last, RunRecord.compare(sortKey(last), sortKey(offset)) == 0 {
                 kept[kept.count - 1] = offset
             } else {

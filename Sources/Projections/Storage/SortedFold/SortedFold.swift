@@ -17,7 +17,8 @@ import Ledger
 /// The working environment is thrown away after use, so its commits are not flushed
 /// (`MDB_NOSYNC`) and its pages are written in place in the memory map (`MDB_WRITEMAP`): its
 /// dirty pages are page cache, not this process's heap. While one chunk is folded, the next
-/// is read and decoded on a second thread.
+/// is read and decoded on a second thread, and a full buffer is sorted and written out there
+/// too while the fold fills the other of two (each half the run budget).
 final class SortedFold {
     /// Run files merged into one once there are this many, so that a merge never holds more
     /// files open than a process may.
@@ -26,7 +27,12 @@ final class SortedFold {
     private let scratch: ScratchDirectory
     private let working: Environment
     private let tables: WorkingTables
-    private let runs: RunBuffer
+    /// The buffer the fold fills.
+    private var runs: RunBuffer
+    /// The other buffer, empty, once the run it held is written.
+    private var spare: RunBuffer?
+    /// The run being written out on a second thread.
+    private var spilling: BackgroundValue<Result<RunBuffer, Error>>?
     private var runFiles: [String] = []
     /// Run files written so far (their names' numbers).
     private var spills = 0
@@ -58,13 +64,18 @@ final class SortedFold {
         options.readAhead = false
         working = try Environment(path: directory, options: options)
         tables = try working.write { try WorkingTables(in: $0) }
-        runs = RunBuffer(budget: runBudget)
+        runs = RunBuffer(budget: max(runBudget / 2, 1))
+        spare = RunBuffer(budget: max(runBudget / 2, 1))
         self.mostRunFiles = max(mostRunFiles, 2)
         self.scratch = scratch
     }
 
-    /// Removes the scratch directory, the working environment and every run file in it.
-    func remove() { scratch.remove() }
+    /// Removes the scratch directory, the working environment and every run file in it, once
+    /// the run being written (if one is) is.
+    func remove() {
+        _ = spilling?.wait()
+        scratch.remove()
+    }
 
     /// The room a fold of the log in `ledger` needs: one and a half times the log's pages (the
     /// working state and the runs of a fold of 10M events peaked at 1.24 times them).
@@ -115,9 +126,11 @@ final class SortedFold {
         }
     }
 
-    /// Writes the gathered records out as the next run file, merging the run files into one
-    /// first when there are `mostRunFiles` of them.
+    /// Writes the gathered records out as the next run file on a second thread, folding on
+    /// into the other buffer meanwhile; first waits for the run written before, and merges the
+    /// run files into one when there are `mostRunFiles` of them.
     private func spill() throws {
+        try finishSpilling()
         if runFiles.count >= mostRunFiles {
             let merged = scratch.file("run-\(spills)")
             spills += 1
@@ -133,10 +146,26 @@ final class SortedFold {
             for file in runFiles { try FileManager.default.removeItem(atPath: file) }
             runFiles = [merged]
         }
+        guard let empty = spare else { preconditionFailure("a run spilled while the one before was still being written") }
         let path = scratch.file("run-\(spills)")
         spills += 1
-        try runs.spill(to: path)
         runFiles.append(path)
+        let full = runs
+        runs = empty
+        spare = nil
+        spilling = BackgroundValue {
+            Result {
+                try full.spill(to: path)
+                return full
+            }
+        }
+    }
+
+    /// Waits for the run being written, if one is; its buffer, emptied, is the spare again.
+    private func finishSpilling() throws {
+        guard let pending = spilling else { return }
+        spilling = nil
+        spare = try pending.wait().get()
     }
 
     /// The `projection_state` entries the fold implies: its checkpoint, and the user-key
@@ -151,6 +180,7 @@ final class SortedFold {
     /// Lends `body` the folded entries in order (``FoldedEntries``). Called once, after
     /// ``fold(through:chunk:events:progress:)``.
     func withEntries<T>(_ body: (FoldedEntries) throws -> T) throws -> T {
+        try finishSpilling()
         // Each run file read through a buffer: together at most 64 MB, at least 64 KB each.
         let bufferSize = max(64 << 10, min(1 << 20, (64 << 20) / max(runFiles.count, 1)))
         var sources: [SortedRun] = try runFiles.map { try RunFileReader(path: $0, bufferSize: bufferSize) }

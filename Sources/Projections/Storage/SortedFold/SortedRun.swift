@@ -55,6 +55,15 @@ enum RunRecord {
         }
         return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
     }
+
+    /// A sort key's first eight bytes as a big-endian number, a shorter key padded with zeros:
+    /// where two keys' prefixes differ, they order as ``compare(_:_:)`` orders the keys.
+    static func prefix(of key: UnsafeRawBufferPointer) -> UInt64 {
+        if key.count >= 8 { return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) }
+        var prefix: UInt64 = 0
+        for index in 0..<8 { prefix = prefix << 8 | UInt64(index < key.count ? key[index] : 0) }
+        return prefix
+    }
 }
 
 /// One sorted run being merged: its records in order, one current at a time.
