@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """The growth curve: every command's cost per event and peak memory at each size a
 `tools/bench --scale` run measured (its figures.json, this code's column), how each grows
-between the two largest sizes, and what 10^8 events would cost.
+between the two largest sizes that measured it, and what 10^8 events would cost.
 
     tools/growth-curve.py FIGURES.json [--markdown] [--json OUT]
 
 Cost per event is a command's wall time divided by the ledger's events (µs per event); a
 command whose cost per event stays flat scales linearly. The growth exponent k fits
-time ∝ events^k between the two largest sizes (1 is linear). 10^8 is shown two ways: at the
-largest size's cost per event (linear from there), and carried forward with k (never below 1). One user's look-up is a fixed cost,
+time ∝ events^k between the two largest sizes that measured the command (1 is linear). 10^8
+is shown two ways: at the largest such size's cost per event (linear from there), and carried
+forward with k (never below 1). One user's look-up is a fixed cost,
 not one per event: its milliseconds are shown as they are, and carried forward the same way.
 Peak memory is carried forward the same way, with its own exponent.
 """
@@ -38,6 +39,7 @@ COMMANDS = [
     ("export csv", "export csv events/s", "rate", "export csv peak anon MB"),
     ("export jsonl", "export jsonl events/s", "rate", "export jsonl peak anon MB"),
     ("projections rebuild", "rebuild events/s", "rate", "rebuild peak anon MB"),
+    ("compact (after the rebuild)", "compact s", "s", "compact peak anon MB"),
     ("upgrade's fold", "upgrade fold events/s", "rate", "upgrade fold peak anon MB"),
     ("group-committed appends (200,000 more)", "append group-committed events/s", "batch", None),
     ("query user (a process)", "query user process p50 ms", "ms", "query user peak anon MB"),
@@ -79,27 +81,32 @@ def main():
     sizes = sorted((int(s), v["new"]) for s, v in data.items() if s.isdigit() and v.get("new"))
     if len(sizes) < 2:
         sys.exit("need figures at two sizes or more")
-    (n1, f1), (n2, f2) = sizes[-2], sizes[-1]
     rows = []
     for name, key, kind, memory in COMMANDS:
         per = [cost(f, key, kind) for _, f in sizes]
-        if per[-1] is None:
+        # The two largest sizes that measured this command (a long size may lack some).
+        measured = [i for i, value in enumerate(per) if value is not None]
+        if not measured:
             continue
+        last = measured[-1]
+        before = measured[-2] if len(measured) > 1 else None
+        n2 = sizes[last][0]
+        n1 = sizes[before][0] if before is not None else None
         # Per-event costs: total ∝ n^(1 + k') where k' is the per-event cost's own exponent.
-        k_per = exponent(per[-2], per[-1], n1, n2)
+        k_per = exponent(per[before], per[last], n1, n2) if before is not None else None
         if kind in ("s", "rate"):
             growth = None if k_per is None else 1 + k_per
-            total_last = per[-1] * n2 / 1e6  # seconds at the largest size
+            total_last = per[last] * n2 / 1e6  # seconds at the largest size
             total_target = None if growth is None else total_last * (TARGET / n2) ** max(1.0, growth)
             linear_target = total_last * TARGET / n2
         else:
             growth = k_per  # a per-event or per-call cost's own growth
-            total_target = None if k_per is None else per[-1] * (TARGET / n2) ** max(0.0, k_per)
-            linear_target = per[-1]
+            total_target = None if k_per is None else per[last] * (TARGET / n2) ** max(0.0, k_per)
+            linear_target = per[last]
         mems = [f.get(memory) if memory else None for _, f in sizes]
-        k_mem = exponent(mems[-2], mems[-1], n1, n2) if memory else None
-        mem_target = None if k_mem is None else mems[-1] * (TARGET / n2) ** max(0.0, k_mem)
-        rows.append({"command": name, "kind": kind, "per_event_us": dict(zip([n for n, _ in sizes], per)),
+        k_mem = exponent(mems[before], mems[last], n1, n2) if memory and before is not None else None
+        mem_target = None if k_mem is None else mems[last] * (TARGET / n2) ** max(0.0, k_mem)
+        rows.append({"command": name, "kind": kind, "per_event_us": dict(zip([n for n, _ in sizes], per)), "k_between": [n1, n2],
                      "growth_exponent": growth, "at_1e8": total_target, "at_1e8_linear": linear_target, "peak_anon_mb": dict(zip([n for n, _ in sizes], mems)),
                      "peak_anon_exponent": k_mem, "peak_anon_mb_at_1e8": mem_target})
     disk = [(n, f.get("log environment bytes/event"), f.get("with key store / event JSON"), f.get("event JSON bytes/event")) for n, f in sizes]
@@ -107,7 +114,7 @@ def main():
     disk_target = with_keys * json_bytes * TARGET if with_keys else None  # the log environment and the key store
 
     if args.markdown:
-        header = ("| command | " + " | ".join(f"{n / 1e6:g}M" for n, _ in sizes) + f" | k, {n1 / 1e6:g}M to {n2 / 1e6:g}M | 10^8: at {n2 / 1e6:g}M's cost per event | 10^8: with k"
+        header = ("| command | " + " | ".join(f"{n / 1e6:g}M" for n, _ in sizes) + " | k, between the two largest sizes measured | 10^8: at the largest's cost per event | 10^8: with k"
                   + " | peak anon MB (" + ", ".join(f"{n / 1e6:g}M" for n, _ in sizes) + ") | at 10^8 |")
         print(header)
         print("|" + "---|" * (header.count("|") - 1))
@@ -121,7 +128,8 @@ def main():
                     return f"{value:.3g} {unit}"
                 return f"{value / 3600:.1f} h" if value >= 3600 else f"{value / 60:.0f} min"
             at = shown(r["at_1e8_linear"]) + " | " + shown(r["at_1e8"])
-            k = "—" if r["growth_exponent"] is None else f"{r['growth_exponent']:.2f}"
+            n1, n2 = r["k_between"]
+            k = "—" if r["growth_exponent"] is None else f"{r['growth_exponent']:.2f} ({n1 / 1e6:g}M to {n2 / 1e6:g}M)"
             mems = ", ".join("—" if m is None else f"{m:.0f}" for m in r["peak_anon_mb"].values())
             mem_at = "—" if r["peak_anon_mb_at_1e8"] is None else f"{r['peak_anon_mb_at_1e8']:.0f}"
             print(f"| {r['command']} | " + " | ".join(cells) + f" | {k} | {at} | {mems} | {mem_at} |")

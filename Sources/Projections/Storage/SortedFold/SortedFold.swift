@@ -181,6 +181,8 @@ final class SortedFold {
     /// ``fold(through:chunk:events:progress:)``.
     func withEntries<T>(_ body: (FoldedEntries) throws -> T) throws -> T {
         try finishSpilling()
+        // Nothing is gathered any more: the spare buffer's memory goes before the merge's.
+        spare = nil
         // Each run file read through a buffer: together at most 64 MB, at least 64 KB each.
         let bufferSize = max(64 << 10, min(1 << 20, (64 << 20) / max(runFiles.count, 1)))
         var sources: [SortedRun] = try runFiles.map { try RunFileReader(path: $0, bufferSize: bufferSize) }
