@@ -13,13 +13,19 @@ struct LedgerOptions: ParsableArguments {
         ledger ?? ProcessInfo.processInfo.environment["HANDOVER_LEDGER"].flatMap { $0.isEmpty ? nil : $0 } ?? "./handover-ledger"
     }
 
-    /// Opens the ledger with its projections: read-only for the commands that only read.
-    func open(_ access: Ledger.Access) throws -> (Ledger, UserProjection) { try LedgerOptions.open(directory, access) }
+    /// Opens the ledger with its projections: read-only for the commands that only read. A
+    /// fold of the whole log gathers its output in `runBudget` bytes.
+    func open(_ access: Ledger.Access, runBudget: Int = UserProjection.defaultRunBudget) throws -> (Ledger, UserProjection) {
+        try LedgerOptions.open(directory, access, runBudget: runBudget)
+    }
 
     /// Opens the ledger in `directory` with its projections (another team's, given by its own
-    /// option); a bulk load of the projections, if the open needs one, folds in `scratch`.
-    static func open(_ directory: String, _ access: Ledger.Access, scratch: String? = nil) throws -> (Ledger, UserProjection) {
-        let projection = UserProjection(scratch: scratch)
+    /// option); a bulk load of the projections, if the open needs one, folds in `scratch`,
+    /// gathering its output in `runBudget` bytes.
+    static func open(
+        _ directory: String, _ access: Ledger.Access, scratch: String? = nil, runBudget: Int = UserProjection.defaultRunBudget
+    ) throws -> (Ledger, UserProjection) {
+        let projection = UserProjection(scratch: scratch, runBudget: runBudget)
         let ledger = try Ledger.open(at: directory, folders: [projection], options: Ledger.Options(access: access))
         return (ledger, projection)
     }

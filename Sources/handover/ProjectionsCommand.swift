@@ -18,10 +18,12 @@ struct ProjectionsCommand: ParsableCommand {
                 "Where to fold the log before loading it (a new directory, removed after; default: a temporary one).", valueName: "dir"))
         var scratch: String?
 
+        @OptionGroup var foldMemory: FoldMemoryOption
+
         func validate() throws { try validateScratch(scratch) }
 
         func run() throws {
-            let (ledger, projection) = try ledgerOptions.open(.readWrite)
+            let (ledger, projection) = try ledgerOptions.open(.readWrite, runBudget: foldMemory.runBudget)
             defer { ledger.close() }
             let start = Timestamp.now()
             let events = try projection.rebuild(ledger, scratch: scratch)

@@ -22,10 +22,12 @@ struct UpgradeCommand: ParsableCommand {
             valueName: "dir"))
     var scratch: String?
 
+    @OptionGroup var foldMemory: FoldMemoryOption
+
     func validate() throws { try validateScratch(scratch) }
 
     func run() throws {
-        let (ledger, _) = try LedgerOptions.open(ledgerOptions.directory, .readWrite, scratch: scratch)
+        let (ledger, _) = try LedgerOptions.open(ledgerOptions.directory, .readWrite, scratch: scratch, runBudget: foldMemory.runBudget)
         defer { ledger.close() }
         let head = try ledger.read { try $0.head() }
         guard !ledger.upgrades.isEmpty else {

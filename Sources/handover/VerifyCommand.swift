@@ -34,6 +34,8 @@ struct VerifyCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --deep: where to fold (a new directory, removed after; default: a temporary one).", valueName: "dir"))
     var scratch: String?
 
+    @OptionGroup var foldMemory: FoldMemoryOption
+
     func validate() throws { try validateScratch(scratch) }
 
     func run() throws {
@@ -110,7 +112,7 @@ struct VerifyCommand: ParsableCommand {
 
     /// The deep check: the projections against the log folded again in a scratch directory.
     private func verifyProjections(_ ledger: Ledger, _ projection: UserProjection, into found: inout [String: JSONValue]) throws {
-        let mismatch = try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: scratch)
+        let mismatch = try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: scratch, runBudget: foldMemory.runBudget)
         let head = try ledger.read { try $0.head().sequence }
         found["projections"] = .object([
             "through_sequence": .int(Int64(head)), "mismatch": mismatch.map { .string("\($0)") } ?? .null, "holds": .bool(mismatch == nil),

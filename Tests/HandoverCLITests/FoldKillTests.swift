@@ -17,7 +17,10 @@ struct FoldKillTests {
         let expected = try state()
         #expect(expected.utf8.filter { $0 == UInt8(ascii: "\n") }.count == 12_001, "a header and 12,000 users")
         let scratch = dir.sub("scratch")
-        let commands = [["projections", "rebuild"], ["verify", "--deep"]]
+        let none = try handover(["projections", "rebuild", "--ledger", ledger, "--fold-memory", "0"])
+        #expect(none.status != 0 && none.err.contains("--fold-memory"), "\(none.err)")
+        // 1 MB of fold memory: the fold writes runs as it goes, so kills land while one is written.
+        let commands = [["projections", "rebuild", "--fold-memory", "1"], ["verify", "--deep", "--fold-memory", "1"]]
         // Kill within the time each command takes on this machine, as busy as it is now.
         let took = try commands.map { command -> UInt32 in
             let start = DispatchTime.now()

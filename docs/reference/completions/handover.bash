@@ -988,7 +988,7 @@ _handover_verify() {
     repeating_flags=()
     non_repeating_flags=(--deep --version -h --help)
     repeating_options=()
-    non_repeating_options=(--ledger --public-key --checkpoint --format --scratch)
+    non_repeating_options=(--ledger --public-key --checkpoint --format --scratch --fold-memory)
     __handover_offer_flags_options 0
 
     # Offer option value completions
@@ -1009,6 +1009,9 @@ _handover_verify() {
     '--scratch')
         return
         ;;
+    '--fold-memory')
+        return
+        ;;
     esac
 }
 
@@ -1016,7 +1019,7 @@ _handover_upgrade() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--ledger --scratch)
+    non_repeating_options=(--ledger --scratch --fold-memory)
     __handover_offer_flags_options 0
 
     # Offer option value completions
@@ -1025,6 +1028,9 @@ _handover_upgrade() {
         return
         ;;
     '--scratch')
+        return
+        ;;
+    '--fold-memory')
         return
         ;;
     esac
@@ -1215,7 +1221,7 @@ _handover_projections_rebuild() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--ledger --scratch)
+    non_repeating_options=(--ledger --scratch --fold-memory)
     __handover_offer_flags_options 0
 
     # Offer option value completions
@@ -1224,6 +1230,9 @@ _handover_projections_rebuild() {
         return
         ;;
     '--scratch')
+        return
+        ;;
+    '--fold-memory')
         return
         ;;
     esac
