@@ -71,9 +71,14 @@ def allocated(path):
 
 def projection_bytes(ledger):
     """Bytes the projection generation in use takes (its databases' pages), read with Python's
-    lmdb (tools/setup --python); None for a ledger without them (one before ledger format 2)."""
-    import lmdb
-    env = lmdb.open(ledger, readonly=True, lock=False, max_dbs=64, subdir=True)
+    lmdb (tools/setup --python); None for a ledger without them (one before ledger format 2), or
+    without Python's lmdb."""
+    try:
+        import lmdb
+        env = lmdb.open(ledger, readonly=True, lock=False, max_dbs=64, subdir=True)
+    except Exception as error:
+        print(f"  ! the projections' size not read: {error}", file=sys.stderr)
+        return None
     try:
         with env.begin() as txn:
             root = env.open_db(b"projection_state", txn=txn, create=False)
@@ -240,7 +245,7 @@ def measure(build, size, label):
             figures["verify --deep s"], figures["verify --deep peak anon MB"], figures["verify --deep peak RSS MB"] = wall, anon, rss
             figures["verify --deep events/s"] = events / wall
             projections = projection_bytes(ledger)
-            if projections:
+            if projections and run.watched_peak:
                 figures["verify --deep scratch / projections"] = run.watched_peak / projections
     if label == "new":
         # One user's evidence bundle (which needs a signed checkpoint).
@@ -267,15 +272,16 @@ def measure(build, size, label):
         projections = projection_bytes(ledger)
         if projections:
             figures["projections after rebuild / event JSON"] = projections / json_bytes
-            if watched:
+            if watched and run.watched_peak:
                 figures["rebuild scratch / projections"] = run.watched_peak / projections
-        # The compacting copy the documents advise after a rebuild, where this build has one.
-        if offers(handover, [], "compact"):
-            print(f"[{label} {size:,}] compact", file=sys.stderr, flush=True)
-            wall, anon, rss, status, _ = run([handover, "compact", "--ledger", ledger])
-            if not failed(figures, "compact", status):
-                figures["compact s"], figures["compact peak anon MB"] = wall, anon
-                figures["file after compact / event JSON"] = allocated(os.path.join(ledger, "data.mdb")) / json_bytes
+        # The compacting copy the documents advise after a rebuild, made by this code's build for
+        # both builds' ledgers (the format is the same), so that every figure after it is taken
+        # on a compacted file in both columns.
+        print(f"[{label} {size:,}] compact", file=sys.stderr, flush=True)
+        wall, anon, rss, status, _ = run([os.path.join(args.new, "handover"), "compact", "--ledger", ledger])
+        if not failed(figures, "compact", status):
+            figures["compact s"], figures["compact peak anon MB"] = wall, anon
+            figures["file after compact / event JSON"] = allocated(os.path.join(ledger, "data.mdb")) / json_bytes
     # The upgrade's fold: projections of an older layout (forgotten by this code's lab tool,
     # which either build's ledger takes), dropped and folded again by `handover upgrade`.
     print(f"[{label} {size:,}] upgrade's fold", file=sys.stderr, flush=True)

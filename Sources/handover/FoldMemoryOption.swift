@@ -8,7 +8,7 @@ struct FoldMemoryOption: ParsableArguments {
     @Option(
         name: .customLong("fold-memory"),
         help: ArgumentHelp(
-            "Memory in MB the fold gathers its output in before writing it out as a sorted run in the scratch directory; less means more, smaller runs.",
+            "About how much memory, in MB, the fold gathers its output in before writing it out as a sorted run in the scratch directory; less means more, smaller runs.",
             valueName: "mb"))
     var megabytes: Int = UserProjection.defaultRunBudget >> 20
 

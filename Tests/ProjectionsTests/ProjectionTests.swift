@@ -195,7 +195,7 @@ struct ProjectionTests {
     }
 
     @Test(
-        "a fold with more run files than it may hold open merges them into one as it goes, and one whose working map grows again and again (each growth runs its transaction again) gives the same entries and state"
+        "a fold with more run files than it may hold open merges them as it goes (the newest, or all), and one whose working map grows again and again (each growth runs its transaction again) gives the same entries and state"
     )
     func runFilesMergedAsTheyGrow() async throws {
         let (ledger, _) = try await open()
@@ -221,6 +221,8 @@ struct ProjectionTests {
         #expect(merged.count > 1_000)
         let whole = try entries(runBudget: 1 << 20, mostRunFiles: 256)
         #expect(merged == whole)
+        // Up to 6 files: the runs since the last merge are merged, beside the earlier merges.
+        #expect(try entries(runBudget: 1, mostRunFiles: 6) == whole)
         #expect(try entries(runBudget: 1 << 20, mostRunFiles: 256, mapSize: 1 << 16) == whole, "the map grown from 64 KB")
     }
 

@@ -20,8 +20,8 @@ import Ledger
 /// is read and decoded on a second thread, and a full buffer is sorted and written out there
 /// too while the fold fills the other of two (each half the run budget).
 final class SortedFold {
-    /// Run files merged into one once there are this many, so that a merge never holds more
-    /// files open than a process may.
+    /// Run files merged once there are this many, so that a merge never holds more files open
+    /// than a process may.
     private let mostRunFiles: Int
 
     private let scratch: ScratchDirectory
@@ -34,6 +34,8 @@ final class SortedFold {
     /// The run being written out on a second thread.
     private var spilling: BackgroundValue<Result<RunBuffer, Error>>?
     private var runFiles: [String] = []
+    /// How many of the first run files are merges of earlier ones.
+    private var mergedRunFiles = 0
     /// Run files written so far (their names' numbers).
     private var spills = 0
     /// The key the next new user would get.
@@ -76,6 +78,9 @@ final class SortedFold {
         _ = spilling?.wait()
         scratch.remove()
     }
+
+    // A run being written outlives no fold: its directory goes when the fold does.
+    deinit { _ = spilling?.wait() }
 
     /// The room a fold of the log in `ledger` needs: one and a half times the log's pages (the
     /// working state and the runs of a fold of 10M events peaked at 1.24 times them).
@@ -127,15 +132,18 @@ final class SortedFold {
     }
 
     /// Writes the gathered records out as the next run file on a second thread, folding on
-    /// into the other buffer meanwhile; first waits for the run written before, and merges the
-    /// run files into one when there are `mostRunFiles` of them.
+    /// into the other buffer meanwhile; first waits for the run written before. With
+    /// `mostRunFiles` run files, those written since the last merge are merged into one, so
+    /// that each record is written again once; once merges fill half the limit, all are.
     private func spill() throws {
         try finishSpilling()
         if runFiles.count >= mostRunFiles {
+            // The newest runs, a run of files in the order written: their merge takes their place.
+            let first = mergedRunFiles < mostRunFiles / 2 ? mergedRunFiles : 0
             let merged = scratch.file("run-\(spills)")
             spills += 1
             let writer = try RunFileWriter(path: merged)
-            let merge = RunMerge(try runFiles.map { try RunFileReader(path: $0, bufferSize: 1 << 18) })
+            let merge = RunMerge(try runFiles[first...].map { try RunFileReader(path: $0, bufferSize: 1 << 18) })
             var record: [UInt8] = []
             while let (number, key, value) = try merge.next() {
                 record.removeAll(keepingCapacity: true)
@@ -143,8 +151,9 @@ final class SortedFold {
                 try record.withUnsafeBytes { try writer.append($0) }
             }
             try writer.finish()
-            for file in runFiles { try FileManager.default.removeItem(atPath: file) }
-            runFiles = [merged]
+            for file in runFiles[first...] { try FileManager.default.removeItem(atPath: file) }
+            runFiles = Array(runFiles[..<first]) + [merged]
+            mergedRunFiles = first + 1
         }
         guard let empty = spare else { preconditionFailure("a run spilled while the one before was still being written") }
         let path = scratch.file("run-\(spills)")
