@@ -29,9 +29,8 @@ final class SortedFold {
     private let tables: WorkingTables
     /// The buffer the fold fills.
     private var runs: RunBuffer
-    /// The other buffer, empty, once the run it held is written.
-    private var spare: RunBuffer?
-    /// The run being written out on a second thread.
+    /// The other buffer, being written out as a run on a second thread (nil before the first
+    /// run): once written, it is empty and the fold fills it next.
     private var spilling: BackgroundValue<Result<RunBuffer, Error>>?
     private var runFiles: [String] = []
     /// How many of the first run files are merges of earlier ones.
@@ -67,7 +66,6 @@ final class SortedFold {
         working = try Environment(path: directory, options: options)
         tables = try working.write { try WorkingTables(in: $0) }
         runs = RunBuffer(budget: max(runBudget / 2, 1))
-        spare = RunBuffer(budget: max(runBudget / 2, 1))
         self.mostRunFiles = max(mostRunFiles, 2)
         self.scratch = scratch
     }
@@ -132,36 +130,17 @@ final class SortedFold {
     }
 
     /// Writes the gathered records out as the next run file on a second thread, folding on
-    /// into the other buffer meanwhile; first waits for the run written before. With
-    /// `mostRunFiles` run files, those written since the last merge are merged into one, so
-    /// that each record is written again once; once merges fill half the limit, all are.
+    /// into the other buffer meanwhile, once the run written before it is; merges run files
+    /// first when there are `mostRunFiles` of them (``mergeRunFiles()``).
     private func spill() throws {
-        try finishSpilling()
-        if runFiles.count >= mostRunFiles {
-            // The newest runs, a run of files in the order written: their merge takes their place.
-            let first = mergedRunFiles < mostRunFiles / 2 ? mergedRunFiles : 0
-            let merged = scratch.file("run-\(spills)")
-            spills += 1
-            let writer = try RunFileWriter(path: merged)
-            let merge = RunMerge(try runFiles[first...].map { try RunFileReader(path: $0, bufferSize: 1 << 18) })
-            var record: [UInt8] = []
-            while let (number, key, value) = try merge.next() {
-                record.removeAll(keepingCapacity: true)
-                RunRecord.append(table: try ProjectionTable(number), key: key, value: value, to: &record)
-                try record.withUnsafeBytes { try writer.append($0) }
-            }
-            try writer.finish()
-            for file in runFiles[first...] { try FileManager.default.removeItem(atPath: file) }
-            runFiles = Array(runFiles[..<first]) + [merged]
-            mergedRunFiles = first + 1
-        }
-        guard let empty = spare else { preconditionFailure("a run spilled while the one before was still being written") }
+        let empty = try spilling?.wait().get() ?? RunBuffer(budget: runs.budget)
+        spilling = nil
+        if runFiles.count >= mostRunFiles { try mergeRunFiles() }
         let path = scratch.file("run-\(spills)")
         spills += 1
         runFiles.append(path)
         let full = runs
         runs = empty
-        spare = nil
         spilling = BackgroundValue {
             Result {
                 try full.spill(to: path)
@@ -170,11 +149,25 @@ final class SortedFold {
         }
     }
 
-    /// Waits for the run being written, if one is; its buffer, emptied, is the spare again.
-    private func finishSpilling() throws {
-        guard let pending = spilling else { return }
-        spilling = nil
-        spare = try pending.wait().get()
+    /// Merges the run files written since the last merge into one, in their place, so that
+    /// each record is written again once; once merges fill half of `mostRunFiles`, all of them.
+    private func mergeRunFiles() throws {
+        // The newest runs, a run of files in the order written: their merge takes their place.
+        let first = mergedRunFiles < mostRunFiles / 2 ? mergedRunFiles : 0
+        let merged = scratch.file("run-\(spills)")
+        spills += 1
+        let writer = try RunFileWriter(path: merged)
+        let merge = RunMerge(try runFiles[first...].map { try RunFileReader(path: $0, bufferSize: 1 << 18) })
+        var record: [UInt8] = []
+        while let (number, key, value) = try merge.next() {
+            record.removeAll(keepingCapacity: true)
+            RunRecord.append(table: try ProjectionTable(number), key: key, value: value, to: &record)
+            try record.withUnsafeBytes { try writer.append($0) }
+        }
+        try writer.finish()
+        for file in runFiles[first...] { try FileManager.default.removeItem(atPath: file) }
+        runFiles = Array(runFiles[..<first]) + [merged]
+        mergedRunFiles = first + 1
     }
 
     /// The `projection_state` entries the fold implies: its checkpoint, and the user-key
@@ -189,9 +182,9 @@ final class SortedFold {
     /// Lends `body` the folded entries in order (``FoldedEntries``). Called once, after
     /// ``fold(through:chunk:events:progress:)``.
     func withEntries<T>(_ body: (FoldedEntries) throws -> T) throws -> T {
-        try finishSpilling()
-        // Nothing is gathered any more: the spare buffer's memory goes before the merge's.
-        spare = nil
+        // Nothing is gathered any more: the other buffer's memory goes before the merge's.
+        _ = try spilling?.wait().get()
+        spilling = nil
         // Each run file read through a buffer: together at most 64 MB, at least 64 KB each.
         let bufferSize = max(64 << 10, min(1 << 20, (64 << 20) / max(runFiles.count, 1)))
         var sources: [SortedRun] = try runFiles.map { try RunFileReader(path: $0, bufferSize: bufferSize) }
