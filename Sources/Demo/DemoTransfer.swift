@@ -19,6 +19,10 @@ public struct DemoTransfer {
     let recipientTeam = "BBBB222222"
     let clientID = "com.example.notes"
 
+    /// How the commands the rehearsal prints call Handover: `handover` when it is on the
+    /// user's PATH, otherwise the binary's path, so that each runs as printed.
+    public var command = "handover"
+
     public init(directory: String, users: Int, seed: UInt64 = 1) {
         self.directory = directory
         self.users = users
@@ -219,30 +223,32 @@ public struct DemoTransfer {
                     + simulator.server.stats.snapshot.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
                 continuation: "  ") + "\n")
         let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
+        // The paths quoted for a shell, so that each command runs as printed.
+        let (h, d, a, b) = (ShellWord.quoted(command), ShellWord.quoted(directory), ShellWord.quoted(senderDir), ShellWord.quoted(recipientDir))
         say(
             """
             Rehearsal finished in \(seconds) s. Files in \(directory):
               users.csv and users-late.csv (team A's lists), handoff-0001 and handoff-0002 (signed packages to team B),
               receipt-0001 and receipt-0002 (team B's cosigned receipts), sender.pub and recipient.pub (the pinned keys),
               exchanged.csv and exchanged-late.csv (team B's new identifiers), app.sqlite (the app's accounts, applied)
-            Explore further:
-              handover query pending   --ledger \(recipientDir)
-              handover query migrated  --ledger \(recipientDir) --format csv
-              handover query user acct-00007    --ledger \(recipientDir)
-              handover apply --ledger \(recipientDir) --to \(directory)/app.sqlite \\
+            Explore further (each runs as printed, from any directory):
+              \(h) query pending   --ledger \(b)
+              \(h) query migrated  --ledger \(b) --format csv
+              \(h) query user acct-00007    --ledger \(b)
+              \(h) apply --ledger \(b) --to \(d)/app.sqlite \\
                   --table accounts --key account_id=id --set recipient_sub=apple_sub
-              handover query failures --by-class --ledger \(senderDir)
-              handover query events --type run-finished --ledger \(recipientDir)
-              handover query events --type handoff-acknowledged --ledger \(senderDir)
-              handover query events --type handoff-received --ledger \(recipientDir)
-              handover reconcile --sender \(senderDir) --recipient \(recipientDir) --rows
-              handover query unmatched --ledger \(recipientDir)
-              handover query events --type notification-rejected --ledger \(recipientDir)
-              handover query state --as-of \(acceptedAt.rfc3339) --ledger \(recipientDir)
-              handover verify --ledger \(recipientDir)
-              handover report --ledger \(recipientDir) --html report.html
-              handover export --ledger \(recipientDir) --format sqlite --out handover.sqlite
-              handover checkpoint --ledger \(recipientDir) --out checkpoint.txt
+              \(h) query failures --by-class --ledger \(a)
+              \(h) query events --type run-finished --ledger \(b)
+              \(h) query events --type handoff-acknowledged --ledger \(a)
+              \(h) query events --type handoff-received --ledger \(b)
+              \(h) reconcile --sender \(a) --recipient \(b) --rows
+              \(h) query unmatched --ledger \(b)
+              \(h) query events --type notification-rejected --ledger \(b)
+              \(h) query state --as-of \(acceptedAt.rfc3339) --ledger \(b)
+              \(h) verify --ledger \(b)
+              \(h) report --ledger \(b) --html \(d)/report.html
+              \(h) export --ledger \(b) --format sqlite --out \(d)/handover.sqlite
+              \(h) checkpoint --ledger \(b) --out \(d)/checkpoint.txt
             """)
     }
 

@@ -38,6 +38,9 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
         public static let takenOver = Code(rawValue: "taken-over")
         /// Another process has the ledger open, and the operation needs it alone (`compact`).
         public static let inUse = Code(rawValue: "in-use")
+        /// The ledger is the other team's: the work belongs on a sender's ledger and this is a
+        /// recipient's, or the other way round (``RoleRequirement``).
+        public static let wrongRole = Code(rawValue: "wrong-role")
     }
 
     /// The error's code.

@@ -15,8 +15,11 @@ import NIOSSL
 ///
 /// - `POST /apple/notifications`: Apple's body `{"payload": "<JWS>"}`.
 /// - `POST /apple/sign-ins`: `{"identity_token": "<JWS>", "nonce": "..."}` with
-///   `Authorization: Bearer <secret>`.
+///   `Authorization: Bearer <secret>`; `GET /v1/transfer-subs/{id}`, `GET /v1/subs/{id}`.
 /// - `GET /healthz`, `GET /metrics` (Prometheus text).
+///
+/// The routes are ``ServeRoute``'s. Those of the recipient team (sign-ins, lookups) answer 403
+/// on a sender's ledger and record nothing.
 ///
 /// A 200 goes out only once the event is durable, so Apple redelivers anything lost. A
 /// refusal is recorded and answered 400 (413 for a body over 64 KiB), up to the flood guard's
@@ -40,49 +43,40 @@ public struct HandoverServer: Sendable {
         self.logger = logger
     }
 
-    /// The routes.
+    /// The routes, one for each ``ServeRoute``.
     public func router() -> Router<ServeRequestContext> {
         let router = Router(context: ServeRequestContext.self)
-        router.post("/apple/notifications") { request, context in
-            let gate = rejectionGate("notifications", source: source(of: request, context))
-            return await answer("notifications") {
+        for route in ServeRoute.allCases {
+            router.on(RouterPath(route.path), method: route.method) { request, context in await respond(route, request, context) }
+        }
+        return router
+    }
+
+    /// The routes this server's ledger is the wrong team's for: each answers 403, recording nothing.
+    public var refusedRoutes: [ServeRoute] { ServeRoute.allCases.filter { ($0.role?.role).map { $0 != intake.settings.role } ?? false } }
+
+    private func respond(_ route: ServeRoute, _ request: Request, _ context: ServeRequestContext) async -> Response {
+        switch route {
+        case .notifications:
+            let gate = rejectionGate(route, source: source(of: request, context))
+            return await answer(route) {
                 let body = try await HandoverServer.collect(request.body)
                 return try await intake.receiveNotification(body, admitRejection: gate)
             }
-        }
-        router.post("/apple/sign-ins") { request, context in
-            if let refused = unauthorized("sign-ins", request) { return refused }
-            let gate = rejectionGate("sign-ins", source: source(of: request, context))
-            return await answer("sign-ins") {
+        case .signIns:
+            if let refused = unauthorized(route, request) ?? wrongLedger(route) { return refused }
+            let gate = rejectionGate(route, source: source(of: request, context))
+            return await answer(route) {
                 let body = try await HandoverServer.collect(request.body)
                 let report = SignInReport(body)
                 return try await intake.receiveSignIn(report.token, nonce: report.nonce, received: report.received, admitRejection: gate)
             }
-        }
         // The app backend's lookups, behind the sign-in reports' secret: answered from the
         // projections, recording nothing.
-        router.get("/v1/transfer-subs/{id}") { request, context in
-            await lookUp("transfer-subs", .transferSub, request, context)
-        }
-        router.get("/v1/subs/{id}") { request, context in
-            await lookUp("subs", intake.subKind, request, context)
-        }
-        router.get("/healthz") { _, _ in
-            if let full = storage.diskFull, let space = DiskSpace(at: intake.ledger.directory), space.available < DiskSpace.nearlyFull {
-                var response = reply(
-                    "healthz", .serviceUnavailable, ServeReply(status: "disk-full", detail: full.message, freeBytes: space.available))
-                response.headers[.retryAfter] = "60"
-                return response
-            }
-            do {
-                let head = try intake.ledger.read { try $0.head().sequence }
-                return reply("healthz", .ok, ServeReply(status: "ok", head: head))
-            } catch {
-                logger.error("healthz: the ledger cannot be read", metadata: ["error": "\(error)"])
-                return reply("healthz", .serviceUnavailable, ServeReply(status: "unavailable", detail: "the ledger cannot be read"))
-            }
-        }
-        router.get("/metrics") { _, _ in
+        case .transferSubLookup: return await lookUp(route, .transferSub, request, context)
+        case .subLookup: return await lookUp(route, intake.subKind, request, context)
+        case .health: return health()
+        case .metrics:
             do {
                 try metrics.updateLedgerFigures(intake.ledger, projection: intake.projection)
             } catch {
@@ -93,7 +87,28 @@ public struct HandoverServer: Sendable {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.prometheusText())))
         }
-        return router
+    }
+
+    private func health() -> Response {
+        if let full = storage.diskFull, let space = DiskSpace(at: intake.ledger.directory), space.available < DiskSpace.nearlyFull {
+            var response = reply(.health, .serviceUnavailable, ServeReply(status: "disk-full", detail: full.message, freeBytes: space.available))
+            response.headers[.retryAfter] = "60"
+            return response
+        }
+        do {
+            let head = try intake.ledger.read { try $0.head().sequence }
+            return reply(.health, .ok, ServeReply(status: "ok", head: head))
+        } catch {
+            logger.error("healthz: the ledger cannot be read", metadata: ["error": "\(error)"])
+            return reply(.health, .serviceUnavailable, ServeReply(status: "unavailable", detail: "the ledger cannot be read"))
+        }
+    }
+
+    /// The refusal of a route that belongs on the other team's ledger (403, nothing recorded),
+    /// or nil when this ledger is the route's.
+    private func wrongLedger(_ route: ServeRoute) -> Response? {
+        guard let refusal = route.role?.refusal(of: intake.settings, at: intake.ledger.directory) else { return nil }
+        return reply(route, .forbidden, ServeReply(error: "wrong_ledger", detail: refusal.message))
     }
 
     /// The client's address: the connection's peer, or, when the peer is the trusted proxy,
@@ -110,7 +125,7 @@ public struct HandoverServer: Sendable {
     }
 
     /// The refusal of a request without the sign-in reports' bearer secret, or nil when it has it.
-    private func unauthorized(_ route: String, _ request: Request) -> Response? {
+    private func unauthorized(_ route: ServeRoute, _ request: Request) -> Response? {
         guard let secret = configuration.signInSecret else {
             return reply(
                 route, .unauthorized,
@@ -130,8 +145,8 @@ public struct HandoverServer: Sendable {
 
     /// `GET /v1/transfer-subs/{id}` and `/v1/subs/{id}`: the user `id` names as a `kind`, 200
     /// with ``UserLookup``'s fields, or 404 when nothing is recorded under it.
-    private func lookUp(_ route: String, _ kind: IdentifierKind, _ request: Request, _ context: ServeRequestContext) async -> Response {
-        if let refused = unauthorized(route, request) { return refused }
+    private func lookUp(_ route: ServeRoute, _ kind: IdentifierKind, _ request: Request, _ context: ServeRequestContext) async -> Response {
+        if let refused = unauthorized(route, request) ?? wrongLedger(route) { return refused }
         guard let id = context.parameters.get("id"), !id.isEmpty, id.utf8.count <= Identifiers.maximumLength else {
             return reply(
                 route, .badRequest,
@@ -149,8 +164,8 @@ public struct HandoverServer: Sendable {
         }
     }
 
-    private func rejectionGate(_ route: String, source: String) -> @Sendable (_ payloadSHA256: String) -> Bool {
-        { [floodGuard] hash in floodGuard.admit(source: source, route: route, payloadSHA256: hash) }
+    private func rejectionGate(_ route: ServeRoute, source: String) -> @Sendable (_ payloadSHA256: String) -> Bool {
+        { [floodGuard] hash in floodGuard.admit(source: source, route: route.rawValue, payloadSHA256: hash) }
     }
 
     /// Records the flood guard's summaries: of the minutes ended by now, or with `all` (the
@@ -167,7 +182,7 @@ public struct HandoverServer: Sendable {
     }
 
     /// Runs `receive` and turns its receipt or failure into the answer.
-    private func answer(_ route: String, _ receive: () async throws -> IntakeReceipt) async -> Response {
+    private func answer(_ route: ServeRoute, _ receive: () async throws -> IntakeReceipt) async -> Response {
         do {
             let receipt = try await receive()
             storage.recovered()
@@ -197,7 +212,8 @@ public struct HandoverServer: Sendable {
         } catch let error as AppleKeySet.Unavailable {
             logger.warning("Apple's keys unavailable; asking the sender to retry", metadata: ["error": "\(error)"])
             var response = reply(
-                route, .serviceUnavailable, ServeReply(error: "unavailable", detail: "Apple's public keys cannot be fetched now; try again later"))
+                route, .serviceUnavailable,
+                ServeReply(error: "unavailable", detail: "Apple's public keys cannot be fetched now (\(error.description)); try again later"))
             response.headers[.retryAfter] = "60"
             return response
         } catch let error as LedgerError where error.code == .diskFull {
@@ -213,8 +229,8 @@ public struct HandoverServer: Sendable {
         }
     }
 
-    private func reply(_ route: String, _ status: HTTPResponse.Status, _ fields: ServeReply) -> Response {
-        metrics.respond(route: route, status: status.code)
+    private func reply(_ route: ServeRoute, _ status: HTTPResponse.Status, _ fields: ServeReply) -> Response {
+        metrics.respond(route: route.rawValue, status: status.code)
         let data = fields.encoded
         return Response(
             status: status, headers: [.contentType: "application/json;charset=UTF-8", .cacheControl: "no-store"],

@@ -5,8 +5,8 @@ import Prometheus
 import Synchronization
 
 /// The ledger's figures `/metrics` shows so that the deadline is in view: time left in the
-/// window and when it closes, users by state, free bytes on the ledger's disk. Read at each
-/// scrape, except users by state: one pass over the projections, made again at most every
+/// window and when it closes, users by state and the settled among them, free bytes on the
+/// ledger's disk. Read at each scrape, except the users: one pass over the projections, made again at most every
 /// `refresh` (the states change slowly, and a pass over 10 million users is seconds).
 final class LedgerGauges: Sendable {
     private let registry: PrometheusCollectorRegistry
@@ -25,14 +25,18 @@ final class LedgerGauges: Sendable {
     func update(ledger: Ledger, projection: UserProjection, now: Timestamp = .now()) throws {
         if let space = DiskSpace(at: ledger.directory) { diskFree.set(space.available) }
         let due = counted.withLock { $0.map { ContinuousClock.now - $0.at >= refresh } ?? true }
-        let (transferWindow, states): (TransferWindow?, [String: Int]?) = try projection.read(ledger) { snapshot, _ in
-            var states: [String: Int]?
-            if due {
-                var counts = Dictionary(uniqueKeysWithValues: UserStatus.allCases.map { ($0.name, 0) })
-                try snapshot.forEachUser { counts[$0.status.name, default: 0] += 1 }
-                states = counts
+        let (transferWindow, counts): (TransferWindow?, [(series: GaugeSeries, label: String, count: Int)]?) = try projection.read(ledger) {
+            snapshot, _ in
+            guard due else { return (try snapshot.window(), nil) }
+            var states = Dictionary(uniqueKeysWithValues: UserStatus.allCases.map { ($0.name, 0) })
+            var settled = Dictionary(uniqueKeysWithValues: Settlement.allCases.map { ($0.rawValue, 0) })
+            try snapshot.forEachUser { user in
+                states[user.status.name, default: 0] += 1
+                if let settlement = user.settlement { settled[settlement.rawValue, default: 0] += 1 }
             }
-            return (try snapshot.window(), states)
+            let counts =
+                states.map { (ServeSeries.users, $0.key, $0.value) } + settled.map { (ServeSeries.usersSettled, $0.key, $0.value) }
+            return (try snapshot.window(), counts)
         }
         if let transferWindow {
             let gauges = window.withLock { gauges in
@@ -42,13 +46,14 @@ final class LedgerGauges: Sendable {
             gauges.left.set(Double(max(0, transferWindow.deadline.microseconds - now.microseconds)) / 1e6)
             gauges.closesAt.set(Double(transferWindow.deadline.microseconds) / 1e6)
         }
-        if let states {
+        if let counts {
             counted.withLock { counted in
                 var gauges = counted?.gauges ?? [:]
-                for (state, count) in states {
-                    let gauge = gauges[state] ?? ServeSeries.users.gauge(in: registry, [state])
+                for (series, label, count) in counts {
+                    let key = series.name + "{" + label + "}"
+                    let gauge = gauges[key] ?? series.gauge(in: registry, [label])
                     gauge.set(Int64(count))
-                    gauges[state] = gauge
+                    gauges[key] = gauge
                 }
                 counted = (ContinuousClock.now, gauges)
             }

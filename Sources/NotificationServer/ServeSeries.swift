@@ -57,6 +57,12 @@ enum ServeSeries {
         name: "handover_users", labelNames: ["state"],
         help: "Users in the ledger by state (migrated, pending, failed, transfer-id-generated, unmatched), counted at most every few minutes.")
 
+    static let usersSettled = GaugeSeries(
+        name: "handover_users_settled", labelNames: ["reason"],
+        help:
+            "Users not migrated whom no run can migrate, by why (account-deleted, consent-revoked, refused-by-apple); counted with handover_users, among its pending, received and failed."
+    )
+
     static let diskFreeBytes = GaugeSeries(
         name: "handover_ledger_disk_free_bytes", labelNames: [],
         help: "Bytes an unprivileged writer may still use on the filesystem holding the ledger.")

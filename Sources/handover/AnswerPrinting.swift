@@ -16,10 +16,10 @@ func answer(
 /// are read, in a read transaction on a thread of its own. The table format reads the answer
 /// twice: once for the column widths.
 func printAnswer(
-    _ ledgerOptions: LedgerOptions, _ output: OutputOptions,
+    _ command: any LedgerCommand, _ ledgerOptions: LedgerOptions, _ output: OutputOptions,
     _ question: @escaping @Sendable (ComplianceQueries, any RowSink) throws -> Void
 ) async throws {
-    let (ledger, projection) = try ledgerOptions.open(.readOnly)
+    let (ledger, projection) = try ledgerOptions.open(.readOnly, for: command)
     defer { ledger.close() }
     try await projection.readInBackground(ledger, asOf: output.asOf) { snapshot, _ in
         let queries = ComplianceQueries(snapshot: snapshot, time: output.asOf ?? .now(), sealer: ledger.sealer)

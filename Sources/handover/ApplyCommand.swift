@@ -8,7 +8,9 @@ import Reporting
 
 /// `handover apply`: the last step, each migrated user's new `sub` set on their account in the
 /// app's own database, planned first, recorded batch by batch, resumable and undoable.
-struct ApplyCommand: AsyncParsableCommand {
+struct ApplyCommand: AsyncParsableCommand, LedgerCommand {
+    var ledgerRole: LedgerCreated.Role? { .recipient }
+
     enum ListFormat: String, ExpressibleByArgument, CaseIterable {
         case text, csv, json
     }
@@ -75,7 +77,7 @@ struct ApplyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let mapping = try ApplyMapping(table: table, key: key, set: set, condition: condition)
-        let (ledger, projection) = try ledgerOptions.open(commit ? .readWrite : .readOnly)
+        let (ledger, projection) = try ledgerOptions.open(commit ? .readWrite : .readOnly, for: self)
         defer { ledger.close() }
         var logger = Logger(label: "handover.apply")
         logger.logLevel = .warning

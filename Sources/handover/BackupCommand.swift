@@ -3,7 +3,9 @@ import Foundation
 import Ledger
 
 /// `handover backup`: a consistent hot copy of a ledger.
-struct BackupCommand: ParsableCommand {
+struct BackupCommand: ParsableCommand, LedgerCommand {
+    var ledgerRole: LedgerCreated.Role? { nil }
+
     static let configuration = CommandConfiguration(
         commandName: "backup",
         abstract: "Copy the ledger consistently while other processes write to it; the copy opens as an ordinary ledger.",
@@ -23,7 +25,7 @@ struct BackupCommand: ParsableCommand {
     var withoutKeys = false
 
     func run() throws {
-        let ledger = try ledgerOptions.openLog(.readOnly)
+        let ledger = try ledgerOptions.openLog(.readOnly, for: self)
         defer { ledger.close() }
         let backup = try LedgerBackup.take(of: ledger, to: out, includeKeys: !withoutKeys)
         let megabytes = String(format: "%.1f", Double(backup.logBytes) / 1_048_576)

@@ -19,7 +19,7 @@ struct CompactCommand: ParsableCommand {
     @OptionGroup var ledgerOptions: LedgerOptions
 
     func run() throws {
-        let summary = try LedgerCompaction.run(in: ledgerOptions.directory)
+        let summary = try LedgerCompaction.run(in: ledgerOptions.directory, options: ledgerOptions.options(.readWrite, for: nil))
         let saved = summary.bytesBefore - summary.bytesAfter
         Console.out(
             "Compacted \(ledgerOptions.directory): \(DiskSpace.format(summary.bytesBefore)) to \(DiskSpace.format(summary.bytesAfter)) "

@@ -21,8 +21,22 @@ struct DemoCommand: AsyncParsableCommand {
     var seed: UInt64 = 1
 
     func run() async throws {
-        let dir = directory ?? (NSTemporaryDirectory() + "handover-demo-" + UUID().uuidString.prefix(8).lowercased())
+        let given = directory ?? (NSTemporaryDirectory() + "handover-demo-" + UUID().uuidString.prefix(8).lowercased())
+        // Absolute, so that the commands it prints run from any directory.
+        let dir = URL(fileURLWithPath: given).standardizedFileURL.path
+        var demo = DemoTransfer(directory: dir, users: users, seed: seed)
+        let binary = HandoverBinary.current
+        demo.command = binary.isOnPath ? "handover" : binary.path
         // Written as each part ends, so a reader sees it happen even through a pipe.
-        try await DemoTransfer(directory: dir, users: users, seed: seed).run { Console.now($0) }
+        try await demo.run { Console.now($0) }
+        if !binary.isOnPath {
+            Console.now(
+                """
+                handover is not on your PATH, so the commands above call it as \(binary.path).
+                To type `handover` as the guides do, install it (and its manual pages, from this checkout):
+                  sudo install -m 755 \(binary.path) /usr/local/bin/
+                  sudo install -d /usr/local/share/man/man1 && sudo install -m 644 docs/reference/man/*.1 /usr/local/share/man/man1/
+                """)
+        }
     }
 }

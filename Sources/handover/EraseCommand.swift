@@ -3,7 +3,9 @@ import Ledger
 import Projections
 
 /// `handover erase`: destroy one user's personal data.
-struct EraseCommand: AsyncParsableCommand {
+struct EraseCommand: AsyncParsableCommand, LedgerCommand {
+    var ledgerRole: LedgerCreated.Role? { nil }
+
     static let configuration = CommandConfiguration(
         commandName: "erase", abstract: "Destroy one user's personal data and record that it was done; the log still verifies.",
         discussion: "Exits 1 when the ledger holds no such user.")
@@ -13,7 +15,7 @@ struct EraseCommand: AsyncParsableCommand {
     @Option(help: "Why (recorded in the event).") var reason = "erasure request"
 
     func run() async throws {
-        let (ledger, projection) = try ledgerOptions.open(.readWrite)
+        let (ledger, projection) = try ledgerOptions.open(.readWrite, for: self)
         defer { ledger.close() }
         guard let result = try await UserEraser(ledger: ledger, projection: projection).erase(identifier, reason: reason) else {
             throw CLIExit(.failed, "no user with identifier \"\(identifier)\"")

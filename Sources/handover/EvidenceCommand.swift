@@ -11,7 +11,10 @@ struct EvidenceCommand: ParsableCommand {
         abstract: "Write one user's events with their inclusion proofs into a bundle anyone can check, or check one.",
         subcommands: [Write.self, Verify.self], defaultSubcommand: Write.self)
 
-    struct Write: ParsableCommand {
+    struct Write: ParsableCommand, LedgerCommand {
+
+        var ledgerRole: LedgerCreated.Role? { nil }
+
         static let configuration = CommandConfiguration(
             commandName: "write",
             abstract:
@@ -50,10 +53,10 @@ struct EvidenceCommand: ParsableCommand {
         }
 
         func run() throws {
-            let (ledger, projection) = try ledgerOptions.open(.readOnly)
+            let (ledger, projection) = try ledgerOptions.open(.readOnly, for: self)
             defer { ledger.close() }
             if let sender {
-                let (senderLedger, senderProjection) = try LedgerOptions.open(sender, .readOnly)
+                let (senderLedger, senderProjection) = try LedgerOptions.openOther(sender)
                 defer { senderLedger.close() }
                 try checkRoles(sender: senderLedger, at: sender, option: "--sender", recipient: ledger, at: ledgerOptions.directory)
                 let summary = try TwoSidedEvidence.write(

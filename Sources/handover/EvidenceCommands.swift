@@ -46,7 +46,10 @@ struct EvidenceOptions: ParsableArguments {
     }
 }
 
-struct CheckpointCommand: ParsableCommand {
+struct CheckpointCommand: ParsableCommand, LedgerCommand {
+
+    var ledgerRole: LedgerCreated.Role? { nil }
+
     static let configuration = CommandConfiguration(
         commandName: "checkpoint",
         abstract: "Sign a checkpoint (origin, tree size, Merkle root, time) with the ledger's Ed25519 key, store it and print it.",
@@ -64,12 +67,12 @@ struct CheckpointCommand: ParsableCommand {
     func run() throws {
         if printPublicKey {
             // Read from checkpoint.pub: never the private key, and never made here.
-            let ledger = try ledgerOptions.openLog(.readOnly)
+            let ledger = try ledgerOptions.openLog(.readOnly, for: self)
             defer { ledger.close() }
             Console.data(try ledger.verifierKey().line)
             return
         }
-        let ledger = try ledgerOptions.openLog(.readWrite)
+        let ledger = try ledgerOptions.openLog(.readWrite, for: self)
         defer { ledger.close() }
         let (key, created) = try ledger.signingKey()
         if created {
@@ -83,7 +86,10 @@ struct CheckpointCommand: ParsableCommand {
     }
 }
 
-struct ProveCommand: ParsableCommand {
+struct ProveCommand: ParsableCommand, LedgerCommand {
+
+    var ledgerRole: LedgerCreated.Role? { nil }
+
     static let configuration = CommandConfiguration(
         commandName: "prove",
         abstract: "Print an RFC 9162 inclusion proof of one event against the latest checkpoint (or --checkpoint FILE), as JSON.",
@@ -105,7 +111,7 @@ struct ProveCommand: ParsableCommand {
     }
 
     func run() throws {
-        let ledger = try ledgerOptions.openLog(.readOnly)
+        let ledger = try ledgerOptions.openLog(.readOnly, for: self)
         defer { ledger.close() }
         let against: Checkpoint
         if let checkpoint {

@@ -6,7 +6,10 @@ import Reporting
 
 extension ExportFormat: ExpressibleByArgument {}
 
-struct ExportCommand: AsyncParsableCommand {
+struct ExportCommand: AsyncParsableCommand, LedgerCommand {
+
+    var ledgerRole: LedgerCreated.Role? { nil }
+
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write the users projection and the events for reporting: CSV, JSON lines, SQLite or PostgreSQL.",
@@ -69,7 +72,7 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (ledger, projection) = try ledgerOptions.open(.readOnly)
+        let (ledger, projection) = try ledgerOptions.open(.readOnly, for: self)
         defer { ledger.close() }
         if includePersonalData, ledger.sealer.keyStore == nil {
             throw CLIExit.usage(

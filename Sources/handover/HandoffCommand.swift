@@ -17,7 +17,9 @@ func pinnedKey(_ path: String, option: String) throws -> VerifierKey {
 }
 
 /// `handover handoff issue`: the next signed package of generated identifiers for a target team.
-struct HandoffIssueCommand: AsyncParsableCommand {
+struct HandoffIssueCommand: AsyncParsableCommand, LedgerCommand {
+    var ledgerRole: LedgerCreated.Role? { .sender }
+
     static let configuration = CommandConfiguration(
         commandName: "issue",
         abstract: "Write the next signed handoff package for the target team (every identifier generated since the last package).",
@@ -31,7 +33,7 @@ struct HandoffIssueCommand: AsyncParsableCommand {
 
     func run() async throws {
         // Opened with its projections, so they fold the event this appends.
-        let (ledger, _) = try ledgerOptions.open(.readWrite)
+        let (ledger, _) = try ledgerOptions.open(.readWrite, for: self)
         defer { ledger.close() }
         let issued = try await HandoffIssuer(ledger: ledger).issue(target: target, into: out)
         guard let issued else {
@@ -53,7 +55,9 @@ struct HandoffIssueCommand: AsyncParsableCommand {
 }
 
 /// `handover handoff confirm`: team B's receipt, checked and recorded.
-struct HandoffConfirmCommand: AsyncParsableCommand {
+struct HandoffConfirmCommand: AsyncParsableCommand, LedgerCommand {
+    var ledgerRole: LedgerCreated.Role? { .sender }
+
     static let configuration = CommandConfiguration(
         commandName: "confirm", abstract: "Check team B's receipt for a package (their cosignature and signed checkpoint) and record it.",
         discussion: "A receipt already recorded is recognized and recorded once. Exits 2 when the receipt does not check out.")
@@ -65,7 +69,7 @@ struct HandoffConfirmCommand: AsyncParsableCommand {
 
     func run() async throws {
         let key = try pinnedKey(recipientKey, option: "--recipient-key")
-        let (ledger, _) = try ledgerOptions.open(.readWrite)
+        let (ledger, _) = try ledgerOptions.open(.readWrite, for: self)
         defer { ledger.close() }
         let outcome = try await ReceiptConfirmation(ledger: ledger, recipientKey: key).confirm(receipt)
         let a = outcome.acknowledged
@@ -80,7 +84,9 @@ struct HandoffConfirmCommand: AsyncParsableCommand {
 
 /// `handover handoff receive`: team B checks a package and takes its rows into the ledger,
 /// before any call to Apple, and writes the receipt for team A.
-struct HandoffReceiveCommand: AsyncParsableCommand {
+struct HandoffReceiveCommand: AsyncParsableCommand, LedgerCommand {
+    var ledgerRole: LedgerCreated.Role? { .recipient }
+
     static let configuration = CommandConfiguration(
         commandName: "receive", abstract: "Team B: check a signed handoff package and take its users into the ledger, before the exchange.",
         discussion:
@@ -99,7 +105,7 @@ struct HandoffReceiveCommand: AsyncParsableCommand {
         guard HandoffPackage.isPackage(package) else {
             throw CLIExit.usage("\(package) is not a handoff package (a directory holding manifest.txt, rows.csv and consistency.txt)")
         }
-        let (ledger, _) = try ledgerOptions.open(.readWrite)
+        let (ledger, _) = try ledgerOptions.open(.readWrite, for: self)
         defer { ledger.close() }
         let acceptance = HandoffAcceptance(ledger: ledger, package: HandoffPackage(path: package), senderKey: key)
         let received = try await acceptance.receive()

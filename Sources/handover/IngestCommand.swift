@@ -6,7 +6,9 @@ import Ledger
 import Logging
 
 /// `handover ingest`: verify and record notifications or identity tokens from files.
-struct IngestCommand: AsyncParsableCommand {
+struct IngestCommand: AsyncParsableCommand, LedgerCommand {
+    var ledgerRole: LedgerCreated.Role? { kind == .signIn ? .recipient : nil }
+
     static let configuration = CommandConfiguration(
         commandName: "ingest",
         abstract: "Verify and record Apple notifications or identity tokens offline, from files or JSON lines on standard input.",
@@ -52,7 +54,7 @@ struct IngestCommand: AsyncParsableCommand {
     func run() async throws {
         let items = try readItems()
         let verifyAt = verifyAtText.flatMap(Timestamp.init(rfc3339:)).map { Date($0) }
-        let (ledger, projection) = try ledgerOptions.open(.readWrite)
+        let (ledger, projection) = try ledgerOptions.open(.readWrite, for: self)
         defer { ledger.close() }
         var logger = Logger(label: "handover.ingest")
         logger.logLevel = .warning

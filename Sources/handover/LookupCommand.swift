@@ -3,7 +3,9 @@ import Ledger
 import Projections
 
 /// `handover lookup`: which account a user is, as `serve` answers the app backend.
-struct LookupCommand: ParsableCommand {
+struct LookupCommand: ParsableCommand, LedgerCommand {
+    var ledgerRole: LedgerCreated.Role? { nil }
+
     static let configuration = CommandConfiguration(
         commandName: "lookup", abstract: "Which of the app's accounts a user is: the account_id and state that serve answers the app backend.",
         discussion:
@@ -23,7 +25,7 @@ struct LookupCommand: ParsableCommand {
     @Option(help: SummaryFormat.help) var format: SummaryFormat = .text
 
     func run() throws {
-        let (ledger, projection) = try ledgerOptions.open(.readOnly)
+        let (ledger, projection) = try ledgerOptions.open(.readOnly, for: self)
         defer { ledger.close() }
         let sub = try ledger.identity().role.subKind
         let kinds: [IdentifierKind] =

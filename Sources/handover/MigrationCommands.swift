@@ -123,6 +123,7 @@ func runMigration(
 ) async throws {
     var job = MigrationJob(
         kind: kind, ledgerDirectory: ledger.directory, inputPath: input, credentials: try apple.credentials(), endpoints: apple.endpoints)
+    job.ledgerOptions = ledger.options(.readWrite, for: nil)
     try configure(&job)
     job.options.concurrency = run.concurrency
     job.options.retryFailed = run.retryFailed

@@ -8,31 +8,55 @@ struct LedgerOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The ledger directory (default: $HANDOVER_LEDGER, then ./handover-ledger).", valueName: "dir"))
     var ledger: String?
 
+    /// The default directory, when neither `--ledger` nor `$HANDOVER_LEDGER` names one.
+    static let defaultDirectory = "./handover-ledger"
+
+    /// `$HANDOVER_LEDGER`, when set and not empty.
+    private static var environmentDirectory: String? {
+        ProcessInfo.processInfo.environment["HANDOVER_LEDGER"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     /// The directory to use.
-    var directory: String {
-        ledger ?? ProcessInfo.processInfo.environment["HANDOVER_LEDGER"].flatMap { $0.isEmpty ? nil : $0 } ?? "./handover-ledger"
+    var directory: String { ledger ?? LedgerOptions.environmentDirectory ?? LedgerOptions.defaultDirectory }
+
+    /// How the ledger at ``directory`` is opened for `command`: read-only or not, the role the
+    /// command needs, and what a refusal of a path without a ledger says of where it came from.
+    func options(_ access: Ledger.Access, for command: (any LedgerCommand)?) -> Ledger.Options {
+        var options = Ledger.Options(access: access)
+        options.role = command?.roleRequirement
+        if ledger == nil {
+            options.pathNote =
+                LedgerOptions.environmentDirectory == nil
+                ? "no --ledger was given and $HANDOVER_LEDGER is not set, so the default \(LedgerOptions.defaultDirectory) was tried"
+                : "the path is $HANDOVER_LEDGER's"
+        } else if let environment = LedgerOptions.environmentDirectory {
+            options.alsoNear = [environment]
+        }
+        return options
     }
 
-    /// Opens the ledger with its projections: read-only for the commands that only read. A
-    /// fold of the whole log gathers its output in `runBudget` bytes.
-    func open(_ access: Ledger.Access, runBudget: Int = UserProjection.defaultRunBudget) throws -> (Ledger, UserProjection) {
-        try LedgerOptions.open(directory, access, runBudget: runBudget)
-    }
-
-    /// Opens the ledger in `directory` with its projections (another team's, given by its own
-    /// option); a bulk load of the projections, if the open needs one, folds in `scratch`,
-    /// gathering its output in `runBudget` bytes.
-    static func open(
-        _ directory: String, _ access: Ledger.Access, scratch: String? = nil, runBudget: Int = UserProjection.defaultRunBudget
+    /// Opens the ledger with its projections for `command`, refusing the other team's ledger
+    /// before anything is changed: read-only for the commands that only read. A fold of the
+    /// whole log gathers its output in `runBudget` bytes; a bulk load folds in `scratch`.
+    func open(
+        _ access: Ledger.Access, for command: any LedgerCommand, scratch: String? = nil, runBudget: Int = UserProjection.defaultRunBudget
     ) throws -> (Ledger, UserProjection) {
         let projection = UserProjection(scratch: scratch, runBudget: runBudget)
-        let ledger = try Ledger.open(at: directory, folders: [projection], options: Ledger.Options(access: access))
+        let ledger = try Ledger.open(at: directory, folders: [projection], options: options(access, for: command))
         return (ledger, projection)
     }
 
-    /// Opens the ledger alone (no projections).
-    func openLog(_ access: Ledger.Access) throws -> Ledger {
-        try Ledger.open(at: directory, options: Ledger.Options(access: access))
+    /// Opens the ledger alone (no projections) for `command`.
+    func openLog(_ access: Ledger.Access, for command: any LedgerCommand) throws -> Ledger {
+        try Ledger.open(at: directory, options: options(access, for: command))
+    }
+
+    /// Opens another team's ledger, given by its own option, read-only with its projections:
+    /// the caller checks its role (``checkRoles(sender:at:option:recipient:at:)``).
+    static func openOther(_ directory: String) throws -> (Ledger, UserProjection) {
+        let projection = UserProjection()
+        let ledger = try Ledger.open(at: directory, folders: [projection], options: Ledger.Options(access: .readOnly))
+        return (ledger, projection)
     }
 }
 

@@ -38,6 +38,7 @@ struct PreflightCommand: AsyncParsableCommand {
 
     func run() async throws {
         var preflight = Preflight(ledgerDirectory: ledgerOptions.directory, credentials: try apple.given(), endpoints: apple.endpoints)
+        preflight.ledgerOptions = ledgerOptions.options(.readWrite, for: nil)
         preflight.inputPath = users ?? transfers
         preflight.senderKey = try senderKey.map { try pinnedKey($0, option: "--sender-key") }
         preflight.testUser = testUser

@@ -8,7 +8,10 @@ struct ProjectionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "projections", abstract: "Maintain the projections folded from the log.", subcommands: [Rebuild.self])
 
-    struct Rebuild: ParsableCommand {
+    struct Rebuild: ParsableCommand, LedgerCommand {
+
+        var ledgerRole: LedgerCreated.Role? { nil }
+
         static let configuration = CommandConfiguration(
             abstract: "Fold the projections again from the whole log into a second set, loaded in key order, then switch to it.")
         @OptionGroup var ledgerOptions: LedgerOptions
@@ -23,7 +26,7 @@ struct ProjectionsCommand: ParsableCommand {
         func validate() throws { try validateScratch(scratch) }
 
         func run() throws {
-            let (ledger, projection) = try ledgerOptions.open(.readWrite, runBudget: foldMemory.runBudget)
+            let (ledger, projection) = try ledgerOptions.open(.readWrite, for: self, runBudget: foldMemory.runBudget)
             defer { ledger.close() }
             let start = Timestamp.now()
             let events = try projection.rebuild(ledger, scratch: scratch)

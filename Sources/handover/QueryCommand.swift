@@ -11,38 +11,50 @@ struct QueryCommand: AsyncParsableCommand {
         subcommands: [Migrated.self, Pending.self, User.self, State.self, Failures.self, Unmatched.self, Events.self]
     )
 
-    struct Migrated: AsyncParsableCommand {
+    struct Migrated: AsyncParsableCommand, LedgerCommand {
+
+        var ledgerRole: LedgerCreated.Role? { nil }
+
         static let configuration = CommandConfiguration(
             abstract: "Users whose migration step is done: when, by which path, before the deadline or not.")
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            try await printAnswer(ledgerOptions, output) { try $0.migrated(into: $1) }
+            try await printAnswer(self, ledgerOptions, output) { try $0.migrated(into: $1) }
         }
     }
 
-    struct Pending: AsyncParsableCommand {
+    struct Pending: AsyncParsableCommand, LedgerCommand {
+
+        var ledgerRole: LedgerCreated.Role? { nil }
+
         static let configuration = CommandConfiguration(abstract: "Users not yet migrated, with attempts, the last error and days left.")
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            try await printAnswer(ledgerOptions, output) { try $0.pending(into: $1) }
+            try await printAnswer(self, ledgerOptions, output) { try $0.pending(into: $1) }
         }
     }
 
-    struct Unmatched: AsyncParsableCommand {
+    struct Unmatched: AsyncParsableCommand, LedgerCommand {
+
+        var ledgerRole: LedgerCreated.Role? { nil }
+
         static let configuration = CommandConfiguration(abstract: "Users Apple notified us about whom no migration step named.")
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            try await printAnswer(ledgerOptions, output) { try $0.unmatched(into: $1) }
+            try await printAnswer(self, ledgerOptions, output) { try $0.unmatched(into: $1) }
         }
     }
 
-    struct User: ParsableCommand {
+    struct User: ParsableCommand, LedgerCommand {
+
+        var ledgerRole: LedgerCreated.Role? { nil }
+
         static let configuration = CommandConfiguration(
             abstract: "One user's state and history, by account ID, either team's sub or transfer_sub; exit 1 when the ledger holds no such user.")
         @OptionGroup var ledgerOptions: LedgerOptions
@@ -50,7 +62,7 @@ struct QueryCommand: AsyncParsableCommand {
         @Argument(help: "An account ID, sender sub, transfer_sub or recipient sub.") var identifier: String
 
         func run() throws {
-            let (ledger, projection) = try ledgerOptions.open(.readOnly)
+            let (ledger, projection) = try ledgerOptions.open(.readOnly, for: self)
             defer { ledger.close() }
             let found = try projection.read(ledger, asOf: output.asOf) { snapshot, view in
                 try ComplianceQueries(snapshot: snapshot, time: output.asOf ?? .now(), sealer: ledger.sealer).user(identifier).map { user in
@@ -79,28 +91,37 @@ struct QueryCommand: AsyncParsableCommand {
         }
     }
 
-    struct State: AsyncParsableCommand {
+    struct State: AsyncParsableCommand, LedgerCommand {
+
+        var ledgerRole: LedgerCreated.Role? { nil }
+
         static let configuration = CommandConfiguration(abstract: "Every user with every projected field.")
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            try await printAnswer(ledgerOptions, output) { try $0.state(into: $1) }
+            try await printAnswer(self, ledgerOptions, output) { try $0.state(into: $1) }
         }
     }
 
-    struct Failures: AsyncParsableCommand {
+    struct Failures: AsyncParsableCommand, LedgerCommand {
+
+        var ledgerRole: LedgerCreated.Role? { nil }
+
         static let configuration = CommandConfiguration(abstract: "Users whose last attempt failed, and why.")
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
         @Flag(name: .customLong("by-class"), help: "Count failed users by failure class instead of listing them.") var byClass = false
 
         func run() async throws {
-            try await printAnswer(ledgerOptions, output) { try byClass ? $0.failuresByClass(into: $1) : $0.failures(into: $1) }
+            try await printAnswer(self, ledgerOptions, output) { try byClass ? $0.failuresByClass(into: $1) : $0.failures(into: $1) }
         }
     }
 
-    struct Events: ParsableCommand {
+    struct Events: ParsableCommand, LedgerCommand {
+
+        var ledgerRole: LedgerCreated.Role? { nil }
+
         static let configuration = CommandConfiguration(
             abstract: "Events from the log, filtered by identifier, type and time.",
             discussion: "An empty list is an answer (exit 0); --id naming an identifier the ledger does not hold exits 1, as `query user` does.")
@@ -123,7 +144,7 @@ struct QueryCommand: AsyncParsableCommand {
         }
 
         func run() throws {
-            let (ledger, projection) = try ledgerOptions.open(.readOnly)
+            let (ledger, projection) = try ledgerOptions.open(.readOnly, for: self)
             defer { ledger.close() }
             if let identifier, try !EventQuery.isKnown(identifier, until: output.asOf, in: ledger, projection: projection) {
                 throw CLIExit(

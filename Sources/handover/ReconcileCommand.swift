@@ -33,13 +33,13 @@ struct ReconcileCommand: ParsableCommand {
     }
 
     func run() throws {
-        let (b, recipientProjection) = try LedgerOptions.open(recipient, .readOnly)
+        let (b, recipientProjection) = try LedgerOptions.openOther(recipient)
         defer { b.close() }
         let side: Reconciliation.Sender
         var opened: Ledger?
         defer { opened?.close() }
         if let sender {
-            let (a, senderProjection) = try LedgerOptions.open(sender, .readOnly)
+            let (a, senderProjection) = try LedgerOptions.openOther(sender)
             opened = a
             try checkRoles(sender: a, at: sender, option: "--sender and --recipient", recipient: b, at: recipient)
             side = .ledger(a, senderProjection)

@@ -4,7 +4,10 @@ import Ledger
 import Projections
 import Reporting
 
-struct ReportCommand: ParsableCommand {
+struct ReportCommand: ParsableCommand, LedgerCommand {
+
+    var ledgerRole: LedgerCreated.Role? { nil }
+
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract:
@@ -32,11 +35,11 @@ struct ReportCommand: ParsableCommand {
     var sender: String?
 
     func run() throws {
-        let (ledger, projection) = try ledgerOptions.open(.readOnly)
+        let (ledger, projection) = try ledgerOptions.open(.readOnly, for: self)
         defer { ledger.close() }
         var report = try MigrationReport.make(ledger: ledger, projection: projection, asOf: time.asOf)
         if let sender {
-            let (senderLedger, senderProjection) = try LedgerOptions.open(sender, .readOnly)
+            let (senderLedger, senderProjection) = try LedgerOptions.openOther(sender)
             defer { senderLedger.close() }
             try checkRoles(sender: senderLedger, at: sender, option: "--sender", recipient: ledger, at: ledgerOptions.directory)
             report.bothHalves = try BothHalves.make(

@@ -7,7 +7,9 @@ import Logging
 import NotificationServer
 
 /// `handover serve`: receive Apple's notifications and the app backend's sign-in reports.
-struct ServeCommand: AsyncParsableCommand {
+struct ServeCommand: AsyncParsableCommand, LedgerCommand {
+    var ledgerRole: LedgerCreated.Role? { nil }
+
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Receive Apple's server-to-server notifications and sign-in reports over HTTPS; record each verified, once.",
@@ -59,14 +61,26 @@ struct ServeCommand: AsyncParsableCommand {
         try configuration.validate()
         try configuration.checkTLSFiles()
         configuration.signInSecret = try signInSecret()
-        let (ledger, projection) = try ledgerOptions.open(.readWrite)
+        let (ledger, projection) = try ledgerOptions.open(.readWrite, for: self)
         defer { ledger.close() }
         var logger = Logger(label: "handover.serve")
         logger.logLevel = .notice
         let intake = try AppleIntake(ledger: ledger, projection: projection, keys: keyOptions.keySet(), logger: logger)
         let server = try HandoverServer(intake: intake, configuration: configuration, logger: logger)
-        if configuration.signInSecret == nil {
+        let refused = server.refusedRoutes
+        if !refused.isEmpty {
+            Console.error(
+                "note: \(RoleRequirement.describe(intake.settings, at: ledgerOptions.directory)): "
+                    + refused.map(\.description).joined(separator: ", ") + " are the recipient team's and answer 403 here")
+        } else if configuration.signInSecret == nil {
             Console.error("warning: no sign-in secret is set, so POST /apple/sign-ins answers 401; set one with --sign-in-secret-file")
+        }
+        // Fetched once now, so that keys out of reach are said at the start rather than found at Apple's first delivery.
+        let keys = intake.verifier.keys
+        do { try await keys.refresh() } catch {
+            Console.error(
+                "warning: Apple's keys cannot be fetched now (\(error)); notifications and sign-ins are answered 503, and Apple delivers again, until they can. Check --apple-base-url, --jwks-url or $HANDOVER_APPLE_BASE_URL"
+            )
         }
         let scheme = configuration.usesTLS ? "https" : "http"
         let host = configuration.host
@@ -74,7 +88,7 @@ struct ServeCommand: AsyncParsableCommand {
         let clients = intake.settings.clientIDs.joined(separator: ", ")
         try await server.run { port in
             // Written unbuffered: scripts and tests read the port from this line.
-            Console.now("Listening on \(scheme)://\(host):\(port) for \(clients), recording into \(directory)")
+            Console.now("Listening on \(scheme)://\(host):\(port) for \(clients), recording into \(directory); Apple's keys from \(keys.origin)")
         }
         let m = server.metrics
         let suppressed = m.suppressed(route: "notifications") + m.suppressed(route: "sign-ins")

@@ -4,7 +4,9 @@ import Ledger
 import Reporting
 
 /// `handover status`: one screen for the 60 days; exit 1 when not on track.
-struct StatusCommand: ParsableCommand {
+struct StatusCommand: ParsableCommand, LedgerCommand {
+    var ledgerRole: LedgerCreated.Role? { nil }
+
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "One screen: the window and days left, users by state, failures, the last run, the last checkpoint, what to do next.",
@@ -21,7 +23,7 @@ struct StatusCommand: ParsableCommand {
     }
 
     func run() throws {
-        let (ledger, projection) = try ledgerOptions.open(.readOnly)
+        let (ledger, projection) = try ledgerOptions.open(.readOnly, for: self)
         defer { ledger.close() }
         let status = try LedgerStatus.read(ledger: ledger, projection: projection, warnDays: warnDays)
         if format == .json { Console.data(status.json) } else { Console.out(status.text) }

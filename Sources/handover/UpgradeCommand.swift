@@ -2,7 +2,9 @@ import ArgumentParser
 import Ledger
 
 /// `handover upgrade`: brings a ledger written by an older Handover up to date, explicitly.
-struct UpgradeCommand: ParsableCommand {
+struct UpgradeCommand: ParsableCommand, LedgerCommand {
+    var ledgerRole: LedgerCreated.Role? { nil }
+
     static let configuration = CommandConfiguration(
         commandName: "upgrade",
         abstract: "Bring a ledger written by an older Handover up to date: format, indexes, Merkle tree, key store, projections, verifier key file.",
@@ -27,7 +29,7 @@ struct UpgradeCommand: ParsableCommand {
     func validate() throws { try validateScratch(scratch) }
 
     func run() throws {
-        let (ledger, _) = try LedgerOptions.open(ledgerOptions.directory, .readWrite, scratch: scratch, runBudget: foldMemory.runBudget)
+        let (ledger, _) = try ledgerOptions.open(.readWrite, for: self, scratch: scratch, runBudget: foldMemory.runBudget)
         defer { ledger.close() }
         let head = try ledger.read { try $0.head() }
         guard !ledger.upgrades.isEmpty else {

@@ -3,7 +3,10 @@ import Foundation
 import Ledger
 import Projections
 
-struct VerifyCommand: ParsableCommand {
+struct VerifyCommand: ParsableCommand, LedgerCommand {
+
+    var ledgerRole: LedgerCreated.Role? { nil }
+
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Recompute the hash chain and the Merkle tree over every event; exit 4 naming the first bad sequence number.",
@@ -39,7 +42,7 @@ struct VerifyCommand: ParsableCommand {
     func validate() throws { try validateScratch(scratch) }
 
     func run() throws {
-        let (ledger, projection) = deep ? try ledgerOptions.open(.readOnly) : (try ledgerOptions.openLog(.readOnly), nil)
+        let (ledger, projection) = deep ? try ledgerOptions.open(.readOnly, for: self) : (try ledgerOptions.openLog(.readOnly, for: self), nil)
         defer { ledger.close() }
         // JSON: one object whatever was found, printed before a failure ends the command.
         var found: [String: JSONValue] = [:]

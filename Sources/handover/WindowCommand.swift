@@ -3,7 +3,9 @@ import Ledger
 import Projections
 
 /// `handover window`: record or show the 60-day transfer window.
-struct WindowCommand: AsyncParsableCommand {
+struct WindowCommand: AsyncParsableCommand, LedgerCommand {
+    var ledgerRole: LedgerCreated.Role? { nil }
+
     static let configuration = CommandConfiguration(
         commandName: "window", abstract: "Record the app-transfer date, or show the deadline and days left.")
 
@@ -21,7 +23,7 @@ struct WindowCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (ledger, projection) = try ledgerOptions.open(acceptedAt == nil ? .readOnly : .readWrite)
+        let (ledger, projection) = try ledgerOptions.open(acceptedAt == nil ? .readOnly : .readWrite, for: self)
         defer { ledger.close() }
         if let acceptedAt {
             let recorded = try await WindowRecorder(ledger: ledger, projection: projection).record(

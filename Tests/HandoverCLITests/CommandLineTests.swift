@@ -22,13 +22,43 @@ struct CommandLineTests {
         #expect(r.status == 0 && r.out.contains("(no rows)"), "\(r.out)\(r.err)")
     }
 
-    @Test("a missing or foreign ledger directory gets a clear message and exit 2")
+    @Test(
+        "a ledger path that is wrong: exit 2, saying what is there and which ledger is near (beside it, the one whose data file it is, the one it is inside, $HANDOVER_LEDGER's); only init makes one"
+    )
     func missingLedger() throws {
-        var r = try handover("query", "pending", "--ledger", dir.sub("absent"))
-        #expect(r.status == 2 && r.err.contains("does not exist"), "\(r.err)")
+        let far = dir.sub("far/absent")
+        var r = try handover("query", "pending", "--ledger", far)
+        #expect(
+            r.status == 2
+                && r.err
+                    == "error: no Handover ledger at \(far) (it does not exist). Give the ledger's directory with --ledger; only `handover init` makes a new one\n",
+            "\(r.err)")
         _ = FileManager.default.createFile(atPath: dir.sub("notes.txt"), contents: Data("x".utf8))
         r = try handover("verify", "--ledger", dir.path)
-        #expect(r.status == 2 && r.err.contains("not a Handover ledger"), "\(r.err)")
+        #expect(r.status == 2 && r.err.hasPrefix("error: no Handover ledger at \(dir.path) (the directory holds no ledger)."), "\(r.err)")
+
+        let b = dir.sub("ledger-b")
+        #expect(try handover("init", "--ledger", b, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient").status == 0)
+        let near = "Did you mean --ledger \(b) (team BBBB222222)?\n"
+        r = try handover("status", "--ledger", dir.sub("ledger-c"))
+        #expect(r.status == 2 && r.err == "error: no Handover ledger at \(dir.sub("ledger-c")) (it does not exist). \(near)", "\(r.err)")
+        r = try handover("status", "--ledger", b + "/data.mdb")
+        #expect(
+            r.err
+                == "error: no Handover ledger at \(b)/data.mdb (it is the data file of the ledger \(b), and a ledger is named by its directory). \(near)",
+            "\(r.err)")
+        r = try handover("status", "--ledger", b + "/keys")
+        #expect(r.err == "error: no Handover ledger at \(b)/keys (the directory holds no ledger; it is inside the ledger \(b)). \(near)", "\(r.err)")
+        r = try runProduct("handover", ["status", "--ledger", "/nowhere/at/all"], environment: ["HANDOVER_LEDGER": b])
+        #expect(r.err.hasSuffix("Did you mean --ledger \(b) (team BBBB222222)?\n"), "\(r.err)")
+        // No --ledger and no $HANDOVER_LEDGER: the default, said as such.
+        r = try runCommand(
+            productPath("handover"), ["status"], unsetting: ["HANDOVER_LEDGER"])
+        #expect(
+            r.status == 2
+                && r.err.contains("no --ledger was given and $HANDOVER_LEDGER is not set, so the default ./handover-ledger was tried"),
+            "\(r.err)")
+        #expect(!FileManager.default.fileExists(atPath: dir.sub("ledger-c")) && !FileManager.default.fileExists(atPath: "./handover-ledger"))
     }
 
     @Test("window records the acceptance date and shows the deadline")

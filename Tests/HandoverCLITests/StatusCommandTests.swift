@@ -39,14 +39,14 @@ struct StatusCommandTests {
         }
     }
 
-    @Test("users not migrated with fewer days left than --warn-days: exit 1, saying so")
-    func warnsNearTheDeadline() throws {
+    @Test("the demo's users not done are those Apple refused for good: settled, so on track whatever --warn-days, and no retry suggested")
+    func settledUsersAreNotAConcern() throws {
         let ledger = try DemoLedger.copy(.recipient, into: dir)
-        let onTrack = try runProduct("handover", ["status", "--ledger", ledger, "--warn-days", "0"])
-        let left = try json(["status", "--ledger", ledger, "--warn-days", "0"])["users_left"]?.intValue ?? 0
-        try #require(left > 0, "the demo leaves users not migrated")
-        #expect(onTrack.status == 0 || onTrack.out.contains("the last run"), "\(onTrack.out)")
-        let late = try runProduct("handover", ["status", "--ledger", ledger, "--warn-days", "3650"])
-        #expect(late.status == 1 && late.out.contains("NOT ON TRACK") && late.out.contains("users not migrated with"), "\(late.out)")
+        let status = try json(["status", "--ledger", ledger, "--warn-days", "3650"])
+        let settled = status["settled_by_reason"]?["refused-by-apple"]?.intValue ?? 0
+        try #require(settled > 0, "the demo leaves users Apple refused")
+        #expect(status["users_by_state"]?["failed"]?.intValue == settled && status["users_left"]?.intValue == 0, "\(status)")
+        #expect(status["exit_status"]?.intValue == 0 && status["concerns"]?.arrayValue?.isEmpty == true, "\(status)")
+        #expect(!(status["next"]?.arrayValue ?? []).contains { $0.stringValue?.contains("--retry-failed") == true }, "\(status)")
     }
 }

@@ -18,7 +18,7 @@ enum TestKeys {
     static let minter = try! TokenMinter(key: apple)
 }
 
-/// A recipient ledger for `com.example.app` in a temporary directory, with an intake that
+/// A ledger for `com.example.app` in a temporary directory (a recipient's unless asked), with an intake that
 /// trusts ``TestKeys/apple``, and builders for tokens good and bad.
 final class IntakeFixture {
     static let clientID = "com.example.app"
@@ -27,9 +27,9 @@ final class IntakeFixture {
     let projection = UserProjection()
     let intake: AppleIntake
 
-    init(policy: LedgerCreated.DeletionPolicy = .erase, keys: AppleKeySet? = nil) async throws {
+    init(policy: LedgerCreated.DeletionPolicy = .erase, keys: AppleKeySet? = nil, role: LedgerCreated.Role = .recipient) async throws {
         let created = LedgerCreated(
-            teamID: "BBBB222222", clientIDs: [IntakeFixture.clientID, "com.example.web"], role: .recipient,
+            teamID: role == .recipient ? "BBBB222222" : "AAAA111111", clientIDs: [IntakeFixture.clientID, "com.example.web"], role: role,
             ledgerID: UUID().uuidString, onAccountDeleted: policy)
         ledger = try await Ledger.create(at: dir.sub("ledger"), created, folders: [projection])
         let jwks = try JSONWebKeySet(json: Data(TestKeys.minter.jwks().utf8))

@@ -154,7 +154,7 @@ struct RunMessageTests {
     }
 
     @Test(
-        "status after an exchange that ended with exit 1 and a sign-in that migrated its last user: on track (exit 0), the run's exit status kept as history"
+        "status after an exchange that failed its one user for good (revoked consent), then a sign-in that migrated them: on track (exit 0) both times, the run's exit status kept as history"
     )
     func statusAfterSignInMigratedTheLast() throws {
         let apple = try apple()
@@ -184,8 +184,12 @@ struct RunMessageTests {
         #expect(
             exchanged.status == 1 && exchanged.out.contains("  exit status 1: 1 user is not done"),
             "exit \(exchanged.status)\n\(exchanged.out)\(exchanged.err)")
+        // Apple refused them for good (they revoked consent): settled, not a failure on-call can
+        // act on, so on track, and no retry suggested (a retry cannot help them).
         let before = try handover("status", "--ledger", b)
-        #expect(before.status == 1 && before.out.contains("NOT ON TRACK: the last run (exchange, "), "\(before.out)\(before.err)")
+        #expect(before.status == 0 && before.out.contains("\non track\n"), "\(before.out)\(before.err)")
+        #expect(before.out.contains("settled:      refused-by-apple 1 (no run changes them;"), "\(before.out)")
+        #expect(!before.out.contains("--retry-failed") && !before.out.contains("failures:"), "\(before.out)")
 
         // They sign in during the window: the sign-in migrates them.
         let transferSub = try #require(

@@ -24,6 +24,15 @@ public actor AppleKeySet {
     }
 
     public let source: Source
+
+    /// Where the keys come from, for people: the URL, or the file.
+    public nonisolated var origin: String {
+        switch source {
+        case .url(let url): url
+        case .file(let path): "the file \(path)"
+        case .fixed: "keys given in code"
+        }
+    }
     /// The shortest time between two fetches prompted by unknown key IDs.
     public let refetchInterval: Duration
     /// How long one fetch may take.

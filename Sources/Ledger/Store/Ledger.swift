@@ -36,6 +36,13 @@ public final class Ledger: Sendable {
         /// A folder that has folded nothing, opened beside a log longer than this, is loaded in
         /// bulk (``LedgerFolder/loadLog(from:schema:)``) rather than event by event.
         public var bulkLoadBeyond: UInt64 = Ledger.eventsPerBackgroundTransaction
+        /// The team whose ledger the work belongs on: the other team's is refused before the
+        /// open changes anything (nil: either team's).
+        public var role: RoleRequirement?
+        /// Where the directory came from, said when it holds no ledger (a default, for one).
+        public var pathNote: String?
+        /// Other directories to suggest when the one given holds no ledger.
+        public var alsoNear: [String] = []
 
         public init(access: Access = .readWrite) { self.access = access }
     }
@@ -143,13 +150,8 @@ public final class Ledger: Sendable {
     /// resumable, and lists what it did in ``upgrades``. Read-only, it reads the ledger as it is.
     public static func open(at directory: String, folders: [any LedgerFolder] = [], options: Options = Options()) throws -> Ledger {
         let fm = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard fm.fileExists(atPath: directory, isDirectory: &isDirectory) else {
-            throw LedgerError(
-                .missingLedger, "no ledger at \(directory): the directory does not exist (create one with `handover init --ledger \(directory) ...`)")
-        }
-        guard isDirectory.boolValue, fm.fileExists(atPath: dataFile(in: directory)) else {
-            throw LedgerError(.notALedger, "\(directory) is not a Handover ledger (no data.mdb); pass the directory given to `handover init`")
+        guard LedgerLocation.isLedger(directory) else {
+            throw LedgerLocation(path: directory, alsoNear: options.alsoNear).refusal(note: options.pathNote)
         }
         let readOnly = options.access == .readOnly
         // A copy made without keys (it has a checkpoint key file, public or private, but no key
@@ -188,6 +190,9 @@ public final class Ledger: Sendable {
             throw LedgerError(.notALedger, "\(directory) holds format \(format ?? "(none)"), expected \(LedgerSchema.formatMarker)")
         }
         let isFormat1 = format == LedgerSchema.format1Marker
+        if let role = options.role, let refusal = role.refusal(of: try identity(in: environment, directory: directory), at: directory) {
+            throw refusal
+        }
         return readOnly
             ? try openedReadOnly(directory, environment, isFormat1: isFormat1, folders: folders, options: options)
             : try openedForWriting(directory, environment, isFormat1: isFormat1, folders: folders, options: options)
@@ -377,8 +382,24 @@ public final class Ledger: Sendable {
         try Ledger.identity(in: environment, schema: schema, directory: directory)
     }
 
+    /// The "ledger created" of a ledger of any format or layout, read from the log alone
+    /// before anything is upgraded.
+    private static func identity(in environment: Environment, directory: String) throws -> LedgerCreated {
+        try identity(
+            of: try environment.read { txn in
+                try LedgerSchema.logKey(1).withUnsafeBytes { key in
+                    let log = try txn.openDatabase("log", create: false)
+                    return try txn.get(log, key: key).map { try LogView.decode($0, sequence: 1) }
+                }
+            }, directory: directory)
+    }
+
     private static func identity(in environment: Environment, schema: LedgerSchema, directory: String) throws -> LedgerCreated {
-        guard let first = try environment.read({ try LogView($0, schema: schema).event(1) }), case .ledgerCreated(let created) = first.body else {
+        try identity(of: try environment.read { try LogView($0, schema: schema).event(1) }, directory: directory)
+    }
+
+    private static func identity(of first: RecordedEvent?, directory: String) throws -> LedgerCreated {
+        guard let first, case .ledgerCreated(let created) = first.body else {
             throw LedgerError(.notALedger, "\(directory) has no \"ledger created\" event at sequence 1")
         }
         return created

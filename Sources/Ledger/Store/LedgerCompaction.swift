@@ -27,11 +27,14 @@ public enum LedgerCompaction {
     /// How the copies being written are named in the ledger directory.
     static let copyPrefix = "data.mdb.compact.tmp-"
 
-    /// Compacts the ledger in `directory`.
-    public static func run(in directory: String) throws -> Summary {
+    /// Compacts the ledger in `directory`; `options` say what a refusal of a path holding no
+    /// ledger says of it (``Ledger/Options/pathNote``, ``Ledger/Options/alsoNear``).
+    public static func run(in directory: String, options: Ledger.Options = Ledger.Options()) throws -> Summary {
         let fm = FileManager.default
         let dataFile = Ledger.dataFile(in: directory)
-        guard fm.fileExists(atPath: dataFile) else { throw LedgerError(.missingLedger, "no ledger at \(directory)") }
+        guard LedgerLocation.isLedger(directory) else {
+            throw LedgerLocation(path: directory, alsoNear: options.alsoNear).refusal(note: options.pathNote)
+        }
         let sole: SoleUse
         do { sole = try SoleUse(of: directory) } catch let error as LMDBError where error.code == .busy {
             throw LedgerError(

@@ -27,6 +27,8 @@ public struct Preflight: Sendable {
     }
 
     public var ledgerDirectory: String
+    /// How the ledger is opened.
+    public var ledgerOptions = Ledger.Options()
     public var credentials: Credentials
     public var endpoints: AppleEndpoints
     /// The run's input: team A's users CSV, team B's package (with `senderKey`) or bare CSV.
@@ -59,7 +61,11 @@ public struct Preflight: Sendable {
         let projection = UserProjection()
         let ledger: Ledger
         do {
-            ledger = try Ledger.open(at: ledgerDirectory, folders: [projection])
+            ledger = try Ledger.open(at: ledgerDirectory, folders: [projection], options: ledgerOptions)
+        } catch let error as LedgerError where [.missingLedger, .notALedger].contains(error.code) {
+            report.add("ledger", .failed, error.message)
+            report.add("the rest", .skipped, "every other check needs the ledger")
+            return report
         } catch {
             report.add("ledger", .failed, "\(ledgerDirectory): \(ErrorText.describing(error))")
             report.add("the rest", .skipped, "every other check needs the ledger")

@@ -21,10 +21,20 @@ public struct MigrationJob: Sendable {
             case .exchange: return "transfer_sub"
             }
         }
+
+        /// The ledger the run belongs on: the sender's for `generate`, the recipient's for `exchange`.
+        var role: RoleRequirement {
+            switch self {
+            case .generate: return .command("generate", of: .sender)
+            case .exchange: return .command("exchange", of: .recipient)
+            }
+        }
     }
 
     public var kind: Kind
     public var ledgerDirectory: String
+    /// How the ledger is opened (its role is the run's, whatever these say).
+    public var ledgerOptions = Ledger.Options()
     public var inputPath: String
     public var credentials: AppleCredentials
     public var endpoints: AppleEndpoints
@@ -68,7 +78,9 @@ public struct MigrationJob: Sendable {
         // A bare CSV's problems are found before the ledger is opened; a package's rows are read once it is verified.
         let bareList = isPackage ? nil : try UserList(path: inputPath, keyColumn: kind.keyColumn)
         let projection = UserProjection()
-        let ledger = try Ledger.open(at: ledgerDirectory, folders: [projection])
+        var open = ledgerOptions
+        open.role = kind.role
+        let ledger = try Ledger.open(at: ledgerDirectory, folders: [projection], options: open)
         defer { ledger.close() }
         let step: any MigrationStep =
             switch kind {

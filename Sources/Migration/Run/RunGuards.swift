@@ -13,7 +13,8 @@ public struct RunRefused: Error, Sendable, CustomStringConvertible, ExitStatusDe
 }
 
 /// The checks made before a run calls Apple: the right ledger for these credentials, never
-/// the sender's own team as target, and a transfer window that is still open.
+/// the sender's own team as target, and a transfer window that is still open. (The ledger's
+/// role is checked when it is opened: ``MigrationJob`` opens it with its run's role.)
 public struct RunGuards: Sendable {
     public let identity: LedgerCreated
     public let window: TransferWindow?
@@ -25,11 +26,6 @@ public struct RunGuards: Sendable {
 
     /// Throws ``RunRefused`` when the run must not start. `force` overrides only the closed window.
     public func check(step: any MigrationStep, teamID: String, clientID: String, now: Timestamp, force: Bool) throws {
-        guard identity.role == step.role else {
-            throw RunRefused(
-                "this ledger belongs to the \(identity.role.rawValue) (team \(identity.teamID)); `handover \(step.command)` is run by the \(step.role.rawValue) team in its own ledger"
-            )
-        }
         guard teamID == identity.teamID else {
             throw RunRefused(
                 "the credentials are team \(teamID)'s but this ledger is team \(identity.teamID)'s; use that team's key, or that team's ledger")

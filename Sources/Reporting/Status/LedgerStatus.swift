@@ -4,9 +4,13 @@ import Ledger
 import Projections
 
 /// `handover status`: one screen for the 60 days, for the person on call and for cron: the
-/// window and the days left, users by state, failures by class, the last run, the age of the
-/// last checkpoint, and what to do next. On track, or not: users pending with fewer than
-/// `warnDays` days left, or a last run that did not succeed.
+/// window and the days left, users by state, failures by class, the packages, the last run, the
+/// age of the last checkpoint, and what to do next, each step a command that runs as printed
+/// (words in capitals are the operator's to fill in). On track, or not: not on track means
+/// something to do before the deadline (users a run can still migrate with fewer than
+/// `warnDays` days left, a last run that stopped or failed users a retry can help, no package
+/// received near the deadline). Users Apple settled (account deleted, consent revoked, their
+/// call refused for good) are shown as settled, not as a failure: no run changes them.
 public struct LedgerStatus: Sendable {
     /// The last batch run, from its "run finished".
     public struct LastRun: Sendable {
@@ -21,71 +25,118 @@ public struct LedgerStatus: Sendable {
         public var notAttempted = 0
     }
 
+    /// The handoff packages: issued and acknowledged (team A), received (team B).
+    public struct Packages: Sendable {
+        public var issued = 0
+        public var acknowledged = 0
+        public var received = 0
+    }
+
     public var identity: LedgerCreated
+    /// The ledger directory as given, for the commands of ``nextSteps``.
+    public var directory: String
     public var now: Timestamp
     public var window: TransferWindow?
     /// Users by state (`migrated`, `pending`, `failed`, `unmatched`, ...).
     public var usersByState: [String: Int]
-    /// Failed users by the class of their last failure.
+    /// Failed users a retry can help, by the class of their last failure.
     public var failuresByClass: [String: Int]
+    /// Users not done whom no run can migrate, by why (``Settlement``).
+    public var settledByReason: [String: Int] = [:]
     /// Team B: users by what `apply` last did to their account in the app's database (empty before any apply).
     public var appliedByOutcome: [String: Int] = [:]
+    public var packages = Packages()
     public var lastRun: LastRun?
+    /// The last `generate` or `exchange`, as it started: its input and target, for running it again.
+    public var lastMigrationRun: RunStarted?
     /// When the last checkpoint was signed, and over how many events.
     public var lastCheckpoint: (time: Timestamp, treeSize: UInt64)?
     public var events: UInt64
     public var warnDays: Int
 
-    /// Reads the ledger once: the users in one pass over the projections, the last run and
-    /// checkpoint from their indexes.
+    /// Reads the ledger once: the users in one pass over the projections, the runs, packages
+    /// and checkpoint from their indexes.
     public static func read(ledger: Ledger, projection: UserProjection, now: Timestamp = .now(), warnDays: Int = 14) throws -> LedgerStatus {
         let identity = try ledger.identity()
         let checkpoint = try ledger.latestCheckpoint()
         return try projection.read(ledger) { snapshot, view in
             var byState: [String: Int] = [:]
             var byClass: [String: Int] = [:]
+            var settled: [String: Int] = [:]
             var byOutcome: [String: Int] = [:]
             try snapshot.forEachUser { user in
                 byState[user.status.name, default: 0] += 1
-                if user.status == .failed { byClass[user.lastErrorClass?.rawValue ?? "unknown", default: 0] += 1 }
+                if let settlement = user.settlement {
+                    settled[settlement.rawValue, default: 0] += 1
+                } else if user.status == .failed {
+                    byClass[user.lastErrorClass?.rawValue ?? "unknown", default: 0] += 1
+                }
                 if let outcome = user.applyOutcome { byOutcome[outcome.rawValue, default: 0] += 1 }
             }
-            var lastRun: LastRun?
-            if let sequence = try view.sequences(of: .runFinished).last, let event = try view.event(sequence),
-                case .runFinished(let body) = event.body
-            {
-                // An apply's counts are its accounts by outcome; a migration run's, its users by result.
-                let users = body.command == "apply" ? body.counts.values.reduce(0, +) : (body.counts["succeeded"] ?? 0) + (body.counts["failed"] ?? 0)
-                lastRun = LastRun(
-                    command: body.command, finishedAt: event.recordedAt, exitStatus: body.exitStatus,
-                    usersPerSecond: body.durationMilliseconds > 0 ? Double(users) * 1000 / Double(body.durationMilliseconds) : 0,
-                    stopReason: body.effectiveStopReason, pausedMilliseconds: body.appleUnavailable?.pausedMilliseconds,
-                    notAttempted: (body.counts["not_attempted"] ?? 0) + (body.counts["abandoned"] ?? 0))
-            }
-            return LedgerStatus(
-                identity: identity, now: now, window: try snapshot.window(), usersByState: byState, failuresByClass: byClass,
-                appliedByOutcome: byOutcome, lastRun: lastRun, lastCheckpoint: checkpoint.map { ($0.time, $0.treeSize) },
-                events: try snapshot.checkpoint(),
-                warnDays: warnDays)
+            var status = LedgerStatus(
+                identity: identity, directory: ledger.directory, now: now, window: try snapshot.window(), usersByState: byState,
+                failuresByClass: byClass, settledByReason: settled, appliedByOutcome: byOutcome,
+                lastCheckpoint: checkpoint.map { ($0.time, $0.treeSize) }, events: try snapshot.checkpoint(), warnDays: warnDays)
+            status.packages = Packages(
+                issued: try view.sequences(of: .handoffIssued).count, acknowledged: try view.sequences(of: .handoffAcknowledged).count,
+                received: try view.sequences(of: .handoffReceived).count)
+            status.lastRun = try lastRun(in: view)
+            status.lastMigrationRun = try lastMigrationRun(in: view)
+            return status
         }
     }
 
-    /// Users not migrated yet: pending, received (handed over, not tried yet), or failed and
-    /// waiting for `--retry-failed`.
-    public var usersLeft: Int { (usersByState["pending"] ?? 0) + (usersByState["received"] ?? 0) + (usersByState["failed"] ?? 0) }
+    /// The last batch run, from its "run finished".
+    private static func lastRun(in view: LogView) throws -> LastRun? {
+        guard let sequence = try view.sequences(of: .runFinished).last, let event = try view.event(sequence),
+            case .runFinished(let body) = event.body
+        else { return nil }
+        // An apply's counts are its accounts by outcome; a migration run's, its users by result.
+        let users = body.command == "apply" ? body.counts.values.reduce(0, +) : (body.counts["succeeded"] ?? 0) + (body.counts["failed"] ?? 0)
+        return LastRun(
+            command: body.command, finishedAt: event.recordedAt, exitStatus: body.exitStatus,
+            usersPerSecond: body.durationMilliseconds > 0 ? Double(users) * 1000 / Double(body.durationMilliseconds) : 0,
+            stopReason: body.effectiveStopReason, pausedMilliseconds: body.appleUnavailable?.pausedMilliseconds,
+            notAttempted: (body.counts["not_attempted"] ?? 0) + (body.counts["abandoned"] ?? 0))
+    }
+
+    /// The last "run started" of a `generate` or `exchange` (an apply records runs too).
+    private static func lastMigrationRun(in view: LogView) throws -> RunStarted? {
+        for sequence in try view.sequences(of: .runStarted).reversed() {
+            if let event = try view.event(sequence), case .runStarted(let body) = event.body, ["generate", "exchange"].contains(body.command) {
+                return body
+            }
+        }
+        return nil
+    }
+
+    /// Users a run can still migrate: pending, received (handed over, not tried yet), or failed
+    /// in a way a retry can help. Settled users are not among them.
+    public var usersLeft: Int {
+        (usersByState["pending"] ?? 0) + (usersByState["received"] ?? 0) + (usersByState["failed"] ?? 0) - settledByReason.values.reduce(0, +)
+    }
+
+    /// Failed users a retry can help.
+    public var failedRetryable: Int { failuresByClass.values.reduce(0, +) }
 
     public var daysLeft: Int? { window?.daysLeft(at: now) }
 
-    /// Whether the last run's exit status is history: no user is left to do (a later sign-in or
-    /// run did the rest), and the ledger knows every user of that run. Team B's ledger records
-    /// the rows handed over before any call; team A's learns a user only when it is attempted,
-    /// so a team A run that stopped before some of its users still counts.
+    /// Whether the last run's exit status is history: no user is left that a run can migrate
+    /// (a later sign-in or run did the rest, or Apple settled them), and the ledger knows every
+    /// user of that run. Team B's ledger records the rows handed over before any call; team A's
+    /// learns a user only when it is attempted, so a team A run that stopped before some of its
+    /// users still counts.
     public var lastRunIsHistory: Bool {
         guard let lastRun, usersLeft == 0 else { return false }
         return identity.role == .recipient || lastRun.notAttempted == 0
     }
 
-    /// Why the migration is not on track; empty when it is.
+    /// Whether team B waits for team A's first package: no package received and no user known.
+    public var awaitsFirstPackage: Bool {
+        identity.role == .recipient && packages.received == 0 && usersByState.values.reduce(0, +) == 0
+    }
+
+    /// What needs doing before the deadline; empty when the migration is on track.
     public var concerns: [String] {
         var concerns: [String] = []
         if let window, usersLeft > 0 {
@@ -95,7 +146,10 @@ public struct LedgerStatus: Sendable {
                 concerns.append("\(counted(usersLeft, "user")) not migrated with \(counted(days, "day")) left (under \(warnDays))")
             }
         }
-        if let lastRun, lastRun.exitStatus != 0, !lastRunIsHistory {
+        if awaitsFirstPackage, let window, let days = daysLeft, now < window.deadline, days < warnDays {
+            concerns.append("no package received from team A with \(counted(days, "day")) left (under \(warnDays))")
+        }
+        if let lastRun, lastRun.exitStatus != 0, !lastRunIsHistory, lastRun.stopReason != nil || failedRetryable > 0 || lastRun.notAttempted > 0 {
             concerns.append(
                 "the last run (\(lastRun.command), \(lastRun.finishedAt)) ended with exit \(lastRun.exitStatus)"
                     + (lastRun.stopReason.map { ", stopped: \($0.rawValue)" } ?? ""))
@@ -106,41 +160,81 @@ public struct LedgerStatus: Sendable {
     /// 0 on track, 1 not (for cron and monitoring).
     public var exitStatus: ExitStatus { concerns.isEmpty ? .success : .failed }
 
-    /// What to do next, in order.
+    /// `handover WORDS --ledger DIR`, the directory quoted for a shell when it needs to be.
+    private func command(_ words: String, _ rest: String = "") -> String {
+        "handover \(words) --ledger \(ShellWord.quoted(directory))" + (rest.isEmpty ? "" : " " + rest)
+    }
+
+    /// The run again, as it was given, with `extra` options.
+    private func runAgain(_ extra: String = "") -> String {
+        let run = lastMigrationRun
+        let tail = extra.isEmpty ? "" : " " + extra
+        switch identity.role {
+        case .sender:
+            return command(
+                "generate",
+                "--users \(run?.inputPath.map(ShellWord.quoted) ?? "USERS.CSV") --target \(run?.targetTeam ?? "TEAM") --out HANDOFF.CSV" + tail)
+        case .recipient:
+            let input = run?.inputPath.map(ShellWord.quoted) ?? "PACKAGE"
+            let key = run?.handoff == "unsigned" ? "" : " --sender-key SENDER.PUB"
+            return command("exchange", "--transfers \(input)\(key) --out EXCHANGED.CSV" + tail)
+        }
+    }
+
+    /// What to do next, in order, each with the command that does it.
     public var nextSteps: [String] {
         var steps: [String] = []
-        let run = identity.role == .sender ? "handover generate" : "handover exchange"
-        if window == nil, identity.role == .recipient {
-            steps.append("record the transfer date: handover window --accepted-at DATE (the deadline is then in view)")
+        if awaitsFirstPackage {
+            steps.append(
+                "no package from team A yet: the day it arrives, receive it with their verifier key: \(command("handoff receive PACKAGE", "--sender-key SENDER.PUB"))"
+            )
+        } else if identity.role == .sender, lastMigrationRun == nil, usersByState.isEmpty {
+            steps.append("nothing generated yet: \(command("preflight", "--users USERS.CSV")), then \(runAgain())")
+        }
+        if window == nil {
+            steps.append(
+                "record the transfer date once it is accepted: \(command("window", "--accepted-at YYYY-MM-DD")) (the deadline is then in view)")
         }
         switch lastRunIsHistory ? nil : lastRun?.stopReason {
-        case .credentials?: steps.append("Apple refused the credentials: run handover preflight, fix what it names, then \(run) again")
+        case .credentials?:
+            steps.append("Apple refused the credentials: run \(command("preflight")), fix what it names, then \(runAgain())")
         case .breaker?:
             steps.append(
-                "nearly every call was refused the same way: see handover query failures --by-class, fix the run's setting, then \(run) --retry-failed"
+                "nearly every call was refused the same way: see \(command("query failures", "--by-class")), fix the run's setting, then \(runAgain("--retry-failed"))"
             )
-        case .outage?, .retryAfter?: steps.append("Apple was unavailable: run \(run) again (nobody was lost)")
+        case .outage?, .retryAfter?: steps.append("Apple was unavailable: \(runAgain()) (nobody was lost)")
         case nil: break
         }
         let attention = (appliedByOutcome["collision"] ?? 0) + (appliedByOutcome["changed-meanwhile"] ?? 0)
         if attention > 0 {
             steps.append(
-                "\(counted(attention, "account")) in the app's database \(attention == 1 ? "was" : "were") not written (a collision, or changed meanwhile): handover apply with the same options lists them; merge or fix them, then apply --commit again"
+                "\(counted(attention, "account")) in the app's database \(attention == 1 ? "was" : "were") not written (a collision, or changed meanwhile): \(command("apply", "--to DATABASE --table TABLE ...")) with the same options lists them; merge or fix them, then apply --commit again"
             )
         } else if identity.role == .recipient, appliedByOutcome.isEmpty, (usersByState["migrated"] ?? 0) > 0 {
-            steps.append("set the migrated users' new sub on their accounts: handover apply --to DATABASE --table ... (a plan first, then --commit)")
+            steps.append(
+                "set the migrated users' new sub on their accounts: \(command("apply", "--to DATABASE --table TABLE ...")) (a plan first, then --commit)"
+            )
         }
-        if (usersByState["failed"] ?? 0) > 0 {
-            steps.append("see why users failed: handover query failures --by-class; retry them: \(run) --retry-failed")
+        if failedRetryable > 0 {
+            steps.append(
+                "\(counted(failedRetryable, "failed user")) a retry can help: see \(command("query failures", "--by-class")); retry: \(runAgain("--retry-failed"))"
+            )
         }
-        let waiting = (usersByState["pending"] ?? 0) + (usersByState["received"] ?? 0)
-        if waiting > 0, window.map({ now < $0.deadline }) ?? true { steps.append("\(counted(waiting, "user")) pending: run \(run) (it resumes)") }
+        let waiting = (usersByState["pending"] ?? 0) + (usersByState["received"] ?? 0) - settledWaiting
+        if waiting > 0, window.map({ now < $0.deadline }) ?? true {
+            steps.append("\(counted(waiting, "user")) not tried yet: \(runAgain()) (it resumes)")
+        }
         if let checkpoint = lastCheckpoint, checkpoint.treeSize < events {
-            steps.append("sign a checkpoint over the \(counted(events - checkpoint.treeSize, "event")) since the last: handover checkpoint")
+            steps.append("sign a checkpoint over the \(counted(events - checkpoint.treeSize, "event")) since the last: \(command("checkpoint"))")
         } else if lastCheckpoint == nil, events > 0 {
-            steps.append("sign a first checkpoint: handover checkpoint")
+            steps.append("sign a first checkpoint: \(command("checkpoint"))")
         }
         return steps.isEmpty ? ["nothing: every user is done"] : steps
+    }
+
+    /// Settled users among the pending and received (the rest of the settled failed).
+    private var settledWaiting: Int {
+        settledByReason.values.reduce(0, +) - ((usersByState["failed"] ?? 0) - failedRetryable)
     }
 
     /// The screen.
@@ -158,6 +252,17 @@ public struct LedgerStatus: Sendable {
         lines.append("users:        \(states.isEmpty ? "none yet" : states)")
         if !failuresByClass.isEmpty {
             lines.append("failures:     " + failuresByClass.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
+        if !settledByReason.isEmpty {
+            lines.append(
+                "settled:      " + settledByReason.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                    + " (no run changes them; one who revoked consent can still migrate by signing in)")
+        }
+        switch identity.role {
+        case .sender:
+            lines.append("packages:     \(packages.issued) issued, \(packages.acknowledged) acknowledged by team B")
+        case .recipient:
+            lines.append("packages:     " + (packages.received == 0 ? "none received" : "\(packages.received) received"))
         }
         if !appliedByOutcome.isEmpty {
             lines.append(
@@ -227,8 +332,22 @@ public struct LedgerStatus: Sendable {
         w.beginArray()
         for step in nextSteps { w.string(step) }
         w.endArray()
+        w.key("packages")
+        w.beginObject()
+        switch identity.role {
+        case .sender:
+            w.key("acknowledged")
+            w.int(packages.acknowledged)
+            w.key("issued")
+            w.int(packages.issued)
+        case .recipient:
+            w.key("received")
+            w.int(packages.received)
+        }
+        w.endObject()
         w.key("role")
         w.string(identity.role.rawValue)
+        w.field("settled_by_reason", counts: settledByReason)
         w.key("team_id")
         w.string(identity.teamID)
         w.field("users_by_state", counts: usersByState)

@@ -1,0 +1,15 @@
+import Foundation
+
+/// A word of a command line as a POSIX shell reads it back unchanged: as it is when it holds
+/// only characters no shell treats specially, otherwise in single quotes (a quote inside
+/// written `'\''`).
+public enum ShellWord {
+    /// Bytes a word may hold unquoted: letters, digits and `_ . / : = @ % + , -`.
+    private static let plain = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-".utf8)
+
+    /// `word` quoted for a shell when it needs to be.
+    public static func quoted(_ word: String) -> String {
+        if !word.isEmpty, word.utf8.allSatisfy(plain.contains), !word.hasPrefix("-") { return word }
+        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
