@@ -27,7 +27,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         switch self {
         case .success: "success"
         case .failed:
-            "not all done: some users not done at the end of a run (Apple unavailable for longer than the run waits, too), or the one user, identifier or event named on the command line is not in the ledger (a list that comes out empty is an answer: 0)"
+            "not all done: some users not done at the end of a run (Apple unavailable for longer than the run waits, too), `status` not on track, or the one user, identifier or event named on the command line is not in the ledger (a list that comes out empty is an answer: 0); also a failure no other status names (a full disk, a closed pipe)"
         case .usage: "bad usage or input; nothing was done"
         case .credentialsRefused: "Apple refused the run as a whole: the credentials, or nearly every call the same way"
         case .integrity: "integrity failure: a record, an index, a checkpoint or a bundle does not hold"

@@ -64,7 +64,7 @@ public struct HandoverServer: Sendable {
                 return try await intake.receiveNotification(body, admitRejection: gate)
             }
         case .signIns:
-            if let refused = unauthorized(route, request) ?? wrongLedger(route) { return refused }
+            if let refused = wrongLedger(route) ?? unauthorized(route, request) { return refused }
             let gate = rejectionGate(route, source: source(of: request, context))
             return await answer(route) {
                 let body = try await HandoverServer.collect(request.body)
@@ -105,9 +105,10 @@ public struct HandoverServer: Sendable {
     }
 
     /// The refusal of a route that belongs on the other team's ledger (403, nothing recorded),
-    /// or nil when this ledger is the route's.
+    /// or nil when this ledger is the route's. Made before the bearer secret is asked for, so
+    /// that nobody sets a secret on the wrong ledger; it names the team, not the directory.
     private func wrongLedger(_ route: ServeRoute) -> Response? {
-        guard let refusal = route.role?.refusal(of: intake.settings, at: intake.ledger.directory) else { return nil }
+        guard let refusal = route.role?.refusal(of: intake.settings, at: "this server's ledger") else { return nil }
         return reply(route, .forbidden, ServeReply(error: "wrong_ledger", detail: refusal.message))
     }
 
@@ -146,7 +147,7 @@ public struct HandoverServer: Sendable {
     /// `GET /v1/transfer-subs/{id}` and `/v1/subs/{id}`: the user `id` names as a `kind`, 200
     /// with ``UserLookup``'s fields, or 404 when nothing is recorded under it.
     private func lookUp(_ route: ServeRoute, _ kind: IdentifierKind, _ request: Request, _ context: ServeRequestContext) async -> Response {
-        if let refused = unauthorized(route, request) ?? wrongLedger(route) { return refused }
+        if let refused = wrongLedger(route) ?? unauthorized(route, request) { return refused }
         guard let id = context.parameters.get("id"), !id.isEmpty, id.utf8.count <= Identifiers.maximumLength else {
             return reply(
                 route, .badRequest,

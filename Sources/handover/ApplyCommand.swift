@@ -29,7 +29,7 @@ struct ApplyCommand: AsyncParsableCommand, LedgerCommand {
             is sent, written in one transaction with a marker row in the table handover_apply, only where the \
             account still holds what the plan read; run it again after a crash and it goes on. --undo RUN \
             restores the values one apply run replaced, under the same rule.
-            """)
+            """, exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
 

@@ -14,7 +14,7 @@ struct BackupCommand: ParsableCommand, LedgerCommand {
             sign-in secret's hash with their modes, into a new directory that appears only when complete. \
             --without-keys leaves the key store out: the copy verifies and proves, and the personal data \
             in it stays sealed for good.
-            """)
+            """, exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
 

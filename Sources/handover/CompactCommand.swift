@@ -14,7 +14,7 @@ struct CompactCommand: ParsableCommand {
             it over the file. It needs free space for the copy, and the ledger to itself: it is refused while \
             another process (a run, serve, another command) has the ledger open, and a process that opens the \
             ledger while it runs waits for it. Stopped at any moment, the ledger is the old file or the new one.
-            """)
+            """, exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
 

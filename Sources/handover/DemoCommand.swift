@@ -5,7 +5,8 @@ import Foundation
 /// `handover demo`: a whole rehearsal, built in.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "demo", abstract: "Write a rehearsal of a whole transfer into fresh ledgers and answer the main questions.")
+        commandName: "demo", abstract: "Write a rehearsal of a whole transfer into fresh ledgers and answer the main questions.",
+        exits: CommandExits.noLedger)
 
     @Option(help: "Users to migrate.") var users = 2_000
     @Option(help: ArgumentHelp("Directory for the demo ledgers (default: a new temporary directory).", valueName: "dir")) var directory: String?

@@ -8,7 +8,7 @@ struct EraseCommand: AsyncParsableCommand, LedgerCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "erase", abstract: "Destroy one user's personal data and record that it was done; the log still verifies.",
-        discussion: "Exits 1 when the ledger holds no such user.")
+        discussion: "Exits 1 when the ledger holds no such user.", exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @Argument(help: "An account ID, sender sub, transfer_sub or recipient sub.") var identifier: String

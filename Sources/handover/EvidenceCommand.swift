@@ -24,7 +24,7 @@ struct EvidenceCommand: ParsableCommand {
                 opened (when this copy holds the keys). The bundle holds the checkpoint, the verifier key, a \
                 manifest and VERIFY.md (schemas/evidence-bundle.md). Reads the ledger only. Exits 1 when the \
                 ledger holds no such user.
-                """)
+                """, exits: CommandExits.ledger)
 
         @OptionGroup var ledgerOptions: LedgerOptions
 
@@ -86,8 +86,8 @@ struct EvidenceCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify",
             abstract:
-                "Check an evidence bundle with no ledger: the verifier key, the checkpoint's signature, each event's inclusion proof, the manifest; exit 4 naming the file that does not hold."
-        )
+                "Check an evidence bundle with no ledger: the verifier key, the checkpoint's signature, each event's inclusion proof, the manifest; exit 4 naming the file that does not hold.",
+            exits: CommandExits.ledger)
 
         @Argument(help: "The bundle's directory.")
         var directory: String

@@ -54,7 +54,8 @@ struct CheckpointCommand: ParsableCommand, LedgerCommand {
         commandName: "checkpoint",
         abstract: "Sign a checkpoint (origin, tree size, Merkle root, time) with the ledger's Ed25519 key, store it and print it.",
         discussion:
-            "Hand the checkpoint to someone outside the team: later, `handover verify --checkpoint FILE` proves the log still extends it unchanged.")
+            "Hand the checkpoint to someone outside the team: later, `handover verify --checkpoint FILE` proves the log still extends it unchanged.",
+        exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
 
@@ -93,7 +94,8 @@ struct ProveCommand: ParsableCommand, LedgerCommand {
     static let configuration = CommandConfiguration(
         commandName: "prove",
         abstract: "Print an RFC 9162 inclusion proof of one event against the latest checkpoint (or --checkpoint FILE), as JSON.",
-        discussion: "Exits 1 when the ledger holds no event of that sequence number, 2 when the checkpoint does not cover it (sign a newer one).")
+        discussion: "Exits 1 when the ledger holds no event of that sequence number, 2 when the checkpoint does not cover it (sign a newer one).",
+        exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
 

@@ -22,7 +22,7 @@ struct ExportCommand: AsyncParsableCommand, LedgerCommand {
             (and the users changed since) to the same place; re-running after a crash neither duplicates \
             nor skips. --follow (postgres) keeps adding them every --interval until SIGINT or SIGTERM. \
             Email addresses are written only with --include-personal-data, never for erased users.
-            """)
+            """, exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
 

@@ -24,8 +24,8 @@ struct HandoffIssueCommand: AsyncParsableCommand, LedgerCommand {
         commandName: "issue",
         abstract: "Write the next signed handoff package for the target team (every identifier generated since the last package).",
         discussion:
-            "The package is a directory: rows.csv (account_id,transfer_sub,seq), manifest.txt (a signed note holding the rows' SHA-256 and a signed checkpoint covering them) and consistency.txt (a consistency proof from the previous package's checkpoint). Exits 1 when there is nothing new to hand over."
-    )
+            "The package is a directory: rows.csv (account_id,transfer_sub,seq), manifest.txt (a signed note holding the rows' SHA-256 and a signed checkpoint covering them) and consistency.txt (a consistency proof from the previous package's checkpoint). Exits 1 when there is nothing new to hand over.",
+        exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @Option(help: ArgumentHelp("The recipient team's 10-character team ID.", valueName: "team")) var target: String
@@ -60,7 +60,8 @@ struct HandoffConfirmCommand: AsyncParsableCommand, LedgerCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "confirm", abstract: "Check team B's receipt for a package (their cosignature and signed checkpoint) and record it.",
-        discussion: "A receipt already recorded is recognized and recorded once. Exits 2 when the receipt does not check out.")
+        discussion: "A receipt already recorded is recognized and recorded once. Exits 2 when the receipt does not check out.",
+        exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @Argument(help: ArgumentHelp("The receipt directory team B sent.", valueName: "receipt")) var receipt: String
@@ -90,8 +91,8 @@ struct HandoffReceiveCommand: AsyncParsableCommand, LedgerCommand {
     static let configuration = CommandConfiguration(
         commandName: "receive", abstract: "Team B: check a signed handoff package and take its users into the ledger, before the exchange.",
         discussion:
-            "Makes every check the exchange makes, records \"handoff received\" and the rows (each handed-over user is then known by transfer_sub, with team A's account_id and the package number: `serve` correlates their sign-ins, `query pending` lists them as received), and writes the receipt for team A. Calls nobody. Receiving a package again records nothing new and writes the same receipt. Exits 2 when the package does not check out (recorded as \"handoff refused\")."
-    )
+            "Makes every check the exchange makes, records \"handoff received\" and the rows (each handed-over user is then known by transfer_sub, with team A's account_id and the package number: `serve` correlates their sign-ins, `query pending` lists them as received), and writes the receipt for team A. Calls nobody. Receiving a package again records nothing new and writes the same receipt. Exits 2 when the package does not check out (recorded as \"handoff refused\").",
+        exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @Argument(help: ArgumentHelp("The package directory team A sent.", valueName: "package")) var package: String

@@ -18,7 +18,7 @@ struct IngestCommand: AsyncParsableCommand, LedgerCommand {
             With -, standard input holds one such item per line. Exit status 1 if any was rejected.
             --verify-at backfills sign-ins captured earlier: exp and iat are checked against that
             time instead of now, and each event records it (verified_at) beside when it was ingested.
-            """)
+            """, exits: CommandExits.ledger)
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
         case notification

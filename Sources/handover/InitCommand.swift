@@ -8,7 +8,7 @@ import Projections
 /// `handover init`: create a ledger for one team.
 struct InitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "init", abstract: "Create a ledger for one team (refuses to overwrite an existing one).")
+        commandName: "init", abstract: "Create a ledger for one team (refuses to overwrite an existing one).", exits: CommandExits.noLedger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
 

@@ -9,8 +9,8 @@ struct LookupCommand: ParsableCommand, LedgerCommand {
     static let configuration = CommandConfiguration(
         commandName: "lookup", abstract: "Which of the app's accounts a user is: the account_id and state that serve answers the app backend.",
         discussion:
-            "Looks the identifier up as a transfer_sub, then as this team's sub, then as an account_id (or only as --as says), and prints the same fields as serve's GET /v1/transfer-subs/ID and /v1/subs/ID. Opens the ledger read-only. Exits 1 when nothing is recorded under the identifier."
-    )
+            "Looks the identifier up as a transfer_sub, then as this team's sub, then as an account_id (or only as --as says), and prints the same fields as serve's GET /v1/transfer-subs/ID and /v1/subs/ID. Opens the ledger read-only. Exits 1 when nothing is recorded under the identifier.",
+        exits: CommandExits.ledger)
 
     /// The kinds of identifier a lookup may take the argument as.
     enum Kind: String, ExpressibleByArgument, CaseIterable {

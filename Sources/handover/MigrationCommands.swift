@@ -169,8 +169,8 @@ struct GenerateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate", abstract: "Team A: generate transfer identifiers for the recipient team.",
         discussion:
-            "Reads a CSV with a header naming `sub` (required) and `account_id`; writes \(MigrationOutputRow.generation.names.joined(separator: ",")). Users already done for this target are skipped; the output is rewritten from the ledger."
-    )
+            "Reads a CSV with a header naming `sub` (required) and `account_id`; writes \(MigrationOutputRow.generation.names.joined(separator: ",")). Users already done for this target are skipped; the output is rewritten from the ledger.",
+        exits: CommandExits.run)
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @OptionGroup var apple: AppleOptions
@@ -188,8 +188,8 @@ struct ExchangeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "exchange", abstract: "Team B: exchange transfer identifiers for your team's identifiers and emails.",
         discussion:
-            "Reads team A's signed handoff package (checked with --sender-key before any call to Apple; a package that fails is refused with exit 2) or a bare CSV with a header naming `transfer_sub` (required) and `account_id` (recorded as unsigned); writes \(MigrationOutputRow.exchange.names.joined(separator: ",")). Users already exchanged are skipped; the output is rewritten from the ledger. For a package, a receipt for team A is written (see --receipt)."
-    )
+            "Reads team A's signed handoff package (checked with --sender-key before any call to Apple; a package that fails is refused with exit 2) or a bare CSV with a header naming `transfer_sub` (required) and `account_id` (recorded as unsigned); writes \(MigrationOutputRow.exchange.names.joined(separator: ",")). Users already exchanged are skipped; the output is rewritten from the ledger. For a package, a receipt for team A is written (see --receipt).",
+        exits: CommandExits.run)
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @OptionGroup var apple: AppleOptions
@@ -216,7 +216,7 @@ struct ExchangeCommand: AsyncParsableCommand {
 /// `handover client-secret`: one client secret, for calling Apple by hand.
 struct ClientSecretCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "client-secret", abstract: "Print a client secret (ES256 JWT) for calling Apple with curl.")
+        commandName: "client-secret", abstract: "Print a client secret (ES256 JWT) for calling Apple with curl.", exits: CommandExits.noLedger)
 
     @OptionGroup var apple: AppleOptions
     @Option(help: "Lifetime in seconds (at most 15777000, six months).") var lifetime: Int64 = ClientSecretSigner.defaultLifetime

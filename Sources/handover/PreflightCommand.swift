@@ -13,7 +13,7 @@ struct PreflightCommand: AsyncParsableCommand {
             Then Apple: the clock is within a minute of Apple's, and the token endpoint grants an access token (one call, recorded). \
             --test-user (team A, with --target) generates one transfer identifier and --test-transfer-sub (team B) exchanges one, each \
             recorded as a run of one user. Exit 0 when every check passes, 3 when Apple refuses, 2 for a problem here.
-            """)
+            """, exits: CommandExits.preflight)
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @OptionGroup var apple: AppleOptions

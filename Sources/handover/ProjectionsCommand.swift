@@ -13,7 +13,8 @@ struct ProjectionsCommand: ParsableCommand {
         var ledgerRole: LedgerCreated.Role? { nil }
 
         static let configuration = CommandConfiguration(
-            abstract: "Fold the projections again from the whole log into a second set, loaded in key order, then switch to it.")
+            abstract: "Fold the projections again from the whole log into a second set, loaded in key order, then switch to it.",
+            exits: CommandExits.ledger)
         @OptionGroup var ledgerOptions: LedgerOptions
 
         @Option(

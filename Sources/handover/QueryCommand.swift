@@ -16,7 +16,7 @@ struct QueryCommand: AsyncParsableCommand {
         var ledgerRole: LedgerCreated.Role? { nil }
 
         static let configuration = CommandConfiguration(
-            abstract: "Users whose migration step is done: when, by which path, before the deadline or not.")
+            abstract: "Users whose migration step is done: when, by which path, before the deadline or not.", exits: CommandExits.ledger)
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
 
@@ -29,7 +29,8 @@ struct QueryCommand: AsyncParsableCommand {
 
         var ledgerRole: LedgerCreated.Role? { nil }
 
-        static let configuration = CommandConfiguration(abstract: "Users not yet migrated, with attempts, the last error and days left.")
+        static let configuration = CommandConfiguration(
+            abstract: "Users not yet migrated, with attempts, the last error and days left.", exits: CommandExits.ledger)
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
 
@@ -42,7 +43,8 @@ struct QueryCommand: AsyncParsableCommand {
 
         var ledgerRole: LedgerCreated.Role? { nil }
 
-        static let configuration = CommandConfiguration(abstract: "Users Apple notified us about whom no migration step named.")
+        static let configuration = CommandConfiguration(
+            abstract: "Users Apple notified us about whom no migration step named.", exits: CommandExits.ledger)
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
 
@@ -56,7 +58,8 @@ struct QueryCommand: AsyncParsableCommand {
         var ledgerRole: LedgerCreated.Role? { nil }
 
         static let configuration = CommandConfiguration(
-            abstract: "One user's state and history, by account ID, either team's sub or transfer_sub; exit 1 when the ledger holds no such user.")
+            abstract: "One user's state and history, by account ID, either team's sub or transfer_sub; exit 1 when the ledger holds no such user.",
+            exits: CommandExits.ledger)
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "An account ID, sender sub, transfer_sub or recipient sub.") var identifier: String
@@ -95,7 +98,7 @@ struct QueryCommand: AsyncParsableCommand {
 
         var ledgerRole: LedgerCreated.Role? { nil }
 
-        static let configuration = CommandConfiguration(abstract: "Every user with every projected field.")
+        static let configuration = CommandConfiguration(abstract: "Every user with every projected field.", exits: CommandExits.ledger)
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
 
@@ -108,7 +111,7 @@ struct QueryCommand: AsyncParsableCommand {
 
         var ledgerRole: LedgerCreated.Role? { nil }
 
-        static let configuration = CommandConfiguration(abstract: "Users whose last attempt failed, and why.")
+        static let configuration = CommandConfiguration(abstract: "Users whose last attempt failed, and why.", exits: CommandExits.ledger)
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
         @Flag(name: .customLong("by-class"), help: "Count failed users by failure class instead of listing them.") var byClass = false
@@ -124,7 +127,8 @@ struct QueryCommand: AsyncParsableCommand {
 
         static let configuration = CommandConfiguration(
             abstract: "Events from the log, filtered by identifier, type and time.",
-            discussion: "An empty list is an answer (exit 0); --id naming an identifier the ledger does not hold exits 1, as `query user` does.")
+            discussion: "An empty list is an answer (exit 0); --id naming an identifier the ledger does not hold exits 1, as `query user` does.",
+            exits: CommandExits.ledger)
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
         @Option(

@@ -11,8 +11,8 @@ struct ReconcileCommand: ParsableCommand {
         commandName: "reconcile",
         abstract: "Join team A's and team B's ledgers by transfer_sub: who was generated, handed over, received and migrated.",
         discussion:
-            "Checks first that every checkpoint of team A's that team B recorded with a package is still extended by team A's log (exit 4, naming it, if the log was rewritten after the handoff); then prints the totals by outcome, or every joined row with --rows. Opens both ledgers read-only."
-    )
+            "Checks first that every checkpoint of team A's that team B recorded with a package is still extended by team A's log (exit 4, naming it, if the log was rewritten after the handoff); then prints the totals by outcome, or every joined row with --rows. Opens both ledgers read-only.",
+        exits: CommandExits.ledger)
 
     @Option(help: ArgumentHelp("Team A's (the sender's) ledger directory.", valueName: "dir")) var sender: String?
     @Option(

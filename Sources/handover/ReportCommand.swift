@@ -16,7 +16,7 @@ struct ReportCommand: ParsableCommand, LedgerCommand {
             --html FILE writes the report as one self-contained page (inline SVG charts and CSS, no scripts) that prints well to PDF, \
             and prints one line saying what it wrote where instead of the text report; with --format json the JSON is still printed, \
             and that line goes to standard error.
-            """)
+            """, exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
 

@@ -18,7 +18,7 @@ struct ServeCommand: AsyncParsableCommand, LedgerCommand {
             POST /apple/sign-ins        {"identity_token": "...", "nonce": "..."} with Authorization: Bearer <secret>
             GET  /healthz, GET /metrics (Prometheus text)
             Plain HTTP is allowed only on a loopback address or with --insecure-http. SIGTERM finishes requests in flight, then exits.
-            """)
+            """, exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @OptionGroup var keyOptions: KeySetOptions
@@ -68,20 +68,15 @@ struct ServeCommand: AsyncParsableCommand, LedgerCommand {
         let intake = try AppleIntake(ledger: ledger, projection: projection, keys: keyOptions.keySet(), logger: logger)
         let server = try HandoverServer(intake: intake, configuration: configuration, logger: logger)
         let refused = server.refusedRoutes
-        if !refused.isEmpty {
-            Console.error(
-                "note: \(RoleRequirement.describe(intake.settings, at: ledgerOptions.directory)): "
-                    + refused.map(\.description).joined(separator: ", ") + " are the recipient team's and answer 403 here")
-        } else if configuration.signInSecret == nil {
+        let roleNote =
+            refused.isEmpty
+            ? nil
+            : "note: \(RoleRequirement.describe(intake.settings, at: ledgerOptions.directory)): "
+                + refused.map(\.description).joined(separator: ", ") + " are the recipient team's and answer 403 here"
+        if refused.isEmpty, configuration.signInSecret == nil {
             Console.error("warning: no sign-in secret is set, so POST /apple/sign-ins answers 401; set one with --sign-in-secret-file")
         }
-        // Fetched once now, so that keys out of reach are said at the start rather than found at Apple's first delivery.
         let keys = intake.verifier.keys
-        do { try await keys.refresh() } catch {
-            Console.error(
-                "warning: Apple's keys cannot be fetched now (\(error)); notifications and sign-ins are answered 503, and Apple delivers again, until they can. Check --apple-base-url, --jwks-url or $HANDOVER_APPLE_BASE_URL"
-            )
-        }
         let scheme = configuration.usesTLS ? "https" : "http"
         let host = configuration.host
         let directory = ledgerOptions.directory
@@ -89,6 +84,16 @@ struct ServeCommand: AsyncParsableCommand, LedgerCommand {
         try await server.run { port in
             // Written unbuffered: scripts and tests read the port from this line.
             Console.now("Listening on \(scheme)://\(host):\(port) for \(clients), recording into \(directory); Apple's keys from \(keys.origin)")
+            if let roleNote { Console.error(roleNote) }
+            // Fetched once now, so that keys out of reach are said at the start, not found at
+            // Apple's first delivery; the server answers meanwhile.
+            Task {
+                do { try await keys.refresh() } catch {
+                    Console.error(
+                        "warning: Apple's keys cannot be fetched now (\(error)); notifications and sign-ins are answered 503, and Apple delivers again, until they can. Check --apple-base-url, --jwks-url or $HANDOVER_APPLE_BASE_URL"
+                    )
+                }
+            }
         }
         let m = server.metrics
         let suppressed = m.suppressed(route: "notifications") + m.suppressed(route: "sign-ins")

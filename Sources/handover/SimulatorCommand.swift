@@ -20,7 +20,8 @@ struct SimulatorCommand: AsyncParsableCommand {
         subcommands: [Serve.self, RegisterTeam.self, Transfer.self, Revoke.self, MintIdentityToken.self, MintNotification.self])
 
     struct Serve: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Serve /auth/token, /auth/usermigrationinfo and /auth/keys.")
+        static let configuration = CommandConfiguration(
+            abstract: "Serve /auth/token, /auth/usermigrationinfo and /auth/keys.", exits: CommandExits.noLedger)
         @OptionGroup var directory: SimulatorDirectoryOption
         @Option(help: "Address to listen on.") var host = "127.0.0.1"
         @Option(help: "Port to listen on (0: any free port, printed).") var port = 8089
@@ -91,7 +92,8 @@ struct SimulatorCommand: AsyncParsableCommand {
 
     struct RegisterTeam: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "register-team", abstract: "Register a team with a new key; prints the key ID and the .p8 path.")
+            commandName: "register-team", abstract: "Register a team with a new key; prints the key ID and the .p8 path.",
+            exits: CommandExits.noLedger)
         @OptionGroup var directory: SimulatorDirectoryOption
         @Option(name: .customLong("team-id"), help: "The team's 10-character team ID (A-Z, 0-9).") var teamID: String
         @Option(name: .customLong("client-id"), help: "Client IDs of the team's app (repeat).") var clientIDs: [String]
@@ -119,7 +121,8 @@ struct SimulatorCommand: AsyncParsableCommand {
     }
 
     struct Transfer: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Record an app transfer; its 60-day window closes the endpoints afterwards.")
+        static let configuration = CommandConfiguration(
+            abstract: "Record an app transfer; its 60-day window closes the endpoints afterwards.", exits: CommandExits.noLedger)
         @OptionGroup var directory: SimulatorDirectoryOption
         @Option(name: .customLong("client-id")) var clientID: String
         @Option var from: String
@@ -142,7 +145,7 @@ struct SimulatorCommand: AsyncParsableCommand {
 
     struct Revoke: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Mark users (sub or transfer_sub) as having revoked consent; prints one line per user.")
+            abstract: "Mark users (sub or transfer_sub) as having revoked consent; prints one line per user.", exits: CommandExits.noLedger)
         @OptionGroup var directory: SimulatorDirectoryOption
         @Argument(help: ArgumentHelp("The users' sub (team A's calls) or transfer_sub (team B's).", valueName: "id")) var identifiers: [String]
 
@@ -163,7 +166,7 @@ struct SimulatorCommand: AsyncParsableCommand {
 
     struct MintIdentityToken: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "mint-identity-token", abstract: "Print an identity token signed with the stand-in's RSA key.")
+            commandName: "mint-identity-token", abstract: "Print an identity token signed with the stand-in's RSA key.", exits: CommandExits.noLedger)
         @OptionGroup var directory: SimulatorDirectoryOption
         @Option(name: .customLong("client-id")) var clientID: String
         @Option var sub: String
@@ -184,7 +187,8 @@ struct SimulatorCommand: AsyncParsableCommand {
 
     struct MintNotification: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "mint-notification", abstract: "Print a server-to-server notification body signed with the stand-in's RSA key.")
+            commandName: "mint-notification", abstract: "Print a server-to-server notification body signed with the stand-in's RSA key.",
+            exits: CommandExits.noLedger)
         @OptionGroup var directory: SimulatorDirectoryOption
         @Option(name: .customLong("client-id")) var clientID: String
         @Option(help: "email-enabled, email-disabled, consent-revoked or account-deleted.") var type: String

@@ -11,8 +11,8 @@ struct StatusCommand: ParsableCommand, LedgerCommand {
         commandName: "status",
         abstract: "One screen: the window and days left, users by state, failures, the last run, the last checkpoint, what to do next.",
         discussion:
-            "Opens the ledger read-only. Exit 0 when on track; 1 when users are not migrated with fewer than --warn-days days left (or the window closed on them), or the last run did not succeed: for cron and monitoring."
-    )
+            "Opens the ledger read-only. Exit 0 when on track; 1 when users are not migrated with fewer than --warn-days days left (or the window closed on them), or the last run did not succeed: for cron and monitoring.",
+        exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @Option(name: .customLong("warn-days"), help: "Days left below which users not migrated make the status not on track.") var warnDays = 14

@@ -14,7 +14,7 @@ struct UpgradeCommand: ParsableCommand, LedgerCommand {
             writes does the same first, and waits while another process loads the projections; \
             commands that only read never do, and say when they need it. Events, their bytes and chain, the Merkle tree and \
             earlier signed checkpoints stay as they are.
-            """)
+            """, exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
 

@@ -17,7 +17,7 @@ struct VerifyCommand: ParsableCommand, LedgerCommand {
             (with --checkpoint, the consistency proof). A checkpoint that does not hold (its signature, \
             its events, or another ledger's checkpoint) exits 4; a --public-key named for another ledger \
             than the checkpoint's exits 2, naming both, and checks nothing.
-            """)
+            """, exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @OptionGroup var evidence: EvidenceOptions

@@ -7,7 +7,7 @@ struct WindowCommand: AsyncParsableCommand, LedgerCommand {
     var ledgerRole: LedgerCreated.Role? { nil }
 
     static let configuration = CommandConfiguration(
-        commandName: "window", abstract: "Record the app-transfer date, or show the deadline and days left.")
+        commandName: "window", abstract: "Record the app-transfer date, or show the deadline and days left.", exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
     @OptionGroup var output: OutputOptions

@@ -19,6 +19,38 @@ struct DemoPrintoutTests {
         return try #require(try JSONValue.parse(Array(r.out.utf8)).arrayValue, "\(args) answers a JSON array")
     }
 
+    @Test(
+        "the demo's last lines: each 'Explore further' command, exactly as printed, exits 0 in a fresh shell elsewhere; the binary is named when not on PATH"
+    )
+    func exploreFurtherRunsAsPrinted() throws {
+        let directory = dir.sub("explore")
+        // As tools/demo runs it: by its path, with no `handover` on PATH.
+        let r = try runCommand(productPath("handover"), ["demo", "--users", "40", "--directory", directory], environment: ["PATH": "/usr/bin:/bin"])
+        try #require(r.status == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try #require(lines.firstIndex { $0.hasPrefix("Explore further") }, "\(r.out)")
+        var commands: [String] = []
+        for line in lines[(start + 1)...] {
+            guard line.hasPrefix("  ") else { break }
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if let last = commands.last, last.hasSuffix("\\") {
+                commands[commands.count - 1] = String(last.dropLast()) + " " + text
+            } else {
+                commands.append(text)
+            }
+        }
+        #expect(commands.count >= 16, "\(commands)")
+        let binary = URL(fileURLWithPath: productPath("handover")).standardizedFileURL.path
+        for command in commands {
+            #expect(command.hasPrefix(binary + " "), "not the binary's path: \(command)")
+            // A fresh shell with nothing of this one: another directory, no variables but PATH and HOME.
+            let ran = try runCommand("/usr/bin/env", ["-i", "PATH=/usr/bin:/bin", "HOME=/tmp", "/bin/bash", "-c", "cd / && " + command])
+            #expect(ran.status == 0, "\(command): exit \(ran.status)\n\(ran.err)")
+        }
+        #expect(r.out.contains("handover is not on your PATH, so the commands above call it as \(binary).\n"), "\(r.out)")
+        #expect(r.out.contains("  sudo install -m 755 \(binary) /usr/local/bin/\n"), "\(r.out)")
+    }
+
     @Test("each section agrees with the ledgers: runs, verify, window, who migrated and by which path, pending, failures, unmatched")
     func sectionsAgreeWithTheLedgers() throws {
         let printout = PrintedText(try DemoLedger.printout())

@@ -23,6 +23,50 @@ struct ExitStatusTests {
         #expect(documented == declared)
     }
 
+    @Test("every command's help ends with the statuses it can exit with, each one of the table's; its manual page lists them with their meanings")
+    func eachCommandSaysItsStatuses() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let dump = try JSONValue.parse(Array(try handover(["--experimental-dump-help"]).out.utf8))
+        var leaves: [(String, String)] = []
+        func walk(_ command: JSONValue, _ path: [String]) {
+            let subs = command["subcommands"]?.arrayValue ?? []
+            if subs.isEmpty, path.last != "help" { leaves.append((path.joined(separator: " "), command["discussion"]?.stringValue ?? "")) }
+            for sub in subs { walk(sub, path + [sub["commandName"]?.stringValue ?? "?"]) }
+        }
+        walk(try #require(dump["command"]), [])
+        let codes = Set(ExitStatus.allCases.map { String($0.rawValue) })
+        for (command, discussion) in leaves {
+            let sentence = try #require(discussion.split(separator: "\n").last.map(String.init), "\(command)")
+            #expect(
+                sentence.hasPrefix("Exit status: ") && sentence.hasSuffix(" (`handover --help` lists what each means)."), "\(command): \(sentence)")
+            let listed = sentence.dropFirst("Exit status: ".count).prefix { $0 != "(" }.split { ", or".contains($0) }.map(String.init)
+            #expect(!listed.isEmpty && Set(listed).isSubset(of: codes) && listed.contains("0") && listed.contains("2"), "\(command): \(listed)")
+            let page = try String(
+                contentsOfFile: root + "/docs/reference/man/handover-\(command.replacingOccurrences(of: " ", with: "-")).1", encoding: .utf8)
+            let section = try #require(page.components(separatedBy: ".Sh \"EXIT STATUS\"\n").dropFirst().first, "\(command)'s page")
+            for code in listed {
+                let meaning = ExitStatus(rawValue: Int32(code)!)!.meaning.filter(\.isASCII)
+                #expect(section.contains(".It \(code)\n\(meaning)"), "\(command)'s page lacks status \(code)")
+            }
+        }
+        #expect(leaves.count > 40)
+    }
+
+    @Test("--version is the version events record, and CHANGELOG.md's top section is that version: unreleased for a -dev build, dated for a release")
+    func versionAndChangelog() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let version = try handover(["--version"])
+        #expect(version.status == 0 && version.out == "handover \(HandoverVersion.current)\n", "\(version.out)")
+        let changelog = try String(contentsOfFile: root + "/CHANGELOG.md", encoding: .utf8)
+        let top = try #require(changelog.split(separator: "\n").first { $0.hasPrefix("## ") })
+        let current = HandoverVersion.current
+        if current.hasSuffix("-dev") {
+            #expect(top == "## \(current.dropLast(4)) - unreleased", "\(top)")
+        } else {
+            #expect(top.hasPrefix("## \(current) - 20") && top.count == "## \(current) - YYYY-MM-DD".count, "\(top)")
+        }
+    }
+
     @Test("usage errors exit 2 with one prefix, ArgumentParser's own included; help exits 0")
     func usageAndHelp() throws {
         let unknown = try handover(["query", "state", "--no-such-flag"])

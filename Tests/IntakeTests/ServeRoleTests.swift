@@ -15,11 +15,13 @@ import Testing
 struct ServeRoleTests {
     static let secret = "a-bearer-secret-of-some-length"
 
-    /// One request to `route` with what it needs to pass its other checks (the bearer secret, a
-    /// signed body, an identifier).
-    private func request(_ route: ServeRoute, _ f: IntakeFixture, _ http: HTTPClient, _ baseURL: String) async throws -> HTTPAnswer {
+    /// One request to `route` with what it needs to pass its other checks (the bearer secret
+    /// when `authorized`, a signed body, an identifier).
+    private func request(
+        _ route: ServeRoute, _ f: IntakeFixture, _ http: HTTPClient, _ baseURL: String, authorized: Bool = true
+    ) async throws -> HTTPAnswer {
         let path = route.path.replacingOccurrences(of: "{id}", with: "001.b.0001")
-        let auth = [("Authorization", "Bearer " + ServeRoleTests.secret)]
+        let auth = authorized ? [("Authorization", "Bearer " + ServeRoleTests.secret)] : []
         switch route.method {
         case .post:
             let body: Data =
@@ -46,10 +48,13 @@ struct ServeRoleTests {
                     let before = try fileStates(f.ledger.directory).filter { $0.key != "lock.mdb" }
                     let answer = try await request(route, f, http, server.baseURL)
                     if let required = route.role, required.role != role {
-                        let expected = "\(f.ledger.directory) is team AAAA111111's sender ledger; \(required.work)"
+                        let expected = "this server's ledger is team AAAA111111's sender ledger; \(required.work)"
                         #expect(answer.status == 403 && answer.json["error"] as? String == "wrong_ledger", "\(route): \(answer.body)")
                         #expect(answer.json["detail"] as? String == expected, "\(route): \(answer.body)")
                         #expect(try fileStates(f.ledger.directory).filter { $0.key != "lock.mdb" } == before, "\(route) changed the ledger")
+                        // Said before the secret is asked for: nobody is led to set one on the wrong ledger.
+                        let unauthorized = try await request(route, f, http, server.baseURL, authorized: false)
+                        #expect(unauthorized.status == 403 && unauthorized.json["detail"] as? String == expected, "\(route): \(unauthorized.body)")
                     } else {
                         #expect(answer.status != 403, "\(role) \(route): \(answer.status) \(answer.body)")
                     }

@@ -47,8 +47,12 @@ public struct Actor: Hashable, Sendable {
     }
 }
 
-/// Handover's version, as recorded in every event's actor.
+/// Handover's version, as recorded in every event's actor and printed by `--version`.
+///
+/// A build of work not yet released is the next version with `-dev` (`0.5.0-dev`), and
+/// CHANGELOG.md's top section is that version, "unreleased"; a release drops `-dev` and dates
+/// the section (a test holds the two together).
 public enum HandoverVersion {
     /// The version string.
-    public static let current = "0.4.0"
+    public static let current = "0.5.0-dev"
 }
