@@ -19,9 +19,10 @@ public struct DemoTransfer {
     let recipientTeam = "BBBB222222"
     let clientID = "com.example.notes"
 
-    /// How the commands the rehearsal prints call Handover: `handover` when it is on the
-    /// user's PATH, otherwise the binary's path, so that each runs as printed.
-    public var command = "handover"
+    /// The directory of the `handover` binary when typing `handover` does not run it: the
+    /// commands the rehearsal prints then begin by putting it first on PATH, so that they run as
+    /// printed (nil when `handover` on PATH is this binary).
+    public var binaryDirectory: String?
 
     public init(directory: String, users: Int, seed: UInt64 = 1) {
         self.directory = directory
@@ -223,32 +224,35 @@ public struct DemoTransfer {
                     + simulator.server.stats.snapshot.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
                 continuation: "  ") + "\n")
         let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
-        // The paths quoted for a shell, so that each command runs as printed.
-        let (h, d, a, b) = (ShellWord.quoted(command), ShellWord.quoted(directory), ShellWord.quoted(senderDir), ShellWord.quoted(recipientDir))
+        // In a fresh shell, in order: `handover` found as the guides type it, then the demo's directory.
+        let preamble =
+            (binaryDirectory.map { ["  export PATH=\(ShellWord.quoted($0)):\"$PATH\"   # handover is not on your PATH"] } ?? [])
+            + ["  cd \(ShellWord.quoted(directory))"]
         say(
             """
             Rehearsal finished in \(seconds) s. Files in \(directory):
               users.csv and users-late.csv (team A's lists), handoff-0001 and handoff-0002 (signed packages to team B),
               receipt-0001 and receipt-0002 (team B's cosigned receipts), sender.pub and recipient.pub (the pinned keys),
               exchanged.csv and exchanged-late.csv (team B's new identifiers), app.sqlite (the app's accounts, applied)
-            Explore further (each runs as printed, from any directory):
-              \(h) query pending   --ledger \(b)
-              \(h) query migrated  --ledger \(b) --format csv
-              \(h) query user acct-00007    --ledger \(b)
-              \(h) apply --ledger \(b) --to \(d)/app.sqlite \\
+            Explore further: paste these lines into a shell, in order
+            \(preamble.joined(separator: "\n"))
+              handover query pending   --ledger recipient
+              handover query migrated  --ledger recipient --format csv
+              handover query user acct-00007    --ledger recipient
+              handover apply --ledger recipient --to app.sqlite \\
                   --table accounts --key account_id=id --set recipient_sub=apple_sub
-              \(h) query failures --by-class --ledger \(a)
-              \(h) query events --type run-finished --ledger \(b)
-              \(h) query events --type handoff-acknowledged --ledger \(a)
-              \(h) query events --type handoff-received --ledger \(b)
-              \(h) reconcile --sender \(a) --recipient \(b) --rows
-              \(h) query unmatched --ledger \(b)
-              \(h) query events --type notification-rejected --ledger \(b)
-              \(h) query state --as-of \(acceptedAt.rfc3339) --ledger \(b)
-              \(h) verify --ledger \(b)
-              \(h) report --ledger \(b) --html \(d)/report.html
-              \(h) export --ledger \(b) --format sqlite --out \(d)/handover.sqlite
-              \(h) checkpoint --ledger \(b) --out \(d)/checkpoint.txt
+              handover query failures --by-class --ledger sender
+              handover query events --type run-finished --ledger recipient
+              handover query events --type handoff-acknowledged --ledger sender
+              handover query events --type handoff-received --ledger recipient
+              handover reconcile --sender sender --recipient recipient --rows
+              handover query unmatched --ledger recipient
+              handover query events --type notification-rejected --ledger recipient
+              handover query state --as-of \(acceptedAt.rfc3339) --ledger recipient
+              handover verify --ledger recipient
+              handover report --ledger recipient --html report.html
+              handover export --ledger recipient --format sqlite --out handover.sqlite
+              handover checkpoint --ledger recipient --out checkpoint.txt
             """)
     }
 

@@ -27,17 +27,13 @@ struct DemoCommand: AsyncParsableCommand {
         let dir = URL(fileURLWithPath: given).standardizedFileURL.path
         var demo = DemoTransfer(directory: dir, users: users, seed: seed)
         let binary = HandoverBinary.current
-        demo.command = binary.isOnPath ? "handover" : binary.path
+        demo.binaryDirectory = binary.isOnPath ? nil : binary.directory
         // Written as each part ends, so a reader sees it happen even through a pipe.
         try await demo.run { Console.now($0) }
         if !binary.isOnPath {
             Console.now(
-                """
-                handover is not on your PATH, so the commands above call it as \(binary.path).
-                To type `handover` as the guides do, install it (and its manual pages, from this checkout):
-                  sudo install -m 755 \(binary.path) /usr/local/bin/
-                  sudo install -d /usr/local/share/man/man1 && sudo install -m 644 docs/reference/man/*.1 /usr/local/share/man/man1/
-                """)
+                "handover is \(binary.path), not on your PATH; to type `handover` in any shell, as the guides do,\n"
+                    + "install it: sudo install -m 755 \(binary.path) /usr/local/bin/ (README.md, \"Install\", has the manual pages too)")
         }
     }
 }

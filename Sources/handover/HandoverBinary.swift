@@ -4,6 +4,8 @@ import Foundation
 struct HandoverBinary {
     /// The binary's absolute path.
     let path: String
+    /// The directory holding it.
+    var directory: String { path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "." }
     /// Whether the first `handover` on `$PATH` is this binary.
     let isOnPath: Bool
 

@@ -62,8 +62,28 @@ struct KeySetTests {
             HandoverServer(intake: f.intake, configuration: ServeConfiguration(port: 0), logger: IntakeFixture.quiet))
         let answer = try await withHTTPClient { http in try await http.send(server.baseURL + "/apple/notifications", body: body) }
         #expect(answer.status == 503, "\(answer.body)")
+        // The answer names where the keys were fetched from, so whoever reads it can check that URL.
+        let detail = answer.json["detail"] as? String ?? ""
+        #expect(
+            detail.hasPrefix("Apple's public keys cannot be fetched now (fetching Apple's keys from http://127.0.0.1:9/auth/keys failed"), "\(detail)"
+        )
         #expect(try f.head == before)
         await server.stop()
+    }
+
+    @Test("serve started without Apple's address: its first line names the keys' URL, and a warning follows that they cannot be fetched")
+    func serveNamesTheKeysURL() async throws {
+        let dir = TemporaryDirectory()
+        let (ledger, _) = try IntakeFixture.commandLineLedger(in: dir)
+        let serve = try ServerProcess(["serve", "--ledger", ledger, "--port", "0", "--apple-base-url", "http://127.0.0.1:9"])
+        let warning = "warning: Apple's keys cannot be fetched now (fetching Apple's keys from http://127.0.0.1:9/auth/keys failed"
+        // The fetch is made once serve listens; the deadline only catches a hang.
+        let started = Date()
+        while !serve.running.errorOutput.contains(warning), serve.running.isRunning, Date().timeIntervalSince(started) < 60 { usleep(20_000) }
+        let stopped = serve.finish()
+        let first = String(stopped.out.prefix { $0 != "\n" })
+        #expect(first.hasSuffix("recording into \(ledger); Apple's keys from http://127.0.0.1:9/auth/keys"), "\(first)")
+        #expect(stopped.err.contains(warning), "\(stopped.err)")
     }
 
     @Test("A JWKS file is read once; a file with no RSA key is refused")

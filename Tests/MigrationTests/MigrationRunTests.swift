@@ -189,11 +189,14 @@ struct MigrationRunTests {
         } catch let refused as RunRefused {
             #expect(refused.description.contains("transfers the app back"))
         }
-        // The recipient's credentials on the sender's ledger are refused too.
+        // An exchange on the sender's ledger is refused when it is opened, before anything is changed.
         let transfers = try fixture.write("transfer_sub\nabc.def\n", "transfers.csv")
-        await #expect(throws: RunRefused.self) {
+        let wrongRole = await #expect(throws: LedgerError.self) {
             _ = try await fixture.job(.exchange, ledger: a, input: transfers, output: fixture.path + "/o.csv").execute(logger: fixture.logger)
         }
+        #expect(
+            wrongRole?.code == .wrongRole
+                && wrongRole?.message.hasSuffix("`handover exchange` is run by the recipient team, on its own ledger") == true)
         #expect(fixture.simulator.server.stats.snapshot.isEmpty, "no call reached Apple")
         #expect(try Ledger.open(at: a).read { try $0.eventCount() } == before, "nothing was recorded")
         #expect(!FileManager.default.fileExists(atPath: fixture.path + "/o.csv"))
