@@ -163,14 +163,16 @@ struct HandoffReceiveTests {
     }
 
     @Test(
-        "a receive of 30,000 rows killed at random moments (4; 10 at full size), then run to the end: each chunk once, each user once, verify holds")
+        "a receive of 30,000 rows killed while it records its chunks (4 kills; 10 at full size), then run to the end: each chunk once, each user once, verify holds"
+    )
     func crashLoop() async throws {
-        // Large enough that a receive is still running when a kill lands.
+        // Thirty chunks: enough that a receive is still recording when a kill lands.
         let total = 30_000
+        let chunkCount = (total + HandoffRowsReceived.rowsPerChunk - 1) / HandoffRowsReceived.rowsPerChunk
         let killsWanted = TestSize.pick(quick: 4, full: 10)
         let dir = TemporaryDirectory()
         let a = dir.sub("a")
-        let b = dir.sub("b")
+        let pristine = dir.sub("b-new")
         let package = dir.sub("handoff-0001")
         let key = dir.sub("a.pub")
         let sender = try await Ledger.create(
@@ -191,32 +193,50 @@ struct HandoffReceiveTests {
         sender.close()
         let exported = try handover("checkpoint", "--public-key", "--ledger", a)
         try Data(exported.out.utf8).write(to: URL(fileURLWithPath: key))
-        #expect(try handover("init", "--ledger", b, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient").status == 0)
-
-        var generator = SystemRandomNumberGenerator()
-        var kills = 0
-        var rounds = 0
-        var finished = false
-        var last = ""
-        while !finished, rounds < 60 {
-            rounds += 1
-            let process = try RunningProduct(
-                "handover", ["handoff", "receive", package, "--sender-key", key, "--ledger", b, "--receipt", dir.sub("receipt-\(rounds)")])
-            if kills < killsWanted {
-                // A blocking sleep: the kill's timing must not depend on this process's busy task pool.
-                usleep(UInt32.random(in: 50_000...900_000, using: &generator))
-                process.signal(SIGKILL)
-            }
-            let ended = process.wait()
-            if ended.signalled { kills += 1 } else { finished = ended.status == 0 }
-            last = ended.out + ended.err
-        }
-        #expect(kills >= killsWanted)
-        #expect(finished, "the receive completed after \(rounds) rounds: \(last)")
-        let (chunks, users) = try Self.recorded(b)
         #expect(
-            chunks.map(\.chunk) == Array(0..<(total + HandoffRowsReceived.rowsPerChunk - 1) / HandoffRowsReceived.rowsPerChunk),
-            "each chunk once, in order: \(chunks.map(\.chunk))")
+            try handover("init", "--ledger", pristine, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient").status == 0
+        )
+        let receive = { (ledger: String, round: Int) in
+            try RunningProduct(
+                "handover", ["handoff", "receive", package, "--sender-key", key, "--ledger", ledger, "--receipt", dir.sub("receipt-\(round)")])
+        }
+
+        // Each round on a fresh copy: the kill is sent once the package is received and its first
+        // chunk is on disk, within a few milliseconds, so that it lands while chunks are recorded;
+        // what the ledger holds afterwards says where it landed. A round whose receive finished
+        // first counts no kill.
+        var generator = SystemRandomNumberGenerator()
+        var landed: [Int] = []
+        var round = 0
+        while landed.count < killsWanted, round < 40 {
+            round += 1
+            let b = dir.sub("b-\(round)")
+            #expect(try runCommand("/bin/cp", ["-a", pristine, b]).status == 0)
+            let watched = try Ledger.open(at: b, options: Ledger.Options(access: .readOnly))
+            let process = try receive(b, round)
+            let deadline = Date().addingTimeInterval(120)
+            while process.isRunning, try watched.read({ try $0.sequences(of: .handoffRowsReceived).isEmpty }), Date() < deadline { usleep(500) }
+            usleep(UInt32.random(in: 0...20_000, using: &generator))
+            process.signal(SIGKILL)
+            let ended = process.wait()
+            watched.close()
+            let chunks = try Self.recorded(b).chunks.count
+            if ended.signalled, chunks < chunkCount {
+                landed.append(chunks)
+                let again = try receive(b, round).wait()
+                #expect(again.status == 0, "round \(round): \(again.out)\(again.err)")
+                try Self.expectWhole(b, total: total, chunkCount: chunkCount)
+            }
+        }
+        #expect(landed.count >= killsWanted, "kills that landed while chunks were recorded (chunks on disk at each): \(landed), in \(round) rounds")
+        #expect(landed.allSatisfy { (1..<chunkCount).contains($0) }, "\(landed)")
+    }
+
+    /// The receive on `b` taken to its end: each chunk once in order, each user once, verify and
+    /// the deep check hold, one "handoff received".
+    static func expectWhole(_ b: String, total: Int, chunkCount: Int) throws {
+        let (chunks, users) = try Self.recorded(b)
+        #expect(chunks.map(\.chunk) == Array(0..<chunkCount), "each chunk once, in order: \(chunks.map(\.chunk))")
         #expect(chunks.reduce(0) { $0 + $1.transferSubs.count } == total)
         #expect(users.count == total && Set(users.compactMap(\.transferSub)).count == total && Set(users.compactMap(\.accountID)).count == total)
         #expect(users.allSatisfy { $0.status == .received && $0.package == 1 })
