@@ -37,8 +37,8 @@ struct InstallLinesTests {
         let block = try #require(section.components(separatedBy: "```sh\n").dropFirst().first?.components(separatedBy: "```").first)
         let installs = block.split(separator: "\n").map(String.init).filter { $0.hasPrefix("sudo install ") }
         #expect(installs.count >= 3, "\(block)")
-        let fake = NSTemporaryDirectory() + "handover-test-install-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: fake) }
+        let dir = TemporaryDirectory()
+        let fake = dir.sub("root")
         try FileManager.default.createDirectory(atPath: fake + "/usr/local/bin", withIntermediateDirectories: true)
         let binary = URL(fileURLWithPath: productPath("handover")).path
         let script = installs.map { line in

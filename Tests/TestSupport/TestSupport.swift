@@ -1,13 +1,28 @@
 import Foundation
 import Ledger
+import Testing
 
 /// A fresh temporary directory per test, removed when the test ends.
+///
+/// Its name holds the test's (`handover-test-<Suite>.<test>-<UUID>`), so that a directory left
+/// behind names the test that left it: `tools/test` fails the run on one.
 public final class TemporaryDirectory {
     public let path: String
 
     public init() {
-        path = NSTemporaryDirectory() + "handover-test-" + UUID().uuidString
+        path = NSTemporaryDirectory() + "handover-test-" + TemporaryDirectory.testName + "-" + UUID().uuidString
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    /// The running test as `Suite.function`, in letters, digits, `.` and `_` (at most 80 of
+    /// them); "unknown" outside a test.
+    public static var testName: String {
+        guard let test = Test.current else { return "unknown" }
+        let words = test.id.nameComponents.suffix(2).map { component in
+            String(component.prefix { $0 != "(" }.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
+        }
+        let name = words.joined(separator: ".")
+        return name.isEmpty ? "unknown" : String(name.prefix(80))
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
