@@ -208,31 +208,42 @@ struct ApplyCommandTests {
     }
 
     @Test(
-        "apply --commit SIGKILLed at 10 random moments and run again: every account updated exactly once, the ledger's batches equal the database's markers row by row, verify --deep passes"
+        "apply --commit SIGKILLed between a batch's intent and its settlement (10 kills) and run again: every account updated exactly once, the ledger's batches equal the database's markers row by row, verify --deep passes"
     )
     func killedAndResumed() throws {
         let s = try Setup()
         let migrated = try Self.migrated(s.ledger)
         let pristine = s.dir.sub("pristine.sqlite")
         try FileManager.default.copyItem(atPath: s.app, toPath: pristine)
-        // Killed at random moments until 10 kills; a run that ends first (the work done) starts
+        let watched = try Ledger.open(at: s.ledger, options: Ledger.Options(access: .readOnly))
+        defer { watched.close() }
+        func intents() throws -> Int { try watched.read { try $0.sequences(of: .applyIntended).count } }
+        /// The batches of `round` recorded as intended and not (yet) as settled.
+        func unsettled(_ round: Setup) throws -> Set<String> {
+            let (intents, settled, _) = try round.recorded()
+            return Set(intents.keys).subtracting(settled.keys)
+        }
+        // Each run is killed within 20 ms of its first intent being durable; a kill counts when
+        // it left an intent of its own unsettled: between the ledger's intent and its settlement,
+        // the batch written to the database or not. A run that ends first (the work done) starts
         // a new round on a fresh copy of the app's database.
         var rounds = [s]
-        var kills = 0
+        var landed = 0
         var runs = 0
-        while kills < 10 {
+        while landed < 10, runs < 80 {
             runs += 1
-            let process = try RunningProduct("handover", ["apply"] + rounds.last!.options + ["--commit", "--batch-size", "1"])
-            usleep(UInt32.random(in: 50_000...500_000))
-            process.signal(SIGKILL)
-            let ended = process.wait()
+            let round = rounds.last!
+            let (intended, open) = (try intents(), try unsettled(round))
+            let process = try RunningProduct("handover", ["apply"] + round.options + ["--commit", "--batch-size", "1"])
+            let ended = try PhaseKill.kill(process, once: { try intents() > intended }, spread: 20_000)
             if ended.signalled {
-                kills += 1
+                if try !unsettled(round).isSubset(of: open) { landed += 1 }
                 continue
             }
             #expect([0, 1].contains(ended.status), "\(ended.out)\(ended.err)")
             rounds.append(try s.applying(to: s.dir.sub("app-\(rounds.count + 1).sqlite"), from: pristine))
         }
+        #expect(landed >= 10, "\(PhaseKill.tally(landed, of: runs, in: "between a batch's intent and its settlement"))")
         var batchCount = 0
         var recoveredCount = 0
         for round in rounds {
@@ -272,7 +283,7 @@ struct ApplyCommandTests {
         let verify = try handover("verify", "--deep", "--ledger", s.ledger)
         #expect(verify.status == 0, "\(verify.out)\(verify.err)")
         print(
-            "apply killed \(kills) times in \(runs) runs over \(rounds.count) round(s); \(batchCount) batches settled, \(recoveredCount) of them from markers"
+            "apply killed \(landed) times between intent and settlement in \(runs) runs over \(rounds.count) round(s); \(batchCount) batches settled, \(recoveredCount) of them from markers"
         )
     }
 }

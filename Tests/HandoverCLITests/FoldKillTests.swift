@@ -7,7 +7,7 @@ struct FoldKillTests {
     let dir = TemporaryDirectory()
 
     @Test(
-        "projections rebuild and verify --deep killed with SIGKILL at random moments (4 of each; 10 at full size): the projections in use answer at each kill, the same command run again with the same --scratch finishes with the same answers, and no scratch directory or run file is left"
+        "projections rebuild and verify --deep killed with SIGKILL while their fold runs (4 kills of each; 10 at full size): the projections in use answer at each kill, the same command run again with the same --scratch finishes with the same answers, and no scratch directory or run file is left"
     )
     func foldKilled() throws {
         let ledger = dir.sub("ledger")
@@ -21,25 +21,26 @@ struct FoldKillTests {
         #expect(none.status != 0 && none.err.contains("--fold-memory"), "\(none.err)")
         // 1 MB of fold memory: the fold writes runs as it goes, so kills land while one is written.
         let commands = [["projections", "rebuild", "--fold-memory", "1"], ["verify", "--deep", "--fold-memory", "1"]]
-        // Kill within the time each command takes on this machine, as busy as it is now.
-        let took = try commands.map { command -> UInt32 in
-            let start = DispatchTime.now()
-            let ran = try handover(command + ["--ledger", ledger, "--scratch", scratch])
-            #expect(ran.status == 0, "\(ran.err)")
-            return UInt32(min(5_000_000, max(1_000, (DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000)))
-        }
-        var killed = [0, 0]
-        for round in 0..<TestSize.pick(quick: 8, full: 20) {
-            let which = round % 2
+        // The scratch directory exists while the fold runs and is removed when it ends: a kill is
+        // sent within 50 ms of its appearing, and counts when the killed process left it behind.
+        let wanted = TestSize.pick(quick: 4, full: 10)
+        var landed = [0, 0]
+        var rounds = [0, 0]
+        for which in [0, 1] {
             let arguments = commands[which] + ["--ledger", ledger, "--scratch", scratch]
-            if try handoverKilled(arguments, within: took[which]) { killed[which] += 1 }
-            #expect(try state() == expected, "round \(round): the projections in use answer after the kill")
-            let again = try handover(arguments)
-            #expect(again.status == 0, "round \(round): \(again.out)\(again.err)")
-            #expect(!FileManager.default.fileExists(atPath: scratch), "round \(round): the scratch directory is removed")
-            #expect(try state() == expected, "round \(round)")
+            while landed[which] < wanted, rounds[which] < 4 * wanted {
+                rounds[which] += 1
+                let process = try RunningProduct("handover", arguments)
+                let ended = PhaseKill.kill(process, once: { FileManager.default.fileExists(atPath: scratch) }, spread: 50_000)
+                if ended.signalled, FileManager.default.fileExists(atPath: scratch) { landed[which] += 1 }
+                #expect(try state() == expected, "\(arguments[0]) round \(rounds[which]): the projections in use answer after the kill")
+                let again = try handover(arguments)
+                #expect(again.status == 0, "\(arguments[0]) round \(rounds[which]): \(again.out)\(again.err)")
+                #expect(!FileManager.default.fileExists(atPath: scratch), "round \(rounds[which]): the scratch directory is removed")
+                #expect(try state() == expected, "round \(rounds[which])")
+            }
+            #expect(landed[which] >= wanted, "\(commands[which][0]): \(PhaseKill.tally(landed[which], of: rounds[which], in: "while its fold ran"))")
         }
-        #expect(killed[0] > 0 && killed[1] > 0, "killed \(killed): the test did not interrupt both commands")
         #expect(try handover(["verify", "--deep", "--ledger", ledger]).status == 0)
     }
 }

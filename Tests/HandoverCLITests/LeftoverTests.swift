@@ -20,7 +20,7 @@ struct LeftoverTests {
         try Data(listed.out.utf8).write(to: URL(fileURLWithPath: before))
         #expect(try runCommand(script, ["check", before], environment: ["TMPDIR": tmp]).status == 0)
 
-        let left = "handover-test-FoldKillTests.foldKilled-6F670813-194C-4044-9B1D-CC943670045A"
+        let left = "handover-test-FoldKillTests.foldKilled-6f670813194c"
         try FileManager.default.createDirectory(atPath: tmp + "/" + left + "/ledger", withIntermediateDirectories: true)
         let checked = try runCommand(script, ["check", before], environment: ["TMPDIR": tmp])
         #expect(checked.status == 1, "\(checked.out)\(checked.err)")

@@ -172,7 +172,7 @@ struct PostgresExportTests {
     }
 
     @Test(
-        "--since-last after more events adds exactly those rows (4,000 and 5 kills; 10,000 and 10 at full size); SIGKILLed at random moments and rerun, every sequence is there exactly once"
+        "--since-last after more events adds exactly those rows (4,000 a round, 5 kills; 10,000 and 10 at full size): SIGKILLed before it commits and rerun, every sequence is there exactly once"
     )
     func sinceLastSurvivesKills() throws {
         let ledger = try DemoLedger.copy(.recipient, into: dir)
@@ -181,8 +181,13 @@ struct PostgresExportTests {
         try #require(first.status == 0, "\(first.err)")
         let base = try #require(Int(try db.scalar("SELECT count(*) FROM events")))
         let added = TestSize.pick(quick: 4_000, full: 10_000)
-        let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", String(added), "--prefix", "pg"])
-        try #require(appended.status == 0, "\(appended.err)")
+        var appends = 0
+        func appendMore() throws {
+            appends += 1
+            let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", String(added), "--prefix", "pg\(appends)"])
+            try #require(appended.status == 0, "\(appended.err)")
+        }
+        try appendMore()
 
         // How long one whole run takes, into a scratch database: the kills land within it.
         let scratch = try PostgresTestDatabase()
@@ -191,34 +196,36 @@ struct PostgresExportTests {
         try #require(whole.status == 0, "\(whole.err)")
         let duration = max(Date().timeIntervalSince(started), 0.2)
 
-        var outcomes: [String] = []
-        for _ in 0..<TestSize.pick(quick: 5, full: 10) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: productPath("handover"))
-            process.arguments = ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url, "--since-last"]
-            process.environment = ProcessInfo.processInfo.environment.merging(db.environment) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(useconds_t(Double.random(in: 0...duration) * 1_000_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            outcomes.append(process.terminationReason == .uncaughtSignal ? "killed" : "finished")
-            // Whatever the moment, the database holds the base or everything, never part.
+        // A kill counts when the killed run had committed nothing: the database holds what it
+        // held before. A run that committed first leaves nothing new for the next: more events
+        // are appended, so that every round has its run to interrupt.
+        let wanted = TestSize.pick(quick: 5, full: 10)
+        var landed = 0
+        var rounds = 0
+        while landed < wanted, rounds < 4 * wanted {
+            rounds += 1
+            let before = try db.scalar("SELECT count(*) FROM events")
+            let process = try RunningProduct(
+                "handover", ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url, "--since-last"], environment: db.environment)
+            let ended = PhaseKill.kill(process, once: { true }, spread: UInt32(duration * 1_000_000))
             let count = try db.scalar("SELECT count(*) FROM events")
-            #expect(count == String(base) || count == String(base + added), "after a kill: \(count) events")
+            let all = String(base + appends * added)
+            // Whatever the moment, the database holds what it held or everything, never part.
+            #expect(count == before || count == all, "after a kill: \(count) events, \(before) before, \(all) in the ledger")
+            if ended.signalled, count == before { landed += 1 }
+            if count == all { try appendMore() }
         }
+        #expect(landed >= wanted, "\(PhaseKill.tally(landed, of: rounds, in: "before it committed"))")
         let last = try export(ledger, into: db, "--since-last")
         try #require(last.status == 0, "\(last.err)")
-        let head = base + added
+        let head = base + appends * added
         #expect(
             try db.scalar("SELECT count(*) || ' ' || count(DISTINCT seq) || ' ' || min(seq) || ' ' || max(seq) FROM events")
                 == "\(head) \(head) 1 \(head)")
-        #expect(try db.scalar("SELECT sum(events_added) FROM exports WHERE from_sequence > 1") == String(added))
+        #expect(try db.scalar("SELECT sum(events_added) FROM exports WHERE from_sequence > 1") == String(appends * added))
         let state = try json("query", "state", "--ledger", ledger, "--format", "json").arrayValue ?? []
         let columns = try #require(state.first?.objectValue.map { Array($0.keys) })
         #expect(try Self.users(in: db, columns: columns) == Self.exportedState(state, personalData: false))
-        #expect(outcomes.contains("killed"), "\(outcomes)")
     }
 
     /// Where a test kills an export run.
@@ -227,8 +234,10 @@ struct PostgresExportTests {
         case beforeItsFirstCommit
         /// At a random moment within the slice after the first one it commits.
         case betweenSlices
-        /// Just after it reports the last slice before its last transaction.
-        case inItsLastTransaction(afterReporting: Int)
+        /// In its last transaction, which writes the users: the test holds a lock on `users`
+        /// from before that transaction begins (once the slice before the last is reported)
+        /// until the kill, so the kill lands there on a fast machine as on a slow one.
+        case inItsLastTransaction(afterReporting: Int, slice: Int)
 
         var description: String {
             switch self {
@@ -242,17 +251,22 @@ struct PostgresExportTests {
     /// Starts an export run and SIGKILLs it at `point`; the last slice it reported committed.
     private func killed(_ arguments: [String], _ db: PostgresTestDatabase, at point: KillPoint, sliceSeconds: Double) throws -> Int {
         let export = try RunningProduct("handover", arguments, environment: db.environment)
+        var held: PostgresHeldLock?
         switch point {
         case .beforeItsFirstCommit:
             usleep(useconds_t.random(in: 0...50_000))
         case .betweenSlices:
             while export.isRunning && !export.output.contains("Committed events") { usleep(5_000) }
             usleep(useconds_t(Double.random(in: 0...sliceSeconds) * 1_000_000))
-        case .inItsLastTransaction(let last):
+        case .inItsLastTransaction(let last, let slice):
+            while export.isRunning && !export.output.contains("Committed events through sequence \(last - slice) ") { usleep(2_000) }
+            held = try PostgresHeldLock(db, "LOCK TABLE users IN ACCESS EXCLUSIVE MODE")
             while export.isRunning && !export.output.contains("Committed events through sequence \(last) ") { usleep(2_000) }
             usleep(useconds_t.random(in: 0...30_000))
         }
         export.signal(SIGKILL)
+        // Released once the kill is sent: what the export did until then is all it did.
+        defer { held?.release() }
         return export.wait().out.split(separator: "\n").compactMap { line in
             line.hasPrefix("Committed events through sequence ") ? Int(line.dropFirst(34).prefix { $0.isNumber }) : nil
         }.last ?? 0
@@ -291,12 +305,21 @@ struct PostgresExportTests {
         let sliceSeconds = max(Date().timeIntervalSince(started), 0.5) / Double(head / slice)
 
         var marks: [Int] = []
-        for point: KillPoint in [.beforeItsFirstCommit, .betweenSlices, .betweenSlices, .inItsLastTransaction(afterReporting: head - head % slice)]
+        var landed: [String] = []
+        let last = head - head % slice
+        for point: KillPoint in [.beforeItsFirstCommit, .betweenSlices, .betweenSlices, .inItsLastTransaction(afterReporting: last, slice: slice)]
         where try !progress(db).complete {
             let before = try progress(db).mark
             let reported = try killed(arguments, db, at: point, sliceSeconds: sliceSeconds)
             let (after, complete) = try progress(db)
             marks.append(after)
+            // Where it landed, read from what it left: nothing of its own committed, slices of its
+            // own committed, or every slice committed and the users not.
+            switch point {
+            case .beforeItsFirstCommit: if after == before, !complete { landed.append("\(point)") }
+            case .betweenSlices: if after > before, after < last, !complete { landed.append("\(point)") }
+            case .inItsLastTransaction: if after == last, !complete, try db.scalar("SELECT count(*) FROM users") == "0" { landed.append("\(point)") }
+            }
             if try db.scalar("SELECT to_regclass('events') IS NULL") == "t" {
                 #expect(after == 0 && reported == 0, "killed \(point) before anything was committed: nothing is there")
                 continue
@@ -315,6 +338,9 @@ struct PostgresExportTests {
             #expect(try db.scalar("SELECT count(*) FROM users") == "0", "killed \(point)")
         }
         #expect(marks == marks.sorted(), "no kill undid a committed slice: \(marks)")
+        #expect(
+            landed == ["before its first commit", "between slices", "between slices", "in its last transaction"],
+            "each kill landed where it was meant to: \(landed), marks \(marks)")
         print("sliced first export: marks after each kill \(marks) of \(head) events, slices of \(slice)")
         let before = try progress(db).mark
         if try !progress(db).complete {

@@ -71,30 +71,54 @@ struct CompactTests {
         #expect(appended.status == 0, "\(appended.err)")
         let expected = try handover("status", "--format", "json", "--ledger", ledger)
         #expect(expected.status == 0 && expected.out.contains("6001"), "\(expected.out)")
+        // The readers run in one thread, status after status; every other round the test holds
+        // them (the thread parks between two statuses), so that those compactions have the
+        // ledger to themselves and must finish, while the others meet readers and either finish
+        // or are refused.
         let stop = Atomic(false)
+        let held = Atomic(false)
+        let parked = Atomic(false)
         let answers = Mutex<[(status: Int32, out: String, err: String)]>([])
         let reader = Thread {
             while !stop.load(ordering: .relaxed) {
+                if held.load(ordering: .acquiring) {
+                    parked.store(true, ordering: .releasing)
+                    usleep(1_000)
+                    continue
+                }
+                parked.store(false, ordering: .releasing)
                 let answer = (try? handover("status", "--format", "json", "--ledger", ledger)) ?? (-1, "", "could not run")
                 answers.withLock { $0.append(answer) }
             }
         }
         reader.start()
-        var finished = 0
+        var finishedAlone = 0
+        var met = 0
         for round in 0..<12 {
+            let alone = round % 2 == 1
+            held.store(alone, ordering: .releasing)
+            if alone {
+                let deadline = Date().addingTimeInterval(120)
+                while !parked.load(ordering: .acquiring), Date() < deadline { usleep(1_000) }
+            }
             let compacted = try handover("compact", "--ledger", ledger)
-            if compacted.status == 0 {
-                finished += 1
-            } else {
+            if alone {
+                #expect(compacted.status == 0, "round \(round), no reader running: \(compacted.err)")
+                if compacted.status == 0 { finishedAlone += 1 }
+            } else if compacted.status != 0 {
+                met += 1
                 #expect(compacted.status == 1 && compacted.err.contains("open"), "round \(round): \(compacted.err)")
             }
         }
         stop.store(true, ordering: .relaxed)
-        while answers.withLock({ $0.count }) == 0 || reader.isExecuting { usleep(10_000) }
-        #expect(finished > 0, "no compaction got the ledger to itself")
+        let deadline = Date().addingTimeInterval(120)
+        while answers.withLock({ $0.count }) == 0 || reader.isExecuting, Date() < deadline { usleep(10_000) }
+        #expect(finishedAlone == 6, "every compaction with the readers held finished")
+        #expect(answers.withLock { $0.count } > 0)
         for answer in answers.withLock({ $0 }) {
             #expect(answer.status == 0 && answer.out == expected.out, "\(answer.out)\(answer.err)")
         }
+        print("compact beside status: \(answers.withLock { $0.count }) statuses; of 6 compactions beside them, \(met) refused")
         #expect(try handover("verify", "--deep", "--ledger", ledger).status == 0)
     }
 }

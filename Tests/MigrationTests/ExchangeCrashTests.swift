@@ -8,7 +8,7 @@ import Testing
 @Suite("exchange under SIGKILL", .serialized)
 struct ExchangeCrashTests {
     @Test(
-        "5,000 users, killed at random moments (4; 10 at full size) and re-run until done: one exchanged event each, a complete output, a verifying chain"
+        "5,000 users, killed while exchanging (4 kills; 10 at full size) and re-run until done: one exchanged event each, a complete output, a verifying chain; each counted kill landed part-way through a run"
     )
     func crashLoop() async throws {
         // Large enough that an exchange is still running when a kill lands.
@@ -18,26 +18,28 @@ struct ExchangeCrashTests {
         defer { teams.standIn.stop() }
         let b = teams.recipient
         let output = teams.output
+        let watched = try Ledger.open(at: b, options: Ledger.Options(access: .readOnly))
+        func exchangedSoFar() throws -> Int { try watched.read { try $0.sequences(of: .transferIDExchanged).count } }
 
-        var generator = SystemRandomNumberGenerator()
-        var kills = 0
+        // Each round is killed within 100 ms of its first exchange being durable, so part-way
+        // through its users whatever the machine's speed; only kills that leave the exchange
+        // part-way (and the run without its end) count.
+        var landed: [Int] = []
         var rounds = 0
-        var finished = false
-        var lastErrors = ""
-        while !finished, rounds < 60 {
+        var unkilled = 0
+        while landed.count < killsWanted, rounds < 4 * killsWanted {
             rounds += 1
+            let before = try exchangedSoFar()
             let process = try teams.startExchange(concurrency: 4)
-            if kills < killsWanted {
-                // A blocking sleep: the kill's timing must not depend on this process's busy task pool.
-                usleep(UInt32.random(in: 150_000...600_000, using: &generator))
-                process.signal(SIGKILL)
-            }
-            let ended = process.wait()
-            if ended.signalled { kills += 1 } else { finished = ended.status == 0 }
-            lastErrors = ended.err
+            let ended = try PhaseKill.kill(process, once: { try exchangedSoFar() > before }, spread: 100_000)
+            let after = try exchangedSoFar()
+            if !ended.signalled { unkilled += 1 }
+            if ended.signalled, after > before, after < total { landed.append(after - before) }
         }
-        #expect(kills >= killsWanted)
-        #expect(finished, "the exchange completed after \(rounds) rounds: \(lastErrors)")
+        watched.close()
+        #expect(landed.count >= killsWanted, "\(PhaseKill.tally(landed.count, of: rounds, in: "while it exchanged")); users each: \(landed)")
+        let finished = try teams.startExchange(concurrency: 4).wait()
+        #expect(finished.status == 0, "the exchange completed after \(rounds) killed rounds: \(finished.err)")
 
         let ledger = try Ledger.open(at: b)
         defer { ledger.close() }
@@ -61,8 +63,8 @@ struct ExchangeCrashTests {
             )
         }
         let finishedRuns = Dictionary(uniqueKeysWithValues: ended.map { ($0.actor.runID ?? "", $0) })
-        #expect(ended.count >= rounds - kills, "every round that was not killed recorded its end")
-        #expect(started.count >= ended.count && started.count <= rounds)
+        #expect(ended.count >= 1 + unkilled, "every round that was not killed, and the last run, recorded its end")
+        #expect(started.count >= ended.count && started.count <= rounds + 1)
         for (index, run) in started.enumerated() {
             guard let end = finishedRuns[run.actor.runID ?? ""] else {
                 #expect(index < started.count - 1, "run \(run.actor.runID ?? "?") never finished and no later run resumed it")

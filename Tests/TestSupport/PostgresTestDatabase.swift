@@ -70,3 +70,44 @@ public struct PostgresTestError: Error, CustomStringConvertible {
     public let message: String
     public var description: String { message }
 }
+
+/// A lock a test holds in a session of its own, to hold a writer at a known point (its next
+/// statement that needs the lock waits): `psql` with the transaction open until ``release()``.
+public final class PostgresHeldLock {
+    private let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+
+    /// Opens a transaction on `database`, runs `statement` (a `LOCK TABLE ...`) in it, and
+    /// returns once psql says it was taken (a deadline of two minutes only catches a hang).
+    public init(_ database: PostgresTestDatabase, _ statement: String) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", database.url, "-X", "-At", "-v", "ON_ERROR_STOP=1"]
+        process.environment = ProcessInfo.processInfo.environment.merging(database.environment) { $1 }
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data("BEGIN;\n\(statement);\nSELECT 'held';\n".utf8))
+        var seen = Data()
+        let started = Date()
+        while !String(decoding: seen, as: UTF8.self).contains("held\n"), Date().timeIntervalSince(started) < 120 {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen.append(chunk)
+        }
+        guard String(decoding: seen, as: UTF8.self).contains("held\n") else {
+            throw PostgresTestError(message: "the lock was not taken: \(statement)")
+        }
+    }
+
+    /// Ends the transaction, letting the writers it held go on.
+    public func release() {
+        guard process.isRunning else { return }
+        input.fileHandleForWriting.write(Data("ROLLBACK;\n".utf8))
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    deinit { release() }
+}

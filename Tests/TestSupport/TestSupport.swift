@@ -4,17 +4,20 @@ import Testing
 
 /// A fresh temporary directory per test, removed when the test ends.
 ///
-/// Its name holds the test's (`handover-test-<Suite>.<test>-<UUID>`), so that a directory left
-/// behind names the test that left it: `tools/test` fails the run on one.
+/// Its name holds the test's (`handover-test-<Suite>.<test>-<12 hex digits>`), so that a
+/// directory left behind names the test that left it: `tools/test` fails the run on one. The
+/// name is kept short: a PostgreSQL cluster a test starts in it puts a Unix socket there,
+/// whose path may not pass 107 bytes.
 public final class TemporaryDirectory {
     public let path: String
 
     public init() {
-        path = NSTemporaryDirectory() + "handover-test-" + TemporaryDirectory.testName + "-" + UUID().uuidString
+        let unique = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+        path = NSTemporaryDirectory() + "handover-test-" + TemporaryDirectory.testName + "-" + unique
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
-    /// The running test as `Suite.function`, in letters, digits, `.` and `_` (at most 80 of
+    /// The running test as `Suite.function`, in letters, digits, `.` and `_` (at most 40 of
     /// them); "unknown" outside a test.
     public static var testName: String {
         guard let test = Test.current else { return "unknown" }
@@ -22,7 +25,7 @@ public final class TemporaryDirectory {
             String(component.prefix { $0 != "(" }.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
         }
         let name = words.joined(separator: ".")
-        return name.isEmpty ? "unknown" : String(name.prefix(80))
+        return name.isEmpty ? "unknown" : String(name.prefix(40))
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
