@@ -1,6 +1,7 @@
 import AppleSimulator
 import Foundation
 import Ledger
+import Migration
 
 /// Seed inputs for every harness, made from a small rehearsal's real files (`tools/fuzz
 /// --fixtures` runs one and adds a checkpoint and two evidence bundles): what each corpus
@@ -26,6 +27,19 @@ public enum FuzzSeeds {
         seeds["handoff-package"] = try ["handoff-0001", "handoff-0002", "handoff-0001-tampered"].map { dir in
             (dir, joined([try file(dir + "/manifest.txt"), try file(dir + "/rows.csv"), try file(dir + "/consistency.txt")]))
         }
+        // Received into team B's ledger: the same packages.
+        seeds["handoff-receive"] = seeds["handoff-package"]?.filter { !$0.0.hasSuffix("-tampered") }
+        let accounts = try CSVTable(path: demo + "/handoff-0001/rows.csv").rows.prefix(20).compactMap { $0["account_id"] }
+        seeds["apply-inputs"] = [
+            (
+                "demo-mapping",
+                joined([
+                    text(accounts.joined(separator: "\n") + "\n"), text("accounts"), text("account_id=id"), text("recipient_sub=apple_sub"),
+                    text("provider = 'apple'"),
+                ])
+            ),
+            ("quoted-names", joined([text("acct-1\r\n\n  acct-2  \n"), text("my \"accounts\""), text("account_id=a\"id"), text("recipient_sub=sub"), []])),
+        ]
         seeds["handoff-receipt"] = try ["receipt-0001", "receipt-0002"].map { dir in
             (
                 dir,
@@ -102,6 +116,9 @@ public enum FuzzSeeds {
             ("sign-in-unauthorized", joined([text("POST /apple/sign-ins"), [], text(token)])),
             ("notification", joined([text("POST /apple/notifications"), text("Content-Type: application/json"), text(delivery)])),
             ("healthz", joined([text("GET /healthz"), [], []])), ("metrics", joined([text("GET /metrics"), [], []])),
+            ("lookup-transfer-sub", joined([text("GET /v1/transfer-subs/t.0001"), bearer, []])),
+            ("lookup-sub", joined([text("GET /v1/subs/001234.abcdef0123456789.0001"), bearer, []])),
+            ("lookup-unauthorized", joined([text("GET /v1/subs/001234.abcdef0123456789.0001"), [], []])),
         ]
         seeds["apple-answer"] = [
             (

@@ -42,10 +42,15 @@ enum FuzzWorkspace {
 
     /// A copy of the fixture `name` (a ledger, say) in the fresh directory `as`.
     static func copy(fixture name: String, as copy: String) -> String {
+        self.copy(FuzzFixtures.path(name), as: copy)
+    }
+
+    /// A copy of the directory at `source` in the fresh directory `as`.
+    static func copy(_ source: String, as copy: String) -> String {
         let target = path + "/" + copy
         try? FileManager.default.removeItem(atPath: target)
-        do { try FileManager.default.copyItem(atPath: FuzzFixtures.path(name), toPath: target) } catch {
-            fatalError("cannot copy the fixture \(name) (tools/fuzz --fixtures makes them): \(error)")
+        do { try FileManager.default.copyItem(atPath: source, toPath: target) } catch {
+            fatalError("cannot copy \(source) (tools/fuzz --fixtures makes the fixtures): \(error)")
         }
         return target
     }

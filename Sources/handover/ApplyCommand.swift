@@ -114,8 +114,8 @@ struct ApplyCommand: AsyncParsableCommand, LedgerCommand {
 
     /// The `account_id`s listed in `path`, one a line (blank lines skipped).
     static func accounts(in path: String) throws -> Set<String> {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw CLIExit.usage("cannot read --users \(path) as UTF-8 text") }
-        return Set(text.split(whereSeparator: \.isNewline).map { String($0).trimming(.whitespaces) }.filter { !$0.isEmpty })
+        let bytes = try CommandLineFileError.reading("--users") { try FileBytes.read(path, limit: AccountList.maximumFileBytes) }
+        return try AccountList(bytes: bytes, path: path).accounts
     }
 
     private func show(plan: ApplyPlan, _ listing: ApplyListing, target: any AccountsTable) {

@@ -208,6 +208,26 @@ struct ApplyCommandTests {
     }
 
     @Test(
+        "--users limits the plan to the accounts listed (CRLF, blanks and repeats taken in stride); a line with a control character, or a file that is not a regular file, is refused naming it (exit 2)"
+    )
+    func usersList() throws {
+        let s = try Setup()
+        let migrated = try Self.migrated(s.ledger).keys.sorted()
+        let list = s.dir.sub("users.txt")
+        try Data("\(migrated[0])\r\n\n  \(migrated[1])  \n\(migrated[0])\n".utf8).write(to: URL(fileURLWithPath: list))
+        let plan = try s.apply("--users", list)
+        #expect(plan.status == 0 && plan.out.contains(", 2 accounts:"), "\(plan.out)\(plan.err)")
+        let bad = s.dir.sub("bad.txt")
+        try Data("\(migrated[0])\nacct\u{1}x\n".utf8).write(to: URL(fileURLWithPath: bad))
+        let refused = try s.apply("--users", bad)
+        #expect(refused.status == 2 && refused.err == "error: --users \(bad), line 2: \"acct\\u0001x\" contains a control character\n", "\(refused.err)")
+        let fifo = s.dir.sub("users.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let notFile = try s.apply("--users", fifo)
+        #expect(notFile.status == 2 && notFile.err.contains("--users: \(fifo) is not a regular file"), "\(notFile.err)")
+    }
+
+    @Test(
         "apply --commit SIGKILLed between a batch's intent and its settlement (10 kills) and run again: every account updated exactly once, the ledger's batches equal the database's markers row by row, verify --deep passes"
     )
     func killedAndResumed() throws {
