@@ -38,7 +38,10 @@ public enum FuzzSeeds {
                     text("provider = 'apple'"),
                 ])
             ),
-            ("quoted-names", joined([text("acct-1\r\n\n  acct-2  \n"), text("my \"accounts\""), text("account_id=a\"id"), text("recipient_sub=sub"), []])),
+            (
+                "quoted-names",
+                joined([text("acct-1\r\n\n  acct-2  \n"), text("my \"accounts\""), text("account_id=a\"id"), text("recipient_sub=sub"), []])
+            ),
         ]
         seeds["handoff-receipt"] = try ["receipt-0001", "receipt-0002"].map { dir in
             (

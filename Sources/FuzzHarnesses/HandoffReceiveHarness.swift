@@ -17,7 +17,8 @@ extension Harness {
         let dir = FuzzWorkspace.files("handoff-receive-package", files)
         let projection = UserProjection()
         let ledger: Ledger
-        do { ledger = try Ledger.open(at: FuzzWorkspace.copy(HandoffReceiveLedger.empty, as: "handoff-receive-ledger"), folders: [projection]) } catch {
+        do { ledger = try Ledger.open(at: FuzzWorkspace.copy(HandoffReceiveLedger.empty, as: "handoff-receive-ledger"), folders: [projection]) } catch
+        {
             fatalError("cannot open a copy of the empty recipient ledger: \(error)")
         }
         defer { ledger.close() }

@@ -103,10 +103,8 @@ public final class UserProjection: LedgerFolder {
     }
 
     private func fold(_ events: [RecordedEvent], into databases: ProjectionDatabases, in transaction: WriteTransaction) throws {
-        try LMDBProjectionStore(databases: databases).fold(events, in: transaction)
+        try LMDBProjectionStore(databases: databases, in: transaction).fold(events)
     }
-
-    public func makeSpeculativeFold() -> (any SpeculativeFold)? { UserSpeculativeFold(projection: self) }
 
     /// Lends the projections to `body`: as committed now, or with `asOf` as they stood after
     /// the last event recorded at or before that time (read from the stored versions).

@@ -220,7 +220,8 @@ struct ApplyCommandTests {
         let bad = s.dir.sub("bad.txt")
         try Data("\(migrated[0])\nacct\u{1}x\n".utf8).write(to: URL(fileURLWithPath: bad))
         let refused = try s.apply("--users", bad)
-        #expect(refused.status == 2 && refused.err == "error: --users \(bad), line 2: \"acct\\u0001x\" contains a control character\n", "\(refused.err)")
+        #expect(
+            refused.status == 2 && refused.err == "error: --users \(bad), line 2: \"acct\\u0001x\" contains a control character\n", "\(refused.err)")
         let fifo = s.dir.sub("users.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
         let notFile = try s.apply("--users", fifo)

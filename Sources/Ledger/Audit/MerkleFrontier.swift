@@ -69,12 +69,6 @@ public struct MerkleFrontier: Equatable, Sendable {
         try append(storedRecord: record) { key, node in try txn.put(database, key: key, value: node, flags: .append) }
     }
 
-    /// Adds the leaf of a stored log record and gathers a put into `database` of each node it
-    /// completes at a stored level.
-    mutating func append(storedRecord record: UnsafeRawBufferPointer, writingNodesTo database: Database, into writes: inout WriteBatch) {
-        append(storedRecord: record) { key, node in writes.put(database, key: key, value: node, flags: .append) }
-    }
-
     /// Adds the leaf of a stored log record, handing `store` the key and hash of each node it
     /// completes at a stored level.
     private mutating func append(storedRecord record: UnsafeRawBufferPointer, store: (_ key: [UInt8], _ node: [UInt8]) throws -> Void) rethrows {

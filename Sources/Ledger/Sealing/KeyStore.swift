@@ -28,7 +28,7 @@ public final class KeyStore: Sendable {
     private let slotFile: KeySlotFile
     private let cache = Mutex<[String: SymmetricKey]>([:])
     /// Makes the keys that concurrent ``dataKey(for:)`` callers lack, many per transaction.
-    private let maker = Mutex<GroupCommitWriter<Identifier, Void, DataKey>?>(nil)
+    private let maker = Mutex<GroupCommitWriter<Identifier, DataKey>?>(nil)
 
     /// A key ID (lower-case hex) and its key.
     public typealias DataKey = (id: String, key: SymmetricKey)
@@ -187,7 +187,7 @@ public final class KeyStore: Sendable {
         if let found = try environment.read({ txn in try lookup(subject, in: txn) }) { return found }
         let maker = self.maker.withLock { maker in
             if let maker { return maker }
-            let made = GroupCommitWriter<Identifier, Void, DataKey>(
+            let made = GroupCommitWriter<Identifier, DataKey>(
                 name: "handover-key-maker", maximumBatch: 1024, logger: Logger(label: "handover.keys")
             ) { [unowned self] subjects in
                 try self.dataKeys(for: Array(subjects))

@@ -52,18 +52,16 @@ enum FormatUpgrade {
         let last = head - indexed > chunk ? indexed + chunk : head
         let lastTime = try indexed == 0 ? Timestamp(microseconds: 0) : view.envelope(of: indexed).recordedAt
         var writer = LogIndexWriter(schema: schema, lastTime: lastTime)
-        var writes = WriteBatch()
         try txn.withCursor(schema.log) { cursor in
             var entry = try cursor.seek(atLeast: LedgerSchema.logKey(indexed + 1))
             while let (key, value) = entry, try BigEndian.uint64(key) <= last {
                 let fields = try EventEnvelope(record: value, sequence: BigEndian.uint64(key))
                 try writer.index(
                     Array(key), typeKey: LedgerSchema.typeKey(fields.type),
-                    idempotencyHash: fields.idempotencyKey.map(LedgerSchema.idempotencyHash), recordedAt: fields.recordedAt, into: &writes)
+                    idempotencyHash: fields.idempotencyKey.map(LedgerSchema.idempotencyHash), recordedAt: fields.recordedAt, in: txn)
                 entry = try cursor.next()
             }
         }
-        try writes.apply(to: txn)
         try txn.put(schema.meta, key: LedgerSchema.upgradeKey, value: BigEndian.bytes(last))
         return (false, last)
     }

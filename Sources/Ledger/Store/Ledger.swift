@@ -5,10 +5,10 @@ import Logging
 
 /// One team's append-only, hash-chained event log in an LMDB environment.
 ///
-/// Appends from any number of tasks are group-committed, one transaction per batch, by a
-/// writer whose next batch is prepared while the one before commits (``AppendPipeline``); an
-/// append returns only once its event is on disk. Folders (projections) registered at open
-/// are updated in the same transaction as the events they fold.
+/// Appends from any number of tasks are group-committed by one writer thread
+/// (``GroupCommitWriter``): every submission waiting is appended and folded into the folders
+/// (projections) registered at open in one write transaction (``GroupCommit``), committed
+/// with one fsync; an append returns only once its event is on disk.
 public final class Ledger: Sendable {
     /// Whether an open may write.
     public enum Access: Sendable {
@@ -62,7 +62,7 @@ public final class Ledger: Sendable {
     public let upgrades: [String]
     private let folders: [any LedgerFolder]
     /// Nil when opened read-only.
-    private let writer: GroupCommitWriter<PreparedEvent, AppendPipeline.Prepared?, AppendOutcome>?
+    private let writer: GroupCommitWriter<PreparedEvent, AppendOutcome>?
 
     /// The log environment's file inside a ledger directory.
     public static func dataFile(in directory: String) -> String { directory + "/data.mdb" }
@@ -99,10 +99,10 @@ public final class Ledger: Sendable {
         if environment.isReadOnly {
             self.writer = nil
         } else {
-            let pipeline = AppendPipeline(environment: environment, schema: schema, actor: options.actor, folders: folders)
-            self.writer = GroupCommitWriter(
-                name: "handover-ledger-writer", maximumBatch: options.maximumBatch, logger: options.logger,
-                prepare: { pipeline.prepare($0) }, merge: { pipeline.merge(&$0, $1) }, commit: { try pipeline.commit($0, prepared: $1) })
+            self.writer = GroupCommitWriter(name: "handover-ledger-writer", maximumBatch: options.maximumBatch, logger: options.logger) {
+                [actor = options.actor] events in
+                try GroupCommit.write(events, environment: environment, schema: schema, actor: actor, folders: folders)
+            }
         }
     }
 

@@ -14,15 +14,15 @@ struct LogIndexWriter {
     }
 
     /// Indexes event `sequenceKey` of type `typeKey` holding idempotency hash `idempotencyHash`,
-    /// recorded at `time`, into `writes`. `time_index` keeps one entry per recorded time,
+    /// recorded at `time`, in `transaction`. `time_index` keeps one entry per recorded time,
     /// naming the last event recorded then, so an event recorded at the same time as the one
     /// before replaces that entry.
     mutating func index(
-        _ sequenceKey: [UInt8], typeKey: [UInt8], idempotencyHash: [UInt8]?, recordedAt time: Timestamp, into writes: inout WriteBatch
+        _ sequenceKey: [UInt8], typeKey: [UInt8], idempotencyHash: [UInt8]?, recordedAt time: Timestamp, in transaction: WriteTransaction
     ) throws {
-        try writes.put(schema.byType, key: typeKey, value: sequenceKey, flags: .appendDuplicate)
-        if let idempotencyHash { try writes.put(schema.idempotency, key: idempotencyHash, value: sequenceKey) }
-        try writes.put(schema.byTime, key: LedgerSchema.timeKey(time), value: sequenceKey, flags: time > lastTime ? .append : [])
+        try transaction.put(schema.byType, key: typeKey, value: sequenceKey, flags: .appendDuplicate)
+        if let idempotencyHash { try transaction.put(schema.idempotency, key: idempotencyHash, value: sequenceKey) }
+        try transaction.put(schema.byTime, key: LedgerSchema.timeKey(time), value: sequenceKey, flags: time > lastTime ? .append : [])
         lastTime = time
     }
 }
