@@ -23,20 +23,19 @@ public enum ProjectionAudit {
         public var description: String { "\(database), \(entry): \(problem)" }
     }
 
-    /// Events per transaction of the fold's working state, by default.
+    /// Events the fold reads and folds at a time, by default (the next chunk is read beside).
     public static let eventsPerFoldTransaction: UInt64 = 16_384
 
     /// Folds the log through its head in `scratch` (a directory that must not exist yet, or one
     /// a killed fold left; by default a new one in the temporary directory; removed before
-    /// returning), `chunk` events per transaction, with at
-    /// most `runBudget` bytes of its output in memory, then compares; nil when every entry
-    /// agrees. `progress` hears the events folded so far.
+    /// returning), `chunk` events at a time, in `foldMemory` bytes (``SortedFold``), then
+    /// compares; nil when every entry agrees. `progress` hears the events folded so far.
     public static func run(
         ledger: Ledger, projection: UserProjection, scratch: String? = nil, chunk: UInt64 = eventsPerFoldTransaction,
-        runBudget: Int = UserProjection.defaultRunBudget, progress: ((UInt64) -> Void)? = nil
+        foldMemory: Int = UserProjection.defaultFoldMemory, progress: ((UInt64) -> Void)? = nil
     ) throws -> Mismatch? {
         let fold = try SortedFold(
-            directory: scratch ?? ScratchDirectory.temporaryPath(for: "verify"), for: ledger.environment, schema: ledger.schema, runBudget: runBudget)
+            directory: scratch ?? ScratchDirectory.temporaryPath(for: "verify"), for: ledger.environment, schema: ledger.schema, memory: foldMemory)
         defer { fold.remove() }
         return try ledger.read { view in
             // The log only grows, so events read in other transactions are this one's events.
@@ -47,7 +46,7 @@ public enum ProjectionAudit {
                 }, progress: progress)
             let stored = try projection.databases(in: view.transaction)
             if let mismatch = try fold.withEntries({ try compare(stored, in: view.transaction, with: $0) }) { return mismatch }
-            let expected = Dictionary(fold.state.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+            let expected = Dictionary(fold.stateEntries.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
             for key in [ProjectionDatabases.checkpointKey, ProjectionDatabases.nextUserKey] {
                 let a = try view.transaction.get(stored.state, key: key).map(Array.init)
                 let b = expected[key]

@@ -28,18 +28,19 @@ public final class UserProjection: LedgerFolder {
     private let attached = Mutex<Handles?>(nil)
     /// Where a bulk load at open folds the log (nil: a temporary directory).
     private let scratch: String?
-    /// Bytes of a fold's history gathered in memory before a sorted run is written out.
-    private let runBudget: Int
-    /// The memory a fold of the log gathers its history in, by default: 64 MB, two buffers of
-    /// half that, one filled while the other is sorted and written out as a run.
-    public static let defaultRunBudget = 64 << 20
+    /// The memory a fold of the whole log may take (``SortedFold``).
+    private let foldMemory: Int
+    /// The memory a fold of the whole log may take, by default: 3 GB, its sorted runs' 64 MB
+    /// and a working state of about 250 bytes a user (about 12 million users) before it spills
+    /// to the scratch directory.
+    public static let defaultFoldMemory = 3 << 30
 
     /// Projections whose bulk load at open (``loadLog(from:schema:)``) folds the log in
-    /// `scratch`: a new directory, removed after (nil: one in the temporary directory).
-    /// `runBudget` bounds the memory a load's fold gathers its sorted runs in (``SortedFold``).
-    public init(scratch: String? = nil, runBudget: Int = UserProjection.defaultRunBudget) {
+    /// `scratch`: a new directory, removed after (nil: one in the temporary directory), in
+    /// `foldMemory` bytes (``SortedFold``).
+    public init(scratch: String? = nil, foldMemory: Int = UserProjection.defaultFoldMemory) {
         self.scratch = scratch
-        self.runBudget = runBudget
+        self.foldMemory = foldMemory
     }
 
     private var handles: Handles {
@@ -181,7 +182,7 @@ public final class UserProjection: LedgerFolder {
         var start = RebuildStart.needsScratch
         while case .needsScratch = start {
             if try environment.read({ try loads(in: $0) }) == true, sortedFold == nil {
-                sortedFold = try SortedFold(directory: scratch, for: environment, schema: schema, runBudget: runBudget)
+                sortedFold = try SortedFold(directory: scratch, for: environment, schema: schema, memory: foldMemory)
             }
             start = try environment.write { txn in
                 guard let loads = try loads(in: txn) else { return .notEmpty }

@@ -2,20 +2,20 @@ import ArgumentParser
 import Projections
 
 /// `--fold-memory MB`, for the commands that fold the whole log outside the ledger (rebuild,
-/// upgrade, `verify --deep`): the memory the fold gathers its output in before writing it out
-/// as sorted runs beside the scratch.
+/// upgrade, `verify --deep`): the memory the fold may take. Its working state needs about 250
+/// bytes a user; past the budget it spills to the scratch directory's disk.
 struct FoldMemoryOption: ParsableArguments {
     @Option(
         name: .customLong("fold-memory"),
         help: ArgumentHelp(
-            "About how much memory, in MB, the fold gathers its output in before writing it out as a sorted run in the scratch directory; less means more, smaller runs.",
+            "The memory, in MB, a fold of the whole log may take: its sorted runs (64 MB, or an eighth of less) and a working state of about 250 bytes a user; past it the working state spills to the scratch directory's disk, read back through the page cache.",
             valueName: "mb"))
-    var megabytes: Int = UserProjection.defaultRunBudget >> 20
+    var megabytes: Int = UserProjection.defaultFoldMemory >> 20
 
     func validate() throws {
-        guard (1...4_096).contains(megabytes) else { throw ValidationError("--fold-memory: give 1 to 4096 (MB), not \(megabytes)") }
+        guard (1...1_048_576).contains(megabytes) else { throw ValidationError("--fold-memory: give 1 to 1048576 (MB), not \(megabytes)") }
     }
 
-    /// The run budget, in bytes.
-    var runBudget: Int { megabytes << 20 }
+    /// The budget, in bytes.
+    var bytes: Int { megabytes << 20 }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Ledger
 
 /// A command that opens a ledger, and whose ledger it must be. The role is checked when the
-/// ledger is opened (``LedgerOptions/open(_:for:scratch:runBudget:)``), before anything is upgraded,
+/// ledger is opened (``LedgerOptions/open(_:for:scratch:foldMemory:)``), before anything is upgraded,
 /// caught up or written: the other team's ledger is refused with exit 2 and left as it was.
 protocol LedgerCommand: ParsableCommand {
     /// The team whose ledger this invocation works on; nil for either team's.

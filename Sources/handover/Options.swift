@@ -37,11 +37,11 @@ struct LedgerOptions: ParsableArguments {
 
     /// Opens the ledger with its projections for `command`, refusing the other team's ledger
     /// before anything is changed: read-only for the commands that only read. A fold of the
-    /// whole log gathers its output in `runBudget` bytes; a bulk load folds in `scratch`.
+    /// whole log takes at most `foldMemory` bytes; a bulk load folds in `scratch`.
     func open(
-        _ access: Ledger.Access, for command: any LedgerCommand, scratch: String? = nil, runBudget: Int = UserProjection.defaultRunBudget
+        _ access: Ledger.Access, for command: any LedgerCommand, scratch: String? = nil, foldMemory: Int = UserProjection.defaultFoldMemory
     ) throws -> (Ledger, UserProjection) {
-        let projection = UserProjection(scratch: scratch, runBudget: runBudget)
+        let projection = UserProjection(scratch: scratch, foldMemory: foldMemory)
         let ledger = try Ledger.open(at: directory, folders: [projection], options: options(access, for: command))
         return (ledger, projection)
     }

@@ -27,7 +27,7 @@ struct ProjectionsCommand: ParsableCommand {
         func validate() throws { try validateScratch(scratch) }
 
         func run() throws {
-            let (ledger, projection) = try ledgerOptions.open(.readWrite, for: self, runBudget: foldMemory.runBudget)
+            let (ledger, projection) = try ledgerOptions.open(.readWrite, for: self, foldMemory: foldMemory.bytes)
             defer { ledger.close() }
             let start = Timestamp.now()
             let events = try projection.rebuild(ledger, scratch: scratch)

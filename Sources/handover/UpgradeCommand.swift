@@ -29,7 +29,7 @@ struct UpgradeCommand: ParsableCommand, LedgerCommand {
     func validate() throws { try validateScratch(scratch) }
 
     func run() throws {
-        let (ledger, _) = try ledgerOptions.open(.readWrite, for: self, scratch: scratch, runBudget: foldMemory.runBudget)
+        let (ledger, _) = try ledgerOptions.open(.readWrite, for: self, scratch: scratch, foldMemory: foldMemory.bytes)
         defer { ledger.close() }
         let head = try ledger.read { try $0.head() }
         guard !ledger.upgrades.isEmpty else {

@@ -115,7 +115,7 @@ struct VerifyCommand: ParsableCommand, LedgerCommand {
 
     /// The deep check: the projections against the log folded again in a scratch directory.
     private func verifyProjections(_ ledger: Ledger, _ projection: UserProjection, into found: inout [String: JSONValue]) throws {
-        let mismatch = try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: scratch, runBudget: foldMemory.runBudget)
+        let mismatch = try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: scratch, foldMemory: foldMemory.bytes)
         let head = try ledger.read { try $0.head().sequence }
         found["projections"] = .object([
             "through_sequence": .int(Int64(head)), "mismatch": mismatch.map { .string("\($0)") } ?? .null, "holds": .bool(mismatch == nil),

@@ -11,8 +11,8 @@ import Testing
 struct ProjectionTests {
     let dir = TemporaryDirectory()
 
-    private func open(runBudget: Int = UserProjection.defaultRunBudget) async throws -> (Ledger, UserProjection) {
-        let projection = UserProjection(runBudget: runBudget)
+    private func open(foldMemory: Int = UserProjection.defaultFoldMemory) async throws -> (Ledger, UserProjection) {
+        let projection = UserProjection(foldMemory: foldMemory)
         return (try await Ledger.create(at: dir.sub("l"), testIdentity(), folders: [projection]), projection)
     }
 
@@ -152,8 +152,9 @@ struct ProjectionTests {
         "a rebuild whose fold writes a sorted run after every few events loads, from their merge, the projections the event-by-event fold wrote, byte for byte: merges, rows named twice in one event, keys written again; the deep check over the same runs agrees, and finds one changed byte"
     )
     func sortedRunsMerged() async throws {
-        // A budget of one byte: every chunk's records become a run of their own.
-        let (ledger, projection) = try await open(runBudget: 1)
+        // A budget of one byte: every chunk's records become a run of their own, and the
+        // working state is kept in files of the scratch directory.
+        let (ledger, projection) = try await open(foldMemory: 1)
         defer { ledger.close() }
         _ = try await ledger.append(contentsOf: EventSamples.all())
         for i in 0..<120 {
@@ -173,7 +174,7 @@ struct ProjectionTests {
         for i in 120..<160 { _ = try await ledger.append(exchanged("t\(i)", "r\(i)")) }
         let before = try dumpProjections(ledger)
         #expect(
-            try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: dir.sub("audit"), chunk: 7, runBudget: 1) == nil,
+            try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: dir.sub("audit"), chunk: 7, foldMemory: 1) == nil,
             "the deep check, its fold in runs of 7 events")
         for chunk: UInt64 in [3, 64] {
             try projection.rebuild(ledger, chunk: chunk)
@@ -190,40 +191,40 @@ struct ProjectionTests {
             changed[changed.count - 1] ^= 1
             try txn.put(versions, key: key, value: changed)
         }
-        let mismatch = try ProjectionAudit.run(ledger: ledger, projection: projection, chunk: 7, runBudget: 1)
+        let mismatch = try ProjectionAudit.run(ledger: ledger, projection: projection, chunk: 7, foldMemory: 1)
         #expect(mismatch?.database == "user_versions")
     }
 
     @Test(
-        "a fold with more run files than it may hold open merges them as it goes (the newest, or all), and one whose working map grows again and again (each growth runs its transaction again) gives the same entries and state"
+        "a fold with more run files than it may hold open merges them as it goes (the newest, or all), and one whose working state spills to the scratch directory (a budget of a byte) gives the same entries and state"
     )
     func runFilesMergedAsTheyGrow() async throws {
         let (ledger, _) = try await open()
         defer { ledger.close() }
         try await appendUsers(300, failingEvery: 3, to: ledger)
         let head = try ledger.read { try $0.head().sequence }
-        func entries(runBudget: Int, mostRunFiles: Int, mapSize: Int = 1 << 30) throws -> [[UInt8]] {
+        func entries(memory: Int, mostRunFiles: Int) throws -> (entries: [[UInt8]], spilled: Int) {
             let fold = try SortedFold(
-                directory: dir.sub("fold-\(mostRunFiles)-\(mapSize)"), for: ledger.environment, schema: ledger.schema, runBudget: runBudget,
-                mostRunFiles: mostRunFiles, mapSize: mapSize)
+                directory: dir.sub("fold-\(memory)-\(mostRunFiles)"), for: ledger.environment, schema: ledger.schema, memory: memory,
+                mostRunFiles: mostRunFiles)
             defer { fold.remove() }
             try fold.fold(through: head, chunk: 5, events: { range in try ledger.read { try $0.events(range) } })
-            return try fold.withEntries { folded in
-                var all: [[UInt8]] = fold.state.flatMap { [$0.key, $0.value] }
+            let entries = try fold.withEntries { folded in
+                var all: [[UInt8]] = fold.stateEntries.flatMap { [$0.key, $0.value] }
                 while let (table, key, value) = try folded.next() {
                     all.append([table.rawValue] + Array(key))
                     all.append(Array(value))
                 }
                 return all
             }
+            return (entries, fold.spilledBytes)
         }
-        let merged = try entries(runBudget: 1, mostRunFiles: 3)
-        #expect(merged.count > 1_000)
-        let whole = try entries(runBudget: 1 << 20, mostRunFiles: 256)
-        #expect(merged == whole)
+        let whole = try entries(memory: 64 << 20, mostRunFiles: 256)
+        #expect(whole.entries.count > 1_000 && whole.spilled == 0)
+        let merged = try entries(memory: 1, mostRunFiles: 3)
+        #expect(merged.entries == whole.entries && merged.spilled > 0, "runs of a byte, merged 3 at a time; the working state in files")
         // Up to 6 files: the runs since the last merge are merged, beside the earlier merges.
-        #expect(try entries(runBudget: 1, mostRunFiles: 6) == whole)
-        #expect(try entries(runBudget: 1 << 20, mostRunFiles: 256, mapSize: 1 << 16) == whole, "the map grown from 64 KB")
+        #expect(try entries(memory: 1, mostRunFiles: 6).entries == whole.entries)
     }
 
     /// Where a rebuild is interrupted.

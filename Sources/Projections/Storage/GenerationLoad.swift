@@ -50,7 +50,7 @@ struct GenerationLoad {
         }
         try environment.write { txn in
             try checkStillLoading(in: txn)
-            for (key, value) in fold.state { try txn.put(target.state, key: key, value: value) }
+            for (key, value) in fold.stateEntries { try txn.put(target.state, key: key, value: value) }
             try txn.delete(root, key: ProjectionDatabases.loaderKey)
         }
     }

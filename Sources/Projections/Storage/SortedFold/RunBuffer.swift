@@ -20,15 +20,6 @@ final class RunBuffer {
 
     deinit { storage.deallocate() }
 
-    /// Where the records gathered so far end: ``truncate(to:)`` drops what was added after.
-    var mark: (bytes: Int, records: Int) { (count, offsets.count) }
-
-    /// Drops the records added after `mark`.
-    func truncate(to mark: (bytes: Int, records: Int)) {
-        count = mark.bytes
-        offsets.removeLast(offsets.count - mark.records)
-    }
-
     /// Whether the buffer holds its budget or more.
     var isFull: Bool { count >= budget }
 

@@ -7,26 +7,22 @@ import Ledger
 /// what a rebuild loads into its new generation and what the deep check compares with the
 /// stored projections.
 ///
-/// The fold reads and writes only its current state (each identifier's user, each user's
-/// current record, `migrated_order`, the windows) in a working environment in a scratch
-/// directory. Every record of the history it makes (`user_versions`, `user_links`) goes to a
-/// buffer in memory which, once full, is sorted and written out as a run file beside it.
+/// The fold reads back only its current state (each user's current record, the user each
+/// identifier names), kept in memory made for it (``WorkingState``, within the fold's memory
+/// budget, spilled to the scratch directory past it). Every record the projections keep goes
+/// to a buffer in memory which, once full, is sorted and written out as a run file in the
+/// scratch directory on a second thread while the fold fills the other buffer.
 /// ``withEntries(_:)`` then merges the runs into one stream in key order, database by
 /// database, so whoever stores or compares them reads and writes each page once, in order.
-///
-/// The working environment is thrown away after use, so its commits are not flushed
-/// (`MDB_NOSYNC`) and its pages are written in place in the memory map (`MDB_WRITEMAP`): its
-/// dirty pages are page cache, not this process's heap. While one chunk is folded, the next
-/// is read and decoded on a second thread, and a full buffer is sorted and written out there
-/// too while the fold fills the other of two (each half the run budget).
+/// While one chunk of events is folded, the next is read and decoded on a second thread.
 final class SortedFold {
     /// Run files merged once there are this many, so that a merge never holds more files open
     /// than a process may.
     private let mostRunFiles: Int
 
     private let scratch: ScratchDirectory
-    private let working: Environment
-    private let tables: WorkingTables
+    private let memory: WorkingMemory
+    private let state: WorkingState
     /// The buffer the fold fills.
     private var runs: RunBuffer
     /// The other buffer, being written out as a run on a second thread (nil before the first
@@ -37,57 +33,88 @@ final class SortedFold {
     private var mergedRunFiles = 0
     /// Run files written so far (their names' numbers).
     private var spills = 0
-    /// The key the next new user would get.
-    private var nextUserKey: UInt64 = 1
     /// The last event folded.
     private(set) var head: UInt64 = 0
 
+    /// The memory a fold's two run buffers take together, of its memory budget: 64 MB, or an
+    /// eighth of a smaller budget.
+    static func runMemory(of budget: Int) -> Int { min(64 << 20, budget / 8) }
+
+    /// About what the working state takes a user, in memory or spilled: the current record and
+    /// its slot, and three identifiers in the table.
+    static let bytesPerUser = 250
+
     /// Makes the scratch directory `directory` (which must not exist, unless a killed fold left
-    /// it) for a fold of the log in `ledger`. Refused unless its disk has room for the fold
-    /// (``room(for:schema:)``): the working map is written in place, and a write to it with the
-    /// disk full would kill the process. Scratch directories that killed folds left in the
+    /// it) for a fold of the log in `ledger` in `memory` bytes: the run buffers
+    /// (``runMemory(of:)``) and the working state, which spills to the scratch directory past
+    /// the rest. Refused unless the directory's disk has room for what the fold writes there
+    /// (``room(for:schema:memory:)``). Scratch directories that killed folds left in the
     /// temporary directory are removed first.
     init(
-        directory: String, for ledger: Environment, schema: LedgerSchema, runBudget: Int = UserProjection.defaultRunBudget,
-        mostRunFiles: Int = 256, mapSize: Int = 1 << 30
+        directory: String, for ledger: Environment, schema: LedgerSchema, memory budget: Int = UserProjection.defaultFoldMemory,
+        mostRunFiles: Int = 256
     ) throws {
         ScratchDirectory.sweepAbandoned()
         let scratch = try ScratchDirectory(path: directory)
-        let room = try SortedFold.room(for: ledger, schema: schema)
-        if let space = DiskSpace(at: directory), space.available < room {
+        let room = try SortedFold.room(for: ledger, schema: schema, memory: budget)
+        if let space = DiskSpace(at: directory), space.available < room.bytes {
+            scratch.remove()
             throw LedgerError(
                 .diskFull,
-                "folding this ledger's log in \(directory) needs about \(DiskSpace.format(room)) free, and its disk has \(space); "
+                "folding this ledger's log in \(directory) needs about \(DiskSpace.format(room.bytes)) free (\(room.reason)), and its disk has \(space); "
                     + "give a scratch directory (--scratch) on a disk with room")
         }
-        var options = Environment.Options(mapSize: mapSize, writeMap: true)
-        options.durable = false
-        options.readAhead = false
-        working = try Environment(path: directory, options: options)
-        tables = try working.write { try WorkingTables(in: $0) }
-        runs = RunBuffer(budget: max(runBudget / 2, 1))
+        let runMemory = SortedFold.runMemory(of: budget)
+        memory = WorkingMemory(budget: budget - runMemory, directory: directory)
+        do { state = try WorkingState(memory: memory) } catch {
+            scratch.remove()
+            throw error
+        }
+        runs = RunBuffer(budget: max(runMemory / 2, 1))
         self.mostRunFiles = max(mostRunFiles, 2)
         self.scratch = scratch
     }
 
-    /// Removes the scratch directory, the working environment and every run file in it, once
-    /// the run being written (if one is) is.
+    /// Removes the scratch directory, the working state and every run file in it, once the run
+    /// being written (if one is) is.
     func remove() {
         _ = spilling?.wait()
+        state.release()
         scratch.remove()
     }
 
     // A run being written outlives no fold: its directory goes when the fold does.
     deinit { _ = spilling?.wait() }
 
-    /// The room a fold of the log in `ledger` needs: one and a half times the log's pages (the
-    /// working state and the runs of a fold of 10M events peaked at 1.24 times them).
-    static func room(for ledger: Environment, schema: LedgerSchema) throws -> Int64 {
-        try ledger.read { txn in
-            let pages = Int64(try txn.bytes(of: schema.log))
-            return pages > Int64.max / 3 ? .max : pages * 3 / 2
+    /// What a fold of the log in `ledger` with `memory` bytes writes in its scratch directory,
+    /// at most, and why: the runs (about the projections' size, or half the log's where there
+    /// are none yet to go by), and the working state beyond the memory budget.
+    static func room(for ledger: Environment, schema: LedgerSchema, memory: Int) throws -> (bytes: Int64, reason: String) {
+        let (logBytes, projectionBytes, users) = try ledger.read { txn -> (Int64, Int64, Int64) in
+            let log = Int64(try txn.bytes(of: schema.log))
+            let events = try LogView(txn, schema: schema).head().sequence
+            var projections: Int64 = 0
+            for name in ProjectionTable.allCases.map(\.name) {
+                for generation in [name, name + ".1"] {
+                    guard let database = try? txn.openDatabase(generation, create: false) else { continue }
+                    projections = max(projections, Int64(try txn.bytes(of: database)))
+                }
+            }
+            // Users are at most events; a realistic log has about one user for each event or two.
+            return (log, projections, Int64(min(events, UInt64(Int64.max / 1024))))
         }
+        let runs = max(projectionBytes, logBytes / 2)
+        let spill = max(0, users * Int64(bytesPerUser) - Int64(memory - runMemory(of: memory)))
+        let total = (runs + spill) / 10 * 11
+        let reason =
+            spill > 0
+            ? "its sorted runs, and a working state of about \(DiskSpace.format(spill)) beyond --fold-memory"
+            : "its sorted runs"
+        return (total, reason)
     }
+
+    /// Bytes of the working state spilled to the scratch directory so far.
+    var spilledBytes: Int { memory.spilled }
 
     /// Folds events 1 through `head`, read by `events` (a range at a time, on a second thread
     /// while the range before is folded), `chunk` events per working transaction. `progress`
@@ -108,16 +135,8 @@ final class SortedFold {
             guard let last = batch.last?.sequence else { break }
             next = reading(after: last)
             do {
-                let mark = runs.mark
-                let firstKey = nextUserKey
-                // Run again, from the same state, when the map grows (in the body or at the
-                // commit): what the first try gathered goes, and it counts users from the same key.
-                nextUserKey = try working.write { txn in
-                    runs.truncate(to: mark)
-                    let store = SortedFoldStore(tables: tables, transaction: txn, runs: runs, nextUserKey: firstKey)
-                    try store.fold(batch)
-                    return store.nextUserKey
-                }
+                let store = SortedFoldStore(state: state, runs: runs)
+                try store.fold(batch)
                 self.head = last
                 if runs.isFull { try spill() }
                 try progress?(last)
@@ -172,10 +191,10 @@ final class SortedFold {
 
     /// The `projection_state` entries the fold implies: its checkpoint, and the user-key
     /// counter once a user was made.
-    var state: [(key: [UInt8], value: [UInt8])] {
+    var stateEntries: [(key: [UInt8], value: [UInt8])] {
         var entries: [(key: [UInt8], value: [UInt8])] = []
         if head > 0 { entries.append((ProjectionDatabases.checkpointKey, BigEndian.bytes(head))) }
-        if nextUserKey > 1 { entries.append((ProjectionDatabases.nextUserKey, BigEndian.bytes(nextUserKey))) }
+        if state.users > 0 { entries.append((ProjectionDatabases.nextUserKey, BigEndian.bytes(state.users + 1))) }
         return entries.sorted { $0.key.lexicographicallyPrecedes($1.key) }
     }
 
@@ -190,52 +209,90 @@ final class SortedFold {
         var sources: [SortedRun] = try runFiles.map { try RunFileReader(path: $0, bufferSize: bufferSize) }
         sources.append(runs.sortedRun())
         let merge = RunMerge(sources)
-        return try working.read { txn in
-            try txn.withCursor(tables.order) { order in
-                try txn.withCursor(tables.windows) { windows in
-                    try body(FoldedEntries(history: merge, order: order, windows: windows))
-                }
-            }
-        }
+        return try body(FoldedEntries(merge))
     }
 }
 
 /// A sorted fold's entries, table by table in ``ProjectionTable`` order and in key order
-/// within each: the merged history runs, then `migrated_order` and `windows` as the working
-/// state holds them.
+/// within each, from its merged runs: the history and the windows as written, and each
+/// `migrated_order` entry as its operations, applied in order, leave it (an entry they leave
+/// empty is none).
 final class FoldedEntries {
-    private let history: RunMerge
-    private let order: Cursor
-    private let windows: Cursor
-    private var table = ProjectionTable.userVersions
-    private var started = false
+    private let merge: RunMerge
+    /// A record read past the `migrated_order` entry being built, given next.
+    private var held: (table: ProjectionTable, key: [UInt8], value: [UInt8])?
+    private var orderKey: [UInt8] = []
+    private var orderValue: [UInt8] = []
+    /// What ``next()`` lends out of this class (a held record, an order entry built here).
+    private let lentKey = LentBytes()
+    private let lentValue = LentBytes()
 
-    init(history: RunMerge, order: Cursor, windows: Cursor) {
-        self.history = history
-        self.order = order
-        self.windows = windows
+    init(_ merge: RunMerge) {
+        self.merge = merge
     }
 
     /// The next entry: its table, key and value, valid until the next call; nil after the last.
     func next() throws -> (table: ProjectionTable, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         while true {
-            switch table {
-            case .userVersions, .userLinks:
-                if let (number, key, value) = try history.next() {
-                    table = try ProjectionTable(number)
-                    return (table, key, value)
-                }
-                table = .migratedOrder
-                started = false
-            case .migratedOrder, .windows:
-                let cursor = table == .migratedOrder ? order : windows
-                let entry = started ? try cursor.next() : try cursor.first()
-                started = true
-                if let (key, value) = entry { return (table, key, value) }
-                guard table == .migratedOrder else { return nil }
-                table = .windows
-                started = false
+            if let record = held {
+                held = nil
+                if record.table != .migratedOrder { return (record.table, lentKey.holding(record.key), lentValue.holding(record.value)) }
+                if let entry = try order(startingWith: record.key, record.value) { return entry }
+                continue
             }
+            guard let (number, key, value) = try merge.next() else { return nil }
+            let table = try ProjectionTable(number)
+            guard table == .migratedOrder else { return (table, key, value) }
+            if let entry = try order(startingWith: Array(key), Array(value)) { return entry }
         }
+    }
+
+    /// The `migrated_order` entry whose first operation is `key`, `value`: the operations after
+    /// it on the same entry applied too (the record after them held back); nil when they leave
+    /// it empty.
+    private func order(
+        startingWith key: [UInt8], _ value: [UInt8]
+    ) throws
+        -> (table: ProjectionTable, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
+    {
+        orderKey = Array(key.prefix(OrderOperation.entryKeyLength))
+        orderValue = try apply(key, value, to: [])
+        while let (number, next, nextValue) = try merge.next() {
+            let table = try ProjectionTable(number)
+            guard table == .migratedOrder, next.count == OrderOperation.keyLength,
+                next.prefix(OrderOperation.entryKeyLength).elementsEqual(orderKey)
+            else {
+                held = (table, Array(next), Array(nextValue))
+                break
+            }
+            orderValue = try apply(Array(next), Array(nextValue), to: orderValue)
+        }
+        return orderValue.isEmpty ? nil : (.migratedOrder, lentKey.holding(orderKey), lentValue.holding(orderValue))
+    }
+
+    /// `value` with the operation in the record `key`, `operation` applied.
+    private func apply(_ key: [UInt8], _ operation: [UInt8], to value: [UInt8]) throws -> [UInt8] {
+        guard key.count == OrderOperation.keyLength, operation.count == 1, let kind = OrderOperation(rawValue: operation[0]) else {
+            throw LedgerError(
+                .file, "a sorted run holds a migrated_order operation of \(key.count) and \(operation.count) bytes: its file is damaged")
+        }
+        return try kind.applied(to: value, at: BigEndian.uint64(key, at: OrderOperation.entryKeyLength))
+    }
+}
+
+/// Bytes lent out by pointer until the next ``holding(_:)``: storage of its own, grown as needed.
+final class LentBytes {
+    private var storage = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
+
+    deinit { storage.deallocate() }
+
+    /// `bytes`, copied here, as a buffer valid until the next call.
+    func holding(_ bytes: [UInt8]) -> UnsafeRawBufferPointer {
+        if bytes.count > storage.count {
+            storage.deallocate()
+            storage = .allocate(byteCount: max(bytes.count, storage.count * 2), alignment: 8)
+        }
+        bytes.withUnsafeBytes { storage.copyMemory(from: $0) }
+        return UnsafeRawBufferPointer(rebasing: storage[..<bytes.count])
     }
 }

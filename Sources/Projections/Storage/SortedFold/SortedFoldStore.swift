@@ -1,120 +1,127 @@
 import LMDB
 import Ledger
 
-/// The databases of a sorted fold's working state, in its scratch environment: what the fold
-/// reads back (each identifier's user, each user's current record), and the two small tables
-/// it keeps whole (`migrated_order` and `windows`, read out in key order at the end).
-struct WorkingTables {
-    /// Identifier tag ‖ value → the user key it names now.
-    let links: Database
-    /// User key → the `user_versions` key and value of its current record (absent: merged away).
-    let users: Database
-    /// As `migrated_order` in a generation.
-    let order: Database
-    /// As `windows` in a generation.
-    let windows: Database
-
-    init(in transaction: ReadTransaction) throws {
-        links = try transaction.openDatabase("links", create: true)
-        users = try transaction.openDatabase("users", create: true)
-        order = try transaction.openDatabase("order", create: true)
-        windows = try transaction.openDatabase("windows", create: true)
-    }
-}
-
-/// Where a sorted fold (``SortedFold``) writes: the fold's current state in a working
-/// transaction, which it reads back, and every record of the history (`user_versions` and
-/// `user_links`, keyed with the sequence that wrote them) to a ``RunBuffer``, never read
-/// until the runs are merged. Writes what ``LMDBProjectionStore`` writes, entry for entry.
-final class SortedFoldStore: ProjectionStore, MigratedOrderStore {
-    private let tables: WorkingTables
-    private let transaction: WriteTransaction
+/// Where a sorted fold (``SortedFold``) writes: the fold's current state in memory made for it
+/// (``WorkingState``), which it reads back, and every record the projections keep to a
+/// ``RunBuffer``, never read until the runs are merged: the history (`user_versions` and
+/// `user_links`, keyed with the sequence that wrote them, each user version encoded once for
+/// both), the windows, and each change to `migrated_order` as an operation that the merge
+/// applies in order (``FoldedEntries``). Folds by the same rules as ``LMDBProjectionStore``
+/// (``UserFold``), and what its runs merge to is what that store writes, entry for entry.
+final class SortedFoldStore: ProjectionStore {
+    private let state: WorkingState
     private let runs: RunBuffer
-    /// The key the next new user gets.
-    private(set) var nextUserKey: UInt64
-    /// The listing time of the user read or written last (as in ``LMDBProjectionStore``).
-    private var lastTouched: (key: UInt64, time: Timestamp?)?
+    /// The identifiers linked by the update being folded, all to the user it puts next: each is
+    /// kept in the working state once that user's record says whether it holds it.
+    private var pendingLinks: [Identifier] = []
+    /// The users decoded last (the fold reads a user several times an event, and the events
+    /// after it often touch it again), newest last.
+    private var decoded: [UserState] = []
+    /// Numbers the `migrated_order` operations of one event in the order made.
+    private var operations: UInt32 = 0
 
-    init(tables: WorkingTables, transaction: WriteTransaction, runs: RunBuffer, nextUserKey: UInt64) {
-        self.tables = tables
-        self.transaction = transaction
+    init(state: WorkingState, runs: RunBuffer) {
+        self.state = state
         self.runs = runs
-        self.nextUserKey = nextUserKey
     }
 
     /// Folds `events` in order.
     func fold(_ events: [RecordedEvent]) throws {
-        lastTouched = nil
         let fold = UserFold(store: self)
-        for event in events { try fold.fold(event) }
-    }
-
-    func userKey(for identifier: Identifier) throws -> UInt64? {
-        try transaction.get(tables.links, key: identifier.indexKey).map { try BigEndian.uint64($0) }
-    }
-
-    func user(_ key: UInt64) throws -> UserState? {
-        let user = try storedUser(key)
-        lastTouched = (key, user.flatMap(MigratedOrder.time))
-        return user
-    }
-
-    private func storedUser(_ key: UInt64) throws -> UserState? {
-        try BigEndian.bytes(key).withUnsafeBytes { key in
-            guard let stored = try transaction.get(tables.users, key: key), stored.count > 16 else { return nil }
-            return try UserStateCodec.decode(
-                key: UnsafeRawBufferPointer(rebasing: stored[..<16]), value: UnsafeRawBufferPointer(rebasing: stored[16...]))
+        for event in events {
+            operations = 0
+            try fold.fold(event)
         }
     }
 
-    private func currentTime(of key: UInt64) throws -> Timestamp? {
-        if let lastTouched, lastTouched.key == key { return lastTouched.time }
-        return try storedUser(key).flatMap(MigratedOrder.time)
+    func userKey(for identifier: Identifier) throws -> UInt64? {
+        try state.userKey(for: identifier.indexKey) { key in try user(key)?.ids[identifier.kind] == identifier.value }
+    }
+
+    func user(_ key: UInt64) throws -> UserState? {
+        if let index = decoded.lastIndex(where: { $0.key == key }) { return decoded[index] }
+        guard let (value, sequence) = state.record(key) else { return nil }
+        let user = try ProjectionDatabases.versionKey(key, sequence).withUnsafeBytes { try UserStateCodec.decode(key: $0, value: value) }
+        remember(user)
+        return user
+    }
+
+    private func remember(_ user: UserState) {
+        decoded.removeAll { $0.key == user.key }
+        if decoded.count == 4 { decoded.removeFirst() }
+        decoded.append(user)
     }
 
     func link(_ identifier: Identifier, to key: UInt64, at sequence: UInt64) throws {
-        let value = BigEndian.bytes(key)
-        try transaction.put(tables.links, key: identifier.indexKey, value: value)
-        runs.add(.userLinks, key: ProjectionDatabases.linkKey(identifier, sequence), value: value)
+        runs.add(.userLinks, key: ProjectionDatabases.linkKey(identifier, sequence), value: BigEndian.bytes(key))
+        pendingLinks.append(identifier)
     }
 
     func put(_ user: UserState) throws {
         let sequence = user.lastSequence
-        let time = MigratedOrder.time(of: user)
-        try reorder(user.key, from: try currentTime(of: user.key), to: time, at: sequence)
-        let versionKey = ProjectionDatabases.versionKey(user.key, sequence)
+        try reorder(user.key, from: try self.user(user.key).flatMap(MigratedOrder.time), to: MigratedOrder.time(of: user), at: sequence)
         let value = UserStateCodec.encode(user, sequence: sequence)
-        runs.add(.userVersions, key: versionKey, value: value)
-        try transaction.put(tables.users, key: BigEndian.bytes(user.key), value: versionKey + value)
-        lastTouched = (user.key, time)
+        runs.add(.userVersions, key: ProjectionDatabases.versionKey(user.key, sequence), value: value)
+        try state.setRecord(user.key, value: value, sequence: sequence)
+        remember(user)
+        for identifier in pendingLinks {
+            try state.link(identifier.indexKey, to: user.key, confirmed: user.ids[identifier.kind] == identifier.value)
+        }
+        pendingLinks.removeAll(keepingCapacity: true)
     }
 
     func remove(_ key: UInt64, at sequence: UInt64) throws {
-        try reorder(key, from: try currentTime(of: key), to: nil, at: sequence)
+        try reorder(key, from: try user(key).flatMap(MigratedOrder.time), to: nil, at: sequence)
         runs.add(.userVersions, key: ProjectionDatabases.versionKey(key, sequence), value: [])
-        try transaction.delete(tables.users, key: BigEndian.bytes(key))
-        lastTouched = (key, nil)
+        state.removeRecord(key)
+        decoded.removeAll { $0.key == key }
     }
 
-    func writeOrder(_ key: [UInt8], _ value: [UInt8], at sequence: UInt64) throws {
-        if value.isEmpty { try transaction.delete(tables.order, key: key) } else { try transaction.put(tables.order, key: key, value: value) }
+    /// A user's listing time changes: its `migrated_order` entry under the old time is closed
+    /// at `sequence`, the one under the new time opened (``MigratedOrder``), as operations the
+    /// merge applies in order.
+    private func reorder(_ user: UInt64, from old: Timestamp?, to new: Timestamp?, at sequence: UInt64) throws {
+        guard old != new else { return }
+        if let old { addOperation(.close, ProjectionDatabases.orderKey(old, user), at: sequence) }
+        if let new { addOperation(.open, ProjectionDatabases.orderKey(new, user), at: sequence) }
     }
 
-    func orderValue(_ key: [UInt8]) throws -> [UInt8] {
-        try transaction.get(tables.order, key: key) ?? []
+    private func addOperation(_ operation: OrderOperation, _ key: [UInt8], at sequence: UInt64) {
+        operations += 1
+        var operationKey = key
+        BigEndian.append(sequence, to: &operationKey)
+        BigEndian.append(UInt64(operations), to: &operationKey)
+        runs.add(.migratedOrder, key: operationKey, value: [operation.rawValue])
     }
 
     func allocateUserKey() throws -> UInt64 {
-        let key = nextUserKey
-        nextUserKey += 1
-        lastTouched = (key, nil)
-        return key
+        try state.newUser()
     }
 
     func setWindow(_ window: TransferWindow) throws {
-        try transaction.put(tables.windows, key: BigEndian.bytes(window.sequence), value: window.encoded)
+        runs.add(.windows, key: BigEndian.bytes(window.sequence), value: window.encoded)
     }
 
     /// The checkpoint is the fold's head (``SortedFold/state``).
     func setCheckpoint(_ sequence: UInt64) throws {}
+}
+
+/// A change to one `migrated_order` entry, as a sorted fold's runs hold it: the entry's key,
+/// the sequence and a count within the event, then this byte.
+enum OrderOperation: UInt8 {
+    case close = 0
+    case open = 1
+
+    /// The key of the entry an operation's run key changes (its first 16 bytes).
+    static let entryKeyLength = 16
+    /// An operation's run key: the entry's key, the sequence, the count.
+    static let keyLength = 32
+
+    /// `value` with this operation applied at `sequence`.
+    func applied(to value: [UInt8], at sequence: UInt64) throws -> [UInt8] {
+        switch self {
+        case .open: try MigratedOrder.opening(value, at: sequence)
+        case .close: try MigratedOrder.closing(value, at: sequence)
+        }
+    }
 }

@@ -1,0 +1,141 @@
+import Foundation
+import Ledger
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The memory a bulk fold's working state is kept in (``WorkingState``): regions that grow,
+/// in this process's memory while they fit the budget together, and past it in files of the
+/// scratch directory mapped in its place, which the kernel keeps in the page cache as far as
+/// the machine's memory allows and writes to disk beyond. The budget is the fold's
+/// (`--fold-memory`); what spills costs disk, and page faults once the page cache no longer
+/// holds it.
+final class WorkingMemory {
+    /// Bytes the regions may take in memory together.
+    let budget: Int
+    /// Bytes the regions in memory take now.
+    private(set) var inMemory = 0
+    /// Bytes of the regions spilled to files.
+    private(set) var spilled = 0
+    /// Where spilled regions' files go.
+    private let directory: String
+    private var files = 0
+
+    init(budget: Int, directory: String) {
+        self.budget = budget
+        self.directory = directory
+    }
+
+    /// A new region of `capacity` bytes, zeroed.
+    func region(capacity: Int) throws -> Region {
+        let region = Region(memory: self)
+        try region.grow(to: capacity)
+        return region
+    }
+
+    /// A growable span of zeroed bytes: anonymous memory while the budget allows, then a file
+    /// of the scratch directory mapped shared. Its base moves when it grows.
+    final class Region {
+        private let memory: WorkingMemory
+        private(set) var base: UnsafeMutableRawPointer?
+        private(set) var capacity = 0
+        /// The file behind the region once spilled, and its descriptor.
+        private var file: (path: String, descriptor: Int32)?
+
+        fileprivate init(memory: WorkingMemory) {
+            self.memory = memory
+        }
+
+        deinit { release() }
+
+        /// Whether the region is a mapped file of the scratch directory.
+        var isSpilled: Bool { file != nil }
+
+        /// Grows the region to at least `size` bytes (its new bytes zeroed), keeping what it holds.
+        func grow(to size: Int) throws {
+            guard size > capacity else { return }
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            let wanted = (size + page - 1) / page * page
+            if file == nil, memory.inMemory - capacity + wanted <= memory.budget {
+                try growInMemory(to: wanted)
+            } else {
+                try growInFile(to: wanted)
+            }
+        }
+
+        /// A new mapping of `size` bytes with what the region holds copied in (doubling keeps
+        /// the copies to about as many bytes as the region ends with).
+        private func growInMemory(to size: Int) throws {
+            guard let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), mapped != MAP_FAILED else {
+                throw LedgerError(.file, "the fold's working state cannot have \(DiskSpace.format(Int64(size))) of memory", errno: errno)
+            }
+            if let base {
+                mapped.copyMemory(from: base, byteCount: capacity)
+                munmap(base, capacity)
+            }
+            memory.inMemory += size - capacity
+            base = mapped
+            capacity = size
+        }
+
+        /// Moves the region into a file of the scratch directory (on first need) and grows it there.
+        private func growInFile(to size: Int) throws {
+            if file == nil {
+                memory.files += 1
+                let path = memory.directory + "/working-\(memory.files)"
+                let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                guard descriptor >= 0 else { throw LedgerError(.file, "cannot create \(path) for the fold's working state", errno: errno) }
+                file = (path, descriptor)
+                try truncate(descriptor, path, to: size)
+                guard let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED else {
+                    throw LedgerError(.file, "cannot map \(path)", errno: errno)
+                }
+                if let base {
+                    mapped.copyMemory(from: base, byteCount: capacity)
+                    munmap(base, capacity)
+                    memory.inMemory -= capacity
+                }
+                base = mapped
+                memory.spilled += size
+                capacity = size
+                return
+            }
+            guard let (path, descriptor) = file, let base else { return }
+            try truncate(descriptor, path, to: size)
+            // The file holds what the region held: mapped again, larger.
+            munmap(base, capacity)
+            guard let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED else {
+                self.base = nil
+                throw LedgerError(.file, "cannot map \(path) at \(DiskSpace.format(Int64(size)))", errno: errno)
+            }
+            memory.spilled += size - capacity
+            self.base = mapped
+            capacity = size
+        }
+
+        /// Grows the file to `size` bytes with its blocks allocated, so that a full disk is an
+        /// error here rather than a signal at a later write through the map.
+        private func truncate(_ descriptor: Int32, _ path: String, to size: Int) throws {
+            let failed = posix_fallocate(descriptor, 0, off_t(size))
+            guard failed == 0 else {
+                throw LedgerError(failed == ENOSPC ? .diskFull : .file, "cannot grow \(path) to \(DiskSpace.format(Int64(size)))", errno: failed)
+            }
+        }
+
+        /// Gives the memory (or the file) back.
+        func release() {
+            if let base { munmap(base, capacity) }
+            if let (path, descriptor) = file {
+                close(descriptor)
+                unlink(path)
+                memory.spilled -= capacity
+            } else {
+                memory.inMemory -= capacity
+            }
+            base = nil
+            capacity = 0
+            file = nil
+        }
+    }
+}
