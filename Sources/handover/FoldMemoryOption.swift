@@ -1,4 +1,5 @@
 import ArgumentParser
+import Ledger
 import Projections
 
 /// `--fold-memory MB`, for the commands that fold the whole log outside the ledger (rebuild,
@@ -18,4 +19,15 @@ struct FoldMemoryOption: ParsableArguments {
 
     /// The budget, in bytes.
     var bytes: Int { megabytes << 20 }
+
+    /// Says, before a fold of `ledger`'s whole log starts, when its working state will not fit
+    /// the budget: how much goes to the scratch directory's disk instead.
+    func noteIfSpilling(_ projection: UserProjection, _ ledger: Ledger) throws {
+        let plan = try projection.foldPlan(ledger, memory: bytes)
+        guard plan.spilled > 0 else { return }
+        Console.error(
+            "note: about \(plan.users) users: the fold's working state needs about \(DiskSpace.format(plan.working)), more than --fold-memory \(megabytes) allows; "
+                + "about \(DiskSpace.format(plan.spilled)) of it goes to the scratch directory's disk, slower where the page cache cannot hold it. "
+                + "About \((plan.working + Int64(64 << 20)) >> 20) MB keeps it in memory.")
+    }
 }

@@ -29,6 +29,7 @@ struct ProjectionsCommand: ParsableCommand {
         func run() throws {
             let (ledger, projection) = try ledgerOptions.open(.readWrite, for: self, foldMemory: foldMemory.bytes)
             defer { ledger.close() }
+            try foldMemory.noteIfSpilling(projection, ledger)
             let start = Timestamp.now()
             let events = try projection.rebuild(ledger, scratch: scratch)
             let ms = (Timestamp.now().microseconds - start.microseconds) / 1000

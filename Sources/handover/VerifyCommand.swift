@@ -115,6 +115,7 @@ struct VerifyCommand: ParsableCommand, LedgerCommand {
 
     /// The deep check: the projections against the log folded again in a scratch directory.
     private func verifyProjections(_ ledger: Ledger, _ projection: UserProjection, into found: inout [String: JSONValue]) throws {
+        try foldMemory.noteIfSpilling(projection, ledger)
         let mismatch = try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: scratch, foldMemory: foldMemory.bytes)
         let head = try ledger.read { try $0.head().sequence }
         found["projections"] = .object([

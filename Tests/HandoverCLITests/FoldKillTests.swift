@@ -19,6 +19,13 @@ struct FoldKillTests {
         let scratch = dir.sub("scratch")
         let none = try handover(["projections", "rebuild", "--ledger", ledger, "--fold-memory", "0"])
         #expect(none.status != 0 && none.err.contains("--fold-memory"), "\(none.err)")
+        // 1 MB for 12,000 users: said before it starts, and the working state spills.
+        let spilled = try handover(["projections", "rebuild", "--ledger", ledger, "--fold-memory", "1"])
+        #expect(
+            spilled.status == 0
+                && spilled.err.hasPrefix("note: about 12000 users: the fold's working state needs about 2.9 MB, more than --fold-memory 1 allows;"),
+            "\(spilled.err)")
+        #expect(try state() == expected)
         // 1 MB of fold memory: the fold writes runs as it goes, so kills land while one is written.
         let commands = [["projections", "rebuild", "--fold-memory", "1"], ["verify", "--deep", "--fold-memory", "1"]]
         // The scratch directory exists while the fold runs and is removed when it ends: a kill is

@@ -90,27 +90,11 @@ final class SortedFold {
     /// at most, and why: the runs (about the projections' size, or half the log's where there
     /// are none yet to go by), and the working state beyond the memory budget.
     static func room(for ledger: Environment, schema: LedgerSchema, memory: Int) throws -> (bytes: Int64, reason: String) {
-        let (logBytes, projectionBytes, users) = try ledger.read { txn -> (Int64, Int64, Int64) in
-            let log = Int64(try txn.bytes(of: schema.log))
-            let events = try LogView(txn, schema: schema).head().sequence
-            var projections: Int64 = 0
-            for name in ProjectionTable.allCases.map(\.name) {
-                for generation in [name, name + ".1"] {
-                    guard let database = try? txn.openDatabase(generation, create: false) else { continue }
-                    projections = max(projections, Int64(try txn.bytes(of: database)))
-                }
-            }
-            // Users are at most events; a realistic log has about one user for each event or two.
-            return (log, projections, Int64(min(events, UInt64(Int64.max / 1024))))
-        }
-        let runs = max(projectionBytes, logBytes / 2)
-        let spill = max(0, users * Int64(bytesPerUser) - Int64(memory - runMemory(of: memory)))
-        let total = (runs + spill) / 10 * 11
+        let plan = try FoldPlan(for: ledger, schema: schema, memory: memory)
         let reason =
-            spill > 0
-            ? "its sorted runs, and a working state of about \(DiskSpace.format(spill)) beyond --fold-memory"
-            : "its sorted runs"
-        return (total, reason)
+            plan.spilled > 0
+            ? "its sorted runs, and a working state of about \(DiskSpace.format(plan.spilled)) beyond --fold-memory" : "its sorted runs"
+        return ((plan.runs + plan.spilled) / 10 * 11, reason)
     }
 
     /// Bytes of the working state spilled to the scratch directory so far.
