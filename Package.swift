@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
     ],
     targets: [
         .systemLibrary(
@@ -51,6 +53,8 @@ let package = Package(
             name: "AppleID",
             dependencies: [
                 "ExitStatuses", "Ledger",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -72,6 +76,7 @@ let package = Package(
             name: "AppleSimulator",
             dependencies: [
                 "AppleID", "Ledger",
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -233,6 +238,8 @@ let package = Package(
             name: "MigrationTests",
             dependencies: [
                 "AppleID", "AppleSimulator", "ExitStatuses", "Intake", "Migration", "Ledger", "Projections", "TestSupport",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

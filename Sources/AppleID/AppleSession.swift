@@ -49,10 +49,10 @@ public actor AppleSession {
     }
 
     /// The client secret, re-signed when less than a quarter of its lifetime remains.
-    public func clientSecret() throws -> ClientSecret {
+    public func clientSecret() async throws -> ClientSecret {
         let now = Int64(Date().timeIntervalSince1970)
         if let secret, secret.expiresAt - now > clientSecretLifetime / 4 { return secret }
-        let fresh = try signer.make(issuedAt: now, lifetime: clientSecretLifetime)
+        let fresh = try await signer.make(issuedAt: now, lifetime: clientSecretLifetime)
         secret = fresh
         return fresh
     }
@@ -73,7 +73,7 @@ public actor AppleSession {
     private func currentOrFetchedToken() async throws -> AccessToken {
         if let token, !token.needsRefresh(at: Date(), renewal: tokenRenewal) { return token }
         if let refreshing { return try await refreshing.value }
-        let secret = try clientSecret()
+        let secret = try await clientSecret()
         let task = Task { [client, credentials, retryPolicy, pace, onToken, onRetry] in
             do {
                 let token = try await retryPolicy.run(pace: pace, onRetry: { error, _ in onRetry(error) }) {

@@ -1,6 +1,7 @@
 import AppleID
 import Crypto
 import Foundation
+import JWTKit
 import Ledger
 import Synchronization
 
@@ -57,39 +58,36 @@ public final class SimulatedApple: Sendable {
     // MARK: Client secrets
 
     /// The team whose client secret this is, or `invalid_client` with the reason.
-    public func authenticate(clientID: String?, clientSecret: String?, now: Int64) throws(Refusal) -> SimulatorDirectory.Team {
+    public func authenticate(clientID: String?, clientSecret: String?, now: Int64) async throws(Refusal) -> SimulatorDirectory.Team {
         guard let clientID, !clientID.isEmpty else { throw invalidClient("client_id is missing") }
         guard let clientSecret, !clientSecret.isEmpty else { throw invalidClient("client_secret is missing") }
         if let known = verified.withLock({ $0[clientSecret] }), known.exp > now, let client = clients[known.teamID] {
             guard client.team.clientIDs.contains(clientID) else { throw invalidClient("client_id does not match the secret's sub") }
             return client.team
         }
-        let jws: CompactJWS
-        do { jws = try CompactJWS(clientSecret) } catch { throw invalidClient("client_secret is not a JWT: \(error)") }
-        guard jws.string("alg", in: jws.header) == "ES256" else { throw invalidClient("client_secret alg must be ES256") }
-        guard let iss = jws.string("iss", in: jws.claims), let client = clients[iss] else { throw invalidClient("iss names no registered team") }
-        guard jws.string("kid", in: jws.header) == client.team.keyID else { throw invalidClient("kid is not the team's key ID") }
-        guard jws.signature.count == 64 else {
-            throw invalidClient("the signature is \(jws.signature.count) bytes; ES256 needs raw R||S (64 bytes), not DER")
+        let parsed: (header: JWTHeader, payload: ClientSecretClaims, signature: Data)
+        do { parsed = try DefaultJWTParser().parse(Array(clientSecret.utf8), as: ClientSecretClaims.self) } catch {
+            throw invalidClient("client_secret is not a JWT: \(error)")
         }
-        // A signature that is not a P-256 point pair is expected from a forger: refused below.
-        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
-            client.publicKey.isValidSignature(signature, for: Data(jws.signingInput.utf8))
-        else {
+        let claims = parsed.payload
+        guard parsed.header.alg == "ES256" else { throw invalidClient("client_secret alg must be ES256") }
+        guard let client = clients[claims.iss] else { throw invalidClient("iss names no registered team") }
+        guard parsed.header.kid == client.team.keyID else { throw invalidClient("kid is not the team's key ID") }
+        guard parsed.signature.count == 64 else {
+            throw invalidClient("the signature is \(parsed.signature.count) bytes; ES256 needs raw R||S (64 bytes), not DER")
+        }
+        do { _ = try await ClientSecret.verifiedClaims(clientSecret, publicKey: client.publicKey) } catch {
             throw invalidClient("the signature does not verify with the team's key")
         }
-        guard jws.string("aud", in: jws.claims) == ClientSecretSigner.audience else {
-            throw invalidClient("aud must be \(ClientSecretSigner.audience)")
-        }
-        guard let sub = jws.string("sub", in: jws.claims), sub == clientID else { throw invalidClient("sub must equal client_id") }
+        guard claims.aud == ClientSecretSigner.audience else { throw invalidClient("aud must be \(ClientSecretSigner.audience)") }
+        guard claims.sub == clientID else { throw invalidClient("sub must equal client_id") }
         guard client.team.clientIDs.contains(clientID) else { throw invalidClient("client_id is not one of the team's") }
-        guard let iat = jws.seconds("iat"), let exp = jws.seconds("exp") else { throw invalidClient("iat and exp are required") }
-        guard exp > now else { throw invalidClient("the client secret has expired") }
-        guard iat <= now + 60 else { throw invalidClient("iat is in the future") }
-        guard exp - iat <= ClientSecretSigner.maximumLifetime else { throw invalidClient("exp is more than 15,777,000 s after iat") }
+        guard claims.exp > now else { throw invalidClient("the client secret has expired") }
+        guard claims.iat <= now + 60 else { throw invalidClient("iat is in the future") }
+        guard claims.exp - claims.iat <= ClientSecretSigner.maximumLifetime else { throw invalidClient("exp is more than 15,777,000 s after iat") }
         verified.withLock { cache in
             if cache.count > 10_000 { cache.removeAll() }
-            cache[clientSecret] = (iss, exp)
+            cache[clientSecret] = (claims.iss, claims.exp)
         }
         return client.team
     }

@@ -45,11 +45,11 @@ public struct SimulatorServer: Sendable {
     func router() -> Router<SimulatorContext> {
         let router = Router(context: SimulatorContext.self)
         router.post("/auth/token") { request, context in
-            try await answer("token", request, context) { form, now in try token(form, now: now) }
+            try await answer("token", request, context) { form, now in try await token(form, now: now) }
         }
         router.post("/auth/usermigrationinfo") { request, context in
             try await answer("usermigrationinfo", request, context) { form, now in
-                try migrationInfo(form, authorization: request.headers[.authorization], now: now)
+                try await migrationInfo(form, authorization: request.headers[.authorization], now: now)
             }
         }
         router.get("/auth/keys") { _, _ in
@@ -68,7 +68,7 @@ public struct SimulatorServer: Sendable {
     /// faults are rolled, so it takes no roll from its user.
     private func answer(
         _ endpoint: String, _ request: Request, _ context: SimulatorContext,
-        _ handle: ([String: String], Int64) throws -> String
+        _ handle: ([String: String], Int64) async throws -> String
     ) async throws -> Response {
         let body = try await request.body.collect(upTo: 64 * 1024)
         if let outage = outages.meet() {
@@ -86,7 +86,7 @@ public struct SimulatorServer: Sendable {
         }
         let form = FormEncoding.decode(String(buffer: body))
         let outcome: Result<String, SimulatedApple.Refusal>
-        do { outcome = .success(try handle(form, Int64(Date().timeIntervalSince1970))) } catch let error as SimulatedApple.Refusal {
+        do { outcome = .success(try await handle(form, Int64(Date().timeIntervalSince1970))) } catch let error as SimulatedApple.Refusal {
             outcome = .failure(error)
         }
         if faults.latencyMilliseconds > 0 { try await Task.sleep(for: .milliseconds(faults.latencyMilliseconds)) }
@@ -124,14 +124,14 @@ public struct SimulatorServer: Sendable {
         }
     }
 
-    private func token(_ form: [String: String], now: Int64) throws(SimulatedApple.Refusal) -> String {
+    private func token(_ form: [String: String], now: Int64) async throws(SimulatedApple.Refusal) -> String {
         guard form["grant_type"] == "client_credentials" else {
             throw SimulatedApple.Refusal(status: 400, error: "unsupported_grant_type", description: "grant_type must be client_credentials")
         }
         guard form["scope"] == "user.migration" else {
             throw SimulatedApple.Refusal(status: 400, error: "invalid_scope", description: "scope must be user.migration")
         }
-        let team = try apple.authenticate(clientID: form["client_id"], clientSecret: form["client_secret"], now: now)
+        let team = try await apple.authenticate(clientID: form["client_id"], clientSecret: form["client_secret"], now: now)
         let clientID = form["client_id"] ?? ""
         guard !apple.windowClosed(teamID: team.teamID, clientID: clientID, now: now) else {
             throw SimulatedApple.Refusal(
@@ -141,12 +141,12 @@ public struct SimulatorServer: Sendable {
         return SimulatorAnswers.text(SimulatorAnswers.Token(accessToken: token, expiresIn: lifetime))
     }
 
-    private func migrationInfo(_ form: [String: String], authorization: String?, now: Int64) throws(SimulatedApple.Refusal) -> String {
+    private func migrationInfo(_ form: [String: String], authorization: String?, now: Int64) async throws(SimulatedApple.Refusal) -> String {
         let bearer = try apple.checkToken(authorization)
         guard !revoker.refuses(expiresAt: bearer.expiresAt, newest: apple.lastIssuedTokenExpiry) else {
             throw SimulatedApple.Refusal(status: 401, error: "invalid_token", description: "the access token has been revoked")
         }
-        let team = try apple.authenticate(clientID: form["client_id"], clientSecret: form["client_secret"], now: now)
+        let team = try await apple.authenticate(clientID: form["client_id"], clientSecret: form["client_secret"], now: now)
         guard bearer.teamID == team.teamID, bearer.clientID == form["client_id"] else {
             throw SimulatedApple.Refusal(status: 400, error: "invalid_client", description: "the access token belongs to another team or client")
         }

@@ -2,6 +2,7 @@ import AppleID
 import Crypto
 import CryptoExtras
 import Foundation
+import JWTKit
 import Ledger
 
 /// Signs what Apple signs with its RSA key (RS256): identity tokens and server-to-server
@@ -35,19 +36,19 @@ public struct TokenMinter: Sendable {
         return SimulatorAnswers.text(["keys": [jwk]])
     }
 
-    /// Signs `claims` as an RS256 JWS with this key's `kid`.
-    public func sign(_ claims: [String: JSONValue]) throws -> String {
-        try signed(CompactJWS.signingInput(header: ["alg": "RS256", "kid": keyID], claims: claims))
+    /// Signs `claims` as an RS256 JWS with this key's `kid`, through jwt-kit (whose header also
+    /// says `"typ":"JWT"`, which Apple's does not; a verifier ignores it).
+    public func sign(_ claims: [String: JSONValue]) async throws -> String {
+        let kid = JWKIdentifier(string: keyID)
+        let keys = await JWTKeyCollection().add(rsa: try Insecure.RSA.PrivateKey(backing: key), digestAlgorithm: .sha256, kid: kid)
+        return try await keys.sign(MintedClaims(claims: claims), kid: kid)
     }
 
     /// Signs `rawClaims` under the header `rawHeader`, both byte for byte as given (any bytes,
     /// JSON or not): what Apple's key could be made to sign, for showing a verifier anything.
+    /// No JWT library makes such a token, so this one is put together here.
     public func sign(rawHeader: [UInt8], rawClaims: [UInt8]) throws -> String {
-        try signed(Base64URL.encode(Data(rawHeader)) + "." + Base64URL.encode(Data(rawClaims)))
-    }
-
-    /// `input` (`header.claims`, base64url) with its RS256 signature appended.
-    private func signed(_ input: String) throws -> String {
+        let input = Base64URL.encode(rawHeader) + "." + Base64URL.encode(rawClaims)
         let signature = try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5)
         return input + "." + Base64URL.encode(signature.rawRepresentation)
     }
@@ -56,7 +57,7 @@ public struct TokenMinter: Sendable {
     public func identityToken(
         audience: String, sub: String, transferSub: String? = nil, email: String? = nil,
         isPrivateEmail: Bool? = nil, nonce: String? = nil, issuedAt: Int64, lifetime: Int64 = 600
-    ) throws -> String {
+    ) async throws -> String {
         var claims: [String: JSONValue] = [
             "iss": .string(TokenMinter.issuer), "aud": .string(audience), "sub": .string(sub), "iat": .int(issuedAt),
             "exp": .int(issuedAt + lifetime), "auth_time": .int(issuedAt), "real_user_status": .int(2), "nonce_supported": .bool(nonce != nil),
@@ -68,21 +69,36 @@ public struct TokenMinter: Sendable {
         }
         if let isPrivateEmail { claims["is_private_email"] = .string(isPrivateEmail ? "true" : "false") }
         if let nonce { claims["nonce"] = .string(nonce) }
-        return try sign(claims)
+        return try await sign(claims)
     }
 
     /// A notification body `{"payload": "<JWS>"}` with `events` as a JSON string, as Apple sends it.
     public func notification(
         audience: String, type: String, sub: String, email: String? = nil, isPrivateEmail: Bool? = nil,
         eventTime: Int64, jti: String = UUID().uuidString.lowercased()
-    ) throws -> String {
+    ) async throws -> String {
         var event: [String: JSONValue] = ["type": .string(type), "sub": .string(sub), "event_time": .int(eventTime)]
         if let email { event["email"] = .string(email) }
         if let isPrivateEmail { event["is_private_email"] = .string(isPrivateEmail ? "true" : "false") }
-        let payload = try sign([
+        let payload = try await sign([
             "iss": .string(TokenMinter.issuer), "aud": .string(audience), "iat": .int(eventTime), "jti": .string(jti),
             "events": .string(SimulatorAnswers.text(event)),
         ])
         return SimulatorAnswers.text(["payload": payload])
     }
+}
+
+/// Claims as given, for jwt-kit to sign: any members, with the values the caller chose.
+struct MintedClaims: JWTPayload {
+    let claims: [String: JSONValue]
+
+    init(claims: [String: JSONValue]) { self.claims = claims }
+
+    init(from decoder: any Decoder) throws {
+        throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "minted claims are written, never read back"))
+    }
+
+    func encode(to encoder: any Encoder) throws { try claims.encode(to: encoder) }
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
 }

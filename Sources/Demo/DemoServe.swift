@@ -64,7 +64,7 @@ struct DemoServe {
         for transferSub in heldBack + exchanged.prefix(5) {
             // A user who revoked consent is refused by the stand-in, as expected: no sign-in.
             guard let sub = try? simulator.server.apple.exchange(teamID: recipientTeam, transferSub: transferSub).sub else { continue }
-            let token = try minter.identityToken(audience: clientID, sub: sub, transferSub: transferSub, issuedAt: now)
+            let token = try await minter.identityToken(audience: clientID, sub: sub, transferSub: transferSub, issuedAt: now)
             let body = String(decoding: try JSONEncoder().encode(["identity_token": token]), as: UTF8.self)
             try await post("/apple/sign-ins", body, bearer: secret)
             summary.signIns += 1
@@ -78,7 +78,7 @@ struct DemoServe {
             + Array(repeating: "consent-revoked", count: 3) + Array(repeating: "account-deleted", count: 2)
         var first = ""
         for (sub, type) in zip(subs, plan) {
-            let body = try minter.notification(
+            let body = try await minter.notification(
                 audience: clientID, type: type, sub: sub, email: type.hasPrefix("email") ? "relay-\(sub.prefix(6))@privaterelay.appleid.com" : nil,
                 isPrivateEmail: true, eventTime: now)
             if first.isEmpty { first = body }

@@ -53,7 +53,7 @@ extension Harness {
 
     /// Apple's key set, as `--jwks-file` and the answer of `/auth/keys` are read.
     static let keySet = Harness("key-set", "a JWKS document (Apple's /auth/keys answer, --jwks-file), read into keys") { input in
-        let set = try JSONWebKeySet(json: Data(input))
-        HarnessCheck.expect(!set.keys.isEmpty, "a key set with no key was accepted")
+        let set = try blocking { try await JSONWebKeySet(json: Data(input)) }
+        HarnessCheck.expect(!set.keyIDs.isEmpty, "a key set with no key was accepted")
     }
 }

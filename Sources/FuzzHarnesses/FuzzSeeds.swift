@@ -105,11 +105,15 @@ public enum FuzzSeeds {
             ("sign-in", joined([text(signIn), [], text("\(now + 1)")])), ("notification", joined([text(notification), [], text("\(now + 1)")])),
         ]
         let minter = ServeFixture.minter
-        let token = try minter.identityToken(
-            audience: "com.example.notes", sub: "001234.abcdef0123456789.0001", transferSub: "t.0001", email: "a@privaterelay.appleid.com",
-            isPrivateEmail: true, issuedAt: now)
-        let delivery = try minter.notification(
-            audience: "com.example.notes", type: "consent-revoked", sub: "001234.abcdef0123456789.0001", eventTime: now, jti: "seed-jti")
+        let token = try blocking {
+            try await minter.identityToken(
+                audience: "com.example.notes", sub: "001234.abcdef0123456789.0001", transferSub: "t.0001", email: "a@privaterelay.appleid.com",
+                isPrivateEmail: true, issuedAt: now)
+        }
+        let delivery = try blocking {
+            try await minter.notification(
+                audience: "com.example.notes", type: "consent-revoked", sub: "001234.abcdef0123456789.0001", eventTime: now, jti: "seed-jti")
+        }
         seeds["ingest-token"] = [
             ("bare-token", text(token)), ("report", text("{\"identity_token\":\"\(token)\",\"nonce\":\"n-1\"}")), ("notification", text(delivery)),
         ]

@@ -41,7 +41,7 @@ final class ServeFixture: Sendable {
                 at: directory, LedgerCreated(teamID: "BBBB222222", clientIDs: [ServeFixture.clientID], role: .recipient, ledgerID: "fuzz-serve"),
                 folders: [projection])
         }
-        let keys = AppleKeySet(.fixed(try JSONWebKeySet(json: Data(ServeFixture.minter.jwks().utf8))))
+        let keys = AppleKeySet(.fixed(try blocking { try await JSONWebKeySet(json: Data(ServeFixture.minter.jwks().utf8)) }))
         intake = try AppleIntake(ledger: ledger, projection: projection, keys: keys, logger: quiet)
         server = try HandoverServer(
             intake: intake, configuration: ServeConfiguration(signInSecret: SignInSecret(secret: ServeFixture.secret), rejectionBudget: 1_000_000),

@@ -35,19 +35,22 @@ public struct HandoverServer: Sendable {
     /// Whether the last write found the disk full.
     public let storage = StorageHealth()
 
-    public init(intake: AppleIntake, configuration: ServeConfiguration, logger: Logger = Logger(label: "handover.serve")) throws {
-        try configuration.validate()
+    public init(intake: AppleIntake, configuration: ServeConfiguration, logger: Logger = Logger(label: "handover.serve")) {
         self.intake = intake
         self.configuration = configuration
         self.floodGuard = FloodGuard(budgetPerMinute: configuration.rejectionBudget)
         self.logger = logger
     }
 
-    /// The routes, one for each ``ServeRoute``.
+    /// The routes, one for each ``ServeRoute``: the recipient team's behind
+    /// ``RecipientRouteMiddleware``, every answer counted by ``RouteMetricsMiddleware``.
     public func router() -> Router<ServeRequestContext> {
         let router = Router(context: ServeRequestContext.self)
+        router.add(middleware: RouteMetricsMiddleware(metrics: metrics))
+        let recipient = router.group().add(middleware: RecipientRouteMiddleware(settings: intake.settings, secret: configuration.signInSecret))
         for route in ServeRoute.allCases {
-            router.on(RouterPath(route.path), method: route.method) { request, context in await respond(route, request, context) }
+            let routes: any RouterMethods<ServeRequestContext> = route.role == nil ? router : recipient
+            routes.on(RouterPath(route.path), method: route.method) { request, context in try await respond(route, request, context) }
         }
         return router
     }
@@ -55,27 +58,24 @@ public struct HandoverServer: Sendable {
     /// The routes this server's ledger is the wrong team's for: each answers 403, recording nothing.
     public var refusedRoutes: [ServeRoute] { ServeRoute.allCases.filter { ($0.role?.role).map { $0 != intake.settings.role } ?? false } }
 
-    private func respond(_ route: ServeRoute, _ request: Request, _ context: ServeRequestContext) async -> Response {
+    private func respond(_ route: ServeRoute, _ request: Request, _ context: ServeRequestContext) async throws -> Response {
         switch route {
         case .notifications:
             let gate = rejectionGate(route, source: source(of: request, context))
-            return await answer(route) {
+            return try await answer {
                 let body = try await HandoverServer.collect(request.body)
                 return try await intake.receiveNotification(body, admitRejection: gate)
-            }
+            }.response(from: request, context: context)
         case .signIns:
-            if let refused = wrongLedger(route) ?? unauthorized(route, request) { return refused }
             let gate = rejectionGate(route, source: source(of: request, context))
-            return await answer(route) {
-                let body = try await HandoverServer.collect(request.body)
-                let report = SignInReport(body)
+            return try await answer {
+                let report = SignInReport(try await HandoverServer.collect(request.body))
                 return try await intake.receiveSignIn(report.token, nonce: report.nonce, received: report.received, admitRejection: gate)
-            }
-        // The app backend's lookups, behind the sign-in reports' secret: answered from the
-        // projections, recording nothing.
-        case .transferSubLookup: return await lookUp(route, .transferSub, request, context)
-        case .subLookup: return await lookUp(route, intake.subKind, request, context)
-        case .health: return health()
+            }.response(from: request, context: context)
+        // The app backend's lookups: answered from the projections, recording nothing.
+        case .transferSubLookup: return try lookUp(.transferSub, context).response(from: request, context: context)
+        case .subLookup: return try lookUp(intake.subKind, context).response(from: request, context: context)
+        case .health: return try health().response(from: request, context: context)
         case .metrics:
             do {
                 try metrics.updateLedgerFigures(intake.ledger, projection: intake.projection)
@@ -89,27 +89,17 @@ public struct HandoverServer: Sendable {
         }
     }
 
-    private func health() -> Response {
+    private func health() -> EditedResponse<ServeReply> {
         if let full = storage.diskFull, let space = DiskSpace(at: intake.ledger.directory), space.available < DiskSpace.nearlyFull {
-            var response = reply(.health, .serviceUnavailable, ServeReply(status: "disk-full", detail: full.message, freeBytes: space.available))
-            response.headers[.retryAfter] = "60"
-            return response
+            return ServeReply(status: "disk-full", detail: full.message, freeBytes: space.available).answer(.serviceUnavailable, [.retryAfter: "60"])
         }
         do {
             let head = try intake.ledger.read { try $0.head().sequence }
-            return reply(.health, .ok, ServeReply(status: "ok", head: head))
+            return ServeReply(status: "ok", head: head).answer(.ok)
         } catch {
             logger.error("healthz: the ledger cannot be read", metadata: ["error": "\(error)"])
-            return reply(.health, .serviceUnavailable, ServeReply(status: "unavailable", detail: "the ledger cannot be read"))
+            return ServeReply(status: "unavailable", detail: "the ledger cannot be read").answer(.serviceUnavailable)
         }
-    }
-
-    /// The refusal of a route that belongs on the other team's ledger (403, nothing recorded),
-    /// or nil when this ledger is the route's. Made before the bearer secret is asked for, so
-    /// that nobody sets a secret on the wrong ledger; it names the team, not the directory.
-    private func wrongLedger(_ route: ServeRoute) -> Response? {
-        guard let refusal = route.role?.refusal(of: intake.settings, at: "this server's ledger") else { return nil }
-        return reply(route, .forbidden, ServeReply(error: "wrong_ledger", detail: refusal.message))
     }
 
     /// The client's address: the connection's peer, or, when the peer is the trusted proxy,
@@ -125,43 +115,20 @@ public struct HandoverServer: Sendable {
         return forwarded
     }
 
-    /// The refusal of a request without the sign-in reports' bearer secret, or nil when it has it.
-    private func unauthorized(_ route: ServeRoute, _ request: Request) -> Response? {
-        guard let secret = configuration.signInSecret else {
-            return reply(
-                route, .unauthorized,
-                ServeReply(
-                    error: "unauthorized",
-                    detail:
-                        "sign-in reports and lookups are off: no bearer secret was set (handover init --sign-in-secret-file, or serve --sign-in-secret-file)"
-                ))
-        }
-        guard secret.accepts(authorization: request.headers[.authorization]) else {
-            var response = reply(route, .unauthorized, ServeReply(error: "unauthorized", detail: "missing or wrong bearer secret"))
-            response.headers[.wwwAuthenticate] = "Bearer"
-            return response
-        }
-        return nil
-    }
-
     /// `GET /v1/transfer-subs/{id}` and `/v1/subs/{id}`: the user `id` names as a `kind`, 200
     /// with ``UserLookup``'s fields, or 404 when nothing is recorded under it.
-    private func lookUp(_ route: ServeRoute, _ kind: IdentifierKind, _ request: Request, _ context: ServeRequestContext) async -> Response {
-        if let refused = wrongLedger(route) ?? unauthorized(route, request) { return refused }
+    private func lookUp(_ kind: IdentifierKind, _ context: ServeRequestContext) -> EditedResponse<ServeReply> {
         guard let id = context.parameters.get("id"), !id.isEmpty, id.utf8.count <= Identifiers.maximumLength else {
-            return reply(
-                route, .badRequest,
-                ServeReply(error: "bad_request", detail: "the identifier is empty or longer than \(Identifiers.maximumLength) bytes"))
+            return ServeReply(error: "bad_request", detail: "the identifier is empty or longer than \(Identifiers.maximumLength) bytes")
+                .answer(.badRequest)
         }
         do {
             let lookup = try intake.lookup(Identifier(kind, id))
-            var fields = ServeReply(status: lookup.user == nil ? nil : "found")
-            if lookup.user == nil { fields.error = "not_found" }
-            fields.lookup = lookup
-            return reply(route, lookup.user == nil ? .notFound : .ok, fields)
+            guard lookup.user != nil else { return ServeReply(error: "not_found", lookup: lookup).answer(.notFound) }
+            return ServeReply(status: "found", lookup: lookup).answer(.ok)
         } catch {
             logger.error("lookup: the ledger cannot be read", metadata: ["error": "\(error)"])
-            return reply(route, .serviceUnavailable, ServeReply(status: "unavailable", detail: "the ledger cannot be read"))
+            return ServeReply(status: "unavailable", detail: "the ledger cannot be read").answer(.serviceUnavailable)
         }
     }
 
@@ -183,63 +150,43 @@ public struct HandoverServer: Sendable {
     }
 
     /// Runs `receive` and turns its receipt or failure into the answer.
-    private func answer(_ route: ServeRoute, _ receive: () async throws -> IntakeReceipt) async -> Response {
+    private func answer(_ receive: () async throws -> IntakeReceipt) async -> EditedResponse<ServeReply> {
         do {
             let receipt = try await receive()
             storage.recovered()
             metrics.record(receipt)
             switch receipt.outcome {
             case .recorded(let sequence), .duplicate(of: let sequence):
-                var fields = ServeReply(status: receipt.isDuplicate ? "duplicate" : "recorded", sequence: sequence)
-                fields.lookup = receipt.lookup
-                return reply(route, .ok, fields)
+                return ServeReply(status: receipt.isDuplicate ? "duplicate" : "recorded", sequence: sequence, lookup: receipt.lookup).answer(.ok)
             case .rejected(let rejection, let sequence):
-                let status: HTTPResponse.Status = rejection.reason == .bodyTooLarge ? .contentTooLarge : .badRequest
-                var response = reply(
-                    route, status, ServeReply(error: "rejected", reason: rejection.reason.rawValue, detail: rejection.detail, sequence: sequence))
-                if rejection.reason == .bodyTooLarge { response.headers[.connection] = "close" }
-                return response
+                let reply = ServeReply(error: "rejected", reason: rejection.reason.rawValue, detail: rejection.detail, sequence: sequence)
+                // An oversized body is not read to its end: the connection closes after the answer.
+                return rejection.reason == .bodyTooLarge ? reply.answer(.contentTooLarge, [.connection: "close"]) : reply.answer(.badRequest)
             case .suppressed(let rejection, _):
-                var response = reply(
-                    route, .tooManyRequests,
-                    ServeReply(
-                        error: "too_many_rejections", reason: rejection.reason.rawValue,
-                        detail:
-                            "more than \(floodGuard.budgetPerMinute) refused deliveries from this address this minute; this one is counted, not recorded"
-                    ))
-                response.headers[.retryAfter] = "60"
-                return response
+                let detail =
+                    "more than \(floodGuard.budgetPerMinute) refused deliveries from this address this minute; this one is counted, not recorded"
+                return ServeReply(error: "too_many_rejections", reason: rejection.reason.rawValue, detail: detail)
+                    .answer(.tooManyRequests, [.retryAfter: "60"])
             }
         } catch let error as AppleKeySet.Unavailable {
             logger.warning("Apple's keys unavailable; asking the sender to retry", metadata: ["error": "\(error)"])
-            var response = reply(
-                route, .serviceUnavailable,
-                ServeReply(error: "unavailable", detail: "Apple's public keys cannot be fetched now (\(error.description)); try again later"))
-            response.headers[.retryAfter] = "60"
-            return response
+            let detail = "Apple's public keys cannot be fetched now (\(error.description)); try again later"
+            return ServeReply(error: "unavailable", detail: detail).answer(.serviceUnavailable, [.retryAfter: "60"])
         } catch let error as LedgerError where error.code == .diskFull {
             if storage.full(error) {
                 logger.critical("the disk holding the ledger is full; answering 503 until space is freed", metadata: ["error": "\(error.message)"])
             }
-            var response = reply(route, .serviceUnavailable, ServeReply(error: "disk-full", detail: error.message))
-            response.headers[.retryAfter] = "60"
-            return response
+            return ServeReply(error: "disk-full", detail: error.message).answer(.serviceUnavailable, [.retryAfter: "60"])
         } catch {
             logger.error("could not record a delivery", metadata: ["error": "\(error)"])
-            return reply(route, .internalServerError, ServeReply(error: "internal", detail: "the delivery could not be recorded; try again"))
+            return ServeReply(error: "internal", detail: "the delivery could not be recorded; try again").answer(.internalServerError)
         }
     }
 
-    private func reply(_ route: ServeRoute, _ status: HTTPResponse.Status, _ fields: ServeReply) -> Response {
-        metrics.respond(route: route.rawValue, status: status.code)
-        let data = fields.encoded
-        return Response(
-            status: status, headers: [.contentType: "application/json;charset=UTF-8", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
-    }
-
-    /// Reads the body up to one byte past the limit: enough to refuse an oversized body
-    /// without holding all of it.
+    /// Reads the body up to one byte past the verifier's limit, which alone decides what is too
+    /// large: enough for it to refuse an oversized body, recorded with the hash of what was read
+    /// so that a redelivery is known, without holding all of it. (`collect(upTo:)` throws such a
+    /// body away, and with it what the refusal records.)
     static func collect(_ body: RequestBody) async throws -> Data {
         let limit = AppleTokenVerifier.maximumBodySize + 1
         var data = Data()

@@ -2,26 +2,27 @@ import ExitStatuses
 import Foundation
 import NIOCore
 
-/// Where and how `serve` listens, checked before it binds.
+/// Where and how `serve` listens: checked when it is made (``Refused``), so that one that
+/// exists can be bound.
 public struct ServeConfiguration: Sendable {
-    public var host: String
-    public var port: Int
+    public let host: String
+    public let port: Int
     /// PEM certificate chain and private key; both or neither.
-    public var tlsCertificate: String?
-    public var tlsKey: String?
+    public let tlsCertificate: String?
+    public let tlsKey: String?
     /// Plain HTTP on a non-loopback address, for running behind a TLS-terminating proxy.
-    public var insecureHTTP: Bool
+    public let insecureHTTP: Bool
     /// Protects `POST /apple/sign-ins`; without it sign-in reports are refused.
     public var signInSecret: SignInSecret?
     /// Refused deliveries recorded one by one per source address and minute (``FloodGuard``).
-    public var rejectionBudget: Int
+    public let rejectionBudget: Int
     /// The address of a proxy in front whose `X-Forwarded-For` names the client.
-    public var trustedProxy: String?
+    public let trustedProxy: String?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8443, tlsCertificate: String? = nil, tlsKey: String? = nil,
         insecureHTTP: Bool = false, signInSecret: SignInSecret? = nil, rejectionBudget: Int = 60, trustedProxy: String? = nil
-    ) {
+    ) throws {
         self.rejectionBudget = rejectionBudget
         self.trustedProxy = trustedProxy
         self.host = host
@@ -30,6 +31,7 @@ public struct ServeConfiguration: Sendable {
         self.tlsKey = tlsKey
         self.insecureHTTP = insecureHTTP
         self.signInSecret = signInSecret
+        try validate()
     }
 
     /// Why a configuration was refused.
@@ -49,7 +51,7 @@ public struct ServeConfiguration: Sendable {
 
     /// Refuses plain HTTP on an address others can reach, unless asked for explicitly:
     /// Apple sends notifications over TLS 1.2 or later only, and sign-in reports carry tokens.
-    public func validate() throws {
+    private func validate() throws(Refused) {
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw Refused(description: "--tls-cert and --tls-key go together: pass both or neither")
         }

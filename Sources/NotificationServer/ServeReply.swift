@@ -1,10 +1,12 @@
 import Foundation
+import Hummingbird
 import Ledger
 import Projections
 
 /// The JSON body of every answer `serve` gives: what happened to a delivery, or the server's
-/// health. Absent fields are left out.
-struct ServeReply: Sendable {
+/// health. Absent fields are left out; the members are written in sorted order by the
+/// context's encoder (``ServeRequestContext/responseEncoder``).
+struct ServeReply: ResponseEncodable, Sendable {
     /// `recorded`, `duplicate`, `ok`, `found`, `disk-full`, `unavailable`.
     var status: String?
     /// Why the delivery was not recorded: `rejected`, `unauthorized`, `too_many_rejections`, ...
@@ -23,16 +25,30 @@ struct ServeReply: Sendable {
     /// prints them) join the answer's.
     var lookup: UserLookup?
 
-    /// The body: keys sorted, absent values left out.
-    var encoded: Data {
-        var members: [String: JSONValue] = [:]
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Member.self)
         for (name, value) in [("status", status), ("error", error), ("reason", reason), ("detail", detail)] {
-            if let value { members[name] = .string(value) }
+            if let value { try container.encode(value, forKey: Member(name)) }
         }
-        if let sequence { members["sequence"] = .int(Int64(sequence)) }
-        if let head { members["head"] = .int(Int64(head)) }
-        if let freeBytes { members["free_bytes"] = .int(freeBytes) }
-        for (name, value) in lookup?.members ?? [] { members[name] = value }
-        return Data(JSONValue.object(members).canonicalBytes)
+        try container.encodeIfPresent(sequence, forKey: Member("sequence"))
+        try container.encodeIfPresent(head, forKey: Member("head"))
+        try container.encodeIfPresent(freeBytes, forKey: Member("free_bytes"))
+        for (name, value) in lookup?.members ?? [] { try container.encode(value, forKey: Member(name)) }
+    }
+
+    /// This reply with `status` and any further headers, never cached.
+    func answer(_ status: HTTPResponse.Status, _ headers: HTTPFields = [:]) -> EditedResponse<ServeReply> {
+        var fields: HTTPFields = [.cacheControl: "no-store"]
+        fields.append(contentsOf: headers)
+        return EditedResponse(status: status, headers: fields, response: self)
+    }
+
+    /// A member's name.
+    struct Member: CodingKey {
+        let stringValue: String
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
     }
 }

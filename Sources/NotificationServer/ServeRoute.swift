@@ -48,6 +48,12 @@ public enum ServeRoute: String, CaseIterable, Sendable {
         }
     }
 
+    /// The route whose ``path`` is `path`.
+    init?(path: String) {
+        guard let route = ServeRoute.allCases.first(where: { $0.path == path }) else { return nil }
+        self = route
+    }
+
     /// "POST /apple/sign-ins".
     public var description: String { "\(method) \(path)" }
 }

@@ -10,7 +10,7 @@ struct Lab: AsyncParsableCommand {
             AppendCommand.self, BenchCommand.self, ExchangeBenchCommand.self, NotificationBenchCommand.self, SamplesCommand.self,
             ScaleWriteCommand.self, ScaleAppendersCommand.self, ScaleSinglesCommand.self, ScaleLookupsCommand.self, ScaleRebuildCommand.self,
             ForgetProjectionsCommand.self, HandoffPairCommand.self, HandoffPackageCommand.self, LookupBenchCommand.self, FuzzCommand.self,
-            ParserBenchCommand.self,
+            ParserBenchCommand.self, SignInBenchCommand.self,
         ]
     )
 }

@@ -43,7 +43,7 @@ struct LookupBenchCommand: AsyncParsableCommand {
         let clientID = try opened.identity().clientIDs[0]
         let now = Int64(Date().timeIntervalSince1970)
         let secret = "bench-lookup-secret"
-        let keys = AppleKeySet(.fixed(try JSONWebKeySet(json: Data(minter.jwks().utf8))))
+        let keys = AppleKeySet(.fixed(try await JSONWebKeySet(json: Data(minter.jwks().utf8))))
         let server = try await RunningHandoverServer(
             HandoverServer(
                 intake: AppleIntake(ledger: opened, projection: projection, keys: keys, logger: logger),
@@ -66,8 +66,8 @@ struct LookupBenchCommand: AsyncParsableCommand {
         let stop = Stopping()
         // Enough for the lookups beside them at half the rate they ran alone (minted first: RS256 signing costs CPU).
         let expected = Double(lookups) / max(alone.rate, 1) * 2 + 5
-        let bodies = try (0..<Int(expected * Double(notificationRate))).map { i in
-            try minter.notification(
+        let bodies = try await (0..<Int(expected * Double(notificationRate))).asyncMap { i in
+            try await minter.notification(
                 audience: clientID, type: i % 2 == 0 ? "email-disabled" : "email-enabled", sub: "bench-lookup.\(i)", eventTime: now,
                 jti: "bench-lookup-\(UUID().uuidString)")
         }

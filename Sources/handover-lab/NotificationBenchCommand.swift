@@ -30,8 +30,8 @@ struct NotificationBenchCommand: AsyncParsableCommand {
         let minter = try TokenMinter(key: _RSA.Signing.PrivateKey(keySize: .bits2048))
         let now = Int64(Date().timeIntervalSince1970)
         let types = ["email-disabled", "email-enabled", "consent-revoked", "account-deleted"]
-        let bodies = try (0..<notifications).map { i in
-            try minter.notification(
+        let bodies = try await (0..<notifications).asyncMap { i in
+            try await minter.notification(
                 audience: clientID, type: types[i % 4], sub: "B.\(i)", email: i % 4 < 2 ? "relay-\(i)@privaterelay.appleid.com" : nil,
                 eventTime: now, jti: "bench-\(i)")
         }
@@ -81,17 +81,17 @@ struct NotificationBenchCommand: AsyncParsableCommand {
         }
 
         // Sealing: every notification names a new user; with an address each needs a new data key.
-        func emailEnabled(_ withAddress: Bool) throws -> [String] {
-            try (0..<notifications).map { i in
-                try minter.notification(
+        func emailEnabled(_ withAddress: Bool) async throws -> [String] {
+            try await (0..<notifications).asyncMap { i in
+                try await minter.notification(
                     audience: clientID, type: "email-enabled", sub: "S.\(i)", email: withAddress ? "relay-\(i)@privaterelay.appleid.com" : nil,
                     eventTime: now, jti: "seal-\(withAddress)-\(i)")
             }
         }
         let (plain, _) = try await serve(
-            try emailEnabled(false), ledger: try await makeLedger("without-addresses"), minter: minter, logger: logger, withRoundTrips: false)
+            try await emailEnabled(false), ledger: try await makeLedger("without-addresses"), minter: minter, logger: logger, withRoundTrips: false)
         let (sealing, _) = try await serve(
-            try emailEnabled(true), ledger: try await makeLedger("with-addresses"), minter: minter, logger: logger, withRoundTrips: false)
+            try await emailEnabled(true), ledger: try await makeLedger("with-addresses"), minter: minter, logger: logger, withRoundTrips: false)
         print("")
         print("Sealing: \(notifications) email-enabled notifications, each for a new user, through serve")
         print("figure                       with addresses   without  ratio")
@@ -103,18 +103,18 @@ struct NotificationBenchCommand: AsyncParsableCommand {
         // Flood: valid notifications from one address, alone and while forgeries pour in from another.
         let flood = NotificationBenchCommand.flood
         let forger = try TokenMinter(key: _RSA.Signing.PrivateKey(keySize: .bits2048))
-        func valid(_ tag: String) throws -> [String] {
-            try (0..<flood.valid).map {
-                try minter.notification(audience: clientID, type: "email-disabled", sub: "F.\($0)", eventTime: now, jti: "\(tag)-\($0)")
+        func valid(_ tag: String) async throws -> [String] {
+            try await (0..<flood.valid).asyncMap {
+                try await minter.notification(audience: clientID, type: "email-disabled", sub: "F.\($0)", eventTime: now, jti: "\(tag)-\($0)")
             }
         }
-        let forged = try (0..<flood.forgeries).map {
-            try forger.notification(audience: clientID, type: "account-deleted", sub: "F.\($0 % 100)", eventTime: now, jti: "forged-\($0)")
+        let forged = try await (0..<flood.forgeries).asyncMap {
+            try await forger.notification(audience: clientID, type: "account-deleted", sub: "F.\($0 % 100)", eventTime: now, jti: "forged-\($0)")
         }
         let alone = try await floodRun(
-            valid: try valid("alone"), forged: [], ledger: try await makeLedger("flood-alone"), minter: minter, logger: logger)
+            valid: try await valid("alone"), forged: [], ledger: try await makeLedger("flood-alone"), minter: minter, logger: logger)
         let flooded = try await floodRun(
-            valid: try valid("flooded"), forged: forged, ledger: try await makeLedger("flood"), minter: minter, logger: logger)
+            valid: try await valid("flooded"), forged: forged, ledger: try await makeLedger("flood"), minter: minter, logger: logger)
         print("")
         print(
             "Flood guard: \(flood.valid) valid notifications from one address, alone and beside \(flood.forgeries) forgeries from another (budget 60 a minute)"
@@ -150,7 +150,7 @@ struct NotificationBenchCommand: AsyncParsableCommand {
         logger: Logger
     ) async throws -> (valid: Measurement, refusalEvents: Int, summaries: Int) {
         let (ledger, projection) = opened
-        let keys = AppleKeySet(.fixed(try JSONWebKeySet(json: Data(minter.jwks().utf8))))
+        let keys = AppleKeySet(.fixed(try await JSONWebKeySet(json: Data(minter.jwks().utf8))))
         let server = try await RunningHandoverServer(
             HandoverServer(
                 intake: AppleIntake(ledger: ledger, projection: projection, keys: keys, logger: logger),
@@ -192,7 +192,7 @@ struct NotificationBenchCommand: AsyncParsableCommand {
         withRoundTrips: Bool
     ) async throws -> (Measurement, Measurement) {
         let (ledger, projection) = opened
-        let keys = AppleKeySet(.fixed(try JSONWebKeySet(json: Data(minter.jwks().utf8))))
+        let keys = AppleKeySet(.fixed(try await JSONWebKeySet(json: Data(minter.jwks().utf8))))
         let server = try await RunningHandoverServer(
             HandoverServer(
                 intake: AppleIntake(ledger: ledger, projection: projection, keys: keys, logger: logger),

@@ -214,14 +214,14 @@ struct ExchangeCommand: AsyncParsableCommand {
 }
 
 /// `handover client-secret`: one client secret, for calling Apple by hand.
-struct ClientSecretCommand: ParsableCommand {
+struct ClientSecretCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "client-secret", abstract: "Print a client secret (ES256 JWT) for calling Apple with curl.", exits: CommandExits.noLedger)
 
     @OptionGroup var apple: AppleOptions
     @Option(help: "Lifetime in seconds (at most 15777000, six months).") var lifetime: Int64 = ClientSecretSigner.defaultLifetime
 
-    func run() throws {
-        Console.data(try ClientSecretSigner(credentials: apple.credentials()).make(lifetime: lifetime).token)
+    func run() async throws {
+        Console.data(try await ClientSecretSigner(credentials: apple.credentials()).make(lifetime: lifetime).token)
     }
 }

@@ -55,10 +55,9 @@ struct ServeCommand: AsyncParsableCommand, LedgerCommand {
     var trustedProxy: String?
 
     func run() async throws {
-        var configuration = ServeConfiguration(
+        var configuration = try ServeConfiguration(
             host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey, insecureHTTP: insecureHTTP,
             rejectionBudget: rejectionBudget, trustedProxy: trustedProxy)
-        try configuration.validate()
         try configuration.checkTLSFiles()
         configuration.signInSecret = try signInSecret()
         let (ledger, projection) = try ledgerOptions.open(.readWrite, for: self)
@@ -66,7 +65,7 @@ struct ServeCommand: AsyncParsableCommand, LedgerCommand {
         var logger = Logger(label: "handover.serve")
         logger.logLevel = .notice
         let intake = try AppleIntake(ledger: ledger, projection: projection, keys: keyOptions.keySet(), logger: logger)
-        let server = try HandoverServer(intake: intake, configuration: configuration, logger: logger)
+        let server = HandoverServer(intake: intake, configuration: configuration, logger: logger)
         let refused = server.refusedRoutes
         let roleNote =
             refused.isEmpty

@@ -164,7 +164,7 @@ struct SimulatorCommand: AsyncParsableCommand {
         }
     }
 
-    struct MintIdentityToken: ParsableCommand {
+    struct MintIdentityToken: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "mint-identity-token", abstract: "Print an identity token signed with the stand-in's RSA key.", exits: CommandExits.noLedger)
         @OptionGroup var directory: SimulatorDirectoryOption
@@ -175,17 +175,17 @@ struct SimulatorCommand: AsyncParsableCommand {
         @Option var nonce: String?
         @Option(help: "Lifetime in seconds.") var lifetime: Int64 = 600
 
-        func run() throws {
+        func run() async throws {
             let minter = try TokenMinter(key: directory.open().signingKey())
             Console.data(
-                try minter.identityToken(
+                try await minter.identityToken(
                     audience: clientID, sub: sub, transferSub: transferSub, email: email,
                     isPrivateEmail: email.map { $0.hasSuffix("@privaterelay.appleid.com") },
                     nonce: nonce, issuedAt: Timestamp.now().seconds, lifetime: lifetime))
         }
     }
 
-    struct MintNotification: ParsableCommand {
+    struct MintNotification: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "mint-notification", abstract: "Print a server-to-server notification body signed with the stand-in's RSA key.",
             exits: CommandExits.noLedger)
@@ -195,10 +195,10 @@ struct SimulatorCommand: AsyncParsableCommand {
         @Option var sub: String
         @Option var email: String?
 
-        func run() throws {
+        func run() async throws {
             let minter = try TokenMinter(key: directory.open().signingKey())
             Console.data(
-                try minter.notification(
+                try await minter.notification(
                     audience: clientID, type: type, sub: sub, email: email, isPrivateEmail: email.map { $0.hasSuffix("@privaterelay.appleid.com") },
                     eventTime: Timestamp.now().seconds))
         }

@@ -28,7 +28,7 @@ struct BackupTests {
         func post(_ http: HTTPClient, _ i: Int) async throws -> Bool {
             var request = HTTPClientRequest(url: serve.baseURL + "/apple/notifications")
             request.method = .POST
-            let body = try TestKeys.minter.notification(
+            let body = try await TestKeys.minter.notification(
                 audience: IntakeFixture.clientID, type: "email-enabled", sub: "B.backup.\(i)",
                 email: "b\(i)@privaterelay.appleid.com", eventTime: now, jti: "backup-\(i)")
             request.body = .bytes(ByteBuffer(string: body))

@@ -32,7 +32,7 @@ final class IntakeFixture {
             teamID: role == .recipient ? "BBBB222222" : "AAAA111111", clientIDs: [IntakeFixture.clientID, "com.example.web"], role: role,
             ledgerID: UUID().uuidString, onAccountDeleted: policy)
         ledger = try await Ledger.create(at: dir.sub("ledger"), created, folders: [projection])
-        let jwks = try JSONWebKeySet(json: Data(TestKeys.minter.jwks().utf8))
+        let jwks = try await JSONWebKeySet(json: Data(TestKeys.minter.jwks().utf8))
         intake = try AppleIntake(ledger: ledger, projection: projection, keys: keys ?? AppleKeySet(.fixed(jwks)), logger: IntakeFixture.quiet)
     }
 
@@ -81,6 +81,14 @@ final class IntakeFixture {
         guard let key else { return input + "." }
         return input + "."
             + Base64URL.encode(try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5).rawRepresentation)
+    }
+
+    /// A JWS with any header over `rawClaims` as given (any bytes), signed RS256 by Apple's key.
+    static func token(header: [String: Any], rawClaims: [UInt8]) throws -> String {
+        let h = try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])
+        let input = Base64URL.encode(h) + "." + Base64URL.encode(rawClaims)
+        return input + "."
+            + Base64URL.encode(try TestKeys.apple.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5).rawRepresentation)
     }
 
     /// RS256 with Apple's key and kid.

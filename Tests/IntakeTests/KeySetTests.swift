@@ -95,6 +95,6 @@ struct KeySetTests {
         let f = try await IntakeFixture(keys: keys)
         let receipt = try await f.intake.receiveSignIn(try IntakeFixture.signed(f.identityClaims()))
         #expect(receipt.rejection == nil)
-        #expect(throws: JSONWebKeySet.Invalid.self) { _ = try JSONWebKeySet(json: Data(#"{"keys":[{"kty":"EC","kid":"x"}]}"#.utf8)) }
+        await #expect(throws: JSONWebKeySet.Invalid.self) { _ = try await JSONWebKeySet(json: Data(#"{"keys":[{"kty":"EC","kid":"x"}]}"#.utf8)) }
     }
 }

@@ -135,6 +135,40 @@ struct RefusalCase: CustomTestStringConvertible, Sendable {
             c["real_user_status"] = 7
             return c
         },
+        // Where jwt-kit alone would answer otherwise: Handover's own check comes first.
+        .payload("the signature spelled another way (bits left over that decode to the same bytes)", .malformedBase64) { f in
+            let token = try IntakeFixture.signed(try f.notificationClaims(type: "consent-revoked"))
+            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+            let last = alphabet.firstIndex(of: token.last!)!
+            return String(token.dropLast()) + String(alphabet[last ^ 1])
+        },
+        .payload("a payload that is not JSON, under a signature that does not verify", .malformedJSON) { _ in
+            Base64URL.encode(Data(#"{"alg":"RS256","kid":"x"}"#.utf8)) + "." + Base64URL.encode(Data("not json".utf8)) + ".c2ln"
+        },
+        .payload("a member named twice in the payload", .malformedJSON) { f in
+            let claims = try f.notificationClaims(type: "consent-revoked")
+            let input = try IntakeFixture.signingInput(header: ["alg": "RS256", "kid": TestKeys.minter.keyID], claims: claims)
+            let parts = input.split(separator: ".")
+            var payload = String(decoding: Base64URL.decode(parts[1])!, as: UTF8.self)
+            payload.removeLast()
+            payload += #","iss":"https://appleid.apple.com"}"#
+            return try IntakeFixture.token(header: ["alg": "RS256", "kid": TestKeys.minter.keyID], rawClaims: Array(payload.utf8))
+        },
+        .signIn("email_verified neither true nor false", .invalidClaim) { f in
+            var c = f.identityClaims()
+            c["email_verified"] = "perhaps"
+            return c
+        },
+        .notification("events a string that is not JSON", .malformedJSON) { f in
+            var c = try f.notificationClaims(type: "consent-revoked")
+            c["events"] = "{type: consent-revoked}"
+            return c
+        },
+        .notification("events neither an object nor a string", .invalidClaim) { f in
+            var c = try f.notificationClaims(type: "consent-revoked")
+            c["events"] = [1, 2]
+            return c
+        },
     ]
 }
 
@@ -174,6 +208,11 @@ struct RefusalTests {
         case .notification: return try await f.intake.receiveNotification(data)
         case .signIn: return try await f.intake.receiveSignIn(String(decoding: data, as: UTF8.self), nonce: refusal.nonce)
         }
+    }
+
+    @Test("every reason a token or notification can be refused for is reached by a case above")
+    func everyReasonReached() {
+        #expect(Set(RefusalCase.all.map(\.reason.rawValue)) == Set(TokenRejection.Reason.all.map(\.rawValue)))
     }
 
     @Test("A rejected event keeps the payload's hash, never the payload")

@@ -36,7 +36,7 @@ struct DiskFullTests {
                 request.method = .POST
                 request.body = .bytes(
                     ByteBuffer(
-                        string: try minter.notification(
+                        string: try await minter.notification(
                             audience: "com.example.app", type: "email-enabled", sub: "B.full.\(i)",
                             email: "full-\(i)@privaterelay.appleid.com", eventTime: now, jti: "full-\(i)")))
                 let response = try await http.execute(request, timeout: .seconds(60))

@@ -151,9 +151,9 @@ struct LongRunFaultTests {
         let ledger = try Ledger.open(at: ledgerPath, folders: [projection])
         defer { ledger.close() }
         let intake = try AppleIntake(
-            ledger: ledger, projection: projection, keys: AppleKeySet(.fixed(try JSONWebKeySet(json: Data(minter.jwks().utf8)))))
+            ledger: ledger, projection: projection, keys: AppleKeySet(.fixed(try await JSONWebKeySet(json: Data(minter.jwks().utf8)))))
         for (i, transferSub) in transferSubs.enumerated() {
-            let token = try minter.identityToken(
+            let token = try await minter.identityToken(
                 audience: AppleFixture.clientID, sub: "001.signed-in.\(i)", transferSub: transferSub, issuedAt: Timestamp.now().seconds)
             let receipt = try await intake.receiveSignIn(token)
             try #require(receipt.rejection == nil, "\(receipt.rejection?.description ?? "")")

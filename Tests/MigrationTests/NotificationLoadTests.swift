@@ -29,13 +29,17 @@ struct NotificationLoadTests {
             let share = NotificationLoadTests.notifications / 2
             for half in 0..<2 {
                 group.addTask {
-                    try (half * share..<(half + 1) * share).map { i in
+                    var bodies: [(String, String)] = []
+                    for i in half * share..<(half + 1) * share {
                         let jti = "load-\(i)"
-                        return (
-                            jti,
-                            try minter.notification(audience: "com.example.app", type: types[i % 4], sub: "B.\(i % 5_000)", eventTime: now, jti: jti)
-                        )
+                        bodies.append(
+                            (
+                                jti,
+                                try await minter.notification(
+                                    audience: "com.example.app", type: types[i % 4], sub: "B.\(i % 5_000)", eventTime: now, jti: jti)
+                            ))
                     }
+                    return bodies
                 }
             }
             return try await group.reduce(into: []) { $0 += $1 }

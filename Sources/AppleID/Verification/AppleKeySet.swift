@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import CryptoExtras
 import Foundation
 import Ledger
 import NIOCore
@@ -52,16 +51,17 @@ public actor AppleKeySet {
         if case .fixed(let set) = source { cached = set }
     }
 
-    /// The key named `kid`; nil when the key set, fresh enough, does not have it.
-    public func key(for kid: String) async throws -> _RSA.Signing.PublicKey? {
-        if let key = cached?.keys[kid] { return key }
+    /// The key set holding the key named `kid`; nil when the key set, fresh enough, does not
+    /// have it.
+    public func keys(holding kid: String) async throws -> JSONWebKeySet? {
+        if let cached, cached.keyIDs.contains(kid) { return cached }
         if cached != nil {
             // Only a URL can hold keys we have not seen, and only after the quiet minute.
             guard case .url = source else { return nil }
             if let lastFetch, ContinuousClock.now - lastFetch < refetchInterval { return nil }
         }
         let set = try await refresh()
-        return set.keys[kid]
+        return set.keyIDs.contains(kid) ? set : nil
     }
 
     /// Fetches the key set now (one fetch shared by concurrent callers).
@@ -95,7 +95,7 @@ public actor AppleKeySet {
             do { data = try FileBytes.read(path, limit: maximumSize) } catch {
                 throw Unavailable(description: "cannot read the JWKS file: \(ErrorText.describing(error))")
             }
-            do { return try JSONWebKeySet(json: Data(data)) } catch { throw Unavailable(description: "\(path): \(error)") }
+            do { return try await JSONWebKeySet(json: Data(data)) } catch { throw Unavailable(description: "\(path): \(error)") }
         case .url(let url):
             let response: HTTPClientResponse
             let body: ByteBuffer
@@ -108,7 +108,7 @@ public actor AppleKeySet {
             guard response.status == .ok else {
                 throw Unavailable(description: "fetching Apple's keys from \(url) answered HTTP \(response.status.code)")
             }
-            do { return try JSONWebKeySet(json: Data(body.readableBytesView)) } catch { throw Unavailable(description: "\(url): \(error)") }
+            do { return try await JSONWebKeySet(json: Data(body.readableBytesView)) } catch { throw Unavailable(description: "\(url): \(error)") }
         }
     }
 }

@@ -1,5 +1,3 @@
-import Crypto
-import CryptoExtras
 import Foundation
 import Ledger
 
@@ -36,29 +34,32 @@ public struct AppleTokenVerifier: Sendable {
         guard token.utf8.count <= AppleTokenVerifier.maximumBodySize else {
             throw TokenRejection(.bodyTooLarge, "the token is larger than \(AppleTokenVerifier.maximumBodySize) bytes")
         }
-        let (claims, audience) = try await verifiedClaims(token, now: now, requireExpiry: true)
-        let sub = try identifier(claims, "sub")
-        let transferSub = try claims.has("transfer_sub") ? identifier(claims, "transfer_sub") : nil
-        var nonceChecked: Bool?
-        if let nonce {
-            if let tokenNonce = try claims.optionalString("nonce") {
-                guard tokenNonce == nonce else { throw TokenRejection(.nonceMismatch, "the token's nonce is not the one the caller passed") }
-                nonceChecked = true
-            } else if try claims.optionalBool("nonce_supported") ?? true {
-                throw TokenRejection(.nonceMismatch, "the caller passed a nonce, the token has none and does not say nonce_supported false")
-            } else {
-                nonceChecked = false
-            }
-        }
-        let realUserStatus = try claims.optionalInt("real_user_status")
+        let (claims, audience) = try await verified(token, as: IdentityTokenClaims.self, now: now, requireExpiry: true)
+        let sub = try identifier(claims.sub, "sub")
+        let transferSub = try claims.transferSub.isAbsent ? nil : identifier(claims.transferSub, "transfer_sub")
+        let nonceChecked = try nonceChecked(claims, against: nonce)
+        let realUserStatus = try claims.realUserStatus.optional("real_user_status")?.value
         if let realUserStatus, !(0...2).contains(realUserStatus) {
             throw TokenRejection(.invalidClaim, "real_user_status is \(realUserStatus), expected 0, 1 or 2")
         }
         return IdentityToken(
-            sub: sub, transferSub: transferSub, audience: audience, issuedAt: Date(seconds: try claims.seconds("iat")),
-            expiresAt: Date(seconds: try claims.seconds("exp")), email: try claims.optionalString("email"),
-            emailVerified: try claims.optionalBool("email_verified"), isPrivateEmail: try claims.optionalBool("is_private_email"),
-            realUserStatus: realUserStatus, nonceChecked: nonceChecked)
+            sub: sub, transferSub: transferSub, audience: audience, issuedAt: try claims.iat.required("iat").date,
+            expiresAt: try claims.exp.required("exp").date, email: try claims.email.optional("email"),
+            emailVerified: try claims.emailVerified.optional("email_verified"),
+            isPrivateEmail: try claims.isPrivateEmail.optional("is_private_email"), realUserStatus: realUserStatus, nonceChecked: nonceChecked)
+    }
+
+    /// Whether the caller's `nonce` was required and matched; nil when the caller passed none.
+    private func nonceChecked(_ claims: IdentityTokenClaims, against nonce: String?) throws(TokenRejection) -> Bool? {
+        guard let nonce else { return nil }
+        if let tokenNonce = try claims.nonce.optional("nonce") {
+            guard tokenNonce == nonce else { throw TokenRejection(.nonceMismatch, "the token's nonce is not the one the caller passed") }
+            return true
+        }
+        guard try claims.nonceSupported.optional("nonce_supported") == false else {
+            throw TokenRejection(.nonceMismatch, "the caller passed a nonce, the token has none and does not say nonce_supported false")
+        }
+        return false
     }
 
     /// Verifies a notification as Apple POSTs it: the body `{"payload": "<JWS>"}`.
@@ -78,76 +79,55 @@ public struct AppleTokenVerifier: Sendable {
 
     /// Verifies a notification's signed payload (the JWS itself).
     public func verifyNotificationPayload(_ payload: String, now: Date = Date()) async throws -> AppleNotification {
-        let (claims, audience) = try await verifiedClaims(payload, now: now, requireExpiry: false)
-        let jti = try identifier(claims, "jti")
-        let event = ClaimSet(try events(in: claims), path: "events.")
-        let typeName = try event.string("type")
+        let (claims, audience) = try await verified(payload, as: NotificationClaims.self, now: now, requireExpiry: false)
+        let jti = try identifier(claims.jti, "jti")
+        let event = try eventClaims(claims.events.required("events"))
+        let typeName = try event.type.required("events.type")
         guard let type = AppleNotification.EventType(apple: typeName) else {
             throw TokenRejection(
                 .unknownEventType,
                 "events.type is \(TokenRejection.quote(typeName)), not one of \(AppleNotification.EventType.allCases.map(\.rawValue).joined(separator: ", ")) or account-delete"
             )
         }
-        let eventTime = try event.eventTime("event_time")
         return AppleNotification(
-            jti: jti, audience: audience, issuedAt: Date(seconds: try claims.seconds("iat")), type: type, sub: try identifier(event, "sub"),
-            email: try event.optionalString("email"), isPrivateEmail: try event.optionalBool("is_private_email"), eventTime: eventTime)
+            jti: jti, audience: audience, issuedAt: try claims.iat.required("iat").date, type: type, sub: try identifier(event.sub, "events.sub"),
+            email: try event.email.optional("events.email"), isPrivateEmail: try event.isPrivateEmail.optional("events.is_private_email"),
+            eventTime: try event.eventTime.required("events.event_time").date)
     }
 
-    /// The `events` claim, which real deliveries send as a JSON-encoded string and Apple's
-    /// page shows as an object.
-    private func events(in claims: ClaimSet) throws -> [String: JSONValue] {
-        switch claims.values["events"] {
-        case nil, .null?:
-            throw TokenRejection(.missingClaim, "the token has no events claim")
-        case .object(let object)?:
+    /// The event of a notification, its `events` claim read as an object when sent as a string.
+    private func eventClaims(_ events: NotificationClaims.Events) throws(TokenRejection) -> NotificationEventClaims {
+        switch events {
+        case .object(let object):
             return object
-        case .string(let text)?:
-            do { return try JSONValue.parseObject(untrusted: Array(text.utf8)) } catch {
+        case .text(let text):
+            do {
+                _ = try JSONValue.parseObject(untrusted: Array(text.utf8))
+                return try JSONDecoder().decode(NotificationEventClaims.self, from: Data(text.utf8))
+            } catch {
                 throw TokenRejection(.malformedJSON, "the events claim is a string that is not a JSON object (\(error))")
             }
-        default:
-            throw TokenRejection(.invalidClaim, "the events claim is neither an object nor a JSON string")
         }
     }
 
-    /// Checks structure, algorithm, key, signature, issuer, audience and times; returns the
-    /// claims and the audience they matched.
-    private func verifiedClaims(_ token: String, now: Date, requireExpiry: Bool) async throws -> (ClaimSet, String) {
-        let jws: CompactJWS
-        do { jws = try CompactJWS(token.trimming(.whitespacesAndNewlines)) } catch let error as CompactJWS.Malformed {
-            switch error.problem {
-            case .structure: throw TokenRejection(.malformedJWS, error.description)
-            case .base64: throw TokenRejection(.malformedBase64, error.description)
-            case .json: throw TokenRejection(.malformedJSON, error.description)
-            }
+    /// Checks structure, algorithm and key (``TokenPrecheck``), the signature (jwt-kit), then
+    /// issuer, audience and times; returns the claims and the audience they matched.
+    private func verified<Claims: AppleClaims>(
+        _ token: String, as type: Claims.Type, now: Date, requireExpiry: Bool
+    ) async throws -> (Claims, audience: String) {
+        let checked = try TokenPrecheck(token)
+        guard let keySet = try await keys.keys(holding: checked.keyID) else {
+            throw TokenRejection(.unknownKeyID, "no key \(TokenRejection.quote(checked.keyID)) in Apple's key set")
         }
-        let alg = jws.header["alg"]?.stringValue
-        switch alg {
-        case "RS256": break
-        case nil: throw TokenRejection(.algorithmNotAllowed, "the header has no alg; Apple signs with RS256")
-        case let other? where other.lowercased() == "none":
-            throw TokenRejection(.algorithmNone, "alg is \(TokenRejection.quote(other)): an unsigned token")
-        case let other?:
-            throw TokenRejection(
-                .algorithmNotAllowed,
-                "alg is \(TokenRejection.quote(other, limit: 16)); only RS256 is accepted (Apple signs with RS256; an HMAC alg would be keyed with a public key)"
-            )
+        let claims: Claims
+        do { claims = try await keySet.verify(checked.token, as: type) } catch {
+            throw TokenRejection(jwtKit: error, keyID: checked.keyID)
         }
-        guard let kid = jws.header["kid"]?.stringValue, !kid.isEmpty else { throw TokenRejection(.missingKeyID, "the header has no kid") }
-        guard let key = try await keys.key(for: kid) else {
-            throw TokenRejection(.unknownKeyID, "no key \(TokenRejection.quote(kid)) in Apple's key set")
-        }
-        let signature = _RSA.Signing.RSASignature(rawRepresentation: jws.signature)
-        guard key.isValidSignature(signature, for: SHA256.hash(data: Data(jws.signingInput.utf8)), padding: .insecurePKCS1v1_5) else {
-            throw TokenRejection(.badSignature, "the RS256 signature does not verify with key \(TokenRejection.quote(kid))")
-        }
-        let claims = ClaimSet(jws.claims)
-        let iss = try claims.string("iss")
+        let iss = try claims.iss.required("iss")
         guard iss == AppleTokenVerifier.issuer else {
             throw TokenRejection(.wrongIssuer, "iss is \(TokenRejection.quote(iss)), expected \(AppleTokenVerifier.issuer)")
         }
-        let offered = try claims.audiences()
+        let offered = try claims.aud.required("aud").values
         guard let audience = offered.first(where: audiences.contains) else {
             let shown =
                 offered.prefix(4).map { TokenRejection.quote($0) }.joined(separator: ", ")
@@ -155,29 +135,24 @@ public struct AppleTokenVerifier: Sendable {
             throw TokenRejection(.wrongAudience, "aud \(shown) is not among this ledger's client IDs (\(audiences.sorted().joined(separator: ", ")))")
         }
         let nowSeconds = Int64(now.timeIntervalSince1970.rounded(.down))
-        let exp = requireExpiry ? try claims.seconds("exp") : try claims.optionalSeconds("exp")
-        if let exp, nowSeconds > exp + leeway {
+        let exp = requireExpiry ? try claims.exp.required("exp") : try claims.exp.optional("exp")
+        if let exp = exp?.seconds, nowSeconds > exp + leeway {
             throw TokenRejection(.expired, "exp \(Date(seconds: exp).rfc3339) is \(nowSeconds - exp) s ago (leeway \(leeway) s)")
         }
-        let iat = try claims.seconds("iat")
+        let iat = try claims.iat.required("iat").seconds
         guard iat <= nowSeconds + leeway else {
             throw TokenRejection(.issuedInFuture, "iat \(Date(seconds: iat).rfc3339) is \(iat - nowSeconds) s in the future (leeway \(leeway) s)")
         }
         return (claims, audience)
     }
 
-    private func identifier(_ claims: ClaimSet, _ name: String) throws(TokenRejection) -> String {
-        let value = try claims.string(name)
+    /// A `sub`, `transfer_sub` or `jti`: a string the ledger can record whole.
+    private func identifier(_ claim: Claim<String>, _ name: String) throws(TokenRejection) -> String {
+        let value = try claim.required(name)
         guard !value.isEmpty, value.utf8.count <= AppleTokenVerifier.maximumIdentifierLength, !value.utf8.contains(0) else {
             throw TokenRejection(
-                .invalidClaim, "\(claims.path)\(name) is empty, contains NUL or is longer than \(AppleTokenVerifier.maximumIdentifierLength) bytes")
+                .invalidClaim, "\(name) is empty, contains NUL or is longer than \(AppleTokenVerifier.maximumIdentifierLength) bytes")
         }
         return value
     }
-}
-
-extension Date {
-    init(seconds: Int64) { self.init(timeIntervalSince1970: TimeInterval(seconds)) }
-
-    var rfc3339: String { ISO8601DateFormatter().string(from: self) }
 }

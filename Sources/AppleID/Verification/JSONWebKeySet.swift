@@ -1,12 +1,12 @@
-import CryptoExtras
 import Foundation
+import JWTKit
 
-/// Apple's public keys as published at `/auth/keys`: the RSA keys of a JWKS by `kid`.
+/// Apple's public keys as published at `/auth/keys`: the RS256 keys of a JWKS, by `kid`, in a
+/// jwt-kit key collection that verifies with the key a token names and no other.
 public struct JSONWebKeySet: Sendable {
-    /// The usable keys by key ID.
-    public let keys: [String: _RSA.Signing.PublicKey]
-
-    public init(keys: [String: _RSA.Signing.PublicKey]) { self.keys = keys }
+    /// The key IDs of the usable keys.
+    public let keyIDs: Set<String>
+    private let collection: JWTKeyCollection
 
     /// Why a key set could not be read.
     public struct Invalid: Error, CustomStringConvertible {
@@ -15,23 +15,35 @@ public struct JSONWebKeySet: Sendable {
 
     /// Parses a JWKS document. Keys that are not RSA signing keys for RS256 are skipped; a
     /// document with no usable key is refused, since it could verify nothing.
-    public init(json: Data) throws {
+    public init(json: Data) async throws(Invalid) {
         guard let document = AppleAnswers.decode(AppleAnswers.KeySet.self, from: json) else {
             throw Invalid(description: "not a JWKS: expected a JSON object with a \"keys\" array")
         }
-        var keys: [String: _RSA.Signing.PublicKey] = [:]
+        let collection = JWTKeyCollection()
+        var keyIDs: Set<String> = []
         for entry in document.keys {
             guard entry.kty == "RSA", let kid = entry.kid else { continue }
             if let use = entry.use, use != "sig" { continue }
             if let alg = entry.alg, alg != "RS256" { continue }
-            guard let n = entry.n.flatMap({ Base64URL.decode($0[...]) }), let e = entry.e.flatMap({ Base64URL.decode($0[...]) }) else {
-                throw Invalid(description: "key \(kid) has no base64url n and e")
-            }
-            do { keys[kid] = try _RSA.Signing.PublicKey(n: n, e: e) } catch {
+            guard let n = entry.n, let e = entry.e else { throw Invalid(description: "key \(kid) has no n and e") }
+            do {
+                try await collection.add(jwk: .rsa(.rs256, identifier: JWKIdentifier(string: kid), modulus: n, exponent: e))
+            } catch {
                 throw Invalid(description: "key \(kid) is not a usable RSA public key (\(error))")
             }
+            keyIDs.insert(kid)
         }
-        guard !keys.isEmpty else { throw Invalid(description: "the JWKS holds no RSA signing key") }
-        self.keys = keys
+        guard !keyIDs.isEmpty else { throw Invalid(description: "the JWKS holds no RSA signing key") }
+        // A token whose kid is not here is refused before it comes to the collection; with no
+        // default key, the collection could not fall back to one either.
+        await collection.clearDefault()
+        self.keyIDs = keyIDs
+        self.collection = collection
+    }
+
+    /// The payload of `token`, once its RS256 signature verifies with the key its header names;
+    /// jwt-kit's error when it does not.
+    func verify<Payload: JWTPayload>(_ token: String, as type: Payload.Type) async throws -> Payload {
+        try await collection.verify(token, as: type)
     }
 }

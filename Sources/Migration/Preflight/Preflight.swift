@@ -128,11 +128,8 @@ public struct Preflight: Sendable {
         do {
             let key = try AppleCredentials.privateKey(at: c.privateKeyPath)
             let credentials = AppleCredentials(teamID: c.teamID, clientID: c.clientID, keyID: c.keyID, privateKey: key)
-            let secret = try ClientSecretSigner(credentials: credentials).make()
-            let jws = try CompactJWS(secret.token)
-            guard jws.signature.count == 64, let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
-                key.publicKey.isValidSignature(signature, for: Data(jws.signingInput.utf8))
-            else {
+            let secret = try await ClientSecretSigner(credentials: credentials).make()
+            guard (try? await ClientSecret.verifiedClaims(secret.token, publicKey: key.publicKey)) != nil else {
                 throw AppleIDError(.invalidConfiguration, "a client secret it signed does not verify with its own public key")
             }
             report.add("private key", .passed, "\(c.privateKeyPath): a P-256 key; an ES256 client secret it signs (raw 64-byte signature) verifies")

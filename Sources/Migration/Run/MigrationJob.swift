@@ -96,7 +96,7 @@ public struct MigrationJob: Sendable {
             )
         }
         // A secret that cannot be built fails here, before anything is recorded.
-        _ = try ClientSecretSigner(credentials: credentials).make(lifetime: clientSecretLifetime)
+        _ = try await ClientSecretSigner(credentials: credentials).make(lifetime: clientSecretLifetime)
         var options = self.options
         var receipt: String?
         let users: UserList

@@ -1,0 +1,48 @@
+import Ledger
+
+/// What Handover checks of a signed token before jwt-kit verifies it: the refusals jwt-kit
+/// does not make or does not tell apart, each with its own reason.
+///
+/// jwt-kit reports a part that is not base64url and a part that is not JSON alike, checks the
+/// signature before it reads the payload, accepts base64 spelled more than one way, and falls
+/// back to a default key for a `kid` it does not hold. Here the token is three parts, each the
+/// one base64url spelling of its bytes; header and payload are JSON objects read as everything
+/// from outside is (UTF-8, no member named twice); `alg` is RS256 and `kid` is named.
+struct TokenPrecheck: Sendable {
+    /// The token without the white space around it: what jwt-kit is given.
+    let token: String
+    /// The key ID the header names.
+    let keyID: String
+
+    init(_ token: String) throws(TokenRejection) {
+        let token = token.trimming(.whitespacesAndNewlines)
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw TokenRejection(.malformedJWS, "a JWS has 3 dot-separated parts, this has \(parts.count)") }
+        var decoded: [[UInt8]] = []
+        for (part, name) in zip(parts, ["header", "payload", "signature"]) {
+            guard let bytes = Base64URL.decode(part) else { throw TokenRejection(.malformedBase64, "the \(name) is not base64url") }
+            decoded.append(Array(bytes))
+        }
+        let header: [String: JSONValue]
+        do { header = try JSONValue.parseObject(untrusted: decoded[0]) } catch {
+            throw TokenRejection(.malformedJSON, "the header is not a JSON object (\(error))")
+        }
+        do { _ = try JSONValue.parseObject(untrusted: decoded[1]) } catch {
+            throw TokenRejection(.malformedJSON, "the payload is not a JSON object (\(error))")
+        }
+        switch header["alg"]?.stringValue {
+        case "RS256": break
+        case nil: throw TokenRejection(.algorithmNotAllowed, "the header has no alg; Apple signs with RS256")
+        case let other? where other.lowercased() == "none":
+            throw TokenRejection(.algorithmNone, "alg is \(TokenRejection.quote(other)): an unsigned token")
+        case let other?:
+            throw TokenRejection(
+                .algorithmNotAllowed,
+                "alg is \(TokenRejection.quote(other, limit: 16)); only RS256 is accepted (Apple signs with RS256; an HMAC alg would be keyed with a public key)"
+            )
+        }
+        guard let kid = header["kid"]?.stringValue, !kid.isEmpty else { throw TokenRejection(.missingKeyID, "the header has no kid") }
+        self.token = token
+        self.keyID = kid
+    }
+}
