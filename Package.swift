@@ -33,26 +33,29 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"])]
         ),
-        .target(name: "LMDB", dependencies: ["CLMDB"]),
+        // How a command ends: the exit statuses, and the protocol every error that ends one conforms to.
+        .target(name: "ExitStatuses"),
+        .target(name: "LMDB", dependencies: ["CLMDB", "ExitStatuses"]),
+        // The shared value types: JSON, time, hex, inert text, files read and written whole, the
+        // failure classes of calls to Apple.
+        .target(name: "Basics", dependencies: ["ExitStatuses"]),
         // Optimised in debug builds too: the tests hash every record they append and verify.
         .target(name: "CSHA256", cSettings: [.unsafeFlags(["-O2"])]),
-        // The hand-offs between threads and tasks: bounded, ordered, ending both sides together.
-        .target(name: "Handoffs"),
+        // What passes work between threads and tasks: bounded, ordered, ending both sides together.
+        .target(name: "Relays"),
         .target(
             name: "Ledger",
             dependencies: [
-                "Handoffs", "LMDB", "CSHA256",
+                "Basics", "ExitStatuses", "Relays", "LMDB", "CSHA256",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // How a command ends: the exit statuses, and which error ends with which.
-        .target(name: "ExitStatuses", dependencies: ["Ledger", "LMDB"]),
-        .target(name: "Projections", dependencies: ["ExitStatuses", "Handoffs", "Ledger", "LMDB"]),
+        .target(name: "Projections", dependencies: ["ExitStatuses", "Relays", "Ledger", "LMDB"]),
         .target(
             name: "AppleID",
             dependencies: [
-                "ExitStatuses", "Ledger",
+                "Basics", "ExitStatuses",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -107,10 +110,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // A PostgreSQL database to connect to (libpq's URL and password file) and its errors in
+        // words: what the export and apply share.
+        .target(
+            name: "PostgresAccess",
+            dependencies: [
+                "Basics",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .target(
             name: "Reporting",
             dependencies: [
-                "ExitStatuses", "Handoffs", "Ledger", "Projections",
+                "ExitStatuses", "Relays", "Ledger", "Projections", "PostgresAccess",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -131,7 +144,7 @@ let package = Package(
         .target(
             name: "Apply",
             dependencies: [
-                "ExitStatuses", "Ledger", "Projections", "Reporting",
+                "ExitStatuses", "Ledger", "Projections", "PostgresAccess",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -153,7 +166,7 @@ let package = Package(
         .executableTarget(
             name: "handover",
             dependencies: [
-                "Apply", "ExitStatuses", "Ledger", "Projections", "Demo", "Reporting", "AppleID", "AppleSimulator", "Migration", "Intake",
+                "Apply", "ExitStatuses", "PostgresAccess", "Ledger", "Projections", "Demo", "Reporting", "AppleID", "AppleSimulator", "Migration", "Intake",
                 "NotificationServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -189,7 +202,7 @@ let package = Package(
             dependencies: [
                 "Ledger", .product(name: "Crypto", package: "swift-crypto"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ], path: "Tests/TestSupport"),
-        .testTarget(name: "HandoffsTests", dependencies: ["Handoffs"]),
+        .testTarget(name: "RelaysTests", dependencies: ["Relays"]),
         .testTarget(
             name: "LedgerTests", dependencies: ["Ledger", "LMDB", "CSHA256", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Ledger", "LMDB", "TestSupport"]),
@@ -214,14 +227,14 @@ let package = Package(
         .testTarget(
             name: "ReportingTests",
             dependencies: [
-                "Reporting", "Ledger", "Projections", "LMDB", "TestSupport",
+                "Reporting", "PostgresAccess", "Ledger", "Projections", "LMDB", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(
             name: "ApplyTests",
             dependencies: [
-                "Apply", "ExitStatuses", "Ledger", "Projections", "Reporting", "TestSupport",
+                "Apply", "ExitStatuses", "Ledger", "Projections", "PostgresAccess", "Reporting", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -71,7 +71,7 @@ public struct SimulatorDirectory: Sendable {
     public var revokedPath: String { path + "/revoked.txt" }
 
     private func write(_ text: String, to file: String) throws {
-        do { try AtomicFile.write(Array(text.utf8), to: file, mode: 0o600) } catch let error as LedgerError {
+        do { try AtomicFile.write(Array(text.utf8), to: file, mode: 0o600) } catch let error as FileError {
             throw SimulatorError(error.message)
         }
     }

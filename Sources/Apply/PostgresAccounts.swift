@@ -2,7 +2,7 @@ import Foundation
 import Ledger
 import Logging
 import PostgresNIO
-import Reporting
+import PostgresAccess
 
 /// The app's accounts table in PostgreSQL, over one connection to a ``PostgresTarget`` (the
 /// same URL, password sources and TLS modes as `export --format postgres`). A plan reads in a

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Ledger
 import Logging
+import PostgresAccess
 import Projections
 import Reporting
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Ledger
 import Logging
+import PostgresAccess
 import Reporting
 
 extension ExportFormat: ExpressibleByArgument {}

@@ -2,6 +2,7 @@ import Apply
 import Foundation
 import Ledger
 import Logging
+import PostgresAccess
 import Projections
 import Reporting
 import TestSupport

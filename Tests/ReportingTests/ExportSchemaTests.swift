@@ -2,6 +2,7 @@ import Foundation
 import Ledger
 import Testing
 
+@testable import PostgresAccess
 @testable import Reporting
 
 @Suite("export schema")
@@ -92,13 +93,13 @@ struct ExportSchemaTests {
         #expect(fromFile.password == "pa:ss" && fromFile.passwordSource == dir)
         #expect(try PostgresTarget(url: "postgres://bob@elsewhere/x", environment: ["PGPASSFILE": dir]).password == "fallback")
         chmod(dir, 0o640)
-        #expect(throws: ExportError.self) { try PostgresTarget(url: "postgres://alice@db/mig", environment: ["PGPASSFILE": dir]) }
+        #expect(throws: PostgresTargetError.self) { try PostgresTarget(url: "postgres://alice@db/mig", environment: ["PGPASSFILE": dir]) }
 
         for bad in [
             "mysql://a@b/c", "postgres://a@b/c?sslmode=sometimes", "postgres://a@b/c?target_session_attrs=any", "postgres://a@b:99999/c",
             "postgres://b/c",
         ] {
-            #expect(throws: ExportError.self, "\(bad)") { try PostgresTarget(url: bad, environment: [:]) }
+            #expect(throws: PostgresTargetError.self, "\(bad)") { try PostgresTarget(url: bad, environment: [:]) }
         }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Ledger
+import Basics
 
 extension String: ClaimValue {
     static var expected: String { "a string" }

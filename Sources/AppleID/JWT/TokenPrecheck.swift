@@ -1,4 +1,4 @@
-import Ledger
+import Basics
 
 /// What Handover checks of a signed token before jwt-kit verifies it: the refusals jwt-kit
 /// does not make or does not tell apart, each with its own reason.

@@ -1,4 +1,4 @@
-import Ledger
+import Basics
 
 /// Why a pace stopped a run: Apple asked for more patience than the run was given. Either
 /// way nobody was lost; the next run resumes.

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import Ledger
+import Basics
 import NIOCore
 
 /// Where Apple's public keys come from, cached: fetched from a JWKS URL (refetched when a

@@ -1,5 +1,5 @@
 import Foundation
-import Ledger
+import Basics
 
 /// Verifies what Apple signs: identity tokens and server-to-server notifications.
 ///

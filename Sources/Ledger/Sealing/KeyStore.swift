@@ -69,6 +69,8 @@ public final class KeyStore: Sendable {
             return try KeyStore(readingFrom: directory)
         } catch let error as LedgerError where error.errno == EACCES {
             return nil
+        } catch let error as FileError where error.errno == EACCES {
+            return nil
         } catch let error as LMDBError where error.code.rawValue == EACCES {
             return nil
         }

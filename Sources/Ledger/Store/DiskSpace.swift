@@ -46,6 +46,7 @@ public struct DiskSpace: Sendable, CustomStringConvertible {
         case let error as LMDBError: code = error.code.rawValue
         case let error as LedgerError where error.code == .diskFull: return true
         case let error as LedgerError where error.code == .file: code = error.errno ?? 0
+        case let error as FileError: code = error.errno ?? 0
         default: return false
         }
         if code == ENOSPC || code == EDQUOT || code == LMDBError.Code.mapFull.rawValue { return true }

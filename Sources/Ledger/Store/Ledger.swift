@@ -1,5 +1,5 @@
 import Foundation
-import Handoffs
+import Relays
 import LMDB
 import Logging
 

@@ -1,4 +1,4 @@
-import Handoffs
+import Relays
 import LMDB
 
 #if canImport(Glibc)

@@ -36,7 +36,7 @@ public struct CSVTable: Sendable {
 
     /// The bytes of the CSV at `path`: a regular file of at most ``maximumFileBytes``.
     static func read(_ path: String) throws(InputProblem) -> [UInt8] {
-        do { return try FileBytes.read(path, limit: maximumFileBytes) } catch let error as LedgerError where error.message.hasPrefix(path + " ") {
+        do { return try FileBytes.read(path, limit: maximumFileBytes) } catch let error as FileError where error.message.hasPrefix(path + " ") {
             // "PATH is larger than …": the problem names the file itself.
             throw InputProblem(file: path, line: nil, String(error.message.dropFirst(path.count + 1)))
         } catch { throw InputProblem(file: path, line: nil, "cannot be read: \(ErrorText.describing(error))") }

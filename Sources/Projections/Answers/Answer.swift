@@ -1,4 +1,4 @@
-import Handoffs
+import Relays
 import Ledger
 
 /// One answer's declaration: its name, what it lists, and its columns, each declared once.

@@ -1,4 +1,5 @@
-import Handoffs
+import PostgresAccess
+import Relays
 import Ledger
 import Projections
 

@@ -1,5 +1,5 @@
 import Foundation
-import Handoffs
+import Relays
 import Ledger
 import Projections
 

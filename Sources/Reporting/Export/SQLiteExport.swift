@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Handoffs
+import Relays
 import Ledger
 import Projections
 

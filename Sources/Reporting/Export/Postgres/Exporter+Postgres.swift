@@ -1,4 +1,5 @@
 import Logging
+import PostgresAccess
 
 extension Exporter {
     /// Events per PostgreSQL transaction unless told otherwise: about two to four seconds of

@@ -1,5 +1,6 @@
 import Foundation
-import Handoffs
+import PostgresAccess
+import Relays
 import Ledger
 import Logging
 import NIOCore
@@ -89,7 +90,7 @@ final class PostgresExportSession: @unchecked Sendable {
     func run(
         _ source: ExportSource, identity: LedgerCreated, sinceLast: Bool, slice: Int, committed: @escaping @Sendable (UInt64) -> Void = { _ in }
     ) async throws -> ExportSummary {
-        let handoff = BoundedHandoff<CopyBatch>(capacity: 4)
+        let handoff = BoundedRelay<CopyBatch>(capacity: 4)
         do {
             // The reader lets go of its LMDB transaction at once if the connection closes.
             let summary = try await watch.run(
@@ -108,7 +109,7 @@ final class PostgresExportSession: @unchecked Sendable {
 
     /// The transactions of one run: slices of events, then the last one.
     private func transactions(
-        _ source: ExportSource, identity: LedgerCreated, sinceLast: Bool, slice: Int, handoff: BoundedHandoff<CopyBatch>,
+        _ source: ExportSource, identity: LedgerCreated, sinceLast: Bool, slice: Int, handoff: BoundedRelay<CopyBatch>,
         committed: (UInt64) -> Void
     ) async throws -> ExportSummary {
         try await execute("BEGIN")
@@ -262,7 +263,7 @@ final class PostgresExportSession: @unchecked Sendable {
     /// Reads the ledger on a thread of its own (the read transaction's closure is
     /// synchronous) and hands the rows over in COPY text batches of about 1 MiB.
     private static func read(
-        _ source: ExportSource, after: UInt64, usersAfter: UInt64, slice: Int, into handoff: BoundedHandoff<CopyBatch>
+        _ source: ExportSource, after: UInt64, usersAfter: UInt64, slice: Int, into handoff: BoundedRelay<CopyBatch>
     ) async throws -> ExportSource.End {
         try await OffPool.run {
             let result = Result {
@@ -388,11 +389,11 @@ struct CopyBatch: Sendable {
 
 /// The batches of a handoff with one of lookahead, so a COPY can stop where the next kind starts.
 actor BatchStream {
-    private let handoff: BoundedHandoff<CopyBatch>
+    private let handoff: BoundedRelay<CopyBatch>
     private var peeked: CopyBatch?
     private var done = false
 
-    init(_ handoff: BoundedHandoff<CopyBatch>) { self.handoff = handoff }
+    init(_ handoff: BoundedRelay<CopyBatch>) { self.handoff = handoff }
 
     /// The next batch without taking it; nil at the end.
     func peek() async throws -> CopyBatch? {

@@ -13,7 +13,7 @@ import Foundation
 /// `condition` guards every stored property below it, hence `@unchecked Sendable`. Items
 /// cross threads: when `Item` is not `Sendable` (buffers into a read transaction's memory
 /// map are handed over this way), the producer must not touch an item once it is put.
-public final class BoundedHandoff<Item>: @unchecked Sendable {
+public final class BoundedRelay<Item>: @unchecked Sendable {
     private let capacity: Int
     private let condition = NSCondition()
     /// At most `capacity` items, the oldest first (removing the first of so few costs nothing).

@@ -75,15 +75,17 @@ public struct JSONParseError: Error, Sendable, CustomStringConvertible {
     public var description: String { "invalid JSON at byte \(offset): \(reason)" }
 }
 
-struct JSONParser {
-    let bytes: UnsafeRawBufferPointer
-    var index = 0
+/// The JSON reader under ``JSONValue/parse(_:)-([UInt8])``, for the ledger's readers of its
+/// own records, which skip what they do not need.
+package struct JSONParser {
+    package let bytes: UnsafeRawBufferPointer
+    package var index = 0
 
-    init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    package init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
-    func error(_ reason: String) -> JSONParseError { JSONParseError(reason: reason, offset: index) }
+    package func error(_ reason: String) -> JSONParseError { JSONParseError(reason: reason, offset: index) }
 
-    mutating func skipWhitespace() {
+    package mutating func skipWhitespace() {
         while index < bytes.count {
             let c = bytes[index]
             guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { return }
@@ -91,7 +93,7 @@ struct JSONParser {
         }
     }
 
-    mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
+    package mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
         guard depth < 64 else { throw error("nested too deeply") }
         skipWhitespace()
         guard index < bytes.count else { throw error("unexpected end") }
@@ -164,7 +166,7 @@ struct JSONParser {
     }
 
     /// Moves past one value, checking its syntax as ``parseValue(depth:)`` does, building nothing.
-    mutating func skipValue(depth: Int) throws(JSONParseError) {
+    package mutating func skipValue(depth: Int) throws(JSONParseError) {
         guard depth < 64 else { throw error("nested too deeply") }
         skipWhitespace()
         guard index < bytes.count else { throw error("unexpected end") }
@@ -229,7 +231,7 @@ struct JSONParser {
     }
 
     /// Moves past one string (the index on its opening quote), checking escapes.
-    mutating func skipString() throws(JSONParseError) {
+    package mutating func skipString() throws(JSONParseError) {
         index += 1
         while index < bytes.count {
             // Eight bytes at a time while none is a quote, a backslash or a control character.
@@ -301,7 +303,7 @@ struct JSONParser {
         return .double(value)
     }
 
-    mutating func parseString() throws(JSONParseError) -> String {
+    package mutating func parseString() throws(JSONParseError) -> String {
         index += 1
         let start = index
         // Fast path: no escapes.

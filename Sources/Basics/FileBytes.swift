@@ -9,14 +9,14 @@ import Glibc
 /// and no more than a limit.
 public enum FileBytes {
     /// The bytes of the regular file at `path`, refused when larger than `limit` bytes.
-    /// Throws a ``LedgerError`` naming the file.
+    /// Throws a ``FileError`` naming the file.
     public static func read(_ path: String, limit: Int) throws -> [UInt8] {
         let stream = try Stream(path, limit: limit)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(stream.size)
         while bytes.count < stream.size {
             guard try stream.read(upTo: stream.size - bytes.count, appendingTo: &bytes) > 0 else {
-                throw LedgerError(.file, "\(path) could not be read whole (it changed while read?)")
+                throw FileError(.unreadable, "\(path) could not be read whole (it changed while read?)")
             }
         }
         return bytes
@@ -37,19 +37,19 @@ public enum FileBytes {
         private let fd: Int32
 
         /// Opens the regular file at `path`, refused when larger than `limit` bytes. Throws a
-        /// ``LedgerError`` naming the file.
+        /// ``FileError`` naming the file.
         public init(_ path: String, limit: Int) throws {
             // Non-blocking, so a FIFO put in a file's place cannot hang the open.
             let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-            guard fd >= 0 else { throw LedgerError(.file, "\(path) is missing or cannot be read (\(String(cString: strerror(errno))))") }
+            guard fd >= 0 else { throw FileError(.unreadable, "\(path) is missing or cannot be read (\(String(cString: strerror(errno))))", errno: errno) }
             var status = stat()
             guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
                 close(fd)
-                throw LedgerError(.file, "\(path) is not a regular file")
+                throw FileError(.unreadable, "\(path) is not a regular file")
             }
             guard status.st_size <= limit else {
                 close(fd)
-                throw LedgerError(.malformedRecord, "\(path) is larger than \(limit) bytes")
+                throw FileError(.tooLarge, "\(path) is larger than \(limit) bytes")
             }
             self.path = path
             self.size = Int(status.st_size)
@@ -68,7 +68,7 @@ public enum FileBytes {
                 let n = Glibc.read(fd, block.baseAddress!, count)
                 if n < 0, errno == EINTR { continue }
                 guard n >= 0 else {
-                    throw LedgerError(.file, "\(path) could not be read (\(String(cString: strerror(errno))))")
+                    throw FileError(.unreadable, "\(path) could not be read (\(String(cString: strerror(errno))))", errno: errno)
                 }
                 buffer.append(contentsOf: UnsafeBufferPointer(rebasing: block[..<n]))
                 return n

@@ -45,16 +45,15 @@ public struct PostgresTarget: Sendable {
         guard let components = URLComponents(string: url), let scheme = components.scheme,
             scheme == "postgres" || scheme == "postgresql"
         else {
-            throw ExportError(.usage, "--out for postgres takes a URL such as postgres://user@host:5432/database?sslmode=require")
+            throw PostgresTargetError("--out for postgres takes a URL such as postgres://user@host:5432/database?sslmode=require")
         }
         let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
         let known: Set<String> = ["sslmode", "sslrootcert", "application_name", "host", "port", "user", "dbname", "password", "connect_timeout"]
         if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
-            throw ExportError(
-                .usage, "the postgres URL's parameter \(unknown) is not supported (supported: \(known.sorted().joined(separator: ", ")))")
+            throw PostgresTargetError("the postgres URL's parameter \(unknown) is not supported (supported: \(known.sorted().joined(separator: ", ")))")
         }
         guard let user = query["user"] ?? components.user ?? environment["PGUSER"], !user.isEmpty else {
-            throw ExportError(.usage, "the postgres URL names no user (postgres://USER@host/database)")
+            throw PostgresTargetError("the postgres URL names no user (postgres://USER@host/database)")
         }
         self.user = user
         var host = query["host"] ?? components.host ?? environment["PGHOST"] ?? "localhost"
@@ -62,20 +61,20 @@ public struct PostgresTarget: Sendable {
         self.host = host.isEmpty ? "localhost" : host
         let portText = query["port"] ?? components.port.map(String.init) ?? environment["PGPORT"] ?? "5432"
         guard let port = Int(portText), (1...65535).contains(port) else {
-            throw ExportError(.usage, "the postgres URL's port \(portText) is not a port number")
+            throw PostgresTargetError("the postgres URL's port \(portText) is not a port number")
         }
         self.port = port
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         self.database = query["dbname"] ?? (path.isEmpty ? (environment["PGDATABASE"] ?? user) : path)
         let mode = query["sslmode"] ?? environment["PGSSLMODE"] ?? "prefer"
         guard let sslMode = SSLMode(rawValue: mode) else {
-            throw ExportError(.usage, "sslmode \(mode) is not one of \(SSLMode.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw PostgresTargetError("sslmode \(mode) is not one of \(SSLMode.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         self.sslMode = sslMode
         self.sslRootCertificate = query["sslrootcert"] ?? environment["PGSSLROOTCERT"]
         self.applicationName = query["application_name"] ?? "handover export"
         let timeout = query["connect_timeout"] ?? environment["PGCONNECT_TIMEOUT"] ?? "10"
-        guard let seconds = Int(timeout), seconds > 0 else { throw ExportError(.usage, "connect_timeout \(timeout) is not a number of seconds") }
+        guard let seconds = Int(timeout), seconds > 0 else { throw PostgresTargetError("connect_timeout \(timeout) is not a number of seconds") }
         self.connectTimeout = seconds
         if let password = query["password"] ?? components.password {
             self.password = password
@@ -131,7 +130,7 @@ public struct PostgresTarget: Sendable {
         }
         let context: NIOSSLContext
         do { context = try NIOSSLContext(configuration: settings) } catch {
-            throw ExportError(.usage, "cannot set up TLS for \(masked)", underlying: error)
+            throw PostgresTargetError("cannot set up TLS for \(masked)", underlying: error)
         }
         return sslMode == .allow || sslMode == .prefer ? .prefer(context) : .require(context)
     }

@@ -1,6 +1,6 @@
 /// Hands items to a writer on a second thread a batch at a time, in order, so that encoding
 /// and writing one batch overlaps reading the next: the caller's thread reads and decodes,
-/// the other encodes and writes. The batches go through a ``BoundedHandoff`` of one.
+/// the other encodes and writes. The batches go through a ``BoundedRelay`` of one.
 ///
 /// At most three batches exist at once (the one filling, one handed over, the one being
 /// written), so memory is bounded by the batch size whatever the size of the answer. A
@@ -17,7 +17,7 @@ public final class BackgroundBatchWriter<Item> {
     private let prepare: ([Item]) throws -> ([Item]) throws -> Void
     private var batch: [Item] = []
     /// The hand-off to the writing thread; a new one after each ``finish()``.
-    private var handoff = BoundedHandoff<Handed>(capacity: 1)
+    private var handoff = BoundedRelay<Handed>(capacity: 1)
     /// The writing thread's life: its error, or nil once every batch handed over is written.
     private var writing: BackgroundValue<(any Error)?>?
 
@@ -55,7 +55,7 @@ public final class BackgroundBatchWriter<Item> {
         handoff.finish()
         let writing = self.writing
         self.writing = nil
-        handoff = BoundedHandoff(capacity: 1)
+        handoff = BoundedRelay(capacity: 1)
         if let error = writing?.wait() { throw error }
     }
 

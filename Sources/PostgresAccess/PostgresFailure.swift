@@ -1,4 +1,4 @@
-import Ledger
+import Basics
 import PostgresNIO
 
 /// What went wrong talking to PostgreSQL, in words: the server's message, SQLSTATE and
@@ -25,7 +25,7 @@ public enum PostgresFailure {
     }
 
     /// The most characters of the server's text a message shows.
-    static let quotedLimit = 300
+    public static let quotedLimit = 300
 
     private static func quoted(_ text: String) -> String {
         let inert = InertText.forScreen(text)
@@ -39,39 +39,16 @@ public enum PostgresFailure {
     /// (3D, 3F), WITH CHECK OPTION violations (44) and program limits exceeded (54, a row too
     /// large). Everything else (a connection lost, the server shutting down or out of room, a
     /// deadlock) may pass, and is retried.
-    static let permanentClasses: Set<String> = ["0A", "22", "23", "28", "3D", "3F", "42", "44", "54"]
+    public static let permanentClasses: Set<String> = ["0A", "22", "23", "28", "3D", "3F", "42", "44", "54"]
 
     /// Whether PostgreSQL refused with an error of a ``permanentClasses`` class.
-    static func isPermanent(_ error: any Error) -> Bool {
+    public static func isPermanent(_ error: any Error) -> Bool {
         guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
         return permanentClasses.contains(String(state.prefix(2)))
     }
 
-    /// `error`, met while doing `what` (`"export into"`, `"connect to"`) to `target`, as the
-    /// export reports it. An ``ExportError`` or a ``LedgerError`` (the ledger could not be read:
-    /// the same would fail again) stays as it is. Anything else becomes an ``ExportError``
-    /// naming the target only masked: ``ExportError/Code/refused`` when PostgreSQL would refuse
-    /// the same again, naming the row when it refused a row of a COPY (`copying`: the table, and
-    /// the words for the row at a 1-based line, such as the event's sequence), and
-    /// ``ExportError/Code/io`` when it may pass.
-    static func exportError(
-        _ error: any Error, doing what: String, target: PostgresTarget,
-        copying: (table: String, row: (Int) -> String)? = nil
-    ) -> any Error {
-        if error is ExportError || error is LedgerError { return error }
-        guard isPermanent(error) else {
-            return ExportError(.io, "cannot \(what) \(target.masked): \(describe(error, target: target))", describing: error)
-        }
-        if let (table, row) = copying, let line = copyLine(in: (error as? PSQLError)?.serverInfo?[.locationContext] ?? "") {
-            return ExportError(
-                .refused, "PostgreSQL refused \(row(line)) (COPY \(table), line \(line)) in \(target.masked): \(describe(error, target: target))",
-                describing: error)
-        }
-        return ExportError(.refused, "cannot \(what) \(target.masked): \(describe(error, target: target))", describing: error)
-    }
-
     /// The line number in a COPY's error context (`COPY events, line 17, column ...`).
-    static func copyLine(in context: String) -> Int? {
+    public static func copyLine(in context: String) -> Int? {
         guard let range = context.range(of: ", line ") else { return nil }
         return Int(context[range.upperBound...].prefix { $0.isNumber })
     }

@@ -1,5 +1,5 @@
 import Foundation
-import Handoffs
+import Relays
 import Testing
 
 /// ``BackgroundBatchWriter`` hands batches to another thread: what a listing or an export relies on is

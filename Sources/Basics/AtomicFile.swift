@@ -9,7 +9,7 @@ import Glibc
 /// crash leaves the old one. The one temp-file-then-rename of the project.
 public enum AtomicFile {
     /// Writes `contents` to `path` with permissions `mode` (nil: 0666 less the umask); throws a
-    /// ``LedgerError`` (`.file`) naming the file.
+    /// ``FileError`` naming the file.
     public static func write(_ contents: [UInt8], to path: String, mode: mode_t?) throws {
         let writer = try Writer(replacing: path, mode: mode)
         try writer.write(contents)
@@ -69,7 +69,7 @@ public enum AtomicFile {
             }
         }
 
-        private func abandon(_ call: String) -> LedgerError {
+        private func abandon(_ call: String) -> FileError {
             let error = AtomicFile.failure(call, temporary)
             close(fd)
             fd = -1
@@ -78,7 +78,7 @@ public enum AtomicFile {
         }
     }
 
-    private static func failure(_ call: String, _ path: String) -> LedgerError {
-        LedgerError(.file, "\(call)(\(path)): \(String(cString: strerror(errno)))", errno: errno)
+    private static func failure(_ call: String, _ path: String) -> FileError {
+        FileError(.unwritable, "\(call)(\(path)): \(String(cString: strerror(errno)))", errno: errno)
     }
 }

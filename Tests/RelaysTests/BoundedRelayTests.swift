@@ -1,13 +1,13 @@
 import Foundation
-import Handoffs
+import Relays
 import Synchronization
 import Testing
 
-/// ``BoundedHandoff`` is how a ledger read reaches PostgreSQL and how listings and exports
+/// ``BoundedRelay`` is how a ledger read reaches PostgreSQL and how listings and exports
 /// reach their writer: what they rely on is every item once, in order, memory bounded, and an
 /// error on either side ending both.
 @Suite("A bounded hand-off between threads")
-struct BoundedHandoffTests {
+struct BoundedRelayTests {
     struct ProducerFailed: Error {}
     struct ConsumerGaveUp: Error {}
 
@@ -30,7 +30,7 @@ struct BoundedHandoffTests {
 
     /// Puts `count` items from a thread of its own, then finishes; returns how far the
     /// producer got ahead of what the consumer had taken, at most.
-    private static func produce(_ count: Int, into handoff: BoundedHandoff<Int>, taken: Counter, failing: Bool = false) -> BackgroundValue<Int> {
+    private static func produce(_ count: Int, into handoff: BoundedRelay<Int>, taken: Counter, failing: Bool = false) -> BackgroundValue<Int> {
         BackgroundValue {
             var ahead = 0
             do {
@@ -48,7 +48,7 @@ struct BoundedHandoffTests {
 
     @Test("an async consumer gets every item once, in order, and the producer is never more than capacity ahead")
     func asyncConsumer() async throws {
-        let handoff = BoundedHandoff<Int>(capacity: 3)
+        let handoff = BoundedRelay<Int>(capacity: 3)
         let taken = Counter()
         let producer = Self.produce(2_000, into: handoff, taken: taken)
         var received: [Int] = []
@@ -64,7 +64,7 @@ struct BoundedHandoffTests {
 
     @Test("a consumer on a thread gets every item once, in order")
     func threadConsumer() throws {
-        let handoff = BoundedHandoff<Int>(capacity: 1)
+        let handoff = BoundedRelay<Int>(capacity: 1)
         let taken = Counter()
         let producer = Self.produce(5_000, into: handoff, taken: taken)
         var received: [Int] = []
@@ -78,7 +78,7 @@ struct BoundedHandoffTests {
 
     @Test("a producer's failure reaches the consumer after the items put before it")
     func producerFails() async throws {
-        let handoff = BoundedHandoff<Int>(capacity: 8)
+        let handoff = BoundedRelay<Int>(capacity: 8)
         _ = Self.produce(5, into: handoff, taken: Counter(), failing: true)
         var received: [Int] = []
         await #expect(throws: ProducerFailed.self) {
@@ -89,7 +89,7 @@ struct BoundedHandoffTests {
 
     @Test("a consumer that gives up stops a blocked producer with its error, and the producer puts nothing more")
     func consumerAbandons() async throws {
-        let handoff = BoundedHandoff<Int>(capacity: 2)
+        let handoff = BoundedRelay<Int>(capacity: 2)
         let putCount = Counter()
         let producer = BackgroundValue { () -> (any Error)? in
             do {
@@ -123,7 +123,7 @@ struct BoundedHandoffTests {
 
     @Test("memory stays bounded while the producer stays ahead: no more items alive than the capacity, the one taken and the one being put")
     func boundedWhileAhead() async throws {
-        let handoff = BoundedHandoff<Tracked>(capacity: 4)
+        let handoff = BoundedRelay<Tracked>(capacity: 4)
         let alive = Counter()
         let peak = Counter()
         let producer = BackgroundValue { () -> (any Error)? in
