@@ -1,5 +1,5 @@
-import ExitStatuses
 import Basics
+import ExitStatuses
 
 /// An error from Apple's endpoints or from preparing a call, classified by the TN3107 error
 /// model so callers can decide: stop the run, record a per-user failure, or retry.

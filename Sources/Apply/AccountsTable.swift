@@ -70,23 +70,22 @@ public struct ApplyMarker: Sendable, Equatable {
         self.outcomes = outcomes
     }
 
-    /// The outcomes as the marker row's `outcomes` column holds them: one letter a change,
-    /// `a` applied, `m` changed meanwhile, `c` collision.
-    var outcomeLetters: String {
-        String(outcomes.map { $0 == .applied ? "a" : $0 == .collision ? "c" : "m" })
-    }
+    /// The letter of each outcome a write decides, as the marker row's `outcomes` column and the
+    /// write's own SQL hold them: the one table of them.
+    static let letters: [ApplyOutcome: Character] = [.applied: "a", .changedMeanwhile: "m", .collision: "c"]
+
+    /// The outcome `letter` stands for (``letters``); nil for any other.
+    static func outcome(_ letter: Character) -> ApplyOutcome? { letters.first { $0.value == letter }?.key }
+
+    /// The outcomes as the marker row's `outcomes` column holds them: one letter a change.
+    var outcomeLetters: String { String(outcomes.map { ApplyMarker.letters[$0] ?? ApplyMarker.letters[.changedMeanwhile]! }) }
 
     /// The marker read back from its row.
     init(run: String, batch: Int, intentSHA256: String, outcomeLetters: String) throws(ApplyError) {
-        let outcomes = try outcomeLetters.map { letter throws(ApplyError) -> ApplyOutcome in
-            switch letter {
-            case "a": return .applied
-            case "m": return .changedMeanwhile
-            case "c": return .collision
-            default:
-                throw ApplyError(
-                    .target, "\(ApplyMarker.table): run \(run) batch \(batch) has outcomes \"\(outcomeLetters)\", not letters a, m and c")
-            }
+        let outcomes = outcomeLetters.compactMap(ApplyMarker.outcome)
+        guard outcomes.count == outcomeLetters.count else {
+            throw ApplyError(
+                .target, "\(ApplyMarker.table): run \(run) batch \(batch) has outcomes \"\(outcomeLetters)\", not letters a, m and c")
         }
         self.init(run: run, batch: batch, intentSHA256: intentSHA256, outcomes: outcomes)
     }

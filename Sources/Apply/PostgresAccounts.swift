@@ -1,8 +1,8 @@
 import Foundation
 import Ledger
 import Logging
-import PostgresNIO
 import PostgresAccess
+import PostgresNIO
 
 /// The app's accounts table in PostgreSQL, over one connection to a ``PostgresTarget`` (the
 /// same URL, password sources and TLS modes as `export --format postgres`). A plan reads in a
@@ -100,7 +100,8 @@ public final class PostgresAccounts: AccountsTable, Sendable {
                   AND i.handover_i NOT IN (SELECT handover_i FROM handover_taken)
                 RETURNING i.handover_i
             )
-            SELECT handover_i, 'a' FROM handover_written UNION ALL SELECT handover_i, 'c' FROM handover_taken
+            SELECT handover_i, '\(ApplyMarker.letters[.applied]!)' FROM handover_written
+            UNION ALL SELECT handover_i, '\(ApplyMarker.letters[.collision]!)' FROM handover_taken
             """
         try await run("BEGIN")
         do {
@@ -111,7 +112,7 @@ public final class PostgresAccounts: AccountsTable, Sendable {
                 changes.map { $0.new ?? "" }, changes.map { $0.new == nil },
             ]
             for try await (index, letter) in try await query(sql, binds).decode((Int, String).self) where (1...changes.count).contains(index) {
-                outcomes[index - 1] = letter == "a" ? .applied : .collision
+                outcomes[index - 1] = letter.first.flatMap(ApplyMarker.outcome) ?? .changedMeanwhile
             }
             let written = ApplyMarker(run: marker.run, batch: marker.batch, intentSHA256: marker.intentSHA256, outcomes: outcomes)
             _ = try await query(

@@ -41,7 +41,9 @@ public enum FileBytes {
         public init(_ path: String, limit: Int) throws {
             // Non-blocking, so a FIFO put in a file's place cannot hang the open.
             let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-            guard fd >= 0 else { throw FileError(.unreadable, "\(path) is missing or cannot be read (\(String(cString: strerror(errno))))", errno: errno) }
+            guard fd >= 0 else {
+                throw FileError(.unreadable, "\(path) is missing or cannot be read (\(String(cString: strerror(errno))))", errno: errno)
+            }
             var status = stat()
             guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
                 close(fd)

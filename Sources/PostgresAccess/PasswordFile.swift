@@ -1,5 +1,5 @@
-import Foundation
 import Basics
+import Foundation
 
 /// A libpq password file (`~/.pgpass`): lines of `host:port:database:user:password`, where a
 /// field may be `*`, `\:` is a colon and `\\` a backslash, and `#` starts a comment. The first
@@ -14,7 +14,8 @@ struct PasswordFile {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         guard info.st_mode & 0o077 == 0 else {
-            throw PostgresTargetError("the password file \(path) may be read by others (mode \(String(info.st_mode & 0o777, radix: 8))); as libpq, it is not used so: chmod 600 \(path)"
+            throw PostgresTargetError(
+                "the password file \(path) may be read by others (mode \(String(info.st_mode & 0o777, radix: 8))); as libpq, it is not used so: chmod 600 \(path)"
             )
         }
         let text: String

@@ -50,7 +50,8 @@ public struct PostgresTarget: Sendable {
         let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
         let known: Set<String> = ["sslmode", "sslrootcert", "application_name", "host", "port", "user", "dbname", "password", "connect_timeout"]
         if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
-            throw PostgresTargetError("the postgres URL's parameter \(unknown) is not supported (supported: \(known.sorted().joined(separator: ", ")))")
+            throw PostgresTargetError(
+                "the postgres URL's parameter \(unknown) is not supported (supported: \(known.sorted().joined(separator: ", ")))")
         }
         guard let user = query["user"] ?? components.user ?? environment["PGUSER"], !user.isEmpty else {
             throw PostgresTargetError("the postgres URL names no user (postgres://USER@host/database)")

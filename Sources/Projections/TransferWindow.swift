@@ -24,7 +24,10 @@ public struct TransferWindow: Hashable, Sendable {
     }
 
     /// Whether the window is still open at `time`.
-    public func isOpen(at time: Timestamp) -> Bool { time >= acceptedAt && time < deadline }
+    public func isOpen(at time: Timestamp) -> Bool { time >= acceptedAt && !hasClosed(at: time) }
+
+    /// Whether the deadline has passed at `time`: Apple answers no migration call any more.
+    public func hasClosed(at time: Timestamp) -> Bool { time >= deadline }
 
     var encoded: [UInt8] {
         var w = BinaryWriter()

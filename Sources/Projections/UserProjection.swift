@@ -1,7 +1,7 @@
 import Foundation
-import Relays
 import LMDB
 import Ledger
+import Relays
 import Synchronization
 
 /// The user and window projections, folded into the ledger's own environment in the same

@@ -70,6 +70,21 @@ struct RunOptions: ParsableArguments {
         }
     }
 
+    /// The run these options ask for, stopped early through `interruption`.
+    func options(interruption: RunInterruption) -> MigrationRun.Options {
+        var options = MigrationRun.Options()
+        options.concurrency = concurrency
+        options.retryFailed = retryFailed
+        options.dryRun = dryRun
+        options.outputPath = dryRun ? nil : out
+        options.interruption = interruption
+        options.grace = .milliseconds(Int64((grace * 1000).rounded()))
+        options.pace = pace
+        options.breaker = breaker.settings
+        options.metricsFile = dryRun ? nil : metricsFile
+        return options
+    }
+
     /// The pace these options ask for.
     var pace: ApplePace.Settings {
         var pace = ApplePace.Settings()
@@ -124,18 +139,10 @@ func runMigration(
     var job = MigrationJob(
         kind: kind, ledgerDirectory: ledger.directory, inputPath: input, credentials: try apple.credentials(), endpoints: apple.endpoints)
     job.ledgerOptions = ledger.options(.readWrite, for: nil)
-    try configure(&job)
-    job.options.concurrency = run.concurrency
-    job.options.retryFailed = run.retryFailed
-    job.options.dryRun = run.dryRun
-    job.options.outputPath = run.dryRun ? nil : run.out
-    job.force = run.force
     let interruption = RunInterruption()
-    job.options.interruption = interruption
-    job.options.grace = .milliseconds(Int64((run.grace * 1000).rounded()))
-    job.options.pace = run.pace
-    job.options.breaker = run.breaker.settings
-    job.options.metricsFile = run.dryRun ? nil : run.metricsFile
+    job.options = run.options(interruption: interruption)
+    job.force = run.force
+    try configure(&job)
     let onTerminal = isatty(STDERR_FILENO) == 1
     if onTerminal {
         job.options.onProgress = { line in FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8)) }

@@ -1,6 +1,6 @@
+import Basics
 import Crypto
 import Foundation
-import Basics
 
 /// One team's Sign in with Apple credentials: team ID, client ID, key ID and private key.
 /// Its description names the IDs, never the key.

@@ -1,5 +1,5 @@
-import Foundation
 import Basics
+import Foundation
 
 extension String: ClaimValue {
     static var expected: String { "a string" }

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
-import Foundation
 import Basics
+import Foundation
 import NIOCore
 
 /// Where Apple's public keys come from, cached: fetched from a JWKS URL (refetched when a

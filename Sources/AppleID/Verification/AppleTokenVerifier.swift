@@ -1,5 +1,5 @@
-import Foundation
 import Basics
+import Foundation
 
 /// Verifies what Apple signs: identity tokens and server-to-server notifications.
 ///

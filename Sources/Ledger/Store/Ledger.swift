@@ -1,7 +1,7 @@
 import Foundation
-import Relays
 import LMDB
 import Logging
+import Relays
 
 /// One team's append-only, hash-chained event log in an LMDB environment.
 ///

@@ -1,5 +1,5 @@
-import Relays
 import LMDB
+import Relays
 
 #if canImport(Glibc)
 import Glibc

@@ -96,11 +96,8 @@ public struct Preflight: Sendable {
         // The credentials against the ledger, and their forms.
         let c = credentials
         var formsHold = true
-        if c.teamID != identity.teamID || !identity.clientIDs.contains(c.clientID) {
-            report.add(
-                "credentials", .failed,
-                "team \(c.teamID), client \(c.clientID) are not this ledger's (team \(identity.teamID), client IDs \(identity.clientIDs.joined(separator: ", "))): the other team's credentials, or the other team's ledger"
-            )
+        if let mismatch = RunGuards.credentialsMismatch(teamID: c.teamID, clientID: c.clientID, ledger: identity) {
+            report.add("credentials", .failed, mismatch)
             formsHold = false
         }
         var forms: [String] = []
@@ -156,7 +153,7 @@ public struct Preflight: Sendable {
         let now = Timestamp.now()
         var transferAccepted = true
         switch (window, identity.role) {
-        case (let window?, _) where now >= window.deadline:
+        case (let window?, _) where window.hasClosed(at: now):
             report.add(
                 "window", .failed,
                 "closed on \(window.deadline) (\(window.windowDays) days after \(window.acceptedAt)): Apple answers no migration call for this app")
@@ -205,19 +202,7 @@ public struct Preflight: Sendable {
             + (keyNameMatches && keyIDInName != nil ? ["the key ID matches the .p8 file's name"] : [])
         let session = AppleSession(
             client: client, credentials: credentials, retryPolicy: RetryPolicy(maximumAttempts: 1),
-            onToken: { outcome in
-                switch outcome {
-                case .issued(let token):
-                    let issued = AccessTokenIssued(
-                        teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID,
-                        expiresAt: Timestamp(token.expiresAt), fingerprint: token.fingerprint)
-                    _ = try await ledger.append(EventDraft(.accessTokenIssued(issued), occurredAt: Timestamp(token.issuedAt)))
-                case .failed(let error):
-                    let failed = AccessTokenFailed(
-                        teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID, failure: CallFailure(error))
-                    _ = try await ledger.append(EventDraft(.accessTokenFailed(failed)))
-                }
-            })
+            onToken: { outcome in _ = try await ledger.append(.token(outcome, credentials: credentials)) })
         do {
             let token = try await session.accessToken()
             report.add(
@@ -254,7 +239,7 @@ public struct Preflight: Sendable {
                 report.add("test transfer", .failed, "--test-transfer-sub is team B's; team A tests with --test-user")
                 return
             }
-            guard transferAccepted, window.map({ now < $0.deadline }) ?? true else {
+            guard transferAccepted, !(window?.hasClosed(at: now) ?? false) else {
                 report.add("test transfer", .skipped, "an exchange needs the window open")
                 return
             }

@@ -138,18 +138,8 @@ public struct MigrationRun: Sendable {
             client: client, credentials: credentials, retryPolicy: retryPolicy, pace: pace, clientSecretLifetime: clientSecretLifetime,
             tokenRenewal: tokenRenewal,
             onToken: { outcome in
-                switch outcome {
-                case .issued(let token):
-                    progress.tokenIssued()
-                    let issued = AccessTokenIssued(
-                        teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID,
-                        expiresAt: Timestamp(token.expiresAt), fingerprint: token.fingerprint)
-                    _ = try await ledger.append(EventDraft(.accessTokenIssued(issued), occurredAt: Timestamp(token.issuedAt), runID: runID))
-                case .failed(let error):
-                    let failed = AccessTokenFailed(
-                        teamID: credentials.teamID, clientID: credentials.clientID, keyID: credentials.keyID, failure: CallFailure(error))
-                    _ = try await ledger.append(EventDraft(.accessTokenFailed(failed), runID: runID))
-                }
+                if case .issued = outcome { progress.tokenIssued() }
+                _ = try await ledger.append(.token(outcome, credentials: credentials, runID: runID))
             },
             onRetry: { _ in progress.retried() })
 

@@ -24,15 +24,21 @@ public struct RunGuards: Sendable {
         self.window = window
     }
 
+    /// Why credentials of `teamID` and `clientID` cannot be used with the ledger whose "ledger
+    /// created" is `ledger`; nil when they can.
+    public static func credentialsMismatch(teamID: String, clientID: String, ledger: LedgerCreated) -> String? {
+        guard teamID == ledger.teamID else {
+            return "the credentials are team \(teamID)'s but this ledger is team \(ledger.teamID)'s; use that team's key, or that team's ledger"
+        }
+        guard ledger.clientIDs.contains(clientID) else {
+            return "client ID \(clientID) is not one of this ledger's (\(ledger.clientIDs.joined(separator: ", ")))"
+        }
+        return nil
+    }
+
     /// Throws ``RunRefused`` when the run must not start. `force` overrides only the closed window.
     public func check(step: any MigrationStep, teamID: String, clientID: String, now: Timestamp, force: Bool) throws {
-        guard teamID == identity.teamID else {
-            throw RunRefused(
-                "the credentials are team \(teamID)'s but this ledger is team \(identity.teamID)'s; use that team's key, or that team's ledger")
-        }
-        guard identity.clientIDs.contains(clientID) else {
-            throw RunRefused("client ID \(clientID) is not one of this ledger's (\(identity.clientIDs.joined(separator: ", ")))")
-        }
+        if let mismatch = RunGuards.credentialsMismatch(teamID: teamID, clientID: clientID, ledger: identity) { throw RunRefused(mismatch) }
         if let target = step.targetTeam {
             guard AppleCredentials.isTenCharacterID(target) else {
                 throw RunRefused("target \"\(target)\" is not a team ID (10 characters of A-Z and 0-9)")
@@ -42,7 +48,7 @@ public struct RunGuards: Sendable {
                     "target \(target) is this ledger's own team: transfer identifiers must be generated for the recipient team's ID, never your own")
             }
         }
-        if let window, now >= window.deadline, !force {
+        if let window, window.hasClosed(at: now), !force {
             throw RunRefused(
                 """
                 the transfer window closed on \(window.deadline) (\(window.windowDays) days after the transfer was accepted on \(window.acceptedAt)); \

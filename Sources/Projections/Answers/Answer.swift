@@ -1,5 +1,5 @@
-import Relays
 import Ledger
+import Relays
 
 /// One answer's declaration: its name, what it lists, and its columns, each declared once.
 /// Every output of the answer (table, JSON, CSV, an export, the report) is written from these

@@ -1,7 +1,7 @@
-import PostgresAccess
-import Relays
 import Ledger
+import PostgresAccess
 import Projections
+import Relays
 
 /// Feeds reporting: writes the users projection and the events as CSV, JSON lines or SQLite.
 ///

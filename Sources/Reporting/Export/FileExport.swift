@@ -1,7 +1,7 @@
 import Foundation
-import Relays
 import Ledger
 import Projections
+import Relays
 
 /// Writes an export as a directory of CSV or JSON-lines files: `events.*` (appended to by
 /// `--since-last`), `users.*` (the whole current state, replaced each run) and

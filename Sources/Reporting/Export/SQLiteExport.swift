@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
-import Relays
 import Ledger
 import Projections
+import Relays
 
 /// Writes an export into one SQLite file through GRDB, all of a run in one transaction: a
 /// crash leaves the file as the previous run left it, and the next run starts from there.

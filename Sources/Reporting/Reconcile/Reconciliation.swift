@@ -228,7 +228,7 @@ public struct Reconciliation {
             let packages = try packages(
                 senderView: senderView, recipientView: bView, senderLimit: senderLimit, recipientLimit: try b.checkpoint(), target: target)
             let window = try b.window()
-            let closed = window.map { time >= $0.deadline } ?? false
+            let closed = window?.hasClosed(at: time) ?? false
             try b.withLinkedUsers(.transferSub) { recipientLinks in
                 var left = try senderLinks.next()
                 var right = try recipientLinks.next()

@@ -148,7 +148,7 @@ public struct MigrationReport: Sendable {
             migrated += 1
             if first.map({ at < $0.occurred }) ?? true { first = (at, u.migratedRecordedAt) }
             if last.map({ at >= $0.occurred }) ?? true { last = (at, u.migratedRecordedAt) }
-            if let window { if at < window.deadline { before += 1 } else { after += 1 } }
+            if let window { if window.hasClosed(at: at) { after += 1 } else { before += 1 } }
         }
         var cumulative = 0
         let days = perDay.keys.sorted().map { date in

@@ -140,13 +140,13 @@ public struct LedgerStatus: Sendable {
     public var concerns: [String] {
         var concerns: [String] = []
         if let window, usersLeft > 0 {
-            if now >= window.deadline {
+            if window.hasClosed(at: now) {
                 concerns.append("the window closed on \(window.deadline) with \(counted(usersLeft, "user")) not migrated")
             } else if let days = daysLeft, days < warnDays {
                 concerns.append("\(counted(usersLeft, "user")) not migrated with \(counted(days, "day")) left (under \(warnDays))")
             }
         }
-        if awaitsFirstPackage, let window, let days = daysLeft, now < window.deadline, days < warnDays {
+        if awaitsFirstPackage, let window, let days = daysLeft, !window.hasClosed(at: now), days < warnDays {
             concerns.append("no package received from team A with \(counted(days, "day")) left (under \(warnDays))")
         }
         if let lastRun, lastRun.exitStatus != 0, !lastRunIsHistory, lastRun.stopReason != nil || failedRetryable > 0 || lastRun.notAttempted > 0 {
@@ -221,7 +221,7 @@ public struct LedgerStatus: Sendable {
             )
         }
         let waiting = (usersByState["pending"] ?? 0) + (usersByState["received"] ?? 0) - settledWaiting
-        if waiting > 0, window.map({ now < $0.deadline }) ?? true {
+        if waiting > 0, !(window?.hasClosed(at: now) ?? false) {
             steps.append("\(counted(waiting, "user")) not tried yet: \(runAgain()) (it resumes)")
         }
         if let checkpoint = lastCheckpoint, checkpoint.treeSize < events {
@@ -243,7 +243,7 @@ public struct LedgerStatus: Sendable {
             "\(identity.role == .sender ? "team A (sender)" : "team B (recipient)") \(identity.teamID), client IDs \(identity.clientIDs.joined(separator: ", "))"
         ]
         if let window {
-            let left = now >= window.deadline ? "closed" : "\(counted(window.daysLeft(at: now), "day")) left"
+            let left = window.hasClosed(at: now) ? "closed" : "\(counted(window.daysLeft(at: now), "day")) left"
             lines.append("window:       accepted \(window.acceptedAt), closes \(window.deadline): \(left)")
         } else {
             lines.append("window:       no transfer date recorded")

@@ -1,7 +1,7 @@
 import Foundation
-import Relays
 import LMDB
 import Ledger
+import Relays
 
 /// The log folded again from its first event, with its output sorted before it is stored:
 /// what a rebuild loads into its new generation and what the deep check compares with the

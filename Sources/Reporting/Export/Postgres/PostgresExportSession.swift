@@ -1,10 +1,10 @@
 import Foundation
-import PostgresAccess
-import Relays
 import Ledger
 import Logging
 import NIOCore
+import PostgresAccess
 import PostgresNIO
+import Relays
 
 /// One connection to the export database, holding the exporters' advisory lock for as long
 /// as it is open, through which export runs are made: each run one transaction per slice of
