@@ -132,23 +132,16 @@ public struct ApplyRun: Sendable {
 
     // MARK: Committing
 
-    /// Settles what a stopped run left, then writes, batch by batch, recording each.
+    /// Settles what a stopped run left, then writes, batch by batch, recording each
+    /// (``ApplyBatchWriter``), while the next batch's plan is read: the ledger's users, then the
+    /// accounts on ``reader``.
     public func commit() async throws -> Result {
-        var result = Result()
-        let clock = ContinuousClock.now
+        let start = ContinuousClock.now
         let (history, resumed, recovered) = try await settleStoppedRuns()
-        result.recoveredBatches = recovered.batches
-        result.recoveredCommitted = recovered.committed
+        let writer = ApplyBatchWriter(self, resuming: resumed)
+        writer.result.recoveredBatches = recovered.batches
+        writer.result.recoveredCommitted = recovered.committed
         let work = try work(history, resuming: resumed)
-        var runID = resumed?.id
-        var batch = resumed?.nextBatch ?? 0
-        result.resumed = resumed != nil
-        result.runID = runID
-        // Three things overlap: the next page's plan is read (the ledger's users, then the
-        // accounts on `reader`), this batch's intent is recorded, and the batch before is written
-        // (on `table`). Each settlement is recorded with a later intent (or the run's end), in one
-        // append; so at any moment at most two batches are intended and not settled: one being
-        // written, one about to be.
         let plan = { @Sendable [reader] (first: UInt64) async throws -> (entries: [ApplyPlan.Entry], next: UInt64?) in
             let page = try work.page(from: first)
             // An outcome on record already (no account, the same collision) is not recorded again.
@@ -158,75 +151,22 @@ public struct ApplyRun: Sendable {
             return (entries, page.next)
         }
         var next: Task<(entries: [ApplyPlan.Entry], next: UInt64?), Error>? = Task { try await plan(0) }
-        var writing: (intent: ApplyIntended, entries: [ApplyPlan.Entry], write: Task<[ApplyOutcome], Error>)?
-        var unsettled: [EventDraft] = []
-        func settle(_ intent: ApplyIntended, _ entries: [ApplyPlan.Entry], _ written: [ApplyOutcome]) {
-            let outcomes = Self.outcomes(of: intent, written: written, undo: options.undo != nil)
-            unsettled.append(
-                EventDraft(
-                    .applySettled(
-                        ApplySettled(
-                            batch: intent.batch, intentSHA256: intent.sha256, committed: true, recovered: false,
-                            undo: options.undo != nil, accountIDs: intent.accountIDs, outcomes: outcomes)),
-                    idempotencyKey: ApplySettled.idempotencyKey(run: runID!, batch: intent.batch), runID: runID))
-            for (entry, outcome) in zip(entries, outcomes) {
-                result.counts[outcome, default: 0] += 1
-                if ![.applied, .already, .undone].contains(outcome) { result.notApplied.append((entry, outcome)) }
-            }
-            logger.debug("apply batch written", metadata: ["run": "\(runID!)", "batch": "\(intent.batch)", "accounts": "\(entries.count)"])
-        }
         do {
             while let reading = next {
                 let (entries, after) = try await reading.value
                 next = after.map { first in Task { try await plan(first) } }
                 guard !entries.isEmpty else { continue }
-                if runID == nil {
-                    let id = UUID().uuidString.lowercased()
-                    unsettled.append(
-                        EventDraft(
-                            .applyStarted(started(userCount: try work.count())), idempotencyKey: ApplyStarted.idempotencyKey(run: id), runID: id))
-                    runID = id
-                    result.runID = id
-                }
-                var holders: [Int: [String]] = [:]
-                for (i, entry) in entries.enumerated() where entry.outcome == .collision { holders[i] = entry.holders }
-                let intent = ApplyIntended(
-                    batch: batch, accountIDs: entries.map(\.accountID), oldValues: entries.map(\.old), newValues: entries.map(\.new),
-                    planned: entries.map(\.outcome), holders: holders)
-                batch += 1
-                _ = try await ledger.append(
-                    contentsOf: unsettled + [
-                        EventDraft(
-                            .applyIntended(intent), idempotencyKey: ApplyIntended.idempotencyKey(run: runID!, batch: intent.batch),
-                            runID: runID)
-                    ])
-                unsettled = []
-                // One batch is written at a time: the one before ends first.
-                if let previous = writing { settle(previous.intent, previous.entries, try await previous.write.value) }
-                let changes = ApplyPlan(entries: entries).changes
-                let marker = ApplyMarker(run: runID!, batch: intent.batch, intentSHA256: intent.sha256)
-                writing = (intent, entries, Task { [table] in try await table.write(changes, marker: marker) })
+                try await writer.write(entries, userCount: work.count)
             }
-            if let previous = writing {
-                writing = nil
-                settle(previous.intent, previous.entries, try await previous.write.value)
-            }
+            try await writer.settleWriting()
         } catch {
-            // Nothing is left running; what the database answered is recorded before the run
-            // stops (at worst, a rerun learns it from the markers).
+            // Nothing is left running; what the database answered is recorded before the run stops.
             _ = try? await next?.value
-            if let previous = writing, let written = try? await previous.write.value { settle(previous.intent, previous.entries, written) }
-            if !unsettled.isEmpty { _ = try? await ledger.append(contentsOf: unsettled) }
+            await writer.abandon()
             throw error
         }
-        if let runID {
-            let counts = Dictionary(uniqueKeysWithValues: result.counts.map { ($0.key.rawValue, $0.value) })
-            let finished = RunFinished(
-                command: Self.command, counts: counts, durationMilliseconds: Int((ContinuousClock.now - clock).inSeconds * 1000),
-                exitStatus: Int(result.exitStatus.rawValue))
-            _ = try await ledger.append(contentsOf: unsettled + [EventDraft(.runFinished(finished), runID: runID)])
-        }
-        return result
+        try await writer.finish(since: start)
+        return writer.result
     }
 
     /// Each of `intent`'s accounts' outcome: the written ones' in order (for an undo, a value

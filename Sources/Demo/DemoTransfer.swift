@@ -30,21 +30,49 @@ public struct DemoTransfer {
         self.seed = seed
     }
 
+    var senderDir: String { directory + "/sender" }
+    var recipientDir: String { directory + "/recipient" }
+    var usersPath: String { directory + "/users.csv" }
+    var lateUsersPath: String { directory + "/users-late.csv" }
+    var exchangedPath: String { directory + "/exchanged.csv" }
+
     /// Runs the rehearsal and prints through `say`.
     public func run(_ say: (String) -> Void) async throws {
         let started = Date()
-        let fm = FileManager.default
-        try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let senderDir = directory + "/sender"
-        let recipientDir = directory + "/recipient"
-        let usersPath = directory + "/users.csv"
-        let handoffPath = directory + "/handoff.csv"
-        let exchangedPath = directory + "/exchanged.csv"
-        let lateUsersPath = directory + "/users-late.csv"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let acceptedAt = Timestamp(seconds: (Timestamp.now().seconds / 86_400 - 20) * 86_400)
         say("Rehearsing a transfer of \(users) users of \(clientID) from team \(senderTeam) to team \(recipientTeam)\n  in \(directory)\n")
+        let (simulator, teams) = try await startStandIn(acceptedAt: acceptedAt, say)
+        defer { Task { await simulator.stop() } }
+        try await createLedgers(acceptedAt: acceptedAt)
+        try writeUsers(to: usersPath, late: lateUsersPath)
+        let jobs = DemoJobs(endpoints: AppleEndpoints(baseURL: simulator.baseURL), sender: teams.sender, recipient: teams.recipient)
+        try await generate(jobs, say)
+        let pins = (
+            sender: try pinnedKey(of: senderDir, to: directory + "/sender.pub"),
+            recipient: try pinnedKey(of: recipientDir, to: directory + "/recipient.pub")
+        )
+        say("\n  (each team pins the other's verifier key, from `handover checkpoint --public-key`: sender.pub, recipient.pub)")
+        say(
+            "\n$ handover handoff issue --target \(recipientTeam) --out handoff-0001   (team A)\n"
+                + indent(try await issue(into: directory + "/handoff-0001")))
+        try await refuseTampered(jobs, senderPin: pins.sender, say)
+        try await exchange(jobs, pins: pins, say)
+        let heldBack = try await generateLate(jobs, say)
+        let exchangedRows = try CSVTable(path: exchangedPath).rows.sorted(by: DemoTransfer.byAccountID)
+        try await serveAndErase(simulator: simulator, heldBack: heldBack, exchangedRows: exchangedRows, logger: jobs.logger, say)
+        try await exchangeLate(jobs, pins: pins, say)
+        // 9. Team B applies the result to the app's own accounts.
+        try await DemoApply(directory: directory, recipientDir: recipientDir, logger: jobs.logger).run(userLists: [usersPath, lateUsersPath], say)
+        try answer(standIn: simulator, say)
+        sayFinished(in: Date().timeIntervalSince(started), acceptedAt: acceptedAt, say)
+    }
 
-        // Apple's stand-in, with both teams' keys and the transfer on record.
+    /// Apple's stand-in, with both teams' keys and the transfer on record, its faults set; the
+    /// two teams' credentials.
+    private func startStandIn(
+        acceptedAt: Timestamp, _ say: (String) -> Void
+    ) async throws -> (RunningSimulator, (sender: AppleCredentials, recipient: AppleCredentials)) {
         let apple = try SimulatorDirectory(path: directory + "/apple", secretSeed: FaultSeed(seed))
         let senderKey = try apple.registerTeam(senderTeam, clientIDs: [clientID], keyID: "KEYA111111")
         let recipientKey = try apple.registerTeam(recipientTeam, clientIDs: [clientID], keyID: "KEYB222222")
@@ -62,17 +90,19 @@ public struct DemoTransfer {
         faults.seed = FaultSeed(seed)
         // Team A's run meets an outage: two seconds of 503 asking to wait one, waited out.
         faults.outages = [SimulatedOutage(afterCalls: 60, lasting: .seconds(2), answer: .status(503), retryAfter: 1)]
-        var quiet = Logger(label: "handover.demo")
-        quiet.logLevel = .critical
-        let simulator = try await RunningSimulator(SimulatorServer(directory: apple, rules: rules, faults: faults, logger: quiet))
-        defer { Task { await simulator.stop() } }
-        let endpoints = AppleEndpoints(baseURL: simulator.baseURL)
+        let simulator = try await RunningSimulator(SimulatorServer(directory: apple, rules: rules, faults: faults, logger: DemoJobs.quiet))
         say(
             TerminalText.wrap(
                 "Apple stand-in on \(simulator.baseURL), seed \(seed): 5 ms latency, 3% HTTP 429, 3% HTTP 500, 2% dropped connections, a 2-second outage (503, Retry-After: 1) after 60 calls, "
                     + "1.5% of users revoked consent, 8 s access tokens (renewed with 6 s left)", continuation: "  "))
+        let sender = try AppleCredentials(teamID: senderTeam, clientID: clientID, keyID: senderKey.keyID, privateKeyPath: senderKey.privateKeyPath)
+        let recipient = try AppleCredentials(
+            teamID: recipientTeam, clientID: clientID, keyID: recipientKey.keyID, privateKeyPath: recipientKey.privateKeyPath)
+        return (simulator, (sender, recipient))
+    }
 
-        // Each team's ledger, with the transfer date that starts the 60-day window.
+    /// Each team's ledger, with the transfer date that starts the 60-day window.
+    private func createLedgers(acceptedAt: Timestamp) async throws {
         for (path, team, role) in [(senderDir, senderTeam, LedgerCreated.Role.sender), (recipientDir, recipientTeam, .recipient)] {
             let projection = UserProjection()
             let ledger = try await Ledger.create(
@@ -81,46 +111,28 @@ public struct DemoTransfer {
             try await WindowRecorder(ledger: ledger, projection: projection).record(acceptedAt: acceptedAt, correcting: false)
             ledger.close()
         }
-        try writeUsers(to: usersPath, late: lateUsersPath)
+    }
 
-        let senderCredentials = try AppleCredentials(
-            teamID: senderTeam, clientID: clientID, keyID: senderKey.keyID, privateKeyPath: senderKey.privateKeyPath)
-        let recipientCredentials = try AppleCredentials(
-            teamID: recipientTeam, clientID: clientID, keyID: recipientKey.keyID, privateKeyPath: recipientKey.privateKeyPath)
-        func job(_ kind: MigrationJob.Kind, _ ledger: String, _ input: String, _ output: String, _ credentials: AppleCredentials) -> MigrationJob {
-            var job = MigrationJob(kind: kind, ledgerDirectory: ledger, inputPath: input, credentials: credentials, endpoints: endpoints)
-            job.options.outputPath = output
-            job.options.concurrency = 32
-            job.retryPolicy = RetryPolicy(maximumAttempts: 4, baseDelay: 0.05, maximumDelay: 1)
-            // Short tokens show renewal; renewing with most of the lifetime left keeps a slow
-            // machine from sending a call with a token that expires on the way.
-            job.tokenRenewal = TokenRenewal(fraction: 0.75)
-            return job
-        }
-        let logger = quiet
-
-        // 1. Team A, with the wrong key ID: Apple refuses the credentials and the run stops.
-        let wrongKey = AppleCredentials(teamID: senderTeam, clientID: clientID, keyID: "WRONGKEY01", privateKey: senderCredentials.privateKey)
-        let refused = try await job(.generate(target: recipientTeam), senderDir, usersPath, handoffPath, wrongKey).execute(logger: logger)
+    /// 1. Team A, with the wrong key ID: Apple refuses the credentials and the run stops. 2. Team
+    /// A for real.
+    private func generate(_ jobs: DemoJobs, _ say: (String) -> Void) async throws {
+        let wrongKey = AppleCredentials(teamID: senderTeam, clientID: clientID, keyID: "WRONGKEY01", privateKey: jobs.sender.privateKey)
+        let target = MigrationJob.Kind.generate(target: recipientTeam)
+        let refused = try await jobs.job(target, senderDir, usersPath, directory + "/handoff.csv", wrongKey).execute(logger: jobs.logger)
         say("\n$ handover generate --key-id WRONGKEY01 ...   (team A, wrong key ID)\n" + indent(refused.text))
-
-        // 2. Team A for real, then its signed handoff package.
-        let generated = try await job(.generate(target: recipientTeam), senderDir, usersPath, handoffPath, senderCredentials).execute(logger: logger)
+        let generated = try await jobs.job(target, senderDir, usersPath, directory + "/handoff.csv", jobs.sender).execute(logger: jobs.logger)
         say("\n$ handover generate --users users.csv --target \(recipientTeam) --out handoff.csv   (team A)\n" + indent(generated.text))
-        let senderPin = try pinnedKey(of: senderDir, to: directory + "/sender.pub")
-        let recipientPin = try pinnedKey(of: recipientDir, to: directory + "/recipient.pub")
-        say("\n  (each team pins the other's verifier key, from `handover checkpoint --public-key`: sender.pub, recipient.pub)")
-        let first = try await issue(senderDir, into: directory + "/handoff-0001")
-        say("\n$ handover handoff issue --target \(recipientTeam) --out handoff-0001   (team A)\n" + indent(first))
+    }
 
-        // 3. A copy altered on the way is refused before any call to Apple.
+    /// 3. A copy altered on the way is refused before any call to Apple.
+    private func refuseTampered(_ jobs: DemoJobs, senderPin: VerifierKey, _ say: (String) -> Void) async throws {
         let tampered = directory + "/handoff-0001-tampered"
         try FileManager.default.copyItem(atPath: directory + "/handoff-0001", toPath: tampered)
         try alterFirstRow(of: tampered + "/" + HandoffPackage.rowsFile)
-        var refusedExchange = job(.exchange, recipientDir, tampered, exchangedPath, recipientCredentials)
+        var refusedExchange = jobs.job(.exchange, recipientDir, tampered, exchangedPath, jobs.recipient)
         refusedExchange.senderKey = senderPin
         do {
-            _ = try await refusedExchange.execute(logger: logger)
+            _ = try await refusedExchange.execute(logger: jobs.logger)
             throw SimulatorError("the tampered package was accepted")
         } catch let refusal as HandoffRefusal {
             say("\n$ handover exchange --transfers handoff-0001-tampered --sender-key sender.pub ...   (team B; one transfer_sub altered on the way)")
@@ -129,61 +141,68 @@ public struct DemoTransfer {
                     "  refused (\(refusal.reason)), exit 2, recorded as \"handoff refused\"; nothing was sent to Apple: \(refusal.detail)",
                     continuation: "    "))
         }
+    }
 
-        // 4. Team B exchanges the genuine package (two attempts only, so some transient faults
-        // outlast the run and the resume has work), then resumes with --retry-failed.
-        var firstExchange = job(.exchange, recipientDir, directory + "/handoff-0001", exchangedPath, recipientCredentials)
-        firstExchange.senderKey = senderPin
+    /// 4. Team B exchanges the genuine package (two attempts only, so some transient faults
+    /// outlast the run and the resume has work), then resumes with --retry-failed; team A
+    /// confirms the receipt.
+    private func exchange(_ jobs: DemoJobs, pins: (sender: VerifierKey, recipient: VerifierKey), _ say: (String) -> Void) async throws {
+        var firstExchange = jobs.job(.exchange, recipientDir, directory + "/handoff-0001", exchangedPath, jobs.recipient)
+        firstExchange.senderKey = pins.sender
         firstExchange.receiptPath = directory + "/receipt-0001"
         firstExchange.retryPolicy.maximumAttempts = 2
-        let exchanged = try await firstExchange.execute(logger: logger)
+        let exchanged = try await firstExchange.execute(logger: jobs.logger)
         say(
             "\n$ handover exchange --transfers handoff-0001 --sender-key sender.pub --out exchanged.csv --receipt receipt-0001   (team B)\n"
                 + indent(exchanged.text))
-        var retry = job(.exchange, recipientDir, directory + "/handoff-0001", exchangedPath, recipientCredentials)
-        retry.senderKey = senderPin
+        var retry = jobs.job(.exchange, recipientDir, directory + "/handoff-0001", exchangedPath, jobs.recipient)
+        retry.senderKey = pins.sender
         retry.receiptPath = directory + "/receipt-0001"
         retry.options.retryFailed = true
-        let retried = try await retry.execute(logger: logger)
+        let retried = try await retry.execute(logger: jobs.logger)
         say(
             "\n$ handover exchange --transfers handoff-0001 --sender-key sender.pub --out exchanged.csv --retry-failed   (team B, resumed)\n"
                 + indent(retried.text))
         say(
             "\n$ handover handoff confirm receipt-0001 --recipient-key recipient.pub   (team A)\n"
-                + indent(try await confirm(senderDir, directory + "/receipt-0001", recipientPin)))
+                + indent(try await confirm(directory + "/receipt-0001", pins.recipient)))
+    }
 
-        // 5. Team A's last users come late: a second package, proved consistent with the first.
-        let late = try await job(.generate(target: recipientTeam), senderDir, lateUsersPath, directory + "/handoff-late.csv", senderCredentials)
-            .execute(logger: logger)
+    /// 5. Team A's last users come late: a second package, proved consistent with the first.
+    /// Returns their `transfer_sub`s, in `account_id` order (not the order the runs recorded
+    /// them): the same users sign in, are notified about and erased in every rehearsal with the
+    /// same seed.
+    private func generateLate(_ jobs: DemoJobs, _ say: (String) -> Void) async throws -> [String] {
+        let late = try await jobs.job(
+            .generate(target: recipientTeam), senderDir, lateUsersPath, directory + "/handoff-late.csv", jobs.sender
+        ).execute(logger: jobs.logger)
         say(
             "\n$ handover generate --users users-late.csv --target \(recipientTeam) --out handoff-late.csv   (team A, users found late)\n"
                 + indent(late.text))
-        let second = try await issue(senderDir, into: directory + "/handoff-0002")
+        let second = try await issue(into: directory + "/handoff-0002")
         say("\n$ handover handoff issue --target \(recipientTeam) --out handoff-0002   (team A)\n" + indent(second))
-        // In account_id order, not the order the runs recorded them: the same users sign in,
-        // are notified about and erased in every rehearsal with the same seed.
-        let heldBack = try CSVTable(path: directory + "/handoff-0002/" + HandoffPackage.rowsFile).rows.sorted(by: DemoTransfer.byAccountID).compactMap
-        { $0["transfer_sub"] }
+        let rows = try CSVTable(path: directory + "/handoff-0002/" + HandoffPackage.rowsFile).rows
+        let heldBack = rows.sorted(by: DemoTransfer.byAccountID).compactMap { $0["transfer_sub"] }
         say("  (handoff-0002 reaches team B late: its \(heldBack.count) users sign in first)")
+        return heldBack
+    }
 
-        let exchangedRows = try CSVTable(path: exchangedPath).rows.sorted(by: DemoTransfer.byAccountID)
-        try await serveAndErase(recipientDir, simulator: simulator, heldBack: heldBack, exchangedRows: exchangedRows, logger: logger, say)
-
-        // 8. The late package: its users are done by signing in, so no call is needed.
-        var lateExchange = job(.exchange, recipientDir, directory + "/handoff-0002", directory + "/exchanged-late.csv", recipientCredentials)
-        lateExchange.senderKey = senderPin
+    /// 8. The late package: its users are done by signing in, so no call is needed.
+    private func exchangeLate(_ jobs: DemoJobs, pins: (sender: VerifierKey, recipient: VerifierKey), _ say: (String) -> Void) async throws {
+        var lateExchange = jobs.job(.exchange, recipientDir, directory + "/handoff-0002", directory + "/exchanged-late.csv", jobs.recipient)
+        lateExchange.senderKey = pins.sender
         lateExchange.receiptPath = directory + "/receipt-0002"
-        let lateExchanged = try await lateExchange.execute(logger: logger)
+        let lateExchanged = try await lateExchange.execute(logger: jobs.logger)
         say(
             "\n$ handover exchange --transfers handoff-0002 --sender-key sender.pub --out exchanged-late.csv   (team B)\n"
                 + indent(lateExchanged.text))
         say(
             "\n$ handover handoff confirm receipt-0002 --recipient-key recipient.pub   (team A)\n"
-                + indent(try await confirm(senderDir, directory + "/receipt-0002", recipientPin)))
+                + indent(try await confirm(directory + "/receipt-0002", pins.recipient)))
+    }
 
-        // 9. Team B applies the result to the app's own accounts.
-        try await DemoApply(directory: directory, recipientDir: recipientDir, logger: logger).run(userLists: [usersPath, lateUsersPath], say)
-
+    /// Both ledgers verified and reconciled, then the main questions answered from team B's.
+    private func answer(standIn simulator: RunningSimulator, _ say: (String) -> Void) throws {
         let recipientProjection = UserProjection()
         let recipient = try Ledger.open(at: recipientDir, folders: [recipientProjection])
         defer { recipient.close() }
@@ -208,29 +227,34 @@ public struct DemoTransfer {
             let q = ComplianceQueries(snapshot: snapshot, time: .now(), sealer: recipient.sealer)
             var migrated: [UserRow] = []
             try q.forEachMigrated { migrated.append($0) }
-            return (try q.window(), migrated, try q.pending(), try q.failuresByClass(), try q.unmatched())
+            return (
+                window: try q.window(), migrated: migrated, pending: try q.pending(), failures: try q.failuresByClass(), unmatched: try q.unmatched()
+            )
         }
-        say("\n== Transfer window (team B) ==\n" + answers.0.render(.table))
-        say("== Who migrated (team B) ==\n" + migratedLines(answers.1) + "\n")
-        let pending = answers.2
+        say("\n== Transfer window (team B) ==\n" + answers.window.render(.table))
+        say("== Who migrated (team B) ==\n" + migratedLines(answers.migrated) + "\n")
+        let pending = answers.pending
         say(
             "== Who is pending and why (first \(min(8, pending.rows.count)) of \(pending.rows.count)) ==\n"
                 + pending.prefix(8).withoutEmptyColumns().render(.table))
-        say("== Failures by class (users whose last attempt failed, team B) ==\n" + answers.3.render(.table))
-        say("== Unmatched: Apple told us about users no migration step named ==\n" + answers.4.render(.table))
+        say("== Failures by class (users whose last attempt failed, team B) ==\n" + answers.failures.render(.table))
+        say("== Unmatched: Apple told us about users no migration step named ==\n" + answers.unmatched.render(.table))
         say(
             TerminalText.wrap(
                 "Apple stand-in answered: "
                     + simulator.server.stats.snapshot.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
                 continuation: "  ") + "\n")
-        let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
+    }
+
+    /// The files the rehearsal left, and commands to explore them that run as printed.
+    private func sayFinished(in seconds: TimeInterval, acceptedAt: Timestamp, _ say: (String) -> Void) {
         // In a fresh shell, in order: `handover` found as the guides type it, then the demo's directory.
         let preamble =
             (binaryDirectory.map { ["  export PATH=\(ShellWord.quoted($0)):\"$PATH\"   # handover is not on your PATH"] } ?? [])
             + ["  cd \(ShellWord.quoted(directory))"]
         say(
             """
-            Rehearsal finished in \(seconds) s. Files in \(directory):
+            Rehearsal finished in \(String(format: "%.1f", seconds)) s. Files in \(directory):
               users.csv and users-late.csv (team A's lists), handoff-0001 and handoff-0002 (signed packages to team B),
               receipt-0001 and receipt-0002 (team B's cosigned receipts), sender.pub and recipient.pub (the pinned keys),
               exchanged.csv and exchanged-late.csv (team B's new identifiers), app.sqlite (the app's accounts, applied)
@@ -259,8 +283,7 @@ public struct DemoTransfer {
     /// Team B runs `handover serve` (the app backend reports sign-ins, among them the late
     /// package's users; Apple notifies), then support erases two users on request.
     private func serveAndErase(
-        _ recipientDir: String, simulator: RunningSimulator, heldBack: [String], exchangedRows: [CSVTable.Row], logger: Logger,
-        _ say: (String) -> Void
+        simulator: RunningSimulator, heldBack: [String], exchangedRows: [CSVTable.Row], logger: Logger, _ say: (String) -> Void
     ) async throws {
         let recipientProjection = UserProjection()
         let recipient = try Ledger.open(at: recipientDir, folders: [recipientProjection])
@@ -330,7 +353,7 @@ public struct DemoTransfer {
     }
 
     /// `handover handoff issue` on team A's ledger; what it prints.
-    private func issue(_ senderDir: String, into package: String) async throws -> String {
+    private func issue(into package: String) async throws -> String {
         let ledger = try Ledger.open(at: senderDir, folders: [UserProjection()])
         defer { ledger.close() }
         guard let issued = try await HandoffIssuer(ledger: ledger).issue(target: recipientTeam, into: package) else {
@@ -343,7 +366,7 @@ public struct DemoTransfer {
     }
 
     /// `handover handoff confirm` on team A's ledger; what it prints.
-    private func confirm(_ senderDir: String, _ receipt: String, _ recipientKey: VerifierKey) async throws -> String {
+    private func confirm(_ receipt: String, _ recipientKey: VerifierKey) async throws -> String {
         let ledger = try Ledger.open(at: senderDir, folders: [UserProjection()])
         defer { ledger.close() }
         let outcome = try await ReceiptConfirmation(ledger: ledger, recipientKey: recipientKey).confirm(receipt)

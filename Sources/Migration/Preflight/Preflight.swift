@@ -92,8 +92,44 @@ public struct Preflight: Sendable {
             "ledger", .passed,
             "\(ledgerDirectory): team \(identity.teamID)'s, the \(identity.role.rawValue)'s, client IDs \(identity.clientIDs.joined(separator: ", "))"
         )
+        let checked = await checkCredentials(against: identity, into: &report)
+        let users = await checkInput(ledger, identity: identity, into: &report)
+        checkDisk(users: users, into: &report)
+        let now = Timestamp.now()
+        let transferAccepted = checkWindow(window, role: identity.role, now: now, into: &report)
+        guard await checkClock(client, into: &report) else {
+            report.add("access token", .skipped, "Apple cannot be reached")
+            return
+        }
+        guard let credentials = checked.credentials else {
+            report.add("access token", .skipped, "the credentials above must hold first")
+            return
+        }
+        if identity.role == .recipient, !transferAccepted {
+            report.add("access token", .skipped, "team B's client ID is team B's only once the transfer is accepted: run preflight again then")
+            return
+        }
+        let session = AppleSession(
+            client: client, credentials: credentials, retryPolicy: RetryPolicy(maximumAttempts: 1),
+            onToken: { outcome in _ = try await ledger.append(.token(outcome, credentials: credentials)) })
+        var causes = Preflight.invalidClientCauses
+        if identity.role == .recipient, window == nil { causes.append("the transfer is not accepted yet") }
+        guard await checkAccessToken(session, causes: causes, ruledOut: checked.ruledOut, into: &report) else { return }
+        let test = TestContext(
+            ledger: ledger, projection: projection, session: session, credentials: credentials, identity: identity, window: window, logger: logger)
+        if let testUser { await testGeneration(of: testUser, test, into: &report) }
+        if let testTransferSub {
+            let windowOpen = transferAccepted && !(window?.hasClosed(at: now) ?? false)
+            await testExchange(of: testTransferSub, test, windowOpen: windowOpen, into: &report)
+        }
+    }
 
-        // The credentials against the ledger, and their forms.
+    /// The credentials against the ledger, their IDs' forms, the key file's name and the key
+    /// itself (a client secret it signs verifies with its public key). Returns the credentials
+    /// when all of that holds, and what was ruled out, for an `invalid_client` answer.
+    private func checkCredentials(
+        against identity: LedgerCreated, into report: inout PreflightReport
+    ) async -> (credentials: AppleCredentials?, ruledOut: [String]) {
         let c = credentials
         var formsHold = true
         if let mismatch = RunGuards.credentialsMismatch(teamID: c.teamID, clientID: c.clientID, ledger: identity) {
@@ -110,18 +146,18 @@ public struct Preflight: Sendable {
             report.add("IDs", .failed, forms.joined(separator: "; "))
             formsHold = false
         }
+        var ruledOut = ["the IDs have Apple's forms", "the key signs ES256 client secrets that verify"]
         let fileName = URL(fileURLWithPath: c.privateKeyPath).lastPathComponent
-        let keyIDInName = fileName.hasPrefix("AuthKey_") && fileName.hasSuffix(".p8") ? String(fileName.dropFirst(8).dropLast(3)) : nil
-        var keyNameMatches = true
-        if let keyIDInName, keyIDInName != c.keyID {
-            keyNameMatches = false
-            report.add(
-                "key file name", .warning,
-                "\(fileName) is named for key \(keyIDInName), not \(c.keyID): Apple names each .p8 for its key ID; check --key-id")
+        if fileName.hasPrefix("AuthKey_"), fileName.hasSuffix(".p8") {
+            let keyIDInName = String(fileName.dropFirst(8).dropLast(3))
+            if keyIDInName == c.keyID {
+                ruledOut.append("the key ID matches the .p8 file's name")
+            } else {
+                report.add(
+                    "key file name", .warning,
+                    "\(fileName) is named for key \(keyIDInName), not \(c.keyID): Apple names each .p8 for its key ID; check --key-id")
+            }
         }
-
-        // The key: it parses, and a client secret it signs verifies with its public key.
-        var loaded: AppleCredentials?
         do {
             let key = try AppleCredentials.privateKey(at: c.privateKeyPath)
             let credentials = AppleCredentials(teamID: c.teamID, clientID: c.clientID, keyID: c.keyID, privateKey: key)
@@ -130,36 +166,38 @@ public struct Preflight: Sendable {
                 throw AppleIDError(.invalidConfiguration, "a client secret it signed does not verify with its own public key")
             }
             report.add("private key", .passed, "\(c.privateKeyPath): a P-256 key; an ES256 client secret it signs (raw 64-byte signature) verifies")
-            if formsHold { loaded = credentials }
+            return (formsHold ? credentials : nil, ruledOut)
         } catch let error as AppleIDError {
             report.add("private key", .failed, error.message)
         } catch {
             report.add("private key", .failed, "\(c.privateKeyPath): \(ErrorText.describing(error))")
         }
+        return (nil, ruledOut)
+    }
 
-        // The input, as a run checks it; its size sets the disk a run needs.
-        let users = await checkInput(ledger, identity: identity, into: &report)
-        if let space = DiskSpace(at: ledgerDirectory) {
-            let need = Int64(users ?? 0) * Preflight.bytesPerUser + DiskSpace.nearlyFull
-            let detail =
-                "\(space) at \(ledgerDirectory); "
-                + (users.map { "a run over \(counted($0, "user")) needs about \(DiskSpace.format(need))" } ?? "no input given to size a run by")
-            report.add("disk", space.available >= need ? .passed : .failed, detail + (space.available >= need ? "" : ": free space first"))
-        } else {
+    /// The free space beside the ledger against what a run over `users` needs.
+    private func checkDisk(users: Int?, into report: inout PreflightReport) {
+        guard let space = DiskSpace(at: ledgerDirectory) else {
             report.add("disk", .failed, "the free space at \(ledgerDirectory) cannot be read")
+            return
         }
+        let need = Int64(users ?? 0) * Preflight.bytesPerUser + DiskSpace.nearlyFull
+        let detail =
+            "\(space) at \(ledgerDirectory); "
+            + (users.map { "a run over \(counted($0, "user")) needs about \(DiskSpace.format(need))" } ?? "no input given to size a run by")
+        report.add("disk", space.available >= need ? .passed : .failed, detail + (space.available >= need ? "" : ": free space first"))
+    }
 
-        // The window, as the run's guards see it.
-        let now = Timestamp.now()
-        var transferAccepted = true
-        switch (window, identity.role) {
+    /// The window, as the run's guards see it; returns whether the transfer is accepted by now.
+    private func checkWindow(_ window: TransferWindow?, role: LedgerCreated.Role, now: Timestamp, into report: inout PreflightReport) -> Bool {
+        switch (window, role) {
         case (let window?, _) where window.hasClosed(at: now):
             report.add(
                 "window", .failed,
                 "closed on \(window.deadline) (\(window.windowDays) days after \(window.acceptedAt)): Apple answers no migration call for this app")
         case (let window?, _) where now < window.acceptedAt:
-            transferAccepted = false
             report.add("window", .passed, "opens \(window.acceptedAt), when the transfer is accepted; closes \(window.deadline)")
+            return false
         case (let window?, _):
             report.add(
                 "window", .passed, "open: accepted \(window.acceptedAt), closes \(window.deadline), \(counted(window.daysLeft(at: now), "day")) left")
@@ -171,86 +209,89 @@ public struct Preflight: Sendable {
         case (nil, _):
             report.add("window", .passed, "no transfer date recorded (team A may generate before the transfer)")
         }
+        return true
+    }
 
-        // Apple: its clock, then one access token.
+    /// This machine's clock against Apple's; returns whether Apple could be reached.
+    private func checkClock(_ client: AppleIDClient, into report: inout PreflightReport) async -> Bool {
         do {
-            if let reading = try await client.appleClock() {
-                // A slow answer widens what the header can tell, rather than passing for a wrong clock.
-                let skew = reading.offset
-                let inTime = abs(skew) <= clockTolerance
-                var detail = String(format: "%+.0f s from Apple's (%@)", skew, endpoints.baseURL)
-                if reading.roundTrip >= 2 { detail += String(format: ", within an answer that took %.0f s", reading.roundTrip) }
-                report.add("clock", inTime ? .passed : .failed, detail + (inTime ? "" : ": set the clock (NTP); client secrets are dated by it"))
-            } else {
+            guard let reading = try await client.appleClock() else {
                 report.add("clock", .warning, "\(endpoints.keys) answered without a Date header: the clock is not checked")
+                return true
             }
-        } catch let error as AppleIDError {
-            report.add("Apple", .failed, "\(endpoints.baseURL) cannot be reached: \(error.message)")
-            report.add("access token", .skipped, "Apple cannot be reached")
-            return
+            // A slow answer widens what the header can tell, rather than passing for a wrong clock.
+            let skew = reading.offset
+            let inTime = abs(skew) <= clockTolerance
+            var detail = String(format: "%+.0f s from Apple's (%@)", skew, endpoints.baseURL)
+            if reading.roundTrip >= 2 { detail += String(format: ", within an answer that took %.0f s", reading.roundTrip) }
+            report.add("clock", inTime ? .passed : .failed, detail + (inTime ? "" : ": set the clock (NTP); client secrets are dated by it"))
+            return true
+        } catch {
+            report.add("Apple", .failed, "\(endpoints.baseURL) cannot be reached: \(ErrorText.describing(error))")
+            return false
         }
-        guard let credentials = loaded else {
-            report.add("access token", .skipped, "the credentials above must hold first")
-            return
-        }
-        if identity.role == .recipient, !transferAccepted {
-            report.add("access token", .skipped, "team B's client ID is team B's only once the transfer is accepted: run preflight again then")
-            return
-        }
-        let ruledOut =
-            ["the IDs have Apple's forms", "the key signs ES256 client secrets that verify"]
-            + (keyNameMatches && keyIDInName != nil ? ["the key ID matches the .p8 file's name"] : [])
-        let session = AppleSession(
-            client: client, credentials: credentials, retryPolicy: RetryPolicy(maximumAttempts: 1),
-            onToken: { outcome in _ = try await ledger.append(.token(outcome, credentials: credentials)) })
+    }
+
+    /// One access token from Apple, recorded; returns whether Apple granted it. An
+    /// `invalid_client` answer lists what Apple gives it for and what is ruled out here.
+    private func checkAccessToken(
+        _ session: AppleSession, causes: [String], ruledOut: [String], into report: inout PreflightReport
+    ) async -> Bool {
         do {
             let token = try await session.accessToken()
             report.add(
                 "access token", .passed,
                 "Apple granted one for user.migration (fingerprint \(token.fingerprint), recorded), expiring \(Timestamp(token.expiresAt))")
+            return true
         } catch let error as AppleIDError where error.code == .invalidClient || error.code == .invalidGrant {
-            var causes = Preflight.invalidClientCauses
-            if identity.role == .recipient, window == nil { causes.append("the transfer is not accepted yet") }
             report.add(
                 "access token", .refused,
                 "Apple answered \(error.appleError ?? error.code.rawValue)" + (error.appleDescription.map { " (\"\($0)\")" } ?? "")
                     + ". Apple gives that answer for any of: \(causes.joined(separator: "; ")). Already ruled out here: \(ruledOut.joined(separator: "; "))."
             )
-            return
         } catch {
             report.add("access token", .failed, "no token: \(ErrorText.describing(error))")
+        }
+        return false
+    }
+
+    /// What a test call needs: the ledger, the session that has a token, who is calling.
+    private struct TestContext {
+        let ledger: Ledger
+        let projection: UserProjection
+        let session: AppleSession
+        let credentials: AppleCredentials
+        let identity: LedgerCreated
+        let window: TransferWindow?
+        let logger: Logger
+    }
+
+    /// Team A's `--test-user`: one transfer identifier generated for `--target`.
+    private func testGeneration(of sub: String, _ test: TestContext, into report: inout PreflightReport) async {
+        guard test.identity.role == .sender, let target else {
+            report.add(
+                "test user", .failed,
+                test.identity.role == .sender ? "--test-user needs --target" : "--test-user is team A's; team B tests with --test-transfer-sub")
             return
         }
+        await testCall(TransferIDGeneration(targetTeam: target), identifier: sub, column: "sub", test, into: &report)
+    }
 
-        // One real call, if asked: recorded as a run of one user.
-        if let testUser {
-            guard identity.role == .sender, let target else {
-                report.add(
-                    "test user", .failed,
-                    identity.role == .sender ? "--test-user needs --target" : "--test-user is team A's; team B tests with --test-transfer-sub")
-                return
-            }
-            await testCall(
-                TransferIDGeneration(targetTeam: target), identifier: testUser, column: "sub", ledger, projection, session: session,
-                credentials: credentials, identity: identity, window: window, into: &report, logger: logger)
+    /// Team B's `--test-transfer-sub`: one transfer identifier exchanged.
+    private func testExchange(of transferSub: String, _ test: TestContext, windowOpen: Bool, into report: inout PreflightReport) async {
+        guard test.identity.role == .recipient else {
+            report.add("test transfer", .failed, "--test-transfer-sub is team B's; team A tests with --test-user")
+            return
         }
-        if let testTransferSub {
-            guard identity.role == .recipient else {
-                report.add("test transfer", .failed, "--test-transfer-sub is team B's; team A tests with --test-user")
-                return
-            }
-            guard transferAccepted, !(window?.hasClosed(at: now) ?? false) else {
-                report.add("test transfer", .skipped, "an exchange needs the window open")
-                return
-            }
-            do {
-                let step = TransferIDExchange(keyStore: try ledger.sealer.requireKeyStore())
-                await testCall(
-                    step, identifier: testTransferSub, column: "transfer_sub", ledger, projection, session: session, credentials: credentials,
-                    identity: identity, window: window, into: &report, logger: logger)
-            } catch {
-                report.add("test transfer", .failed, ErrorText.describing(error))
-            }
+        guard windowOpen else {
+            report.add("test transfer", .skipped, "an exchange needs the window open")
+            return
+        }
+        do {
+            let step = TransferIDExchange(keyStore: try test.ledger.sealer.requireKeyStore())
+            await testCall(step, identifier: transferSub, column: "transfer_sub", test, into: &report)
+        } catch {
+            report.add("test transfer", .failed, ErrorText.describing(error))
         }
     }
 
@@ -302,12 +343,12 @@ public struct Preflight: Sendable {
 
     /// One user through `step`, as a run of one: recorded, and its outcome a line.
     private func testCall(
-        _ step: any MigrationStep, identifier: String, column: String, _ ledger: Ledger, _ projection: UserProjection, session: AppleSession,
-        credentials: AppleCredentials, identity: LedgerCreated, window: TransferWindow?, into report: inout PreflightReport, logger: Logger
+        _ step: any MigrationStep, identifier: String, column: String, _ test: TestContext, into report: inout PreflightReport
     ) async {
+        let (ledger, projection, session, credentials, logger) = (test.ledger, test.projection, test.session, test.credentials, test.logger)
         let name = column == "sub" ? "test user" : "test transfer"
         do {
-            try RunGuards(identity: identity, window: window).check(
+            try RunGuards(identity: test.identity, window: test.window).check(
                 step: step, teamID: credentials.teamID, clientID: credentials.clientID, now: .now(), force: false)
             let users = try UserList(
                 bytes: Array("\(column)\n\(CSVField.quoted(identifier))\n".utf8),

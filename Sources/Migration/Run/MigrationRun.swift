@@ -110,17 +110,52 @@ public struct MigrationRun: Sendable {
         }
         let runID = UUID().uuidString.lowercased()
         summary.runID = runID
-        _ = try await ledger.append(
-            EventDraft(
-                .runStarted(
-                    RunStarted(
-                        command: step.command, inputPath: users.path, inputSHA256: users.sha256, targetTeam: step.targetTeam,
-                        userCount: users.users.count,
-                        handoff: options.handoff?.recorded, handoffManifestSHA256: options.handoff?.manifestSHA256)), runID: runID))
+        try await recordStart(runID: runID)
+        let pace = ApplePace(options.pace, onChange: sayApplesAvailability)
+        let progress = RunProgress(total: plan.pending.count, pace: pace)
+        let ledger = self.ledger
+        let session = AppleSession(
+            client: client, credentials: credentials, retryPolicy: retryPolicy, pace: pace, clientSecretLifetime: clientSecretLifetime,
+            tokenRenewal: tokenRenewal,
+            onToken: { outcome in
+                if case .issued = outcome { progress.tokenIssued() }
+                _ = try await ledger.append(.token(outcome, credentials: credentials, runID: runID))
+            },
+            onRetry: { _ in progress.retried() })
+        let metricsFile = options.metricsFile.map { RunMetricsFile(path: $0, command: step.command) }
+        let metricsWriter = metricsFile.map { writeMetrics(to: $0, progress: progress, pace: pace) }
+        defer { metricsWriter?.cancel() }
+        let reporter = options.onProgress.map { reportProgress(progress, to: $0) }
+        defer { reporter?.cancel() }
+        try await callApple(for: plan.pending, session: session, runID: runID, progress: progress, pace: pace)
+        try await recordFinish(&summary, pending: plan.pending.count, progress: progress, pace: pace, since: started, runID: runID)
+        if let path = options.outputPath {
+            summary.outputRows = try await writeOutput(to: path)
+            summary.outputPath = path
+        }
+        metricsWriter?.cancel()
+        await metricsWriter?.value
+        if let metricsFile {
+            do {
+                try metricsFile.write(metricsFile.text(progress.snapshot, total: progress.total, apple: pace.status, exitStatus: summary.exitStatus))
+            } catch {
+                logger.warning("\(error)")
+            }
+        }
+        return summary
+    }
 
-        let notice = options.onNotice
-        let outageLimit = options.pace.outageLimit
-        let pace = ApplePace(options.pace) { [logger] change in
+    /// Records "run started": the input, its digest, the target, the package it came in.
+    private func recordStart(runID: String) async throws {
+        let started = RunStarted(
+            command: step.command, inputPath: users.path, inputSHA256: users.sha256, targetTeam: step.targetTeam, userCount: users.users.count,
+            handoff: options.handoff?.recorded, handoffManifestSHA256: options.handoff?.manifestSHA256)
+        _ = try await ledger.append(EventDraft(.runStarted(started), runID: runID))
+    }
+
+    /// Says when Apple becomes unavailable to the run, and when it answers again.
+    private var sayApplesAvailability: @Sendable (ApplePace.Change) -> Void {
+        { [logger, notice = options.onNotice, outageLimit = options.pace.outageLimit] change in
             let text =
                 switch change {
                 case .unavailable(let cause):
@@ -131,45 +166,44 @@ public struct MigrationRun: Sendable {
             logger.debug("\(text)")
             notice?(text)
         }
-        let progress = RunProgress(total: plan.pending.count, pace: pace)
-        let breaker = options.breaker.map(FailureBreaker.init)
-        let ledger = self.ledger
-        let session = AppleSession(
-            client: client, credentials: credentials, retryPolicy: retryPolicy, pace: pace, clientSecretLifetime: clientSecretLifetime,
-            tokenRenewal: tokenRenewal,
-            onToken: { outcome in
-                if case .issued = outcome { progress.tokenIssued() }
-                _ = try await ledger.append(.token(outcome, credentials: credentials, runID: runID))
-            },
-            onRetry: { _ in progress.retried() })
+    }
 
-        let metricsFile = options.metricsFile.map { RunMetricsFile(path: $0, command: step.command) }
-        let metricsWriter = metricsFile.map { file in
-            Task { [logger] in
-                var warned = false
-                while !Task.isCancelled {
-                    do { try file.write(file.text(progress.snapshot, total: progress.total, apple: pace.status, exitStatus: nil)) } catch {
-                        if !warned { logger.warning("\(error)") }
-                        warned = true
-                    }
-                    // Cancellation is expected: the loop ends on it.
-                    try? await Task.sleep(for: .seconds(5))
+    /// Writes the run's figures to `file` every 5 s until cancelled; warns once if it cannot.
+    private func writeMetrics(to file: RunMetricsFile, progress: RunProgress, pace: ApplePace) -> Task<Void, Never> {
+        Task { [logger] in
+            var warned = false
+            while !Task.isCancelled {
+                do { try file.write(file.text(progress.snapshot, total: progress.total, apple: pace.status, exitStatus: nil)) } catch {
+                    if !warned { logger.warning("\(error)") }
+                    warned = true
                 }
+                // Cancellation is expected: the loop ends on it.
+                try? await Task.sleep(for: .seconds(5))
             }
         }
-        defer { metricsWriter?.cancel() }
-        let queue = WorkQueue(users: plan.pending, chunk: options.preparationChunk, step: step)
-        let reporter = options.onProgress.map { report in
-            Task {
-                while !Task.isCancelled {
-                    // Cancellation is expected: the loop ends on it.
-                    try? await Task.sleep(for: .milliseconds(500))
-                    report(progress.line)
-                }
+    }
+
+    /// Hands the progress line to `report` twice a second until cancelled.
+    private func reportProgress(_ progress: RunProgress, to report: @escaping @Sendable (String) -> Void) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                // Cancellation is expected: the loop ends on it.
+                try? await Task.sleep(for: .milliseconds(500))
+                report(progress.line)
             }
         }
-        defer { reporter?.cancel() }
+    }
+
+    /// Calls Apple for each of `pending` from `options.concurrency` workers until they are
+    /// done, the run stops, or an interruption's grace period ends (which abandons the calls
+    /// still in flight).
+    private func callApple(
+        for pending: [MigrationUser], session: AppleSession, runID: String, progress: RunProgress, pace: ApplePace
+    ) async throws {
+        let queue = WorkQueue(users: pending, chunk: options.preparationChunk, step: step)
+        let breaker = options.breaker.map(FailureBreaker.init)
         let interruption = options.interruption
+        let ledger = self.ledger
         let workers = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<max(1, options.concurrency) {
@@ -209,40 +243,27 @@ public struct MigrationRun: Sendable {
         }
         defer { cutOff?.cancel() }
         try await workers.value
-        cutOff?.cancel()
+    }
+
+    /// Completes `summary` from what the run counted and records "run finished".
+    private func recordFinish(
+        _ summary: inout RunSummary, pending: Int, progress: RunProgress, pace: ApplePace, since started: ContinuousClock.Instant, runID: String
+    ) async throws {
         progress.fill(&summary)
-        summary.notAttempted = plan.pending.count - summary.succeeded - summary.failed - summary.abandoned
+        summary.notAttempted = pending - summary.succeeded - summary.failed - summary.abandoned
         summary.stop = progress.stopReason
         let pauses = pace.pauses
         if pauses.callsRefused > 0 {
             summary.appleUnavailable = RunFinished.AppleUnavailable(
                 pauses: pauses.count, pausedMilliseconds: Int(pauses.total.inSeconds * 1000), callsRefused: pauses.callsRefused)
         }
-        summary.interrupted = interruption?.signal
-        let elapsed = ContinuousClock.now - started
-        summary.durationSeconds = elapsed.inSeconds
-        _ = try await ledger.append(
-            EventDraft(
-                .runFinished(
-                    RunFinished(
-                        command: step.command, counts: summary.counts, durationMilliseconds: Int(summary.durationSeconds * 1000),
-                        exitStatus: Int(summary.exitStatus.rawValue), stoppedBy: summary.stoppedBy, stopReason: summary.stopReason,
-                        interrupted: summary.interrupted?.rawValue,
-                        appleUnavailable: summary.appleUnavailable)), runID: runID))
-        if let path = options.outputPath {
-            summary.outputRows = try await writeOutput(to: path)
-            summary.outputPath = path
-        }
-        metricsWriter?.cancel()
-        await metricsWriter?.value
-        if let metricsFile {
-            do {
-                try metricsFile.write(metricsFile.text(progress.snapshot, total: progress.total, apple: pace.status, exitStatus: summary.exitStatus))
-            } catch {
-                logger.warning("\(error)")
-            }
-        }
-        return summary
+        summary.interrupted = options.interruption?.signal
+        summary.durationSeconds = (ContinuousClock.now - started).inSeconds
+        let finished = RunFinished(
+            command: step.command, counts: summary.counts, durationMilliseconds: Int(summary.durationSeconds * 1000),
+            exitStatus: Int(summary.exitStatus.rawValue), stoppedBy: summary.stoppedBy, stopReason: summary.stopReason,
+            interrupted: summary.interrupted?.rawValue, appleUnavailable: summary.appleUnavailable)
+        _ = try await ledger.append(EventDraft(.runFinished(finished), runID: runID))
     }
 
     /// One user's call to Apple: the event recording its success or failure, and how the user
