@@ -166,7 +166,8 @@ let package = Package(
         .executableTarget(
             name: "handover",
             dependencies: [
-                "Apply", "ExitStatuses", "PostgresAccess", "Ledger", "Projections", "Demo", "Reporting", "AppleID", "AppleSimulator", "Migration", "Intake",
+                "Apply", "ExitStatuses", "PostgresAccess", "Ledger", "Projections", "Demo", "Reporting", "AppleID", "AppleSimulator", "Migration",
+                "Intake",
                 "NotificationServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
