@@ -89,8 +89,7 @@ public struct ApplyListing: Sendable {
         for row in rows {
             var w = JSONWriter(capacity: 256)
             w.beginObject()
-            w.key("account_id")
-            w.string(row.accountID)
+            w.field("account_id", row.accountID)
             w.field("explanation", row.explanation)
             w.key("holders")
             w.beginArray()
@@ -98,8 +97,7 @@ public struct ApplyListing: Sendable {
             w.endArray()
             w.field("new_value", row.new)
             w.field("old_value", row.old)
-            w.key("outcome")
-            w.string(row.outcome)
+            w.field("outcome", row.outcome)
             w.field("transfer_sub", row.transferSub)
             w.endObject()
             out += String(decoding: w.bytes, as: UTF8.self) + "\n"

@@ -108,7 +108,7 @@ public struct JSONWriter: Sendable {
         }
     }
     /// Writes `key: value` when `value` is not nil.
-    public mutating func field(_ key: StaticString, _ value: Int?) {
+    public mutating func field<I: BinaryInteger>(_ key: StaticString, _ value: I?) {
         if let value {
             self.key(key)
             int(value)

@@ -3,9 +3,7 @@ import Foundation
 import Ledger
 
 /// `handover backup`: a consistent hot copy of a ledger.
-struct BackupCommand: ParsableCommand, LedgerCommand {
-    var ledgerRole: LedgerCreated.Role? { nil }
-
+struct BackupCommand: ParsableCommand, EitherTeamsCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
         abstract: "Copy the ledger consistently while other processes write to it; the copy opens as an ordinary ledger.",

@@ -3,9 +3,7 @@ import Ledger
 import Projections
 
 /// `handover erase`: destroy one user's personal data.
-struct EraseCommand: AsyncParsableCommand, LedgerCommand {
-    var ledgerRole: LedgerCreated.Role? { nil }
-
+struct EraseCommand: AsyncParsableCommand, EitherTeamsCommand {
     static let configuration = CommandConfiguration(
         commandName: "erase", abstract: "Destroy one user's personal data and record that it was done; the log still verifies.",
         discussion: "Exits 1 when the ledger holds no such user.", exits: CommandExits.ledger)

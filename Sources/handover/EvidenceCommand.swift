@@ -11,9 +11,7 @@ struct EvidenceCommand: ParsableCommand {
         abstract: "Write one user's events with their inclusion proofs into a bundle anyone can check, or check one.",
         subcommands: [Write.self, Verify.self], defaultSubcommand: Write.self)
 
-    struct Write: ParsableCommand, LedgerCommand {
-
-        var ledgerRole: LedgerCreated.Role? { nil }
+    struct Write: ParsableCommand, EitherTeamsCommand {
 
         static let configuration = CommandConfiguration(
             commandName: "write",

@@ -46,9 +46,7 @@ struct EvidenceOptions: ParsableArguments {
     }
 }
 
-struct CheckpointCommand: ParsableCommand, LedgerCommand {
-
-    var ledgerRole: LedgerCreated.Role? { nil }
+struct CheckpointCommand: ParsableCommand, EitherTeamsCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "checkpoint",
@@ -87,9 +85,7 @@ struct CheckpointCommand: ParsableCommand, LedgerCommand {
     }
 }
 
-struct ProveCommand: ParsableCommand, LedgerCommand {
-
-    var ledgerRole: LedgerCreated.Role? { nil }
+struct ProveCommand: ParsableCommand, EitherTeamsCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "prove",

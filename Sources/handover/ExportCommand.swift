@@ -7,9 +7,7 @@ import Reporting
 
 extension ExportFormat: ExpressibleByArgument {}
 
-struct ExportCommand: AsyncParsableCommand, LedgerCommand {
-
-    var ledgerRole: LedgerCreated.Role? { nil }
+struct ExportCommand: AsyncParsableCommand, EitherTeamsCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "export",

@@ -28,3 +28,10 @@ extension Handover {
         return nil
     }
 }
+
+/// A command that works on either team's ledger: a reader of the log, a check of it.
+protocol EitherTeamsCommand: LedgerCommand {}
+
+extension EitherTeamsCommand {
+    var ledgerRole: LedgerCreated.Role? { nil }
+}

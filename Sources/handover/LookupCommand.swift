@@ -3,9 +3,7 @@ import Ledger
 import Projections
 
 /// `handover lookup`: which account a user is, as `serve` answers the app backend.
-struct LookupCommand: ParsableCommand, LedgerCommand {
-    var ledgerRole: LedgerCreated.Role? { nil }
-
+struct LookupCommand: ParsableCommand, EitherTeamsCommand {
     static let configuration = CommandConfiguration(
         commandName: "lookup", abstract: "Which of the app's accounts a user is: the account_id and state that serve answers the app backend.",
         discussion:

@@ -8,9 +8,7 @@ struct ProjectionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "projections", abstract: "Maintain the projections folded from the log.", subcommands: [Rebuild.self])
 
-    struct Rebuild: ParsableCommand, LedgerCommand {
-
-        var ledgerRole: LedgerCreated.Role? { nil }
+    struct Rebuild: ParsableCommand, EitherTeamsCommand {
 
         static let configuration = CommandConfiguration(
             abstract: "Fold the projections again from the whole log into a second set, loaded in key order, then switch to it.",

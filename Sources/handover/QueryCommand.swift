@@ -11,9 +11,7 @@ struct QueryCommand: AsyncParsableCommand {
         subcommands: [Migrated.self, Pending.self, User.self, State.self, Failures.self, Unmatched.self, Events.self]
     )
 
-    struct Migrated: AsyncParsableCommand, LedgerCommand {
-
-        var ledgerRole: LedgerCreated.Role? { nil }
+    struct Migrated: AsyncParsableCommand, EitherTeamsCommand {
 
         static let configuration = CommandConfiguration(
             abstract: "Users whose migration step is done: when, by which path, before the deadline or not.", exits: CommandExits.ledger)
@@ -25,9 +23,7 @@ struct QueryCommand: AsyncParsableCommand {
         }
     }
 
-    struct Pending: AsyncParsableCommand, LedgerCommand {
-
-        var ledgerRole: LedgerCreated.Role? { nil }
+    struct Pending: AsyncParsableCommand, EitherTeamsCommand {
 
         static let configuration = CommandConfiguration(
             abstract: "Users not yet migrated, with attempts, the last error and days left.", exits: CommandExits.ledger)
@@ -39,9 +35,7 @@ struct QueryCommand: AsyncParsableCommand {
         }
     }
 
-    struct Unmatched: AsyncParsableCommand, LedgerCommand {
-
-        var ledgerRole: LedgerCreated.Role? { nil }
+    struct Unmatched: AsyncParsableCommand, EitherTeamsCommand {
 
         static let configuration = CommandConfiguration(
             abstract: "Users Apple notified us about whom no migration step named.", exits: CommandExits.ledger)
@@ -53,9 +47,7 @@ struct QueryCommand: AsyncParsableCommand {
         }
     }
 
-    struct User: ParsableCommand, LedgerCommand {
-
-        var ledgerRole: LedgerCreated.Role? { nil }
+    struct User: ParsableCommand, EitherTeamsCommand {
 
         static let configuration = CommandConfiguration(
             abstract: "One user's state and history, by account ID, either team's sub or transfer_sub; exit 1 when the ledger holds no such user.",
@@ -94,9 +86,7 @@ struct QueryCommand: AsyncParsableCommand {
         }
     }
 
-    struct State: AsyncParsableCommand, LedgerCommand {
-
-        var ledgerRole: LedgerCreated.Role? { nil }
+    struct State: AsyncParsableCommand, EitherTeamsCommand {
 
         static let configuration = CommandConfiguration(abstract: "Every user with every projected field.", exits: CommandExits.ledger)
         @OptionGroup var ledgerOptions: LedgerOptions
@@ -107,9 +97,7 @@ struct QueryCommand: AsyncParsableCommand {
         }
     }
 
-    struct Failures: AsyncParsableCommand, LedgerCommand {
-
-        var ledgerRole: LedgerCreated.Role? { nil }
+    struct Failures: AsyncParsableCommand, EitherTeamsCommand {
 
         static let configuration = CommandConfiguration(abstract: "Users whose last attempt failed, and why.", exits: CommandExits.ledger)
         @OptionGroup var ledgerOptions: LedgerOptions
@@ -121,9 +109,7 @@ struct QueryCommand: AsyncParsableCommand {
         }
     }
 
-    struct Events: ParsableCommand, LedgerCommand {
-
-        var ledgerRole: LedgerCreated.Role? { nil }
+    struct Events: ParsableCommand, EitherTeamsCommand {
 
         static let configuration = CommandConfiguration(
             abstract: "Events from the log, filtered by identifier, type and time.",

@@ -4,9 +4,7 @@ import Ledger
 import Projections
 import Reporting
 
-struct ReportCommand: ParsableCommand, LedgerCommand {
-
-    var ledgerRole: LedgerCreated.Role? { nil }
+struct ReportCommand: ParsableCommand, EitherTeamsCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "report",

@@ -7,9 +7,7 @@ import Logging
 import NotificationServer
 
 /// `handover serve`: receive Apple's notifications and the app backend's sign-in reports.
-struct ServeCommand: AsyncParsableCommand, LedgerCommand {
-    var ledgerRole: LedgerCreated.Role? { nil }
-
+struct ServeCommand: AsyncParsableCommand, EitherTeamsCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Receive Apple's server-to-server notifications and sign-in reports over HTTPS; record each verified, once.",

@@ -4,9 +4,7 @@ import Ledger
 import Reporting
 
 /// `handover status`: one screen for the 60 days; exit 1 when not on track.
-struct StatusCommand: ParsableCommand, LedgerCommand {
-    var ledgerRole: LedgerCreated.Role? { nil }
-
+struct StatusCommand: ParsableCommand, EitherTeamsCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "One screen: the window and days left, users by state, failures, the last run, the last checkpoint, what to do next.",

@@ -2,9 +2,7 @@ import ArgumentParser
 import Ledger
 
 /// `handover upgrade`: brings a ledger written by an older Handover up to date, explicitly.
-struct UpgradeCommand: ParsableCommand, LedgerCommand {
-    var ledgerRole: LedgerCreated.Role? { nil }
-
+struct UpgradeCommand: ParsableCommand, EitherTeamsCommand {
     static let configuration = CommandConfiguration(
         commandName: "upgrade",
         abstract: "Bring a ledger written by an older Handover up to date: format, indexes, Merkle tree, key store, projections, verifier key file.",

@@ -3,9 +3,7 @@ import Foundation
 import Ledger
 import Projections
 
-struct VerifyCommand: ParsableCommand, LedgerCommand {
-
-    var ledgerRole: LedgerCreated.Role? { nil }
+struct VerifyCommand: ParsableCommand, EitherTeamsCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "verify",

@@ -3,9 +3,7 @@ import Ledger
 import Projections
 
 /// `handover window`: record or show the 60-day transfer window.
-struct WindowCommand: AsyncParsableCommand, LedgerCommand {
-    var ledgerRole: LedgerCreated.Role? { nil }
-
+struct WindowCommand: AsyncParsableCommand, EitherTeamsCommand {
     static let configuration = CommandConfiguration(
         commandName: "window", abstract: "Record the app-transfer date, or show the deadline and days left.", exits: CommandExits.ledger)
 

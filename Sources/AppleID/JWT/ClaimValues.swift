@@ -34,45 +34,46 @@ private func wholeNumber(_ claim: any SingleValueDecodingContainer) -> Int64? {
     return nil
 }
 
-/// A NumericDate: whole seconds from 1970 to the end of 9999 (a time RFC 3339 can write), so
-/// that no arithmetic on one (a leeway, a conversion to microseconds) can overflow.
-struct NumericDate: ClaimValue {
-    static let allowed: ClosedRange<Int64> = 0...Timestamp.latest.seconds
-    static var expected: String { "a number of seconds from 1970 to 9999" }
-    let seconds: Int64
-
-    init(seconds: Int64) { self.seconds = seconds }
-
-    init?(claim: any SingleValueDecodingContainer) {
-        guard let seconds = wholeNumber(claim), NumericDate.allowed.contains(seconds) else { return nil }
-        self.seconds = seconds
-    }
-
-    var date: Date { Date(seconds: seconds) }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(seconds)
-    }
+/// A claim that is a whole number in a range, read leniently (``wholeNumber(_:)``).
+protocol WholeNumberClaim: ClaimValue {
+    /// The numbers accepted.
+    static var allowed: ClosedRange<Int64> { get }
+    /// The number as sent.
+    var raw: Int64 { get }
+    init(raw: Int64)
 }
 
-/// Apple's `event_time`: seconds, as Apple's page shows it, or milliseconds, as deliveries have
-/// carried it; a value beyond 10^11 (year 5138 in seconds) is milliseconds.
-struct EventTime: ClaimValue {
-    static var expected: String { "a number of seconds or milliseconds from 1970 to 9999" }
-    let raw: Int64
-
+extension WholeNumberClaim {
     init?(claim: any SingleValueDecodingContainer) {
-        guard let raw = wholeNumber(claim), (0...(Timestamp.latest.microseconds / 1000)).contains(raw) else { return nil }
-        self.raw = raw
+        guard let raw = wholeNumber(claim), Self.allowed.contains(raw) else { return nil }
+        self.init(raw: raw)
     }
-
-    var date: Date { raw > 100_000_000_000 ? Date(timeIntervalSince1970: Double(raw) / 1000) : Date(seconds: raw) }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(raw)
     }
+}
+
+/// A NumericDate: whole seconds from 1970 to the end of 9999 (a time RFC 3339 can write), so
+/// that no arithmetic on one (a leeway, a conversion to microseconds) can overflow.
+struct NumericDate: WholeNumberClaim {
+    static let allowed: ClosedRange<Int64> = 0...Timestamp.latest.seconds
+    static var expected: String { "a number of seconds from 1970 to 9999" }
+    let raw: Int64
+
+    var seconds: Int64 { raw }
+    var date: Date { Date(seconds: raw) }
+}
+
+/// Apple's `event_time`: seconds, as Apple's page shows it, or milliseconds, as deliveries have
+/// carried it; a value beyond 10^11 (year 5138 in seconds) is milliseconds.
+struct EventTime: WholeNumberClaim {
+    static let allowed: ClosedRange<Int64> = 0...(Timestamp.latest.microseconds / 1000)
+    static var expected: String { "a number of seconds or milliseconds from 1970 to 9999" }
+    let raw: Int64
+
+    var date: Date { raw > 100_000_000_000 ? Date(timeIntervalSince1970: Double(raw) / 1000) : Date(seconds: raw) }
 }
 
 /// A small integer (below a billion either way), as a number or a numeric string.

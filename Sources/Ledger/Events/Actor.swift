@@ -32,13 +32,10 @@ public struct Actor: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("host")
-        w.string(host)
-        w.key("os_user")
-        w.string(osUser)
+        w.field("host", host)
+        w.field("os_user", osUser)
         w.field("run_id", runID)
-        w.key("tool")
-        w.string(tool)
+        w.field("tool", tool)
         w.endObject()
     }
 

@@ -21,14 +21,11 @@ public struct CallFailure: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("attempts")
-        w.int(attempts)
-        w.key("class")
-        w.string(kind.rawValue)
+        w.field("attempts", attempts)
+        w.field("class", kind.rawValue)
         w.field("code", code)
         w.field("http_status", httpStatus)
-        w.key("message")
-        w.string(message)
+        w.field("message", message)
         w.endObject()
     }
 

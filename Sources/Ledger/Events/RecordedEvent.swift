@@ -42,14 +42,10 @@ public struct RecordedEvent: Hashable, Sendable {
     static func appendAssignedFields(to bytes: inout [UInt8], recordedAt: Timestamp, schemaVersion: Int, sequence: UInt64, type: EventType) {
         var w = JSONWriter(capacity: 0)
         swap(&w.bytes, &bytes)
-        w.key("recorded_at")
-        w.timestamp(recordedAt)
-        w.key("schema_version")
-        w.int(schemaVersion)
-        w.key("seq")
-        w.int(sequence)
-        w.key("type")
-        w.string(type.rawValue)
+        w.field("recorded_at", recordedAt)
+        w.field("schema_version", schemaVersion)
+        w.field("seq", sequence)
+        w.field("type", type.rawValue)
         w.endObject()
         swap(&w.bytes, &bytes)
     }

@@ -22,12 +22,9 @@ public struct SealedValue: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("alg")
-        w.string(SealedValue.algorithm)
-        w.key("ct")
-        w.string(combined)
-        w.key("kid")
-        w.string(keyID)
+        w.field("alg", SealedValue.algorithm)
+        w.field("ct", combined)
+        w.field("kid", keyID)
         w.endObject()
     }
 

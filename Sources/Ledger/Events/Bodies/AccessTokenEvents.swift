@@ -20,17 +20,12 @@ public struct AccessTokenIssued: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("client_id")
-        w.string(clientID)
-        w.key("expires_at")
-        w.timestamp(expiresAt)
-        w.key("fingerprint")
-        w.string(fingerprint)
+        w.field("client_id", clientID)
+        w.field("expires_at", expiresAt)
+        w.field("fingerprint", fingerprint)
         w.field("key_id", keyID)
-        w.key("scope")
-        w.string(scope)
-        w.key("team_id")
-        w.string(teamID)
+        w.field("scope", scope)
+        w.field("team_id", teamID)
         w.endObject()
     }
 
@@ -59,15 +54,12 @@ public struct AccessTokenFailed: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("client_id")
-        w.string(clientID)
+        w.field("client_id", clientID)
         w.key("failure")
         failure.write(to: &w)
         w.field("key_id", keyID)
-        w.key("scope")
-        w.string(scope)
-        w.key("team_id")
-        w.string(teamID)
+        w.field("scope", scope)
+        w.field("team_id", teamID)
         w.endObject()
     }
 

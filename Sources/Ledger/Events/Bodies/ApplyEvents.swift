@@ -102,22 +102,15 @@ public struct ApplyStarted: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("batch_size")
-        w.int(batchSize)
+        w.field("batch_size", batchSize)
         w.field("condition", condition)
-        w.key("key_column")
-        w.string(keyColumn)
-        w.key("sub_column")
-        w.string(subColumn)
-        w.key("table")
-        w.string(table)
-        w.key("target")
-        w.string(target)
-        w.key("target_kind")
-        w.string(targetKind.rawValue)
+        w.field("key_column", keyColumn)
+        w.field("sub_column", subColumn)
+        w.field("table", table)
+        w.field("target", target)
+        w.field("target_kind", targetKind.rawValue)
         w.field("undo_of", undoOf)
-        w.key("user_count")
-        w.int(userCount)
+        w.field("user_count", userCount)
         w.endObject()
     }
 
@@ -174,8 +167,7 @@ public struct ApplyIntended: Hashable, Sendable {
         w.beginArray()
         for id in accountIDs { w.string(id) }
         w.endArray()
-        w.key("batch")
-        w.int(batch)
+        w.field("batch", batch)
         w.key("collisions")
         w.beginArray()
         for row in holders.keys.sorted() {
@@ -184,8 +176,7 @@ public struct ApplyIntended: Hashable, Sendable {
             w.beginArray()
             for key in holders[row]! { w.string(key) }
             w.endArray()
-            w.key("row")
-            w.int(row)
+            w.field("row", row)
             w.endObject()
         }
         w.endArray()
@@ -283,20 +274,15 @@ public struct ApplySettled: Hashable, Sendable {
         w.beginArray()
         for id in accountIDs { w.string(id) }
         w.endArray()
-        w.key("batch")
-        w.int(batch)
-        w.key("committed")
-        w.bool(committed)
-        w.key("intent_sha256")
-        w.string(intentSHA256)
+        w.field("batch", batch)
+        w.field("committed", committed)
+        w.field("intent_sha256", intentSHA256)
         w.key("outcomes")
         w.beginArray()
         for o in outcomes { w.string(o.rawValue) }
         w.endArray()
-        w.key("recovered")
-        w.bool(recovered)
-        w.key("undo")
-        w.bool(undo)
+        w.field("recovered", recovered)
+        w.field("undo", undo)
         w.endObject()
     }
 

@@ -27,11 +27,9 @@ public struct NotificationReceived: Hashable, Sendable {
             w.key("email")
             email.write(to: &w)
         }
-        w.key("event_time")
-        w.timestamp(eventTime)
+        w.field("event_time", eventTime)
         w.field("is_private_email", isPrivateEmail)
-        w.key("notification_type")
-        w.string(kind.rawValue)
+        w.field("notification_type", kind.rawValue)
         w.endObject()
     }
 

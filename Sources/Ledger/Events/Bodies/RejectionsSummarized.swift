@@ -29,16 +29,11 @@ public struct RejectionsSummarized: Hashable, Sendable {
     func write(to w: inout JSONWriter) {
         w.beginObject()
         w.field("counts", counts: counts)
-        w.key("first_payload_sha256")
-        w.string(firstPayloadSHA256)
-        w.key("from")
-        w.timestamp(from)
-        w.key("last_payload_sha256")
-        w.string(lastPayloadSHA256)
-        w.key("source")
-        w.string(source)
-        w.key("until")
-        w.timestamp(until)
+        w.field("first_payload_sha256", firstPayloadSHA256)
+        w.field("from", from)
+        w.field("last_payload_sha256", lastPayloadSHA256)
+        w.field("source", source)
+        w.field("until", until)
         w.endObject()
     }
 

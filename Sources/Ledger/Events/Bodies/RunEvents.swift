@@ -27,8 +27,7 @@ public struct RunStarted: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("command")
-        w.string(command)
+        w.field("command", command)
         w.field("handoff", handoff)
         w.field("handoff_manifest_sha256", handoffManifestSHA256)
         w.field("input_path", inputPath)
@@ -114,21 +113,15 @@ public struct RunFinished: Hashable, Sendable {
         if let appleUnavailable {
             w.key("apple_unavailable")
             w.beginObject()
-            w.key("calls_refused")
-            w.int(appleUnavailable.callsRefused)
-            w.key("paused_ms")
-            w.int(appleUnavailable.pausedMilliseconds)
-            w.key("pauses")
-            w.int(appleUnavailable.pauses)
+            w.field("calls_refused", appleUnavailable.callsRefused)
+            w.field("paused_ms", appleUnavailable.pausedMilliseconds)
+            w.field("pauses", appleUnavailable.pauses)
             w.endObject()
         }
-        w.key("command")
-        w.string(command)
+        w.field("command", command)
         w.field("counts", counts: counts)
-        w.key("duration_ms")
-        w.int(durationMilliseconds)
-        w.key("exit_status")
-        w.int(exitStatus)
+        w.field("duration_ms", durationMilliseconds)
+        w.field("exit_status", exitStatus)
         w.field("interrupted", interrupted)
         w.field("stop_reason", stopReason?.rawValue)
         if let stoppedBy {

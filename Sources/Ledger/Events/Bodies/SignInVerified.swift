@@ -33,18 +33,15 @@ public struct SignInVerified: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("audience")
-        w.string(audience)
+        w.field("audience", audience)
         if let email {
             w.key("email")
             email.write(to: &w)
         }
         w.field("email_verified", emailVerified)
-        w.key("expires_at")
-        w.timestamp(expiresAt)
+        w.field("expires_at", expiresAt)
         w.field("is_private_email", isPrivateEmail)
-        w.key("issued_at")
-        w.timestamp(issuedAt)
+        w.field("issued_at", issuedAt)
         w.field("nonce_checked", nonceChecked)
         w.field("real_user_status", realUserStatus)
         w.field("verified_at", verifiedAt)

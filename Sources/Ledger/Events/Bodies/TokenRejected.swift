@@ -16,12 +16,9 @@ public struct TokenRejected: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("detail")
-        w.string(detail)
-        w.key("payload_sha256")
-        w.string(payloadSHA256)
-        w.key("reason")
-        w.string(reason)
+        w.field("detail", detail)
+        w.field("payload_sha256", payloadSHA256)
+        w.field("reason", reason)
         w.endObject()
     }
 

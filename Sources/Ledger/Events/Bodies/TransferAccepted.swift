@@ -17,12 +17,9 @@ public struct TransferAccepted: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("accepted_at")
-        w.timestamp(acceptedAt)
-        w.key("deadline")
-        w.timestamp(deadline)
-        w.key("window_days")
-        w.int(windowDays)
+        w.field("accepted_at", acceptedAt)
+        w.field("deadline", deadline)
+        w.field("window_days", windowDays)
         w.endObject()
     }
 

@@ -7,8 +7,7 @@ public struct TransferIDGenerated: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("target_team")
-        w.string(targetTeam)
+        w.field("target_team", targetTeam)
         w.endObject()
     }
 
@@ -29,8 +28,7 @@ public struct TransferIDGenerationFailed: Hashable, Sendable {
         w.beginObject()
         w.key("failure")
         failure.write(to: &w)
-        w.key("target_team")
-        w.string(targetTeam)
+        w.field("target_team", targetTeam)
         w.endObject()
     }
 

@@ -12,10 +12,8 @@ public struct UserErased: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("keys_destroyed")
-        w.int(keysDestroyed)
-        w.key("reason")
-        w.string(reason)
+        w.field("keys_destroyed", keysDestroyed)
+        w.field("reason", reason)
         w.endObject()
     }
 
