@@ -10,12 +10,6 @@ public struct AccessToken: Sendable, CustomStringConvertible {
     /// `expires_in`, seconds.
     public let lifetime: Double
 
-    public init(value: String, issuedAt: Date, lifetime: Double) {
-        self.value = value
-        self.issuedAt = issuedAt
-        self.lifetime = lifetime
-    }
-
     public var expiresAt: Date { issuedAt.addingTimeInterval(lifetime) }
 
     /// The first 16 hex digits of the token's SHA-256: enough to tell tokens apart in the log.

@@ -7,12 +7,6 @@ public struct TransferWindow: Hashable, Sendable {
     /// The sequence number of the "transfer accepted" event it comes from.
     public var sequence: UInt64
 
-    public init(acceptedAt: Timestamp, windowDays: Int, sequence: UInt64) {
-        self.acceptedAt = acceptedAt
-        self.windowDays = windowDays
-        self.sequence = sequence
-    }
-
     /// When Apple stops answering migration calls.
     public var deadline: Timestamp { acceptedAt.adding(days: windowDays) }
 
@@ -28,7 +22,9 @@ public struct TransferWindow: Hashable, Sendable {
 
     /// Whether the deadline has passed at `time`: Apple answers no migration call any more.
     public func hasClosed(at time: Timestamp) -> Bool { time >= deadline }
+}
 
+extension TransferWindow {
     var encoded: [UInt8] {
         var w = BinaryWriter()
         w.u64(UInt64(bitPattern: acceptedAt.microseconds))

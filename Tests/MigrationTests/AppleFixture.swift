@@ -14,6 +14,7 @@ final class AppleFixture: Sendable {
     static let recipientTeam = "BBBB222222"
     static let clientID = "com.example.app"
 
+    let directory: TemporaryDirectory
     let path: String
     let apple: SimulatorDirectory
     let simulator: RunningSimulator
@@ -41,15 +42,19 @@ final class AppleFixture: Sendable {
         logger.logLevel = .critical
         let simulator = try await RunningSimulator(SimulatorServer(directory: apple, rules: rules, faults: faults, logger: logger))
         return AppleFixture(
-            path: dir.path, apple: apple, simulator: simulator, logger: logger,
+            directory: dir, apple: apple, simulator: simulator, logger: logger,
             sender: try AppleCredentials(teamID: senderTeam, clientID: clientID, keyID: a.keyID, privateKeyPath: a.privateKeyPath),
             recipient: try AppleCredentials(teamID: recipientTeam, clientID: clientID, keyID: b.keyID, privateKeyPath: b.privateKeyPath))
     }
 
     private init(
-        path: String, apple: SimulatorDirectory, simulator: RunningSimulator, logger: Logger, sender: AppleCredentials, recipient: AppleCredentials
+        directory: TemporaryDirectory, apple: SimulatorDirectory, simulator: RunningSimulator, logger: Logger, sender: AppleCredentials,
+        recipient: AppleCredentials
     ) {
-        self.path = path
+        // Held for as long as the fixture: a directory made for it alone (`in: TemporaryDirectory()`)
+        // is removed only once the fixture is gone, not while the stand-in still uses it.
+        self.directory = directory
+        self.path = directory.path
         self.apple = apple
         self.simulator = simulator
         self.logger = logger

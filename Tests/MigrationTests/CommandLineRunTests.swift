@@ -32,7 +32,8 @@ struct CommandLineRunTests {
             b64 = lambda s: base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
             h, p, s = token.split(".")
             header, claims, sig = json.loads(b64(h)), json.loads(b64(p)), b64(s)
-            assert header == {"alg": "ES256", "kid": "KEYA111111"}, header
+            # jwt-kit's header also says "typ": "JWT" (RFC 7519 5.1), beside what Apple asks for.
+            assert header == {"alg": "ES256", "kid": "KEYA111111", "typ": "JWT"}, header
             assert claims["iss"] == "AAAA111111" and claims["sub"] == "com.example.app" and claims["aud"] == "https://appleid.apple.com", claims
             assert claims["exp"] - claims["iat"] == 3600 and abs(claims["iat"] - time.time()) < 60, claims
             assert len(sig) == 64, len(sig)

@@ -8,7 +8,7 @@ import Testing
 /// directory left behind names the test that left it: `tools/test` fails the run on one. The
 /// name is kept short: a PostgreSQL cluster a test starts in it puts a Unix socket there,
 /// whose path may not pass 107 bytes.
-public final class TemporaryDirectory {
+public final class TemporaryDirectory: Sendable {
     public let path: String
 
     public init() {
