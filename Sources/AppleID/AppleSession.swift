@@ -23,6 +23,7 @@ public actor AppleSession {
     private let onToken: @Sendable (TokenOutcome) async throws -> Void
     private let onRetry: @Sendable (AppleIDError) -> Void
     private var secret: ClientSecret?
+    private var signing: Task<ClientSecret, any Error>?
     private var token: AccessToken?
     private var refreshing: Task<AccessToken, any Error>?
 
@@ -48,11 +49,18 @@ public actor AppleSession {
         self.onRetry = onRetry
     }
 
-    /// The client secret, re-signed when less than a quarter of its lifetime remains.
+    /// The client secret, re-signed (once, however many callers wait) when less than a quarter
+    /// of its lifetime remains.
     public func clientSecret() async throws -> ClientSecret {
         let now = Int64(Date().timeIntervalSince1970)
         if let secret, secret.expiresAt - now > clientSecretLifetime / 4 { return secret }
-        let fresh = try await signer.make(issuedAt: now, lifetime: clientSecretLifetime)
+        if let signing { return try await signing.value }
+        // Set before the first suspension: signing is asynchronous, and a caller arriving
+        // meanwhile must wait for this secret rather than sign one of its own.
+        let task = Task { [signer, clientSecretLifetime] in try await signer.make(issuedAt: now, lifetime: clientSecretLifetime) }
+        signing = task
+        defer { signing = nil }
+        let fresh = try await task.value
         secret = fresh
         return fresh
     }
@@ -73,8 +81,10 @@ public actor AppleSession {
     private func currentOrFetchedToken() async throws -> AccessToken {
         if let token, !token.needsRefresh(at: Date(), renewal: tokenRenewal) { return token }
         if let refreshing { return try await refreshing.value }
-        let secret = try await clientSecret()
+        // `refreshing` is set before the first suspension (the client secret is signed
+        // asynchronously), so that callers arriving meanwhile wait for this token.
         let task = Task { [client, credentials, retryPolicy, pace, onToken, onRetry] in
+            let secret = try await self.clientSecret()
             do {
                 let token = try await retryPolicy.run(pace: pace, onRetry: { error, _ in onRetry(error) }) {
                     try await client.requestAccessToken(clientID: credentials.clientID, clientSecret: secret)
