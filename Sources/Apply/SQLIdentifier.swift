@@ -1,3 +1,5 @@
+import Basics
+
 /// A table or column name as SQL takes it from the operator: always quoted, its quotes doubled,
 /// so a name is never read as SQL.
 public struct SQLIdentifier: Sendable, Hashable, CustomStringConvertible {
@@ -13,7 +15,7 @@ public struct SQLIdentifier: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The name quoted as an SQL identifier.
-    public var quoted: String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    public var quoted: String { "\"" + name.replacingEvery("\"", with: "\"\"") + "\"" }
 
     public var description: String { name }
 }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import NIOSSL
 import PostgresNIO
@@ -103,7 +104,7 @@ public struct PostgresTarget: Sendable {
     /// `text` with the password, wherever it occurs, replaced by `***`.
     public func redacting(_ text: String) -> String {
         guard let password, password.count >= 3 else { return text }
-        return text.replacingOccurrences(of: password, with: "***")
+        return text.replacingEvery(password, with: "***")
     }
 
     /// The connection settings for PostgresNIO, with TLS as `sslmode` asks.

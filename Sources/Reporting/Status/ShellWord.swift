@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// A word of a command line as a POSIX shell reads it back unchanged: as it is when it holds
@@ -10,6 +11,6 @@ public enum ShellWord {
     /// `word` quoted for a shell when it needs to be.
     public static func quoted(_ word: String) -> String {
         if !word.isEmpty, word.utf8.allSatisfy(plain.contains), !word.hasPrefix("-") { return word }
-        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return "'" + word.replacingEvery("'", with: "'\\''") + "'"
     }
 }
