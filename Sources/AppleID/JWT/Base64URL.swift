@@ -14,11 +14,18 @@ public enum Base64URL {
     /// Decodes base64url, unpadded or padded to a multiple of four; nil when `text` is not the
     /// encoding of its bytes: a byte outside the alphabet, padding that does not complete the
     /// last group, a length no encoding has, or bits left over that an encoder writes as zero.
-    public static func decode(_ text: Substring) -> Data? {
-        guard let bytes = try? Base64.decode(bytes: text.utf8, options: decoding) else { return nil }
-        let canonical = encode(bytes)
-        let padding = String(repeating: "=", count: (4 - canonical.utf8.count % 4) % 4)
-        guard text == canonical || text == canonical + padding else { return nil }
+    public static func decode(_ text: Substring) -> Data? { decode(utf8: text.utf8) }
+
+    /// ``decode(_:)`` of text given as its UTF-8 bytes.
+    public static func decode<Text: Collection<UInt8>>(utf8 text: Text) -> Data? {
+        guard let bytes = try? Base64.decode(bytes: text, options: decoding) else { return nil }
+        // The one spelling: the encoding of the bytes, with or without the padding it lacks.
+        let canonical = encode(bytes).utf8
+        guard text.starts(with: canonical) else { return nil }
+        let padding = text.dropFirst(canonical.count)
+        guard padding.isEmpty || (padding.count == (4 - canonical.count % 4) % 4 && padding.allSatisfy({ $0 == UInt8(ascii: "=") })) else {
+            return nil
+        }
         return Data(bytes)
     }
 }

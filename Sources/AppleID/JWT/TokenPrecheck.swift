@@ -16,11 +16,12 @@ struct TokenPrecheck: Sendable {
 
     init(_ token: String) throws(TokenRejection) {
         let token = token.trimming(.whitespacesAndNewlines)
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        // Split by bytes: a dot followed by a combining mark is one Character but still a dot.
+        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw TokenRejection(.malformedJWS, "a JWS has 3 dot-separated parts, this has \(parts.count)") }
         var decoded: [[UInt8]] = []
         for (part, name) in zip(parts, ["header", "payload", "signature"]) {
-            guard let bytes = Base64URL.decode(part) else { throw TokenRejection(.malformedBase64, "the \(name) is not base64url") }
+            guard let bytes = Base64URL.decode(utf8: part) else { throw TokenRejection(.malformedBase64, "the \(name) is not base64url") }
             decoded.append(Array(bytes))
         }
         let header: [String: JSONValue]
