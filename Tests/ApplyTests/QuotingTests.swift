@@ -8,7 +8,7 @@ import Testing
 /// as it was: every quote is found, a quote followed by a combining mark (one character to
 /// Swift, a quote to SQL and to a shell) included.
 @Suite("quoting for SQL and for a shell")
-struct SQLIdentifierTests {
+struct QuotingTests {
     static let names = ["my \"\u{065C}t", "a\"\u{0301}\"\u{20DD}b", "\"", "x\"\"y", "'\u{0301}; drop", "plain", "e\u{301}"]
 
     @Test("each name, quoted, creates a table and column SQLite reports under exactly that name", arguments: names)
