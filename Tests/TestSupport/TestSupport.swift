@@ -1,5 +1,6 @@
 import Foundation
 import Ledger
+import Synchronization
 import Testing
 
 /// A fresh temporary directory per test, removed when the test ends.
@@ -97,10 +98,20 @@ public func runCommand(
         stdin.fileHandleForWriting.write(input)
         try stdin.fileHandleForWriting.close()
     }
+    // Both pipes drained at once: a child that fills one pipe (64 KiB) while this reads the
+    // other to its end would wait for this, and this for it.
+    let errData = Mutex(Data())
+    let errDone = DispatchSemaphore(value: 0)
+    let errHandle = err.fileHandleForReading
+    Thread {
+        let data = errHandle.readDataToEndOfFile()
+        errData.withLock { $0 = data }
+        errDone.signal()
+    }.start()
     let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    errDone.wait()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData.withLock { $0 }, as: UTF8.self))
 }
 
 /// Whether `needle` occurs anywhere in the bytes of the files under `directory`.
