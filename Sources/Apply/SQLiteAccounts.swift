@@ -35,37 +35,38 @@ public final class SQLiteAccounts: AccountsTable, Sendable {
     static let keysPerQuery = 500
 
     public func currentValues(forKeys keys: [String]) async throws -> [String: String?] {
-        let m = mapping
-        return try await read { db in
-            var found: [String: String?] = [:]
-            for start in stride(from: 0, to: keys.count, by: Self.keysPerQuery) {
-                let some = Array(keys[start..<min(start + Self.keysPerQuery, keys.count)])
-                let sql =
-                    "SELECT CAST(\(m.keyColumn.quoted) AS TEXT) AS handover_key, \(m.subColumn.quoted) AS handover_value FROM \(m.table.quoted) "
-                    + "WHERE \(m.keyColumn.quoted) IN (\(Self.placeholders(some.count)))\(m.andCondition)"
-                for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(some)) {
-                    let key: String = row["handover_key"]
-                    found[key] = .some(row["handover_value"] as String?)
-                }
-            }
-            return found
+        var found: [String: String?] = [:]
+        for row in try await rows(whose: mapping.keyColumn, isIn: keys, condition: mapping.andCondition) {
+            found[row.key] = .some(row.value)
         }
+        return found
     }
 
     public func holders(of values: [String]) async throws -> [String: [String]] {
+        var found: [String: [String]] = [:]
+        for row in try await rows(whose: mapping.subColumn, isIn: values, condition: "") {
+            if let value = row.value { found[value, default: []].append(row.key) }
+        }
+        return found
+    }
+
+    /// The key and value of each row whose `column` is one of `values`, asked for
+    /// ``keysPerQuery`` values at a time, `condition` (SQL starting with " AND ", or empty)
+    /// added to each query.
+    private func rows(whose column: SQLIdentifier, isIn values: [String], condition: String) async throws -> [(key: String, value: String?)] {
         let m = mapping
         return try await read { db in
-            var found: [String: [String]] = [:]
+            var rows: [(key: String, value: String?)] = []
             for start in stride(from: 0, to: values.count, by: Self.keysPerQuery) {
                 let some = Array(values[start..<min(start + Self.keysPerQuery, values.count)])
                 let sql =
                     "SELECT CAST(\(m.keyColumn.quoted) AS TEXT) AS handover_key, \(m.subColumn.quoted) AS handover_value FROM \(m.table.quoted) "
-                    + "WHERE \(m.subColumn.quoted) IN (\(Self.placeholders(some.count)))"
+                    + "WHERE \(column.quoted) IN (\(Self.placeholders(some.count)))\(condition)"
                 for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(some)) {
-                    found[row["handover_value"] as String, default: []].append(row["handover_key"])
+                    rows.append((row["handover_key"], row["handover_value"]))
                 }
             }
-            return found
+            return rows
         }
     }
 

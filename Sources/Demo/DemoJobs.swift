@@ -1,4 +1,5 @@
 import AppleID
+import Ledger
 import Logging
 import Migration
 
@@ -26,6 +27,15 @@ struct DemoJobs {
         // Short tokens show renewal; renewing with most of the lifetime left keeps a slow
         // machine from sending a call with a token that expires on the way.
         job.tokenRenewal = TokenRenewal(fraction: 0.75)
+        return job
+    }
+
+    /// Team B's exchange of the package at `package` on the ledger at `ledger`, pinned to the
+    /// sender's key, its receipt written to `receipt` when given.
+    func exchange(_ ledger: String, _ package: String, _ output: String, senderKey: VerifierKey, receipt: String?) -> MigrationJob {
+        var job = job(.exchange, ledger, package, output, recipient)
+        job.senderKey = senderKey
+        job.receiptPath = receipt
         return job
     }
 }

@@ -129,8 +129,7 @@ public struct DemoTransfer {
         let tampered = directory + "/handoff-0001-tampered"
         try FileManager.default.copyItem(atPath: directory + "/handoff-0001", toPath: tampered)
         try alterFirstRow(of: tampered + "/" + HandoffPackage.rowsFile)
-        var refusedExchange = jobs.job(.exchange, recipientDir, tampered, exchangedPath, jobs.recipient)
-        refusedExchange.senderKey = senderPin
+        let refusedExchange = jobs.exchange(recipientDir, tampered, exchangedPath, senderKey: senderPin, receipt: nil)
         do {
             _ = try await refusedExchange.execute(logger: jobs.logger)
             throw SimulatorError("the tampered package was accepted")
@@ -147,17 +146,15 @@ public struct DemoTransfer {
     /// outlast the run and the resume has work), then resumes with --retry-failed; team A
     /// confirms the receipt.
     private func exchange(_ jobs: DemoJobs, pins: (sender: VerifierKey, recipient: VerifierKey), _ say: (String) -> Void) async throws {
-        var firstExchange = jobs.job(.exchange, recipientDir, directory + "/handoff-0001", exchangedPath, jobs.recipient)
-        firstExchange.senderKey = pins.sender
-        firstExchange.receiptPath = directory + "/receipt-0001"
+        let package = directory + "/handoff-0001"
+        let receipt = directory + "/receipt-0001"
+        var firstExchange = jobs.exchange(recipientDir, package, exchangedPath, senderKey: pins.sender, receipt: receipt)
         firstExchange.retryPolicy.maximumAttempts = 2
         let exchanged = try await firstExchange.execute(logger: jobs.logger)
         say(
             "\n$ handover exchange --transfers handoff-0001 --sender-key sender.pub --out exchanged.csv --receipt receipt-0001   (team B)\n"
                 + indent(exchanged.text))
-        var retry = jobs.job(.exchange, recipientDir, directory + "/handoff-0001", exchangedPath, jobs.recipient)
-        retry.senderKey = pins.sender
-        retry.receiptPath = directory + "/receipt-0001"
+        var retry = jobs.exchange(recipientDir, package, exchangedPath, senderKey: pins.sender, receipt: receipt)
         retry.options.retryFailed = true
         let retried = try await retry.execute(logger: jobs.logger)
         say(
@@ -165,7 +162,7 @@ public struct DemoTransfer {
                 + indent(retried.text))
         say(
             "\n$ handover handoff confirm receipt-0001 --recipient-key recipient.pub   (team A)\n"
-                + indent(try await confirm(directory + "/receipt-0001", pins.recipient)))
+                + indent(try await confirm(receipt, pins.recipient)))
     }
 
     /// 5. Team A's last users come late: a second package, proved consistent with the first.
@@ -189,9 +186,9 @@ public struct DemoTransfer {
 
     /// 8. The late package: its users are done by signing in, so no call is needed.
     private func exchangeLate(_ jobs: DemoJobs, pins: (sender: VerifierKey, recipient: VerifierKey), _ say: (String) -> Void) async throws {
-        var lateExchange = jobs.job(.exchange, recipientDir, directory + "/handoff-0002", directory + "/exchanged-late.csv", jobs.recipient)
-        lateExchange.senderKey = pins.sender
-        lateExchange.receiptPath = directory + "/receipt-0002"
+        let lateExchange = jobs.exchange(
+            recipientDir, directory + "/handoff-0002", directory + "/exchanged-late.csv", senderKey: pins.sender, receipt: directory + "/receipt-0002"
+        )
         let lateExchanged = try await lateExchange.execute(logger: jobs.logger)
         say(
             "\n$ handover exchange --transfers handoff-0002 --sender-key sender.pub --out exchanged-late.csv   (team B)\n"

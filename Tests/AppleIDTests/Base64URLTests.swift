@@ -30,4 +30,25 @@ struct Base64URLTests {
             #expect(Base64URL.decode(text[...]) == nil, "\(text.debugDescription)")
         }
     }
+
+    @Test(
+        "of the 64 last characters after 1, 2 and 3 bytes, those read are exactly the encodings of some bytes (4, 16 and 64), with or without padding"
+    )
+    func oneSpellingOfTheLastCharacter() {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        for (bytes, readable) in [(Data([0xA7]), 4), (Data([0xA7, 0x3C]), 16), (Data([0xA7, 0x3C, 0x5E]), 64)] {
+            let encoded = Base64URL.encode(bytes)
+            var read = 0
+            for last in alphabet {
+                let text = String(encoded.dropLast()) + String(last)
+                let padded = text + String(repeating: "=", count: (4 - text.count % 4) % 4)
+                let decoded = Base64URL.decode(text[...])
+                #expect(Base64URL.decode(padded[...]) == decoded, "\(padded)")
+                guard let decoded else { continue }
+                read += 1
+                #expect(Base64URL.encode(decoded) == text, "\(text) is read as bytes whose encoding is another")
+            }
+            #expect(read == readable, "\(bytes.count) bytes")
+        }
+    }
 }

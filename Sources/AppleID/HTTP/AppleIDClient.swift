@@ -80,9 +80,7 @@ public final class AppleIDClient: Sendable {
         sub: String, target: String, clientID: String, clientSecret: ClientSecret, accessToken: AccessToken
     ) async throws -> String {
         let fields = [("sub", sub), ("target", target), ("client_id", clientID), ("client_secret", clientSecret.token)]
-        let answer = try await post(
-            endpoints.userMigrationInfo, fields: fields, bearer: accessToken, isTokenEndpoint: false, as: AppleAnswers.MigrationInfo.self)
-        return try AppleIDClient.transferSub(from: answer)
+        return try AppleIDClient.transferSub(from: try await migrationInfo(fields, accessToken))
     }
 
     /// Team A's `transfer_sub` in a 200 answer of `usermigrationinfo`, checked.
@@ -98,9 +96,12 @@ public final class AppleIDClient: Sendable {
         transferSub: String, clientID: String, clientSecret: ClientSecret, accessToken: AccessToken
     ) async throws -> MigratedUser {
         let fields = [("transfer_sub", transferSub), ("client_id", clientID), ("client_secret", clientSecret.token)]
-        let answer = try await post(
-            endpoints.userMigrationInfo, fields: fields, bearer: accessToken, isTokenEndpoint: false, as: AppleAnswers.MigrationInfo.self)
-        return try AppleIDClient.migratedUser(from: answer)
+        return try AppleIDClient.migratedUser(from: try await migrationInfo(fields, accessToken))
+    }
+
+    /// `POST /auth/usermigrationinfo` with `fields` and the bearer token.
+    private func migrationInfo(_ fields: [(String, String)], _ accessToken: AccessToken) async throws -> AppleAnswers.MigrationInfo {
+        try await post(endpoints.userMigrationInfo, fields: fields, bearer: accessToken, isTokenEndpoint: false, as: AppleAnswers.MigrationInfo.self)
     }
 
     /// Team B's new `sub` and email in a 200 answer of `usermigrationinfo`, checked.

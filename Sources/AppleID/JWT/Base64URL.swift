@@ -17,15 +17,28 @@ public enum Base64URL {
     public static func decode(_ text: Substring) -> Data? { decode(utf8: text.utf8) }
 
     /// ``decode(_:)`` of text given as its UTF-8 bytes.
-    public static func decode<Text: Collection<UInt8>>(utf8 text: Text) -> Data? {
-        guard let bytes = try? Base64.decode(bytes: text, options: decoding) else { return nil }
-        // The one spelling: the encoding of the bytes, with or without the padding it lacks.
-        let canonical = encode(bytes).utf8
-        guard text.starts(with: canonical) else { return nil }
-        let padding = text.dropFirst(canonical.count)
-        guard padding.isEmpty || (padding.count == (4 - canonical.count % 4) % 4 && padding.allSatisfy({ $0 == UInt8(ascii: "=") })) else {
-            return nil
-        }
+    public static func decode<Text: BidirectionalCollection<UInt8>>(utf8 text: Text) -> Data? {
+        let equals = UInt8(ascii: "=")
+        let body = text.prefix { $0 != equals }
+        let padding = text[body.endIndex...]
+        let remainder = body.count % 4
+        // The one spelling: padding only as an encoder writes it, and no bits set in the last
+        // character beyond those of the last byte (an encoder writes them as zero).
+        guard remainder != 1, padding.isEmpty || (padding.count == (4 - remainder) % 4 && padding.allSatisfy({ $0 == equals })),
+            let bytes = try? Base64.decode(bytes: body, options: decoding)
+        else { return nil }
+        if remainder > 1, let last = body.last, sextet(last) & (remainder == 2 ? 0x0F : 0x03) != 0 { return nil }
         return Data(bytes)
+    }
+
+    /// The value of a base64url character the decoder accepted.
+    private static func sextet(_ character: UInt8) -> UInt8 {
+        switch character {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): character - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): character - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "-"): 62
+        default: 63
+        }
     }
 }

@@ -1,7 +1,8 @@
 import Basics
 
-/// What Handover checks of a signed token before jwt-kit verifies it: the refusals jwt-kit
-/// does not make or does not tell apart, each with its own reason.
+/// What Handover checks of a signed token before jwt-kit verifies its signature: the refusals
+/// jwt-kit does not make or does not tell apart, each with its own reason; and the token's
+/// parts, decoded once, for the signature check and the payload's decoding.
 ///
 /// jwt-kit reports a part that is not base64url and a part that is not JSON alike, checks the
 /// signature before it reads the payload, accepts base64 spelled more than one way, and falls
@@ -9,10 +10,14 @@ import Basics
 /// one base64url spelling of its bytes; header and payload are JSON objects read as everything
 /// from outside is (UTF-8, no member named twice); `alg` is RS256 and `kid` is named.
 struct TokenPrecheck: Sendable {
-    /// The token without the white space around it: what jwt-kit is given.
-    let token: String
     /// The key ID the header names.
     let keyID: String
+    /// What the signature signs: the header and payload as sent, with the dot between them.
+    let signingInput: [UInt8]
+    /// The payload's bytes, a JSON object.
+    let payload: [UInt8]
+    /// The signature's bytes.
+    let signature: [UInt8]
 
     init(_ token: String) throws(TokenRejection) {
         let token = token.trimming(.whitespacesAndNewlines)
@@ -43,7 +48,9 @@ struct TokenPrecheck: Sendable {
             )
         }
         guard let kid = header["kid"]?.stringValue, !kid.isEmpty else { throw TokenRejection(.missingKeyID, "the header has no kid") }
-        self.token = token
         self.keyID = kid
+        self.signingInput = Array(token.utf8[parts[0].startIndex..<parts[1].endIndex])
+        self.payload = decoded[1]
+        self.signature = decoded[2]
     }
 }

@@ -120,7 +120,7 @@ public struct AppleTokenVerifier: Sendable {
             throw TokenRejection(.unknownKeyID, "no key \(TokenRejection.quote(checked.keyID)) in Apple's key set")
         }
         let claims: Claims
-        do { claims = try await keySet.verify(checked.token, as: type) } catch {
+        do { claims = try await keySet.verify(checked, as: type) } catch {
             throw TokenRejection(jwtKit: error, keyID: checked.keyID)
         }
         let iss = try claims.iss.required("iss")
