@@ -5,7 +5,7 @@ import JWTKit
 /// by jwt-kit; a token is verified with the key its header names and no other.
 public struct JSONWebKeySet: Sendable {
     /// The key IDs of the usable keys.
-    public var keyIDs: Set<String> { Set(keys.keys) }
+    public let keyIDs: Set<String>
     /// jwt-kit's RS256 verifier of each key, by key ID.
     private let keys: [String: any JWTAlgorithm]
 
@@ -37,6 +37,7 @@ public struct JSONWebKeySet: Sendable {
         }
         guard !keys.isEmpty else { throw Invalid(description: "the JWKS holds no RSA signing key") }
         self.keys = keys
+        self.keyIDs = Set(keys.keys)
     }
 
     /// The payload of a token, once its RS256 signature verifies with the key its header
