@@ -17,7 +17,10 @@ public enum Base64URL {
     public static func decode(_ text: Substring) -> Data? { decode(utf8: text.utf8) }
 
     /// ``decode(_:)`` of text given as its UTF-8 bytes.
-    public static func decode<Text: BidirectionalCollection<UInt8>>(utf8 text: Text) -> Data? {
+    public static func decode<Text: BidirectionalCollection<UInt8>>(utf8 text: Text) -> Data? { bytes(utf8: text).map { Data($0) } }
+
+    /// ``decode(utf8:)``'s bytes as an array, for a caller that reads them as one.
+    static func bytes<Text: BidirectionalCollection<UInt8>>(utf8 text: Text) -> [UInt8]? {
         let equals = UInt8(ascii: "=")
         let body = text.prefix { $0 != equals }
         let padding = text[body.endIndex...]
@@ -28,7 +31,7 @@ public enum Base64URL {
             let bytes = try? Base64.decode(bytes: body, options: decoding)
         else { return nil }
         if remainder > 1, let last = body.last, sextet(last) & (remainder == 2 ? 0x0F : 0x03) != 0 { return nil }
-        return Data(bytes)
+        return bytes
     }
 
     /// The value of a base64url character the decoder accepted.

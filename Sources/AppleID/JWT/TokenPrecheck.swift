@@ -26,8 +26,8 @@ struct TokenPrecheck: Sendable {
         guard parts.count == 3 else { throw TokenRejection(.malformedJWS, "a JWS has 3 dot-separated parts, this has \(parts.count)") }
         var decoded: [[UInt8]] = []
         for (part, name) in zip(parts, ["header", "payload", "signature"]) {
-            guard let bytes = Base64URL.decode(utf8: part) else { throw TokenRejection(.malformedBase64, "the \(name) is not base64url") }
-            decoded.append(Array(bytes))
+            guard let bytes = Base64URL.bytes(utf8: part) else { throw TokenRejection(.malformedBase64, "the \(name) is not base64url") }
+            decoded.append(bytes)
         }
         let header: [String: JSONValue]
         do { header = try JSONValue.parseObject(untrusted: decoded[0]) } catch {

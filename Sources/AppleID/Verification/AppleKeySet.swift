@@ -54,14 +54,14 @@ public actor AppleKeySet {
     /// The key set holding the key named `kid`; nil when the key set, fresh enough, does not
     /// have it.
     public func keys(holding kid: String) async throws -> JSONWebKeySet? {
-        if let cached, cached.keyIDs.contains(kid) { return cached }
+        if let cached, cached.holds(kid) { return cached }
         if cached != nil {
             // Only a URL can hold keys we have not seen, and only after the quiet minute.
             guard case .url = source else { return nil }
             if let lastFetch, ContinuousClock.now - lastFetch < refetchInterval { return nil }
         }
         let set = try await refresh()
-        return set.keyIDs.contains(kid) ? set : nil
+        return set.holds(kid) ? set : nil
     }
 
     /// Fetches the key set now (one fetch shared by concurrent callers).

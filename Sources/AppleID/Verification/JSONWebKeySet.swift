@@ -5,7 +5,7 @@ import JWTKit
 /// by jwt-kit; a token is verified with the key its header names and no other.
 public struct JSONWebKeySet: Sendable {
     /// The key IDs of the usable keys.
-    public let keyIDs: Set<String>
+    public var keyIDs: Set<String> { Set(keys.keys) }
     /// jwt-kit's RS256 verifier of each key, by key ID.
     private let keys: [String: any JWTAlgorithm]
 
@@ -37,8 +37,10 @@ public struct JSONWebKeySet: Sendable {
         }
         guard !keys.isEmpty else { throw Invalid(description: "the JWKS holds no RSA signing key") }
         self.keys = keys
-        self.keyIDs = Set(keys.keys)
     }
+
+    /// Whether the set holds the key named `kid`: asked for each token, without building a set.
+    public func holds(_ kid: String) -> Bool { keys[kid] != nil }
 
     /// The payload of a token, once its RS256 signature verifies with the key its header
     /// names, decoded from the bytes the precheck holds; jwt-kit's error when it does not.
