@@ -19,8 +19,10 @@ import argparse, json, os, shutil, statistics, subprocess, sys, time
 def run(argv, stdout=subprocess.DEVNULL, cwd=None, watch=None):
     """Runs a command; returns (wall seconds, peak RssAnon MB, peak RSS MB, exit status, output).
     With `watch`, a directory: the most bytes its files took meanwhile (sampled every half
-    second) is left in run.watched_peak."""
+    second) is left in run.watched_peak. The bytes it sent to the storage layer (write_bytes in
+    /proc/PID/io, sampled with the memory) are left in run.written."""
     out_path = None
+    run.written = 0
     if stdout is str:
         out_path = os.path.join(work, "stdout.tmp")
         stdout = open(out_path, "wb")
@@ -43,7 +45,11 @@ def run(argv, stdout=subprocess.DEVNULL, cwd=None, watch=None):
                         anon = max(anon, int(line.split()[1]))
                     elif line.startswith("VmRSS:"):
                         rss = max(rss, int(line.split()[1]))
-        except (FileNotFoundError, ProcessLookupError):
+            with open(f"/proc/{process.pid}/io") as f:
+                for line in f:
+                    if line.startswith("write_bytes:"):
+                        run.written = max(run.written, int(line.split()[1]))
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
             pass
         time.sleep(0.01)
     wall = time.monotonic() - start
@@ -329,6 +335,9 @@ ap.add_argument("--listings", action="store_true", help="only write the ledger, 
 ap.add_argument("--repeat", type=int, default=1, help="run each listing, the report, verify and each export this many times and keep the least wall time")
 ap.add_argument("--new-only", action="store_true", help="measure this code only (the older code's column stays empty)")
 ap.add_argument("--skip-listings", action="store_true", help="leave out the listings, the report, verify and one user's look-ups: write the ledger, then the exports, the deep check, the rebuild, the upgrade's fold and the appends (what a long size still lacks when an earlier run measured the rest)")
+ap.add_argument("--folds", action="store_true", help="only the three folds of the whole log (verify --deep, projections rebuild, the upgrade's fold), both builds on one ledger per size written by this code")
+ap.add_argument("--cold", action="store_true", help="with --folds: empty the page cache before each fold (as root), and time one sequential read of the ledger's file, the disk's bound")
+ap.add_argument("--keep-ledgers", action="store_true", help="with --folds: keep each size's shared ledger for a later run")
 ap.add_argument("--reconcile-users", type=int, default=None, help="instead: both teams' ledgers of N handed-over users (handover-lab handoff-pair), then reconcile, report --sender and two-sided evidence on them")
 args = ap.parse_args()
 if args.old is None and args.reconcile_users is None:
@@ -389,6 +398,81 @@ if args.reconcile_users:
 earlier = json.load(open(args.reuse)) if args.reuse else {}
 
 
+def drop_page_cache():
+    """Empties the page cache (as root), so that the next command reads the ledger from the disk."""
+    subprocess.run(["sync"])
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
+def shared_ledger(size):
+    """The ledger of about `size` events both builds' folds run on, written once by this code's
+    lab tool, and what the writer reported; kept in WORK/shared-SIZE with the report beside it
+    (WORK/shared-SIZE-written.json), and taken as it is when both are there already (a long
+    size's ledger can be written ahead of the run)."""
+    ledger = os.path.join(work, f"shared-{size}")
+    report = ledger + "-written.json"
+    if not (os.path.isdir(ledger) and os.path.exists(report)):
+        shutil.rmtree(ledger, ignore_errors=True)
+        print(f"[{size:,}] writing the shared ledger", file=sys.stderr, flush=True)
+        _, _, _, status, out = run([os.path.join(args.new, "handover-lab"), "scale-write", "--ledger", ledger, "--events", str(size)], stdout=str)
+        if status != 0:
+            sys.exit("scale-write failed")
+        with open(report, "w") as f:
+            f.write(out)
+    return ledger, json.load(open(report))
+
+
+def measure_folds(size):
+    """The three folds of the whole log (`verify --deep`, `projections rebuild`, the upgrade's
+    fold) of both builds, one after the other on one ledger: each one's events/s, peak
+    anonymous memory, most scratch on disk and bytes written, against the projections' size."""
+    ledger, written = shared_ledger(size)
+    events = written["events"]
+    both = {}
+    for label in [] if args.new_only else ["old"]:
+        both[label] = {"events": events, "event JSON bytes/event": written["json_bytes"] / events}
+    both["new"] = {"events": events, "event JSON bytes/event": written["json_bytes"] / events}
+    if args.cold:
+        drop_page_cache()
+        data = os.path.join(ledger, "data.mdb")
+        start = time.monotonic()
+        with open(data, "rb", buffering=0) as f:
+            while f.read(8 << 20):
+                pass
+        both["new"]["ledger file GB"] = os.path.getsize(data) / 2**30
+        both["new"]["ledger sequential read MB/s (cold)"] = os.path.getsize(data) / 2**20 / (time.monotonic() - start)
+    scratch = os.path.join(work, "fold-scratch")
+    steps = [("verify --deep", ["verify", "--deep"]), ("rebuild", ["projections", "rebuild"]), ("upgrade fold", ["upgrade"])]
+    for name, argv in steps:
+        for label in both:
+            handover = os.path.join(args.old if label == "old" else args.new, "handover")
+            figures = both[label]
+            if name == "upgrade fold" and run([os.path.join(args.new, "handover-lab"), "forget-projections", "--ledger", ledger])[3] != 0:
+                sys.exit("forget-projections failed")
+            projections = projection_bytes(ledger)
+            shutil.rmtree(scratch, ignore_errors=True)
+            watched = ["--scratch", scratch] if offers(handover, argv, "--scratch") else []
+            if args.cold:
+                drop_page_cache()
+            print(f"[{label} {size:,}] {name}", file=sys.stderr, flush=True)
+            wall, anon, rss, status, _ = run([handover] + argv + ["--ledger", ledger] + watched, watch=scratch)
+            if failed(figures, name, status):
+                continue
+            after = projection_bytes(ledger) if name != "verify --deep" else projections
+            figures[f"{name} s"], figures[f"{name} events/s"], figures[f"{name} peak anon MB"] = wall, events / wall, anon
+            if after:
+                figures[f"{name} written / projections"] = run.written / after
+                if watched and run.watched_peak:
+                    figures[f"{name} scratch / projections"] = run.watched_peak / after
+            if name == "rebuild":
+                figures["projections GB"] = (after or 0) / 2**30
+    if not args.keep_ledgers:
+        shutil.rmtree(ledger, ignore_errors=True)
+        os.remove(ledger + "-written.json")
+    return both
+
+
 def figures_of(size, label, build):
     """An earlier run's figures when it has them (an empty column counts as none), else measured."""
     kept = earlier.get(str(size), {}).get(label, {})
@@ -399,7 +483,11 @@ def figures_of(size, label, build):
 
 results = {int(size): figures for size, figures in earlier.items()}
 for size in [int(s) for s in args.sizes.split(",")]:
-    results[size] = {"old": figures_of(size, "old", args.old), "new": figures_of(size, "new", args.new)}
+    if args.folds:
+        results[size] = measure_folds(size)
+        results[size].setdefault("old", {"events": 0})
+    else:
+        results[size] = {"old": figures_of(size, "old", args.old), "new": figures_of(size, "new", args.new)}
     if args.out:
         json.dump(results, open(args.out, "w"), indent=1)
     old, new = results[size]["old"], results[size]["new"]

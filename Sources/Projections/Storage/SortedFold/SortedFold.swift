@@ -17,7 +17,7 @@ import Relays
 /// While one chunk of events is folded, the next is read and decoded on a second thread.
 final class SortedFold {
     /// Run files merged once there are this many, so that a merge never holds more files open
-    /// than a process may.
+    /// than a process may (``defaultMostRunFiles``).
     private let mostRunFiles: Int
 
     private let scratch: ScratchDirectory
@@ -36,9 +36,19 @@ final class SortedFold {
     /// The last event folded.
     private(set) var head: UInt64 = 0
 
-    /// The memory a fold's two run buffers take together, of its memory budget: 64 MB, or an
-    /// eighth of a smaller budget.
-    static func runMemory(of budget: Int) -> Int { min(64 << 20, budget / 8) }
+    /// The memory a fold's two run buffers take together, of its memory budget: 128 MB, or an
+    /// eighth of a smaller budget. Each run is half of it, so a 10M-event log writes about 140
+    /// runs, merged once, into the new generation.
+    static func runMemory(of budget: Int) -> Int { min(128 << 20, budget / 8) }
+
+    /// The most run files one merge reads: all of them, up to 1,024, while the process may open
+    /// that many and 128 more (about 70M events before runs are merged into runs); fewer where
+    /// its open-file limit is lower.
+    static let defaultMostRunFiles: Int = {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 256 }
+        return Int(max(16, min(1024, Int64(clamping: limit.rlim_cur) - 128)))
+    }()
 
     /// About what the working state takes a user, in memory or spilled: the current record and
     /// its slot, and three identifiers in the table.
@@ -52,7 +62,7 @@ final class SortedFold {
     /// temporary directory are removed first.
     init(
         directory: String, for ledger: Environment, schema: LedgerSchema, memory budget: Int = UserProjection.defaultFoldMemory,
-        mostRunFiles: Int = 256
+        mostRunFiles: Int = SortedFold.defaultMostRunFiles
     ) throws {
         ScratchDirectory.sweepAbandoned()
         let scratch = try ScratchDirectory(path: directory)
