@@ -70,6 +70,10 @@ final class WorkingMemory {
             guard let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), mapped != MAP_FAILED else {
                 throw LedgerError(.file, "the fold's working state cannot have \(DiskSpace.format(Int64(size))) of memory", errno: errno)
             }
+            // Huge pages where the kernel gives them on request: the fold reads and writes
+            // gigabytes at random places, and with 4 KB pages nearly every access misses the
+            // TLB as well as the cache. Advice only: without it the region works the same.
+            _ = madvise(mapped, size, MADV_HUGEPAGE)
             if let base {
                 mapped.copyMemory(from: base, byteCount: capacity)
                 munmap(base, capacity)
