@@ -30,8 +30,8 @@ public final class UserProjection: LedgerFolder {
     private let scratch: String?
     /// The memory a fold of the whole log may take (``SortedFold``).
     private let foldMemory: Int
-    /// The memory a fold of the whole log may take, by default: 3 GB, its sorted runs' 64 MB
-    /// and a working state of about 250 bytes a user (about 12 million users) before it spills
+    /// The memory a fold of the whole log may take, by default: 3 GB, its sorted runs' 128 MB
+    /// and a working state of about 300 bytes a user (about 9.5 million users) before it spills
     /// to the scratch directory.
     public static let defaultFoldMemory = 3 << 30
 

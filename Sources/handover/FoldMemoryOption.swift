@@ -9,7 +9,7 @@ struct FoldMemoryOption: ParsableArguments {
     @Option(
         name: .customLong("fold-memory"),
         help: ArgumentHelp(
-            "The memory, in MB, a fold of the whole log may take: its sorted runs (128 MB, or an eighth of less) and a working state of about 250 bytes a user; past it the working state spills to the scratch directory's disk, read back through the page cache.",
+            "The memory, in MB, a fold of the whole log may take: its sorted runs (128 MB, or an eighth of less) and a working state of about 300 bytes a user; past it the working state spills to the scratch directory's disk, read back through the page cache.",
             valueName: "mb"))
     var megabytes: Int = UserProjection.defaultFoldMemory >> 20
 

@@ -23,7 +23,7 @@ struct FoldKillTests {
         let spilled = try handover(["projections", "rebuild", "--ledger", ledger, "--fold-memory", "1"])
         #expect(
             spilled.status == 0
-                && spilled.err.hasPrefix("note: about 12000 users: the fold's working state needs about 2.9 MB, more than --fold-memory 1 allows;"),
+                && spilled.err.hasPrefix("note: about 12000 users: the fold's working state needs about 3.4 MB, more than --fold-memory 1 allows;"),
             "\(spilled.err)")
         #expect(try state() == expected)
         // 1 MB of fold memory: the fold writes runs as it goes, so kills land while one is written.

@@ -52,7 +52,7 @@ final class SortedFold {
 
     /// About what the working state takes a user, in memory or spilled: the current record and
     /// its slot, and three identifiers in the table.
-    static let bytesPerUser = 250
+    static let bytesPerUser = 300
 
     /// Makes the scratch directory `directory` (which must not exist, unless a killed fold left
     /// it) for a fold of the log in `ledger` in `memory` bytes: the run buffers

@@ -35,11 +35,18 @@ final class WorkingMemory {
     }
 
     /// A growable span of zeroed bytes: anonymous memory while the budget allows, then a file
-    /// of the scratch directory mapped shared. Its base moves when it grows.
+    /// of the scratch directory mapped shared. Its base may move when it grows.
+    ///
+    /// In memory, a region reserves address space for the whole budget when it is made
+    /// (`MAP_NORESERVE`: pages exist only once written), so it grows in place, without a copy
+    /// and without holding its old and new bytes at once; where the kernel refuses the
+    /// reservation, it grows into a new mapping and copies.
     final class Region {
         private let memory: WorkingMemory
         private(set) var base: UnsafeMutableRawPointer?
         private(set) var capacity = 0
+        /// The bytes mapped at `base`: `capacity`, or more in memory.
+        private var mappedBytes = 0
         /// The file behind the region once spilled, and its descriptor.
         private var file: (path: String, descriptor: Int32)?
 
@@ -52,34 +59,48 @@ final class WorkingMemory {
         /// Whether the region is a mapped file of the scratch directory.
         var isSpilled: Bool { file != nil }
 
-        /// Grows the region to at least `size` bytes (its new bytes zeroed), keeping what it holds.
-        func grow(to size: Int) throws {
+        /// Grows the region to at least `size` bytes (its new bytes zeroed), keeping what it
+        /// holds: to `preferred` bytes, so that it grows in few steps, or in memory to as much of
+        /// them as the budget leaves room for.
+        func grow(to size: Int, preferring preferred: Int = 0) throws {
             guard size > capacity else { return }
             let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-            let wanted = (size + page - 1) / page * page
-            if file == nil, memory.inMemory - capacity + wanted <= memory.budget {
-                try growInMemory(to: wanted)
+            let needed = (size + page - 1) / page * page
+            let wanted = max(needed, (preferred + page - 1) / page * page)
+            let room = (memory.budget - memory.inMemory + capacity) / page * page
+            if file == nil, needed <= room {
+                try growInMemory(to: min(wanted, room))
             } else {
                 try growInFile(to: wanted)
             }
         }
 
-        /// A new mapping of `size` bytes with what the region holds copied in (doubling keeps
-        /// the copies to about as many bytes as the region ends with).
+        /// Grows the region in memory to `size` bytes: in place within its mapping, else into a
+        /// new one (the budget reserved, or `size` where the kernel refuses that) with what the
+        /// region holds copied in.
         private func growInMemory(to size: Int) throws {
-            guard let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), mapped != MAP_FAILED else {
-                throw LedgerError(.file, "the fold's working state cannot have \(DiskSpace.format(Int64(size))) of memory", errno: errno)
-            }
-            // Huge pages where the kernel gives them on request: the fold reads and writes
-            // gigabytes at random places, and with 4 KB pages nearly every access misses the
-            // TLB as well as the cache. Advice only: without it the region works the same.
-            _ = madvise(mapped, size, MADV_HUGEPAGE)
-            if let base {
-                mapped.copyMemory(from: base, byteCount: capacity)
-                munmap(base, capacity)
+            if size > mappedBytes {
+                var length = max(size, memory.budget)
+                var fresh = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+                if fresh == MAP_FAILED {
+                    length = size
+                    fresh = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                }
+                guard let fresh, fresh != MAP_FAILED else {
+                    throw LedgerError(.file, "the fold's working state cannot have \(DiskSpace.format(Int64(size))) of memory", errno: errno)
+                }
+                // Huge pages where the kernel gives them on request: the fold reads and writes
+                // gigabytes at random places, and with 4 KB pages nearly every access misses
+                // the TLB as well as the cache. Advice only: without it the region works the same.
+                _ = madvise(fresh, length, MADV_HUGEPAGE)
+                if let base {
+                    fresh.copyMemory(from: base, byteCount: capacity)
+                    munmap(base, mappedBytes)
+                }
+                base = fresh
+                mappedBytes = length
             }
             memory.inMemory += size - capacity
-            base = mapped
             capacity = size
         }
 
@@ -97,10 +118,11 @@ final class WorkingMemory {
                 }
                 if let base {
                     mapped.copyMemory(from: base, byteCount: capacity)
-                    munmap(base, capacity)
+                    munmap(base, mappedBytes)
                     memory.inMemory -= capacity
                 }
                 base = mapped
+                mappedBytes = size
                 memory.spilled += size
                 capacity = size
                 return
@@ -108,13 +130,14 @@ final class WorkingMemory {
             guard let (path, descriptor) = file, let base else { return }
             try truncate(descriptor, path, to: size)
             // The file holds what the region held: mapped again, larger.
-            munmap(base, capacity)
+            munmap(base, mappedBytes)
             guard let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED else {
                 self.base = nil
                 throw LedgerError(.file, "cannot map \(path) at \(DiskSpace.format(Int64(size)))", errno: errno)
             }
             memory.spilled += size - capacity
             self.base = mapped
+            mappedBytes = size
             capacity = size
         }
 
@@ -129,7 +152,7 @@ final class WorkingMemory {
 
         /// Gives the memory (or the file) back.
         func release() {
-            if let base { munmap(base, capacity) }
+            if let base { munmap(base, mappedBytes) }
             if let (path, descriptor) = file {
                 close(descriptor)
                 unlink(path)
@@ -139,6 +162,7 @@ final class WorkingMemory {
             }
             base = nil
             capacity = 0
+            mappedBytes = 0
             file = nil
         }
     }

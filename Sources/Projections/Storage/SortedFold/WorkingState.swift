@@ -15,8 +15,9 @@ import Ledger
 ///   record cannot confirm (a user's second identifier of one kind, identifiers of users
 ///   merged away) are kept whole in a map beside, which is asked first.
 ///
-/// Cost: about 16 + record bytes × 1.25 per user for the records, and 21 bytes per identifier
-/// (16 at a load of at most three quarters), about 250 bytes a user on a realistic ledger.
+/// Cost: about 16 + record bytes × 1.125 per user for the records, 8 for the user's place,
+/// and 20 to 40 bytes per identifier (16-byte entries at a load of two fifths to four fifths),
+/// about 300 bytes a user on a realistic ledger (``SortedFold/bytesPerUser``).
 final class WorkingState {
     private let memory: WorkingMemory
     /// Offset of user `k`'s slot in the arena (8 bytes each, entry `k`); 0: no record.
@@ -48,7 +49,7 @@ final class WorkingState {
     /// Hands out the next user key.
     func newUser() throws -> UInt64 {
         users += 1
-        if Int(users + 1) * 8 > offsets.capacity { try offsets.grow(to: offsets.capacity * 2) }
+        if Int(users + 1) * 8 > offsets.capacity { try offsets.grow(to: Int(users + 1) * 8, preferring: offsets.capacity + offsets.capacity / 4) }
         return users
     }
 
@@ -77,8 +78,8 @@ final class WorkingState {
             return
         }
         if let old = slot(of: key) { garbage += 16 + Int(arena.base!.loadUnaligned(fromByteOffset: old, as: UInt32.self)) }
-        // Room to grow by a quarter in place: a user's record grows by a few bytes an event.
-        let capacity = (value.count + value.count / 4 + 15) & ~15
+        // Room to grow by an eighth in place: a user's record grows by a few bytes an event.
+        let capacity = (value.count + value.count / 8 + 15) & ~15
         if arenaUsed + 16 + capacity > arena.capacity { try makeRoom(for: 16 + capacity) }
         let offset = arenaUsed
         arena.base!.storeBytes(of: UInt32(capacity), toByteOffset: offset, as: UInt32.self)
@@ -101,26 +102,29 @@ final class WorkingState {
         setSlot(key, 0)
     }
 
-    /// Room for `bytes` more at the arena's end: the live slots copied into a new arena once
-    /// garbage is most of it, otherwise the arena grown.
+    /// Room for `bytes` more at the arena's end: the live slots moved down over the garbage
+    /// once it is most of the arena (in place, in the order of their offsets), otherwise the
+    /// arena grown by a quarter, or as far as the budget allows.
     private func makeRoom(for bytes: Int) throws {
         if garbage > arenaUsed / 2 {
-            let live = arenaUsed - garbage
-            let compacted = try memory.region(capacity: max(1 << 20, (live + bytes) * 2))
-            var used = 16
+            var live: [(offset: Int, key: UInt64)] = []
+            live.reserveCapacity(Int(users))
             for key in stride(from: UInt64(1), through: users, by: 1) {
-                guard let offset = slot(of: key) else { continue }
+                if let offset = slot(of: key) { live.append((offset, key)) }
+            }
+            live.sort { $0.offset < $1.offset }
+            var used = 16
+            for (offset, key) in live {
                 let size = 16 + Int(arena.base!.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-                (compacted.base! + used).copyMemory(from: arena.base! + offset, byteCount: size)
+                // A move down over garbage may overlap the slot's old bytes: copyMemory is a memmove.
+                if offset != used { (arena.base! + used).copyMemory(from: arena.base! + offset, byteCount: size) }
                 setSlot(key, used)
                 used += size
             }
-            arena.release()
-            arena = compacted
             arenaUsed = used
             garbage = 0
         }
-        if arenaUsed + bytes > arena.capacity { try arena.grow(to: max(arena.capacity * 2, arenaUsed + bytes)) }
+        if arenaUsed + bytes > arena.capacity { try arena.grow(to: arenaUsed + bytes, preferring: arena.capacity + arena.capacity / 4) }
     }
 
     // MARK: Identifiers
@@ -152,7 +156,7 @@ final class WorkingState {
             return
         }
         unconfirmed[identifier] = nil
-        if (tableEntries + 1) * 4 > (table.capacity / 16) * 3 { try growTable() }
+        if (tableEntries + 1) * 5 > (table.capacity / 16) * 4 { try growTable() }
         insert(WorkingState.hash(identifier), key)
         tableEntries += 1
     }
