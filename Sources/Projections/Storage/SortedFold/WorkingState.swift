@@ -104,7 +104,8 @@ final class WorkingState {
 
     /// Room for `bytes` more at the arena's end: the live slots moved down over the garbage
     /// once it is most of the arena (in place, in the order of their offsets), otherwise the
-    /// arena grown by a quarter, or as far as the budget allows.
+    /// arena grown by a quarter, or as far as the budget allows. Reclaiming sorts a list of the
+    /// live slots, 16 bytes a user, held only while it runs and outside the budget.
     private func makeRoom(for bytes: Int) throws {
         if garbage > arenaUsed / 2 {
             var live: [(offset: Int, key: UInt64)] = []
