@@ -430,9 +430,10 @@ def measure_folds(size):
     ledger, written = shared_ledger(size)
     events = written["events"]
     both = {}
-    for label in [] if args.new_only else ["old"]:
-        both[label] = {"events": events, "event JSON bytes/event": written["json_bytes"] / events}
-    both["new"] = {"events": events, "event JSON bytes/event": written["json_bytes"] / events}
+    for label in ["new"] if args.new_only else ["old", "new"]:
+        # Written as each figure is taken, as `measure` does: a long size cut short keeps them.
+        both[label] = SavedFigures(os.path.join(work, f"folds-{label}-{size}-figures-so-far.json"))
+        both[label]["events"], both[label]["event JSON bytes/event"] = events, written["json_bytes"] / events
     if args.cold:
         drop_page_cache()
         data = os.path.join(ledger, "data.mdb")
@@ -450,7 +451,6 @@ def measure_folds(size):
             figures = both[label]
             if name == "upgrade fold" and run([os.path.join(args.new, "handover-lab"), "forget-projections", "--ledger", ledger])[3] != 0:
                 sys.exit("forget-projections failed")
-            projections = projection_bytes(ledger)
             shutil.rmtree(scratch, ignore_errors=True)
             watched = ["--scratch", scratch] if offers(handover, argv, "--scratch") else []
             if args.cold:
@@ -459,7 +459,8 @@ def measure_folds(size):
             wall, anon, rss, status, _ = run([handover] + argv + ["--ledger", ledger] + watched, watch=scratch)
             if failed(figures, name, status):
                 continue
-            after = projection_bytes(ledger) if name != "verify --deep" else projections
+            # The projections the fold made (the deep check's are the ones it compared with).
+            after = projection_bytes(ledger)
             figures[f"{name} s"], figures[f"{name} events/s"], figures[f"{name} peak anon MB"] = wall, events / wall, anon
             if after:
                 figures[f"{name} written / projections"] = run.written / after
