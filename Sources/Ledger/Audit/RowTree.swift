@@ -1,0 +1,76 @@
+/// The Merkle tree over one batch's rows (a package's listed users, a chunk of received rows,
+/// an apply batch's accounts): what lets one person's row be proven to the batch's signed or
+/// logged root without showing anyone else's.
+///
+/// The hashing is the log's (RFC 9162 over SHA-256, ``MerkleHash``); only the leaf input
+/// differs: the row kind's tag line, then the row's bytes. A log leaf is an event's JSON and
+/// begins with `{`; a row leaf begins with `handover-`, so neither can pass for the other, nor
+/// a row of one kind for a row of another. Rows carry a random salt of their own (a CSV
+/// column, a JSON field), so the sibling hashes of a path reveal nothing that could be
+/// guessed, such as an account ID.
+public struct RowTree: Sendable {
+    /// What a row is, named by the first line of its leaf input.
+    public enum Kind: String, CaseIterable, Sendable {
+        /// A line of a handoff package's `rows.csv` (team A's listing, team B's receipt).
+        case handoffRow = "handover-handoff-row/v1"
+        /// One account of an apply batch (its intent and its settlement).
+        case applyRow = "handover-apply-row/v1"
+    }
+
+    /// Bytes of random salt in each row.
+    public static let saltLength = 16
+
+    /// The leaf hashes, in row order.
+    public let leaves: [SHA256Hash]
+
+    /// The tree over `rows`' bytes, in order.
+    public init<Rows: Sequence>(kind: Kind, rows: Rows) where Rows.Element == [UInt8] {
+        leaves = rows.map { Self.leafHash(kind: kind, row: $0) }
+    }
+
+    /// The tree over leaf hashes already computed.
+    public init(leaves: [SHA256Hash]) { self.leaves = leaves }
+
+    /// `SHA-256(0x00 ‖ tag ‖ 0x0A ‖ row)`: the leaf hash of one row of kind `kind`.
+    public static func leafHash(kind: Kind, row: [UInt8]) -> SHA256Hash {
+        var prefix: [UInt8] = [0x00]
+        prefix.append(contentsOf: kind.rawValue.utf8)
+        prefix.append(0x0A)
+        return prefix.withUnsafeBytes { prefix in row.withUnsafeBytes { SHA256Hash(hashing: prefix, $0) } }
+    }
+
+    /// The number of rows.
+    public var count: Int { leaves.count }
+
+    /// RFC 9162's MTH over the rows; SHA-256 of no bytes for none.
+    public var root: SHA256Hash { subtree(0..<leaves.count) }
+
+    /// RFC 9162 §2.1.3.1: the audit path of row `index`, from its sibling up to the root's
+    /// child. Check it with ``MerkleProof/root(leafHash:index:treeSize:path:)``.
+    public func path(of index: Int) -> [SHA256Hash] {
+        precondition(leaves.indices.contains(index), "row \(index) is not among \(leaves.count)")
+        var path: [SHA256Hash] = []
+        var range = 0..<leaves.count
+        while range.count > 1 {
+            let split = range.lowerBound + Int(MerkleHash.split(UInt64(range.count)))
+            if index < split {
+                path.append(subtree(split..<range.upperBound))
+                range = range.lowerBound..<split
+            } else {
+                path.append(subtree(range.lowerBound..<split))
+                range = split..<range.upperBound
+            }
+        }
+        return path.reversed()
+    }
+
+    private func subtree(_ range: Range<Int>) -> SHA256Hash {
+        switch range.count {
+        case 0: return SHA256Hash(MerkleHash.emptyTree)!
+        case 1: return leaves[range.lowerBound]
+        default:
+            let split = range.lowerBound + Int(MerkleHash.split(UInt64(range.count)))
+            return MerkleHash.node(subtree(range.lowerBound..<split), subtree(split..<range.upperBound))
+        }
+    }
+}
