@@ -20,6 +20,12 @@ public struct RowTree: Sendable {
     /// Bytes of random salt in each row.
     public static let saltLength = 16
 
+    /// A new row's salt: 16 bytes from the system's secure random source.
+    public static func newSalt() -> [UInt8] {
+        var random = SystemRandomNumberGenerator()
+        return withUnsafeBytes(of: (random.next() as UInt64, random.next() as UInt64)) { Array($0) }
+    }
+
     /// The leaf hashes, in row order.
     public let leaves: [SHA256Hash]
 
