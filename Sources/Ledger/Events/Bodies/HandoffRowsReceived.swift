@@ -66,6 +66,7 @@ public struct HandoffRowsReceived: Hashable, Sendable {
         self.accountIDs = accountIDs
         self.transferSubs = transferSubs
         self.sequences = sequences
+        precondition(salts.isEmpty || salts.count == transferSubs.count, "a v2 chunk has a salt for each row")
         self.salts = salts
         chunkRows = transferSubs.count
         rowsRoot = salts.isEmpty ? nil : RowTree(kind: .handoffRow, rows: lines()).root
