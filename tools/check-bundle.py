@@ -49,9 +49,13 @@ transfer-id-generated event schemas:
        timestamp, Ed25519 over "cosignature/v1\ntime <ts>\n" + body), and the sender's one
        "handoff acknowledged" of N carries its base64 as cosignature and R's seq as
        recipient_seq; if not acknowledged, neither the file nor such an event is there.
+   The manifest is either form audit-evidence.md names by its first line: handover-handoff/v2 (a
+   `rows-root` line, 64 lowercase hex digits, right after `rows-sha256`) or handover-handoff/v1
+   (no such line).
    Beyond the listed rules (the same facts recorded twice must agree): the manifest's `sender` is
    sender/'s team; I's previous_tree_size, rows_sha256, row_count, target_team and R's
-   rows_sha256, row_count, sender_team are the manifest's; the generation's target_team is the
+   rows_sha256, row_count, sender_team are the manifest's; R's rows_root is the manifest's
+   rows-root (v2), absent for a v1 manifest; the generation's target_team is the
    manifest's target; the acknowledgement's target_team is, and its recipient_checkpoint is
    recipient/'s origin, covers R's seq and verifies with recipient/verifier-key.
 """
@@ -326,6 +330,7 @@ TWO_SIDED_FORMAT = "handover-evidence-two-sided/1"
 HEX64 = re.compile(r"[0-9a-f]{64}")
 TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
 HANDOFF_FILES = ("manifest.txt", "cosigned-checkpoint.txt")
+HANDOFF_FORMATS = {"handover-handoff/v1": 1, "handover-handoff/v2": 2}     # audit-evidence.md, "Handoff package"
 
 
 def key_id_of(name, kind, public_bytes):
@@ -472,8 +477,9 @@ def parse_handoff_manifest(data, name, sender):
     hcut = signed.find(b"\n\n")
     if hcut < 0 or hcut + 2 >= len(signed): raise Fail(name, "no empty line between the header and the checkpoint")
     lines, checkpoint = signed[:hcut].decode("utf-8").split("\n"), signed[hcut + 2:]
-    if lines[0] != "handover-handoff/v1": raise Fail(name, "first line is not handover-handoff/v1")
-    pos, header = 1, {"client": []}
+    if lines[0] not in HANDOFF_FORMATS: raise Fail(name, "first line is not handover-handoff/v1 or handover-handoff/v2")
+    form = HANDOFF_FORMATS[lines[0]]
+    pos, header = 1, {"client": [], "form": form}
     def take(key, optional=False):
         nonlocal pos
         if pos < len(lines) and lines[pos].startswith(key + " ") and len(lines[pos]) > len(key) + 1:
@@ -491,11 +497,13 @@ def parse_handoff_manifest(data, name, sender):
     header["target"] = take("target")
     header["rows"] = decimal(take("rows"), "rows", name)
     header["rows-sha256"] = take("rows-sha256")
+    header["rows-root"] = take("rows-root") if form == 2 else None      # v2 only; in a v1 manifest it is an unexpected line
     header["previous-tree-size"] = decimal(take("previous-tree-size"), "previous-tree-size", name)
     header["previous-manifest-sha256"] = take("previous-manifest-sha256", True)
     header["issued"] = take("issued")
     if pos != len(lines): raise Fail(name, f"unexpected header line {lines[pos]!r}")
     if not HEX64.fullmatch(header["rows-sha256"]): raise Fail(name, "rows-sha256 is not 64 lowercase hex digits")
+    if form == 2 and not HEX64.fullmatch(header["rows-root"]): raise Fail(name, "rows-root is not 64 lowercase hex digits")
     if not TIME.fullmatch(header["issued"]): raise Fail(name, f"issued {header['issued']!r} is not RFC 3339 UTC with six fractional digits")
     # the embedded checkpoint: four body lines, an empty line, exactly one signature line (A's)
     ccut = checkpoint.find(b"\n\n")
@@ -570,6 +578,9 @@ def check_package(root, n, listed, transfer_sub, sender, recipient):
         if b.get("rows_sha256") != header["rows-sha256"]: raise Fail(e_name, "body.rows_sha256 is not the manifest's rows-sha256")
         if b.get("row_count") != header["rows"] or not is_int(b.get("row_count")):
             raise Fail(e_name, f"body.row_count {b.get('row_count')!r} is not the manifest's rows {header['rows']}")
+    if rb.get("rows_root") != header["rows-root"]:              # v2: the manifest's rows-root; v1: absent
+        raise Fail(r_name, f"body.rows_root {rb.get('rows_root')!r} is not the manifest's rows-root {header['rows-root']!r} "
+                           f"(handover-handoff/v{header['form']})")
     if ib.get("target_team") != header["target"]: raise Fail(i_name, f"body.target_team {ib.get('target_team')!r} is not the manifest's target {header['target']!r}")
     if rb.get("sender_team") != header["sender"]: raise Fail(r_name, f"body.sender_team {rb.get('sender_team')!r} is not the manifest's sender {header['sender']!r}")
     # 3.3 the person's "transfer ID generated" is among the rows the package covers
@@ -667,11 +678,14 @@ def _write(path, data):
     with open(path, "wb") as f: f.write(data)
 
 
-def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_sub="000123.transfer.abc", alter=None):
+def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_sub="000123.transfer.abc", alter=None,
+                     form=2, header_edit=None):
     """A two-sided bundle as evidence-bundle.md and audit-evidence.md describe it (package 1 of team A
-    for team B, listing the person's generation at A's seq 3). alter(type, body) may change an event's body
-    before it is logged, signed and proved (a disagreement between the ledgers, not a damaged file).
-    Returns the two verifier-key lines."""
+    for team B, listing the person's generation at A's seq 3), its manifest handover-handoff/v2 (rows with
+    a salt, a rows-root line) or, with form=1, v1. alter(type, body) may change an event's body before it is
+    logged, signed and proved (a disagreement between the ledgers, not a damaged file); header_edit(lines)
+    may change the manifest's header lines before it is signed (a manifest signed as it is, but not in the
+    format). Returns the two verifier-key lines."""
     (ka, na), (kb, nb) = keys
     pa, pb = raw_public(ka.public_key()), raw_public(kb.public_key())
     enc = lambda raw: base64.b64encode(raw).decode()
@@ -691,23 +705,29 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
         body, sig = cp.split(b"\n\n")
         o, size, root, t = body.decode().split("\n")
         return {"origin": o, "tree_size": int(size), "root_hash": root, "time": t[5:], "signature": sig.decode().split(" ")[2].strip()}
-    rows = b"account_id,transfer_sub,seq\r\nacct-1,%s,3\r\nacct-2,other.transfer,4\r\n" % transfer_sub.encode()
+    lines = [b"acct-1,%s,3" % transfer_sub.encode(), b"acct-2,other.transfer,4"]
+    if form == 2: lines = [l + b"," + os.urandom(16).hex().encode() for l in lines]
+    rows = (b"account_id,transfer_sub,seq" + (b",salt" if form == 2 else b"") + b"\r\n") + b"".join(l + b"\r\n" for l in lines)
     rows_sha = hashlib.sha256(rows).hexdigest()
+    rows_root = _mth([leaf(b"handover-handoff-row/v1\n" + l) for l in lines]).hex()   # audit-evidence.md, "Row commitments"
     a = [event(1, "ledger-created", {}), event(2, "run-started", {}),
          event(3, "transfer-id-generated", {"target_team": "BBBB222222"}, {"account_id": "acct-1", "sender_sub": "s-1", "transfer_sub": transfer_sub}),
          event(4, "transfer-id-generated", {"target_team": "BBBB222222"}, {"sender_sub": "s-2", "transfer_sub": "other.transfer"}),
          event(5, "run-finished", {})]
     cp_a = checkpoint(na, ka, pa, a, "2026-11-24T10:00:05.000000Z")
-    header = ("handover-handoff/v1\npackage 1\nsender AAAA111111\nclient com.example.notes\ntarget BBBB222222\n"
-              f"rows 2\nrows-sha256 {rows_sha}\nprevious-tree-size 0\nissued 2026-11-24T10:00:06.000000Z\n")
-    manifest = sign(header.encode() + b"\n" + cp_a, na, ka, pa)
+    header = [f"handover-handoff/v{form}", "package 1", "sender AAAA111111", "client com.example.notes", "target BBBB222222",
+              "rows 2", f"rows-sha256 {rows_sha}"] + ([f"rows-root {rows_root}"] if form == 2 else []) + \
+             ["previous-tree-size 0", "issued 2026-11-24T10:00:06.000000Z"]
+    if header_edit: header = header_edit(header)
+    manifest = sign("".join(l + "\n" for l in header).encode() + b"\n" + cp_a, na, ka, pa)
     digest = hashlib.sha256(manifest).hexdigest()
     a.append(event(6, "handoff-issued", {"checkpoint": fields(cp_a), "manifest_sha256": digest, "package": 1,
                                          "previous_tree_size": 0, "row_count": 2, "rows_sha256": rows_sha, "target_team": "BBBB222222"}))
+    received = {"checkpoint": fields(cp_a), "manifest": manifest.decode(), "manifest_sha256": digest, "package": 1,
+                "package_path": "/tmp/p1", "row_count": 2, "rows_sha256": rows_sha, "sender_team": "AAAA111111"}
+    if form == 2: received["rows_root"] = rows_root
     b = [event(1, "ledger-created", {}), event(2, "run-started", {}),
-         event(3, "handoff-received", {"checkpoint": fields(cp_a), "manifest": manifest.decode(), "manifest_sha256": digest,
-                                       "package": 1, "package_path": "/tmp/p1", "row_count": 2, "rows_sha256": rows_sha,
-                                       "sender_team": "AAAA111111"}),
+         event(3, "handoff-received", received),
          event(4, "transfer-accepted", {}, {"transfer_sub": transfer_sub, "recipient_sub": "r-1"}),
          event(5, "run-finished", {})]
     cp_b5 = checkpoint(nb, kb, pb, b, "2026-11-24T11:00:00.000000Z")
@@ -769,6 +789,30 @@ def selftest_two_sided():
         unack = f"{tmp}/unack"
         _build_two_sided(unack, keys, acknowledged=False)
         assert [p["acknowledged"] for p in check_two_sided(unack)["packages"]] == [False]
+        for acknowledged in (True, False):                      # a v1 package's manifest (before 0.5.0) is still checked
+            old = f"{tmp}/v1-{acknowledged}"
+            _build_two_sided(old, keys, acknowledged=acknowledged, form=1)
+            assert [p["acknowledged"] for p in check_two_sided(old)["packages"]] == [acknowledged]
+        # manifests signed as they are but not in either form, and "handoff received" events whose rows_root
+        # is not the manifest's: each refused, naming the file
+        for why, form, header_edit, alter, blamed in (
+                ("v2 manifest without its rows-root line", 2, lambda h: [l for l in h if not l.startswith("rows-root ")], None, "handoff/1/manifest.txt"),
+                ("v1 manifest with a rows-root line", 1, lambda h: h[:7] + [f"rows-root {'0' * 64}"] + h[7:], None, "handoff/1/manifest.txt"),
+                ("v2 manifest, rows-root after previous-tree-size", 2, lambda h: h[:7] + h[8:9] + h[7:8] + h[9:], None, "handoff/1/manifest.txt"),
+                ("v2 manifest, rows-root twice", 2, lambda h: h[:8] + h[7:8] + h[8:], None, "handoff/1/manifest.txt"),
+                ("v2 manifest, rows-root in capitals", 2, lambda h: ["rows-root " + l[10:].upper() if l.startswith("rows-root ") else l for l in h], None, "handoff/1/manifest.txt"),
+                ("v2 manifest, rows-root of 63 digits", 2, lambda h: [l[:-1] if l.startswith("rows-root ") else l for l in h], None, "handoff/1/manifest.txt"),
+                ("v2 manifest, an empty rows-root", 2, lambda h: [l if not l.startswith("rows-root ") else "rows-root " for l in h], None, "handoff/1/manifest.txt"),
+                ("first line handover-handoff/v3", 2, lambda h: ["handover-handoff/v3"] + h[1:], None, "handoff/1/manifest.txt"),
+                ("v2 header naming v1", 2, lambda h: ["handover-handoff/v1"] + h[1:], None, "handoff/1/manifest.txt"),
+                ("v1 header naming v2", 1, lambda h: ["handover-handoff/v2"] + h[1:], None, "handoff/1/manifest.txt"),
+                ("v2, R's rows_root another", 2, None, lambda t, b: dict(b, rows_root="0" * 64) if t == "handoff-received" else b, "recipient/events/3.json"),
+                ("v2, R without rows_root", 2, None, lambda t, b: {k: v for k, v in b.items() if k != "rows_root"} if t == "handoff-received" else b, "recipient/events/3.json"),
+                ("v1, R with a rows_root", 1, None, lambda t, b: dict(b, rows_root="0" * 64) if t == "handoff-received" else b, "recipient/events/3.json")):
+            d = f"{tmp}/form{len(os.listdir(tmp))}"
+            _build_two_sided(d, keys, form=form, header_edit=header_edit, alter=alter)
+            f = fails(d, why)
+            assert f.name == blamed, (why, f.name, f.reason)
         # wrong out-of-band keys
         wrong = f"handover/AAAA111111/x+{key_id_of('handover/AAAA111111/x', 1, raw_public(other.public_key())).hex()}+" \
                 + base64.b64encode(b"\x01" + raw_public(other.public_key())).decode()
@@ -851,7 +895,7 @@ def selftest_two_sided():
         check(f"{good}/sender", None)
     finally:
         shutil.rmtree(tmp)
-    return (f"selftest-two-sided: a bundle with an acknowledged and one with an unacknowledged package verified; "
+    return (f"selftest-two-sided: bundles with an acknowledged and an unacknowledged package verified, each with a v2 and a v1 manifest; "
             f"{counts['flips']} one-bit flips and {counts['cases'] - counts['flips']} other damages all refused, each naming a file")
 
 

@@ -1,22 +1,119 @@
 #!/usr/bin/env python3
 """Independent check of Handover ledgers, using only Python's lmdb and jsonschema.
 
-For each ledger directory (format 1 or 2): reads every event from the `log` database, checks
+For each ledger directory (format 1, 2 or 3): reads every event from the `log` database, checks
 dense sequence numbers, recomputes the SHA-256 chain (hash(n) = SHA-256(hash(n-1) || json)),
 checks the JSON is canonical (sorted keys, no whitespace), validates it against
 schemas/events/<type>.schema.json, checks each identifier is 1 to 400 bytes without NUL (the
 schemas' maxLength counts characters), checks the stored head, and looks for plaintext emails.
-For format 2 it also rebuilds type_index, time_index and idempotency_index from the events and
-requires them to equal the stored ones entry for entry. Finally requires that every event type
-was seen across the ledgers. Follows schemas/ledger-format.md and nothing else.
+For formats 2 and 3 it also rebuilds type_index, time_index and idempotency_index from the events and
+requires them to equal the stored ones entry for entry. A "handoff rows received" event is in one
+of its two forms (a v2 package's chunk: `rows` and `rows_root`, its rows kept beside it; otherwise
+the rows in `account_ids`, `transfer_subs` and `sequences`), never both or neither. For format 3 it
+reads the `rows` database ("Rows kept beside their event"): each v2 chunk's rows are indexes 0 to
+`rows` - 1 and no other, each a v2 rows.csv line (four fields, the salt 32 lowercase hex digits,
+written as Handover writes it), and their RFC 9162 root (leaf input "handover-handoff-row/v1\n" +
+the line, audit-evidence.md "Row commitments") is `rows_root`; no entry belongs to any other
+event; and, for a package whose chunks are all there once each, the chunks are 1,024 rows from
+row 0, their rows written again as rows.csv with its v2 header hash to `file_sha256`, and their
+roots' Merkle root is the `rows_root` of the package's "handoff received" event, when the ledger
+holds it. Formats 1 and 2 hold no v2 chunk. Finally requires that every event type was seen
+across the ledgers. Follows schemas/ledger-format.md (and audit-evidence.md for the row tree) and
+nothing else.
 """
-import calendar, collections, hashlib, json, os, struct, sys
+import calendar, collections, csv, hashlib, io, json, os, re, struct, sys
 import lmdb, jsonschema
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "schemas", "events")
 schemas = {f[:-len(".schema.json")]: json.load(open(os.path.join(root, f))) for f in os.listdir(root) if f.endswith(".schema.json")}
 validators = {name: jsonschema.Draft202012Validator(s, format_checker=jsonschema.FormatChecker()) for name, s in schemas.items()}
 seen = set()
+ROW_TAG, ROWS_HEADER_V2, CHUNK = b"handover-handoff-row/v1\n", b"account_id,transfer_sub,seq,salt\r\n", 1024
+SALT = re.compile(r"[0-9a-f]{32}")
+
+def node(left, right): return hashlib.sha256(b"\x01" + left + right).digest()
+
+def tree_root(hashes):
+    """RFC 9162 MTH over leaf hashes in order (audit-evidence.md, "The tree"); SHA-256() when empty."""
+    stack = []                                                      # perfect subtrees: [(size, hash)]
+    for h in hashes:
+        stack.append((1, h))
+        while len(stack) > 1 and stack[-2][0] == stack[-1][0]:
+            (n, l), (_, r) = stack[-2], stack.pop(); stack[-1] = (2 * n, node(l, r))
+    if not stack: return hashlib.sha256(b"").digest()
+    r = stack.pop()[1]
+    while stack: r = node(stack.pop()[1], r)
+    return r
+
+def row_leaf(line): return hashlib.sha256(b"\x00" + ROW_TAG + line).digest()
+
+def csv_line(fields):
+    """A record as Handover writes it: RFC 4180, a field quoted only where it must be."""
+    return ",".join('"' + f.replace('"', '""') + '"' if any(c in f for c in ',"\r\n') else f for f in fields).encode()
+
+def check_row_line(path, seq, index, line):
+    """A `rows` value: one v2 rows.csv line without its CR LF (audit-evidence.md, "Handoff package")."""
+    where = f"{path}: rows entry {seq}/{index}"
+    try: records = list(csv.reader(io.StringIO(line.decode("utf-8"), newline=""), strict=True))
+    except (UnicodeDecodeError, csv.Error) as e: raise AssertionError(f"{where} is not UTF-8 RFC 4180 CSV: {e}")
+    assert len(records) == 1 and len(records[0]) == 4, f"{where} is not one line of four fields"
+    assert csv_line(records[0]) == line, f"{where} is not written as Handover writes it (a field quoted only where it must be)"
+    assert records[0][2].isascii() and records[0][2].isdigit() and (records[0][2] == "0" or records[0][2][0] != "0"), f"{where}: seq {records[0][2]!r} is not a decimal"
+    assert SALT.fullmatch(records[0][3]), f"{where}: salt {records[0][3]!r} is not 32 lowercase hex digits"
+
+def manifest_rows_root(path, seq, body):
+    """A "handoff received" event's rows_root: the `rows-root` line of the manifest it holds for a
+    handover-handoff/v2 package, absent for a v1 package (audit-evidence.md, "Handoff package")."""
+    header = body["manifest"].split("\n\n", 1)[0].split("\n")
+    if header[0] == "handover-handoff/v2":
+        lines = [l[len("rows-root "):] for l in header if l.startswith("rows-root ")]
+        assert len(lines) == 1, f"{path}: event {seq}'s v2 manifest has {len(lines)} rows-root lines"
+        assert body.get("rows_root") == lines[0], f"{path}: event {seq}'s rows_root {body.get('rows_root')!r} is not its manifest's rows-root {lines[0]}"
+        return lines[0]
+    assert header[0] == "handover-handoff/v1", f"{path}: event {seq}'s manifest starts {header[0]!r}"
+    assert "rows_root" not in body, f"{path}: event {seq} has a rows_root but its manifest is handover-handoff/v1"
+    return None
+
+def check_rows(path, txn, env, chunks, received):
+    """Format 3's `rows` database against the v2 chunks {seq: body}; received: {manifest_sha256: rows_root or None}."""
+    db = env.open_db(b"rows", create=False, txn=txn)
+    held = collections.defaultdict(list)                            # seq -> [(index, line)], in key order
+    for key, value in txn.cursor(db=db):
+        key = bytes(key)
+        assert len(key) == 12, f"{path}: rows key {key.hex()} is not u64 sequence || u32 row index"
+        seq, index = struct.unpack(">QI", key)
+        assert seq in chunks, f"{path}: rows entry {seq}/{index} belongs to no v2 'handoff rows received' event"
+        held[seq].append((index, bytes(value)))
+    packages = collections.defaultdict(list)
+    for seq, body in chunks.items():
+        rows = held.get(seq, [])
+        assert [i for i, _ in rows] == list(range(body["rows"])), \
+            f"{path}: event {seq}'s rows are indexes {[i for i, _ in rows][:5]}{'...' if len(rows) > 5 else ''} ({len(rows)}), not 0 to {body['rows'] - 1}"
+        for index, line in rows: check_row_line(path, seq, index, line)
+        root = tree_root(row_leaf(line) for _, line in rows)
+        assert root.hex() == body["rows_root"], f"{path}: event {seq}'s rows hash to {root.hex()}, not its rows_root {body['rows_root']}"
+        assert body["first_row"] == body["chunk"] * CHUNK and body["rows"] == min(CHUNK, body["row_count"] - body["first_row"]) \
+            and body["chunk_count"] == -(-body["row_count"] // CHUNK), \
+            f"{path}: event {seq} is not chunk {body['chunk']} of 1,024 rows of a file of {body['row_count']}"
+        packages[body["manifest_sha256"]].append((body["chunk"], seq, root, rows))
+    whole = 0
+    for digest, parts in packages.items():
+        parts.sort()
+        count = chunks[parts[0][1]]["chunk_count"]
+        if [c for c, *_ in parts] != list(range(count)): continue  # a receive stopped part-way, or resumed: not whole here
+        first = chunks[parts[0][1]]
+        assert all(chunks[s]["file_sha256"] == first["file_sha256"] and chunks[s]["row_count"] == first["row_count"] for _, s, _, _ in parts), \
+            f"{path}: the chunks of manifest {digest} disagree on file_sha256 or row_count"
+        rebuilt = hashlib.sha256(ROWS_HEADER_V2)
+        for _, _, _, rows in parts:
+            for _, line in rows: rebuilt.update(line + b"\r\n")
+        assert rebuilt.hexdigest() == first["file_sha256"], f"{path}: the rows of manifest {digest}'s chunks, as rows.csv, do not hash to its file_sha256"
+        if digest in received:
+            assert received[digest] is not None, f"{path}: the v2 chunks of manifest {digest} are of a handover-handoff/v1 package"
+            root = tree_root(r for _, _, r, _ in parts)             # the chunks' roots are the package tree's subtrees
+            assert root.hex() == received[digest], f"{path}: the chunk roots of manifest {digest} do not make its rows_root {received[digest]}"
+        whole += 1
+    return f", rows of {len(chunks)} v2 chunks ({sum(len(r) for r in held.values())} rows, {whole} whole packages) hash to their rows_root"
 
 def micros(rfc3339):
     """Microseconds since the epoch of the ledger's own form, 2026-11-22T13:46:39.992341Z."""
@@ -32,7 +129,8 @@ def check(path):
     meta, log = env.open_db(b"meta", create=False), env.open_db(b"log", create=False)
     with env.begin() as txn:
         fmt = txn.get(b"format", db=meta)
-        assert fmt in (b"handover-ledger/1", b"handover-ledger/2"), f"format marker {fmt!r}"
+        assert fmt in (b"handover-ledger/1", b"handover-ledger/2", b"handover-ledger/3"), f"format marker {fmt!r}"
+        chunks, received = {}, {}                                   # v2 "handoff rows received" bodies; rows_root per manifest
         types, times, keys = collections.defaultdict(list), {}, collections.defaultdict(list)
         prev, expected = bytes(32), 1
         for key, value in txn.cursor(db=log):
@@ -50,6 +148,13 @@ def check(path):
             for kind, value in event.get("identifiers", {}).items():
                 assert 1 <= len(value.encode()) <= 400 and "\0" not in value, f"{path}: event {seq}'s {kind} is not 1 to 400 bytes without NUL"
             seen.add(event["type"])
+            fields = event["body"]
+            if event["type"] == "handoff-rows-received":                # a v2 chunk (rows beside it) or a v1 one (rows in it)
+                assert ("rows_root" in fields) != ("account_ids" in fields), \
+                    f"{path}: event {seq} has {'both' if 'rows_root' in fields else 'neither'} rows_root and account_ids"
+                if "rows_root" in fields: chunks[seq] = fields
+            if event["type"] == "handoff-received":
+                received[fields["manifest_sha256"]] = manifest_rows_root(path, seq, fields)
             packed = struct.pack(">Q", seq)
             types[event["type"].encode()].append(packed)
             times[struct.pack(">Q", micros(event["recorded_at"]))] = packed
@@ -59,7 +164,7 @@ def check(path):
         head = txn.get(b"head", db=meta)
         assert head[:8] == struct.pack(">Q", expected - 1) and head[8:40] == prev, f"{path}: stored head does not match the log"
         indexes = ""
-        if fmt == b"handover-ledger/2":
+        if fmt in (b"handover-ledger/2", b"handover-ledger/3"):
             dup = dict(create=False, dupsort=True, dupfixed=True)
             rebuilt = {
                 "type_index": [(k, v) for k in sorted(types) for v in types[k]],
@@ -70,6 +175,10 @@ def check(path):
                 db = env.open_db(name.encode(), **(dup if name != "time_index" else dict(create=False)), txn=txn)
                 assert stored(txn, db) == entries, f"{path}: {name} differs from the index rebuilt from the log"
             indexes = f", type/time/idempotency indexes equal to the log's ({len(times)} recorded times)"
+        if fmt == b"handover-ledger/3":
+            indexes += check_rows(path, txn, env, chunks, received)
+        else:                                                       # formats 1 and 2: no rows database, no v2 chunk
+            assert not chunks, f"{path}: format {fmt.decode()} holds v2 'handoff rows received' event {min(chunks)}, whose rows need format 3"
     print(f"check-ledger: {path}: format {fmt.decode()[-1]}, {expected - 1} events, chain and schemas OK{indexes}, head {prev.hex()[:16]}")
 
 for path in sys.argv[1:]:

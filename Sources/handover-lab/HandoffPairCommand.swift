@@ -45,7 +45,8 @@ struct HandoffPairCommand: AsyncParsableCommand {
         let checkpoint = try a.signCheckpoint(with: aKey)
         let manifest = HandoffManifest(
             package: 1, senderTeam: "AAAA111111", clientIDs: ["com.example.scale"], targetTeam: "BBBB222222", rowCount: users,
-            rowsSHA256: String(repeating: "0", count: 64), previousTreeSize: 0, previousManifestSHA256: nil, issuedAt: .now(), checkpoint: checkpoint)
+            rowsSHA256: String(repeating: "0", count: 64), rowsRoot: nil, previousTreeSize: 0, previousManifestSHA256: nil, issuedAt: .now(),
+            checkpoint: checkpoint)
         let note = try SignedNote.signing(manifest.text, name: try a.origin(), key: aKey).serialized
         let digest = Hex.encode(SHA256.hash(data: Array(note.utf8)))
         _ = try await a.append(

@@ -24,7 +24,7 @@ struct HandoffIssueCommand: AsyncParsableCommand, LedgerCommand {
         commandName: "issue",
         abstract: "Write the next signed handoff package for the target team (every identifier generated since the last package).",
         discussion:
-            "The package is a directory: rows.csv (account_id,transfer_sub,seq), manifest.txt (a signed note holding the rows' SHA-256 and a signed checkpoint covering them) and consistency.txt (a consistency proof from the previous package's checkpoint). Exits 1 when there is nothing new to hand over.",
+            "The package is a directory: rows.csv (account_id,transfer_sub,seq,salt), manifest.txt (a signed note holding the rows' SHA-256 and Merkle root and a signed checkpoint covering them) and consistency.txt (a consistency proof from the previous package's checkpoint). Exits 1 when there is nothing new to hand over.",
         exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions

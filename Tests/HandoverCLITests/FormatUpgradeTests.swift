@@ -133,7 +133,7 @@ struct FormatUpgradeTests {
             present == [
                 "type_index", "time_index", "idempotency_index", "user_versions", "user_links", "migrated_order", "windows", "projection_state",
             ])
-        #expect(format == "handover-ledger/2")
+        #expect(format == "handover-ledger/3")
     }
 
     @Test(

@@ -27,13 +27,12 @@ import Testing
             let expected = Array(SHA256.hash(data: [0x00] + Array("\(kind.rawValue)\n".utf8) + row))
             #expect(RowTree.leafHash(kind: kind, row: row).bytes == expected)
         }
-        #expect(RowTree.leafHash(kind: .handoffRow, row: row) != RowTree.leafHash(kind: .applyRow, row: row))
         #expect(RowTree.leafHash(kind: .handoffRow, row: row).bytes != MerkleHash.leaf(row), "a row is not a log leaf")
     }
 
     @Test func everyRowsPathLeadsToTheRoot() {
         for size in 1...70 {
-            let tree = RowTree(kind: .applyRow, rows: Self.rows(size))
+            let tree = RowTree(kind: .handoffRow, rows: Self.rows(size))
             let root = tree.root
             #expect(root.bytes == Self.referenceRoot(tree.leaves.map(\.bytes)[...]), "size \(size)")
             for index in 0..<size {
@@ -48,7 +47,7 @@ import Testing
                 }
             }
         }
-        #expect(RowTree(kind: .applyRow, rows: []).root.bytes == MerkleHash.emptyTree)
+        #expect(RowTree(kind: .handoffRow, rows: []).root.bytes == MerkleHash.emptyTree)
     }
 
     @Test func wholeChunksOf1024AreSubtrees() {

@@ -154,7 +154,7 @@ struct HandoffReceiveTests {
             let body = HandoffRowsReceived(
                 origin: key.name, package: 1, manifestSHA256: verified.manifestSHA256, fileSHA256: verified.rows.sha256, chunk: 0, chunkCount: 1,
                 rowCount: rows.count, firstRow: 0, accountIDs: accounts, transferSubs: rows.map(\.transferSub),
-                sequences: rows.map { Int($0.sequence) })
+                sequences: rows.map { Int($0.sequence) }, salts: rows.compactMap(\.salt))
             #expect(try await ledger.append(EventDraft(.handoffRowsReceived(body), idempotencyKey: body.idempotencyKey)).sequence > 0)
         }
         let verified = try handover("verify", "--ledger", f.teams.recipient)
@@ -168,7 +168,7 @@ struct HandoffReceiveTests {
     func crashLoop() async throws {
         // Thirty chunks: enough that a receive is still recording when a kill lands.
         let total = 30_000
-        let chunkCount = (total + HandoffRowsReceived.rowsPerChunk - 1) / HandoffRowsReceived.rowsPerChunk
+        let chunkCount = (total + HandoffRowsForm.v2.rowsPerChunk - 1) / HandoffRowsForm.v2.rowsPerChunk
         let killsWanted = TestSize.pick(quick: 4, full: 10)
         let dir = TemporaryDirectory()
         let a = dir.sub("a")

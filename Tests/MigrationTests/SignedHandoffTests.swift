@@ -61,7 +61,9 @@ struct SignedHandoffTests {
                     let changed = rows(try String(contentsOfFile: rowsPath, encoding: .utf8))
                     try Data(changed.utf8).write(to: URL(fileURLWithPath: rowsPath))
                     manifest.rowsSHA256 = Hex.encode(SHA256.hash(data: Data(changed.utf8)))
-                    manifest.rowCount = changed.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count - 1
+                    let lines = changed.components(separatedBy: "\r\n").filter { !$0.isEmpty }.dropFirst()
+                    manifest.rowCount = lines.count
+                    manifest.rowsRoot = Hex.encode(RowTree(kind: .handoffRow, rows: lines.map { Array($0.utf8) }).root.bytes)
                 }
                 try edit(&manifest)
                 let key = try CheckpointKey.load(from: teams.sender)
@@ -89,7 +91,7 @@ struct SignedHandoffTests {
         let f = try Fixture()
         let rows = f.package + "/" + HandoffPackage.rowsFile
         let lines = try String(contentsOfFile: rows, encoding: .utf8).components(separatedBy: "\r\n").filter { !$0.isEmpty }
-        #expect(lines.first == "account_id,transfer_sub,seq" && lines.count == 13, "12 rows under the header: \(lines.prefix(3))")
+        #expect(lines.first == "account_id,transfer_sub,seq,salt" && lines.count == 13, "12 rows under the header: \(lines.prefix(3))")
 
         // A third ledger of team A's, and its key: another ledger's checkpoint, a wrong key.
         let other = f.teams.dir.sub("a-other")
@@ -136,7 +138,8 @@ struct SignedHandoffTests {
             ("a wrong target team", try f.resigned("wrong-target") { $0.targetTeam = "CCCC333333" }, f.senderKey, "wrong-target"),
             ("another app", try f.resigned("wrong-client") { $0.clientIDs = ["com.example.other"] }, f.senderKey, "wrong-client"),
             (
-                "a row beyond the checkpoint", try f.resigned("not-covered", rows: { $0.replacing(#/,\d+\r\n$/#, with: ",99999\r\n") }) { _ in },
+                "a row beyond the checkpoint",
+                try f.resigned("not-covered", rows: { $0.replacing(#/,\d+(,[0-9a-f]{32}\r\n)$/#) { ",99999" + $0.output.1 } }) { _ in },
                 f.senderKey, "rows-not-covered"
             ),
             (
@@ -149,6 +152,10 @@ struct SignedHandoffTests {
                         return lines.joined(separator: "\r\n")
                     }
                 ) { _ in }, f.senderKey, "rows-not-covered"
+            ),
+            (
+                "a rows root that is not the rows'", try f.resigned("root-replaced") { $0.rowsRoot = String(repeating: "0", count: 64) },
+                f.senderKey, "rows-root"
             ),
             (
                 "package 2 before package 1",
@@ -362,6 +369,53 @@ struct SignedHandoffTests {
 
     /// Changes one byte in the middle of line `line` (from 0) of the file at `path`, keeping it a
     /// base64 or text character.
+    @Test(
+        "a package's rows are kept beside team B's events, proven by the manifest's root, and verify; a v1 package from an older sender is received as before"
+    )
+    func rowsForms() async throws {
+        let f = try Fixture(users: 5)
+        let manifest = try HandoffManifest(
+            text: try SignedNote(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: f.package + "/" + HandoffPackage.manifestFile)))).text)
+        #expect(manifest.rowsForm == .v2 && manifest.text.hasPrefix("handover-handoff/v2\n"))
+        let lines = try String(contentsOfFile: f.package + "/" + HandoffPackage.rowsFile, encoding: .utf8).components(separatedBy: "\r\n")
+            .filter { !$0.isEmpty }.dropFirst()
+        #expect(manifest.rowsRoot == Hex.encode(RowTree(kind: .handoffRow, rows: lines.map { Array($0.utf8) }).root.bytes))
+
+        // The same rows as an older sender wrote them: no salt, no root.
+        let older = try f.resigned(
+            "handoff-v1",
+            rows: { text in
+                text.replacingOccurrences(of: "account_id,transfer_sub,seq,salt", with: "account_id,transfer_sub,seq")
+                    .replacing(#/,[0-9a-f]{32}\r\n/#, with: "\r\n")
+            }
+        ) { $0.rowsRoot = nil }
+        #expect(try String(contentsOfFile: older + "/" + HandoffPackage.manifestFile, encoding: .utf8).hasPrefix("handover-handoff/v1\n"))
+        let checker = SignedHandoffTests.repository + "/tools/check-handoff.py"
+        for package in [f.package, older] {
+            let checked = try runCommand("/usr/bin/env", ["python3", checker, "package", package, "--sender-key", f.senderKey])
+            #expect(checked.status == 0, "check-handoff.py package \(package): \(checked.out)\(checked.err)")
+        }
+
+        // Each into a recipient ledger of its own: the v2 rows beside their event, the v1 rows in it.
+        let copy = f.teams.dir.sub("b-v1")
+        try FileManager.default.copyItem(atPath: f.teams.recipient, toPath: copy)
+        let receivedV2 = try handover("handoff", "receive", f.package, "--sender-key", f.senderKey, "--ledger", f.teams.recipient)
+        #expect(receivedV2.status == 0, "\(receivedV2.out)\(receivedV2.err)")
+        let receivedV1 = try handover("handoff", "receive", older, "--sender-key", f.senderKey, "--ledger", copy)
+        #expect(receivedV1.status == 0, "\(receivedV1.out)\(receivedV1.err)")
+        let v2 = try f.events("handoff-rows-received", in: f.teams.recipient).compactMap { $0["body"] as? [String: Any] }
+        #expect(v2.count == 1 && v2.first?["rows"] as? Int == 5 && v2.first?["rows_root"] as? String == manifest.rowsRoot)
+        #expect(v2.first?["account_ids"] == nil && v2.first?["transfer_subs"] == nil)
+        let v1 = try f.events("handoff-rows-received", in: copy).compactMap { $0["body"] as? [String: Any] }
+        #expect(v1.count == 1 && (v1.first?["transfer_subs"] as? [String])?.count == 5 && v1.first?["rows_root"] == nil)
+        for ledger in [f.teams.recipient, copy] {
+            let verified = try handover("verify", "--ledger", ledger)
+            #expect(verified.status == 0 && verified.out.contains("OK: 1 handoff of 5 rows"), "\(ledger): \(verified.out)\(verified.err)")
+            let user = try handover("query", "user", "acct-2", "--ledger", ledger, "--format", "json")
+            #expect(user.status == 0 && user.out.contains("\"received\""), "\(ledger): \(user.out)\(user.err)")
+        }
+    }
+
     static func flipByte(in path: String, line: Int) throws {
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         let starts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }

@@ -171,6 +171,12 @@ struct ProjectionTests {
             transferSubs: ["t1", "tx", "tx", "t2", "t-noaccount", "t2"], sequences: [1, 2, 3, 4, 5, 6])
         let key = HandoffRowsReceived.idempotencyKey(origin: "sender", package: 1, fileSHA256: rows.fileSHA256, chunk: 0)
         _ = try await ledger.append(EventDraft(.handoffRowsReceived(rows), idempotencyKey: key))
+        // The same in v2 form, its rows kept beside the event: the folds read them from there.
+        let beside = HandoffRowsReceived(
+            origin: "sender", package: 2, manifestSHA256: String(repeating: "c", count: 64), fileSHA256: String(repeating: "d", count: 64),
+            chunk: 0, chunkCount: 1, rowCount: 4, firstRow: 0, accountIDs: ["acct-t3", "", "acct-z", "acct-t7"],
+            transferSubs: ["t3", "t-beside", "t-beside-2", "t7"], sequences: [7, 8, 9, 10], salts: (0..<4).map { _ in RowTree.newSalt() })
+        _ = try await ledger.append(EventDraft(.handoffRowsReceived(beside), idempotencyKey: beside.idempotencyKey))
         for i in 120..<160 { _ = try await ledger.append(exchanged("t\(i)", "r\(i)")) }
         let before = try dumpProjections(ledger)
         #expect(

@@ -1,24 +1,28 @@
-/// The Merkle tree over one batch's rows (a package's listed users, a chunk of received rows,
-/// an apply batch's accounts): what lets one person's row be proven to the batch's signed or
-/// logged root without showing anyone else's.
+/// The Merkle tree over one batch's rows (a package's listed users, a chunk of them received):
+/// what lets one person's row be proven to the batch's signed or logged root without showing
+/// anyone else's.
 ///
 /// The hashing is the log's (RFC 9162 over SHA-256, ``MerkleHash``); only the leaf input
 /// differs: the row kind's tag line, then the row's bytes. A log leaf is an event's JSON and
-/// begins with `{`; a row leaf begins with `handover-`, so neither can pass for the other, nor
-/// a row of one kind for a row of another. Rows carry a random salt of their own (a CSV
-/// column, a JSON field), so the sibling hashes of a path reveal nothing that could be
+/// begins with `{`; a row leaf begins with `handover-`, so neither can pass for the other, and
+/// the tag keeps a row of one kind from passing for a row of another. Rows carry a random salt
+/// of their own (a CSV column), so the sibling hashes of a path reveal nothing that could be
 /// guessed, such as an account ID.
 public struct RowTree: Sendable {
     /// What a row is, named by the first line of its leaf input.
     public enum Kind: String, CaseIterable, Sendable {
         /// A line of a handoff package's `rows.csv` (team A's listing, team B's receipt).
         case handoffRow = "handover-handoff-row/v1"
-        /// One account of an apply batch (its intent and its settlement).
-        case applyRow = "handover-apply-row/v1"
     }
 
     /// Bytes of random salt in each row.
     public static let saltLength = 16
+
+    /// A new row's salt: 16 bytes from the system's secure random source.
+    public static func newSalt() -> [UInt8] {
+        var random = SystemRandomNumberGenerator()
+        return withUnsafeBytes(of: (random.next() as UInt64, random.next() as UInt64)) { Array($0) }
+    }
 
     /// The leaf hashes, in row order.
     public let leaves: [SHA256Hash]

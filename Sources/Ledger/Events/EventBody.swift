@@ -55,6 +55,13 @@ public enum EventBody: Hashable, Sendable {
         }
     }
 
+    /// The rows the ledger stores beside this event in the `rows` database (a batch event that
+    /// commits to its rows by a Merkle root), in order; empty for every other event.
+    var storedRows: [[UInt8]] {
+        if case .handoffRowsReceived(let b) = self { return b.rowLines }
+        return []
+    }
+
     func write(to w: inout JSONWriter) {
         switch self {
         case .ledgerCreated(let b): b.write(to: &w)

@@ -11,10 +11,19 @@ public enum EventSamples {
             rootHash: "7f1u3xh1m9g9c0uK0S5Tq2lQ3Yy1mN0nq9XjQe4bq5U=", time: t,
             signature: "q1b2cwABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4fICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8=")
         // Package 2's two rows, and the digest `verify` rebuilds from them: the samples hold together.
-        let rows = (accountIDs: ["acct-42", "acct-44"], transferSubs: ["t.9f8e7d", "t.1111"], sequences: [4_102, 4_107])
-        var digest = HandoffRowsDigest()
-        for i in 0..<2 { digest.add(accountID: rows.accountIDs[i], transferSub: rows.transferSubs[i], sequence: UInt64(rows.sequences[i])) }
+        let rows = (
+            accountIDs: ["acct-42", "acct-44"], transferSubs: ["t.9f8e7d", "t.1111"], sequences: [4_102, 4_107],
+            salts: [Array(0..<16), Array(16..<32)].map { $0.map(UInt8.init) }
+        )
+        var digest = HandoffRowsDigest(form: .v2)
+        for i in 0..<2 {
+            digest.add(accountID: rows.accountIDs[i], transferSub: rows.transferSubs[i], sequence: UInt64(rows.sequences[i]), salt: rows.salts[i])
+        }
         let rowsSHA256 = digest.finalize()
+        let received = HandoffRowsReceived(
+            origin: senderCheckpoint.origin, package: 2, manifestSHA256: String(repeating: "78", count: 32), fileSHA256: rowsSHA256, chunk: 0,
+            chunkCount: 1, rowCount: 2, firstRow: 0, accountIDs: rows.accountIDs, transferSubs: rows.transferSubs, sequences: rows.sequences,
+            salts: rows.salts)
         let intent = ApplyIntended(
             batch: 0, accountIDs: ["acct-42", "acct-44"], oldValues: ["000123.abc.0456", nil], newValues: ["001999.def.0789", "001999.ghi.0789"],
             planned: [.change, .collision], holders: [1: ["acct-7"]])
@@ -97,7 +106,8 @@ public enum EventSamples {
                 .handoffReceived(
                     HandoffReceived(
                         senderTeam: "AAAA111111", package: 2, rowCount: 2, rowsSHA256: rowsSHA256,
-                        manifestSHA256: String(repeating: "78", count: 32), manifest: "handover-handoff/v1\npackage 2\n…",
+                        rowsRoot: received.rowsRoot.map { Hex.encode($0.bytes) }, manifestSHA256: String(repeating: "78", count: 32),
+                        manifest: "handover-handoff/v2\npackage 2\n…",
                         packagePath: "handoff-0002",
                         checkpoint: senderCheckpoint)),
                 idempotencyKey: "handoff-received:" + senderCheckpoint.origin + ":2"),
@@ -116,13 +126,7 @@ public enum EventSamples {
                         cosignedAt: t,
                         cosignature: "AAECAwAAAABqAAAAAAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0+Pw==")),
                 idempotencyKey: "handoff-acknowledged:" + String(repeating: "78", count: 32)),
-            EventDraft(
-                .handoffRowsReceived(
-                    HandoffRowsReceived(
-                        origin: senderCheckpoint.origin, package: 2, manifestSHA256: String(repeating: "78", count: 32),
-                        fileSHA256: rowsSHA256, chunk: 0, chunkCount: 1, rowCount: 2, firstRow: 0,
-                        accountIDs: rows.accountIDs, transferSubs: rows.transferSubs, sequences: rows.sequences)),
-                idempotencyKey: HandoffRowsReceived.idempotencyKey(origin: senderCheckpoint.origin, package: 2, fileSHA256: rowsSHA256, chunk: 0)),
+            EventDraft(.handoffRowsReceived(received), idempotencyKey: received.idempotencyKey),
             EventDraft(
                 .applyStarted(
                     ApplyStarted(

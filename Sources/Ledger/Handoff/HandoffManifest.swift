@@ -4,13 +4,14 @@ import Foundation
 /// "Handoff package"): which rows, for whom, from which log, signed as a C2SP note with the
 /// sender ledger's checkpoint key under its origin.
 ///
-///     handover-handoff/v1
+///     handover-handoff/v2
 ///     package 2
 ///     sender AAAA111111
 ///     client com.example.notes
 ///     target BBBB222222
 ///     rows 10
 ///     rows-sha256 <hex>
+///     rows-root <hex>                       (v2: the rows' Merkle root, ``RowTree``)
 ///     previous-tree-size 4100
 ///     previous-manifest-sha256 <hex>        (from package 2 on)
 ///     issued 2026-11-24T10:00:00.000000Z
@@ -19,10 +20,10 @@ import Foundation
 ///
 ///     — handover/AAAA111111/<ledger ID> <base64 key ID and signature>
 ///
-/// The first line keeps a manifest from ever reading as a checkpoint of the same key.
+/// The first line keeps a manifest from ever reading as a checkpoint of the same key, and says
+/// which form the package's rows take (``HandoffRowsForm``): Handover issues v2, whose rows carry
+/// a salt each and whose manifest signs their Merkle root, and reads v1 as well.
 public struct HandoffManifest: Equatable, Sendable {
-    /// The manifest's first line.
-    public static let formatLine = "handover-handoff/v1"
     /// A package's number: 1 and up, at most 2^31 − 1 (a sender's next is always one more).
     public static let packagesAllowed = 1...Int(Int32.max)
 
@@ -34,6 +35,9 @@ public struct HandoffManifest: Equatable, Sendable {
     public var rowCount: Int
     /// SHA-256 of `rows.csv`, hex.
     public var rowsSHA256: String
+    /// The rows' Merkle root (``RowTree``, kind ``RowTree/Kind/handoffRow``), hex; nil in a v1
+    /// manifest, whose rows have no salt.
+    public var rowsRoot: String?
     /// The previous package's checkpoint size; 0 for the first package.
     public var previousTreeSize: UInt64
     /// SHA-256 of the previous package's manifest, hex; nil for the first package.
@@ -43,7 +47,7 @@ public struct HandoffManifest: Equatable, Sendable {
     public var checkpoint: Checkpoint
 
     public init(
-        package: Int, senderTeam: String, clientIDs: [String], targetTeam: String, rowCount: Int, rowsSHA256: String,
+        package: Int, senderTeam: String, clientIDs: [String], targetTeam: String, rowCount: Int, rowsSHA256: String, rowsRoot: String?,
         previousTreeSize: UInt64, previousManifestSHA256: String?, issuedAt: Timestamp, checkpoint: Checkpoint
     ) {
         self.package = package
@@ -52,17 +56,23 @@ public struct HandoffManifest: Equatable, Sendable {
         self.targetTeam = targetTeam
         self.rowCount = rowCount
         self.rowsSHA256 = rowsSHA256
+        self.rowsRoot = rowsRoot
         self.previousTreeSize = previousTreeSize
         self.previousManifestSHA256 = previousManifestSHA256
         self.issuedAt = issuedAt
         self.checkpoint = checkpoint
     }
 
+    /// The form of the package's rows: v2 when the manifest signs their root.
+    public var rowsForm: HandoffRowsForm { rowsRoot == nil ? .v1 : .v2 }
+
     /// The note's text: the header lines, a blank line, the checkpoint.
     public var text: String {
-        var lines = [HandoffManifest.formatLine, "package \(package)", "sender \(senderTeam)"]
+        var lines = [rowsForm.manifestFormatLine, "package \(package)", "sender \(senderTeam)"]
         lines += clientIDs.map { "client \($0)" }
-        lines += ["target \(targetTeam)", "rows \(rowCount)", "rows-sha256 \(rowsSHA256)", "previous-tree-size \(previousTreeSize)"]
+        lines += ["target \(targetTeam)", "rows \(rowCount)", "rows-sha256 \(rowsSHA256)"]
+        if let rowsRoot { lines.append("rows-root \(rowsRoot)") }
+        lines.append("previous-tree-size \(previousTreeSize)")
         if let previousManifestSHA256 { lines.append("previous-manifest-sha256 \(previousManifestSHA256)") }
         lines.append("issued \(issuedAt.rfc3339)")
         return lines.joined(separator: "\n") + "\n\n" + checkpoint.text
@@ -74,11 +84,15 @@ public struct HandoffManifest: Equatable, Sendable {
         func bad(_ why: String) -> LedgerError { LedgerError(.malformedRecord, "not a handoff manifest: \(why)") }
         guard let split = text.range(of: "\n\n") else { throw bad("no blank line between the header and the checkpoint") }
         let lines = text[..<split.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.first == Substring(HandoffManifest.formatLine) else { throw bad("the first line is not \(HandoffManifest.formatLine)") }
+        guard let first = lines.first, let form = HandoffRowsForm.allCases.first(where: { Substring($0.manifestFormatLine) == first }) else {
+            throw bad(
+                "the first line is not \(HandoffRowsForm.allCases.map(\.manifestFormatLine).joined(separator: " or ")) "
+                    + "(a later format is read by a later Handover)")
+        }
         var values: [String: String] = [:]
         var clients: [String] = []
         let known: Set<String> = [
-            "package", "sender", "client", "target", "rows", "rows-sha256", "previous-tree-size", "previous-manifest-sha256", "issued",
+            "package", "sender", "client", "target", "rows", "rows-sha256", "rows-root", "previous-tree-size", "previous-manifest-sha256", "issued",
         ]
         for line in lines.dropFirst() {
             guard let space = line.firstIndex(of: " ") else {
@@ -116,12 +130,17 @@ public struct HandoffManifest: Equatable, Sendable {
         guard rows <= Int32.max else { throw bad("\"rows\" is too large") }
         guard !clients.isEmpty else { throw bad("no \"client\" line") }
         let previousManifest = values["previous-manifest-sha256"] == nil ? nil : try digest("previous-manifest-sha256")
+        let rowsRoot = values["rows-root"] == nil ? nil : try digest("rows-root")
+        guard (rowsRoot != nil) == (form == .v2) else {
+            throw bad(form == .v2 ? "no \"rows-root\" line" : "a \"rows-root\" line in a \(form.manifestFormatLine) manifest")
+        }
         guard (package == 1) == (previousManifest == nil) else {
             throw bad(package == 1 ? "package 1 names a previous manifest" : "package \(package) does not name the previous package's manifest")
         }
         self.init(
             package: Int(package), senderTeam: try value("sender"), clientIDs: clients, targetTeam: try value("target"), rowCount: Int(rows),
-            rowsSHA256: try digest("rows-sha256"), previousTreeSize: try number("previous-tree-size"), previousManifestSHA256: previousManifest,
+            rowsSHA256: try digest("rows-sha256"), rowsRoot: rowsRoot, previousTreeSize: try number("previous-tree-size"),
+            previousManifestSHA256: previousManifest,
             issuedAt: issued, checkpoint: try Checkpoint(parsing: String(text[split.upperBound...])))
     }
 }

@@ -3,8 +3,9 @@ import Foundation
 /// A handoff package as it travels from team A to team B: a directory of three files
 /// (schemas/audit-evidence.md, "Handoff package").
 ///
-/// - `rows.csv`: `account_id,transfer_sub,seq`, one row per "transfer ID generated" event
-///   listed, `seq` being that event's sequence number in the sender's ledger;
+/// - `rows.csv`: `account_id,transfer_sub,seq,salt` (v1: without `salt`), one row per "transfer
+///   ID generated" event listed, `seq` being that event's sequence number in the sender's ledger
+///   (``HandoffRowsForm``);
 /// - `manifest.txt`: the ``HandoffManifest``, a signed note;
 /// - `consistency.txt`: the manifest's checkpoint with a consistency proof from the previous
 ///   package's, as a ``CheckpointSubmission``.
@@ -12,8 +13,6 @@ public struct HandoffPackage: Sendable {
     public static let rowsFile = "rows.csv"
     public static let manifestFile = "manifest.txt"
     public static let consistencyFile = "consistency.txt"
-    /// The rows file's columns, in order.
-    public static let rowColumns = ["account_id", "transfer_sub", "seq"]
     /// The largest manifest, consistency or receipt file read.
     public static let maximumNoteBytes = 64 * 1024
     /// The largest rows file read: 1 GiB, some 14 million rows (a package is read whole, as a

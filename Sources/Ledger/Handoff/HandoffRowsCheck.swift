@@ -1,7 +1,9 @@
 /// The handoff rows a ledger holds ("handoff rows received"), checked against what they claim:
 /// each package's or list's chunks in order, one of each number, agreeing with each other,
 /// and, for a signed package whose chunks are all recorded, the rows written again as Handover
-/// writes `rows.csv` hash to the `rows-sha256` of the manifest recorded as received.
+/// writes `rows.csv` hash to the `rows-sha256` of the manifest recorded as received and, in v2,
+/// the chunks' roots to its `rows-root`. (Each v2 chunk's rows hash to its own root whenever the
+/// event is read.)
 public struct HandoffRowsCheck: Sendable {
     /// One package's or list's rows as recorded.
     public struct Handoff: Sendable, Equatable {
@@ -31,23 +33,38 @@ public struct HandoffRowsCheck: Sendable {
             var first: HandoffRowsReceived
             var next = 0
             var digest: HandoffRowsDigest?
+            var chunkRoots: [SHA256Hash] = []
         }
         var progress: [String: Progress] = [:]
+        var storedRows = 0
         for sequence in try view.sequences(of: .handoffRowsReceived) {
-            guard let event = try view.event(sequence), case .handoffRowsReceived(let rows) = event.body else { continue }
+            guard let raw = try view.record(sequence) else { continue }
+            let decoded = try LogView.decode(raw, sequence: sequence)
+            guard case .handoffRowsReceived(let stored) = decoded.body else { continue }
+            var rows = stored
+            if stored.lacksRows {
+                storedRows += stored.chunkRows
+                do {
+                    if case .handoffRowsReceived(let attached) = try view.withStoredRows(decoded).body { rows = attached }
+                } catch let error as LedgerError {
+                    problem = (sequence, error.message)
+                    return
+                }
+            }
             let key = rows.origin.map { "\($0) \(rows.package ?? 0)" } ?? "unsigned \(rows.fileSHA256)"
             let name = rows.origin.map { "package \(rows.package ?? 0) from \($0)" } ?? "unsigned list \(rows.fileSHA256)"
             func fail(_ text: String) { problem = (sequence, "\(name): \(text)") }
-            var p = progress[key] ?? Progress(index: handoffs.count, first: rows, digest: rows.isSigned ? HandoffRowsDigest() : nil)
+            var p = progress[key] ?? Progress(index: handoffs.count, first: rows, digest: rows.isSigned ? HandoffRowsDigest(form: rows.form) : nil)
             if progress[key] == nil { handoffs.append(Handoff(name: name, chunksRecorded: 0, chunkCount: rows.chunkCount, rows: rows.rowCount)) }
             guard rows.manifestSHA256 == p.first.manifestSHA256, rows.fileSHA256 == p.first.fileSHA256, rows.chunkCount == p.first.chunkCount,
-                rows.rowCount == p.first.rowCount
+                rows.rowCount == p.first.rowCount, rows.form == p.first.form
             else {
                 fail("chunk \(rows.chunk) is of another manifest or file than chunk \(p.first.chunk)")
                 return
             }
-            guard rows.chunk == p.next, rows.firstRow == rows.chunk * HandoffRowsReceived.rowsPerChunk,
-                rows.transferSubs.count == (rows.chunk + 1 == rows.chunkCount ? rows.rowCount - rows.firstRow : HandoffRowsReceived.rowsPerChunk)
+            let per = rows.form.rowsPerChunk
+            guard rows.chunk == p.next, rows.firstRow == rows.chunk * per,
+                rows.transferSubs.count == (rows.chunk + 1 == rows.chunkCount ? rows.rowCount - rows.firstRow : per)
             else {
                 fail(
                     "chunk \(rows.chunk) (rows \(rows.firstRow) to \(rows.firstRow + rows.transferSubs.count)) is recorded where chunk \(p.next) was due"
@@ -65,9 +82,16 @@ public struct HandoffRowsCheck: Sendable {
                     )
                     return
                 }
-                for (i, transferSub) in rows.transferSubs.enumerated() {
-                    p.digest?.add(accountID: rows.accountIDs[i], transferSub: transferSub, sequence: UInt64(rows.sequences[i]))
+                guard (receipt.rowsRoot != nil) == (rows.rowsRoot != nil) else {
+                    fail("its rows are in \(rows.form.rawValue) form, the manifest received is not")
+                    return
                 }
+                for (i, transferSub) in rows.transferSubs.enumerated() {
+                    p.digest?.add(
+                        accountID: rows.accountIDs[i], transferSub: transferSub, sequence: UInt64(rows.sequences[i]),
+                        salt: rows.salts.isEmpty ? nil : rows.salts[i])
+                }
+                if let root = rows.rowsRoot { p.chunkRoots.append(root) }
             }
             p.next += 1
             handoffs[p.index].chunksRecorded = p.next
@@ -79,8 +103,19 @@ public struct HandoffRowsCheck: Sendable {
                     )
                     return
                 }
+                if let signed = received[key]?.rowsRoot, Hex.encode(RowTree(leaves: p.chunkRoots).root.bytes) != signed {
+                    fail("its chunks' row tree roots do not lead to the manifest's rows-root \(signed)")
+                    return
+                }
             }
             progress[key] = p
+        }
+        let held = try view.schema.rows.map { try view.transaction.count($0) } ?? 0
+        if held != storedRows {
+            problem = (
+                try view.head().sequence,
+                "the rows database holds \(held) rows; the \"handoff rows received\" events that keep their rows there name \(storedRows)"
+            )
         }
     }
 }

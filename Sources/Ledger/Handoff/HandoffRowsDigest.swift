@@ -4,22 +4,21 @@ import Crypto
 /// per row, each field quoted only where it must be), computed from the rows themselves: what
 /// ties the rows team B records in its log to the manifest's `rows-sha256`.
 public struct HandoffRowsDigest {
+    private let form: HandoffRowsForm
     private var hasher = SHA256()
     private var line: [UInt8] = []
 
-    /// A digest that has taken the header line.
-    public init() {
-        line.append(contentsOf: CSVField.line(HandoffPackage.rowColumns).utf8)
+    /// A digest of rows of form `form` that has taken the header line.
+    public init(form: HandoffRowsForm) {
+        self.form = form
+        line = form.header
         flush()
     }
 
-    /// Takes one row: its `account_id` ("" for none), `transfer_sub` and generating event.
-    public mutating func add(accountID: String, transferSub: String, sequence: UInt64) {
-        CSVField.append(accountID, to: &line)
-        line.append(UInt8(ascii: ","))
-        CSVField.append(transferSub, to: &line)
-        line.append(UInt8(ascii: ","))
-        line.append(contentsOf: String(sequence).utf8)
+    /// Takes one row: its `account_id` ("" for none), `transfer_sub`, generating event and, in
+    /// v2, its salt.
+    public mutating func add(accountID: String, transferSub: String, sequence: UInt64, salt: [UInt8]?) {
+        form.appendRow(accountID: accountID, transferSub: transferSub, sequence: sequence, salt: salt, to: &line)
         line.append(contentsOf: [0x0D, 0x0A])
         if line.count >= 1 << 16 { flush() }
     }

@@ -7,11 +7,14 @@ public struct PackageListing: Sendable {
         public var accountID: String?
         /// The sender's "transfer ID generated" event for the row.
         public var sequence: UInt64
+        /// The row's salt (v2); nil in a v1 package.
+        public var salt: [UInt8]?
 
-        public init(transferSub: String, accountID: String?, sequence: UInt64) {
+        public init(transferSub: String, accountID: String?, sequence: UInt64, salt: [UInt8]? = nil) {
             self.transferSub = transferSub
             self.accountID = accountID
             self.sequence = sequence
+            self.salt = salt
         }
     }
 

@@ -69,4 +69,16 @@ enum FormatUpgrade {
     private static func isFormat1(_ txn: ReadTransaction, _ schema: LedgerSchema) throws -> Bool {
         try txn.get(schema.meta, key: LedgerSchema.formatKey) == Array(LedgerSchema.format1Marker.utf8)
     }
+
+    /// Brings a format-2 ledger to format 3: adds the empty `rows` database and writes the new
+    /// marker, in one transaction. Events stay as they are. True when it did.
+    static func addRows(on environment: Environment) throws -> Bool {
+        try environment.write { txn in
+            let meta = try txn.openDatabase("meta", create: false)
+            guard try txn.get(meta, key: LedgerSchema.formatKey) == Array(LedgerSchema.format2Marker.utf8) else { return false }
+            _ = try LedgerSchema.open(in: txn, create: true)
+            try txn.put(meta, key: LedgerSchema.formatKey, value: Array(LedgerSchema.formatMarker.utf8))
+            return true
+        }
+    }
 }

@@ -186,7 +186,7 @@ public final class Ledger: Sendable {
         } catch let error as LMDBError where error.code == .notFound {
             throw LedgerError(.notALedger, "\(directory) holds an LMDB environment that is not a Handover ledger")
         }
-        guard format == LedgerSchema.formatMarker || format == LedgerSchema.format1Marker else {
+        guard [LedgerSchema.formatMarker, LedgerSchema.format2Marker, LedgerSchema.format1Marker].contains(format) else {
             throw LedgerError(.notALedger, "\(directory) holds format \(format ?? "(none)"), expected \(LedgerSchema.formatMarker)")
         }
         let isFormat1 = format == LedgerSchema.format1Marker
@@ -222,6 +222,9 @@ public final class Ledger: Sendable {
         if isFormat1 {
             let events = try FormatUpgrade.run(on: environment)
             upgrades.append("format 1 to 2: the log's indexes rebuilt over \(counted(events, "event"))")
+        }
+        if try FormatUpgrade.addRows(on: environment) {
+            upgrades.append("format 2 to 3: the database of batch events' rows added (events unchanged)")
         }
         if let events = try MerkleTreeBuilder.buildIfMissing(in: environment) {
             upgrades.append("Merkle tree: built over \(counted(events, "event"))")

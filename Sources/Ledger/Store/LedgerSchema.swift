@@ -1,12 +1,15 @@
 import LMDB
 
-/// The named databases of a ledger environment (format 2) and the layout of their keys.
+/// The named databases of a ledger environment (format 3) and the layout of their keys.
 ///
 /// `schemas/ledger-format.md` documents every byte; this type is the one place that builds
 /// those keys.
 public struct LedgerSchema: Sendable {
     /// The format marker stored under `meta["format"]`.
-    public static let formatMarker = "handover-ledger/2"
+    public static let formatMarker = "handover-ledger/3"
+    /// The marker of format 2, which differs from format 3 only in lacking the `rows` database:
+    /// any writable open adds it and writes the new marker.
+    static let format2Marker = "handover-ledger/2"
     /// The marker of format 1, which `handover upgrade` (any writable open) upgrades in place
     /// (``FormatUpgrade``).
     static let format1Marker = "handover-ledger/1"
@@ -19,6 +22,10 @@ public struct LedgerSchema: Sendable {
     public let merkle: Database
     /// Signed checkpoints: tree size (8 bytes, big-endian) → the checkpoint note's bytes.
     public let checkpoints: Database
+    /// The rows of batch events that commit to them by a Merkle root: sequence (8 bytes,
+    /// big-endian) ‖ row index (4 bytes, big-endian) → the row's bytes. Nil in a ledger of an
+    /// older format read as it is, which has no such events.
+    public let rows: Database?
     /// The format-2 indexes; nil in a format-1 ledger opened read-only, whose indexes are
     /// format 1's until `handover upgrade` rebuilds them.
     private let indexes: LogIndexes?
@@ -49,7 +56,7 @@ public struct LedgerSchema: Sendable {
         ("meta", []), ("log", []),
         ("type_index", [.duplicateSort, .duplicateFixed]), ("time_index", []),
         ("idempotency_index", [.duplicateSort, .duplicateFixed]),
-        ("merkle", []), ("checkpoints", []),
+        ("merkle", []), ("checkpoints", []), ("rows", []),
     ]
     /// The index databases of format 1, dropped once their successors are built.
     static let format1IndexNames = ["idx_identifier", "idx_type", "idx_time", "idempotency"]
@@ -62,8 +69,11 @@ public struct LedgerSchema: Sendable {
             let flags = databases.first { $0.name == name }?.flags ?? []
             return try transaction.openDatabase(name, flags: flags, create: create)
         }
+        let rows: Database?
+        do { rows = try database("rows") } catch let error as LMDBError where error.code == .notFound { rows = nil }
         return LedgerSchema(
             meta: try database("meta"), log: try database("log"), merkle: try database("merkle"), checkpoints: try database("checkpoints"),
+            rows: rows,
             indexes: LogIndexes(
                 byType: try database("type_index"), byTime: try database("time_index"), idempotency: try database("idempotency_index")))
     }
@@ -82,14 +92,15 @@ public struct LedgerSchema: Sendable {
         LedgerSchema(
             meta: try transaction.openDatabase("meta", create: false), log: try transaction.openDatabase("log", create: false),
             merkle: try transaction.openDatabase("merkle", create: false), checkpoints: try transaction.openDatabase("checkpoints", create: false),
-            indexes: nil)
+            rows: nil, indexes: nil)
     }
 
-    private init(meta: Database, log: Database, merkle: Database, checkpoints: Database, indexes: LogIndexes?) {
+    private init(meta: Database, log: Database, merkle: Database, checkpoints: Database, rows: Database?, indexes: LogIndexes?) {
         self.meta = meta
         self.log = log
         self.merkle = merkle
         self.checkpoints = checkpoints
+        self.rows = rows
         self.indexes = indexes
     }
 
@@ -125,6 +136,13 @@ public struct LedgerSchema: Sendable {
     public static func merkleNodeKey(level: Int, index: UInt64) -> [UInt8] {
         var key = BigEndian.bytes(((index + 1) << UInt64(level)) - 1)
         key.append(UInt8(level))
+        return key
+    }
+
+    /// The `rows` key of row `index` of event `sequence`.
+    public static func rowKey(_ sequence: UInt64, _ index: Int) -> [UInt8] {
+        var key = BigEndian.bytes(sequence)
+        key.append(contentsOf: withUnsafeBytes(of: UInt32(index).bigEndian) { Array($0) })
         return key
     }
 

@@ -4,7 +4,8 @@ import LMDB
 /// tree's right edge as the transaction read them, and the idempotency keys of the events the
 /// batch has appended so far. Each event appended gets the next sequence number, the batch's
 /// recorded time (never earlier than the event before), its chain hash, its record (written
-/// with `MDB_APPEND`), the Merkle nodes it completes and its index entries; ``finish()`` writes
+/// with `MDB_APPEND`) and the rows stored beside it, the Merkle nodes it completes and its index
+/// entries; ``finish()`` writes
 /// the new head and edge.
 struct LogTail {
     private let transaction: WriteTransaction
@@ -52,6 +53,12 @@ struct LogTail {
         }
         value.withUnsafeMutableBytes { $0.copyBytes(from: hash) }
         try transaction.put(schema.log, key: sequenceKey, value: value, flags: .append)
+        if !event.rows.isEmpty {
+            guard let rows = schema.rows else { throw LedgerError(.needsUpgrade, "it has no rows database; open it for writing once") }
+            for (index, row) in event.rows.enumerated() {
+                try transaction.put(rows, key: LedgerSchema.rowKey(sequence, index), value: row, flags: .append)
+            }
+        }
         try value.withUnsafeBytes { try tree.append(storedRecord: $0, writingNodesTo: schema.merkle, in: transaction) }
         try indexes.index(
             sequenceKey, typeKey: event.typeKey, idempotencyHash: event.idempotencyHash, recordedAt: recordedAt, in: transaction)

@@ -32,10 +32,43 @@ public struct LogView {
         try LedgerSchema.logKey(sequence).withUnsafeBytes { try transaction.get(schema.log, key: $0) }
     }
 
-    /// Event `sequence`, decoded; nil past the end of the log.
+    /// Event `sequence`, decoded, with the rows stored beside it; nil past the end of the log.
     public func event(_ sequence: UInt64) throws -> RecordedEvent? {
         guard let raw = try record(sequence) else { return nil }
-        return try LogView.decode(raw, sequence: sequence)
+        return try withStoredRows(LogView.decode(raw, sequence: sequence))
+    }
+
+    /// `event` given the rows the `rows` database holds for it, where its body keeps them there
+    /// (``HandoffRowsReceived/lacksRows``); every other event as it is.
+    public func withStoredRows(_ event: RecordedEvent) throws -> RecordedEvent {
+        guard case .handoffRowsReceived(var body) = event.body, body.lacksRows else { return event }
+        do { try body.attach(rowLines: try storedRows(of: event.sequence, count: body.chunkRows)) } catch let error as LedgerError {
+            throw LedgerError(.malformedRecord, "event \(event.sequence): \(error.message)", underlying: error.underlying)
+        }
+        var attached = event
+        attached.body = .handoffRowsReceived(body)
+        return attached
+    }
+
+    /// The rows the `rows` database holds for event `sequence`: rows 0 to `count` - 1, each
+    /// present, and no more.
+    public func storedRows(of sequence: UInt64, count: Int) throws -> [[UInt8]] {
+        guard let database = schema.rows else {
+            throw LedgerError(.malformedRecord, "event \(sequence) keeps rows, and the ledger has no rows database")
+        }
+        var rows: [[UInt8]] = []
+        rows.reserveCapacity(count)
+        try transaction.withCursor(database) { cursor in
+            var entry = try cursor.seek(atLeast: LedgerSchema.rowKey(sequence, 0))
+            while let (key, value) = entry, key.elementsEqual(LedgerSchema.rowKey(sequence, rows.count)) {
+                rows.append(Array(value))
+                entry = try cursor.next()
+            }
+        }
+        guard rows.count == count else {
+            throw LedgerError(.malformedRecord, "event \(sequence): the rows database holds \(rows.count) consecutive rows of its \(count)")
+        }
+        return rows
     }
 
     /// The event JSON of a stored record (chain hash ‖ JSON): the bytes after the 32-byte chain
@@ -91,7 +124,7 @@ public struct LogView {
             while let (key, value) = entry {
                 let sequence = try BigEndian.uint64(key)
                 if sequence > last { break }
-                try body(try LogView.decode(value, sequence: sequence))
+                try body(try withStoredRows(LogView.decode(value, sequence: sequence)))
                 entry = try cursor.next()
             }
         }

@@ -6,6 +6,8 @@ struct PreparedEvent: Sendable {
     let typeKey: [UInt8]
     /// `idempotency_index` key of the draft's idempotency key, if it has one.
     let idempotencyHash: [UInt8]?
+    /// The rows stored beside the event (``EventBody/storedRows``).
+    let rows: [[UInt8]]
 
     init(_ draft: EventDraft, actor: Actor) throws {
         try draft.validate()
@@ -13,5 +15,6 @@ struct PreparedEvent: Sendable {
         self.prefix = draft.encodedPrefix(actor: actor)
         self.typeKey = LedgerSchema.typeKey(draft.type)
         self.idempotencyHash = draft.idempotencyKey.map(LedgerSchema.idempotencyHash)
+        self.rows = draft.body.storedRows
     }
 }

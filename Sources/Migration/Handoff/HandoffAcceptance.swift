@@ -47,7 +47,7 @@ public struct HandoffAcceptance: Sendable {
             let manifest = verified.manifest
             let received = HandoffReceived(
                 senderTeam: manifest.senderTeam, package: manifest.package, rowCount: manifest.rowCount, rowsSHA256: manifest.rowsSHA256,
-                manifestSHA256: verified.manifestSHA256, manifest: verified.manifestText, packagePath: package.path,
+                rowsRoot: manifest.rowsRoot, manifestSHA256: verified.manifestSHA256, manifest: verified.manifestText, packagePath: package.path,
                 checkpoint: CheckpointFields(manifest.checkpoint))
             // One event per sender and package number, whichever process appends first: a
             // different manifest under a number already taken is the sender's equivocation.

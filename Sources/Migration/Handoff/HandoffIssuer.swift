@@ -42,13 +42,13 @@ public struct HandoffIssuer: Sendable {
         defer { if !finished { try? FileManager.default.removeItem(atPath: directory) } }
 
         let package = HandoffPackage(path: directory)
-        let (rowCount, rowsSHA256) = try writeRows(
-            target: target, after: previousSize, through: checkpoint.treeSize, to: package.file(HandoffPackage.rowsFile))
-        guard rowCount > 0 else { return nil }
+        let rows = try writeRows(target: target, after: previousSize, through: checkpoint.treeSize, to: package.file(HandoffPackage.rowsFile))
+        guard rows.count > 0 else { return nil }
         let proof = previousSize == 0 ? [] : try ledger.read { try $0.consistencyProof(from: previousSize, to: checkpoint.treeSize) }
         let manifest = HandoffManifest(
             package: (previous?.package ?? 0) + 1, senderTeam: identity.teamID, clientIDs: identity.clientIDs, targetTeam: target,
-            rowCount: rowCount, rowsSHA256: rowsSHA256, previousTreeSize: previousSize, previousManifestSHA256: previous?.manifestSHA256,
+            rowCount: rows.count, rowsSHA256: rows.sha256, rowsRoot: rows.root, previousTreeSize: previousSize,
+            previousManifestSHA256: previous?.manifestSHA256,
             issuedAt: time, checkpoint: checkpoint)
         let manifestBytes = Array(try SignedNote.signing(manifest.text, name: origin, key: key).serialized.utf8)
         try AtomicFile.write(manifestBytes, to: package.file(HandoffPackage.manifestFile), mode: 0o600)
@@ -56,7 +56,7 @@ public struct HandoffIssuer: Sendable {
         try AtomicFile.write(Array(submission.text.utf8), to: package.file(HandoffPackage.consistencyFile), mode: 0o600)
 
         let issued = HandoffIssued(
-            package: manifest.package, targetTeam: target, rowCount: rowCount, rowsSHA256: rowsSHA256,
+            package: manifest.package, targetTeam: target, rowCount: rows.count, rowsSHA256: rows.sha256,
             manifestSHA256: Hex.encode(SHA256.hash(data: manifestBytes)), previousTreeSize: Int(previousSize),
             checkpoint: CheckpointFields(checkpoint))
         let outcome = try await ledger.append(EventDraft(.handoffIssued(issued), idempotencyKey: "handoff-issued:\(target):\(manifest.package)"))
@@ -69,32 +69,38 @@ public struct HandoffIssuer: Sendable {
     }
 
     /// Streams the rows of the generated events for `target` in (`after`, `through`] into
-    /// `path`; returns how many and the file's SHA-256.
-    private func writeRows(target: String, after: UInt64, through: UInt64, to path: String) throws -> (Int, String) {
+    /// `path`, each with a salt of its own (v2); returns how many, the file's SHA-256 and the
+    /// rows' Merkle root.
+    private func writeRows(target: String, after: UInt64, through: UInt64, to path: String) throws -> (count: Int, sha256: String, root: String) {
+        let form = HandoffRowsForm.v2
         let writer = try AtomicFile.Writer(replacing: path, mode: 0o600)
         var hasher = SHA256()
-        var buffer: [UInt8] = []
+        var tree = MerkleFrontier()
+        var buffer: [UInt8] = form.header
+        var line: [UInt8] = []
         func flush() throws {
             hasher.update(data: buffer)
             try writer.write(buffer)
             buffer.removeAll(keepingCapacity: true)
         }
-        buffer.append(contentsOf: CSVField.line(HandoffPackage.rowColumns).utf8)
-        var count = 0
         if through > after {
             try ledger.read { view in
                 try view.forEachSequence(ofAny: [.transferIDGenerated], from: after + 1, through: through) { sequence in
                     guard let event = try view.event(sequence), case .transferIDGenerated(let body) = event.body, body.targetTeam == target,
                         let transferSub = event.identifiers.transferSub
                     else { return }
-                    buffer.append(contentsOf: CSVField.line([event.identifiers.accountID ?? "", transferSub, String(sequence)]).utf8)
-                    count += 1
+                    let salt = RowTree.newSalt()
+                    line.removeAll(keepingCapacity: true)
+                    form.appendRow(accountID: event.identifiers.accountID ?? "", transferSub: transferSub, sequence: sequence, salt: salt, to: &line)
+                    tree.append(leaf: RowTree.leafHash(kind: .handoffRow, row: line)) { _, _, _ in }
+                    buffer.append(contentsOf: line)
+                    buffer.append(contentsOf: [0x0D, 0x0A])
                     if buffer.count >= 1 << 20 { try flush() }
                 }
             }
         }
         try flush()
         try writer.commit()
-        return (count, Hex.encode(hasher.finalize()))
+        return (Int(tree.size), Hex.encode(hasher.finalize()), Hex.encode(tree.root))
     }
 }

@@ -18,6 +18,9 @@ public struct HandoffRefusal: Error, Sendable, CustomStringConvertible, ExitStat
         public static let manifestSignature = Reason(rawValue: "manifest-signature")
         /// `rows.csv` does not hash to the manifest's digest: a row was changed, removed or added.
         public static let rowsDigest = Reason(rawValue: "rows-digest")
+        /// The rows' Merkle root is not the one the (v2) manifest signs: the sender's package
+        /// cannot prove one row without the others.
+        public static let rowsRoot = Reason(rawValue: "rows-root")
         /// `rows.csv` is not the rows the manifest describes (its columns, count or sequence numbers).
         public static let rowsMismatch = Reason(rawValue: "rows-mismatch")
         /// The package is for another team than this ledger's.

@@ -13,6 +13,9 @@ public struct HandoffRows: Sendable {
     public var fileSHA256: String
     /// How many rows there are.
     public let count: Int
+    /// Their form: a package's (v2 rows are recorded with their salts and root, the rows beside
+    /// the event); a bare CSV's rows are recorded in v1 form.
+    public let form: HandoffRowsForm
     private let source: Source
 
     private enum Source: Sendable {
@@ -29,6 +32,7 @@ public struct HandoffRows: Sendable {
         manifestSHA256 = verified.manifestSHA256
         fileSHA256 = verified.rows.sha256
         count = verified.rows.count
+        form = verified.rows.form
         source = .package(verified.rows)
     }
 
@@ -36,11 +40,12 @@ public struct HandoffRows: Sendable {
     public init(unsigned list: UserList) {
         fileSHA256 = list.sha256
         count = list.users.count
+        form = .v1
         source = .unsigned(list.users)
     }
 
     /// How many chunks the rows make.
-    public var chunkCount: Int { max(1, (count + HandoffRowsReceived.rowsPerChunk - 1) / HandoffRowsReceived.rowsPerChunk) }
+    public var chunkCount: Int { max(1, (count + form.rowsPerChunk - 1) / form.rowsPerChunk) }
 
     /// What ``record(in:batch:)`` did.
     public struct Recorded: Sendable, Equatable {
@@ -79,8 +84,9 @@ public struct HandoffRows: Sendable {
                     let body = HandoffRowsReceived(
                         origin: origin, package: package, manifestSHA256: manifestSHA256, fileSHA256: fileSHA256, chunk: chunk.chunk,
                         chunkCount: chunkCount,
-                        rowCount: count, firstRow: chunk.chunk * HandoffRowsReceived.rowsPerChunk, accountIDs: chunk.rows.map(\.accountID),
-                        transferSubs: chunk.rows.map(\.transferSub), sequences: chunk.rows.compactMap { $0.sequence.map { Int($0) } })
+                        rowCount: count, firstRow: chunk.chunk * form.rowsPerChunk, accountIDs: chunk.rows.map(\.accountID),
+                        transferSubs: chunk.rows.map(\.transferSub), sequences: chunk.rows.compactMap { $0.sequence.map { Int($0) } },
+                        salts: chunk.rows.compactMap(\.salt))
                     return EventDraft(.handoffRowsReceived(body), idempotencyKey: body.idempotencyKey)
                 }
                 if let previous = appending { try account(previous.drafts, try await previous.task.value, into: &recorded, in: ledger) }
@@ -124,9 +130,9 @@ public struct HandoffRows: Sendable {
         HandoffRowsReceived.idempotencyKey(origin: origin, package: package, fileSHA256: fileSHA256, chunk: chunk)
     }
 
-    /// One row as a chunk event holds it: `account_id` ("" for none), `transfer_sub`, and the
-    /// sender's event (none for a bare CSV's row).
-    private typealias ChunkRow = (accountID: String, transferSub: String, sequence: UInt64?)
+    /// One row as a chunk event holds it: `account_id` ("" for none), `transfer_sub`, the
+    /// sender's event (none for a bare CSV's row) and the row's salt (v2).
+    private typealias ChunkRow = (accountID: String, transferSub: String, sequence: UInt64?, salt: [UInt8]?)
 
     /// The rows a chunk at a time, from either source.
     private struct ChunkReader {
@@ -147,11 +153,11 @@ public struct HandoffRows: Sendable {
         mutating func next() throws -> [ChunkRow] {
             if package != nil {
                 guard let chunk = try package?.next() else { throw LedgerError(.malformedRecord, "the package's rows ended before their last chunk") }
-                return chunk.map { ($0.accountID ?? "", $0.transferSub, $0.sequence) }
+                return chunk.map { ($0.accountID ?? "", $0.transferSub, $0.sequence, $0.salt) }
             }
-            let per = HandoffRowsReceived.rowsPerChunk
+            let per = HandoffRowsForm.v1.rowsPerChunk
             defer { chunk += 1 }
-            return users[min(chunk * per, users.count)..<min((chunk + 1) * per, users.count)].map { ($0.accountID ?? "", $0.identifier, nil) }
+            return users[min(chunk * per, users.count)..<min((chunk + 1) * per, users.count)].map { ($0.accountID ?? "", $0.identifier, nil, nil) }
         }
     }
 }

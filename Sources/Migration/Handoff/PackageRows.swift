@@ -3,14 +3,14 @@ import Ledger
 
 /// The rows of a package's `rows.csv`, checked in one streamed pass and read again chunk by
 /// chunk, in bounded memory: a block of the file at a time, plus 16 bytes a row for finding a
-/// user listed twice and 32 bytes per chunk of ``HandoffRowsReceived/rowsPerChunk`` rows.
+/// user listed twice and 64 bytes per chunk (``HandoffRowsForm/rowsPerChunk`` rows).
 ///
 /// The check (``check(_:against:)``) holds the file to the manifest: its SHA-256 is the
 /// manifest's `rows-sha256`, it is written as Handover writes it (the header, then one CRLF line
 /// per row, each field quoted only where it must be: so the rows, once recorded, can be checked
 /// against the manifest again), its row count is the manifest's, each row's event comes after the
-/// previous row's within the checkpoint's new events, each `transfer_sub` reads as Apple's and
-/// no user is listed twice. Each later read (``chunks()``) is held to the very bytes checked, a
+/// previous row's within the checkpoint's new events, each `transfer_sub` reads as Apple's, no
+/// user is listed twice and, in v2, the rows' Merkle root is the manifest's `rows-root`. Each later read (``chunks()``) is held to the very bytes checked, a
 /// chunk at a time: a file changed in between is refused before any row of the changed chunk is used.
 public struct PackageRows: Sendable {
     /// The file's path.
@@ -19,8 +19,12 @@ public struct PackageRows: Sendable {
     public let sha256: String
     /// How many rows it holds: the manifest's count.
     public let count: Int
+    /// The rows' form, the manifest's.
+    public let form: HandoffRowsForm
     /// SHA-256 of each chunk's lines, as checked.
     private let chunkDigests: [SHA256Hash]
+    /// Each chunk's row tree root (v2; empty in v1): nodes of the tree whose root the manifest signs.
+    public let chunkRoots: [SHA256Hash]
 
     /// How many chunks the rows make.
     public var chunkCount: Int { chunkDigests.count }
@@ -34,10 +38,11 @@ public struct PackageRows: Sendable {
         do { lines = try RowsFileLines(path) } catch { throw HandoffRefusal(.malformed, ErrorText.describing(error)) }
         var check = RowsCheck(path: path, fileSize: lines.fileSize, manifest: manifest)
         do {
-            guard try lines.next({ $0.elementsEqual(PackageRows.header) }) == true else {
+            let header = manifest.rowsForm.header
+            guard try lines.next({ $0.elementsEqual(header) }) == true else {
                 throw HandoffRefusal(
                     .rowsMismatch,
-                    "\(HandoffPackage.rowsFile)'s first line is not the header \(HandoffPackage.rowColumns.joined(separator: ",")) ended by CRLF")
+                    "\(HandoffPackage.rowsFile)'s first line is not the header \(manifest.rowsForm.columns.joined(separator: ",")) ended by CRLF")
             }
             while let problem = try lines.next({ check.take($0) }) {
                 if let problem { throw problem }
@@ -54,16 +59,15 @@ public struct PackageRows: Sendable {
                 .rowsDigest,
                 "\(HandoffPackage.rowsFile) hashes to \(digest), the manifest says \(manifest.rowsSHA256): a row was changed, removed or added")
         }
-        let chunkDigests = try check.finish(fileSHA256: digest)
-        return PackageRows(path: path, sha256: digest, count: check.count, chunkDigests: chunkDigests)
+        let chunks = try check.finish(fileSHA256: digest)
+        return PackageRows(
+            path: path, sha256: digest, count: check.count, form: manifest.rowsForm, chunkDigests: chunks.digests, chunkRoots: chunks.roots)
     }
 
     /// The refusal of a file whose bytes, read again, are not the ones checked: rows from
     /// `first` (0-based) on, or anywhere.
-    static func changed(_ first: Int?, count: Int = 0) -> HandoffRefusal {
-        let which = first.map {
-            "rows \($0 + 1) to \(min(count, $0 + HandoffRowsReceived.rowsPerChunk)) are not the ones checked, so none of them was used"
-        }
+    static func changed(_ first: Int?, count: Int = 0, chunk: Int = 0) -> HandoffRefusal {
+        let which = first.map { "rows \($0 + 1) to \(min(count, $0 + chunk)) are not the ones checked, so none of them was used" }
         return HandoffRefusal(
             .rowsDigest, "\(HandoffPackage.rowsFile) changed after it was checked: " + (which ?? "it no longer hashes to the manifest's rows-sha256"))
     }
@@ -109,8 +113,9 @@ public struct PackageRows: Sendable {
         /// chunk's bytes are not the ones checked (the file changed since).
         public mutating func next() throws -> [PackageListing.Row]? {
             guard chunk < rows.chunkCount else { return nil }
-            let first = chunk * HandoffRowsReceived.rowsPerChunk
-            let size = min(HandoffRowsReceived.rowsPerChunk, rows.count - first)
+            let per = rows.form.rowsPerChunk
+            let first = chunk * per
+            let size = min(per, rows.count - first)
             var hasher = SHA256()
             var found: [PackageListing.Row] = []
             found.reserveCapacity(size)
@@ -122,96 +127,19 @@ public struct PackageRows: Sendable {
                 while found.count < size,
                     let row = try lines.next({ line -> PackageListing.Row? in
                         hasher.update(bufferPointer: UnsafeRawBufferPointer(line))
-                        return RowLine(line).flatMap { $0.row }
+                        return HandoffRowLine(line, form: rows.form).flatMap { $0.row }
                     })
                 {
                     guard let row else { break }
                     found.append(row)
                 }
-            } catch is RowsFileLines.LineTooLong { throw PackageRows.changed(first, count: rows.count) }
+            } catch is RowsFileLines.LineTooLong { throw PackageRows.changed(first, count: rows.count, chunk: per) }
             // Any other error is the file's reading (a disk's), thrown as it is.
             guard found.count == size, SHA256Hash(hasher.finalize()) == rows.chunkDigests[chunk] else {
-                throw PackageRows.changed(first, count: rows.count)
+                throw PackageRows.changed(first, count: rows.count, chunk: per)
             }
             chunk += 1
             return found
         }
-    }
-
-    /// The header line as Handover writes it.
-    static let header = Array(CSVField.line(HandoffPackage.rowColumns).utf8)
-}
-
-/// One line of `rows.csv` split into its three fields, when it is written as Handover writes
-/// it: each field quoted only where it must be, the line ended by CRLF.
-struct RowLine {
-    /// The three fields' bytes (unquoted), one after another.
-    private let bytes: [UInt8]
-    private let ends: (Int, Int)
-
-    var accountID: ArraySlice<UInt8> { bytes[0..<ends.0] }
-    var transferSub: ArraySlice<UInt8> { bytes[ends.0..<ends.1] }
-    var sequence: ArraySlice<UInt8> { bytes[ends.1...] }
-
-    init?(_ line: UnsafeBufferPointer<UInt8>) {
-        guard line.count >= 2, line[line.count - 2] == 0x0D, line[line.count - 1] == 0x0A else { return nil }
-        let content = UnsafeBufferPointer(rebasing: line[..<(line.count - 2)])
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(content.count)
-        var ends: [Int] = []
-        var quoted = false
-        var i = 0
-        while true {
-            if i < content.count, content[i] == UInt8(ascii: "\"") {
-                quoted = true
-                i += 1
-                while true {
-                    guard i < content.count else { return nil }
-                    if content[i] == UInt8(ascii: "\"") {
-                        guard i + 1 < content.count, content[i + 1] == UInt8(ascii: "\"") else {
-                            i += 1
-                            break
-                        }
-                        i += 1
-                    }
-                    bytes.append(content[i])
-                    i += 1
-                }
-            } else {
-                while i < content.count, content[i] != UInt8(ascii: ",") {
-                    // A quote or a carriage return in an unquoted field is not Handover's writing.
-                    guard content[i] != UInt8(ascii: "\""), content[i] != 0x0D else { return nil }
-                    bytes.append(content[i])
-                    i += 1
-                }
-            }
-            ends.append(bytes.count)
-            guard i < content.count else { break }
-            guard content[i] == UInt8(ascii: ","), ends.count < 3 else { return nil }
-            i += 1
-        }
-        guard ends.count == 3 else { return nil }
-        self.bytes = bytes
-        self.ends = (ends[0], ends[1])
-        // Unquoted fields without a quote or a carriage return are written as they are; a quoted
-        // one must be one that needs its quotes.
-        if quoted {
-            var written: [UInt8] = []
-            written.reserveCapacity(line.count)
-            for (n, field) in [accountID, transferSub, sequence].enumerated() {
-                if n > 0 { written.append(UInt8(ascii: ",")) }
-                field.withUnsafeBufferPointer { CSVField.append($0, to: &written) }
-            }
-            written.append(contentsOf: [0x0D, 0x0A])
-            guard written.elementsEqual(line) else { return nil }
-        }
-    }
-
-    /// The row, when its fields read as text and its event as a number.
-    var row: PackageListing.Row? {
-        guard let account = String(validating: accountID, as: UTF8.self), let sub = String(validating: transferSub, as: UTF8.self),
-            let number = UInt64(String(decoding: sequence, as: UTF8.self))
-        else { return nil }
-        return PackageListing.Row(transferSub: sub, accountID: account.isEmpty ? nil : account, sequence: number)
     }
 }

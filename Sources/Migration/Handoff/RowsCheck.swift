@@ -2,7 +2,8 @@ import Crypto
 import Ledger
 
 /// The checks ``PackageRows/check(_:against:)`` makes of each row as it streams past, and of the
-/// rows as a whole at the end, keeping what the second read is held to: each chunk's SHA-256.
+/// rows as a whole at the end, keeping what the second read is held to (each chunk's SHA-256)
+/// and, in v2, each chunk's row tree root.
 struct RowsCheck {
     let path: String
     let manifest: HandoffManifest
@@ -12,6 +13,10 @@ struct RowsCheck {
     private var last: UInt64
     private var chunkHasher = SHA256()
     private var chunkDigests: [SHA256Hash] = []
+    /// The row tree of the chunk being read, and the roots of those read (v2).
+    private var chunkTree = MerkleFrontier()
+    private var chunkRoots: [SHA256Hash] = []
+    private var form: HandoffRowsForm { manifest.rowsForm }
     /// A 64-bit hash of each `transfer_sub` and each `account_id`, sorted at the end: equal
     /// neighbours are a user listed twice (or, rarely, a collision, told apart by a second read).
     private var subHashes: [UInt64] = []
@@ -35,10 +40,10 @@ struct RowsCheck {
             return HandoffRefusal(
                 .rowsMismatch, "\(HandoffPackage.rowsFile) has more than the \(manifest.rowCount) rows the manifest says (line \(line))")
         }
-        guard let fields = RowLine(bytes) else {
+        guard let fields = HandoffRowLine(bytes, form: form) else {
             return HandoffRefusal(
                 .rowsMismatch,
-                "\(path), line \(line): is not written as Handover writes it (each row a CRLF line of account_id, transfer_sub and seq, "
+                "\(path), line \(line): is not written as Handover writes it (each row a CRLF line of \(form.columns.joined(separator: ", ")), "
                     + "each field quoted only where it must be), so its rows could not be checked again once recorded")
         }
         let text = String(decoding: fields.sequence, as: UTF8.self)
@@ -56,33 +61,50 @@ struct RowsCheck {
             return mismatch(line, "account_id \"\(InertText.forScreen(account))\" begins or ends with white space")
         }
         if let problem = UserList.problem(withAccountID: account) { return mismatch(line, problem) }
+        if form == .v2 {
+            guard fields.saltBytes != nil else { return mismatch(line, "salt is not 32 lowercase hex digits") }
+            let row = Array(UnsafeBufferPointer(rebasing: bytes[..<(bytes.count - 2)]))
+            chunkTree.append(leaf: RowTree.leafHash(kind: .handoffRow, row: row)) { _, _, _ in }
+        }
         subHashes.append(RowsCheck.hash(fields.transferSub))
         if !account.isEmpty { accountHashes.append(RowsCheck.hash(fields.accountID)) }
         chunkHasher.update(bufferPointer: UnsafeRawBufferPointer(bytes))
         count += 1
-        if count % HandoffRowsReceived.rowsPerChunk == 0 { closeChunk() }
+        if count % form.rowsPerChunk == 0 { closeChunk() }
         return nil
     }
 
     /// The checks of the rows as a whole, once the file has been read and its digest found to be
     /// `fileSHA256`, the manifest's: the problem found on the way, the count, a user listed
-    /// twice. Returns each chunk's SHA-256; throws a ``HandoffRefusal``.
-    mutating func finish(fileSHA256: String) throws -> [SHA256Hash] {
+    /// twice, the rows' root (v2). Returns each chunk's SHA-256 and row tree root (v2); throws a
+    /// ``HandoffRefusal``.
+    mutating func finish(fileSHA256: String) throws -> (digests: [SHA256Hash], roots: [SHA256Hash]) {
         if let problem { throw problem }
         guard count > 0 else { throw HandoffRefusal(.rowsMismatch, "\(path): has a header but no users") }
         guard count == manifest.rowCount else {
             throw HandoffRefusal(.rowsMismatch, "\(HandoffPackage.rowsFile) has \(count) rows, the manifest says \(manifest.rowCount)")
         }
-        if count % HandoffRowsReceived.rowsPerChunk != 0 { closeChunk() }
+        if count % form.rowsPerChunk != 0 { closeChunk() }
         let subs = RowsCheck.repeated(&subHashes)
         let accounts = RowsCheck.repeated(&accountHashes)
         if !subs.isEmpty || !accounts.isEmpty, let twice = try listedTwice(subs: subs, accounts: accounts, fileSHA256: fileSHA256) { throw twice }
-        return chunkDigests
+        if let signed = manifest.rowsRoot {
+            let root = Hex.encode(RowTree(leaves: chunkRoots).root.bytes)
+            guard root == signed else {
+                throw HandoffRefusal(
+                    .rowsRoot, "the rows' Merkle root is \(root), the manifest signs \(signed): no row of this package could be proven alone")
+            }
+        }
+        return (chunkDigests, chunkRoots)
     }
 
     private mutating func closeChunk() {
         chunkDigests.append(SHA256Hash(chunkHasher.finalize()))
         chunkHasher = SHA256()
+        if form == .v2 {
+            chunkRoots.append(SHA256Hash(chunkTree.root)!)
+            chunkTree = MerkleFrontier()
+        }
     }
 
     private func mismatch(_ line: Int, _ problem: String) -> HandoffRefusal {
@@ -101,8 +123,10 @@ struct RowsCheck {
         var accountLines: [[UInt8]: Int] = [:]
         var line = 1
         while true {
-            let next: RowLine??
-            do { next = try lines.next { RowLine($0) } } catch is RowsFileLines.LineTooLong { throw PackageRows.changed(nil) } catch {
+            let next: HandoffRowLine??
+            do { next = try lines.next { HandoffRowLine($0, form: form) } } catch is RowsFileLines.LineTooLong {
+                throw PackageRows.changed(nil)
+            } catch {
                 throw HandoffRefusal(.malformed, ErrorText.describing(error))
             }
             guard let read = next else { break }

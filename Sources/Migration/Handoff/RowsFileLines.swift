@@ -14,8 +14,9 @@ struct RowsFileLines {
     static let blockSize = 1 << 20
     /// Longer than any row of a package, line end included: an `account_id` of at most
     /// ``Identifiers/maximumLength`` bytes, quoted with each quote doubled, a `transfer_sub` of at
-    /// most as many (never quoted: it holds no comma or quote) and a `seq` of at most 20 digits.
-    static let longestLine = 3 * Identifiers.maximumLength + 32
+    /// most as many (never quoted: it holds no comma or quote), a `seq` of at most 20 digits and a
+    /// salt of 32 hex digits.
+    static let longestLine = 3 * Identifiers.maximumLength + 32 + 1 + 2 * RowTree.saltLength
 
     private let stream: FileBytes.Stream
     private var buffer: [UInt8] = []

@@ -112,6 +112,8 @@ public struct HandoffReceived: Hashable, Sendable {
     public var package: Int
     public var rowCount: Int
     public var rowsSHA256: String
+    /// The rows' Merkle root the manifest signs (v2), hex; nil for a v1 package.
+    public var rowsRoot: String?
     public var manifestSHA256: String
     /// The manifest itself, the signed note exactly as received (at most 64 KiB): evidence
     /// anyone can check again with the sender's verifier key.
@@ -122,13 +124,14 @@ public struct HandoffReceived: Hashable, Sendable {
     public var checkpoint: CheckpointFields
 
     public init(
-        senderTeam: String, package: Int, rowCount: Int, rowsSHA256: String, manifestSHA256: String, manifest: String, packagePath: String,
-        checkpoint: CheckpointFields
+        senderTeam: String, package: Int, rowCount: Int, rowsSHA256: String, rowsRoot: String? = nil, manifestSHA256: String, manifest: String,
+        packagePath: String, checkpoint: CheckpointFields
     ) {
         self.senderTeam = senderTeam
         self.package = package
         self.rowCount = rowCount
         self.rowsSHA256 = rowsSHA256
+        self.rowsRoot = rowsRoot
         self.manifestSHA256 = manifestSHA256
         self.manifest = manifest
         self.packagePath = packagePath
@@ -144,6 +147,7 @@ public struct HandoffReceived: Hashable, Sendable {
         w.field("package", package)
         w.field("package_path", packagePath)
         w.field("row_count", rowCount)
+        w.field("rows_root", rowsRoot)
         w.field("rows_sha256", rowsSHA256)
         w.field("sender_team", senderTeam)
         w.endObject()
@@ -152,7 +156,7 @@ public struct HandoffReceived: Hashable, Sendable {
     init(reading r: FieldReader) throws {
         self.init(
             senderTeam: try r.string("sender_team"), package: try r.int("package", in: HandoffManifest.packagesAllowed),
-            rowCount: try r.count("row_count"), rowsSHA256: try r.string("rows_sha256"),
+            rowCount: try r.count("row_count"), rowsSHA256: try r.string("rows_sha256"), rowsRoot: try r.optionalString("rows_root"),
             manifestSHA256: try r.string("manifest_sha256"), manifest: try r.string("manifest"), packagePath: try r.string("package_path"),
             checkpoint: try CheckpointFields(reading: r.object("checkpoint")))
     }

@@ -3,15 +3,20 @@
 /// `transfer_sub`, with team A's `account_id` and the package number) from the moment the
 /// package arrives.
 ///
-/// A package's rows are recorded as consecutive chunks of at most ``rowsPerChunk`` rows, each
-/// its own event (bounded at any package size). The rows are kept as parallel arrays in file
-/// order; for a signed package, `rows.csv` as Handover writes it (the header, then each row as
-/// a CSV line ended by CRLF) rebuilt from every chunk in order hashes to the manifest's
+/// A package's rows are recorded as consecutive chunks of at most ``HandoffRowsForm/rowsPerChunk``
+/// rows, each its own event (bounded at any package size). The rows are kept as parallel arrays
+/// in file order; for a signed package, `rows.csv` as Handover writes it (the header, then each
+/// row as a CSV line ended by CRLF) rebuilt from every chunk in order hashes to the manifest's
 /// `rows-sha256`, which `verify` checks. The envelope names no user (an envelope holds one
 /// identifier of each kind): the fold reads the users from the body.
+///
+/// The rows of a v2 package are not in the event's JSON: it holds their Merkle root
+/// (``rowsRoot``, a node of the tree whose root the manifest signs) and count, and each row's
+/// CSV line is stored beside the event in the `rows` database (``rowLines``), so that one row
+/// can be shown with its path to the root without the others. Decoded from its JSON alone, such
+/// a body lacks its rows (``lacksRows``) until ``attach(rowLines:)`` gives them back; a
+/// ``LogView`` does that for every event it reads.
 public struct HandoffRowsReceived: Hashable, Sendable {
-    /// The most rows one event holds.
-    public static let rowsPerChunk = 1_000
 
     /// The sender ledger's origin (the pinned key's name); nil for a bare CSV.
     public var origin: String?
@@ -32,10 +37,23 @@ public struct HandoffRowsReceived: Hashable, Sendable {
     public var accountIDs: [String]
     public var transferSubs: [String]
     public var sequences: [Int]
+    /// v2: each row's salt; empty in v1.
+    public var salts: [[UInt8]]
+    /// v2: the chunk's row tree root; nil in v1.
+    public var rowsRoot: SHA256Hash?
+    /// How many rows this chunk holds (those of a v2 body decoded from its JSON alone included).
+    public private(set) var chunkRows: Int
 
+    /// The form of the rows: v2 when they commit to a root.
+    public var form: HandoffRowsForm { rowsRoot == nil ? .v1 : .v2 }
+
+    /// Whether this is a v2 body read from its JSON alone, its rows not attached yet.
+    public var lacksRows: Bool { transferSubs.count != chunkRows }
+
+    /// A chunk in v1 form (salts empty) or in v2 form (a salt for each row; the root is computed).
     public init(
         origin: String?, package: Int?, manifestSHA256: String?, fileSHA256: String, chunk: Int, chunkCount: Int, rowCount: Int, firstRow: Int,
-        accountIDs: [String], transferSubs: [String], sequences: [Int]
+        accountIDs: [String], transferSubs: [String], sequences: [Int], salts: [[UInt8]] = []
     ) {
         self.origin = origin
         self.package = package
@@ -48,6 +66,48 @@ public struct HandoffRowsReceived: Hashable, Sendable {
         self.accountIDs = accountIDs
         self.transferSubs = transferSubs
         self.sequences = sequences
+        precondition(salts.isEmpty || salts.count == transferSubs.count, "a v2 chunk has a salt for each row")
+        self.salts = salts
+        chunkRows = transferSubs.count
+        rowsRoot = salts.isEmpty ? nil : RowTree(kind: .handoffRow, rows: lines()).root
+    }
+
+    /// v2: each row's CSV line as the `rows` database holds it (the row's leaf bytes); empty in v1.
+    public var rowLines: [[UInt8]] { form == .v2 && !lacksRows ? lines() : [] }
+
+    /// Each row's v2 line, from the arrays and the salts.
+    private func lines() -> [[UInt8]] {
+        salts.indices.map { i in
+            var line: [UInt8] = []
+            HandoffRowsForm.v2.appendRow(
+                accountID: accountIDs[i], transferSub: transferSubs[i], sequence: UInt64(sequences[i]), salt: salts[i], to: &line)
+            return line
+        }
+    }
+
+    /// Gives a v2 body read from its JSON its rows, read from the `rows` database: each must be
+    /// a v2 row line, and together they must hash to ``rowsRoot``.
+    public mutating func attach(rowLines lines: [[UInt8]]) throws {
+        guard let rowsRoot, lines.count == chunkRows else {
+            throw LedgerError(.malformedRecord, "handoff rows: \(lines.count) stored rows for a chunk of \(chunkRows)")
+        }
+        guard RowTree(kind: .handoffRow, rows: lines).root == rowsRoot else {
+            throw LedgerError(.malformedRecord, "handoff rows: the stored rows do not hash to the chunk's rows_root: a row was changed")
+        }
+        var accountIDs: [String] = []
+        var transferSubs: [String] = []
+        var sequences: [Int] = []
+        var salts: [[UInt8]] = []
+        for line in lines {
+            guard let row = HandoffRowLine(line, form: .v2), let accountID = row.accountIDText, let transferSub = row.transferSubText,
+                let sequence = row.sequenceNumber, sequence <= UInt64(Int64.max), let salt = row.saltBytes
+            else { throw LedgerError(.malformedRecord, "handoff rows: a stored row is not a v2 rows.csv line") }
+            accountIDs.append(accountID)
+            transferSubs.append(transferSub)
+            sequences.append(Int(sequence))
+            salts.append(salt)
+        }
+        (self.accountIDs, self.transferSubs, self.sequences, self.salts) = (accountIDs, transferSubs, sequences, salts)
     }
 
     /// Whether the rows came in a signed package (else a bare CSV).
@@ -64,6 +124,21 @@ public struct HandoffRowsReceived: Hashable, Sendable {
     public var idempotencyKey: String { Self.idempotencyKey(origin: origin, package: package, fileSHA256: fileSHA256, chunk: chunk) }
 
     func write(to w: inout JSONWriter) {
+        if let rowsRoot {
+            w.beginObject()
+            w.field("chunk", chunk)
+            w.field("chunk_count", chunkCount)
+            w.field("file_sha256", fileSHA256)
+            w.field("first_row", firstRow)
+            w.field("manifest_sha256", manifestSHA256)
+            w.field("origin", origin)
+            w.field("package", package)
+            w.field("row_count", rowCount)
+            w.field("rows", chunkRows)
+            w.field("rows_root", Hex.encode(rowsRoot.bytes))
+            w.endObject()
+            return
+        }
         w.beginObject()
         w.key("account_ids")
         w.beginArray()
@@ -90,23 +165,32 @@ public struct HandoffRowsReceived: Hashable, Sendable {
 
     init(reading r: FieldReader) throws {
         let signed = r.has("manifest_sha256")
+        let v2 = r.has("rows_root")
         self.init(
             origin: try r.optionalString("origin"), package: try r.has("package") ? r.int("package", in: HandoffManifest.packagesAllowed) : nil,
             manifestSHA256: try r.optionalString("manifest_sha256"), fileSHA256: try r.string("file_sha256"),
             chunk: try r.count("chunk"), chunkCount: try r.int("chunk_count", in: 1...Int(Int32.max)),
             rowCount: try r.int("row_count", in: 0...Int(Int32.max)),
-            firstRow: try r.int("first_row", in: 0...Int(Int32.max)), accountIDs: try r.stringArray("account_ids"),
-            transferSubs: try r.stringArray("transfer_subs"),
-            sequences: try r.countArray("sequences"))
-        guard (origin != nil) == signed, (package != nil) == signed else {
-            throw LedgerError(.malformedRecord, "handoff rows: origin, package and manifest_sha256 go together")
+            firstRow: try r.int("first_row", in: 0...Int(Int32.max)), accountIDs: v2 ? [] : try r.stringArray("account_ids"),
+            transferSubs: v2 ? [] : try r.stringArray("transfer_subs"),
+            sequences: v2 ? [] : try r.countArray("sequences"))
+        if v2 {
+            let text = try r.string("rows_root")
+            guard let root = Hex.decode(text).flatMap({ SHA256Hash($0) }), Hex.encode(root.bytes) == text else {
+                throw LedgerError(.malformedRecord, "handoff rows: rows_root is not a SHA-256 in lowercase hex")
+            }
+            rowsRoot = root
+            chunkRows = try r.int("rows", in: 1...HandoffRowsForm.v2.rowsPerChunk)
+        }
+        guard (origin != nil) == signed, (package != nil) == signed, signed || !v2 else {
+            throw LedgerError(.malformedRecord, "handoff rows: origin, package and manifest_sha256 go together, and rows_root with them")
         }
         guard chunk < chunkCount, accountIDs.count == transferSubs.count, sequences.count == (signed ? transferSubs.count : 0),
-            transferSubs.count <= Self.rowsPerChunk, firstRow + transferSubs.count <= rowCount
+            chunkRows <= form.rowsPerChunk, firstRow + chunkRows <= rowCount
         else {
             throw LedgerError(
                 .malformedRecord,
-                "handoff rows: chunk \(chunk) of \(chunkCount), rows \(firstRow) + \(transferSubs.count) of \(rowCount), arrays of unequal length")
+                "handoff rows: chunk \(chunk) of \(chunkCount), rows \(firstRow) + \(chunkRows) of \(rowCount), arrays of unequal length")
         }
     }
 }

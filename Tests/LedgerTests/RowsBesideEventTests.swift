@@ -1,0 +1,182 @@
+import Foundation
+import LMDB
+import TestSupport
+import Testing
+
+@testable import Ledger
+
+/// A v2 package's rows, kept beside their "handoff rows received" event in the `rows`
+/// database: the event's leaf holds their root and not them; every reader gets them back; a
+/// changed, missing or stray row is found; a format-2 ledger is upgraded to keep them.
+@Suite("rows kept beside their event")
+struct RowsBesideEventTests {
+    static let origin = "handover/AAAA111111/o"
+
+    /// Row `i` of the package: every third without an account, some accounts needing quotes.
+    static func row(_ i: Int) -> (accountID: String, transferSub: String, sequence: Int) {
+        (i % 3 == 0 ? "" : "acct,\"\(i)\"", "t.secret.\(i)", i + 10)
+    }
+
+    /// A package of `count` rows as team B records it: its chunks of 1,024 (v2) and the "handoff
+    /// received" that the manifest's digest and root are read from.
+    static func package(of count: Int, salts: [[UInt8]]? = nil) -> (chunks: [HandoffRowsReceived], received: HandoffReceived) {
+        let salts = salts ?? (0..<count).map { _ in RowTree.newSalt() }
+        var digest = HandoffRowsDigest(form: .v2)
+        for i in 0..<count {
+            let r = row(i)
+            digest.add(accountID: r.accountID, transferSub: r.transferSub, sequence: UInt64(r.sequence), salt: salts[i])
+        }
+        let fileSHA256 = digest.finalize()
+        let per = HandoffRowsForm.v2.rowsPerChunk
+        let chunkCount = (count + per - 1) / per
+        let chunks = (0..<chunkCount).map { index in
+            let rows = (index * per)..<min(count, (index + 1) * per)
+            return HandoffRowsReceived(
+                origin: origin, package: 1, manifestSHA256: String(repeating: "a", count: 64), fileSHA256: fileSHA256, chunk: index,
+                chunkCount: chunkCount, rowCount: count, firstRow: rows.lowerBound, accountIDs: rows.map { row($0).accountID },
+                transferSubs: rows.map { row($0).transferSub }, sequences: rows.map { row($0).sequence }, salts: Array(salts[rows]))
+        }
+        let root = RowTree(leaves: chunks.compactMap(\.rowsRoot)).root
+        let received = HandoffReceived(
+            senderTeam: "AAAA111111", package: 1, rowCount: count, rowsSHA256: fileSHA256, rowsRoot: Hex.encode(root.bytes),
+            manifestSHA256: String(repeating: "a", count: 64), manifest: "handover-handoff/v2\n…", packagePath: "handoff-0001",
+            checkpoint: CheckpointFields(
+                origin: origin, treeSize: 4_000, rootHash: "7f1u3xh1m9g9c0uK0S5Tq2lQ3Yy1mN0nq9XjQe4bq5U=", time: .now(), signature: "AAAA"))
+        return (chunks, received)
+    }
+
+    /// A ledger holding package `package` as received: its "handoff received", then its chunks.
+    static func ledger(
+        in dir: TemporaryDirectory, holding package: (chunks: [HandoffRowsReceived], received: HandoffReceived)
+    ) async throws
+        -> (Ledger, [UInt64])
+    {
+        let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
+        _ = try await ledger.append(EventDraft(.handoffReceived(package.received), idempotencyKey: "handoff-received:\(origin):1"))
+        let outcomes = try await ledger.append(
+            contentsOf: package.chunks.map { EventDraft(.handoffRowsReceived($0), idempotencyKey: $0.idempotencyKey) })
+        return (ledger, outcomes.map(\.sequence))
+    }
+
+    @Test("the event's JSON holds the rows' root and count, not the rows; the rows database holds each row's line; readers get the rows back")
+    func rowsStoredBeside() async throws {
+        let dir = TemporaryDirectory()
+        let package = Self.package(of: 5)
+        let (ledger, sequences) = try await Self.ledger(in: dir, holding: package)
+        defer { ledger.close() }
+        let body = package.chunks[0]
+        let sequence = sequences[0]
+        try ledger.read { view in
+            let json = String(decoding: try LogView.eventJSON(ofStoredRecord: #require(try view.record(sequence)), sequence: sequence), as: UTF8.self)
+            #expect(!json.contains("t.secret") && !json.contains("account_ids"), "\(json)")
+            let root = Hex.encode(try #require(body.rowsRoot).bytes)
+            #expect(json.contains("\"rows\":5") && json.contains("\"rows_root\":\"\(root)\""))
+            let stored = try view.storedRows(of: sequence, count: 5)
+            #expect(stored == body.rowLines)
+            #expect(String(decoding: stored[1], as: UTF8.self) == "\"acct,\"\"1\"\"\",t.secret.1,11,\(Hex.encode(body.salts[1]))")
+            #expect(String(decoding: stored[0], as: UTF8.self) == ",t.secret.0,10,\(Hex.encode(body.salts[0]))")
+            guard case .handoffRowsReceived(let read) = try #require(try view.event(sequence)).body else {
+                Issue.record("not a handoff rows received")
+                return
+            }
+            #expect(read == body, "the rows read back are the rows appended")
+            var seen: HandoffRowsReceived?
+            try view.forEachEvent(from: sequence, through: sequence) { if case .handoffRowsReceived(let b) = $0.body { seen = b } }
+            #expect(seen == body)
+        }
+        #expect(try ledger.verify().isIntact)
+        #expect(try ledger.read { try HandoffRowsCheck($0) }.problem == nil)
+    }
+
+    @Test("a changed row, a missing row and a stray row are each found, naming the event")
+    func tamperedRowsFound() async throws {
+        let dir = TemporaryDirectory()
+        let (ledger, sequences) = try await Self.ledger(in: dir, holding: Self.package(of: 4))
+        defer { ledger.close() }
+        let sequence = sequences[0]
+        func rows(_ change: (WriteTransaction, Database) throws -> Void) throws {
+            try ledger.environment.write { txn in try change(txn, try txn.openDatabase("rows", create: false)) }
+        }
+        func problem() throws -> String? { try ledger.read { try HandoffRowsCheck($0) }.problem.map { "\($0.sequence): \($0.text)" } }
+
+        let second = LedgerSchema.rowKey(sequence, 1)
+        let original = try ledger.read { view in try view.storedRows(of: sequence, count: 4)[1] }
+        var changed = original
+        changed[0] ^= 0x01
+        try rows { txn, db in try txn.put(db, key: second, value: changed) }
+        #expect(try problem()?.contains("\(sequence): handoff rows: the stored rows do not hash to the chunk's rows_root") == true)
+        #expect(throws: LedgerError.self) { try ledger.read { try $0.event(sequence) } }
+
+        try rows { txn, db in try txn.delete(db, key: second) }
+        #expect(try problem()?.contains("the rows database holds 1 consecutive rows of its 4") == true)
+
+        try rows { txn, db in
+            try txn.put(db, key: second, value: original)
+            try txn.put(db, key: LedgerSchema.rowKey(sequence + 7, 0), value: original)
+        }
+        #expect(try problem()?.contains("the rows database holds 5 rows") == true)
+        try rows { txn, db in try txn.delete(db, key: LedgerSchema.rowKey(sequence + 7, 0)) }
+        #expect(try problem() == nil)
+    }
+
+    @Test("a package's chunks of 1,024 rows each carry a node of the package's row tree: their roots lead to the package's root")
+    func chunkRootsLeadToThePackageRoot() {
+        let chunks = Self.package(of: 2_500).chunks
+        #expect(chunks.map(\.transferSubs.count) == [1_024, 1_024, 452])
+        let all = RowTree(kind: .handoffRow, rows: chunks.flatMap(\.rowLines))
+        #expect(RowTree(leaves: chunks.compactMap(\.rowsRoot)).root == all.root)
+    }
+
+    @Test("a package received in chunks verifies: its rows rebuild the manifest's file and lead to its root; rows that do not are found")
+    func packageVerifies() async throws {
+        let dir = TemporaryDirectory()
+        let package = Self.package(of: 2_100)
+        let (ledger, _) = try await Self.ledger(in: dir, holding: package)
+        defer { ledger.close() }
+        #expect(try ledger.verify().isIntact)
+        let check = try ledger.read { try HandoffRowsCheck($0) }
+        #expect(check.problem == nil && check.handoffs.map(\.chunksRecorded) == [3])
+
+        // The same rows under a root the manifest does not sign.
+        let other = TemporaryDirectory()
+        var wrong = Self.package(of: 2_100)
+        wrong.received.rowsRoot = String(repeating: "0", count: 64)
+        let (misfiled, _) = try await Self.ledger(in: other, holding: wrong)
+        defer { misfiled.close() }
+        #expect(try misfiled.read { try HandoffRowsCheck($0) }.problem?.text.contains("do not lead to the manifest's rows-root") == true)
+    }
+
+    @Test("a format-2 ledger opened for writing gets the rows database and format 3, nothing else changed; read only, it is read as it is")
+    func formatTwoUpgraded() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.sub("l")
+        do {
+            let ledger = try await Ledger.create(at: path, testIdentity())
+            ledger.close()
+        }
+        // What a version before rows kept beside their events wrote.
+        do {
+            let environment = try Environment(path: path, options: Environment.Options(mapSize: 1 << 24))
+            try environment.write { txn in
+                try txn.drop(try txn.openDatabase("rows", create: false))
+                try txn.put(try txn.openDatabase("meta", create: false), key: Array("format".utf8), value: Array("handover-ledger/2".utf8))
+            }
+        }
+        let head = try Ledger.open(at: path, options: Ledger.Options(access: .readOnly))
+        #expect(head.upgrades.isEmpty && head.schema.rows == nil)
+        #expect(try head.verify().isIntact)
+        head.close()
+
+        let ledger = try Ledger.open(at: path)
+        defer { ledger.close() }
+        #expect(ledger.upgrades == ["format 2 to 3: the database of batch events' rows added (events unchanged)"])
+        #expect(
+            try ledger.read { try $0.transaction.get($0.schema.meta, key: Array("format".utf8)).map { Array($0) } } == Array("handover-ledger/3".utf8)
+        )
+        let package = Self.package(of: 2)
+        _ = try await ledger.append(EventDraft(.handoffReceived(package.received), idempotencyKey: "handoff-received:\(Self.origin):1"))
+        _ = try await ledger.append(EventDraft(.handoffRowsReceived(package.chunks[0]), idempotencyKey: package.chunks[0].idempotencyKey))
+        #expect(try ledger.verify().isIntact)
+        #expect(try ledger.read { try HandoffRowsCheck($0) }.problem == nil)
+    }
+}
