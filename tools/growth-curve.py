@@ -135,7 +135,7 @@ def main():
             print(f"| {r['command']} | " + " | ".join(cells) + f" | {k} | {at} | {mems} | {mem_at} |")
         if disk_target:
             print()
-            print("Disk: " + ", ".join(f"{n / 1e6:g}M: {b:.0f} bytes/event" for n, b, _, _ in disk)
+            print("Disk: " + ", ".join(f"{n / 1e6:g}M: {b:.0f} bytes/event" for n, b, _, _ in disk if b is not None)
                   + f"; 10^8 events: about {disk_target / 1e9:.0f} GB with the key store.")
     out = {"sizes": [n for n, _ in sizes], "target_events": TARGET, "commands": rows,
            "disk_bytes_per_event": {n: b for n, b, _, _ in disk}, "disk_bytes_at_1e8_with_keys": disk_target}
