@@ -124,26 +124,13 @@ public struct HandoffRowsReceived: Hashable, Sendable {
     public var idempotencyKey: String { Self.idempotencyKey(origin: origin, package: package, fileSHA256: fileSHA256, chunk: chunk) }
 
     func write(to w: inout JSONWriter) {
-        if let rowsRoot {
-            w.beginObject()
-            w.field("chunk", chunk)
-            w.field("chunk_count", chunkCount)
-            w.field("file_sha256", fileSHA256)
-            w.field("first_row", firstRow)
-            w.field("manifest_sha256", manifestSHA256)
-            w.field("origin", origin)
-            w.field("package", package)
-            w.field("row_count", rowCount)
-            w.field("rows", chunkRows)
-            w.field("rows_root", Hex.encode(rowsRoot.bytes))
-            w.endObject()
-            return
-        }
         w.beginObject()
-        w.key("account_ids")
-        w.beginArray()
-        for id in accountIDs { w.string(id) }
-        w.endArray()
+        if rowsRoot == nil {
+            w.key("account_ids")
+            w.beginArray()
+            for id in accountIDs { w.string(id) }
+            w.endArray()
+        }
         w.field("chunk", chunk)
         w.field("chunk_count", chunkCount)
         w.field("file_sha256", fileSHA256)
@@ -152,14 +139,20 @@ public struct HandoffRowsReceived: Hashable, Sendable {
         w.field("origin", origin)
         w.field("package", package)
         w.field("row_count", rowCount)
-        w.key("sequences")
-        w.beginArray()
-        for s in sequences { w.int(s) }
-        w.endArray()
-        w.key("transfer_subs")
-        w.beginArray()
-        for s in transferSubs { w.string(s) }
-        w.endArray()
+        if let rowsRoot {
+            // v2: the rows are kept beside the event; their count and root stand for them.
+            w.field("rows", chunkRows)
+            w.field("rows_root", Hex.encode(rowsRoot.bytes))
+        } else {
+            w.key("sequences")
+            w.beginArray()
+            for s in sequences { w.int(s) }
+            w.endArray()
+            w.key("transfer_subs")
+            w.beginArray()
+            for s in transferSubs { w.string(s) }
+            w.endArray()
+        }
         w.endObject()
     }
 
