@@ -32,13 +32,13 @@ enum EvidenceGuide {
         exactly one file in `proofs/` of the same `SEQ`, and the other way round.
 
         "About one user" means the events whose envelope names one of the user's identifiers. A team B
-        ledger's "handoff rows received" events name nobody in their envelope: each holds up to 1,000
+        ledger's "handoff rows received" events name nobody in their envelope: each holds up to 1,024
         users' rows, and one person's bundle must not disclose the others'. A bundle therefore never
         carries them. That the person was handed over is shown by team A's side instead: a two-sided
         bundle (below) holds A's "transfer ID generated" with the package that listed it, A's signed
-        manifest, and B's "handoff received" of that manifest. A proof of one row against the manifest
-        alone would need a Merkle root over the rows in the manifest; manifests do not carry one, so no
-        package allows it.
+        manifest, and B's "handoff received" of that manifest. (A v2 manifest signs a Merkle root over
+        its rows, with which one row can be proven alone: audit-evidence.md, "Row commitments"; a
+        bundle does not carry such a row proof.)
 
         ## `events/SEQ.json`
 
