@@ -13,6 +13,14 @@ public struct RowTree: Sendable {
     public enum Kind: String, CaseIterable, Sendable {
         /// A line of a handoff package's `rows.csv` (team A's listing, team B's receipt).
         case handoffRow = "handover-handoff-row/v1"
+
+        /// `0x00 ‖ tag ‖ 0x0A`: what a leaf hash takes before the row, made once.
+        var leafPrefix: [UInt8] {
+            switch self {
+            case .handoffRow: return Self.handoffRowPrefix
+            }
+        }
+        private static let handoffRowPrefix = [0x00] + Array(Kind.handoffRow.rawValue.utf8) + [0x0A]
     }
 
     /// Bytes of random salt in each row.
@@ -37,10 +45,12 @@ public struct RowTree: Sendable {
 
     /// `SHA-256(0x00 ‖ tag ‖ 0x0A ‖ row)`: the leaf hash of one row of kind `kind`.
     public static func leafHash(kind: Kind, row: [UInt8]) -> SHA256Hash {
-        var prefix: [UInt8] = [0x00]
-        prefix.append(contentsOf: kind.rawValue.utf8)
-        prefix.append(0x0A)
-        return prefix.withUnsafeBytes { prefix in row.withUnsafeBytes { SHA256Hash(hashing: prefix, $0) } }
+        row.withUnsafeBytes { leafHash(kind: kind, row: $0) }
+    }
+
+    /// The leaf hash of one row of kind `kind` whose bytes `row` lends.
+    public static func leafHash(kind: Kind, row: UnsafeRawBufferPointer) -> SHA256Hash {
+        kind.leafPrefix.withUnsafeBytes { SHA256Hash(hashing: $0, row) }
     }
 
     /// The number of rows.

@@ -26,15 +26,19 @@ public struct HandoffRowLine: Sendable {
 
     /// A line as stored in the `rows` database: without its CRLF.
     public init?(_ row: [UInt8], form: HandoffRowsForm) {
-        guard let line = (row + [0x0D, 0x0A]).withUnsafeBufferPointer({ HandoffRowLine($0, form: form) }) else { return nil }
+        guard let line = row.withUnsafeBufferPointer({ HandoffRowLine(content: $0, form: form) }) else { return nil }
         self = line
     }
 
     /// A line of `rows.csv`, its CRLF included.
     public init?(_ line: UnsafeBufferPointer<UInt8>, form: HandoffRowsForm) {
-        let fieldCount = form.columns.count
         guard line.count >= 2, line[line.count - 2] == 0x0D, line[line.count - 1] == 0x0A else { return nil }
-        let content = UnsafeBufferPointer(rebasing: line[..<(line.count - 2)])
+        self.init(content: UnsafeBufferPointer(rebasing: line[..<(line.count - 2)]), form: form)
+    }
+
+    /// A line's fields without its line end.
+    private init?(content: UnsafeBufferPointer<UInt8>, form: HandoffRowsForm) {
+        let fieldCount = form.columns.count
         var bytes: [UInt8] = []
         bytes.reserveCapacity(content.count)
         var ends: [Int] = []
@@ -76,15 +80,14 @@ public struct HandoffRowLine: Sendable {
         // one must be one that needs its quotes.
         if quoted {
             var written: [UInt8] = []
-            written.reserveCapacity(line.count)
+            written.reserveCapacity(content.count)
             var start = 0
             for (n, end) in ends.enumerated() {
                 if n > 0 { written.append(UInt8(ascii: ",")) }
                 bytes[start..<end].withUnsafeBufferPointer { CSVField.append($0, to: &written) }
                 start = end
             }
-            written.append(contentsOf: [0x0D, 0x0A])
-            guard written.elementsEqual(line) else { return nil }
+            guard written.elementsEqual(content) else { return nil }
         }
     }
 

@@ -23,8 +23,6 @@ public struct PackageRows: Sendable {
     public let form: HandoffRowsForm
     /// SHA-256 of each chunk's lines, as checked.
     private let chunkDigests: [SHA256Hash]
-    /// Each chunk's row tree root (v2; empty in v1): nodes of the tree whose root the manifest signs.
-    public let chunkRoots: [SHA256Hash]
 
     /// How many chunks the rows make.
     public var chunkCount: Int { chunkDigests.count }
@@ -59,9 +57,8 @@ public struct PackageRows: Sendable {
                 .rowsDigest,
                 "\(HandoffPackage.rowsFile) hashes to \(digest), the manifest says \(manifest.rowsSHA256): a row was changed, removed or added")
         }
-        let chunks = try check.finish(fileSHA256: digest)
-        return PackageRows(
-            path: path, sha256: digest, count: check.count, form: manifest.rowsForm, chunkDigests: chunks.digests, chunkRoots: chunks.roots)
+        let chunkDigests = try check.finish(fileSHA256: digest)
+        return PackageRows(path: path, sha256: digest, count: check.count, form: manifest.rowsForm, chunkDigests: chunkDigests)
     }
 
     /// The refusal of a file whose bytes, read again, are not the ones checked: rows from

@@ -2,8 +2,7 @@ import Crypto
 import Ledger
 
 /// The checks ``PackageRows/check(_:against:)`` makes of each row as it streams past, and of the
-/// rows as a whole at the end, keeping what the second read is held to (each chunk's SHA-256)
-/// and, in v2, each chunk's row tree root.
+/// rows as a whole at the end, keeping what the second read is held to: each chunk's SHA-256.
 struct RowsCheck {
     let path: String
     let manifest: HandoffManifest
@@ -63,7 +62,7 @@ struct RowsCheck {
         if let problem = UserList.problem(withAccountID: account) { return mismatch(line, problem) }
         if form == .v2 {
             guard fields.saltBytes != nil else { return mismatch(line, "salt is not 32 lowercase hex digits") }
-            let row = Array(UnsafeBufferPointer(rebasing: bytes[..<(bytes.count - 2)]))
+            let row = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<(bytes.count - 2)]))
             chunkTree.append(leaf: RowTree.leafHash(kind: .handoffRow, row: row)) { _, _, _ in }
         }
         subHashes.append(RowsCheck.hash(fields.transferSub))
@@ -76,9 +75,8 @@ struct RowsCheck {
 
     /// The checks of the rows as a whole, once the file has been read and its digest found to be
     /// `fileSHA256`, the manifest's: the problem found on the way, the count, a user listed
-    /// twice, the rows' root (v2). Returns each chunk's SHA-256 and row tree root (v2); throws a
-    /// ``HandoffRefusal``.
-    mutating func finish(fileSHA256: String) throws -> (digests: [SHA256Hash], roots: [SHA256Hash]) {
+    /// twice, the rows' root (v2). Returns each chunk's SHA-256; throws a ``HandoffRefusal``.
+    mutating func finish(fileSHA256: String) throws -> [SHA256Hash] {
         if let problem { throw problem }
         guard count > 0 else { throw HandoffRefusal(.rowsMismatch, "\(path): has a header but no users") }
         guard count == manifest.rowCount else {
@@ -95,7 +93,7 @@ struct RowsCheck {
                     .rowsRoot, "the rows' Merkle root is \(root), the manifest signs \(signed): no row of this package could be proven alone")
             }
         }
-        return (chunkDigests, chunkRoots)
+        return chunkDigests
     }
 
     private mutating func closeChunk() {
