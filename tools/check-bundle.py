@@ -15,7 +15,37 @@ no ledger, no Handover code.
    tlog-proof with index SEQ - 1 < N, whose embedded checkpoint is `checkpoint` byte for byte.
 4. each event's leaf hash SHA-256(0x00 || bytes) leads with its proof's audit path to R
    (RFC 9162 section 2.1.3.2), and its JSON `seq` is SEQ.
-5. manifest.json: format, origin, tree size, and exactly the events present with their SHA-256.
+5. rows/SEQ.json (a handover-evidence/2 bundle; handover-evidence/1 has no rows/ and no facts, and
+   either present under /1 is refused): each is the canonical object {seq, kind, row, index,
+   chunk_path, package_path} (keys sorted, no spaces, a final line feed) and
+   5.1 its seq is SEQ, its kind handover-handoff-row/v1, and events/SEQ.json is a
+       "handoff-rows-received" event whose body has origin, package, manifest_sha256 and rows_root;
+   5.2 SHA-256(0x00 || kind || 0x0A || row) with chunk_path, as leaf `index` of a tree of body.rows
+       leaves (RFC 9162 section 2.1.3.2), gives body.rows_root (the chunk's root);
+   5.3 events/ holds a "handoff-received" event with the same package and manifest_sha256, whose
+       body.manifest is a signed note (split at its last empty line) whose text parses as a
+       handover-handoff/v2 manifest (audit-evidence.md, "Handoff package"); the manifest's rows-root
+       is that handoff-received body's rows_root; its embedded checkpoint's origin is the rows
+       event's origin; the rows event's row_count is the manifest's rows, its first_row 1024 * chunk,
+       its chunk_count ceil(rows / 1024);
+   5.4 the chunk root, as leaf `chunk` of a tree of chunk_count leaves (not hashed again), with
+       package_path gives the manifest's rows-root;
+   5.5 row is a v2 rows.csv line (four RFC 4180 fields, quoted only where they must be; seq a
+       decimal; salt 32 lowercase hex digits), and the person's: if any event names an
+       identifiers.transfer_sub, all name the row's; otherwise the manifest's subject is the row's
+       account_id or transfer_sub.
+   Beyond the listed rules (the same facts recorded twice must agree): SHA-256 of body.manifest is
+   manifest_sha256; the rows event's file_sha256 is the manifest's rows-sha256, its chunk is below
+   chunk_count and its rows is its chunk's size, min(1024, row_count - first_row).
+   One-sided, the manifest's signature cannot be checked (team A's key is not in the bundle): the
+   row is proven to be in team B's log and under the rows-root team B recorded; a two-sided bundle
+   checks that manifest against the sender's key.
+6. manifest.json: format, origin, tree size, and exactly the events present with their SHA-256; in
+   a handover-evidence/2 bundle its facts are exactly [{seq, file, proven}] for each events/SEQ.json
+   (proven), each rows/SEQ.json (proven) and each apply entry ("manifest.json", not proven),
+   ordered by seq, an event before its row at one seq (an apply entry at an event's seq, which the
+   document does not order, is put last); apply, when present, is a non-empty array ascending by
+   seq of {seq, recorded_at, run, batch, undo, outcome[, intent_seq, old_value, new_value]}.
 
 The first failure is printed as `check-bundle: FAIL: <file>: <reason>` (exit 1). When an audit
 path does not lead to the root, the bundle alone cannot say whether the event or the proof was
@@ -31,8 +61,9 @@ transfer-id-generated event schemas:
     check-bundle.py DIR [--sender-key KEY] [--recipient-key KEY]
     check-bundle.py --selftest-two-sided
 
-1. sender/ and recipient/ each pass steps 1-5 above (with --sender-key / --recipient-key as the
-   out-of-band keys); both their manifest.json subjects are the bundle's transfer_sub.
+1. sender/ and recipient/ each pass steps 1-6 above (with --sender-key / --recipient-key as the
+   out-of-band keys; each handover-evidence/2, or /1 as written before rows and facts); both their
+   manifest.json subjects are the bundle's transfer_sub.
 2. manifest.json lists each package N once, with a handoff/N/ directory, and no other; handoff/N/
    holds only manifest.txt and, when acknowledged, cosigned-checkpoint.txt.
 3. For each N, with I the sender's "handoff issued" and R the recipient's "handoff received" of
@@ -57,14 +88,25 @@ transfer-id-generated event schemas:
    rows_sha256, row_count, sender_team are the manifest's; R's rows_root is the manifest's
    rows-root (v2), absent for a v1 manifest; the generation's target_team is the
    manifest's target; the acknowledgement's target_team is, and its recipient_checkpoint is
-   recipient/'s origin, covers R's seq and verifies with recipient/verifier-key.
+   recipient/'s origin, covers R's seq and verifies with recipient/verifier-key; a row in
+   recipient/rows/ of a listed package (its handoff-received is R, so its package_path leads to the
+   rows-root the sender signed) has as its seq that of a "transfer ID generated" the package covers.
+   A row of a package manifest.json does not list is noted (its manifest was not checked against
+   the sender's key), as are handoff events of unlisted packages.
 """
 import argparse, base64, binascii, hashlib, json, os, re, sys
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 PROOF_HEADER = b"c2sp.org/tlog-proof@v1"
-MANIFEST_FORMAT = "handover-evidence/1"
+MANIFEST_FORMAT_V1 = "handover-evidence/1"     # before rows/ and facts
+MANIFEST_FORMAT = "handover-evidence/2"
+MANIFEST_FORMATS = {MANIFEST_FORMAT_V1: 1, MANIFEST_FORMAT: 2}
+ROW_KIND = "handover-handoff-row/v1"            # audit-evidence.md, "Row commitments": the tag line
+ROW_FIELDS = ("chunk_path", "index", "kind", "package_path", "row", "seq")
+CHUNK_ROWS = 1024                               # rows a chunk of a v2 package
+APPLY_FIELDS = ("batch", "outcome", "recorded_at", "run", "seq", "undo")
+APPLY_INTENT_FIELDS = ("intent_seq", "new_value", "old_value")
 DECIMAL = re.compile(r"0|[1-9][0-9]*")           # no leading zeros (C2SP, evidence-bundle.md)
 EVENT_NAME = re.compile(r"([0-9]+)\.json")
 PROOF_NAME = re.compile(r"([0-9]+)\.tlog-proof")
@@ -258,16 +300,31 @@ def manifest_hashes(root):
         return {}
 
 
-# 5. manifest --------------------------------------------------------------------------------------
+# 6. manifest --------------------------------------------------------------------------------------
 
-def check_manifest(data, root, origin, size, events):
+def read_manifest(data):
+    """manifest.json as a JSON object with a known format; returns (object, 1 or 2)."""
     name = "manifest.json"
     m = strict_json(data, name)
     if not isinstance(m, dict): raise Fail(name, "not a JSON object")
-    for field in ("format", "subject", "origin", "tree_size", "events", "revealed"):
+    if "format" not in m: raise Fail(name, "no 'format'")
+    if not isinstance(m["format"], str) or m["format"] not in MANIFEST_FORMATS:
+        raise Fail(name, f"format {m['format']!r} is not {MANIFEST_FORMAT!r} (nor {MANIFEST_FORMAT_V1!r})")
+    return m, MANIFEST_FORMATS[m["format"]]
+
+
+def manifest_subject(m):
+    if "subject" not in m: raise Fail("manifest.json", "no 'subject'")
+    if not isinstance(m["subject"], str): raise Fail("manifest.json", "subject is not a string")
+    return m["subject"]
+
+
+def check_manifest(m, form, root, origin, size, events, rows):
+    name = "manifest.json"
+    for field in ("format", "subject", "origin", "tree_size", "events", "revealed") + (("facts",) if form == 2 else ()):
         if field not in m: raise Fail(name, f"no '{field}'")
-    if m["format"] != MANIFEST_FORMAT: raise Fail(name, f"format {m['format']!r} is not {MANIFEST_FORMAT!r}")
-    if not isinstance(m["subject"], str): raise Fail(name, "subject is not a string")
+    if form == 1 and "facts" in m: raise Fail(name, f"format {MANIFEST_FORMAT_V1!r} has no facts, but it lists some")
+    manifest_subject(m)
     if m["origin"] != origin: raise Fail(name, f"origin {m['origin']!r} is not the checkpoint's {origin!r}")
     if not is_int(m["tree_size"]) or m["tree_size"] != size:
         raise Fail(name, f"tree_size {m['tree_size']!r} is not the checkpoint's {size}")
@@ -290,7 +347,82 @@ def check_manifest(data, root, origin, size, events):
             raise Fail(name, f"sha256 of seq {e['seq']} is {e['sha256']!r}, but events/{e['seq']}.json hashes to {digest}")
     missing = sorted(set(events) - set(listed))
     if missing: raise Fail(name, f"does not list events/{missing[0]}.json")
-    return m["subject"]
+    stated = check_facts(m, events, rows) if form == 2 else None
+    return m["subject"], stated
+
+
+def check_apply(m):
+    """The manifest's `apply` (handover-evidence/2): absent, or a non-empty array ascending by seq of
+    {seq, recorded_at, run, batch, undo, outcome} with intent_seq, old_value and new_value all or none."""
+    name = "manifest.json"
+    if "apply" not in m: return []
+    apply = m["apply"]
+    if not isinstance(apply, list): raise Fail(name, "apply is not an array")
+    if not apply: raise Fail(name, "apply is an empty array (it is written only for a user apply acted on)")
+    seqs = []
+    for i, a in enumerate(apply):
+        if not isinstance(a, dict): raise Fail(name, f"apply[{i}] is not an object")
+        for field in APPLY_FIELDS:
+            if field not in a: raise Fail(name, f"apply[{i}] has no '{field}'")
+        intent = [f for f in APPLY_INTENT_FIELDS if f in a]
+        if intent and len(intent) != len(APPLY_INTENT_FIELDS):
+            raise Fail(name, f"apply[{i}] has {', '.join(intent)} but not all of {', '.join(APPLY_INTENT_FIELDS)}")
+        extra = sorted(set(a) - set(APPLY_FIELDS) - set(APPLY_INTENT_FIELDS))
+        if extra: raise Fail(name, f"apply[{i}] has an unknown field {extra[0]!r}")
+        if not is_int(a["seq"]) or a["seq"] < 1: raise Fail(name, f"apply[{i}].seq is not a sequence number")
+        if not isinstance(a["recorded_at"], str) or not TIME.fullmatch(a["recorded_at"]):
+            raise Fail(name, f"apply[{i}].recorded_at is not RFC 3339 UTC with six fractional digits")
+        if not isinstance(a["run"], str): raise Fail(name, f"apply[{i}].run is not a string")
+        if not is_int(a["batch"]): raise Fail(name, f"apply[{i}].batch is not an integer")
+        if not isinstance(a["undo"], bool): raise Fail(name, f"apply[{i}].undo is not true or false")
+        if not isinstance(a["outcome"], str): raise Fail(name, f"apply[{i}].outcome is not a string")
+        if intent:
+            if not is_int(a["intent_seq"]) or a["intent_seq"] < 1: raise Fail(name, f"apply[{i}].intent_seq is not a sequence number")
+            for f in ("old_value", "new_value"):
+                if a[f] is not None and not isinstance(a[f], str): raise Fail(name, f"apply[{i}].{f} is not a string or null")
+        if seqs and a["seq"] <= seqs[-1]: raise Fail(name, f"apply is not in strictly ascending seq order at seq {a['seq']}")
+        seqs.append(a["seq"])
+    return seqs
+
+
+def check_facts(m, events, rows):
+    """Step 6, handover-evidence/2: `facts` is exactly the list the files give. Returns how many are stated."""
+    name = "manifest.json"
+    apply = check_apply(m)
+    # rank: an event before its row at one seq; an apply statement (never at an event's seq in practice) last
+    derived = sorted([(s, 0, f"events/{s}.json", True) for s in events] + [(s, 1, f"rows/{s}.json", True) for s in rows]
+                     + [(s, 2, "manifest.json", False) for s in apply])
+    want = [(s, f, p) for s, _, f, p in derived]
+    facts = m["facts"]
+    if not isinstance(facts, list): raise Fail(name, "facts is not an array")
+    got = []
+    for i, f in enumerate(facts):
+        if not isinstance(f, dict): raise Fail(name, f"facts[{i}] is not an object")
+        if sorted(f) != ["file", "proven", "seq"]: raise Fail(name, f"facts[{i}] is not {{\"seq\", \"file\", \"proven\"}}: it has {sorted(f)}")
+        if not is_int(f["seq"]): raise Fail(name, f"facts[{i}].seq is not an integer")
+        if not isinstance(f["file"], str): raise Fail(name, f"facts[{i}].file is not a string")
+        if not isinstance(f["proven"], bool): raise Fail(name, f"facts[{i}].proven is not true or false")
+        got.append((f["seq"], f["file"], f["proven"]))
+    proven_of = {(s, f): p for s, f, p in want}
+    for i, (s, f, p) in enumerate(got):
+        if (s, f) not in proven_of:
+            raise Fail(name, f"facts[{i}] lists {f} at seq {s}, which the bundle does not give"
+                             + (" (apply has no entry at that seq)" if f == "manifest.json" else f" (there is no such file of seq {s})"))
+        if p != proven_of[(s, f)]:
+            if p: raise Fail(name, f"facts[{i}] lists {f} at seq {s} as proven, but it is a statement of manifest.json's "
+                                   "apply: a fact only stated can never be listed as proven")
+            raise Fail(name, f"facts[{i}] lists {f} at seq {s} as not proven, but the bundle proves it")
+    seen = set()
+    for i, (s, f, p) in enumerate(got):
+        if (s, f) in seen: raise Fail(name, f"facts[{i}] lists {f} at seq {s} a second time")
+        seen.add((s, f))
+    for s, f, p in want:
+        if (s, f) not in seen: raise Fail(name, f"facts does not list {f} at seq {s}")
+    if got != want:
+        i = next(i for i, (a, b) in enumerate(zip(got, want)) if a != b)
+        raise Fail(name, f"facts are not ordered by seq, an event before its row: facts[{i}] is {got[i][1]} at seq {got[i][0]}, "
+                         f"expected {want[i][1]} at seq {want[i][0]}")
+    return sum(1 for _, _, p in want if not p)
 
 
 def check(root, given_key, option="--public-key"):
@@ -319,9 +451,153 @@ def check(root, given_key, option="--public-key"):
         if not isinstance(value, dict) or "seq" not in value: raise Fail(event_name, "no 'seq' field")
         if not is_int(value["seq"]) or value["seq"] != seq:
             raise Fail(event_name, f"its seq {value['seq']!r} is not {seq}")
-    subject = check_manifest(read(root, "manifest.json"), root, origin, size, events)       # 5
+    manifest, form = read_manifest(read(root, "manifest.json"))
+    rows = {}
+    if os.path.lexists(os.path.join(root, "rows")):
+        if form == 1: raise Fail("manifest.json", f"format {MANIFEST_FORMAT_V1!r} has no rows/, but the bundle has one")
+        if not os.path.isdir(os.path.join(root, "rows")): raise Fail("rows/", "not a directory")
+        for seq, row_name in sorted(listing(root, "rows", EVENT_NAME, ".json").items()):
+            rows[seq] = check_row(root, seq, row_name, values, manifest)                     # 5
+    subject, stated = check_manifest(manifest, form, root, origin, size, events, rows)      # 6
     return dict(count=len(events), origin=origin, size=size, key_name=key_name, key_id=key_id,
-                public_key=public_key, with_extra=with_extra, events=events, values=values, subject=subject)
+                public_key=public_key, with_extra=with_extra, events=events, values=values, subject=subject,
+                format=manifest["format"], rows=rows, facts=len(manifest.get("facts", [])) if form == 2 else None, stated=stated)
+
+
+# 5. rows ------------------------------------------------------------------------------------------
+
+def hex_hash(value, what, name):
+    if not isinstance(value, str) or not HEX64.fullmatch(value): raise Fail(name, f"{what} is not 64 lowercase hex digits")
+    return bytes.fromhex(value)
+
+
+def csv_fields(line):
+    """One RFC 4180 record as Handover writes it: a field quoted only where it must be (it holds a comma,
+    a double quote, CR or LF), a quote inside doubled. None when the line is not one."""
+    fields, i, n = [], 0, len(line)
+    while True:
+        if i < n and line[i] == '"':
+            j, parts = i + 1, []
+            while True:
+                k = line.find('"', j)
+                if k < 0: return None
+                parts.append(line[j:k])
+                if k + 1 < n and line[k + 1] == '"':
+                    parts.append('"'); j = k + 2; continue
+                i = k + 1
+                break
+            value = "".join(parts)
+            if not any(c in value for c in ',"\r\n'): return None       # quoted where it need not be
+        else:
+            k = line.find(",", i)
+            k = n if k < 0 else k
+            value = line[i:k]
+            if any(c in value for c in '"\r\n'): return None
+            i = k
+        fields.append(value)
+        if i == n: return fields
+        if line[i] != ",": return None
+        i += 1
+
+
+def check_row(root, seq, name, values, manifest):
+    """Step 5 for rows/SEQ.json; returns what it proves."""
+    data = read(root, name)
+    r = strict_json(data, name)
+    # 5.1 the object, canonical, and the "handoff rows received" event it belongs to
+    if not isinstance(r, dict): raise Fail(name, "not a JSON object")
+    if sorted(r) != list(ROW_FIELDS): raise Fail(name, f"its fields are {sorted(r)}, not {list(ROW_FIELDS)}")
+    canonical = json.dumps(r, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
+    if data != canonical: raise Fail(name, "not canonical JSON (keys sorted, no spaces) ended by one line feed")
+    if not is_int(r["seq"]) or r["seq"] != seq: raise Fail(name, f"its seq {r['seq']!r} is not {seq}")
+    if r["kind"] != ROW_KIND: raise Fail(name, f"kind {r['kind']!r} is not {ROW_KIND!r}")
+    if not isinstance(r["row"], str): raise Fail(name, "row is not a string")
+    if not is_int(r["index"]) or r["index"] < 0: raise Fail(name, "index is not an integer from 0")
+    paths = {}
+    for field in ("chunk_path", "package_path"):
+        if not isinstance(r[field], list): raise Fail(name, f"{field} is not an array")
+        paths[field] = [hex_hash(h, f"{field}[{i}]", name) for i, h in enumerate(r[field])]
+    ev_name = f"events/{seq}.json"
+    if seq not in values: raise Fail(name, f"there is no {ev_name}")
+    ev = values[seq]
+    if ev.get("type") != "handoff-rows-received":
+        raise Fail(name, f"{ev_name} is a {ev.get('type')!r} event, not 'handoff-rows-received'")
+    body = ev.get("body")
+    if not isinstance(body, dict): raise Fail(ev_name, "no body object")
+    for field in ("origin", "package", "manifest_sha256", "rows_root"):
+        if field not in body: raise Fail(name, f"the body of {ev_name} has no {field}: not a chunk of a v2 package")
+    if not isinstance(body["origin"], str) or not body["origin"]: raise Fail(ev_name, "body.origin is not a non-empty string")
+    if not is_int(body["package"]) or body["package"] < 1: raise Fail(ev_name, "body.package is not an integer from 1")
+    hex_hash(body["manifest_sha256"], "body.manifest_sha256", ev_name)
+    chunk_root = hex_hash(body["rows_root"], "body.rows_root", ev_name)
+    for field, least in (("rows", 1), ("row_count", 0), ("first_row", 0), ("chunk", 0), ("chunk_count", 1)):
+        if not is_int(body.get(field)) or body[field] < least: raise Fail(ev_name, f"body.{field} is missing or not an integer from {least}")
+    # 5.2 the row is leaf `index` of the chunk's tree
+    row_leaf = leaf(ROW_KIND.encode() + b"\n" + r["row"].encode("utf-8"))
+    if not verify_inclusion(row_leaf, r["index"], body["rows"], paths["chunk_path"], chunk_root):
+        raise Fail(name, f"the leaf hash of its row with chunk_path, as leaf {r['index']} of a tree of {body['rows']} "
+                         f"(body.rows of {ev_name}), does not lead to that event's rows_root")
+    # 5.3 the "handoff received" of that package, and the v2 manifest it holds
+    received = [(s, f"events/{s}.json", v) for s, v in sorted(values.items())
+                if isinstance(v, dict) and v.get("type") == "handoff-received" and body_of(v).get("package") == body["package"]
+                and body_of(v).get("manifest_sha256") == body["manifest_sha256"]]
+    if not received:
+        raise Fail(name, f"events/ holds no 'handoff-received' event with package {body['package']} and manifest_sha256 "
+                         f"{body['manifest_sha256']} (those of {ev_name})")
+    r_seq, r_name, r_event = received[0]
+    rb = body_of(r_event)
+    if not isinstance(rb.get("manifest"), str): raise Fail(r_name, "body.manifest is not a string")
+    text = rb["manifest"].encode("utf-8")
+    if hashlib.sha256(text).hexdigest() != body["manifest_sha256"]:                 # beyond the listed rules
+        raise Fail(r_name, f"the SHA-256 of body.manifest is not its manifest_sha256 {body['manifest_sha256']}")
+    try:
+        signed, _ = split_note(text, r_name, "manifest")
+        header, _, _, fields, _ = parse_manifest_text(signed, r_name)
+    except Fail as f: raise Fail(r_name, f"body.manifest: {f.reason}")
+    if header["form"] != 2: raise Fail(r_name, "body.manifest is a handover-handoff/v1 manifest, not v2: its rows cannot be proven")
+    if rb.get("rows_root") != header["rows-root"]:
+        raise Fail(r_name, f"body.rows_root {rb.get('rows_root')!r} is not its manifest's rows-root {header['rows-root']}")
+    if fields["origin"] != body["origin"]:
+        raise Fail(ev_name, f"body.origin {body['origin']!r} is not the origin {fields['origin']!r} of the checkpoint in {r_name}'s manifest")
+    if body["row_count"] != header["rows"]:
+        raise Fail(ev_name, f"body.row_count {body['row_count']} is not the rows {header['rows']} of {r_name}'s manifest")
+    if body["first_row"] != CHUNK_ROWS * body["chunk"]:
+        raise Fail(ev_name, f"body.first_row {body['first_row']} is not {CHUNK_ROWS} x its chunk {body['chunk']}")
+    chunks = -(-header["rows"] // CHUNK_ROWS)
+    if body["chunk_count"] != chunks:
+        raise Fail(ev_name, f"body.chunk_count {body['chunk_count']} is not the manifest's rows {header['rows']} / {CHUNK_ROWS}, rounded up ({chunks})")
+    # beyond the listed rules: the rest the event copies from the manifest, and the chunk's own size
+    if body.get("file_sha256") != header["rows-sha256"]:
+        raise Fail(ev_name, f"body.file_sha256 {body.get('file_sha256')!r} is not the rows-sha256 of {r_name}'s manifest")
+    if body["chunk"] >= body["chunk_count"]: raise Fail(ev_name, f"body.chunk {body['chunk']} is not below its chunk_count {body['chunk_count']}")
+    if body["rows"] != min(CHUNK_ROWS, body["row_count"] - body["first_row"]):
+        raise Fail(ev_name, f"body.rows {body['rows']} is not the size of chunk {body['chunk']} of {body['row_count']} rows")
+    # 5.4 the chunk's root is leaf `chunk` of the package's tree of chunk roots
+    if not verify_inclusion(chunk_root, body["chunk"], body["chunk_count"], paths["package_path"], bytes.fromhex(header["rows-root"])):
+        raise Fail(name, f"the rows_root of {ev_name} with package_path, as leaf {body['chunk']} of a tree of {body['chunk_count']} "
+                         f"chunk roots, does not lead to the rows-root of {r_name}'s manifest")
+    # 5.5 a v2 rows.csv line, and the person's
+    cells = csv_fields(r["row"])
+    if cells is None or len(cells) != 4:
+        raise Fail(name, "row is not a v2 rows.csv line: four fields, each quoted only where it must be")
+    account_id, transfer_sub, a_seq, salt = cells
+    if not transfer_sub: raise Fail(name, "row has an empty transfer_sub")
+    if not DECIMAL.fullmatch(a_seq) or a_seq == "0": raise Fail(name, f"row's seq {a_seq!r} is not a sequence number in decimal")
+    if not re.fullmatch(r"[0-9a-f]{32}", salt): raise Fail(name, "row's salt is not 32 lowercase hex digits")
+    naming = [(s, v["identifiers"]["transfer_sub"]) for s, v in sorted(values.items())
+              if isinstance(v, dict) and isinstance(v.get("identifiers"), dict) and "transfer_sub" in v["identifiers"]]
+    if naming:
+        for s, ts in naming:
+            if ts != transfer_sub:
+                raise Fail(name, f"row's transfer_sub {transfer_sub!r} is not the transfer_sub {ts!r} events/{s}.json names")
+    else:
+        subject = manifest_subject(manifest)
+        if subject not in (account_id, transfer_sub):
+            raise Fail(name, f"no event names a transfer_sub, and manifest.json's subject {subject!r} is neither the row's "
+                             f"account_id nor its transfer_sub")
+    return dict(seq=seq, name=name, package=body["package"], origin=body["origin"], manifest_sha256=body["manifest_sha256"],
+                number=body["first_row"] + r["index"], received=r_seq, transfer_sub=transfer_sub, account_id=account_id,
+                sender_seq=int(a_seq))
 
 
 # Two-sided bundles (evidence-bundle.md, "Both halves") ------------------------------------------
@@ -354,7 +630,7 @@ def is_two_sided(root):
     try:
         with open(os.path.join(root, "manifest.json"), "rb") as f: m = json.loads(f.read().decode("utf-8"))
         if isinstance(m, dict) and m.get("format") == TWO_SIDED_FORMAT: return True
-        if isinstance(m, dict) and m.get("format") == MANIFEST_FORMAT: return False
+        if isinstance(m, dict) and m.get("format") in MANIFEST_FORMATS: return False
     except Exception:
         pass
     return (not os.path.lexists(os.path.join(root, "verifier-key"))
@@ -452,9 +728,9 @@ def parse_note_lines(text, name, what):
     return out
 
 
-def parse_handoff_manifest(data, name, sender):
-    """Step 3.2: the signed manifest (audit-evidence.md, "Handoff package"), signed by sender/verifier-key.
-    Returns the header, the embedded checkpoint note (bytes) and its parsed fields."""
+def split_note(data, name, what):
+    """A signed note (signed-note: split at the LAST empty line): returns the signed text and its signature
+    lines [(name, base64 text, blob)], each blob at least a key ID and a byte."""
     try: text = data.decode("utf-8")
     except UnicodeDecodeError: raise Fail(name, "not UTF-8")
     if any(ord(c) < 0x20 and c != "\n" for c in text): raise Fail(name, "contains a control character")
@@ -463,17 +739,16 @@ def parse_handoff_manifest(data, name, sender):
     if cut < 0: raise Fail(name, "not a signed note: no empty line before the signature")
     signed, signatures = data[:cut + 1], data[cut + 2:]
     if not signatures: raise Fail(name, "no signature lines")
-    key_name, key_id, public_key = sender["key_name"], sender["key_id"], sender["public_key"]
-    verified = 0
-    for signer, _, blob in parse_note_lines(signatures.decode("utf-8")[:-1], name, "manifest"):
+    lines = parse_note_lines(signatures.decode("utf-8")[:-1], name, what)
+    for _, _, blob in lines:
         if len(blob) < 5: raise Fail(name, "a signature shorter than a key ID")
-        if signer != key_name or blob[:4] != key_id: continue          # another key's line: ignored
-        if len(blob) != 68: raise Fail(name, f"the Ed25519 signature is {len(blob) - 4} bytes, not 64")
-        if not ed25519_ok(public_key, blob[4:], signed):
-            raise Fail(name, "the manifest's Ed25519 signature does not verify with sender/verifier-key")
-        verified += 1
-    if not verified: raise Fail(name, f"no signature line by sender/verifier-key ({key_name}+{key_id.hex()})")
-    # the text: header lines, an empty line, then A's checkpoint note verbatim
+    return signed, lines
+
+
+def parse_manifest_text(signed, name):
+    """The text of a handoff manifest (audit-evidence.md, "Handoff package"): header lines, an empty line,
+    then A's checkpoint note verbatim with exactly one signature line. Returns the header, the checkpoint
+    note (bytes), its body, its fields and its signature line (name, blob); no signature is verified."""
     hcut = signed.find(b"\n\n")
     if hcut < 0 or hcut + 2 >= len(signed): raise Fail(name, "no empty line between the header and the checkpoint")
     lines, checkpoint = signed[:hcut].decode("utf-8").split("\n"), signed[hcut + 2:]
@@ -519,12 +794,29 @@ def parse_handoff_manifest(data, name, sender):
     sigs = parse_note_lines(checkpoint[ccut + 2:].decode("utf-8")[:-1], name, "embedded checkpoint")
     if len(sigs) != 1: raise Fail(name, f"the embedded checkpoint has {len(sigs)} signature lines, not its own one")
     signer, sig_text, blob = sigs[0]
-    if origin != key_name: raise Fail(name, f"the embedded checkpoint's origin {origin!r} is not sender/verifier-key's name {key_name!r}")
+    fields = dict(origin=origin, tree_size=size, root_hash=root_text, time=time_text, signature=sig_text)
+    return header, checkpoint, body, fields, (signer, blob)
+
+
+def parse_handoff_manifest(data, name, sender):
+    """Step 3.2: the signed manifest (audit-evidence.md, "Handoff package"), signed by sender/verifier-key.
+    Returns the header, the embedded checkpoint note (bytes) and its parsed fields."""
+    signed, lines = split_note(data, name, "manifest")
+    key_name, key_id, public_key = sender["key_name"], sender["key_id"], sender["public_key"]
+    verified = 0
+    for signer, _, blob in lines:
+        if signer != key_name or blob[:4] != key_id: continue          # another key's line: ignored
+        if len(blob) != 68: raise Fail(name, f"the Ed25519 signature is {len(blob) - 4} bytes, not 64")
+        if not ed25519_ok(public_key, blob[4:], signed):
+            raise Fail(name, "the manifest's Ed25519 signature does not verify with sender/verifier-key")
+        verified += 1
+    if not verified: raise Fail(name, f"no signature line by sender/verifier-key ({key_name}+{key_id.hex()})")
+    header, checkpoint, body, fields, (signer, blob) = parse_manifest_text(signed, name)
+    if fields["origin"] != key_name: raise Fail(name, f"the embedded checkpoint's origin {fields['origin']!r} is not sender/verifier-key's name {key_name!r}")
     if signer != key_name or blob[:4] != key_id or len(blob) != 68:
         raise Fail(name, "the embedded checkpoint's signature line is not by sender/verifier-key")
     if not ed25519_ok(public_key, blob[4:], body):
         raise Fail(name, "the embedded checkpoint's Ed25519 signature does not verify with sender/verifier-key")
-    fields = dict(origin=origin, tree_size=size, root_hash=root_text, time=time_text, signature=sig_text)
     return header, checkpoint, body, fields
 
 
@@ -600,7 +892,8 @@ def check_package(root, n, listed, transfer_sub, sender, recipient):
     if not acknowledged:
         if os.path.lexists(os.path.join(root, cname)): raise Fail(cname, "present, but manifest.json says package %d is not acknowledged" % n)
         if acks: raise Fail(acks[0][1], f"a 'handoff acknowledged' of package {n}, but manifest.json says it is not acknowledged")
-        return dict(package=n, acknowledged=False, issued=i_seq, received=r_seq, size=fields["tree_size"], generated=covered[0][0])
+        return dict(package=n, acknowledged=False, issued=i_seq, received=r_seq, size=fields["tree_size"], generated=covered[0][0],
+                    previous=prev, rows=[])
     cosigned = read(root, cname)
     if not cosigned.startswith(checkpoint):
         raise Fail(cname, f"does not start with package {n}'s checkpoint (body, empty line, its own signature line) byte for byte")
@@ -635,7 +928,7 @@ def check_package(root, n, listed, transfer_sub, sender, recipient):
     if rc_sig[:4] != recipient["key_id"] or not ed25519_ok(recipient["public_key"], rc_sig[4:], rc_body):
         raise Fail(a_name, "body.recipient_checkpoint's signature does not verify with recipient/verifier-key")
     return dict(package=n, acknowledged=True, issued=i_seq, received=r_seq, size=fields["tree_size"],
-                generated=covered[0][0], cosigned_at=timestamp, acknowledged_seq=a_seq)
+                generated=covered[0][0], cosigned_at=timestamp, acknowledged_seq=a_seq, previous=prev, rows=[])
 
 
 def check_two_sided(root, sender_key=None, recipient_key=None):
@@ -653,6 +946,21 @@ def check_two_sided(root, sender_key=None, recipient_key=None):
     listed = {p["manifest_sha256"] for p in packages.values()}
     unlisted = [name for side, t in ((sender, "handoff-issued"), (recipient, "handoff-received"))
                 for _, name, e in events_of(side, t) if body_of(e).get("manifest_sha256") not in listed]
+    # recipient/rows/: a row of a listed package is under the rows-root the sender signed (its "handoff received"
+    # is R of step 3, whose manifest is handoff/N/manifest.txt); beyond the listed rules, its seq is that of a
+    # "transfer ID generated" of the row's transfer_sub in sender/events/ the package covers
+    for row in recipient["rows"].values():
+        rname = f"recipient/{row['name']}"
+        p = next((p for p in done if p["package"] == row["package"] and p["received"] == row["received"]), None)
+        if p is None:
+            unlisted.append(rname); continue
+        gens = [seq for seq, _, e in events_of(sender, "transfer-id-generated")
+                if isinstance(e.get("identifiers"), dict) and e["identifiers"].get("transfer_sub") == row["transfer_sub"]
+                and p["previous"] < seq <= p["size"]]
+        if row["sender_seq"] not in gens:
+            raise Fail(rname, f"its row's seq {row['sender_seq']} is not that of a 'transfer ID generated' of its transfer_sub "
+                              f"in sender/events/ covered by package {p['package']} (seqs {gens})")
+        p["rows"].append(row)
     return dict(sender=sender, recipient=recipient, manifest=m, packages=done, unlisted=unlisted)
 
 
@@ -679,13 +987,18 @@ def _write(path, data):
 
 
 def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_sub="000123.transfer.abc", alter=None,
-                     form=2, header_edit=None):
+                     form=2, header_edit=None, with_rows=None, n_rows=2, person_index=0, row_index=None, row_seq=3,
+                     account_id="acct-1", recipient_seqs=None):
     """A two-sided bundle as evidence-bundle.md and audit-evidence.md describe it (package 1 of team A
     for team B, listing the person's generation at A's seq 3), its manifest handover-handoff/v2 (rows with
     a salt, a rows-root line) or, with form=1, v1. alter(type, body) may change an event's body before it is
     logged, signed and proved (a disagreement between the ledgers, not a damaged file); header_edit(lines)
     may change the manifest's header lines before it is signed (a manifest signed as it is, but not in the
-    format). Returns the two verifier-key lines."""
+    format). Returns the two verifier-key lines.
+    With form=2 the sub-bundles are handover-evidence/2 (facts; the recipient's apply statement) and, unless
+    with_rows is False, recipient/ holds B's "handoff rows received" events (one per chunk of 1,024 rows) and
+    recipient/rows/ the row at row_index (default: the person's, at person_index of n_rows, with seq row_seq
+    and account_id) with its chunk_path and package_path; with form=1 they are handover-evidence/1."""
     (ka, na), (kb, nb) = keys
     pa, pb = raw_public(ka.public_key()), raw_public(kb.public_key())
     enc = lambda raw: base64.b64encode(raw).decode()
@@ -695,7 +1008,7 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
     canon = lambda v: json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     def event(seq, type_, body, identifiers=None):
         if alter: body = alter(type_, json.loads(json.dumps(body)))
-        return canon({"seq": seq, "type": type_, "schema_version": 1, "recorded_at": "2026-11-24T10:00:%02d.000000Z" % seq,
+        return canon({"seq": seq, "type": type_, "schema_version": 1, "recorded_at": "2026-11-24T10:00:%02d.000000Z" % (seq % 60),
                       "actor": {"host": "h", "os_user": "u", "tool": "handover/0.1.0"},
                       "identifiers": identifiers or {}, "body": body})
     def checkpoint(n, k, p, events, t):
@@ -705,31 +1018,49 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
         body, sig = cp.split(b"\n\n")
         o, size, root, t = body.decode().split("\n")
         return {"origin": o, "tree_size": int(size), "root_hash": root, "time": t[5:], "signature": sig.decode().split(" ")[2].strip()}
-    lines = [b"acct-1,%s,3" % transfer_sub.encode(), b"acct-2,other.transfer,4"]
+    def csv_field(v):                                               # RFC 4180, quoted only where it must be
+        return '"' + v.replace('"', '""') + '"' if any(c in v for c in ',"\r\n') else v
+    with_rows = form == 2 if with_rows is None else with_rows
+    other = person_index + 1 if person_index + 1 < n_rows else person_index - 1
+    lines = []
+    for i in range(n_rows):
+        acct, sub, seq = (account_id, transfer_sub, row_seq) if i == person_index else \
+                         ("acct-2", "other.transfer", 4) if i == other else (f"acct-f{i}", f"filler.{i}", 100 + i)
+        lines.append(",".join(csv_field(v) for v in (acct, sub, str(seq))).encode())
     if form == 2: lines = [l + b"," + os.urandom(16).hex().encode() for l in lines]
     rows = (b"account_id,transfer_sub,seq" + (b",salt" if form == 2 else b"") + b"\r\n") + b"".join(l + b"\r\n" for l in lines)
     rows_sha = hashlib.sha256(rows).hexdigest()
-    rows_root = _mth([leaf(b"handover-handoff-row/v1\n" + l) for l in lines]).hex()   # audit-evidence.md, "Row commitments"
+    row_leaves = [leaf(ROW_KIND.encode() + b"\n" + l) for l in lines]   # audit-evidence.md, "Row commitments"
+    chunks = [row_leaves[k:k + CHUNK_ROWS] for k in range(0, n_rows, CHUNK_ROWS)]
+    chunk_roots = [_mth(c) for c in chunks]
+    rows_root = _mth(row_leaves).hex()
+    assert _mth(chunk_roots).hex() == rows_root                    # "Chunks": the package's root from its chunks' roots
     a = [event(1, "ledger-created", {}), event(2, "run-started", {}),
          event(3, "transfer-id-generated", {"target_team": "BBBB222222"}, {"account_id": "acct-1", "sender_sub": "s-1", "transfer_sub": transfer_sub}),
          event(4, "transfer-id-generated", {"target_team": "BBBB222222"}, {"sender_sub": "s-2", "transfer_sub": "other.transfer"}),
          event(5, "run-finished", {})]
     cp_a = checkpoint(na, ka, pa, a, "2026-11-24T10:00:05.000000Z")
     header = [f"handover-handoff/v{form}", "package 1", "sender AAAA111111", "client com.example.notes", "target BBBB222222",
-              "rows 2", f"rows-sha256 {rows_sha}"] + ([f"rows-root {rows_root}"] if form == 2 else []) + \
+              f"rows {n_rows}", f"rows-sha256 {rows_sha}"] + ([f"rows-root {rows_root}"] if form == 2 else []) + \
              ["previous-tree-size 0", "issued 2026-11-24T10:00:06.000000Z"]
     if header_edit: header = header_edit(header)
     manifest = sign("".join(l + "\n" for l in header).encode() + b"\n" + cp_a, na, ka, pa)
     digest = hashlib.sha256(manifest).hexdigest()
     a.append(event(6, "handoff-issued", {"checkpoint": fields(cp_a), "manifest_sha256": digest, "package": 1,
-                                         "previous_tree_size": 0, "row_count": 2, "rows_sha256": rows_sha, "target_team": "BBBB222222"}))
+                                         "previous_tree_size": 0, "row_count": n_rows, "rows_sha256": rows_sha, "target_team": "BBBB222222"}))
     received = {"checkpoint": fields(cp_a), "manifest": manifest.decode(), "manifest_sha256": digest, "package": 1,
-                "package_path": "/tmp/p1", "row_count": 2, "rows_sha256": rows_sha, "sender_team": "AAAA111111"}
+                "package_path": "/tmp/p1", "row_count": n_rows, "rows_sha256": rows_sha, "sender_team": "AAAA111111"}
     if form == 2: received["rows_root"] = rows_root
-    b = [event(1, "ledger-created", {}), event(2, "run-started", {}),
-         event(3, "handoff-received", received),
-         event(4, "transfer-accepted", {}, {"transfer_sub": transfer_sub, "recipient_sub": "r-1"}),
-         event(5, "run-finished", {})]
+    b = [event(1, "ledger-created", {}), event(2, "run-started", {}), event(3, "handoff-received", received)]
+    if with_rows:
+        for k, c in enumerate(chunks):
+            b.append(event(len(b) + 1, "handoff-rows-received",
+                           {"chunk": k, "chunk_count": len(chunks), "file_sha256": rows_sha, "first_row": k * CHUNK_ROWS,
+                            "manifest_sha256": digest, "origin": na, "package": 1, "row_count": n_rows, "rows": len(c),
+                            "rows_root": chunk_roots[k].hex()}))
+    b += [event(len(b) + 1, "transfer-accepted", {}, {"transfer_sub": transfer_sub, "recipient_sub": "r-1"}),
+          event(len(b) + 2, "run-finished", {})]
+    accepted = len(b) - 1
     cp_b5 = checkpoint(nb, kb, pb, b, "2026-11-24T11:00:00.000000Z")
     ts = 1795000000
     cp_body = cp_a.split(b"\n\n")[0] + b"\n"
@@ -741,24 +1072,42 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
     else:
         a.append(event(7, "run-started", {}))
     a.append(event(8, "run-finished", {}))
-    b.append(event(6, "run-started", {}))
-    def side(sub, name, priv, pub, events, seqs):
+    b.append(event(len(b) + 1, "run-started", {}))
+    b.append(event(len(b) + 1, "apply-settled", {}))             # a whole batch's: only stated, in the manifest's apply
+    apply = [{"batch": 0, "intent_seq": len(b) - 1, "new_value": "r-1", "old_value": None, "outcome": "applied",
+              "recorded_at": "2026-11-24T12:00:00.000000Z", "run": "run-1", "seq": len(b), "undo": False}]
+    row_files = {}
+    if with_rows:
+        i = person_index if row_index is None else row_index
+        k = i // CHUNK_ROWS
+        row_files[4 + k] = {"seq": 4 + k, "kind": ROW_KIND, "row": lines[i].decode(), "index": i - k * CHUNK_ROWS,
+                            "chunk_path": [h.hex() for h in _audit_path(i - k * CHUNK_ROWS, chunks[k])],
+                            "package_path": [h.hex() for h in _audit_path(k, chunk_roots)]}
+    def side(sub, name, priv, pub, events, seqs, rows=None, apply=None):
         cp = checkpoint(name, priv, pub, events, "2026-11-25T10:00:00.000000Z")
         leaves = [leaf(e) for e in events]
         _write(f"{out}/{sub}/verifier-key", vkey(name, pub).encode())
         _write(f"{out}/{sub}/checkpoint", cp)
-        entries = []
+        entries, facts = [], []
         for seq in seqs:
             _write(f"{out}/{sub}/events/{seq}.json", events[seq - 1])
             _write(f"{out}/{sub}/proofs/{seq}.tlog-proof", b"c2sp.org/tlog-proof@v1\nindex %d\n" % (seq - 1)
                    + b"".join(base64.b64encode(h) + b"\n" for h in _audit_path(seq - 1, leaves)) + b"\n" + cp)
             v = json.loads(events[seq - 1])
             entries.append({"seq": seq, "type": v["type"], "recorded_at": v["recorded_at"], "sha256": hashlib.sha256(events[seq - 1]).hexdigest()})
-        _write(f"{out}/{sub}/manifest.json", canon({"format": MANIFEST_FORMAT, "subject": transfer_sub, "origin": name,
-                                                    "tree_size": len(events), "events": entries, "revealed": False}))
+            facts.append({"seq": seq, "file": f"events/{seq}.json", "proven": True})
+            if rows and seq in rows:
+                _write(f"{out}/{sub}/rows/{seq}.json", canon(rows[seq]) + b"\n")
+                facts.append({"seq": seq, "file": f"rows/{seq}.json", "proven": True})
+        facts += [{"seq": x["seq"], "file": "manifest.json", "proven": False} for x in apply or []]
+        m = {"format": MANIFEST_FORMAT if form == 2 else MANIFEST_FORMAT_V1, "subject": transfer_sub, "origin": name,
+             "tree_size": len(events), "events": entries, "revealed": False}
+        if form == 2: m["facts"] = facts
+        if apply: m["apply"] = apply
+        _write(f"{out}/{sub}/manifest.json", canon(m) + b"\n")
         _write(f"{out}/{sub}/VERIFY.md", b"rules\n")
     side("sender", na, ka, pa, a, sender_seqs or ([3, 6, 7] if acknowledged else [3, 6]))
-    side("recipient", nb, kb, pb, b, [3, 4])
+    side("recipient", nb, kb, pb, b, recipient_seqs or ([3] + sorted(row_files) + [accepted]), row_files, apply if form == 2 else None)
     _write(f"{out}/handoff/1/manifest.txt", manifest)
     if acknowledged: _write(f"{out}/handoff/1/cosigned-checkpoint.txt", cp_a + sigline(nb, cos))
     _write(f"{out}/manifest.json", canon({"format": TWO_SIDED_FORMAT, "subject": "acct-1", "transfer_sub": transfer_sub,
@@ -810,7 +1159,7 @@ def selftest_two_sided():
                 ("v2, R without rows_root", 2, None, lambda t, b: {k: v for k, v in b.items() if k != "rows_root"} if t == "handoff-received" else b, "recipient/events/3.json"),
                 ("v1, R with a rows_root", 1, None, lambda t, b: dict(b, rows_root="0" * 64) if t == "handoff-received" else b, "recipient/events/3.json")):
             d = f"{tmp}/form{len(os.listdir(tmp))}"
-            _build_two_sided(d, keys, form=form, header_edit=header_edit, alter=alter)
+            _build_two_sided(d, keys, form=form, header_edit=header_edit, alter=alter, with_rows=header_edit is None and form == 2)
             f = fails(d, why)
             assert f.name == blamed, (why, f.name, f.reason)
         # wrong out-of-band keys
@@ -823,6 +1172,8 @@ def selftest_two_sided():
         files += [f"{s}/{k}/{n}" for s in ("sender", "recipient") for k in ("events", "proofs")
                   for n in sorted(os.listdir(f"{good}/{s}/{k}"))]
         files += ["handoff/1/manifest.txt", "handoff/1/cosigned-checkpoint.txt"]
+        files += [f"recipient/rows/{n}" for n in sorted(os.listdir(f"{good}/recipient/rows"))]
+        assert files[-1] == "recipient/rows/4.json", files
         for rel in files:
             path = f"{good}/{rel}"
             with open(path, "rb") as f: original = f.read()
@@ -893,10 +1244,139 @@ def selftest_two_sided():
         # the one-sided check is unchanged on one side
         assert not is_two_sided(f"{good}/sender")
         check(f"{good}/sender", None)
+        assert len(check(f"{good}/recipient", None)["rows"]) == 1
+        selftest_rows(tmp, keys, fails, counts)
     finally:
         shutil.rmtree(tmp)
-    return (f"selftest-two-sided: bundles with an acknowledged and an unacknowledged package verified, each with a v2 and a v1 manifest; "
+    return (f"selftest-two-sided: bundles with an acknowledged and an unacknowledged package verified, each with a v2 and a v1 manifest, "
+            f"and rows of packages of 1 to 3 chunks; "
             f"{counts['flips']} one-bit flips and {counts['cases'] - counts['flips']} other damages all refused, each naming a file")
+
+
+def selftest_rows(tmp, keys, fails, counts):
+    """recipient/rows/ (evidence-bundle.md, "rows/SEQ.json", steps 5 and 6): rows in packages of several chunks,
+    quoted fields, and rows, events and facts that do not agree, each refused naming the file."""
+    def rewrite(path, fn):
+        with open(path, "rb") as f: v = json.loads(f.read())
+        _write(path, json.dumps(fn(v), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
+    def blamed(d, why, name, **kw):
+        f = fails(d, why, **kw)
+        assert f.name == name, (why, f.name, f.reason)
+    # the CSV rule: RFC 4180, a field quoted only where it must be
+    assert csv_fields('a,b,3,' + "0" * 32) == ["a", "b", "3", "0" * 32]
+    assert csv_fields('"a,1","b""c",3,s') == ["a,1", 'b"c', "3", "s"] and csv_fields(",b,3,s") == ["", "b", "3", "s"]
+    for bad in ('"a",b,3,s', 'a"b,b,3,s', '"a,b,3,s', '"a"x,b,3,s', '"a,1"",b'):
+        assert csv_fields(bad) is None, bad
+    # packages of more than one chunk: the row in a middle chunk, in a short last one, first of the second, and
+    # the first of a package of exactly two full chunks
+    for n_rows, person in ((2100, 1500), (2100, 2090), (1025, 1024), (2048, 0)):
+        d = f"{tmp}/chunks-{n_rows}-{person}"
+        _build_two_sided(d, keys, n_rows=n_rows, person_index=person)
+        r = check_two_sided(d)
+        (row,) = r["packages"][0]["rows"]
+        assert row["number"] == person and row["name"] == f"rows/{4 + person // CHUNK_ROWS}.json", row
+        (name,) = os.listdir(f"{d}/recipient/rows")
+        path = f"{d}/recipient/rows/{name}"
+        with open(path, "rb") as f: original = f.read()
+        for why, fn in (("package_path shortened", lambda v: dict(v, package_path=v["package_path"][:-1])),
+                        ("package_path with a hash replaced", lambda v: dict(v, package_path=["0" * 64] + v["package_path"][1:])),
+                        ("package_path with a hash more", lambda v: dict(v, package_path=v["package_path"] + ["0" * 64])),
+                        ("chunk_path and package_path run together", lambda v: dict(v, chunk_path=v["chunk_path"] + v["package_path"], package_path=[])),
+                        ("index of the package, not the chunk", lambda v: dict(v, index=person) if person >= CHUNK_ROWS else dict(v, index=person + 1))):
+            rewrite(path, fn); blamed(d, f"{n_rows} rows, row {person}: {why}", f"recipient/{row['name']}")
+            _write(path, original)
+        os.rename(path, f"{d}/recipient/rows/3.json")                 # the row filed under the "handoff received"
+        fails(d, "row filed under another event")
+        os.rename(f"{d}/recipient/rows/3.json", path)
+        check_two_sided(d)
+    # a row quoted where it must be; a row of the person's found by account ID (no event names a transfer_sub)
+    d = f"{tmp}/quoted"
+    _build_two_sided(d, keys, account_id='acct "1", x')
+    check_two_sided(d)
+    with open(f"{d}/recipient/rows/4.json", "rb") as f: assert b'\\"acct \\"\\"1\\"\\", x\\"' in f.read()
+    d = f"{tmp}/no-transfer-event"
+    _build_two_sided(d, keys, recipient_seqs=[3, 4])
+    check_two_sided(d)
+    # another person's row, with its right paths: refused by 5.5, with and without an event naming a transfer_sub
+    for seqs in (None, [3, 4]):
+        d = f"{tmp}/other-row{len(os.listdir(tmp))}"
+        _build_two_sided(d, keys, row_index=1, recipient_seqs=seqs)
+        blamed(d, "another person's row", "recipient/rows/4.json")
+        check(f"{d}/sender", None)
+    # the person's row listing another seq of team A than the generation the package covers (signed so)
+    d = f"{tmp}/row-seq"
+    _build_two_sided(d, keys, row_seq=5)
+    check(f"{d}/recipient", None)
+    blamed(d, "the row's seq is not the generation's", "recipient/rows/4.json")
+    # B's rows event disagreeing with the manifest or the row (logged, signed and proved as it is)
+    def rows_event(field, value):
+        def alter(t, body):
+            if t == "handoff-rows-received":
+                if value is None: body.pop(field)
+                else: body[field] = value
+            return body
+        return alter
+    for field, value, name in (("first_row", 1, "recipient/events/4.json"), ("chunk_count", 2, "recipient/events/4.json"),
+                               ("row_count", 3, "recipient/events/4.json"), ("chunk", 1, "recipient/events/4.json"),
+                               ("origin", "handover/CCCC333333/x", "recipient/events/4.json"),
+                               ("file_sha256", "0" * 64, "recipient/events/4.json"), ("rows_root", "0" * 64, "recipient/rows/4.json"),
+                               ("rows", 3, "recipient/rows/4.json"), ("rows_root", None, "recipient/rows/4.json"),
+                               ("manifest_sha256", "0" * 64, "recipient/rows/4.json"), ("package", 2, "recipient/rows/4.json")):
+        d = f"{tmp}/rows-event{len(os.listdir(tmp))}"
+        _build_two_sided(d, keys, alter=rows_event(field, value))
+        blamed(d, f"rows event {field} = {value!r}", name)
+    # the row file itself: not canonical, or not the object
+    good = f"{tmp}/rows-good"
+    _build_two_sided(good, keys)
+    path = f"{good}/recipient/rows/4.json"
+    with open(path, "rb") as f: original = f.read()
+    for damaged in (original.replace(b'"index":0', b'"index": 0'), original[:-1], original + b"\n", original.replace(b'"kind"', b'"k\\u0069nd"'),
+                    original.replace(b"acct-1", b"acct-\\u0031"), b'{"seq":4,' + original[1:].replace(b',"seq":4', b"")):
+        _write(path, damaged); blamed(good, f"rows file {damaged[:30]!r}", "recipient/rows/4.json")
+    for why, fn in (("kind another", lambda v: dict(v, kind="handover-handoff-row/v2")), ("seq another", lambda v: dict(v, seq=3)),
+                    ("a field more", lambda v: dict(v, extra=1)), ("no package_path", lambda v: {k: x for k, x in v.items() if k != "package_path"}),
+                    ("index negative", lambda v: dict(v, index=-1)), ("index true", lambda v: dict(v, index=False)),
+                    ("a hash in capitals", lambda v: dict(v, chunk_path=[h.upper() for h in v["chunk_path"]])),
+                    ("row with its CRLF", lambda v: dict(v, row=v["row"] + "\r\n")), ("row quoted", lambda v: dict(v, row='"' + v["row"].replace(",", '",', 1)))):
+        _write(path, original); rewrite(path, fn); blamed(good, f"rows file: {why}", "recipient/rows/4.json")
+    _write(path, original)
+    _write(f"{good}/recipient/rows/x.json", b"{}\n"); blamed(good, "stray file in rows/", "recipient/rows/x.json")
+    os.remove(f"{good}/recipient/rows/x.json")
+    check_two_sided(good)
+    # facts (step 6): each change to the recipient's manifest.json refused naming it
+    mpath = f"{good}/recipient/manifest.json"
+    with open(mpath, "rb") as f: m = json.loads(f.read())
+    facts = m["facts"]
+    assert [x["file"] for x in facts] == ["events/3.json", "events/4.json", "rows/4.json", "events/5.json", "manifest.json"], facts
+    for why, fn in (("apply stated as proven", lambda m: dict(m, facts=facts[:4] + [dict(facts[4], proven=True)])),
+                    ("an event as not proven", lambda m: dict(m, facts=[dict(facts[0], proven=False)] + facts[1:])),
+                    ("the row's fact removed", lambda m: dict(m, facts=facts[:2] + facts[3:])),
+                    ("the apply fact removed", lambda m: dict(m, facts=facts[:4])),
+                    ("the row before its event", lambda m: dict(m, facts=facts[:1] + facts[2:3] + facts[1:2] + facts[3:])),
+                    ("a fact twice", lambda m: dict(m, facts=facts + facts[-1:])),
+                    ("a fact of no file", lambda m: dict(m, facts=facts + [{"seq": 9, "file": "rows/9.json", "proven": True}])),
+                    ("proven as 1", lambda m: dict(m, facts=[dict(facts[0], proven=1)] + facts[1:])),
+                    ("a fact with a field more", lambda m: dict(m, facts=[dict(facts[0], note="x")] + facts[1:])),
+                    ("no facts", lambda m: {k: v for k, v in m.items() if k != "facts"}),
+                    ("facts not an array", lambda m: dict(m, facts={})),
+                    ("no apply", lambda m: {k: v for k, v in m.items() if k != "apply"}),
+                    ("apply empty", lambda m: dict(m, apply=[])),
+                    ("apply at another seq", lambda m: dict(m, apply=[dict(m["apply"][0], seq=m["apply"][0]["seq"] + 1)])),
+                    ("apply without one of its intent fields", lambda m: dict(m, apply=[{k: v for k, v in m["apply"][0].items() if k != "old_value"}])),
+                    ("format handover-evidence/1 with rows/", lambda m: {**{k: v for k, v in m.items() if k != "facts"}, "format": MANIFEST_FORMAT_V1}),
+                    ("format handover-evidence/1 with facts", lambda m: dict(m, format=MANIFEST_FORMAT_V1)),
+                    ("format handover-evidence/3", lambda m: dict(m, format="handover-evidence/3"))):
+        _write(mpath, json.dumps(fn(m)).encode()); blamed(good, f"recipient/manifest.json: {why}", "recipient/manifest.json")
+    _write(mpath, json.dumps(m).encode())
+    check_two_sided(good)
+    # rows/ removed, its fact kept
+    os.rename(path, f"{tmp}/row"); blamed(good, "rows/4.json removed", "recipient/manifest.json")
+    os.rename(f"{tmp}/row", path); check_two_sided(good)
+    # a handover-evidence/1 recipient (no rows/, no facts) still holds
+    shutil_rm = __import__("shutil").rmtree
+    shutil_rm(f"{good}/recipient/rows")
+    _write(mpath, json.dumps({**{k: v for k, v in m.items() if k != "facts"}, "format": MANIFEST_FORMAT_V1}).encode())
+    check_two_sided(good)
 
 
 def given_key(value):
@@ -944,7 +1424,14 @@ def main():
         print(f"check-bundle: FAIL: {getattr(e, 'filename', None) or args.dir}: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
     print(f"check-bundle: {args.dir}: {result['count']} events of {result['origin']}, each included in the checkpoint of "
-          f"{result['size']} events signed by {result['key_name']}; manifest agrees")
+          f"{result['size']} events signed by {result['key_name']}; {describe_rows(result)}manifest agrees ({describe_format(result)})")
+    for row in result["rows"].values():
+        print(f"check-bundle:   {row['name']}: row {row['number'] + 1} (from 1) of package {row['package']} from {row['origin']} "
+              f"(received: events/{row['received']}.json), transfer_sub {row['transfer_sub']!r}")
+    if result["rows"]:
+        print("check-bundle: note: a one-sided bundle does not hold team A's key: each row is proven to be in this log and "
+              "under the rows-root of the manifest this log recorded as received, not that team A signed it "
+              "(a two-sided bundle checks that)", file=sys.stderr)
     for name in result["with_extra"]:
         print(f"check-bundle: note: {name} has an 'extra' line, which Handover does not write; "
               "it is not authenticated and was ignored", file=sys.stderr)
@@ -954,24 +1441,37 @@ def main():
     return 0
 
 
+def describe_rows(result):
+    n = len(result["rows"])
+    return f"{n} handoff row{'s' if n != 1 else ''} in its package's rows-root; " if n else ""
+
+
+def describe_format(result):
+    if result["facts"] is None: return result["format"]
+    return f"{result['format']}, {result['facts']} facts, {result['stated']} stated"
+
+
 def report_two_sided(root, r, sender_key, recipient_key):
     s, t = r["sender"], r["recipient"]
     acked = sum(p["acknowledged"] for p in r["packages"])
     print(f"check-bundle: {root}: two-sided bundle for transfer_sub {r['manifest']['transfer_sub']!r}: "
           f"sender/ {s['count']} events of {s['origin']} (checkpoint of {s['size']}), "
           f"recipient/ {t['count']} events of {t['origin']} (checkpoint of {t['size']}), each included; "
+          f"sub-bundle manifests agree ({describe_format(s)}; {describe_rows(t)}{describe_format(t)}); "
           f"{len(r['packages'])} package(s), {acked} acknowledged: manifests signed by the sender and matching both "
           f"ledgers' handoff events{', cosignatures verified' if acked else ''}")
     for p in r["packages"]:
         print(f"check-bundle:   package {p['package']}: issued sender seq {p['issued']}, received recipient seq {p['received']}, "
               f"covers the generation at sender seq {p['generated']} (checkpoint size {p['size']})"
-              + (f", acknowledged sender seq {p['acknowledged_seq']} (cosigned at {p['cosigned_at']})" if p["acknowledged"] else ", not acknowledged"))
+              + (f", acknowledged sender seq {p['acknowledged_seq']} (cosigned at {p['cosigned_at']})" if p["acknowledged"] else ", not acknowledged")
+              + "".join(f"; recipient/{row['name']}: row {row['number'] + 1} (from 1) under the rows-root the sender signed" for row in p["rows"]))
     for side in (s, t):
         for name in side["with_extra"]:
             print(f"check-bundle: note: {side['side']}/{name} has an 'extra' line, which Handover does not write; "
                   "it is not authenticated and was ignored", file=sys.stderr)
     for name in r["unlisted"]:
-        print(f"check-bundle: note: {name} is a handoff event of a package manifest.json does not list", file=sys.stderr)
+        print(f"check-bundle: note: {name} is a handoff {'row' if '/rows/' in name else 'event'} of a package manifest.json "
+              "does not list", file=sys.stderr)
     if sender_key is None or recipient_key is None:
         print("check-bundle: note: a key was read from the bundle, which only shows the bundle agrees with itself; "
               "pass --sender-key and --recipient-key with the keys the teams gave you", file=sys.stderr)

@@ -84,7 +84,7 @@ struct EvidenceCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify",
             abstract:
-                "Check an evidence bundle with no ledger: the verifier key, the checkpoint's signature, each event's inclusion proof, the manifest; exit 4 naming the file that does not hold.",
+                "Check an evidence bundle with no ledger: the verifier key, the checkpoint's signature, each event's inclusion proof, each row's paths to its roots, the manifest; print the person's story, each fact proven or stated; exit 4 naming the file that does not hold.",
             exits: CommandExits.ledger)
 
         @Argument(help: "The bundle's directory.")
@@ -117,6 +117,10 @@ struct EvidenceCommand: ParsableCommand {
                     OK: transfer_sub \(result.transferSub): \(counted(result.sender.sequences.count, "event")) of \(result.sender.origin) and \(result.recipient.sequences.count) of \(result.recipient.origin), \
                     each included in its ledger's signed checkpoint; \(result.packages.count == 1 ? "package" : "packages") \(result.packages.map(String.init).joined(separator: ", ")) \(result.packages.count == 1 ? "ties" : "tie") the two.
                     """)
+                Console.out("Team A's log (\(result.sender.origin)):")
+                printStory(result.sender)
+                Console.out("Team B's log (\(result.recipient.origin)):")
+                printStory(result.recipient)
                 if senderKey == nil || recipientKey == nil {
                     Console.out(
                         "The verifier keys were read from the bundle: compare them with the ones the teams gave you (--sender-key, --recipient-key).")
@@ -127,9 +131,16 @@ struct EvidenceCommand: ParsableCommand {
             Console.out(
                 "OK: \(counted(result.sequences.count, "event")) of \(result.origin), each included in the checkpoint of \(counted(result.treeSize, "event")) signed by \(result.verifierKey); the manifest agrees."
             )
+            printStory(result)
             if evidence.publicKeyText == nil {
                 Console.out("The verifier key was read from the bundle: compare it with the one the team gave you (--public-key).")
             }
+        }
+
+        /// The story a bundle tells, one line per fact: "proven" where its files prove it,
+        /// "stated" where only the manifest says it.
+        private func printStory(_ result: EvidenceBundleCheck.Result) {
+            for (fact, line) in result.story { Console.out("  \(fact.proven ? "proven" : "stated")  \(line)") }
         }
     }
 }

@@ -13,12 +13,12 @@ struct EvidenceBundleTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
     /// `tools/check-bundle.py` on `bundle`.
-    private func pythonCheck(_ bundle: String) throws -> (status: Int32, out: String, err: String) {
-        try runCommand("/usr/bin/env", ["python3", EvidenceBundleTests.repository + "/tools/check-bundle.py", bundle])
+    func pythonCheck(_ bundle: String, _ options: [String] = []) throws -> (status: Int32, out: String, err: String) {
+        try runCommand("/usr/bin/env", ["python3", EvidenceBundleTests.repository + "/tools/check-bundle.py", bundle] + options)
     }
 
     /// Both checks accept `bundle`.
-    private func expectAccepted(_ bundle: String, _ what: String) throws {
+    func expectAccepted(_ bundle: String, _ what: String) throws {
         let ours = try handover(["evidence", "verify", bundle])
         #expect(ours.status == 0 && ours.out.hasPrefix("OK: "), "\(what): \(ours.out)\(ours.err)")
         let theirs = try pythonCheck(bundle)
@@ -26,7 +26,7 @@ struct EvidenceBundleTests {
     }
 
     /// The demo's two ledgers, each with a checkpoint signed.
-    private func demo() throws -> (sender: String, recipient: String) {
+    func demo() throws -> (sender: String, recipient: String) {
         let sender = try DemoLedger.copy(.sender, into: dir)
         let recipient = try DemoLedger.copy(.recipient, into: dir)
         for ledger in [sender, recipient] {
@@ -37,7 +37,7 @@ struct EvidenceBundleTests {
     }
 
     /// Every user of `ledger` with its state, as `query state --format json` gives them.
-    private func users(_ ledger: String) throws -> [[String: JSONValue]] {
+    func users(_ ledger: String) throws -> [[String: JSONValue]] {
         let state = try handover(["query", "state", "--ledger", ledger, "--format", "json"])
         return try #require(try JSONValue.parse(Array(state.out.utf8)).arrayValue).compactMap(\.objectValue)
     }
@@ -95,11 +95,23 @@ struct EvidenceBundleTests {
             let r = try handover(["evidence", subject, "--ledger", ledger, "--out", bundle])
             #expect(r.status == 0, "\(why): \(r.out)\(r.err)")
             try expectAccepted(bundle, why)
-            // The bundle's events are the user's history, as `query events --id` lists it.
+            // The bundle's events are the user's history, as `query events --id` lists it, and on
+            // team B's side the package's "handoff received" and the rows event holding the user's
+            // row, beside which that row is.
             let listed = try handover(["query", "events", "--id", subject, "--ledger", ledger, "--format", "json"])
             let history = try #require(try JSONValue.parse(Array(listed.out.utf8)).arrayValue).compactMap { $0.objectValue?["seq"]?.intValue }
             let files = try FileManager.default.contentsOfDirectory(atPath: bundle + "/events").compactMap { Int64($0.dropLast(5)) }.sorted()
-            #expect(files == history && !files.isEmpty, "\(why): bundle \(files), history \(history)")
+            let rows = ((try? FileManager.default.contentsOfDirectory(atPath: bundle + "/rows")) ?? []).compactMap { Int64($0.dropLast(5)) }
+            let batches = try files.filter { !history.contains($0) }.map { seq in
+                try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: "\(bundle)/events/\(seq).json"))))["type"]?.stringValue ?? ""
+            }
+            #expect(Set(history).isSubset(of: files) && !files.isEmpty, "\(why): bundle \(files), history \(history)")
+            #expect(
+                batches.sorted() == (rows.isEmpty ? [] : ["handoff-received", "handoff-rows-received"]) && rows.allSatisfy(files.contains),
+                "\(why): beside the history, \(batches) with rows \(rows)")
+            #expect(
+                rows.count <= 1 && (ledger == recipient || rows.isEmpty) && (why != "exchanged" || rows.count == 1),
+                "\(why): a row of team B's user's signed package (an exchanged user has one), none on team A's side: \(rows)")
             #expect(
                 try String(contentsOfFile: bundle + "/VERIFY.md", encoding: .utf8)
                     == (try String(contentsOfFile: EvidenceBundleTests.repository + "/schemas/evidence-bundle.md", encoding: .utf8)))

@@ -78,6 +78,21 @@ public struct RowTree: Sendable {
         return path.reversed()
     }
 
+    /// The root `path` leads to from `row` of kind `kind` as row `index` of `count` rows;
+    /// nil when the path does not have the length such a tree gives.
+    public static func root(kind: Kind, row: [UInt8], index: Int, count: Int, path: [SHA256Hash]) -> SHA256Hash? {
+        root(node: leafHash(kind: kind, row: row), index: index, count: count, path: path)
+    }
+
+    /// The root `path` leads to from `node`, the root of a whole subtree (a chunk of
+    /// rows, or one row's leaf hash) that is leaf `index` of a tree of `count` such nodes.
+    public static func root(node: SHA256Hash, index: Int, count: Int, path: [SHA256Hash]) -> SHA256Hash? {
+        guard index >= 0, count > 0 else { return nil }
+        return MerkleProof.root(leafHash: node.bytes, index: UInt64(index), treeSize: UInt64(count), path: path.map(\.bytes)).flatMap {
+            SHA256Hash($0)
+        }
+    }
+
     private func subtree(_ range: Range<Int>) -> SHA256Hash {
         switch range.count {
         case 0: return SHA256Hash(MerkleHash.emptyTree)!

@@ -38,6 +38,14 @@ public struct LogView {
         return try withStoredRows(LogView.decode(raw, sequence: sequence))
     }
 
+    /// Event `sequence` decoded from the JSON the log hashed alone: a body that keeps its rows in
+    /// the `rows` database (``HandoffRowsReceived/lacksRows``) comes without them, unread and
+    /// unchecked. For its root and counts; nil past the end of the log.
+    public func eventAsLogged(_ sequence: UInt64) throws -> RecordedEvent? {
+        guard let raw = try record(sequence) else { return nil }
+        return try LogView.decode(raw, sequence: sequence)
+    }
+
     /// `event` given the rows the `rows` database holds for it, where its body keeps them there
     /// (``HandoffRowsReceived/lacksRows``); every other event as it is.
     public func withStoredRows(_ event: RecordedEvent) throws -> RecordedEvent {

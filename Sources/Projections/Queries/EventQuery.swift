@@ -182,7 +182,7 @@ public struct EventQuery: Sendable {
             return
                 "handoff package \(b.package) acknowledged by team \(b.targetTeam): receipt cosigned \(b.cosignedAt.rfc3339), their event \(b.recipientSequence)"
         case .handoffRowsReceived(let b):
-            let rows = "rows \(b.firstRow + 1) to \(b.firstRow + b.transferSubs.count) of \(b.rowCount) (chunk \(b.chunk + 1) of \(b.chunkCount))"
+            let rows = "rows \(b.firstRow + 1) to \(b.firstRow + b.chunkRows) of \(b.rowCount) (chunk \(b.chunk + 1) of \(b.chunkCount))"
             return b.package.map { "handoff package \($0) \(rows) taken in" } ?? "unsigned handoff list \(rows) taken in"
         case .applyStarted(let b):
             let what = b.undoOf.map { "undo of apply run \($0)" } ?? "apply"

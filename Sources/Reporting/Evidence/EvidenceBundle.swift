@@ -7,10 +7,12 @@ import Projections
 /// One user's evidence from one ledger, written to a directory anyone can check without
 /// Handover (schemas/evidence-bundle.md): every event about the user exactly as hashed, each
 /// with a C2SP tlog-proof against a signed checkpoint, the checkpoint, the verifier key, a
-/// manifest and `VERIFY.md`.
+/// manifest and `VERIFY.md`; the user's rows of handoff packages with their paths.
 public enum EvidenceBundle {
     /// The manifest's format marker.
-    public static let format = "handover-evidence/1"
+    public static let format = "handover-evidence/2"
+    /// The marker of bundles written before rows and facts: still checked.
+    public static let formatWithoutFacts = "handover-evidence/1"
 
     /// Why a bundle could not be written.
     public struct Refusal: Error, CustomStringConvertible, Sendable {
@@ -43,19 +45,50 @@ public enum EvidenceBundle {
     public static func write(
         subject: String, ledger: Ledger, projection: UserProjection, checkpoint: Checkpoint?, reveal: Bool, to target: String
     ) throws -> Summary {
-        let (events, applied) = try projection.read(ledger) { snapshot, view in
+        let contents = try projection.read(ledger) { snapshot, view in
             guard let user = try snapshot.user(matching: subject) else {
                 throw Refusal(kind: .noUser, description: "no user with identifier \"\(subject)\"")
             }
-            let last = try view.head().sequence
-            return (
-                try EventQuery.history(of: user, through: last, snapshot: snapshot, view: view),
-                try EventQuery.applyRows(of: user, through: last, snapshot: snapshot, view: view)
-            )
+            return try Contents(of: user, snapshot: snapshot, view: view)
         }
         return try writing(to: target) { partial in
-            try writeContents(
-                subject: subject, events: events, applied: applied, ledger: ledger, checkpoint: checkpoint, reveal: reveal, into: partial)
+            try writeContents(subject: subject, contents, ledger: ledger, checkpoint: checkpoint, reveal: reveal, into: partial)
+        }
+    }
+
+    /// What one ledger's bundle of one user holds: their events, their rows of handoff
+    /// packages (with the events holding them and the packages' "handoff received") and of
+    /// apply batches.
+    struct Contents {
+        var events: [RecordedEvent]
+        var rows: [HandoffRowEvidence]
+        var applied: [UserApplyRow]
+
+        /// The user's, through the head of `view`.
+        init(of user: UserState, snapshot: any ProjectionSnapshot, view: LogView) throws {
+            let last = try view.head().sequence
+            rows = try HandoffRowEvidence.rows(of: user, through: last, snapshot: snapshot, view: view)
+            applied = try EventQuery.applyRows(of: user, through: last, snapshot: snapshot, view: view)
+            let history = try EventQuery.history(of: user, through: last, snapshot: snapshot, view: view)
+            var batches: [RecordedEvent] = []
+            var manifests: Set<String> = []
+            for row in rows {
+                guard let event = try view.eventAsLogged(row.sequence), case .handoffRowsReceived(let chunk) = event.body else { continue }
+                batches.append(event)
+                if let digest = chunk.manifestSHA256 { manifests.insert(digest) }
+            }
+            for received in try view.handoffsReceived() where manifests.contains(received.body.manifestSHA256) {
+                if let event = try view.eventAsLogged(received.sequence) { batches.append(event) }
+            }
+            var seen = Set<UInt64>()
+            events = (history + batches).sorted { $0.sequence < $1.sequence }.filter { seen.insert($0.sequence).inserted }
+        }
+
+        /// Events alone, no rows.
+        init(events: [RecordedEvent]) {
+            self.events = events
+            rows = []
+            applied = []
         }
     }
 
@@ -76,14 +109,14 @@ public enum EvidenceBundle {
         return result
     }
 
-    /// Writes `events` of `ledger` into `directory` as one bundle (schemas/evidence-bundle.md),
-    /// each proved against `checkpoint` (else the latest stored one), which must cover them all;
-    /// the manifest lists the person's `applied` rows the checkpoint covers (their events name
-    /// other people, so they are not in the bundle).
+    /// Writes `contents` of `ledger` into `directory` as one bundle (schemas/evidence-bundle.md),
+    /// each event proved against `checkpoint` (else the latest stored one), which must cover them
+    /// all, each row with its paths; the manifest lists the person's apply rows the checkpoint
+    /// covers (their events name other people, so they are not in the bundle).
     static func writeContents(
-        subject: String, events: [RecordedEvent], applied: [UserApplyRow] = [], ledger: Ledger, checkpoint: Checkpoint?, reveal: Bool,
-        into directory: String
+        subject: String, _ contents: Contents, ledger: Ledger, checkpoint: Checkpoint?, reveal: Bool, into directory: String
     ) throws -> Summary {
+        let events = contents.events
         guard let checkpoint = try checkpoint ?? ledger.latestCheckpoint() else {
             throw Refusal(
                 kind: .noCheckpoint,
@@ -102,7 +135,7 @@ public enum EvidenceBundle {
                     "\(uncovered.count) of the \(events.count) events to prove in \(ledger.directory) (from sequence \(uncovered[0].sequence)) \(uncovered.count == 1 ? "is" : "are") newer than its checkpoint of \(counted(checkpoint.treeSize, "event")); sign a newer one with `handover checkpoint`"
             )
         }
-        for sub in ["/events", "/proofs"] + (reveal ? ["/revealed"] : []) {
+        for sub in ["/events", "/proofs"] + (contents.rows.isEmpty ? [] : ["/rows"]) + (reveal ? ["/revealed"] : []) {
             try FileManager.default.createDirectory(
                 atPath: directory + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         }
@@ -128,14 +161,19 @@ public enum EvidenceBundle {
                     "sha256": .string(Hex.encode(Array(SHA256.hash(data: proof.record)))),
                 ]))
         }
+        for row in contents.rows {
+            try write(row.json.canonicalBytes + [0x0A], to: "\(directory)/rows/\(row.sequence).json")
+        }
         try write(Array(checkpoint.text.utf8), to: directory + "/checkpoint")
         try write(Array((key.line + "\n").utf8), to: directory + "/verifier-key")
         var members: [String: JSONValue] = [
             "format": .string(format), "subject": .string(subject), "origin": .string(checkpoint.origin),
             "tree_size": .int(Int64(checkpoint.treeSize)), "events": .array(manifestEvents), "revealed": .bool(reveal),
         ]
-        let covered = applied.filter { $0.sequence <= checkpoint.treeSize }
+        let covered = contents.applied.filter { $0.sequence <= checkpoint.treeSize }
         if !covered.isEmpty { members["apply"] = .array(covered.map(\.json)) }
+        let facts = EvidenceFact.story(events: events.map(\.sequence), rows: contents.rows.map(\.sequence), apply: covered.map(\.sequence))
+        members["facts"] = .array(facts.map(\.json))
         let manifest = JSONValue.object(members)
         try write(manifest.canonicalBytes + [0x0A], to: directory + "/manifest.json")
         try write(Array(EvidenceGuide.text.utf8), to: directory + "/VERIFY.md")

@@ -2,11 +2,12 @@ import Crypto
 import ExitStatuses
 import Foundation
 import Ledger
+import Projections
 
 /// Checks an evidence bundle with no ledger present, by the rules of
 /// schemas/evidence-bundle.md: the verifier key's form, the checkpoint's signature, each
-/// proof's form and that it leads from its event's bytes to the checkpoint's root, and the
-/// manifest against the files.
+/// proof's form and that it leads from its event's bytes to the checkpoint's root, each row's
+/// paths to the roots its event and its package sign, and the manifest against the files.
 public enum EvidenceBundleCheck {
     /// A file of the bundle that does not hold, and why.
     public struct DoesNotHold: Error, CustomStringConvertible, Sendable, ExitStatusDeciding {
@@ -27,6 +28,8 @@ public enum EvidenceBundleCheck {
         public var sequences: [UInt64]
         /// The identifier the bundle was asked for, as its manifest says (a guide, not evidence).
         public var subject: String?
+        /// The person's story, one line per fact, in order; each fact proven or only stated.
+        public var story: [(fact: EvidenceFact, line: String)]
     }
 
     /// The largest file of a bundle read (an event, a proof, a manifest).
@@ -64,7 +67,8 @@ public enum EvidenceBundleCheck {
         do { manifest = try JSONValue.parseObject(untrusted: Array(try read("manifest.json"))) } catch let error as JSONParseError {
             throw DoesNotHold(file: "manifest.json", reason: "not a \(EvidenceBundle.format) manifest (\(error))")
         }
-        guard manifest["format"]?.stringValue == EvidenceBundle.format, let entries = manifest["events"]?.arrayValue else {
+        let format = manifest["format"]?.stringValue
+        guard format == EvidenceBundle.format || format == EvidenceBundle.formatWithoutFacts, let entries = manifest["events"]?.arrayValue else {
             throw DoesNotHold(file: "manifest.json", reason: "not a \(EvidenceBundle.format) manifest")
         }
         var listed: [UInt64: String] = [:]
@@ -86,6 +90,7 @@ public enum EvidenceBundleCheck {
             throw DoesNotHold(file: "events/\(lone).json", reason: "no proofs/\(lone).tlog-proof beside it")
         }
         var digests: [UInt64: String] = [:]
+        var decoded: [UInt64: RecordedEvent] = [:]
         for sequence in events.sorted() {
             let proofFile = "proofs/\(sequence).tlog-proof"
             let eventFile = "events/\(sequence).json"
@@ -122,23 +127,142 @@ public enum EvidenceBundleCheck {
             }
             guard object["seq"]?.intValue == Int64(sequence) else { throw DoesNotHold(file: eventFile, reason: "its seq is not \(sequence)") }
             digests[sequence] = digest
+            // An event this version cannot decode is still proven; its line says only its type.
+            decoded[sequence] = try? record.withUnsafeBytes { try RecordedEvent(json: $0) }
         }
-        // 5. The manifest against the files.
+        // 5. Each row, against its event and its package's root.
+        let rows = try names(in: directory, "rows", suffix: ".json", optional: true)
+        if format == EvidenceBundle.formatWithoutFacts, !rows.isEmpty || manifest["facts"] != nil {
+            throw DoesNotHold(
+                file: "manifest.json", reason: "a \(EvidenceBundle.formatWithoutFacts) manifest, with rows or facts only later bundles have")
+        }
+        var rowLines: [UInt64: String] = [:]
+        for sequence in rows.sorted() {
+            rowLines[sequence] = try checkRow(sequence, read("rows/\(sequence).json"), events: decoded, subject: manifest["subject"]?.stringValue)
+        }
+        // 6. The manifest against the files.
         guard manifest["origin"]?.stringValue == checkpoint.origin, manifest["tree_size"]?.intValue == Int64(checkpoint.treeSize) else {
             throw DoesNotHold(file: "manifest.json", reason: "its origin or tree size is not the checkpoint's")
         }
         guard listed == digests else {
             throw DoesNotHold(file: "manifest.json", reason: "its events (sequence and SHA-256) are not the files in events/")
         }
+        let applied = manifest["apply"]?.arrayValue ?? []
+        let appliedSequences = applied.compactMap { $0["seq"]?.intValue }.filter { $0 > 0 }.map(UInt64.init)
+        guard appliedSequences.count == applied.count else {
+            throw DoesNotHold(file: "manifest.json", reason: "an entry of apply has no seq")
+        }
+        let facts = EvidenceFact.story(events: digests.keys.sorted(), rows: rowLines.keys.sorted(), apply: appliedSequences)
+        if format == EvidenceBundle.format {
+            let claimed = manifest["facts"]?.arrayValue ?? []
+            for (i, fact) in facts.enumerated() where i >= claimed.count || claimed[i] != fact.json {
+                let what = i < claimed.count ? "says \(String(decoding: claimed[i].canonicalBytes, as: UTF8.self))" : "ends"
+                throw DoesNotHold(
+                    file: "manifest.json",
+                    reason:
+                        "facts entry \(i + 1) \(what) where the bundle's files give \(fact.file) \(fact.proven ? "proven" : "stated"): a statement presented as proven, or the story reordered"
+                )
+            }
+            guard claimed.count == facts.count else {
+                throw DoesNotHold(file: "manifest.json", reason: "its facts list \(claimed.count) links; the bundle's files give \(facts.count)")
+            }
+        }
+        let story = facts.map { fact in
+            switch fact.kind {
+            case .event: (fact, decoded[fact.sequence].map(Self.line) ?? "event \(fact.sequence), which this version cannot read")
+            case .row: (fact, rowLines[fact.sequence]!)
+            case .apply: (fact, Self.line(apply: applied.first { $0["seq"]?.intValue == Int64(fact.sequence) }!))
+            }
+        }
         return Result(
             origin: checkpoint.origin, treeSize: checkpoint.treeSize, verifierKey: line, sequences: digests.keys.sorted(),
-            subject: manifest["subject"]?.stringValue)
+            subject: manifest["subject"]?.stringValue, story: story)
+    }
+
+    /// Checks `rows/SEQ.json` (`bytes`): a row of the v2 "handoff rows received" event SEQ of
+    /// the bundle whose paths lead to that event's root and to the `rows-root` of the package's
+    /// manifest, as the bundle's "handoff received" of that package holds it; the row names
+    /// the bundle's person. Returns the row's line of the story.
+    private static func checkRow(_ sequence: UInt64, _ bytes: Data, events: [UInt64: RecordedEvent], subject: String?) throws -> String {
+        let file = "rows/\(sequence).json"
+        let proof: HandoffRowEvidence
+        do { proof = try HandoffRowEvidence(json: try JSONValue.parseObject(untrusted: Array(bytes))) } catch {
+            throw DoesNotHold(file: file, reason: "not a row with its paths (\(ErrorText.describing(error)))")
+        }
+        guard proof.sequence == sequence else { throw DoesNotHold(file: file, reason: "its seq is not \(sequence)") }
+        guard let event = events[sequence], case .handoffRowsReceived(let chunk) = event.body, let chunkRoot = chunk.rowsRoot,
+            let origin = chunk.origin, let package = chunk.package, let digest = chunk.manifestSHA256
+        else {
+            throw DoesNotHold(file: file, reason: "events/\(sequence).json is not a \"handoff rows received\" of a signed v2 package")
+        }
+        guard proof.chunkRoot(count: chunk.chunkRows) == chunkRoot else {
+            throw DoesNotHold(file: file, reason: "its row and chunk_path do not lead to the rows_root of events/\(sequence).json")
+        }
+        let received = events.values.compactMap { e -> (body: HandoffReceived, sequence: UInt64)? in
+            guard case .handoffReceived(let b) = e.body, b.package == package, b.manifestSHA256 == digest else { return nil }
+            return (b, e.sequence)
+        }
+        guard received.count == 1, let (body, receivedSequence) = received.first else {
+            throw DoesNotHold(
+                file: file,
+                reason: "events/ holds \(received.count) \"handoff received\" of package \(package) with manifest \(digest), where the row needs one")
+        }
+        // The root team A signed: the manifest's own line, not a field beside it.
+        let manifestBytes = Array(body.manifest.utf8)
+        guard Hex.encode(SHA256.hash(data: manifestBytes)) == digest,
+            let manifest = try? HandoffManifest(text: try SignedNote(parsing: manifestBytes).text), let manifestRoot = manifest.rowsRoot,
+            body.rowsRoot == manifestRoot, manifest.rowsSHA256 == chunk.fileSHA256, origin == manifest.checkpoint.origin
+        else {
+            throw DoesNotHold(
+                file: "events/\(receivedSequence).json",
+                reason:
+                    "its manifest is not the signed v2 manifest of SHA-256 manifest_sha256 whose rows-root it records and whose rows events/\(sequence).json holds"
+            )
+        }
+        let rowsPerChunk = HandoffRowsForm.v2.rowsPerChunk
+        guard chunk.rowCount == manifest.rowCount, chunk.firstRow == chunk.chunk * rowsPerChunk,
+            chunk.chunkCount == (manifest.rowCount + rowsPerChunk - 1) / rowsPerChunk,
+            chunk.chunkRows == min(rowsPerChunk, chunk.rowCount - chunk.firstRow)
+        else {
+            throw DoesNotHold(
+                file: "events/\(sequence).json", reason: "its chunk is not chunk \(chunk.chunk) of package \(package)'s \(manifest.rowCount) rows")
+        }
+        guard let root = proof.packageRoot(chunk: chunk.chunk, chunkCount: chunk.chunkCount, count: chunk.chunkRows),
+            Hex.encode(root.bytes) == manifestRoot
+        else {
+            throw DoesNotHold(file: file, reason: "its package_path does not lead to package \(package)'s rows-root \(manifestRoot)")
+        }
+        guard let row = HandoffRowLine(proof.row, form: .v2), let account = row.accountIDText, let transferSub = row.transferSubText else {
+            throw DoesNotHold(file: file, reason: "its row is not a v2 rows.csv line")
+        }
+        // The row is the person's: the transfer_sub the bundle's events name, else the subject.
+        let named = Set(events.values.compactMap(\.identifiers.transferSub))
+        guard named.isEmpty ? (subject == transferSub || subject == account) : named == [transferSub] else {
+            throw DoesNotHold(file: file, reason: "its row is another person's: transfer_sub \(InertText.forScreen(transferSub))")
+        }
+        return "package \(package) from \(origin) lists row \(chunk.firstRow + proof.index + 1) of \(chunk.rowCount): "
+            + (account.isEmpty ? "no account_id" : "account_id \(InertText.forScreen(account))")
+            + ", transfer_sub \(InertText.forScreen(transferSub))"
+            + " (in event \(sequence)'s rows_root and the package's signed rows-root)"
+    }
+
+    /// An event's line of the story.
+    private static func line(_ event: RecordedEvent) -> String {
+        "event \(event.sequence), \(event.recordedAt.rfc3339), \(event.type.rawValue): \(InertText.forScreen(EventQuery.summary(event)))"
+    }
+
+    /// An apply row's line of the story, from the manifest's entry.
+    private static func line(apply entry: JSONValue) -> String {
+        func value(_ name: String) -> String { entry[name].map { $0.stringValue.map(InertText.forScreen) ?? "NULL" } ?? "?" }
+        return "apply run \(value("run")) batch \(entry["batch"]?.intValue.map(String.init) ?? "?") (event \(entry["seq"]?.intValue ?? 0)): "
+            + "\(value("outcome")), \(value("old_value")) → \(value("new_value"))"
     }
 
     /// The sequence numbers named by the files `NAME<suffix>` in `sub`; a name that is not a
     /// decimal sequence number (no leading zeros) fails.
-    private static func names(in directory: String, _ sub: String, suffix: String) throws -> Set<UInt64> {
+    private static func names(in directory: String, _ sub: String, suffix: String, optional: Bool = false) throws -> Set<UInt64> {
         let files: [String]
+        if optional && !FileManager.default.fileExists(atPath: directory + "/" + sub) { return [] }
         do { files = try FileManager.default.contentsOfDirectory(atPath: directory + "/" + sub) } catch {
             throw DoesNotHold(file: sub, reason: "missing or unreadable (\(error.localizedDescription))")
         }

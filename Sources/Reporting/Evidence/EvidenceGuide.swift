@@ -23,6 +23,8 @@ enum EvidenceGuide {
           verifier-key           the ledger's verifier key: one line name+keyid+base64, then a line feed
           events/SEQ.json        one per event: the leaf input, exactly the bytes the log hashed
           proofs/SEQ.tlog-proof  one per event: its inclusion proof (tlog-proof)
+          rows/SEQ.json          the person's row of a handoff package, held by the "handoff rows received"
+                                 event SEQ, with its paths (only where there is one)
           manifest.json          what the bundle holds (not authenticated: a guide, checked against the files)
           VERIFY.md              these rules, for whoever receives the bundle
           revealed/SEQ.json      only with --reveal: the same event with sealed values opened (not evidence)
@@ -31,14 +33,22 @@ enum EvidenceGuide {
         `SEQ` is the event's sequence number in decimal, no leading zeros. Every file in `events/` has
         exactly one file in `proofs/` of the same `SEQ`, and the other way round.
 
-        "About one user" means the events whose envelope names one of the user's identifiers. A team B
-        ledger's "handoff rows received" events name nobody in their envelope: each holds up to 1,024
-        users' rows, and one person's bundle must not disclose the others'. A bundle therefore never
-        carries them. That the person was handed over is shown by team A's side instead: a two-sided
-        bundle (below) holds A's "transfer ID generated" with the package that listed it, A's signed
-        manifest, and B's "handoff received" of that manifest. (A v2 manifest signs a Merkle root over
-        its rows, with which one row can be proven alone: audit-evidence.md, "Row commitments"; a
-        bundle does not carry such a row proof.)
+        "About one user" means the events whose envelope names one of the user's identifiers, and, on
+        team B's side, the batch events that hold the user's row of a handoff package. A bundle never
+        discloses anyone else: no other person's identifier, row or sealed value is in any of its files.
+
+        - A "handoff rows received" event of a v2 package (audit-evidence.md, "Row commitments") keeps
+          its rows beside it, out of the bytes the log hashes: its JSON holds the chunk's row count and
+          Merkle root (`rows`, `rows_root`) and names nobody. The bundle holds that event, the package's
+          "handoff received" (whose `manifest` is team A's signed manifest with the package's
+          `rows-root`), and the person's row with its two paths in `rows/SEQ.json`: the row is proven to
+          be in team B's log and in the package team A signed, without any other row.
+        - A "handoff rows received" event of a v1 package holds its rows in its JSON, other people's
+          among them, so it is never in a bundle; nor is a row of it. That the person was handed over is
+          then shown by team A's side: a two-sided bundle (below) holds A's "transfer ID generated" with
+          the package that listed it, A's signed manifest, and B's "handoff received" of that manifest.
+        - The apply events ("apply intended", "apply settled") hold a whole batch's accounts: they are
+          not in the bundle, and the person's part of them is a statement (`apply` below).
 
         ## `events/SEQ.json`
 
@@ -63,6 +73,22 @@ enum EvidenceGuide {
 
         There is no `extra` line. The index is the zero-based leaf index, `SEQ - 1`.
 
+        ## `rows/SEQ.json`
+
+        One JSON object in the canonical encoding of events (ledger-format.md, "Event JSON and canonical
+        encoding": keys sorted, no spaces), ended by a line feed:
+
+        | field | meaning |
+        |---|---|
+        | `seq` | `SEQ`: the "handoff rows received" event in `events/` holding the row |
+        | `kind` | `handover-handoff-row/v1`: the row tree's tag line (audit-evidence.md, "Row commitments") |
+        | `row` | the row's line of `rows.csv` exactly as team A wrote it, without its `\r\n`: `account_id,transfer_sub,seq,salt` |
+        | `index` | the row's index in its chunk (the event's rows), from 0 |
+        | `chunk_path` | the row's audit path in its chunk's tree, lowercase hex hashes from the leaf's sibling up |
+        | `package_path` | the chunk's audit path among the package's chunks, the same way (empty for a package of one chunk) |
+
+        The row's number in the package (from 0) is the event's `first_row` plus `index`.
+
         ## `checkpoint` and `verifier-key`
 
         `checkpoint` is a signed note (audit-evidence.md): body lines origin, tree size (decimal), root
@@ -76,12 +102,13 @@ enum EvidenceGuide {
 
         | field | meaning |
         |---|---|
-        | `format` | `handover-evidence/1` |
+        | `format` | `handover-evidence/2` (`handover-evidence/1`, written before rows and facts, has neither `rows/` nor `facts`) |
         | `subject` | the identifier asked for, as given |
         | `origin` | the log's origin (the checkpoint's first line) |
         | `tree_size` | the checkpoint's tree size |
         | `events` | array, ascending by `seq`: `{"seq", "type", "recorded_at", "sha256"}` where `sha256` is the hex SHA-256 of `events/SEQ.json` |
         | `revealed` | true when `revealed/` was written |
+        | `facts` | the person's story: array of `{"seq", "file", "proven"}`, one per file of `events/` (`"file": "events/SEQ.json"`, proven true), one per file of `rows/` (`"rows/SEQ.json"`, true) and one per entry of `apply` (`"manifest.json"`, false), ordered by `seq`, and at one `seq` an event before its row |
         | `apply` | only for a team B user whose account `apply` acted on: array, ascending by `seq`, one object per apply batch, `{"seq", "recorded_at", "run", "batch", "undo", "outcome", "intent_seq", "old_value", "new_value"}` (the last three absent when the intent cannot be found; a value null for SQL NULL) |
 
         `apply` is the person's part of "apply settled" (`seq`) and "apply intended" (`intent_seq`)
@@ -105,10 +132,38 @@ enum EvidenceGuide {
            equals `checkpoint` byte for byte.
         4. For each `events/SEQ.json`: its leaf hash with the proof's path leads to the checkpoint's
            root (RFC 9162 section 2.1.3.2, with `fn = I`, `sn = N - 1`), and its JSON `seq` is `SEQ`.
-        5. `manifest.json` lists exactly the events present, each with its file's SHA-256.
+        5. For each `rows/SEQ.json` (a `handover-evidence/2` bundle):
+           1. the file is the object above, its `seq` is `SEQ`, and `events/SEQ.json` is a "handoff rows
+              received" event whose body has `origin`, `package`, `manifest_sha256` and `rows_root`;
+           2. the leaf hash `SHA-256(0x00 ‖ kind ‖ 0x0A ‖ row)` with `chunk_path`, as leaf `index` of a
+              tree of the body's `rows` leaves (RFC 9162 section 2.1.3.2), gives the body's `rows_root`;
+           3. `events/` holds exactly one "handoff received" event whose body's `package` and
+              `manifest_sha256` are the rows event's; the SHA-256 of its body's `manifest` is that
+              `manifest_sha256`; the `manifest` is a signed note whose text parses as a v2 manifest
+              (audit-evidence.md, "Handoff package"); the manifest's `rows-root` line is the "handoff
+              received" body's `rows_root`, its `rows-sha256` line the rows event's `file_sha256`, its
+              embedded checkpoint's origin the rows event's `origin`; the rows event's `row_count` is the
+              manifest's `rows`, its `first_row` is 1,024 × its `chunk`, its `chunk_count` is `rows`
+              divided by 1,024, rounded up, and its `rows` is 1,024 or, for the last chunk, what is left;
+           4. that chunk root, taken as leaf `chunk` of a tree of `chunk_count` leaves (no further
+              hashing of it), with `package_path` gives the manifest's `rows-root`;
+           5. `row` is a v2 `rows.csv` line (four fields, the salt 32 lowercase hex digits), and it is the
+              person's: when any event in `events/` names a `transfer_sub` in its `identifiers`, they all
+              name the row's; otherwise the manifest's `subject` is the row's `account_id` or
+              `transfer_sub`.
 
-        A failure names the file. Any changed byte in an event, a proof, the checkpoint or the key
-        fails one of these steps.
+           A one-sided bundle does not hold team A's key: it proves the row is in team B's log and under
+           the `rows-root` of the manifest team B recorded as received (team B checked team A's
+           signature then). A two-sided bundle also checks team A's signature on that manifest.
+        6. `manifest.json` lists exactly the events present, each with its file's SHA-256; in a
+           `handover-evidence/2` bundle its `facts` are exactly the list the files give (see
+           `manifest.json` above): a fact only stated can never be listed as proven. A
+           `handover-evidence/1` manifest has no `facts` and its bundle no `rows/`: either one makes it
+           fail, so that rows cannot escape their checks by a changed format line.
+
+        A failure names the file. Any changed byte in an event, a proof, a row, the checkpoint or the key
+        fails one of these steps. `handover evidence verify` then prints the person's story, one line per
+        fact in `facts`' order, each marked `proven` or `stated`.
 
         # Both halves: one person's evidence from both teams' ledgers
 
@@ -136,7 +191,10 @@ enum EvidenceGuide {
         `sender/` holds team A's events about the person (its "transfer ID generated" among them) and,
         for each package `N` that listed that generation, A's "handoff issued" and, once A confirmed the
         receipt, "handoff acknowledged". `recipient/` holds team B's events about the person and B's
-        "handoff received" of each such package. The two sub-bundles' `manifest.json` files name the
+        "handoff received" of each such package, and, for a v2 package, the person's row with its paths
+        (`recipient/rows/`): since `handoff/N/manifest.txt` is that "handoff received"'s manifest and
+        is checked against team A's key (step 3.2 below), the row's `package_path` leads to a root team
+        A signed. The two sub-bundles' `manifest.json` files name the
         `transfer_sub` as their `subject`.
 
         ## Checking a two-sided bundle
@@ -161,6 +219,10 @@ enum EvidenceGuide {
               Ed25519 cosignature (type 0x04) verifying with the public key of `recipient/verifier-key`
               under its name; A's "handoff acknowledged" event in `sender/events/` for `N` carries that
               line's base64 as `cosignature` and `R`'s `seq` as `recipient_seq`.
+        4. Each row in `recipient/rows/` belongs to a listed package: its rows event's `package` and
+           `manifest_sha256` are those of an entry of `packages`; and the row's `seq` field is the `seq`
+           of the person's "transfer ID generated" in `sender/events/` (step 3.3): the row team A listed
+           is the generation team A logged.
 
         Which events are about the person is each ledger's own statement (its projection of who is who);
         the checks prove each event is, byte for byte, in its team's signed log, and that the two logs'

@@ -48,7 +48,7 @@ public enum TwoSidedEvidence {
             throw EvidenceBundle.Refusal(kind: .noUser, description: "no user with identifier \"\(subject)\" and a transfer_sub in either ledger")
         }
         let id = Identifier(.transferSub, transferSub)
-        let senderEvents = try history(of: id, on: sender).events
+        let senderEvents = try contents(of: id, on: sender).events
         let generated = senderEvents.first { $0.type == .transferIDGenerated && $0.identifiers.transferSub == transferSub }?.sequence
 
         // The packages whose events hold the generation, and their events on both sides.
@@ -64,18 +64,18 @@ public enum TwoSidedEvidence {
                 received: received.first { $0.body.manifestSHA256.utf8.elementsEqual(digest) }.map { ($0.body, $0.sequence) },
                 acknowledged: acknowledged.first { $0.body.manifestSHA256.utf8.elementsEqual(digest) }.map { ($0.body, $0.sequence) })
         }
-        let (recipientEvents, recipientApplied) = try history(of: id, on: recipient)
+        var recipientContents = try contents(of: id, on: recipient)
         let senderAll = try events(
             senderEvents.map(\.sequence) + packages.flatMap { [$0.issuedSequence] + ($0.acknowledged.map { [$0.sequence] } ?? []) }, in: sender.ledger
         )
-        let recipientAll = try events(recipientEvents.map(\.sequence) + packages.compactMap { $0.received?.sequence }, in: recipient.ledger)
+        recipientContents.events = try events(
+            recipientContents.events.map(\.sequence) + packages.compactMap { $0.received?.sequence }, in: recipient.ledger)
 
         return try EvidenceBundle.writing(to: target) { partial in
             let a = try EvidenceBundle.writeContents(
-                subject: transferSub, events: senderAll, ledger: sender.ledger, checkpoint: nil, reveal: reveal, into: partial + "/sender")
+                subject: transferSub, .init(events: senderAll), ledger: sender.ledger, checkpoint: nil, reveal: reveal, into: partial + "/sender")
             let b = try EvidenceBundle.writeContents(
-                subject: transferSub, events: recipientAll, applied: recipientApplied, ledger: recipient.ledger, checkpoint: nil,
-                reveal: reveal, into: partial + "/recipient")
+                subject: transferSub, recipientContents, ledger: recipient.ledger, checkpoint: nil, reveal: reveal, into: partial + "/recipient")
             var listed: [JSONValue] = []
             for package in packages {
                 guard let received = package.received else { continue }
@@ -104,22 +104,18 @@ public enum TwoSidedEvidence {
         }
     }
 
-    /// The person's events on one side (none when that ledger does not know the `transfer_sub`),
-    /// and their rows of the apply batches that acted on their account.
-    private static func history(of id: Identifier, on side: Side) throws -> (events: [RecordedEvent], applied: [UserApplyRow]) {
+    /// What one side's bundle holds of the person (nothing when that ledger does not know the
+    /// `transfer_sub`).
+    private static func contents(of id: Identifier, on side: Side) throws -> EvidenceBundle.Contents {
         try side.projection.read(side.ledger) { snapshot, view in
-            guard let user = try snapshot.user(with: id) else { return ([], []) }
-            let last = try view.head().sequence
-            return (
-                try EventQuery.history(of: user, through: last, snapshot: snapshot, view: view),
-                try EventQuery.applyRows(of: user, through: last, snapshot: snapshot, view: view)
-            )
+            guard let user = try snapshot.user(with: id) else { return .init(events: []) }
+            return try .init(of: user, snapshot: snapshot, view: view)
         }
     }
 
-    /// The events `sequences` name, once each, in order.
+    /// The events `sequences` name, once each, in order, as logged.
     private static func events(_ sequences: [UInt64], in ledger: Ledger) throws -> [RecordedEvent] {
-        try ledger.read { view in try Set(sequences).sorted().compactMap { try view.event($0) } }
+        try ledger.read { view in try Set(sequences).sorted().compactMap { try view.eventAsLogged($0) } }
     }
 
     /// Package checkpoint `fields` as the receipt had it: the checkpoint's own line, then the

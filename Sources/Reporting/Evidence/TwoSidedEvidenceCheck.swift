@@ -62,6 +62,7 @@ public enum TwoSidedEvidenceCheck {
         let senderKeyParts = try key(of: sender, "sender")
         let recipientKeyParts = try key(of: recipient, "recipient")
         var listed: [Int] = []
+        var listedDigests: [Int: String] = [:]
         for entry in entries {
             guard let number = entry["package"]?.intValue.map(Int.init), let digest = entry["manifest_sha256"]?.stringValue,
                 let acknowledged = entry["acknowledged"]?.boolValue, !listed.contains(number)
@@ -70,6 +71,7 @@ public enum TwoSidedEvidenceCheck {
                     file: "manifest.json", reason: "an entry of packages is not {package, manifest_sha256, acknowledged} once per package")
             }
             listed.append(number)
+            listedDigests[number] = digest
             let dir = "handoff/\(number)"
             // 3.1: the manifest file, its digest, and the received event's copy of it.
             let manifestBytes = try read(dir + "/manifest.txt")
@@ -166,7 +168,32 @@ public enum TwoSidedEvidenceCheck {
             throw DoesNotHold(
                 file: "handoff", reason: "its directories (\(present.sorted().joined(separator: ", "))) are not the packages manifest.json lists")
         }
+        try checkRows(of: recipient, in: directory, events: recipientEvents, packages: listedDigests, generations: senderEvents)
         return Result(transferSub: transferSub, sender: sender, recipient: recipient, packages: listed)
+    }
+
+    /// Step 4: each of the recipient's rows (each already proven to its roots) is the person's
+    /// row of a listed package, its `seq` field the sender's "transfer ID generated".
+    private static func checkRows(
+        of recipient: EvidenceBundleCheck.Result, in directory: String, events: [RecordedEvent], packages: [Int: String],
+        generations senderEvents: [RecordedEvent]
+    ) throws {
+        let generated = Set(senderEvents.filter { $0.type == .transferIDGenerated }.map(\.sequence))
+        for (fact, _) in recipient.story where fact.kind == .row {
+            let file = "recipient/" + fact.file
+            guard case .handoffRowsReceived(let chunk)? = events.first(where: { $0.sequence == fact.sequence })?.body, let package = chunk.package,
+                packages[package] == chunk.manifestSHA256
+            else {
+                throw EvidenceBundleCheck.DoesNotHold(file: file, reason: "its package is not one manifest.json lists")
+            }
+            let bytes = try FileBytes.read(directory + "/" + file, limit: EvidenceBundleCheck.maximumFileBytes)
+            guard let proof = try? HandoffRowEvidence(json: JSONValue.parseObject(untrusted: bytes)),
+                let sequence = HandoffRowLine(proof.row, form: .v2)?.sequenceNumber, generated.contains(sequence)
+            else {
+                throw EvidenceBundleCheck.DoesNotHold(
+                    file: file, reason: "its row's seq is not the person's \"transfer ID generated\" in sender/events")
+            }
+        }
     }
 
     /// The events of one side, decoded (each already proved by ``EvidenceBundleCheck``).
