@@ -36,7 +36,8 @@ final class ApplyBatchWriter {
         for (i, entry) in entries.enumerated() where entry.outcome == .collision { holders[i] = entry.holders }
         let intent = ApplyIntended(
             batch: nextBatch, accountIDs: entries.map(\.accountID), oldValues: entries.map(\.old), newValues: entries.map(\.new),
-            planned: entries.map(\.outcome), holders: holders)
+            planned: entries.map(\.outcome), holders: holders, salts: entries.map { _ in RowTree.newSalt() },
+            holderSalts: holders.mapValues { _ in RowTree.newSalt() })
         nextBatch += 1
         let intended = EventDraft(.applyIntended(intent), idempotencyKey: ApplyIntended.idempotencyKey(run: runID, batch: intent.batch), runID: runID)
         _ = try await run.ledger.append(contentsOf: unsettled + [intended])
@@ -93,7 +94,7 @@ final class ApplyBatchWriter {
         let outcomes = ApplyRun.outcomes(of: intent, written: written, undo: undo)
         let settled = ApplySettled(
             batch: intent.batch, intentSHA256: intent.sha256, committed: true, recovered: false, undo: undo, accountIDs: intent.accountIDs,
-            outcomes: outcomes)
+            outcomes: outcomes, salts: intent.accountIDs.map { _ in RowTree.newSalt() })
         unsettled.append(
             EventDraft(.applySettled(settled), idempotencyKey: ApplySettled.idempotencyKey(run: runID, batch: intent.batch), runID: runID))
         for (entry, outcome) in zip(entries, outcomes) {

@@ -194,9 +194,7 @@ public struct ApplyRun: Sendable {
                 let markers = Dictionary(try await table.committedBatches(of: run.id).map { ($0.batch, $0) }, uniquingKeysWith: { a, _ in a })
                 for intent in dangling {
                     let digest = intent.sha256
-                    var settlement = ApplySettled(
-                        batch: intent.batch, intentSHA256: digest, committed: false, recovered: true, undo: run.started.undoOf != nil,
-                        accountIDs: intent.accountIDs, outcomes: [])
+                    var outcomes: [ApplyOutcome]?
                     if let marker = markers[intent.batch] {
                         guard marker.intentSHA256 == digest, marker.outcomes.count == intent.planned.filter({ $0 == .change }).count else {
                             throw ApplyError(
@@ -204,10 +202,12 @@ public struct ApplyRun: Sendable {
                                 "\(table.targetName): the marker of run \(run.id) batch \(intent.batch) does not match the intent the ledger recorded"
                             )
                         }
-                        settlement.committed = true
-                        settlement.outcomes = Self.outcomes(of: intent, written: marker.outcomes, undo: run.started.undoOf != nil)
+                        outcomes = Self.outcomes(of: intent, written: marker.outcomes, undo: run.started.undoOf != nil)
                         recovered.committed += 1
                     }
+                    let settlement = ApplySettled(
+                        batch: intent.batch, intentSHA256: digest, committed: outcomes != nil, recovered: true, undo: run.started.undoOf != nil,
+                        accountIDs: intent.accountIDs, outcomes: outcomes ?? [], salts: intent.accountIDs.map { _ in RowTree.newSalt() })
                     recovered.batches += 1
                     _ = try await ledger.append(
                         EventDraft(

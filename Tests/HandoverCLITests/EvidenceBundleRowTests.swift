@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import Ledger
+@testable import Projections
 @testable import Reporting
 
 /// A person's row of a handoff package in their evidence bundle: proven alone, with nobody
@@ -149,7 +150,7 @@ extension EvidenceBundleTests {
     }
 
     @Test(
-        "20 altered bundles (a row changed, a row swapped with another person's, a path shortened or lengthened, a root replaced, a statement presented as proven, a fact dropped or reordered): evidence verify and check-bundle.py refuse each, naming the file"
+        "22 altered bundles (a package or apply row changed, a row swapped with another person's, a path shortened or lengthened, a root replaced, a fact claimed, dropped or reordered): evidence verify and check-bundle.py refuse each, naming the file"
     )
     func alteredRowsAndFactsRefused() throws {
         let (sender, recipient) = try demo()
@@ -168,8 +169,19 @@ extension EvidenceBundleTests {
             #expect(try handover(["evidence", person, "--ledger", recipient, "--out", out]).status == 0)
         }
         #expect(try handover(["evidence", applied[0], "--ledger", recipient, "--sender", sender, "--out", both]).status == 0)
-        let rowFile = "rows/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: one + "/rows").first))
-        try #require(try FileManager.default.contentsOfDirectory(atPath: other + "/rows") == [String(rowFile.dropFirst(5))], "the same chunk")
+        // The person's rows: of the package, and of the apply batch as intended and as settled.
+        func file(of kind: String, in bundle: String) throws -> String {
+            let names = try FileManager.default.contentsOfDirectory(atPath: bundle + "/rows").filter { name in
+                (try? JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: bundle + "/rows/" + name)))))?["kind"]?.stringValue == kind
+            }
+            return "rows/" + (try #require(names.first, "\(bundle) holds a \(kind) row"))
+        }
+        let rowFile = try file(of: "handover-handoff-row/v1", in: one)
+        let intendedFile = try file(of: "handover-apply-intended-row/v1", in: one)
+        let settledFile = try file(of: "handover-apply-settled-row/v1", in: one)
+        for name in [rowFile, settledFile] {
+            #expect(FileManager.default.fileExists(atPath: other + "/" + name), "the other person's row is in the same event: \(name)")
+        }
         let rowsEvent = "events/" + rowFile.dropFirst(5)
         let manifest = try #require(try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: one + "/manifest.json")))).objectValue)
         let facts = try #require(manifest["facts"]?.arrayValue)
@@ -178,8 +190,8 @@ extension EvidenceBundleTests {
                 (try? JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: one + "/events/" + name)))))?["type"]?.stringValue
                     == "handoff-received"
             })
-        let sequences = facts.compactMap { $0["seq"]?.intValue }.filter { "events/\($0).json" != rowsEvent }
-        let laterEvent = try #require(sequences.max(), "an event after the rows")
+        let sequences = facts.compactMap { $0["seq"]?.intValue }.filter { !FileManager.default.fileExists(atPath: one + "/rows/\($0).json") }
+        let laterEvent = try #require(sequences.max(), "an event without a row")
 
         func row(_ edit: @escaping (inout [String: JSONValue]) -> Void) -> (String) throws -> Void { { try self.editJSON($0 + "/" + rowFile, edit) } }
         func factsOf(_ edit: @escaping (inout [JSONValue]) -> Void) -> (String) throws -> Void {
@@ -196,9 +208,11 @@ extension EvidenceBundleTests {
             return text.replacingCharacters(in: r, with: new)
         }
         let zero = JSONValue.string(String(repeating: "0", count: 64))
-        let applyFactProven: (inout [JSONValue]) -> Void = { f in
-            let i = f.firstIndex { $0["file"]?.stringValue == "manifest.json" }!
-            f[i] = .object(["seq": f[i]["seq"]!, "file": .string("manifest.json"), "proven": .bool(true)])
+        func swapped(_ file: String, into bundle: String = "") -> (String) throws -> Void {
+            { copy in
+                try FileManager.default.removeItem(atPath: copy + bundle + "/" + file)
+                try FileManager.default.copyItem(atPath: other + "/" + file, toPath: copy + bundle + "/" + file)
+            }
         }
         let cases: [(name: String, bundle: String, file: String, change: (String) throws -> Void)] = [
             ("a row's account_id changed", one, rowFile, row { $0["row"] = .string(replacing("acct-", "acct-9", in: $0["row"]!.stringValue!)) }),
@@ -209,13 +223,7 @@ extension EvidenceBundleTests {
                     r["row"] = .string(String(s.dropLast()) + (s.last == "0" ? "1" : "0"))
                 }
             ),
-            (
-                "a row swapped with another person's", one, rowFile,
-                {
-                    try FileManager.default.removeItem(atPath: $0 + "/" + rowFile)
-                    try FileManager.default.copyItem(atPath: other + "/" + rowFile, toPath: $0 + "/" + rowFile)
-                }
-            ),
+            ("a row swapped with another person's", one, rowFile, swapped(rowFile)),
             ("a chunk path shortened", one, rowFile, row { r in r["chunk_path"] = .array(r["chunk_path"]!.arrayValue!.dropLast()) }),
             ("a chunk path hash replaced", one, rowFile, row { r in r["chunk_path"] = .array([zero] + r["chunk_path"]!.arrayValue!.dropFirst()) }),
             ("a package path lengthened", one, rowFile, row { r in r["package_path"] = .array(r["package_path"]!.arrayValue! + [zero]) }),
@@ -230,7 +238,15 @@ extension EvidenceBundleTests {
                     try replacing(root, String(repeating: "0", count: 64), in: text).write(toFile: path, atomically: false, encoding: .utf8)
                 }
             ),
-            ("the apply statement presented as proven", one, "manifest.json", factsOf(applyFactProven)),
+            (
+                "an apply row's outcome changed", one, settledFile,
+                { try self.editJSON($0 + "/" + settledFile) { $0["row"] = .string(replacing("\"applied\"", "\"already\"", in: $0["row"]!.stringValue!)) } }
+            ),
+            ("an apply row swapped with another person's", one, settledFile, swapped(settledFile)),
+            (
+                "an apply intent's path shortened", one, intendedFile,
+                { try self.editJSON($0 + "/" + intendedFile) { r in r["path"] = .array(r["path"]!.arrayValue!.dropLast()) } }
+            ),
             ("a fact left out", one, "manifest.json", factsOf { $0.removeFirst() }),
             ("the story reordered", one, "manifest.json", factsOf { $0.swapAt(0, 1) }),
             ("the row's file removed", one, "manifest.json", { try FileManager.default.removeItem(atPath: $0 + "/" + rowFile) }),
@@ -258,16 +274,14 @@ extension EvidenceBundleTests {
                 "two-sided: the recipient's row changed", both, "recipient/" + rowFile,
                 { try row { $0["row"] = .string(replacing("acct-", "acct-9", in: $0["row"]!.stringValue!)) }($0 + "/recipient") }
             ),
+            ("two-sided: the recipient's row swapped with another person's", both, "recipient/" + rowFile, swapped(rowFile, into: "/recipient")),
             (
-                "two-sided: the recipient's row swapped with another person's", both, "recipient/" + rowFile,
+                "two-sided: the intent of the recipient's apply row taken out", both, "recipient/" + settledFile,
                 { copy in
-                    try FileManager.default.removeItem(atPath: copy + "/recipient/" + rowFile)
-                    try FileManager.default.copyItem(atPath: other + "/" + rowFile, toPath: copy + "/recipient/" + rowFile)
+                    let seq = intendedFile.dropFirst(5).dropLast(5)
+                    try FileManager.default.removeItem(atPath: copy + "/recipient/" + intendedFile)
+                    try factsOf { $0.removeAll { $0["file"]?.stringValue == "rows/\(seq).json" } }(copy + "/recipient")
                 }
-            ),
-            (
-                "two-sided: the apply statement presented as proven", both, "recipient/manifest.json",
-                { try factsOf(applyFactProven)($0 + "/recipient") }
             ),
             (
                 "two-sided: the signed manifest's rows-root replaced", both, "handoff/1/manifest.txt",
@@ -279,7 +293,7 @@ extension EvidenceBundleTests {
                 }
             ),
         ]
-        #expect(cases.count == 20)
+        #expect(cases.count >= 20)
         for c in cases {
             let copy = try altered(c.bundle, c.name, c.change)
             let ours = try handover(["evidence", "verify", copy] + (c.bundle == both ? keys : []))
@@ -290,5 +304,63 @@ extension EvidenceBundleTests {
             #expect(
                 theirs.status == 1 && (theirs.out + theirs.err).contains("FAIL: \(c.file)"), "\(c.name): check-bundle.py: \(theirs.out)\(theirs.err)")
         }
+    }
+
+    @Test(
+        "a ledger whose apply batches hold their accounts in their JSON, as versions before 0.5.0 wrote them: it verifies and bundles, the person's apply row stated, those events left out; a statement presented as proven is refused by both checks"
+    )
+    func olderApplyBatchesStated() async throws {
+        // The samples, their apply batches in the form written before rows were kept beside them
+        // (without the samples' package, whose manifest is an abbreviation, not a signed one).
+        var drafts = EventSamples.all().dropFirst().filter { ![.handoffReceived, .handoffRowsReceived].contains($0.type) }
+        var intent: ApplyIntended?
+        for i in drafts.indices {
+            switch drafts[i].body {
+            case .applyIntended(let b):
+                intent = ApplyIntended(
+                    batch: b.batch, accountIDs: b.accountIDs, oldValues: b.oldValues, newValues: b.newValues, planned: b.planned, holders: b.holders)
+                drafts[i].body = .applyIntended(intent!)
+            case .applySettled(let b):
+                drafts[i].body = .applySettled(
+                    ApplySettled(
+                        batch: b.batch, intentSHA256: try #require(intent).sha256, committed: b.committed, recovered: b.recovered, undo: b.undo,
+                        accountIDs: b.accountIDs, outcomes: b.outcomes))
+            default:
+                break
+            }
+        }
+        let path = dir.sub("older")
+        let ledger = try await Ledger.create(at: path, testIdentity(), folders: [UserProjection()])
+        _ = try await ledger.append(contentsOf: drafts)
+        ledger.close()
+        #expect(try handover(["verify", "--ledger", path, "--deep"]).status == 0)
+        #expect(try handover(["checkpoint", "--ledger", path]).status == 0)
+        let bundle = dir.sub("older-bundle")
+        let written = try handover(["evidence", "acct-42", "--ledger", path, "--out", bundle])
+        try #require(written.status == 0, "\(written.out)\(written.err)")
+        let checked = try handover(["evidence", "verify", bundle])
+        #expect(checked.status == 0, "\(checked.out)\(checked.err)")
+        #expect(checked.out.contains("\n  stated  apply run run-4 batch 0 (event "), "the apply row stated: \(checked.out)")
+        #expect(!checked.out.contains("proven  apply run"), "\(checked.out)")
+        let types = try FileManager.default.contentsOfDirectory(atPath: bundle + "/events").compactMap { name in
+            try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: bundle + "/events/" + name))))["type"]?.stringValue
+        }
+        #expect(!types.contains("apply-intended") && !types.contains("apply-settled"), "\(types)")
+        #expect(try pythonCheck(bundle).status == 0)
+
+        // The statement presented as proven.
+        let claimed = try altered(bundle, "stated apply claimed proven") { copy in
+            try self.editJSON(copy + "/manifest.json") { m in
+                m["facts"] = .array(
+                    m["facts"]!.arrayValue!.map { fact in
+                        guard fact["file"]?.stringValue == "manifest.json" else { return fact }
+                        return .object(["seq": fact["seq"]!, "file": .string("manifest.json"), "proven": .bool(true)])
+                    })
+            }
+        }
+        let ours = try handover(["evidence", "verify", claimed])
+        #expect(ours.status == 4 && ours.err.contains("the bundle does not hold: manifest.json: "), "\(ours.out)\(ours.err)")
+        let theirs = try pythonCheck(claimed)
+        #expect(theirs.status == 1 && (theirs.out + theirs.err).contains("FAIL: manifest.json"), "\(theirs.out)\(theirs.err)")
     }
 }

@@ -24,16 +24,22 @@ struct EventFieldDeclarationTests {
         "LedgerCreated.onAccountDeleted": ["settings"], "LedgerCreated.windowDays": ["settings"],
         "ApplyIntended.holders": ["collisions"], "ApplyIntended.oldValues": ["old_values", "old_nulls"],
         "ApplyIntended.newValues": ["new_values", "new_nulls"], "HandoffRowsReceived.chunkRows": ["rows"],
+        "ApplyIntended.rowCount": ["rows"], "ApplySettled.rowCount": ["rows"],
         // Kept beside the event in the `rows` database (v2), never in its JSON.
-        "HandoffRowsReceived.salts": [],
+        "HandoffRowsReceived.salts": [], "ApplyIntended.salts": [], "ApplyIntended.holderSalts": [], "ApplySettled.salts": [],
     ]
 
     /// Properties written in one form of a body only, by type and property, with the field that
-    /// says which form a body is in: a v2 "handoff rows received" (with `rows_root`) writes its
-    /// rows' count, and keeps the rows themselves beside the event; a v1 one holds them.
+    /// says which form a body is in: a v2 batch body (with `rows_root`) writes its rows' count,
+    /// and keeps the rows themselves beside the event; a v1 one holds them.
     static let formFields: [String: (marker: String, present: Bool)] = [
         "HandoffRowsReceived.accountIDs": ("rows_root", false), "HandoffRowsReceived.transferSubs": ("rows_root", false),
         "HandoffRowsReceived.sequences": ("rows_root", false), "HandoffRowsReceived.chunkRows": ("rows_root", true),
+        "ApplyIntended.accountIDs": ("rows_root", false), "ApplyIntended.oldValues": ("rows_root", false),
+        "ApplyIntended.newValues": ("rows_root", false), "ApplyIntended.planned": ("rows_root", false),
+        "ApplyIntended.holders": ("rows_root", false), "ApplyIntended.rowCount": ("rows_root", true),
+        "ApplyIntended.collisionCount": ("rows_root", true), "ApplySettled.accountIDs": ("rows_root", false),
+        "ApplySettled.outcomes": ("rows_root", false), "ApplySettled.rowCount": ("rows_root", true),
     ]
 
     /// Fields written from other properties, with no property of their own, by type.

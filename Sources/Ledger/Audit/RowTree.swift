@@ -1,4 +1,5 @@
-/// The Merkle tree over one batch's rows (a package's listed users, a chunk of them received):
+/// The Merkle tree over one batch's rows (a package's listed users, a chunk of them received,
+/// an apply batch's accounts):
 /// what lets one person's row be proven to the batch's signed or logged root without showing
 /// anyone else's.
 ///
@@ -13,14 +14,20 @@ public struct RowTree: Sendable {
     public enum Kind: String, CaseIterable, Sendable {
         /// A line of a handoff package's `rows.csv` (team A's listing, team B's receipt).
         case handoffRow = "handover-handoff-row/v1"
+        /// One account of an apply batch as planned ("apply intended").
+        case applyIntendedRow = "handover-apply-intended-row/v1"
+        /// One account of an apply batch as settled ("apply settled").
+        case applySettledRow = "handover-apply-settled-row/v1"
 
-        /// `0x00 ‖ tag ‖ 0x0A`: what a leaf hash takes before the row, made once.
+        /// `0x00 ‖ tag ‖ 0x0A`: what a leaf hash takes before the row, made once per kind.
         var leafPrefix: [UInt8] {
             switch self {
-            case .handoffRow: return Self.handoffRowPrefix
+            case .handoffRow: return Self.prefixes[0]
+            case .applyIntendedRow: return Self.prefixes[1]
+            case .applySettledRow: return Self.prefixes[2]
             }
         }
-        private static let handoffRowPrefix = [0x00] + Array(Kind.handoffRow.rawValue.utf8) + [0x0A]
+        private static let prefixes = allCases.map { [0x00] + Array($0.rawValue.utf8) + [0x0A] }
     }
 
     /// Bytes of random salt in each row.

@@ -58,8 +58,51 @@ public enum EventBody: Hashable, Sendable {
     /// The rows the ledger stores beside this event in the `rows` database (a batch event that
     /// commits to its rows by a Merkle root), in order; empty for every other event.
     var storedRows: [[UInt8]] {
-        if case .handoffRowsReceived(let b) = self { return b.rowLines }
-        return []
+        switch self {
+        case .handoffRowsReceived(let b): return b.rowLines
+        case .applyIntended(let b): return b.rowLines
+        case .applySettled(let b): return b.rowLines
+        default: return []
+        }
+    }
+
+    /// Whether this is a v2 batch body read from its JSON alone, its rows not attached yet.
+    public var lacksRows: Bool {
+        switch self {
+        case .handoffRowsReceived(let b): return b.lacksRows
+        case .applyIntended(let b): return b.lacksRows
+        case .applySettled(let b): return b.lacksRows
+        default: return false
+        }
+    }
+
+    /// Gives a v2 batch body read from its JSON alone its rows as the `rows` database holds
+    /// them, checked against its root; every other body stays as it is.
+    mutating func attach(rowLines lines: [[UInt8]]) throws {
+        switch self {
+        case .handoffRowsReceived(var b) where b.lacksRows:
+            try b.attach(rowLines: lines)
+            self = .handoffRowsReceived(b)
+        case .applyIntended(var b) where b.lacksRows:
+            try b.attach(rowLines: lines)
+            self = .applyIntended(b)
+        case .applySettled(var b) where b.lacksRows:
+            try b.attach(rowLines: lines)
+            self = .applySettled(b)
+        default:
+            break
+        }
+    }
+
+    /// How many lines the `rows` database holds for this event: those a v2 batch body keeps
+    /// there (whether attached or not); 0 for every other event.
+    public var keptRowCount: Int {
+        switch self {
+        case .handoffRowsReceived(let b): return b.rowsRoot == nil ? 0 : b.chunkRows
+        case .applyIntended(let b): return b.rowsRoot == nil ? 0 : b.rowCount + b.collisionCount
+        case .applySettled(let b): return b.rowsRoot == nil ? 0 : b.rowCount
+        default: return 0
+        }
     }
 
     func write(to w: inout JSONWriter) {

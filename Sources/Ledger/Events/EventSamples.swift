@@ -24,9 +24,10 @@ public enum EventSamples {
             origin: senderCheckpoint.origin, package: 2, manifestSHA256: String(repeating: "78", count: 32), fileSHA256: rowsSHA256, chunk: 0,
             chunkCount: 1, rowCount: 2, firstRow: 0, accountIDs: rows.accountIDs, transferSubs: rows.transferSubs, sequences: rows.sequences,
             salts: rows.salts)
+        let salt = { (first: Int) in (first..<first + 16).map(UInt8.init) }
         let intent = ApplyIntended(
             batch: 0, accountIDs: ["acct-42", "acct-44"], oldValues: ["000123.abc.0456", nil], newValues: ["001999.def.0789", "001999.ghi.0789"],
-            planned: [.change, .collision], holders: [1: ["acct-7"]])
+            planned: [.change, .collision], holders: [1: ["acct-7"]], salts: [salt(32), salt(48)], holderSalts: [1: salt(64)])
         let failure = CallFailure(
             kind: .invalidRequest, code: "invalid_request", httpStatus: 400, message: "Apple answered \"invalid_request\"\nuser revoked", attempts: 2)
         let drafts: [EventDraft] = [
@@ -138,7 +139,7 @@ public enum EventSamples {
                 .applySettled(
                     ApplySettled(
                         batch: 0, intentSHA256: intent.sha256, committed: true, recovered: false, undo: false,
-                        accountIDs: intent.accountIDs, outcomes: [.applied, .collision])),
+                        accountIDs: intent.accountIDs, outcomes: [.applied, .collision], salts: [salt(80), salt(96)])),
                 idempotencyKey: ApplySettled.idempotencyKey(run: "run-4", batch: 0), runID: "run-4"),
         ]
         assert(drafts.map(\.type) == EventType.allCases)
@@ -200,6 +201,13 @@ public enum EventSamples {
                         targetKind: .sqlite, target: "/srv/app/app.sqlite", table: "accounts", keyColumn: "id", subColumn: "apple_sub",
                         condition: nil, undoOf: "run-4", userCount: 1, batchSize: 1_000)),
                 idempotencyKey: ApplyStarted.idempotencyKey(run: "run-5"), runID: "run-5"),
+            // Apply batches as versions before 0.5.0 wrote them: the accounts in the body.
+            EventDraft(
+                .applyIntended(
+                    ApplyIntended(
+                        batch: 0, accountIDs: ["acct-42", "acct-44"], oldValues: ["001999.def.0789", nil], newValues: ["000123.abc.0456", nil],
+                        planned: [.change, .collision], holders: [1: ["acct-7"]])),
+                idempotencyKey: ApplyIntended.idempotencyKey(run: "run-5", batch: 0), runID: "run-5"),
             EventDraft(
                 .applySettled(
                     ApplySettled(

@@ -203,6 +203,14 @@ struct FieldReader {
         guard let range = value(key), let s = stringValue(range) else { throw fail(key, "a string") }
         return s
     }
+    /// `rows_root`: a batch's row tree root, as 64 lowercase hex digits.
+    func rowsRoot() throws -> SHA256Hash {
+        let text = try string("rows_root")
+        guard let root = Hex.decode(text).flatMap({ SHA256Hash($0) }), Hex.encode(root.bytes) == text else {
+            throw fail("rows_root", "a SHA-256 in lowercase hex")
+        }
+        return root
+    }
     func optionalString(_ key: StaticString) throws -> String? {
         guard let range = value(key) else { return nil }
         guard let s = stringValue(range) else { throw fail(key, "a string") }

@@ -3,7 +3,8 @@
 /// and, for a signed package whose chunks are all recorded, the rows written again as Handover
 /// writes `rows.csv` hash to the `rows-sha256` of the manifest recorded as received and, in v2,
 /// the chunks' roots to its `rows-root`. (Each v2 chunk's rows hash to its own root whenever the
-/// event is read.)
+/// event is read.) The `rows` database holds exactly the rows the batch events that keep rows
+/// there name, those of apply batches included, each batch's hashing to its root.
 public struct HandoffRowsCheck: Sendable {
     /// One package's or list's rows as recorded.
     public struct Handoff: Sendable, Equatable {
@@ -110,11 +111,24 @@ public struct HandoffRowsCheck: Sendable {
             }
             progress[key] = p
         }
+        // The apply batches that keep their rows there: each one's rows hash to its root.
+        for type in [EventType.applyIntended, .applySettled] {
+            for sequence in try view.sequences(of: type) {
+                guard let raw = try view.record(sequence) else { continue }
+                let decoded = try LogView.decode(raw, sequence: sequence)
+                guard decoded.body.keptRowCount > 0 else { continue }
+                storedRows += decoded.body.keptRowCount
+                do { _ = try view.withStoredRows(decoded) } catch let error as LedgerError {
+                    problem = (sequence, error.message)
+                    return
+                }
+            }
+        }
         let held = try view.schema.rows.map { try view.transaction.count($0) } ?? 0
         if held != storedRows {
             problem = (
                 try view.head().sequence,
-                "the rows database holds \(held) rows; the \"handoff rows received\" events that keep their rows there name \(storedRows)"
+                "the rows database holds \(held) rows; the batch events that keep their rows there name \(storedRows)"
             )
         }
     }

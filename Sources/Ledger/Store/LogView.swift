@@ -39,22 +39,22 @@ public struct LogView {
     }
 
     /// Event `sequence` decoded from the JSON the log hashed alone: a body that keeps its rows in
-    /// the `rows` database (``HandoffRowsReceived/lacksRows``) comes without them, unread and
-    /// unchecked. For its root and counts; nil past the end of the log.
+    /// the `rows` database (``EventBody/keptRowCount``) comes without them, unread and unchecked.
+    /// For its root and counts; nil past the end of the log.
     public func eventAsLogged(_ sequence: UInt64) throws -> RecordedEvent? {
         guard let raw = try record(sequence) else { return nil }
         return try LogView.decode(raw, sequence: sequence)
     }
 
     /// `event` given the rows the `rows` database holds for it, where its body keeps them there
-    /// (``HandoffRowsReceived/lacksRows``); every other event as it is.
+    /// (a v2 batch body read from its JSON alone: ``EventBody/keptRowCount``); every other event
+    /// as it is.
     public func withStoredRows(_ event: RecordedEvent) throws -> RecordedEvent {
-        guard case .handoffRowsReceived(var body) = event.body, body.lacksRows else { return event }
-        do { try body.attach(rowLines: try storedRows(of: event.sequence, count: body.chunkRows)) } catch let error as LedgerError {
+        guard event.body.lacksRows else { return event }
+        var attached = event
+        do { try attached.body.attach(rowLines: try storedRows(of: event.sequence, count: event.body.keptRowCount)) } catch let error as LedgerError {
             throw LedgerError(.malformedRecord, "event \(event.sequence): \(error.message)", underlying: error.underlying)
         }
-        var attached = event
-        attached.body = .handoffRowsReceived(body)
         return attached
     }
 

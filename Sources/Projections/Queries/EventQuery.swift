@@ -188,6 +188,9 @@ public struct EventQuery: Sendable {
             let what = b.undoOf.map { "undo of apply run \($0)" } ?? "apply"
             return
                 "\(what) to \(b.targetKind.rawValue) \(b.target), table \(b.table) (\(b.keyColumn) → \(b.subColumn)): \(counted(b.userCount, "user"))"
+        case .applyIntended(let b) where b.lacksRows:
+            return "apply batch \(b.batch) intended: \(counted(b.rowCount, "account"))"
+                + (b.collisionCount == 0 ? "" : " (collision \(b.collisionCount))")
         case .applyIntended(let b):
             let counts = ApplyPlanned.allCases.compactMap { p in
                 let n = b.planned.filter { $0 == p }.count
@@ -196,6 +199,9 @@ public struct EventQuery: Sendable {
             return "apply batch \(b.batch) intended: \(counted(b.accountIDs.count, "account")) (" + counts.joined(separator: ", ") + ")"
         case .applySettled(let b):
             guard b.committed else { return "apply batch \(b.batch) did not commit" + (b.recovered ? " (found after an interruption)" : "") }
+            guard !b.lacksRows else {
+                return "apply batch \(b.batch) committed" + (b.recovered ? " (found after an interruption)" : "") + ": \(counted(b.rowCount, "account"))"
+            }
             let counts = ApplyOutcome.allCases.compactMap { o in
                 let n = b.outcomes.filter { $0 == o }.count
                 return n == 0 ? nil : "\(o.rawValue) \(n)"

@@ -9,6 +9,8 @@ public struct UserApplyRow: Sendable, Equatable {
     public var recordedAt: Timestamp
     public var run: String
     public var batch: Int
+    /// The account's index in the batch, from 0.
+    public var index: Int
     /// Whether the batch belongs to an undo run.
     public var undo: Bool
     public var outcome: ApplyOutcome
@@ -23,7 +25,7 @@ public struct UserApplyRow: Sendable, Equatable {
         guard case .applySettled(let b) = event.body, let account = user.accountID, let run = event.actor.runID,
             let i = b.accountIDs.firstIndex(of: account), i < b.outcomes.count
         else { return nil }
-        (sequence, recordedAt, self.run, batch, undo, outcome) = (event.sequence, event.recordedAt, run, b.batch, b.undo, b.outcomes[i])
+        (sequence, recordedAt, self.run, batch, index, undo, outcome) = (event.sequence, event.recordedAt, run, b.batch, i, b.undo, b.outcomes[i])
         if let intended = try view.sequence(forIdempotencyKey: ApplyIntended.idempotencyKey(run: run, batch: b.batch)),
             case .applyIntended(let intent)? = try view.event(intended)?.body, i < intent.accountIDs.count, intent.accountIDs[i] == account
         {

@@ -58,24 +58,29 @@ public enum EvidenceBundle {
 
     /// What one ledger's bundle of one user holds: their events, their rows of handoff
     /// packages (with the events holding them and the packages' "handoff received") and of
-    /// apply batches.
+    /// apply batches (with the batches' events), and the apply rows only stated (their batches'
+    /// events hold their accounts in their JSON).
     struct Contents {
         var events: [RecordedEvent]
-        var rows: [HandoffRowEvidence]
+        var rows: [RowEvidence]
         var applied: [UserApplyRow]
 
         /// The user's, through the head of `view`.
         init(of user: UserState, snapshot: any ProjectionSnapshot, view: LogView) throws {
             let last = try view.head().sequence
-            rows = try HandoffRowEvidence.rows(of: user, through: last, snapshot: snapshot, view: view)
-            applied = try EventQuery.applyRows(of: user, through: last, snapshot: snapshot, view: view)
+            rows = try RowEvidence.handoffRows(of: user, through: last, snapshot: snapshot, view: view)
+            applied = []
+            for row in try EventQuery.applyRows(of: user, through: last, snapshot: snapshot, view: view) {
+                let proven = try RowEvidence.applyRows(of: row, view: view)
+                if proven.isEmpty { applied.append(row) } else { rows += proven }
+            }
             let history = try EventQuery.history(of: user, through: last, snapshot: snapshot, view: view)
             var batches: [RecordedEvent] = []
             var manifests: Set<String> = []
             for row in rows {
-                guard let event = try view.eventAsLogged(row.sequence), case .handoffRowsReceived(let chunk) = event.body else { continue }
+                guard let event = try view.eventAsLogged(row.sequence) else { continue }
                 batches.append(event)
-                if let digest = chunk.manifestSHA256 { manifests.insert(digest) }
+                if case .handoffRowsReceived(let chunk) = event.body, let digest = chunk.manifestSHA256 { manifests.insert(digest) }
             }
             for received in try view.handoffsReceived() where manifests.contains(received.body.manifestSHA256) {
                 if let event = try view.eventAsLogged(received.sequence) { batches.append(event) }

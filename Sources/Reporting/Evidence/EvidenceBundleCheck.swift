@@ -136,10 +136,14 @@ public enum EvidenceBundleCheck {
             throw DoesNotHold(
                 file: "manifest.json", reason: "a \(EvidenceBundle.formatWithoutFacts) manifest, with rows or facts only later bundles have")
         }
-        var rowLines: [UInt64: String] = [:]
+        var rowProofs: [UInt64: RowEvidence] = [:]
         for sequence in rows.sorted() {
-            rowLines[sequence] = try checkRow(sequence, read("rows/\(sequence).json"), events: decoded, subject: manifest["subject"]?.stringValue)
+            let file = "rows/\(sequence).json"
+            do { rowProofs[sequence] = try RowEvidence(json: try JSONValue.parseObject(untrusted: Array(try read(file)))) } catch let failure as DoesNotHold {
+                throw failure
+            } catch { throw DoesNotHold(file: file, reason: "not a row with its paths (\(ErrorText.describing(error)))") }
         }
+        let rowLines = try BundleRowsCheck.run(rowProofs, events: decoded, subject: manifest["subject"]?.stringValue)
         // 6. The manifest against the files.
         guard manifest["origin"]?.stringValue == checkpoint.origin, manifest["tree_size"]?.intValue == Int64(checkpoint.treeSize) else {
             throw DoesNotHold(file: "manifest.json", reason: "its origin or tree size is not the checkpoint's")
@@ -179,75 +183,8 @@ public enum EvidenceBundleCheck {
             subject: manifest["subject"]?.stringValue, story: story)
     }
 
-    /// Checks `rows/SEQ.json` (`bytes`): a row of the v2 "handoff rows received" event SEQ of
-    /// the bundle whose paths lead to that event's root and to the `rows-root` of the package's
-    /// manifest, as the bundle's "handoff received" of that package holds it; the row names
-    /// the bundle's person. Returns the row's line of the story.
-    private static func checkRow(_ sequence: UInt64, _ bytes: Data, events: [UInt64: RecordedEvent], subject: String?) throws -> String {
-        let file = "rows/\(sequence).json"
-        let proof: HandoffRowEvidence
-        do { proof = try HandoffRowEvidence(json: try JSONValue.parseObject(untrusted: Array(bytes))) } catch {
-            throw DoesNotHold(file: file, reason: "not a row with its paths (\(ErrorText.describing(error)))")
-        }
-        guard proof.sequence == sequence else { throw DoesNotHold(file: file, reason: "its seq is not \(sequence)") }
-        guard let event = events[sequence], case .handoffRowsReceived(let chunk) = event.body, let chunkRoot = chunk.rowsRoot,
-            let origin = chunk.origin, let package = chunk.package, let digest = chunk.manifestSHA256
-        else {
-            throw DoesNotHold(file: file, reason: "events/\(sequence).json is not a \"handoff rows received\" of a signed v2 package")
-        }
-        guard proof.chunkRoot(count: chunk.chunkRows) == chunkRoot else {
-            throw DoesNotHold(file: file, reason: "its row and chunk_path do not lead to the rows_root of events/\(sequence).json")
-        }
-        let received = events.values.compactMap { e -> (body: HandoffReceived, sequence: UInt64)? in
-            guard case .handoffReceived(let b) = e.body, b.package == package, b.manifestSHA256 == digest else { return nil }
-            return (b, e.sequence)
-        }
-        guard received.count == 1, let (body, receivedSequence) = received.first else {
-            throw DoesNotHold(
-                file: file,
-                reason: "events/ holds \(received.count) \"handoff received\" of package \(package) with manifest \(digest), where the row needs one")
-        }
-        // The root team A signed: the manifest's own line, not a field beside it.
-        let manifestBytes = Array(body.manifest.utf8)
-        guard Hex.encode(SHA256.hash(data: manifestBytes)) == digest,
-            let manifest = try? HandoffManifest(text: try SignedNote(parsing: manifestBytes).text), let manifestRoot = manifest.rowsRoot,
-            body.rowsRoot == manifestRoot, manifest.rowsSHA256 == chunk.fileSHA256, origin == manifest.checkpoint.origin
-        else {
-            throw DoesNotHold(
-                file: "events/\(receivedSequence).json",
-                reason:
-                    "its manifest is not the signed v2 manifest of SHA-256 manifest_sha256 whose rows-root it records and whose rows events/\(sequence).json holds"
-            )
-        }
-        let rowsPerChunk = HandoffRowsForm.v2.rowsPerChunk
-        guard chunk.rowCount == manifest.rowCount, chunk.firstRow == chunk.chunk * rowsPerChunk,
-            chunk.chunkCount == (manifest.rowCount + rowsPerChunk - 1) / rowsPerChunk,
-            chunk.chunkRows == min(rowsPerChunk, chunk.rowCount - chunk.firstRow)
-        else {
-            throw DoesNotHold(
-                file: "events/\(sequence).json", reason: "its chunk is not chunk \(chunk.chunk) of package \(package)'s \(manifest.rowCount) rows")
-        }
-        guard let root = proof.packageRoot(chunk: chunk.chunk, chunkCount: chunk.chunkCount, count: chunk.chunkRows),
-            Hex.encode(root.bytes) == manifestRoot
-        else {
-            throw DoesNotHold(file: file, reason: "its package_path does not lead to package \(package)'s rows-root \(manifestRoot)")
-        }
-        guard let row = HandoffRowLine(proof.row, form: .v2), let account = row.accountIDText, let transferSub = row.transferSubText else {
-            throw DoesNotHold(file: file, reason: "its row is not a v2 rows.csv line")
-        }
-        // The row is the person's: the transfer_sub the bundle's events name, else the subject.
-        let named = Set(events.values.compactMap(\.identifiers.transferSub))
-        guard named.isEmpty ? (subject == transferSub || subject == account) : named == [transferSub] else {
-            throw DoesNotHold(file: file, reason: "its row is another person's: transfer_sub \(InertText.forScreen(transferSub))")
-        }
-        return "package \(package) from \(origin) lists row \(chunk.firstRow + proof.index + 1) of \(chunk.rowCount): "
-            + (account.isEmpty ? "no account_id" : "account_id \(InertText.forScreen(account))")
-            + ", transfer_sub \(InertText.forScreen(transferSub))"
-            + " (in event \(sequence)'s rows_root and the package's signed rows-root)"
-    }
-
     /// An event's line of the story.
-    private static func line(_ event: RecordedEvent) -> String {
+    static func line(_ event: RecordedEvent) -> String {
         "event \(event.sequence), \(event.recordedAt.rfc3339), \(event.type.rawValue): \(InertText.forScreen(EventQuery.summary(event)))"
     }
 

@@ -34,8 +34,9 @@ enum EvidenceGuide {
         exactly one file in `proofs/` of the same `SEQ`, and the other way round.
 
         "About one user" means the events whose envelope names one of the user's identifiers, and, on
-        team B's side, the batch events that hold the user's row of a handoff package. A bundle never
-        discloses anyone else: no other person's identifier, row or sealed value is in any of its files.
+        team B's side, the batch events that hold the user's row of a handoff package or their account
+        in an apply batch. A bundle never discloses anyone else: no other person's identifier, row or
+        sealed value is in any of its files.
 
         - A "handoff rows received" event of a v2 package (audit-evidence.md, "Row commitments") keeps
           its rows beside it, out of the bytes the log hashes: its JSON holds the chunk's row count and
@@ -47,8 +48,14 @@ enum EvidenceGuide {
           among them, so it is never in a bundle; nor is a row of it. That the person was handed over is
           then shown by team A's side: a two-sided bundle (below) holds A's "transfer ID generated" with
           the package that listed it, A's signed manifest, and B's "handoff received" of that manifest.
-        - The apply events ("apply intended", "apply settled") hold a whole batch's accounts: they are
-          not in the bundle, and the person's part of them is a statement (`apply` below).
+        - The apply events of a v2 batch ("apply intended", "apply settled", written from 0.5.0 on) keep
+          their accounts beside them the same way (ledger-format.md, "Rows kept beside their event"):
+          the bundle holds both events and the person's account line of each, with its path to the
+          event's `rows_root`, in `rows/SEQ.json`. An intended line that collided names the accounts
+          holding the new value only by a salted hash (`holders_sha256`): the bundle says a collision
+          happened, not with whom.
+        - The apply events of a batch written before hold the whole batch's accounts in their JSON:
+          they are not in the bundle, and the person's part of them is a statement (`apply` below).
 
         ## `events/SEQ.json`
 
@@ -80,14 +87,16 @@ enum EvidenceGuide {
 
         | field | meaning |
         |---|---|
-        | `seq` | `SEQ`: the "handoff rows received" event in `events/` holding the row |
-        | `kind` | `handover-handoff-row/v1`: the row tree's tag line (audit-evidence.md, "Row commitments") |
-        | `row` | the row's line of `rows.csv` exactly as team A wrote it, without its `\r\n`: `account_id,transfer_sub,seq,salt` |
-        | `index` | the row's index in its chunk (the event's rows), from 0 |
-        | `chunk_path` | the row's audit path in its chunk's tree, lowercase hex hashes from the leaf's sibling up |
-        | `package_path` | the chunk's audit path among the package's chunks, the same way (empty for a package of one chunk) |
+        | `seq` | `SEQ`: the batch event in `events/` holding the row |
+        | `kind` | the row tree's tag line (audit-evidence.md, "Row commitments"): `handover-handoff-row/v1`, `handover-apply-intended-row/v1` or `handover-apply-settled-row/v1` |
+        | `row` | the row's bytes after the tag line, as a JSON string: for a handoff row, its line of `rows.csv` exactly as team A wrote it, without its `\r\n` (`account_id,transfer_sub,seq,salt`); for an apply row, the account's JSON line exactly as the `rows` database holds it |
+        | `index` | the row's index in its event's rows, from 0 |
+        | `chunk_path` | a handoff row's audit path in its chunk's tree, lowercase hex hashes from the leaf's sibling up |
+        | `package_path` | a handoff row's chunk's audit path among the package's chunks, the same way (empty for a package of one chunk) |
+        | `path` | an apply row's audit path in its batch's tree, the same way |
 
-        The row's number in the package (from 0) is the event's `first_row` plus `index`.
+        A handoff row's file has `chunk_path` and `package_path`, an apply row's `path`, and nothing
+        else. The handoff row's number in the package (from 0) is the event's `first_row` plus `index`.
 
         ## `checkpoint` and `verifier-key`
 
@@ -111,9 +120,10 @@ enum EvidenceGuide {
         | `facts` | the person's story: array of `{"seq", "file", "proven"}`, one per file of `events/` (`"file": "events/SEQ.json"`, proven true), one per file of `rows/` (`"rows/SEQ.json"`, true) and one per entry of `apply` (`"manifest.json"`, false), ordered by `seq`, and at one `seq` an event before its row |
         | `apply` | only for a team B user whose account `apply` acted on: array, ascending by `seq`, one object per apply batch, `{"seq", "recorded_at", "run", "batch", "undo", "outcome", "intent_seq", "old_value", "new_value"}` (the last three absent when the intent cannot be found; a value null for SQL NULL) |
 
-        `apply` is the person's part of "apply settled" (`seq`) and "apply intended" (`intent_seq`)
-        events, which hold a whole batch's accounts and so, like "handoff rows received", are not in
-        the bundle: it is a statement of what the ledger holds, not evidence. Whoever holds the ledger
+        `apply` lists the batches whose events hold their accounts in their JSON (written before
+        0.5.0); a v2 batch is not listed here, its rows being in `rows/`. It is the person's part of
+        "apply settled" (`seq`) and "apply intended" (`intent_seq`) events, which hold a whole batch's
+        accounts and so are not in the bundle: it is a statement of what the ledger holds, not evidence. Whoever holds the ledger
         (or its keyless copy) checks it with `handover query user SUBJECT`, whose history lists the
         same rows, and `handover verify`.
 
@@ -132,9 +142,10 @@ enum EvidenceGuide {
            equals `checkpoint` byte for byte.
         4. For each `events/SEQ.json`: its leaf hash with the proof's path leads to the checkpoint's
            root (RFC 9162 section 2.1.3.2, with `fn = I`, `sn = N - 1`), and its JSON `seq` is `SEQ`.
-        5. For each `rows/SEQ.json` (a `handover-evidence/2` bundle):
-           1. the file is the object above, its `seq` is `SEQ`, and `events/SEQ.json` is a "handoff rows
-              received" event whose body has `origin`, `package`, `manifest_sha256` and `rows_root`;
+        5. For each `rows/SEQ.json` (a `handover-evidence/2` bundle), the file is the object above and
+           its `seq` is `SEQ`. For a handoff row (`kind` `handover-handoff-row/v1`):
+           1. `events/SEQ.json` is a "handoff rows received" event whose body has `origin`, `package`,
+              `manifest_sha256` and `rows_root`;
            2. the leaf hash `SHA-256(0x00 ‖ kind ‖ 0x0A ‖ row)` with `chunk_path`, as leaf `index` of a
               tree of the body's `rows` leaves (RFC 9162 section 2.1.3.2), gives the body's `rows_root`;
            3. `events/` holds exactly one "handoff received" event whose body's `package` and
@@ -151,6 +162,21 @@ enum EvidenceGuide {
               person's: when any event in `events/` names a `transfer_sub` in its `identifiers`, they all
               name the row's; otherwise the manifest's `subject` is the row's `account_id` or
               `transfer_sub`.
+
+           For each `rows/SEQ.json` of an apply row (`kind` `handover-apply-intended-row/v1` or
+           `handover-apply-settled-row/v1`):
+           6. `events/SEQ.json` is an "apply intended" (for the first kind) or "apply settled" (for the
+              second) whose body has `rows_root`; the leaf hash `SHA-256(0x00 ‖ kind ‖ 0x0A ‖ row)` with
+              `path`, as leaf `index` of a tree of the body's `rows` leaves, gives `rows_root`;
+           7. `row` is that kind's line (ledger-format.md, "Rows kept beside their event"), written in
+              the canonical encoding; a settled line has an `outcome` exactly when the body's
+              `committed` is true;
+           8. its `account` is the person's: one that an event in `events/` names as `account_id` in its
+              `identifiers`, or a handoff row of the bundle names; when there is none, the manifest's
+              `subject`;
+           9. a settled row has beside it an intended row of the same account at the same `index`, whose
+              event has the same `actor.run_id` and `batch`, and the SHA-256 of whose body (its canonical
+              JSON) is the settled body's `intent_sha256`.
 
            A one-sided bundle does not hold team A's key: it proves the row is in team B's log and under
            the `rows-root` of the manifest team B recorded as received (team B checked team A's

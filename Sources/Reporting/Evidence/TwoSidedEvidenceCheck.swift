@@ -181,14 +181,17 @@ public enum TwoSidedEvidenceCheck {
         let generated = Set(senderEvents.filter { $0.type == .transferIDGenerated }.map(\.sequence))
         for (fact, _) in recipient.story where fact.kind == .row {
             let file = "recipient/" + fact.file
+            let bytes = try FileBytes.read(directory + "/" + file, limit: EvidenceBundleCheck.maximumFileBytes)
+            guard let proof = try? RowEvidence(json: JSONValue.parseObject(untrusted: bytes)) else {
+                throw EvidenceBundleCheck.DoesNotHold(file: file, reason: "not a row with its paths")
+            }
+            guard proof.kind == .handoffRow else { continue }
             guard case .handoffRowsReceived(let chunk)? = events.first(where: { $0.sequence == fact.sequence })?.body, let package = chunk.package,
                 packages[package] == chunk.manifestSHA256
             else {
                 throw EvidenceBundleCheck.DoesNotHold(file: file, reason: "its package is not one manifest.json lists")
             }
-            let bytes = try FileBytes.read(directory + "/" + file, limit: EvidenceBundleCheck.maximumFileBytes)
-            guard let proof = try? HandoffRowEvidence(json: JSONValue.parseObject(untrusted: bytes)),
-                let sequence = HandoffRowLine(proof.row, form: .v2)?.sequenceNumber, generated.contains(sequence)
+            guard let sequence = HandoffRowLine(proof.row, form: .v2)?.sequenceNumber, generated.contains(sequence)
             else {
                 throw EvidenceBundleCheck.DoesNotHold(
                     file: file, reason: "its row's seq is not the person's \"transfer ID generated\" in sender/events")

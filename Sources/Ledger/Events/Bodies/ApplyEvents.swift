@@ -127,6 +127,13 @@ public struct ApplyStarted: Hashable, Sendable {
 /// value the plan read, the value it is to take and what the plan found. Only the rows planned
 /// `change` are written; the transaction also writes a marker row holding ``sha256``, by which
 /// a rerun after a crash learns whether the batch committed. The envelope names no user.
+///
+/// In v2 (salted rows), the accounts are not in the event's JSON: it holds their count and
+/// Merkle root, and each account's line (``ApplyRowLine``) is stored beside the event in the
+/// `rows` database, followed by one holders line per collision, so that one person's row can be
+/// shown with its path to the root without anyone else's. Decoded from its JSON alone, such a
+/// body lacks its rows (``lacksRows``) until ``attach(rowLines:)`` gives them back; a
+/// ``LogView`` does that for every event it reads.
 public struct ApplyIntended: Hashable, Sendable {
     /// The most rows one batch holds.
     public static let maximumRows = 10_000
@@ -140,15 +147,92 @@ public struct ApplyIntended: Hashable, Sendable {
     public var planned: [ApplyPlanned]
     /// For each row planned `collision`, the keys of the accounts holding the new value.
     public var holders: [Int: [String]]
+    /// v2: each row's salt, and each collision's holders line's salt; empty in v1.
+    public private(set) var salts: [[UInt8]]
+    public private(set) var holderSalts: [Int: [UInt8]]
+    /// v2: the root of the accounts' row tree; nil in v1.
+    public private(set) var rowsRoot: SHA256Hash?
+    /// How many accounts, and collisions, the batch holds (those of a v2 body read from its JSON alone included).
+    public private(set) var rowCount: Int
+    public private(set) var collisionCount: Int
 
-    public init(batch: Int, accountIDs: [String], oldValues: [String?], newValues: [String?], planned: [ApplyPlanned], holders: [Int: [String]] = [:])
-    {
+    /// A batch in v1 form (no salts) or in v2 form (a salt for each row and for each collision's
+    /// holders; the root is computed).
+    public init(
+        batch: Int, accountIDs: [String], oldValues: [String?], newValues: [String?], planned: [ApplyPlanned], holders: [Int: [String]] = [:],
+        salts: [[UInt8]] = [], holderSalts: [Int: [UInt8]] = [:]
+    ) {
         self.batch = batch
         self.accountIDs = accountIDs
         self.oldValues = oldValues
         self.newValues = newValues
         self.planned = planned
         self.holders = holders
+        precondition(salts.isEmpty || (salts.count == accountIDs.count && Set(holderSalts.keys) == Set(holders.keys)), "a v2 batch salts each row and collision")
+        self.salts = salts
+        self.holderSalts = holderSalts
+        rowCount = accountIDs.count
+        collisionCount = holders.count
+        rowsRoot = salts.isEmpty ? nil : RowTree(kind: .applyIntendedRow, rows: lines().rows).root
+    }
+
+    /// Whether this is a v2 body read from its JSON alone, its rows not attached yet.
+    public var lacksRows: Bool { accountIDs.count != rowCount }
+
+    /// v2: the lines the `rows` database holds for the event: each account's, then each
+    /// collision's holders line in row order; empty in v1.
+    public var rowLines: [[UInt8]] {
+        guard rowsRoot != nil, !lacksRows else { return [] }
+        let (rows, holderLines) = lines()
+        return rows + holderLines
+    }
+
+    /// Each account's v2 line and each collision's holders line, from the arrays and the salts.
+    private func lines() -> (rows: [[UInt8]], holders: [[UInt8]]) {
+        var holderLines: [Int: ApplyRowLine] = [:]
+        for (row, accounts) in holders { holderLines[row] = .holders(row: row, accounts: accounts, salt: holderSalts[row]!) }
+        let rows = salts.indices.map { i in
+            ApplyRowLine.intended(
+                account: accountIDs[i], old: oldValues[i], new: newValues[i], planned: planned[i], holdersSHA256: holderLines[i]?.sha256, salt: salts[i]
+            ).bytes
+        }
+        return (rows, holderLines.keys.sorted().map { holderLines[$0]!.bytes })
+    }
+
+    /// Gives a v2 body read from its JSON its rows, read from the `rows` database: the accounts'
+    /// lines, which must hash to ``rowsRoot``, then one holders line for each collision, each
+    /// the one its row commits to.
+    public mutating func attach(rowLines lines: [[UInt8]]) throws {
+        func malformed(_ text: String) -> LedgerError { LedgerError(.malformedRecord, "apply intended batch \(batch): \(text)") }
+        guard let rowsRoot, lines.count == rowCount + collisionCount else {
+            throw malformed("\(lines.count) stored lines for \(rowCount) rows and \(collisionCount) collisions")
+        }
+        guard RowTree(kind: .applyIntendedRow, rows: lines[..<rowCount]).root == rowsRoot else {
+            throw malformed("the stored rows do not hash to the batch's rows_root: a row was changed")
+        }
+        var parsed = Self(batch: batch, accountIDs: [], oldValues: [], newValues: [], planned: [])
+        var committedHolders: [Int: String] = [:]
+        for (i, line) in lines[..<rowCount].enumerated() {
+            guard case .intended(let account, let old, let new, let planned, let holdersSHA256, let salt)? = ApplyRowLine(line, kind: .applyIntendedRow)
+            else { throw malformed("stored row \(i) is not an intended account's line") }
+            parsed.accountIDs.append(account)
+            parsed.oldValues.append(old)
+            parsed.newValues.append(new)
+            parsed.planned.append(planned)
+            parsed.salts.append(salt)
+            committedHolders[i] = holdersSHA256
+        }
+        for line in lines[rowCount...] {
+            let parsedLine = ApplyRowLine(line, kind: .applyIntendedRow)
+            guard case .holders(let row, let accounts, let salt)? = parsedLine, committedHolders[row] == parsedLine?.sha256,
+                parsed.holders[row] == nil
+            else { throw malformed("a stored holders line is not the one a collision row commits to") }
+            parsed.holders[row] = accounts
+            parsed.holderSalts[row] = salt
+        }
+        guard parsed.holders.count == committedHolders.count else { throw malformed("a collision row's holders line is missing") }
+        (accountIDs, oldValues, newValues, planned, holders) = (parsed.accountIDs, parsed.oldValues, parsed.newValues, parsed.planned, parsed.holders)
+        (salts, holderSalts) = (parsed.salts, parsed.holderSalts)
     }
 
     /// This event's idempotency key in run `run`.
@@ -163,6 +247,15 @@ public struct ApplyIntended: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
+        if let rowsRoot {
+            // v2: the rows are kept beside the event; their counts and root stand for them.
+            w.field("batch", batch)
+            w.field("collision_count", collisionCount)
+            w.field("rows", rowCount)
+            w.field("rows_root", Hex.encode(rowsRoot.bytes))
+            w.endObject()
+            return
+        }
         w.key("account_ids")
         w.beginArray()
         for id in accountIDs { w.string(id) }
@@ -211,6 +304,13 @@ public struct ApplyIntended: Hashable, Sendable {
     }
 
     init(reading r: FieldReader) throws {
+        if r.has("rows_root") {
+            self.init(batch: try r.count("batch"), accountIDs: [], oldValues: [], newValues: [], planned: [])
+            rowsRoot = try r.rowsRoot()
+            rowCount = try r.int("rows", in: 1...Self.maximumRows)
+            collisionCount = try r.int("collision_count", in: 0...rowCount)
+            return
+        }
         let accountIDs = try r.stringArray("account_ids")
         let planned = try r.stringArray("planned").map { name in
             guard let p = ApplyPlanned(rawValue: name) else { throw LedgerError(.malformedRecord, "apply intended: unknown planned outcome") }
@@ -240,22 +340,35 @@ public struct ApplyIntended: Hashable, Sendable {
 /// Body of "apply settled" (team B): what became of one intended batch. When its transaction
 /// committed, each user's outcome, in the intent's order; when it did not (the run was
 /// interrupted before the commit), none, and the batch's users are planned again.
+///
+/// In v2 (salted rows), as for ``ApplyIntended``, each account's line (``ApplyRowLine``) is
+/// stored beside the event and the JSON holds their count and root.
 public struct ApplySettled: Hashable, Sendable {
     public var batch: Int
     /// The intent's ``ApplyIntended/sha256``.
     public var intentSHA256: String
     /// Whether the batch's transaction committed in the app's database.
-    public var committed: Bool
+    public private(set) var committed: Bool
     /// Whether this was learned from the batch's marker row by a later run, after the run
     /// that sent it was interrupted (else it is the sending run's own answer).
     public var recovered: Bool
     /// Whether the batch belongs to an undo run: only `undone` then changes a user's state.
     public var undo: Bool
     /// The intent's `account_id`s and, when committed, each one's outcome.
-    public var accountIDs: [String]
-    public var outcomes: [ApplyOutcome]
+    public private(set) var accountIDs: [String]
+    public private(set) var outcomes: [ApplyOutcome]
+    /// v2: each row's salt; empty in v1.
+    public private(set) var salts: [[UInt8]]
+    /// v2: the root of the accounts' row tree; nil in v1.
+    public private(set) var rowsRoot: SHA256Hash?
+    /// How many accounts the batch holds (those of a v2 body read from its JSON alone included).
+    public private(set) var rowCount: Int
 
-    public init(batch: Int, intentSHA256: String, committed: Bool, recovered: Bool, undo: Bool, accountIDs: [String], outcomes: [ApplyOutcome]) {
+    /// A settlement in v1 form (no salts) or in v2 form (a salt for each account; the root is computed).
+    public init(
+        batch: Int, intentSHA256: String, committed: Bool, recovered: Bool, undo: Bool, accountIDs: [String], outcomes: [ApplyOutcome],
+        salts: [[UInt8]] = []
+    ) {
         self.batch = batch
         self.intentSHA256 = intentSHA256
         self.committed = committed
@@ -263,6 +376,43 @@ public struct ApplySettled: Hashable, Sendable {
         self.undo = undo
         self.accountIDs = accountIDs
         self.outcomes = outcomes
+        precondition(salts.isEmpty || salts.count == accountIDs.count, "a v2 settlement salts each account")
+        self.salts = salts
+        rowCount = accountIDs.count
+        rowsRoot = salts.isEmpty ? nil : RowTree(kind: .applySettledRow, rows: lines()).root
+    }
+
+    /// Whether this is a v2 body read from its JSON alone, its rows not attached yet.
+    public var lacksRows: Bool { accountIDs.count != rowCount }
+
+    /// v2: each account's line, as the `rows` database holds it; empty in v1.
+    public var rowLines: [[UInt8]] { rowsRoot == nil || lacksRows ? [] : lines() }
+
+    private func lines() -> [[UInt8]] {
+        salts.indices.map { i in ApplyRowLine.settled(account: accountIDs[i], outcome: committed ? outcomes[i] : nil, salt: salts[i]).bytes }
+    }
+
+    /// Gives a v2 body read from its JSON its rows, read from the `rows` database: each must be
+    /// a settled account's line (with an outcome exactly when the batch committed), and together
+    /// they must hash to ``rowsRoot``.
+    public mutating func attach(rowLines lines: [[UInt8]]) throws {
+        func malformed(_ text: String) -> LedgerError { LedgerError(.malformedRecord, "apply settled batch \(batch): \(text)") }
+        guard let rowsRoot, lines.count == rowCount else { throw malformed("\(lines.count) stored rows for \(rowCount)") }
+        guard RowTree(kind: .applySettledRow, rows: lines).root == rowsRoot else {
+            throw malformed("the stored rows do not hash to the batch's rows_root: a row was changed")
+        }
+        var accountIDs: [String] = []
+        var outcomes: [ApplyOutcome] = []
+        var salts: [[UInt8]] = []
+        for (i, line) in lines.enumerated() {
+            guard case .settled(let account, let outcome, let salt)? = ApplyRowLine(line, kind: .applySettledRow), (outcome != nil) == committed else {
+                throw malformed("stored row \(i) is not a settled account's line" + (committed ? " with its outcome" : " without an outcome"))
+            }
+            accountIDs.append(account)
+            if let outcome { outcomes.append(outcome) }
+            salts.append(salt)
+        }
+        (self.accountIDs, self.outcomes, self.salts) = (accountIDs, outcomes, salts)
     }
 
     /// This event's idempotency key in run `run`.
@@ -270,23 +420,40 @@ public struct ApplySettled: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("account_ids")
-        w.beginArray()
-        for id in accountIDs { w.string(id) }
-        w.endArray()
+        if rowsRoot == nil {
+            w.key("account_ids")
+            w.beginArray()
+            for id in accountIDs { w.string(id) }
+            w.endArray()
+        }
         w.field("batch", batch)
         w.field("committed", committed)
         w.field("intent_sha256", intentSHA256)
-        w.key("outcomes")
-        w.beginArray()
-        for o in outcomes { w.string(o.rawValue) }
-        w.endArray()
-        w.field("recovered", recovered)
+        if let rowsRoot {
+            // v2: the rows are kept beside the event; their count and root stand for them.
+            w.field("recovered", recovered)
+            w.field("rows", rowCount)
+            w.field("rows_root", Hex.encode(rowsRoot.bytes))
+        } else {
+            w.key("outcomes")
+            w.beginArray()
+            for o in outcomes { w.string(o.rawValue) }
+            w.endArray()
+            w.field("recovered", recovered)
+        }
         w.field("undo", undo)
         w.endObject()
     }
 
     init(reading r: FieldReader) throws {
+        if r.has("rows_root") {
+            self.init(
+                batch: try r.count("batch"), intentSHA256: try r.string("intent_sha256"), committed: try r.bool("committed"),
+                recovered: try r.bool("recovered"), undo: try r.bool("undo"), accountIDs: [], outcomes: [])
+            rowsRoot = try r.rowsRoot()
+            rowCount = try r.int("rows", in: 1...ApplyIntended.maximumRows)
+            return
+        }
         let outcomes = try r.stringArray("outcomes").map { name in
             guard let o = ApplyOutcome(rawValue: name) else { throw LedgerError(.malformedRecord, "apply settled: unknown outcome") }
             return o

@@ -168,11 +168,7 @@ public struct HandoffRowsReceived: Hashable, Sendable {
             transferSubs: v2 ? [] : try r.stringArray("transfer_subs"),
             sequences: v2 ? [] : try r.countArray("sequences"))
         if v2 {
-            let text = try r.string("rows_root")
-            guard let root = Hex.decode(text).flatMap({ SHA256Hash($0) }), Hex.encode(root.bytes) == text else {
-                throw LedgerError(.malformedRecord, "handoff rows: rows_root is not a SHA-256 in lowercase hex")
-            }
-            rowsRoot = root
+            rowsRoot = try r.rowsRoot()
             chunkRows = try r.int("rows", in: 1...HandoffRowsForm.v2.rowsPerChunk)
         }
         guard (origin != nil) == signed, (package != nil) == signed, signed || !v2 else {
