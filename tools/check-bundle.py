@@ -16,10 +16,12 @@ no ledger, no Handover code.
 4. each event's leaf hash SHA-256(0x00 || bytes) leads with its proof's audit path to R
    (RFC 9162 section 2.1.3.2), and its JSON `seq` is SEQ.
 5. rows/SEQ.json (a handover-evidence/2 bundle; handover-evidence/1 has no rows/ and no facts, and
-   either present under /1 is refused): each is the canonical object {seq, kind, row, index,
-   chunk_path, package_path} (keys sorted, no spaces, a final line feed) and
-   5.1 its seq is SEQ, its kind handover-handoff-row/v1, and events/SEQ.json is a
-       "handoff-rows-received" event whose body has origin, package, manifest_sha256 and rows_root;
+   either present under /1 is refused): each is the canonical object {seq, kind, row, index} with,
+   for a handoff row (kind handover-handoff-row/v1), chunk_path and package_path, and for an apply
+   row (kind handover-apply-intended-row/v1 or handover-apply-settled-row/v1), path, and nothing
+   else (keys sorted, no spaces, a final line feed); its seq is SEQ. For a handoff row:
+   5.1 events/SEQ.json is a "handoff-rows-received" event whose body has origin, package,
+       manifest_sha256 and rows_root;
    5.2 SHA-256(0x00 || kind || 0x0A || row) with chunk_path, as leaf `index` of a tree of body.rows
        leaves (RFC 9162 section 2.1.3.2), gives body.rows_root (the chunk's root);
    5.3 events/ holds a "handoff-received" event with the same package and manifest_sha256, whose
@@ -40,12 +42,31 @@ no ledger, no Handover code.
    One-sided, the manifest's signature cannot be checked (team A's key is not in the bundle): the
    row is proven to be in team B's log and under the rows-root team B recorded; a two-sided bundle
    checks that manifest against the sender's key.
+   For an apply row (a v2 batch's account line, ledger-format.md "Rows kept beside their event"),
+   once every handoff row has held:
+   5.6 events/SEQ.json is an "apply-intended" (intended kind) or "apply-settled" (settled kind) event
+       whose body has rows_root; SHA-256(0x00 || kind || 0x0A || row) with path, as leaf `index` of a
+       tree of body.rows leaves, gives rows_root;
+   5.7 row is that kind's line in the canonical encoding, with exactly its fields: intended
+       {account, old, new, planned, salt} and holders_sha256 exactly when planned is collision (old
+       and new a string or null, planned change/already/no-account/collision, holders_sha256 64
+       lowercase hex digits); settled {account, salt} and outcome exactly when body.committed is true
+       (applied/already/no-account/collision/changed-meanwhile/undone); salt 32 lowercase hex digits;
+   5.8 its account is the person's: an identifiers.account_id of an event in events/ or the
+       account_id of a handoff row of the bundle; when there is none, the manifest's subject;
+   5.9 a settled row has in rows/ an intended row of the same account at the same index, whose
+       event has the same actor.run_id and body.batch and whose body's canonical JSON has the
+       SHA-256 body.intent_sha256 of the settled event.
+   Beyond the listed rules: the settled event's body.rows is its intent's (a settlement holds the
+   intent's accounts in its order, apply-settled.schema.json).
 6. manifest.json: format, origin, tree size, and exactly the events present with their SHA-256; in
    a handover-evidence/2 bundle its facts are exactly [{seq, file, proven}] for each events/SEQ.json
-   (proven), each rows/SEQ.json (proven) and each apply entry ("manifest.json", not proven),
-   ordered by seq, an event before its row at one seq (an apply entry at an event's seq, which the
-   document does not order, is put last); apply, when present, is a non-empty array ascending by
-   seq of {seq, recorded_at, run, batch, undo, outcome[, intent_seq, old_value, new_value]}.
+   (proven), each rows/SEQ.json (proven, handoff and apply rows alike) and each apply entry
+   ("manifest.json", not proven), ordered by seq, an event before its row at one seq; apply, when
+   present, is a non-empty array ascending by seq of {seq, recorded_at, run, batch, undo,
+   outcome[, intent_seq, old_value, new_value]}. Beyond the listed rules: apply states only batches
+   written before v2, whose events are not in the bundle, so neither an entry's seq nor its
+   intent_seq is that of a file of events/ (a v2 batch is proven by its rows instead).
 
 The first failure is printed as `check-bundle: FAIL: <file>: <reason>` (exit 1). When an audit
 path does not lead to the root, the bundle alone cannot say whether the event or the proof was
@@ -88,9 +109,10 @@ transfer-id-generated event schemas:
    rows_sha256, row_count, sender_team are the manifest's; R's rows_root is the manifest's
    rows-root (v2), absent for a v1 manifest; the generation's target_team is the
    manifest's target; the acknowledgement's target_team is, and its recipient_checkpoint is
-   recipient/'s origin, covers R's seq and verifies with recipient/verifier-key; a row in
+   recipient/'s origin, covers R's seq and verifies with recipient/verifier-key; a handoff row in
    recipient/rows/ of a listed package (its handoff-received is R, so its package_path leads to the
-   rows-root the sender signed) has as its seq that of a "transfer ID generated" the package covers.
+   rows-root the sender signed) has as its seq that of a "transfer ID generated" the package covers
+   (an apply row belongs to no package).
    A row of a package manifest.json does not list is noted (its manifest was not checked against
    the sender's key), as are handoff events of unlisted packages.
 """
@@ -104,6 +126,12 @@ MANIFEST_FORMAT = "handover-evidence/2"
 MANIFEST_FORMATS = {MANIFEST_FORMAT_V1: 1, MANIFEST_FORMAT: 2}
 ROW_KIND = "handover-handoff-row/v1"            # audit-evidence.md, "Row commitments": the tag line
 ROW_FIELDS = ("chunk_path", "index", "kind", "package_path", "row", "seq")
+INTENDED_KIND, SETTLED_KIND = "handover-apply-intended-row/v1", "handover-apply-settled-row/v1"
+APPLY_ROW_KINDS = {INTENDED_KIND: "apply-intended", SETTLED_KIND: "apply-settled"}   # the event each kind belongs to
+APPLY_ROW_FIELDS = ("index", "kind", "path", "row", "seq")
+ROW_KINDS = {ROW_KIND: ROW_FIELDS, INTENDED_KIND: APPLY_ROW_FIELDS, SETTLED_KIND: APPLY_ROW_FIELDS}
+PLANNED = ("change", "already", "no-account", "collision")                   # ledger-format.md, "Rows kept beside their event"
+OUTCOMES = ("applied", "already", "no-account", "collision", "changed-meanwhile", "undone")
 CHUNK_ROWS = 1024                               # rows a chunk of a v2 package
 APPLY_FIELDS = ("batch", "outcome", "recorded_at", "run", "seq", "undo")
 APPLY_INTENT_FIELDS = ("intent_seq", "new_value", "old_value")
@@ -389,7 +417,15 @@ def check_facts(m, events, rows):
     """Step 6, handover-evidence/2: `facts` is exactly the list the files give. Returns how many are stated."""
     name = "manifest.json"
     apply = check_apply(m)
-    # rank: an event before its row at one seq; an apply statement (never at an event's seq in practice) last
+    # beyond the listed rules: apply lists only batches written before v2, whose events are never in the bundle
+    # (a v2 batch's events are, with the person's rows in rows/)
+    for i, a in enumerate(m.get("apply") or []):
+        for field in ("seq", "intent_seq"):
+            if a.get(field) in events:
+                raise Fail(name, f"apply[{i}].{field} {a[field]} is events/{a[field]}.json: apply lists only batches whose events "
+                                 "hold their accounts in their JSON and are not in the bundle"
+                                 + (f" (rows/{a[field]}.json holds the person's row of that batch)" if a[field] in rows else ""))
+    # rank: an event before its row at one seq; an apply statement (never at an event's seq, above) last
     derived = sorted([(s, 0, f"events/{s}.json", True) for s in events] + [(s, 1, f"rows/{s}.json", True) for s in rows]
                      + [(s, 2, "manifest.json", False) for s in apply])
     want = [(s, f, p) for s, _, f, p in derived]
@@ -456,8 +492,16 @@ def check(root, given_key, option="--public-key"):
     if os.path.lexists(os.path.join(root, "rows")):
         if form == 1: raise Fail("manifest.json", f"format {MANIFEST_FORMAT_V1!r} has no rows/, but the bundle has one")
         if not os.path.isdir(os.path.join(root, "rows")): raise Fail("rows/", "not a directory")
+        apply_rows = []
         for seq, row_name in sorted(listing(root, "rows", EVENT_NAME, ".json").items()):
-            rows[seq] = check_row(root, seq, row_name, values, manifest)                     # 5
+            data, r = read_row(root, seq, row_name)
+            if r["kind"] == ROW_KIND: rows[seq] = check_row(root, seq, row_name, values, manifest, data, r)  # 5.1-5.5
+            else: apply_rows.append((seq, row_name, r))
+        # 5.6-5.8, once the handoff rows (whose account_ids are the person's) are checked; then 5.9
+        accounts = person_accounts(values, rows)
+        for seq, row_name, r in apply_rows:
+            rows[seq] = check_apply_row(seq, row_name, r, values, manifest, accounts)
+        check_settled_rows(rows, values)
     subject, stated = check_manifest(manifest, form, root, origin, size, events, rows)      # 6
     return dict(count=len(events), origin=origin, size=size, key_name=key_name, key_id=key_id,
                 public_key=public_key, with_extra=with_extra, events=events, values=values, subject=subject,
@@ -500,19 +544,33 @@ def csv_fields(line):
         i += 1
 
 
-def check_row(root, seq, name, values, manifest):
-    """Step 5 for rows/SEQ.json; returns what it proves."""
+def canonical_json(value):
+    """The canonical encoding of events (ledger-format.md): keys sorted, no whitespace, UTF-8."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+def read_row(root, seq, name):
+    """Step 5: rows/SEQ.json is the object of "rows/SEQ.json" for its kind (a handoff row: chunk_path and
+    package_path; an apply row: path), canonical and ended by a line feed, with seq SEQ, row a string and
+    index an integer from 0. Returns the file's bytes and the object."""
     data = read(root, name)
     r = strict_json(data, name)
-    # 5.1 the object, canonical, and the "handoff rows received" event it belongs to
     if not isinstance(r, dict): raise Fail(name, "not a JSON object")
-    if sorted(r) != list(ROW_FIELDS): raise Fail(name, f"its fields are {sorted(r)}, not {list(ROW_FIELDS)}")
-    canonical = json.dumps(r, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
-    if data != canonical: raise Fail(name, "not canonical JSON (keys sorted, no spaces) ended by one line feed")
+    if "kind" not in r: raise Fail(name, f"it has no kind (fields {sorted(r)})")
+    if not isinstance(r["kind"], str) or r["kind"] not in ROW_KINDS:
+        raise Fail(name, f"kind {r['kind']!r} is not one of {', '.join(ROW_KINDS)}")
+    fields = ROW_KINDS[r["kind"]]
+    if sorted(r) != list(fields): raise Fail(name, f"its fields are {sorted(r)}, not {list(fields)} (a {r['kind']} row)")
+    if data != canonical_json(r) + b"\n": raise Fail(name, "not canonical JSON (keys sorted, no spaces) ended by one line feed")
     if not is_int(r["seq"]) or r["seq"] != seq: raise Fail(name, f"its seq {r['seq']!r} is not {seq}")
-    if r["kind"] != ROW_KIND: raise Fail(name, f"kind {r['kind']!r} is not {ROW_KIND!r}")
     if not isinstance(r["row"], str): raise Fail(name, "row is not a string")
     if not is_int(r["index"]) or r["index"] < 0: raise Fail(name, "index is not an integer from 0")
+    return data, r
+
+
+def check_row(root, seq, name, values, manifest, data, r):
+    """Steps 5.1-5.5 for the handoff row rows/SEQ.json (read_row has read it); returns what it proves."""
+    # 5.1 the object (read_row), and the "handoff rows received" event it belongs to
     paths = {}
     for field in ("chunk_path", "package_path"):
         if not isinstance(r[field], list): raise Fail(name, f"{field} is not an array")
@@ -595,9 +653,98 @@ def check_row(root, seq, name, values, manifest):
         if subject not in (account_id, transfer_sub):
             raise Fail(name, f"no event names a transfer_sub, and manifest.json's subject {subject!r} is neither the row's "
                              f"account_id nor its transfer_sub")
-    return dict(seq=seq, name=name, package=body["package"], origin=body["origin"], manifest_sha256=body["manifest_sha256"],
+    return dict(seq=seq, name=name, kind=ROW_KIND, package=body["package"], origin=body["origin"], manifest_sha256=body["manifest_sha256"],
                 number=body["first_row"] + r["index"], received=r_seq, transfer_sub=transfer_sub, account_id=account_id,
                 sender_seq=int(a_seq))
+
+
+def person_accounts(values, rows):
+    """Step 5.8: the account IDs the bundle gives the person: each event's identifiers.account_id, and each
+    (checked) handoff row's account_id where it has one."""
+    named = {v["identifiers"]["account_id"] for v in values.values()
+             if isinstance(v, dict) and isinstance(v.get("identifiers"), dict) and isinstance(v["identifiers"].get("account_id"), str)}
+    return named | {r["account_id"] for r in rows.values() if r["kind"] == ROW_KIND and r["account_id"]}
+
+
+def check_apply_row(seq, name, r, values, manifest, accounts):
+    """Steps 5.6-5.8 for the apply row rows/SEQ.json (read_row has read it); returns what it proves."""
+    kind, type_ = r["kind"], APPLY_ROW_KINDS[r["kind"]]
+    if not isinstance(r["path"], list): raise Fail(name, "path is not an array")
+    path = [hex_hash(h, f"path[{i}]", name) for i, h in enumerate(r["path"])]
+    # 5.6 the batch event, and the row is leaf `index` of its tree of `rows` account lines
+    ev_name = f"events/{seq}.json"
+    if seq not in values: raise Fail(name, f"there is no {ev_name}")
+    ev = values[seq]
+    if ev.get("type") != type_: raise Fail(name, f"{ev_name} is a {ev.get('type')!r} event, not {type_!r} (the event of a {kind} row)")
+    body = ev.get("body")
+    if not isinstance(body, dict): raise Fail(ev_name, "no body object")
+    if "rows_root" not in body: raise Fail(name, f"the body of {ev_name} has no rows_root: not a v2 batch, whose accounts are beside it")
+    root = hex_hash(body["rows_root"], "body.rows_root", ev_name)
+    if not is_int(body.get("rows")) or body["rows"] < 1: raise Fail(ev_name, "body.rows is missing or not an integer from 1")
+    if not verify_inclusion(leaf(kind.encode() + b"\n" + r["row"].encode("utf-8")), r["index"], body["rows"], path, root):
+        raise Fail(name, f"the leaf hash of its row with path, as leaf {r['index']} of a tree of {body['rows']} "
+                         f"(body.rows of {ev_name}), does not lead to that event's rows_root")
+    # 5.7 the kind's account line, in the canonical encoding
+    try: line = strict_json(r["row"].encode("utf-8"), name)
+    except Fail as f: raise Fail(name, f"row: {f.reason}")
+    if not isinstance(line, dict): raise Fail(name, "row is not a JSON object")
+    if canonical_json(line) != r["row"].encode("utf-8"): raise Fail(name, "row is not in the canonical encoding (keys sorted, no spaces)")
+    if type_ == "apply-intended":
+        want = ["account", "new", "old", "planned", "salt"] + (["holders_sha256"] if line.get("planned") == "collision" else [])
+    else:
+        if not isinstance(body.get("committed"), bool): raise Fail(ev_name, "body.committed is missing or not true or false")
+        want = ["account", "salt"] + (["outcome"] if body["committed"] else [])
+    if sorted(line) != sorted(want):
+        why = (f" (planned {line.get('planned')!r})" if type_ == "apply-intended"
+               else f" (an outcome exactly when body.committed of {ev_name} is true; it is {str(body['committed']).lower()})")
+        raise Fail(name, f"row's fields are {sorted(line)}, not {sorted(want)}{why}")
+    if not isinstance(line["account"], str): raise Fail(name, "row's account is not a string")
+    if not isinstance(line["salt"], str) or not re.fullmatch(r"[0-9a-f]{32}", line["salt"]): raise Fail(name, "row's salt is not 32 lowercase hex digits")
+    if type_ == "apply-intended":
+        if line["planned"] not in PLANNED: raise Fail(name, f"row's planned {line['planned']!r} is not one of {', '.join(PLANNED)}")
+        for f in ("old", "new"):
+            if line[f] is not None and not isinstance(line[f], str): raise Fail(name, f"row's {f} is not a string or null")
+        if "holders_sha256" in line: hex_hash(line["holders_sha256"], "row's holders_sha256", name)
+    elif "outcome" in line and line["outcome"] not in OUTCOMES:
+        raise Fail(name, f"row's outcome {line['outcome']!r} is not one of {', '.join(OUTCOMES)}")
+    # 5.8 the person's account
+    if accounts:
+        if line["account"] not in accounts:
+            raise Fail(name, f"row's account {line['account']!r} is not the person's: not an account_id that events/ or a handoff "
+                             f"row names ({', '.join(repr(a) for a in sorted(accounts))})")
+    else:
+        subject = manifest_subject(manifest)
+        if line["account"] != subject:
+            raise Fail(name, f"no event or handoff row names an account_id, and row's account {line['account']!r} is not "
+                             f"manifest.json's subject {subject!r}")
+    actor = ev.get("actor")
+    return dict(seq=seq, name=name, kind=kind, type=type_, index=r["index"], line=line, body=body, count=body["rows"],
+                run=actor.get("run_id") if isinstance(actor, dict) else None, batch=body.get("batch"))
+
+
+def check_settled_rows(rows, values):
+    """Step 5.9: each settled row has beside it an intended row of the same account at the same index, whose event
+    has the same actor.run_id and batch and whose body's canonical JSON hashes to the settled body's intent_sha256."""
+    intended = [r for r in rows.values() if r["kind"] == INTENDED_KIND]
+    for s in (r for r in rows.values() if r["kind"] == SETTLED_KIND):
+        name, ev_name, account = s["name"], f"events/{s['seq']}.json", s["line"]["account"]
+        digest = s["body"].get("intent_sha256")
+        if not isinstance(digest, str) or not HEX64.fullmatch(digest): raise Fail(ev_name, "body.intent_sha256 is not 64 lowercase hex digits")
+        same = [i for i in intended if i["line"]["account"] == account and i["index"] == s["index"]]
+        if not same:
+            raise Fail(name, f"no intended row of account {account!r} at index {s['index']} beside it in rows/")
+        ok = [i for i in same if i["run"] == s["run"] and i["batch"] == s["batch"]
+              and hashlib.sha256(canonical_json(i["body"])).hexdigest() == digest]
+        if not ok:
+            i = same[0]
+            why = (f"its actor.run_id {i['run']!r} is not {s['run']!r}" if i["run"] != s["run"] else
+                   f"its batch {i['batch']!r} is not {s['batch']!r}" if i["batch"] != s["batch"] else
+                   f"the SHA-256 of its body is not body.intent_sha256 {digest} of {ev_name}")
+            raise Fail(name, f"the intended row of account {account!r} at index {s['index']} beside it ({i['name']}) is not its "
+                             f"intent's: {why}")
+        if ok[0]["count"] != s["count"]:                        # beyond the listed rules: the settlement is of the intent's accounts
+            raise Fail(ev_name, f"body.rows {s['count']} is not the rows {ok[0]['count']} of its intent, events/{ok[0]['seq']}.json")
+        s["intent"] = ok[0]["seq"]
 
 
 # Two-sided bundles (evidence-bundle.md, "Both halves") ------------------------------------------
@@ -949,7 +1096,7 @@ def check_two_sided(root, sender_key=None, recipient_key=None):
     # recipient/rows/: a row of a listed package is under the rows-root the sender signed (its "handoff received"
     # is R of step 3, whose manifest is handoff/N/manifest.txt); beyond the listed rules, its seq is that of a
     # "transfer ID generated" of the row's transfer_sub in sender/events/ the package covers
-    for row in recipient["rows"].values():
+    for row in (r for r in recipient["rows"].values() if r["kind"] == ROW_KIND):   # apply rows belong to no package
         rname = f"recipient/{row['name']}"
         p = next((p for p in done if p["package"] == row["package"] and p["received"] == row["received"]), None)
         if p is None:
@@ -988,7 +1135,8 @@ def _write(path, data):
 
 def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_sub="000123.transfer.abc", alter=None,
                      form=2, header_edit=None, with_rows=None, n_rows=2, person_index=0, row_index=None, row_seq=3,
-                     account_id="acct-1", recipient_seqs=None):
+                     account_id="acct-1", recipient_seqs=None, with_apply=None, apply_edit=None, committed=True,
+                     apply_account=None, apply_rows=(1, 1), settled_order=None, planned="change", settled_run="run-2"):
     """A two-sided bundle as evidence-bundle.md and audit-evidence.md describe it (package 1 of team A
     for team B, listing the person's generation at A's seq 3), its manifest handover-handoff/v2 (rows with
     a salt, a rows-root line) or, with form=1, v1. alter(type, body) may change an event's body before it is
@@ -998,7 +1146,14 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
     With form=2 the sub-bundles are handover-evidence/2 (facts; the recipient's apply statement) and, unless
     with_rows is False, recipient/ holds B's "handoff rows received" events (one per chunk of 1,024 rows) and
     recipient/rows/ the row at row_index (default: the person's, at person_index of n_rows, with seq row_seq
-    and account_id) with its chunk_path and package_path; with form=1 they are handover-evidence/1."""
+    and account_id) with its chunk_path and package_path; with form=1 they are handover-evidence/1.
+    Unless with_apply is False (default: with rows), recipient/ also holds a v2 apply batch (ledger-format.md,
+    "Rows kept beside their event"): an "apply intended" and its "apply settled" (run "run-2", batch 0) of four
+    accounts, the person's (apply_account, default account_id; planned `planned`) at index 1, another planned
+    collision with its holders line, each line salted; and recipient/rows/ their lines at apply_rows (intended
+    index, settled index) with their paths (the settlement's run: settled_run). apply_edit(kind, index, line) may change a line (an object, or a str
+    written as it is) before it is hashed; committed is the settlement's `committed`; settled_order lists the
+    intended indexes in the settlement's order (default: the same)."""
     (ka, na), (kb, nb) = keys
     pa, pb = raw_public(ka.public_key()), raw_public(kb.public_key())
     enc = lambda raw: base64.b64encode(raw).decode()
@@ -1006,10 +1161,10 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
     sigline = lambda n, blob: f"\u2014 {n} {enc(blob)}\n".encode()
     sign = lambda text, n, k, p: text + b"\n" + sigline(n, key_id_of(n, 1, p) + k.sign(text))
     canon = lambda v: json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-    def event(seq, type_, body, identifiers=None):
+    def event(seq, type_, body, identifiers=None, run_id=None):
         if alter: body = alter(type_, json.loads(json.dumps(body)))
         return canon({"seq": seq, "type": type_, "schema_version": 1, "recorded_at": "2026-11-24T10:00:%02d.000000Z" % (seq % 60),
-                      "actor": {"host": "h", "os_user": "u", "tool": "handover/0.1.0"},
+                      "actor": {"host": "h", "os_user": "u", "tool": "handover/0.1.0", **({"run_id": run_id} if run_id else {})},
                       "identifiers": identifiers or {}, "body": body})
     def checkpoint(n, k, p, events, t):
         leaves = [leaf(e) for e in events]
@@ -1077,6 +1232,39 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
     apply = [{"batch": 0, "intent_seq": len(b) - 1, "new_value": "r-1", "old_value": None, "outcome": "applied",
               "recorded_at": "2026-11-24T12:00:00.000000Z", "run": "run-1", "seq": len(b), "undo": False}]
     row_files = {}
+    if (with_rows if with_apply is None else with_apply) and form == 2:     # a v2 apply batch, its lines beside its events
+        salt = lambda: os.urandom(16).hex()
+        person = apply_account if apply_account is not None else account_id
+        holders = canon({"holders": ["acct-7"], "row": 2, "salt": salt()})
+        intended = [{"account": "acct-9", "new": "r-9", "old": "s-9", "planned": "change", "salt": salt()},
+                    {"account": person, "new": "r-1", "old": None, "planned": planned, "salt": salt()},
+                    {"account": "acct-8", "new": "r-8", "old": "s-8", "planned": "collision", "salt": salt()},
+                    {"account": "acct-6", "new": None, "old": "s-6", "planned": "no-account", "salt": salt()}]
+        intended[2]["holders_sha256"] = hashlib.sha256(holders).hexdigest()
+        if planned == "collision": intended[1]["holders_sha256"] = hashlib.sha256(b"another holders line").hexdigest()
+        outcome = {"change": "applied", "collision": "collision", "no-account": "no-account", "already": "already"}
+        settled = [dict({"account": l["account"], "salt": salt()}, **({"outcome": outcome[l["planned"]]} if committed else {}))
+                   for l in (intended[i] for i in (settled_order or range(len(intended))))]
+        def encode(kind, lines):
+            out = []
+            for i, l in enumerate(lines):
+                l = apply_edit(kind, i, json.loads(json.dumps(l))) if apply_edit else l
+                out.append(l.encode() if isinstance(l, str) else canon(l))
+            return out
+        i_lines, s_lines = encode(INTENDED_KIND, intended), encode(SETTLED_KIND, settled)
+        i_leaves = [leaf(INTENDED_KIND.encode() + b"\n" + l) for l in i_lines]
+        s_leaves = [leaf(SETTLED_KIND.encode() + b"\n" + l) for l in s_lines]
+        i_seq = len(b) + 1
+        b.append(event(i_seq, "apply-intended", {"batch": 0, "collision_count": sum(l["planned"] == "collision" for l in intended),
+                                                 "rows": len(i_lines), "rows_root": _mth(i_leaves).hex()}, run_id="run-2"))
+        intent_sha = hashlib.sha256(canon(json.loads(b[-1])["body"])).hexdigest()
+        b.append(event(i_seq + 1, "apply-settled", {"batch": 0, "committed": committed, "intent_sha256": intent_sha, "recovered": False,
+                                                    "rows": len(s_lines), "rows_root": _mth(s_leaves).hex(), "undo": False}, run_id=settled_run))
+        (ii, si) = apply_rows
+        row_files[i_seq] = {"seq": i_seq, "kind": INTENDED_KIND, "row": i_lines[ii].decode(), "index": ii,
+                            "path": [h.hex() for h in _audit_path(ii, i_leaves)]}
+        row_files[i_seq + 1] = {"seq": i_seq + 1, "kind": SETTLED_KIND, "row": s_lines[si].decode(), "index": si,
+                                "path": [h.hex() for h in _audit_path(si, s_leaves)]}
     if with_rows:
         i = person_index if row_index is None else row_index
         k = i // CHUNK_ROWS
@@ -1100,6 +1288,7 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
                 _write(f"{out}/{sub}/rows/{seq}.json", canon(rows[seq]) + b"\n")
                 facts.append({"seq": seq, "file": f"rows/{seq}.json", "proven": True})
         facts += [{"seq": x["seq"], "file": "manifest.json", "proven": False} for x in apply or []]
+        facts.sort(key=lambda x: (x["seq"], x["file"] == "manifest.json", x["file"].startswith("rows/")))   # by seq, an event before its row
         m = {"format": MANIFEST_FORMAT if form == 2 else MANIFEST_FORMAT_V1, "subject": transfer_sub, "origin": name,
              "tree_size": len(events), "events": entries, "revealed": False}
         if form == 2: m["facts"] = facts
@@ -1107,7 +1296,7 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
         _write(f"{out}/{sub}/manifest.json", canon(m) + b"\n")
         _write(f"{out}/{sub}/VERIFY.md", b"rules\n")
     side("sender", na, ka, pa, a, sender_seqs or ([3, 6, 7] if acknowledged else [3, 6]))
-    side("recipient", nb, kb, pb, b, recipient_seqs or ([3] + sorted(row_files) + [accepted]), row_files, apply if form == 2 else None)
+    side("recipient", nb, kb, pb, b, recipient_seqs or sorted({3, accepted} | set(row_files)), row_files, apply if form == 2 else None)
     _write(f"{out}/handoff/1/manifest.txt", manifest)
     if acknowledged: _write(f"{out}/handoff/1/cosigned-checkpoint.txt", cp_a + sigline(nb, cos))
     _write(f"{out}/manifest.json", canon({"format": TWO_SIDED_FORMAT, "subject": "acct-1", "transfer_sub": transfer_sub,
@@ -1173,7 +1362,7 @@ def selftest_two_sided():
                   for n in sorted(os.listdir(f"{good}/{s}/{k}"))]
         files += ["handoff/1/manifest.txt", "handoff/1/cosigned-checkpoint.txt"]
         files += [f"recipient/rows/{n}" for n in sorted(os.listdir(f"{good}/recipient/rows"))]
-        assert files[-1] == "recipient/rows/4.json", files
+        assert {"recipient/rows/4.json", "recipient/rows/9.json", "recipient/rows/10.json"} <= set(files), files   # handoff and apply rows
         for rel in files:
             path = f"{good}/{rel}"
             with open(path, "rb") as f: original = f.read()
@@ -1244,12 +1433,13 @@ def selftest_two_sided():
         # the one-sided check is unchanged on one side
         assert not is_two_sided(f"{good}/sender")
         check(f"{good}/sender", None)
-        assert len(check(f"{good}/recipient", None)["rows"]) == 1
+        assert sorted(check(f"{good}/recipient", None)["rows"]) == [4, 9, 10]       # the handoff row, the apply batch's two
         selftest_rows(tmp, keys, fails, counts)
+        selftest_apply_rows(tmp, keys, fails, counts)
     finally:
         shutil.rmtree(tmp)
     return (f"selftest-two-sided: bundles with an acknowledged and an unacknowledged package verified, each with a v2 and a v1 manifest, "
-            f"and rows of packages of 1 to 3 chunks; "
+            f"rows of packages of 1 to 3 chunks and apply rows of a v2 batch; "
             f"{counts['flips']} one-bit flips and {counts['cases'] - counts['flips']} other damages all refused, each naming a file")
 
 
@@ -1271,7 +1461,7 @@ def selftest_rows(tmp, keys, fails, counts):
     # the first of a package of exactly two full chunks
     for n_rows, person in ((2100, 1500), (2100, 2090), (1025, 1024), (2048, 0)):
         d = f"{tmp}/chunks-{n_rows}-{person}"
-        _build_two_sided(d, keys, n_rows=n_rows, person_index=person)
+        _build_two_sided(d, keys, n_rows=n_rows, person_index=person, with_apply=False)
         r = check_two_sided(d)
         (row,) = r["packages"][0]["rows"]
         assert row["number"] == person and row["name"] == f"rows/{4 + person // CHUNK_ROWS}.json", row
@@ -1347,21 +1537,28 @@ def selftest_rows(tmp, keys, fails, counts):
     mpath = f"{good}/recipient/manifest.json"
     with open(mpath, "rb") as f: m = json.loads(f.read())
     facts = m["facts"]
-    assert [x["file"] for x in facts] == ["events/3.json", "events/4.json", "rows/4.json", "events/5.json", "manifest.json"], facts
-    for why, fn in (("apply stated as proven", lambda m: dict(m, facts=facts[:4] + [dict(facts[4], proven=True)])),
+    assert [x["file"] for x in facts] == ["events/3.json", "events/4.json", "rows/4.json", "events/5.json", "manifest.json",
+                                          "events/9.json", "rows/9.json", "events/10.json", "rows/10.json"], facts
+    for why, fn in (("apply stated as proven", lambda m: dict(m, facts=facts[:4] + [dict(facts[4], proven=True)] + facts[5:])),
                     ("an event as not proven", lambda m: dict(m, facts=[dict(facts[0], proven=False)] + facts[1:])),
                     ("the row's fact removed", lambda m: dict(m, facts=facts[:2] + facts[3:])),
-                    ("the apply fact removed", lambda m: dict(m, facts=facts[:4])),
+                    ("the apply fact removed", lambda m: dict(m, facts=facts[:4] + facts[5:])),
+                    ("an apply row's fact removed", lambda m: dict(m, facts=facts[:6] + facts[7:])),
+                    ("an apply row as not proven", lambda m: dict(m, facts=facts[:8] + [dict(facts[8], proven=False)])),
+                    ("an apply row before its event", lambda m: dict(m, facts=facts[:5] + facts[6:7] + facts[5:6] + facts[7:])),
                     ("the row before its event", lambda m: dict(m, facts=facts[:1] + facts[2:3] + facts[1:2] + facts[3:])),
                     ("a fact twice", lambda m: dict(m, facts=facts + facts[-1:])),
-                    ("a fact of no file", lambda m: dict(m, facts=facts + [{"seq": 9, "file": "rows/9.json", "proven": True}])),
+                    ("a fact of no file", lambda m: dict(m, facts=facts + [{"seq": 99, "file": "rows/99.json", "proven": True}])),
                     ("proven as 1", lambda m: dict(m, facts=[dict(facts[0], proven=1)] + facts[1:])),
                     ("a fact with a field more", lambda m: dict(m, facts=[dict(facts[0], note="x")] + facts[1:])),
                     ("no facts", lambda m: {k: v for k, v in m.items() if k != "facts"}),
                     ("facts not an array", lambda m: dict(m, facts={})),
                     ("no apply", lambda m: {k: v for k, v in m.items() if k != "apply"}),
                     ("apply empty", lambda m: dict(m, apply=[])),
-                    ("apply at another seq", lambda m: dict(m, apply=[dict(m["apply"][0], seq=m["apply"][0]["seq"] + 1)])),
+                    ("apply at another seq", lambda m: dict(m, apply=[dict(m["apply"][0], seq=m["apply"][0]["seq"] + 10)])),
+                    ("apply stating the v2 batch", lambda m: dict(m, apply=[dict(m["apply"][0], seq=10, intent_seq=9)],
+                                                                   facts=facts[:4] + facts[5:] + [dict(facts[4], seq=10)])),
+                    ("apply naming the v2 intent", lambda m: dict(m, apply=[dict(m["apply"][0], intent_seq=9)])),
                     ("apply without one of its intent fields", lambda m: dict(m, apply=[{k: v for k, v in m["apply"][0].items() if k != "old_value"}])),
                     ("format handover-evidence/1 with rows/", lambda m: {**{k: v for k, v in m.items() if k != "facts"}, "format": MANIFEST_FORMAT_V1}),
                     ("format handover-evidence/1 with facts", lambda m: dict(m, format=MANIFEST_FORMAT_V1)),
@@ -1369,14 +1566,131 @@ def selftest_rows(tmp, keys, fails, counts):
         _write(mpath, json.dumps(fn(m)).encode()); blamed(good, f"recipient/manifest.json: {why}", "recipient/manifest.json")
     _write(mpath, json.dumps(m).encode())
     check_two_sided(good)
-    # rows/ removed, its fact kept
-    os.rename(path, f"{tmp}/row"); blamed(good, "rows/4.json removed", "recipient/manifest.json")
+    # rows/4.json removed, its fact kept: the apply rows' account is then named by nothing (5.8), found before the facts (6)
+    os.rename(path, f"{tmp}/row"); blamed(good, "rows/4.json removed", "recipient/rows/9.json")
     os.rename(f"{tmp}/row", path); check_two_sided(good)
     # a handover-evidence/1 recipient (no rows/, no facts) still holds
     shutil_rm = __import__("shutil").rmtree
     shutil_rm(f"{good}/recipient/rows")
     _write(mpath, json.dumps({**{k: v for k, v in m.items() if k != "facts"}, "format": MANIFEST_FORMAT_V1}).encode())
     check_two_sided(good)
+
+
+def selftest_apply_rows(tmp, keys, fails, counts):
+    """recipient/rows/ of a v2 apply batch (evidence-bundle.md, steps 5.6 to 5.9): rows, lines and events that do not
+    agree, each refused naming the file; a collision's line, an uncommitted batch and the subject as the account hold."""
+    def rewrite(path, fn):
+        with open(path, "rb") as f: v = json.loads(f.read())
+        _write(path, json.dumps(fn(v), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
+    def blamed(d, why, name, **kw):
+        f = fails(d, why, **kw)
+        assert f.name == name, (why, f.name, f.reason)
+    def line(fn):                                   # rewrite an apply row file's row (its account line), canonically
+        return lambda v: dict(v, row=json.dumps(fn(json.loads(v["row"])), sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+    I, S = "recipient/rows/9.json", "recipient/rows/10.json"
+    good = f"{tmp}/apply-good"
+    _build_two_sided(good, keys)
+    r = check_two_sided(good)
+    rows = r["recipient"]["rows"]
+    assert sorted((s, x["kind"]) for s, x in rows.items()) == [(4, ROW_KIND), (9, INTENDED_KIND), (10, SETTLED_KIND)], rows
+    assert rows[10]["intent"] == 9 and rows[10]["line"]["outcome"] == "applied" and rows[9]["line"]["account"] == "acct-1"
+    assert check(f"{good}/recipient", None)["rows"][10]["intent"] == 9
+    # the files themselves, as a reader could change them
+    for rel, why, fn in (
+            (S, "outcome changed", line(lambda l: dict(l, outcome="already"))),
+            (S, "outcome removed", line(lambda l: {k: v for k, v in l.items() if k != "outcome"})),
+            (I, "new value changed", line(lambda l: dict(l, new="r-2"))),
+            (I, "planned changed", line(lambda l: dict(l, planned="already"))),
+            (S, "path shortened", lambda v: dict(v, path=v["path"][:-1])),
+            (I, "path with a hash more", lambda v: dict(v, path=v["path"] + ["0" * 64])),
+            (S, "path with a hash replaced", lambda v: dict(v, path=["0" * 64] + v["path"][1:])),
+            (I, "a path hash in capitals", lambda v: dict(v, path=[h.upper() for h in v["path"]])),
+            (S, "index another", lambda v: dict(v, index=2)),
+            (I, "index true", lambda v: dict(v, index=True)),
+            (S, "kind intended", lambda v: dict(v, kind=INTENDED_KIND)),
+            (I, "kind settled", lambda v: dict(v, kind=SETTLED_KIND)),
+            (I, "kind a handoff row", lambda v: dict(v, kind=ROW_KIND)),
+            (S, "kind unknown", lambda v: dict(v, kind="handover-apply-settled-row/v2")),
+            (S, "no kind", lambda v: {k: x for k, x in v.items() if k != "kind"}),
+            (I, "chunk_path as well", lambda v: dict(v, chunk_path=[])),
+            (S, "path as chunk_path", lambda v: {**{k: x for k, x in v.items() if k != "path"}, "chunk_path": v["path"]}),
+            (S, "seq another", lambda v: dict(v, seq=9)),
+            (I, "row not JSON", lambda v: dict(v, row=v["row"][:-1])),
+            (I, "row not canonical", lambda v: dict(v, row=v["row"].replace('","', '", "', 1))),
+            (S, "row with its keys unsorted", lambda v: dict(v, row='{"salt":' + v["row"].split('"salt":')[1][:-1] + "," + v["row"][1:].split(',"salt"')[0] + "}")),
+            (S, "row an array", lambda v: dict(v, row="[]"))):
+        path = f"{good}/{rel}"
+        with open(path, "rb") as f: original = f.read()
+        rewrite(path, fn); blamed(good, f"{rel}: {why}", rel)
+        _write(path, original)
+    check_two_sided(good)
+    # the intended row removed with its fact; the settled row removed with its fact (an intent alone is not refused)
+    mpath = f"{good}/recipient/manifest.json"
+    with open(mpath, "rb") as f: m = json.loads(f.read())
+    for rel, seq in ((I, 9), (S, 10)):
+        with open(f"{good}/{rel}", "rb") as f: original = f.read()
+        os.remove(f"{good}/{rel}")
+        _write(mpath, json.dumps(dict(m, facts=[x for x in m["facts"] if x["file"] != f"rows/{seq}.json"])).encode())
+        if seq == 9: blamed(good, "the intended row removed with its fact", S)
+        else: check_two_sided(good)
+        _write(f"{good}/{rel}", original)
+    _write(mpath, json.dumps(m).encode())
+    check_two_sided(good)
+    # the settled row swapped for another person's (its own path, from the same batch), and the row files swapped
+    d = f"{tmp}/apply-other"
+    _build_two_sided(d, keys, apply_rows=(1, 0))
+    blamed(d, "another person's settled row", S)
+    d = f"{tmp}/apply-other-both"
+    _build_two_sided(d, keys, apply_rows=(2, 2))
+    blamed(d, "another person's intended and settled rows", I)
+    d = f"{tmp}/apply-index"                          # the settlement in another order than its intent: refused by 5.9
+    _build_two_sided(d, keys, settled_order=[1, 0, 2, 3], apply_rows=(1, 0))
+    blamed(d, "the settled row at another index than the intended", S)
+    # lines logged and hashed as they are, but not their kind's line (5.7), and events that do not agree (5.6, 5.9)
+    def edit(kind, index, fn):
+        return lambda k, i, l: fn(l) if (k, i) == (kind, index) else l
+    for why, kw, name in (
+            ("settled line without its outcome, committed", dict(apply_edit=edit(SETTLED_KIND, 1, lambda l: {k: v for k, v in l.items() if k != "outcome"})), S),
+            ("settled line with an outcome, not committed", dict(committed=False, apply_edit=edit(SETTLED_KIND, 1, lambda l: dict(l, outcome="applied"))), S),
+            ("settled outcome unknown", dict(apply_edit=edit(SETTLED_KIND, 1, lambda l: dict(l, outcome="done"))), S),
+            ("settled line with a field more", dict(apply_edit=edit(SETTLED_KIND, 1, lambda l: dict(l, batch=0))), S),
+            ("settled salt of 31 digits", dict(apply_edit=edit(SETTLED_KIND, 1, lambda l: dict(l, salt=l["salt"][:-1]))), S),
+            ("settled account a number", dict(apply_edit=edit(SETTLED_KIND, 1, lambda l: dict(l, account=1))), S),
+            ("collision without holders_sha256", dict(planned="collision", apply_edit=edit(INTENDED_KIND, 1, lambda l: {k: v for k, v in l.items() if k != "holders_sha256"})), I),
+            ("holders_sha256 on a change", dict(apply_edit=edit(INTENDED_KIND, 1, lambda l: dict(l, holders_sha256="0" * 64))), I),
+            ("holders_sha256 not a hash", dict(planned="collision", apply_edit=edit(INTENDED_KIND, 1, lambda l: dict(l, holders_sha256="x"))), I),
+            ("planned unknown", dict(apply_edit=edit(INTENDED_KIND, 1, lambda l: dict(l, planned="maybe"))), I),
+            ("old a number", dict(apply_edit=edit(INTENDED_KIND, 1, lambda l: dict(l, old=5))), I),
+            ("intended without old", dict(apply_edit=edit(INTENDED_KIND, 1, lambda l: {k: v for k, v in l.items() if k != "old"})), I),
+            ("intended salt in capitals", dict(apply_edit=edit(INTENDED_KIND, 1, lambda l: dict(l, salt=l["salt"].upper()))), I),
+            ("intended line not canonical", dict(apply_edit=edit(INTENDED_KIND, 1, lambda l: json.dumps(l, sort_keys=True))), I),
+            ("intended line with a repeated key", dict(apply_edit=edit(INTENDED_KIND, 1, lambda l: canonical_json(l).decode()[:-1] + ',"salt":"' + l["salt"] + '"}')), I),
+            ("the person's account not named", dict(apply_account="acct-5"), I),
+            ("settlement of another intent", dict(alter=lambda t, b: dict(b, intent_sha256="0" * 64) if t == "apply-settled" else b), S),
+            ("settlement of another batch", dict(alter=lambda t, b: dict(b, batch=1) if t == "apply-settled" else b), S),
+            ("settlement's rows another tree size", dict(alter=lambda t, b: dict(b, rows=5) if t == "apply-settled" else b), S),
+            ("settlement of fewer accounts than its intent", dict(settled_order=[0, 1, 2]), "recipient/events/10.json"),
+            ("intent without rows_root", dict(alter=lambda t, b: {k: v for k, v in b.items() if k != "rows_root"} if t == "apply-intended" else b), I),
+            ("intent's rows 0", dict(alter=lambda t, b: dict(b, rows=0) if t == "apply-intended" else b), "recipient/events/9.json"),
+            ("settlement's committed a string", dict(alter=lambda t, b: dict(b, committed="yes") if t == "apply-settled" else b), "recipient/events/10.json")):
+        d = f"{tmp}/apply{len(os.listdir(tmp))}"
+        _build_two_sided(d, keys, **kw)
+        blamed(d, why, name)
+    for why, run in (("the settlement's run another", "run-3"), ("the settlement without a run", None)):
+        d = f"{tmp}/apply{len(os.listdir(tmp))}"
+        _build_two_sided(d, keys, settled_run=run)
+        blamed(d, why, S)
+    # held: a collision's line, an uncommitted batch, an account that is the subject when nothing names one
+    for why, kw in (("a collision", dict(planned="collision")), ("not committed", dict(committed=False)),
+                    ("the subject as the account", dict(apply_account="000123.transfer.abc", recipient_seqs=[3, 5, 9, 10])),
+                    ("a quoted account", dict(account_id='acct "1", x'))):
+        d = f"{tmp}/apply-held{len(os.listdir(tmp))}"
+        _build_two_sided(d, keys, **kw)
+        r = check_two_sided(d)
+        assert sorted(r["recipient"]["rows"]) == ([9, 10] if "recipient_seqs" in kw else [4, 9, 10]), (why, r["recipient"]["rows"])
+    d = f"{tmp}/apply-subject-not"
+    _build_two_sided(d, keys, recipient_seqs=[3, 5, 9, 10])
+    blamed(d, "nothing names an account and the account is not the subject", I)
 
 
 def given_key(value):
@@ -1426,9 +1740,12 @@ def main():
     print(f"check-bundle: {args.dir}: {result['count']} events of {result['origin']}, each included in the checkpoint of "
           f"{result['size']} events signed by {result['key_name']}; {describe_rows(result)}manifest agrees ({describe_format(result)})")
     for row in result["rows"].values():
+        if row["kind"] != ROW_KIND:
+            print(f"check-bundle:   {describe_apply_row(row)}")
+            continue
         print(f"check-bundle:   {row['name']}: row {row['number'] + 1} (from 1) of package {row['package']} from {row['origin']} "
               f"(received: events/{row['received']}.json), transfer_sub {row['transfer_sub']!r}")
-    if result["rows"]:
+    if any(row["kind"] == ROW_KIND for row in result["rows"].values()):
         print("check-bundle: note: a one-sided bundle does not hold team A's key: each row is proven to be in this log and "
               "under the rows-root of the manifest this log recorded as received, not that team A signed it "
               "(a two-sided bundle checks that)", file=sys.stderr)
@@ -1442,8 +1759,20 @@ def main():
 
 
 def describe_rows(result):
-    n = len(result["rows"])
-    return f"{n} handoff row{'s' if n != 1 else ''} in its package's rows-root; " if n else ""
+    n = sum(1 for r in result["rows"].values() if r["kind"] == ROW_KIND)
+    a = len(result["rows"]) - n
+    return ((f"{n} handoff row{'s' if n != 1 else ''} in its package's rows-root; " if n else "")
+            + (f"{a} apply row{'s' if a != 1 else ''} in its batch's rows_root; " if a else ""))
+
+
+def describe_apply_row(row):
+    line = row["line"]
+    what = (f"planned {line['planned']}, {line['old']!r} -> {line['new']!r}" + (" (the holders by their salted hash only)" if "holders_sha256" in line else "")
+            if row["kind"] == INTENDED_KIND else
+            f"settled {line['outcome']!r}" if "outcome" in line else "settled, not committed")
+    return (f"{row['name']}: account {line['account']!r}, apply run {row['run']} batch {row['batch']}: {what} "
+            f"(row {row['index'] + 1} of {row['count']}, from 1, under events/{row['seq']}.json's rows_root"
+            + (f"; intent events/{row['intent']}.json" if "intent" in row else "") + ")")
 
 
 def describe_format(result):

@@ -17,9 +17,28 @@ the line, audit-evidence.md "Row commitments") is `rows_root`; no entry belongs 
 event; and, for a package whose chunks are all there once each, the chunks are 1,024 rows from
 row 0, their rows written again as rows.csv with its v2 header hash to `file_sha256`, and their
 roots' Merkle root is the `rows_root` of the package's "handoff received" event, when the ledger
-holds it. Formats 1 and 2 hold no v2 chunk. Finally requires that every event type was seen
-across the ledgers. Follows schemas/ledger-format.md (and audit-evidence.md for the row tree) and
-nothing else.
+holds it. An "apply intended" or "apply settled" event is likewise in one of its two forms (v2:
+`rows` and `rows_root`, and for an intent `collision_count`, its accounts kept beside it;
+otherwise the accounts in the body's arrays), never both or neither. In format 3 a v2 intent's
+`rows` entries are its intended account lines at indexes 0 to `rows` - 1 and then one holders line
+per collision, `collision_count` of them, in the order of their rows, and no other; a v2
+settlement's are its settled account lines 0 to `rows` - 1. Each line is canonical JSON with
+exactly its kind's fields (ledger-format.md, "Rows kept beside their event"; `salt` 32 lowercase
+hex digits; a settled line has `outcome` exactly when the body's `committed` is true; an intended
+line has `holders_sha256` exactly when `planned` is `collision`, and it is the SHA-256 of the
+holders line whose `row` is its index); the account lines' RFC 9162 root (leaf input
+"handover-apply-intended-row/v1\n" or "handover-apply-settled-row/v1\n" + the line) is `rows_root`.
+So the `rows` database holds exactly the lines all v2 batch events name. Beyond the listed rules:
+a v2 settlement whose intent (the event whose body's canonical JSON has SHA-256 `intent_sha256`) is in
+the ledger names the intent's accounts in the intent's order. Formats 1 and 2 hold no v2 chunk and
+no v2 apply event. Finally requires that every event type was seen across the ledgers. Follows
+schemas/ledger-format.md (and audit-evidence.md for the row tree) and nothing else.
+
+    check-ledger.py [--no-type-coverage] LEDGER [LEDGER ...]
+
+--no-type-coverage checks the ledgers without the final requirement (for a ledger, such as a demo's,
+that does not hold every type). Exit 0 when every check holds; a failed check stops with an
+AssertionError naming the ledger (exit 1).
 """
 import calendar, collections, csv, hashlib, io, json, os, re, struct, sys
 import lmdb, jsonschema
@@ -29,7 +48,11 @@ schemas = {f[:-len(".schema.json")]: json.load(open(os.path.join(root, f))) for 
 validators = {name: jsonschema.Draft202012Validator(s, format_checker=jsonschema.FormatChecker()) for name, s in schemas.items()}
 seen = set()
 ROW_TAG, ROWS_HEADER_V2, CHUNK = b"handover-handoff-row/v1\n", b"account_id,transfer_sub,seq,salt\r\n", 1024
-SALT = re.compile(r"[0-9a-f]{32}")
+INTENDED_TAG, SETTLED_TAG = b"handover-apply-intended-row/v1\n", b"handover-apply-settled-row/v1\n"
+PLANNED = ("change", "already", "no-account", "collision")
+OUTCOMES = ("applied", "already", "no-account", "collision", "changed-meanwhile", "undone")
+APPLY_ARRAYS = {"apply-intended": "account_ids", "apply-settled": "account_ids"}   # v1: the accounts in the body
+SALT, SHA256 = re.compile(r"[0-9a-f]{32}"), re.compile(r"[0-9a-f]{64}")
 
 def node(left, right): return hashlib.sha256(b"\x01" + left + right).digest()
 
@@ -45,7 +68,9 @@ def tree_root(hashes):
     while stack: r = node(stack.pop()[1], r)
     return r
 
-def row_leaf(line): return hashlib.sha256(b"\x00" + ROW_TAG + line).digest()
+def row_leaf(line, tag=ROW_TAG): return hashlib.sha256(b"\x00" + tag + line).digest()
+
+def canonical(value): return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 def csv_line(fields):
     """A record as Handover writes it: RFC 4180, a field quoted only where it must be."""
@@ -77,16 +102,88 @@ def manifest_rows_root(path, seq, body):
     assert "rows_root" not in body, f"{path}: event {seq} has a rows_root but its manifest is handover-handoff/v1"
     return None
 
-def check_rows(path, txn, env, chunks, received):
-    """Format 3's `rows` database against the v2 chunks {seq: body}; received: {manifest_sha256: rows_root or None}."""
+def apply_line(path, seq, index, line, fields, optional=()):
+    """A v2 apply batch's `rows` value: one JSON object in the canonical encoding with exactly `fields`
+    (and those of `optional` that are present; ledger-format.md, "Rows kept beside their event")."""
+    where = f"{path}: rows entry {seq}/{index}"
+    try: value = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e: raise AssertionError(f"{where} is not UTF-8 JSON: {e}")
+    assert isinstance(value, dict), f"{where} is not a JSON object"
+    assert canonical(value) == line, f"{where} is not in the canonical encoding (keys sorted, no whitespace)"
+    keys = set(value)
+    assert set(fields) <= keys <= set(fields) | set(optional), f"{where} has the fields {sorted(keys)}, not {sorted(fields)}" \
+        + (f" (and {', '.join(optional)} where it applies)" if optional else "")
+    assert isinstance(value["salt"], str) and SALT.fullmatch(value["salt"]), f"{where}: salt {value['salt']!r} is not 32 lowercase hex digits"
+    return value
+
+def check_intent(path, seq, body, rows):
+    """A v2 "apply intended": rows 0 to rows - 1 its account lines, then one holders line per collision.
+    Returns the accounts in the batch's order."""
+    n, collisions = body["rows"], body["collision_count"]
+    accounts, committed = [], []                                    # committed: [(row, holders_sha256)] of each collision
+    for index, line in rows[:n]:
+        v = apply_line(path, seq, index, line, ("account", "new", "old", "planned", "salt"), ("holders_sha256",))
+        where = f"{path}: rows entry {seq}/{index}"
+        assert isinstance(v["account"], str), f"{where}: account is not a string"
+        for f in ("old", "new"): assert v[f] is None or isinstance(v[f], str), f"{where}: {f} is not a string or null"
+        assert v["planned"] in PLANNED, f"{where}: planned {v['planned']!r} is not one of {', '.join(PLANNED)}"
+        assert ("holders_sha256" in v) == (v["planned"] == "collision"), \
+            f"{where} is planned {v['planned']} {'with' if 'holders_sha256' in v else 'without'} a holders_sha256"
+        if "holders_sha256" in v:
+            assert isinstance(v["holders_sha256"], str) and SHA256.fullmatch(v["holders_sha256"]), f"{where}: holders_sha256 is not 64 lowercase hex digits"
+            committed.append((index, v["holders_sha256"]))
+        accounts.append(v["account"])
+    assert len(committed) == collisions, f"{path}: event {seq} has {len(committed)} account lines planned collision, not its collision_count {collisions}"
+    for (index, line), (row, digest) in zip(rows[n:], committed):    # "in the order of their rows"
+        v = apply_line(path, seq, index, line, ("holders", "row", "salt"))
+        where = f"{path}: rows entry {seq}/{index}"
+        assert isinstance(v["row"], int) and not isinstance(v["row"], bool) and v["row"] == row, \
+            f"{where}: holders line of row {v['row']!r}, but the collision it follows in order is row {row}"
+        assert isinstance(v["holders"], list) and all(isinstance(h, str) for h in v["holders"]), f"{where}: holders is not an array of strings"
+        assert hashlib.sha256(line).hexdigest() == digest, f"{where}: its SHA-256 is not the holders_sha256 of rows entry {seq}/{row}"
+    root = tree_root(row_leaf(line, INTENDED_TAG) for _, line in rows[:n])
+    assert root.hex() == body["rows_root"], f"{path}: event {seq}'s account lines hash to {root.hex()}, not its rows_root {body['rows_root']}"
+    return accounts
+
+def check_settlement(path, seq, body, rows):
+    """A v2 "apply settled": rows 0 to rows - 1 its account lines, each with an outcome exactly when committed."""
+    accounts = []
+    for index, line in rows:
+        v = apply_line(path, seq, index, line, ("account", "salt") + (("outcome",) if body["committed"] else ()))
+        where = f"{path}: rows entry {seq}/{index}"
+        assert isinstance(v["account"], str), f"{where}: account is not a string"
+        assert not body["committed"] or v["outcome"] in OUTCOMES, f"{where}: outcome {v['outcome']!r} is not one of {', '.join(OUTCOMES)}"
+        accounts.append(v["account"])
+    root = tree_root(row_leaf(line, SETTLED_TAG) for _, line in rows)
+    assert root.hex() == body["rows_root"], f"{path}: event {seq}'s account lines hash to {root.hex()}, not its rows_root {body['rows_root']}"
+    return accounts
+
+def check_rows(path, txn, env, chunks, received, apply_v2=None, intents=None, settlements=None):
+    """Format 3's `rows` database against the v2 chunks {seq: body} and the v2 apply events {seq: (type, body)};
+    received: {manifest_sha256: rows_root or None}; intents: {SHA-256 of an intent body: (seq, accounts or None)},
+    filled here for v2 intents; settlements: [(seq, body, accounts)] of the v2 settlements, filled here."""
+    apply_v2 = {} if apply_v2 is None else apply_v2
     db = env.open_db(b"rows", create=False, txn=txn)
     held = collections.defaultdict(list)                            # seq -> [(index, line)], in key order
     for key, value in txn.cursor(db=db):
         key = bytes(key)
         assert len(key) == 12, f"{path}: rows key {key.hex()} is not u64 sequence || u32 row index"
         seq, index = struct.unpack(">QI", key)
-        assert seq in chunks, f"{path}: rows entry {seq}/{index} belongs to no v2 'handoff rows received' event"
+        assert seq in chunks or seq in apply_v2, f"{path}: rows entry {seq}/{index} belongs to no v2 'handoff rows received', 'apply intended' or 'apply settled' event"
         held[seq].append((index, bytes(value)))
+    lines = 0
+    for seq, (type_, body) in apply_v2.items():
+        rows = held.get(seq, [])
+        count = body["rows"] + (body["collision_count"] if type_ == "apply-intended" else 0)
+        assert [i for i, _ in rows] == list(range(count)), \
+            f"{path}: event {seq}'s rows are indexes {[i for i, _ in rows][:5]}{'...' if len(rows) > 5 else ''} ({len(rows)}), not 0 to {count - 1}"
+        if type_ == "apply-intended":
+            accounts = check_intent(path, seq, body, rows)
+            intents[hashlib.sha256(canonical(body)).hexdigest()] = (seq, accounts)
+        else:
+            settlements.append((seq, body, check_settlement(path, seq, body, rows)))
+        lines += len(rows)
+    batches = f", {len(apply_v2)} v2 apply events' {lines} lines hash to their rows_root" if apply_v2 else ""
     packages = collections.defaultdict(list)
     for seq, body in chunks.items():
         rows = held.get(seq, [])
@@ -116,7 +213,8 @@ def check_rows(path, txn, env, chunks, received):
             root = tree_root(r for _, _, r, _ in parts)             # the chunks' roots are the package tree's subtrees
             assert root.hex() == received[digest], f"{path}: the chunk roots of manifest {digest} do not make its rows_root {received[digest]}"
         whole += 1
-    return f", rows of {len(chunks)} v2 chunks ({sum(len(r) for r in held.values())} rows, {whole} whole packages) hash to their rows_root"
+    return f", rows of {len(chunks)} v2 chunks ({sum(len(r) for s, r in held.items() if s in chunks)} rows, {whole} whole packages) hash to their rows_root{batches}" \
+           f" ({sum(len(r) for r in held.values())} rows entries in all)"
 
 def micros(rfc3339):
     """Microseconds since the epoch of the ledger's own form, 2026-11-22T13:46:39.992341Z."""
@@ -134,6 +232,7 @@ def check(path):
         fmt = txn.get(b"format", db=meta)
         assert fmt in (b"handover-ledger/1", b"handover-ledger/2", b"handover-ledger/3"), f"format marker {fmt!r}"
         chunks, received = {}, {}                                   # v2 "handoff rows received" bodies; rows_root per manifest
+        apply_v2, intents, settlements = {}, {}, []                 # v2 apply events {seq: (type, body)}; intents by body SHA-256; settlements
         types, times, keys = collections.defaultdict(list), {}, collections.defaultdict(list)
         prev, expected = bytes(32), 1
         for key, value in txn.cursor(db=log):
@@ -156,6 +255,12 @@ def check(path):
                 assert ("rows_root" in fields) != ("account_ids" in fields), \
                     f"{path}: event {seq} has {'both' if 'rows_root' in fields else 'neither'} rows_root and account_ids"
                 if "rows_root" in fields: chunks[seq] = fields
+            if event["type"] in APPLY_ARRAYS:                            # a v2 batch (accounts beside it) or a v1 one (in it)
+                assert ("rows_root" in fields) != (APPLY_ARRAYS[event["type"]] in fields), \
+                    f"{path}: event {seq} has {'both' if 'rows_root' in fields else 'neither'} rows_root and {APPLY_ARRAYS[event['type']]}"
+                if "rows_root" in fields: apply_v2[seq] = (event["type"], fields)
+                elif event["type"] == "apply-intended":                 # a v2 settlement's intent may be v1 (settled by a later version)
+                    intents[hashlib.sha256(canonical(fields)).hexdigest()] = (seq, fields["account_ids"])
             if event["type"] == "handoff-received":
                 received[fields["manifest_sha256"]] = manifest_rows_root(path, seq, fields)
             packed = struct.pack(">Q", seq)
@@ -179,13 +284,27 @@ def check(path):
                 assert stored(txn, db) == entries, f"{path}: {name} differs from the index rebuilt from the log"
             indexes = f", type/time/idempotency indexes equal to the log's ({len(times)} recorded times)"
         if fmt == b"handover-ledger/3":
-            indexes += check_rows(path, txn, env, chunks, received)
-        else:                                                       # formats 1 and 2: no rows database, no v2 chunk
+            indexes += check_rows(path, txn, env, chunks, received, apply_v2, intents, settlements)
+        else:                                                       # formats 1 and 2: no rows database, no v2 chunk or apply event
             assert not chunks, f"{path}: format {fmt.decode()} holds v2 'handoff rows received' event {min(chunks)}, whose rows need format 3"
+            assert not apply_v2, f"{path}: format {fmt.decode()} holds v2 '{apply_v2[min(apply_v2)][0]}' event {min(apply_v2)}, whose rows need format 3"
+        # beyond the listed rules: a v2 settlement names its intent's accounts, in the intent's order ("apply settled" schema)
+        for seq, fields, accounts in settlements:
+            if fields["intent_sha256"] in intents:
+                i_seq, i_accounts = intents[fields["intent_sha256"]]
+                assert accounts == i_accounts, f"{path}: event {seq}'s accounts are not those of its intent, event {i_seq}, in its order"
     print(f"check-ledger: {path}: format {fmt.decode()[-1]}, {expected - 1} events, chain and schemas OK{indexes}, head {prev.hex()[:16]}")
 
-for path in sys.argv[1:]:
+args = sys.argv[1:]
+if any(a in ("-h", "--help") for a in args) or not [a for a in args if a != "--no-type-coverage"]:
+    print(__doc__.strip())
+    sys.exit(0 if args else 2)
+coverage = "--no-type-coverage" not in args
+for path in (a for a in args if a != "--no-type-coverage"):
     check(path)
-missing = set(schemas) - seen
-assert not missing, f"event types never seen: {sorted(missing)}"
-print(f"check-ledger: all {len(schemas)} event types validated against their schemas")
+if coverage:
+    missing = set(schemas) - seen
+    assert not missing, f"event types never seen: {sorted(missing)}"
+    print(f"check-ledger: all {len(schemas)} event types validated against their schemas")
+else:
+    print(f"check-ledger: {len(seen)} of {len(schemas)} event types seen, each validated against its schema")

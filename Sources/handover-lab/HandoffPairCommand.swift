@@ -18,6 +18,12 @@ struct HandoffPairCommand: AsyncParsableCommand {
     @Option var sender: String
     @Option var recipient: String
     @Option(help: "Users handed over.") var users: Int
+    @Option(
+        name: .customLong("rows-form"),
+        help:
+            "Also record the package's rows on team B's side and one apply run over every user, batches of 1,000: v2 (kept beside their events, salted, under row tree roots) or v1 (in the events' JSON, as before 0.5.0)."
+    )
+    var rowsForm: HandoffRowsForm?
 
     /// The `transfer_sub` of user `i`: a scrambled number, so byte order differs from append order.
     static func transferSub(_ i: Int) -> String {
@@ -43,10 +49,11 @@ struct HandoffPairCommand: AsyncParsableCommand {
         // Team A signs and issues one package of them all (the rows file itself is not needed here).
         let aKey = try a.signingKey().key
         let checkpoint = try a.signCheckpoint(with: aKey)
+        let rows = rowsForm.map { HandoffPairRows(users: users, form: $0, origin: checkpoint.origin) }
         let manifest = HandoffManifest(
             package: 1, senderTeam: "AAAA111111", clientIDs: ["com.example.scale"], targetTeam: "BBBB222222", rowCount: users,
-            rowsSHA256: String(repeating: "0", count: 64), rowsRoot: nil, previousTreeSize: 0, previousManifestSHA256: nil, issuedAt: .now(),
-            checkpoint: checkpoint)
+            rowsSHA256: rows?.fileSHA256 ?? String(repeating: "0", count: 64), rowsRoot: rows?.root, previousTreeSize: 0,
+            previousManifestSHA256: nil, issuedAt: .now(), checkpoint: checkpoint)
         let note = try SignedNote.signing(manifest.text, name: try a.origin(), key: aKey).serialized
         let digest = Hex.encode(SHA256.hash(data: Array(note.utf8)))
         _ = try await a.append(
@@ -61,10 +68,11 @@ struct HandoffPairCommand: AsyncParsableCommand {
             EventDraft(
                 .handoffReceived(
                     HandoffReceived(
-                        senderTeam: "AAAA111111", package: 1, rowCount: users, rowsSHA256: manifest.rowsSHA256,
+                        senderTeam: "AAAA111111", package: 1, rowCount: users, rowsSHA256: manifest.rowsSHA256, rowsRoot: manifest.rowsRoot,
                         manifestSHA256: digest, manifest: note, packagePath: "handoff-0001",
                         checkpoint: CheckpointFields(checkpoint))),
                 idempotencyKey: "handoff-received:\(checkpoint.origin):1"))
+        for drafts in rows?.received(manifestSHA256: digest) ?? [] { _ = try await b.append(contentsOf: drafts) }
         for first in stride(from: 0, to: users, by: chunk) {
             _ = try await b.append(
                 contentsOf: (first..<min(first + chunk, users)).map { i in
@@ -75,6 +83,7 @@ struct HandoffPairCommand: AsyncParsableCommand {
                         idempotencyKey: "exchange:" + transferSub)
                 })
         }
+        for drafts in rows?.applied() ?? [] { _ = try await b.append(contentsOf: drafts) }
         // Team B's receipt, confirmed by team A; both sign checkpoints covering everything.
         let bKey = try b.signingKey().key
         let bCheckpoint = try b.signCheckpoint(with: bKey)

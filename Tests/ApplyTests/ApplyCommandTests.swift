@@ -169,8 +169,8 @@ struct ApplyCommandTests {
         #expect(state.values.filter { $0["status"] != "migrated" }.allSatisfy { $0["apply_outcome"] == "" }, "a user not migrated is not applied")
         #expect(try handover("query", "user", s.signedIn.accountID, "--ledger", s.ledger).out.contains("apply_outcome        collision"))
 
-        // One person's part: their history's line, and their evidence bundle's manifest, which
-        // lists their row and holds no batch event (those name other people).
+        // One person's part: their history's line, and their evidence bundle, which proves their
+        // row of the batch as intended and as settled, and names nobody else.
         let person = try #require(migrated.keys.sorted().first { $0 != s.signedIn.accountID })
         let shown = try handover("query", "user", person, "--ledger", s.ledger).out
         #expect(
@@ -180,13 +180,16 @@ struct ApplyCommandTests {
         let bundle = s.dir.sub("evidence")
         #expect(try handover("evidence", person, "--ledger", s.ledger, "--out", bundle).status == 0)
         let manifest = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: bundle + "/manifest.json"))))
+        #expect(manifest["apply"] == nil, "every batch of this run is proven, none only stated: \(manifest)")
+        let story = try handover("evidence", "verify", bundle)
+        #expect(story.status == 0, "\(story.err)")
         #expect(
-            manifest["apply"]?.arrayValue?.contains {
-                $0["run"]?.stringValue == runID && $0["outcome"]?.stringValue == "applied"
-                    && $0["old_value"]?.stringValue == original[person]! && $0["new_value"]?.stringValue == migrated[person]
-            } == true, "\(manifest)")
-        #expect(manifest["events"]?.arrayValue?.allSatisfy { !($0["type"]?.stringValue ?? "").hasPrefix("apply-") } == true)
-        #expect(try handover("evidence", "verify", bundle).status == 0)
+            story.out.contains("  proven  apply run \(runID) batch ")
+                && story.out.contains(": change, \(original[person]!!) → \(migrated[person]!) (row ")
+                && story.out.contains("settled for account_id \(person): applied (row "), "\(story.out)")
+        for other in migrated.keys where other != person {
+            #expect(try !filesContain(bundle, other + "\""), "another account in \(person)'s bundle: \(other)")
+        }
 
         let events = try handover("query", "events", "--ledger", s.ledger, "--format", "csv").out
         let again = try s.apply("--commit")

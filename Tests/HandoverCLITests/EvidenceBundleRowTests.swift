@@ -240,7 +240,11 @@ extension EvidenceBundleTests {
             ),
             (
                 "an apply row's outcome changed", one, settledFile,
-                { try self.editJSON($0 + "/" + settledFile) { $0["row"] = .string(replacing("\"applied\"", "\"already\"", in: $0["row"]!.stringValue!)) } }
+                {
+                    try self.editJSON($0 + "/" + settledFile) {
+                        $0["row"] = .string(replacing("\"applied\"", "\"already\"", in: $0["row"]!.stringValue!))
+                    }
+                }
             ),
             ("an apply row swapped with another person's", one, settledFile, swapped(settledFile)),
             (

@@ -111,15 +111,25 @@ public struct HandoffRowsCheck: Sendable {
             }
             progress[key] = p
         }
-        // The apply batches that keep their rows there: each one's rows hash to its root.
+        // The apply batches that keep their rows there: each one's rows hash to its root (lines
+        // that do are the lines written: they need no decoding here).
         for type in [EventType.applyIntended, .applySettled] {
             for sequence in try view.sequences(of: type) {
                 guard let raw = try view.record(sequence) else { continue }
-                let decoded = try LogView.decode(raw, sequence: sequence)
-                guard decoded.body.keptRowCount > 0 else { continue }
-                storedRows += decoded.body.keptRowCount
-                do { _ = try view.withStoredRows(decoded) } catch let error as LedgerError {
-                    problem = (sequence, error.message)
+                let body = try LogView.decode(raw, sequence: sequence).body
+                guard body.keptRowCount > 0 else { continue }
+                storedRows += body.keptRowCount
+                do {
+                    let lines = try view.storedRows(of: sequence, count: body.keptRowCount)
+                    switch body {
+                    case .applyIntended(let intent): try intent.checkStored(lines)
+                    case .applySettled(let settled) where RowTree(kind: .applySettledRow, rows: lines).root != settled.rowsRoot:
+                        throw LedgerError(
+                            .malformedRecord, "apply settled batch \(settled.batch): the stored rows do not hash to the batch's rows_root")
+                    default: break
+                    }
+                } catch let error as LedgerError {
+                    problem = (sequence, "event \(sequence): \(error.message)")
                     return
                 }
             }

@@ -200,7 +200,8 @@ public struct EventQuery: Sendable {
         case .applySettled(let b):
             guard b.committed else { return "apply batch \(b.batch) did not commit" + (b.recovered ? " (found after an interruption)" : "") }
             guard !b.lacksRows else {
-                return "apply batch \(b.batch) committed" + (b.recovered ? " (found after an interruption)" : "") + ": \(counted(b.rowCount, "account"))"
+                return "apply batch \(b.batch) committed" + (b.recovered ? " (found after an interruption)" : "")
+                    + ": \(counted(b.rowCount, "account"))"
             }
             let counts = ApplyOutcome.allCases.compactMap { o in
                 let n = b.outcomes.filter { $0 == o }.count

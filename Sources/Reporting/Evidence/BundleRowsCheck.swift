@@ -27,7 +27,9 @@ enum BundleRowsCheck {
     /// A row of the v2 "handoff rows received" event SEQ whose paths lead to that event's root
     /// and to the `rows-root` of the package's manifest, as the bundle's "handoff received" of
     /// that package holds it; the row names the bundle's person. Its line and its account_id.
-    private static func handoffRow(_ sequence: UInt64, _ proof: RowEvidence, events: [UInt64: RecordedEvent], subject: String?) throws -> (
+    private static func handoffRow(
+        _ sequence: UInt64, _ proof: RowEvidence, events: [UInt64: RecordedEvent], subject: String?
+    ) throws -> (
         String, String
     ) {
         let file = "rows/\(sequence).json"
@@ -46,7 +48,8 @@ enum BundleRowsCheck {
         }
         guard received.count == 1, let (body, receivedSequence) = received.first else {
             throw DoesNotHold(
-                file: file, reason: "events/ holds \(received.count) \"handoff received\" of package \(package) with manifest \(digest), where the row needs one")
+                file: file,
+                reason: "events/ holds \(received.count) \"handoff received\" of package \(package) with manifest \(digest), where the row needs one")
         }
         // The root team A signed: the manifest's own line, not a field beside it.
         let manifestBytes = Array(body.manifest.utf8)
@@ -83,7 +86,8 @@ enum BundleRowsCheck {
         }
         let line =
             "package \(package) from \(origin) lists row \(chunk.firstRow + proof.index + 1) of \(chunk.rowCount): "
-            + (account.isEmpty ? "no account_id" : "account_id \(InertText.forScreen(account))") + ", transfer_sub \(InertText.forScreen(transferSub))"
+            + (account.isEmpty ? "no account_id" : "account_id \(InertText.forScreen(account))")
+            + ", transfer_sub \(InertText.forScreen(transferSub))"
             + " (in event \(sequence)'s rows_root and the package's signed rows-root)"
         return (line, account)
     }
@@ -133,7 +137,8 @@ enum BundleRowsCheck {
             }
             guard intended != nil else {
                 throw DoesNotHold(
-                    file: file, reason: "no row of the intent it settles (run \(run) batch \(settled.batch), intent_sha256, the same index and account)")
+                    file: file,
+                    reason: "no row of the intent it settles (run \(run) batch \(settled.batch), intent_sha256, the same index and account)")
             }
             return "apply run \(InertText.forScreen(run)) batch \(batch.number) settled for account_id \(InertText.forScreen(account)): "
                 + (outcome.map(\.rawValue) ?? "did not commit") + " (\(position))"

@@ -139,7 +139,9 @@ public enum EvidenceBundleCheck {
         var rowProofs: [UInt64: RowEvidence] = [:]
         for sequence in rows.sorted() {
             let file = "rows/\(sequence).json"
-            do { rowProofs[sequence] = try RowEvidence(json: try JSONValue.parseObject(untrusted: Array(try read(file)))) } catch let failure as DoesNotHold {
+            do { rowProofs[sequence] = try RowEvidence(json: try JSONValue.parseObject(untrusted: Array(try read(file)))) } catch let failure
+                as DoesNotHold
+            {
                 throw failure
             } catch { throw DoesNotHold(file: file, reason: "not a row with its paths (\(ErrorText.describing(error)))") }
         }

@@ -23,8 +23,8 @@ enum EvidenceGuide {
           verifier-key           the ledger's verifier key: one line name+keyid+base64, then a line feed
           events/SEQ.json        one per event: the leaf input, exactly the bytes the log hashed
           proofs/SEQ.tlog-proof  one per event: its inclusion proof (tlog-proof)
-          rows/SEQ.json          the person's row of a handoff package, held by the "handoff rows received"
-                                 event SEQ, with its paths (only where there is one)
+          rows/SEQ.json          the person's row of a batch event SEQ ("handoff rows received", "apply
+                                 intended", "apply settled"), with its paths (only where there is one)
           manifest.json          what the bundle holds (not authenticated: a guide, checked against the files)
           VERIFY.md              these rules, for whoever receives the bundle
           revealed/SEQ.json      only with --reveal: the same event with sealed values opened (not evidence)
@@ -163,6 +163,10 @@ enum EvidenceGuide {
               name the row's; otherwise the manifest's `subject` is the row's `account_id` or
               `transfer_sub`.
 
+           A one-sided bundle does not hold team A's key: it proves the row is in team B's log and under
+           the `rows-root` of the manifest team B recorded as received (team B checked team A's
+           signature then). A two-sided bundle also checks team A's signature on that manifest.
+
            For each `rows/SEQ.json` of an apply row (`kind` `handover-apply-intended-row/v1` or
            `handover-apply-settled-row/v1`):
            6. `events/SEQ.json` is an "apply intended" (for the first kind) or "apply settled" (for the
@@ -176,11 +180,9 @@ enum EvidenceGuide {
               `subject`;
            9. a settled row has beside it an intended row of the same account at the same `index`, whose
               event has the same `actor.run_id` and `batch`, and the SHA-256 of whose body (its canonical
-              JSON) is the settled body's `intent_sha256`.
+              JSON) is the settled body's `intent_sha256`; a settled body names as many `rows` as its
+              intent's.
 
-           A one-sided bundle does not hold team A's key: it proves the row is in team B's log and under
-           the `rows-root` of the manifest team B recorded as received (team B checked team A's
-           signature then). A two-sided bundle also checks team A's signature on that manifest.
         6. `manifest.json` lists exactly the events present, each with its file's SHA-256; in a
            `handover-evidence/2` bundle its `facts` are exactly the list the files give (see
            `manifest.json` above): a fact only stated can never be listed as proven. A

@@ -168,7 +168,9 @@ public struct ApplyIntended: Hashable, Sendable {
         self.newValues = newValues
         self.planned = planned
         self.holders = holders
-        precondition(salts.isEmpty || (salts.count == accountIDs.count && Set(holderSalts.keys) == Set(holders.keys)), "a v2 batch salts each row and collision")
+        precondition(
+            salts.isEmpty || (salts.count == accountIDs.count && Set(holderSalts.keys) == Set(holders.keys)),
+            "a v2 batch salts each row and collision")
         self.salts = salts
         self.holderSalts = holderSalts
         rowCount = accountIDs.count
@@ -193,10 +195,32 @@ public struct ApplyIntended: Hashable, Sendable {
         for (row, accounts) in holders { holderLines[row] = .holders(row: row, accounts: accounts, salt: holderSalts[row]!) }
         let rows = salts.indices.map { i in
             ApplyRowLine.intended(
-                account: accountIDs[i], old: oldValues[i], new: newValues[i], planned: planned[i], holdersSHA256: holderLines[i]?.sha256, salt: salts[i]
+                account: accountIDs[i], old: oldValues[i], new: newValues[i], planned: planned[i], holdersSHA256: holderLines[i]?.sha256,
+                salt: salts[i]
             ).bytes
         }
         return (rows, holderLines.keys.sorted().map { holderLines[$0]!.bytes })
+    }
+
+    /// Checks the lines the `rows` database holds for this v2 body without decoding every
+    /// account: the accounts' lines hash to ``rowsRoot`` (so they are the lines written), and
+    /// each holders line is the one its collision row commits to. What `verify` does.
+    public func checkStored(_ lines: [[UInt8]]) throws {
+        func malformed(_ text: String) -> LedgerError { LedgerError(.malformedRecord, "apply intended batch \(batch): \(text)") }
+        guard let rowsRoot, lines.count == rowCount + collisionCount else {
+            throw malformed("\(lines.count) stored lines for \(rowCount) rows and \(collisionCount) collisions")
+        }
+        guard RowTree(kind: .applyIntendedRow, rows: lines[..<rowCount]).root == rowsRoot else {
+            throw malformed("the stored rows do not hash to the batch's rows_root: a row was changed")
+        }
+        var seen = Set<Int>()
+        for line in lines[rowCount...] {
+            let holders = ApplyRowLine(line, kind: .applyIntendedRow)
+            guard case .holders(let row, _, _)? = holders, row < rowCount, seen.insert(row).inserted,
+                case .intended(_, _, _, .collision, let committed?, _)? = ApplyRowLine(lines[row], kind: .applyIntendedRow),
+                committed == holders?.sha256
+            else { throw malformed("a stored holders line is not the one a collision row commits to") }
+        }
     }
 
     /// Gives a v2 body read from its JSON its rows, read from the `rows` database: the accounts'
@@ -213,7 +237,8 @@ public struct ApplyIntended: Hashable, Sendable {
         var parsed = Self(batch: batch, accountIDs: [], oldValues: [], newValues: [], planned: [])
         var committedHolders: [Int: String] = [:]
         for (i, line) in lines[..<rowCount].enumerated() {
-            guard case .intended(let account, let old, let new, let planned, let holdersSHA256, let salt)? = ApplyRowLine(line, kind: .applyIntendedRow)
+            guard
+                case .intended(let account, let old, let new, let planned, let holdersSHA256, let salt)? = ApplyRowLine(line, kind: .applyIntendedRow)
             else { throw malformed("stored row \(i) is not an intended account's line") }
             parsed.accountIDs.append(account)
             parsed.oldValues.append(old)
@@ -405,7 +430,8 @@ public struct ApplySettled: Hashable, Sendable {
         var outcomes: [ApplyOutcome] = []
         var salts: [[UInt8]] = []
         for (i, line) in lines.enumerated() {
-            guard case .settled(let account, let outcome, let salt)? = ApplyRowLine(line, kind: .applySettledRow), (outcome != nil) == committed else {
+            guard case .settled(let account, let outcome, let salt)? = ApplyRowLine(line, kind: .applySettledRow), (outcome != nil) == committed
+            else {
                 throw malformed("stored row \(i) is not a settled account's line" + (committed ? " with its outcome" : " without an outcome"))
             }
             accountIDs.append(account)
