@@ -1443,15 +1443,23 @@ def selftest_two_sided():
             f"{counts['flips']} one-bit flips and {counts['cases'] - counts['flips']} other damages all refused, each naming a file")
 
 
+def _rewrite_json(path, fn):
+    """Rewrites the JSON file at path through fn, canonically (sorted keys, no spaces), with a final line feed."""
+    with open(path, "rb") as f: v = json.loads(f.read())
+    _write(path, json.dumps(fn(v), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
+
+
+def _blamed(fails, d, why, name, **kw):
+    """The bundle d fails, naming the file name."""
+    f = fails(d, why, **kw)
+    assert f.name == name, (why, f.name, f.reason)
+
+
 def selftest_rows(tmp, keys, fails, counts):
     """recipient/rows/ (evidence-bundle.md, "rows/SEQ.json", steps 5 and 6): rows in packages of several chunks,
     quoted fields, and rows, events and facts that do not agree, each refused naming the file."""
-    def rewrite(path, fn):
-        with open(path, "rb") as f: v = json.loads(f.read())
-        _write(path, json.dumps(fn(v), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
-    def blamed(d, why, name, **kw):
-        f = fails(d, why, **kw)
-        assert f.name == name, (why, f.name, f.reason)
+    rewrite = _rewrite_json
+    def blamed(d, why, name, **kw): _blamed(fails, d, why, name, **kw)
     # the CSV rule: RFC 4180, a field quoted only where it must be
     assert csv_fields('a,b,3,' + "0" * 32) == ["a", "b", "3", "0" * 32]
     assert csv_fields('"a,1","b""c",3,s') == ["a,1", 'b"c', "3", "s"] and csv_fields(",b,3,s") == ["", "b", "3", "s"]
@@ -1579,12 +1587,8 @@ def selftest_rows(tmp, keys, fails, counts):
 def selftest_apply_rows(tmp, keys, fails, counts):
     """recipient/rows/ of a v2 apply batch (evidence-bundle.md, steps 5.6 to 5.9): rows, lines and events that do not
     agree, each refused naming the file; a collision's line, an uncommitted batch and the subject as the account hold."""
-    def rewrite(path, fn):
-        with open(path, "rb") as f: v = json.loads(f.read())
-        _write(path, json.dumps(fn(v), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
-    def blamed(d, why, name, **kw):
-        f = fails(d, why, **kw)
-        assert f.name == name, (why, f.name, f.reason)
+    rewrite = _rewrite_json
+    def blamed(d, why, name, **kw): _blamed(fails, d, why, name, **kw)
     def line(fn):                                   # rewrite an apply row file's row (its account line), canonically
         return lambda v: dict(v, row=json.dumps(fn(json.loads(v["row"])), sort_keys=True, separators=(",", ":"), ensure_ascii=False))
     I, S = "recipient/rows/9.json", "recipient/rows/10.json"
