@@ -502,6 +502,11 @@ def check(root, given_key, option="--public-key"):
         for seq, row_name, r in apply_rows:
             rows[seq] = check_apply_row(seq, row_name, r, values, manifest, accounts)
         check_settled_rows(rows, values)
+    # 5.10: every batch event that keeps its rows beside it is here for the person's row, which is here too
+    for seq, value in sorted(values.items()):
+        batch = value.get("type") in ("handoff-rows-received", "apply-intended", "apply-settled")
+        if form == 2 and batch and isinstance(value.get("body"), dict) and "rows_root" in value["body"] and seq not in rows:
+            raise Fail(event_files[seq], f"its rows are kept beside it, and rows/{seq}.json (the person's row) is missing")
     subject, stated = check_manifest(manifest, form, root, origin, size, events, rows)      # 6
     return dict(count=len(events), origin=origin, size=size, key_name=key_name, key_id=key_id,
                 public_key=public_key, with_extra=with_extra, events=events, values=values, subject=subject,
@@ -1628,7 +1633,7 @@ def selftest_apply_rows(tmp, keys, fails, counts):
         rewrite(path, fn); blamed(good, f"{rel}: {why}", rel)
         _write(path, original)
     check_two_sided(good)
-    # the intended row removed with its fact; the settled row removed with its fact (an intent alone is not refused)
+    # the intended row removed with its fact; the settled row removed with its fact (its event is then without its row)
     mpath = f"{good}/recipient/manifest.json"
     with open(mpath, "rb") as f: m = json.loads(f.read())
     for rel, seq in ((I, 9), (S, 10)):
@@ -1636,7 +1641,7 @@ def selftest_apply_rows(tmp, keys, fails, counts):
         os.remove(f"{good}/{rel}")
         _write(mpath, json.dumps(dict(m, facts=[x for x in m["facts"] if x["file"] != f"rows/{seq}.json"])).encode())
         if seq == 9: blamed(good, "the intended row removed with its fact", S)
-        else: check_two_sided(good)
+        else: blamed(good, "the settled row removed with its fact", "recipient/events/10.json")
         _write(f"{good}/{rel}", original)
     _write(mpath, json.dumps(m).encode())
     check_two_sided(good)

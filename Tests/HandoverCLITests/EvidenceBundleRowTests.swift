@@ -150,7 +150,7 @@ extension EvidenceBundleTests {
     }
 
     @Test(
-        "22 altered bundles (a package or apply row changed, a row swapped with another person's, a path shortened or lengthened, a root replaced, a fact claimed, dropped or reordered): evidence verify and check-bundle.py refuse each, naming the file"
+        "23 altered bundles (a package or apply row changed or taken out, a row swapped with another person's, a path shortened or lengthened, a root replaced, a fact claimed, dropped or reordered): evidence verify and check-bundle.py refuse each, naming the file"
     )
     func alteredRowsAndFactsRefused() throws {
         let (sender, recipient) = try demo()
@@ -248,12 +248,19 @@ extension EvidenceBundleTests {
             ),
             ("an apply row swapped with another person's", one, settledFile, swapped(settledFile)),
             (
+                "an apply row taken out with its fact", one, "events/" + settledFile.dropFirst(5),
+                { copy in
+                    try FileManager.default.removeItem(atPath: copy + "/" + settledFile)
+                    try factsOf { $0.removeAll { $0["file"]?.stringValue == settledFile } }(copy)
+                }
+            ),
+            (
                 "an apply intent's path shortened", one, intendedFile,
                 { try self.editJSON($0 + "/" + intendedFile) { r in r["path"] = .array(r["path"]!.arrayValue!.dropLast()) } }
             ),
             ("a fact left out", one, "manifest.json", factsOf { $0.removeFirst() }),
             ("the story reordered", one, "manifest.json", factsOf { $0.swapAt(0, 1) }),
-            ("the row's file removed", one, "manifest.json", { try FileManager.default.removeItem(atPath: $0 + "/" + rowFile) }),
+            ("the row's file removed", one, String(rowsEvent), { try FileManager.default.removeItem(atPath: $0 + "/" + rowFile) }),
             (
                 "a proven row claimed where there is none", one, "manifest.json",
                 factsOf { $0.append(.object(["seq": .int(laterEvent), "file": .string("rows/\(laterEvent).json"), "proven": .bool(true)])) }

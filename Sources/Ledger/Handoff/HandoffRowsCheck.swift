@@ -41,14 +41,18 @@ public struct HandoffRowsCheck: Sendable {
         for sequence in try view.sequences(of: .handoffRowsReceived) {
             guard let raw = try view.record(sequence) else { continue }
             let decoded = try LogView.decode(raw, sequence: sequence)
-            guard case .handoffRowsReceived(let stored) = decoded.body else { continue }
-            var rows = stored
-            if stored.lacksRows {
-                storedRows += stored.chunkRows
-                do {
-                    if case .handoffRowsReceived(let attached) = try view.withStoredRows(decoded).body { rows = attached }
-                } catch let error as LedgerError {
+            guard case .handoffRowsReceived(let rows) = decoded.body else { continue }
+            // A v2 chunk's lines, as stored: lines that hash to its root are the lines received,
+            // so they are hashed, not decoded.
+            var lines: [[UInt8]] = []
+            if rows.lacksRows {
+                storedRows += rows.chunkRows
+                do { lines = try view.storedRows(of: sequence, count: rows.chunkRows) } catch let error as LedgerError {
                     problem = (sequence, error.message)
+                    return
+                }
+                guard RowTree(kind: .handoffRow, rows: lines).root == rows.rowsRoot else {
+                    problem = (sequence, "event \(sequence): handoff rows: the stored rows do not hash to the chunk's rows_root: a row was changed")
                     return
                 }
             }
@@ -65,10 +69,10 @@ public struct HandoffRowsCheck: Sendable {
             }
             let per = rows.form.rowsPerChunk
             guard rows.chunk == p.next, rows.firstRow == rows.chunk * per,
-                rows.transferSubs.count == (rows.chunk + 1 == rows.chunkCount ? rows.rowCount - rows.firstRow : per)
+                rows.chunkRows == (rows.chunk + 1 == rows.chunkCount ? rows.rowCount - rows.firstRow : per)
             else {
                 fail(
-                    "chunk \(rows.chunk) (rows \(rows.firstRow) to \(rows.firstRow + rows.transferSubs.count)) is recorded where chunk \(p.next) was due"
+                    "chunk \(rows.chunk) (rows \(rows.firstRow) to \(rows.firstRow + rows.chunkRows)) is recorded where chunk \(p.next) was due"
                 )
                 return
             }
@@ -87,10 +91,9 @@ public struct HandoffRowsCheck: Sendable {
                     fail("its rows are in \(rows.form.rawValue) form, the manifest received is not")
                     return
                 }
+                for line in lines { line.withUnsafeBytes { p.digest?.add(line: $0) } }
                 for (i, transferSub) in rows.transferSubs.enumerated() {
-                    p.digest?.add(
-                        accountID: rows.accountIDs[i], transferSub: transferSub, sequence: UInt64(rows.sequences[i]),
-                        salt: rows.salts.isEmpty ? nil : rows.salts[i])
+                    p.digest?.add(accountID: rows.accountIDs[i], transferSub: transferSub, sequence: UInt64(rows.sequences[i]), salt: nil)
                 }
                 if let root = rows.rowsRoot { p.chunkRoots.append(root) }
             }

@@ -21,6 +21,11 @@ enum BundleRowsCheck {
         for (sequence, proof) in rows where proof.kind != .handoffRow {
             lines[sequence] = try applyRow(sequence, proof, rows: rows, events: events, accounts: accounts, subject: subject)
         }
+        // A batch event is in a bundle for the person's row: without it, a link was taken out.
+        if let (sequence, _) = events.sorted(by: { $0.key < $1.key }).first(where: { $0.value.body.keptRowCount > 0 && rows[$0.key] == nil }) {
+            throw DoesNotHold(
+                file: "events/\(sequence).json", reason: "its rows are kept beside it, and rows/\(sequence).json (the person's row) is missing")
+        }
         return lines
     }
 

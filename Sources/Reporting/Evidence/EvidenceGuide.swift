@@ -183,6 +183,10 @@ enum EvidenceGuide {
               JSON) is the settled body's `intent_sha256`; a settled body names as many `rows` as its
               intent's.
 
+           Every batch event in `events/` ("handoff rows received", "apply intended", "apply settled")
+           whose body has `rows_root` has its `rows/SEQ.json`: such an event is in a bundle only for the
+           person's row in it.
+
         6. `manifest.json` lists exactly the events present, each with its file's SHA-256; in a
            `handover-evidence/2` bundle its `facts` are exactly the list the files give (see
            `manifest.json` above): a fact only stated can never be listed as proven. A
