@@ -242,8 +242,8 @@ def check(path):
             digest = hashlib.sha256(prev + body).digest()
             assert digest == stored_hash, f"{path}: chain hash mismatch at {seq}"
             event = json.loads(body)
-            canonical = json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-            assert canonical == bytes(body), f"{path}: event {seq} is not canonical JSON"
+            written = canonical(event)
+            assert written == bytes(body), f"{path}: event {seq} is not canonical JSON"
             assert event["seq"] == seq
             validators[event["type"]].validate(event)
             assert b"@" not in body, f"{path}: event {seq} holds a plaintext email"
