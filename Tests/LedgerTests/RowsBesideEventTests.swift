@@ -119,6 +119,52 @@ struct RowsBesideEventTests {
         #expect(try problem() == nil)
     }
 
+    @Test(
+        "an apply batch's accounts beside its events: the JSON holds their count and root; a changed account line, holders line or settled line is found, naming the event; readers get the accounts back"
+    )
+    func applyRowsBeside() async throws {
+        let dir = TemporaryDirectory()
+        let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
+        defer { ledger.close() }
+        let outcomes = try await ledger.append(contentsOf: Array(EventSamples.all().dropFirst()))
+        let drafts = Array(EventSamples.all().dropFirst())
+        let intended = try #require(zip(drafts, outcomes).first { $0.0.type == .applyIntended }?.1.sequence)
+        let settled = try #require(zip(drafts, outcomes).first { $0.0.type == .applySettled }?.1.sequence)
+        let json = try ledger.read { view in
+            String(decoding: try LogView.eventJSON(ofStoredRecord: try #require(try view.record(intended)), sequence: intended), as: UTF8.self)
+        }
+        #expect(json.contains(#""body":{"batch":0,"collision_count":1,"rows":2,"rows_root":""#) && !json.contains("acct-"), "\(json)")
+        guard case .applyIntended(let intent)? = try ledger.read({ try $0.event(intended)?.body }) else {
+            Issue.record("the intent reads back")
+            return
+        }
+        #expect(intent.accountIDs == ["acct-42", "acct-44"] && intent.holders == [1: ["acct-7"]] && intent.planned == [.change, .collision])
+
+        func problem() throws -> String? { try ledger.read { try HandoffRowsCheck($0) }.problem.map { "\($0.sequence): \($0.text)" } }
+        #expect(try problem() == nil)
+        // Each line changed in turn, then put back: account 0 of the intent, its holders line (2), account 1 of the settlement.
+        for (sequence, index, found) in [
+            (intended, 0, "apply intended batch 0: the stored rows do not hash"), (intended, 2, "apply intended batch 0: a stored holders line"),
+            (settled, 1, "apply settled batch 0: the stored rows do not hash"),
+        ] {
+            let key = LedgerSchema.rowKey(sequence, index)
+            let original = try ledger.read { view in
+                try view.storedRows(of: sequence, count: try #require(try view.eventAsLogged(sequence)).body.keptRowCount)[index]
+            }
+            var changed = original
+            changed[changed.count - 3] ^= 0x01
+            func put(_ value: [UInt8]) throws {
+                _ = try ledger.environment.write { txn in try txn.put(try txn.openDatabase("rows", create: false), key: key, value: value) }
+            }
+            try put(changed)
+            let shown = try problem()
+            #expect(shown?.hasPrefix("\(sequence): event \(sequence): \(found)") == true, "\(shown ?? "nothing found")")
+            #expect(throws: LedgerError.self) { try ledger.read { try $0.event(sequence) } }
+            try put(original)
+        }
+        #expect(try problem() == nil)
+    }
+
     @Test("a package's chunks of 1,024 rows each carry a node of the package's row tree: their roots lead to the package's root")
     func chunkRootsLeadToThePackageRoot() {
         let chunks = Self.package(of: 2_500).chunks

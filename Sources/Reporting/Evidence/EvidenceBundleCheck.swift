@@ -130,20 +130,11 @@ public enum EvidenceBundleCheck {
             // An event this version cannot decode is still proven; its line says only its type.
             decoded[sequence] = try? record.withUnsafeBytes { try RecordedEvent(json: $0) }
         }
-        // 5. Each row, against its event and its package's root.
-        let rows = try names(in: directory, "rows", suffix: ".json", optional: true)
-        if format == EvidenceBundle.formatWithoutFacts, !rows.isEmpty || manifest["facts"] != nil {
+        // 5. Each row, against its event and its roots.
+        let rowProofs = try rows(in: directory, read: read)
+        if format == EvidenceBundle.formatWithoutFacts, !rowProofs.isEmpty || manifest["facts"] != nil {
             throw DoesNotHold(
                 file: "manifest.json", reason: "a \(EvidenceBundle.formatWithoutFacts) manifest, with rows or facts only later bundles have")
-        }
-        var rowProofs: [UInt64: RowEvidence] = [:]
-        for sequence in rows.sorted() {
-            let file = "rows/\(sequence).json"
-            do { rowProofs[sequence] = try RowEvidence(json: try JSONValue.parseObject(untrusted: Array(try read(file)))) } catch let failure
-                as DoesNotHold
-            {
-                throw failure
-            } catch { throw DoesNotHold(file: file, reason: "not a row with its paths (\(ErrorText.describing(error)))") }
         }
         let rowLines = try BundleRowsCheck.run(rowProofs, events: decoded, subject: manifest["subject"]?.stringValue)
         // 6. The manifest against the files.
@@ -159,20 +150,7 @@ public enum EvidenceBundleCheck {
             throw DoesNotHold(file: "manifest.json", reason: "an entry of apply has no seq")
         }
         let facts = EvidenceFact.story(events: digests.keys.sorted(), rows: rowLines.keys.sorted(), apply: appliedSequences)
-        if format == EvidenceBundle.format {
-            let claimed = manifest["facts"]?.arrayValue ?? []
-            for (i, fact) in facts.enumerated() where i >= claimed.count || claimed[i] != fact.json {
-                let what = i < claimed.count ? "says \(String(decoding: claimed[i].canonicalBytes, as: UTF8.self))" : "ends"
-                throw DoesNotHold(
-                    file: "manifest.json",
-                    reason:
-                        "facts entry \(i + 1) \(what) where the bundle's files give \(fact.file) \(fact.proven ? "proven" : "stated"): a statement presented as proven, or the story reordered"
-                )
-            }
-            guard claimed.count == facts.count else {
-                throw DoesNotHold(file: "manifest.json", reason: "its facts list \(claimed.count) links; the bundle's files give \(facts.count)")
-            }
-        }
+        if format == EvidenceBundle.format { try checkClaimed(manifest["facts"]?.arrayValue ?? [], against: facts) }
         let story = facts.map { fact in
             switch fact.kind {
             case .event: (fact, decoded[fact.sequence].map(Self.line) ?? "event \(fact.sequence), which this version cannot read")
@@ -183,6 +161,34 @@ public enum EvidenceBundleCheck {
         return Result(
             origin: checkpoint.origin, treeSize: checkpoint.treeSize, verifierKey: line, sequences: digests.keys.sorted(),
             subject: manifest["subject"]?.stringValue, story: story)
+    }
+
+    /// The files `rows/SEQ.json`, read (none without `rows/`).
+    private static func rows(in directory: String, read: (String) throws -> Data) throws -> [UInt64: RowEvidence] {
+        var proofs: [UInt64: RowEvidence] = [:]
+        for sequence in try names(in: directory, "rows", suffix: ".json", optional: true) {
+            let file = "rows/\(sequence).json"
+            let bytes = Array(try read(file))
+            do { proofs[sequence] = try RowEvidence(json: try JSONValue.parseObject(untrusted: bytes)) } catch {
+                throw DoesNotHold(file: file, reason: "not a row with its paths (\(ErrorText.describing(error)))")
+            }
+        }
+        return proofs
+    }
+
+    /// Step 6's `facts`: the manifest's list is exactly `facts`, the one the files give.
+    private static func checkClaimed(_ claimed: [JSONValue], against facts: [EvidenceFact]) throws {
+        for (i, fact) in facts.enumerated() where i >= claimed.count || claimed[i] != fact.json {
+            let what = i < claimed.count ? "says \(String(decoding: claimed[i].canonicalBytes, as: UTF8.self))" : "ends"
+            throw DoesNotHold(
+                file: "manifest.json",
+                reason:
+                    "facts entry \(i + 1) \(what) where the bundle's files give \(fact.file) \(fact.proven ? "proven" : "stated"): a statement presented as proven, or the story reordered"
+            )
+        }
+        guard claimed.count == facts.count else {
+            throw DoesNotHold(file: "manifest.json", reason: "its facts list \(claimed.count) links; the bundle's files give \(facts.count)")
+        }
     }
 
     /// An event's line of the story.

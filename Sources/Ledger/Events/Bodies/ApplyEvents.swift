@@ -228,12 +228,7 @@ public struct ApplyIntended: Hashable, Sendable {
     /// the one its row commits to.
     public mutating func attach(rowLines lines: [[UInt8]]) throws {
         func malformed(_ text: String) -> LedgerError { LedgerError(.malformedRecord, "apply intended batch \(batch): \(text)") }
-        guard let rowsRoot, lines.count == rowCount + collisionCount else {
-            throw malformed("\(lines.count) stored lines for \(rowCount) rows and \(collisionCount) collisions")
-        }
-        guard RowTree(kind: .applyIntendedRow, rows: lines[..<rowCount]).root == rowsRoot else {
-            throw malformed("the stored rows do not hash to the batch's rows_root: a row was changed")
-        }
+        try checkStored(lines)
         var parsed = Self(batch: batch, accountIDs: [], oldValues: [], newValues: [], planned: [])
         var committedHolders: [Int: String] = [:]
         for (i, line) in lines[..<rowCount].enumerated() {
@@ -247,11 +242,9 @@ public struct ApplyIntended: Hashable, Sendable {
             parsed.salts.append(salt)
             committedHolders[i] = holdersSHA256
         }
+        // Each holders line is the one its collision row commits to (``checkStored(_:)``).
         for line in lines[rowCount...] {
-            let parsedLine = ApplyRowLine(line, kind: .applyIntendedRow)
-            guard case .holders(let row, let accounts, let salt)? = parsedLine, committedHolders[row] == parsedLine?.sha256,
-                parsed.holders[row] == nil
-            else { throw malformed("a stored holders line is not the one a collision row commits to") }
+            guard case .holders(let row, let accounts, let salt)? = ApplyRowLine(line, kind: .applyIntendedRow) else { continue }
             parsed.holders[row] = accounts
             parsed.holderSalts[row] = salt
         }
