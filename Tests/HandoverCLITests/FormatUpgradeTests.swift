@@ -173,6 +173,24 @@ struct FormatUpgradeTests {
         #expect(try left.allSatisfy { try holders($0) == ["keys/slots"] })
     }
 
+    @Test(
+        "the format-1 ledger upgraded bundles its user's evidence: evidence verify and check-bundle.py accept it, its story every event proven"
+    )
+    func upgradedBundles() throws {
+        let ledger = try oldLedger("bundled")
+        #expect(try handover(["upgrade", "--ledger", ledger]).status == 0)
+        #expect(try handover(["checkpoint", "--ledger", ledger]).status == 0)
+        let subject = try String(contentsOfFile: Self.fixture.path + "/user.txt", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let bundle = dir.sub("bundle")
+        let written = try handover(["evidence", subject, "--ledger", ledger, "--out", bundle])
+        #expect(written.status == 0, "\(written.out)\(written.err)")
+        let checked = try handover(["evidence", "verify", bundle])
+        #expect(checked.status == 0 && checked.out.contains("\n  proven  event ") && !checked.out.contains("stated"), "\(checked.out)\(checked.err)")
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let theirs = try runCommand("/usr/bin/env", ["python3", repository + "/tools/check-bundle.py", bundle])
+        #expect(theirs.status == 0, "\(theirs.out)\(theirs.err)")
+    }
+
     @Test("a format-1 ledger compacted before its upgrade keeps its log, head and answers: the upgrade then answers as the old code did")
     func compactedBeforeUpgrade() throws {
         let ledger = try oldLedger("compacted")
