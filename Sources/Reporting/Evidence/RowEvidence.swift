@@ -57,14 +57,23 @@ public struct RowEvidence: Equatable, Sendable {
     /// intended" and in the "apply settled"; empty when either event holds its accounts in its
     /// JSON (v1), whose row is then only stated.
     static func applyRows(of applied: UserApplyRow, view: LogView) throws -> [RowEvidence] {
-        let i = applied.index
-        guard let intentSequence = applied.intentSequence, case .applySettled(let settled)? = try view.event(applied.sequence)?.body,
-            case .applyIntended(let intent)? = try view.event(intentSequence)?.body, settled.rowsRoot != nil, intent.rowsRoot != nil,
-            settled.accountIDs.indices.contains(i), intent.accountIDs.indices.contains(i), settled.accountIDs[i] == intent.accountIDs[i]
+        // The row found the account at this index of both events; their lines are read as
+        // stored, checked against their roots, and not decoded again.
+        guard let intentSequence = applied.intentSequence, case .applySettled(let settled)? = try view.eventAsLogged(applied.sequence)?.body,
+            case .applyIntended(let intent)? = try view.eventAsLogged(intentSequence)?.body, let settledRoot = settled.rowsRoot,
+            let intentRoot = intent.rowsRoot
         else { return [] }
+        let intended = Array(try view.storedRows(of: intentSequence, count: intent.rowCount + intent.collisionCount).prefix(intent.rowCount))
+        let settledLines = try view.storedRows(of: applied.sequence, count: settled.rowCount)
+        guard RowTree(kind: .applyIntendedRow, rows: intended).root == intentRoot,
+            RowTree(kind: .applySettledRow, rows: settledLines).root == settledRoot
+        else {
+            throw LedgerError(
+                .malformedRecord, "apply run \(applied.run) batch \(applied.batch): the stored rows do not hash to the batch's rows_root")
+        }
         return [
-            RowEvidence(sequence: intentSequence, kind: .applyIntendedRow, rows: Array(intent.rowLines.prefix(intent.rowCount)), index: i),
-            RowEvidence(sequence: applied.sequence, kind: .applySettledRow, rows: settled.rowLines, index: i),
+            RowEvidence(sequence: intentSequence, kind: .applyIntendedRow, rows: intended, index: applied.index),
+            RowEvidence(sequence: applied.sequence, kind: .applySettledRow, rows: settledLines, index: applied.index),
         ]
     }
 
