@@ -17,9 +17,10 @@ struct RowsBesideEventTests {
         (i % 3 == 0 ? "" : "acct,\"\(i)\"", "t.secret.\(i)", i + 10)
     }
 
-    /// A package of `count` rows as team B records it: its chunks of 1,024 (v2) and the "handoff
-    /// received" that the manifest's digest and root are read from.
-    static func package(of count: Int, salts: [[UInt8]]? = nil) -> (chunks: [HandoffRowsReceived], received: HandoffReceived) {
+    /// Package `number` of `count` rows as team B records it: its chunks of 1,024 (v2) and the
+    /// "handoff received" that the manifest's digest and root are read from.
+    static func package(of count: Int, number: Int = 1, salts: [[UInt8]]? = nil) -> (chunks: [HandoffRowsReceived], received: HandoffReceived) {
+        let manifestSHA256 = String(repeating: String(UnicodeScalar(UInt8(0x60 + number))), count: 64)  // "aaa…", "bbb…"
         let salts = salts ?? (0..<count).map { _ in RowTree.newSalt() }
         var digest = HandoffRowsDigest(form: .v2)
         for i in 0..<count {
@@ -32,14 +33,14 @@ struct RowsBesideEventTests {
         let chunks = (0..<chunkCount).map { index in
             let rows = (index * per)..<min(count, (index + 1) * per)
             return HandoffRowsReceived(
-                origin: origin, package: 1, manifestSHA256: String(repeating: "a", count: 64), fileSHA256: fileSHA256, chunk: index,
+                origin: origin, package: number, manifestSHA256: manifestSHA256, fileSHA256: fileSHA256, chunk: index,
                 chunkCount: chunkCount, rowCount: count, firstRow: rows.lowerBound, accountIDs: rows.map { row($0).accountID },
                 transferSubs: rows.map { row($0).transferSub }, sequences: rows.map { row($0).sequence }, salts: Array(salts[rows]))
         }
         let root = RowTree(leaves: chunks.compactMap(\.rowsRoot)).root
         let received = HandoffReceived(
-            senderTeam: "AAAA111111", package: 1, rowCount: count, rowsSHA256: fileSHA256, rowsRoot: Hex.encode(root.bytes),
-            manifestSHA256: String(repeating: "a", count: 64), manifest: "handover-handoff/v2\n…", packagePath: "handoff-0001",
+            senderTeam: "AAAA111111", package: number, rowCount: count, rowsSHA256: fileSHA256, rowsRoot: Hex.encode(root.bytes),
+            manifestSHA256: manifestSHA256, manifest: "handover-handoff/v2\n…", packagePath: "handoff-000\(number)",
             checkpoint: CheckpointFields(
                 origin: origin, treeSize: 4_000, rootHash: "7f1u3xh1m9g9c0uK0S5Tq2lQ3Yy1mN0nq9XjQe4bq5U=", time: .now(), signature: "AAAA"))
         return (chunks, received)
@@ -165,12 +166,67 @@ struct RowsBesideEventTests {
         #expect(try problem() == nil)
     }
 
+    @Test(
+        "an account's line of an apply batch is found among the stored lines by its key alone, for keys that need escaping or begin another key; a holders line naming it is not its line"
+    )
+    func accountLineFound() {
+        let keys = ["acct-1", "acct-10", "acct-1\"", "a\\b", "ünï\u{7}", "", "acct-1,"]
+        let salt = [UInt8](repeating: 7, count: RowTree.saltLength)
+        let holders = ApplyRowLine.holders(row: 0, accounts: keys, salt: salt).bytes
+        for kind in [RowTree.Kind.applyIntendedRow, .applySettledRow] {
+            let lines =
+                [holders]
+                + keys.map { key in
+                    kind == .applySettledRow
+                        ? ApplyRowLine.settled(account: key, outcome: .applied, salt: salt).bytes
+                        : ApplyRowLine.intended(account: key, old: key, new: nil, planned: .change, holdersSHA256: nil, salt: salt).bytes
+                }
+            for (i, key) in keys.enumerated() {
+                #expect(ApplyRowLine.index(ofAccount: key, in: lines) == i + 1, "\(kind) \(key)")
+            }
+            #expect(ApplyRowLine.index(ofAccount: "acct-", in: lines) == nil)
+        }
+    }
+
     @Test("a package's chunks of 1,024 rows each carry a node of the package's row tree: their roots lead to the package's root")
     func chunkRootsLeadToThePackageRoot() {
         let chunks = Self.package(of: 2_500).chunks
         #expect(chunks.map(\.transferSubs.count) == [1_024, 1_024, 452])
         let all = RowTree(kind: .handoffRow, rows: chunks.flatMap(\.rowLines))
         #expect(RowTree(leaves: chunks.compactMap(\.rowsRoot)).root == all.root)
+    }
+
+    @Test(
+        "a row's package path is read from its package's chunks, whether they follow one another in the log or another package's chunks come between them; a chunk missing gives none"
+    )
+    func packageChunkRoots() async throws {
+        let dir = TemporaryDirectory()
+        let first = Self.package(of: 2_500)
+        let second = Self.package(of: 1_500, number: 2)
+        let roots = first.chunks.compactMap(\.rowsRoot)
+        let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
+        defer { ledger.close() }
+        func append(_ body: EventBody, key: String) async throws -> UInt64 {
+            try await ledger.append(EventDraft(body, idempotencyKey: key)).sequence
+        }
+        for package in [first, second] {
+            _ = try await append(.handoffReceived(package.received), key: "handoff-received:\(Self.origin):\(package.received.package)")
+        }
+        // The first package's chunks in a row, then the second's between the first's: P0 P1 Q0 P2 Q1.
+        var sequences: [UInt64] = []
+        for chunk in [first.chunks[0], first.chunks[1], second.chunks[0], first.chunks[2], second.chunks[1]] {
+            sequences.append(try await append(.handoffRowsReceived(chunk), key: chunk.idempotencyKey))
+        }
+        try ledger.read { view throws in
+            for (chunk, sequence) in zip(first.chunks, [sequences[0], sequences[1], sequences[3]]) {
+                #expect(try view.packageChunkRoots(of: chunk, at: sequence) == roots, "chunk \(chunk.chunk)")
+            }
+            #expect(try view.packageChunkRoots(of: second.chunks[1], at: sequences[4]) == second.chunks.compactMap(\.rowsRoot))
+        }
+        let third = Self.package(of: 2_100, number: 3)
+        _ = try await append(.handoffReceived(third.received), key: "handoff-received:\(Self.origin):3")
+        let taken = try await append(.handoffRowsReceived(third.chunks[0]), key: third.chunks[0].idempotencyKey)
+        #expect(try ledger.read { try $0.packageChunkRoots(of: third.chunks[0], at: taken) } == nil, "two of three chunks not taken in")
     }
 
     @Test("a package received in chunks verifies: its rows rebuild the manifest's file and lead to its root; rows that do not are found")

@@ -105,9 +105,12 @@ public struct EventQuery: Sendable {
     /// `last`: the one lookup of a user's events (`query user`, `query events --id`, `evidence`).
     public static func history(of user: UserState, through last: UInt64, snapshot: any ProjectionSnapshot, view: LogView) throws -> [RecordedEvent] {
         let identifiers = user.identifiers
+        // Read as logged first: a batch event's rows are read only when it names the user (none does).
         return try snapshot.eventSequences(linkedTo: identifiers).filter { $0 <= last }.compactMap { sequence in
-            guard let event = try view.event(sequence), identifiers.contains(where: { event.identifiers[$0.kind] == $0.value }) else { return nil }
-            return event
+            guard let event = try view.eventAsLogged(sequence), identifiers.contains(where: { event.identifiers[$0.kind] == $0.value }) else {
+                return nil
+            }
+            return try view.withStoredRows(event)
         }
     }
 
@@ -129,7 +132,7 @@ public struct EventQuery: Sendable {
     /// The user's rows of the apply batches that acted on their account, in order.
     public static func applyRows(of user: UserState, through last: UInt64, snapshot: any ProjectionSnapshot, view: LogView) throws -> [UserApplyRow] {
         try snapshot.eventSequences(linkedTo: user.identifiers).filter { $0 <= last }.compactMap { sequence in
-            try view.event(sequence).flatMap { try UserApplyRow($0, about: user, view: view) }
+            try view.eventAsLogged(sequence).flatMap { try UserApplyRow($0, about: user, view: view) }
         }
     }
 

@@ -21,16 +21,49 @@ public struct UserApplyRow: Sendable, Equatable {
     public var new: String?
 
     /// `event`'s row about `user`, nil when it is not a committed "apply settled" naming them.
+    /// `event` may be as logged: a v2 batch's stored lines are then read, checked against the
+    /// batch's root, and only the user's line is decoded.
     public init?(_ event: RecordedEvent, about user: UserState, view: LogView) throws {
-        guard case .applySettled(let b) = event.body, let account = user.accountID, let run = event.actor.runID,
-            let i = b.accountIDs.firstIndex(of: account), i < b.outcomes.count
-        else { return nil }
-        (sequence, recordedAt, self.run, batch, index, undo, outcome) = (event.sequence, event.recordedAt, run, b.batch, i, b.undo, b.outcomes[i])
-        if let intended = try view.sequence(forIdempotencyKey: ApplyIntended.idempotencyKey(run: run, batch: b.batch)),
-            case .applyIntended(let intent)? = try view.event(intended)?.body, i < intent.accountIDs.count, intent.accountIDs[i] == account
-        {
+        guard case .applySettled(let b) = event.body, let account = user.accountID, let run = event.actor.runID else { return nil }
+        let outcome: ApplyOutcome
+        let i: Int
+        if b.lacksRows {
+            let lines = try Self.storedLines(
+                of: event.sequence, count: b.rowCount, rows: b.rowCount, kind: .applySettledRow, root: b.rowsRoot, view: view)
+            guard let found = ApplyRowLine.index(ofAccount: account, in: lines),
+                case .settled(_, let settled?, _)? = ApplyRowLine(lines[found], kind: .applySettledRow)
+            else { return nil }
+            (i, outcome) = (found, settled)
+        } else {
+            guard let found = b.accountIDs.firstIndex(of: account), found < b.outcomes.count else { return nil }
+            (i, outcome) = (found, b.outcomes[found])
+        }
+        (sequence, recordedAt, self.run, batch, index, undo, self.outcome) = (event.sequence, event.recordedAt, run, b.batch, i, b.undo, outcome)
+        guard let intended = try view.sequence(forIdempotencyKey: ApplyIntended.idempotencyKey(run: run, batch: b.batch)),
+            case .applyIntended(let intent)? = try view.eventAsLogged(intended)?.body, i < intent.rowCount
+        else { return }
+        if intent.lacksRows {
+            let lines = try Self.storedLines(
+                of: intended, count: intent.rowCount + intent.collisionCount, rows: intent.rowCount, kind: .applyIntendedRow, root: intent.rowsRoot,
+                view: view)
+            if case .intended(account, let old, let new, _, _, _)? = ApplyRowLine(lines[i], kind: .applyIntendedRow) {
+                (intentSequence, self.old, self.new) = (intended, old, new)
+            }
+        } else if intent.accountIDs[i] == account {
             (intentSequence, old, new) = (intended, intent.oldValues[i], intent.newValues[i])
         }
+    }
+
+    /// The `count` lines stored beside batch event `sequence`, whose first `rows` (its accounts')
+    /// must hash to `root`.
+    private static func storedLines(
+        of sequence: UInt64, count: Int, rows: Int, kind: RowTree.Kind, root: SHA256Hash?, view: LogView
+    ) throws -> [[UInt8]] {
+        let lines = try view.storedRows(of: sequence, count: count)
+        guard RowTree(kind: kind, rows: lines[..<rows]).root == root else {
+            throw LedgerError(.malformedRecord, "event \(sequence): the stored rows do not hash to the batch's rows_root: a row was changed")
+        }
+        return lines
     }
 
     /// The row in one line, as a user's history shows it.

@@ -45,11 +45,12 @@ public struct RowEvidence: Equatable, Sendable {
     static func handoffRows(of user: UserState, through last: UInt64, snapshot: any ProjectionSnapshot, view: LogView) throws -> [RowEvidence] {
         guard let transferSub = user.transferSub else { return [] }
         return try snapshot.eventSequences(linkedTo: user.identifiers).filter { $0 <= last }.compactMap { sequence in
-            guard case .handoffRowsReceived(let chunk)? = try view.event(sequence)?.body, chunk.form == .v2,
-                let i = chunk.transferSubs.firstIndex(of: transferSub), let roots = try chunkRoots(of: chunk, view: view)
+            guard let logged = try view.eventAsLogged(sequence), case .handoffRowsReceived(let chunk) = logged.body, chunk.form == .v2,
+                case .handoffRowsReceived(let rows) = try view.withStoredRows(logged).body, let i = rows.transferSubs.firstIndex(of: transferSub),
+                let roots = try view.packageChunkRoots(of: chunk, at: sequence)
             else { return nil }
             return RowEvidence(
-                sequence: sequence, kind: .handoffRow, rows: chunk.rowLines, index: i, packagePath: RowTree(leaves: roots).path(of: chunk.chunk))
+                sequence: sequence, kind: .handoffRow, rows: rows.rowLines, index: i, packagePath: RowTree(leaves: roots).path(of: chunk.chunk))
         }
     }
 
@@ -75,20 +76,6 @@ public struct RowEvidence: Equatable, Sendable {
             RowEvidence(sequence: intentSequence, kind: .applyIntendedRow, rows: intended, index: applied.index),
             RowEvidence(sequence: applied.sequence, kind: .applySettledRow, rows: settledLines, index: applied.index),
         ]
-    }
-
-    /// The roots of every chunk of `chunk`'s package, in order, from their events as logged
-    /// (their rows not read); nil when one is not in the ledger.
-    private static func chunkRoots(of chunk: HandoffRowsReceived, view: LogView) throws -> [SHA256Hash]? {
-        var roots: [SHA256Hash] = []
-        for c in 0..<chunk.chunkCount {
-            let key = HandoffRowsReceived.idempotencyKey(origin: chunk.origin, package: chunk.package, fileSHA256: chunk.fileSHA256, chunk: c)
-            guard let sequence = try view.sequence(forIdempotencyKey: key),
-                case .handoffRowsReceived(let other)? = try view.eventAsLogged(sequence)?.body, let root = other.rowsRoot
-            else { return nil }
-            roots.append(root)
-        }
-        return roots
     }
 
     /// The file's JSON (schemas/evidence-bundle.md, "rows/SEQ.json"): a handoff row's paths are

@@ -32,6 +32,15 @@ public enum ApplyRowLine: Equatable, Sendable {
         return JSONValue.object(members).canonicalBytes
     }
 
+    /// The index of `account`'s line among an apply batch event's stored lines, found without
+    /// decoding any: an account's line (intended or settled) is canonical JSON whose first member
+    /// is `account`, so it begins with `{"account":` and the key's JSON string then a comma, and
+    /// no other account's line (nor a holders line) begins so.
+    public static func index(ofAccount account: String, in lines: [[UInt8]]) -> Int? {
+        let prefix = Array(#"{"account":"#.utf8) + JSONValue.string(account).canonicalBytes + [UInt8(ascii: ",")]
+        return lines.firstIndex { $0.starts(with: prefix) }
+    }
+
     /// SHA-256 of the line's bytes, hex: what an intended row holds of its holders line.
     public var sha256: String { Hex.encode(SHA256.hash(data: bytes)) }
 
