@@ -26,11 +26,14 @@ public enum AtomicFile {
         private var fd: Int32
         private var offset = 0
 
-        /// Starts a replacement of `path`, to have permissions `mode` (nil: 0666 less the umask).
-        public init(replacing path: String, mode: mode_t?) throws {
+        /// Starts a replacement of `path`, to have permissions `mode` (nil: 0666 less the umask),
+        /// written first to `temporary` (by default beside it), which must be on the same file
+        /// system.
+        public init(replacing path: String, mode: mode_t?, temporary: String? = nil) throws {
             self.path = path
             self.mode = mode
-            temporary = path + ".tmp-\(getpid())"
+            let temporary = temporary ?? path + ".tmp-\(getpid())"
+            self.temporary = temporary
             fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode ?? 0o666)
             guard fd >= 0 else { throw AtomicFile.failure("open", temporary) }
         }
@@ -47,12 +50,13 @@ public enum AtomicFile {
             offset += written
         }
 
-        /// Flushes the new file to disk and renames it over ``path``.
-        public func commit() throws {
+        /// Flushes the new file to disk and renames it over ``path``. Without `flush`, the rename
+        /// is as atomic for readers, and the caller makes the file durable (many files, one `sync`).
+        public func commit(flush: Bool = true) throws {
             precondition(fd >= 0, "AtomicFile.Writer committed twice or after a failure")
             // The mode asked for, whatever the umask took away.
             if let mode, fchmod(fd, mode) != 0 { throw abandon("fchmod") }
-            guard fsync(fd) == 0 else { throw abandon("fsync") }
+            guard !flush || fsync(fd) == 0 else { throw abandon("fsync") }
             close(fd)
             fd = -1
             guard rename(temporary, path) == 0 else {

@@ -1,0 +1,79 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The files of a tile directory: each written whole in `.staging/` and renamed into place, so
+/// the tree under `tile/` never holds part of a file; one writer at a time (a lock on `.lock`).
+/// A tile already there is left as it is when it holds the same bytes, and reported when not.
+final class TileFiles {
+    let root: String
+    private var staging: String { root + "/.staging" }
+    private var lock: Int32 = -1
+    private var made: Set<String> = []
+    private var staged = 0
+
+    init(root: String) {
+        self.root = root
+    }
+
+    deinit {
+        if lock >= 0 { close(lock) }
+    }
+
+    /// Makes the directory if it is not there, takes its lock and empties `.staging/` of what a
+    /// killed run left.
+    func prepare() throws {
+        try makeDirectory(root)
+        lock = open(root + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard lock >= 0 else { throw FileError(.unwritable, "open(\(root)/.lock): \(String(cString: strerror(errno)))", errno: errno) }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            throw FileError(.unwritable, "\(root) is being written by another `handover tiles`; wait for it to finish", errno: errno)
+        }
+        try makeDirectory(staging)
+        guard let listing = opendir(staging) else {
+            throw FileError(.unreadable, "opendir(\(staging)): \(String(cString: strerror(errno)))", errno: errno)
+        }
+        defer { closedir(listing) }
+        while let entry = readdir(listing) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { unlink(staging + "/" + name) }
+        }
+    }
+
+    /// Whether `tile` is in the directory.
+    func exists(_ tile: TileID) -> Bool { access(root + "/" + tile.path, F_OK) == 0 }
+
+    /// Puts `bytes` at `tile`'s path; false when the same bytes were there already. Not flushed:
+    /// the caller syncs once the tiles are written.
+    func write(_ tile: TileID, _ bytes: ArraySlice<UInt8>) throws -> Bool {
+        let target = root + "/" + tile.path
+        if let there = try FileBytes.readIfPresent(target, limit: 1 << 24) {
+            guard there.elementsEqual(bytes) else {
+                throw TileDirectory.Refusal(
+                    kind: .doesNotHold, description: "\(target) differs from the log's \(tile.path): the directory holds another tree")
+            }
+            return false
+        }
+        try makeDirectory(String(target[..<target.lastIndex(of: "/")!]))
+        staged += 1
+        let writer = try AtomicFile.Writer(replacing: target, mode: 0o644, temporary: staging + "/\(staged)")
+        try writer.write(Array(bytes))
+        try writer.commit(flush: false)
+        return true
+    }
+
+    /// Makes `directory` and the directories above it that are missing.
+    private func makeDirectory(_ directory: String) throws {
+        guard !made.contains(directory) else { return }
+        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+            guard errno == ENOENT, let slash = directory.lastIndex(of: "/"), slash > directory.startIndex else {
+                throw FileError(.unwritable, "mkdir(\(directory)): \(String(cString: strerror(errno)))", errno: errno)
+            }
+            try makeDirectory(String(directory[..<slash]))
+            guard mkdir(directory, 0o755) == 0 || errno == EEXIST else {
+                throw FileError(.unwritable, "mkdir(\(directory)): \(String(cString: strerror(errno)))", errno: errno)
+            }
+        }
+        made.insert(directory)
+    }
+}

@@ -1,0 +1,109 @@
+/// Writes the tiles of one publication: from the tile the previous tree ended in up to the tree
+/// of `size` leaves, each full tile once and, for a tile still partial at `size`, one partial
+/// tile for each checkpoint's tree size in `sizes` that ends inside it.
+struct TileWriter {
+    let files: TileFiles
+    /// The checkpoints' tree sizes since the previous publication, ascending; the last is `size`.
+    let sizes: [UInt64]
+    let size: UInt64
+    private(set) var fullTiles = 0
+    private(set) var partialTiles = 0
+    private(set) var entryBundles = 0
+    private(set) var overlongEntry: (sequence: UInt64, bytes: Int)?
+
+    init(files: TileFiles, sizes: [UInt64], size: UInt64) {
+        self.files = files
+        self.sizes = sizes
+        self.size = size
+    }
+
+    /// Level 0 from the events themselves, read in order and hashed (the stored tree keeps no
+    /// node under 16 leaves), from the tile the tree of `previous` leaves ended in; with
+    /// `entriesFrom`, the entry bundles from that leaf (a multiple of 256) too.
+    mutating func writeLevelZero(view: LogView, from previous: UInt64, entriesFrom: UInt64?) throws {
+        let width = UInt64(TileID.fullWidth)
+        let firstHashTile = previous / width
+        var tile = min(firstHashTile, (entriesFrom ?? previous) / width)
+        try view.transaction.withCursor(view.schema.log) { cursor in
+            var entry = try cursor.seek(atLeast: LedgerSchema.logKey(tile * width + 1))
+            while tile * width < size {
+                let count = Int(min(width, size - tile * width))
+                var hashes: [UInt8] = []
+                hashes.reserveCapacity(count * 32)
+                let bundled = entriesFrom.map { tile * width >= $0 } ?? false
+                var bundle: [UInt8] = []
+                var ends: [Int] = []
+                for i in 0..<count {
+                    let sequence = tile * width + UInt64(i) + 1
+                    guard let (key, value) = entry, try BigEndian.uint64(key) == sequence else {
+                        throw LedgerError(.malformedRecord, "event \(sequence) is missing from the log, which its checkpoint covers")
+                    }
+                    let json = try LogView.eventJSON(ofStoredRecord: value, sequence: sequence)
+                    MerkleHash.leafHash(json).withUnsafeBytes { hashes.append(contentsOf: $0) }
+                    if bundled, overlongEntry == nil {
+                        if json.count > TileDirectory.longestEntry {
+                            overlongEntry = (sequence, json.count)
+                        } else {
+                            bundle.append(UInt8(json.count >> 8))
+                            bundle.append(UInt8(json.count & 0xFF))
+                            bundle.append(contentsOf: json)
+                            ends.append(bundle.count)
+                        }
+                    }
+                    entry = try cursor.next()
+                }
+                if tile >= firstHashTile {
+                    try emit(.hashes(level: 0), index: tile, bytes: hashes, ends: (1...count).map { $0 * 32 }, level: 0)
+                }
+                if bundled, overlongEntry == nil {
+                    try emit(.entries, index: tile, bytes: bundle, ends: ends, level: 0)
+                }
+                tile += 1
+            }
+        }
+    }
+
+    /// Level `level` (1 or more) from the stored tree: each hash is the node over 256^level
+    /// leaves, from the tile the tree of `previous` leaves ended in.
+    mutating func writeLevel(_ level: Int, view: LogView, from previous: UInt64) throws {
+        let width = UInt64(TileID.fullWidth)
+        let span = UInt64(1) << UInt64(8 * level)
+        let count = TileID.hashCount(level: level, size: size)
+        var tile = TileID.hashCount(level: level, size: previous) / width
+        while tile * width < count {
+            let tileCount = Int(min(width, count - tile * width))
+            var hashes: [UInt8] = []
+            hashes.reserveCapacity(tileCount * 32)
+            for i in 0..<UInt64(tileCount) {
+                let first = (tile * width + i) * span
+                hashes += try view.subtreeHash(first..<(first + span))
+            }
+            try emit(.hashes(level: level), index: tile, bytes: hashes, ends: (1...tileCount).map { $0 * 32 }, level: level)
+            tile += 1
+        }
+    }
+
+    /// Writes tile `index` of `kind`, whose items (hashes or entries) at `size` are `bytes`,
+    /// item `i` ending at `ends[i]`: whole when it holds 256, else as each checkpoint's tree saw
+    /// it. A tile counts one item per 256^level leaves.
+    private mutating func emit(_ kind: TileID.Kind, index: UInt64, bytes: [UInt8], ends: [Int], level: Int) throws {
+        if ends.count == TileID.fullWidth {
+            if try files.write(TileID(kind, index: index), bytes[...]) { kind == .entries ? (entryBundles += 1) : (fullTiles += 1) }
+            return
+        }
+        // The sizes whose tree ends inside this tile: 1 to 255 of its items.
+        let first = index * UInt64(TileID.fullWidth)
+        let shift = UInt64(8 * level)
+        var (from, end) = (0, sizes.count)
+        while from < end {
+            let middle = (from + end) / 2
+            if sizes[middle] < (first + 1) << shift { from = middle + 1 } else { end = middle }
+        }
+        for treeSize in sizes[from...].prefix(while: { $0 < (first + UInt64(TileID.fullWidth)) << shift }) {
+            let width = Int(TileID.hashCount(level: level, size: treeSize) - first)
+            if try files.write(TileID(kind, index: index, width: width), bytes[..<ends[width - 1]]) {
+                kind == .entries ? (entryBundles += 1) : (partialTiles += 1)
+            }
+        }
+    }
+}

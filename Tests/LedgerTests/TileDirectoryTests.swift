@@ -1,0 +1,65 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Ledger
+
+/// Tile paths and layouts as C2SP tlog-tiles names them, and what a publication does with an
+/// event too long for an entry bundle.
+@Suite("tile directories")
+struct TileDirectoryTests {
+    @Test("tile paths: the index in groups of three digits led by x, partial tiles with their width, entry bundles beside the levels")
+    func paths() {
+        #expect(TileID(.hashes(level: 0), index: 0).path == "tile/0/000")
+        #expect(TileID(.hashes(level: 1), index: 5, width: 17).path == "tile/1/005.p/17")
+        #expect(TileID(.hashes(level: 2), index: 1_234_067).path == "tile/2/x001/x234/067")
+        #expect(TileID(.entries, index: 1_000, width: 255).path == "tile/entries/x001/000.p/255")
+        #expect(TileID(.hashes(level: 0), index: 999).path == "tile/0/999")
+    }
+
+    @Test("a tree of 70,000 leaves: 273 full level-0 tiles and one of 112, one full level-1 tile and one of 17, one level-2 tile of 1")
+    func layout() {
+        #expect(TileID.levels(size: 70_000) == 0..<3)
+        #expect(TileID.layout(level: 0, size: 70_000) == (273, 112))
+        #expect(TileID.layout(level: 1, size: 70_000) == (1, 17))
+        #expect(TileID.layout(level: 2, size: 70_000) == (0, 1))
+        #expect(TileID.layout(level: 1, size: 256) == (0, 1) && TileID.levels(size: 256) == 0..<2)
+        #expect(TileID.levels(size: 255) == 0..<1 && TileID.levels(size: 0).isEmpty)
+    }
+
+    @Test(
+        "an event longer than 65,535 bytes (a handoff's rows in its JSON, as before 0.5.0): the hash tiles and the checkpoint are written, entry bundles stop before its bundle, and the publication names it"
+    )
+    func overlongEntry() async throws {
+        let dir = TemporaryDirectory()
+        let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
+        defer { ledger.close() }
+        // 300 short bare lists of one row, then the long one, then 20 more.
+        func list(_ n: Int, rows: Range<Int> = 0..<1, sub: (Int) -> String = { "t.\($0)" }) -> EventDraft {
+            let body = HandoffRowsReceived(
+                origin: nil, package: nil, manifestSHA256: nil, fileSHA256: String(format: "%064d", n),
+                chunk: 0, chunkCount: 1, rowCount: rows.count, firstRow: 0, accountIDs: rows.map { "account-\($0)" }, transferSubs: rows.map(sub),
+                sequences: [])
+            return EventDraft(.handoffRowsReceived(body), idempotencyKey: body.idempotencyKey)
+        }
+        _ = try await ledger.append(contentsOf: (0..<300).map { list($0) })
+        let long = list(300, rows: 0..<1_000) { "000123.\(String(repeating: "f", count: 40)).\($0)" }
+        let sequence = try await ledger.append(long).sequence
+        _ = try await ledger.append(contentsOf: (301..<321).map { list($0) })
+        _ = try ledger.signCheckpoint(with: try ledger.signingKey().key)
+        let size = try #require(try ledger.latestCheckpoint()).treeSize
+        #expect(sequence > 256, "the event is in the second bundle: \(sequence) of \(size)")
+
+        let tiles = TileDirectory(path: dir.sub("tiles"))
+        let written = try tiles.publish(ledger, entries: true)
+        let overlong = try #require(written.overlongEntry)
+        #expect(overlong.sequence == sequence && overlong.bytes > TileDirectory.longestEntry)
+        #expect(written.entryBundles == 1, "bundle 0 only: bundle 1 holds the event")
+        let levelZero = TileID.layout(level: 0, size: size)
+        #expect(
+            FileManager.default.fileExists(
+                atPath: tiles.path + "/" + TileID(.hashes(level: 0), index: levelZero.full, width: levelZero.partialWidth).path))
+        #expect(FileManager.default.fileExists(atPath: tiles.path + "/checkpoint"))
+        #expect(!FileManager.default.fileExists(atPath: tiles.path + "/tile/entries/001"))
+    }
+}
