@@ -88,7 +88,7 @@ struct TileWriter {
     /// it. A tile counts one item per 256^level leaves.
     private mutating func emit(_ kind: TileID.Kind, index: UInt64, bytes: [UInt8], ends: [Int], level: Int) throws {
         if ends.count == TileID.fullWidth {
-            if try files.write(TileID(kind, index: index), bytes[...]) { kind == .entries ? (entryBundles += 1) : (fullTiles += 1) }
+            if try files.write(TileID(kind, index: index), bytes[...]) { count(kind, partial: false) }
             return
         }
         // The sizes whose tree ends inside this tile: 1 to 255 of its items.
@@ -101,9 +101,18 @@ struct TileWriter {
         }
         for treeSize in sizes[from...].prefix(while: { $0 < (first + UInt64(TileID.fullWidth)) << shift }) {
             let width = Int(TileID.hashCount(level: level, size: treeSize) - first)
-            if try files.write(TileID(kind, index: index, width: width), bytes[..<ends[width - 1]]) {
-                kind == .entries ? (entryBundles += 1) : (partialTiles += 1)
-            }
+            if try files.write(TileID(kind, index: index, width: width), bytes[..<ends[width - 1]]) { count(kind, partial: true) }
+        }
+    }
+
+    /// Counts one file written.
+    private mutating func count(_ kind: TileID.Kind, partial: Bool) {
+        if kind == .entries {
+            entryBundles += 1
+        } else if partial {
+            partialTiles += 1
+        } else {
+            fullTiles += 1
         }
     }
 }
