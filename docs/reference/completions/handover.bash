@@ -173,13 +173,13 @@ _handover() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    init|window|preflight|status|lookup|generate|exchange|handoff|client-secret|ingest|serve|query|reconcile|report|export|apply|verify|upgrade|backup|compact|checkpoint|prove|evidence|erase|projections|simulator|demo|help)
+    init|window|preflight|status|lookup|generate|exchange|handoff|client-secret|ingest|serve|query|reconcile|report|export|apply|verify|upgrade|backup|compact|checkpoint|prove|evidence|tiles|erase|projections|simulator|demo|help)
         # Offer subcommand argument completions
         "_handover_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'init window preflight status lookup generate exchange handoff client-secret ingest serve query reconcile report export apply verify upgrade backup compact checkpoint prove evidence erase projections simulator demo help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'init window preflight status lookup generate exchange handoff client-secret ingest serve query reconcile report export apply verify upgrade backup compact checkpoint prove evidence tiles erase projections simulator demo help' -- "${cur}"))
         ;;
     esac
 }
@@ -1171,6 +1171,24 @@ _handover_evidence_verify() {
         return
         ;;
     '--recipient-key')
+        return
+        ;;
+    esac
+}
+
+_handover_tiles() {
+    repeating_flags=()
+    non_repeating_flags=(--entries --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--ledger --out)
+    __handover_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--ledger')
+        return
+        ;;
+    '--out')
         return
         ;;
     esac
