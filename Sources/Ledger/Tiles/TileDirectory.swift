@@ -4,7 +4,7 @@ import ExitStatuses
 import Glibc
 #endif
 
-/// A directory holding the log as C2SP tlog-tiles (schemas/tiles.md): `checkpoint`, the hash
+/// A directory holding the log as C2SP tlog-tiles (docs/tiles.md): `checkpoint`, the hash
 /// tiles and, when asked for, the entry bundles, for anyone to compute every inclusion and
 /// consistency proof with tools of their own.
 ///

@@ -1,4 +1,4 @@
-/// One resource of the log served as C2SP tlog-tiles (schemas/tiles.md): a tile of Merkle tree
+/// One resource of the log served as C2SP tlog-tiles (docs/tiles.md): a tile of Merkle tree
 /// hashes at `tile/<L>/<N>[.p/<W>]`, or an entry bundle at `tile/entries/<N>[.p/<W>]`.
 ///
 /// The tile at level `L`, index `N`, holds up to 256 hashes, the `i`-th the tree hash of the
