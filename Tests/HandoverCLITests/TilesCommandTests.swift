@@ -94,7 +94,7 @@ struct TilesCommandTests {
     }
 
     @Test(
-        "tiles refuses a ledger without a checkpoint (2), another log's directory, a copy of the log older than the directory, and a tile that differs from the log (4), naming the file"
+        "tiles refuses a ledger without a checkpoint (2), another log's directory, a copy of the log older than the directory, a tile that differs from the log, naming the file, and a log whose events no longer lead to its stored tree (4)"
     )
     func refusals() throws {
         let bare = dir.sub("bare")
@@ -126,6 +126,14 @@ struct TilesCommandTests {
         try FileManager.default.removeItem(atPath: tiles + "/checkpoint")
         r = try handover("tiles", "--ledger", path, "--out", tiles)
         #expect(r.status == 4 && r.err.contains("\(tile) differs from the log's tile/0/001"), "\(r.err)")
+
+        // An event changed in the ledger after its tree was stored: nothing is published.
+        let changed = dir.sub("changed")
+        try FileManager.default.copyItem(atPath: path, toPath: changed)
+        try flipByte(in: changed, inRecordContaining: "\"l:100\"")
+        r = try handover("tiles", "--ledger", changed, "--out", dir.sub("t-changed"))
+        #expect(r.status == 4 && r.err.contains("events 1 to 256 do not hash to the Merkle tree's node over them"), "\(r.err)")
+        #expect(!FileManager.default.fileExists(atPath: dir.sub("t-changed") + "/checkpoint"))
     }
 
     @Test(

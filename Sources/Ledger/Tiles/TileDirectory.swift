@@ -81,6 +81,13 @@ public struct TileDirectory: Sendable {
                         "\(path)/checkpoint is of a tree of \(previous.treeSize) events this ledger does not hold: the log differs from what was published"
                 )
             }
+            guard try view.subtreeHash(0..<checkpoint.treeSize) == checkpoint.rootHash else {
+                throw Refusal(
+                    kind: .doesNotHold,
+                    description:
+                        "the ledger's Merkle tree over its first \(checkpoint.treeSize) events is not its latest checkpoint's root: the log was changed (run `handover verify`)"
+                )
+            }
             let entriesFrom = entries ? try firstMissingBundle(files, before: publication.previousSize) : nil
             // Bundles written from further back (entries asked for the first time) need the
             // partial bundles of the sizes before too.

@@ -28,8 +28,8 @@ struct TileWriter {
             var entry = try cursor.seek(atLeast: LedgerSchema.logKey(tile * width + 1))
             while tile * width < size {
                 let count = Int(min(width, size - tile * width))
-                var hashes: [UInt8] = []
-                hashes.reserveCapacity(count * 32)
+                var leaves: [SHA256Hash] = []
+                leaves.reserveCapacity(count)
                 let bundled = entriesFrom.map { tile * width >= $0 } ?? false
                 var bundle: [UInt8] = []
                 var ends: [Int] = []
@@ -39,7 +39,7 @@ struct TileWriter {
                         throw LedgerError(.malformedRecord, "event \(sequence) is missing from the log, which its checkpoint covers")
                     }
                     let json = try LogView.eventJSON(ofStoredRecord: value, sequence: sequence)
-                    MerkleHash.leafHash(json).withUnsafeBytes { hashes.append(contentsOf: $0) }
+                    leaves.append(MerkleHash.leafHash(json))
                     if bundled, overlongEntry == nil {
                         if json.count > TileDirectory.longestEntry {
                             overlongEntry = (sequence, json.count)
@@ -52,7 +52,17 @@ struct TileWriter {
                     }
                     entry = try cursor.next()
                 }
+                // The events lead to the stored node the levels above are read from, or the
+                // tiles would not be one tree.
+                let range = (tile * width)..<(tile * width + UInt64(count))
+                if count == TileID.fullWidth, try RowTree(leaves: leaves).root.bytes != view.subtreeHash(range) {
+                    throw LedgerError(
+                        .malformedRecord,
+                        "events \(range.lowerBound + 1) to \(range.upperBound) do not hash to the Merkle tree's node over them: the log was changed (run `handover verify`)"
+                    )
+                }
                 if tile >= firstHashTile {
+                    let hashes = leaves.flatMap(\.bytes)
                     try emit(.hashes(level: 0), index: tile, bytes: hashes, ends: (1...count).map { $0 * 32 }, level: 0)
                 }
                 if bundled, overlongEntry == nil {
