@@ -62,6 +62,8 @@ public struct TileDirectory: Sendable {
             throw Refusal(kind: .noCheckpoint, description: "no checkpoint has been signed for \(ledger.directory); run `handover checkpoint` first")
         }
         let key = try ledger.verifierKey()
+        let files = TileFiles(root: path)
+        try files.prepare()
         let previous = try servedCheckpoint(key: key.publicKey, origin: checkpoint.origin)
         if let previous, previous.treeSize > checkpoint.treeSize {
             throw Refusal(
@@ -70,8 +72,6 @@ public struct TileDirectory: Sendable {
                     "\(path)/checkpoint serves \(counted(previous.treeSize, "event")), more than this ledger's latest checkpoint of \(checkpoint.treeSize): it is not this copy of the log"
             )
         }
-        let files = TileFiles(root: path)
-        try files.prepare()
         var publication = Publication(checkpoint: checkpoint, previousSize: previous?.treeSize ?? 0)
         try ledger.read { view in
             if let previous, try view.subtreeHash(0..<previous.treeSize) != previous.rootHash {
@@ -103,7 +103,7 @@ public struct TileDirectory: Sendable {
         }
         // Every tile the checkpoint needs reaches the disk before the checkpoint does.
         sync()
-        try AtomicFile.write(Array(checkpoint.text.utf8), to: path + "/checkpoint", mode: 0o644)
+        try files.replaceCheckpoint(with: checkpoint.text)
         return publication
     }
 

@@ -62,6 +62,14 @@ final class TileFiles {
         return true
     }
 
+    /// Replaces `checkpoint` with `text`, flushed to disk.
+    func replaceCheckpoint(with text: String) throws {
+        staged += 1
+        let writer = try AtomicFile.Writer(replacing: root + "/checkpoint", mode: 0o644, temporary: staging + "/\(staged)")
+        try writer.write(Array(text.utf8))
+        try writer.commit()
+    }
+
     /// Makes `directory` and the directories above it that are missing.
     private func makeDirectory(_ directory: String) throws {
         guard !made.contains(directory) else { return }
