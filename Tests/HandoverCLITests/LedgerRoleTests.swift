@@ -147,6 +147,7 @@ struct LedgerRoleTests {
         "compact": [Case(role: .either, arguments: ["--ledger", "LEDGER"])],
         "checkpoint": [Case(role: .either, arguments: ["--ledger", "LEDGER"])],
         "prove": [Case(role: .either, arguments: ["1", "--ledger", "LEDGER"])],
+        "tiles": [Case(role: .either, arguments: ["--ledger", "LEDGER", "--out", "OUT"])],
         "evidence write": [Case(role: .either, arguments: ["acct-1", "--ledger", "LEDGER", "--out", "OUT"])],
         "evidence verify": [Case(role: .noLedger, arguments: [])],
         "erase": [Case(role: .either, arguments: ["acct-1", "--ledger", "LEDGER"])],
