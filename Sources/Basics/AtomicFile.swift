@@ -50,13 +50,12 @@ public enum AtomicFile {
             offset += written
         }
 
-        /// Flushes the new file to disk and renames it over ``path``. Without `flush`, the rename
-        /// is as atomic for readers, and the caller makes the file durable (many files, one `sync`).
-        public func commit(flush: Bool = true) throws {
+        /// Flushes the new file to disk and renames it over ``path``.
+        public func commit() throws {
             precondition(fd >= 0, "AtomicFile.Writer committed twice or after a failure")
             // The mode asked for, whatever the umask took away.
             if let mode, fchmod(fd, mode) != 0 { throw abandon("fchmod") }
-            guard !flush || fsync(fd) == 0 else { throw abandon("fsync") }
+            guard fsync(fd) == 0 else { throw abandon("fsync") }
             close(fd)
             fd = -1
             guard rename(temporary, path) == 0 else {

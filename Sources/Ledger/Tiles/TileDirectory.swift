@@ -12,10 +12,10 @@ import Glibc
 /// directory is always some checkpoint's tree, whatever is being appended meanwhile. Each run
 /// writes only what is new since the directory's `checkpoint`: the tiles it completes and the
 /// partial tiles of every checkpoint signed since (a partial tile is never replaced, only
-/// joined by wider ones and then the full tile). Every file appears whole (written beside the
-/// tree, then renamed into place); `checkpoint` is written last, after every tile it needs is
-/// on disk, so a run killed at any moment leaves the directory as the previous run left it plus
-/// whole tiles nobody needs yet.
+/// joined by wider ones and then the full tile). Every file appears whole: the new files are
+/// written in `.staging/`, flushed to disk together, then renamed into place, and `checkpoint`
+/// last; a run killed at any moment, or cut off by a power failure, leaves the directory as the
+/// previous run left it plus whole tiles nobody needs yet.
 public struct TileDirectory: Sendable {
     /// The directory: the log's tlog-tiles prefix.
     public let path: String
@@ -102,7 +102,7 @@ public struct TileDirectory: Sendable {
             publication.overlongEntry = writer.overlongEntry
         }
         // Every tile the checkpoint needs reaches the disk before the checkpoint does.
-        sync()
+        try files.publishStaged()
         try files.replaceCheckpoint(with: checkpoint.text)
         return publication
     }

@@ -2,15 +2,17 @@
 import Glibc
 #endif
 
-/// The files of a tile directory: each written whole in `.staging/` and renamed into place, so
-/// the tree under `tile/` never holds part of a file; one writer at a time (a lock on `.lock`).
+/// The files of a tile directory: each written in `.staging/`, then all flushed and renamed into
+/// place, so the tree under `tile/` never holds part of a file, even after a power cut; one
+/// writer at a time (a lock on `.lock`).
 /// A tile already there is left as it is when it holds the same bytes, and reported when not.
 final class TileFiles {
     let root: String
     private var staging: String { root + "/.staging" }
     private var lock: Int32 = -1
     private var made: Set<String> = []
-    private var staged = 0
+    /// Files written in `.staging/`, each with the path it is for.
+    private var pending: [(file: String, target: String)] = []
 
     init(root: String) {
         self.root = root
@@ -43,29 +45,50 @@ final class TileFiles {
     /// Whether `tile` is in the directory.
     func exists(_ tile: TileID) -> Bool { access(root + "/" + tile.path, F_OK) == 0 }
 
-    /// Puts `bytes` at `tile`'s path; false when the same bytes were there already. Not flushed:
-    /// the caller syncs once the tiles are written.
-    func write(_ tile: TileID, _ bytes: ArraySlice<UInt8>) throws -> Bool {
+    /// Stages `bytes` for `tile`'s path; false when the same bytes are there already. Nothing
+    /// appears under `tile/` before ``publishStaged()``.
+    func stage(_ tile: TileID, _ bytes: ArraySlice<UInt8>) throws -> Bool {
         let target = root + "/" + tile.path
-        if let there = try FileBytes.readIfPresent(target, limit: 1 << 24) {
+        // A full entry bundle is at most 256 entries of 2 + 65,535 bytes.
+        if let there = try FileBytes.readIfPresent(target, limit: 1 << 25) {
             guard there.elementsEqual(bytes) else {
                 throw TileDirectory.Refusal(
                     kind: .doesNotHold, description: "\(target) differs from the log's \(tile.path): the directory holds another tree")
             }
             return false
         }
-        try makeDirectory(String(target[..<target.lastIndex(of: "/")!]))
-        staged += 1
-        let writer = try AtomicFile.Writer(replacing: target, mode: 0o644, temporary: staging + "/\(staged)")
-        try writer.write(Array(bytes))
-        try writer.commit(flush: false)
+        let file = staging + "/\(pending.count)"
+        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileError(.unwritable, "open(\(file)): \(String(cString: strerror(errno)))", errno: errno) }
+        defer { close(fd) }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            guard n > 0 else { throw FileError(.unwritable, "write(\(file)): \(String(cString: strerror(errno)))", errno: errno) }
+            written += n
+        }
+        pending.append((file, target))
         return true
+    }
+
+    /// Puts every staged file at its path: first all of them flushed to disk (one `sync`), so
+    /// that no name under `tile/` ever leads to a file that is not whole, even after a power
+    /// cut; then renamed into place, and the renames flushed.
+    func publishStaged() throws {
+        sync()
+        for (file, target) in pending {
+            try makeDirectory(String(target[..<target.lastIndex(of: "/")!]))
+            guard rename(file, target) == 0 else {
+                throw FileError(.unwritable, "rename(\(file), \(target)): \(String(cString: strerror(errno)))", errno: errno)
+            }
+        }
+        pending = []
+        sync()
     }
 
     /// Replaces `checkpoint` with `text`, flushed to disk.
     func replaceCheckpoint(with text: String) throws {
-        staged += 1
-        let writer = try AtomicFile.Writer(replacing: root + "/checkpoint", mode: 0o644, temporary: staging + "/\(staged)")
+        let writer = try AtomicFile.Writer(replacing: root + "/checkpoint", mode: 0o644, temporary: staging + "/checkpoint")
         try writer.write(Array(text.utf8))
         try writer.commit()
     }

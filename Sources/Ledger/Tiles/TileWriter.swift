@@ -53,10 +53,10 @@ struct TileWriter {
                     }
                     entry = try cursor.next()
                 }
-                // The events lead to the stored node the levels above are read from, or the
+                // The events lead to the stored tree the levels above are read from, or the
                 // tiles would not be one tree.
                 let range = (tile * width)..<(tile * width + UInt64(count))
-                if count == TileID.fullWidth, try RowTree(leaves: leaves).root.bytes != view.subtreeHash(range) {
+                if try RowTree(leaves: leaves).root.bytes != view.subtreeHash(range) {
                     throw LedgerError(
                         .malformedRecord,
                         "events \(range.lowerBound + 1) to \(range.upperBound) do not hash to the Merkle tree's node over them: the log was changed (run `handover verify`)"
@@ -99,20 +99,19 @@ struct TileWriter {
     /// it. A tile counts one item per 256^level leaves.
     private mutating func emit(_ kind: TileID.Kind, index: UInt64, bytes: [UInt8], ends: [Int], level: Int) throws {
         if ends.count == TileID.fullWidth {
-            if try files.write(TileID(kind, index: index), bytes[...]) { count(kind, partial: false) }
+            if try files.stage(TileID(kind, index: index), bytes[...]) { count(kind, partial: false) }
             return
         }
         // The sizes whose tree ends inside this tile: 1 to 255 of its items.
         let first = index * UInt64(TileID.fullWidth)
-        let shift = UInt64(8 * level)
         var (from, end) = (0, sizes.count)
         while from < end {
             let middle = (from + end) / 2
-            if sizes[middle] < (first + 1) << shift { from = middle + 1 } else { end = middle }
+            if TileID.hashCount(level: level, size: sizes[middle]) <= first { from = middle + 1 } else { end = middle }
         }
-        for treeSize in sizes[from...].prefix(while: { $0 < (first + UInt64(TileID.fullWidth)) << shift }) {
+        for treeSize in sizes[from...].prefix(while: { TileID.hashCount(level: level, size: $0) < first + UInt64(TileID.fullWidth) }) {
             let width = Int(TileID.hashCount(level: level, size: treeSize) - first)
-            if try files.write(TileID(kind, index: index, width: width), bytes[..<ends[width - 1]]) { count(kind, partial: true) }
+            if try files.stage(TileID(kind, index: index, width: width), bytes[..<ends[width - 1]]) { count(kind, partial: true) }
         }
     }
 
