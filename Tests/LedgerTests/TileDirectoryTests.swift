@@ -60,6 +60,7 @@ struct TileDirectoryTests {
             FileManager.default.fileExists(
                 atPath: tiles.path + "/" + TileID(.hashes(level: 0), index: levelZero.full, width: levelZero.partialWidth).path))
         #expect(FileManager.default.fileExists(atPath: tiles.path + "/checkpoint"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: tiles.path + "/tile/entries") == ["000"], "no bundle, whole or partial, from it on")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: tiles.path + "/tile/entries") == ["000"], "no bundle, whole or partial, from it on")
     }
 }
