@@ -21,7 +21,8 @@ public enum AtomicFile {
     public final class Writer {
         /// The file replaced.
         public let path: String
-        private let temporary: String
+        /// Where the new file is written before it is renamed over ``path``.
+        public let temporary: String
         private let mode: mode_t?
         private var fd: Int32
         private var offset = 0
@@ -63,6 +64,15 @@ public enum AtomicFile {
                 unlink(temporary)
                 throw error
             }
+        }
+
+        /// Closes the new file at ``temporary``, neither flushed nor renamed: for a caller that
+        /// writes many files, flushes them all at once and then renames each.
+        public func stage() throws {
+            precondition(fd >= 0, "AtomicFile.Writer staged twice or after a failure")
+            if let mode, fchmod(fd, mode) != 0 { throw abandon("fchmod") }
+            close(fd)
+            fd = -1
         }
 
         deinit {

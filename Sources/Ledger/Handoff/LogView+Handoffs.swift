@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 extension LogView {
     /// Every "handoff issued" event, oldest first, with its sequence number.
     public func handoffsIssued() throws -> [(sequence: UInt64, body: HandoffIssued)] {
@@ -64,9 +58,7 @@ extension LogView {
         let json = try LogView.eventJSON(ofStoredRecord: raw, sequence: sequence)
         let member = Self.rowsRootMember
         guard json.count >= member.count + 64,
-            let at = (0...(json.count - member.count - 64)).first(where: { i in
-                json[i] == member[0] && member.withUnsafeBytes { memcmp(json.baseAddress! + i, $0.baseAddress!, member.count) == 0 }
-            })
+            let at = (0...(json.count - member.count - 64)).first(where: { json[$0..<($0 + member.count)].elementsEqual(member) })
         else { return nil }
         let hex = UnsafeRawBufferPointer(rebasing: json[(at + member.count)..<(at + member.count + 64)])
         return Hex.decode(String(decoding: hex, as: UTF8.self)).flatMap { SHA256Hash($0) }

@@ -57,17 +57,10 @@ final class TileFiles {
             }
             return false
         }
-        let file = staging + "/\(pending.count)"
-        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw FileError(.unwritable, "open(\(file)): \(String(cString: strerror(errno)))", errno: errno) }
-        defer { close(fd) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-            guard n > 0 else { throw FileError(.unwritable, "write(\(file)): \(String(cString: strerror(errno)))", errno: errno) }
-            written += n
-        }
-        pending.append((file, target))
+        let writer = try AtomicFile.Writer(replacing: target, mode: 0o644, temporary: staging + "/\(pending.count)")
+        try writer.write(Array(bytes))
+        try writer.stage()
+        pending.append((writer.temporary, target))
         return true
     }
 
@@ -75,6 +68,7 @@ final class TileFiles {
     /// that no name under `tile/` ever leads to a file that is not whole, even after a power
     /// cut; then renamed into place, and the renames flushed.
     func publishStaged() throws {
+        guard !pending.isEmpty else { return }
         sync()
         for (file, target) in pending {
             try makeDirectory(String(target[..<target.lastIndex(of: "/")!]))

@@ -63,7 +63,9 @@ struct TileWriter {
                     )
                 }
                 if tile >= firstHashTile {
-                    let hashes = leaves.flatMap(\.bytes)
+                    var hashes: [UInt8] = []
+                    hashes.reserveCapacity(count * 32)
+                    for leaf in leaves { leaf.withUnsafeBytes { hashes.append(contentsOf: $0) } }
                     try emit(.hashes(level: 0), index: tile, bytes: hashes, ends: (1...count).map { $0 * 32 }, level: 0)
                 }
                 if bundled, overlongEntry == nil {

@@ -28,8 +28,8 @@ public struct UserApplyRow: Sendable, Equatable {
         let outcome: ApplyOutcome
         let i: Int
         if b.lacksRows {
-            let lines = try Self.storedLines(
-                of: event.sequence, count: b.rowCount, rows: b.rowCount, kind: .applySettledRow, root: b.rowsRoot, view: view)
+            let lines = try view.storedRows(of: event.sequence, count: b.rowCount)
+            try b.checkStored(lines)
             guard let found = ApplyRowLine.index(ofAccount: account, in: lines),
                 case .settled(_, let settled?, _)? = ApplyRowLine(lines[found], kind: .applySettledRow)
             else { return nil }
@@ -43,27 +43,14 @@ public struct UserApplyRow: Sendable, Equatable {
             case .applyIntended(let intent)? = try view.eventAsLogged(intended)?.body, i < intent.rowCount
         else { return }
         if intent.lacksRows {
-            let lines = try Self.storedLines(
-                of: intended, count: intent.rowCount + intent.collisionCount, rows: intent.rowCount, kind: .applyIntendedRow, root: intent.rowsRoot,
-                view: view)
+            let lines = try view.storedRows(of: intended, count: intent.rowCount + intent.collisionCount)
+            try intent.checkStored(lines)
             if case .intended(account, let old, let new, _, _, _)? = ApplyRowLine(lines[i], kind: .applyIntendedRow) {
                 (intentSequence, self.old, self.new) = (intended, old, new)
             }
         } else if intent.accountIDs[i] == account {
             (intentSequence, old, new) = (intended, intent.oldValues[i], intent.newValues[i])
         }
-    }
-
-    /// The `count` lines stored beside batch event `sequence`, whose first `rows` (its accounts')
-    /// must hash to `root`.
-    private static func storedLines(
-        of sequence: UInt64, count: Int, rows: Int, kind: RowTree.Kind, root: SHA256Hash?, view: LogView
-    ) throws -> [[UInt8]] {
-        let lines = try view.storedRows(of: sequence, count: count)
-        guard RowTree(kind: kind, rows: lines[..<rows]).root == root else {
-            throw LedgerError(.malformedRecord, "event \(sequence): the stored rows do not hash to the batch's rows_root: a row was changed")
-        }
-        return lines
     }
 
     /// The row in one line, as a user's history shows it.

@@ -32,10 +32,11 @@ public struct RowEvidence: Equatable, Sendable {
         self.packagePath = packagePath
     }
 
-    /// Row `index` of `rows` (kind `kind`) of event `sequence`, with its path.
-    init(sequence: UInt64, kind: RowTree.Kind, rows: [[UInt8]], index: Int, packagePath: [SHA256Hash]? = nil) {
+    /// Row `index` of `rows` (kind `kind`) of event `sequence`, with its path in `tree`, their
+    /// row tree (made here when not given).
+    init(sequence: UInt64, kind: RowTree.Kind, rows: [[UInt8]], index: Int, tree: RowTree? = nil, packagePath: [SHA256Hash]? = nil) {
         self.init(
-            sequence: sequence, kind: kind, row: rows[index], index: index, path: RowTree(kind: kind, rows: rows).path(of: index),
+            sequence: sequence, kind: kind, row: rows[index], index: index, path: (tree ?? RowTree(kind: kind, rows: rows)).path(of: index),
             packagePath: packagePath)
     }
 
@@ -66,15 +67,16 @@ public struct RowEvidence: Equatable, Sendable {
         else { return [] }
         let intended = Array(try view.storedRows(of: intentSequence, count: intent.rowCount + intent.collisionCount).prefix(intent.rowCount))
         let settledLines = try view.storedRows(of: applied.sequence, count: settled.rowCount)
-        guard RowTree(kind: .applyIntendedRow, rows: intended).root == intentRoot,
-            RowTree(kind: .applySettledRow, rows: settledLines).root == settledRoot
-        else {
+        // Each tree is made once: checked against its root, then the row's path taken from it.
+        let intentTree = RowTree(kind: .applyIntendedRow, rows: intended)
+        let settledTree = RowTree(kind: .applySettledRow, rows: settledLines)
+        guard intentTree.root == intentRoot, settledTree.root == settledRoot else {
             throw LedgerError(
                 .malformedRecord, "apply run \(applied.run) batch \(applied.batch): the stored rows do not hash to the batch's rows_root")
         }
         return [
-            RowEvidence(sequence: intentSequence, kind: .applyIntendedRow, rows: intended, index: applied.index),
-            RowEvidence(sequence: applied.sequence, kind: .applySettledRow, rows: settledLines, index: applied.index),
+            RowEvidence(sequence: intentSequence, kind: .applyIntendedRow, rows: intended, index: applied.index, tree: intentTree),
+            RowEvidence(sequence: applied.sequence, kind: .applySettledRow, rows: settledLines, index: applied.index, tree: settledTree),
         ]
     }
 

@@ -415,10 +415,7 @@ public struct ApplySettled: Hashable, Sendable {
     /// they must hash to ``rowsRoot``.
     public mutating func attach(rowLines lines: [[UInt8]]) throws {
         func malformed(_ text: String) -> LedgerError { LedgerError(.malformedRecord, "apply settled batch \(batch): \(text)") }
-        guard let rowsRoot, lines.count == rowCount else { throw malformed("\(lines.count) stored rows for \(rowCount)") }
-        guard RowTree(kind: .applySettledRow, rows: lines).root == rowsRoot else {
-            throw malformed("the stored rows do not hash to the batch's rows_root: a row was changed")
-        }
+        try checkStored(lines)
         var accountIDs: [String] = []
         var outcomes: [ApplyOutcome] = []
         var salts: [[UInt8]] = []
@@ -432,6 +429,16 @@ public struct ApplySettled: Hashable, Sendable {
             salts.append(salt)
         }
         (self.accountIDs, self.outcomes, self.salts) = (accountIDs, outcomes, salts)
+    }
+
+    /// Checks the lines the `rows` database holds for this v2 body without decoding them: one
+    /// for each account, together hashing to ``rowsRoot`` (so they are the lines written).
+    public func checkStored(_ lines: [[UInt8]]) throws {
+        func malformed(_ text: String) -> LedgerError { LedgerError(.malformedRecord, "apply settled batch \(batch): \(text)") }
+        guard let rowsRoot, lines.count == rowCount else { throw malformed("\(lines.count) stored rows for \(rowCount)") }
+        guard RowTree(kind: .applySettledRow, rows: lines).root == rowsRoot else {
+            throw malformed("the stored rows do not hash to the batch's rows_root: a row was changed")
+        }
     }
 
     /// This event's idempotency key in run `run`.
