@@ -120,6 +120,17 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // Witnesses of the log (c2sp.org/tlog-witness): the client that submits checkpoints to them.
+        .target(
+            name: "Witnessing",
+            dependencies: [
+                "Basics", "Ledger",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "Reporting",
             dependencies: [
@@ -168,7 +179,7 @@ let package = Package(
             dependencies: [
                 "Apply", "ExitStatuses", "PostgresAccess", "Ledger", "Projections", "Demo", "Reporting", "AppleID", "AppleSimulator", "Migration",
                 "Intake",
-                "NotificationServer",
+                "NotificationServer", "Witnessing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

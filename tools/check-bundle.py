@@ -861,12 +861,19 @@ def body_of(event):
 
 
 def checkpoint_fields(value, name, what):
-    """An event's {origin, tree_size, root_hash, time, signature} (schemas/events/*: "checkpoint")."""
+    """An event's {origin, tree_size, root_hash, signature} and, signed before 0.5.0, time (schemas/events/*: "checkpoint")."""
     if not isinstance(value, dict): raise Fail(name, f"{what} is not an object")
-    for field, kind in (("origin", str), ("tree_size", int), ("root_hash", str), ("time", str), ("signature", str)):
+    for field, kind in (("origin", str), ("tree_size", int), ("root_hash", str), ("signature", str)):
         v = value.get(field)
         if not isinstance(v, kind) or isinstance(v, bool): raise Fail(name, f"{what}.{field} is missing or not a {kind.__name__}")
+    if "time" in value and not isinstance(value["time"], str): raise Fail(name, f"{what}.time is not a string")
     return value
+
+
+def note_body(cp):
+    """The signed body a checkpoint's fields make: origin, size, root, and an old checkpoint's time line."""
+    time_line = f"time {cp['time']}\n" if "time" in cp else ""
+    return f"{cp['origin']}\n{cp['tree_size']}\n{cp['root_hash']}\n{time_line}".encode()
 
 
 def parse_note_lines(text, name, what):
@@ -932,21 +939,22 @@ def parse_manifest_text(signed, name):
     if not HEX64.fullmatch(header["rows-sha256"]): raise Fail(name, "rows-sha256 is not 64 lowercase hex digits")
     if form == 2 and not HEX64.fullmatch(header["rows-root"]): raise Fail(name, "rows-root is not 64 lowercase hex digits")
     if not TIME.fullmatch(header["issued"]): raise Fail(name, f"issued {header['issued']!r} is not RFC 3339 UTC with six fractional digits")
-    # the embedded checkpoint: four body lines, an empty line, exactly one signature line (A's)
+    # the embedded checkpoint: three body lines (four with a time line, signed before 0.5.0), an empty line, exactly one signature line (A's)
     ccut = checkpoint.find(b"\n\n")
     if ccut < 0: raise Fail(name, "the embedded checkpoint has no empty line before its signature line")
     body = checkpoint[:ccut + 1]
     blines = body.decode("utf-8")[:-1].split("\n")
-    if len(blines) != 4 or not blines[3].startswith("time "):
-        raise Fail(name, "the embedded checkpoint's body is not four lines: origin, size, root, time")
-    origin, size_text, root_text, time_text = blines[0], blines[1], blines[2], blines[3][5:]
+    if not (len(blines) == 3 or (len(blines) == 4 and blines[3].startswith("time "))):
+        raise Fail(name, "the embedded checkpoint's body is not origin, size, root (and, signed before 0.5.0, time)")
+    origin, size_text, root_text = blines[0], blines[1], blines[2]
+    time_text = blines[3][5:] if len(blines) == 4 else None
     size = decimal(size_text, "the embedded checkpoint's tree size", name)
     b64(root_text, "the embedded checkpoint's root hash", name, 32)
-    if not TIME.fullmatch(time_text): raise Fail(name, f"the embedded checkpoint's time {time_text!r} is not RFC 3339 UTC with six fractional digits")
+    if time_text is not None and not TIME.fullmatch(time_text): raise Fail(name, f"the embedded checkpoint's time {time_text!r} is not RFC 3339 UTC with six fractional digits")
     sigs = parse_note_lines(checkpoint[ccut + 2:].decode("utf-8")[:-1], name, "embedded checkpoint")
     if len(sigs) != 1: raise Fail(name, f"the embedded checkpoint has {len(sigs)} signature lines, not its own one")
     signer, sig_text, blob = sigs[0]
-    fields = dict(origin=origin, tree_size=size, root_hash=root_text, time=time_text, signature=sig_text)
+    fields = dict(origin=origin, tree_size=size, root_hash=root_text, signature=sig_text, **({"time": time_text} if time_text else {}))
     return header, checkpoint, body, fields, (signer, blob)
 
 
@@ -976,8 +984,8 @@ def same_checkpoint(given, fields, name, what):
     """Step 3.2: an event's checkpoint is the manifest's embedded checkpoint, field for field."""
     cp = checkpoint_fields(given, name, what)
     for field in ("origin", "tree_size", "root_hash", "time", "signature"):
-        if cp[field] != fields[field]:
-            raise Fail(name, f"{what}.{field} {cp[field]!r} is not the signed manifest's checkpoint's {fields[field]!r}")
+        if cp.get(field) != fields.get(field):
+            raise Fail(name, f"{what}.{field} {cp.get(field)!r} is not the signed manifest's checkpoint's {fields.get(field)!r}")
 
 
 def one(matches, name, what):
@@ -1076,7 +1084,7 @@ def check_package(root, n, listed, transfer_sub, sender, recipient):
     if rc["origin"] != recipient["origin"]: raise Fail(a_name, f"body.recipient_checkpoint.origin {rc['origin']!r} is not recipient/'s origin {recipient['origin']!r}")
     if rc["tree_size"] < r_seq: raise Fail(a_name, f"body.recipient_checkpoint.tree_size {rc['tree_size']} does not cover {r_name}")
     rc_sig = b64(rc["signature"], "body.recipient_checkpoint.signature", a_name, 68)
-    rc_body = f"{rc['origin']}\n{rc['tree_size']}\n{rc['root_hash']}\ntime {rc['time']}\n".encode()
+    rc_body = note_body(rc)
     if rc_sig[:4] != recipient["key_id"] or not ed25519_ok(recipient["public_key"], rc_sig[4:], rc_body):
         raise Fail(a_name, "body.recipient_checkpoint's signature does not verify with recipient/verifier-key")
     return dict(package=n, acknowledged=True, issued=i_seq, received=r_seq, size=fields["tree_size"],
@@ -1141,7 +1149,8 @@ def _write(path, data):
 def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_sub="000123.transfer.abc", alter=None,
                      form=2, header_edit=None, with_rows=None, n_rows=2, person_index=0, row_index=None, row_seq=3,
                      account_id="acct-1", recipient_seqs=None, with_apply=None, apply_edit=None, committed=True,
-                     apply_account=None, apply_rows=(1, 1), settled_order=None, planned="change", settled_run="run-2"):
+                     apply_account=None, apply_rows=(1, 1), settled_order=None, planned="change", settled_run="run-2",
+                     legacy_checkpoints=False):
     """A two-sided bundle as evidence-bundle.md and audit-evidence.md describe it (package 1 of team A
     for team B, listing the person's generation at A's seq 3), its manifest handover-handoff/v2 (rows with
     a salt, a rows-root line) or, with form=1, v1. alter(type, body) may change an event's body before it is
@@ -1158,7 +1167,8 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
     collision with its holders line, each line salted; and recipient/rows/ their lines at apply_rows (intended
     index, settled index) with their paths (the settlement's run: settled_run). apply_edit(kind, index, line) may change a line (an object, or a str
     written as it is) before it is hashed; committed is the settlement's `committed`; settled_order lists the
-    intended indexes in the settlement's order (default: the same)."""
+    intended indexes in the settlement's order (default: the same). legacy_checkpoints signs every checkpoint
+    with the time line of those signed before 0.5.0."""
     (ka, na), (kb, nb) = keys
     pa, pb = raw_public(ka.public_key()), raw_public(kb.public_key())
     enc = lambda raw: base64.b64encode(raw).decode()
@@ -1173,11 +1183,13 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
                       "identifiers": identifiers or {}, "body": body})
     def checkpoint(n, k, p, events, t):
         leaves = [leaf(e) for e in events]
-        return sign(f"{n}\n{len(events)}\n{enc(_mth(leaves))}\ntime {t}\n".encode(), n, k, p)
+        time_line = f"time {t}\n" if legacy_checkpoints else ""
+        return sign(f"{n}\n{len(events)}\n{enc(_mth(leaves))}\n{time_line}".encode(), n, k, p)
     def fields(cp):
         body, sig = cp.split(b"\n\n")
-        o, size, root, t = body.decode().split("\n")
-        return {"origin": o, "tree_size": int(size), "root_hash": root, "time": t[5:], "signature": sig.decode().split(" ")[2].strip()}
+        o, size, root, *t = body.decode().split("\n")
+        return {"origin": o, "tree_size": int(size), "root_hash": root, **({"time": t[0][5:]} if t else {}),
+                "signature": sig.decode().split(" ")[2].strip()}
     def csv_field(v):                                               # RFC 4180, quoted only where it must be
         return '"' + v.replace('"', '""') + '"' if any(c in v for c in ',"\r\n') else v
     with_rows = form == 2 if with_rows is None else with_rows
@@ -1332,9 +1344,9 @@ def selftest_two_sided():
         unack = f"{tmp}/unack"
         _build_two_sided(unack, keys, acknowledged=False)
         assert [p["acknowledged"] for p in check_two_sided(unack)["packages"]] == [False]
-        for acknowledged in (True, False):                      # a v1 package's manifest (before 0.5.0) is still checked
-            old = f"{tmp}/v1-{acknowledged}"
-            _build_two_sided(old, keys, acknowledged=acknowledged, form=1)
+        for acknowledged in (True, False):                      # a v1 package's manifest (before 0.5.0) is still checked,
+            old = f"{tmp}/v1-{acknowledged}"                      # and so are checkpoints with a time line
+            _build_two_sided(old, keys, acknowledged=acknowledged, form=1, legacy_checkpoints=True)
             assert [p["acknowledged"] for p in check_two_sided(old)["packages"]] == [acknowledged]
         # manifests signed as they are but not in either form, and "handoff received" events whose rows_root
         # is not the manifest's: each refused, naming the file

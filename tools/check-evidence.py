@@ -37,14 +37,16 @@ def parse_vkey(text):
 def check_checkpoint(text, name, public_key):
     body, signature_line = text.split("\n\n", 1)
     body += "\n"
-    origin, size, root_b64, time_line = body.splitlines()
+    lines = body.splitlines()
+    # three lines (origin, size, root), or four with the time line of a checkpoint signed before 0.5.0
+    assert len(lines) == 3 or (len(lines) == 4 and lines[3].startswith("time ")), "checkpoint body is not origin, size, root (and an old time line)"
+    origin, size, root_b64 = lines[:3]
     assert origin == name, f"checkpoint origin {origin} is not the key's name {name}"
     dash, signer, blob = signature_line.strip("\n").split(" ")
     assert dash == "\u2014" and signer == name, "signature line"
     blob = base64.b64decode(blob)
     assert blob[:4] == hashlib.sha256(name.encode() + b"\n\x01" + public_key).digest()[:4], "signature key ID"
     Ed25519PublicKey.from_public_bytes(public_key).verify(blob[4:], body.encode())  # raises if bad
-    assert time_line.startswith("time ")
     return int(size), base64.b64decode(root_b64)
 
 def verify_inclusion(leaf_hash, index, size, path, root):

@@ -143,15 +143,17 @@ def verify_note(data, file, name, pub):
 
 
 def checkpoint_body(text, file, origin=None):
-    """(origin, size, root, time) from the four body lines; origin checked when given."""
+    """(origin, size, root, time) from the body lines: three, or four whose last is the time line of a
+    checkpoint signed before 0.5.0 (time None without one); origin checked when given."""
     lines = text.decode()[:-1].split("\n")
-    if len(lines) != 4 or not lines[3].startswith("time "): raise Fail(file, "checkpoint body is not origin, size, root, time", "malformed")
+    if not (len(lines) == 3 or (len(lines) == 4 and lines[3].startswith("time "))):
+        raise Fail(file, "checkpoint body is not origin, size, root (and, signed before 0.5.0, time)", "malformed")
     if origin is not None and lines[0] != origin:
         raise Fail(file, f"checkpoint origin {lines[0]!r} is not {origin!r}", "checkpoint-from-another-ledger")
-    if not TIME.fullmatch(lines[3][5:]): raise Fail(file, f"bad checkpoint time {lines[3]!r}", "malformed")
+    if len(lines) == 4 and not TIME.fullmatch(lines[3][5:]): raise Fail(file, f"bad checkpoint time {lines[3]!r}", "malformed")
     size = dec(lines[1], "tree size", file)
     if size < 1: raise Fail(file, "tree size 0", "malformed")
-    return lines[0], size, b64(lines[2], "root hash", file, 32), lines[3][5:]
+    return lines[0], size, b64(lines[2], "root hash", file, 32), lines[3][5:] if len(lines) == 4 else None
 
 
 def verify_inclusion(leaf_hash, index, size, path, root):          # RFC 9162 section 2.1.3.2
@@ -345,9 +347,10 @@ def check_receipt(d, name, pub, package=None, sender=None):
     if not is_int(e.get("seq")) or e["seq"] != index + 1: raise Fail(efile, f"seq {e.get('seq')!r} is not index + 1 = {index + 1}")
     ec = body.get("checkpoint")
     if not isinstance(ec, dict) or not is_int(ec.get("tree_size")) or \
-       not all(isinstance(ec.get(k), str) for k in ("origin", "root_hash", "time", "signature")):
-        raise Fail(efile, "body.checkpoint is not {origin, tree_size, root_hash, time, signature}")
-    named_body = f"{ec['origin']}\n{ec['tree_size']}\n{ec['root_hash']}\ntime {ec['time']}\n".encode()
+       not all(isinstance(ec.get(k), str) for k in ("origin", "root_hash", "signature")) or not isinstance(ec.get("time", ""), str):
+        raise Fail(efile, "body.checkpoint is not {origin, tree_size, root_hash, signature} and, signed before 0.5.0, time")
+    time_line = f"time {ec['time']}\n" if "time" in ec else ""
+    named_body = f"{ec['origin']}\n{ec['tree_size']}\n{ec['root_hash']}\n{time_line}".encode()
     named_sig = b64(ec["signature"], "body.checkpoint.signature", efile)
     m = None
     if package is not None:
@@ -418,8 +421,9 @@ def selftest():
     nb = "handover/BBBB222222/5b1f3c8e-0000-4000-8000-00000000000b"
     sigline = lambda n, blob: f"\u2014 {n} {base64.b64encode(blob).decode()}\n".encode()
     sign = lambda text, n, k, p: text + b"\n" + sigline(n, key_id(n, 1, p) + k.sign(text))
-    def checkpoint(n, k, p, ls, t):
-        return sign(f"{n}\n{len(ls)}\n{base64.b64encode(mth(ls)).decode()}\ntime {t}\n".encode(), n, k, p)
+    def checkpoint(n, k, p, ls, t=None):                          # t: the time line of a checkpoint signed before 0.5.0
+        time_line = f"time {t}\n" if t else ""
+        return sign(f"{n}\n{len(ls)}\n{base64.b64encode(mth(ls)).decode()}\n{time_line}".encode(), n, k, p)
     def event(seq, type_, body):
         e = {"seq": seq, "type": type_, "schema_version": 1, "recorded_at": "2026-11-24T10:00:00.000000Z",
              "actor": {"host": "h", "os_user": "u", "tool": "handover/0.1.0"}, "identifiers": {}, "body": body}
@@ -435,7 +439,8 @@ def selftest():
         """Package `number` of form v1 or v2 into d, as audit-evidence.md describes it. rows_edit changes
         rows.csv after its root was taken and before its digest is (the manifest is signed over the
         changed file); header_edit changes the header lines before the manifest is signed."""
-        cp = checkpoint(na, ka, pa, a_leaves[:new], f"2026-11-2{number}T10:00:00.000000Z")
+        # v1 packages (before 0.5.0) carry checkpoints with a time line, v2 packages checkpoints without
+        cp = checkpoint(na, ka, pa, a_leaves[:new], f"2026-11-2{number}T10:00:00.000000Z" if form == 1 else None)
         recs = [[f"acct-{s}", f"sub,{s}", str(s)] + ([os.urandom(16).hex()] if form == 2 else []) for s in seqs]
         recs[0][0] = ""                                             # a row without an account_id
         if len(recs) > 1: recs[1][1] = 'sub "quoted" %d' % seqs[1]
@@ -460,11 +465,11 @@ def selftest():
         """Team B's receipt of that package: the cosigned checkpoint, its "handoff received" event
         (rows_root for a v2 package) and a tlog-proof of the event in B's checkpoint."""
         body_lines, a_sig = cp.split(b"\n\n")
-        origin, size, cp_root, t = body_lines.decode().split("\n")
+        origin, size, cp_root, *t = body_lines.decode().split("\n")
         ts = 1795000000
         cosigned = kb.sign(b"cosignature/v1\ntime %d\n" % ts + body_lines + b"\n")
         write(f"{d}/cosigned-checkpoint.txt", cp + sigline(nb, key_id(nb, 4, pb) + struct.pack(">Q", ts) + cosigned))
-        body = {"checkpoint": {"origin": origin, "tree_size": int(size), "root_hash": cp_root, "time": t[5:],
+        body = {"checkpoint": {"origin": origin, "tree_size": int(size), "root_hash": cp_root, **({"time": t[0][5:]} if t else {}),
                                "signature": a_sig.decode().split(" ")[2].strip()},
                 "manifest": manifest.decode(), "manifest_sha256": hashlib.sha256(manifest).hexdigest(), "package": number,
                 "package_path": "/tmp/p", "row_count": rows.count(b"\r\n") - 1,
@@ -475,7 +480,7 @@ def selftest():
         write(f"{d}/handoff-received.json", received)
         b_leaves = [leaf(event(s, "run-started", {})) for s in range(1, 7)] + [leaf(received)]
         b_leaves += [leaf(event(s, "run-finished", {})) for s in (8, 9)]
-        b_cp = checkpoint(nb, kb, pb, b_leaves, "2026-11-24T11:00:00.000000Z")
+        b_cp = checkpoint(nb, kb, pb, b_leaves)
         write(f"{d}/handoff-received.tlog-proof", b"c2sp.org/tlog-proof@v1\nindex 6\n"
               + b"".join(base64.b64encode(h) + b"\n" for h in audit_path(6, b_leaves)) + b"\n" + b_cp)
     # the row tree: its root by the stack equals RFC 9162's MTH, and 1,024-row chunks are subtrees whose

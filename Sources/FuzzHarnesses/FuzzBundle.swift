@@ -16,7 +16,7 @@ struct FuzzBundleSide {
     var files: [(String, [UInt8])] = []
     var origin = ""
 
-    /// `checkpoint`: the fuzzer's checkpoint text (its origin, size and time are used);
+    /// `checkpoint`: the fuzzer's checkpoint text (its origin, size and any time line are used);
     /// `manifest`: `manifest.json` as given; `events`: the event files' bytes.
     init(checkpoint: [UInt8], manifest: [UInt8], events: [[UInt8]], key: CheckpointKey) {
         let given = try? Checkpoint(parsing: String(decoding: checkpoint, as: UTF8.self))
@@ -33,7 +33,7 @@ struct FuzzBundleSide {
             leaves = (1...size).map { seq in bySequence[seq].map(MerkleHash.leaf) ?? filler }
         }
         let root = leaves.map { FuzzMerkle.root($0[...]) } ?? given?.rootHash ?? MerkleHash.emptyTree
-        let signed = try? Checkpoint(origin: origin, treeSize: size, rootHash: root, time: given?.time ?? Timestamp(seconds: 1_790_000_000), key: key)
+        let signed = try? Checkpoint(origin: origin, treeSize: size, rootHash: root, time: given?.time, key: key)
         let checkpointText = signed?.text ?? String(decoding: checkpoint, as: UTF8.self)
         files.append(("verifier-key", Array((Checkpoint.verifierKey(name: origin, publicKey: key.publicKey) + "\n").utf8)))
         files.append(("checkpoint", Array(checkpointText.utf8)))

@@ -14,6 +14,8 @@ final class LedgerGauges: Sendable {
     private let counted = Mutex<(at: ContinuousClock.Instant, gauges: [String: Gauge])?>(nil)
     private let window = Mutex<(left: Gauge, closesAt: Gauge)?>(nil)
     private let diskFree: Gauge
+    private let checkpoint = Mutex<Gauge?>(nil)
+    private let witnesses = Mutex<[String: (size: Gauge, at: Gauge)]>([:])
 
     init(registry: PrometheusCollectorRegistry, refresh: Duration = .seconds(300)) {
         self.registry = registry
@@ -24,6 +26,7 @@ final class LedgerGauges: Sendable {
     /// Reads the figures of `ledger` (with its `projection`) into their gauges.
     func update(ledger: Ledger, projection: UserProjection, now: Timestamp = .now()) throws {
         if let space = DiskSpace(at: ledger.directory) { diskFree.set(space.available) }
+        try updateWitnesses(ledger: ledger)
         let due = counted.withLock { $0.map { ContinuousClock.now - $0.at >= refresh } ?? true }
         let (transferWindow, counts): (TransferWindow?, [(series: GaugeSeries, label: String, count: Int)]?) = try projection.read(ledger) {
             snapshot, _ in
@@ -56,6 +59,33 @@ final class LedgerGauges: Sendable {
                     gauges[key] = gauge
                 }
                 counted = (ContinuousClock.now, gauges)
+            }
+        }
+    }
+
+    /// The latest checkpoint's size and, for each witness configured or having cosigned, the
+    /// largest checkpoint it cosigned and when: what the alert on a witness falling behind reads.
+    private func updateWitnesses(ledger: Ledger) throws {
+        if let size = try ledger.latestCheckpoint()?.treeSize {
+            checkpoint.withLock { gauge in
+                if gauge == nil { gauge = ServeSeries.checkpointSize.gauge(in: registry) }
+                gauge?.set(Int64(size))
+            }
+        }
+        let configured = try WitnessList.read(in: ledger.directory).witnesses.map(\.key.name)
+        var figures = Dictionary(configured.map { ($0, (size: 0, at: 0.0)) }) { first, _ in first }
+        for body in try ledger.read({ try $0.latestCosignatures() }).values {
+            figures[body.witnessName] = (body.checkpoint.treeSize, Double(body.cosignedAt.microseconds) / 1e6)
+        }
+        witnesses.withLock { gauges in
+            for (name, figure) in figures {
+                let pair =
+                    gauges[name] ?? (
+                        ServeSeries.witnessCosignedSize.gauge(in: registry, [name]), ServeSeries.witnessCosignedAt.gauge(in: registry, [name])
+                    )
+                pair.size.set(Int64(figure.size))
+                pair.at.set(figure.at)
+                gauges[name] = pair
             }
         }
     }

@@ -68,5 +68,17 @@ enum ServeSeries {
         help: "Bytes an unprivileged writer may still use on the filesystem holding the ledger.")
 
     /// Every counter family.
+    static let checkpointSize = GaugeSeries(
+        name: "handover_checkpoint_size", labelNames: [],
+        help: "Events the ledger's latest signed checkpoint covers; absent before the first checkpoint.")
+
+    static let witnessCosignedSize = GaugeSeries(
+        name: "handover_witness_cosigned_size", labelNames: ["witness"],
+        help: "Events the largest checkpoint each witness cosigned covers (0 for a configured witness that cosigned none yet), by witness name.")
+
+    static let witnessCosignedAt = GaugeSeries(
+        name: "handover_witness_cosigned_timestamp_seconds", labelNames: ["witness"],
+        help: "When each witness cosigned that checkpoint, seconds since 1970 (0 for none yet), by witness name.")
+
     static let counters = [eventsRecorded, rejections, rejectionsSuppressed, deliveriesDuplicate, usersErased, httpResponses]
 }

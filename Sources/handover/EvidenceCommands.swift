@@ -50,7 +50,7 @@ struct CheckpointCommand: ParsableCommand, EitherTeamsCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "checkpoint",
-        abstract: "Sign a checkpoint (origin, tree size, Merkle root, time) with the ledger's Ed25519 key, store it and print it.",
+        abstract: "Sign a checkpoint (origin, tree size, Merkle root) with the ledger's Ed25519 key, store it and print it.",
         discussion:
             "Hand the checkpoint to someone outside the team: later, `handover verify --checkpoint FILE` proves the log still extends it unchanged.",
         exits: CommandExits.ledger)
@@ -60,16 +60,30 @@ struct CheckpointCommand: ParsableCommand, EitherTeamsCommand {
     @Flag(name: .customLong("public-key"), help: "Print the ledger's verifier key instead (name+keyid+base64 public key).")
     var printPublicKey = false
 
+    @Flag(
+        name: .customLong("cosigned"),
+        help:
+            "Print the largest checkpoint the witnesses cosigned, with their cosignature lines, instead (`handover witness`); exits 1 when none did.")
+    var printCosigned = false
+
     @Option(help: ArgumentHelp("Also write the checkpoint to this file.", valueName: "file"))
     var out: String?
 
+    func validate() throws {
+        if printPublicKey && printCosigned { throw ValidationError("--public-key and --cosigned print different things: give one") }
+    }
+
     func run() throws {
-        if printPublicKey {
-            // Read from checkpoint.pub: never the private key, and never made here.
+        if printPublicKey || printCosigned {
+            // Read from checkpoint.pub and the log: never the private key, and never made here.
             let ledger = try ledgerOptions.openLog(.readOnly, for: self)
             defer { ledger.close() }
-            Console.data(try ledger.verifierKey().line)
-            return
+            guard printCosigned else { return Console.data(try ledger.verifierKey().line) }
+            guard let note = try ledger.read({ try $0.cosignedCheckpoint() }) else {
+                throw CLIExit(.failed, "no witness has cosigned a checkpoint of \(ledger.directory) yet: `handover witness` submits one")
+            }
+            if let out { try write(note.serialized, to: out) }
+            return Console.data(note.serialized, terminator: "")
         }
         let ledger = try ledgerOptions.openLog(.readWrite, for: self)
         defer { ledger.close() }

@@ -15,7 +15,7 @@ struct Handover: AsyncParsableCommand {
             ExchangeCommand.self, HandoffCommand.self, ClientSecretCommand.self, IngestCommand.self, ServeCommand.self,
             QueryCommand.self, ReconcileCommand.self, ReportCommand.self, ExportCommand.self, ApplyCommand.self, VerifyCommand.self,
             UpgradeCommand.self, BackupCommand.self, CompactCommand.self, CheckpointCommand.self, ProveCommand.self, EvidenceCommand.self,
-            TilesCommand.self,
+            TilesCommand.self, WitnessCommand.self,
             EraseCommand.self,
             ProjectionsCommand.self, SimulatorCommand.self, DemoCommand.self,
         ]

@@ -24,7 +24,7 @@ struct TilesCommand: ParsableCommand, EitherTeamsCommand {
         let written = try TileDirectory(path: out).publish(ledger, entries: entries)
         let size = written.checkpoint.treeSize
         Console.data(
-            "\(out): the tree of \(counted(size, "event")) (checkpoint signed \(written.checkpoint.time.rfc3339))"
+            "\(out): the tree of \(counted(size, "event"))"
                 + (written.previousSize == 0 ? "" : ", from \(written.previousSize)") + ": "
                 + "\(counted(written.fullTiles, "full tile")), \(counted(written.partialTiles, "partial tile"))"
                 + (entries ? ", \(counted(written.entryBundles, "entry bundle"))" : "") + " written")

@@ -151,7 +151,7 @@ struct VerifyCommand: ParsableCommand, EitherTeamsCommand {
         } else if audit.holds {
             Console.out(
                 """
-                OK: checkpoint of \(counted(checkpoint.treeSize, "event")) signed \(checkpoint.time) by \(checkpoint.origin)
+                OK: checkpoint of \(counted(checkpoint.treeSize, "event"))\(checkpoint.time.map { " signed \($0)" } ?? "") by \(checkpoint.origin)
                 signature verified; \(checkpoint.treeSize == 1 ? "the first event still hashes" : "the first \(checkpoint.treeSize) events still hash") to its root \(Hex.encode(checkpoint.rootHash))
                 consistency proof to today's \(counted(audit.currentSize, "event")) (root \(Hex.encode(audit.currentRoot))): \(counted(audit.consistencyProof.count, "hash", "hashes")), verified
                 """)

@@ -148,6 +148,14 @@ struct LedgerRoleTests {
         "checkpoint": [Case(role: .either, arguments: ["--ledger", "LEDGER"])],
         "prove": [Case(role: .either, arguments: ["1", "--ledger", "LEDGER"])],
         "tiles": [Case(role: .either, arguments: ["--ledger", "LEDGER", "--out", "OUT"])],
+        "witness submit": [Case(role: .either, arguments: ["--ledger", "LEDGER"])],
+        "witness add": [
+            Case(
+                role: .either,
+                arguments: ["http://127.0.0.1:9/", "--key", "w+00000000+BAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "--ledger", "LEDGER"])
+        ],
+        "witness remove": [Case(role: .either, arguments: ["w", "--ledger", "LEDGER"])],
+        "witness list": [Case(role: .either, arguments: ["--ledger", "LEDGER"])],
         "evidence write": [Case(role: .either, arguments: ["acct-1", "--ledger", "LEDGER", "--out", "OUT"])],
         "evidence verify": [Case(role: .noLedger, arguments: [])],
         "erase": [Case(role: .either, arguments: ["acct-1", "--ledger", "LEDGER"])],

@@ -102,13 +102,15 @@ struct AuditEvidenceTests {
         }
     }
 
-    @Test("a checkpoint signs origin, size, root and time; an edited or foreign one is refused")
+    @Test("a checkpoint signs origin, size and root, with no extension line; an edited or foreign one is refused")
     func checkpointSignatures() async throws {
         let dir = TemporaryDirectory()
         let (ledger, leaves) = try await ledger(events: 50, in: dir)
         defer { ledger.close() }
         let key = try CheckpointKey.load(from: ledger.directory)
         let checkpoint = try ledger.signCheckpoint(with: key)
+        #expect(checkpoint.body == "\(checkpoint.origin)\n50\n\(Data(checkpoint.rootHash).base64EncodedString())\n")
+        #expect(checkpoint.time == nil)
         #expect(checkpoint.treeSize == 50)
         #expect(checkpoint.rootHash == referenceRoot(leaves[...]))
         #expect(checkpoint.origin == "handover/BBBB222222/\(try ledger.identity().ledgerID)")
@@ -137,6 +139,30 @@ struct AuditEvidenceTests {
         let proof = try ledger.prove(17, against: checkpoint)
         #expect(proof.isValid)
         #expect(throws: LedgerError.self) { try ledger.prove(51, against: checkpoint) }
+    }
+
+    @Test("a checkpoint signed before 0.5.0, with its time line, is read, verified and audited as it was signed; no other extension line is")
+    func checkpointWithTimeLine() async throws {
+        let dir = TemporaryDirectory()
+        let (ledger, _) = try await ledger(events: 20, in: dir)
+        defer { ledger.close() }
+        let key = try CheckpointKey.load(from: ledger.directory)
+        let current = try ledger.signCheckpoint(with: key)
+        let time = try #require(Timestamp(rfc3339: "2026-11-22T10:00:00.123456Z"))
+        let older = try Checkpoint(origin: current.origin, treeSize: 20, rootHash: current.rootHash, time: time, key: key)
+        #expect(older.body == current.body + "time 2026-11-22T10:00:00.123456Z\n")
+        let parsed = try Checkpoint(parsing: older.text)
+        #expect(parsed == older && parsed.time == time && parsed.isSigned(by: key.publicKey))
+        #expect(try ledger.audit(parsed, publicKey: key.publicKey).holds)
+        // The same tree head signed without the line is another note, and each signature covers only its own.
+        #expect(
+            try !Checkpoint(parsing: current.text.replacingOccurrences(of: "\n\n", with: "\ntime 2026-11-22T10:00:00.123456Z\n\n")).isSigned(
+                by: key.publicKey))
+        // An extension line other than that time line, or a second one, is not a Handover checkpoint.
+        let signature = current.text.components(separatedBy: "\n\n")[1]
+        for extra in ["extension line", "time 2026-11-22T10:00:00.123456Z\ntime 2026-11-22T10:00:00.123456Z", "time yesterday"] {
+            #expect(throws: LedgerError.self) { try Checkpoint(parsing: current.body + extra + "\n\n" + signature) }
+        }
     }
 
     @Test("verify rebuilds the tree: a tampered stored node or edge is found")

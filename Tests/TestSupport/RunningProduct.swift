@@ -18,9 +18,14 @@ public final class RunningProduct: Sendable {
     }
 
     /// Starts `name` with `arguments`; `environment` adds to this process's environment.
-    public init(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    public convenience init(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        try self.init(executable: productPath(name), arguments, environment: environment)
+    }
+
+    /// Starts the program at `path` with `arguments`; `environment` adds to this process's environment.
+    public init(executable path: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         process = Process()
-        process.executableURL = URL(fileURLWithPath: productPath(name))
+        process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = out

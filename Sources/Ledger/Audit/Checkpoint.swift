@@ -9,11 +9,15 @@ import Foundation
 ///     handover/TEAMID1234/6F9619FF-8B86-D011-B42D-00C04FC964FF
 ///     1042
 ///     <base64 root hash>
-///     time 2026-11-22T10:00:00.000000Z
 ///
 ///     — handover/TEAMID1234/6F9619FF-8B86-D011-B42D-00C04FC964FF <base64(key ID ‖ Ed25519 signature)>
 ///
 /// The signature covers the body: every line before the blank line, each with its "\n".
+///
+/// Checkpoints signed before version 0.5.0 carry a fourth body line, the extension line
+/// `time <RFC 3339>`; they are read and verified as they were signed. New checkpoints have no
+/// extension line (tlog-checkpoint advises against them, and standard witnesses refuse them):
+/// when a checkpoint was seen is what a witness's cosignature says.
 public struct Checkpoint: Equatable, Sendable {
     /// Names the log: `handover/<team ID>/<ledger ID>`; also the signing key's name.
     public var origin: String
@@ -21,16 +25,18 @@ public struct Checkpoint: Equatable, Sendable {
     public var treeSize: UInt64
     /// RFC 9162 Merkle tree head over those events.
     public var rootHash: [UInt8]
-    /// When the checkpoint was signed.
-    public var time: Timestamp
+    /// When the checkpoint was signed, from its `time` extension line: only in checkpoints
+    /// signed before version 0.5.0.
+    public var time: Timestamp?
     /// The 4-byte key ID the signature line names.
     public var keyID: [UInt8]
     /// The 64-byte Ed25519 signature over `body`.
     public var signature: [UInt8]
 
-    /// The signed text: origin, size, base64 root, time, each ending in "\n".
+    /// The signed text: origin, size, base64 root (and an older checkpoint's time line), each
+    /// ending in "\n".
     public var body: String {
-        "\(origin)\n\(treeSize)\n\(Data(rootHash).base64EncodedString())\ntime \(time.rfc3339)\n"
+        "\(origin)\n\(treeSize)\n\(Data(rootHash).base64EncodedString())\n" + (time.map { "time \($0.rfc3339)\n" } ?? "")
     }
 
     /// The whole note: body, a blank line, the signature line.
@@ -38,8 +44,9 @@ public struct Checkpoint: Equatable, Sendable {
         body + "\n" + "\u{2014} \(origin) \(Data(keyID + signature).base64EncodedString())\n"
     }
 
-    /// Signs the tree head `rootHash` over `treeSize` events with `key`.
-    public init(origin: String, treeSize: UInt64, rootHash: [UInt8], time: Timestamp, key: CheckpointKey) throws {
+    /// Signs the tree head `rootHash` over `treeSize` events with `key`; `time` makes the older
+    /// form with a time line, which only tests of that form need.
+    public init(origin: String, treeSize: UInt64, rootHash: [UInt8], time: Timestamp? = nil, key: CheckpointKey) throws {
         self.origin = origin
         self.treeSize = treeSize
         self.rootHash = rootHash
@@ -55,11 +62,17 @@ public struct Checkpoint: Equatable, Sendable {
         let parts = text.components(separatedBy: "\n\n")
         guard parts.count == 2 else { throw bad("expected a body, one blank line and a signature line") }
         let lines = parts[0].split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard lines.count == 4 else { throw bad("the body has \(lines.count) lines, expected 4 (origin, size, root hash, time)") }
+        guard lines.count == 3 || lines.count == 4 else {
+            throw bad("the body has \(lines.count) lines, expected 3 (origin, size, root hash) or, signed before 0.5.0, 4 (and a time line)")
+        }
         guard let size = UInt64(lines[1]) else { throw bad("tree size \"\(lines[1])\" is not a number") }
         guard let root = Data(base64Encoded: lines[2]), root.count == 32 else { throw bad("the root hash is not 32 bytes of base64") }
-        guard lines[3].hasPrefix("time "), let time = Timestamp(rfc3339: String(lines[3].dropFirst(5))) else {
-            throw bad("the fourth line is not \"time <RFC 3339>\"")
+        var time: Timestamp?
+        if lines.count == 4 {
+            guard lines[3].hasPrefix("time "), let stated = Timestamp(rfc3339: String(lines[3].dropFirst(5))) else {
+                throw bad("the fourth line is not \"time <RFC 3339>\", the only extension line a Handover checkpoint had")
+            }
+            time = stated
         }
         let signatureLine = parts[1].hasSuffix("\n") ? String(parts[1].dropLast()) : parts[1]
         let fields = signatureLine.split(separator: " ").map(String.init)
@@ -107,10 +120,6 @@ public struct Checkpoint: Equatable, Sendable {
 
     /// The raw public key inside a verifier key, if `text` is one for `name`.
     public static func publicKey(fromVerifierKey text: String) -> (name: String, key: [UInt8])? {
-        let fields = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "+", maxSplits: 2).map(String.init)
-        guard fields.count == 3, let blob = Data(base64Encoded: fields[2]), blob.count == 33, blob.first == 0x01 else { return nil }
-        let key = Array(blob.dropFirst())
-        guard Hex.encode(keyID(name: fields[0], publicKey: key)) == fields[1] else { return nil }
-        return (fields[0], key)
+        SignedNote.publicKey(fromVerifierKey: text, type: 0x01)
     }
 }

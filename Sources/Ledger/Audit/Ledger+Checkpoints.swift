@@ -54,12 +54,12 @@ extension Ledger {
 
     /// Signs a checkpoint of the log as it stands, stores it in the `checkpoints` database
     /// and returns it. Events appended meanwhile belong to the next checkpoint.
-    public func signCheckpoint(with key: CheckpointKey, at time: Timestamp = .now()) throws -> Checkpoint {
+    public func signCheckpoint(with key: CheckpointKey) throws -> Checkpoint {
         let origin = try origin()
         let tree = try read { try $0.merkleFrontier() }
         // Signed outside the write transaction; the key is the size signed, so appends in
         // between change nothing stored here.
-        let checkpoint = try Checkpoint(origin: origin, treeSize: tree.size, rootHash: tree.root, time: time, key: key)
+        let checkpoint = try Checkpoint(origin: origin, treeSize: tree.size, rootHash: tree.root, key: key)
         _ = try environment.write { txn in
             try txn.put(schema.checkpoints, key: BigEndian.bytes(tree.size), value: Array(checkpoint.text.utf8))
         }

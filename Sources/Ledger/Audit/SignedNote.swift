@@ -84,6 +84,18 @@ public struct SignedNote: Equatable, Sendable {
         Array(SHA256.hash(data: Array(name.utf8) + [0x0A, type] + publicKey).prefix(4))
     }
 
+    /// The name and 32-byte public key in a verifier key `text` of signature type `type`
+    /// (0x01 a signer's, 0x04 a cosigner's), if it is one: its key ID checked.
+    public static func publicKey(fromVerifierKey text: String, type: UInt8) -> (name: String, key: [UInt8])? {
+        let fields = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "+", maxSplits: 2).map(String.init)
+        guard fields.count == 3, !fields[0].isEmpty, let blob = Data(base64Encoded: fields[2]), blob.count == 33, blob.first == type else {
+            return nil
+        }
+        let key = Array(blob.dropFirst())
+        guard Hex.encode(keyID(name: fields[0], type: type, publicKey: key)) == fields[1] else { return nil }
+        return (fields[0], key)
+    }
+
     /// The signed-note verifier key (vkey): `name+<key ID hex>+<base64(type ‖ public key)>`.
     public static func verifierKey(name: String, type: UInt8, publicKey: [UInt8]) -> String {
         "\(name)+\(Hex.encode(keyID(name: name, type: type, publicKey: publicKey)))+\(Data([type] + publicKey).base64EncodedString())"

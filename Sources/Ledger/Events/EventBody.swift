@@ -24,6 +24,7 @@ public enum EventBody: Hashable, Sendable {
     case applyStarted(ApplyStarted)
     case applyIntended(ApplyIntended)
     case applySettled(ApplySettled)
+    case witnessCosigned(WitnessCosigned)
 
     /// The event type this body belongs to.
     public var type: EventType {
@@ -52,6 +53,7 @@ public enum EventBody: Hashable, Sendable {
         case .applyStarted: return .applyStarted
         case .applyIntended: return .applyIntended
         case .applySettled: return .applySettled
+        case .witnessCosigned: return .witnessCosigned
         }
     }
 
@@ -131,6 +133,7 @@ public enum EventBody: Hashable, Sendable {
         case .applyStarted(let b): b.write(to: &w)
         case .applyIntended(let b): b.write(to: &w)
         case .applySettled(let b): b.write(to: &w)
+        case .witnessCosigned(let b): b.write(to: &w)
         }
     }
 
@@ -160,6 +163,7 @@ public enum EventBody: Hashable, Sendable {
         case .applyStarted: self = .applyStarted(try ApplyStarted(reading: r))
         case .applyIntended: self = .applyIntended(try ApplyIntended(reading: r))
         case .applySettled: self = .applySettled(try ApplySettled(reading: r))
+        case .witnessCosigned: self = .witnessCosigned(try WitnessCosigned(reading: r))
         }
     }
 }

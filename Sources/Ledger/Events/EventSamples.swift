@@ -8,7 +8,7 @@ public enum EventSamples {
         let user = Identifiers(accountID: "acct-42", senderSub: "000123.abc.0456", transferSub: "t.9f8e7d", recipientSub: "001999.def.0789")
         let senderCheckpoint = CheckpointFields(
             origin: "handover/AAAA111111/0c4e2a10-0000-4000-8000-000000000002", treeSize: 4_215,
-            rootHash: "7f1u3xh1m9g9c0uK0S5Tq2lQ3Yy1mN0nq9XjQe4bq5U=", time: t,
+            rootHash: "7f1u3xh1m9g9c0uK0S5Tq2lQ3Yy1mN0nq9XjQe4bq5U=",
             signature: "q1b2cwABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4fICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8=")
         // Package 2's two rows, and the digest `verify` rebuilds from them: the samples hold together.
         let rows = (
@@ -123,6 +123,7 @@ public enum EventSamples {
                         package: 2, targetTeam: "BBBB222222", manifestSHA256: String(repeating: "78", count: 32), recipientSequence: 2_051,
                         recipientCheckpoint: CheckpointFields(
                             origin: "handover/BBBB222222/5b1f3c8e-0000-4000-8000-000000000001", treeSize: 2_051,
+                            // A checkpoint signed before 0.5.0, with its time line.
                             rootHash: "3q2+7w3erbvN3q2+7w3erbvN3q2+7w3erbvN3q2+7w0=", time: t, signature: senderCheckpoint.signature),
                         cosignedAt: t,
                         cosignature: "AAECAwAAAABqAAAAAAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0+Pw==")),
@@ -141,6 +142,15 @@ public enum EventSamples {
                         batch: 0, intentSHA256: intent.sha256, committed: true, recovered: false, undo: false,
                         accountIDs: intent.accountIDs, outcomes: [.applied, .collision], salts: [salt(80), salt(96)])),
                 idempotencyKey: ApplySettled.idempotencyKey(run: "run-4", batch: 0), runID: "run-4"),
+            EventDraft(
+                .witnessCosigned(
+                    WitnessCosigned(
+                        witnessKey: "witness.example.org+6f1c2a7e+BIIfV1bZ3w6M1gXb5XvQz0b1Ck2S8dQ5v0sJm4Yy3nEc",
+                        url: "https://witness.example.org/add-checkpoint", checkpoint: senderCheckpoint, oldSize: 4_100,
+                        cosignature: "bxwqfgAAAABqAAAAAAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0+Pw==",
+                        cosignedAt: t)),
+                idempotencyKey: WitnessCosigned.idempotencyKey(
+                    witnessKey: "witness.example.org+6f1c2a7e+BIIfV1bZ3w6M1gXb5XvQz0b1Ck2S8dQ5v0sJm4Yy3nEc", treeSize: 4_215)),
         ]
         assert(drafts.map(\.type) == EventType.allCases)
         return drafts

@@ -25,6 +25,7 @@ public enum EventType: String, CaseIterable, Sendable, Hashable {
     case applyStarted = "apply-started"
     case applyIntended = "apply-intended"
     case applySettled = "apply-settled"
+    case witnessCosigned = "witness-cosigned"
 
     /// The schema version written for this type today.
     public var schemaVersion: Int { 1 }

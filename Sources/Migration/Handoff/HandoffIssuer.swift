@@ -33,7 +33,7 @@ public struct HandoffIssuer: Sendable {
 
         let key = try ledger.signingKey().key
         let origin = try ledger.origin()
-        let checkpoint = try ledger.signCheckpoint(with: key, at: time)
+        let checkpoint = try ledger.signCheckpoint(with: key)
         do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false) } catch {
             throw LedgerError(.file, "cannot make the package directory \(directory)", underlying: error)
         }

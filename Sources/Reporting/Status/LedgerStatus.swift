@@ -49,8 +49,11 @@ public struct LedgerStatus: Sendable {
     public var lastRun: LastRun?
     /// The last `generate` or `exchange`, as it started: its input and target, for running it again.
     public var lastMigrationRun: RunStarted?
-    /// When the last checkpoint was signed, and over how many events.
-    public var lastCheckpoint: (time: Timestamp, treeSize: UInt64)?
+    /// The last checkpoint: how many events it covers, and when the newest of them was
+    /// recorded (what the signed log itself says; a checkpoint carries no time of its own).
+    public var lastCheckpoint: (treeSize: UInt64, coversUntil: Timestamp)?
+    /// The witnesses of the ledger's checkpoints, configured or having cosigned.
+    public var witnesses: [WitnessStanding] = []
     public var events: UInt64
     public var warnDays: Int
 
@@ -76,10 +79,13 @@ public struct LedgerStatus: Sendable {
             var status = LedgerStatus(
                 identity: identity, directory: ledger.directory, now: now, window: try snapshot.window(), usersByState: byState,
                 failuresByClass: byClass, settledByReason: settled, appliedByOutcome: byOutcome,
-                lastCheckpoint: checkpoint.map { ($0.time, $0.treeSize) }, events: try snapshot.checkpoint(), warnDays: warnDays)
+                lastCheckpoint: try checkpoint.flatMap { checkpoint in
+                    try view.eventAsLogged(checkpoint.treeSize).map { (checkpoint.treeSize, $0.recordedAt) }
+                }, events: try snapshot.checkpoint(), warnDays: warnDays)
             status.packages = Packages(
                 issued: try view.sequences(of: .handoffIssued).count, acknowledged: try view.sequences(of: .handoffAcknowledged).count,
                 received: try view.sequences(of: .handoffReceived).count)
+            status.witnesses = try WitnessStanding.read(directory: ledger.directory, view: view)
             status.lastRun = try lastRun(in: view)
             status.lastMigrationRun = try lastMigrationRun(in: view)
             return status
@@ -229,6 +235,9 @@ public struct LedgerStatus: Sendable {
         } else if lastCheckpoint == nil, events > 0 {
             steps.append("sign a first checkpoint: \(command("checkpoint"))")
         }
+        if let checkpoint = lastCheckpoint, witnesses.contains(where: { $0.url != nil && ($0.cosignedSize ?? 0) < checkpoint.treeSize }) {
+            steps.append("submit the latest checkpoint to the witnesses: \(command("witness"))")
+        }
         return steps.isEmpty ? ["nothing: every user is done"] : steps
     }
 
@@ -278,11 +287,12 @@ public struct LedgerStatus: Sendable {
             lines.append("last run:     none yet")
         }
         if let checkpoint = lastCheckpoint {
-            let age = Duration.microseconds(max(0, now.microseconds - checkpoint.time.microseconds))
-            lines.append("checkpoint:   \(checkpoint.treeSize) of \(events) events, signed \(age.spoken) ago")
+            let age = Duration.microseconds(max(0, now.microseconds - checkpoint.coversUntil.microseconds))
+            lines.append("checkpoint:   \(checkpoint.treeSize) of \(events) events, the newest recorded \(age.spoken) ago")
         } else {
             lines.append("checkpoint:   none signed")
         }
+        if !witnesses.isEmpty { lines.append("witnesses:    " + witnesses.map { $0.spoken(at: now) }.joined(separator: "; ")) }
         lines.append(concerns.isEmpty ? "on track" : "NOT ON TRACK: " + concerns.joined(separator: "; "))
         lines.append("next:")
         lines += nextSteps.map { "  - " + $0 }
@@ -306,7 +316,7 @@ public struct LedgerStatus: Sendable {
         if let checkpoint = lastCheckpoint {
             w.key("last_checkpoint")
             w.beginObject()
-            w.field("signed_at", checkpoint.time)
+            w.field("covers_until", checkpoint.coversUntil)
             w.field("tree_size", checkpoint.treeSize)
             w.endObject()
         }
@@ -345,6 +355,19 @@ public struct LedgerStatus: Sendable {
             w.field("accepted_at", window.acceptedAt)
             w.field("closes_at", window.deadline)
             w.endObject()
+        }
+        if !witnesses.isEmpty {
+            w.key("witnesses")
+            w.beginArray()
+            for witness in witnesses {
+                w.beginObject()
+                w.field("cosigned_at", witness.cosignedAt)
+                w.field("cosigned_size", witness.cosignedSize)
+                w.field("name", witness.name)
+                w.field("url", witness.url)
+                w.endObject()
+            }
+            w.endArray()
         }
         w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)

@@ -173,13 +173,13 @@ _handover() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    init|window|preflight|status|lookup|generate|exchange|handoff|client-secret|ingest|serve|query|reconcile|report|export|apply|verify|upgrade|backup|compact|checkpoint|prove|evidence|tiles|erase|projections|simulator|demo|help)
+    init|window|preflight|status|lookup|generate|exchange|handoff|client-secret|ingest|serve|query|reconcile|report|export|apply|verify|upgrade|backup|compact|checkpoint|prove|evidence|tiles|witness|erase|projections|simulator|demo|help)
         # Offer subcommand argument completions
         "_handover_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'init window preflight status lookup generate exchange handoff client-secret ingest serve query reconcile report export apply verify upgrade backup compact checkpoint prove evidence tiles erase projections simulator demo help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'init window preflight status lookup generate exchange handoff client-secret ingest serve query reconcile report export apply verify upgrade backup compact checkpoint prove evidence tiles witness erase projections simulator demo help' -- "${cur}"))
         ;;
     esac
 }
@@ -1071,7 +1071,7 @@ _handover_compact() {
 
 _handover_checkpoint() {
     repeating_flags=()
-    non_repeating_flags=(--public-key --version -h --help)
+    non_repeating_flags=(--public-key --cosigned --version -h --help)
     repeating_options=()
     non_repeating_options=(--ledger --out)
     __handover_offer_flags_options 0
@@ -1189,6 +1189,98 @@ _handover_tiles() {
         return
         ;;
     '--out')
+        return
+        ;;
+    esac
+}
+
+_handover_witness() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __handover_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    submit|add|remove|list)
+        # Offer subcommand argument completions
+        "_handover_witness_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'submit add remove list' -- "${cur}"))
+        ;;
+    esac
+}
+
+_handover_witness_submit() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--ledger --timeout --attempts)
+    __handover_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--ledger')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--attempts')
+        return
+        ;;
+    esac
+}
+
+_handover_witness_add() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--ledger --key)
+    __handover_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--ledger')
+        return
+        ;;
+    '--key')
+        return
+        ;;
+    esac
+}
+
+_handover_witness_remove() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--ledger)
+    __handover_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--ledger')
+        return
+        ;;
+    esac
+}
+
+_handover_witness_list() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--ledger)
+    __handover_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--ledger')
         return
         ;;
     esac

@@ -8,11 +8,12 @@ public struct CheckpointFields: Hashable, Sendable {
     public var treeSize: Int
     /// The root hash, base64 as in the note.
     public var rootHash: String
-    public var time: Timestamp
+    /// The note's time line: only in checkpoints signed before version 0.5.0.
+    public var time: Timestamp?
     /// The signature line's base64 (key ID and Ed25519 signature), as in the note.
     public var signature: String
 
-    public init(origin: String, treeSize: Int, rootHash: String, time: Timestamp, signature: String) {
+    public init(origin: String, treeSize: Int, rootHash: String, time: Timestamp? = nil, signature: String) {
         self.origin = origin
         self.treeSize = treeSize
         self.rootHash = rootHash
@@ -31,7 +32,8 @@ public struct CheckpointFields: Hashable, Sendable {
 
     /// The checkpoint note these fields make.
     public func checkpoint() throws -> Checkpoint {
-        try Checkpoint(parsing: "\(origin)\n\(treeSize)\n\(rootHash)\ntime \(time.rfc3339)\n\n\u{2014} \(origin) \(signature)\n")
+        let timeLine = time.map { "time \($0.rfc3339)\n" } ?? ""
+        return try Checkpoint(parsing: "\(origin)\n\(treeSize)\n\(rootHash)\n\(timeLine)\n\u{2014} \(origin) \(signature)\n")
     }
 
     func write(to w: inout JSONWriter) {
@@ -48,7 +50,7 @@ public struct CheckpointFields: Hashable, Sendable {
         origin = try r.string("origin")
         rootHash = try r.string("root_hash")
         signature = try r.string("signature")
-        time = try r.timestamp("time")
+        time = try r.optionalTimestamp("time")
         treeSize = try r.count("tree_size")
     }
 }

@@ -1,0 +1,38 @@
+import Foundation
+
+extension LogView {
+    /// The "witness cosigned" events, oldest first.
+    public func witnessCosignatures() throws -> [(sequence: UInt64, body: WitnessCosigned)] {
+        try sequences(of: .witnessCosigned).compactMap { sequence in
+            guard case .witnessCosigned(let body) = try eventAsLogged(sequence)?.body else { return nil }
+            return (sequence, body)
+        }
+    }
+
+    /// Each witness's cosignature of the largest tree size it cosigned, by its verifier key.
+    public func latestCosignatures() throws -> [String: WitnessCosigned] {
+        var latest: [String: WitnessCosigned] = [:]
+        for (_, body) in try witnessCosignatures() where body.checkpoint.treeSize >= latest[body.witnessKey]?.checkpoint.treeSize ?? 0 {
+            latest[body.witnessKey] = body
+        }
+        return latest
+    }
+
+    /// The largest checkpoint any witness cosigned, as a signed note: the ledger's own signature
+    /// line, then each witness's cosignature of it in the order they were recorded. Nil before
+    /// the first cosignature.
+    public func cosignedCheckpoint() throws -> SignedNote? {
+        let all = try witnessCosignatures().map(\.body)
+        guard let size = all.map(\.checkpoint.treeSize).max() else { return nil }
+        let ofSize = all.filter { $0.checkpoint.treeSize == size }
+        var note = try SignedNote(parsing: Array(try ofSize[0].checkpoint.checkpoint().text.utf8))
+        var seen: Set<String> = []
+        for body in ofSize where seen.insert(body.witnessKey).inserted {
+            guard let blob = Data(base64Encoded: body.cosignature), blob.count > 4 else {
+                throw LedgerError(.malformedRecord, "a witness-cosigned event's cosignature is not base64 of a key ID and a signature")
+            }
+            note.signatures.append(SignedNote.Signature(name: body.witnessName, keyID: Array(blob.prefix(4)), bytes: Array(blob.dropFirst(4))))
+        }
+        return note
+    }
+}

@@ -1,0 +1,152 @@
+import ArgumentParser
+import Foundation
+import Ledger
+import Logging
+import Witnessing
+
+/// `handover witness`: the witnesses that cosign this ledger's checkpoints (c2sp.org/tlog-witness).
+struct WitnessCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "witness",
+        abstract: "Submit the latest checkpoint to the ledger's witnesses, or configure them.",
+        discussion:
+            "A witness cosigns a checkpoint only after checking a consistency proof from the last one it cosigned, so nobody can be shown another history of this log than the one it saw (docs/auditing.md, \"Witnesses\").",
+        subcommands: [Submit.self, Add.self, Remove.self, List.self], defaultSubcommand: Submit.self)
+
+    struct Submit: AsyncParsableCommand, EitherTeamsCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "submit",
+            abstract: "Submit the latest checkpoint to every configured witness and record their cosignatures.",
+            discussion: """
+                Each witness gets the checkpoint with a consistency proof from the size it last cosigned. \
+                Each cosignature is recorded as a "witness cosigned" event, and the largest cosigned checkpoint \
+                is written to LEDGER/cosigned-checkpoint. Exits 1 when a witness did not cosign (down, refusing, \
+                or answering what the protocol does not allow: run again later), 4 when a witness holds another \
+                history of this log (it answered 422, or holds a larger tree): nothing is recorded for those.
+                """, exits: CommandExits.ledger)
+
+        @OptionGroup var ledgerOptions: LedgerOptions
+
+        @Option(help: ArgumentHelp("How long one request to a witness may take, in seconds.", valueName: "seconds"))
+        var timeout = 10
+
+        @Option(help: ArgumentHelp("How many times a witness that does not answer is asked.", valueName: "n"))
+        var attempts = 3
+
+        func validate() throws {
+            guard (1...600).contains(timeout) else { throw ValidationError("--timeout must be 1 to 600 seconds") }
+            guard (1...10).contains(attempts) else { throw ValidationError("--attempts must be 1 to 10") }
+        }
+
+        func run() async throws {
+            // With its projections: the events recorded are folded as they are appended.
+            let (ledger, _) = try ledgerOptions.open(.readWrite, for: self)
+            defer { ledger.close() }
+            let witnesses = try WitnessList.read(in: ledger.directory).witnesses
+            guard !witnesses.isEmpty else {
+                throw CLIExit.usage("\(ledger.directory) has no witnesses: add one with `handover witness add URL --key VKEY`")
+            }
+            guard let checkpoint = try ledger.latestCheckpoint() else {
+                throw CLIExit.usage("no checkpoint has been signed for \(ledger.directory); run `handover checkpoint` first")
+            }
+            let client = WitnessClient(requestTimeout: .seconds(Int64(timeout)), attempts: attempts)
+            var logger = Logger(label: "handover.witness")
+            logger.logLevel = .warning
+            let report: WitnessRound.Report
+            do {
+                report = try await WitnessRound(ledger: ledger, client: client, logger: logger).run(checkpoint, to: witnesses)
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
+            try await client.shutdown()
+            Console.out("checkpoint of \(counted(report.checkpoint.treeSize, "event")):")
+            for (witness, outcome) in report.outcomes { Console.out("  \(InertText.forScreen(witness.key.name)): \(outcome.summary)") }
+            let missing = report.outcomes.filter { !$0.outcome.holds }
+            if missing.contains(where: { $0.outcome.showsSplitView }) {
+                throw CLIExit(.integrity, "a witness holds another history of this log than this ledger's: see above, and docs/troubleshooting.md")
+            }
+            if !missing.isEmpty {
+                throw CLIExit(
+                    .failed, "\(counted(missing.count, "witness", "witnesses")) of \(report.outcomes.count) did not cosign; run again later")
+            }
+        }
+    }
+
+    struct Add: ParsableCommand, EitherTeamsCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Add a witness (or change the URL or key of the witness of the same name).",
+            exits: CommandExits.ledger)
+
+        @OptionGroup var ledgerOptions: LedgerOptions
+
+        @Argument(help: "The witness's URL, http(s)://host[:port][/prefix]; checkpoints go to its add-checkpoint path.")
+        var url: String
+
+        @Option(help: ArgumentHelp("The witness's cosigner verifier key: name+keyid+base64 (type 0x04).", valueName: "vkey"))
+        var key: String
+
+        func run() throws {
+            guard let witnessKey = WitnessKey(verifierKey: key) else {
+                throw CLIExit.usage(
+                    "--key: \"\(InertText.forScreen(key))\" is not a cosigner verifier key (name+keyid+base64 of 0x04 and an Ed25519 key)")
+            }
+            guard let witness = Witness(url: url, key: witnessKey) else {
+                throw CLIExit.usage("\"\(InertText.forScreen(url))\" is not an http or https URL with a host, without a query, a fragment or a space")
+            }
+            // The ledger is opened to check it is one; the list is a file beside it.
+            let ledger = try ledgerOptions.openLog(.readOnly, for: self)
+            defer { ledger.close() }
+            var list = try WitnessList.read(in: ledger.directory)
+            let replaced = list.add(witness)
+            try list.write(in: ledger.directory)
+            Console.out(
+                replaced.map { "Changed witness \(InertText.forScreen(witnessKey.name)) (was \(InertText.forScreen($0.url)))." }
+                    ?? "Added witness \(InertText.forScreen(witnessKey.name)): \(counted(list.witnesses.count, "witness", "witnesses")) in all.")
+        }
+    }
+
+    struct Remove: ParsableCommand, EitherTeamsCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Stop submitting checkpoints to a witness; its cosignatures stay in the log.",
+            exits: CommandExits.ledger)
+
+        @OptionGroup var ledgerOptions: LedgerOptions
+
+        @Argument(help: "The witness's name (its key's).")
+        var name: String
+
+        func run() throws {
+            let ledger = try ledgerOptions.openLog(.readOnly, for: self)
+            defer { ledger.close() }
+            var list = try WitnessList.read(in: ledger.directory)
+            guard list.remove(named: name) != nil else { throw CLIExit(.failed, "no witness named \"\(InertText.forScreen(name))\"") }
+            try list.write(in: ledger.directory)
+            Console.out("Removed witness \(InertText.forScreen(name)).")
+        }
+    }
+
+    struct List: ParsableCommand, EitherTeamsCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the witnesses and the largest checkpoint each cosigned.", exits: CommandExits.ledger)
+
+        @OptionGroup var ledgerOptions: LedgerOptions
+
+        func run() throws {
+            let ledger = try ledgerOptions.openLog(.readOnly, for: self)
+            defer { ledger.close() }
+            let configured = try WitnessList.read(in: ledger.directory).witnesses
+            let latest = try ledger.read { try $0.latestCosignatures() }
+            for witness in configured {
+                let cosigned = latest[witness.key.line].map { "cosigned \(counted($0.checkpoint.treeSize, "event")) at \($0.cosignedAt.rfc3339)" }
+                Console.out("\(InertText.forScreen(witness.key.name)) \(InertText.forScreen(witness.url)): \(cosigned ?? "nothing cosigned yet")")
+            }
+            for (line, body) in latest.sorted(by: { $0.key < $1.key }) where !configured.contains(where: { $0.key.line == line }) {
+                Console.out(
+                    "\(InertText.forScreen(body.witnessName)) (no longer configured): cosigned \(counted(body.checkpoint.treeSize, "event")) at \(body.cosignedAt.rfc3339)"
+                )
+            }
+            if configured.isEmpty && latest.isEmpty { Console.out("no witnesses: add one with `handover witness add URL --key VKEY`") }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Ledger
+
+/// `handover witness` against aics-witness (PyPI), a C2SP tlog-witness server nobody here
+/// wrote: cosignatures over growing checkpoints, and a rewritten log refused.
+@Suite("witnesses: handover's checkpoints cosigned by aics-witness")
+struct WitnessCommandTests {
+    let dir = TemporaryDirectory()
+
+    /// A ledger of `count` synthetic events after "ledger created" (more appended to an
+    /// existing one), with a checkpoint of it.
+    @discardableResult
+    private func grow(_ path: String, by count: Int, prefix: String, create: Bool = false) throws -> Checkpoint {
+        let r = try runProduct(
+            "handover-lab", ["append", "--ledger", path, "--count", "\(count)", "--prefix", prefix] + (create ? ["--create"] : []))
+        try #require(r.status == 0, "\(r.err)")
+        let signed = try handover("checkpoint", "--ledger", path)
+        try #require(signed.status == 0, "\(signed.err)")
+        return try Checkpoint(parsing: signed.out)
+    }
+
+    /// The ledger's origin and verifier key, as its team hands them to a witness.
+    private func identity(of path: String) throws -> (origin: String, vkey: String) {
+        let vkey = try handover("checkpoint", "--ledger", path, "--public-key").out.trimmingCharacters(in: .whitespacesAndNewlines)
+        return (String(vkey.prefix { $0 != "+" }), vkey)
+    }
+
+    /// The "witness cosigned" events of the ledger, as `query events` prints them.
+    private func cosignedEvents(_ path: String) throws -> [JSONValue] {
+        let r = try handover("query", "events", "--ledger", path, "--type", "witness-cosigned", "--format", "json")
+        try #require(r.status == 0, "\(r.err)")
+        return try #require(try JSONValue.parse(Array(r.out.utf8)).arrayValue)
+    }
+
+    @Test(
+        "aics-witness cosigns three growing checkpoints, each after a consistency proof from the last; a rewritten copy of the log with the same key is refused (422), reported with exit 4, and nothing is recorded as cosigned"
+    )
+    func cosignedAsTheLogGrows() throws {
+        let ledger = dir.sub("l")
+        var checkpoint = try grow(ledger, by: 300, prefix: "a", create: true)
+        let (origin, vkey) = try identity(of: ledger)
+        let witness = try WitnessServer(in: dir.sub("witness"), name: "witness.test/w1", logs: [(origin, vkey)])
+        let added = try handover("witness", "add", witness.url, "--key", witness.vkey, "--ledger", ledger)
+        #expect(added.status == 0 && added.out.contains("Added witness witness.test/w1"), "\(added.out)\(added.err)")
+
+        var sizes: [UInt64] = []
+        let copy = dir.sub("copy")
+        for round in 0..<3 {
+            if round > 0 { checkpoint = try grow(ledger, by: 250 * round, prefix: "a\(round)") }
+            let r = try handover("witness", "--ledger", ledger)
+            let from = sizes.last ?? 0
+            #expect(r.status == 0 && r.out.contains("witness.test/w1: cosigned at") && r.out.contains("(proof from \(from))"), "\(r.out)\(r.err)")
+            // What the witness itself holds now: this checkpoint's size and root.
+            let state = try #require(try witness.log(origin), "\(witness.printed)")
+            #expect(state["size"] as? Int == Int(checkpoint.treeSize), "\(state)")
+            #expect(
+                state["root"] as? String == Data(checkpoint.rootHash).base64EncodedString()
+                    || state["root"] as? String == Hex.encode(checkpoint.rootHash), "\(state)")
+            sizes.append(checkpoint.treeSize)
+            // A copy of the ledger as it is after the first round, keys and all.
+            if round == 0 { try #require(try handover("backup", "--ledger", ledger, "--out", copy).status == 0) }
+        }
+        let events = try cosignedEvents(ledger)
+        let recordedSizes: [Int64?] = events.map { $0["body"]?["checkpoint"]?["tree_size"]?.intValue }
+        let oldSizes: [Int64?] = events.map { $0["body"]?["old_size"]?.intValue }
+        let expectedSizes: [Int64?] = sizes.map { Int64($0) }
+        #expect(recordedSizes == expectedSizes)
+        #expect(oldSizes == [0] + expectedSizes.dropLast())
+
+        // The cosigned checkpoint beside the ledger: the ledger's note with the witness's line,
+        // which verifies as a cosignature/v1 with the witness's key.
+        let file = try String(contentsOfFile: ledger + "/cosigned-checkpoint", encoding: .utf8)
+        #expect(file == checkpoint.text + file.dropFirst(checkpoint.text.count) && file.count > checkpoint.text.count, "\(file)")
+        let cosigned = try SignedNote(parsing: Array(file.utf8))
+        let witnessKey = try #require(SignedNote.publicKey(fromVerifierKey: witness.vkey, type: Cosignature.signatureType))
+        #expect(Cosignature.verified(in: cosigned, name: witnessKey.name, publicKey: witnessKey.key) != nil)
+        #expect(try handover("checkpoint", "--ledger", ledger, "--cosigned").out == file)
+
+        // Nothing new: the witness is not asked again.
+        let again = try handover("witness", "--ledger", ledger)
+        #expect(again.status == 0 && again.out.contains("cosigned before"), "\(again.out)\(again.err)")
+
+        // The copy taken after the first round, given another history from there on, larger than
+        // the real one and signed with the same key: the witness cosigned more of the real one,
+        // and the proof from that size cannot hold.
+        try grow(copy, by: 2_000, prefix: "forged")
+        let before = try cosignedEvents(copy).count
+        let refused = try handover("witness", "--ledger", copy)
+        #expect(refused.status == 4, "\(refused.out)\(refused.err)")
+        #expect(refused.out.contains("REFUSED as inconsistent (422"), "\(refused.out)")
+        #expect(try cosignedEvents(copy).count == before, "nothing recorded as cosigned")
+        // The witness still holds the real log's checkpoint, and kept the request as evidence.
+        let state = try #require(try witness.log(origin))
+        #expect(state["size"] as? Int == Int(sizes.last!), "\(state)")
+        #expect((state["evidence"] as? Int ?? 0) >= 1, "\(state)")
+    }
+}
