@@ -97,4 +97,66 @@ struct WitnessCommandTests {
         #expect(state["size"] as? Int == Int(sizes.last!), "\(state)")
         #expect((state["evidence"] as? Int ?? 0) >= 1, "\(state)")
     }
+
+    /// A stand-in for a witness that answers badly, on loopback: `garbage` answers 200 with a
+    /// line that is no cosignature, `slow` answers nothing for a minute.
+    private func badWitness(_ mode: String) throws -> (RunningProduct, String) {
+        let port = try WitnessServer.unusedLoopbackPort()
+        let script = """
+            import http.server, sys, time
+            class H(http.server.BaseHTTPRequestHandler):
+                def do_POST(self):
+                    self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                    if sys.argv[2] == "slow": time.sleep(60)
+                    self.send_response(200); self.send_header("Content-Type", "text/plain"); self.end_headers()
+                    self.wfile.write(b"\\u2014 not a cosignature\\n")
+                def log_message(self, *a): pass
+            http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+            """
+        let server = try RunningProduct(executable: "/usr/bin/python3", ["-c", script, "\(port)", mode])
+        for _ in 0..<100 where (try? runCommand("/usr/bin/python3", ["-c", "import socket; socket.create_connection(('127.0.0.1', \(port)), 1)"]).status) != 0 {
+            usleep(100_000)
+        }
+        return (server, "http://127.0.0.1:\(port)/")
+    }
+
+    @Test(
+        "witnesses that are down, slow or answer garbage: the round says so for each and exits 1, records nothing, and the log, status and the other witness are unaffected"
+    )
+    func witnessesThatFail() throws {
+        let ledger = dir.sub("l")
+        try grow(ledger, by: 100, prefix: "a", create: true)
+        let (origin, vkey) = try identity(of: ledger)
+        let good = try WitnessServer(in: dir.sub("good"), name: "witness.test/good", logs: [(origin, vkey)])
+        let (garbage, garbageURL) = try badWitness("garbage")
+        let (slow, slowURL) = try badWitness("slow")
+        defer {
+            garbage.signal(SIGKILL)
+            slow.signal(SIGKILL)
+        }
+        let downURL = "http://127.0.0.1:\(try WitnessServer.unusedLoopbackPort())"
+        func key(_ name: String) -> String { Cosignature.verifierKey(name: name, publicKey: [UInt8](repeating: 7, count: 32)) }
+        for (url, key) in [(good.url, good.vkey), (downURL, key("down")), (garbageURL, key("garbage")), (slowURL, key("slow"))] {
+            let r = try handover("witness", "add", url, "--key", key, "--ledger", ledger)
+            try #require(r.status == 0, "\(r.err)")
+        }
+        let r = try handover("witness", "--ledger", ledger, "--timeout", "2", "--attempts", "2")
+        #expect(r.status == 1 && r.err.contains("3 witnesses of 4 did not cosign"), "\(r.out)\(r.err)")
+        #expect(r.out.contains("witness.test/good: cosigned at"), "\(r.out)")
+        #expect(r.out.contains("down: unavailable (no answer)"), "\(r.out)")
+        #expect(r.out.contains("slow: unavailable (no answer)"), "\(r.out)")
+        #expect(r.out.contains("garbage: answered what tlog-witness does not allow (200)"), "\(r.out)")
+        // Only the good witness's cosignature is recorded; the log verifies.
+        #expect(try cosignedEvents(ledger).count == 1)
+        let verified = try handover("verify", "--ledger", ledger)
+        #expect(verified.status == 0, "\(verified.out)\(verified.err)")
+        // status names each witness and what it cosigned, and asks for the next round.
+        let status = try handover("status", "--ledger", ledger)
+        #expect(status.out.contains("witnesses:    witness.test/good cosigned 101 events"), "\(status.out)")
+        #expect(status.out.contains("down nothing cosigned yet; garbage nothing cosigned yet; slow nothing cosigned yet"), "\(status.out)")
+        #expect(status.out.contains("submit the latest checkpoint to the witnesses: handover witness"), "\(status.out)")
+        let json = try JSONValue.parse(Array(try handover("status", "--ledger", ledger, "--format", "json").out.utf8))
+        let sizes: [Int64?] = json["witnesses"]?.arrayValue?.map { $0["cosigned_size"]?.intValue } ?? []
+        #expect(sizes == [101, nil, nil, nil], "\(json)")
+    }
 }
