@@ -98,7 +98,7 @@ let package = Package(
         .target(
             name: "NotificationServer",
             dependencies: [
-                "AppleID", "ExitStatuses", "Intake", "Ledger", "Projections",
+                "AppleID", "ExitStatuses", "Intake", "Ledger", "Projections", "Witnessing",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -126,6 +126,7 @@ let package = Package(
             dependencies: [
                 "Basics", "Ledger",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

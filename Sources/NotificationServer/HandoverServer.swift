@@ -9,6 +9,7 @@ import Ledger
 import Logging
 import NIOCore
 import NIOSSL
+import Witnessing
 
 /// The HTTP side of `handover serve`: Apple's notifications and the app backend's sign-in
 /// reports in, health and metrics out.
@@ -34,9 +35,15 @@ public struct HandoverServer: Sendable {
     public let logger: Logger
     /// Whether the last write found the disk full.
     public let storage = StorageHealth()
+    /// This ledger as a witness of the logs it was told to witness; nil answers every
+    /// add-checkpoint 404 (no log is known).
+    public let witness: CheckpointWitness?
 
-    public init(intake: AppleIntake, configuration: ServeConfiguration, logger: Logger = Logger(label: "handover.serve")) {
+    public init(
+        intake: AppleIntake, configuration: ServeConfiguration, witness: CheckpointWitness? = nil, logger: Logger = Logger(label: "handover.serve")
+    ) {
         self.intake = intake
+        self.witness = witness
         self.configuration = configuration
         self.floodGuard = FloodGuard(budgetPerMinute: configuration.rejectionBudget)
         self.logger = logger
@@ -75,6 +82,20 @@ public struct HandoverServer: Sendable {
         // The app backend's lookups: answered from the projections, recording nothing.
         case .transferSubLookup: return try lookUp(.transferSub, context).response(from: request, context: context)
         case .subLookup: return try lookUp(intake.subKind, context).response(from: request, context: context)
+        case .addCheckpoint:
+            guard let witness else {
+                return Response(
+                    status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: "unknown log origin\n")))
+            }
+            let body: ByteBuffer
+            do { body = try await request.body.collect(upTo: CheckpointWitness.maximumRequestBytes) } catch {
+                return Response(status: .contentTooLarge, body: ResponseBody(byteBuffer: ByteBuffer(string: "request body too large\n")))
+            }
+            let answer = await witness.addCheckpoint(Array(buffer: body))
+            return Response(
+                status: HTTPResponse.Status(code: answer.status), headers: [.contentType: answer.contentType],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: answer.body)))
         case .health: return try health().response(from: request, context: context)
         case .metrics:
             do {

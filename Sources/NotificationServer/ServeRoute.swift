@@ -12,6 +12,8 @@ public enum ServeRoute: String, CaseIterable, Sendable {
     case transferSubLookup = "transfer-subs"
     /// `GET /v1/subs/{id}`: a user looked up by this team's `sub`.
     case subLookup = "subs"
+    /// `POST /witness/add-checkpoint`: another log's checkpoint to cosign (c2sp.org/tlog-witness).
+    case addCheckpoint = "add-checkpoint"
     /// `GET /healthz`.
     case health = "healthz"
     /// `GET /metrics`, Prometheus text.
@@ -19,7 +21,7 @@ public enum ServeRoute: String, CaseIterable, Sendable {
 
     public var method: HTTPRequest.Method {
         switch self {
-        case .notifications, .signIns: .post
+        case .notifications, .signIns, .addCheckpoint: .post
         case .transferSubLookup, .subLookup, .health, .metrics: .get
         }
     }
@@ -30,6 +32,7 @@ public enum ServeRoute: String, CaseIterable, Sendable {
         case .signIns: "/apple/sign-ins"
         case .transferSubLookup: "/v1/transfer-subs/{id}"
         case .subLookup: "/v1/subs/{id}"
+        case .addCheckpoint: "/witness/add-checkpoint"
         case .health: "/healthz"
         case .metrics: "/metrics"
         }
@@ -44,7 +47,7 @@ public enum ServeRoute: String, CaseIterable, Sendable {
         case .signIns: RoleRequirement(.recipient, work: "sign-ins are recorded by the recipient team's `handover serve`")
         case .transferSubLookup, .subLookup:
             RoleRequirement(.recipient, work: "the app backend's lookups are answered by the recipient team's `handover serve`")
-        case .notifications, .health, .metrics: nil
+        case .notifications, .addCheckpoint, .health, .metrics: nil
         }
     }
 

@@ -12,7 +12,8 @@ struct UserFold<Store: ProjectionStore> {
         switch event.body {
         case .ledgerCreated, .runStarted, .runFinished, .accessTokenIssued, .accessTokenFailed, .signInRejected, .notificationRejected,
             .rejectionsSummarized,
-            .handoffIssued, .handoffReceived, .handoffRefused, .handoffAcknowledged, .applyStarted, .applyIntended, .witnessCosigned:
+            .handoffIssued, .handoffReceived, .handoffRefused, .handoffAcknowledged, .applyStarted, .applyIntended, .witnessCosigned,
+            .checkpointWitnessed, .witnessRequestRefused:
             break
         case .applySettled(let body) where body.committed:
             // Each account's outcome becomes its user's; an undo changes only what it restored.

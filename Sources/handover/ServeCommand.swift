@@ -5,6 +5,7 @@ import Intake
 import Ledger
 import Logging
 import NotificationServer
+import Witnessing
 
 /// `handover serve`: receive Apple's notifications and the app backend's sign-in reports.
 struct ServeCommand: AsyncParsableCommand, EitherTeamsCommand {
@@ -52,6 +53,13 @@ struct ServeCommand: AsyncParsableCommand, EitherTeamsCommand {
         help: ArgumentHelp("IP address of the proxy in front: from it, the client address is read from X-Forwarded-For.", valueName: "ip"))
     var trustedProxy: String?
 
+    @Option(
+        name: .customLong("witness-log"),
+        help: ArgumentHelp(
+            "Witness this log: the verifier key file of its checkpoints (`handover checkpoint --public-key` on its ledger). POST /witness/add-checkpoint then cosigns its checkpoints with this ledger's key; repeat for several logs.",
+            valueName: "file"))
+    var witnessLogs: [String] = []
+
     func run() async throws {
         var configuration = try ServeConfiguration(
             host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey, insecureHTTP: insecureHTTP,
@@ -63,7 +71,7 @@ struct ServeCommand: AsyncParsableCommand, EitherTeamsCommand {
         var logger = Logger(label: "handover.serve")
         logger.logLevel = .notice
         let intake = try AppleIntake(ledger: ledger, projection: projection, keys: keyOptions.keySet(), logger: logger)
-        let server = HandoverServer(intake: intake, configuration: configuration, logger: logger)
+        let server = HandoverServer(intake: intake, configuration: configuration, witness: try witness(ledger, logger: logger), logger: logger)
         let refused = server.refusedRoutes
         let roleNote =
             refused.isEmpty
@@ -97,6 +105,19 @@ struct ServeCommand: AsyncParsableCommand, EitherTeamsCommand {
         Console.out(
             "Stopped: recorded \(counted(m.events(.notificationReceived), "notification")), \(counted(m.events(.signInVerified), "sign-in")); rejected \(m.events(.notificationRejected) + m.events(.signInRejected))"
                 + (suppressed > 0 ? ", and \(suppressed) more over the rejection budget (answered 429, summed up per source and minute)." : "."))
+    }
+
+    /// The witness of the logs named by --witness-log, cosigning with this ledger's key; nil
+    /// without any.
+    private func witness(_ ledger: Ledger, logger: Logger) throws -> CheckpointWitness? {
+        guard !witnessLogs.isEmpty else { return nil }
+        let logs = try witnessLogs.map { path in try CommandLineFileError.reading(path) { try VerifierKey.read(from: path) } }
+        guard FileManager.default.fileExists(atPath: CheckpointKey.path(in: ledger.directory)) else {
+            throw CLIExit.usage("--witness-log: \(ledger.directory) holds no checkpoint key to cosign with (a copy made without keys cannot witness)")
+        }
+        let witness = try CheckpointWitness(ledger: ledger, key: try CheckpointKey.load(from: ledger.directory), logs: logs, logger: logger)
+        Console.error("witnessing \(logs.map(\.name).joined(separator: ", ")) at POST /witness/add-checkpoint as \(witness.verifierKey)")
+        return witness
     }
 
     private func signInSecret() throws -> SignInSecret? {

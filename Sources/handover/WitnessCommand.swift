@@ -11,7 +11,7 @@ struct WitnessCommand: ParsableCommand {
         abstract: "Submit the latest checkpoint to the ledger's witnesses, or configure them.",
         discussion:
             "A witness cosigns a checkpoint only after checking a consistency proof from the last one it cosigned, so nobody can be shown another history of this log than the one it saw (docs/auditing.md, \"Witnesses\").",
-        subcommands: [Submit.self, Add.self, Remove.self, List.self], defaultSubcommand: Submit.self)
+        subcommands: [Submit.self, Add.self, Remove.self, List.self, Key.self], defaultSubcommand: Submit.self)
 
     struct Submit: AsyncParsableCommand, EitherTeamsCommand {
         static let configuration = CommandConfiguration(
@@ -147,6 +147,22 @@ struct WitnessCommand: ParsableCommand {
                 )
             }
             if configured.isEmpty && latest.isEmpty { Console.out("no witnesses: add one with `handover witness add URL --key VKEY`") }
+        }
+    }
+
+    struct Key: ParsableCommand, EitherTeamsCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "key",
+            abstract: "Print this ledger's cosigner verifier key: what a log's operator adds to witness with this ledger (`serve --witness-log`).",
+            exits: CommandExits.ledger)
+
+        @OptionGroup var ledgerOptions: LedgerOptions
+
+        func run() throws {
+            let ledger = try ledgerOptions.openLog(.readOnly, for: self)
+            defer { ledger.close() }
+            let (line, publicKey) = try ledger.verifierKey()
+            Console.data(Cosignature.verifierKey(name: String(line.prefix { $0 != "+" }), publicKey: publicKey))
         }
     }
 }

@@ -156,6 +156,7 @@ struct LedgerRoleTests {
         ],
         "witness remove": [Case(role: .either, arguments: ["w", "--ledger", "LEDGER"])],
         "witness list": [Case(role: .either, arguments: ["--ledger", "LEDGER"])],
+        "witness key": [Case(role: .either, arguments: ["--ledger", "LEDGER"])],
         "evidence write": [Case(role: .either, arguments: ["acct-1", "--ledger", "LEDGER", "--out", "OUT"])],
         "evidence verify": [Case(role: .noLedger, arguments: [])],
         "erase": [Case(role: .either, arguments: ["acct-1", "--ledger", "LEDGER"])],

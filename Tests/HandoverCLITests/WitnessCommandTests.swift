@@ -114,7 +114,8 @@ struct WitnessCommandTests {
             http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
             """
         let server = try RunningProduct(executable: "/usr/bin/python3", ["-c", script, "\(port)", mode])
-        for _ in 0..<100 where (try? runCommand("/usr/bin/python3", ["-c", "import socket; socket.create_connection(('127.0.0.1', \(port)), 1)"]).status) != 0 {
+        for _ in 0..<100
+        where (try? runCommand("/usr/bin/python3", ["-c", "import socket; socket.create_connection(('127.0.0.1', \(port)), 1)"]).status) != 0 {
             usleep(100_000)
         }
         return (server, "http://127.0.0.1:\(port)/")

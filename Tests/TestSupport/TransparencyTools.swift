@@ -25,5 +25,6 @@ public enum TransparencyTools {
     /// A tool that is not installed.
     public struct ToolMissing: Error, CustomStringConvertible {
         public let description: String
+        public init(description: String) { self.description = description }
     }
 }

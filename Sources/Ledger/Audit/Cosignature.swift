@@ -32,7 +32,12 @@ public enum Cosignature {
 
     /// Cosigns `checkpoint` with `key` as `name` at `timestamp` (POSIX seconds).
     public static func sign(_ checkpoint: Checkpoint, name: String, key: CheckpointKey, timestamp: UInt64) throws -> SignedNote.Signature {
-        let signature = try key.sign(message(checkpointText: checkpoint.body, timestamp: timestamp))
+        try sign(body: checkpoint.body, name: name, key: key, timestamp: timestamp)
+    }
+
+    /// Cosigns the checkpoint whose note text (the lines before its signatures) is `body`.
+    public static func sign(body: String, name: String, key: CheckpointKey, timestamp: UInt64) throws -> SignedNote.Signature {
+        let signature = try key.sign(message(checkpointText: body, timestamp: timestamp))
         return SignedNote.Signature(name: name, keyID: keyID(name: name, publicKey: key.publicKey), bytes: BigEndian.bytes(timestamp) + signature)
     }
 

@@ -25,6 +25,8 @@ public enum EventBody: Hashable, Sendable {
     case applyIntended(ApplyIntended)
     case applySettled(ApplySettled)
     case witnessCosigned(WitnessCosigned)
+    case checkpointWitnessed(CheckpointWitnessed)
+    case witnessRequestRefused(WitnessRequestRefused)
 
     /// The event type this body belongs to.
     public var type: EventType {
@@ -54,6 +56,8 @@ public enum EventBody: Hashable, Sendable {
         case .applyIntended: return .applyIntended
         case .applySettled: return .applySettled
         case .witnessCosigned: return .witnessCosigned
+        case .checkpointWitnessed: return .checkpointWitnessed
+        case .witnessRequestRefused: return .witnessRequestRefused
         }
     }
 
@@ -134,6 +138,8 @@ public enum EventBody: Hashable, Sendable {
         case .applyIntended(let b): b.write(to: &w)
         case .applySettled(let b): b.write(to: &w)
         case .witnessCosigned(let b): b.write(to: &w)
+        case .checkpointWitnessed(let b): b.write(to: &w)
+        case .witnessRequestRefused(let b): b.write(to: &w)
         }
     }
 
@@ -164,6 +170,8 @@ public enum EventBody: Hashable, Sendable {
         case .applyIntended: self = .applyIntended(try ApplyIntended(reading: r))
         case .applySettled: self = .applySettled(try ApplySettled(reading: r))
         case .witnessCosigned: self = .witnessCosigned(try WitnessCosigned(reading: r))
+        case .checkpointWitnessed: self = .checkpointWitnessed(try CheckpointWitnessed(reading: r))
+        case .witnessRequestRefused: self = .witnessRequestRefused(try WitnessRequestRefused(reading: r))
         }
     }
 }

@@ -10,6 +10,8 @@ public enum EventSamples {
             origin: "handover/AAAA111111/0c4e2a10-0000-4000-8000-000000000002", treeSize: 4_215,
             rootHash: "7f1u3xh1m9g9c0uK0S5Tq2lQ3Yy1mN0nq9XjQe4bq5U=",
             signature: "q1b2cwABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4fICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8=")
+        let senderNote =
+            "\(senderCheckpoint.origin)\n\(senderCheckpoint.treeSize)\n\(senderCheckpoint.rootHash)\n\n\u{2014} \(senderCheckpoint.origin) \(senderCheckpoint.signature)\n"
         // Package 2's two rows, and the digest `verify` rebuilds from them: the samples hold together.
         let rows = (
             accountIDs: ["acct-42", "acct-44"], transferSubs: ["t.9f8e7d", "t.1111"], sequences: [4_102, 4_107],
@@ -151,6 +153,22 @@ public enum EventSamples {
                         cosignedAt: t)),
                 idempotencyKey: WitnessCosigned.idempotencyKey(
                     witnessKey: "witness.example.org+6f1c2a7e+BIIfV1bZ3w6M1gXb5XvQz0b1Ck2S8dQ5v0sJm4Yy3nEc", treeSize: 4_215)),
+            EventDraft(
+                .checkpointWitnessed(
+                    CheckpointWitnessed(
+                        origin: senderCheckpoint.origin, treeSize: 4_215, rootHash: senderCheckpoint.rootHash, oldSize: 4_100,
+                        checkpoint: senderNote,
+                        cosignature: "bxwqfgAAAABqAAAAAAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0+Pw==",
+                        cosignedAt: t)),
+                idempotencyKey: CheckpointWitnessed.idempotencyKey(origin: senderCheckpoint.origin, oldSize: 4_100)),
+            EventDraft(
+                .witnessRequestRefused(
+                    WitnessRequestRefused(
+                        origin: senderCheckpoint.origin, status: 422,
+                        reason: "the consistency proof from 4215 events does not lead to this checkpoint's root",
+                        request: "old 4215\n\n" + senderNote, cosignedSize: 4_215,
+                        cosignedRoot: senderCheckpoint.rootHash)),
+                idempotencyKey: WitnessRequestRefused.idempotencyKey(requestSHA256: String(repeating: "9a", count: 32))),
         ]
         assert(drafts.map(\.type) == EventType.allCases)
         return drafts

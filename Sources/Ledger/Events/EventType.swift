@@ -26,6 +26,8 @@ public enum EventType: String, CaseIterable, Sendable, Hashable {
     case applyIntended = "apply-intended"
     case applySettled = "apply-settled"
     case witnessCosigned = "witness-cosigned"
+    case checkpointWitnessed = "checkpoint-witnessed"
+    case witnessRequestRefused = "witness-request-refused"
 
     /// The schema version written for this type today.
     public var schemaVersion: Int { 1 }

@@ -35,4 +35,15 @@ extension LogView {
         }
         return note
     }
+
+    /// For each log this ledger witnesses, the latest checkpoint of it this ledger cosigned
+    /// ("checkpoint witnessed" events), by origin.
+    public func witnessedLogs() throws -> [String: CheckpointWitnessed] {
+        var latest: [String: CheckpointWitnessed] = [:]
+        for sequence in try sequences(of: .checkpointWitnessed) {
+            guard case .checkpointWitnessed(let body) = try eventAsLogged(sequence)?.body else { continue }
+            latest[body.origin] = body
+        }
+        return latest
+    }
 }

@@ -139,8 +139,6 @@ public struct EventQuery: Sendable {
     /// What a batch event says about `user`, nil when it does not name them.
     static func batchLine(_ event: RecordedEvent, about user: UserState, view: LogView) throws -> String? {
         switch event.body {
-        case .witnessCosigned(let b):
-            return "checkpoint of \(counted(b.checkpoint.treeSize, "event")) cosigned by witness \(b.witnessName) at \(b.cosignedAt.rfc3339)"
         case .handoffRowsReceived(let b):
             guard let sub = user.transferSub, let i = b.transferSubs.firstIndex(of: sub) else { return nil }
             let list = b.package.map { "handoff package \($0)" } ?? "an unsigned handoff list"
@@ -188,6 +186,10 @@ public struct EventQuery: Sendable {
                 "handoff package \(b.package) acknowledged by team \(b.targetTeam): receipt cosigned \(b.cosignedAt.rfc3339), their event \(b.recipientSequence)"
         case .witnessCosigned(let b):
             return "checkpoint of \(counted(b.checkpoint.treeSize, "event")) cosigned by witness \(b.witnessName) at \(b.cosignedAt.rfc3339)"
+        case .checkpointWitnessed(let b):
+            return "as a witness, cosigned \(b.origin)'s checkpoint of \(counted(b.treeSize, "event")) (proof from \(b.oldSize))"
+        case .witnessRequestRefused(let b):
+            return "as a witness, refused a checkpoint of \(b.origin) (\(b.status)): \(b.reason)"
         case .handoffRowsReceived(let b):
             let rows = "rows \(b.firstRow + 1) to \(b.firstRow + b.chunkRows) of \(b.rowCount) (chunk \(b.chunk + 1) of \(b.chunkCount))"
             return b.package.map { "handoff package \($0) \(rows) taken in" } ?? "unsigned handoff list \(rows) taken in"

@@ -620,7 +620,7 @@ _handover_ingest() {
 _handover_serve() {
     repeating_flags=()
     non_repeating_flags=(--insecure-http --version -h --help)
-    repeating_options=()
+    repeating_options=(--witness-log)
     non_repeating_options=(--ledger --jwks-url --jwks-file --apple-base-url --host --port --tls-cert --tls-key --sign-in-secret-file --rejection-budget --trusted-proxy)
     __handover_offer_flags_options 0
 
@@ -657,6 +657,9 @@ _handover_serve() {
         return
         ;;
     '--trusted-proxy')
+        return
+        ;;
+    '--witness-log')
         return
         ;;
     esac
@@ -1206,13 +1209,13 @@ _handover_witness() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    submit|add|remove|list)
+    submit|add|remove|list|key)
         # Offer subcommand argument completions
         "_handover_witness_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'submit add remove list' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'submit add remove list key' -- "${cur}"))
         ;;
     esac
 }
@@ -1272,6 +1275,21 @@ _handover_witness_remove() {
 }
 
 _handover_witness_list() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--ledger)
+    __handover_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--ledger')
+        return
+        ;;
+    esac
+}
+
+_handover_witness_key() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
