@@ -189,6 +189,7 @@ let package = Package(
             name: "FuzzHarnesses",
             dependencies: [
                 "LMDB", "Ledger", "Projections", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer", "Reporting", "Apply",
+                "Witnessing",
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

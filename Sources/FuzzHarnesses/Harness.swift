@@ -36,7 +36,7 @@ public struct Harness: Sendable {
     public static let all: [Harness] = [
         .usersCSV, .handoffPackage, .handoffReceipt, .checkpointNote, .tlogProof, .verifierKey,
         .evidenceBundle, .twoSidedBundle, .eventJSON, .storedRecord, .serveRequest, .signedClaims,
-        .ingestToken, .appleAnswer, .keySet, .handoffReceive, .applyInputs,
+        .ingestToken, .appleAnswer, .keySet, .handoffReceive, .applyInputs, .witnessRequest, .witnessAnswer, .witnessList,
     ]
 
     /// The harness called `name`.
