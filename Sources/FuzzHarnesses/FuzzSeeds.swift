@@ -152,7 +152,40 @@ public enum FuzzSeeds {
             ("outage", joined([text("503 migration"), text("Retry-After: Wed, 25 Nov 2026 10:00:00 GMT"), text("<html>down</html>")])),
         ]
         seeds["key-set"] = [("stand-in", text(try minter.jwks()))]
+        seeds.merge(
+            try witnessSeeds(
+                checkpoint: try file("sender-checkpoint.txt"), consistency: try file("handoff-0002/consistency.txt"),
+                witnessKey: try CheckpointKey.load(from: demo + "/recipient"))
+        ) { $1 }
         return seeds
+    }
+
+    /// The witness harnesses' seeds: the sender's checkpoint submitted first, a package's
+    /// consistency file (a request from an older size), answers of a witness cosigning it with
+    /// `witnessKey` (the recipient fixture's, as ``WitnessFixture`` expects), a witnesses file
+    /// and a policy.
+    static func witnessSeeds(checkpoint: [UInt8], consistency: [UInt8], witnessKey: CheckpointKey) throws -> [String: [(String, [UInt8])]] {
+        let text = String(decoding: checkpoint, as: UTF8.self)
+        let parsed = try Checkpoint(parsing: text)
+        let name = "witness.fuzz/w1"
+        let line = try Cosignature.sign(parsed, name: name, key: witnessKey, timestamp: 1_790_000_000).line
+        let vkey = Cosignature.verifierKey(name: name, publicKey: witnessKey.publicKey)
+        let other = Cosignature.verifierKey(name: "witness.example.org", publicKey: witnessKey.publicKey)
+        return [
+            "witness-request": [
+                ("first-checkpoint", Array("old 0\n\n\(text)".utf8)), ("consistency-file", consistency),
+                ("empty-tree", Array("old 0\n\n\(text.replacingOccurrences(of: "\n\(parsed.treeSize)\n", with: "\n0\n"))".utf8)),
+            ],
+            "witness-answer": [
+                ("cosigned", [0, 1] + Array(line.utf8)), ("conflict", [1, 0] + Array("4215\n".utf8)),
+                ("inconsistent", [2, 1] + Array("the consistency proof does not verify\n".utf8)),
+            ],
+            "witness-list": [("two", Array("https://witness.example.org/ \(other)\nhttp://127.0.0.1:8080/prefix \(vkey)\n".utf8))],
+            "witness-policy": [
+                ("one", Array("{\"quorum\":1,\"witnesses\":[\"\(vkey)\"]}\n".utf8)),
+                ("card-form", Array("{\"witness_policy\":{\"quorum\":1,\"witnesses\":[\"\(vkey)\"]},\"max_checkpoint_age\":3600}".utf8)),
+            ],
+        ]
     }
 
     /// One event of each type found in the ledgers at `paths` (their JSON as stored).

@@ -52,6 +52,20 @@ extension Harness {
         }
     }
 
+    /// A witness policy file (`evidence write` and `evidence verify --witness-policy`, a bundle's
+    /// `witness-policy.json`): written back, it reads the same; counted against a cosigned
+    /// checkpoint, never more cosigners than it lists.
+    static let witnessPolicy = Harness("witness-policy", "a witness policy file, read, written back and counted against a cosigned checkpoint") {
+        input in
+        let policy = try WitnessPolicy(json: input)
+        HarnessCheck.expect((try? WitnessPolicy(json: policy.json)) == policy, "a witness policy does not read back as it was written")
+        let note = try SignedNote(parsing: Array((WitnessFixture.checkpoint.text + WitnessFixture.cosignatureLine).utf8))
+        let cosigners = policy.cosigners(in: note)
+        HarnessCheck.expect(
+            cosigners.count <= 1 && cosigners.allSatisfy { $0.publicKey == WitnessFixture.witnessKey.publicKey },
+            "a cosigner counted that did not cosign")
+    }
+
     /// A ledger's `witnesses` file, as `handover witness` reads it: written back, it reads the same.
     static let witnessList = Harness("witness-list", "a ledger's witnesses file, read and written back") { input in
         let dir = FuzzWorkspace.files("witness-list", [(WitnessList.fileName, input)])
@@ -89,6 +103,13 @@ enum WitnessFixture {
             fatalError("the recipient fixture's key makes no cosigner key")
         }
         return witness
+    }()
+
+    /// The witness key's cosignature line of ``checkpoint``.
+    static let cosignatureLine: String = {
+        do {
+            return try Cosignature.sign(checkpoint, name: witnessKey.name, key: FuzzFixtures.key("recipient"), timestamp: 1_790_000_000).line
+        } catch { fatalError("cannot cosign the fixture's checkpoint: \(error)") }
     }()
 
     private static let state = Mutex<(witness: CheckpointWitness, ledger: Ledger, inputs: Int, generation: Int)?>(nil)

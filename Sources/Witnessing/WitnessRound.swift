@@ -52,7 +52,7 @@ public struct WitnessRound: Sendable {
         }
         if !events.isEmpty {
             _ = try await ledger.append(contentsOf: events)
-            if let note = try ledger.read({ try $0.cosignedCheckpoint() }) {
+            if let note = try ledger.read({ try $0.cosignedCheckpoint()?.note }) {
                 try AtomicFile.write(
                     Array(note.serialized.utf8), to: (ledger.directory as NSString).appendingPathComponent(WitnessRound.cosignedFileName), mode: 0o644
                 )

@@ -32,8 +32,18 @@ struct EvidenceCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The new directory to write the bundle to.", valueName: "dir"))
         var out: String
 
-        @Option(help: ArgumentHelp("Prove against this checkpoint instead of the latest stored one.", valueName: "file"))
+        @Option(
+            help: ArgumentHelp(
+                "Prove against this checkpoint instead of the largest one the witnesses cosigned (when it covers the user's events) or the latest stored one.",
+                valueName: "file"))
         var checkpoint: String?
+
+        @Option(
+            name: .customLong("witness-policy"),
+            help: ArgumentHelp(
+                "A witness policy (JSON: quorum, witnesses' verifier keys) the checkpoint's cosignatures must meet; written into the bundle.",
+                valueName: "file"))
+        var witnessPolicy: String?
 
         @Flag(help: "Also write the events with sealed values opened, in revealed/ (mode 0600; not evidence).")
         var reveal = false
@@ -45,8 +55,12 @@ struct EvidenceCommand: ParsableCommand {
         var sender: String?
 
         func validate() throws {
-            if sender != nil, checkpoint != nil {
-                throw ValidationError("--checkpoint names one ledger's checkpoint; a two-sided bundle proves each side against its latest")
+            if sender != nil, checkpoint != nil || witnessPolicy != nil {
+                throw ValidationError(
+                    "--checkpoint and --witness-policy are about one ledger's checkpoint; a two-sided bundle proves each side against its latest")
+            }
+            if checkpoint != nil, witnessPolicy != nil {
+                throw ValidationError("--witness-policy counts the cosignatures of the witnessed checkpoint: give it or --checkpoint, not both")
             }
         }
 
@@ -70,10 +84,13 @@ struct EvidenceCommand: ParsableCommand {
                 return
             }
             let given = try checkpoint.map(EvidenceOptions.readCheckpoint)
+            let policy = try witnessPolicy.map(EvidenceOptions.readPolicy)
             let summary = try EvidenceBundle.write(
-                subject: subject, ledger: ledger, projection: projection, checkpoint: given, reveal: reveal, to: out)
+                subject: subject, ledger: ledger, projection: projection, checkpoint: given, policy: policy, reveal: reveal, to: out)
+            let cosigned = summary.cosigners.map(\.name).map(InertText.forScreen).joined(separator: ", ")
             Console.out(
-                "Wrote \(counted(summary.sequences.count, "event")) about \(subject) to \(out), each proved against the checkpoint of \(counted(summary.checkpoint.treeSize, "event")) of \(summary.checkpoint.origin)."
+                "Wrote \(counted(summary.sequences.count, "event")) about \(subject) to \(out), each proved against the checkpoint of \(counted(summary.checkpoint.treeSize, "event")) of \(summary.checkpoint.origin)"
+                    + (cosigned.isEmpty ? "." : ", cosigned by \(cosigned).")
             )
             if reveal, ledger.sealer.keyStore == nil { Console.out("No key store here: revealed/ holds the events with sealed values as null.") }
             Console.out("Check it without Handover as \(out)/VERIFY.md says, or with: handover evidence verify \(out)")
@@ -102,6 +119,13 @@ struct EvidenceCommand: ParsableCommand {
             help: ArgumentHelp("For a two-sided bundle: team B's verifier key, or a file holding it.", valueName: "key"))
         var recipientKey: String?
 
+        @Option(
+            name: .customLong("witness-policy"),
+            help: ArgumentHelp(
+                "The witness policy to count the checkpoint's cosignatures against (JSON: quorum, witnesses' verifier keys), instead of the bundle's own.",
+                valueName: "file"))
+        var witnessPolicy: String?
+
         func run() throws {
             // A path that is not there is a mistake of the command line, not a bundle that fails.
             var isDirectory: ObjCBool = false
@@ -110,6 +134,7 @@ struct EvidenceCommand: ParsableCommand {
             }
             guard isDirectory.boolValue else { throw CLIExit.usage("\(directory) is not a directory: give the evidence bundle's directory") }
             if TwoSidedEvidenceCheck.isTwoSided(directory) {
+                if witnessPolicy != nil { throw CLIExit.usage("--witness-policy counts one ledger's cosignatures: check each side's bundle") }
                 let result = try TwoSidedEvidenceCheck.run(
                     directory, senderKey: try senderKey.map(EvidenceOptions.keyText), recipientKey: try recipientKey.map(EvidenceOptions.keyText))
                 Console.out(
@@ -127,10 +152,16 @@ struct EvidenceCommand: ParsableCommand {
                 }
                 return
             }
-            let result = try EvidenceBundleCheck.run(directory, expectedKey: evidence.givenKey)
+            let result = try EvidenceBundleCheck.run(
+                directory, expectedKey: evidence.givenKey, policy: try witnessPolicy.map(EvidenceOptions.readPolicy))
             Console.out(
                 "OK: \(counted(result.sequences.count, "event")) of \(result.origin), each included in the checkpoint of \(counted(result.treeSize, "event")) signed by \(result.verifierKey); the manifest agrees."
             )
+            if let witnesses = result.witnesses {
+                Console.out(
+                    "Witnessed: cosigned by \(witnesses.cosigners.map(InertText.forScreen).joined(separator: ", ")), \(witnesses.cosigners.count) of the quorum of \(witnesses.quorum) of "
+                        + (witnesses.policyGiven ? "the policy given." : "the bundle's own policy (give yours with --witness-policy)."))
+            }
             printStory(result)
             if evidence.publicKeyText == nil {
                 Console.out("The verifier key was read from the bundle: compare it with the one the team gave you (--public-key).")

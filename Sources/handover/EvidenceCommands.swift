@@ -37,6 +37,14 @@ struct EvidenceOptions: ParsableArguments {
             decoding: try CommandLineFileError.reading(nil) { try FileBytes.read(given, limit: VerifierKey.maximumFileBytes) }, as: UTF8.self)
     }
 
+    /// Reads and parses a witness policy file, naming the file when it is not one.
+    static func readPolicy(_ path: String) throws -> WitnessPolicy {
+        let data = try CommandLineFileError.reading("cannot read witness policy file") {
+            try FileBytes.read(path, limit: WitnessPolicy.maximumFileBytes)
+        }
+        return try CommandLineFileError.reading(path) { try WitnessPolicy(json: data) }
+    }
+
     /// Reads and parses a checkpoint file, naming the file when it is not one.
     static func readCheckpoint(_ path: String) throws -> Checkpoint {
         let data = try CommandLineFileError.reading("cannot read checkpoint file") {
@@ -79,7 +87,7 @@ struct CheckpointCommand: ParsableCommand, EitherTeamsCommand {
             let ledger = try ledgerOptions.openLog(.readOnly, for: self)
             defer { ledger.close() }
             guard printCosigned else { return Console.data(try ledger.verifierKey().line) }
-            guard let note = try ledger.read({ try $0.cosignedCheckpoint() }) else {
+            guard let note = try ledger.read({ try $0.cosignedCheckpoint()?.note }) else {
                 throw CLIExit(.failed, "no witness has cosigned a checkpoint of \(ledger.directory) yet: `handover witness` submits one")
             }
             if let out { try write(note.serialized, to: out) }

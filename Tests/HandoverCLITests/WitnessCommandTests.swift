@@ -36,7 +36,7 @@ struct WitnessCommandTests {
     }
 
     @Test(
-        "aics-witness cosigns three growing checkpoints, each after a consistency proof from the last; a rewritten copy of the log with the same key is refused (422), reported with exit 4, and nothing is recorded as cosigned"
+        "aics-witness cosigns three growing checkpoints, each after a consistency proof from the last; a bundle carries the cosignature and a policy that evidence verify and aics-tlog count; a rewritten copy of the log with the same key is refused (422), reported with exit 4, and nothing is recorded as cosigned"
     )
     func cosignedAsTheLogGrows() throws {
         let ledger = dir.sub("l")
@@ -78,6 +78,41 @@ struct WitnessCommandTests {
         let witnessKey = try #require(SignedNote.publicKey(fromVerifierKey: witness.vkey, type: Cosignature.signatureType))
         #expect(Cosignature.verified(in: cosigned, name: witnessKey.name, publicKey: witnessKey.key) != nil)
         #expect(try handover("checkpoint", "--ledger", ledger, "--cosigned").out == file)
+
+        // One person's evidence bundle is proved against the cosigned checkpoint and carries the
+        // cosignature with a policy; evidence verify counts it, and so does aics-tlog.
+        let bundle = dir.sub("bundle")
+        let written = try handover("evidence", "write", "a-5", "--ledger", ledger, "--out", bundle)
+        #expect(written.status == 0 && written.out.contains("cosigned by witness.test/w1."), "\(written.out)\(written.err)")
+        #expect(try String(contentsOfFile: bundle + "/cosigned-checkpoint", encoding: .utf8) == file)
+        let policy = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: bundle + "/witness-policy.json"))))
+        #expect(
+            policy["quorum"]?.intValue == 1 && policy["witnesses"]?.arrayValue?.first?.stringValue == witness.vkey
+                && policy["log"]?.stringValue == vkey)
+        let checked = try handover("evidence", "verify", bundle, "--public-key", vkey)
+        #expect(
+            checked.status == 0 && checked.out.contains("Witnessed: cosigned by witness.test/w1, 1 of the quorum of 1"),
+            "\(checked.out)\(checked.err)")
+        let tlog = try TransparencyTools.tlog([
+            "verify-checkpoint", "--note", bundle + "/cosigned-checkpoint", "--log-key", vkey, "--policy-file", bundle + "/witness-policy.json",
+        ])
+        #expect(tlog.status == 0 && tlog.answer?["ok"] as? Bool == true, "\(tlog.printed)")
+        // A policy of two witnesses, the second never asked: the bundle does not meet it.
+        let other = Cosignature.verifierKey(name: "witness.test/w2", publicKey: [UInt8](repeating: 9, count: 32))
+        let strict = dir.sub("strict.json")
+        try Data("{\"quorum\":2,\"witnesses\":[\"\(witness.vkey)\",\"\(other)\"]}".utf8).write(to: URL(fileURLWithPath: strict))
+        let unmet = try handover("evidence", "verify", bundle, "--witness-policy", strict)
+        #expect(
+            unmet.status == 4 && unmet.err.contains("cosigned-checkpoint: 1 cosignature of the policy's witnesses verifies, the quorum is 2"),
+            "\(unmet.err)")
+        let refusedWrite = try handover("evidence", "write", "a-5", "--ledger", ledger, "--out", dir.sub("bundle-strict"), "--witness-policy", strict)
+        #expect(refusedWrite.status == 2 && refusedWrite.err.contains("cosigned by 2 of the policy's 2 witnesses"), "\(refusedWrite.err)")
+        // A changed byte in the witness's line: the cosignature no longer counts.
+        var cosignedBytes = Array(file.utf8)
+        cosignedBytes[cosignedBytes.count - 10] ^= 0x01
+        try Data(cosignedBytes).write(to: URL(fileURLWithPath: bundle + "/cosigned-checkpoint"))
+        let tampered = try handover("evidence", "verify", bundle)
+        #expect(tampered.status == 4 && tampered.err.contains("cosigned-checkpoint"), "\(tampered.out)\(tampered.err)")
 
         // Nothing new: the witness is not asked again.
         let again = try handover("witness", "--ledger", ledger)

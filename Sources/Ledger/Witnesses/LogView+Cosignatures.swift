@@ -19,21 +19,22 @@ extension LogView {
     }
 
     /// The largest checkpoint any witness cosigned, as a signed note: the ledger's own signature
-    /// line, then each witness's cosignature of it in the order they were recorded. Nil before
-    /// the first cosignature.
-    public func cosignedCheckpoint() throws -> SignedNote? {
+    /// line, then each witness's cosignature of it in the order they were recorded; with those
+    /// witnesses' verifier keys, in the same order. Nil before the first cosignature.
+    public func cosignedCheckpoint() throws -> (note: SignedNote, witnesses: [WitnessKey])? {
         let all = try witnessCosignatures().map(\.body)
         guard let size = all.map(\.checkpoint.treeSize).max() else { return nil }
         let ofSize = all.filter { $0.checkpoint.treeSize == size }
         var note = try SignedNote(parsing: Array(try ofSize[0].checkpoint.checkpoint().text.utf8))
-        var seen: Set<String> = []
-        for body in ofSize where seen.insert(body.witnessKey).inserted {
-            guard let blob = Data(base64Encoded: body.cosignature), blob.count > 4 else {
-                throw LedgerError(.malformedRecord, "a witness-cosigned event's cosignature is not base64 of a key ID and a signature")
+        var witnesses: [WitnessKey] = []
+        for body in ofSize where !witnesses.contains(where: { $0.line == body.witnessKey }) {
+            guard let blob = Data(base64Encoded: body.cosignature), blob.count > 4, let key = WitnessKey(verifierKey: body.witnessKey) else {
+                throw LedgerError(.malformedRecord, "a witness-cosigned event's cosignature or key is not what it must be")
             }
-            note.signatures.append(SignedNote.Signature(name: body.witnessName, keyID: Array(blob.prefix(4)), bytes: Array(blob.dropFirst(4))))
+            note.signatures.append(SignedNote.Signature(name: key.name, keyID: Array(blob.prefix(4)), bytes: Array(blob.dropFirst(4))))
+            witnesses.append(key)
         }
-        return note
+        return (note, witnesses)
     }
 
     /// For each log this ledger witnesses, the latest checkpoint of it this ledger cosigned

@@ -13,6 +13,10 @@ public enum EvidenceBundle {
     public static let format = "handover-evidence/2"
     /// The marker of bundles written before rows and facts: still checked.
     public static let formatWithoutFacts = "handover-evidence/1"
+    /// The checkpoint with the witnesses' cosignature lines, beside `checkpoint`.
+    public static let cosignedFile = "cosigned-checkpoint"
+    /// The witness policy the cosignatures meet (aics-tlog's JSON form, naming the log).
+    public static let policyFile = "witness-policy.json"
 
     /// Why a bundle could not be written.
     public struct Refusal: Error, CustomStringConvertible, Sendable {
@@ -37,13 +41,18 @@ public enum EvidenceBundle {
         public var sequences: [UInt64]
         /// The checkpoint they are proved against.
         public var checkpoint: Checkpoint
+        /// The witnesses whose cosignatures of it the bundle holds.
+        public var cosigners: [WitnessKey] = []
     }
 
     /// Writes the bundle of the user `subject` names to the new directory `target`, against
-    /// `checkpoint` (else the latest stored one). With `reveal` and a key store, also writes
-    /// `revealed/` with sealed values opened. Reads the ledger only.
+    /// `checkpoint` (else the largest checkpoint the witnesses cosigned, when it covers the
+    /// user's events, else the latest stored one). With `reveal` and a key store, also writes
+    /// `revealed/` with sealed values opened. With `policy`, the witnesses' cosignatures must
+    /// meet it. Reads the ledger only.
     public static func write(
-        subject: String, ledger: Ledger, projection: UserProjection, checkpoint: Checkpoint?, reveal: Bool, to target: String
+        subject: String, ledger: Ledger, projection: UserProjection, checkpoint: Checkpoint?, policy: WitnessPolicy? = nil, reveal: Bool,
+        to target: String
     ) throws -> Summary {
         let contents = try projection.read(ledger) { snapshot, view in
             guard let user = try snapshot.user(matching: subject) else {
@@ -52,7 +61,7 @@ public enum EvidenceBundle {
             return try Contents(of: user, snapshot: snapshot, view: view)
         }
         return try writing(to: target) { partial in
-            try writeContents(subject: subject, contents, ledger: ledger, checkpoint: checkpoint, reveal: reveal, into: partial)
+            try writeContents(subject: subject, contents, ledger: ledger, checkpoint: checkpoint, policy: policy, reveal: reveal, into: partial)
         }
     }
 
@@ -119,10 +128,21 @@ public enum EvidenceBundle {
     /// all, each row with its paths; the manifest lists the person's apply rows the checkpoint
     /// covers (their events name other people, so they are not in the bundle).
     static func writeContents(
-        subject: String, _ contents: Contents, ledger: Ledger, checkpoint: Checkpoint?, reveal: Bool, into directory: String
+        subject: String, _ contents: Contents, ledger: Ledger, checkpoint given: Checkpoint?, policy: WitnessPolicy? = nil, reveal: Bool,
+        into directory: String
     ) throws -> Summary {
         let events = contents.events
-        guard let checkpoint = try checkpoint ?? ledger.latestCheckpoint() else {
+        let witnessed = try given == nil ? cosigned(covering: events.last?.sequence ?? 0, in: ledger) : nil
+        if let policy {
+            guard let witnessed, policy.isMet(by: witnessed.note) else {
+                throw Refusal(
+                    kind: .noCheckpoint,
+                    description:
+                        "no checkpoint covering these events is cosigned by \(policy.quorum) of the policy's \(counted(policy.witnesses.count, "witness", "witnesses")): submit a newer one with `handover witness`"
+                )
+            }
+        }
+        guard let checkpoint = try given ?? witnessed?.checkpoint ?? ledger.latestCheckpoint() else {
             throw Refusal(
                 kind: .noCheckpoint,
                 description:
@@ -170,6 +190,13 @@ public enum EvidenceBundle {
             try write(row.json.canonicalBytes + [0x0A], to: "\(directory)/rows/\(row.sequence).json")
         }
         try write(Array(checkpoint.text.utf8), to: directory + "/checkpoint")
+        var cosigners: [WitnessKey] = []
+        if let witnessed {
+            cosigners = witnessed.witnesses
+            let stated = try policy ?? WitnessPolicy(log: key.line, quorum: cosigners.count, witnesses: cosigners)
+            try write(Array(witnessed.note.serialized.utf8), to: directory + "/" + cosignedFile)
+            try write(stated.json, to: directory + "/" + policyFile)
+        }
         try write(Array((key.line + "\n").utf8), to: directory + "/verifier-key")
         var members: [String: JSONValue] = [
             "format": .string(format), "subject": .string(subject), "origin": .string(checkpoint.origin),
@@ -182,7 +209,16 @@ public enum EvidenceBundle {
         let manifest = JSONValue.object(members)
         try write(manifest.canonicalBytes + [0x0A], to: directory + "/manifest.json")
         try write(Array(EvidenceGuide.text.utf8), to: directory + "/VERIFY.md")
-        return Summary(sequences: events.map(\.sequence), checkpoint: checkpoint)
+        return Summary(sequences: events.map(\.sequence), checkpoint: checkpoint, cosigners: cosigners)
+    }
+
+    /// The largest cosigned checkpoint, when it covers event `last`: the note, the checkpoint in
+    /// it and its witnesses.
+    static func cosigned(covering last: UInt64, in ledger: Ledger) throws -> (note: SignedNote, checkpoint: Checkpoint, witnesses: [WitnessKey])? {
+        guard let (note, witnesses) = try ledger.read({ try $0.cosignedCheckpoint() }), let own = note.signatures.first else { return nil }
+        let checkpoint = try Checkpoint(parsing: SignedNote(text: note.text, signatures: [own]).serialized)
+        guard checkpoint.treeSize >= last else { return nil }
+        return (note, checkpoint, witnesses)
     }
 
     static func write(_ bytes: [UInt8], to path: String, mode: Int = 0o644) throws {

@@ -30,13 +30,18 @@ public enum EvidenceBundleCheck {
         public var subject: String?
         /// The person's story, one line per fact, in order; each fact proven or only stated.
         public var story: [(fact: EvidenceFact, line: String)]
+        /// The witnesses whose cosignature of the checkpoint verifies, and the quorum of the
+        /// policy they meet; nil for a bundle without cosignatures.
+        public var witnesses: (cosigners: [String], quorum: Int, policyGiven: Bool)?
     }
 
     /// The largest file of a bundle read (an event, a proof, a manifest).
     public static let maximumFileBytes = 1 << 20
 
-    /// Checks the bundle in `directory`; with `expectedKey`, its verifier key must be that one.
-    public static func run(_ directory: String, expectedKey: String? = nil) throws -> Result {
+    /// Checks the bundle in `directory`; with `expectedKey`, its verifier key must be that one;
+    /// with `policy`, the checkpoint's cosignatures must meet it (else the bundle's own policy,
+    /// when it has cosignatures).
+    public static func run(_ directory: String, expectedKey: String? = nil, policy: WitnessPolicy? = nil) throws -> Result {
         func read(_ name: String) throws -> Data {
             do { return Data(try FileBytes.read(directory + "/" + name, limit: maximumFileBytes)) } catch {
                 throw DoesNotHold(file: name, reason: "missing, unreadable or larger than \(maximumFileBytes) bytes")
@@ -62,6 +67,7 @@ public enum EvidenceBundleCheck {
         guard checkpoint.text == checkpointText, checkpoint.isSigned(by: publicKey) else {
             throw DoesNotHold(file: "checkpoint", reason: "its signature does not verify with \(line)")
         }
+        let witnesses = try checkWitnesses(in: directory, checkpoint: checkpoint, keyLine: line, policy: policy, read: read)
         // The manifest, read first for the digests it lists and checked last.
         let manifest: [String: JSONValue]
         do { manifest = try JSONValue.parseObject(untrusted: Array(try read("manifest.json"))) } catch let error as JSONParseError {
@@ -160,7 +166,51 @@ public enum EvidenceBundleCheck {
         }
         return Result(
             origin: checkpoint.origin, treeSize: checkpoint.treeSize, verifierKey: line, sequences: digests.keys.sorted(),
-            subject: manifest["subject"]?.stringValue, story: story)
+            subject: manifest["subject"]?.stringValue, story: story, witnesses: witnesses)
+    }
+
+    /// The witnesses' cosignatures of the checkpoint (`cosigned-checkpoint`) against the policy
+    /// given, else the bundle's own (`witness-policy.json`): the note is the checkpoint with
+    /// more signature lines, and enough of the policy's witnesses verify in it.
+    private static func checkWitnesses(
+        in directory: String, checkpoint: Checkpoint, keyLine: String, policy given: WitnessPolicy?, read: (String) throws -> Data
+    ) throws -> (cosigners: [String], quorum: Int, policyGiven: Bool)? {
+        let cosignedFile = EvidenceBundle.cosignedFile
+        let policyFile = EvidenceBundle.policyFile
+        let present = [cosignedFile, policyFile].map { FileManager.default.fileExists(atPath: directory + "/" + $0) }
+        guard present.contains(true) || given != nil else { return nil }
+        guard present[0] else {
+            throw DoesNotHold(file: cosignedFile, reason: "missing: the bundle holds no witness's cosignature for the policy to count")
+        }
+        let note: SignedNote
+        do { note = try SignedNote(parsing: Array(try read(cosignedFile))) } catch let error as LedgerError {
+            throw DoesNotHold(file: cosignedFile, reason: error.message)
+        }
+        guard note.text == checkpoint.body, note.signatures.contains(where: { $0.line == checkpoint.text.components(separatedBy: "\n\n")[1] })
+        else {
+            throw DoesNotHold(file: cosignedFile, reason: "it is not the bundle's checkpoint with the witnesses' lines added")
+        }
+        let policy: WitnessPolicy
+        if let given {
+            policy = given
+        } else {
+            guard present[1] else { throw DoesNotHold(file: policyFile, reason: "missing beside \(cosignedFile)") }
+            do { policy = try WitnessPolicy(json: Array(try read(policyFile))) } catch let error as LedgerError {
+                throw DoesNotHold(file: policyFile, reason: error.message)
+            }
+        }
+        if let log = policy.log, log != keyLine {
+            throw DoesNotHold(file: given == nil ? policyFile : cosignedFile, reason: "the policy is about the log \(log), not \(keyLine)")
+        }
+        let cosigners = policy.cosigners(in: note)
+        guard cosigners.count >= policy.quorum else {
+            throw DoesNotHold(
+                file: cosignedFile,
+                reason:
+                    "\(counted(cosigners.count, "cosignature")) of the policy's witnesses \(cosigners.count == 1 ? "verifies" : "verify"), the quorum is \(policy.quorum)"
+            )
+        }
+        return (cosigners.map(\.name), policy.quorum, given != nil)
     }
 
     /// The files `rows/SEQ.json`, read (none without `rows/`).
