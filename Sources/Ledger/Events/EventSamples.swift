@@ -147,12 +147,12 @@ public enum EventSamples {
             EventDraft(
                 .witnessCosigned(
                     WitnessCosigned(
-                        witnessKey: "witness.example.org+6f1c2a7e+BIIfV1bZ3w6M1gXb5XvQz0b1Ck2S8dQ5v0sJm4Yy3nEc",
+                        witnessKey: "witness.example.org+7b4a71ef+BIIfV1bZ3w6M1gXb5XvQz0b1Ck2S8dQ5v0sJm4Yy3nEc",
                         url: "https://witness.example.org/add-checkpoint", checkpoint: senderCheckpoint, oldSize: 4_100,
                         cosignature: "bxwqfgAAAABqAAAAAAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0+Pw==",
                         cosignedAt: t)),
                 idempotencyKey: WitnessCosigned.idempotencyKey(
-                    witnessKey: "witness.example.org+6f1c2a7e+BIIfV1bZ3w6M1gXb5XvQz0b1Ck2S8dQ5v0sJm4Yy3nEc", treeSize: 4_215)),
+                    witnessKey: "witness.example.org+7b4a71ef+BIIfV1bZ3w6M1gXb5XvQz0b1Ck2S8dQ5v0sJm4Yy3nEc", treeSize: 4_215)),
             EventDraft(
                 .checkpointWitnessed(
                     CheckpointWitnessed(

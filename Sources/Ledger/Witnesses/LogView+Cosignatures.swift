@@ -18,23 +18,28 @@ extension LogView {
         return latest
     }
 
-    /// The largest checkpoint any witness cosigned, as a signed note: the ledger's own signature
-    /// line, then each witness's cosignature of it in the order they were recorded; with those
-    /// witnesses' verifier keys, in the same order. Nil before the first cosignature.
+    /// The largest checkpoint a witness cosigned, as a signed note: the ledger's own signature
+    /// line, then each witness's cosignature of it in the order they were recorded (only those
+    /// that verify with the witness's key); with those witnesses' verifier keys, in the same
+    /// order. Nil before the first cosignature.
     public func cosignedCheckpoint() throws -> (note: SignedNote, witnesses: [WitnessKey])? {
         let all = try witnessCosignatures().map(\.body)
-        guard let size = all.map(\.checkpoint.treeSize).max() else { return nil }
-        let ofSize = all.filter { $0.checkpoint.treeSize == size }
-        var note = try SignedNote(parsing: Array(try ofSize[0].checkpoint.checkpoint().text.utf8))
-        var witnesses: [WitnessKey] = []
-        for body in ofSize where !witnesses.contains(where: { $0.line == body.witnessKey }) {
-            guard let blob = Data(base64Encoded: body.cosignature), blob.count > 4, let key = WitnessKey(verifierKey: body.witnessKey) else {
-                throw LedgerError(.malformedRecord, "a witness-cosigned event's cosignature or key is not what it must be")
+        for size in Set(all.map(\.checkpoint.treeSize)).sorted(by: >) {
+            let ofSize = all.filter { $0.checkpoint.treeSize == size }
+            guard let checkpoint = try? ofSize[0].checkpoint.checkpoint() else { continue }
+            var note = try SignedNote(parsing: Array(checkpoint.text.utf8))
+            var witnesses: [WitnessKey] = []
+            for body in ofSize where !witnesses.contains(where: { $0.line == body.witnessKey }) {
+                guard let blob = Data(base64Encoded: body.cosignature), blob.count > 4, let key = WitnessKey(verifierKey: body.witnessKey) else { continue }
+                let line = SignedNote.Signature(name: key.name, keyID: Array(blob.prefix(4)), bytes: Array(blob.dropFirst(4)))
+                guard Cosignature.verified(in: SignedNote(text: note.text, signatures: [line]), name: key.name, publicKey: key.publicKey) != nil
+                else { continue }
+                note.signatures.append(line)
+                witnesses.append(key)
             }
-            note.signatures.append(SignedNote.Signature(name: key.name, keyID: Array(blob.prefix(4)), bytes: Array(blob.dropFirst(4))))
-            witnesses.append(key)
+            if !witnesses.isEmpty { return (note, witnesses) }
         }
-        return (note, witnesses)
+        return nil
     }
 
     /// For each log this ledger witnesses, the latest checkpoint of it this ledger cosigned

@@ -212,12 +212,13 @@ public enum EvidenceBundle {
         return Summary(sequences: events.map(\.sequence), checkpoint: checkpoint, cosigners: cosigners)
     }
 
-    /// The largest cosigned checkpoint, when it covers event `last`: the note, the checkpoint in
-    /// it and its witnesses.
+    /// The largest cosigned checkpoint, when it is this ledger's and covers event `last`: the
+    /// note, the checkpoint in it and its witnesses.
     static func cosigned(covering last: UInt64, in ledger: Ledger) throws -> (note: SignedNote, checkpoint: Checkpoint, witnesses: [WitnessKey])? {
-        guard let (note, witnesses) = try ledger.read({ try $0.cosignedCheckpoint() }), let own = note.signatures.first else { return nil }
-        let checkpoint = try Checkpoint(parsing: SignedNote(text: note.text, signatures: [own]).serialized)
-        guard checkpoint.treeSize >= last else { return nil }
+        guard let (note, witnesses) = try ledger.read({ try $0.cosignedCheckpoint() }), let own = note.signatures.first,
+            let checkpoint = try? Checkpoint(parsing: SignedNote(text: note.text, signatures: [own]).serialized),
+            checkpoint.isSigned(by: try ledger.verifierKey().publicKey), checkpoint.treeSize >= last
+        else { return nil }
         return (note, checkpoint, witnesses)
     }
 
