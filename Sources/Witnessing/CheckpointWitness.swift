@@ -38,6 +38,9 @@ public actor CheckpointWitness {
         self.clock = clock
     }
 
+    /// The origins of the logs witnessed, sorted.
+    public nonisolated var logNames: [String] { logs.keys.sorted() }
+
     /// This witness's cosigner verifier key, for the logs' operators.
     public nonisolated var verifierKey: String { Cosignature.verifierKey(name: name, publicKey: key.publicKey) }
 

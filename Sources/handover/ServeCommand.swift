@@ -89,6 +89,9 @@ struct ServeCommand: AsyncParsableCommand, EitherTeamsCommand {
         try await server.run { port in
             // Written unbuffered: scripts and tests read the port from this line.
             Console.now("Listening on \(scheme)://\(host):\(port) for \(clients), recording into \(directory); Apple's keys from \(keys.origin)")
+            if let witness = server.witness {
+                Console.now("Witnessing \(witness.logNames.joined(separator: ", ")) at POST /witness/add-checkpoint as \(witness.verifierKey)")
+            }
             if let roleNote { Console.error(roleNote) }
             // Fetched once now, so that keys out of reach are said at the start, not found at
             // Apple's first delivery; the server answers meanwhile.
@@ -115,9 +118,7 @@ struct ServeCommand: AsyncParsableCommand, EitherTeamsCommand {
         guard FileManager.default.fileExists(atPath: CheckpointKey.path(in: ledger.directory)) else {
             throw CLIExit.usage("--witness-log: \(ledger.directory) holds no checkpoint key to cosign with (a copy made without keys cannot witness)")
         }
-        let witness = try CheckpointWitness(ledger: ledger, key: try CheckpointKey.load(from: ledger.directory), logs: logs, logger: logger)
-        Console.error("witnessing \(logs.map(\.name).joined(separator: ", ")) at POST /witness/add-checkpoint as \(witness.verifierKey)")
-        return witness
+        return try CheckpointWitness(ledger: ledger, key: try CheckpointKey.load(from: ledger.directory), logs: logs, logger: logger)
     }
 
     private func signInSecret() throws -> SignInSecret? {

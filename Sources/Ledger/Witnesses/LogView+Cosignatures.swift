@@ -30,7 +30,9 @@ extension LogView {
             var note = try SignedNote(parsing: Array(checkpoint.text.utf8))
             var witnesses: [WitnessKey] = []
             for body in ofSize where !witnesses.contains(where: { $0.line == body.witnessKey }) {
-                guard let blob = Data(base64Encoded: body.cosignature), blob.count > 4, let key = WitnessKey(verifierKey: body.witnessKey) else { continue }
+                guard let blob = Data(base64Encoded: body.cosignature), blob.count > 4, let key = WitnessKey(verifierKey: body.witnessKey) else {
+                    continue
+                }
                 let line = SignedNote.Signature(name: key.name, keyID: Array(blob.prefix(4)), bytes: Array(blob.dropFirst(4)))
                 guard Cosignature.verified(in: SignedNote(text: note.text, signatures: [line]), name: key.name, publicKey: key.publicKey) != nil
                 else { continue }
