@@ -73,6 +73,21 @@ struct WitnessCommand: ParsableCommand {
         }
     }
 
+    /// Changes the ledger's witness list with `change` and writes it back when it changed; the
+    /// ledger is opened read-only to check it is one, the list being a file beside it. Returns
+    /// what `change` returned and the list.
+    static func changeList<T>(
+        _ options: LedgerOptions, for command: any LedgerCommand, _ change: (inout WitnessList) -> T?
+    ) throws -> (T?, WitnessList) {
+        let ledger = try options.openLog(.readOnly, for: command)
+        defer { ledger.close() }
+        var list = try WitnessList.read(in: ledger.directory)
+        let before = list
+        let result = change(&list)
+        if list != before { try list.write(in: ledger.directory) }
+        return (result, list)
+    }
+
     struct Add: ParsableCommand, EitherTeamsCommand {
         static let configuration = CommandConfiguration(
             commandName: "add", abstract: "Add a witness (or change the URL or key of the witness of the same name).",
@@ -94,12 +109,7 @@ struct WitnessCommand: ParsableCommand {
             guard let witness = Witness(url: url, key: witnessKey) else {
                 throw CLIExit.usage("\"\(InertText.forScreen(url))\" is not an http or https URL with a host, without a query, a fragment or a space")
             }
-            // The ledger is opened to check it is one; the list is a file beside it.
-            let ledger = try ledgerOptions.openLog(.readOnly, for: self)
-            defer { ledger.close() }
-            var list = try WitnessList.read(in: ledger.directory)
-            let replaced = list.add(witness)
-            try list.write(in: ledger.directory)
+            let (replaced, list) = try WitnessCommand.changeList(ledgerOptions, for: self) { $0.add(witness) }
             Console.out(
                 replaced.map { "Changed witness \(InertText.forScreen(witnessKey.name)) (was \(InertText.forScreen($0.url)))." }
                     ?? "Added witness \(InertText.forScreen(witnessKey.name)): \(counted(list.witnesses.count, "witness", "witnesses")) in all.")
@@ -117,11 +127,8 @@ struct WitnessCommand: ParsableCommand {
         var name: String
 
         func run() throws {
-            let ledger = try ledgerOptions.openLog(.readOnly, for: self)
-            defer { ledger.close() }
-            var list = try WitnessList.read(in: ledger.directory)
-            guard list.remove(named: name) != nil else { throw CLIExit(.failed, "no witness named \"\(InertText.forScreen(name))\"") }
-            try list.write(in: ledger.directory)
+            let (removed, _) = try WitnessCommand.changeList(ledgerOptions, for: self) { $0.remove(named: name) }
+            guard removed != nil else { throw CLIExit(.failed, "no witness named \"\(InertText.forScreen(name))\"") }
             Console.out("Removed witness \(InertText.forScreen(name)).")
         }
     }

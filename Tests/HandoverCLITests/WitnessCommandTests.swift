@@ -136,7 +136,7 @@ struct WitnessCommandTests {
     /// A stand-in for a witness that answers badly, on loopback: `garbage` answers 200 with a
     /// line that is no cosignature, `slow` answers nothing for a minute.
     private func badWitness(_ mode: String) throws -> (RunningProduct, String) {
-        let port = try WitnessServer.unusedLoopbackPort()
+        let port = try unusedLoopbackPort()
         let script = """
             import http.server, sys, time
             class H(http.server.BaseHTTPRequestHandler):
@@ -170,7 +170,7 @@ struct WitnessCommandTests {
             garbage.signal(SIGKILL)
             slow.signal(SIGKILL)
         }
-        let downURL = "http://127.0.0.1:\(try WitnessServer.unusedLoopbackPort())"
+        let downURL = "http://127.0.0.1:\(try unusedLoopbackPort())"
         func key(_ name: String) -> String { Cosignature.verifierKey(name: name, publicKey: [UInt8](repeating: 7, count: 32)) }
         for (url, key) in [(good.url, good.vkey), (downURL, key("down")), (garbageURL, key("garbage")), (slowURL, key("slow"))] {
             let r = try handover("witness", "add", url, "--key", key, "--ledger", ledger)

@@ -134,7 +134,7 @@ struct AppleOutageTests {
     func nothingListening() async throws {
         let fixture = try await AppleFixture.start(in: dir)
         let a = try await fixture.ledger(.sender)
-        let closed = "http://127.0.0.1:\(try closedPort())"
+        let closed = "http://127.0.0.1:\(try unusedLoopbackPort())"
         let heard = Heard()
         var job = fixture.job(
             .generate(target: AppleFixture.recipientTeam), ledger: a, input: try fixture.usersFile(50), output: fixture.path + "/out.csv")
@@ -173,21 +173,5 @@ struct AppleOutageTests {
         #expect(summary.stoppedBy?.message.contains("--max-retry-after") == true)
         #expect(fixture.simulator.server.outages.calls.count <= 16, "calls after the stop")
         await fixture.simulator.stop()
-    }
-
-    /// A loopback port nothing listens on: bound, then closed.
-    private func closedPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw ServerProcess.Failed(description: "no loopback port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

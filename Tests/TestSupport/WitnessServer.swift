@@ -23,7 +23,7 @@ public final class WitnessServer: Sendable {
         }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         config = directory + "/witness.json"
-        let port = try WitnessServer.unusedLoopbackPort()
+        let port = try unusedLoopbackPort()
         let made = try runCommand(tool, ["init", "-c", config, "--name", name, "--listen", "127.0.0.1:\(port)"])
         guard made.status == 0, let line = made.out.split(separator: "\n").last else {
             throw TransparencyTools.ToolMissing(description: "aics-witness init: \(made.out)\(made.err)")
@@ -56,22 +56,6 @@ public final class WitnessServer: Sendable {
 
     /// What it logged, for a failing test's message.
     public var printed: String { process.output + process.errorOutput }
-
-    /// A TCP port on 127.0.0.1 nothing listens on now (the kernel's pick, then let go).
-    public static func unusedLoopbackPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw TransparencyTools.ToolMissing(description: "cannot bind a loopback socket: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 
     /// Waits until something accepts connections on `port` (at most 30 s: a busy machine starts
     /// Python slowly), or the process ends.
