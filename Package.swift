@@ -226,7 +226,7 @@ let package = Package(
         .testTarget(
             name: "IntakeTests",
             dependencies: [
-                "AppleID", "AppleSimulator", "Intake", "Migration", "NotificationServer", "Ledger", "Projections", "TestSupport",
+                "AppleID", "AppleSimulator", "Intake", "Migration", "NotificationServer", "Ledger", "Projections", "TestSupport", "Witnessing",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

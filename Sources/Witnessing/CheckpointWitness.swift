@@ -98,7 +98,8 @@ public actor CheckpointWitness {
         }
         let now = clock()
         let line = try Cosignature.sign(body: note.text, name: name, key: key, timestamp: now)
-        if head.size > size || state == nil {
+        // A checkpoint of the size cosigned before is cosigned again and changes nothing.
+        if head.size > size {
             let witnessed = CheckpointWitnessed(
                 origin: head.origin, treeSize: Int(head.size), rootHash: Data(head.root).base64EncodedString(), oldSize: Int(size),
                 checkpoint: request.checkpointText, cosignature: Data(line.keyID + line.bytes).base64EncodedString(),
