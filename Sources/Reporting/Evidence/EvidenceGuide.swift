@@ -4,7 +4,7 @@ enum EvidenceGuide {
     static let text = #"""
         # One person's evidence bundle (`handover evidence`)
 
-        `handover evidence SUBJECT --ledger L --out DIR [--checkpoint FILE] [--reveal]` writes every
+        `handover evidence SUBJECT --ledger L --out DIR [--checkpoint FILE | --witness-policy FILE] [--reveal]` writes every
         event the ledger holds about one user (found by any of the user's identifiers: account ID,
         either team's `sub`, `transfer_sub`) into a new directory `DIR`, each with a proof that the
         ledger's signed checkpoint covers it. Everything in it can be checked with SHA-256, Ed25519 and
@@ -25,6 +25,8 @@ enum EvidenceGuide {
           proofs/SEQ.tlog-proof  one per event: its inclusion proof (tlog-proof)
           rows/SEQ.json          the person's row of a batch event SEQ ("handoff rows received", "apply
                                  intended", "apply settled"), with its paths (only where there is one)
+          cosigned-checkpoint    only when witnesses cosigned the checkpoint: `checkpoint` with their cosignature lines
+          witness-policy.json    beside it: which witnesses, and how many, the cosignatures are counted against
           manifest.json          what the bundle holds (not authenticated: a guide, checked against the files)
           VERIFY.md              these rules, for whoever receives the bundle
           revealed/SEQ.json      only with --reveal: the same event with sealed values opened (not evidence)
@@ -104,6 +106,31 @@ enum EvidenceGuide {
         hash (base64), then an empty line and signature lines `— <name> <base64(key ID ‖ signature)>`.
         `verifier-key` is `<name>+<key ID, 8 hex digits>+<base64(0x01 ‖ 32-byte Ed25519 public key)>`.
         The key name is the log's origin (`handover/<team ID>/<ledger ID>`).
+
+        ## `cosigned-checkpoint` and `witness-policy.json`
+
+        When witnesses (C2SP [tlog-witness](https://c2sp.org/tlog-witness)) cosigned a checkpoint of the
+        ledger that covers the person's events, the bundle is proved against the largest such checkpoint
+        and holds it twice: `checkpoint` as the ledger signed it, and `cosigned-checkpoint`, the same
+        note with each witness's cosignature line after the ledger's own
+        ([tlog-cosignature](https://c2sp.org/tlog-cosignature): `— <witness name>
+        base64(key ID ‖ 8-byte timestamp ‖ Ed25519 signature)`, the signature over `cosignature/v1\n`,
+        `time <timestamp>\n` and the checkpoint's body; audit-evidence.md, "cosigned-checkpoint.txt").
+
+        `witness-policy.json` is the JSON object aics-tlog reads as a witness policy:
+
+        | field | meaning |
+        |---|---|
+        | `log` | the ledger's verifier key line (aics-tlog ignores it) |
+        | `quorum` | how many of the witnesses must have cosigned, at least 1 |
+        | `witnesses` | the witnesses' cosigner verifier keys, `name+<key ID hex>+base64(0x04 ‖ public key)`, each name and key once |
+        | `max_checkpoint_age` | optional, seconds: for a live check; not applied to a bundle, which is read long after |
+
+        `handover evidence write` writes the policy given with `--witness-policy` (and refuses to write a
+        bundle whose cosignatures do not meet it), else one naming exactly the witnesses whose
+        cosignatures the bundle holds, all of them required: a statement of what is there. The policy
+        that proves something is the one the reader decides on, given to `evidence verify
+        --witness-policy`, as the verifier key is.
 
         ## `manifest.json`
 
@@ -193,8 +220,15 @@ enum EvidenceGuide {
            `handover-evidence/1` manifest has no `facts` and its bundle no `rows/`: either one makes it
            fail, so that rows cannot escape their checks by a changed format line.
 
-        A failure names the file. Any changed byte in an event, a proof, a row, the checkpoint or the key
-        fails one of these steps. `handover evidence verify` then prints the person's story, one line per
+        7. When the bundle has `cosigned-checkpoint` (or a policy is given): it is a signed note whose
+           text is `checkpoint`'s body and whose signature lines include `checkpoint`'s own; the policy
+           (the one given, else `witness-policy.json`, required then) names this log when it names one;
+           and at least `quorum` of the policy's witnesses each have a line in it that verifies as a
+           cosignature with its key (a key counts once). `aics-tlog verify-checkpoint --note
+           cosigned-checkpoint --log-key <verifier key> --policy-file <policy>` makes the same count.
+
+        A failure names the file. Any changed byte in an event, a proof, a row, the checkpoint, a
+        cosignature or the key fails one of these steps. `handover evidence verify` then prints the person's story, one line per
         fact in `facts`' order, each marked `proven` or `stated`.
 
         # Both halves: one person's evidence from both teams' ledgers
