@@ -152,6 +152,10 @@ public enum FuzzSeeds {
             ("outage", joined([text("503 migration"), text("Retry-After: Wed, 25 Nov 2026 10:00:00 GMT"), text("<html>down</html>")])),
         ]
         seeds["key-set"] = [("stand-in", text(try minter.jwks()))]
+        seeds["tile-path"] = [
+            ("full", text("tile/0/000")), ("partial", text("tile/1/x001/x234/067.p/12")), ("entries", text("tile/entries/x002/345.p/255")),
+            ("checkpoint", text("checkpoint")),
+        ]
         seeds.merge(
             try witnessSeeds(
                 checkpoint: try file("sender-checkpoint.txt"), consistency: try file("handoff-0002/consistency.txt"),

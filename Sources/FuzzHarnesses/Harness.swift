@@ -37,7 +37,7 @@ public struct Harness: Sendable {
         .usersCSV, .handoffPackage, .handoffReceipt, .checkpointNote, .tlogProof, .verifierKey,
         .evidenceBundle, .twoSidedBundle, .eventJSON, .storedRecord, .serveRequest, .signedClaims,
         .ingestToken, .appleAnswer, .keySet, .handoffReceive, .applyInputs, .witnessRequest, .witnessAnswer, .witnessList,
-        .witnessPolicy, .tilesReadBack,
+        .witnessPolicy, .tilesReadBack, .tilePath,
     ]
 
     /// The harness called `name`.

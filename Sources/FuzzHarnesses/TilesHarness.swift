@@ -28,3 +28,14 @@ extension Harness {
             "a published directory does not serve the ledger's latest checkpoint")
     }
 }
+
+extension Harness {
+    /// A path asked of `serve --tiles` (`GET /tiles/<path>`): only a tile's own spelling names a
+    /// tile, and it names that tile again.
+    static let tilePath = Harness("tile-path", "a path asked of serve --tiles, read as a tile's or refused") { input in
+        let path = String(decoding: input, as: UTF8.self)
+        guard let tile = TileID(path: path) else { throw HarnessRefusal() }
+        HarnessCheck.expect(tile.path == path && TileID(path: tile.path) == tile, "a tile path does not read back as the tile it names")
+        HarnessCheck.expect(!path.contains("..") && !path.hasPrefix("/") && path.hasPrefix("tile/"), "a tile path leaves the tiles directory")
+    }
+}

@@ -38,12 +38,16 @@ public struct HandoverServer: Sendable {
     /// This ledger as a witness of the logs it was told to witness; nil answers every
     /// add-checkpoint 404 (no log is known).
     public let witness: CheckpointWitness?
+    /// The tiles directory served under `/tiles/`; nil answers 404.
+    public let tiles: TileServing?
 
     public init(
-        intake: AppleIntake, configuration: ServeConfiguration, witness: CheckpointWitness? = nil, logger: Logger = Logger(label: "handover.serve")
+        intake: AppleIntake, configuration: ServeConfiguration, witness: CheckpointWitness? = nil, tiles: TileServing? = nil,
+        logger: Logger = Logger(label: "handover.serve")
     ) {
         self.intake = intake
         self.witness = witness
+        self.tiles = tiles
         self.configuration = configuration
         self.floodGuard = FloodGuard(budgetPerMinute: configuration.rejectionBudget)
         self.logger = logger
@@ -96,6 +100,9 @@ public struct HandoverServer: Sendable {
             return Response(
                 status: HTTPResponse.Status(code: answer.status), headers: [.contentType: answer.contentType],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: answer.body)))
+        case .tiles:
+            let path = context.parameters.getCatchAll().joined(separator: "/")
+            return tiles?.response(path: path, authorization: request.headers[.authorization]) ?? TileServing.text(.notFound, "not found")
         case .health: return try health().response(from: request, context: context)
         case .metrics:
             do {

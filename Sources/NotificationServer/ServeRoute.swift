@@ -14,6 +14,8 @@ public enum ServeRoute: String, CaseIterable, Sendable {
     case subLookup = "subs"
     /// `POST /witness/add-checkpoint`: another log's checkpoint to cosign (c2sp.org/tlog-witness).
     case addCheckpoint = "add-checkpoint"
+    /// `GET /tiles/**`: the log as C2SP tlog-tiles, from the directory `--tiles` names.
+    case tiles
     /// `GET /healthz`.
     case health = "healthz"
     /// `GET /metrics`, Prometheus text.
@@ -22,7 +24,7 @@ public enum ServeRoute: String, CaseIterable, Sendable {
     public var method: HTTPRequest.Method {
         switch self {
         case .notifications, .signIns, .addCheckpoint: .post
-        case .transferSubLookup, .subLookup, .health, .metrics: .get
+        case .transferSubLookup, .subLookup, .tiles, .health, .metrics: .get
         }
     }
 
@@ -33,6 +35,7 @@ public enum ServeRoute: String, CaseIterable, Sendable {
         case .transferSubLookup: "/v1/transfer-subs/{id}"
         case .subLookup: "/v1/subs/{id}"
         case .addCheckpoint: "/witness/add-checkpoint"
+        case .tiles: "/tiles/**"
         case .health: "/healthz"
         case .metrics: "/metrics"
         }
@@ -47,7 +50,7 @@ public enum ServeRoute: String, CaseIterable, Sendable {
         case .signIns: RoleRequirement(.recipient, work: "sign-ins are recorded by the recipient team's `handover serve`")
         case .transferSubLookup, .subLookup:
             RoleRequirement(.recipient, work: "the app backend's lookups are answered by the recipient team's `handover serve`")
-        case .notifications, .addCheckpoint, .health, .metrics: nil
+        case .notifications, .addCheckpoint, .tiles, .health, .metrics: nil
         }
     }
 

@@ -60,6 +60,21 @@ struct ServeCommand: AsyncParsableCommand, EitherTeamsCommand {
             valueName: "file"))
     var witnessLogs: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve this tiles directory (`handover tiles --out`) read-only at GET /tiles/: the checkpoint, the tiles, and the entry bundles only with --tiles-read-secret-file.",
+            valueName: "dir"))
+    var tiles: String?
+
+    @Option(
+        name: .customLong("tiles-read-secret-file"),
+        help: ArgumentHelp("Bearer secret for GET /tiles/tile/entries/...: the entry bundles hold every event as logged.", valueName: "file"))
+    var tilesReadSecretFile: String?
+
+    func validate() throws {
+        if tilesReadSecretFile != nil, tiles == nil { throw ValidationError("--tiles-read-secret-file goes with --tiles") }
+    }
+
     func run() async throws {
         var configuration = try ServeConfiguration(
             host: host, port: port, tlsCertificate: tlsCert, tlsKey: tlsKey, insecureHTTP: insecureHTTP,
@@ -71,7 +86,9 @@ struct ServeCommand: AsyncParsableCommand, EitherTeamsCommand {
         var logger = Logger(label: "handover.serve")
         logger.logLevel = .notice
         let intake = try AppleIntake(ledger: ledger, projection: projection, keys: keyOptions.keySet(), logger: logger)
-        let server = HandoverServer(intake: intake, configuration: configuration, witness: try witness(ledger, logger: logger), logger: logger)
+        let tileServing = try tiles.map { TileServing(directory: $0, readSecret: try tilesReadSecretFile.map(SignInSecret.load(file:))) }
+        let server = HandoverServer(
+            intake: intake, configuration: configuration, witness: try witness(ledger, logger: logger), tiles: tileServing, logger: logger)
         let refused = server.refusedRoutes
         let roleNote =
             refused.isEmpty
@@ -89,6 +106,11 @@ struct ServeCommand: AsyncParsableCommand, EitherTeamsCommand {
         try await server.run { port in
             // Written unbuffered: scripts and tests read the port from this line.
             Console.now("Listening on \(scheme)://\(host):\(port) for \(clients), recording into \(directory); Apple's keys from \(keys.origin)")
+            if let tiles = server.tiles {
+                Console.now(
+                    "Serving the tiles in \(tiles.directory) at GET /tiles/" + (tiles.readSecret == nil ? "" : ", entry bundles with the read secret")
+                )
+            }
             if let witness = server.witness {
                 Console.now("Witnessing \(witness.logNames.joined(separator: ", ")) at POST /witness/add-checkpoint as \(witness.verifierKey)")
             }

@@ -220,4 +220,62 @@ struct TilesCommandTests {
         }
         return files
     }
+
+    @Test(
+        "serve --tiles: aics-tlog checks the checkpoint and an inclusion over HTTP; the checkpoint cached a few seconds, tiles immutable, entry bundles only with the read secret, nothing outside the tile paths"
+    )
+    func servedOverHTTP() throws {
+        let path = try ledger("l", appending: 300)
+        let key = try keyFile(of: path)
+        let tiles = dir.sub("tiles")
+        try #require(try handover("tiles", "--ledger", path, "--out", tiles, "--entries").status == 0)
+        let secret = dir.sub("read-secret")
+        try "a read secret of some length\n".write(toFile: secret, atomically: true, encoding: .utf8)
+        let server = try ServerProcess(["serve", "--ledger", path, "--port", "0", "--tiles", tiles, "--tiles-read-secret-file", secret])
+        defer { server.stop() }
+        #expect(server.running.output.contains("Serving the tiles in \(tiles) at GET /tiles/, entry bundles with the read secret"))
+        let base = server.baseURL + "/tiles/"
+        /// Status, headers (lower-cased names) and body of a GET, as curl gives them.
+        func get(_ path: String, bearer: String? = nil) throws -> (status: Int, headers: [String: String], body: Data) {
+            let head = dir.sub("head")
+            let body = dir.sub("body")
+            let r = try runCommand(
+                "/usr/bin/curl", ["-s", "-D", head, "-o", body] + (bearer.map { ["-H", "Authorization: Bearer \($0)"] } ?? []) + [base + path])
+            try #require(r.status == 0, "\(r.err)")
+            let lines = try String(contentsOfFile: head, encoding: .utf8).components(separatedBy: "\r\n")
+            var headers: [String: String] = [:]
+            for line in lines.dropFirst() {
+                if let colon = line.firstIndex(of: ":") {
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                }
+            }
+            return (Int(lines[0].split(separator: " ")[1]) ?? 0, headers, try Data(contentsOf: URL(fileURLWithPath: body)))
+        }
+        let checkpoint = try get("checkpoint")
+        #expect(checkpoint.status == 200 && checkpoint.headers["cache-control"] == "public, max-age=5")
+        let servedCheckpoint = try Data(contentsOf: URL(fileURLWithPath: tiles + "/checkpoint"))
+        #expect(checkpoint.body == servedCheckpoint)
+        let full = try get("tile/0/000")
+        #expect(full.status == 200 && full.headers["cache-control"] == "public, max-age=31536000, immutable" && full.body.count == 8_192)
+        let partial = try Data(contentsOf: URL(fileURLWithPath: tiles + "/tile/0/001.p/45"))
+        #expect(try get("tile/0/001.p/45").body == partial)
+        // Entry bundles hold every event as logged: only with the read secret.
+        #expect(try get("tile/entries/000").status == 401)
+        #expect(try get("tile/entries/000", bearer: "not the secret at all").status == 401)
+        let entries = try get("tile/entries/000", bearer: "a read secret of some length")
+        let bundle = try Data(contentsOf: URL(fileURLWithPath: tiles + "/tile/entries/000"))
+        #expect(entries.status == 200 && entries.body == bundle)
+        // Only a tile's own spelling is read; nothing else under the directory, nothing outside it.
+        for other in ["tile/0/0000", "tile/0/x000/000", "tile/0/000.p/0", "tile/64/000", "tile/0/../../l/data.mdb", ".lock", "tile/0/001.p/046"] {
+            #expect(try get(other).status == 404, "\(other)")
+        }
+        // aics-tlog reads the served tiles as any tlog-tiles client: the checkpoint, and event 256
+        // (the first of the second tile) proved from them, its bytes taken from the local entries.
+        let checked = try tlog("verify-checkpoint", "--tiles", base, "--vkey-file", key)
+        #expect(checked["size"] as? Int == 301 && checked["tiles_ok"] as? Bool == true, "\(checked)")
+        let entry = dir.sub("entry-256")
+        try tlog("verify-inclusion", "--tiles", tiles, "--vkey-file", key, "--index", "256", "--entry-out", entry)
+        let included = try tlog("verify-inclusion", "--tiles", base, "--vkey-file", key, "--index", "256", "--leaf", entry)
+        #expect(included["index"] as? Int == 256, "\(included)")
+    }
 }

@@ -50,6 +50,43 @@ public struct TileID: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { path }
 
+    /// The tile a path names, written exactly as ``path`` writes it (so no other spelling, and
+    /// nothing outside `tile/`, is ever a tile): level 0 to 63 or `entries`, the index in groups
+    /// of three digits, a partial width of 1 to 255. Nil for anything else.
+    public init?(path: String) {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts[0] == "tile", parts.allSatisfy({ $0.utf8.count <= 8 }) else { return nil }
+        let kind: Kind
+        if parts[1] == "entries" {
+            kind = .entries
+        } else if let level = Int(parts[1]), (0...63).contains(level) {
+            kind = .hashes(level: level)
+        } else {
+            return nil
+        }
+        var groups = Array(parts.dropFirst(2))
+        var width = TileID.fullWidth
+        // A partial tile: `<last group>.p/<width>`.
+        if groups.count >= 2, groups[groups.count - 2].hasSuffix(".p") {
+            guard let w = Int(groups[groups.count - 1]), (1..<TileID.fullWidth).contains(w) else { return nil }
+            width = w
+            groups[groups.count - 2] = groups[groups.count - 2].dropLast(2)
+            groups.removeLast()
+        }
+        guard !groups.isEmpty, groups.count <= 7 else { return nil }
+        var index: UInt64 = 0
+        for (position, group) in groups.enumerated() {
+            let digits = position == groups.count - 1 ? Substring(group) : (group.hasPrefix("x") ? group.dropFirst() : "")
+            guard digits.count == 3, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = UInt64(digits) else { return nil }
+            let (times, overflow) = index.multipliedReportingOverflow(by: 1000)
+            guard !overflow, times <= UInt64.max - value else { return nil }
+            index = times + value
+        }
+        self.init(kind, index: index, width: width)
+        // One spelling per tile: leading zero groups, or a ".p" written another way, are not it.
+        guard self.path == path else { return nil }
+    }
+
     /// How a tree of `size` leaves is served at `level`: its number of full tiles, and the width
     /// of the partial tile after them (0: none). The level holds `size / 256^level` hashes.
     public static func layout(level: Int, size: UInt64) -> (full: UInt64, partialWidth: Int) {

@@ -621,7 +621,7 @@ _handover_serve() {
     repeating_flags=()
     non_repeating_flags=(--insecure-http --version -h --help)
     repeating_options=(--witness-log)
-    non_repeating_options=(--ledger --jwks-url --jwks-file --apple-base-url --host --port --tls-cert --tls-key --sign-in-secret-file --rejection-budget --trusted-proxy)
+    non_repeating_options=(--ledger --jwks-url --jwks-file --apple-base-url --host --port --tls-cert --tls-key --sign-in-secret-file --rejection-budget --trusted-proxy --tiles --tiles-read-secret-file)
     __handover_offer_flags_options 0
 
     # Offer option value completions
@@ -660,6 +660,12 @@ _handover_serve() {
         return
         ;;
     '--witness-log')
+        return
+        ;;
+    '--tiles')
+        return
+        ;;
+    '--tiles-read-secret-file')
         return
         ;;
     esac
@@ -1138,7 +1144,7 @@ _handover_evidence_write() {
     repeating_flags=()
     non_repeating_flags=(--reveal --version -h --help)
     repeating_options=()
-    non_repeating_options=(--ledger --out --checkpoint --sender)
+    non_repeating_options=(--ledger --out --checkpoint --witness-policy --sender)
     __handover_offer_flags_options 1
 
     # Offer option value completions
@@ -1152,6 +1158,9 @@ _handover_evidence_write() {
     '--checkpoint')
         return
         ;;
+    '--witness-policy')
+        return
+        ;;
     '--sender')
         return
         ;;
@@ -1162,7 +1171,7 @@ _handover_evidence_verify() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--public-key --sender-key --recipient-key)
+    non_repeating_options=(--public-key --sender-key --recipient-key --witness-policy)
     __handover_offer_flags_options 1
 
     # Offer option value completions
@@ -1174,6 +1183,9 @@ _handover_evidence_verify() {
         return
         ;;
     '--recipient-key')
+        return
+        ;;
+    '--witness-policy')
         return
         ;;
     esac
