@@ -87,14 +87,12 @@ public struct HandoverServer: Sendable {
         case .transferSubLookup: return try lookUp(.transferSub, context).response(from: request, context: context)
         case .subLookup: return try lookUp(intake.subKind, context).response(from: request, context: context)
         case .addCheckpoint:
-            guard let witness else {
-                return Response(
-                    status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(string: "unknown log origin\n")))
-            }
+            guard let witness else { return HandoverServer.plainText(.notFound, "unknown log origin") }
             let body: ByteBuffer
-            do { body = try await request.body.collect(upTo: CheckpointWitness.maximumRequestBytes) } catch {
-                return Response(status: .contentTooLarge, body: ResponseBody(byteBuffer: ByteBuffer(string: "request body too large\n")))
+            do { body = try await request.body.collect(upTo: CheckpointWitness.maximumRequestBytes) } catch is NIOTooManyBytesError {
+                return HandoverServer.plainText(.contentTooLarge, "request body over \(CheckpointWitness.maximumRequestBytes) bytes")
+            } catch {
+                return HandoverServer.plainText(.badRequest, "the request body could not be read")
             }
             let answer = await witness.addCheckpoint(Array(buffer: body))
             return Response(
@@ -102,7 +100,7 @@ public struct HandoverServer: Sendable {
                 body: ResponseBody(byteBuffer: ByteBuffer(string: answer.body)))
         case .tiles:
             let path = context.parameters.getCatchAll().joined(separator: "/")
-            return tiles?.response(path: path, authorization: request.headers[.authorization]) ?? TileServing.text(.notFound, "not found")
+            return tiles?.response(path: path, authorization: request.headers[.authorization]) ?? HandoverServer.plainText(.notFound, "not found")
         case .health: return try health().response(from: request, context: context)
         case .metrics:
             do {
@@ -115,6 +113,12 @@ public struct HandoverServer: Sendable {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.prometheusText())))
         }
+    }
+
+    /// A plain-text answer, for the routes whose protocol is not JSON (tlog-witness, tlog-tiles).
+    static func plainText(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        Response(
+            status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
     }
 
     private func health() -> EditedResponse<ServeReply> {

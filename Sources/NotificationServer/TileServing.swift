@@ -32,22 +32,17 @@ public struct TileServing: Sendable {
             (file, cacheControl, contentType) = ("checkpoint", "public, max-age=5", "text/plain; charset=utf-8")
         } else if let tile = TileID(path: path) {
             if tile.kind == .entries, !(readSecret?.accepts(authorization: authorization) ?? false) {
-                return TileServing.text(
+                return HandoverServer.plainText(
                     readSecret == nil ? .notFound : .unauthorized, readSecret == nil ? "not found" : "entry bundles need the read secret")
             }
             (file, cacheControl, contentType) = (tile.path, "public, max-age=31536000, immutable", "application/octet-stream")
         } else {
-            return TileServing.text(.notFound, "not found")
+            return HandoverServer.plainText(.notFound, "not found")
         }
         guard let bytes = try? FileBytes.readIfPresent(directory + "/" + file, limit: TileServing.maximumFileBytes) else {
-            return TileServing.text(.notFound, "not found")
+            return HandoverServer.plainText(.notFound, "not found")
         }
         return Response(
             status: .ok, headers: [.contentType: contentType, .cacheControl: cacheControl], body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-    }
-
-    static func text(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        Response(
-            status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
     }
 }
