@@ -72,19 +72,16 @@ final class LedgerGauges: Sendable {
                 gauge?.set(Int64(size))
             }
         }
-        let configured = try WitnessList.read(in: ledger.directory).witnesses.map(\.key.name)
-        var figures = Dictionary(configured.map { ($0, (size: 0, at: 0.0)) }) { first, _ in first }
-        for body in try ledger.read({ try $0.latestCosignatures() }).values {
-            figures[body.witnessName] = (body.checkpoint.treeSize, Double(body.cosignedAt.microseconds) / 1e6)
-        }
+        let standings = try ledger.read { try WitnessStanding.read(directory: ledger.directory, view: $0) }
         witnesses.withLock { gauges in
-            for (name, figure) in figures {
+            for standing in standings {
+                let name = standing.name
                 let pair =
                     gauges[name] ?? (
                         ServeSeries.witnessCosignedSize.gauge(in: registry, [name]), ServeSeries.witnessCosignedAt.gauge(in: registry, [name])
                     )
-                pair.size.set(Int64(figure.size))
-                pair.at.set(figure.at)
+                pair.size.set(Int64(standing.cosignedSize ?? 0))
+                pair.at.set(standing.cosignedAt.map { Double($0.microseconds) / 1e6 } ?? 0)
                 gauges[name] = pair
             }
         }

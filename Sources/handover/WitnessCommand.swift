@@ -142,18 +142,13 @@ struct WitnessCommand: ParsableCommand {
         func run() throws {
             let ledger = try ledgerOptions.openLog(.readOnly, for: self)
             defer { ledger.close() }
-            let configured = try WitnessList.read(in: ledger.directory).witnesses
-            let latest = try ledger.read { try $0.latestCosignatures() }
-            for witness in configured {
-                let cosigned = latest[witness.key.line].map { "cosigned \(counted($0.checkpoint.treeSize, "event")) at \($0.cosignedAt.rfc3339)" }
-                Console.out("\(InertText.forScreen(witness.key.name)) \(InertText.forScreen(witness.url)): \(cosigned ?? "nothing cosigned yet")")
+            let standings = try ledger.read { try WitnessStanding.read(directory: ledger.directory, view: $0) }
+            for standing in standings {
+                let cosigned = standing.cosignedSize.map { size in "cosigned \(counted(size, "event")) at \(standing.cosignedAt?.rfc3339 ?? "?")" }
+                let place = standing.url.map { " " + InertText.forScreen($0) } ?? " (no longer configured)"
+                Console.out("\(InertText.forScreen(standing.name))\(place): \(cosigned ?? "nothing cosigned yet")")
             }
-            for (line, body) in latest.sorted(by: { $0.key < $1.key }) where !configured.contains(where: { $0.key.line == line }) {
-                Console.out(
-                    "\(InertText.forScreen(body.witnessName)) (no longer configured): cosigned \(counted(body.checkpoint.treeSize, "event")) at \(body.cosignedAt.rfc3339)"
-                )
-            }
-            if configured.isEmpty && latest.isEmpty { Console.out("no witnesses: add one with `handover witness add URL --key VKEY`") }
+            if standings.isEmpty { Console.out("no witnesses: add one with `handover witness add URL --key VKEY`") }
         }
     }
 

@@ -1,7 +1,6 @@
 import Foundation
-import Ledger
 
-/// One witness as `status` and `/metrics` show it: where it is configured (nil once removed)
+/// One witness as `status`, `/metrics` and `witness list` show it: where it is configured (nil once removed)
 /// and the largest checkpoint of this ledger it cosigned, when.
 public struct WitnessStanding: Equatable, Sendable {
     public var name: String
@@ -26,7 +25,7 @@ public struct WitnessStanding: Equatable, Sendable {
     }
 
     /// "w1 cosigned 1,300 events 2 h ago", said of a witness at `now`.
-    func spoken(at now: Timestamp) -> String {
+    public func spoken(at now: Timestamp) -> String {
         let name = InertText.forScreen(name) + (url == nil ? " (no longer configured)" : "")
         guard let size = cosignedSize, let at = cosignedAt else { return "\(name) nothing cosigned yet" }
         return "\(name) cosigned \(counted(size, "event")) \(Duration.microseconds(max(0, now.microseconds - at.microseconds)).spoken) ago"
