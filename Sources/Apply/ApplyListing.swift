@@ -91,10 +91,7 @@ public struct ApplyListing: Sendable {
             w.beginObject()
             w.field("account_id", row.accountID)
             w.field("explanation", row.explanation)
-            w.key("holders")
-            w.beginArray()
-            for h in row.holders { w.string(h) }
-            w.endArray()
+            w.field("holders", strings: row.holders)
             w.field("new_value", row.new)
             w.field("old_value", row.old)
             w.field("outcome", row.outcome)

@@ -129,6 +129,21 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    /// `"key": [string, ...]`, in the sequence's order.
+    public mutating func field(_ key: StaticString, strings values: some Sequence<String>) {
+        self.key(key)
+        beginArray()
+        for value in values { string(value) }
+        endArray()
+    }
+    /// `"key": [integer, ...]`, in the sequence's order.
+    public mutating func field<I: BinaryInteger>(_ key: StaticString, integers values: some Sequence<I>) {
+        self.key(key)
+        beginArray()
+        for value in values { int(value) }
+        endArray()
+    }
+
     /// `"key": {name: count, ...}` with the names in canonical (UTF-8 byte) order.
     public mutating func field(_ key: StaticString, counts: [String: Int]) {
         self.key(key)

@@ -11,13 +11,6 @@ struct Measurement {
 }
 
 extension Measurement {
-    init(rate: Double, p50: Double, p99: Double, succeeded: Int) {
-        self.rate = rate
-        self.p50 = p50
-        self.p99 = p99
-        self.succeeded = succeeded
-    }
-
     /// `count` operations done in `seconds`, each one's latency and success in `results`.
     init(count: Int, seconds: Double, results: [(Double, Bool)]) {
         let latencies = results.map(\.0).sorted()

@@ -25,10 +25,7 @@ public struct InclusionProof: Sendable {
     public func json(publicKey: [UInt8]) -> String {
         var w = JSONWriter()
         w.beginObject()
-        w.key("audit_path")
-        w.beginArray()
-        for hash in path { w.string(Hex.encode(hash)) }
-        w.endArray()
+        w.field("audit_path", strings: path.lazy.map { Hex.encode($0) })
         w.field("checkpoint", checkpoint.text)
         w.field("leaf_hash", Hex.encode(leafHash))
         w.field("leaf_index", Int64(sequence - 1))

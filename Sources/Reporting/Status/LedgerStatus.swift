@@ -304,10 +304,7 @@ public struct LedgerStatus: Sendable {
         var w = JSONWriter()
         w.beginObject()
         w.field("applied_by_outcome", counts: appliedByOutcome)
-        w.key("concerns")
-        w.beginArray()
-        for concern in concerns { w.string(concern) }
-        w.endArray()
+        w.field("concerns", strings: concerns)
         w.key("days_left")
         daysLeft.map { w.int($0) } ?? w.raw(Array("null".utf8))
         w.field("events", events)
@@ -330,10 +327,7 @@ public struct LedgerStatus: Sendable {
             w.field("users_per_second", Int(run.usersPerSecond))
             w.endObject()
         }
-        w.key("next")
-        w.beginArray()
-        for step in nextSteps { w.string(step) }
-        w.endArray()
+        w.field("next", strings: nextSteps)
         w.key("packages")
         w.beginObject()
         switch identity.role {

@@ -274,42 +274,27 @@ public struct ApplyIntended: Hashable, Sendable {
             w.endObject()
             return
         }
-        w.key("account_ids")
-        w.beginArray()
-        for id in accountIDs { w.string(id) }
-        w.endArray()
+        w.field("account_ids", strings: accountIDs)
         w.field("batch", batch)
         w.key("collisions")
         w.beginArray()
         for row in holders.keys.sorted() {
             w.beginObject()
-            w.key("holders")
-            w.beginArray()
-            for key in holders[row]! { w.string(key) }
-            w.endArray()
+            w.field("holders", strings: holders[row]!)
             w.field("row", row)
             w.endObject()
         }
         w.endArray()
         ApplyIntended.writeValues(newValues, "new_nulls", "new_values", to: &w)
         ApplyIntended.writeValues(oldValues, "old_nulls", "old_values", to: &w)
-        w.key("planned")
-        w.beginArray()
-        for p in planned { w.string(p.rawValue) }
-        w.endArray()
+        w.field("planned", strings: planned.lazy.map(\.rawValue))
         w.endObject()
     }
 
     /// Optional strings as two fields, never `null`: the values ("" for nil) and the indices of the nil ones.
     private static func writeValues(_ values: [String?], _ nullsKey: StaticString, _ valuesKey: StaticString, to w: inout JSONWriter) {
-        w.key(nullsKey)
-        w.beginArray()
-        for (i, v) in values.enumerated() where v == nil { w.int(i) }
-        w.endArray()
-        w.key(valuesKey)
-        w.beginArray()
-        for v in values { w.string(v ?? "") }
-        w.endArray()
+        w.field(nullsKey, integers: values.indices.lazy.filter { values[$0] == nil })
+        w.field(valuesKey, strings: values.lazy.map { $0 ?? "" })
     }
 
     private static func readValues(_ r: FieldReader, _ nullsKey: StaticString, _ valuesKey: StaticString) throws -> [String?] {
@@ -447,10 +432,7 @@ public struct ApplySettled: Hashable, Sendable {
     func write(to w: inout JSONWriter) {
         w.beginObject()
         if rowsRoot == nil {
-            w.key("account_ids")
-            w.beginArray()
-            for id in accountIDs { w.string(id) }
-            w.endArray()
+            w.field("account_ids", strings: accountIDs)
         }
         w.field("batch", batch)
         w.field("committed", committed)
@@ -461,10 +443,7 @@ public struct ApplySettled: Hashable, Sendable {
             w.field("rows", rowCount)
             w.field("rows_root", Hex.encode(rowsRoot.bytes))
         } else {
-            w.key("outcomes")
-            w.beginArray()
-            for o in outcomes { w.string(o.rawValue) }
-            w.endArray()
+            w.field("outcomes", strings: outcomes.lazy.map(\.rawValue))
             w.field("recovered", recovered)
         }
         w.field("undo", undo)

@@ -126,10 +126,7 @@ public struct HandoffRowsReceived: Hashable, Sendable {
     func write(to w: inout JSONWriter) {
         w.beginObject()
         if rowsRoot == nil {
-            w.key("account_ids")
-            w.beginArray()
-            for id in accountIDs { w.string(id) }
-            w.endArray()
+            w.field("account_ids", strings: accountIDs)
         }
         w.field("chunk", chunk)
         w.field("chunk_count", chunkCount)
@@ -144,14 +141,8 @@ public struct HandoffRowsReceived: Hashable, Sendable {
             w.field("rows", chunkRows)
             w.field("rows_root", Hex.encode(rowsRoot.bytes))
         } else {
-            w.key("sequences")
-            w.beginArray()
-            for s in sequences { w.int(s) }
-            w.endArray()
-            w.key("transfer_subs")
-            w.beginArray()
-            for s in transferSubs { w.string(s) }
-            w.endArray()
+            w.field("sequences", integers: sequences)
+            w.field("transfer_subs", strings: transferSubs)
         }
         w.endObject()
     }

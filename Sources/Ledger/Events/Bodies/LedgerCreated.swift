@@ -41,10 +41,7 @@ public struct LedgerCreated: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("client_ids")
-        w.beginArray()
-        for id in clientIDs { w.string(id) }
-        w.endArray()
+        w.field("client_ids", strings: clientIDs)
         w.field("ledger_id", ledgerID)
         w.field("role", role.rawValue)
         w.key("settings")
