@@ -6,7 +6,7 @@ import Ledger
 /// on the wrong ledger; otherwise they need the sign-in reports' bearer secret (401 without).
 struct RecipientRouteMiddleware: RouterMiddleware {
     let settings: LedgerCreated
-    let secret: SignInSecret?
+    let secret: BearerSecret?
 
     func handle(
         _ request: Request, context: ServeRequestContext, next: (Request, ServeRequestContext) async throws -> Response

@@ -13,7 +13,7 @@ public struct ServeConfiguration: Sendable {
     /// Plain HTTP on a non-loopback address, for running behind a TLS-terminating proxy.
     public let insecureHTTP: Bool
     /// Protects `POST /apple/sign-ins`; without it sign-in reports are refused.
-    public var signInSecret: SignInSecret?
+    public var signInSecret: BearerSecret?
     /// Refused deliveries recorded one by one per source address and minute (``FloodGuard``).
     public let rejectionBudget: Int
     /// The address of a proxy in front whose `X-Forwarded-For` names the client.
@@ -21,7 +21,7 @@ public struct ServeConfiguration: Sendable {
 
     public init(
         host: String = "127.0.0.1", port: Int = 8443, tlsCertificate: String? = nil, tlsKey: String? = nil,
-        insecureHTTP: Bool = false, signInSecret: SignInSecret? = nil, rejectionBudget: Int = 60, trustedProxy: String? = nil
+        insecureHTTP: Bool = false, signInSecret: BearerSecret? = nil, rejectionBudget: Int = 60, trustedProxy: String? = nil
     ) throws {
         self.rejectionBudget = rejectionBudget
         self.trustedProxy = trustedProxy

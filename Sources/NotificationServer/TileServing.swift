@@ -13,9 +13,9 @@ public struct TileServing: Sendable {
     /// The tiles directory.
     public let directory: String
     /// The bearer secret entry bundles are served for; without one they are never served.
-    public let readSecret: SignInSecret?
+    public let readSecret: BearerSecret?
 
-    public init(directory: String, readSecret: SignInSecret?) {
+    public init(directory: String, readSecret: BearerSecret?) {
         self.directory = directory
         self.readSecret = readSecret
     }

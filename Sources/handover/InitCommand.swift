@@ -44,15 +44,15 @@ struct InitCommand: AsyncParsableCommand {
         let env = ProcessInfo.processInfo.environment
         let team = teamID ?? env["APPLE_TEAM_ID"]!
         let clients = clientIDs.isEmpty ? [env["APPLE_CLIENT_ID"]!] : clientIDs
-        let secret: SignInSecret?
-        secret = try signInSecretFile.map(SignInSecret.load(file:))
+        let secret: BearerSecret?
+        secret = try signInSecretFile.map { try BearerSecret.load(file: $0) }
         let created = LedgerCreated(
             teamID: team, clientIDs: clients, role: role, ledgerID: UUID().uuidString.lowercased(), onAccountDeleted: onAccountDeleted)
         let ledger = try await Ledger.create(at: ledgerOptions.directory, created, folders: [UserProjection()])
         let verifierKey = try ledger.verifierKey().line
         ledger.close()
         if let secret {
-            let path = SignInSecret.digestFile(in: ledgerOptions.directory)
+            let path = BearerSecret.digestFile(in: ledgerOptions.directory)
             guard FileManager.default.createFile(atPath: path, contents: Data((secret.digestHex + "\n").utf8), attributes: [.posixPermissions: 0o600])
             else {
                 throw CLIExit(.failed, "created the ledger but could not write \(path); pass --sign-in-secret-file to serve instead")

@@ -86,7 +86,7 @@ struct ServeCommand: AsyncParsableCommand, EitherTeamsCommand {
         var logger = Logger(label: "handover.serve")
         logger.logLevel = .notice
         let intake = try AppleIntake(ledger: ledger, projection: projection, keys: keyOptions.keySet(), logger: logger)
-        let tileServing = try tiles.map { TileServing(directory: $0, readSecret: try tilesReadSecretFile.map(SignInSecret.load(file:))) }
+        let tileServing = try tiles.map { TileServing(directory: $0, readSecret: try tilesReadSecretFile.map { try BearerSecret.load(file: $0, name: "tiles read secret") }) }
         let server = HandoverServer(
             intake: intake, configuration: configuration, witness: try witness(ledger, logger: logger), tiles: tileServing, logger: logger)
         let refused = server.refusedRoutes
@@ -143,11 +143,11 @@ struct ServeCommand: AsyncParsableCommand, EitherTeamsCommand {
         return try CheckpointWitness(ledger: ledger, key: try CheckpointKey.load(from: ledger.directory), logs: logs, logger: logger)
     }
 
-    private func signInSecret() throws -> SignInSecret? {
-        if let signInSecretFile { return try SignInSecret.load(file: signInSecretFile) }
-        if let env = ProcessInfo.processInfo.environment["HANDOVER_SIGN_IN_SECRET"], !env.isEmpty { return try SignInSecret(secret: env) }
-        let stored = SignInSecret.digestFile(in: ledgerOptions.directory)
-        guard let data = try FileBytes.readIfPresent(stored, limit: SignInSecret.maximumFileBytes) else { return nil }
-        return try SignInSecret(digestHex: String(decoding: data, as: UTF8.self))
+    private func signInSecret() throws -> BearerSecret? {
+        if let signInSecretFile { return try BearerSecret.load(file: signInSecretFile) }
+        if let env = ProcessInfo.processInfo.environment["HANDOVER_SIGN_IN_SECRET"], !env.isEmpty { return try BearerSecret(secret: env) }
+        let stored = BearerSecret.digestFile(in: ledgerOptions.directory)
+        guard let data = try FileBytes.readIfPresent(stored, limit: BearerSecret.maximumFileBytes) else { return nil }
+        return try BearerSecret(digestHex: String(decoding: data, as: UTF8.self))
     }
 }

@@ -73,6 +73,26 @@ struct MessageWordingTests {
             "exit \(made.status)\n\(made.err)")
     }
 
+    @Test("a secret too short is refused naming which secret: the sign-in secret at init, the tiles read secret at serve --tiles")
+    func shortSecretsNamed() throws {
+        let dir = TemporaryDirectory()
+        let short = dir.sub("short.txt")
+        try "only-eleven".write(toFile: short, atomically: true, encoding: .utf8)
+        let made = try TestSupport.handover(
+            "init", "--ledger", dir.sub("b"), "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient",
+            "--sign-in-secret-file", short)
+        #expect(made.status == 2 && made.err == "error: the sign-in secret must be at least 16 bytes\n", "exit \(made.status)\n\(made.err)")
+
+        let ledger = try Self.newLedger(dir)
+        let served = try TestSupport.handover(
+            "serve", "--ledger", ledger, "--port", "0", "--tiles", dir.sub("tiles"), "--tiles-read-secret-file", short)
+        #expect(
+            served.status == 2 && served.err == "error: the tiles read secret must be at least 16 bytes\n", "exit \(served.status)\n\(served.err)")
+        let missing = try TestSupport.handover(
+            "serve", "--ledger", ledger, "--port", "0", "--tiles", dir.sub("tiles"), "--tiles-read-secret-file", dir.sub("none.txt"))
+        #expect(missing.status == 2 && missing.err.hasPrefix("error: cannot read the tiles read secret file: "), "exit \(missing.status)\n\(missing.err)")
+    }
+
     @Test("exchange --help names the output file's columns as the file has them, and --breaker's default as the user writes it")
     func exchangeHelp() throws {
         let help = try TestSupport.handover("exchange", "--help")

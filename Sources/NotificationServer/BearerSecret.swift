@@ -3,11 +3,12 @@ import ExitStatuses
 import Foundation
 import Ledger
 
-/// The bearer secret that protects `POST /apple/sign-ins`, held only as its SHA-256.
-public struct SignInSecret: Sendable {
+/// A bearer secret held only as its SHA-256: the sign-in secret that protects
+/// `POST /apple/sign-ins`, or the read secret of `serve --tiles`'s entry bundles.
+public struct BearerSecret: Sendable {
     /// The shortest secret accepted, in bytes.
     public static let minimumLength = 16
-    /// Where `init` keeps the secret's digest inside a ledger directory.
+    /// Where `init` keeps the sign-in secret's digest inside a ledger directory.
     public static func digestFile(in ledgerDirectory: String) -> String { ledgerDirectory + "/sign-in-secret.sha256" }
 
     private let digest: [UInt8]
@@ -18,11 +19,11 @@ public struct SignInSecret: Sendable {
         public var exitStatus: ExitStatus { .usage }
     }
 
-    /// A secret from its text (surrounding whitespace ignored).
-    public init(secret: String) throws {
+    /// A secret from its text (surrounding whitespace ignored); `name` says which secret in a refusal.
+    public init(secret: String, name: String = "sign-in secret") throws {
         let trimmed = secret.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.utf8.count >= SignInSecret.minimumLength else {
-            throw Invalid(description: "the sign-in secret must be at least \(SignInSecret.minimumLength) bytes")
+        guard trimmed.utf8.count >= BearerSecret.minimumLength else {
+            throw Invalid(description: "the \(name) must be at least \(BearerSecret.minimumLength) bytes")
         }
         digest = Array(SHA256.hash(data: Data(trimmed.utf8)))
     }
@@ -35,13 +36,13 @@ public struct SignInSecret: Sendable {
         digest = bytes
     }
 
-    /// A secret read from the file at `path`.
-    public static func load(file path: String) throws -> SignInSecret {
+    /// A secret read from the file at `path`; `name` says which secret in a refusal.
+    public static func load(file path: String, name: String = "sign-in secret") throws -> BearerSecret {
         let data: [UInt8]
         do { data = try FileBytes.read(path, limit: maximumFileBytes) } catch {
-            throw Invalid(description: "cannot read the sign-in secret file: \(ErrorText.describing(error))")
+            throw Invalid(description: "cannot read the \(name) file: \(ErrorText.describing(error))")
         }
-        return try SignInSecret(secret: String(decoding: data, as: UTF8.self))
+        return try BearerSecret(secret: String(decoding: data, as: UTF8.self), name: name)
     }
 
     /// The largest secret or digest file read.
