@@ -86,7 +86,9 @@ struct ServeCommand: AsyncParsableCommand, EitherTeamsCommand {
         var logger = Logger(label: "handover.serve")
         logger.logLevel = .notice
         let intake = try AppleIntake(ledger: ledger, projection: projection, keys: keyOptions.keySet(), logger: logger)
-        let tileServing = try tiles.map { TileServing(directory: $0, readSecret: try tilesReadSecretFile.map { try BearerSecret.load(file: $0, name: "tiles read secret") }) }
+        let tileServing = try tiles.map {
+            TileServing(directory: $0, readSecret: try tilesReadSecretFile.map { try BearerSecret.load(file: $0, name: "tiles read secret") })
+        }
         let server = HandoverServer(
             intake: intake, configuration: configuration, witness: try witness(ledger, logger: logger), tiles: tileServing, logger: logger)
         let refused = server.refusedRoutes

@@ -90,7 +90,8 @@ struct MessageWordingTests {
             served.status == 2 && served.err == "error: the tiles read secret must be at least 16 bytes\n", "exit \(served.status)\n\(served.err)")
         let missing = try TestSupport.handover(
             "serve", "--ledger", ledger, "--port", "0", "--tiles", dir.sub("tiles"), "--tiles-read-secret-file", dir.sub("none.txt"))
-        #expect(missing.status == 2 && missing.err.hasPrefix("error: cannot read the tiles read secret file: "), "exit \(missing.status)\n\(missing.err)")
+        #expect(
+            missing.status == 2 && missing.err.hasPrefix("error: cannot read the tiles read secret file: "), "exit \(missing.status)\n\(missing.err)")
     }
 
     @Test("exchange --help names the output file's columns as the file has them, and --breaker's default as the user writes it")

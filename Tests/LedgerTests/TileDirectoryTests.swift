@@ -63,4 +63,45 @@ struct TileDirectoryTests {
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: tiles.path + "/tile/entries") == ["000"], "no bundle, whole or partial, from it on")
     }
+
+    @Test(
+        "a stored Merkle node of level 2 that no checkpoint's root reads (131,172 events, the root from the node over 2^17): changed, tiles publishes nothing and names it; unchanged, its level-2 tile is the tree of the level-1 tile"
+    )
+    func levelTwoNodeChanged() async throws {
+        let dir = TemporaryDirectory()
+        let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
+        defer { ledger.close() }
+        let total = 131_172
+        var appended = 1
+        while appended < total {
+            let count = min(4_096, total - appended)
+            _ = try await ledger.append(
+                contentsOf: (0..<count).map { i in
+                    EventDraft(
+                        .transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .timeout, message: "t"))),
+                        identifiers: Identifiers(accountID: "acct-\(appended + i)"))
+                })
+            appended += count
+        }
+        _ = try ledger.signCheckpoint(with: try ledger.signingKey().key)
+        #expect(try ledger.latestCheckpoint()?.treeSize == UInt64(total))
+
+        let stored = try ledger.read { try $0.subtreeHash(65_536..<131_072) }
+        let nodeKey = LedgerSchema.merkleNodeKey(level: 16, index: 1)
+        _ = try ledger.environment.write { txn in try txn.put(ledger.schema.merkle, key: nodeKey, value: [UInt8](repeating: 7, count: 32)) }
+        let tiles = TileDirectory(path: dir.sub("tiles"))
+        let error = #expect(throws: LedgerError.self) { try tiles.publish(ledger, entries: false) }
+        #expect(
+            error?.message.contains("the Merkle tree's node over events 65537 to 131072 is not the tree of the nodes below it") == true,
+            "\(String(describing: error))")
+        #expect(!FileManager.default.fileExists(atPath: tiles.path + "/checkpoint"), "nothing published")
+
+        _ = try ledger.environment.write { txn in try txn.put(ledger.schema.merkle, key: nodeKey, value: stored) }
+        let written = try tiles.publish(ledger, entries: false)
+        #expect(written.checkpoint.treeSize == UInt64(total))
+        let levelOne = try Data(contentsOf: URL(fileURLWithPath: tiles.path + "/tile/1/001"))
+        let levelTwo = try Data(contentsOf: URL(fileURLWithPath: tiles.path + "/" + TileID(.hashes(level: 2), index: 0, width: 2).path))
+        let below = stride(from: 0, to: levelOne.count, by: 32).map { Array(levelOne[$0..<($0 + 32)]).withUnsafeBytes { SHA256Hash($0)! } }
+        #expect(Array(levelTwo.suffix(32)) == RowTree(leaves: below).root.bytes && Array(levelTwo.suffix(32)) == stored)
+    }
 }

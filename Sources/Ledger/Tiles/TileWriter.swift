@@ -89,10 +89,29 @@ struct TileWriter {
             hashes.reserveCapacity(tileCount * 32)
             for i in 0..<UInt64(tileCount) {
                 let first = (tile * width + i) * span
-                hashes += try view.subtreeHash(first..<(first + span))
+                let node = try view.subtreeHash(first..<(first + span))
+                if level >= 2 { try checkNode(node, over: first..<(first + span), view: view) }
+                hashes += node
             }
             try emit(.hashes(level: level), index: tile, bytes: hashes, ends: (1...tileCount).map { $0 * 32 }, level: level)
             tile += 1
+        }
+    }
+
+    /// A reader of the tiles computes a hash of level 2 or above from the 256 hashes below it
+    /// (level 1's are checked against the events by level 0): the stored node over `range` must
+    /// be that tree, or the levels would not be one tree.
+    private func checkNode(_ node: [UInt8], over range: Range<UInt64>, view: LogView) throws {
+        let span = (range.upperBound - range.lowerBound) / UInt64(TileID.fullWidth)
+        let below = try (0..<UInt64(TileID.fullWidth)).map { i in
+            let first = range.lowerBound + i * span
+            return try view.subtreeHash(first..<(first + span)).withUnsafeBytes { SHA256Hash($0)! }
+        }
+        if RowTree(leaves: below).root.bytes != node {
+            throw LedgerError(
+                .malformedRecord,
+                "the Merkle tree's node over events \(range.lowerBound + 1) to \(range.upperBound) is not the tree of the nodes below it: the log's tree was changed (run `handover verify`)"
+            )
         }
     }
 
