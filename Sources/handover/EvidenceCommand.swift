@@ -79,21 +79,29 @@ struct EvidenceCommand: ParsableCommand {
                     Wrote the evidence about transfer_sub \(summary.transferSub) from both ledgers to \(out): \(counted(summary.sender.sequences.count, "event")) of \(summary.sender.checkpoint.origin), \
                     \(summary.recipient.sequences.count) of \(summary.recipient.checkpoint.origin), and \(counted(summary.packages.count, "package")) tying them \
                     (\(summary.packages.filter(\.acknowledged).count) with the recipient's cosignature).
-                    Check it without Handover as \(out)/VERIFY.md says, or with: handover evidence verify \(out)
                     """)
+                for (team, side) in [("A", summary.sender), ("B", summary.recipient)] where !side.cosigners.isEmpty {
+                    Console.out("Team \(team)'s side is proved against a checkpoint cosigned by \(cosignerNames(side)).")
+                }
+                Console.out("Check it without Handover as \(out)/VERIFY.md says, or with: handover evidence verify \(out)")
                 return
             }
             let given = try checkpoint.map(EvidenceOptions.readCheckpoint)
             let policy = try witnessPolicy.map(EvidenceOptions.readPolicy)
             let summary = try EvidenceBundle.write(
                 subject: subject, ledger: ledger, projection: projection, checkpoint: given, policy: policy, reveal: reveal, to: out)
-            let cosigned = summary.cosigners.map(\.name).map(InertText.forScreen).joined(separator: ", ")
+            let cosigned = cosignerNames(summary)
             Console.out(
                 "Wrote \(counted(summary.sequences.count, "event")) about \(subject) to \(out), each proved against the checkpoint of \(counted(summary.checkpoint.treeSize, "event")) of \(summary.checkpoint.origin)"
                     + (cosigned.isEmpty ? "." : ", cosigned by \(cosigned).")
             )
             if reveal, ledger.sealer.keyStore == nil { Console.out("No key store here: revealed/ holds the events with sealed values as null.") }
             Console.out("Check it without Handover as \(out)/VERIFY.md says, or with: handover evidence verify \(out)")
+        }
+
+        /// The witnesses who cosigned a written bundle's checkpoint, by name, as shown.
+        private func cosignerNames(_ summary: EvidenceBundle.Summary) -> String {
+            summary.cosigners.map { InertText.forScreen($0.name) }.joined(separator: ", ")
         }
     }
 
@@ -142,10 +150,16 @@ struct EvidenceCommand: ParsableCommand {
                     OK: transfer_sub \(result.transferSub): \(counted(result.sender.sequences.count, "event")) of \(result.sender.origin) and \(result.recipient.sequences.count) of \(result.recipient.origin), \
                     each included in its ledger's signed checkpoint; \(result.packages.count == 1 ? "package" : "packages") \(result.packages.map(String.init).joined(separator: ", ")) \(result.packages.count == 1 ? "ties" : "tie") the two.
                     """)
-                Console.out("Team A's log (\(result.sender.origin)):")
-                printStory(result.sender)
-                Console.out("Team B's log (\(result.recipient.origin)):")
-                printStory(result.recipient)
+                for (team, side) in [("A", result.sender), ("B", result.recipient)] {
+                    Console.out("Team \(team)'s log (\(side.origin)):")
+                    let path = (directory as NSString).appendingPathComponent(team == "A" ? "sender" : "recipient")
+                    if let witnessed = witnessedLine(
+                        side, ownPolicy: "its own policy (give yours with: handover evidence verify \(path) --witness-policy FILE)")
+                    {
+                        Console.out("  " + witnessed)
+                    }
+                    printStory(side)
+                }
                 if senderKey == nil || recipientKey == nil {
                     Console.out(
                         "The verifier keys were read from the bundle: compare them with the ones the teams gave you (--sender-key, --recipient-key).")
@@ -157,15 +171,22 @@ struct EvidenceCommand: ParsableCommand {
             Console.out(
                 "OK: \(counted(result.sequences.count, "event")) of \(result.origin), each included in the checkpoint of \(counted(result.treeSize, "event")) signed by \(result.verifierKey); the manifest agrees."
             )
-            if let witnesses = result.witnesses {
-                Console.out(
-                    "Witnessed: cosigned by \(witnesses.cosigners.map(InertText.forScreen).joined(separator: ", ")), \(witnesses.cosigners.count) of the quorum of \(witnesses.quorum) of "
-                        + (witnesses.policyGiven ? "the policy given." : "the bundle's own policy (give yours with --witness-policy)."))
+            if let witnessed = witnessedLine(result, ownPolicy: "the bundle's own policy (give yours with --witness-policy)") {
+                Console.out(witnessed)
             }
             printStory(result)
             if evidence.publicKeyText == nil {
                 Console.out("The verifier key was read from the bundle: compare it with the one the team gave you (--public-key).")
             }
+        }
+
+        /// "Witnessed: cosigned by …" when the bundle's checkpoint carries cosignatures, counted
+        /// against the policy given or, in words `ownPolicy`, the bundle's own.
+        private func witnessedLine(_ result: EvidenceBundleCheck.Result, ownPolicy: String) -> String? {
+            guard let witnesses = result.witnesses else { return nil }
+            return
+                "Witnessed: cosigned by \(witnesses.cosigners.map(InertText.forScreen).joined(separator: ", ")), \(witnesses.cosigners.count) of the quorum of \(witnesses.quorum) of "
+                + (witnesses.policyGiven ? "the policy given." : ownPolicy + ".")
         }
 
         /// The story a bundle tells, one line per fact: "proven" where its files prove it,

@@ -190,6 +190,56 @@ struct EvidenceBundleTests {
     }
 
     @Test(
+        "two-sided, team A's log witnessed by team B's serve: team A's side carries the cosigned checkpoint and its policy, write and verify say so, check-bundle.py accepts it, a changed cosignature is refused naming the file"
+    )
+    func twoSidedWitnessed() throws {
+        let (sender, recipient) = try demo()
+        let witnessKey = try handover(["witness", "key", "--ledger", recipient]).out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let senderKey = try DemoLedger.copy(file: "sender.pub", into: dir)
+        let server = try ServerProcess(["serve", "--ledger", recipient, "--port", "0", "--witness-log", senderKey])
+        #expect(try handover(["witness", "add", server.baseURL + "/witness", "--key", witnessKey, "--ledger", sender]).status == 0)
+        #expect(try handover(["checkpoint", "--ledger", sender]).status == 0)
+        let round = try handover(["witness", "--ledger", sender])
+        let served = server.finish()
+        try #require(round.status == 0, "\(round.out)\(round.err)\n\(served.err)")
+        let witnessName = try #require(witnessKey.split(separator: "+").first.map(String.init))
+
+        let exchanged = try #require(
+            try users(recipient).first { $0["migrated_via"]?.stringValue == "exchange" && $0["erased_at"]?.stringValue == nil })
+        let account = try #require(exchanged["account_id"]?.stringValue)
+        let bundle = dir.sub("two-sided-witnessed")
+        let written = try handover(["evidence", account, "--ledger", recipient, "--sender", sender, "--out", bundle])
+        #expect(
+            written.status == 0 && written.out.contains("\nTeam A's side is proved against a checkpoint cosigned by \(witnessName).\n")
+                && !written.out.contains("Team B's side"), "\(written.out)\(written.err)")
+        for file in ["cosigned-checkpoint", "witness-policy.json"] {
+            #expect(
+                FileManager.default.fileExists(atPath: bundle + "/sender/" + file)
+                    && !FileManager.default.fileExists(atPath: bundle + "/recipient/" + file))
+        }
+        let ours = try handover(["evidence", "verify", bundle])
+        #expect(
+            ours.status == 0
+                && ours.out.contains(
+                    "):\n  Witnessed: cosigned by \(witnessName), 1 of the quorum of 1 of its own policy (give yours with: handover evidence verify \(bundle)/sender --witness-policy FILE).\n"
+                ), "\(ours.out)\(ours.err)")
+        #expect(ours.out.components(separatedBy: "Witnessed: ").count == 2, "only team A's side is witnessed: \(ours.out)")
+        let theirs = try pythonCheck(bundle)
+        #expect(theirs.status == 0, "check-bundle.py: \(theirs.out)\(theirs.err)")
+
+        // The witness's cosignature changed: the side no longer meets its policy.
+        let cosigned = bundle + "/sender/cosigned-checkpoint"
+        var lines = try String(contentsOfFile: cosigned, encoding: .utf8).components(separatedBy: "\n")
+        let last = try #require(lines.lastIndex { $0.hasPrefix("\u{2014} " + witnessName + " ") })
+        var signature = Array(lines[last].utf8)
+        signature[signature.count - 6] = signature[signature.count - 6] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        lines[last] = String(decoding: signature, as: UTF8.self)
+        try lines.joined(separator: "\n").write(toFile: cosigned, atomically: true, encoding: .utf8)
+        let refused = try handover(["evidence", "verify", bundle])
+        #expect(refused.status == 4 && refused.err.contains("sender/cosigned-checkpoint"), "\(refused.out)\(refused.err)")
+    }
+
+    @Test(
         "two-sided: one person's evidence from both ledgers, tied by the package's manifest and the cosignature; both checks accept it and refuse any changed byte; an erased user's holds no address"
     )
     func twoSided() throws {
