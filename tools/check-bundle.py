@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Independent offline check of a Handover evidence bundle, with hashlib and cryptography only.
 
-    check-bundle.py DIR [--public-key KEYLINE_OR_FILE]
+    check-bundle.py DIR [--public-key KEYLINE_OR_FILE] [--witness-policy FILE]
+    check-bundle.py --selftest
 
-Follows schemas/evidence-bundle.md ("Files" and "Checking a bundle") and the signed-note,
-checkpoint and RFC 9162 inclusion-proof rules of schemas/audit-evidence.md, and nothing else:
-no ledger, no Handover code.
+Follows schemas/evidence-bundle.md ("Files", "`cosigned-checkpoint` and `witness-policy.json`" and
+"Checking a bundle") and the signed-note, checkpoint, RFC 9162 inclusion-proof and cosignature rules of
+schemas/audit-evidence.md (with C2SP signed-note and tlog-cosignature), and nothing else: no ledger,
+no Handover code.
 
 1. verifier-key: name+keyid+base64(0x01 || Ed25519 key), key ID = SHA-256(name || 0x0A || 0x01
    || key)[:4]; with --public-key, the line must equal the one given out of band.
@@ -67,6 +69,25 @@ no ledger, no Handover code.
    outcome[, intent_seq, old_value, new_value]}. Beyond the listed rules: apply states only batches
    written before v2, whose events are not in the bundle, so neither an entry's seq nor its
    intent_seq is that of a file of events/ (a v2 batch is proven by its rows instead).
+7. when the bundle has cosigned-checkpoint, or a policy is given with --witness-policy:
+   cosigned-checkpoint is a signed note (split at its last empty line) whose text is checkpoint's
+   body byte for byte and whose signature lines include checkpoint's own; the policy (the one given,
+   which replaces the bundle's, else witness-policy.json, required then) is a JSON object: quorum an
+   integer from 1; witnesses an array of cosigner verifier keys name+keyid+base64(0x04 || Ed25519
+   key), key ID = SHA-256(name || 0x0A || 0x04 || key)[:4], each name and each key once; log, when
+   present, this log's verifier key line; max_checkpoint_age optional, not applied (a bundle is read
+   long after). At least quorum of its witnesses each have a line in cosigned-checkpoint, with its
+   name and key ID, that verifies as a tlog-cosignature: base64(key ID || 8-byte big-endian
+   timestamp below 2^63 || Ed25519 signature over "cosignature/v1\ntime <timestamp>\n" +
+   checkpoint's body); a key counts once, lines of other keys are ignored (signed-note).
+   Beyond the listed rules: a line with a policy witness's name and key ID that does not verify
+   refuses the note (signed-note: a known key's failed signature SHOULD reject it;
+   evidence-bundle.md: any changed byte in a cosignature fails); the policy has no field but log,
+   quorum, witnesses and max_checkpoint_age (aics-tlog, which "makes the same count", would read
+   another), a quorum no larger than its witnesses and a max_checkpoint_age, unless null, from 1
+   second; a witness-policy.json without cosigned-checkpoint is refused (it is written "beside it",
+   and its quorum counts cosignatures that are not there). As before, other files at the top of DIR
+   are not read, and manifest.json need not list these two (its fields do not name them).
 
 The first failure is printed as `check-bundle: FAIL: <file>: <reason>` (exit 1). When an audit
 path does not lead to the root, the bundle alone cannot say whether the event or the proof was
@@ -82,8 +103,10 @@ transfer-id-generated event schemas:
     check-bundle.py DIR [--sender-key KEY] [--recipient-key KEY]
     check-bundle.py --selftest-two-sided
 
-1. sender/ and recipient/ each pass steps 1-6 above (with --sender-key / --recipient-key as the
-   out-of-band keys; each handover-evidence/2, or /1 as written before rows and facts); both their
+1. sender/ and recipient/ each pass steps 1-7 above (with --sender-key / --recipient-key as the
+   out-of-band keys; each handover-evidence/2, or /1 as written before rows and facts; each side's
+   cosignatures counted against its own witness-policy.json: --witness-policy names one ledger's
+   witnesses and is refused here, check that side as a one-sided bundle with it); both their
    manifest.json subjects are the bundle's transfer_sub.
 2. manifest.json lists each package N once, with a handoff/N/ directory, and no other; handoff/N/
    holds only manifest.txt and, when acknowledged, cosigned-checkpoint.txt.
@@ -201,22 +224,33 @@ def check_key(data, given, option="--public-key"):
     if not text.endswith("\n") or "\n" in text[:-1] or "\r" in text:
         raise Fail(name, "not exactly one line ending in a line feed")
     line = text[:-1]
-    fields = line.split("+", 2)
-    if len(fields) != 3: raise Fail(name, "not <name>+<key ID>+<base64 key>")
-    key_name, key_id, blob = fields
-    if not key_name or any(c.isspace() for c in key_name):
-        raise Fail(name, f"key name {key_name!r} is empty or contains a space")
-    if not re.fullmatch(r"[0-9a-f]{8}", key_id): raise Fail(name, f"key ID {key_id!r} is not 8 lowercase hex digits")
-    raw = b64(blob, "the key", name, 33)
-    if raw[0] != 0x01: raise Fail(name, f"key type 0x{raw[0]:02x} is not Ed25519 (0x01)")
-    expected_id = hashlib.sha256(key_name.encode() + b"\n" + raw).digest()[:4]
-    if expected_id.hex() != key_id:
-        raise Fail(name, f"key ID {key_id} is not SHA-256(name, 0x0A, key)[:4] = {expected_id.hex()}")
-    try: public_key = Ed25519PublicKey.from_public_bytes(raw[1:])
-    except ValueError: raise Fail(name, "not a valid Ed25519 public key")
+    key_name, key_id, public_key, _ = parse_vkey(line, 0x01, name)
     if given is not None and line.strip() != given.strip():
         raise Fail(name, f"differs from the key given with {option}")
-    return key_name, expected_id, public_key
+    return key_name, key_id, public_key
+
+
+KEY_TYPES = {0x01: "Ed25519 (0x01)", 0x04: "an Ed25519 cosignature key (0x04)"}   # signed-note's type bytes
+
+
+def parse_vkey(line, kind, name, what=""):
+    """A signed-note verifier key `<name>+<key ID, 8 lowercase hex digits>+<base64(type || 32-byte Ed25519 key)>`
+    of type `kind`, split at its first two `+`, its key ID SHA-256(name || 0x0A || type || key)[:4]. Returns the
+    name, the key ID, the public key and its 32 bytes; a failure names `name`, its reason prefixed with `what`."""
+    fields = line.split("+", 2)
+    if len(fields) != 3: raise Fail(name, f"{what}not <name>+<key ID>+<base64 key>")
+    key_name, key_id, blob = fields
+    if not key_name or any(c.isspace() for c in key_name):
+        raise Fail(name, f"{what}key name {key_name!r} is empty or contains a space")
+    if not re.fullmatch(r"[0-9a-f]{8}", key_id): raise Fail(name, f"{what}key ID {key_id!r} is not 8 lowercase hex digits")
+    raw = b64(blob, f"{what}the key", name, 33)
+    if raw[0] != kind: raise Fail(name, f"{what}key type 0x{raw[0]:02x} is not {KEY_TYPES[kind]}")
+    expected_id = hashlib.sha256(key_name.encode() + b"\n" + raw).digest()[:4]
+    if expected_id.hex() != key_id:
+        raise Fail(name, f"{what}key ID {key_id} is not SHA-256(name, 0x0A, key)[:4] = {expected_id.hex()}")
+    try: public_key = Ed25519PublicKey.from_public_bytes(raw[1:])
+    except ValueError: raise Fail(name, f"{what}not a valid Ed25519 public key")
+    return key_name, expected_id, public_key, raw[1:]
 
 
 # 2. checkpoint ------------------------------------------------------------------------------------
@@ -461,9 +495,103 @@ def check_facts(m, events, rows):
     return sum(1 for _, _, p in want if not p)
 
 
-def check(root, given_key, option="--public-key"):
-    """One one-sided bundle; Fail names are relative to root."""
-    key_name, key_id, public_key = check_key(read(root, "verifier-key"), given_key, option)  # 1
+# 7. witnesses -------------------------------------------------------------------------------------
+
+COSIGNED = "cosigned-checkpoint"
+POLICY = "witness-policy.json"
+POLICY_FIELDS = ("log", "max_checkpoint_age", "quorum", "witnesses")   # evidence-bundle.md, "witness-policy.json"
+
+
+def check_cosignature(name, signer, blob, key_name, public_key, body, whose):
+    """A C2SP tlog-cosignature line (audit-evidence.md, "Handoff receipt"; evidence-bundle.md, "cosigned-checkpoint"),
+    read from the file `name` as (signer, blob): by key_name, its key ID SHA-256(name || 0x0A || 0x04 || key)[:4], then
+    an 8-byte big-endian timestamp below 2^63 and an Ed25519 signature by public_key over
+    "cosignature/v1\\ntime <timestamp>\\n" and the checkpoint's body. Returns the timestamp."""
+    if signer != key_name: raise Fail(name, f"the cosignature line names {signer!r}, not {whose}'s {key_name!r}")
+    expected_id = key_id_of(key_name, 0x04, raw_public(public_key))
+    if blob[:4] != expected_id:
+        raise Fail(name, f"the cosignature's key ID {blob[:4].hex()} is not SHA-256(name, 0x0A, 0x04, key)[:4] = {expected_id.hex()}")
+    if len(blob) != 76: raise Fail(name, f"the cosignature is {len(blob)} bytes, not 4 + 8 + 64")
+    timestamp = int.from_bytes(blob[4:12], "big")
+    if timestamp >= 2 ** 63: raise Fail(name, "the cosignature's timestamp is not below 2^63")
+    if not ed25519_ok(public_key, blob[12:], b"cosignature/v1\ntime %d\n" % timestamp + body):
+        raise Fail(name, f"the cosignature does not verify with {whose}'s key")
+    return timestamp
+
+
+def read_policy(data, name, key_line):
+    """Step 7: a witness policy (evidence-bundle.md, "witness-policy.json"), the file `name`. Returns its quorum and its
+    witnesses [(name, key ID, public key)]."""
+    p = strict_json(data, name)
+    if not isinstance(p, dict): raise Fail(name, "not a JSON object")
+    extra = sorted(set(p) - set(POLICY_FIELDS))                                    # beyond the listed rules
+    if extra: raise Fail(name, f"it has an unknown field {extra[0]!r} (a witness policy has {', '.join(POLICY_FIELDS)})")
+    for field in ("quorum", "witnesses"):
+        if field not in p: raise Fail(name, f"no '{field}'")
+    quorum = p["quorum"]
+    if not is_int(quorum) or quorum < 1: raise Fail(name, f"quorum {quorum!r} is not an integer from 1")
+    if not isinstance(p["witnesses"], list): raise Fail(name, "witnesses is not an array")
+    witnesses, names, keys = [], {}, {}
+    for i, w in enumerate(p["witnesses"]):
+        if not isinstance(w, str): raise Fail(name, f"witnesses[{i}] is not a string (a cosigner verifier key)")
+        w_name, w_id, w_key, raw = parse_vkey(w, 0x04, name, f"witnesses[{i}]: ")
+        if w_name in names: raise Fail(name, f"witnesses[{i}] names {w_name!r} again (witnesses[{names[w_name]}]): each name once")
+        if raw in keys: raise Fail(name, f"witnesses[{i}] ({w_name}) has the key of witnesses[{keys[raw]}]: each key once")
+        names[w_name], keys[raw] = i, i
+        witnesses.append((w_name, w_id, w_key))
+    if quorum > len(witnesses):                                                    # beyond the listed rules
+        raise Fail(name, f"quorum {quorum} is more than the {len(witnesses)} witnesses listed: no count can meet it")
+    age = p.get("max_checkpoint_age")                                              # beyond the listed rules; not applied
+    if age is not None and (not is_int(age) or age < 1): raise Fail(name, f"max_checkpoint_age {age!r} is not a number of seconds from 1")
+    if "log" in p:
+        if not isinstance(p["log"], str): raise Fail(name, "log is not a string (the ledger's verifier key line)")
+        if p["log"] != key_line: raise Fail(name, f"log {p['log']!r} is not this log's verifier key {key_line!r}")
+    return quorum, witnesses
+
+
+def check_witnesses(root, checkpoint, key_line, given=None):
+    """Step 7, when the bundle has cosigned-checkpoint or a policy is given (given: (file name, bytes)). Returns None
+    when neither, else what the count found: {quorum, listed, witnesses: [(name, timestamp)], policy, given}."""
+    has_cosigned = os.path.lexists(os.path.join(root, COSIGNED))
+    if not has_cosigned and given is None:
+        if os.path.lexists(os.path.join(root, POLICY)):                          # beyond the listed rules
+            raise Fail(COSIGNED, f"missing: {POLICY} is beside it only, and its quorum (at least 1) counts cosignatures the bundle does not hold")
+        return None
+    if not has_cosigned: raise Fail(COSIGNED, f"missing: the bundle holds no witness's cosignature for the policy given ({given[0]}) to count")
+    # the note: checkpoint's body as its text, checkpoint's own signature lines among its lines
+    data = read(root, COSIGNED)
+    text, lines = split_note(data, COSIGNED, "cosigned-checkpoint")
+    cut = checkpoint.find(b"\n\n")
+    body = checkpoint[:cut + 1]
+    if text != body: raise Fail(COSIGNED, "its text is not checkpoint's body byte for byte")
+    present = {f"\u2014 {signer} {blob_text}" for signer, blob_text, _ in lines}
+    for own in checkpoint[cut + 2:-1].decode("utf-8").split("\n"):
+        if own not in present: raise Fail(COSIGNED, f"its signature lines do not include checkpoint's own {own!r}")
+    # the policy: the one given, else the bundle's own
+    if given is not None: policy_name, policy_data = given
+    elif not os.path.lexists(os.path.join(root, POLICY)):
+        raise Fail(POLICY, f"missing beside {COSIGNED} (or give a policy with --witness-policy)")
+    else: policy_name, policy_data = POLICY, read(root, POLICY)
+    quorum, witnesses = read_policy(policy_data, policy_name, key_line)
+    # the count: each policy witness with a line that verifies as its cosignature, once. Beyond the listed rules: a
+    # line with a witness's name and key ID that does not verify refuses the note (signed-note: "If a signature from a
+    # known key fails to verify, clients SHOULD reject the whole note"; a changed byte in a cosignature fails)
+    counted = []
+    for w_name, w_id, w_key in witnesses:
+        stamps = [check_cosignature(COSIGNED, signer, blob, w_name, w_key, body, f"{policy_name}'s witness {w_name}")
+                  for signer, _, blob in lines if signer == w_name and blob[:4] == w_id]
+        if stamps: counted.append((w_name, min(stamps)))
+    if len(counted) < quorum:
+        by = f" ({', '.join(n for n, _ in counted)})" if counted else ""
+        raise Fail(COSIGNED, f"{len(counted)} of the {len(witnesses)} witnesses of {policy_name} cosigned it{by}, "
+                             f"fewer than its quorum of {quorum}")
+    return dict(quorum=quorum, listed=len(witnesses), witnesses=counted, policy=policy_name, given=given is not None)
+
+
+def check(root, given_key, option="--public-key", policy=None):
+    """One one-sided bundle; Fail names are relative to root. policy: a witness policy given, (file name, bytes)."""
+    key_data = read(root, "verifier-key")
+    key_name, key_id, public_key = check_key(key_data, given_key, option)             # 1
     checkpoint = read(root, "checkpoint")
     origin, size, tree_root = check_checkpoint(checkpoint, key_name, key_id, public_key)    # 2
     event_files = listing(root, "events", EVENT_NAME, ".json")
@@ -508,9 +636,11 @@ def check(root, given_key, option="--public-key"):
         if form == 2 and batch and isinstance(value.get("body"), dict) and "rows_root" in value["body"] and seq not in rows:
             raise Fail(event_files[seq], f"its rows are kept beside it, and rows/{seq}.json (the person's row) is missing")
     subject, stated = check_manifest(manifest, form, root, origin, size, events, rows)      # 6
+    witnessed = check_witnesses(root, checkpoint, key_data.decode("utf-8")[:-1], policy)   # 7
     return dict(count=len(events), origin=origin, size=size, key_name=key_name, key_id=key_id,
                 public_key=public_key, with_extra=with_extra, events=events, values=values, subject=subject,
-                format=manifest["format"], rows=rows, facts=len(manifest.get("facts", [])) if form == 2 else None, stated=stated)
+                format=manifest["format"], rows=rows, facts=len(manifest.get("facts", [])) if form == 2 else None, stated=stated,
+                witnessed=witnessed)
 
 
 # 5. rows ------------------------------------------------------------------------------------------
@@ -1063,16 +1193,8 @@ def check_package(root, n, listed, transfer_sub, sender, recipient):
     try: line = rest[:-1].decode("utf-8")
     except UnicodeDecodeError: raise Fail(cname, "the cosignature line is not UTF-8")
     (signer, cos_text, blob), = parse_note_lines(line, cname, "cosignature")
-    r_pub = raw_public(recipient["public_key"])
-    if signer != recipient["key_name"]: raise Fail(cname, f"the cosignature line names {signer!r}, not recipient/verifier-key's {recipient['key_name']!r}")
-    expected_id = key_id_of(signer, 0x04, r_pub)
-    if blob[:4] != expected_id:
-        raise Fail(cname, f"the cosignature's key ID {blob[:4].hex()} is not SHA-256(name, 0x0A, 0x04, key)[:4] = {expected_id.hex()}")
-    if len(blob) != 76: raise Fail(cname, f"the cosignature is {len(blob)} bytes, not 4 + 8 + 64")
-    timestamp = int.from_bytes(blob[4:12], "big")
-    if timestamp >= 2 ** 63: raise Fail(cname, "the cosignature's timestamp is not below 2^63")
-    if not ed25519_ok(recipient["public_key"], blob[12:], b"cosignature/v1\ntime %d\n" % timestamp + cp_body):
-        raise Fail(cname, "the cosignature does not verify with recipient/verifier-key's key")
+    timestamp = check_cosignature(cname, signer, blob, recipient["key_name"], recipient["public_key"], cp_body,
+                                  "recipient/verifier-key")
     a_seq, a_name, a_event = one(acks, "sender/events/", f"'handoff acknowledged' event for package {n} with manifest_sha256 {digest} (manifest.json says acknowledged)")
     ab = body_of(a_event)
     if ab.get("cosignature") != cos_text: raise Fail(a_name, f"body.cosignature is not the cosignature line's base64 in {cname}")
@@ -1447,6 +1569,29 @@ def selftest_two_sided():
         d = f"{tmp}/team"                  # the recipient's ledger is of another team than the manifest's target
         _build_two_sided(d, [keys[0], (keys[1][0], "handover/CCCC333333/5b1f3c8e-0000-4000-8000-00000000000c")])
         assert fails(d, "wrong target").name == "handoff/1/manifest.txt"
+        # step 7 on each side: sender/ (team A's log) witnessed, counted against sender/witness-policy.json
+        wd = f"{tmp}/witnessed"
+        ka_line, _ = _build_two_sided(wd, keys)
+        with open(f"{wd}/sender/checkpoint", "rb") as f: cp = f.read()
+        witness = Ed25519PrivateKey.generate()
+        wline = _cosignature_line("witness.example/w1", witness, cp[:cp.find(b"\n\n") + 1], 1795000000)
+        wpolicy = {"log": ka_line[:-1], "quorum": 1, "witnesses": [_cosigner_vkey("witness.example/w1", witness)]}
+        _witness(f"{wd}/sender", [wline], wpolicy)
+        r = check_two_sided(wd)
+        assert r["sender"]["witnessed"]["witnesses"] == [("witness.example/w1", 1795000000)] and r["recipient"]["witnessed"] is None, r["sender"]
+        for why, lines, pol, name in (("sender/ without its policy", [wline], None, "sender/witness-policy.json"),
+                                      ("sender/'s policy naming the recipient's log", [wline], dict(wpolicy, log=r["recipient"]["key_name"]), "sender/witness-policy.json"),
+                                      ("sender/'s cosignature changed", [wline.replace(wline[-6:-2], b"AAAA")], wpolicy, "sender/cosigned-checkpoint"),
+                                      ("sender/'s policy without its cosigned-checkpoint", None, wpolicy, "sender/cosigned-checkpoint")):
+            _witness(f"{wd}/sender", lines, pol)
+            f = fails(wd, why)
+            assert f.name == name, (why, f.name, f.reason)
+        _witness(f"{wd}/sender", [wline], wpolicy)
+        _witness(f"{wd}/recipient", [wline], wpolicy)                  # the policy of A's log beside B's checkpoint
+        f = fails(wd, "sender/'s witness files in recipient/")
+        assert f.name == "recipient/witness-policy.json", (f.name, f.reason)
+        _witness(f"{wd}/recipient", None, None)
+        check_two_sided(wd)
         # the one-sided check is unchanged on one side
         assert not is_two_sided(f"{good}/sender")
         check(f"{good}/sender", None)
@@ -1456,7 +1601,7 @@ def selftest_two_sided():
     finally:
         shutil.rmtree(tmp)
     return (f"selftest-two-sided: bundles with an acknowledged and an unacknowledged package verified, each with a v2 and a v1 manifest, "
-            f"rows of packages of 1 to 3 chunks and apply rows of a v2 batch; "
+            f"rows of packages of 1 to 3 chunks and apply rows of a v2 batch, and a sender/ witnessed against its own policy; "
             f"{counts['flips']} one-bit flips and {counts['cases'] - counts['flips']} other damages all refused, each naming a file")
 
 
@@ -1714,6 +1859,240 @@ def selftest_apply_rows(tmp, keys, fails, counts):
     blamed(d, "nothing names an account and the account is not the subject", I)
 
 
+# --selftest: a one-sided bundle with witnesses' cosignatures (step 7), written from the documents, then damaged --
+
+def _cosigner_vkey(name, priv):
+    """A cosigner verifier key: name+<key ID, type 0x04>+base64(0x04 || public key) (tlog-cosignature)."""
+    pub = raw_public(priv.public_key())
+    return f"{name}+{key_id_of(name, 4, pub).hex()}+{base64.b64encode(bytes([4]) + pub).decode()}"
+
+
+def _cosignature_line(name, priv, body, ts, signed_ts=None, key_id=None, blob_edit=None):
+    """A tlog-cosignature line `— name base64(key ID || timestamp || Ed25519 signature)` over "cosignature/v1\\n",
+    "time <signed_ts>\\n" (signed_ts defaults to ts, the line's timestamp) and body; key_id defaults to the right one
+    (type 0x04); blob_edit(blob) may change the blob before it is encoded."""
+    pub = raw_public(priv.public_key())
+    sig = priv.sign(b"cosignature/v1\ntime %d\n" % (ts if signed_ts is None else signed_ts) + body)
+    blob = (key_id_of(name, 4, pub) if key_id is None else key_id) + ts.to_bytes(8, "big") + sig
+    if blob_edit: blob = blob_edit(blob)
+    return f"\u2014 {name} {base64.b64encode(blob).decode()}\n".encode()
+
+
+def _witness(d, lines=None, policy=None, cosigned=None):
+    """d/cosigned-checkpoint: d/checkpoint then `lines`, or `cosigned` as it is (neither: removed); d/witness-policy.json:
+    a dict in the canonical encoding with a final line feed (as `handover evidence write` writes it), bytes as they are,
+    None: removed."""
+    for rel, data in ((COSIGNED, cosigned if cosigned is not None else None if lines is None else
+                       open(f"{d}/checkpoint", "rb").read() + b"".join(lines)),
+                      (POLICY, canonical_json(policy) + b"\n" if isinstance(policy, dict) else policy)):
+        if data is None:
+            if os.path.lexists(f"{d}/{rel}"): os.remove(f"{d}/{rel}")
+        else: _write(f"{d}/{rel}", data)
+
+
+def _sign_checkpoint(key, origin, size, root):
+    """A checkpoint note of origin, size and root, signed by key = (private key, key name) (type 0x01)."""
+    priv, name = key
+    body = f"{origin}\n{size}\n{base64.b64encode(root).decode()}\n".encode()
+    blob = key_id_of(name, 1, raw_public(priv.public_key())) + priv.sign(body)
+    return body + f"\n\u2014 {name} {base64.b64encode(blob).decode()}\n".encode()
+
+
+def selftest():
+    import shutil, tempfile
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    keys = [(Ed25519PrivateKey.generate(), "handover/AAAA111111/5b1f3c8e-0000-4000-8000-00000000000a"),
+            (Ed25519PrivateKey.generate(), "handover/BBBB222222/5b1f3c8e-0000-4000-8000-00000000000b")]
+    w = [(Ed25519PrivateKey.generate(), f"witness.example/w{i}") for i in (1, 2, 3)]
+    outsider = Ed25519PrivateKey.generate()
+    tmp = tempfile.mkdtemp(prefix="check-bundle-")
+    counts = {"flips": 0, "cases": 0, "harmless": 0, "held": 0}
+    def fails(d, why, policy=None):
+        try: check(d, None, policy=policy)
+        except Fail as f: counts["cases"] += 1; return f
+        raise AssertionError(f"{why}: still verifies")
+    def blamed(d, why, name, policy=None):
+        f = fails(d, why, policy)
+        assert f.name == name, (why, f.name, f.reason)
+    try:
+        _, kb_line = _build_two_sided(f"{tmp}/base", keys)
+        d = f"{tmp}/base/recipient"         # a one-sided bundle of team B's ledger: events, a handoff row, apply rows
+        kb_line = kb_line[:-1]
+        with open(f"{d}/checkpoint", "rb") as f: cp = f.read()
+        body = cp[:cp.find(b"\n\n") + 1]
+        ts = 1795000000
+        def line(i, **kw): return _cosignature_line(w[i][1], w[i][0], body, ts + i, **kw)
+        def policy(ids, quorum, **kw):
+            return dict({"log": kb_line, "quorum": quorum, "witnesses": [_cosigner_vkey(w[i][1], w[i][0]) for i in ids]}, **kw)
+        def held(why, lines, pol, counted, given=None, cosigned=None):
+            _witness(d, lines, pol, cosigned)
+            try: r = check(d, kb_line + "\n", policy=given)["witnessed"]
+            except Fail as f: raise AssertionError(f"{why}: refused: {f.name}: {f.reason}")
+            assert [n for n, _ in r["witnesses"]] == [w[i][1] for i in counted], (why, r)
+            counts["held"] += 1
+            return r
+        # no witnesses: the bundle holds as before and says nothing of them
+        assert check(d, None)["witnessed"] is None
+        # w1 and w2 cosigned, the bundle's policy requires both (as `evidence write` writes it without --witness-policy)
+        r = held("two of two", [line(0), line(1)], policy([0, 1], 2), [0, 1])
+        assert r == dict(quorum=2, listed=2, witnesses=[(w[0][1], ts), (w[1][1], ts + 1)], policy=POLICY, given=False), r
+        # held: what the documents allow
+        held("one of three cosigned, quorum 1", [line(0)], policy([0, 1, 2], 1), [0])
+        held("no log in the policy", [line(0), line(1)], {k: v for k, v in policy([0, 1], 2).items() if k != "log"}, [0, 1])
+        held("max_checkpoint_age (not applied to a bundle)", [line(0), line(1)], policy([0, 1], 2, max_checkpoint_age=60), [0, 1])
+        held("max_checkpoint_age null", [line(0), line(1)], policy([0, 1], 2, max_checkpoint_age=None), [0, 1])
+        held("the policy not canonical", [line(0), line(1)], json.dumps(policy([0, 1], 2), indent=2).encode(), [0, 1])
+        held("the log's line after the cosignatures", None, policy([0, 1], 2), [0, 1],
+             cosigned=body + b"\n" + line(0) + line(1) + cp[len(body) + 1:])
+        held("lines of keys the policy does not name", [line(2), _cosignature_line("x.example/y", outsider, body, ts),
+                                                        b"\xe2\x80\x94 x.example/z AAAAAAA=\n", line(0), line(1)], policy([0, 1], 2), [0, 1])
+        held("w1's line twice, counted once", [line(0), _cosignature_line(w[0][1], w[0][0], body, ts + 7), line(1)], policy([0, 1], 2), [0, 1])
+        held("w2's line with a key ID of type 0x01: not its cosignature key, ignored", [line(0), line(1, key_id=key_id_of(w[1][1], 1, raw_public(w[1][0].public_key())))],
+             policy([0, 1], 1), [0])
+        r = held("a policy given: the bundle's own is not read", [line(0), line(1)], b"not a policy", [1],
+                 given=("given.json", canonical_json(policy([1], 1))))
+        assert r["given"] and r["policy"] == "given.json" and r["quorum"] == 1, r
+        older = _sign_checkpoint(keys[1], body.split(b"\n")[0].decode(), 2, b"\x07" * 32)     # an older checkpoint of this log
+        older_body = older[:older.find(b"\n\n") + 1]
+        # refused, naming cosigned-checkpoint: cosignatures that are not the policy's witnesses' or do not verify
+        good_policy = policy([0, 1], 2)
+        for why, lines in (
+                ("a key not in the policy in place of w2", [line(0), line(2)]),
+                ("an outsider under w2's name, with its own key ID", [line(0), _cosignature_line(w[1][1], outsider, body, ts)]),
+                ("an outsider under w2's name and key ID", [line(0), _cosignature_line(w[1][1], outsider, body, ts, key_id=key_id_of(w[1][1], 4, raw_public(w[1][0].public_key())))]),
+                ("a byte of w2's signature flipped", [line(0), line(1, blob_edit=lambda b: b[:-1] + bytes([b[-1] ^ 1]))]),
+                ("w2's timestamp not the one it signed", [line(0), line(1, signed_ts=ts + 2)]),
+                ("w2's cosignature over another checkpoint's body", [line(0), _cosignature_line(w[1][1], w[1][0], older_body, ts)]),
+                ("w2's key ID of type 0x01", [line(0), line(1, key_id=key_id_of(w[1][1], 1, raw_public(w[1][0].public_key())))]),
+                ("w2's blob without a timestamp", [line(0), line(1, blob_edit=lambda b: b[:4] + b[12:])]),
+                ("w2's timestamp 2^63", [line(0), _cosignature_line(w[1][1], w[1][0], body, 2 ** 63)]),
+                ("w2 did not cosign", [line(0)]),
+                ("no witness cosigned", [])):
+            _witness(d, lines, good_policy); blamed(d, why, COSIGNED)
+        _witness(d, [line(0), line(1)], policy([0, 1, 2], 3)); blamed(d, "quorum 3, two of the three cosigned", COSIGNED)
+        _witness(d, [line(0), line(1)], policy([0, 1, 2], 2, max_checkpoint_age=1))
+        blamed(d, "a policy given that the bundle does not meet", COSIGNED, policy=("given.json", canonical_json(policy([0, 1, 2], 3))))
+        for why, cosigned in (
+                ("the cosigned checkpoint an older one of this log, cosigned", older + _cosignature_line(w[0][1], w[0][0], older_body, ts)
+                 + _cosignature_line(w[1][1], w[1][0], older_body, ts)),
+                ("its body with a changed root", cp.replace(body.split(b"\n")[2], base64.b64encode(bytes(32))) + line(0) + line(1)),
+                ("without the log's own line", body + b"\n" + line(0) + line(1)),
+                ("the log's line from another key", _sign_checkpoint((outsider, body.split(b"\n")[0].decode()), body.split(b"\n")[0].decode(),
+                                                                   int(body.split(b"\n")[1]), base64.b64decode(body.split(b"\n")[2])) + line(0) + line(1)),
+                ("not a note", body), ("empty", b""), ("a blank line among the signatures", cp + b"\n" + line(0) + line(1)),
+                ("not UTF-8", cp + line(0) + b"\xff\n"), ("a control character", cp + line(0)[:-1] + b"\r\n" + line(1))):
+            _witness(d, None, good_policy, cosigned); blamed(d, why, COSIGNED)
+        _witness(d, None, good_policy); blamed(d, "witness-policy.json without cosigned-checkpoint", COSIGNED)
+        _witness(d, None, None); blamed(d, "a policy given and no cosigned-checkpoint", COSIGNED, policy=("given.json", canonical_json(good_policy)))
+        _witness(d, None, good_policy); os.makedirs(f"{d}/{COSIGNED}"); blamed(d, "cosigned-checkpoint a directory", COSIGNED)
+        os.rmdir(f"{d}/{COSIGNED}")
+        # refused, naming the policy: missing, or not a policy
+        _witness(d, [line(0), line(1)], None); blamed(d, "cosigned-checkpoint without witness-policy.json", POLICY)
+        other_log = kb_line.replace("BBBB222222", "CCCC333333")
+        vkeys = good_policy["witnesses"]
+        flip_id = lambda v: v.split("+")[0] + "+" + bytes(b ^ 1 for b in bytes.fromhex(v.split("+")[1])).hex() + "+" + v.split("+", 2)[2]
+        for why, pol in (
+                ("quorum 0", dict(good_policy, quorum=0)), ("quorum -1", dict(good_policy, quorum=-1)),
+                ("quorum true", dict(good_policy, quorum=True)), ("quorum 2.0", canonical_json(good_policy).replace(b'"quorum":2', b'"quorum":2.0') + b"\n"),
+                ("quorum a string", dict(good_policy, quorum="2")), ("no quorum", {k: v for k, v in good_policy.items() if k != "quorum"}),
+                ("quorum above the witnesses listed", dict(good_policy, quorum=3)),
+                ("no witnesses", {k: v for k, v in good_policy.items() if k != "witnesses"}), ("witnesses empty", dict(good_policy, witnesses=[])),
+                ("witnesses a string", dict(good_policy, witnesses=vkeys[0])), ("a witness not a string", dict(good_policy, witnesses=[vkeys[0], 5])),
+                ("the same key under two names", dict(good_policy, witnesses=vkeys + [_cosigner_vkey("witness.example/w1-again", w[0][0])], quorum=2)),
+                ("the same witness twice", dict(good_policy, witnesses=[vkeys[0], vkeys[0], vkeys[1]])),
+                ("the same name with two keys", dict(good_policy, witnesses=vkeys + [_cosigner_vkey(w[0][1], w[2][0])])),
+                ("a bad key ID", dict(good_policy, witnesses=[vkeys[0], flip_id(vkeys[1])])),
+                ("a key ID in capitals", dict(good_policy, witnesses=[vkeys[0], vkeys[1].replace(vkeys[1].split("+")[1], vkeys[1].split("+")[1].upper())])),
+                ("a key of type 0x01", dict(good_policy, witnesses=[vkeys[0], kb_line])),
+                ("a key of 31 bytes", dict(good_policy, witnesses=[vkeys[0], w[1][1] + "+00000000+" + base64.b64encode(b"\x04" + bytes(31)).decode()])),
+                ("a witness not name+keyid+key", dict(good_policy, witnesses=[vkeys[0], w[1][1]])),
+                ("a name with a space", dict(good_policy, witnesses=[vkeys[0], _cosigner_vkey("witness example", w[1][0])])),
+                ("log naming another origin", dict(good_policy, log=other_log)),
+                ("log another key of this origin", dict(good_policy, log=kb_line.split("+")[0] + "+" + "+".join(_cosigner_vkey(kb_line.split("+")[0], outsider).split("+")[1:]))),
+                ("log the origin only", dict(good_policy, log=kb_line.split("+")[0])), ("log with its line feed", dict(good_policy, log=kb_line + "\n")),
+                ("log null", dict(good_policy, log=None)), ("log a number", dict(good_policy, log=1)),
+                ("an unknown field", dict(good_policy, note="x")),
+                ("aics-tlog's card form inside", dict(good_policy, witness_policy={"quorum": 1, "witnesses": [vkeys[0]]})),
+                ("max_checkpoint_age 0", dict(good_policy, max_checkpoint_age=0)), ("max_checkpoint_age a string", dict(good_policy, max_checkpoint_age="60")),
+                ("not an object", b"[]\n"), ("not JSON", b"{\n"), ("empty", b""), ("not UTF-8", b'{"quorum":\xff}'),
+                ("a repeated key", canonical_json(good_policy)[:-1] + b',"quorum":1}\n')):
+            _witness(d, [line(0), line(1)], pol); blamed(d, f"policy: {why}", POLICY)
+        _witness(d, [line(0), line(1)], None); os.makedirs(f"{d}/{POLICY}"); blamed(d, "witness-policy.json a directory", POLICY); os.rmdir(f"{d}/{POLICY}")
+        blamed(d, "a policy given, malformed", "given.json", policy=("given.json", canonical_json(dict(good_policy, quorum=0))))
+        # every one-bit flip of every authenticated file (the two new ones included) is refused, naming a file: with the
+        # policy requiring every witness that cosigned, each changed byte of cosigned-checkpoint fails one of step 7's checks
+        _witness(d, [line(0), line(1)], good_policy)
+        check(d, None)
+        files = ["verifier-key", "checkpoint", COSIGNED, POLICY] + [f"{k}/{n}" for k in ("events", "proofs", "rows") for n in sorted(os.listdir(f"{d}/{k}"))]
+        assert {"rows/4.json", "rows/9.json", "rows/10.json"} <= set(files), files
+        def same_policy(data, original):         # a policy file whose JSON value is the original's: the same policy, read the same
+            try: return json.loads(data) == json.loads(original)
+            except ValueError: return False
+        for rel in files:
+            path = f"{d}/{rel}"
+            with open(path, "rb") as f: original = f.read()
+            for i in range(len(original)):
+                for bit in (0x01, 0x20):
+                    _write(path, original[:i] + bytes([original[i] ^ bit]) + original[i + 1:])
+                    f = fails(d, f"{rel}: bit {bit:#x} of byte {i} flipped")
+                    assert rel not in (COSIGNED, POLICY) or f.name in (COSIGNED, POLICY), (rel, i, f.name, f.reason)
+                    counts["flips"] += 1
+            for damaged in (b"", original[:-1], original + b"\n", original + b"x"):
+                _write(path, damaged)
+                if rel == POLICY and same_policy(damaged, original):      # the final line feed taken away or doubled: JSON whitespace
+                    check(d, None); counts["harmless"] += 1; continue
+                fails(d, f"{rel}: truncated or extended")
+            os.remove(path); fails(d, f"{rel}: removed")
+            os.makedirs(path); fails(d, f"{rel}: a directory"); os.rmdir(path)
+            _write(path, original)
+        check(d, None)
+        # a witness beyond the quorum (three cosigned, two required; max_checkpoint_age set): a flip in one witness's line's
+        # name or key ID makes the line another key's, ignored (signed-note), and the other two still meet the quorum; a flip
+        # in its timestamp or signature is refused. A flip of the policy's quorum or max_checkpoint_age to another value that
+        # still holds is the same witnesses counted against a policy as strong or stronger, also met. Anything else fails.
+        beyond_policy = policy([0, 1, 2], 2, max_checkpoint_age=86400)
+        _witness(d, [line(0), line(1), line(2)], beyond_policy)
+        assert [n for n, _ in check(d, None)["witnessed"]["witnesses"]] == [x[1] for x in w]
+        with open(f"{d}/{COSIGNED}", "rb") as f: cosigned = f.read()
+        spans = [(cosigned.index(line(k)), cosigned.index(line(k)) + len(line(k))) for k in range(3)]
+        with open(f"{d}/{POLICY}", "rb") as f: pol_bytes = f.read()
+        refused, harmless = 0, {COSIGNED: 0, POLICY: 0}
+        for rel, original in ((COSIGNED, cosigned), (POLICY, pol_bytes)):
+            path = f"{d}/{rel}"
+            for i in range(len(original)):
+                for bit in (0x01, 0x20):
+                    flipped = original[:i] + bytes([original[i] ^ bit]) + original[i + 1:]
+                    _write(path, flipped)
+                    try: r = check(d, None)["witnessed"]
+                    except Fail as f:
+                        assert f.name in (COSIGNED, POLICY), (rel, i, f.name, f.reason)
+                        refused += 1; continue
+                    names = [n for n, _ in r["witnesses"]]
+                    if rel == COSIGNED:       # harmless only as one witness's line no longer its, the quorum met without it
+                        k = next((k for k, (a, b) in enumerate(spans) if a <= i < b), None)
+                        assert k is not None and names == [x[1] for j, x in enumerate(w) if j != k] and r["quorum"] == 2, (i, bit, r)
+                    else:                     # harmless only as the same witnesses and log, a quorum still met, any max_checkpoint_age
+                        a, b = json.loads(flipped), json.loads(original)
+                        assert {k: v for k, v in a.items() if k not in ("quorum", "max_checkpoint_age")} == \
+                               {k: v for k, v in b.items() if k not in ("quorum", "max_checkpoint_age")}, (i, bit, a)
+                        assert len(names) == 3 and r["quorum"] <= 3, (i, bit, r)
+                    harmless[rel] += 1
+            _write(path, original)
+        beyond = (refused, harmless)
+        check(d, None)
+    finally:
+        shutil.rmtree(tmp)
+    return (f"selftest: a one-sided bundle (events, a handoff row, apply rows) verified without witnesses and with "
+            f"cosigned-checkpoint and witness-policy.json in {counts['held']} forms the documents allow; "
+            f"{counts['flips']} one-bit flips of its files (the two new ones included) and {counts['cases'] - counts['flips']} "
+            f"other damages all refused, each naming a file, but for {counts['harmless']} changes of witness-policy.json's final "
+            f"line feed (JSON whitespace: the same policy read); with a witness beyond the quorum (2 of 3), {beyond[0]} flips of "
+            f"cosigned-checkpoint and witness-policy.json refused, {beyond[1][COSIGNED]} of cosigned-checkpoint harmless (each "
+            f"checked: one witness's name or key ID changed, its line ignored, the other two meeting the quorum) and "
+            f"{beyond[1][POLICY]} of witness-policy.json (each checked: the same witnesses and log, a quorum or "
+            f"max_checkpoint_age changed and still met)")
+
+
 def given_key(value):
     """A verifier key line, or a file holding it."""
     if value is None: return None
@@ -1730,11 +2109,17 @@ def main():
                     help="the verifier key line the team gave you, or a file holding it (one-sided bundle)")
     ap.add_argument("--sender-key", metavar="KEYLINE_OR_FILE", help="team A's verifier key line (two-sided bundle: sender/)")
     ap.add_argument("--recipient-key", metavar="KEYLINE_OR_FILE", help="team B's verifier key line (two-sided bundle: recipient/)")
+    ap.add_argument("--witness-policy", metavar="FILE",
+                    help="the witness policy (JSON: quorum, witnesses' cosigner verifier keys) to count cosigned-checkpoint's "
+                         "cosignatures against, instead of the bundle's witness-policy.json (one-sided bundle)")
+    ap.add_argument("--selftest", action="store_true",
+                    help="build a synthetic one-sided bundle with witnesses' cosignatures, check it, then check that damaged copies fail")
     ap.add_argument("--selftest-two-sided", action="store_true",
                     help="build a synthetic two-sided bundle, check it, then check that damaged copies fail")
     args = ap.parse_args()
-    if args.selftest_two_sided:
-        try: print("check-bundle: " + selftest_two_sided())
+    for flag, test in ((args.selftest, selftest), (args.selftest_two_sided, selftest_two_sided)):
+        if not flag: continue
+        try: print("check-bundle: " + test())
         except AssertionError as e:
             print(f"check-bundle: FAIL: selftest: {e}", file=sys.stderr); return 1
         return 0
@@ -1744,14 +2129,23 @@ def main():
         sender_key, recipient_key = given_key(args.sender_key), given_key(args.recipient_key)
     except (OSError, UnicodeDecodeError) as e:
         print(f"check-bundle: cannot read a key: {e}", file=sys.stderr); return 2
+    policy = None
+    if args.witness_policy is not None:
+        try:
+            with open(args.witness_policy, "rb") as f: policy = (args.witness_policy, f.read())
+        except OSError as e:
+            print(f"check-bundle: cannot read the witness policy: {e}", file=sys.stderr); return 2
     try:
         if not os.path.isdir(args.dir): raise Fail(".", f"{args.dir} is not a directory")
         if is_two_sided(args.dir):
             if given is not None: raise Fail(".", "a two-sided bundle: give --sender-key and --recipient-key, not --public-key")
+            if policy is not None:
+                raise Fail(".", "a two-sided bundle: --witness-policy counts one ledger's cosignatures; check sender/ or "
+                                "recipient/ with it as a one-sided bundle (each side is counted against its own witness-policy.json)")
             return report_two_sided(args.dir, check_two_sided(args.dir, sender_key, recipient_key), sender_key, recipient_key)
         if sender_key is not None or recipient_key is not None:
             raise Fail("manifest.json", f"not a two-sided bundle ({TWO_SIDED_FORMAT}): --sender-key and --recipient-key do not apply")
-        result = check(args.dir, given)
+        result = check(args.dir, given, policy=policy)
     except Fail as failure:
         print(f"check-bundle: FAIL: {failure.name}: {failure.reason}", file=sys.stderr)
         return 1
@@ -1766,6 +2160,8 @@ def main():
             continue
         print(f"check-bundle:   {row['name']}: row {row['number'] + 1} (from 1) of package {row['package']} from {row['origin']} "
               f"(received: events/{row['received']}.json), transfer_sub {row['transfer_sub']!r}")
+    if result["witnessed"]:
+        print(f"check-bundle: {describe_witnessed(result['witnessed'])}")
     if any(row["kind"] == ROW_KIND for row in result["rows"].values()):
         print("check-bundle: note: a one-sided bundle does not hold team A's key: each row is proven to be in this log and "
               "under the rows-root of the manifest this log recorded as received, not that team A signed it "
@@ -1776,7 +2172,22 @@ def main():
     if given is None:
         print("check-bundle: note: the key was read from the bundle, which only shows the bundle agrees "
               "with itself; pass --public-key with the key the team gave you", file=sys.stderr)
+    if result["witnessed"] and not result["witnessed"]["given"]:
+        print(f"check-bundle: note: the witness policy was read from the bundle ({POLICY}), which says which witnesses "
+              "cosigned, not which you rely on; pass --witness-policy with yours", file=sys.stderr)
     return 0
+
+
+def describe_witnessed(w, where=""):
+    """Step 7's count: "witnessed: 2 of the quorum of 2 of witness-policy.json (w1 at ..., w2 at ...)"."""
+    def at(ts):
+        import datetime
+        try: return datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        except (OverflowError, ValueError, OSError): return f"{ts} s"
+    policy = f"the policy given ({w['policy']})" if w["given"] else f"{where}{w['policy']}"
+    return (f"{where}{COSIGNED}: witnessed: {len(w['witnesses'])} of the quorum of {w['quorum']} of {policy}, "
+            f"{w['listed']} witness{'es' if w['listed'] != 1 else ''} listed ("
+            + ", ".join(f"{n} cosigned at {at(ts)}" for n, ts in w["witnesses"]) + ")")
 
 
 def describe_rows(result):
@@ -1816,9 +2227,15 @@ def report_two_sided(root, r, sender_key, recipient_key):
               + (f", acknowledged sender seq {p['acknowledged_seq']} (cosigned at {p['cosigned_at']})" if p["acknowledged"] else ", not acknowledged")
               + "".join(f"; recipient/{row['name']}: row {row['number'] + 1} (from 1) under the rows-root the sender signed" for row in p["rows"]))
     for side in (s, t):
+        if side["witnessed"]: print(f"check-bundle:   {describe_witnessed(side['witnessed'], side['side'] + '/')}")
+    for side in (s, t):
         for name in side["with_extra"]:
             print(f"check-bundle: note: {side['side']}/{name} has an 'extra' line, which Handover does not write; "
                   "it is not authenticated and was ignored", file=sys.stderr)
+    for side in (s, t):
+        if side["witnessed"] and not side["witnessed"]["given"]:
+            print(f"check-bundle: note: {side['side']}/'s witness policy was read from the bundle ({side['side']}/{POLICY}), which says "
+                  "which witnesses cosigned, not which you rely on; check that side with --witness-policy and yours", file=sys.stderr)
     for name in r["unlisted"]:
         print(f"check-bundle: note: {name} is a handoff {'row' if '/rows/' in name else 'event'} of a package manifest.json "
               "does not list", file=sys.stderr)

@@ -107,6 +107,24 @@ struct WitnessCommandTests {
             "\(unmet.err)")
         let refusedWrite = try handover("evidence", "write", "a-5", "--ledger", ledger, "--out", dir.sub("bundle-strict"), "--witness-policy", strict)
         #expect(refusedWrite.status == 2 && refusedWrite.err.contains("cosigned by 2 of the policy's 2 witnesses"), "\(refusedWrite.err)")
+        // A line by a witness the policy knows that does not verify: the whole note is refused
+        // (signed-note), even with the quorum met by the other witness; aics-tlog refuses it too.
+        let loose = dir.sub("loose.json")
+        try Data("{\"quorum\":1,\"witnesses\":[\"\(witness.vkey)\",\"\(other)\"]}".utf8).write(to: URL(fileURLWithPath: loose))
+        #expect(try handover("evidence", "verify", bundle, "--witness-policy", loose).status == 0)
+        let forgedLine = Cosignature.keyID(name: "witness.test/w2", publicKey: [UInt8](repeating: 9, count: 32)) + [UInt8](repeating: 1, count: 72)
+        try Data((file + "\u{2014} witness.test/w2 \(Data(forgedLine).base64EncodedString())\n").utf8).write(
+            to: URL(fileURLWithPath: bundle + "/cosigned-checkpoint"))
+        let failing = try handover("evidence", "verify", bundle, "--witness-policy", loose)
+        #expect(
+            failing.status == 4
+                && failing.err.contains("cosigned-checkpoint: the line of the policy's witness witness.test/w2 does not verify with its key"),
+            "\(failing.out)\(failing.err)")
+        let tlogFailing = try TransparencyTools.tlog([
+            "verify-checkpoint", "--note", bundle + "/cosigned-checkpoint", "--log-key", vkey, "--policy-file", loose,
+        ])
+        #expect(tlogFailing.answer?["ok"] as? Bool != true, "\(tlogFailing.printed)")
+
         // A changed byte in the witness's line: the cosignature no longer counts.
         var cosignedBytes = Array(file.utf8)
         cosignedBytes[cosignedBytes.count - 10] ^= 0x01

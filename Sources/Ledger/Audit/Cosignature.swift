@@ -56,4 +56,13 @@ public enum Cosignature {
         }
         return nil
     }
+
+    /// Whether `note` has a line by the cosigner `name` with `publicKey`'s key ID that does not
+    /// verify as its cosignature: signed-note has a client reject the whole note then.
+    public static func hasFailingLine(in note: SignedNote, name: String, publicKey: [UInt8]) -> Bool {
+        let keyID = keyID(name: name, publicKey: publicKey)
+        return note.signatures.contains { line in
+            line.name == name && line.keyID == keyID && verified(in: SignedNote(text: note.text, signatures: [line]), name: name, publicKey: publicKey) == nil
+        }
+    }
 }

@@ -70,6 +70,11 @@ public struct WitnessPolicy: Equatable, Sendable {
         witnesses.filter { Cosignature.verified(in: note, name: $0.name, publicKey: $0.publicKey) != nil }
     }
 
+    /// The policy's witnesses with a line in `note` (their name and key ID) that does not verify.
+    public func failing(in note: SignedNote) -> [WitnessKey] {
+        witnesses.filter { Cosignature.hasFailingLine(in: note, name: $0.name, publicKey: $0.publicKey) }
+    }
+
     /// Whether `note` carries cosignatures of at least `quorum` of the policy's witnesses.
     public func isMet(by note: SignedNote) -> Bool { cosigners(in: note).count >= quorum }
 }

@@ -202,6 +202,11 @@ public enum EvidenceBundleCheck {
         if let log = policy.log, log != keyLine {
             throw DoesNotHold(file: given == nil ? policyFile : cosignedFile, reason: "the policy is about the log \(log), not \(keyLine)")
         }
+        if let failing = policy.failing(in: note).first {
+            throw DoesNotHold(
+                file: cosignedFile,
+                reason: "the line of the policy's witness \(InertText.forScreen(failing.name)) does not verify with its key (a known key's failing line refuses the note)")
+        }
         let cosigners = policy.cosigners(in: note)
         guard cosigners.count >= policy.quorum else {
             throw DoesNotHold(

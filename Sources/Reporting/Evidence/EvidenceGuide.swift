@@ -223,13 +223,17 @@ enum EvidenceGuide {
         7. When the bundle has `cosigned-checkpoint` (or a policy is given): it is a signed note whose
            text is `checkpoint`'s body and whose signature lines include `checkpoint`'s own; the policy
            (the one given, else `witness-policy.json`, required then) names this log when it names one;
-           and at least `quorum` of the policy's witnesses each have a line in it that verifies as a
-           cosignature with its key (a key counts once). `aics-tlog verify-checkpoint --note
-           cosigned-checkpoint --log-key <verifier key> --policy-file <policy>` makes the same count.
+           no line with a policy witness's name and key ID fails to verify with its key (signed-note: a
+           known key's failing signature rejects the whole note); and at least `quorum` of the policy's
+           witnesses each have a line in it that verifies as a cosignature with its key (a key counts
+           once). `aics-tlog verify-checkpoint --note cosigned-checkpoint --log-key <verifier key>
+           --policy-file <policy>` makes the same count.
 
-        A failure names the file. Any changed byte in an event, a proof, a row, the checkpoint, a
-        cosignature or the key fails one of these steps. `handover evidence verify` then prints the person's story, one line per
-        fact in `facts`' order, each marked `proven` or `stated`.
+        A failure names the file. Any changed byte in an event, a proof, a row, the checkpoint, the key
+        or a cosignature's signature fails one of these steps; a changed name or key ID on a witness's
+        line makes it a line of a key the policy does not know, which counts for nothing (the bundle
+        fails unless the other witnesses still meet the quorum). `handover evidence verify` then prints
+        the person's story, one line per fact in `facts`' order, each marked `proven` or `stated`.
 
         # Both halves: one person's evidence from both teams' ledgers
 
