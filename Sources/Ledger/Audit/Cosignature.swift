@@ -62,7 +62,8 @@ public enum Cosignature {
     public static func hasFailingLine(in note: SignedNote, name: String, publicKey: [UInt8]) -> Bool {
         let keyID = keyID(name: name, publicKey: publicKey)
         return note.signatures.contains { line in
-            line.name == name && line.keyID == keyID && verified(in: SignedNote(text: note.text, signatures: [line]), name: name, publicKey: publicKey) == nil
+            line.name == name && line.keyID == keyID
+                && verified(in: SignedNote(text: note.text, signatures: [line]), name: name, publicKey: publicKey) == nil
         }
     }
 }

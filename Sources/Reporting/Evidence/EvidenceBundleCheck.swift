@@ -205,7 +205,9 @@ public enum EvidenceBundleCheck {
         if let failing = policy.failing(in: note).first {
             throw DoesNotHold(
                 file: cosignedFile,
-                reason: "the line of the policy's witness \(InertText.forScreen(failing.name)) does not verify with its key (a known key's failing line refuses the note)")
+                reason:
+                    "the line of the policy's witness \(InertText.forScreen(failing.name)) does not verify with its key (a known key's failing line refuses the note)"
+            )
         }
         let cosigners = policy.cosigners(in: note)
         guard cosigners.count >= policy.quorum else {
