@@ -89,6 +89,41 @@ struct RowsBesideEventTests {
         #expect(try ledger.read { try HandoffRowsCheck($0) }.problem == nil)
     }
 
+    @Test(
+        "chunks that contradict each other or the package received are each found, naming the package and the event (the ledger's first is 1): out of order, of another file, without the package received, of another row count than the manifest's"
+    )
+    func contradictingChunksFound() async throws {
+        let package = Self.package(of: 1_500)
+        func problem(_ chunks: [HandoffRowsReceived], received: HandoffReceived? = package.received) async throws -> (UInt64, String)? {
+            let dir = TemporaryDirectory()
+            let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
+            defer { ledger.close() }
+            if let received {
+                _ = try await ledger.append(EventDraft(.handoffReceived(received), idempotencyKey: "handoff-received:\(Self.origin):1"))
+            }
+            _ = try await ledger.append(contentsOf: chunks.map { EventDraft(.handoffRowsReceived($0), idempotencyKey: $0.idempotencyKey) })
+            let check = try ledger.read { try HandoffRowsCheck($0) }
+            #expect(check.handoffs.map(\.name) == ["package 1 from \(Self.origin)"])
+            return check.problem.map { ($0.sequence, $0.text) }
+        }
+        let name = "package 1 from \(Self.origin)"
+        #expect(try await problem(package.chunks) == nil)
+        let reversed = try #require(try await problem(package.chunks.reversed()))
+        #expect(reversed == (3, "\(name): chunk 1 (rows 1024 to 1500) is recorded where chunk 0 was due"), "\(reversed)")
+        var otherFile = package.chunks[1]
+        otherFile.fileSHA256 = String(repeating: "0", count: 64)
+        let mixed = try #require(try await problem([package.chunks[0], otherFile]))
+        #expect(mixed == (4, "\(name): chunk 1 is of another manifest or file than chunk 0"), "\(mixed)")
+        let unreceived = try #require(try await problem(package.chunks, received: nil))
+        #expect(
+            unreceived == (2, "\(name): its rows are recorded, but not the package as received with manifest \(package.received.manifestSHA256)"),
+            "\(unreceived)")
+        var counted = package.received
+        counted.rowCount = 1_499
+        let miscounted = try #require(try await problem(package.chunks, received: counted))
+        #expect(miscounted.1.hasPrefix("\(name): the rows say 1500 rows hashing to "), "\(miscounted)")
+    }
+
     @Test("a changed row, a missing row and a stray row are each found, naming the event")
     func tamperedRowsFound() async throws {
         let dir = TemporaryDirectory()

@@ -132,34 +132,8 @@ public enum EvidenceBundle {
         into directory: String
     ) throws -> Summary {
         let events = contents.events
-        let witnessed = try given == nil ? cosigned(covering: events.last?.sequence ?? 0, in: ledger) : nil
-        if let policy {
-            guard let witnessed, policy.isMet(by: witnessed.note) else {
-                throw Refusal(
-                    kind: .noCheckpoint,
-                    description:
-                        "no checkpoint covering these events is cosigned by \(policy.quorum) of the policy's \(counted(policy.witnesses.count, "witness", "witnesses")): submit a newer one with `handover witness`"
-                )
-            }
-        }
-        guard let checkpoint = try given ?? witnessed?.checkpoint ?? ledger.latestCheckpoint() else {
-            throw Refusal(
-                kind: .noCheckpoint,
-                description:
-                    "no checkpoint has been signed for \(ledger.directory); run `handover checkpoint` on the ledger first, or pass --checkpoint FILE")
-        }
+        let (checkpoint, witnessed) = try provingCheckpoint(for: events, in: ledger, given: given, policy: policy)
         let key = try ledger.verifierKey()
-        guard checkpoint.isSigned(by: key.publicKey) else {
-            throw Refusal(kind: .doesNotHold, description: "the checkpoint is not signed by this ledger's verifier key \(key.line)")
-        }
-        let uncovered = events.filter { $0.sequence > checkpoint.treeSize }
-        guard uncovered.isEmpty else {
-            throw Refusal(
-                kind: .noCheckpoint,
-                description:
-                    "\(uncovered.count) of the \(events.count) events to prove in \(ledger.directory) (from sequence \(uncovered[0].sequence)) \(uncovered.count == 1 ? "is" : "are") newer than its checkpoint of \(counted(checkpoint.treeSize, "event")); sign a newer one with `handover checkpoint`"
-            )
-        }
         for sub in ["/events", "/proofs"] + (contents.rows.isEmpty ? [] : ["/rows"]) + (reveal ? ["/revealed"] : []) {
             try FileManager.default.createDirectory(
                 atPath: directory + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
@@ -210,6 +184,43 @@ public enum EvidenceBundle {
         try write(manifest.canonicalBytes + [0x0A], to: directory + "/manifest.json")
         try write(Array(EvidenceGuide.text.utf8), to: directory + "/VERIFY.md")
         return Summary(sequences: events.map(\.sequence), checkpoint: checkpoint, cosigners: cosigners)
+    }
+
+    /// The checkpoint `events` are proved against: `given`, else the largest cosigned one that
+    /// covers them (which must meet `policy` when there is one), else the latest; signed by this
+    /// ledger and covering every event. With the cosigned note and its witnesses when it is one.
+    private static func provingCheckpoint(
+        for events: [RecordedEvent], in ledger: Ledger, given: Checkpoint?, policy: WitnessPolicy?
+    ) throws -> (Checkpoint, witnessed: (note: SignedNote, checkpoint: Checkpoint, witnesses: [WitnessKey])?) {
+        let witnessed = try given == nil ? cosigned(covering: events.last?.sequence ?? 0, in: ledger) : nil
+        if let policy {
+            guard let witnessed, policy.isMet(by: witnessed.note) else {
+                throw Refusal(
+                    kind: .noCheckpoint,
+                    description:
+                        "no checkpoint covering these events is cosigned by \(policy.quorum) of the policy's \(counted(policy.witnesses.count, "witness", "witnesses")): submit a newer one with `handover witness`"
+                )
+            }
+        }
+        guard let checkpoint = try given ?? witnessed?.checkpoint ?? ledger.latestCheckpoint() else {
+            throw Refusal(
+                kind: .noCheckpoint,
+                description:
+                    "no checkpoint has been signed for \(ledger.directory); run `handover checkpoint` on the ledger first, or pass --checkpoint FILE")
+        }
+        let key = try ledger.verifierKey()
+        guard checkpoint.isSigned(by: key.publicKey) else {
+            throw Refusal(kind: .doesNotHold, description: "the checkpoint is not signed by this ledger's verifier key \(key.line)")
+        }
+        let uncovered = events.filter { $0.sequence > checkpoint.treeSize }
+        guard uncovered.isEmpty else {
+            throw Refusal(
+                kind: .noCheckpoint,
+                description:
+                    "\(uncovered.count) of the \(events.count) events to prove in \(ledger.directory) (from sequence \(uncovered[0].sequence)) \(uncovered.count == 1 ? "is" : "are") newer than its checkpoint of \(counted(checkpoint.treeSize, "event")); sign a newer one with `handover checkpoint`"
+            )
+        }
+        return (checkpoint, witnessed)
     }
 
     /// The largest cosigned checkpoint, when it is this ledger's and covers event `last`: the
