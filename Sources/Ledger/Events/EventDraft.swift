@@ -57,11 +57,9 @@ public struct EventDraft: Hashable, Sendable {
         var actor = actor
         actor.runID = runID
         actor.write(to: &w)
-        w.key("body")
-        body.write(to: &w)
+        w.field("body", body)
         w.field("idempotency_key", idempotencyKey)
-        w.key("identifiers")
-        identifiers.write(to: &w)
+        w.field("identifiers", identifiers)
         w.field("occurred_at", occurredAt)
         return w.bytes
     }

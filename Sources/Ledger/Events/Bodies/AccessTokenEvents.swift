@@ -55,8 +55,7 @@ public struct AccessTokenFailed: Hashable, Sendable {
     func write(to w: inout JSONWriter) {
         w.beginObject()
         w.field("client_id", clientID)
-        w.key("failure")
-        failure.write(to: &w)
+        w.field("failure", failure)
         w.field("key_id", keyID)
         w.field("scope", scope)
         w.field("team_id", teamID)

@@ -87,8 +87,7 @@ public struct HandoffIssued: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("checkpoint")
-        checkpoint.write(to: &w)
+        w.field("checkpoint", checkpoint)
         w.field("manifest_sha256", manifestSHA256)
         w.field("package", package)
         w.field("previous_tree_size", previousTreeSize)
@@ -142,8 +141,7 @@ public struct HandoffReceived: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("checkpoint")
-        checkpoint.write(to: &w)
+        w.field("checkpoint", checkpoint)
         w.field("manifest", manifest)
         w.field("manifest_sha256", manifestSHA256)
         w.field("package", package)
@@ -236,8 +234,7 @@ public struct HandoffAcknowledged: Hashable, Sendable {
         w.field("cosigned_at", cosignedAt)
         w.field("manifest_sha256", manifestSHA256)
         w.field("package", package)
-        w.key("recipient_checkpoint")
-        recipientCheckpoint.write(to: &w)
+        w.field("recipient_checkpoint", recipientCheckpoint)
         w.field("recipient_seq", recipientSequence)
         w.field("target_team", targetTeam)
         w.endObject()

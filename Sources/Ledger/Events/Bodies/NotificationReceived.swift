@@ -23,10 +23,7 @@ public struct NotificationReceived: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        if let email {
-            w.key("email")
-            email.write(to: &w)
-        }
+        w.field("email", email)
         w.field("event_time", eventTime)
         w.field("is_private_email", isPrivateEmail)
         w.field("notification_type", kind.rawValue)

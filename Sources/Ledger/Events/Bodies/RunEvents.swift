@@ -124,10 +124,7 @@ public struct RunFinished: Hashable, Sendable {
         w.field("exit_status", exitStatus)
         w.field("interrupted", interrupted)
         w.field("stop_reason", stopReason?.rawValue)
-        if let stoppedBy {
-            w.key("stopped_by")
-            stoppedBy.write(to: &w)
-        }
+        w.field("stopped_by", stoppedBy)
         w.endObject()
     }
 

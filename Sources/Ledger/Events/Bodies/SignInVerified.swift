@@ -34,10 +34,7 @@ public struct SignInVerified: Hashable, Sendable {
     func write(to w: inout JSONWriter) {
         w.beginObject()
         w.field("audience", audience)
-        if let email {
-            w.key("email")
-            email.write(to: &w)
-        }
+        w.field("email", email)
         w.field("email_verified", emailVerified)
         w.field("expires_at", expiresAt)
         w.field("is_private_email", isPrivateEmail)

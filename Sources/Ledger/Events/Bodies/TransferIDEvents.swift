@@ -26,8 +26,7 @@ public struct TransferIDGenerationFailed: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("failure")
-        failure.write(to: &w)
+        w.field("failure", failure)
         w.field("target_team", targetTeam)
         w.endObject()
     }
@@ -50,10 +49,7 @@ public struct TransferIDExchanged: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        if let email {
-            w.key("email")
-            email.write(to: &w)
-        }
+        w.field("email", email)
         w.field("is_private_email", isPrivateEmail)
         w.endObject()
     }
@@ -71,8 +67,7 @@ public struct TransferIDExchangeFailed: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("failure")
-        failure.write(to: &w)
+        w.field("failure", failure)
         w.endObject()
     }
 

@@ -34,8 +34,7 @@ public struct WitnessCosigned: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("checkpoint")
-        checkpoint.write(to: &w)
+        w.field("checkpoint", checkpoint)
         w.field("cosignature", cosignature)
         w.field("cosigned_at", cosignedAt)
         w.field("old_size", oldSize)
