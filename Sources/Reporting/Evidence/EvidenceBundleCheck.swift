@@ -47,7 +47,50 @@ public enum EvidenceBundleCheck {
                 throw DoesNotHold(file: name, reason: "missing, unreadable or larger than \(maximumFileBytes) bytes")
             }
         }
-        // 1. The verifier key.
+        let (line, checkpoint, checkpointText) = try signedCheckpoint(expectedKey: expectedKey, read: read)  // 1 and 2
+        let witnesses = try checkWitnesses(in: directory, checkpoint: checkpoint, keyLine: line, policy: policy, read: read)  // 7
+        // The manifest, read first for the digests it lists and checked last.
+        let (manifest, format, listed) = try manifestEvents(read: read)
+        let (digests, decoded) = try provenEvents(  // 3 and 4
+            in: directory, checkpoint: checkpoint, checkpointText: checkpointText, listed: listed, read: read)
+        // 5. Each row, against its event and its roots.
+        let rowProofs = try rows(in: directory, read: read)
+        if format == EvidenceBundle.formatWithoutFacts, !rowProofs.isEmpty || manifest["facts"] != nil {
+            throw DoesNotHold(
+                file: "manifest.json", reason: "a \(EvidenceBundle.formatWithoutFacts) manifest, with rows or facts only later bundles have")
+        }
+        let rowLines = try BundleRowsCheck.run(rowProofs, events: decoded, subject: manifest["subject"]?.stringValue)
+        // 6. The manifest against the files.
+        guard manifest["origin"]?.stringValue == checkpoint.origin, manifest["tree_size"]?.intValue == Int64(checkpoint.treeSize) else {
+            throw DoesNotHold(file: "manifest.json", reason: "its origin or tree size is not the checkpoint's")
+        }
+        guard listed == digests else {
+            throw DoesNotHold(file: "manifest.json", reason: "its events (sequence and SHA-256) are not the files in events/")
+        }
+        let applied = manifest["apply"]?.arrayValue ?? []
+        let appliedSequences = applied.compactMap { $0["seq"]?.intValue }.filter { $0 > 0 }.map(UInt64.init)
+        guard appliedSequences.count == applied.count else {
+            throw DoesNotHold(file: "manifest.json", reason: "an entry of apply has no seq")
+        }
+        let facts = EvidenceFact.story(events: digests.keys.sorted(), rows: rowLines.keys.sorted(), apply: appliedSequences)
+        if format == EvidenceBundle.format { try checkClaimed(manifest["facts"]?.arrayValue ?? [], against: facts) }
+        let story = facts.map { fact in
+            switch fact.kind {
+            case .event: (fact, decoded[fact.sequence].map(Self.line) ?? "event \(fact.sequence), which this version cannot read")
+            case .row: (fact, rowLines[fact.sequence]!)
+            case .apply: (fact, Self.line(apply: applied.first { $0["seq"]?.intValue == Int64(fact.sequence) }!))
+            }
+        }
+        return Result(
+            origin: checkpoint.origin, treeSize: checkpoint.treeSize, verifierKey: line, sequences: digests.keys.sorted(),
+            subject: manifest["subject"]?.stringValue, story: story, witnesses: witnesses)
+    }
+
+    /// Steps 1 and 2: the verifier key (with `expectedKey`, that one) and the checkpoint it
+    /// signed, with the key's line and the checkpoint's text as read.
+    private static func signedCheckpoint(
+        expectedKey: String?, read: (String) throws -> Data
+    ) throws -> (keyLine: String, checkpoint: Checkpoint, text: String) {
         let keyLine = String(decoding: try read("verifier-key"), as: UTF8.self)
         guard let (name, publicKey) = Checkpoint.publicKey(fromVerifierKey: keyLine) else {
             throw DoesNotHold(file: "verifier-key", reason: "not a verifier key (name+keyid+base64 of 0x01 and 32 bytes, the key ID matching)")
@@ -57,7 +100,6 @@ public enum EvidenceBundleCheck {
             throw DoesNotHold(
                 file: "verifier-key", reason: "is \(line), not the key given (\(expectedKey.trimmingCharacters(in: .whitespacesAndNewlines)))")
         }
-        // 2. The checkpoint.
         let checkpointText = String(decoding: try read("checkpoint"), as: UTF8.self)
         let checkpoint: Checkpoint
         do { checkpoint = try Checkpoint(parsing: checkpointText) } catch { throw DoesNotHold(file: "checkpoint", reason: "\(error)") }
@@ -67,8 +109,13 @@ public enum EvidenceBundleCheck {
         guard checkpoint.text == checkpointText, checkpoint.isSigned(by: publicKey) else {
             throw DoesNotHold(file: "checkpoint", reason: "its signature does not verify with \(line)")
         }
-        let witnesses = try checkWitnesses(in: directory, checkpoint: checkpoint, keyLine: line, policy: policy, read: read)
-        // The manifest, read first for the digests it lists and checked last.
+        return (line, checkpoint, checkpointText)
+    }
+
+    /// `manifest.json`, its format and the SHA-256 it lists for each event.
+    private static func manifestEvents(
+        read: (String) throws -> Data
+    ) throws -> (manifest: [String: JSONValue], format: String?, listed: [UInt64: String]) {
         let manifest: [String: JSONValue]
         do { manifest = try JSONValue.parseObject(untrusted: Array(try read("manifest.json"))) } catch let error as JSONParseError {
             throw DoesNotHold(file: "manifest.json", reason: "not a \(EvidenceBundle.format) manifest (\(error))")
@@ -86,7 +133,15 @@ public enum EvidenceBundleCheck {
             }
             listed[UInt64(seq)] = sha
         }
-        // 3 and 4. Each proof and its event.
+        return (manifest, format, listed)
+    }
+
+    /// Steps 3 and 4: each proof and its event, paired one to one, the event's bytes leading to
+    /// the checkpoint's root (the manifest's digests, `listed`, say which file to name when
+    /// not). Each event's SHA-256, and the event decoded where this version can.
+    private static func provenEvents(
+        in directory: String, checkpoint: Checkpoint, checkpointText: String, listed: [UInt64: String], read: (String) throws -> Data
+    ) throws -> (digests: [UInt64: String], decoded: [UInt64: RecordedEvent]) {
         let events = try names(in: directory, "events", suffix: ".json")
         let proofs = try names(in: directory, "proofs", suffix: ".tlog-proof")
         if let lone = proofs.subtracting(events).min() {
@@ -136,37 +191,7 @@ public enum EvidenceBundleCheck {
             // An event this version cannot decode is still proven; its line says only its type.
             decoded[sequence] = try? record.withUnsafeBytes { try RecordedEvent(json: $0) }
         }
-        // 5. Each row, against its event and its roots.
-        let rowProofs = try rows(in: directory, read: read)
-        if format == EvidenceBundle.formatWithoutFacts, !rowProofs.isEmpty || manifest["facts"] != nil {
-            throw DoesNotHold(
-                file: "manifest.json", reason: "a \(EvidenceBundle.formatWithoutFacts) manifest, with rows or facts only later bundles have")
-        }
-        let rowLines = try BundleRowsCheck.run(rowProofs, events: decoded, subject: manifest["subject"]?.stringValue)
-        // 6. The manifest against the files.
-        guard manifest["origin"]?.stringValue == checkpoint.origin, manifest["tree_size"]?.intValue == Int64(checkpoint.treeSize) else {
-            throw DoesNotHold(file: "manifest.json", reason: "its origin or tree size is not the checkpoint's")
-        }
-        guard listed == digests else {
-            throw DoesNotHold(file: "manifest.json", reason: "its events (sequence and SHA-256) are not the files in events/")
-        }
-        let applied = manifest["apply"]?.arrayValue ?? []
-        let appliedSequences = applied.compactMap { $0["seq"]?.intValue }.filter { $0 > 0 }.map(UInt64.init)
-        guard appliedSequences.count == applied.count else {
-            throw DoesNotHold(file: "manifest.json", reason: "an entry of apply has no seq")
-        }
-        let facts = EvidenceFact.story(events: digests.keys.sorted(), rows: rowLines.keys.sorted(), apply: appliedSequences)
-        if format == EvidenceBundle.format { try checkClaimed(manifest["facts"]?.arrayValue ?? [], against: facts) }
-        let story = facts.map { fact in
-            switch fact.kind {
-            case .event: (fact, decoded[fact.sequence].map(Self.line) ?? "event \(fact.sequence), which this version cannot read")
-            case .row: (fact, rowLines[fact.sequence]!)
-            case .apply: (fact, Self.line(apply: applied.first { $0["seq"]?.intValue == Int64(fact.sequence) }!))
-            }
-        }
-        return Result(
-            origin: checkpoint.origin, treeSize: checkpoint.treeSize, verifierKey: line, sequences: digests.keys.sorted(),
-            subject: manifest["subject"]?.stringValue, story: story, witnesses: witnesses)
+        return (digests, decoded)
     }
 
     /// The witnesses' cosignatures of the checkpoint (`cosigned-checkpoint`) against the policy
