@@ -59,8 +59,9 @@ public enum TwoSidedEvidenceCheck {
                     file: "\(side)/events/\(other.sequence).json", reason: "it is about another transfer_sub than the bundle's \(transferSub)")
             }
         }
-        let senderKeyParts = try key(of: sender, "sender")
-        let recipientKeyParts = try key(of: recipient, "recipient")
+        let packages = Packages(
+            transferSub: transferSub, senderEvents: senderEvents, recipientEvents: recipientEvents,
+            senderKey: try key(of: sender, "sender"), recipientKey: try key(of: recipient, "recipient"), read: read)
         var listed: [Int] = []
         var listedDigests: [Int: String] = [:]
         for entry in entries {
@@ -72,6 +73,33 @@ public enum TwoSidedEvidenceCheck {
             }
             listed.append(number)
             listedDigests[number] = digest
+            let (manifest, received) = try packages.checkManifest(of: number, digest: digest)
+            if acknowledged { try packages.checkAcknowledgement(of: number, digest: digest, manifest: manifest, received: received) }
+        }
+        let present = Set((try? FileManager.default.contentsOfDirectory(atPath: directory + "/handoff")) ?? [])  // no handoff/: no package
+        guard present == Set(listed.map(String.init)) else {
+            throw DoesNotHold(
+                file: "handoff", reason: "its directories (\(present.sorted().joined(separator: ", "))) are not the packages manifest.json lists")
+        }
+        try checkRows(of: recipient, in: directory, events: recipientEvents, packages: listedDigests, generations: senderEvents)
+        return Result(transferSub: transferSub, sender: sender, recipient: recipient, packages: listed)
+    }
+
+    /// Step 3, one listed package at a time: both sides' events and keys, and the bundle's files.
+    private struct Packages {
+        typealias DoesNotHold = EvidenceBundleCheck.DoesNotHold
+        let transferSub: String
+        let senderEvents: [RecordedEvent]
+        let recipientEvents: [RecordedEvent]
+        let senderKey: (name: String, key: [UInt8])
+        let recipientKey: (name: String, key: [UInt8])
+        let read: (String) throws -> [UInt8]
+
+        /// 3.1 to 3.3: package `number`'s manifest file is the one both sides recorded with
+        /// `digest`, signed by the sender for the recipient's team, holding both events'
+        /// checkpoint, and the person's generation lies in its events. Its manifest, and the
+        /// recipient's "handoff received" with its sequence.
+        func checkManifest(of number: Int, digest: String) throws -> (HandoffManifest, received: UInt64) {
             let dir = "handoff/\(number)"
             // 3.1: the manifest file, its digest, and the received event's copy of it.
             let manifestBytes = try read(dir + "/manifest.txt")
@@ -110,10 +138,10 @@ public enum TwoSidedEvidenceCheck {
                 note = try SignedNote(parsing: manifestBytes)
                 body = try HandoffManifest(text: note.text)
             } catch { throw DoesNotHold(file: dir + "/manifest.txt", reason: ErrorText.describing(error)) }
-            guard note.verify(name: senderKeyParts.name, publicKey: senderKeyParts.key) == .verified else {
+            guard note.verify(name: senderKey.name, publicKey: senderKey.key) == .verified else {
                 throw DoesNotHold(file: dir + "/manifest.txt", reason: "its signature does not verify with sender/verifier-key")
             }
-            guard body.package == number, recipientKeyParts.name.utf8.starts(with: "handover/\(body.targetTeam)/".utf8),
+            guard body.package == number, recipientKey.name.utf8.starts(with: "handover/\(body.targetTeam)/".utf8),
                 UInt64(exactly: issued.0.previousTreeSize) == body.previousTreeSize
             else {
                 throw DoesNotHold(file: dir + "/manifest.txt", reason: "it is not package \(number) for the recipient's team")
@@ -136,40 +164,36 @@ public enum TwoSidedEvidenceCheck {
             else {
                 throw DoesNotHold(file: "sender/events", reason: "no \"transfer ID generated\" of \(transferSub) among package \(number)'s events")
             }
-            // 3.4: the recipient's cosignature, as the sender recorded it.
-            guard acknowledged else { continue }
-            let cosignedBytes = try read(dir + "/cosigned-checkpoint.txt")
+            return (body, received.1)
+        }
+
+        /// 3.4: the recipient's cosignature of package `number`'s checkpoint, as the sender
+        /// recorded it with the recipient's event `received`.
+        func checkAcknowledgement(of number: Int, digest: String, manifest body: HandoffManifest, received: UInt64) throws {
+            let file = "handoff/\(number)/cosigned-checkpoint.txt"
             let cosigned: SignedNote
-            do { cosigned = try SignedNote(parsing: cosignedBytes) } catch {
-                throw DoesNotHold(file: dir + "/cosigned-checkpoint.txt", reason: ErrorText.describing(error))
+            do { cosigned = try SignedNote(parsing: try read(file)) } catch let failure as DoesNotHold { throw failure } catch {
+                throw DoesNotHold(file: file, reason: ErrorText.describing(error))
             }
             let own = SignedNote.Signature(name: body.checkpoint.origin, keyID: body.checkpoint.keyID, bytes: body.checkpoint.signature)
             guard cosigned.text.utf8.elementsEqual(body.checkpoint.body.utf8), cosigned.signatures.count == 2, cosigned.signatures[0] == own,
-                let (_, line) = Cosignature.verified(in: cosigned, name: recipientKeyParts.name, publicKey: recipientKeyParts.key),
+                let (_, line) = Cosignature.verified(in: cosigned, name: recipientKey.name, publicKey: recipientKey.key),
                 line == cosigned.signatures[1]
             else {
-                throw DoesNotHold(
-                    file: dir + "/cosigned-checkpoint.txt", reason: "it is not package \(number)'s checkpoint cosigned by recipient/verifier-key")
+                throw DoesNotHold(file: file, reason: "it is not package \(number)'s checkpoint cosigned by recipient/verifier-key")
             }
             guard
                 senderEvents.contains(where: { e in
                     guard case .handoffAcknowledged(let a) = e.body else { return false }
-                    return a.package == number && a.manifestSHA256 == digest && a.recipientSequence == Int(received.1)
+                    return a.package == number && a.manifestSHA256 == digest && a.recipientSequence == Int(received)
                         && a.cosignature == Data(line.keyID + line.bytes).base64EncodedString()
                 })
             else {
                 throw DoesNotHold(
                     file: "sender/events",
-                    reason: "no \"handoff acknowledged\" of package \(number) with that cosignature and recipient event \(received.1)")
+                    reason: "no \"handoff acknowledged\" of package \(number) with that cosignature and recipient event \(received)")
             }
         }
-        let present = Set((try? FileManager.default.contentsOfDirectory(atPath: directory + "/handoff")) ?? [])  // no handoff/: no package
-        guard present == Set(listed.map(String.init)) else {
-            throw DoesNotHold(
-                file: "handoff", reason: "its directories (\(present.sorted().joined(separator: ", "))) are not the packages manifest.json lists")
-        }
-        try checkRows(of: recipient, in: directory, events: recipientEvents, packages: listedDigests, generations: senderEvents)
-        return Result(transferSub: transferSub, sender: sender, recipient: recipient, packages: listed)
     }
 
     /// Step 4: each of the recipient's rows (each already proven to its roots) is the person's
