@@ -1268,6 +1268,13 @@ def _write(path, data):
     with open(path, "wb") as f: f.write(data)
 
 
+def _flips(original):
+    """Each change of one bit (0x01 or 0x20) of one byte of `original`: (byte, bit, changed bytes)."""
+    for i in range(len(original)):
+        for bit in (0x01, 0x20):
+            yield i, bit, original[:i] + bytes([original[i] ^ bit]) + original[i + 1:]
+
+
 def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_sub="000123.transfer.abc", alter=None,
                      form=2, header_edit=None, with_rows=None, n_rows=2, person_index=0, row_index=None, row_seq=3,
                      account_id="acct-1", recipient_seqs=None, with_apply=None, apply_edit=None, committed=True,
@@ -1505,11 +1512,10 @@ def selftest_two_sided():
         for rel in files:
             path = f"{good}/{rel}"
             with open(path, "rb") as f: original = f.read()
-            for i in range(len(original)):
-                for bit in (0x01, 0x20):
-                    _write(path, original[:i] + bytes([original[i] ^ bit]) + original[i + 1:])
-                    fails(good, f"{rel}: bit {bit:#x} of byte {i} flipped")
-                    counts["flips"] += 1
+            for i, bit, flipped in _flips(original):
+                _write(path, flipped)
+                fails(good, f"{rel}: bit {bit:#x} of byte {i} flipped")
+                counts["flips"] += 1
             for damaged in (b"", original[:-1], original + b"\n", original + b"x"):
                 _write(path, damaged); fails(good, f"{rel}: truncated or extended")
             os.remove(path); f = fails(good, f"{rel}: removed")
@@ -2031,12 +2037,11 @@ def selftest():
         for rel in files:
             path = f"{d}/{rel}"
             with open(path, "rb") as f: original = f.read()
-            for i in range(len(original)):
-                for bit in (0x01, 0x20):
-                    _write(path, original[:i] + bytes([original[i] ^ bit]) + original[i + 1:])
-                    f = fails(d, f"{rel}: bit {bit:#x} of byte {i} flipped")
-                    assert rel not in (COSIGNED, POLICY) or f.name in (COSIGNED, POLICY), (rel, i, f.name, f.reason)
-                    counts["flips"] += 1
+            for i, bit, flipped in _flips(original):
+                _write(path, flipped)
+                f = fails(d, f"{rel}: bit {bit:#x} of byte {i} flipped")
+                assert rel not in (COSIGNED, POLICY) or f.name in (COSIGNED, POLICY), (rel, i, f.name, f.reason)
+                counts["flips"] += 1
             for damaged in (b"", original[:-1], original + b"\n", original + b"x"):
                 _write(path, damaged)
                 if rel == POLICY and same_policy(damaged, original):      # the final line feed taken away or doubled: JSON whitespace
@@ -2059,24 +2064,22 @@ def selftest():
         refused, harmless = 0, {COSIGNED: 0, POLICY: 0}
         for rel, original in ((COSIGNED, cosigned), (POLICY, pol_bytes)):
             path = f"{d}/{rel}"
-            for i in range(len(original)):
-                for bit in (0x01, 0x20):
-                    flipped = original[:i] + bytes([original[i] ^ bit]) + original[i + 1:]
-                    _write(path, flipped)
-                    try: r = check(d, None)["witnessed"]
-                    except Fail as f:
-                        assert f.name in (COSIGNED, POLICY), (rel, i, f.name, f.reason)
-                        refused += 1; continue
-                    names = [n for n, _ in r["witnesses"]]
-                    if rel == COSIGNED:       # harmless only as one witness's line no longer its, the quorum met without it
-                        k = next((k for k, (a, b) in enumerate(spans) if a <= i < b), None)
-                        assert k is not None and names == [x[1] for j, x in enumerate(w) if j != k] and r["quorum"] == 2, (i, bit, r)
-                    else:                     # harmless only as the same witnesses and log, a quorum still met, any max_checkpoint_age
-                        a, b = json.loads(flipped), json.loads(original)
-                        assert {k: v for k, v in a.items() if k not in ("quorum", "max_checkpoint_age")} == \
-                               {k: v for k, v in b.items() if k not in ("quorum", "max_checkpoint_age")}, (i, bit, a)
-                        assert len(names) == 3 and r["quorum"] <= 3, (i, bit, r)
-                    harmless[rel] += 1
+            for i, bit, flipped in _flips(original):
+                _write(path, flipped)
+                try: r = check(d, None)["witnessed"]
+                except Fail as f:
+                    assert f.name in (COSIGNED, POLICY), (rel, i, f.name, f.reason)
+                    refused += 1; continue
+                names = [n for n, _ in r["witnesses"]]
+                if rel == COSIGNED:       # harmless only as one witness's line no longer its, the quorum met without it
+                    k = next((k for k, (a, b) in enumerate(spans) if a <= i < b), None)
+                    assert k is not None and names == [x[1] for j, x in enumerate(w) if j != k] and r["quorum"] == 2, (i, bit, r)
+                else:                     # harmless only as the same witnesses and log, a quorum still met, any max_checkpoint_age
+                    a, b = json.loads(flipped), json.loads(original)
+                    assert {k: v for k, v in a.items() if k not in ("quorum", "max_checkpoint_age")} == \
+                           {k: v for k, v in b.items() if k not in ("quorum", "max_checkpoint_age")}, (i, bit, a)
+                    assert len(names) == 3 and r["quorum"] <= 3, (i, bit, r)
+                harmless[rel] += 1
             _write(path, original)
         beyond = (refused, harmless)
         check(d, None)
