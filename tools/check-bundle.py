@@ -80,8 +80,8 @@ no Handover code.
    name and key ID, that verifies as a tlog-cosignature: base64(key ID || 8-byte big-endian
    timestamp below 2^63 || Ed25519 signature over "cosignature/v1\ntime <timestamp>\n" +
    checkpoint's body); a key counts once, lines of other keys are ignored (signed-note).
-   Beyond the listed rules: a line with a policy witness's name and key ID that does not verify
-   refuses the note (signed-note: a known key's failed signature SHOULD reject it;
+   Beyond the listed rules: a line with a policy witness's name and key ID, or with the log's own, that
+   does not verify refuses the note (signed-note: a known key's failed signature SHOULD reject it;
    evidence-bundle.md: any changed byte in a cosignature fails); the policy has no field but log,
    quorum, witnesses and max_checkpoint_age (aics-tlog, which "makes the same count", would read
    another), a quorum no larger than its witnesses and a max_checkpoint_age, unless null, from 1
@@ -567,6 +567,12 @@ def check_witnesses(root, checkpoint, key_line, given=None):
     present = {f"\u2014 {signer} {blob_text}" for signer, blob_text, _ in lines}
     for own in checkpoint[cut + 2:-1].decode("utf-8").split("\n"):
         if own not in present: raise Fail(COSIGNED, f"its signature lines do not include checkpoint's own {own!r}")
+    # beyond the listed rules: every line by the log's own key verifies (signed-note: a known key's failing signature
+    # rejects the note), as every policy witness's must (below)
+    log_name, log_id, log_key, _ = parse_vkey(key_line, 0x01, "verifier-key")
+    for signer, _, blob in lines:
+        if signer == log_name and blob[:4] == log_id and not (len(blob) == 68 and ed25519_ok(log_key, blob[4:], body)):
+            raise Fail(COSIGNED, "a line by the log's own key does not verify with verifier-key")
     # the policy: the one given, else the bundle's own
     if given is not None: policy_name, policy_data = given
     elif not os.path.lexists(os.path.join(root, POLICY)):

@@ -125,6 +125,16 @@ struct WitnessCommandTests {
         ])
         #expect(tlogFailing.answer?["ok"] as? Bool != true, "\(tlogFailing.printed)")
 
+        // A second line by the log's own key that does not verify: refused as well.
+        let logKey = try #require(Checkpoint.publicKey(fromVerifierKey: vkey))
+        let forgedOwn = Checkpoint.keyID(name: logKey.name, publicKey: logKey.key) + [UInt8](repeating: 2, count: 64)
+        try Data((file + "\u{2014} \(logKey.name) \(Data(forgedOwn).base64EncodedString())\n").utf8).write(
+            to: URL(fileURLWithPath: bundle + "/cosigned-checkpoint"))
+        let failingOwn = try handover("evidence", "verify", bundle)
+        #expect(
+            failingOwn.status == 4 && failingOwn.err.contains("cosigned-checkpoint: a line by the log's own key does not verify"),
+            "\(failingOwn.out)\(failingOwn.err)")
+
         // A changed byte in the witness's line: the cosignature no longer counts.
         var cosignedBytes = Array(file.utf8)
         cosignedBytes[cosignedBytes.count - 10] ^= 0x01

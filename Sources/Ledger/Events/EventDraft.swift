@@ -53,10 +53,9 @@ public struct EventDraft: Hashable, Sendable {
     func encodedPrefix(actor: Actor) -> [UInt8] {
         var w = JSONWriter(capacity: 448)
         w.beginObject()
-        w.key("actor")
         var actor = actor
         actor.runID = runID
-        actor.write(to: &w)
+        w.field("actor", actor)
         w.field("body", body)
         w.field("idempotency_key", idempotencyKey)
         w.field("identifiers", identifiers)

@@ -75,6 +75,7 @@ public struct WitnessPolicy: Equatable, Sendable {
         witnesses.filter { Cosignature.hasFailingLine(in: note, name: $0.name, publicKey: $0.publicKey) }
     }
 
-    /// Whether `note` carries cosignatures of at least `quorum` of the policy's witnesses.
-    public func isMet(by note: SignedNote) -> Bool { cosigners(in: note).count >= quorum }
+    /// Whether `note` carries cosignatures of at least `quorum` of the policy's witnesses, and
+    /// no line of theirs that does not verify.
+    public func isMet(by note: SignedNote) -> Bool { cosigners(in: note).count >= quorum && failing(in: note).isEmpty }
 }

@@ -132,8 +132,7 @@ public enum EvidenceBundle {
         into directory: String
     ) throws -> Summary {
         let events = contents.events
-        let key = try ledger.verifierKey()
-        let (checkpoint, witnessed) = try provingCheckpoint(for: events, in: ledger, key: key, given: given, policy: policy)
+        let (checkpoint, key, witnessed) = try provingCheckpoint(for: events, in: ledger, given: given, policy: policy)
         for sub in ["/events", "/proofs"] + (contents.rows.isEmpty ? [] : ["/rows"]) + (reveal ? ["/revealed"] : []) {
             try FileManager.default.createDirectory(
                 atPath: directory + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
@@ -187,11 +186,13 @@ public enum EvidenceBundle {
     }
 
     /// The checkpoint `events` are proved against: `given`, else the largest cosigned one that
-    /// covers them (which must meet `policy` when there is one), else the latest; signed by
-    /// `key` (the ledger's) and covering every event. With the cosigned note and its witnesses when it is one.
+    /// covers them (which must meet `policy` when there is one), else the latest; signed by this
+    /// ledger's key (returned with it) and covering every event. With the cosigned note and its witnesses when it is one.
     private static func provingCheckpoint(
-        for events: [RecordedEvent], in ledger: Ledger, key: (line: String, publicKey: [UInt8]), given: Checkpoint?, policy: WitnessPolicy?
-    ) throws -> (Checkpoint, witnessed: (note: SignedNote, checkpoint: Checkpoint, witnesses: [WitnessKey])?) {
+        for events: [RecordedEvent], in ledger: Ledger, given: Checkpoint?, policy: WitnessPolicy?
+    ) throws -> (
+        Checkpoint, key: (line: String, publicKey: [UInt8]), witnessed: (note: SignedNote, checkpoint: Checkpoint, witnesses: [WitnessKey])?
+    ) {
         let witnessed = try given == nil ? cosigned(covering: events.last?.sequence ?? 0, in: ledger) : nil
         if let policy {
             guard let witnessed, policy.isMet(by: witnessed.note) else {
@@ -208,6 +209,7 @@ public enum EvidenceBundle {
                 description:
                     "no checkpoint has been signed for \(ledger.directory); run `handover checkpoint` on the ledger first, or pass --checkpoint FILE")
         }
+        let key = try ledger.verifierKey()
         guard checkpoint.isSigned(by: key.publicKey) else {
             throw Refusal(kind: .doesNotHold, description: "the checkpoint is not signed by this ledger's verifier key \(key.line)")
         }
@@ -219,7 +221,7 @@ public enum EvidenceBundle {
                     "\(uncovered.count) of the \(events.count) events to prove in \(ledger.directory) (from sequence \(uncovered[0].sequence)) \(uncovered.count == 1 ? "is" : "are") newer than its checkpoint of \(counted(checkpoint.treeSize, "event")); sign a newer one with `handover checkpoint`"
             )
         }
-        return (checkpoint, witnessed)
+        return (checkpoint, key, witnessed)
     }
 
     /// The largest cosigned checkpoint, when it is this ledger's and covers event `last`: the

@@ -215,6 +215,11 @@ public enum EvidenceBundleCheck {
         else {
             throw DoesNotHold(file: cosignedFile, reason: "it is not the bundle's checkpoint with the witnesses' lines added")
         }
+        // Every line by the log's own key verifies, as every policy witness's must (below).
+        guard let (_, logKey) = Checkpoint.publicKey(fromVerifierKey: keyLine), note.verify(name: checkpoint.origin, publicKey: logKey) == .verified
+        else {
+            throw DoesNotHold(file: cosignedFile, reason: "a line by the log's own key does not verify (a known key's failing line refuses the note)")
+        }
         let policy: WitnessPolicy
         if let given {
             policy = given

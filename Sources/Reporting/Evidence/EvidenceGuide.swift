@@ -223,8 +223,8 @@ enum EvidenceGuide {
         7. When the bundle has `cosigned-checkpoint` (or a policy is given): it is a signed note whose
            text is `checkpoint`'s body and whose signature lines include `checkpoint`'s own; the policy
            (the one given, else `witness-policy.json`, required then) names this log when it names one;
-           no line with a policy witness's name and key ID fails to verify with its key (signed-note: a
-           known key's failing signature rejects the whole note); and at least `quorum` of the policy's
+           no line with the log's or a policy witness's name and key ID fails to verify with its key
+           (signed-note: a known key's failing signature rejects the whole note); and at least `quorum` of the policy's
            witnesses each have a line in it that verifies as a cosignature with its key (a key counts
            once). `aics-tlog verify-checkpoint --note cosigned-checkpoint --log-key <verifier key>
            --policy-file <policy>` makes the same count.
