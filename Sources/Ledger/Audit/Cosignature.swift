@@ -44,15 +44,8 @@ public enum Cosignature {
     /// The cosignature line by `publicKey` under `name` among `note`'s lines that verifies over
     /// its text, with its timestamp; nil when none does (lines from other keys are ignored).
     public static func verified(in note: SignedNote, name: String, publicKey: [UInt8]) -> (timestamp: UInt64, line: SignedNote.Signature)? {
-        let keyID = keyID(name: name, publicKey: publicKey)
-        // A key that is not an Ed25519 point verifies nothing.
-        guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return nil }
-        for line in note.signatures where line.name == name && line.keyID == keyID && line.bytes.count == 72 {
-            let timestamp = line.bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            guard timestamp < 1 << 63 else { continue }
-            if key.isValidSignature(Array(line.bytes.dropFirst(8)), for: message(checkpointText: note.text, timestamp: timestamp)) {
-                return (timestamp, line)
-            }
+        for (line, timestamp) in lines(in: note, name: name, publicKey: publicKey) {
+            if let timestamp { return (timestamp, line) }
         }
         return nil
     }
@@ -60,10 +53,22 @@ public enum Cosignature {
     /// Whether `note` has a line by the cosigner `name` with `publicKey`'s key ID that does not
     /// verify as its cosignature: signed-note has a client reject the whole note then.
     public static func hasFailingLine(in note: SignedNote, name: String, publicKey: [UInt8]) -> Bool {
+        lines(in: note, name: name, publicKey: publicKey).contains { $0.timestamp == nil }
+    }
+
+    /// `note`'s lines with `name` and `publicKey`'s key ID, each with its timestamp when it
+    /// verifies as a cosignature over the note's text (nil when it does not).
+    private static func lines(in note: SignedNote, name: String, publicKey: [UInt8]) -> [(line: SignedNote.Signature, timestamp: UInt64?)] {
         let keyID = keyID(name: name, publicKey: publicKey)
-        return note.signatures.contains { line in
-            line.name == name && line.keyID == keyID
-                && verified(in: SignedNote(text: note.text, signatures: [line]), name: name, publicKey: publicKey) == nil
+        // A key that is not an Ed25519 point verifies nothing.
+        let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey)
+        return note.signatures.filter { $0.name == name && $0.keyID == keyID }.map { line in
+            guard let key, line.bytes.count == 72 else { return (line, nil) }
+            let timestamp = line.bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            guard timestamp < 1 << 63,
+                key.isValidSignature(Array(line.bytes.dropFirst(8)), for: message(checkpointText: note.text, timestamp: timestamp))
+            else { return (line, nil) }
+            return (line, timestamp)
         }
     }
 }

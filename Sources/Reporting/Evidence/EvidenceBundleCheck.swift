@@ -47,12 +47,12 @@ public enum EvidenceBundleCheck {
                 throw DoesNotHold(file: name, reason: "missing, unreadable or larger than \(maximumFileBytes) bytes")
             }
         }
-        let (line, checkpoint, checkpointText) = try signedCheckpoint(expectedKey: expectedKey, read: read)  // 1 and 2
+        let (line, checkpoint) = try signedCheckpoint(expectedKey: expectedKey, read: read)  // 1 and 2
         let witnesses = try checkWitnesses(in: directory, checkpoint: checkpoint, keyLine: line, policy: policy, read: read)  // 7
         // The manifest, read first for the digests it lists and checked last.
         let (manifest, format, listed) = try manifestEvents(read: read)
         let (digests, decoded) = try provenEvents(  // 3 and 4
-            in: directory, checkpoint: checkpoint, checkpointText: checkpointText, listed: listed, read: read)
+            in: directory, checkpoint: checkpoint, listed: listed, read: read)
         // 5. Each row, against its event and its roots.
         let rowProofs = try rows(in: directory, read: read)
         if format == EvidenceBundle.formatWithoutFacts, !rowProofs.isEmpty || manifest["facts"] != nil {
@@ -87,10 +87,10 @@ public enum EvidenceBundleCheck {
     }
 
     /// Steps 1 and 2: the verifier key (with `expectedKey`, that one) and the checkpoint it
-    /// signed, with the key's line and the checkpoint's text as read.
+    /// signed (its text exactly the file's), with the key's line.
     private static func signedCheckpoint(
         expectedKey: String?, read: (String) throws -> Data
-    ) throws -> (keyLine: String, checkpoint: Checkpoint, text: String) {
+    ) throws -> (keyLine: String, checkpoint: Checkpoint) {
         let keyLine = String(decoding: try read("verifier-key"), as: UTF8.self)
         guard let (name, publicKey) = Checkpoint.publicKey(fromVerifierKey: keyLine) else {
             throw DoesNotHold(file: "verifier-key", reason: "not a verifier key (name+keyid+base64 of 0x01 and 32 bytes, the key ID matching)")
@@ -109,7 +109,7 @@ public enum EvidenceBundleCheck {
         guard checkpoint.text == checkpointText, checkpoint.isSigned(by: publicKey) else {
             throw DoesNotHold(file: "checkpoint", reason: "its signature does not verify with \(line)")
         }
-        return (line, checkpoint, checkpointText)
+        return (line, checkpoint)
     }
 
     /// `manifest.json`, its format and the SHA-256 it lists for each event.
@@ -140,7 +140,7 @@ public enum EvidenceBundleCheck {
     /// the checkpoint's root (the manifest's digests, `listed`, say which file to name when
     /// not). Each event's SHA-256, and the event decoded where this version can.
     private static func provenEvents(
-        in directory: String, checkpoint: Checkpoint, checkpointText: String, listed: [UInt64: String], read: (String) throws -> Data
+        in directory: String, checkpoint: Checkpoint, listed: [UInt64: String], read: (String) throws -> Data
     ) throws -> (digests: [UInt64: String], decoded: [UInt64: RecordedEvent]) {
         let events = try names(in: directory, "events", suffix: ".json")
         let proofs = try names(in: directory, "proofs", suffix: ".tlog-proof")
@@ -165,7 +165,7 @@ public enum EvidenceBundleCheck {
             guard proof.index < checkpoint.treeSize else {
                 throw DoesNotHold(file: proofFile, reason: "index \(proof.index) is outside the checkpoint's \(checkpoint.treeSize) events")
             }
-            guard proof.checkpointText == checkpointText else {
+            guard proof.checkpointText == checkpoint.text else {
                 throw DoesNotHold(file: proofFile, reason: "the checkpoint in it differs from the bundle's")
             }
             let record = Array(try read(eventFile))
