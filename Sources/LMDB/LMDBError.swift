@@ -54,11 +54,6 @@ public struct LMDBError: Error, Sendable, CustomStringConvertible, Equatable {
     /// The LMDB call that failed, for messages (`mdb_put`, `mdb_env_open`, ...).
     public let operation: String
 
-    public init(code: Code, operation: String) {
-        self.code = code
-        self.operation = operation
-    }
-
     public var description: String { "\(operation): \(code) (\(code.rawValue))" }
 
     /// Throws an ``LMDBError`` when `result` is not `MDB_SUCCESS`.

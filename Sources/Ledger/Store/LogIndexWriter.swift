@@ -8,11 +8,6 @@ struct LogIndexWriter {
     /// The recorded time of the last event indexed (of the head before the first).
     private(set) var lastTime: Timestamp
 
-    init(schema: LedgerSchema, lastTime: Timestamp) {
-        self.schema = schema
-        self.lastTime = lastTime
-    }
-
     /// Indexes event `sequenceKey` of type `typeKey` holding idempotency hash `idempotencyHash`,
     /// recorded at `time`, in `transaction`. `time_index` keeps one entry per recorded time,
     /// naming the last event recorded then, so an event recorded at the same time as the one

@@ -12,12 +12,6 @@ struct TileWriter {
     private(set) var entryBundles = 0
     private(set) var overlongEntry: (sequence: UInt64, bytes: Int)?
 
-    init(files: TileFiles, sizes: [UInt64], size: UInt64) {
-        self.files = files
-        self.sizes = sizes
-        self.size = size
-    }
-
     /// Level 0 from the events themselves, read in order and hashed (the stored tree keeps no
     /// node under 16 leaves), from the tile the tree of `previous` leaves ended in; with
     /// `entriesFrom`, the entry bundles from that leaf (a multiple of 256) too.

@@ -19,11 +19,6 @@ public struct RunGuards: Sendable {
     public let identity: LedgerCreated
     public let window: TransferWindow?
 
-    public init(identity: LedgerCreated, window: TransferWindow?) {
-        self.identity = identity
-        self.window = window
-    }
-
     /// Why credentials of `teamID` and `clientID` cannot be used with the ledger whose "ledger
     /// created" is `ledger`; nil when they can.
     public static func credentialsMismatch(teamID: String, clientID: String, ledger: LedgerCreated) -> String? {

@@ -49,11 +49,6 @@ public struct RunSummary: Sendable {
     /// Where the receipt for the sender was written.
     public var receiptPath: String?
 
-    public init(command: String, users: Int) {
-        self.command = command
-        self.users = users
-    }
-
     /// Users done, in this run or before.
     public var done: Int { succeeded + alreadyDone + doneBySignIn }
 

@@ -41,12 +41,6 @@ public struct QueryTable: Sendable, Equatable {
         /// The cells in column order, for code that lays out every column (the renderers).
         public let cells: [Cell]
 
-        /// A row of `cells` under `columns`, one cell per column, in order.
-        public init(columns: [String], cells: [Cell]) {
-            self.columns = columns
-            self.cells = cells
-        }
-
         /// The cell in `column`. Traps when the table has no such column: a column name is
         /// part of the program, like a key path, and a misspelt one must not read as empty.
         public subscript(_ column: String) -> Cell {
@@ -59,10 +53,6 @@ public struct QueryTable: Sendable, Equatable {
 
     public let columns: [String]
     public private(set) var rows: [Row] = []
-
-    public init(columns: [String]) {
-        self.columns = columns
-    }
 
     /// Appends a row under the same columns.
     public mutating func append(_ row: Row) {
