@@ -72,18 +72,7 @@ struct TileDirectoryTests {
         let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
         defer { ledger.close() }
         let total = 131_172
-        var appended = 1
-        while appended < total {
-            let count = min(4_096, total - appended)
-            _ = try await ledger.append(
-                contentsOf: (0..<count).map { i in
-                    EventDraft(
-                        .transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .timeout, message: "t"))),
-                        identifiers: Identifiers(accountID: "acct-\(appended + i)"))
-                })
-            appended += count
-        }
-        _ = try ledger.signCheckpoint(with: try ledger.signingKey().key)
+        try await Self.grow(ledger, to: total)
         #expect(try ledger.latestCheckpoint()?.treeSize == UInt64(total))
 
         let stored = try ledger.read { try $0.subtreeHash(65_536..<131_072) }
@@ -103,5 +92,55 @@ struct TileDirectoryTests {
         let levelTwo = try Data(contentsOf: URL(fileURLWithPath: tiles.path + "/" + TileID(.hashes(level: 2), index: 0, width: 2).path))
         let below = stride(from: 0, to: levelOne.count, by: 32).map { Array(levelOne[$0..<($0 + 32)]).withUnsafeBytes { SHA256Hash($0)! } }
         #expect(Array(levelTwo.suffix(32)) == RowTree(leaves: below).root.bytes && Array(levelTwo.suffix(32)) == stored)
+    }
+
+    @Test(
+        "a level-1 node published before (events 65,537 to 65,792) changed with its level-2 parent, so each is the tree of the nodes below it and no root reads them: the next publication, which widens the level-2 tile, compares the tile published before and publishes nothing"
+    )
+    func publishedNodeChangedWithItsParent() async throws {
+        let dir = TemporaryDirectory()
+        let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
+        defer { ledger.close() }
+        try await Self.grow(ledger, to: 131_172)
+        let tiles = TileDirectory(path: dir.sub("tiles"))
+        _ = try tiles.publish(ledger, entries: false)
+        let published = tiles.path + "/" + TileID(.hashes(level: 2), index: 0, width: 2).path
+        #expect(FileManager.default.fileExists(atPath: published))
+        try await Self.grow(ledger, to: 196_700)
+
+        // Node (8, 256) and its parent (16, 1) changed together; the nodes above are as stored.
+        var below = try ledger.read { view in
+            try (256..<512).map { i in try view.subtreeHash(UInt64(i * 256)..<UInt64((i + 1) * 256)).withUnsafeBytes { SHA256Hash($0)! } }
+        }
+        below[0] = [UInt8](repeating: 7, count: 32).withUnsafeBytes { SHA256Hash($0)! }
+        let changedNode = below[0].withUnsafeBytes { Array($0) }
+        let parent = RowTree(leaves: below).root.bytes
+        _ = try ledger.environment.write { txn in
+            try txn.put(ledger.schema.merkle, key: LedgerSchema.merkleNodeKey(level: 8, index: 256), value: changedNode)
+            try txn.put(ledger.schema.merkle, key: LedgerSchema.merkleNodeKey(level: 16, index: 1), value: parent)
+        }
+        let error = #expect(throws: TileDirectory.Refusal.self) { try tiles.publish(ledger, entries: false) }
+        #expect(
+            error?.description
+                == "\(published) differs from the log's tile/2/000.p/2: the directory holds another tree, or the log was changed (run `handover verify`)"
+        )
+        #expect(!FileManager.default.fileExists(atPath: tiles.path + "/" + TileID(.hashes(level: 2), index: 0, width: 3).path), "nothing published")
+        #expect(try Checkpoint(parsing: String(contentsOfFile: tiles.path + "/checkpoint", encoding: .utf8)).treeSize == 131_172)
+    }
+
+    /// Appends short events to `ledger` until it holds `total`, and signs a checkpoint of them.
+    private static func grow(_ ledger: Ledger, to total: Int) async throws {
+        var appended = try Int(ledger.latestCheckpoint()?.treeSize ?? 1)
+        while appended < total {
+            let count = min(4_096, total - appended)
+            _ = try await ledger.append(
+                contentsOf: (0..<count).map { i in
+                    EventDraft(
+                        .transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .timeout, message: "t"))),
+                        identifiers: Identifiers(accountID: "acct-\(appended + i)"))
+                })
+            appended += count
+        }
+        _ = try ledger.signCheckpoint(with: try ledger.signingKey().key)
     }
 }

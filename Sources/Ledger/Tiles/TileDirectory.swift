@@ -92,7 +92,15 @@ public struct TileDirectory: Sendable {
             // Bundles written from further back (entries asked for the first time) need the
             // partial bundles of the sizes before too.
             let after = min(publication.previousSize, entriesFrom ?? .max)
-            let sizes = try view.checkpointSizes(after: after, through: checkpoint.treeSize)
+            var sizes = try view.checkpointSizes(after: after, through: checkpoint.treeSize)
+            // The widest partial tiles published before are written again, each compared with
+            // the file there: a node already published that the stored tree now holds otherwise
+            // (its parent changed with it, so the checks against the events and the nodes below
+            // pass) is refused rather than published under a wider tile beside the old one.
+            let previousSize = publication.previousSize
+            if previousSize > 0, !sizes.contains(previousSize) {
+                sizes.insert(previousSize, at: sizes.firstIndex { $0 > previousSize } ?? sizes.count)
+            }
             var writer = TileWriter(files: files, sizes: sizes, size: checkpoint.treeSize)
             try writer.writeLevelZero(view: view, from: publication.previousSize, entriesFrom: entriesFrom)
             for level in TileID.levels(size: checkpoint.treeSize).dropFirst() {

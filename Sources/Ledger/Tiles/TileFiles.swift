@@ -53,7 +53,10 @@ final class TileFiles {
         if let there = try FileBytes.readIfPresent(target, limit: 1 << 25) {
             guard there.elementsEqual(bytes) else {
                 throw TileDirectory.Refusal(
-                    kind: .doesNotHold, description: "\(target) differs from the log's \(tile.path): the directory holds another tree")
+                    kind: .doesNotHold,
+                    description:
+                        "\(target) differs from the log's \(tile.path): the directory holds another tree, or the log was changed (run `handover verify`)"
+                )
             }
             return false
         }

@@ -3,8 +3,8 @@
 /// tile for each checkpoint's tree size in `sizes` that ends inside it.
 struct TileWriter {
     let files: TileFiles
-    /// The checkpoints' tree sizes to write partial tiles for (those since the previous
-    /// publication, or since the first bundle missing), ascending; the last is `size`.
+    /// The checkpoints' tree sizes to write partial tiles for (the previous publication's and
+    /// those since, or since the first bundle missing), ascending; the last is `size`.
     let sizes: [UInt64]
     let size: UInt64
     private(set) var fullTiles = 0
