@@ -38,7 +38,8 @@ struct DemoServe {
         let intake = try AppleIntake(ledger: ledger, projection: projection, keys: keys, logger: logger)
         let running = try await RunningHandoverServer(
             HandoverServer(
-                intake: intake, configuration: ServeConfiguration(port: 0, signInSecret: try BearerSecret(secret: secret)), logger: logger))
+                intake: intake, configuration: ServeConfiguration(port: 0, signInSecret: try BearerSecret(secret: secret, for: .signIn)),
+                logger: logger))
         defer { Task { await running.stop() } }
         let base = running.baseURL
         let http = HTTPClient(eventLoopGroupProvider: .singleton)

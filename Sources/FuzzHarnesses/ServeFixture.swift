@@ -44,7 +44,8 @@ final class ServeFixture: Sendable {
         let keys = AppleKeySet(.fixed(try blocking { try await JSONWebKeySet(json: Data(ServeFixture.minter.jwks().utf8)) }))
         intake = try AppleIntake(ledger: ledger, projection: projection, keys: keys, logger: quiet)
         server = try HandoverServer(
-            intake: intake, configuration: ServeConfiguration(signInSecret: BearerSecret(secret: ServeFixture.secret), rejectionBudget: 1_000_000),
+            intake: intake,
+            configuration: ServeConfiguration(signInSecret: BearerSecret(secret: ServeFixture.secret, for: .signIn), rejectionBudget: 1_000_000),
             logger: quiet)
         responder = server.router().buildResponder()
     }

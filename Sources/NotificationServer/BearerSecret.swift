@@ -6,6 +6,14 @@ import Ledger
 /// A bearer secret held only as its SHA-256: the sign-in secret that protects
 /// `POST /apple/sign-ins`, or the read secret of `serve --tiles`'s entry bundles.
 public struct BearerSecret: Sendable {
+    /// Which secret it is, as a refusal names it.
+    public enum Use: String, Sendable {
+        /// The secret that protects `POST /apple/sign-ins`.
+        case signIn = "sign-in secret"
+        /// The secret that grants `serve --tiles`'s entry bundles.
+        case tilesRead = "tiles read secret"
+    }
+
     /// The shortest secret accepted, in bytes.
     public static let minimumLength = 16
     /// Where `init` keeps the sign-in secret's digest inside a ledger directory.
@@ -19,30 +27,38 @@ public struct BearerSecret: Sendable {
         public var exitStatus: ExitStatus { .usage }
     }
 
-    /// A secret from its text (surrounding whitespace ignored); `name` says which secret in a refusal.
-    public init(secret: String, name: String = "sign-in secret") throws {
+    /// The secret `secret` (surrounding whitespace ignored), used as `use` says.
+    public init(secret: String, for use: Use) throws {
         let trimmed = secret.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmed.utf8.count >= BearerSecret.minimumLength else {
-            throw Invalid(description: "the \(name) must be at least \(BearerSecret.minimumLength) bytes")
+            throw Invalid(description: "the \(use.rawValue) must be at least \(BearerSecret.minimumLength) bytes")
         }
         digest = Array(SHA256.hash(data: Data(trimmed.utf8)))
     }
 
-    /// A secret from its hex SHA-256 digest.
-    public init(digestHex: String) throws {
-        guard let bytes = Hex.decode(digestHex.trimmingCharacters(in: .whitespacesAndNewlines)), bytes.count == 32 else {
-            throw Invalid(description: "not a SHA-256 digest in hex")
+    /// The sign-in secret whose hex SHA-256 digest `init` stored in `ledgerDirectory`; nil when
+    /// none is stored there.
+    public static func storedSignInSecret(in ledgerDirectory: String) throws -> BearerSecret? {
+        let path = digestFile(in: ledgerDirectory)
+        guard let data = try FileBytes.readIfPresent(path, limit: maximumFileBytes) else { return nil }
+        guard let bytes = Hex.decode(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), bytes.count == 32
+        else {
+            throw Invalid(description: "\(path) does not hold a SHA-256 digest in hex: give `serve --sign-in-secret-file` instead")
         }
-        digest = bytes
+        return BearerSecret(digest: bytes)
     }
 
-    /// A secret read from the file at `path`; `name` says which secret in a refusal.
-    public static func load(file path: String, name: String = "sign-in secret") throws -> BearerSecret {
+    private init(digest: [UInt8]) {
+        self.digest = digest
+    }
+
+    /// The secret read from the file at `path`, used as `use` says.
+    public static func load(file path: String, for use: Use) throws -> BearerSecret {
         let data: [UInt8]
         do { data = try FileBytes.read(path, limit: maximumFileBytes) } catch {
-            throw Invalid(description: "cannot read the \(name) file: \(ErrorText.describing(error))")
+            throw Invalid(description: "cannot read the \(use.rawValue) file: \(ErrorText.describing(error))")
         }
-        return try BearerSecret(secret: String(decoding: data, as: UTF8.self), name: name)
+        return try BearerSecret(secret: String(decoding: data, as: UTF8.self), for: use)
     }
 
     /// The largest secret or digest file read.

@@ -47,7 +47,7 @@ struct LookupBenchCommand: AsyncParsableCommand {
         let server = try await RunningHandoverServer(
             HandoverServer(
                 intake: AppleIntake(ledger: opened, projection: projection, keys: keys, logger: logger),
-                configuration: ServeConfiguration(port: 0, signInSecret: BearerSecret(secret: secret)), logger: logger))
+                configuration: ServeConfiguration(port: 0, signInSecret: BearerSecret(secret: secret, for: .signIn)), logger: logger))
         // Lookups and notifications go through bare keep-alive sockets, one thread each: the
         // client's cost stays small beside serve's (AsyncHTTPClient spends more than a lookup).
         guard let port = server.baseURL.split(separator: ":").last.flatMap({ Int($0) }) else { throw ValidationError("no port in \(server.baseURL)") }

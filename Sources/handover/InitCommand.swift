@@ -45,7 +45,7 @@ struct InitCommand: AsyncParsableCommand {
         let team = teamID ?? env["APPLE_TEAM_ID"]!
         let clients = clientIDs.isEmpty ? [env["APPLE_CLIENT_ID"]!] : clientIDs
         let secret: BearerSecret?
-        secret = try signInSecretFile.map { try BearerSecret.load(file: $0) }
+        secret = try signInSecretFile.map { try BearerSecret.load(file: $0, for: .signIn) }
         let created = LedgerCreated(
             teamID: team, clientIDs: clients, role: role, ledgerID: UUID().uuidString.lowercased(), onAccountDeleted: onAccountDeleted)
         let ledger = try await Ledger.create(at: ledgerOptions.directory, created, folders: [UserProjection()])

@@ -87,7 +87,7 @@ struct ServeCommand: AsyncParsableCommand, EitherTeamsCommand {
         logger.logLevel = .notice
         let intake = try AppleIntake(ledger: ledger, projection: projection, keys: keyOptions.keySet(), logger: logger)
         let tileServing = try tiles.map {
-            TileServing(directory: $0, readSecret: try tilesReadSecretFile.map { try BearerSecret.load(file: $0, name: "tiles read secret") })
+            TileServing(directory: $0, readSecret: try tilesReadSecretFile.map { try BearerSecret.load(file: $0, for: .tilesRead) })
         }
         let server = HandoverServer(
             intake: intake, configuration: configuration, witness: try witness(ledger, logger: logger), tiles: tileServing, logger: logger)
@@ -146,10 +146,10 @@ struct ServeCommand: AsyncParsableCommand, EitherTeamsCommand {
     }
 
     private func signInSecret() throws -> BearerSecret? {
-        if let signInSecretFile { return try BearerSecret.load(file: signInSecretFile) }
-        if let env = ProcessInfo.processInfo.environment["HANDOVER_SIGN_IN_SECRET"], !env.isEmpty { return try BearerSecret(secret: env) }
-        let stored = BearerSecret.digestFile(in: ledgerOptions.directory)
-        guard let data = try FileBytes.readIfPresent(stored, limit: BearerSecret.maximumFileBytes) else { return nil }
-        return try BearerSecret(digestHex: String(decoding: data, as: UTF8.self))
+        if let signInSecretFile { return try BearerSecret.load(file: signInSecretFile, for: .signIn) }
+        if let env = ProcessInfo.processInfo.environment["HANDOVER_SIGN_IN_SECRET"], !env.isEmpty {
+            return try BearerSecret(secret: env, for: .signIn)
+        }
+        return try BearerSecret.storedSignInSecret(in: ledgerOptions.directory)
     }
 }

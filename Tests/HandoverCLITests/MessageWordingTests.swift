@@ -73,7 +73,9 @@ struct MessageWordingTests {
             "exit \(made.status)\n\(made.err)")
     }
 
-    @Test("a secret too short is refused naming which secret: the sign-in secret at init, the tiles read secret at serve --tiles")
+    @Test(
+        "a secret too short is refused naming which secret: the sign-in secret at init, the tiles read secret at serve --tiles; a stored digest that is not one, naming its file"
+    )
     func shortSecretsNamed() throws {
         let dir = TemporaryDirectory()
         let short = dir.sub("short.txt")
@@ -92,6 +94,14 @@ struct MessageWordingTests {
             "serve", "--ledger", ledger, "--port", "0", "--tiles", dir.sub("tiles"), "--tiles-read-secret-file", dir.sub("none.txt"))
         #expect(
             missing.status == 2 && missing.err.hasPrefix("error: cannot read the tiles read secret file: "), "exit \(missing.status)\n\(missing.err)")
+
+        let stored = ledger + "/sign-in-secret.sha256"
+        try "not-a-digest\n".write(toFile: stored, atomically: true, encoding: .utf8)
+        let damaged = try TestSupport.handover("serve", "--ledger", ledger, "--port", "0")
+        #expect(
+            damaged.status == 2
+                && damaged.err == "error: \(stored) does not hold a SHA-256 digest in hex: give `serve --sign-in-secret-file` instead\n",
+            "exit \(damaged.status)\n\(damaged.err)")
     }
 
     @Test("exchange --help names the output file's columns as the file has them, and --breaker's default as the user writes it")

@@ -28,7 +28,8 @@ struct MetricsTests {
         }
         let f = try await IntakeFixture()
         try await WindowRecorder(ledger: f.ledger, projection: f.intake.projection).record(acceptedAt: .now().adding(days: -50), correcting: false)
-        let configuration = try ServeConfiguration(port: 0, signInSecret: try BearerSecret(secret: ServerTests.secret), rejectionBudget: 2)
+        let configuration = try ServeConfiguration(
+            port: 0, signInSecret: try BearerSecret(secret: ServerTests.secret, for: .signIn), rejectionBudget: 2)
         let server = try await RunningHandoverServer(HandoverServer(intake: f.intake, configuration: configuration, logger: IntakeFixture.quiet))
         let metrics: String
         do {

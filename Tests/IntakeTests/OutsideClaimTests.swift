@@ -17,7 +17,8 @@ struct OutsideClaimTests {
         let f = try await IntakeFixture()
         let server = try await RunningHandoverServer(
             HandoverServer(
-                intake: f.intake, configuration: ServeConfiguration(port: 0, signInSecret: try BearerSecret(secret: ServerTests.secret)),
+                intake: f.intake,
+                configuration: ServeConfiguration(port: 0, signInSecret: try BearerSecret(secret: ServerTests.secret, for: .signIn)),
                 logger: IntakeFixture.quiet))
         let cases: [(String, [String: Any], String)] = [
             ("real_user_status", ["real_user_status": Int64.min], "real_user_status is not an integer below a billion"),

@@ -40,7 +40,8 @@ struct ServeRoleTests {
             let f = try await IntakeFixture(role: role)
             let server = try await RunningHandoverServer(
                 HandoverServer(
-                    intake: f.intake, configuration: ServeConfiguration(port: 0, signInSecret: try BearerSecret(secret: ServeRoleTests.secret)),
+                    intake: f.intake,
+                    configuration: ServeConfiguration(port: 0, signInSecret: try BearerSecret(secret: ServeRoleTests.secret, for: .signIn)),
                     logger: IntakeFixture.quiet))
             #expect(server.server.refusedRoutes == (role == .sender ? [.signIns, .transferSubLookup, .subLookup] : []))
             try await withHTTPClient { http in

@@ -67,7 +67,7 @@ struct ServerTests {
             #expect(withoutSecret.status == 401, "\(withoutSecret.body)")
             await closed.stop()
 
-            let open = try await start(f, ServeConfiguration(port: 0, signInSecret: try BearerSecret(secret: ServerTests.secret)))
+            let open = try await start(f, ServeConfiguration(port: 0, signInSecret: try BearerSecret(secret: ServerTests.secret, for: .signIn)))
             let url = open.baseURL + "/apple/sign-ins"
             let unauthorized = try await http.send(url, body: body)
             #expect(unauthorized.status == 401, "\(unauthorized.body)")
