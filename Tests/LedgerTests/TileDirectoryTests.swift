@@ -95,37 +95,54 @@ struct TileDirectoryTests {
     }
 
     @Test(
-        "a level-1 node published before (events 65,537 to 65,792) changed with its level-2 parent, so each is the tree of the nodes below it and no root reads them: the next publication, which widens the level-2 tile, compares the tile published before and publishes nothing"
+        "a level-1 node published before changed with its level-2 parent, so each is the tree of the nodes below it and no root reads them: the next publication compares the tiles published before, the partial one it widens and the partial one the full tile replaces, and publishes nothing"
     )
     func publishedNodeChangedWithItsParent() async throws {
         let dir = TemporaryDirectory()
         let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
         defer { ledger.close() }
-        try await Self.grow(ledger, to: 131_172)
+        try await Self.grow(ledger, to: 140_000)
         let tiles = TileDirectory(path: dir.sub("tiles"))
         _ = try tiles.publish(ledger, entries: false)
-        let published = tiles.path + "/" + TileID(.hashes(level: 2), index: 0, width: 2).path
-        #expect(FileManager.default.fileExists(atPath: published))
-        try await Self.grow(ledger, to: 196_700)
+        // Level 1: tile 1 full, tile 2 of 34 nodes; level 2: a tile of 2 nodes.
+        let published = [TileID(.hashes(level: 1), index: 2, width: 34), TileID(.hashes(level: 2), index: 0, width: 2)]
+        #expect(published.allSatisfy { FileManager.default.fileExists(atPath: tiles.path + "/" + $0.path) })
+        // Past 2^18 the root reads the stored node over the first 2^18 events, and level-1 tile 2 is full.
+        try await Self.grow(ledger, to: 262_200)
 
-        // Node (8, 256) and its parent (16, 1) changed together; the nodes above are as stored.
-        var below = try ledger.read { view in
-            try (256..<512).map { i in try view.subtreeHash(UInt64(i * 256)..<UInt64((i + 1) * 256)).withUnsafeBytes { SHA256Hash($0)! } }
+        // Node (8, k) and its parent (16, k / 256) changed together; the nodes above are as stored.
+        func change(levelOne k: Int) throws -> () throws -> Void {
+            let group = (k / 256) * 256
+            let below: [[UInt8]] = try ledger.read { view in
+                try (group..<(group + 256)).map { i in try view.subtreeHash(UInt64(i * 256)..<UInt64((i + 1) * 256)) }
+            }
+            let parent: [UInt8] = try ledger.read { view in try view.subtreeHash(UInt64(group * 256)..<UInt64((group + 256) * 256)) }
+            var changed: [SHA256Hash] = below.map { node in node.withUnsafeBytes { SHA256Hash($0)! } }
+            changed[k - group] = [UInt8](repeating: 7, count: 32).withUnsafeBytes { SHA256Hash($0)! }
+            let nodeKey = LedgerSchema.merkleNodeKey(level: 8, index: UInt64(k))
+            let parentKey = LedgerSchema.merkleNodeKey(level: 16, index: UInt64(k / 256))
+            func put(_ node: [UInt8], _ parentNode: [UInt8]) throws {
+                _ = try ledger.environment.write { txn in
+                    try txn.put(ledger.schema.merkle, key: nodeKey, value: node)
+                    try txn.put(ledger.schema.merkle, key: parentKey, value: parentNode)
+                }
+            }
+            try put([UInt8](repeating: 7, count: 32), RowTree(leaves: changed).root.bytes)
+            return { try put(below[k - group], parent) }
         }
-        below[0] = [UInt8](repeating: 7, count: 32).withUnsafeBytes { SHA256Hash($0)! }
-        let changedNode = below[0].withUnsafeBytes { Array($0) }
-        let parent = RowTree(leaves: below).root.bytes
-        _ = try ledger.environment.write { txn in
-            try txn.put(ledger.schema.merkle, key: LedgerSchema.merkleNodeKey(level: 8, index: 256), value: changedNode)
-            try txn.put(ledger.schema.merkle, key: LedgerSchema.merkleNodeKey(level: 16, index: 1), value: parent)
+        for (k, tile) in [(256, published[1]), (512, published[0])] {
+            let restore = try change(levelOne: k)
+            let error = #expect(throws: TileDirectory.Refusal.self) { try tiles.publish(ledger, entries: false) }
+            #expect(
+                error?.description
+                    == "\(tiles.path)/\(tile.path) differs from the log's \(tile.path): the directory holds another tree, or the log was changed (run `handover verify`)",
+                "node (8, \(k))")
+            #expect(!FileManager.default.fileExists(atPath: tiles.path + "/tile/1/002"), "nothing published")
+            #expect(try Checkpoint(parsing: String(contentsOfFile: tiles.path + "/checkpoint", encoding: .utf8)).treeSize == 140_000)
+            try restore()
         }
-        let error = #expect(throws: TileDirectory.Refusal.self) { try tiles.publish(ledger, entries: false) }
-        #expect(
-            error?.description
-                == "\(published) differs from the log's tile/2/000.p/2: the directory holds another tree, or the log was changed (run `handover verify`)"
-        )
-        #expect(!FileManager.default.fileExists(atPath: tiles.path + "/" + TileID(.hashes(level: 2), index: 0, width: 3).path), "nothing published")
-        #expect(try Checkpoint(parsing: String(contentsOfFile: tiles.path + "/checkpoint", encoding: .utf8)).treeSize == 131_172)
+        #expect(try tiles.publish(ledger, entries: false).checkpoint.treeSize == 262_200)
+        #expect(FileManager.default.fileExists(atPath: tiles.path + "/tile/1/002"))
     }
 
     /// Appends short events to `ledger` until it holds `total`, and signs a checkpoint of them.

@@ -12,7 +12,8 @@ import Glibc
 /// directory is always some checkpoint's tree, whatever is being appended meanwhile. Each run
 /// writes only what is new since the directory's `checkpoint`: the tiles it completes and the
 /// partial tiles of every checkpoint signed since (a partial tile is never replaced, only
-/// joined by wider ones and then the full tile). Every file appears whole: the new files are
+/// joined by wider ones and then the full tile), having compared the previous run's partial
+/// tiles with the ledger's tree now. Every file appears whole: the new files are
 /// written in `.staging/`, flushed to disk together, then renamed into place, and `checkpoint`
 /// last; a run killed at any moment, or cut off by a power failure, leaves the directory as the
 /// previous run left it plus whole tiles nobody needs yet.

@@ -45,21 +45,27 @@ final class TileFiles {
     /// Whether `tile` is in the directory.
     func exists(_ tile: TileID) -> Bool { access(root + "/" + tile.path, F_OK) == 0 }
 
+    /// Whether `tile` is in the directory holding `bytes`: false when it is not there; a
+    /// refusal when it holds other bytes.
+    func holds(_ tile: TileID, _ bytes: ArraySlice<UInt8>) throws -> Bool {
+        let target = root + "/" + tile.path
+        // A full entry bundle is at most 256 entries of 2 + 65,535 bytes.
+        guard let there = try FileBytes.readIfPresent(target, limit: 1 << 25) else { return false }
+        guard there.elementsEqual(bytes) else {
+            throw TileDirectory.Refusal(
+                kind: .doesNotHold,
+                description:
+                    "\(target) differs from the log's \(tile.path): the directory holds another tree, or the log was changed (run `handover verify`)"
+            )
+        }
+        return true
+    }
+
     /// Stages `bytes` for `tile`'s path; false when the same bytes are there already. Nothing
     /// appears under `tile/` before ``publishStaged()``.
     func stage(_ tile: TileID, _ bytes: ArraySlice<UInt8>) throws -> Bool {
+        if try holds(tile, bytes) { return false }
         let target = root + "/" + tile.path
-        // A full entry bundle is at most 256 entries of 2 + 65,535 bytes.
-        if let there = try FileBytes.readIfPresent(target, limit: 1 << 25) {
-            guard there.elementsEqual(bytes) else {
-                throw TileDirectory.Refusal(
-                    kind: .doesNotHold,
-                    description:
-                        "\(target) differs from the log's \(tile.path): the directory holds another tree, or the log was changed (run `handover verify`)"
-                )
-            }
-            return false
-        }
         let writer = try AtomicFile.Writer(replacing: target, mode: 0o644, temporary: staging + "/\(pending.count)")
         try writer.write(Array(bytes))
         try writer.stage()

@@ -113,19 +113,24 @@ struct TileWriter {
     /// item `i` ending at `ends[i]`: whole when it holds 256, else as each checkpoint's tree saw
     /// it. A tile counts one item per 256^level leaves.
     private mutating func emit(_ kind: TileID.Kind, index: UInt64, bytes: [UInt8], ends: [Int], level: Int) throws {
-        if ends.count == TileID.fullWidth {
-            if try files.stage(TileID(kind, index: index), bytes[...]) { count(kind, partial: false) }
-            return
-        }
-        // The sizes whose tree ends inside this tile: 1 to 255 of its items.
+        // The widths of the sizes whose tree ends inside this tile: 1 to 255 of its items.
         let first = index * UInt64(TileID.fullWidth)
         var (from, end) = (0, sizes.count)
         while from < end {
             let middle = (from + end) / 2
             if TileID.hashCount(level: level, size: sizes[middle]) <= first { from = middle + 1 } else { end = middle }
         }
-        for treeSize in sizes[from...].prefix(while: { TileID.hashCount(level: level, size: $0) < first + UInt64(TileID.fullWidth) }) {
-            let width = Int(TileID.hashCount(level: level, size: treeSize) - first)
+        let widths = sizes[from...].prefix { TileID.hashCount(level: level, size: $0) < first + UInt64(TileID.fullWidth) }.map {
+            Int(TileID.hashCount(level: level, size: $0) - first)
+        }
+        if ends.count == TileID.fullWidth {
+            // The full tile stands for its partial ones: those published before are compared
+            // with it, none is written.
+            for width in widths { _ = try files.holds(TileID(kind, index: index, width: width), bytes[..<ends[width - 1]]) }
+            if try files.stage(TileID(kind, index: index), bytes[...]) { count(kind, partial: false) }
+            return
+        }
+        for width in widths {
             if try files.stage(TileID(kind, index: index, width: width), bytes[..<ends[width - 1]]) { count(kind, partial: true) }
         }
     }
