@@ -94,10 +94,11 @@ public struct TileDirectory: Sendable {
             // partial bundles of the sizes before too.
             let after = min(publication.previousSize, entriesFrom ?? .max)
             var sizes = try view.checkpointSizes(after: after, through: checkpoint.treeSize)
-            // The widest partial tiles published before are written again, each compared with
-            // the file there: a node already published that the stored tree now holds otherwise
-            // (its parent changed with it, so the checks against the events and the nodes below
-            // pass) is refused rather than published under a wider tile beside the old one.
+            // The widest partial tiles published before are made again and compared with the
+            // files there (by the full tile, when it replaces one): a node already published that
+            // the stored tree now holds otherwise (its parent changed with it, so the checks
+            // against the events and the nodes below pass) is refused rather than published in a
+            // wider tile beside the old one.
             let previousSize = publication.previousSize
             if previousSize > 0, !sizes.contains(previousSize) {
                 sizes.insert(previousSize, at: sizes.firstIndex { $0 > previousSize } ?? sizes.count)
