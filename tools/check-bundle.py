@@ -76,7 +76,8 @@ no Handover code.
    integer from 1; witnesses an array of cosigner verifier keys name+keyid+base64(0x04 || Ed25519
    key), key ID = SHA-256(name || 0x0A || 0x04 || key)[:4], each name and each key once; log, when
    present, this log's verifier key line; max_checkpoint_age optional, not applied (a bundle is read
-   long after). At least quorum of its witnesses each have a line in cosigned-checkpoint, with its
+   long after); or aics-tlog's card form, quorum and witnesses inside witness_policy, log and
+   max_checkpoint_age beside it read first. At least quorum of its witnesses each have a line in cosigned-checkpoint, with its
    name and key ID, that verifies as a tlog-cosignature: base64(key ID || 8-byte big-endian
    timestamp below 2^63 || Ed25519 signature over "cosignature/v1\ntime <timestamp>\n" +
    checkpoint's body); a key counts once, lines of other keys are ignored (signed-note).
@@ -524,6 +525,12 @@ def read_policy(data, name, key_line):
     witnesses [(name, key ID, public key)]."""
     p = strict_json(data, name)
     if not isinstance(p, dict): raise Fail(name, "not a JSON object")
+    if "witness_policy" in p:                                                      # aics-tlog's card form
+        card, p = p, p["witness_policy"]
+        if not isinstance(p, dict): raise Fail(name, "witness_policy is not a JSON object")
+        extra = sorted(set(card) - {"witness_policy", "log", "max_checkpoint_age"})     # beyond the listed rules
+        if extra: raise Fail(name, f"it has an unknown field {extra[0]!r} beside witness_policy")
+        p = dict(p, **{k: card[k] for k in ("log", "max_checkpoint_age") if k in card})  # read before any inside it
     extra = sorted(set(p) - set(POLICY_FIELDS))                                    # beyond the listed rules
     if extra: raise Fail(name, f"it has an unknown field {extra[0]!r} (a witness policy has {', '.join(POLICY_FIELDS)})")
     for field in ("quorum", "witnesses"):
@@ -1953,6 +1960,8 @@ def selftest():
         held("no log in the policy", [line(0), line(1)], {k: v for k, v in policy([0, 1], 2).items() if k != "log"}, [0, 1])
         held("max_checkpoint_age (not applied to a bundle)", [line(0), line(1)], policy([0, 1], 2, max_checkpoint_age=60), [0, 1])
         held("max_checkpoint_age null", [line(0), line(1)], policy([0, 1], 2, max_checkpoint_age=None), [0, 1])
+        held("aics-tlog's card form", [line(0), line(1)],
+             {"witness_policy": {"quorum": 2, "witnesses": policy([0, 1], 2)["witnesses"]}, "log": kb_line, "max_checkpoint_age": 60}, [0, 1])
         held("the policy not canonical", [line(0), line(1)], json.dumps(policy([0, 1], 2), indent=2).encode(), [0, 1])
         held("the log's line after the cosignatures", None, policy([0, 1], 2), [0, 1],
              cosigned=body + b"\n" + line(0) + line(1) + cp[len(body) + 1:])
@@ -2024,7 +2033,9 @@ def selftest():
                 ("log the origin only", dict(good_policy, log=kb_line.split("+")[0])), ("log with its line feed", dict(good_policy, log=kb_line + "\n")),
                 ("log null", dict(good_policy, log=None)), ("log a number", dict(good_policy, log=1)),
                 ("an unknown field", dict(good_policy, note="x")),
-                ("aics-tlog's card form inside", dict(good_policy, witness_policy={"quorum": 1, "witnesses": [vkeys[0]]})),
+                ("aics-tlog's card form beside the plain fields", dict(good_policy, witness_policy={"quorum": 1, "witnesses": [vkeys[0]]})),
+                ("witness_policy not an object", {"witness_policy": [good_policy]}),
+                ("the card form without witnesses", {"witness_policy": {"quorum": 1}, "log": kb_line}),
                 ("max_checkpoint_age 0", dict(good_policy, max_checkpoint_age=0)), ("max_checkpoint_age a string", dict(good_policy, max_checkpoint_age="60")),
                 ("not an object", b"[]\n"), ("not JSON", b"{\n"), ("empty", b""), ("not UTF-8", b'{"quorum":\xff}'),
                 ("a repeated key", canonical_json(good_policy)[:-1] + b',"quorum":1}\n')):

@@ -97,6 +97,21 @@ struct WitnessCommandTests {
             "verify-checkpoint", "--note", bundle + "/cosigned-checkpoint", "--log-key", vkey, "--policy-file", bundle + "/witness-policy.json",
         ])
         #expect(tlog.status == 0 && tlog.answer?["ok"] as? Bool == true, "\(tlog.printed)")
+        // The same policy in aics-tlog's card form: evidence verify, aics-tlog and check-bundle.py read it.
+        let card = dir.sub("card.json")
+        try Data("{\"witness_policy\":{\"quorum\":1,\"witnesses\":[\"\(witness.vkey)\"]},\"max_checkpoint_age\":3600}".utf8).write(
+            to: URL(fileURLWithPath: card))
+        let byCard = try handover("evidence", "verify", bundle, "--public-key", vkey, "--witness-policy", card)
+        #expect(
+            byCard.status == 0 && byCard.out.contains("Witnessed: cosigned by witness.test/w1, 1 of the quorum of 1"), "\(byCard.out)\(byCard.err)")
+        let tlogCard = try TransparencyTools.tlog([
+            "verify-checkpoint", "--note", bundle + "/cosigned-checkpoint", "--log-key", vkey, "--policy-file", card,
+        ])
+        #expect(tlogCard.status == 0 && tlogCard.answer?["ok"] as? Bool == true, "\(tlogCard.printed)")
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let theirs = try runCommand(
+            "/usr/bin/env", ["python3", repository + "/tools/check-bundle.py", bundle, "--public-key", vkey, "--witness-policy", card])
+        #expect(theirs.status == 0, "\(theirs.out)\(theirs.err)")
         // A policy of two witnesses, the second never asked: the bundle does not meet it.
         let other = Cosignature.verifierKey(name: "witness.test/w2", publicKey: [UInt8](repeating: 9, count: 32))
         let strict = dir.sub("strict.json")

@@ -126,6 +126,11 @@ enum EvidenceGuide {
         | `witnesses` | the witnesses' cosigner verifier keys, `name+<key ID hex>+base64(0x04 ‖ public key)`, each name and key once |
         | `max_checkpoint_age` | optional, seconds: for a live check; not applied to a bundle, which is read long after |
 
+        A policy may also be in the card form aics-tlog reads, the same fields with `quorum` and
+        `witnesses` inside `witness_policy`: `{"witness_policy": {"quorum": 2, "witnesses": [...]},
+        "max_checkpoint_age": 3600}` (`log` and `max_checkpoint_age` beside `witness_policy` are read
+        before any inside it). `handover evidence write` always writes the plain object.
+
         `handover evidence write` writes the policy given with `--witness-policy` (and refuses to write a
         bundle whose cosignatures do not meet it), else one naming exactly the witnesses whose
         cosignatures the bundle holds, all of them required: a statement of what is there. The policy
