@@ -78,9 +78,9 @@ no Handover code.
    present, this log's verifier key line; max_checkpoint_age optional, not applied (a bundle is read
    long after); or aics-tlog's card form, quorum and witnesses inside witness_policy, log and
    max_checkpoint_age beside it read first. At least quorum of its witnesses each have a line in
-   cosigned-checkpoint, with its name and key ID, that verifies as a tlog-cosignature: base64(key ID || 8-byte big-endian
-   timestamp below 2^63 || Ed25519 signature over "cosignature/v1\ntime <timestamp>\n" +
-   checkpoint's body); a key counts once, lines of other keys are ignored (signed-note).
+   cosigned-checkpoint, with its name and key ID, that verifies as a tlog-cosignature:
+   base64(key ID || 8-byte big-endian timestamp below 2^63 || Ed25519 signature over
+   "cosignature/v1\ntime <timestamp>\n" + checkpoint's body); a key counts once, lines of other keys are ignored (signed-note).
    Beyond the listed rules: a line with a policy witness's name and key ID, or with the log's own, that
    does not verify refuses the note (signed-note: a known key's failed signature SHOULD reject it;
    evidence-bundle.md: any changed byte in a cosignature fails); the policy has no field but log,
