@@ -1,13 +1,13 @@
--- Handover PostgreSQL export, version 3: one ledger's users projection and events, the same
+-- Handover PostgreSQL export, version 4: one ledger's users projection and events, the same
 -- tables and columns as the SQLite export (schemas/export-sqlite.sql) in PostgreSQL's types,
 -- and exact_text (below). Written by `handover export --format postgres --out URL`.
 -- A run adds the events after export_meta.last_sequence in transactions of --slice events
 -- (100,000 by default), each moving last_sequence with its events, so a run stopped at any
 -- moment redoes at most one slice and never duplicates or skips. Its last transaction also
--- writes the users the run's events changed (users_sequence), the indexes after a first
--- load, the views, and one row in exports. `--since-last` and `--follow` add to an export;
--- a first export that stopped before its last transaction (state = loading) is continued
--- by running the same command again.
+-- writes the rows those events keep beside them (event_rows) and the users they changed (both
+-- up to users_sequence), the indexes after a first load, the views, and one row in exports.
+-- `--since-last` and `--follow` add to an export; a first export that stopped before its last
+-- transaction (state = loading) is continued by running the same command again.
 -- Exporters take the advisory lock pg_try_advisory_lock(7285430110250) for as long as they
 -- run: two never write into one database together.
 -- Personal data (email addresses) is present only when the export was made with
@@ -87,6 +87,18 @@ CREATE TABLE users (
     apply_outcome        text,              -- applied, already, no-account, collision, changed-meanwhile, undone
     applied_at           timestamptz,       -- when the ledger recorded that outcome
     exact_text           text               -- exact values where a NUL was replaced (above), else null
+);
+
+-- The rows events keep beside them in the ledger: each row of a handoff package (in "handoff
+-- rows received") and each account of an apply batch (in "apply intended" and "apply
+-- settled"), which the event's event_json holds only the count and Merkle root (rows_root) of.
+-- An export of version 3 or earlier is given every row of the events it holds by the next run.
+CREATE TABLE event_rows (
+    seq        bigint NOT NULL,    -- the event that keeps the row (events.seq)
+    row_index  integer NOT NULL,   -- its place among the event's rows, from 0
+    line       text NOT NULL,      -- exactly as kept: a line of the package's rows.csv, or an apply batch's JSON line
+    exact_text text,               -- exact values where a NUL was replaced (above), else null
+    PRIMARY KEY (seq, row_index)
 );
 
 CREATE INDEX events_type_occurred_at ON events (type, occurred_at);

@@ -1,6 +1,8 @@
--- Handover SQLite export, version 2: one ledger's users projection and events.
+-- Handover SQLite export, version 3: one ledger's users projection, events and the rows
+-- events keep beside them.
 -- Written by `handover export --format sqlite --out FILE`; `--since-last` adds, in one
--- transaction, the events after export_meta.last_sequence and the users changed since.
+-- transaction, the events after export_meta.last_sequence, their kept rows and the users
+-- changed since.
 -- Times are RFC 3339 UTC text with microseconds (they sort as text).
 -- A first export runs the CREATE TABLE statements, loads the rows, then runs the CREATE
 -- INDEX statements (one sorted build each instead of an index update per row).
@@ -46,6 +48,17 @@ CREATE INDEX events_account_id ON events (account_id) WHERE account_id IS NOT NU
 CREATE INDEX events_transfer_sub ON events (transfer_sub) WHERE transfer_sub IS NOT NULL;
 CREATE INDEX events_recipient_sub ON events (recipient_sub) WHERE recipient_sub IS NOT NULL;
 CREATE INDEX events_sender_sub ON events (sender_sub) WHERE sender_sub IS NOT NULL;
+
+-- The rows events keep beside them in the ledger: each row of a handoff package (in "handoff
+-- rows received") and each account of an apply batch (in "apply intended" and "apply
+-- settled"), which the event's event_json holds only the count and Merkle root (rows_root) of.
+-- An export of version 2 or earlier is given every row of the events it holds by the next run.
+CREATE TABLE event_rows (
+    seq       INTEGER NOT NULL REFERENCES events (seq),   -- the event that keeps the row
+    row_index INTEGER NOT NULL,   -- its place among the event's rows, from 0
+    line      TEXT NOT NULL,      -- exactly as kept: a line of the package's rows.csv, or an apply batch's JSON line
+    PRIMARY KEY (seq, row_index)
+) WITHOUT ROWID;
 
 -- Each user's current state: the columns of `handover query state`.
 CREATE TABLE users (

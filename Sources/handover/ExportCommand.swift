@@ -123,7 +123,7 @@ struct ExportCommand: AsyncParsableCommand, EitherTeamsCommand {
     private func report(_ summary: ExportSummary) {
         // Written at once, not buffered: a --follow service's log shows each run as it ends.
         Console.now(
-            "Exported to \(summary.path) (\(summary.format.rawValue)): \(counted(summary.eventsAdded, "event")) added (through sequence \(summary.toSequence)), \(counted(summary.usersWritten, "user")) written\(includePersonalData ? ", with personal data" : "")."
+            "Exported to \(summary.path) (\(summary.format.rawValue)): \(counted(summary.eventsAdded, "event")) added (through sequence \(summary.toSequence)), \(summary.rowsAdded > 0 ? "\(counted(summary.rowsAdded, "kept row")) added, " : "")\(counted(summary.usersWritten, "user")) written\(includePersonalData ? ", with personal data" : "")."
         )
     }
 }

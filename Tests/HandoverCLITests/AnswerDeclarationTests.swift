@@ -97,11 +97,14 @@ struct AnswerDeclarationTests {
         let script = """
             import sqlite3, sys, json
             c = sqlite3.connect(':memory:'); c.executescript(sys.stdin.read())
-            print(json.dumps({t: [[r[1], r[2], bool(r[3] or r[5])] for r in c.execute(f'PRAGMA table_info({t})')] for t in ['events', 'users']}))
+            print(json.dumps({t: [[r[1], r[2], bool(r[3] or r[5])] for r in c.execute(f'PRAGMA table_info({t})')] for t in ['events', 'users', 'event_rows']}))
             """
         let sqlite = try JSONValue.parse(Array(try python(script, input: Data(ExportSchema.sql.utf8)).utf8))
         let sqliteType: [ColumnType: String] = [.text: "TEXT", .integer: "INTEGER", .boolean: "INTEGER", .time: "TEXT", .json: "TEXT"]
-        for (table, answer) in [("events", ExportAnswers.events.description), ("users", ExportAnswers.users.description)] {
+        for (table, answer) in [
+            ("events", ExportAnswers.events.description), ("users", ExportAnswers.users.description),
+            ("event_rows", ExportAnswers.eventRows.description),
+        ] {
             let columns = sqlite[table]?.arrayValue ?? []
             let found = columns.map { $0.arrayValue ?? [] }
             #expect(found.map { $0.first?.stringValue ?? "" } == answer.columns.map(\.name), "SQLite \(table)")
@@ -115,10 +118,16 @@ struct AnswerDeclarationTests {
         let postgresTypes: [ColumnType: Set<String>] = [
             .text: ["text"], .integer: ["bigint", "integer"], .boolean: ["boolean"], .time: ["timestamptz"], .json: ["jsonb"],
         ]
-        for (table, answer) in [("events", ExportAnswers.events.description), ("users", ExportAnswers.users.description)] {
+        for (table, answer) in [
+            ("events", ExportAnswers.events.description), ("users", ExportAnswers.users.description),
+            ("event_rows", ExportAnswers.eventRows.description),
+        ] {
             let statement = try #require(
                 PostgresExportSchema.sql.components(separatedBy: "CREATE TABLE \(table) (").dropFirst().first?.components(separatedBy: "\n);").first)
-            let lines = statement.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("--") }
+            // Column lines only: not comments, nor a table's own key (`PRIMARY KEY (a, b)`).
+            let lines = statement.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                !$0.isEmpty && !$0.hasPrefix("--") && !$0.hasPrefix("PRIMARY KEY (")
+            }
             let found = lines.map { line in line.split(separator: " ").map(String.init) }
             #expect(found.map { $0[0] } == answer.columns.map(\.name) + ["exact_text"], "PostgreSQL \(table)")
             for (words, declared) in zip(found, answer.columns) {
@@ -192,7 +201,9 @@ struct AnswerDeclarationTests {
         _ = try output(["export", "--ledger", ledger, "--format", "csv", "--out", dir.sub("csv")])
         _ = try output(["export", "--ledger", ledger, "--format", "jsonl", "--out", dir.sub("jsonl")])
         _ = try output(["export", "--ledger", ledger, "--format", "sqlite", "--out", dir.sub("export.sqlite")])
-        for (table, answer) in [("events", ExportAnswers.events.names), ("users", ExportAnswers.users.names)] {
+        for (table, answer) in [
+            ("events", ExportAnswers.events.names), ("users", ExportAnswers.users.names), ("event_rows", ExportAnswers.eventRows.names),
+        ] {
             #expect(csvHeader(try String(contentsOfFile: dir.sub("csv/\(table).csv"), encoding: .utf8)) == answer, "CSV export \(table)")
             let lines = try String(contentsOfFile: dir.sub("jsonl/\(table).jsonl"), encoding: .utf8).split(separator: "\n")
             #expect(

@@ -63,6 +63,7 @@ struct PostgresExportTests {
         #expect(try db.scalar("SELECT count(*) FROM events") == String(head))
         #expect(try db.scalar("SELECT count(DISTINCT seq) || ' ' || min(seq) || ' ' || max(seq) FROM events") == "\(head) 1 \(head)")
         #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'last_sequence'") == String(head))
+        #expect(try Self.keptRows(in: db) == KeptRow.all(inLedgerAt: ledger).map(\.cells), "every row the events keep beside them, once")
 
         // Users, column for column.
         let state = try json("query", "state", "--ledger", ledger, "--format", "json").arrayValue ?? []
@@ -363,6 +364,55 @@ struct PostgresExportTests {
                 == (try scratch.scalar("SELECT count(*) FROM pg_indexes WHERE tablename IN ('events', 'users')")))
     }
 
+    @Test(
+        "the rows events keep go in a run's last transaction: a --since-last run killed there, after its slices, leaves none of its rows, and the rerun adds each row once, also of the events the slices committed"
+    )
+    func keptRowsSurviveAKillInTheLastTransaction() throws {
+        let ledger = try DemoLedger.copy(.recipient, into: dir)
+        let app = try DemoLedger.copy(file: "app.sqlite", into: dir)
+        let db = try PostgresTestDatabase()
+        let arguments = ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url, "--slice", "100"]
+        func head() throws -> Int {
+            Int(try #require(try json("query", "events", "--ledger", ledger, "--format", "json", "--limit", "1").arrayValue?.first?["seq"]?.intValue))
+        }
+        var run = try runProduct("handover", arguments, environment: db.environment)
+        try #require(run.status == 0, "\(run.err)")
+        let held = try KeptRow.all(inLedgerAt: ledger)
+        #expect(try Self.keptRows(in: db) == held.map(\.cells))
+
+        // An apply run keeps new rows in the first events after the export, and more events
+        // follow: those are committed in the run's first slice, their rows in its last transaction.
+        let apply = try runProduct(
+            "handover",
+            [
+                "apply", "--ledger", ledger, "--to", app, "--table", "accounts", "--key", "account_id=id", "--set", "recipient_sub=apple_sub",
+                "--commit",
+            ])
+        #expect(apply.status == 0 || apply.status == 1, "\(apply.err)")
+        let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "250", "--prefix", "rows"])
+        try #require(appended.status == 0, "\(appended.err)")
+        let (before, after) = (Int(try db.scalar("SELECT value FROM export_meta WHERE key = 'last_sequence'")) ?? 0, try head())
+        let mark = after - (after - before) % 100
+        // The lock on event_rows, taken before the run, stops it at its rows whatever the
+        // machine's speed: it is killed there once it has said its last slice is committed.
+        let lock = try PostgresHeldLock(db, "LOCK TABLE event_rows IN ACCESS EXCLUSIVE MODE")
+        let killed = try RunningProduct("handover", arguments + ["--since-last"], environment: db.environment)
+        while killed.isRunning && !killed.output.contains("Committed events through sequence \(mark) ") { usleep(2_000) }
+        usleep(useconds_t.random(in: 0...30_000))
+        killed.signal(SIGKILL)
+        lock.release()
+        _ = killed.wait()
+        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'last_sequence'") == String(mark), "the slices stay committed")
+        #expect(try Self.keptRows(in: db) == held.map(\.cells), "the killed run added no row")
+
+        run = try runProduct("handover", arguments + ["--since-last"], environment: db.environment)
+        try #require(run.status == 0, "\(run.err)")
+        let all = try KeptRow.all(inLedgerAt: ledger)
+        #expect(all.count > held.count && all.contains { $0.sequence > before && $0.sequence <= mark }, "rows of events in the committed slices")
+        #expect(try Self.keptRows(in: db) == all.map(\.cells))
+        #expect(run.out.contains("\(all.count - held.count) kept rows added"), "\(run.out)")
+    }
+
     @Test("a first export with personal data, killed after a slice, then a user erased: the rerun leaves the erased user's address in no table")
     func resumedExportForgetsErasedAddresses() throws {
         let ledger = try DemoLedger.copy(.recipient, into: dir)
@@ -392,20 +442,22 @@ struct PostgresExportTests {
     }
 
     @Test(
-        "an export of an older schema version is brought to this one by the next --since-last: the columns added, the views made again, every event once",
-        arguments: [1, 2])
+        "an export of an older schema version is brought to this one by the next --since-last: the columns and event_rows added, the views made again, every event and kept row once",
+        arguments: [1, 2, 3])
     func olderSchemaVersionIsUpgraded(version: Int) throws {
         let ledger = try DemoLedger.copy(.recipient, into: dir)
         let db = try PostgresTestDatabase()
         let first = try export(ledger, into: db)
         try #require(first.status == 0, "\(first.err)")
-        // What that version left: version 2 had no apply_outcome or applied_at; version 1 no
-        // exact_text and no users_sequence either.
-        var statements = [
-            "ALTER TABLE users DROP COLUMN apply_outcome CASCADE", "ALTER TABLE users DROP COLUMN applied_at CASCADE",
-            "UPDATE export_meta SET value = '\(version)' WHERE key = 'schema_version'",
-            "UPDATE export_meta SET value = '\(version + 1)' WHERE key = 'views_version'",
-        ]
+        // What that version left: version 3 had no event_rows; version 2 no apply_outcome or
+        // applied_at either; version 1 no exact_text and no users_sequence either.
+        var statements = ["DROP TABLE event_rows", "UPDATE export_meta SET value = '\(version)' WHERE key = 'schema_version'"]
+        if version <= 2 {
+            statements += [
+                "ALTER TABLE users DROP COLUMN apply_outcome CASCADE", "ALTER TABLE users DROP COLUMN applied_at CASCADE",
+                "UPDATE export_meta SET value = '\(version + 1)' WHERE key = 'views_version'",
+            ]
+        }
         if version == 1 {
             statements += [
                 "ALTER TABLE users DROP COLUMN exact_text CASCADE", "ALTER TABLE events DROP COLUMN exact_text",
@@ -420,7 +472,7 @@ struct PostgresExportTests {
 
         let upgraded = try export(ledger, into: db, "--since-last")
         #expect(upgraded.status == 0, "\(upgraded.err)")
-        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'schema_version'") == "3")
+        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'schema_version'") == "4")
         #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'views_version'") == "4")
         #expect(
             try db.scalar(
@@ -432,9 +484,18 @@ struct PostgresExportTests {
             ) == "4")
         #expect(try db.scalar("SELECT count(*) FROM information_schema.views WHERE table_schema = 'public'") == "10")
         #expect(try db.scalar("SELECT count(*) || ' ' || count(DISTINCT seq) || ' ' || max(seq) FROM events") == "\(head) \(head) \(head)")
+        #expect(try Self.keptRows(in: db) == KeptRow.all(inLedgerAt: ledger).map(\.cells), "every kept row of the events the export held")
         let state = try json("query", "state", "--ledger", ledger, "--format", "json").arrayValue ?? []
         let columns = try #require(state.first?.objectValue.map { Array($0.keys) })
         #expect(try Self.users(in: db, columns: columns) == Self.exportedState(state, personalData: false))
+    }
+
+    /// `event_rows` by seq and row_index: seq, row_index and line, each as text.
+    static func keptRows(in db: PostgresTestDatabase) throws -> [[String]] {
+        try db.rows("SELECT seq::text AS seq, row_index::text AS row_index, line FROM event_rows ORDER BY event_rows.seq, event_rows.row_index").map {
+            row in
+            ["seq", "row_index", "line"].map { row[$0]?.stringValue ?? "?" }
+        }
     }
 
     @Test("the password is never printed: a refused login names the URL masked")

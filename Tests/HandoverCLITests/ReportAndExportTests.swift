@@ -138,19 +138,19 @@ struct ReportAndExportTests {
     }
 
     @Test(
-        "a SQLite export of schema version 1 is brought to version 2 by the next --since-last: the apply columns added, every user written again with them"
+        "a SQLite export of schema version 1 is brought to this version by the next --since-last: the apply columns added, every user written again with them"
     )
     func sqliteVersion1IsUpgraded() throws {
         let path = try DemoLedger.copy(.recipient, into: dir)
         let file = dir.sub("v1.sqlite")
         #expect(try handover("export", "--ledger", path, "--format", "sqlite", "--out", file).status == 0)
-        // What version 1 left: no apply_outcome, no applied_at.
+        // What version 1 left: no apply_outcome, no applied_at, no event_rows.
         let downgrade =
-            "ALTER TABLE users DROP COLUMN apply_outcome; ALTER TABLE users DROP COLUMN applied_at; UPDATE export_meta SET value = '1' WHERE key = 'schema_version'"
+            "ALTER TABLE users DROP COLUMN apply_outcome; ALTER TABLE users DROP COLUMN applied_at; DROP TABLE event_rows; UPDATE export_meta SET value = '1' WHERE key = 'schema_version'"
         #expect(try runCommand("/usr/bin/sqlite3", [file, downgrade]).status == 0)
         let r = try handover("export", "--ledger", path, "--format", "sqlite", "--out", file, "--since-last")
         #expect(r.status == 0, "\(r.err)")
-        #expect(try sqlite(file, "SELECT value FROM export_meta WHERE key = 'schema_version'").first?["value"] == .string("2"))
+        #expect(try sqlite(file, "SELECT value FROM export_meta WHERE key = 'schema_version'").first?["value"] == .string("3"))
         let state = try json("query", "state", "--ledger", path, "--format", "json").arrayValue ?? []
         let exported = try sqlite(file, "SELECT apply_outcome, applied_at FROM users ORDER BY user_key")
         #expect(exported.count == state.count)
@@ -160,7 +160,84 @@ struct ReportAndExportTests {
         }
     }
 
-    @Test("CSV export: --since-last after a crash mid-append neither duplicates nor skips")
+    @Test(
+        "every export holds each row the ledger keeps beside its events, exactly and once; --since-last adds a new run's; an export made before event_rows is given them all"
+    )
+    func keptRowsExported() throws {
+        let path = try DemoLedger.copy(.recipient, into: dir)
+        let app = try DemoLedger.copy(file: "app.sqlite", into: dir)
+        let held = try KeptRow.all(inLedgerAt: path)
+        #expect(Set(held.map(\.type)) == ["handoff-rows-received", "apply-intended", "apply-settled"], "the demo's ledger keeps each kind")
+        let formats = ["sqlite": dir.sub("rows.sqlite"), "csv": dir.sub("rows-csv"), "jsonl": dir.sub("rows-jsonl")]
+        for (format, out) in formats {
+            let r = try handover("export", "--ledger", path, "--format", format, "--out", out)
+            #expect(r.status == 0 && r.out.contains("\(held.count) kept rows added"), "\(format): \(r.out)\(r.err)")
+            #expect(try exportedRows(format, out) == held.map(\.cells), "\(format)")
+        }
+
+        // An apply run again: its batches' rows are added, and only they.
+        let apply = try handover(
+            "apply", "--ledger", path, "--to", app, "--table", "accounts", "--key", "account_id=id", "--set", "recipient_sub=apple_sub", "--commit")
+        #expect(apply.status == 0 || apply.status == 1, "\(apply.err)")
+        let after = try KeptRow.all(inLedgerAt: path)
+        #expect(after.count > held.count)
+        for (format, out) in formats {
+            let r = try handover("export", "--ledger", path, "--format", format, "--out", out, "--since-last")
+            #expect(r.status == 0 && r.out.contains("\(after.count - held.count) kept rows added"), "\(format): \(r.out)\(r.err)")
+            #expect(try exportedRows(format, out) == after.map(\.cells), "\(format) after --since-last")
+        }
+
+        // What an export of the schema before event_rows left; its next run adds every event's rows.
+        let downgrade = "DROP TABLE event_rows; UPDATE export_meta SET value = '2' WHERE key = 'schema_version'"
+        #expect(try runCommand("/usr/bin/sqlite3", [formats["sqlite"]!, downgrade]).status == 0)
+        for format in ["csv", "jsonl"] {
+            let out = formats[format]!
+            try FileManager.default.removeItem(atPath: "\(out)/event_rows.\(format)")
+            var manifest = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json")))).objectValue ?? [:]
+            manifest["event_rows_bytes"] = nil
+            manifest["schema_version"] = .int(2)
+            try Data(JSONValue.object(manifest).canonicalBytes).write(to: URL(fileURLWithPath: out + "/manifest.json"))
+        }
+        for (format, out) in formats {
+            let r = try handover("export", "--ledger", path, "--format", format, "--out", out, "--since-last")
+            #expect(
+                r.status == 0 && r.out.contains("0 events added") && r.out.contains("\(after.count) kept rows added"), "\(format): \(r.out)\(r.err)")
+            #expect(try exportedRows(format, out) == after.map(\.cells), "\(format) upgraded")
+        }
+        #expect(try sqlite(formats["sqlite"]!, "SELECT value FROM export_meta WHERE key = 'schema_version'").first?["value"] == .string("3"))
+    }
+
+    /// The rows of `event_rows` in the export at `out`, in file order (SQLite: by seq and row_index).
+    private func exportedRows(_ format: String, _ out: String) throws -> [[String]] {
+        switch format {
+        case "sqlite":
+            return try sqlite(out, "SELECT seq, row_index, line FROM event_rows ORDER BY seq, row_index").map { row in
+                [
+                    row["seq"]?.intValue.map { String($0) } ?? "?", row["row_index"]?.intValue.map { String($0) } ?? "?",
+                    row["line"]?.stringValue ?? "?",
+                ]
+            }
+        case "jsonl":
+            return try String(contentsOfFile: out + "/event_rows.jsonl", encoding: .utf8).split(separator: "\n").map { line in
+                let row = try JSONValue.parse(Array(line.utf8))
+                #expect(Set(row.objectValue?.keys.map { $0 } ?? []) == ["seq", "row_index", "line"])
+                return [
+                    row["seq"]?.intValue.map { String($0) } ?? "?", row["row_index"]?.intValue.map { String($0) } ?? "?",
+                    row["line"]?.stringValue ?? "?",
+                ]
+            }
+        default:
+            // Python's csv module reads the file back: RFC 4180, CRLF line ends, quotes doubled.
+            let script = "import csv, json, sys; print(json.dumps(list(csv.reader(open(sys.argv[1], newline='', encoding='utf-8')))))"
+            let r = try runCommand("/usr/bin/python3", ["-c", script, out + "/event_rows.csv"])
+            #expect(r.status == 0, "\(r.err)")
+            let rows = (try JSONValue.parse(Array(r.out.utf8)).arrayValue ?? []).map { $0.arrayValue?.compactMap(\.stringValue) ?? [] }
+            #expect(rows.first == ["seq", "row_index", "line"])
+            return Array(rows.dropFirst())
+        }
+    }
+
+    @Test("CSV export: --since-last after a crash mid-append neither duplicates nor skips, in events.csv and event_rows.csv")
     func csvResumes() throws {
         let path = try DemoLedger.copy(.recipient, into: dir)
         let out = dir.sub("csv")
@@ -169,16 +246,19 @@ struct ReportAndExportTests {
         _ = try runProduct("handover-lab", ["append", "--ledger", path, "--count", "25", "--prefix", "later"])
         // A crash after appending rows but before the manifest: rows the manifest does not count.
         let events = out + "/events.csv"
-        let handle = try #require(FileHandle(forWritingAtPath: events))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data("999999,half-written-row\r\n".utf8))
-        try handle.close()
+        for file in [events, out + "/event_rows.csv"] {
+            let handle = try #require(FileHandle(forWritingAtPath: file))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data("999999,half-written-row\r\n".utf8))
+            try handle.close()
+        }
         let r = try handover("export", "--ledger", path, "--format", "csv", "--out", out, "--since-last")
         #expect(r.status == 0 && r.out.contains("25 events added"), "\(r.out)\(r.err)")
         let lines = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\r\n").dropFirst()
         let sequences = lines.compactMap { Int($0.prefix { $0 != "," }) }
         let head = try #require(try json("query", "events", "--ledger", path, "--format", "json", "--limit", "1").arrayValue?.first?["seq"]?.intValue)
         #expect(sequences == Array(1...Int(head)), "every event once, in order")
+        #expect(try exportedRows("csv", out) == KeptRow.all(inLedgerAt: path).map(\.cells), "every kept row once, in order")
         let users = try String(contentsOfFile: out + "/users.csv", encoding: .utf8).split(separator: "\r\n").count - 1
         let state = try json("query", "state", "--ledger", path, "--format", "json").arrayValue ?? []
         #expect(users == state.count)

@@ -146,6 +146,13 @@ public struct LedgerSchema: Sendable {
         return key
     }
 
+    /// The event's sequence number and the row's index a `rows` key holds; a ``LedgerError``
+    /// when it is not 12 bytes.
+    public static func rowKeyParts(_ key: UnsafeRawBufferPointer) throws -> (sequence: UInt64, index: Int) {
+        guard key.count == 12 else { throw LedgerError(.malformedRecord, "a rows key has \(key.count) bytes, not 12") }
+        return (try BigEndian.uint64(key), key[8..<12].reduce(0) { $0 << 8 | Int($1) })
+    }
+
     /// The `time_index` key of a recorded time.
     public static func timeKey(_ time: Timestamp) -> [UInt8] {
         BigEndian.bytes(UInt64(bitPattern: time.microseconds))

@@ -1,7 +1,7 @@
 import Ledger
 import Projections
 
-/// The export's two tables, declared once: every export format (SQLite, PostgreSQL, CSV, JSON
+/// The export's three tables, declared once: every export format (SQLite, PostgreSQL, CSV, JSON
 /// lines) writes these columns in this order, and `schemas/export-sqlite.sql` and
 /// `schemas/export-postgres.sql` are held equal to them by a test. They are listed here, not
 /// taken from a query's answer, so a change to `query state` cannot move an export's layout:
@@ -26,6 +26,13 @@ public enum ExportAnswers {
             U.attempts, U.lastAttemptAt, U.lastErrorClass, U.lastError, U.notifications, U.firstSequence, U.lastSequence, U.applyOutcome, U.appliedAt,
         ])
 
-    /// Both tables, for the column reference.
-    public static let all = [events.description, users.description]
+    /// `event_rows`: the rows events keep beside them (handoff packages' rows, apply batches'
+    /// accounts), which the events' JSON commits to by their Merkle root only.
+    public static let eventRows = Answer<ExportedRow>(
+        "export event_rows", source: "handover export (event_rows)",
+        meaning: "One row a \"handoff rows received\", \"apply intended\" or \"apply settled\" event keeps beside it, exactly as kept.",
+        columns: ExportedRow.columns)
+
+    /// The three tables, for the column reference.
+    public static let all = [events.description, users.description, eventRows.description]
 }

@@ -3,16 +3,28 @@
 /// ``ExportAnswers`` by a test).
 public enum ExportSchema {
     /// Bumped when a table or column changes meaning; stored in `export_meta`. Version 2 adds
-    /// `users.apply_outcome` and `users.applied_at` (``upgradeFromVersion1``).
-    public static let version = 2
+    /// `users.apply_outcome` and `users.applied_at` (``upgradeFromVersion1``); version 3 the
+    /// table `event_rows` (``upgradeFromVersion2``).
+    public static let version = 3
 
     /// What brings an export of schema version 1 to this one, in the transaction of the first
     /// run that adds to it. Version 1 was written before `apply` existed, so the new columns are
     /// null in every row it holds.
-    static let upgradeFromVersion1 = [
-        "ALTER TABLE users ADD COLUMN apply_outcome TEXT",
-        "ALTER TABLE users ADD COLUMN applied_at TEXT",
-    ]
+    static let upgradeFromVersion1 =
+        [
+            "ALTER TABLE users ADD COLUMN apply_outcome TEXT",
+            "ALTER TABLE users ADD COLUMN applied_at TEXT",
+        ] + upgradeFromVersion2
+
+    /// What brings an export of schema version 2 to this one: the table `event_rows` as ``sql``
+    /// creates it, which the run then fills with the rows of every event the export holds.
+    static let upgradeFromVersion2 = [createStatement(of: "event_rows")]
+
+    /// The statement of ``sql`` that creates `table`: to its first semicolon.
+    static func createStatement(of table: String) -> String {
+        let start = sql.range(of: "CREATE TABLE \(table) (")!.lowerBound
+        return String(sql[start..<sql[start...].firstIndex(of: ";")!]) + ";"
+    }
 
     /// The statements that create the indexes (one line each in ``sql``).
     static var indexStatements: String {

@@ -2,8 +2,9 @@ import Ledger
 import Projections
 
 /// Reads what an export writes, in one read transaction so users and events agree: the
-/// events after a sequence number, then the users those events changed, then (with personal
-/// data) the earlier events of users erased since, rendered again without their addresses.
+/// events after a sequence number, then the rows those and any events not yet exported whole
+/// keep beside them, then the users those events changed, then (with personal data) the earlier
+/// events of users erased since, rendered again without their addresses.
 struct ExportSource: Sendable {
     let ledger: Ledger
     let projection: UserProjection
@@ -19,9 +20,12 @@ struct ExportSource: Sendable {
         case changedAfter(UInt64)
     }
 
-    /// What a read hands its rows to, in this order: every event, every user, every rewrite.
+    /// What a read hands its rows to, in this order: every event, every kept row, every user,
+    /// every rewrite.
     struct Handlers {
         var event: (ExportedEvent) throws -> Void
+        /// A row an event keeps beside it, in order of event and index.
+        var row: (ExportedRow) throws -> Void
         var user: (UserRow) throws -> Void
         /// An event at or before `after`, of a user erased since, whose JSON now holds null
         /// where the address was; only with personal data, and only for a caller that takes them.
@@ -34,11 +38,13 @@ struct ExportSource: Sendable {
         var window: TransferWindow?
     }
 
-    /// Hands over the events after `after` and the `users` asked for, then, with personal data
-    /// and a `rewrite` handler, the events up to `after` of the users erased since: of the
-    /// changed users, or of every erased user when every user is handed over after `after` > 0
-    /// (a first export continued after it stopped).
-    func read(after: UInt64, users: Users, to handlers: Handlers) throws -> End {
+    /// Hands over the events after `after`, the rows kept beside the events after `rowsAfter`
+    /// (at most `after`: an export that holds events but not yet their rows, one made before
+    /// rows were exported, or one whose run committed events and stopped before its rows), and
+    /// the `users` asked for, then, with personal data and a `rewrite` handler, the events up to
+    /// `after` of the users erased since: of the changed users, or of every erased user when
+    /// every user is handed over after `after` > 0 (a first export continued after it stopped).
+    func read(after: UInt64, rowsAfter: UInt64, users: Users, to handlers: Handlers) throws -> End {
         let sealer = includePersonalData ? ledger.sealer : nil
         let changedAfter: UInt64? =
             switch users {
@@ -77,6 +83,7 @@ struct ExportSource: Sendable {
                     }
                 }
             }
+            try readRows(after: min(rowsAfter, after), through: last, in: view, to: handlers.row)
             // The users, read from the projections; only an address in clear is exported.
             let window = try snapshot.window()
             let now = Timestamp.now()
@@ -102,6 +109,21 @@ struct ExportSource: Sendable {
                 try rewriteErased(erased, through: after, view: view, snapshot: snapshot, sealer: sealer, to: rewrite)
             }
             return End(last: last, window: try snapshot.window())
+        }
+    }
+
+    /// Hands over the rows of the events after `after` up to `through`, as the `rows` database
+    /// keeps them (sorted by event and index); none in a ledger of a format without it.
+    private func readRows(after: UInt64, through: UInt64, in view: LogView, to row: (ExportedRow) throws -> Void) throws {
+        guard let rows = view.schema.rows, through > after else { return }
+        try view.transaction.withCursor(rows) { cursor in
+            var entry = try cursor.seek(atLeast: LedgerSchema.rowKey(after + 1, 0))
+            while let (key, value) = entry {
+                let (sequence, index) = try LedgerSchema.rowKeyParts(key)
+                if sequence > through { break }
+                try row(ExportedRow(sequence: sequence, index: index, line: Array(value)))
+                entry = try cursor.next()
+            }
         }
     }
 

@@ -9,6 +9,9 @@ public struct ExportSummary: Sendable, Equatable {
     /// The last event in the output after this run.
     public var toSequence: UInt64
     public var eventsAdded: Int
+    /// Rows kept beside events (``ExportedRow``) added: those of this run's events, and of the
+    /// events the export already held when it was made before rows were exported.
+    public var rowsAdded: Int
     /// Users inserted or replaced (SQLite), or rows in the rewritten users file.
     public var usersWritten: Int
 

@@ -3,12 +3,14 @@ import Ledger
 import Projections
 import Relays
 
-/// Writes an export as a directory of CSV or JSON-lines files: `events.*` (appended to by
-/// `--since-last`), `users.*` (the whole current state, replaced each run) and
+/// Writes an export as a directory of CSV or JSON-lines files: `events.*` and `event_rows.*`
+/// (appended to by `--since-last`), `users.*` (the whole current state, replaced each run) and
 /// `manifest.json`, which is written last, atomically, and is the run's commit point.
 ///
-/// A run first cuts `events.*` back to the length the manifest records, so a crash after
-/// appending but before the manifest leaves nothing half-counted: the next run redoes it.
+/// A run first cuts `events.*` and `event_rows.*` back to the lengths the manifest records, so
+/// a crash after appending but before the manifest leaves nothing half-counted: the next run
+/// redoes it. An export made before `event_rows.*` existed (schema version 2) is given the
+/// rows of every event it holds by its next run.
 ///
 /// Strings of outside origin are written inert (``InertText``): in CSV, control and bidi
 /// characters other than tab, CR and LF as `\u` escapes (the exact value is in the event's
@@ -29,7 +31,9 @@ struct FileExport {
     func run(sinceLast: Bool) throws -> ExportSummary {
         let fm = FileManager.default
         var previous: UInt64 = 0
+        var rowsAfter: UInt64 = 0
         var eventsLength: UInt64 = 0
+        var rowsLength: UInt64 = 0
         var neutralizes = neutralizeFormulas ?? true
         if let manifest = try FileBytes.readIfPresent(manifestPath, limit: 1 << 20) {
             guard sinceLast else {
@@ -56,13 +60,24 @@ struct FileExport {
                 }
                 neutralizes = made
             }
-            // Both are counts the export wrote; anything else is no manifest of this code's.
+            // Counts the export wrote (absent: 0); anything else is no manifest of this code's.
             func count(_ key: String) -> Int64? { fields[key].map { $0.intValue } ?? 0 }
-            guard let last = count("last_sequence"), (0..<Int64.max).contains(last), let length = count("events_bytes"), length >= 0 else {
-                throw ExportError(.io, "\(manifestPath): last_sequence or events_bytes is not a count")
+            guard let last = count("last_sequence"), (0..<Int64.max).contains(last), let length = count("events_bytes"), length >= 0,
+                let rows = count("event_rows_bytes"), rows >= 0, let version = count("schema_version")
+            else {
+                throw ExportError(.io, "\(manifestPath): last_sequence, events_bytes, event_rows_bytes or schema_version is not a count")
+            }
+            guard version <= ExportSchema.version else {
+                throw ExportError(
+                    .mismatch,
+                    "\(directory) holds an export of schema version \(version); this version writes \(ExportSchema.version): export to a new path")
             }
             previous = UInt64(last)
             eventsLength = UInt64(length)
+            // event_rows.* came with version 3: an earlier export is given the rows of every event.
+            let holdsRows = version >= 3
+            rowsAfter = holdsRows ? previous : 0
+            rowsLength = holdsRows ? UInt64(rows) : 0
         } else if fm.fileExists(atPath: directory), try !contents(of: directory).isEmpty {
             throw ExportError(.outputExists, "\(directory) exists and is not an export directory; choose a new or empty path")
         }
@@ -70,17 +85,13 @@ struct FileExport {
             throw ExportError(.io, "cannot create \(directory)", underlying: error)
         }
 
-        let eventsPath = directory + "/events." + fileExtension
-        if !fm.fileExists(atPath: eventsPath), !fm.createFile(atPath: eventsPath, contents: nil, attributes: fileAttributes) {
-            throw ExportError(.io, "cannot create \(eventsPath)")
-        }
-        guard let events = FileHandle(forWritingAtPath: eventsPath) else { throw ExportError(.io, "cannot write \(eventsPath)") }
+        let events = try appending("events", cutTo: eventsLength, header: ExportAnswers.events.names)
         // Closing after a failure: the failure is what is reported. On success the data was synchronized first.
         defer { try? events.close() }
-        try events.truncate(atOffset: eventsLength)
+        let keptRows = try appending("event_rows", cutTo: rowsLength, header: ExportAnswers.eventRows.names)
+        defer { try? keptRows.close() }
         let csvStyle: CSVLine.Style = neutralizes ? .spreadsheet : .inert
         let format = self.format
-        let userLayout = JSONLineLayout(columns: ExportAnswers.users.names)
         // Rows are encoded and written on a second thread, a batch at a time, while this one
         // reads the next (``BackgroundBatchWriter``).
         let eventLines = BackgroundBatchWriter<ExportedEvent> { batch in
@@ -95,30 +106,28 @@ struct FileExport {
             }
             try events.write(contentsOf: bytes)
         }
+        let rowLines = BackgroundBatchWriter<ExportedRow> { batch in
+            try keptRows.write(contentsOf: Self.lines(batch, ExportAnswers.eventRows, format: format, style: csvStyle))
+        }
         // users.* is written whole to a temporary file as the users are read, then renamed.
         let users = try AtomicFile.Writer(replacing: directory + "/users." + fileExtension, mode: fileMode)
         let userLines = BackgroundBatchWriter<UserRow> { batch in
-            var bytes: [UInt8] = []
-            for user in batch {
-                let cells = ExportAnswers.users.cells(user)
-                if format == .csv {
-                    CSVLine.append(cells, style: csvStyle, to: &bytes)
-                } else {
-                    bytes += InertText.json(userLayout.object(cells)) + [0x0A]
-                }
-            }
-            try users.write(bytes)
+            try users.write(Self.lines(batch, ExportAnswers.users, format: format, style: csvStyle))
         }
-        if eventsLength == 0 { try events.write(contentsOf: header(ExportAnswers.events.names)) }
         try users.write(header(ExportAnswers.users.names))
         var added = 0
+        var rowCount = 0
         var userCount = 0
         let last = try source.read(
-            after: previous, users: .all,
+            after: previous, rowsAfter: rowsAfter, users: .all,
             to: .init(
                 event: { event in
                     try eventLines.append(event)
                     added += 1
+                },
+                row: { row in
+                    try rowLines.append(row)
+                    rowCount += 1
                 },
                 user: { user in
                     try userLines.append(user)
@@ -126,17 +135,21 @@ struct FileExport {
                 })
         ).last
         try eventLines.finish()
+        try rowLines.finish()
         try userLines.finish()
         try events.synchronize()
+        try keptRows.synchronize()
         let length = try events.offset()
+        let rowsBytes = try keptRows.offset()
         try users.commit()
         let summary = ExportSummary(
-            format: format, path: directory, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: added, usersWritten: userCount)
+            format: format, path: directory, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: added, rowsAdded: rowCount,
+            usersWritten: userCount)
         var fields: [String: JSONValue] = [
             "format": .string(format.rawValue), "ledger_id": .string(identity.ledgerID), "team_id": .string(identity.teamID),
             "role": .string(identity.role.rawValue), "schema_version": .int(Int64(ExportSchema.version)),
             "personal_data": .bool(source.includePersonalData), "last_sequence": .int(Int64(summary.toSequence)),
-            "events_bytes": .int(Int64(length)), "exported_at": .string(Timestamp.now().rfc3339),
+            "events_bytes": .int(Int64(length)), "event_rows_bytes": .int(Int64(rowsBytes)), "exported_at": .string(Timestamp.now().rfc3339),
         ]
         if format == .csv { fields["formulas_neutralized"] = .bool(neutralizes) }
         let manifest: JSONValue = .object(fields)
@@ -154,6 +167,39 @@ struct FileExport {
 
     private func header(_ columns: [String]) -> [UInt8] {
         format == .csv ? Array(CSVLine.header(columns).utf8) : []
+    }
+
+    /// `NAME.*` opened for appending, created if missing, cut back to `length` bytes; a CSV
+    /// file's header is written when it is empty.
+    private func appending(_ name: String, cutTo length: UInt64, header columns: [String]) throws -> FileHandle {
+        let path = directory + "/" + name + "." + fileExtension
+        if !FileManager.default.fileExists(atPath: path), !FileManager.default.createFile(atPath: path, contents: nil, attributes: fileAttributes) {
+            throw ExportError(.io, "cannot create \(path)")
+        }
+        guard let file = FileHandle(forWritingAtPath: path) else { throw ExportError(.io, "cannot write \(path)") }
+        do {
+            try file.truncate(atOffset: length)
+            if length == 0 { try file.write(contentsOf: header(columns)) }
+        } catch {
+            try? file.close()
+            throw error
+        }
+        return file
+    }
+
+    /// `batch` under `answer`'s columns: CSV lines in `style`, or JSON lines written inert.
+    private static func lines<Row>(_ batch: [Row], _ answer: Answer<Row>, format: ExportFormat, style: CSVLine.Style) -> [UInt8] {
+        let layout = JSONLineLayout(columns: answer.names)
+        var bytes: [UInt8] = []
+        for row in batch {
+            let cells = answer.cells(row)
+            if format == .csv {
+                CSVLine.append(cells, style: style, to: &bytes)
+            } else {
+                bytes += InertText.json(layout.object(cells)) + [0x0A]
+            }
+        }
+        return bytes
     }
 
     /// The mode of the files an export creates: 0600 when they hold personal data, else the umask's.

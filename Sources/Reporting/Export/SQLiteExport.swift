@@ -28,6 +28,7 @@ struct SQLiteExport {
         return try queue.write { db in
             var previous: UInt64 = 0
             var usersAfter: UInt64 = 0
+            var rowsAfter: UInt64 = 0
             let fresh = try !db.tableExists("export_meta")
             if !fresh {
                 let meta = try Dictionary(
@@ -37,12 +38,18 @@ struct SQLiteExport {
                 try ExportSummary.checkMatches(meta, identity: identity, personalData: source.includePersonalData, path: path)
                 previous = try ExportSummary.mark("last_sequence", in: meta, path: path) ?? 0
                 usersAfter = previous
+                rowsAfter = previous
+                // An earlier version holds no kept rows: the rows of every event it holds are added.
                 switch meta["schema_version"] {
                 case String(ExportSchema.version): break
+                case "2":
+                    for statement in ExportSchema.upgradeFromVersion2 { try db.execute(sql: statement) }
+                    rowsAfter = 0
                 case "1":
-                    // Version 1 holds no user's apply outcome: every user is written again.
+                    // Version 1 holds no user's apply outcome either: every user is written again.
                     for statement in ExportSchema.upgradeFromVersion1 { try db.execute(sql: statement) }
                     usersAfter = 0
+                    rowsAfter = 0
                 default:
                     throw ExportError(
                         .mismatch,
@@ -54,12 +61,16 @@ struct SQLiteExport {
             }
             let eventColumns = ExportAnswers.events.names
             let userColumns = ExportAnswers.users.names
+            let rowColumns = ExportAnswers.eventRows.names
             var insertEvent = SQLiteRowInserter(
                 try db.makeStatement(sql: "INSERT INTO events (\(eventColumns.joined(separator: ", "))) VALUES (\(placeholders(eventColumns.count)))")
             )
             var upsertUser = SQLiteRowInserter(
                 try db.makeStatement(
                     sql: "INSERT OR REPLACE INTO users (\(userColumns.joined(separator: ", "))) VALUES (\(placeholders(userColumns.count)))"))
+            var insertRow = SQLiteRowInserter(
+                try db.makeStatement(sql: "INSERT INTO event_rows (\(rowColumns.joined(separator: ", "))) VALUES (\(placeholders(rowColumns.count)))")
+            )
             let rewriteEvent = try db.makeStatement(sql: "UPDATE events SET event_json = ? WHERE seq = ?")
             // Rows are inserted on a second thread, in order, while this one reads the next; the
             // connection is used by one thread at a time: this one again once `finish` returns.
@@ -67,18 +78,24 @@ struct SQLiteExport {
                 for item in batch {
                     switch item {
                     case .event(let event): try insertEvent.insert(ExportAnswers.events.cells(event))
+                    case .row(let row): try insertRow.insert(ExportAnswers.eventRows.cells(row))
                     case .user(let user): try upsertUser.insert(ExportAnswers.users.cells(user))
                     }
                 }
             }
             var events = 0
+            var keptRows = 0
             var users = 0
             let last = try source.read(
-                after: previous, users: .changedAfter(usersAfter),
+                after: previous, rowsAfter: rowsAfter, users: .changedAfter(usersAfter),
                 to: .init(
                     event: { event in
                         try rows.append(.event(event))
                         events += 1
+                    },
+                    row: { row in
+                        try rows.append(.row(row))
+                        keptRows += 1
                     },
                     user: { user in
                         try rows.append(.user(user))
@@ -92,7 +109,8 @@ struct SQLiteExport {
             try rows.finish()
             if fresh { try db.execute(sql: ExportSchema.indexStatements) }
             let summary = ExportSummary(
-                format: .sqlite, path: path, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: events, usersWritten: users)
+                format: .sqlite, path: path, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: events, rowsAdded: keptRows,
+                usersWritten: users)
             let meta: [(String, String)] = [
                 ("ledger_id", identity.ledgerID), ("team_id", identity.teamID), ("role", identity.role.rawValue),
                 ("schema_version", String(ExportSchema.version)), ("personal_data", source.includePersonalData ? "1" : "0"),
@@ -111,6 +129,7 @@ struct SQLiteExport {
     /// One row for the inserting thread.
     private enum Item {
         case event(ExportedEvent)
+        case row(ExportedRow)
         case user(UserRow)
     }
 

@@ -57,7 +57,7 @@ extension Exporter {
                 let head = try projection.read(ledger) { snapshot, _ in try snapshot.checkpoint() }
                 if open.lastSequence.map({ head > $0 }) ?? true {
                     let summary = try await open.run(source, identity: identity, sinceLast: true, slice: slice)
-                    if summary.eventsAdded > 0 || summary.usersWritten > 0 { exported(summary) }
+                    if summary.eventsAdded > 0 || summary.rowsAdded > 0 || summary.usersWritten > 0 { exported(summary) }
                     last = summary.toSequence
                 }
             } catch let error as ExportError where error.code == .io || (error.code == .busy && held) {

@@ -5,8 +5,9 @@
 public enum PostgresExportSchema {
     /// Bumped when a table or column changes meaning; stored in `export_meta`. Version 2 added
     /// `exact_text` to `events` and `users` (``upgradeFromVersion1``); version 3
-    /// `users.apply_outcome` and `users.applied_at` (``upgradeFromVersion2``).
-    public static let version = 3
+    /// `users.apply_outcome` and `users.applied_at` (``upgradeFromVersion2``); version 4 the
+    /// table `event_rows` (``upgradeFromVersion3``).
+    public static let version = 4
     /// Bumped when a view changes; an export finding another version replaces the views.
     /// Version 2: `report_migrated_users` (`users.*`) takes in `exact_text`. Version 3: the
     /// columns named as the answers name them (`report_failures_by_class.last_error_class`, was
@@ -34,10 +35,15 @@ public enum PostgresExportSchema {
 
     /// What brings an export of schema version 2 to this one. Version 2 was written before
     /// `apply` existed, so the new columns are null in every row it holds.
-    static let upgradeFromVersion2 = [
-        "ALTER TABLE users ADD COLUMN apply_outcome text",
-        "ALTER TABLE users ADD COLUMN applied_at timestamptz",
-    ]
+    static let upgradeFromVersion2 =
+        [
+            "ALTER TABLE users ADD COLUMN apply_outcome text",
+            "ALTER TABLE users ADD COLUMN applied_at timestamptz",
+        ] + upgradeFromVersion3
+
+    /// What brings an export of schema version 3 to this one: the table `event_rows` as ``sql``
+    /// creates it, which the run then fills with the rows of every event the export holds.
+    static let upgradeFromVersion3 = tableStatements.filter { $0.hasPrefix("CREATE TABLE event_rows (") }
 
     /// The statements of a script: comment lines dropped, split after each `;` that ends a line.
     static func statements(of script: String) -> [String] {

@@ -85,8 +85,9 @@ final class PostgresExportSession: @unchecked Sendable {
     /// The events go in transactions of `slice` events, each with the high-water mark
     /// (`export_meta.last_sequence`), so a run stopped at any moment redoes at most one slice;
     /// `committed` hears of each slice that is not the run's last. The last transaction also
-    /// carries the users the run's events changed, the rewrites of erased users' events, the
-    /// indexes after a first load, the views and the row in `exports`.
+    /// carries the rows the events keep beside them, the users the run's events changed, the
+    /// rewrites of erased users' events, the indexes after a first load, the views and the row
+    /// in `exports`.
     func run(
         _ source: ExportSource, identity: LedgerCreated, sinceLast: Bool, slice: Int, committed: @escaping @Sendable (UInt64) -> Void = { _ in }
     ) async throws -> ExportSummary {
@@ -115,7 +116,8 @@ final class PostgresExportSession: @unchecked Sendable {
         try await execute("BEGIN")
         let start = try await begin(source, identity: identity, sinceLast: sinceLast)
         let reader = Task { [source, handoff] in
-            try await PostgresExportSession.read(source, after: start.lastSequence, usersAfter: start.usersSequence, slice: slice, into: handoff)
+            try await PostgresExportSession.read(
+                source, after: start.lastSequence, rowsAfter: start.rowsSequence, usersAfter: start.usersSequence, slice: slice, into: handoff)
         }
         let summary: ExportSummary
         do {
@@ -147,6 +149,9 @@ final class PostgresExportSession: @unchecked Sendable {
         /// The last event the `users` table reflects (behind `lastSequence` only after a run
         /// that committed slices of events and stopped before its users).
         var usersSequence: UInt64
+        /// The last event whose kept rows `event_rows` holds: `usersSequence`, written in the same
+        /// transaction, or 0 in an export made before `event_rows` existed.
+        var rowsSequence: UInt64
         /// A first export that has not finished: `users` is empty and has no indexes yet.
         var loading: Bool
         var meta: [String: String]
@@ -164,7 +169,7 @@ final class PostgresExportSession: @unchecked Sendable {
                     ("state", "loading"), ("last_sequence", "0"), ("users_sequence", "0"),
                 ]
             try await setMeta(meta)
-            return Start(lastSequence: 0, usersSequence: 0, loading: true, meta: [:])
+            return Start(lastSequence: 0, usersSequence: 0, rowsSequence: 0, loading: true, meta: [:])
         }
         var meta: [String: String] = [:]
         for try await (key, value) in try await query("SELECT key, value FROM export_meta").decode((String, String).self) {
@@ -177,13 +182,21 @@ final class PostgresExportSession: @unchecked Sendable {
                 "\(target.masked) already holds an export; pass --since-last to add what is new to it, or export into an empty database")
         }
         try ExportSummary.checkMatches(meta, identity: identity, personalData: source.includePersonalData, path: target.masked)
-        // A version before the apply columns holds no user's apply outcome: every user is written again.
+        // A version before the apply columns holds no user's apply outcome: every user is written
+        // again. A version before event_rows holds no kept rows: every event's are added.
         var rewriteUsers = false
+        var addAllRows = false
         switch meta["schema_version"] {
         case String(PostgresExportSchema.version): break
-        case "1", "2":
-            rewriteUsers = true
-            let upgrade = meta["schema_version"] == "1" ? PostgresExportSchema.upgradeFromVersion1 : PostgresExportSchema.upgradeFromVersion2
+        case "1", "2", "3":
+            rewriteUsers = meta["schema_version"] != "3"
+            addAllRows = true
+            let upgrade =
+                switch meta["schema_version"] {
+                case "1": PostgresExportSchema.upgradeFromVersion1
+                case "2": PostgresExportSchema.upgradeFromVersion2
+                default: PostgresExportSchema.upgradeFromVersion3
+                }
             for statement in upgrade { try await execute(statement) }
             try await setMeta([("schema_version", String(PostgresExportSchema.version))])
         default:
@@ -193,16 +206,18 @@ final class PostgresExportSession: @unchecked Sendable {
             )
         }
         let last = try ExportSummary.mark("last_sequence", in: meta, path: target.masked) ?? 0
-        let usersSequence = rewriteUsers ? 0 : try ExportSummary.mark("users_sequence", in: meta, path: target.masked) ?? last
-        return Start(lastSequence: last, usersSequence: usersSequence, loading: loading, meta: meta)
+        let marked = try ExportSummary.mark("users_sequence", in: meta, path: target.masked) ?? last
+        return Start(
+            lastSequence: last, usersSequence: rewriteUsers ? 0 : marked, rowsSequence: addAllRows ? 0 : marked, loading: loading, meta: meta)
     }
 
-    /// The last transaction's part: the users, the rewrites, a first load's indexes, the
-    /// views, the facts and the row in `exports`. The reader's end is awaited only once every
+    /// The last transaction's part: the kept rows, the users, the rewrites, a first load's
+    /// indexes, the views, the facts and the row in `exports`. The reader's end is awaited only once every
     /// batch is taken: it may be waiting to hand over more.
     private func finish(
         _ batches: BatchStream, start: Start, reader: Task<ExportSource.End, any Error>, source: ExportSource, identity: LedgerCreated
     ) async throws -> ExportSummary {
+        let keptRows = try await copy(batches, .rows, into: "event_rows", columns: Self.rowColumns) { "kept row \($0) of this run" }
         let users = try await writeUsers(batches, direct: start.loading)
         if try await batches.peek()?.kind == .rewrites {
             try await execute("CREATE TEMP TABLE event_rewrites (seq bigint PRIMARY KEY, event_json jsonb NOT NULL, exact_text text) ON COMMIT DROP")
@@ -231,7 +246,7 @@ final class PostgresExportSession: @unchecked Sendable {
             ])
         let summary = ExportSummary(
             format: .postgres, path: target.masked, fromSequence: start.lastSequence + 1, toSequence: through,
-            eventsAdded: events, usersWritten: users)
+            eventsAdded: events, rowsAdded: keptRows, usersWritten: users)
         try await query(
             """
             INSERT INTO exports (exported_at, from_sequence, to_sequence, events_added, users_written)
@@ -263,12 +278,13 @@ final class PostgresExportSession: @unchecked Sendable {
     /// Reads the ledger on a thread of its own (the read transaction's closure is
     /// synchronous) and hands the rows over in COPY text batches of about 1 MiB.
     private static func read(
-        _ source: ExportSource, after: UInt64, usersAfter: UInt64, slice: Int, into handoff: BoundedRelay<CopyBatch>
+        _ source: ExportSource, after: UInt64, rowsAfter: UInt64, usersAfter: UInt64, slice: Int, into handoff: BoundedRelay<CopyBatch>
     ) async throws -> ExportSource.End {
         try await OffPool.run {
             let result = Result {
                 let limit = 1 << 20
                 var events = CopyTextRows(capacity: limit + 4096)
+                var keptRows = CopyTextRows(capacity: 64 << 10)
                 var users = CopyTextRows(capacity: 64 << 10)
                 var rewrites = CopyTextRows(capacity: 64 << 10)
                 var read = 0
@@ -278,7 +294,7 @@ final class PostgresExportSession: @unchecked Sendable {
                     try handoff.put(CopyBatch(kind: kind, rows: buffer, count: count))
                 }
                 let end = try source.read(
-                    after: after, users: .changedAfter(usersAfter),
+                    after: after, rowsAfter: rowsAfter, users: .changedAfter(usersAfter),
                     to: .init(
                         event: { event in
                             events.append(ExportAnswers.events.cells(event), columns: ExportAnswers.events.names, jsonColumn: eventJSONColumn)
@@ -286,8 +302,14 @@ final class PostgresExportSession: @unchecked Sendable {
                             // A batch never straddles two slices, so each transaction ends on one.
                             if events.buffer.readableBytes >= limit || read % slice == 0 { try flush(&events, as: .events) }
                         },
+                        row: { row in
+                            try flush(&events, as: .events)
+                            keptRows.append(ExportAnswers.eventRows.cells(row), columns: ExportAnswers.eventRows.names)
+                            if keptRows.buffer.readableBytes >= limit { try flush(&keptRows, as: .rows) }
+                        },
                         user: { user in
                             try flush(&events, as: .events)
+                            try flush(&keptRows, as: .rows)
                             users.append(ExportAnswers.users.cells(user), columns: ExportAnswers.users.names)
                             if users.buffer.readableBytes >= limit { try flush(&users, as: .users) }
                         },
@@ -297,6 +319,7 @@ final class PostgresExportSession: @unchecked Sendable {
                             if rewrites.buffer.readableBytes >= limit { try flush(&rewrites, as: .rewrites) }
                         }))
                 try flush(&events, as: .events)
+                try flush(&keptRows, as: .rows)
                 try flush(&users, as: .users)
                 try flush(&rewrites, as: .rewrites)
                 return end
@@ -306,10 +329,11 @@ final class PostgresExportSession: @unchecked Sendable {
         }
     }
 
-    /// The columns of `events` and `users` as the export writes them: the SQLite export's,
+    /// The columns of `events`, `users` and `event_rows` as the export writes them: the SQLite export's,
     /// then `exact_text` (``CopyTextRows``).
     static let eventColumns = ExportAnswers.events.names + ["exact_text"]
     static let userColumns = ExportAnswers.users.names + ["exact_text"]
+    static let rowColumns = ExportAnswers.eventRows.names + ["exact_text"]
     private static let eventJSONColumn = ExportAnswers.events.names.firstIndex(of: "event_json")
 
     /// COPYs event batches at the head of `batches` into `events` until `slice` events (or
@@ -381,7 +405,7 @@ final class PostgresExportSession: @unchecked Sendable {
 
 /// Rows for one COPY, in PostgreSQL's text format.
 struct CopyBatch: Sendable {
-    enum Kind: Sendable { case events, users, rewrites }
+    enum Kind: Sendable { case events, rows, users, rewrites }
     var kind: Kind
     var rows: ByteBuffer
     var count: Int
