@@ -11,14 +11,14 @@ struct ExportCommand: AsyncParsableCommand, EitherTeamsCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write the users projection and the events for reporting: CSV, JSON lines, SQLite or PostgreSQL.",
+        abstract: "Write the users projection, the events and their kept rows for reporting: CSV, JSON lines, SQLite or PostgreSQL.",
         discussion: """
             sqlite: one file laid out as schemas/export-sqlite.sql. csv, jsonl: a directory with users.*, \
-            events.* and manifest.json. postgres: tables in the database --out names (a URL such as \
+            events.*, event_rows.* and manifest.json. postgres: tables in the database --out names (a URL such as \
             postgres://user@host:5432/db?sslmode=require; the password from the URL, PGPASSWORD or \
             ~/.pgpass, never printed), laid out as schemas/export-postgres.sql, with the views of \
             schemas/reporting-views.sql. --since-last adds the events recorded since the previous export \
-            (and the users changed since) to the same place; re-running after a crash neither duplicates \
+            (with the rows they keep, and the users changed since) to the same place; re-running after a crash neither duplicates \
             nor skips. --follow (postgres) keeps adding them every --interval until SIGINT or SIGTERM. \
             Email addresses are written only with --include-personal-data, never for erased users.
             """, exits: CommandExits.ledger)
