@@ -212,8 +212,8 @@ final class PostgresExportSession: @unchecked Sendable {
     }
 
     /// The last transaction's part: the kept rows, the users, the rewrites, a first load's
-    /// indexes, the views, the facts and the row in `exports`. The reader's end is awaited only once every
-    /// batch is taken: it may be waiting to hand over more.
+    /// indexes, the views, the facts and the row in `exports`. The reader's end is awaited only
+    /// once every batch is taken: it may be waiting to hand over more.
     private func finish(
         _ batches: BatchStream, start: Start, reader: Task<ExportSource.End, any Error>, source: ExportSource, identity: LedgerCreated
     ) async throws -> ExportSummary {
