@@ -4,8 +4,8 @@
 -- A run adds the events after export_meta.last_sequence in transactions of --slice events
 -- (100,000 by default), each moving last_sequence with its events, so a run stopped at any
 -- moment redoes at most one slice and never duplicates or skips. Its last transaction also
--- writes the rows those events keep beside them (event_rows) and the users they changed (both
--- up to users_sequence), the indexes after a first load, the views, and one row in exports.
+-- writes the rows those events keep beside them (event_rows, rows_sequence), the users they
+-- changed (users_sequence), the indexes after a first load, the views, and one row in exports.
 -- `--since-last` and `--follow` add to an export; a first export that stopped before its last
 -- transaction (state = loading) is continued by running the same command again.
 -- Exporters take the advisory lock pg_try_advisory_lock(7285430110250) for as long as they
@@ -23,8 +23,9 @@
 
 -- Facts about the export: ledger_id, team_id, role, schema_version, personal_data (0 or 1),
 -- last_sequence (the last event exported), users_sequence (the last event the users table
--- reflects), state ('loading' while a first export has not finished), window_accepted_at
--- and window_deadline (the transfer window, once recorded), views_version.
+-- reflects), rows_sequence (the last event whose kept rows event_rows holds), state
+-- ('loading' while a first export has not finished), window_accepted_at and window_deadline
+-- (the transfer window, once recorded), views_version.
 CREATE TABLE export_meta (
     key   text PRIMARY KEY,
     value text NOT NULL

@@ -391,17 +391,9 @@ struct PostgresExportTests {
         #expect(apply.status == 0 || apply.status == 1, "\(apply.err)")
         let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "250", "--prefix", "rows"])
         try #require(appended.status == 0, "\(appended.err)")
-        let (before, after) = (Int(try db.scalar("SELECT value FROM export_meta WHERE key = 'last_sequence'")) ?? 0, try head())
-        let mark = after - (after - before) % 100
-        // The lock on event_rows, taken before the run, stops it at its rows whatever the
-        // machine's speed: it is killed there once it has said its last slice is committed.
-        let lock = try PostgresHeldLock(db, "LOCK TABLE event_rows IN ACCESS EXCLUSIVE MODE")
-        let killed = try RunningProduct("handover", arguments + ["--since-last"], environment: db.environment)
-        while killed.isRunning && !killed.output.contains("Committed events through sequence \(mark) ") { usleep(2_000) }
-        usleep(useconds_t.random(in: 0...30_000))
-        killed.signal(SIGKILL)
-        lock.release()
-        _ = killed.wait()
+        let before = Int(try db.scalar("SELECT value FROM export_meta WHERE key = 'last_sequence'")) ?? 0
+        let mark = try lastSlice(after: before, through: try head(), slice: 100)
+        try killInItsLastTransaction(arguments + ["--since-last"], db, afterSliceThrough: mark)
         #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'last_sequence'") == String(mark), "the slices stay committed")
         #expect(try Self.keptRows(in: db) == held.map(\.cells), "the killed run added no row")
 
@@ -411,6 +403,31 @@ struct PostgresExportTests {
         #expect(all.count > held.count && all.contains { $0.sequence > before && $0.sequence <= mark }, "rows of events in the committed slices")
         #expect(try Self.keptRows(in: db) == all.map(\.cells))
         #expect(run.out.contains("\(all.count - held.count) kept rows added"), "\(run.out)")
+    }
+
+    /// Runs the export `arguments` while a lock on `exports`, taken before it starts, holds it in
+    /// its last transaction (the only one that writes there) whatever the machine's speed, and
+    /// SIGKILLs it there once it has said the slice through `mark` is committed: nothing of that
+    /// transaction stays.
+    private func killInItsLastTransaction(_ arguments: [String], _ db: PostgresTestDatabase, afterSliceThrough mark: Int) throws {
+        let lock = try PostgresHeldLock(db, "LOCK TABLE exports IN ACCESS EXCLUSIVE MODE")
+        defer { lock.release() }
+        let run = try RunningProduct("handover", arguments, environment: db.environment)
+        let said = "Committed events through sequence \(mark) "
+        let deadline = Date().addingTimeInterval(300)
+        while run.isRunning && !run.output.contains(said) && Date() < deadline { usleep(2_000) }
+        let reached = run.output.contains(said)
+        run.signal(SIGKILL)
+        lock.release()
+        let ended = run.wait()
+        try #require(reached, "the run never said it committed the slice through \(mark): \(ended.out)\(ended.err)")
+    }
+
+    /// The last slice a run exporting the events after `after` through `last` in slices of
+    /// `slice` says it committed (the rest goes in its last transaction); it must have one.
+    private func lastSlice(after: Int, through last: Int, slice: Int) throws -> Int {
+        try #require(last - after > slice, "\(last - after) events make no slice of \(slice) before the last transaction")
+        return after + (last - after - 1) / slice * slice
     }
 
     @Test("a first export with personal data, killed after a slice, then a user erased: the rerun leaves the erased user's address in no table")
@@ -442,7 +459,7 @@ struct PostgresExportTests {
     }
 
     @Test(
-        "an export of an older schema version is brought to this one by the next --since-last: the columns and event_rows added, the views made again, every event and kept row once",
+        "an export of an older schema version is brought to this one by --since-last, also when the upgrading run is killed after its slices: the columns and event_rows added, every user written again, the views made again, every event and kept row once",
         arguments: [1, 2, 3])
     func olderSchemaVersionIsUpgraded(version: Int) throws {
         let ledger = try DemoLedger.copy(.recipient, into: dir)
@@ -465,11 +482,18 @@ struct PostgresExportTests {
             ]
         }
         for statement in statements { _ = try db.scalar(statement) }
-        let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "100", "--prefix", "v\(version)"])
+        let before = Int(try db.scalar("SELECT value FROM export_meta WHERE key = 'last_sequence'")) ?? 0
+        let appended = try runProduct("handover-lab", ["append", "--ledger", ledger, "--count", "250", "--prefix", "v\(version)"])
         try #require(appended.status == 0, "\(appended.err)")
         let head = try #require(
             try json("query", "events", "--ledger", ledger, "--format", "json", "--limit", "1").arrayValue?.first?["seq"]?.intValue)
 
+        // The upgrade commits with the run's first slice; killed after its slices, the run leaves
+        // this version's tables, and its rerun still writes every user and every kept row.
+        let sliced = ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url, "--since-last", "--slice", "100"]
+        try killInItsLastTransaction(sliced, db, afterSliceThrough: try lastSlice(after: before, through: Int(head), slice: 100))
+        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'schema_version'") == "4")
+        #expect(try db.scalar("SELECT count(*) FROM event_rows") == "0")
         let upgraded = try export(ledger, into: db, "--since-last")
         #expect(upgraded.status == 0, "\(upgraded.err)")
         #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'schema_version'") == "4")

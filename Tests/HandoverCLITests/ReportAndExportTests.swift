@@ -151,6 +151,7 @@ struct ReportAndExportTests {
         let r = try handover("export", "--ledger", path, "--format", "sqlite", "--out", file, "--since-last")
         #expect(r.status == 0, "\(r.err)")
         #expect(try sqlite(file, "SELECT value FROM export_meta WHERE key = 'schema_version'").first?["value"] == .string("3"))
+        #expect(try exportedRows("sqlite", file) == KeptRow.all(inLedgerAt: path).map(\.cells), "every kept row added")
         let state = try json("query", "state", "--ledger", path, "--format", "json").arrayValue ?? []
         let exported = try sqlite(file, "SELECT apply_outcome, applied_at FROM users ORDER BY user_key")
         #expect(exported.count == state.count)
@@ -190,9 +191,10 @@ struct ReportAndExportTests {
         // What an export of the schema before event_rows left; its next run adds every event's rows.
         let downgrade = "DROP TABLE event_rows; UPDATE export_meta SET value = '2' WHERE key = 'schema_version'"
         #expect(try runCommand("/usr/bin/sqlite3", [formats["sqlite"]!, downgrade]).status == 0)
+        // CSV: event_rows.csv left as it was, as the earlier version leaves a file it does not know.
+        try FileManager.default.removeItem(atPath: formats["jsonl"]! + "/event_rows.jsonl")
         for format in ["csv", "jsonl"] {
             let out = formats[format]!
-            try FileManager.default.removeItem(atPath: "\(out)/event_rows.\(format)")
             var manifest = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json")))).objectValue ?? [:]
             manifest["event_rows_bytes"] = nil
             manifest["schema_version"] = .int(2)
@@ -205,6 +207,15 @@ struct ReportAndExportTests {
             #expect(try exportedRows(format, out) == after.map(\.cells), "\(format) upgraded")
         }
         #expect(try sqlite(formats["sqlite"]!, "SELECT value FROM export_meta WHERE key = 'schema_version'").first?["value"] == .string("3"))
+
+        // An export of a later schema version is refused, the files left as they were.
+        let manifestPath = formats["jsonl"]! + "/manifest.json"
+        var manifest = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: manifestPath)))).objectValue ?? [:]
+        manifest["schema_version"] = .int(4)
+        try Data(JSONValue.object(manifest).canonicalBytes).write(to: URL(fileURLWithPath: manifestPath))
+        let later = try handover("export", "--ledger", path, "--format", "jsonl", "--out", formats["jsonl"]!, "--since-last")
+        #expect(later.status != 0 && later.err.contains("schema version 4"), "\(later.err)")
+        #expect(try exportedRows("jsonl", formats["jsonl"]!) == after.map(\.cells))
     }
 
     /// The rows of `event_rows` in the export at `out`, in file order (SQLite: by seq and row_index).

@@ -18,6 +18,16 @@ struct ExportSchemaTests {
         #expect(try documented("export-sqlite.sql") == ExportSchema.sql)
     }
 
+    @Test("each upgrade creates event_rows with the statement a new export runs, once")
+    func upgradesCreateEventRows() {
+        let sqlite = ExportSchema.statements(of: ExportSchema.sql).filter { $0.contains("CREATE TABLE event_rows (") }
+        #expect(sqlite.count == 1 && ExportSchema.upgradeFromVersion2 == sqlite && ExportSchema.upgradeFromVersion1.suffix(1) == sqlite)
+        let postgres = PostgresExportSchema.tableStatements.filter { $0.contains("CREATE TABLE event_rows (") }
+        #expect(postgres.count == 1 && PostgresExportSchema.upgradeFromVersion3 == postgres)
+        #expect(PostgresExportSchema.upgrades.keys.sorted() == ["1", "2", "3"])
+        #expect(PostgresExportSchema.upgrades.values.allSatisfy { $0.statements.suffix(1) == postgres })
+    }
+
     @Test("schemas/export-postgres.sql and schemas/reporting-views.sql are exactly the SQL the PostgreSQL export runs, split into whole statements")
     func postgresSchemaIsTheOneUsed() throws {
         #expect(try documented("export-postgres.sql") == PostgresExportSchema.sql)

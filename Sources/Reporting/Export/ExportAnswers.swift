@@ -30,7 +30,7 @@ public enum ExportAnswers {
     /// accounts), which the events' JSON commits to by their Merkle root only.
     public static let eventRows = Answer<ExportedRow>(
         "export event_rows", source: "handover export (event_rows)",
-        meaning: "One row a \"handoff rows received\", \"apply intended\" or \"apply settled\" event keeps beside it, exactly as kept.",
+        meaning: "One row a \"handoff rows received\", \"apply intended\" or \"apply settled\" event keeps beside it, as kept.",
         columns: ExportedRow.columns)
 
     /// The three tables, for the column reference.

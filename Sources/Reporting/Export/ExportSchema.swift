@@ -18,12 +18,20 @@ public enum ExportSchema {
 
     /// What brings an export of schema version 2 to this one: the table `event_rows` as ``sql``
     /// creates it, which the run then fills with the rows of every event the export holds.
-    static let upgradeFromVersion2 = [createStatement(of: "event_rows")]
+    static let upgradeFromVersion2 = statements(of: sql).filter { $0.hasPrefix("CREATE TABLE event_rows (") }
 
-    /// The statement of ``sql`` that creates `table`: to its first semicolon.
-    static func createStatement(of table: String) -> String {
-        let start = sql.range(of: "CREATE TABLE \(table) (")!.lowerBound
-        return String(sql[start..<sql[start...].firstIndex(of: ";")!]) + ";"
+    /// The statements of a script: comment lines dropped, split after each `;` that ends a line.
+    static func statements(of script: String) -> [String] {
+        var statements: [String] = []
+        var current: [Substring] = []
+        for line in script.split(separator: "\n") where !line.hasPrefix("--") {
+            current.append(line)
+            if line.hasSuffix(";") {
+                statements.append(current.joined(separator: "\n"))
+                current = []
+            }
+        }
+        return statements
     }
 
     /// The statements that create the indexes (one line each in ``sql``).

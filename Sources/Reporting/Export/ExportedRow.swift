@@ -4,7 +4,7 @@ import Projections
 /// One row an event keeps beside it in the ledger's `rows` database, as exports carry it: a
 /// handoff package's row (a line of its `rows.csv`) in a "handoff rows received" event, or one
 /// account's line of an apply batch. The event's JSON holds only the rows' count and Merkle
-/// root; these are the rows themselves, exactly as kept.
+/// root; these are the rows themselves, as kept (CSV writes them inert, as every cell).
 public struct ExportedRow: Sendable {
     /// The event that keeps the row.
     public var sequence: UInt64
@@ -21,7 +21,7 @@ public struct ExportedRow: Sendable {
         Column("row_index", .integer, optional: false, "The row's place among its event's rows, from 0.") { .int($0.index) },
         Column(
             "line", .text, optional: false,
-            "The row exactly as the ledger keeps it: a line of the handoff package's `rows.csv` (without its line end), or an apply batch's JSON line for one account."
+            "The row as the ledger keeps it: a line of the handoff package's `rows.csv` (without its line end); for an apply batch, one account's JSON line, or a collision's line of the accounts holding its new value (`row`, `holders`). Exact in JSON lines, SQLite and PostgreSQL; CSV writes it inert, as every cell."
         ) {
             .text(String(decoding: $0.line, as: UTF8.self))
         },

@@ -76,6 +76,9 @@ struct FileExport {
             eventsLength = UInt64(length)
             // event_rows.* came with version 3: an earlier export is given the rows of every event.
             let holdsRows = version >= 3
+            guard !holdsRows || fields["event_rows_bytes"] != nil else {
+                throw ExportError(.io, "\(manifestPath) records schema version \(version) and no event_rows_bytes")
+            }
             rowsAfter = holdsRows ? previous : 0
             rowsLength = holdsRows ? UInt64(rows) : 0
         } else if fm.fileExists(atPath: directory), try !contents(of: directory).isEmpty {
@@ -106,13 +109,15 @@ struct FileExport {
             }
             try events.write(contentsOf: bytes)
         }
+        let rowLayout = JSONLineLayout(columns: ExportAnswers.eventRows.names)
         let rowLines = BackgroundBatchWriter<ExportedRow> { batch in
-            try keptRows.write(contentsOf: Self.lines(batch, ExportAnswers.eventRows, format: format, style: csvStyle))
+            try keptRows.write(contentsOf: Self.lines(batch, ExportAnswers.eventRows, format: format, style: csvStyle, layout: rowLayout))
         }
         // users.* is written whole to a temporary file as the users are read, then renamed.
         let users = try AtomicFile.Writer(replacing: directory + "/users." + fileExtension, mode: fileMode)
+        let userLayout = JSONLineLayout(columns: ExportAnswers.users.names)
         let userLines = BackgroundBatchWriter<UserRow> { batch in
-            try users.write(Self.lines(batch, ExportAnswers.users, format: format, style: csvStyle))
+            try users.write(Self.lines(batch, ExportAnswers.users, format: format, style: csvStyle, layout: userLayout))
         }
         try users.write(header(ExportAnswers.users.names))
         var added = 0
@@ -187,9 +192,11 @@ struct FileExport {
         return file
     }
 
-    /// `batch` under `answer`'s columns: CSV lines in `style`, or JSON lines written inert.
-    private static func lines<Row>(_ batch: [Row], _ answer: Answer<Row>, format: ExportFormat, style: CSVLine.Style) -> [UInt8] {
-        let layout = JSONLineLayout(columns: answer.names)
+    /// `batch` under `answer`'s columns: CSV lines in `style`, or JSON lines in `layout` (made
+    /// for `answer`'s columns), written inert.
+    private static func lines<Row>(
+        _ batch: [Row], _ answer: Answer<Row>, format: ExportFormat, style: CSVLine.Style, layout: JSONLineLayout
+    ) -> [UInt8] {
         var bytes: [UInt8] = []
         for row in batch {
             let cells = answer.cells(row)

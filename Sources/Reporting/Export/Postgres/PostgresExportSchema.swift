@@ -16,13 +16,13 @@ public enum PostgresExportSchema {
     public static let viewsVersion = 4
 
     /// The statements of ``sql`` that create the tables, one string each.
-    static var tableStatements: [String] { statements(of: sql).filter { !$0.hasPrefix("CREATE INDEX") } }
+    static var tableStatements: [String] { ExportSchema.statements(of: sql).filter { !$0.hasPrefix("CREATE INDEX") } }
 
     /// The statements of ``sql`` that create the indexes, run after a first load.
-    static var indexStatements: [String] { statements(of: sql).filter { $0.hasPrefix("CREATE INDEX") } }
+    static var indexStatements: [String] { ExportSchema.statements(of: sql).filter { $0.hasPrefix("CREATE INDEX") } }
 
     /// The statements of ``viewsSQL``.
-    static var viewStatements: [String] { statements(of: viewsSQL) }
+    static var viewStatements: [String] { ExportSchema.statements(of: viewsSQL) }
 
     /// What brings an export of schema version 1 to this one, in the transaction of the first
     /// run that adds to it. Version 1 could hold no U+0000 (a run meeting one failed), so
@@ -45,19 +45,11 @@ public enum PostgresExportSchema {
     /// creates it, which the run then fills with the rows of every event the export holds.
     static let upgradeFromVersion3 = tableStatements.filter { $0.hasPrefix("CREATE TABLE event_rows (") }
 
-    /// The statements of a script: comment lines dropped, split after each `;` that ends a line.
-    static func statements(of script: String) -> [String] {
-        var statements: [String] = []
-        var current: [Substring] = []
-        for line in script.split(separator: "\n") where !line.hasPrefix("--") {
-            current.append(line)
-            if line.hasSuffix(";") {
-                statements.append(current.joined(separator: "\n"))
-                current = []
-            }
-        }
-        return statements
-    }
+    /// What brings an export of each earlier schema version to this one: its statements, and
+    /// whether every user is written again (the version lacked a column of `users`).
+    static let upgrades: [String: (statements: [String], rewritesUsers: Bool)] = [
+        "1": (upgradeFromVersion1, true), "2": (upgradeFromVersion2, true), "3": (upgradeFromVersion3, false),
+    ]
 
     /// The statements that create an empty export: `schemas/export-postgres.sql`, compiled in.
     public static let sql = String(decoding: PackageResources.export_postgres_sql, as: UTF8.self)

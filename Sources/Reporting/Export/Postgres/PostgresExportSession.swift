@@ -149,8 +149,8 @@ final class PostgresExportSession: @unchecked Sendable {
         /// The last event the `users` table reflects (behind `lastSequence` only after a run
         /// that committed slices of events and stopped before its users).
         var usersSequence: UInt64
-        /// The last event whose kept rows `event_rows` holds: `usersSequence`, written in the same
-        /// transaction, or 0 in an export made before `event_rows` existed.
+        /// The last event whose kept rows `event_rows` holds (`export_meta.rows_sequence`, moved
+        /// in a run's last transaction; 0 from the run that brought an earlier version to this one).
         var rowsSequence: UInt64
         /// A first export that has not finished: `users` is empty and has no indexes yet.
         var loading: Bool
@@ -159,14 +159,14 @@ final class PostgresExportSession: @unchecked Sendable {
 
     /// Inside the first transaction: reads the export's facts, or creates the tables of a
     /// first export (which stays `loading` until its last transaction), and brings an export
-    /// of schema version 1 to this one.
+    /// of an earlier schema version to this one.
     private func begin(_ source: ExportSource, identity: LedgerCreated, sinceLast: Bool) async throws -> Start {
         let fresh = try await scalar("SELECT to_regclass('export_meta') IS NULL", as: Bool.self) ?? true
         if fresh {
             for statement in PostgresExportSchema.tableStatements { try await execute(statement) }
             let meta =
                 facts(identity: identity, personalData: source.includePersonalData) + [
-                    ("state", "loading"), ("last_sequence", "0"), ("users_sequence", "0"),
+                    ("state", "loading"), ("last_sequence", "0"), ("users_sequence", "0"), ("rows_sequence", "0"),
                 ]
             try await setMeta(meta)
             return Start(lastSequence: 0, usersSequence: 0, rowsSequence: 0, loading: true, meta: [:])
@@ -182,33 +182,27 @@ final class PostgresExportSession: @unchecked Sendable {
                 "\(target.masked) already holds an export; pass --since-last to add what is new to it, or export into an empty database")
         }
         try ExportSummary.checkMatches(meta, identity: identity, personalData: source.includePersonalData, path: target.masked)
-        // A version before the apply columns holds no user's apply outcome: every user is written
-        // again. A version before event_rows holds no kept rows: every event's are added.
-        var rewriteUsers = false
-        var addAllRows = false
-        switch meta["schema_version"] {
-        case String(PostgresExportSchema.version): break
-        case "1", "2", "3":
-            rewriteUsers = meta["schema_version"] != "3"
-            addAllRows = true
-            let upgrade =
-                switch meta["schema_version"] {
-                case "1": PostgresExportSchema.upgradeFromVersion1
-                case "2": PostgresExportSchema.upgradeFromVersion2
-                default: PostgresExportSchema.upgradeFromVersion3
-                }
-            for statement in upgrade { try await execute(statement) }
-            try await setMeta([("schema_version", String(PostgresExportSchema.version))])
-        default:
-            throw ExportError(
-                .mismatch,
-                "\(target.masked) holds an export of schema version \(meta["schema_version"] ?? "?"); this version writes \(PostgresExportSchema.version): export into an empty database"
-            )
+        if meta["schema_version"] != String(PostgresExportSchema.version) {
+            guard let upgrade = PostgresExportSchema.upgrades[meta["schema_version"] ?? ""] else {
+                throw ExportError(
+                    .mismatch,
+                    "\(target.masked) holds an export of schema version \(meta["schema_version"] ?? "?"); this version writes \(PostgresExportSchema.version): export into an empty database"
+                )
+            }
+            for statement in upgrade.statements { try await execute(statement) }
+            // The marks say what is still to be written, and commit with the upgrade in the first
+            // slice: a rerun after a kill, which finds this version, writes it all the same.
+            // Every event's kept rows; every user, when the version lacked a users column.
+            meta["rows_sequence"] = "0"
+            if upgrade.rewritesUsers { meta["users_sequence"] = "0" }
+            try await setMeta(
+                [("schema_version", String(PostgresExportSchema.version)), ("rows_sequence", "0")]
+                    + (upgrade.rewritesUsers ? [("users_sequence", "0")] : []))
         }
         let last = try ExportSummary.mark("last_sequence", in: meta, path: target.masked) ?? 0
-        let marked = try ExportSummary.mark("users_sequence", in: meta, path: target.masked) ?? last
-        return Start(
-            lastSequence: last, usersSequence: rewriteUsers ? 0 : marked, rowsSequence: addAllRows ? 0 : marked, loading: loading, meta: meta)
+        let users = try ExportSummary.mark("users_sequence", in: meta, path: target.masked) ?? last
+        let rows = try ExportSummary.mark("rows_sequence", in: meta, path: target.masked) ?? users
+        return Start(lastSequence: last, usersSequence: users, rowsSequence: rows, loading: loading, meta: meta)
     }
 
     /// The last transaction's part: the kept rows, the users, the rewrites, a first load's
@@ -242,6 +236,7 @@ final class PostgresExportSession: @unchecked Sendable {
         try await setMeta(
             facts(identity: identity, personalData: source.includePersonalData) + [
                 ("views_version", String(PostgresExportSchema.viewsVersion)), ("last_sequence", String(through)), ("users_sequence", String(through)),
+                ("rows_sequence", String(through)),
                 ("window_accepted_at", end.window?.acceptedAt.rfc3339), ("window_deadline", end.window?.deadline.rfc3339), ("state", nil),
             ])
         let summary = ExportSummary(
