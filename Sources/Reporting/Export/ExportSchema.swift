@@ -20,6 +20,12 @@ public enum ExportSchema {
     /// creates it, which the run then fills with the rows of every event the export holds.
     static let upgradeFromVersion2 = statements(of: sql).filter { $0.hasPrefix("CREATE TABLE event_rows (") }
 
+    /// The upgrade from each earlier schema version, by the version `export_meta` records.
+    static let upgrades: [String: ExportUpgrade] = [
+        "1": ExportUpgrade(statements: upgradeFromVersion1, rewritesUsers: true, addsAllRows: true),
+        "2": ExportUpgrade(statements: upgradeFromVersion2, rewritesUsers: false, addsAllRows: true),
+    ]
+
     /// The statements of a script: comment lines dropped, split after each `;` that ends a line.
     static func statements(of script: String) -> [String] {
         var statements: [String] = []

@@ -39,22 +39,16 @@ struct SQLiteExport {
                 previous = try ExportSummary.mark("last_sequence", in: meta, path: path) ?? 0
                 usersAfter = previous
                 rowsAfter = previous
-                // An earlier version holds no kept rows: the rows of every event it holds are added.
-                switch meta["schema_version"] {
-                case String(ExportSchema.version): break
-                case "2":
-                    for statement in ExportSchema.upgradeFromVersion2 { try db.execute(sql: statement) }
-                    rowsAfter = 0
-                case "1":
-                    // Version 1 holds no user's apply outcome either: every user is written again.
-                    for statement in ExportSchema.upgradeFromVersion1 { try db.execute(sql: statement) }
-                    usersAfter = 0
-                    rowsAfter = 0
-                default:
-                    throw ExportError(
-                        .mismatch,
-                        "\(path) holds an export of schema version \(meta["schema_version"] ?? "?"); this version writes \(ExportSchema.version): export to a new file"
-                    )
+                if meta["schema_version"] != String(ExportSchema.version) {
+                    guard let upgrade = ExportSchema.upgrades[meta["schema_version"] ?? ""] else {
+                        throw ExportError(
+                            .mismatch,
+                            "\(path) holds an export of schema version \(meta["schema_version"] ?? "?"); this version writes \(ExportSchema.version): export to a new file"
+                        )
+                    }
+                    for statement in upgrade.statements { try db.execute(sql: statement) }
+                    if upgrade.rewritesUsers { usersAfter = 0 }
+                    if upgrade.addsAllRows { rowsAfter = 0 }
                 }
             } else {
                 try db.execute(sql: ExportSchema.tableStatements)

@@ -45,10 +45,11 @@ public enum PostgresExportSchema {
     /// creates it, which the run then fills with the rows of every event the export holds.
     static let upgradeFromVersion3 = tableStatements.filter { $0.hasPrefix("CREATE TABLE event_rows (") }
 
-    /// What brings an export of each earlier schema version to this one: its statements, and
-    /// whether every user is written again (the version lacked a column of `users`).
-    static let upgrades: [String: (statements: [String], rewritesUsers: Bool)] = [
-        "1": (upgradeFromVersion1, true), "2": (upgradeFromVersion2, true), "3": (upgradeFromVersion3, false),
+    /// The upgrade from each earlier schema version, by the version `export_meta` records.
+    static let upgrades: [String: ExportUpgrade] = [
+        "1": ExportUpgrade(statements: upgradeFromVersion1, rewritesUsers: true, addsAllRows: true),
+        "2": ExportUpgrade(statements: upgradeFromVersion2, rewritesUsers: true, addsAllRows: true),
+        "3": ExportUpgrade(statements: upgradeFromVersion3, rewritesUsers: false, addsAllRows: true),
     ]
 
     /// The statements that create an empty export: `schemas/export-postgres.sql`, compiled in.

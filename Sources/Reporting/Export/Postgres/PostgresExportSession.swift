@@ -192,12 +192,11 @@ final class PostgresExportSession: @unchecked Sendable {
             for statement in upgrade.statements { try await execute(statement) }
             // The marks say what is still to be written, and commit with the upgrade in the first
             // slice: a rerun after a kill, which finds this version, writes it all the same.
-            // Every event's kept rows; every user, when the version lacked a users column.
-            meta["rows_sequence"] = "0"
-            if upgrade.rewritesUsers { meta["users_sequence"] = "0" }
-            try await setMeta(
-                [("schema_version", String(PostgresExportSchema.version)), ("rows_sequence", "0")]
-                    + (upgrade.rewritesUsers ? [("users_sequence", "0")] : []))
+            var marks = [("schema_version", String(PostgresExportSchema.version))]
+            if upgrade.addsAllRows { marks.append(("rows_sequence", "0")) }
+            if upgrade.rewritesUsers { marks.append(("users_sequence", "0")) }
+            try await setMeta(marks)
+            for (key, value) in marks { meta[key] = value }
         }
         let last = try ExportSummary.mark("last_sequence", in: meta, path: target.masked) ?? 0
         let users = try ExportSummary.mark("users_sequence", in: meta, path: target.masked) ?? last
