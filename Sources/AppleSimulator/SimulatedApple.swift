@@ -155,12 +155,32 @@ public final class SimulatedApple: Sendable {
             throw invalidRequest("transfer_sub was not issued for this team")
         }
         guard !hasRevoked(transferSub) else { throw invalidRequest("the user revoked authorization") }
-        let digest = Array(HMAC<SHA256>.authenticationCode(for: Data("recipient|\(teamID)|\(parts[1])".utf8), using: secret))
+        return recipientUser(teamID: teamID, transferBody: String(parts[1]))
+    }
+
+    /// The user team `teamID` is given for the transfer identifier whose body is `transferBody`:
+    /// a `sub` of its own and, for most users, an email: 3% none, 80% a private relay address
+    /// of the team's own, the rest the user's own address (the same for every team).
+    private func recipientUser(teamID: String, transferBody: String) -> MigratedUser {
+        let digest = Array(HMAC<SHA256>.authenticationCode(for: Data("recipient|\(teamID)|\(transferBody)".utf8), using: secret))
         let sub = "001\(100 + Int(digest[0]) % 900).\(Hex.encode(digest[1..<17])).\(1000 + (Int(digest[17]) << 8 | Int(digest[18])) % 9000)"
         let roll = Int(digest[19]) * 100 / 256
         if roll < 3 { return MigratedUser(sub: sub, email: nil, isPrivateEmail: nil) }
         if roll < 83 { return MigratedUser(sub: sub, email: "\(Hex.encode(digest[20..<25]))@privaterelay.appleid.com", isPrivateEmail: true) }
         return MigratedUser(sub: sub, email: "user.\(Hex.encode(digest[20..<24]))@example.com", isPrivateEmail: false)
+    }
+
+    /// Team A: the email team `teamID`'s app was given when the user with `sub` signed in, as
+    /// the rehearsal's accounts table starts with it. A user who shares their own address with
+    /// the team it is transferred to shared it with this one too; every other user hid theirs
+    /// behind a private relay address of this team's own (Apple gives some of them none when
+    /// their identifier is exchanged). Nil for a team that transfers no app.
+    public func senderEmail(teamID: String, sub: String) -> String? {
+        guard let target = transfers.first(where: { $0.fromTeam == teamID })?.toTeam else { return nil }
+        let recipient = recipientUser(teamID: target, transferBody: mac("transfer", "\(teamID)|\(sub)|\(target)", length: 32))
+        if recipient.isPrivateEmail == false, let own = recipient.email { return own }
+        let digest = Array(HMAC<SHA256>.authenticationCode(for: Data("sender-relay|\(teamID)|\(sub)".utf8), using: secret))
+        return "\(Hex.encode(digest[0..<5]))@privaterelay.appleid.com"
     }
 
     /// Whether the user named by `identifier` revoked consent (listed, or within the fraction).

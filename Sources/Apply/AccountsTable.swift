@@ -12,19 +12,25 @@ public protocol AccountsTable: Sendable {
     var targetKind: ApplyStarted.TargetKind { get }
     var targetName: String { get }
 
-    /// For each key held by a row the mapping may change, the row's current value of the `sub`
-    /// column (nil for NULL). Keys of no such row are absent.
-    func currentValues(forKeys keys: [String]) async throws -> [String: String?]
+    /// For each key held by a row the mapping may change, the row's current value of each
+    /// mapped column as text, in ``ApplyMapping/mapped`` order (nil for NULL). Keys of no such
+    /// row are absent.
+    func currentValues(forKeys keys: [String]) async throws -> [String: [String?]]
 
-    /// For each of `values`, the keys of every row (whatever the condition) whose `sub` column holds it.
-    func holders(of values: [String]) async throws -> [String: [String]]
+    /// For each of `values`, the keys of every row (whatever the condition) whose `column` holds
+    /// it (compared as the column compares, through its index).
+    func holders(of values: [String], in column: ApplyColumn) async throws -> [String: [String]]
 
     /// Writes `changes` and the batch's marker in one transaction, each change only when its
-    /// row still holds the old value and no other row holds the new one. Returns each change's
-    /// outcome, in order: `applied`, `changed-meanwhile` (the row no longer held the old value,
-    /// no longer passes the condition, or is gone) or `collision` (another row came to hold the
-    /// new value).
+    /// row still holds the old value in that column (and, for a column of unique values, no
+    /// other row holds the new one). Returns each change's outcome, in order: `applied`,
+    /// `changed-meanwhile` (the row no longer held the old value, no longer passes the condition,
+    /// or is gone) or `collision` (another row came to hold the new value).
     func write(_ changes: [AccountChange], marker: ApplyMarker) async throws -> [ApplyOutcome]
+
+    /// The forwarding flag as the database shows it in text: `true`/`false` in PostgreSQL (a
+    /// boolean column), `1`/`0` in SQLite.
+    func flagText(_ forwarding: Bool) -> String
 
     /// The batches of `run` whose transaction committed, by their markers.
     func committedBatches(of run: String) async throws -> [ApplyMarker]
@@ -37,15 +43,17 @@ extension AccountsTable {
     public func close() async {}
 }
 
-/// One account's planned change: the row with `key` from `old` to `new` (nil: NULL, which only
-/// an undo writes back).
+/// One cell's planned change: the row with `key`, its `column` from `old` to `new` (nil: NULL,
+/// which only an undo writes back).
 public struct AccountChange: Sendable, Equatable {
     public var key: String
+    public var column: ApplyColumn
     public var old: String?
     public var new: String?
 
-    public init(key: String, old: String?, new: String?) {
+    public init(key: String, column: ApplyColumn = .recipientSub, old: String?, new: String?) {
         self.key = key
+        self.column = column
         self.old = old
         self.new = new
     }
@@ -60,7 +68,7 @@ public struct ApplyMarker: Sendable, Equatable {
     public var batch: Int
     /// SHA-256 of the batch's intent as the ledger records it, hex.
     public var intentSHA256: String
-    /// Each change's outcome, in the batch's order (filled in by the write).
+    /// Each change's outcome, in the batch's order: by account, then by column (filled in by the write).
     public var outcomes: [ApplyOutcome]
 
     public init(run: String, batch: Int, intentSHA256: String, outcomes: [ApplyOutcome] = []) {

@@ -30,14 +30,15 @@ final class ApplyBatchWriter {
     /// Records `entries` as the next batch's intent, waits for the batch before to be written
     /// and settles it, then starts writing this one. `userCount` is asked for only when the run
     /// starts here.
-    func write(_ entries: [ApplyPlan.Entry], userCount: () throws -> Int) async throws {
+    func write(_ planned: [ApplyPlan.Entry], userCount: () throws -> Int) async throws {
+        let (entries, rows) = try recordable(planned)
+        guard !rows.isEmpty else { return }
         let runID = try startIfNeeded(userCount: userCount)
-        var holders: [Int: [String]] = [:]
-        for (i, entry) in entries.enumerated() where entry.outcome == .collision { holders[i] = entry.holders }
-        let intent = ApplyIntended(
-            batch: nextBatch, accountIDs: entries.map(\.accountID), oldValues: entries.map(\.old), newValues: entries.map(\.new),
-            planned: entries.map(\.outcome), holders: holders, salts: entries.map { _ in RowTree.newSalt() },
-            holderSalts: holders.mapValues { _ in RowTree.newSalt() })
+        var holderSalts: [ApplyIntended.CellIndex: [UInt8]] = [:]
+        for (i, row) in rows.enumerated() {
+            for cell in row.cells where cell.planned == .collision { holderSalts[ApplyIntended.CellIndex(row: i, column: cell.column)] = RowTree.newSalt() }
+        }
+        let intent = ApplyIntended(batch: nextBatch, rows: rows, salts: rows.map { _ in RowTree.newSalt() }, holderSalts: holderSalts)
         nextBatch += 1
         let intended = EventDraft(.applyIntended(intent), idempotencyKey: ApplyIntended.idempotencyKey(run: runID, batch: intent.batch), runID: runID)
         _ = try await run.ledger.append(contentsOf: unsettled + [intended])
@@ -68,12 +69,47 @@ final class ApplyBatchWriter {
     /// Records "run finished" (with what is unsettled) when the run was recorded at all.
     func finish(since start: ContinuousClock.Instant) async throws {
         guard let runID else { return }
-        let counts = Dictionary(uniqueKeysWithValues: result.counts.map { ($0.key.rawValue, $0.value) })
+        // The recipient_sub column's outcomes by name (as runs that set no other column record
+        // them), another column's as COLUMN.OUTCOME.
+        var counts: [String: Int] = [:]
+        for (column, outcomes) in result.counts {
+            for (outcome, n) in outcomes { counts[(column == .recipientSub ? "" : column.rawValue + ".") + outcome.rawValue] = n }
+        }
         let finished = RunFinished(
             command: ApplyRun.command, counts: counts, durationMilliseconds: Int((ContinuousClock.now - start).inSeconds * 1000),
             exitStatus: Int(result.exitStatus.rawValue))
         _ = try await run.ledger.append(contentsOf: unsettled + [EventDraft(.runFinished(finished), runID: runID)])
         unsettled = []
+    }
+
+    /// The entries as the ledger records them: each cell's values, an address sealed with the
+    /// user's data key (an address of the user's own, kept, recorded without it). An email cell
+    /// whose key is gone (the user erased since the plan) is neither recorded nor written.
+    private func recordable(_ entries: [ApplyPlan.Entry]) throws -> ([ApplyPlan.Entry], [ApplyIntended.Row]) {
+        let sealer = run.ledger.sealer
+        let keys = try sealer.keys(ids: entries.compactMap { entry in entry.cell(.email) == nil ? nil : entry.keyID })
+        var kept: [ApplyPlan.Entry] = []
+        var rows: [ApplyIntended.Row] = []
+        for var entry in entries {
+            var cells: [ApplyCell] = []
+            entry.cells = try entry.cells.filter { cell in
+                var values: [ApplyValue?] = []
+                for value in cell.planned == .kept ? [nil, nil] : [cell.old, cell.new] {
+                    guard let value, cell.column.isSealed else {
+                        values.append(value.map(ApplyValue.text))
+                        continue
+                    }
+                    guard let keyID = entry.keyID, let sealed = try sealer.seal(value, keyID: keyID, with: keys) else { return false }
+                    values.append(.sealed(sealed))
+                }
+                cells.append(ApplyCell(column: cell.column, old: values[0], new: values[1], planned: cell.planned, holders: cell.holders))
+                return true
+            }
+            guard !cells.isEmpty else { continue }
+            kept.append(entry)
+            rows.append(ApplyIntended.Row(account: entry.accountID, cells: cells))
+        }
+        return (kept, rows)
     }
 
     /// The run's ID, its "apply started" made when this is its first batch.
@@ -91,15 +127,17 @@ final class ApplyBatchWriter {
     private func settle(_ intent: ApplyIntended, _ entries: [ApplyPlan.Entry], _ written: [ApplyOutcome]) {
         guard let runID else { return }
         let undo = run.options.undo != nil
-        let outcomes = ApplyRun.outcomes(of: intent, written: written, undo: undo)
+        let rows = ApplyRun.outcomes(of: intent, written: written, undo: undo)
         let settled = ApplySettled(
-            batch: intent.batch, intentSHA256: intent.sha256, committed: true, recovered: false, undo: undo, accountIDs: intent.accountIDs,
-            outcomes: outcomes, salts: intent.accountIDs.map { _ in RowTree.newSalt() })
+            batch: intent.batch, intentSHA256: intent.sha256, committed: true, recovered: false, undo: undo, rows: rows,
+            salts: rows.map { _ in RowTree.newSalt() })
         unsettled.append(
             EventDraft(.applySettled(settled), idempotencyKey: ApplySettled.idempotencyKey(run: runID, batch: intent.batch), runID: runID))
-        for (entry, outcome) in zip(entries, outcomes) {
-            result.counts[outcome, default: 0] += 1
-            if ![.applied, .already, .undone].contains(outcome) { result.notApplied.append((entry, outcome)) }
+        for (entry, row) in zip(entries, rows) {
+            for cell in row.outcomes {
+                result.counts[cell.column, default: [:]][cell.outcome, default: 0] += 1
+                if ![.applied, .already, .undone].contains(cell.outcome) { result.notApplied.append((entry, cell.column, cell.outcome)) }
+            }
         }
         run.logger.debug("apply batch written", metadata: ["run": "\(runID)", "batch": "\(intent.batch)", "accounts": "\(entries.count)"])
     }

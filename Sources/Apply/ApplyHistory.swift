@@ -1,4 +1,5 @@
 import Ledger
+import Projections
 
 /// The apply runs a ledger records, read from their events: each run's start, its batches'
 /// intents and settlements, and whether it finished.
@@ -10,6 +11,8 @@ public struct ApplyHistory: Sendable {
         public var startedAt: Timestamp
         public var intents: [Int: ApplyIntended] = [:]
         public var settled: [Int: ApplySettled] = [:]
+        /// When each settlement was recorded, by batch.
+        public var settledAt: [Int: Timestamp] = [:]
         /// Whether its "run finished" is recorded.
         public var finished = false
 
@@ -24,13 +27,9 @@ public struct ApplyHistory: Sendable {
             started.targetKind == other.targetKind && started.target == other.target && started.table == other.table
         }
 
-        /// The accounts of its committed batches, with each one's outcome.
-        public var settledAccounts: [String: ApplyOutcome] {
-            var found: [String: ApplyOutcome] = [:]
-            for settlement in settled.values where settlement.committed {
-                for (account, outcome) in zip(settlement.accountIDs, settlement.outcomes) { found[account] = outcome }
-            }
-            return found
+        /// The accounts of its committed batches.
+        public var settledAccounts: Set<String> {
+            Set(settled.values.filter(\.committed).flatMap(\.accountIDs))
         }
     }
 
@@ -56,6 +55,7 @@ public struct ApplyHistory: Sendable {
                 let i = event.actor.runID.flatMap({ index[$0] })
             else { continue }
             runs[i].settled[settlement.batch] = settlement
+            runs[i].settledAt[settlement.batch] = event.recordedAt
         }
         for sequence in try view.sequences(of: .runFinished) {
             guard let event = try view.event(sequence), case .runFinished(let finished) = event.body, finished.command == ApplyRun.command,
@@ -66,15 +66,18 @@ public struct ApplyHistory: Sendable {
         self.runs = runs
     }
 
-    /// Each account's last outcome in the runs that wrote to the same table as `started`, in the
-    /// order they started: an undo's `undone` counts, its other outcomes change nothing.
-    public func outcomes(writingSameTableAs started: ApplyStarted) -> [String: ApplyOutcome] {
-        var found: [String: ApplyOutcome] = [:]
+    /// Each account's last outcome in each column, and when it was recorded, in the runs that
+    /// wrote to the same table as `started`, in the order they started: an undo's `undone`
+    /// counts, its other outcomes change nothing.
+    public func outcomes(writingSameTableAs started: ApplyStarted) -> [String: PerColumn<AppliedCell>] {
+        var found: [String: PerColumn<AppliedCell>] = [:]
         for run in runs where run.writesSameTable(as: started) {
             for batch in run.settled.keys.sorted() {
-                guard let settlement = run.settled[batch], settlement.committed else { continue }
-                for (account, outcome) in zip(settlement.accountIDs, settlement.outcomes) where !settlement.undo || outcome == .undone {
-                    found[account] = outcome
+                guard let settlement = run.settled[batch], settlement.committed, let at = run.settledAt[batch] else { continue }
+                for row in settlement.rows {
+                    for cell in row.outcomes where !settlement.undo || cell.outcome == .undone {
+                        found[row.account, default: PerColumn()][cell.column] = AppliedCell(cell.outcome, at: at)
+                    }
                 }
             }
         }

@@ -4,15 +4,16 @@ import Ledger
 import Logging
 import Projections
 
-/// `apply`: sets each migrated user's new `sub` on their account in the app's own database,
-/// or with ``Options/undo`` restores what one apply run replaced.
+/// `apply`: sets each migrated user's new values on their account in the app's own database
+/// (the `sub`, and where mapped the private relay address and the forwarding flag), or with
+/// ``Options/undo`` restores what one apply run replaced.
 ///
-/// A plan (``plan()``) only reads. A commit (``commit(progress:)``) works in batches: it
-/// records each batch's intent in the ledger ("apply intended"), sends it to the database in one
-/// transaction with a marker row (``ApplyMarker``), then records what became of each account
-/// ("apply settled"). The two stores cannot commit together; a commit stopped anywhere
-/// (SIGKILL included) leaves at most two batches intended and not settled, which the next
-/// commit settles from the database's markers before it goes on under the same run ID.
+/// A plan (``plan()``) only reads. A commit (``commit()``) works in batches: it records each
+/// batch's intent in the ledger ("apply intended"), sends it to the database in one transaction
+/// with a marker row (``ApplyMarker``), then records what became of each cell ("apply
+/// settled"). The two stores cannot commit together; a commit stopped anywhere (SIGKILL
+/// included) leaves at most two batches intended and not settled, which the next commit settles
+/// from the database's markers before it goes on under the same run ID.
 public struct ApplyRun: Sendable {
     /// The command name "run finished" records.
     public static let command = "apply"
@@ -23,7 +24,8 @@ public struct ApplyRun: Sendable {
         public var batchSize = 1_000
         /// Only these users (by `account_id`); nil for every migrated user.
         public var accounts: Set<String>?
-        /// Only users migrated since the last finished apply run to the same table began.
+        /// For each column, only users migrated, or whose value in it was recorded, since the
+        /// last finished apply run to the same table that set it began.
         public var sinceLast = false
         /// The apply run to undo.
         public var undo: String?
@@ -45,14 +47,23 @@ public struct ApplyRun: Sendable {
         /// Batches of stopped runs settled from the database's markers, and how many of them had committed.
         public var recoveredBatches = 0
         public var recoveredCommitted = 0
-        /// Accounts by outcome, this invocation's own batches.
-        public var counts: [ApplyOutcome: Int] = [:]
-        /// The accounts this invocation did not set (a collision, a change made meanwhile, no
-        /// account), with their outcomes: a list as long as the problems, not as the run.
-        public var notApplied: [(entry: ApplyPlan.Entry, outcome: ApplyOutcome)] = []
+        /// Cells by column and outcome, this invocation's own batches.
+        public var counts: [ApplyColumn: [ApplyOutcome: Int]] = [:]
+        /// The cells this invocation did not set (a collision, a change made meanwhile, no
+        /// account, an address of the user's own kept), with their outcomes: a list as long as
+        /// the problems, not as the run.
+        public var notApplied: [(entry: ApplyPlan.Entry, column: ApplyColumn, outcome: ApplyOutcome)] = []
+        /// The accounts whose email column holds a relay address no cell replaces.
+        public var staleAddresses: [StaleAddress] = []
+        /// For an undo: the accounts whose addresses cannot be opened any more (the user was
+        /// erased since): their email is not restored.
+        public var erasedSince: [String] = []
 
-        /// The exit status: failed while an account needs a person (a collision, a change made meanwhile).
-        public var exitStatus: ExitStatus { (counts[.collision] ?? 0) + (counts[.changedMeanwhile] ?? 0) > 0 ? .failed : .success }
+        /// How many cells of all columns have `outcome`.
+        public func count(_ outcome: ApplyOutcome) -> Int { counts.values.reduce(0) { $0 + ($1[outcome] ?? 0) } }
+
+        /// The exit status: failed while a cell needs a person (a collision, a change made meanwhile).
+        public var exitStatus: ExitStatus { count(.collision) + count(.changedMeanwhile) > 0 ? .failed : .success }
     }
 
     public let ledger: Ledger
@@ -80,7 +91,8 @@ public struct ApplyRun: Sendable {
     func started(userCount: Int) -> ApplyStarted {
         let m = table.mapping
         return ApplyStarted(
-            targetKind: table.targetKind, target: table.targetName, table: m.table.name, keyColumn: m.keyColumn.name, subColumn: m.subColumn.name,
+            targetKind: table.targetKind, target: table.targetName, table: m.table.name, keyColumn: m.keyColumn.name,
+            columns: PerColumn(recipientSub: m.columns.recipientSub?.name, email: m.columns.email?.name, emailForwarding: m.columns.emailForwarding?.name),
             condition: m.condition, undoOf: options.undo, userCount: userCount, batchSize: options.batchSize)
     }
 
@@ -88,46 +100,103 @@ public struct ApplyRun: Sendable {
 
     /// What a commit would do now, read without writing anything.
     public func plan() async throws -> ApplyPlan {
-        try await ApplyPlan(items: try work(ledger.read { try ApplyHistory($0) }, resuming: nil).allItems(), table: table, batch: options.batchSize)
+        let (work, erasedSince) = try work(ledger.read { try ApplyHistory($0) }, resuming: nil)
+        let (items, candidates) = try work.allPages()
+        var plan = try await ApplyPlan(items: items, table: table, batch: options.batchSize)
+        for start in stride(from: 0, to: candidates.count, by: options.batchSize) {
+            plan.staleAddresses += try await ApplyPlan.staleAddresses(
+                Array(candidates[start..<min(start + options.batchSize, candidates.count)]), table: table)
+        }
+        plan.erasedSince = erasedSince
+        return plan
     }
 
     /// What the run takes: for an undo, the accounts the undone run changed (and not restored
-    /// since); for an apply, the migrated users earlier runs to the same table left undone.
-    private func work(_ history: ApplyHistory, resuming run: ApplyHistory.Run?) throws -> ApplyWork {
-        ApplyWork(source: try source(history, resuming: run), ledger: ledger, projection: projection, batchSize: options.batchSize)
+    /// since), with those whose addresses no longer open; for an apply, the migrated users whose
+    /// columns earlier runs to the same table left undone.
+    private func work(_ history: ApplyHistory, resuming run: ApplyHistory.Run?) throws -> (ApplyWork, erasedSince: [String]) {
+        let (source, erased) = try source(history, resuming: run)
+        return (ApplyWork(source: source, ledger: ledger, projection: projection, batchSize: options.batchSize), erased)
     }
 
     /// The users (an apply) or the accounts (an undo) the run takes, from the ledger's apply
     /// history.
-    private func source(_ history: ApplyHistory, resuming run: ApplyHistory.Run?) throws -> ApplyWork.Source {
-        let done = run?.settledAccounts ?? [:]
+    private func source(_ history: ApplyHistory, resuming run: ApplyHistory.Run?) throws -> (ApplyWork.Source, erasedSince: [String]) {
+        let done = run?.settledAccounts ?? []
         let mine = started(userCount: 0)
         // What earlier runs did to this table's accounts: the ledger's users hold only the
         // last outcome, of whichever table was written last.
         let prior = history.outcomes(writingSameTableAs: mine)
+        let columns = table.mapping.mapped.map(\.value)
         guard let undo = options.undo else {
-            let since =
-                options.sinceLast ? history.runs.last { $0.finished && $0.started.undoOf == nil && $0.writesSameTable(as: mine) }?.startedAt : nil
-            return .users(ApplyWork.Filter(done: done, prior: prior, since: since, accounts: options.accounts))
+            var since = PerColumn<Timestamp>()
+            if options.sinceLast {
+                for column in columns {
+                    since[column] =
+                        history.runs.last { $0.finished && $0.started.undoOf == nil && $0.writesSameTable(as: mine) && $0.started.columns[column] != nil }?
+                        .startedAt
+                }
+            }
+            let filter = ApplyWork.Filter(
+                columns: columns, done: done, prior: prior, since: since, accounts: options.accounts,
+                flags: (table.flagText(true), table.flagText(false)))
+            return (.users(filter), [])
         }
         guard let undone = history.run(undo) else { throw ApplyError(.usage, "no apply run \(undo) is recorded in this ledger") }
         guard undone.started.undoOf == nil else { throw ApplyError(.usage, "run \(undo) is itself an undo; apply again instead of undoing it") }
-        guard undone.writesSameTable(as: mine) else {
+        guard undone.writesSameTable(as: mine), undone.started.columns == mine.columns else {
             throw ApplyError(
                 .usage,
-                "run \(undo) wrote to \(undone.started.table) in \(undone.started.target), not to \(table.mapping.table) in \(table.targetName)")
+                "run \(undo) wrote to \(undone.started.table) in \(undone.started.target) with "
+                    + undone.started.mapped.map { "--set \($0.value.rawValue)=\($0.column)" }.joined(separator: " ")
+                    + ": undo it with that table and those --set options")
         }
-        // Only accounts whose last outcome on this table is still the run's `applied`.
-        var items: [ApplyPlan.Item] = []
+        return try undoItems(of: undone, prior: prior, done: done)
+    }
+
+    /// The accounts `undone` changed whose last outcome on this table is still its `applied`,
+    /// each cell to take back the value the run read; an email cell's addresses opened, and the
+    /// accounts whose addresses no longer open (erased since) listed instead.
+    private func undoItems(of undone: ApplyHistory.Run, prior: [String: PerColumn<AppliedCell>], done: Set<String>) throws -> (
+        ApplyWork.Source, erasedSince: [String]
+    ) {
+        var found: [(account: String, cells: [ApplyCell])] = []
         for batch in undone.settled.keys.sorted() {
             guard let settlement = undone.settled[batch], settlement.committed, let intent = undone.intents[batch] else { continue }
-            for (i, outcome) in settlement.outcomes.enumerated()
-            where outcome == .applied && prior[intent.accountIDs[i]] == .applied && done[intent.accountIDs[i]] == nil {
-                guard options.accounts?.contains(intent.accountIDs[i]) ?? true else { continue }
-                items.append(ApplyPlan.Item(accountID: intent.accountIDs[i], new: intent.oldValues[i], expected: .some(intent.newValues[i])))
+            for (i, row) in settlement.rows.enumerated() where i < intent.rows.count && !done.contains(row.account) {
+                guard options.accounts?.contains(row.account) ?? true else { continue }
+                let cells = row.outcomes.compactMap { cell -> ApplyCell? in
+                    guard cell.outcome == .applied, prior[row.account]?[cell.column]?.outcome == .applied else { return nil }
+                    return intent.rows[i].cell(cell.column)
+                }
+                if !cells.isEmpty { found.append((row.account, cells)) }
             }
         }
-        return .items(items)
+        let sealer = ledger.sealer
+        let keys = try sealer.keys(
+            for: found.flatMap { $0.cells.flatMap { [$0.old, $0.new].compactMap { if case .sealed(let s)? = $0 { s } else { nil } } } })
+        func opened(_ value: ApplyValue?) throws -> String?? {
+            switch value {
+            case nil: return .some(nil)
+            case .text(let text)?: return .some(text)
+            case .sealed(let sealed)?: return try sealer.open(sealed, with: keys).map { .some($0) }
+            }
+        }
+        var items: [ApplyPlan.Item] = []
+        var erased: [String] = []
+        for (account, cells) in found {
+            var item = ApplyPlan.Item(accountID: account, cells: [])
+            for cell in cells {
+                guard let old = try opened(cell.old), let new = try opened(cell.new) else {
+                    erased.append(account)
+                    continue
+                }
+                item.cells.append(ApplyPlan.Item.Cell(column: cell.column, new: old, expected: .some(new)))
+                if case .sealed(let sealed)? = cell.new { item.keyID = sealed.keyID }
+            }
+            if !item.cells.isEmpty { items.append(item) }
+        }
+        return (.items(items), erased)
     }
 
     // MARK: Committing
@@ -141,20 +210,26 @@ public struct ApplyRun: Sendable {
         let writer = ApplyBatchWriter(self, resuming: resumed)
         writer.result.recoveredBatches = recovered.batches
         writer.result.recoveredCommitted = recovered.committed
-        let work = try work(history, resuming: resumed)
-        let plan = { @Sendable [reader] (first: UInt64) async throws -> (entries: [ApplyPlan.Entry], next: UInt64?) in
+        let (work, erasedSince) = try work(history, resuming: resumed)
+        writer.result.erasedSince = erasedSince
+        let plan = { @Sendable [reader] (first: UInt64) async throws -> (entries: [ApplyPlan.Entry], stale: [StaleAddress], next: UInt64?) in
             let page = try work.page(from: first)
             // An outcome on record already (no account, the same collision) is not recorded again.
-            let entries = try await ApplyPlan.entries(page.items, table: reader).filter { entry in
-                page.recorded[entry.accountID].map { ApplyOutcome(unwritten: entry.outcome) != $0 } ?? true
+            let entries = try await ApplyPlan.entries(page.items, table: reader).compactMap { entry -> ApplyPlan.Entry? in
+                var entry = entry
+                entry.cells.removeAll { cell in
+                    page.recorded[entry.accountID]?[cell.column].map { ApplyOutcome(unwritten: cell.planned) == $0 } ?? false
+                }
+                return entry.cells.isEmpty ? nil : entry
             }
-            return (entries, page.next)
+            return (entries, try await ApplyPlan.staleAddresses(page.staleCandidates, table: reader), page.next)
         }
-        var next: Task<(entries: [ApplyPlan.Entry], next: UInt64?), Error>? = Task { try await plan(0) }
+        var next: Task<(entries: [ApplyPlan.Entry], stale: [StaleAddress], next: UInt64?), Error>? = Task { try await plan(0) }
         do {
             while let reading = next {
-                let (entries, after) = try await reading.value
+                let (entries, stale, after) = try await reading.value
                 next = after.map { first in Task { try await plan(first) } }
+                writer.result.staleAddresses += stale
                 guard !entries.isEmpty else { continue }
                 try await writer.write(entries, userCount: work.count)
             }
@@ -169,13 +244,17 @@ public struct ApplyRun: Sendable {
         return writer.result
     }
 
-    /// Each of `intent`'s accounts' outcome: the written ones' in order (for an undo, a value
-    /// written back is `undone`), the others' as planned.
-    static func outcomes(of intent: ApplyIntended, written: [ApplyOutcome], undo: Bool) -> [ApplyOutcome] {
+    /// Each of `intent`'s accounts with each cell's outcome: the written ones' in order (for an
+    /// undo, a value written back is `undone`), the others' as planned.
+    static func outcomes(of intent: ApplyIntended, written: [ApplyOutcome], undo: Bool) -> [ApplySettled.Row] {
         var next = written.makeIterator()
-        return intent.planned.map { planned in
-            let outcome = ApplyOutcome(unwritten: planned) ?? next.next() ?? .changedMeanwhile
-            return undo && outcome == .applied ? .undone : outcome
+        return intent.rows.map { row in
+            ApplySettled.Row(
+                account: row.account,
+                outcomes: row.cells.map { cell in
+                    let outcome = ApplyOutcome(unwritten: cell.planned) ?? next.next() ?? .changedMeanwhile
+                    return ApplyCellOutcome(cell.column, undo && outcome == .applied ? .undone : outcome)
+                })
         }
     }
 
@@ -194,20 +273,21 @@ public struct ApplyRun: Sendable {
                 let markers = Dictionary(try await table.committedBatches(of: run.id).map { ($0.batch, $0) }, uniquingKeysWith: { a, _ in a })
                 for intent in dangling {
                     let digest = intent.sha256
-                    var outcomes: [ApplyOutcome]?
+                    var rows: [ApplySettled.Row]?
                     if let marker = markers[intent.batch] {
-                        guard marker.intentSHA256 == digest, marker.outcomes.count == intent.planned.filter({ $0 == .change }).count else {
+                        guard marker.intentSHA256 == digest, marker.outcomes.count == intent.changes.count else {
                             throw ApplyError(
                                 .target,
                                 "\(table.targetName): the marker of run \(run.id) batch \(intent.batch) does not match the intent the ledger recorded"
                             )
                         }
-                        outcomes = Self.outcomes(of: intent, written: marker.outcomes, undo: run.started.undoOf != nil)
+                        rows = Self.outcomes(of: intent, written: marker.outcomes, undo: run.started.undoOf != nil)
                         recovered.committed += 1
                     }
                     let settlement = ApplySettled(
-                        batch: intent.batch, intentSHA256: digest, committed: outcomes != nil, recovered: true, undo: run.started.undoOf != nil,
-                        accountIDs: intent.accountIDs, outcomes: outcomes ?? [], salts: intent.accountIDs.map { _ in RowTree.newSalt() })
+                        batch: intent.batch, intentSHA256: digest, committed: rows != nil, recovered: true, undo: run.started.undoOf != nil,
+                        rows: rows ?? intent.accountIDs.map { ApplySettled.Row(account: $0, outcomes: []) },
+                        salts: intent.rows.map { _ in RowTree.newSalt() })
                     recovered.batches += 1
                     _ = try await ledger.append(
                         EventDraft(
@@ -216,6 +296,7 @@ public struct ApplyRun: Sendable {
                         "apply batch settled from its marker",
                         metadata: ["run": "\(run.id)", "batch": "\(intent.batch)", "committed": "\(settlement.committed)"])
                     run.settled[intent.batch] = settlement
+                    run.settledAt[intent.batch] = .now()
                 }
             }
             history.runs[index] = run
@@ -223,13 +304,13 @@ public struct ApplyRun: Sendable {
         }
         if let resumed {
             let theirs = resumed.started
-            guard theirs.keyColumn == mine.keyColumn, theirs.subColumn == mine.subColumn, theirs.condition == mine.condition,
+            guard theirs.keyColumn == mine.keyColumn, theirs.columns == mine.columns, theirs.condition == mine.condition,
                 theirs.undoOf == mine.undoOf
             else {
                 throw ApplyError(
                     .usage,
                     "apply run \(resumed.id) to \(theirs.table) was stopped before it finished, with "
-                        + "--key account_id=\(theirs.keyColumn) --set recipient_sub=\(theirs.subColumn)"
+                        + "--key account_id=\(theirs.keyColumn) " + theirs.mapped.map { "--set \($0.value.rawValue)=\($0.column)" }.joined(separator: " ")
                         + (theirs.condition.map { " --where \"\($0)\"" } ?? "") + (theirs.undoOf.map { " --undo \($0)" } ?? "")
                         + ": run it again with those options to finish it")
             }

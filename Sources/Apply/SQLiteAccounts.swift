@@ -34,40 +34,45 @@ public final class SQLiteAccounts: AccountsTable, Sendable {
     /// parameters is 32,766).
     static let keysPerQuery = 500
 
-    public func currentValues(forKeys keys: [String]) async throws -> [String: String?] {
-        var found: [String: String?] = [:]
-        for row in try await rows(whose: mapping.keyColumn, isIn: keys, condition: mapping.andCondition) {
-            found[row.key] = .some(row.value)
-        }
-        return found
-    }
-
-    public func holders(of values: [String]) async throws -> [String: [String]] {
-        var found: [String: [String]] = [:]
-        for row in try await rows(whose: mapping.subColumn, isIn: values, condition: "") {
-            if let value = row.value { found[value, default: []].append(row.key) }
-        }
-        return found
-    }
-
-    /// The key and value of each row whose `column` is one of `values`, asked for
-    /// ``keysPerQuery`` values at a time, `condition` (SQL starting with " AND ", or empty)
-    /// added to each query.
-    private func rows(whose column: SQLIdentifier, isIn values: [String], condition: String) async throws -> [(key: String, value: String?)] {
+    public func currentValues(forKeys keys: [String]) async throws -> [String: [String?]] {
         let m = mapping
+        let values = m.mapped.enumerated().map { "CAST(\($0.element.column.quoted) AS TEXT) AS handover_value_\($0.offset)" }
+        let count = values.count
         return try await read { db in
-            var rows: [(key: String, value: String?)] = []
-            for start in stride(from: 0, to: values.count, by: Self.keysPerQuery) {
-                let some = Array(values[start..<min(start + Self.keysPerQuery, values.count)])
+            var found: [String: [String?]] = [:]
+            for some in Self.slices(keys) {
                 let sql =
-                    "SELECT CAST(\(m.keyColumn.quoted) AS TEXT) AS handover_key, \(m.subColumn.quoted) AS handover_value FROM \(m.table.quoted) "
-                    + "WHERE \(column.quoted) IN (\(Self.placeholders(some.count)))\(condition)"
+                    "SELECT CAST(\(m.keyColumn.quoted) AS TEXT) AS handover_key, \(values.joined(separator: ", ")) FROM \(m.table.quoted) "
+                    + "WHERE \(m.keyColumn.quoted) IN (\(Self.placeholders(some.count)))\(m.andCondition)"
                 for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(some)) {
-                    rows.append((row["handover_key"], row["handover_value"]))
+                    found[row["handover_key"]] = (0..<count).map { row["handover_value_\($0)"] }
                 }
             }
-            return rows
+            return found
         }
+    }
+
+    public func holders(of values: [String], in column: ApplyColumn) async throws -> [String: [String]] {
+        let m = mapping
+        guard let name = m.columns[column] else { return [:] }
+        return try await read { db in
+            var found: [String: [String]] = [:]
+            for some in Self.slices(values) {
+                // The column itself in the condition, so that its index finds the rows.
+                let sql =
+                    "SELECT CAST(\(m.keyColumn.quoted) AS TEXT) AS handover_key, CAST(\(name.quoted) AS TEXT) AS handover_value "
+                    + "FROM \(m.table.quoted) WHERE \(name.quoted) IN (\(Self.placeholders(some.count)))"
+                for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(some)) {
+                    if let held: String = row["handover_value"] { found[held, default: []].append(row["handover_key"]) }
+                }
+            }
+            return found
+        }
+    }
+
+    /// `values` in slices of ``keysPerQuery``.
+    private static func slices(_ values: [String]) -> [[String]] {
+        stride(from: 0, to: values.count, by: keysPerQuery).map { Array(values[$0..<min($0 + keysPerQuery, values.count)]) }
     }
 
     public func write(_ changes: [AccountChange], marker: ApplyMarker) async throws -> [ApplyOutcome] {
@@ -75,18 +80,27 @@ public final class SQLiteAccounts: AccountsTable, Sendable {
         do {
             return try await queue.write { db in
                 try db.execute(sql: Self.markerTable)
-                let taken = try db.makeStatement(
-                    sql: "SELECT count(*) FROM \(m.table.quoted) WHERE \(m.subColumn.quoted) = ? AND \(m.keyColumn.quoted) IS NOT ?")
-                let update = try db.makeStatement(
-                    sql: "UPDATE \(m.table.quoted) SET \(m.subColumn.quoted) = ? "
-                        + "WHERE \(m.keyColumn.quoted) = ? AND \(m.subColumn.quoted) IS ?\(m.andCondition)")
+                var taken: [ApplyColumn: Statement] = [:]
+                var update: [ApplyColumn: Statement] = [:]
+                for (value, column) in m.mapped {
+                    // Compare-and-set on the value as read (text), each column apart.
+                    update[value] = try db.makeStatement(
+                        sql: "UPDATE \(m.table.quoted) SET \(column.quoted) = ? "
+                            + "WHERE \(m.keyColumn.quoted) = ? AND CAST(\(column.quoted) AS TEXT) IS ?\(m.andCondition)")
+                    guard value.isUnique else { continue }
+                    taken[value] = try db.makeStatement(
+                        sql: "SELECT count(*) FROM \(m.table.quoted) WHERE \(column.quoted) = ? AND \(m.keyColumn.quoted) IS NOT ?")
+                }
                 var outcomes: [ApplyOutcome] = []
                 for change in changes {
-                    if change.new != nil, try Int.fetchOne(taken, arguments: [change.new, change.key]) ?? 0 > 0 {
+                    guard let statement = update[change.column] else {
+                        throw ApplyError(.usage, "a change to \(change.column.rawValue), which this mapping does not set")
+                    }
+                    if let new = change.new, let taken = taken[change.column], try Int.fetchOne(taken, arguments: [new, change.key]) ?? 0 > 0 {
                         outcomes.append(.collision)
                         continue
                     }
-                    try update.execute(arguments: [change.new, change.key, change.old])
+                    try statement.execute(arguments: [Self.stored(change.new, change.column), change.key, change.old])
                     outcomes.append(db.changesCount == 1 ? .applied : .changedMeanwhile)
                 }
                 let written = ApplyMarker(run: marker.run, batch: marker.batch, intentSHA256: marker.intentSHA256, outcomes: outcomes)
@@ -98,8 +112,20 @@ public final class SQLiteAccounts: AccountsTable, Sendable {
                     ])
                 return outcomes
             }
+        } catch let error as ApplyError {
+            throw error
         } catch { throw ApplyError(.target, "\(path): the batch was not written (\(ErrorText.describing(error)))") }
     }
+
+    /// A value as it is bound for `column`: the forwarding flag as an integer (SQLite keeps
+    /// Booleans as 1 and 0) when it is one, every other value as text.
+    private static func stored(_ value: String?, _ column: ApplyColumn) -> (any DatabaseValueConvertible)? {
+        guard let value else { return nil }
+        if column == .emailForwarding, let flag = Int(value) { return flag }
+        return value
+    }
+
+    public func flagText(_ forwarding: Bool) -> String { forwarding ? "1" : "0" }
 
     public func committedBatches(of run: String) async throws -> [ApplyMarker] {
         let rows = try await read { db -> [(Int, String, String)] in

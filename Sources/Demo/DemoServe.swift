@@ -64,8 +64,10 @@ struct DemoServe {
         // (A user who revoked consent cannot sign in: the stand-in refuses their transfer_sub.)
         for transferSub in heldBack + exchanged.prefix(5) {
             // A user who revoked consent is refused by the stand-in, as expected: no sign-in.
-            guard let sub = try? simulator.server.apple.exchange(teamID: recipientTeam, transferSub: transferSub).sub else { continue }
-            let token = try await minter.identityToken(audience: clientID, sub: sub, transferSub: transferSub, issuedAt: now)
+            guard let user = try? simulator.server.apple.exchange(teamID: recipientTeam, transferSub: transferSub) else { continue }
+            // The token carries the email the exchange would have given: a relay address of team B's for most users.
+            let token = try await minter.identityToken(
+                audience: clientID, sub: user.sub, transferSub: transferSub, email: user.email, isPrivateEmail: user.isPrivateEmail, issuedAt: now)
             let body = String(decoding: try JSONEncoder().encode(["identity_token": token]), as: UTF8.self)
             try await post("/apple/sign-ins", body, bearer: secret)
             summary.signIns += 1

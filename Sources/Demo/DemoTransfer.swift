@@ -63,7 +63,8 @@ public struct DemoTransfer {
         try await serveAndErase(simulator: simulator, heldBack: heldBack, exchangedRows: exchangedRows, logger: jobs.logger, say)
         try await exchangeLate(jobs, pins: pins, say)
         // 9. Team B applies the result to the app's own accounts.
-        try await DemoApply(directory: directory, recipientDir: recipientDir, logger: jobs.logger).run(userLists: [usersPath, lateUsersPath], say)
+        try await DemoApply(directory: directory, recipientDir: recipientDir, logger: jobs.logger).run(
+            userLists: [usersPath, lateUsersPath], senderTeam: senderTeam, say)
         try answer(standIn: simulator, say)
         sayFinished(in: Date().timeIntervalSince(started), acceptedAt: acceptedAt, say)
     }
@@ -261,7 +262,7 @@ public struct DemoTransfer {
               handover query migrated  --ledger recipient --format csv
               handover query user acct-00007    --ledger recipient
               handover apply --ledger recipient --to app.sqlite \\
-                  --table accounts --key account_id=id --set recipient_sub=apple_sub
+                  --table accounts --key account_id=id --set recipient_sub=apple_sub --set email=email
               handover query failures --by-class --ledger sender
               handover query events --type run-finished --ledger recipient
               handover query events --type handoff-acknowledged --ledger sender

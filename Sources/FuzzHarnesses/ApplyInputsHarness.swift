@@ -4,7 +4,7 @@ import Foundation
 extension Harness {
     /// What the operator gives `apply`: the `--users` file and the mapping's arguments
     /// (`--table`, `--key`, `--set`, `--where`), as `users ~~~~ table ~~~~ key ~~~~ set ~~~~
-    /// where` (an empty `where` part gives none).
+    /// where` (each line of the set part one `--set`; an empty `where` part gives none).
     static let applyInputs = Harness(
         "apply-inputs", "apply's --users file (one account_id a line) and its mapping (--table, --key, --set, --where)"
     ) { input in
@@ -17,16 +17,20 @@ extension Harness {
                 "a listed account_id is empty, too long or holds the blanks around it")
         }
         let text = (1...4).map { String(decoding: parts[$0], as: UTF8.self) }
-        if let mapping = try? ApplyMapping(table: text[0], key: text[1], set: text[2], condition: text[3].isEmpty ? nil : text[3]) {
+        // Each line of the set part is one --set.
+        let sets = text[2].split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if let mapping = try? ApplyMapping(table: text[0], key: text[1], set: sets, condition: text[3].isEmpty ? nil : text[3]) {
             accepted = true
             // A name is never read as SQL: quoted, each quote doubled, so the quoted form read
             // back as SQL reads it is the name given.
-            for identifier in [mapping.table, mapping.keyColumn, mapping.subColumn] {
+            let columns = [mapping.keyColumn] + mapping.mapped.map(\.column)
+            for identifier in [mapping.table] + columns {
                 HarnessCheck.expect(
                     Self.unquoted(Array(identifier.quoted.utf8)) == Array(identifier.name.utf8),
                     "the name \(identifier.name) is not quoted whole: \(identifier.quoted)")
             }
-            HarnessCheck.expect(mapping.keyColumn != mapping.subColumn, "--key and --set name the same column")
+            HarnessCheck.expect(Set(columns).count == columns.count, "--key and --set name the same column twice")
+            HarnessCheck.expect(mapping.mapped.count == sets.count, "a --set was dropped or counted twice")
         }
         if !accepted { throw HarnessRefusal() }
     }

@@ -16,11 +16,12 @@ struct UserFold<Store: ProjectionStore> {
             .checkpointWitnessed, .witnessRequestRefused:
             break
         case .applySettled(let body) where body.committed:
-            // Each account's outcome becomes its user's; an undo changes only what it restored.
-            for (accountID, outcome) in zip(body.accountIDs, body.outcomes) where !body.undo || outcome == .undone {
-                try update([Identifier(.accountID, accountID)], at: event.sequence, creating: nil) { u in
-                    u.applyOutcome = outcome
-                    u.appliedAt = event.recordedAt
+            // Each cell's outcome becomes its user's; an undo changes only what it restored.
+            for row in body.rows {
+                let outcomes = row.outcomes.filter { !body.undo || $0.outcome == .undone }
+                guard !outcomes.isEmpty else { continue }
+                try update([Identifier(.accountID, row.account)], at: event.sequence, creating: nil) { u in
+                    for cell in outcomes { u.applied[cell.column] = AppliedCell(cell.outcome, at: event.recordedAt) }
                 }
             }
         case .applySettled:
@@ -64,7 +65,7 @@ struct UserFold<Store: ProjectionStore> {
                 u.lastError = nil
                 u.lastErrorClass = nil
                 markMigrated(&u, via: .exchange, at: time, recordedAt: event.recordedAt)
-                if let email = body.email { u.email = email }
+                setEmail(body.email, at: event.recordedAt, in: &u)
                 if let isPrivate = body.isPrivateEmail { u.isPrivateEmail = isPrivate }
             }
         case .transferIDExchangeFailed(let body):
@@ -73,19 +74,20 @@ struct UserFold<Store: ProjectionStore> {
             let linked = event.identifiers.transferSub != nil
             try update(event, creating: linked ? .pending : .unmatched) { u in
                 if linked { markMigrated(&u, via: .signIn, at: time, recordedAt: event.recordedAt) }
-                if let email = body.email { u.email = email }
+                setEmail(body.email, at: event.recordedAt, in: &u)
                 if let isPrivate = body.isPrivateEmail { u.isPrivateEmail = isPrivate }
             }
         case .notificationReceived(let body):
             try update(event, creating: .unmatched) { u in
                 u.notifications += 1
                 switch body.kind {
-                case .emailEnabled: u.emailForwarding = true
-                case .emailDisabled: u.emailForwarding = false
+                case .emailEnabled, .emailDisabled:
+                    u.emailForwarding = body.kind == .emailEnabled
+                    u.emailForwardingChangedAt = event.recordedAt
                 case .consentRevoked: u.consentRevokedAt = u.consentRevokedAt ?? body.eventTime
                 case .accountDeleted: u.accountDeletedAt = u.accountDeletedAt ?? body.eventTime
                 }
-                if let email = body.email, u.erasedAt == nil { u.email = email }
+                if u.erasedAt == nil { setEmail(body.email, at: event.recordedAt, in: &u) }
                 if let isPrivate = body.isPrivateEmail { u.isPrivateEmail = isPrivate }
             }
         case .userErased:
@@ -103,6 +105,13 @@ struct UserFold<Store: ProjectionStore> {
         u.migratedAt = time
         u.migratedRecordedAt = recordedAt
         u.migratedVia = path
+    }
+
+    /// The address an event carried, when it carried one, and when it was recorded.
+    private func setEmail(_ email: SealedValue?, at recordedAt: Timestamp, in u: inout UserState) {
+        guard let email else { return }
+        u.email = email
+        u.emailChangedAt = recordedAt
     }
 
     private func recordFailure(_ failure: CallFailure, at time: Timestamp, in u: inout UserState) {
@@ -161,10 +170,12 @@ struct UserFold<Store: ProjectionStore> {
         }
         target.targetTeam = target.targetTeam ?? other.targetTeam
         target.package = target.package ?? other.package
-        if target.applyOutcome == nil { (target.applyOutcome, target.appliedAt) = (other.applyOutcome, other.appliedAt) }
-        target.email = target.email ?? other.email
+        for column in ApplyColumn.allCases where target.applied[column] == nil { target.applied[column] = other.applied[column] }
+        if target.email == nil { (target.email, target.emailChangedAt) = (other.email, other.emailChangedAt) }
         target.isPrivateEmail = target.isPrivateEmail ?? other.isPrivateEmail
-        target.emailForwarding = target.emailForwarding ?? other.emailForwarding
+        if target.emailForwarding == nil {
+            (target.emailForwarding, target.emailForwardingChangedAt) = (other.emailForwarding, other.emailForwardingChangedAt)
+        }
         target.consentRevokedAt = [target.consentRevokedAt, other.consentRevokedAt].compactMap { $0 }.min()
         target.accountDeletedAt = [target.accountDeletedAt, other.accountDeletedAt].compactMap { $0 }.min()
         target.erasedAt = [target.erasedAt, other.erasedAt].compactMap { $0 }.min()

@@ -55,7 +55,7 @@ public final class UserProjection: LedgerFolder {
     }
 
     /// Opens the projection databases. A writable open of a ledger whose projections have an
-    /// older layout drops them and starts layout 2 empty at checkpoint 0, in one transaction;
+    /// older layout drops them and starts the current layout empty at checkpoint 0, in one transaction;
     /// the ledger then loads the log into it (``loadLog(from:schema:)``) or, for a short
     /// log, folds it (and again after a crash: a load starts again, a fold continues).
     /// A read-only open of such a ledger throws ``LedgerError/Code/needsUpgrade``.

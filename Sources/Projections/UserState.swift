@@ -100,9 +100,14 @@ public struct UserState: Hashable, Sendable {
     public var migratedVia: MigrationPath?
     /// The latest email Apple reported, sealed.
     public var email: SealedValue?
+    /// When the ledger last recorded an address for the user (an exchange, a sign-in or a
+    /// notification that carried one): `apply --since-last` takes the user's email again from then.
+    public var emailChangedAt: Timestamp?
     public var isPrivateEmail: Bool?
     /// Whether Apple forwards email to the relay address (from email-enabled/disabled).
     public var emailForwarding: Bool?
+    /// When the ledger recorded the last of those notifications.
+    public var emailForwardingChangedAt: Timestamp?
     public var consentRevokedAt: Timestamp?
     public var accountDeletedAt: Timestamp?
     public var erasedAt: Timestamp?
@@ -114,10 +119,9 @@ public struct UserState: Hashable, Sendable {
     public var lastError: String?
     /// Notifications received about the user.
     public var notifications: Int
-    /// Team B: what `apply` last did to the user's account in the app's database (beside
-    /// `status`, whose meaning it does not change), and when the ledger recorded it.
-    public var applyOutcome: ApplyOutcome?
-    public var appliedAt: Timestamp?
+    /// Team B: what `apply` last did to each column of the user's account in the app's database
+    /// (beside `status`, whose meaning it does not change), and when the ledger recorded it.
+    public var applied = PerColumn<AppliedCell>()
     public var firstSequence: UInt64
     public var lastSequence: UInt64
 
@@ -132,4 +136,15 @@ public struct UserState: Hashable, Sendable {
 
     /// The user's identifiers (account ID and each `sub`).
     public var identifiers: [Identifier] { ids.all }
+}
+
+/// What `apply` last did to one column of a user's account, and when the ledger recorded it.
+public struct AppliedCell: Hashable, Sendable {
+    public var outcome: ApplyOutcome
+    public var at: Timestamp
+
+    public init(_ outcome: ApplyOutcome, at: Timestamp) {
+        self.outcome = outcome
+        self.at = at
+    }
 }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import LMDB
 
-/// `handover-lab forget-projections`: makes a ledger's projections look older than layout 2, as
-/// a ledger written before it does, so that `handover upgrade` drops them and loads them again:
+/// `handover-lab forget-projections`: makes a ledger's projections look older than the current
+/// layout, as a ledger written before it does, so that `handover upgrade` drops them and loads them again:
 /// the upgrade's fold, measured on a ledger of any size.
 struct ForgetProjectionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

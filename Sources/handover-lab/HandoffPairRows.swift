@@ -58,8 +58,8 @@ struct HandoffPairRows {
     func applied() -> [[EventDraft]] {
         let run = "scale-apply"
         let started = ApplyStarted(
-            targetKind: .sqlite, target: "/srv/app/app.sqlite", table: "accounts", keyColumn: "id", subColumn: "apple_sub", condition: nil,
-            undoOf: nil, userCount: users, batchSize: 1_000)
+            targetKind: .sqlite, target: "/srv/app/app.sqlite", table: "accounts", keyColumn: "id", columns: PerColumn(recipientSub: "apple_sub"),
+            condition: nil, undoOf: nil, userCount: users, batchSize: 1_000)
         var appends = [[EventDraft(.applyStarted(started), idempotencyKey: ApplyStarted.idempotencyKey(run: run), runID: run)]]
         for (batch, first) in stride(from: 0, to: users, by: 1_000).enumerated() {
             let range = first..<min(users, first + 1_000)

@@ -18,18 +18,24 @@ struct ApplyCommand: AsyncParsableCommand, LedgerCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "apply",
-        abstract: "Set each migrated user's new sub on their account in the app's own database (plan first; --commit to write).",
+        abstract:
+            "Set each migrated user's new sub, and their relay address, on their account in the app's own database (plan first; --commit to write).",
         discussion: """
             --to names the app's database: a SQLite file, or a postgres:// URL (the password from the URL, \
             PGPASSWORD or ~/.pgpass, never printed or recorded). The mapping is named, never guessed: \
-            --table accounts --key account_id=id --set recipient_sub=apple_sub. --where adds the operator's \
-            own SQL condition on the rows that may change (it is run as written: it is trusted as the \
-            operator's SQL); every value is a bound parameter. Without --commit nothing is written: the plan \
-            says how many accounts would change, already hold their value, have no account, or collide with \
-            another account holding the new sub. With --commit each batch is recorded in the ledger before it \
-            is sent, written in one transaction with a marker row in the table handover_apply, only where the \
-            account still holds what the plan read; run it again after a crash and it goes on. --undo RUN \
-            restores the values one apply run replaced, under the same rule.
+            --table accounts --key account_id=id, and one --set NAME=COLUMN for each value to set: \
+            recipient_sub (the user's new sub), email (the private relay address team B's exchange or sign-in \
+            gave, set only over a relay address or NULL: an address of the user's own is kept), \
+            email_forwarding (whether Apple forwards mail to it: true/false in a boolean PostgreSQL column, \
+            1/0 in SQLite). --where adds the operator's own SQL condition on the rows that may change (it is \
+            run as written: it is trusted as the operator's SQL); every value is a bound parameter. Without \
+            --commit nothing is written: the plan says, for each column, how many accounts would change, \
+            already hold their value, keep their own address, have no account, or collide with another \
+            account holding the new value, and which accounts keep a relay address no run replaces. With \
+            --commit each batch is recorded in the ledger before it is sent (addresses sealed with the \
+            user's key), written in one transaction with a marker row in the table handover_apply, each \
+            column only where the account still holds what the plan read; run it again after a crash and it \
+            goes on. --undo RUN restores every column one apply run wrote, under the same rule.
             """, exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
@@ -43,8 +49,11 @@ struct ApplyCommand: AsyncParsableCommand, LedgerCommand {
     @Option(help: ArgumentHelp("The column holding team A's account_id: account_id=COLUMN.", valueName: "account_id=column"))
     var key: String
 
-    @Option(help: ArgumentHelp("The column that takes the user's new sub: recipient_sub=COLUMN.", valueName: "recipient_sub=column"))
-    var set: String
+    @Option(
+        help: ArgumentHelp(
+            "A value and the column that takes it: recipient_sub=COLUMN, email=COLUMN, email_forwarding=COLUMN (repeat for each).",
+            valueName: "name=column"))
+    var set: [String] = []
 
     @Option(
         name: .customLong("where"),
@@ -54,19 +63,21 @@ struct ApplyCommand: AsyncParsableCommand, LedgerCommand {
     @Option(help: ArgumentHelp("Only the users whose account_id is listed in this file, one a line.", valueName: "file"))
     var users: String?
 
-    @Flag(name: .customLong("since-last"), help: "Only users migrated since the last finished apply to this table began.")
+    @Flag(
+        name: .customLong("since-last"),
+        help: "For each column, only users migrated, or whose value changed, since the last finished apply to this table that set it began.")
     var sinceLast = false
 
     @Flag(help: "Write the changes (without it, only the plan is shown).")
     var commit = false
 
-    @Option(help: ArgumentHelp("Restore the values the apply run RUN replaced.", valueName: "run"))
+    @Option(help: ArgumentHelp("Restore every value the apply run RUN replaced.", valueName: "run"))
     var undo: String?
 
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Accounts per transaction.", valueName: "n"))
     var batchSize = 1_000
 
-    @Option(help: "text (counts and collisions), csv or json: one line an account (of a commit, the accounts not applied).")
+    @Option(help: "text (counts and collisions), csv or json: one line a cell, an account's column (of a commit, the cells not applied).")
     var format: ListFormat = .text
 
     func validate() throws {
@@ -129,7 +140,7 @@ struct ApplyCommand: AsyncParsableCommand, LedgerCommand {
     }
 
     private func report(_ result: ApplyRun.Result, ledger: Ledger, projection: UserProjection, target: any AccountsTable) async throws {
-        let listing = try projection.read(ledger) { snapshot, _ in try ApplyListing(notApplied: result.notApplied, snapshot: snapshot) }
+        let listing = try projection.read(ledger) { snapshot, _ in try ApplyListing(result: result, snapshot: snapshot) }
         switch format {
         case .csv: Console.data(listing.csv, terminator: "")
         case .json: Console.data(listing.jsonLines, terminator: "")

@@ -63,7 +63,9 @@ struct QueryCommand: AsyncParsableCommand {
                 try ComplianceQueries(snapshot: snapshot, time: output.asOf ?? .now(), sealer: ledger.sealer).user(identifier).map { user in
                     let last = try snapshot.checkpoint()
                     return UserWithHistory(
-                        user: user, history: try EventQuery.historyWithBatches(of: user.state, through: last, snapshot: snapshot, view: view))
+                        user: user,
+                        history: try EventQuery.historyWithBatches(
+                            of: user.state, through: last, snapshot: snapshot, view: view, sealer: ledger.sealer))
                 }
             }
             guard let found else {

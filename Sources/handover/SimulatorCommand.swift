@@ -17,7 +17,7 @@ struct SimulatorDirectoryOption: ParsableArguments {
 struct SimulatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulator", abstract: "The Apple stand-in: serve it, register teams, record transfers, mint tokens.",
-        subcommands: [Serve.self, RegisterTeam.self, Transfer.self, Revoke.self, MintIdentityToken.self, MintNotification.self])
+        subcommands: [Serve.self, RegisterTeam.self, Transfer.self, Revoke.self, Email.self, MintIdentityToken.self, MintNotification.self])
 
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -160,6 +160,33 @@ struct SimulatorCommand: AsyncParsableCommand {
             var added = Set(try directory.open().revoke(identifiers))
             for identifier in identifiers {
                 Console.out((added.remove(identifier) != nil ? "revoked consent: " : "already revoked: ") + identifier)
+            }
+        }
+    }
+
+    struct Email: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the email each of team A's users gave the app at sign-in (a private relay address, or their own): one line per sub.",
+            discussion:
+                "What the rehearsal's accounts table starts with. A user who shares their own address keeps it under the team the app moves to; "
+                + "one who hid theirs has a relay address of team A's, which stops reaching them once the app is the other team's.",
+            exits: CommandExits.noLedger)
+        @OptionGroup var directory: SimulatorDirectoryOption
+        @Option(name: .customLong("team-id"), help: ArgumentHelp("Team A: the team whose transfer is recorded.", valueName: "team"))
+        var teamID: String
+        @Argument(help: ArgumentHelp("Team A's sub of each user.", valueName: "sub")) var subs: [String]
+
+        func validate() throws {
+            guard !subs.isEmpty else { throw ValidationError("name at least one user's sub") }
+        }
+
+        func run() throws {
+            let apple = try SimulatedApple(directory: try directory.open(), rules: .init())
+            for sub in subs {
+                guard let email = apple.senderEmail(teamID: teamID, sub: sub) else {
+                    throw CLIExit(.usage, "no transfer from team \(teamID) is recorded in \(directory.dir): record it with `handover simulator transfer`")
+                }
+                Console.out("\(InertText.forScreen(sub)) \(email)")
             }
         }
     }

@@ -328,14 +328,15 @@ extension EvidenceBundleTests {
         for i in drafts.indices {
             switch drafts[i].body {
             case .applyIntended(let b):
+                // Those versions set the sub alone.
                 intent = ApplyIntended(
-                    batch: b.batch, accountIDs: b.accountIDs, oldValues: b.oldValues, newValues: b.newValues, planned: b.planned, holders: b.holders)
+                    batch: b.batch, rows: b.rows.map { ApplyIntended.Row(account: $0.account, cells: [$0.cell(.recipientSub)!]) })
                 drafts[i].body = .applyIntended(intent!)
             case .applySettled(let b):
                 drafts[i].body = .applySettled(
                     ApplySettled(
                         batch: b.batch, intentSHA256: try #require(intent).sha256, committed: b.committed, recovered: b.recovered, undo: b.undo,
-                        accountIDs: b.accountIDs, outcomes: b.outcomes))
+                        rows: b.rows.map { row in ApplySettled.Row(account: row.account, outcomes: row.outcomes.filter { $0.column == .recipientSub }) }))
             default:
                 break
             }

@@ -174,7 +174,17 @@ struct RowsBesideEventTests {
             Issue.record("the intent reads back")
             return
         }
-        #expect(intent.accountIDs == ["acct-42", "acct-44"] && intent.holders == [1: ["acct-7"]] && intent.planned == [.change, .collision])
+        #expect(intent.accountIDs == ["acct-42", "acct-44"] && intent.rows[1].cell(.recipientSub)?.holders == ["acct-7"])
+        #expect(intent.rows.map { $0.cells.map(\.planned) } == [[.change, .change, .change], [.collision, .kept]])
+        // Each column's cell comes back as written: the addresses sealed, the kept one without a value.
+        let sample = try #require(EventSamples.all().compactMap { draft -> ApplyIntended? in
+            if case .applyIntended(let b) = draft.body, b.rowsRoot != nil { b } else { nil }
+        }.first)
+        #expect(intent.rows == sample.rows)
+        guard case .sealed? = intent.rows[0].cell(.email)?.old, intent.rows[1].cell(.email)?.old == nil else {
+            Issue.record("the email cells read back sealed, the kept one empty: \(intent.rows)")
+            return
+        }
 
         func problem() throws -> String? { try ledger.read { try HandoffRowsCheck($0) }.problem.map { "\($0.sequence): \($0.text)" } }
         #expect(try problem() == nil)
@@ -207,14 +217,18 @@ struct RowsBesideEventTests {
     func accountLineFound() {
         let keys = ["acct-1", "acct-10", "acct-1\"", "a\\b", "ünï\u{7}", "", "acct-1,"]
         let salt = [UInt8](repeating: 7, count: RowTree.saltLength)
-        let holders = ApplyRowLine.holders(row: 0, accounts: keys, salt: salt).bytes
+        let holders = ApplyRowLine.holders(row: 0, column: .recipientSub, accounts: keys, salt: salt).bytes
         for kind in [RowTree.Kind.applyIntendedRow, .applySettledRow] {
             let lines =
                 [holders]
                 + keys.map { key in
                     kind == .applySettledRow
-                        ? ApplyRowLine.settled(account: key, outcome: .applied, salt: salt).bytes
-                        : ApplyRowLine.intended(account: key, old: key, new: nil, planned: .change, holdersSHA256: nil, salt: salt).bytes
+                        ? ApplyRowLine.settled(account: key, outcomes: [ApplyCellOutcome(.recipientSub, .applied)], salt: salt).bytes
+                        : ApplyRowLine.intended(
+                            account: key,
+                            cells: [ApplyRowLine.Cell(column: .recipientSub, old: .text(key), new: nil, planned: .change, holdersSHA256: nil)],
+                            salt: salt
+                        ).bytes
                 }
             for (i, key) in keys.enumerated() {
                 #expect(ApplyRowLine.index(ofAccount: key, in: lines) == i + 1, "\(kind) \(key)")

@@ -27,9 +27,25 @@ public enum EventSamples {
             chunkCount: 1, rowCount: 2, firstRow: 0, accountIDs: rows.accountIDs, transferSubs: rows.transferSubs, sequences: rows.sequences,
             salts: rows.salts)
         let salt = { (first: Int) in (first..<first + 16).map(UInt8.init) }
+        // acct-42 takes its new sub and its relay address (both addresses sealed) and has its
+        // forwarding flag set; acct-44's sub collides and its email is the user's own, kept.
         let intent = ApplyIntended(
-            batch: 0, accountIDs: ["acct-42", "acct-44"], oldValues: ["000123.abc.0456", nil], newValues: ["001999.def.0789", "001999.ghi.0789"],
-            planned: [.change, .collision], holders: [1: ["acct-7"]], salts: [salt(32), salt(48)], holderSalts: [1: salt(64)])
+            batch: 0,
+            rows: [
+                ApplyIntended.Row(
+                    account: "acct-42",
+                    cells: [
+                        ApplyCell(column: .recipientSub, old: .text("000123.abc.0456"), new: .text("001999.def.0789"), planned: .change),
+                        ApplyCell(column: .email, old: .sealed(email), new: .sealed(email), planned: .change),
+                        ApplyCell(column: .emailForwarding, old: nil, new: .text("true"), planned: .change),
+                    ]),
+                ApplyIntended.Row(
+                    account: "acct-44",
+                    cells: [
+                        ApplyCell(column: .recipientSub, old: nil, new: .text("001999.ghi.0789"), planned: .collision, holders: ["acct-7"]),
+                        ApplyCell(column: .email, old: nil, new: nil, planned: .kept),
+                    ]),
+            ], salts: [salt(32), salt(48)], holderSalts: [ApplyIntended.CellIndex(row: 1, column: .recipientSub): salt(64)])
         let failure = CallFailure(
             kind: .invalidRequest, code: "invalid_request", httpStatus: 400, message: "Apple answered \"invalid_request\"\nuser revoked", attempts: 2)
         let drafts: [EventDraft] = [
@@ -135,14 +151,24 @@ public enum EventSamples {
                 .applyStarted(
                     ApplyStarted(
                         targetKind: .postgres, target: "postgres://db.example.com:5432/app?sslmode=require", table: "accounts", keyColumn: "id",
-                        subColumn: "apple_sub", condition: "provider = 'apple'", undoOf: nil, userCount: 2, batchSize: 1_000)),
+                        columns: PerColumn(recipientSub: "apple_sub", email: "email", emailForwarding: "mail_forwarded"),
+                        condition: "provider = 'apple'", undoOf: nil, userCount: 2, batchSize: 1_000)),
                 idempotencyKey: ApplyStarted.idempotencyKey(run: "run-4"), runID: "run-4"),
             EventDraft(.applyIntended(intent), idempotencyKey: ApplyIntended.idempotencyKey(run: "run-4", batch: 0), runID: "run-4"),
             EventDraft(
                 .applySettled(
                     ApplySettled(
                         batch: 0, intentSHA256: intent.sha256, committed: true, recovered: false, undo: false,
-                        accountIDs: intent.accountIDs, outcomes: [.applied, .collision], salts: [salt(80), salt(96)])),
+                        rows: [
+                            ApplySettled.Row(
+                                account: "acct-42",
+                                outcomes: [
+                                    ApplyCellOutcome(.recipientSub, .applied), ApplyCellOutcome(.email, .applied),
+                                    ApplyCellOutcome(.emailForwarding, .applied),
+                                ]),
+                            ApplySettled.Row(
+                                account: "acct-44", outcomes: [ApplyCellOutcome(.recipientSub, .collision), ApplyCellOutcome(.email, .kept)]),
+                        ], salts: [salt(80), salt(96)])),
                 idempotencyKey: ApplySettled.idempotencyKey(run: "run-4", batch: 0), runID: "run-4"),
             EventDraft(
                 .witnessCosigned(
@@ -226,8 +252,8 @@ public enum EventSamples {
             EventDraft(
                 .applyStarted(
                     ApplyStarted(
-                        targetKind: .sqlite, target: "/srv/app/app.sqlite", table: "accounts", keyColumn: "id", subColumn: "apple_sub",
-                        condition: nil, undoOf: "run-4", userCount: 1, batchSize: 1_000)),
+                        targetKind: .sqlite, target: "/srv/app/app.sqlite", table: "accounts", keyColumn: "id",
+                        columns: PerColumn(recipientSub: "apple_sub"), condition: nil, undoOf: "run-4", userCount: 1, batchSize: 1_000)),
                 idempotencyKey: ApplyStarted.idempotencyKey(run: "run-5"), runID: "run-5"),
             // Apply batches as versions before 0.5.0 wrote them: the accounts in the body.
             EventDraft(

@@ -45,7 +45,18 @@ public struct Sealer: Sendable {
 
     /// The keys that open `values`, read from the key store in one read (none without one).
     public func keys(for values: some Sequence<SealedValue>) throws -> KeyBatch {
-        KeyBatch(keys: try keyStore?.keys(ids: values.lazy.map(\.keyID)) ?? [:])
+        try keys(ids: values.lazy.map(\.keyID))
+    }
+
+    /// The keys of IDs `keyIDs`, read from the key store in one read (none without one).
+    public func keys(ids keyIDs: some Sequence<String>) throws -> KeyBatch {
+        KeyBatch(keys: try keyStore?.keys(ids: keyIDs) ?? [:])
+    }
+
+    /// Encrypts `plaintext` with the key `keyID` of `batch`; nil when the key is not among them
+    /// (destroyed: the user was erased).
+    public func seal(_ plaintext: String, keyID: String, with batch: KeyBatch) throws -> SealedValue? {
+        try batch.keys[keyID].map { try Sealer.seal(plaintext, keyID: keyID, key: $0) }
     }
 
     /// Opens `sealed` with the keys read for its batch; nil when its key is not among them

@@ -30,9 +30,23 @@ public enum UserColumns {
     }
     public static let applyOutcome = Column(
         "apply_outcome", .text,
-        "What `apply` last did to the user's account in the app's database: applied, already, no-account, collision, changed-meanwhile or undone; null if never applied. Beside `status`, whose meaning it does not change."
-    ) { .text($0.state.applyOutcome?.rawValue) }
-    public static let appliedAt = Column("applied_at", .time, "When the ledger recorded that outcome.") { .time($0.state.appliedAt) }
+        "What `apply` last did to the user's `sub` in the app's accounts: applied, already, no-account, collision, changed-meanwhile or undone; null if never applied. Beside `status`, whose meaning it does not change."
+    ) { .text($0.state.applied.recipientSub?.outcome.rawValue) }
+    public static let appliedAt = Column("applied_at", .time, "When the ledger recorded that outcome.") { .time($0.state.applied.recipientSub?.at) }
+    public static let emailApplyOutcome = Column(
+        "email_apply_outcome", .text,
+        "What `apply` last did to the account's email (`--set email=COLUMN`): applied (the relay address team B was given), already, kept (an address of the user's own, never overwritten), no-account, collision, changed-meanwhile or undone; null if never applied."
+    ) { .text($0.state.applied.email?.outcome.rawValue) }
+    public static let emailAppliedAt = Column("email_applied_at", .time, "When the ledger recorded that outcome.") {
+        .time($0.state.applied.email?.at)
+    }
+    public static let emailForwardingApplyOutcome = Column(
+        "email_forwarding_apply_outcome", .text,
+        "What `apply` last did to the account's forwarding flag (`--set email_forwarding=COLUMN`): applied, already, no-account, changed-meanwhile or undone; null if never applied."
+    ) { .text($0.state.applied.emailForwarding?.outcome.rawValue) }
+    public static let emailForwardingAppliedAt = Column("email_forwarding_applied_at", .time, "When the ledger recorded that outcome.") {
+        .time($0.state.applied.emailForwarding?.at)
+    }
     public static let beforeDeadline = Column(
         "before_deadline", .boolean, "Whether the user migrated before the 60-day deadline; null without a window or a migration."
     ) { .bool($0.beforeDeadline) }
@@ -76,7 +90,8 @@ public enum UserColumns {
     /// Every column, in the order of `query state`.
     public static let all = [
         userKey, accountID, senderSub, transferSub, recipientSub, targetTeam, status, migratedAt, migratedRecordedAt, migratedVia,
-        beforeDeadline, applyOutcome, appliedAt, email, isPrivateEmail, emailForwarding, consentRevokedAt, accountDeletedAt, erasedAt,
+        beforeDeadline, applyOutcome, appliedAt, emailApplyOutcome, emailAppliedAt, emailForwardingApplyOutcome, emailForwardingAppliedAt,
+        email, isPrivateEmail, emailForwarding, consentRevokedAt, accountDeletedAt, erasedAt,
         attempts, lastAttemptAt, lastErrorClass, lastError, notifications, firstSequence, lastSequence,
     ]
 }

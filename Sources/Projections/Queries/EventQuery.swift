@@ -118,14 +118,15 @@ public struct EventQuery: Sendable {
     /// received package's row, an apply's settled batch), each with its line about the user:
     /// what `query user` lists. `query events --id` and evidence bundles hold the history alone,
     /// since a batch event names other people too.
+    /// An apply row's email addresses are opened with `sealer` (shown sealed without one).
     public static func historyWithBatches(
-        of user: UserState, through last: UInt64, snapshot: any ProjectionSnapshot, view: LogView
+        of user: UserState, through last: UInt64, snapshot: any ProjectionSnapshot, view: LogView, sealer: Sealer? = nil
     ) throws -> [EventRow] {
         let identifiers = user.identifiers
         return try snapshot.eventSequences(linkedTo: identifiers).filter { $0 <= last }.compactMap { sequence in
             guard let event = try view.event(sequence) else { return nil }
             if identifiers.contains(where: { event.identifiers[$0.kind] == $0.value }) { return EventRow(event) }
-            return try batchLine(event, about: user, view: view).map { EventRow(event, line: $0) }
+            return try batchLine(event, about: user, view: view, sealer: sealer).map { EventRow(event, line: $0) }
         }
     }
 
@@ -137,7 +138,7 @@ public struct EventQuery: Sendable {
     }
 
     /// What a batch event says about `user`, nil when it does not name them.
-    static func batchLine(_ event: RecordedEvent, about user: UserState, view: LogView) throws -> String? {
+    static func batchLine(_ event: RecordedEvent, about user: UserState, view: LogView, sealer: Sealer?) throws -> String? {
         switch event.body {
         case .handoffRowsReceived(let b):
             guard let sub = user.transferSub, let i = b.transferSubs.firstIndex(of: sub) else { return nil }
@@ -145,7 +146,7 @@ public struct EventQuery: Sendable {
             return "\(list) listed this user: row \(b.firstRow + i + 1) of \(b.rowCount), "
                 + (b.accountIDs[i].isEmpty ? "no account_id" : "account_id \(b.accountIDs[i])")
         case .applySettled:
-            return try UserApplyRow(event, about: user, view: view)?.line
+            return try UserApplyRow(event, about: user, view: view)?.line(opening: sealer)
         default:
             return nil
         }
@@ -195,25 +196,27 @@ public struct EventQuery: Sendable {
             return b.package.map { "handoff package \($0) \(rows) taken in" } ?? "unsigned handoff list \(rows) taken in"
         case .applyStarted(let b):
             let what = b.undoOf.map { "undo of apply run \($0)" } ?? "apply"
-            return
-                "\(what) to \(b.targetKind.rawValue) \(b.target), table \(b.table) (\(b.keyColumn) → \(b.subColumn)): \(counted(b.userCount, "user"))"
+            let columns = b.mapped.map { "\($0.value.rawValue) → \($0.column)" }.joined(separator: ", ")
+            return "\(what) to \(b.targetKind.rawValue) \(b.target), table \(b.table) (key \(b.keyColumn); \(columns)): \(counted(b.userCount, "user"))"
         case .applyIntended(let b) where b.lacksRows:
             return "apply batch \(b.batch) intended: \(counted(b.rowCount, "account"))"
                 + (b.collisionCount == 0 ? "" : " (collision \(b.collisionCount))")
         case .applyIntended(let b):
+            let planned = b.rows.flatMap { $0.cells.map(\.planned) }
             let counts = ApplyPlanned.allCases.compactMap { p in
-                let n = b.planned.filter { $0 == p }.count
+                let n = planned.filter { $0 == p }.count
                 return n == 0 ? nil : "\(p.rawValue) \(n)"
             }
-            return "apply batch \(b.batch) intended: \(counted(b.accountIDs.count, "account")) (" + counts.joined(separator: ", ") + ")"
+            return "apply batch \(b.batch) intended: \(counted(b.rows.count, "account")) (" + counts.joined(separator: ", ") + ")"
         case .applySettled(let b):
             guard b.committed else { return "apply batch \(b.batch) did not commit" + (b.recovered ? " (found after an interruption)" : "") }
             guard !b.lacksRows else {
                 return "apply batch \(b.batch) committed" + (b.recovered ? " (found after an interruption)" : "")
                     + ": \(counted(b.rowCount, "account"))"
             }
+            let outcomes = b.rows.flatMap { $0.outcomes.map(\.outcome) }
             let counts = ApplyOutcome.allCases.compactMap { o in
-                let n = b.outcomes.filter { $0 == o }.count
+                let n = outcomes.filter { $0 == o }.count
                 return n == 0 ? nil : "\(o.rawValue) \(n)"
             }
             return "apply batch \(b.batch) committed" + (b.recovered ? " (found after an interruption)" : "") + ": " + counts.joined(separator: ", ")

@@ -2,15 +2,17 @@ import LMDB
 import Ledger
 
 /// The projection databases of one generation inside the ledger's environment (projection
-/// layout 2) and the layout of their keys.
+/// layout 3) and the layout of their keys.
 ///
 /// Every record is kept with the sequence number of the event that wrote it, so the same
 /// databases answer "now" and "as of sequence S" (the newest record at or before S);
 /// `schemas/ledger-format.md` documents every byte. A rebuild folds the log into the other
 /// generation's databases while this one stays in use, then switches (``ProjectionGenerations``).
 public struct ProjectionDatabases: Sendable {
-    /// The layout written under `projection_state["layout"]`.
-    static let layout: UInt8 = 2
+    /// The layout written under `projection_state["layout"]`: 3, whose user records keep when
+    /// each address was recorded and what `apply` did to each column. A ledger of layout 2 has
+    /// its projections loaded again by its first writable open (``UserProjection/attach(to:)``).
+    static let layout: UInt8 = 3
 
     /// User key ‖ sequence → ``UserState`` after that event (empty: merged into another user).
     public let userVersions: Database

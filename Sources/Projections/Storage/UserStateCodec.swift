@@ -108,7 +108,7 @@ enum UserStateCodec {
                 present |= 1 << bit
             }
             if u.package != nil { present |= 64 }
-            if u.applyOutcome != nil, u.appliedAt != nil { present |= 128 }
+            if u.applied.recipientSub != nil { present |= 128 }
         }
         try c.u8(&present)
         var previous: Int64 = 0
@@ -129,17 +129,38 @@ enum UserStateCodec {
                 u.package = Int(package)
             }
         }
-        // Bit 7: apply's outcome (``ApplyOutcome/storedByte``) and the time it was recorded follow.
-        if present & 128 != 0 {
-            var outcome = u.applyOutcome?.storedByte ?? 0
-            try c.u8(&outcome)
-            try c.time(&u.appliedAt, present: true, after: &previous)
-            if Coder.isReading {
-                guard let known = ApplyOutcome(storedByte: outcome), u.appliedAt != nil else {
-                    throw LedgerError(.malformedRecord, "users: bad apply outcome")
-                }
-                u.applyOutcome = known
+        // Bit 7: apply's outcome in the recipient_sub column (``ApplyOutcome/storedByte``) and the
+        // time it was recorded follow.
+        if present & 128 != 0 { try applied(&c, &u.applied.recipientSub, after: &previous) }
+        // A second presence byte follows when any of its fields is present (records written
+        // before them end above): bit 0 email_changed_at, 1 email_forwarding_changed_at, 2 the
+        // email column's apply outcome and time, 3 the email_forwarding column's.
+        var more: UInt8 = 0
+        if !Coder.isReading {
+            for (bit, present) in [u.emailChangedAt != nil, u.emailForwardingChangedAt != nil, u.applied.email != nil, u.applied.emailForwarding != nil]
+                .enumerated() where present
+            {
+                more |= 1 << bit
             }
+        }
+        guard Coder.isReading ? c.hasMore : more != 0 else { return }
+        try c.u8(&more)
+        guard more != 0, more < 16 else { throw LedgerError(.malformedRecord, "users: bad second presence byte") }
+        try c.time(&u.emailChangedAt, present: more & 1 != 0, after: &previous)
+        try c.time(&u.emailForwardingChangedAt, present: more & 2 != 0, after: &previous)
+        if more & 4 != 0 { try applied(&c, &u.applied.email, after: &previous) }
+        if more & 8 != 0 { try applied(&c, &u.applied.emailForwarding, after: &previous) }
+    }
+
+    /// One column's apply outcome (``ApplyOutcome/storedByte``), then the time it was recorded.
+    private static func applied<Coder: FieldCoder>(_ c: inout Coder, _ cell: inout AppliedCell?, after previous: inout Int64) throws {
+        var outcome = cell?.outcome.storedByte ?? 0
+        var at = cell?.at
+        try c.u8(&outcome)
+        try c.time(&at, present: true, after: &previous)
+        if Coder.isReading {
+            guard let known = ApplyOutcome(storedByte: outcome), let at else { throw LedgerError(.malformedRecord, "users: bad apply outcome") }
+            cell = AppliedCell(known, at: at)
         }
     }
 
@@ -170,6 +191,8 @@ enum UserStateCodec {
 protocol FieldCoder {
     /// Whether the coder reads values into the state (else it writes them from it).
     static var isReading: Bool { get }
+    /// Reading: whether bytes remain after those read so far.
+    var hasMore: Bool { get }
     mutating func u8(_ v: inout UInt8) throws
     mutating func varint(_ v: inout UInt64) throws
     /// An optional string in ``PackedText``'s forms.
@@ -181,6 +204,7 @@ protocol FieldCoder {
 
 extension BinaryWriter: FieldCoder {
     static var isReading: Bool { false }
+    var hasMore: Bool { false }
     mutating func u8(_ v: inout UInt8) { bytes.append(v) }
     mutating func varint(_ v: inout UInt64) { varint(v) }
     mutating func text(_ v: inout String?) { PackedText.write(v, to: &self) }
@@ -194,6 +218,7 @@ extension BinaryWriter: FieldCoder {
 
 extension BinaryReader: FieldCoder {
     static var isReading: Bool { true }
+    var hasMore: Bool { !isAtEnd }
     mutating func u8(_ v: inout UInt8) throws { v = try u8() }
     mutating func varint(_ v: inout UInt64) throws { v = try varint() }
     mutating func text(_ v: inout String?) throws { v = try PackedText.read(from: &self) }

@@ -1,5 +1,6 @@
 import Crypto
 import Ledger
+import Projections
 
 /// Step 5 of checking an evidence bundle (schemas/evidence-bundle.md, "Checking a bundle"): each
 /// row of `rows/` against the event holding it and the roots it leads to, and that every row is
@@ -9,7 +10,11 @@ enum BundleRowsCheck {
 
     /// Checks `rows` (each read from `rows/SEQ.json`, by SEQ) against `events` (the bundle's
     /// events, decoded, each already proven), `subject` the manifest's; the story's line of each.
-    static func run(_ rows: [UInt64: RowEvidence], events: [UInt64: RecordedEvent], subject: String?) throws -> [UInt64: String] {
+    /// `revealed` holds the lines of `revealed/rows/` (a bundle written with `--reveal`): each must
+    /// be its row with the sealed addresses opened, which its line then shows (not proven).
+    static func run(
+        _ rows: [UInt64: RowEvidence], events: [UInt64: RecordedEvent], subject: String?, revealed: [UInt64: [UInt8]] = [:]
+    ) throws -> [UInt64: String] {
         var lines: [UInt64: String] = [:]
         var accounts = Set(events.values.compactMap(\.identifiers.accountID))
         // Handoff rows first: the account_id they prove is the person's too.
@@ -19,7 +24,11 @@ enum BundleRowsCheck {
             if !account.isEmpty { accounts.insert(account) }
         }
         for (sequence, proof) in rows where proof.kind != .handoffRow {
-            lines[sequence] = try applyRow(sequence, proof, rows: rows, events: events, accounts: accounts, subject: subject)
+            let opened = try revealed[sequence].map { try addresses(of: proof.row, openedIn: $0, file: "revealed/rows/\(sequence).json") }
+            lines[sequence] = try applyRow(sequence, proof, rows: rows, events: events, accounts: accounts, subject: subject, opened: opened)
+        }
+        if let stray = revealed.keys.sorted().first(where: { rows[$0] == nil || rows[$0]?.kind == .handoffRow }) {
+            throw DoesNotHold(file: "revealed/rows/\(stray).json", reason: "there is no apply row rows/\(stray).json it opens")
         }
         // A batch event is in a bundle for the person's row: without it, a link was taken out.
         if let (sequence, _) = events.sorted(by: { $0.key < $1.key }).first(where: { $0.value.body.keptRowCount > 0 && rows[$0.key] == nil }) {
@@ -103,7 +112,7 @@ enum BundleRowsCheck {
     /// and index, the settlement naming that intent's SHA-256.
     private static func applyRow(
         _ sequence: UInt64, _ proof: RowEvidence, rows: [UInt64: RowEvidence], events: [UInt64: RecordedEvent], accounts: Set<String>,
-        subject: String?
+        subject: String?, opened: [SealedValue: String]?
     ) throws -> String {
         let file = "rows/\(sequence).json"
         guard proof.sequence == sequence else { throw DoesNotHold(file: file, reason: "its seq is not \(sequence)") }
@@ -123,33 +132,70 @@ enum BundleRowsCheck {
         }
         let position = "row \(proof.index + 1) of \(batch.rows), in event \(sequence)'s rows_root"
         switch line {
-        case .intended(let account, let old, let new, let planned, _, _):
+        case .intended(let account, let cells, _):
             try person(account, file: file, accounts: accounts, subject: subject)
-            return "apply run \(InertText.forScreen(run)) batch \(batch.number) planned for account_id \(InertText.forScreen(account)): "
-                + "\(planned.rawValue), \(old.map(InertText.forScreen) ?? "NULL") → \(new.map(InertText.forScreen) ?? "NULL") (\(position))"
-        case .settled(let account, let outcome, _):
-            try person(account, file: file, accounts: accounts, subject: subject)
-            guard case .applySettled(let settled) = event.body, (outcome != nil) == settled.committed else {
-                throw DoesNotHold(file: file, reason: "its row has an outcome exactly when the batch committed, and this one does not")
+            let parts = cells.map { cell in
+                ApplyCellText.Part(cell.column, cell.planned.rawValue, values: cell.planned == .kept ? nil : (cell.old, cell.new))
             }
-            // The intent it settles: the same run's batch, the same account at the same index.
+            let text = ApplyCellText.line(parts) { value in ApplyCellText.shown(value) { opened?[$0] } }
+            let sealed = cells.contains { $0.column.isSealed && $0.planned != .kept }
+            return "apply run \(InertText.forScreen(run)) batch \(batch.number) planned for account_id \(InertText.forScreen(account)): "
+                + text + " (\(position))" + (opened == nil || !sealed ? "" : "; addresses as revealed/rows/\(sequence).json opens them, not proven")
+        case .settled(let account, let outcomes, _):
+            try person(account, file: file, accounts: accounts, subject: subject)
+            guard case .applySettled(let settled) = event.body, (outcomes != nil) == settled.committed else {
+                throw DoesNotHold(file: file, reason: "its row has outcomes exactly when the batch committed, and this one does not")
+            }
+            // The intent it settles: the same run's batch, the same account at the same index,
+            // with a cell for each column the settlement gives an outcome.
             let intended = rows.values.first { other in
                 guard other.kind == .applyIntendedRow, other.index == proof.index, let e = events[other.sequence], e.actor.runID == run,
                     case .applyIntended(let intent) = e.body, intent.batch == settled.batch, intent.sha256 == settled.intentSHA256,
-                    case .intended(let intendedAccount, _, _, _, _, _)? = ApplyRowLine(other.row, kind: .applyIntendedRow)
+                    case .intended(let intendedAccount, let cells, _)? = ApplyRowLine(other.row, kind: .applyIntendedRow)
                 else { return false }
-                return intendedAccount == account
+                return intendedAccount == account && outcomes.map { $0.map(\.column) == cells.map(\.column) } ?? true
             }
             guard intended != nil else {
                 throw DoesNotHold(
                     file: file,
-                    reason: "no row of the intent it settles (run \(run) batch \(settled.batch), intent_sha256, the same index and account)")
+                    reason:
+                        "no row of the intent it settles (run \(run) batch \(settled.batch), intent_sha256, the same index, account and columns)")
             }
+            let text = outcomes.map { ApplyCellText.line($0.map { ApplyCellText.Part($0.column, $0.outcome.rawValue) }) { _ in "" } }
             return "apply run \(InertText.forScreen(run)) batch \(batch.number) settled for account_id \(InertText.forScreen(account)): "
-                + (outcome.map(\.rawValue) ?? "did not commit") + " (\(position))"
+                + (text ?? "did not commit") + " (\(position))"
         case .holders:
             throw DoesNotHold(file: file, reason: "its row is a holders line, which is no leaf")
         }
+    }
+
+    /// The address `revealed` (a line of `revealed/rows/`) gives each sealed value of `row`: the
+    /// revealed line must be the row itself with each sealed value replaced by a string (its
+    /// address) or null (its key destroyed), and nothing else changed.
+    static func addresses(of row: [UInt8], openedIn revealed: [UInt8], file: String) throws -> [SealedValue: String] {
+        var found: [SealedValue: String] = [:]
+        func same(_ proven: JSONValue, _ shown: JSONValue) -> Bool {
+            if case .object(let m) = proven, m.count == 3, m["alg"]?.stringValue == SealedValue.algorithm, let ct = m["ct"]?.stringValue,
+                let kid = m["kid"]?.stringValue
+            {
+                switch shown {
+                case .string(let address): found[SealedValue(keyID: kid, combined: ct)] = address
+                case .null: break
+                default: return false
+                }
+                return true
+            }
+            switch (proven, shown) {
+            case (.object(let a), .object(let b)): return a.count == b.count && a.allSatisfy { key, value in b[key].map { same(value, $0) } ?? false }
+            case (.array(let a), .array(let b)): return a.count == b.count && zip(a, b).allSatisfy(same)
+            default: return proven == shown
+            }
+        }
+        guard let proven = try? JSONValue.parse(row), let shown = try? JSONValue.parseObject(untrusted: revealed), same(proven, .object(shown))
+        else {
+            throw DoesNotHold(file: file, reason: "it is not its row of rows/ with the sealed addresses opened and nothing else changed")
+        }
+        return found
     }
 
     /// That `account` is the bundle's person's.

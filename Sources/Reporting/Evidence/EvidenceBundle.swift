@@ -133,7 +133,8 @@ public enum EvidenceBundle {
     ) throws -> Summary {
         let events = contents.events
         let (checkpoint, key, witnessed) = try provingCheckpoint(for: events, in: ledger, given: given, policy: policy)
-        for sub in ["/events", "/proofs"] + (contents.rows.isEmpty ? [] : ["/rows"]) + (reveal ? ["/revealed"] : []) {
+        let revealsRows = reveal && contents.rows.contains { $0.kind != .handoffRow }
+        for sub in ["/events", "/proofs"] + (contents.rows.isEmpty ? [] : ["/rows"]) + (reveal ? ["/revealed"] : []) + (revealsRows ? ["/revealed/rows"] : []) {
             try FileManager.default.createDirectory(
                 atPath: directory + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         }
@@ -161,6 +162,11 @@ public enum EvidenceBundle {
         }
         for row in contents.rows {
             try write(row.json.canonicalBytes + [0x0A], to: "\(directory)/rows/\(row.sequence).json")
+            // An apply row's addresses, opened: the person's own, as `revealed/` holds their events.
+            if revealsRows, row.kind != .handoffRow {
+                let opened = try row.row.withUnsafeBytes { try SealedJSON.opened($0, with: ledger.sealer) }
+                try write(opened + [0x0A], to: "\(directory)/revealed/rows/\(row.sequence).json", mode: 0o600)
+            }
         }
         try write(Array(checkpoint.text.utf8), to: directory + "/checkpoint")
         var cosigners: [WitnessKey] = []

@@ -59,7 +59,13 @@ public enum EvidenceBundleCheck {
             throw DoesNotHold(
                 file: "manifest.json", reason: "a \(EvidenceBundle.formatWithoutFacts) manifest, with rows or facts only later bundles have")
         }
-        let rowLines = try BundleRowsCheck.run(rowProofs, events: decoded, subject: manifest["subject"]?.stringValue)
+        var revealed: [UInt64: [UInt8]] = [:]
+        for sequence in try names(in: directory, "revealed/rows", suffix: ".json", optional: true) {
+            var line = Array(try read("revealed/rows/\(sequence).json"))
+            if line.last == 0x0A { line.removeLast() }
+            revealed[sequence] = line
+        }
+        let rowLines = try BundleRowsCheck.run(rowProofs, events: decoded, subject: manifest["subject"]?.stringValue, revealed: revealed)
         // 6. The manifest against the files.
         guard manifest["origin"]?.stringValue == checkpoint.origin, manifest["tree_size"]?.intValue == Int64(checkpoint.treeSize) else {
             throw DoesNotHold(file: "manifest.json", reason: "its origin or tree size is not the checkpoint's")

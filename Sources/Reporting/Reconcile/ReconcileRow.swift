@@ -80,8 +80,8 @@ public struct ReconcileRow: Sendable {
         public static let lastErrorClass: Column = SharedColumns.lastErrorClass { $0.recipient?.lastErrorClass?.rawValue }
         public static let beforeDeadline: Column = UserColumns.beforeDeadline.rebound { .bool($0.beforeDeadline) }
         public static let recipientSub: Column = SharedColumns.recipientSub { $0.recipient?.recipientSub }
-        public static let applyOutcome: Column = UserColumns.applyOutcome.rebound { .text($0.recipient?.applyOutcome?.rawValue) }
-        public static let appliedAt: Column = UserColumns.appliedAt.rebound { .time($0.recipient?.appliedAt) }
+        public static let applyOutcome: Column = UserColumns.applyOutcome.rebound { .text($0.recipient?.applied.recipientSub?.outcome.rawValue) }
+        public static let appliedAt: Column = UserColumns.appliedAt.rebound { .time($0.recipient?.applied.recipientSub?.at) }
     }
 
     /// `handover reconcile --rows`.

@@ -31,9 +31,12 @@ extension MigrationReport {
             ("migrated after the deadline", window == nil ? "-" : "\(afterDeadline)"),
             ("pending (not yet migrated)", "\(pending.count)"),
         ]
-        if !appliedByOutcome.isEmpty {
-            rows.append(("applied to the app's accounts", "\(appliedByOutcome.first { $0.outcome == ApplyOutcome.applied.rawValue }?.users ?? 0)"))
-            for (outcome, users) in appliedByOutcome where outcome != ApplyOutcome.applied.rawValue { rows.append(("  \(outcome)", "\(users)")) }
+        for (label, counts) in [("applied to the app's accounts", appliedByOutcome), ("relay addresses set on the accounts", emailAppliedByOutcome)]
+        where !counts.isEmpty {
+            rows.append((label, "\(counts.first { $0.outcome == ApplyOutcome.applied.rawValue }?.users ?? 0)"))
+            for (outcome, users) in counts where outcome != ApplyOutcome.applied.rawValue {
+                rows.append(("  " + (outcome == ApplyOutcome.kept.rawValue ? "kept (the user's own address)" : outcome), "\(users)"))
+            }
         }
         rows += [
             ("first migration", firstMigration.map { Self.occurredAndRecorded($0.occurred, $0.recorded) } ?? "-"),
@@ -135,9 +138,8 @@ extension MigrationReport {
             "sign_ins_rejected": .int(Int64(signInsRejected)), "notifications_rejected": .int(Int64(notificationsRejected)),
         ]
         // Present once an apply recorded an outcome: the report of a ledger without one stays as it was.
-        if !appliedByOutcome.isEmpty {
-            object["applied_by_outcome"] = .object(
-                Dictionary(uniqueKeysWithValues: appliedByOutcome.map { ($0.outcome, JSONValue.int(Int64($0.users))) }))
+        for (key, counts) in [("applied_by_outcome", appliedByOutcome), ("email_applied_by_outcome", emailAppliedByOutcome)] where !counts.isEmpty {
+            object[key] = .object(Dictionary(uniqueKeysWithValues: counts.map { ($0.outcome, JSONValue.int(Int64($0.users))) }))
         }
         // Only when asked (`--sender`): a report of one ledger reads as it always did.
         if let bothHalves {

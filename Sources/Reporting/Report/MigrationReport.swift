@@ -77,6 +77,9 @@ public struct MigrationReport: Sendable {
     public var migratedByPath: [(path: String, users: Int)]
     /// Team B: users by what `apply` last did to their account in the app's database (empty before any apply).
     public var appliedByOutcome: [(outcome: String, users: Int)] = []
+    /// Team B: users by what `apply` last did to their account's email column (empty before an
+    /// apply that mapped it): relay addresses set, kept (an address of the user's own), collided.
+    public var emailAppliedByOutcome: [(outcome: String, users: Int)] = []
     public var beforeDeadline: Int
     public var afterDeadline: Int
     /// First and last migration: when it happened and when it was recorded.
@@ -125,6 +128,7 @@ public struct MigrationReport: Sendable {
         var erased = 0
         var byPath: [String: Int] = [:]
         var byOutcome: [String: Int] = [:]
+        var emailByOutcome: [String: Int] = [:]
         var perDay: [String: Int] = [:]
         var migrated = 0
         var first: (occurred: Timestamp, recorded: Timestamp?)?
@@ -141,7 +145,8 @@ public struct MigrationReport: Sendable {
             if u.consentRevokedAt != nil { consent += 1 }
             if u.accountDeletedAt != nil { deleted += 1 }
             if u.erasedAt != nil { erased += 1 }
-            if let outcome = u.applyOutcome { byOutcome[outcome.rawValue, default: 0] += 1 }
+            if let cell = u.applied.recipientSub { byOutcome[cell.outcome.rawValue, default: 0] += 1 }
+            if let cell = u.applied.email { emailByOutcome[cell.outcome.rawValue, default: 0] += 1 }
             guard u.status.isDone, let at = u.migratedAt else { return }
             byPath[u.migratedVia?.name ?? "unknown", default: 0] += 1
             perDay[at.date, default: 0] += 1
@@ -162,6 +167,7 @@ public struct MigrationReport: Sendable {
             usersKnown: known, migrated: migrated,
             migratedByPath: byPath.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { ($0.key, $0.value) },
             appliedByOutcome: ApplyOutcome.allCases.compactMap { o in byOutcome[o.rawValue].map { (o.rawValue, $0) } },
+            emailAppliedByOutcome: ApplyOutcome.allCases.compactMap { o in emailByOutcome[o.rawValue].map { (o.rawValue, $0) } },
             beforeDeadline: before, afterDeadline: after, firstMigration: first, lastMigration: last, days: days,
             pending: pending, failuresByClass: ComplianceQueries.failureClassRows(failureCounts), unmatched: unmatched,
             notifications: notifications, notificationDays: notificationDays,

@@ -74,7 +74,7 @@ public struct LedgerStatus: Sendable {
                 } else if user.status == .failed {
                     byClass[user.lastErrorClass?.rawValue ?? "unknown", default: 0] += 1
                 }
-                if let outcome = user.applyOutcome { byOutcome[outcome.rawValue, default: 0] += 1 }
+                if let cell = user.applied.recipientSub { byOutcome[cell.outcome.rawValue, default: 0] += 1 }
             }
             var status = LedgerStatus(
                 identity: identity, directory: ledger.directory, now: now, window: try snapshot.window(), usersByState: byState,
@@ -97,8 +97,14 @@ public struct LedgerStatus: Sendable {
         guard let sequence = try view.sequences(of: .runFinished).last, let event = try view.event(sequence),
             case .runFinished(let body) = event.body
         else { return nil }
-        // An apply's counts are its accounts by outcome; a migration run's, its users by result.
-        let users = body.command == "apply" ? body.counts.values.reduce(0, +) : (body.counts["succeeded"] ?? 0) + (body.counts["failed"] ?? 0)
+        // An apply's counts are its accounts' cells by column (COLUMN.OUTCOME, the sub's
+        // OUTCOME alone) and outcome, each column's adding up to the accounts it took; a
+        // migration run's, its users by result.
+        let users =
+            body.command == "apply"
+            ? Dictionary(grouping: body.counts) { $0.key.split(separator: ".").dropLast().first ?? "" }.values.map { $0.reduce(0) { $0 + $1.value } }.max()
+                ?? 0
+            : (body.counts["succeeded"] ?? 0) + (body.counts["failed"] ?? 0)
         return LastRun(
             command: body.command, finishedAt: event.recordedAt, exitStatus: body.exitStatus,
             usersPerSecond: body.durationMilliseconds > 0 ? Double(users) * 1000 / Double(body.durationMilliseconds) : 0,

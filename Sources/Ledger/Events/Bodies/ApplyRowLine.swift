@@ -4,33 +4,68 @@ import Crypto
 /// "Rows kept beside their event"): a canonical JSON object, salted. An account's line is a leaf of
 /// the batch's row tree; a collision's holders line is not: the account's line commits to it by
 /// its SHA-256, so that a person's row can be shown without the other accounts it collided with.
+///
+/// An account's line holds one cell per column the batch plans for it: the `recipient_sub`
+/// cell's members at the top level (`old`, `new`, `planned`, `holders_sha256`; so a batch of
+/// that column alone is written as versions that knew no other), each other column's as an
+/// object under the column's name. An `email` cell's values are sealed with the user's data key.
 public enum ApplyRowLine: Equatable, Sendable {
-    /// One account as planned: its key, the value read and the value to write (nil: NULL), what the
-    /// plan found, and for a collision the SHA-256 of its holders line (hex).
-    case intended(account: String, old: String?, new: String?, planned: ApplyPlanned, holdersSHA256: String?, salt: [UInt8])
-    /// The accounts holding a collision row's new value; `row` is the row's index in the batch.
-    case holders(row: Int, accounts: [String], salt: [UInt8])
-    /// One account as settled: its outcome when the batch committed (nil when it did not).
-    case settled(account: String, outcome: ApplyOutcome?, salt: [UInt8])
+    /// One cell of an account's intended line: the values as ``ApplyCell`` has them, and for a
+    /// collision the SHA-256 of its holders line (hex) instead of the holders.
+    public struct Cell: Equatable, Sendable {
+        public var column: ApplyColumn
+        public var old: ApplyValue?
+        public var new: ApplyValue?
+        public var planned: ApplyPlanned
+        public var holdersSHA256: String?
+
+        public init(column: ApplyColumn, old: ApplyValue?, new: ApplyValue?, planned: ApplyPlanned, holdersSHA256: String?) {
+            self.column = column
+            (self.old, self.new) = (old, new)
+            self.planned = planned
+            self.holdersSHA256 = holdersSHA256
+        }
+    }
+
+    /// One account as planned: its key and its cells, in column order.
+    case intended(account: String, cells: [Cell], salt: [UInt8])
+    /// The accounts holding a collision cell's new value; `row` is the account's index in the batch.
+    case holders(row: Int, column: ApplyColumn, accounts: [String], salt: [UInt8])
+    /// One account as settled: each cell's outcome when the batch committed (nil when it did not).
+    case settled(account: String, outcomes: [ApplyCellOutcome]?, salt: [UInt8])
 
     /// The line's bytes.
     public var bytes: [UInt8] {
         var members: [String: JSONValue]
         switch self {
-        case .intended(let account, let old, let new, let planned, let holdersSHA256, let salt):
-            members = [
-                "account": .string(account), "old": old.map(JSONValue.string) ?? .null, "new": new.map(JSONValue.string) ?? .null,
-                "planned": .string(planned.rawValue), "salt": .string(Hex.encode(salt)),
-            ]
-            if let holdersSHA256 { members["holders_sha256"] = .string(holdersSHA256) }
-        case .holders(let row, let accounts, let salt):
-            members = ["row": .int(Int64(row)), "holders": .array(accounts.map(JSONValue.string)), "salt": .string(Hex.encode(salt))]
-        case .settled(let account, let outcome, let salt):
+        case .intended(let account, let cells, let salt):
             members = ["account": .string(account), "salt": .string(Hex.encode(salt))]
-            if let outcome { members["outcome"] = .string(outcome.rawValue) }
+            for cell in cells {
+                var fields: [String: JSONValue] = ["planned": .string(cell.planned.rawValue)]
+                if cell.planned != .kept {
+                    fields["old"] = cell.old?.json ?? .null
+                    fields["new"] = cell.new?.json ?? .null
+                }
+                if let digest = cell.holdersSHA256 { fields["holders_sha256"] = .string(digest) }
+                if cell.column == .recipientSub {
+                    members.merge(fields) { a, _ in a }
+                } else {
+                    members[cell.column.rawValue] = .object(fields)
+                }
+            }
+        case .holders(let row, let column, let accounts, let salt):
+            members = ["row": .int(Int64(row)), "holders": .array(accounts.map(JSONValue.string)), "salt": .string(Hex.encode(salt))]
+            if column != .recipientSub { members["column"] = .string(column.rawValue) }
+        case .settled(let account, let outcomes, let salt):
+            members = ["account": .string(account), "salt": .string(Hex.encode(salt))]
+            for cell in outcomes ?? [] { members[Self.outcomeMember(cell.column)] = .string(cell.outcome.rawValue) }
         }
         return JSONValue.object(members).canonicalBytes
     }
+
+    /// The member of a settled line holding `column`'s outcome: `outcome` for `recipient_sub` (as
+    /// versions that knew no other column wrote it), else the column's name.
+    private static func outcomeMember(_ column: ApplyColumn) -> String { column == .recipientSub ? "outcome" : column.rawValue }
 
     /// The index of `account`'s line among an apply batch event's stored lines, found without
     /// decoding any: an account's line (intended or settled) is canonical JSON whose first member
@@ -41,7 +76,7 @@ public enum ApplyRowLine: Equatable, Sendable {
         return lines.firstIndex { $0.starts(with: prefix) }
     }
 
-    /// SHA-256 of the line's bytes, hex: what an intended row holds of its holders line.
+    /// SHA-256 of the line's bytes, hex: what an intended cell holds of its holders line.
     public var sha256: String { Hex.encode(SHA256.hash(data: bytes)) }
 
     /// The line `bytes` holds when it is one of kind `kind` (for ``RowTree/Kind/applyIntendedRow``,
@@ -50,36 +85,54 @@ public enum ApplyRowLine: Equatable, Sendable {
         guard let object = (try? JSONValue.parse(bytes))?.objectValue, let salt = object["salt"]?.stringValue.flatMap(Hex.decode),
             salt.count == RowTree.saltLength
         else { return nil }
-        func optionalString(_ name: String) -> String?? {
-            switch object[name] {
-            case .string(let s)?: return .some(s)
-            case .null?: return .some(nil)
-            default: return nil
-            }
-        }
         switch kind {
         case .applyIntendedRow where object["row"] != nil:
             guard let row = object["row"]?.intValue, row >= 0, row < Int64(ApplyIntended.maximumRows), let items = object["holders"]?.arrayValue
             else { return nil }
             let accounts = items.compactMap(\.stringValue)
-            guard accounts.count == items.count else { return nil }
-            self = .holders(row: Int(row), accounts: accounts, salt: salt)
+            let column = object["column"].map { $0.stringValue.flatMap(ApplyColumn.init(rawValue:)) } ?? .recipientSub
+            guard accounts.count == items.count, let column else { return nil }
+            self = .holders(row: Int(row), column: column, accounts: accounts, salt: salt)
         case .applyIntendedRow:
-            guard let account = object["account"]?.stringValue, let old = optionalString("old"), let new = optionalString("new"),
-                let planned = object["planned"]?.stringValue.flatMap(ApplyPlanned.init(rawValue:))
-            else { return nil }
-            let holdersSHA256 = object["holders_sha256"]?.stringValue
-            guard (holdersSHA256 != nil) == (object["holders_sha256"] != nil) else { return nil }
-            self = .intended(account: account, old: old, new: new, planned: planned, holdersSHA256: holdersSHA256, salt: salt)
+            guard let account = object["account"]?.stringValue else { return nil }
+            var cells: [Cell] = []
+            for column in ApplyColumn.allCases {
+                let fields = column == .recipientSub ? (object["planned"] == nil ? nil : object) : object[column.rawValue]?.objectValue
+                guard let fields else { continue }
+                guard let cell = Self.cell(column, fields) else { return nil }
+                cells.append(cell)
+            }
+            guard !cells.isEmpty else { return nil }
+            self = .intended(account: account, cells: cells, salt: salt)
         case .applySettledRow:
             guard let account = object["account"]?.stringValue else { return nil }
-            let outcome = object["outcome"]?.stringValue.flatMap(ApplyOutcome.init(rawValue:))
-            guard (outcome != nil) == (object["outcome"] != nil) else { return nil }
-            self = .settled(account: account, outcome: outcome, salt: salt)
+            var outcomes: [ApplyCellOutcome] = []
+            for column in ApplyColumn.allCases {
+                guard let member = object[Self.outcomeMember(column)] else { continue }
+                guard let outcome = member.stringValue.flatMap(ApplyOutcome.init(rawValue:)) else { return nil }
+                outcomes.append(ApplyCellOutcome(column, outcome))
+            }
+            self = .settled(account: account, outcomes: outcomes.isEmpty ? nil : outcomes, salt: salt)
         case .handoffRow:
             return nil
         }
         // One way to write each line: no field the kind lacks, nothing written another way.
         guard self.bytes == bytes else { return nil }
+    }
+
+    /// The cell of `column` whose members are `fields`, nil when they are not one.
+    private static func cell(_ column: ApplyColumn, _ fields: [String: JSONValue]) -> Cell? {
+        guard let planned = fields["planned"]?.stringValue.flatMap(ApplyPlanned.init(rawValue:)) else { return nil }
+        var old: ApplyValue?
+        var new: ApplyValue?
+        if planned != .kept {
+            guard let o = fields["old"].flatMap({ ApplyValue.reading($0, for: column) }),
+                let n = fields["new"].flatMap({ ApplyValue.reading($0, for: column) })
+            else { return nil }
+            (old, new) = (o, n)
+        }
+        let digest = fields["holders_sha256"]?.stringValue
+        guard (digest != nil) == (fields["holders_sha256"] != nil), (digest != nil) == (planned == .collision) else { return nil }
+        return Cell(column: column, old: old, new: new, planned: planned, holdersSHA256: digest)
     }
 }
