@@ -248,7 +248,7 @@ let package = Package(
         .testTarget(
             name: "ApplyTests",
             dependencies: [
-                "Apply", "ExitStatuses", "Ledger", "Projections", "PostgresAccess", "Reporting", "TestSupport",
+                "AppleSimulator", "Apply", "ExitStatuses", "Ledger", "Projections", "PostgresAccess", "Reporting", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -142,7 +142,7 @@ public struct ApplyListing: Sendable {
     /// named and the rest counted.
     func accounts(_ outcome: String, limit: Int = 20, describe: (Row) -> String = { InertText.forScreen($0.accountID) }) -> String {
         var seen = Set<String>()
-        let named = rows.filter { $0.outcome == outcome && seen.insert($0.accountID).inserted }
+        let named = rows.filter { $0.outcome == outcome && seen.insert($0.accountID).inserted }.sorted { $0.accountID < $1.accountID }
         let shown = named.prefix(limit).map(describe).joined(separator: ", ")
         return named.count > limit ? shown + " and \(named.count - limit) more (--format csv lists them all)" : shown
     }

@@ -29,14 +29,14 @@ public enum ApplySummary {
         // One count a column; the columns named above them when there are several.
         let widths = columns.map { max($0.column.name.count, 5) }
         if columns.count > 1 {
-            text += String(repeating: " ", count: 13) + zip(columns, widths).map { pad($0.column.name, $1) }.joined(separator: "  ") + "\n"
+            text += String(repeating: " ", count: 14) + zip(columns, widths).map { pad($0.column.name, $1) }.joined(separator: "  ") + "\n"
         }
         for (outcome, meaning) in meanings {
             let counts = zip(columns, widths).map { column, width in
                 let applies = (outcome != .kept || column.value == .email) && (outcome != .collision || column.value.isUnique)
                 return columns.count == 1 ? "\(plan.count(outcome, in: column.value))" : pad(applies ? "\(plan.count(outcome, in: column.value))" : "-", width)
             }
-            text += "  " + outcome.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + counts.joined(separator: "  ") + "  \(meaning)\n"
+            text += "  " + outcome.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + " " + counts.joined(separator: "  ") + "  \(meaning)\n"
         }
         return text + sections(listing, erasedSince: plan.erasedSince)
     }

@@ -82,7 +82,7 @@ struct DemoServe {
         var first = ""
         for (sub, type) in zip(subs, plan) {
             let body = try await minter.notification(
-                audience: clientID, type: type, sub: sub, email: type.hasPrefix("email") ? "relay-\(sub.prefix(6))@privaterelay.appleid.com" : nil,
+                audience: clientID, type: type, sub: sub, email: type.hasPrefix("email") ? "relay-\(sub.prefix(12))@privaterelay.appleid.com" : nil,
                 isPrivateEmail: true, eventTime: now)
             if first.isEmpty { first = body }
             try await post("/apple/notifications", body)

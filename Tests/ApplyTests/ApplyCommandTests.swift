@@ -77,48 +77,54 @@ struct ApplyCommandTests {
             }
         }
 
-        /// The marker rows: (run, batch) → (intent SHA-256, outcome letters).
-        func markers() throws -> [String: (String, String)] {
-            try DatabaseQueue(path: app).read { db in
-                guard try db.tableExists("handover_apply") else { return [:] }
-                return Dictionary(
-                    uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT run, batch, intent_sha256, outcomes FROM handover_apply").map {
-                        ("\($0["run"] as String)/\($0["batch"] as Int)", ($0["intent_sha256"] as String, $0["outcomes"] as String))
-                    })
-            }
-        }
+        /// What the ledger records of apply to this test's database (``ApplyCommandTests/recorded(_:target:)``).
+        func recorded() throws -> Recorded { try ApplyCommandTests.recorded(ledger, target: app) }
+    }
 
-        /// What the ledger records of apply, by "run/batch": every intent and settlement, and each committed account's outcomes in order.
-        func recorded() throws -> (intents: [String: ApplyIntended], settled: [String: ApplySettled], outcomes: [String: [ApplyOutcome]]) {
-            let log = try Ledger.open(at: ledger, options: Ledger.Options(access: .readOnly))
-            defer { log.close() }
-            return try log.read { view in
-                var intents: [String: ApplyIntended] = [:]
-                var settled: [String: ApplySettled] = [:]
-                var outcomes: [String: [ApplyOutcome]] = [:]
-                // Only the runs to this test's database (the demo applied to its own).
-                var runs: Set<String> = []
-                for sequence in try view.sequences(of: .applyStarted) {
-                    guard let event = try view.event(sequence), case .applyStarted(let started) = event.body, started.target == app,
-                        let run = event.actor.runID
-                    else { continue }
-                    runs.insert(run)
-                }
-                for sequence in try view.sequences(of: .applyIntended) {
-                    guard let event = try view.event(sequence), case .applyIntended(let i) = event.body, runs.contains(event.actor.runID ?? "") else {
-                        continue
-                    }
-                    intents["\(event.actor.runID ?? "")/\(i.batch)"] = i
-                }
-                for sequence in try view.sequences(of: .applySettled) {
-                    guard let event = try view.event(sequence), case .applySettled(let s) = event.body, runs.contains(event.actor.runID ?? "") else {
-                        continue
-                    }
-                    settled["\(event.actor.runID ?? "")/\(s.batch)"] = s
-                    for (account, outcome) in zip(s.accountIDs, s.outcomes) { outcomes[account, default: []].append(outcome) }
-                }
-                return (intents, settled, outcomes)
+    /// What a ledger records of apply to one database, by "run/batch": every intent and
+    /// settlement, and each committed account's sub outcomes in order.
+    typealias Recorded = (intents: [String: ApplyIntended], settled: [String: ApplySettled], outcomes: [String: [ApplyOutcome]])
+
+    /// What `ledger` records of the apply runs to `target` (the demo applied to its own).
+    static func recorded(_ ledger: String, target: String) throws -> Recorded {
+        let log = try Ledger.open(at: ledger, options: Ledger.Options(access: .readOnly))
+        defer { log.close() }
+        return try log.read { view in
+            var intents: [String: ApplyIntended] = [:]
+            var settled: [String: ApplySettled] = [:]
+            var outcomes: [String: [ApplyOutcome]] = [:]
+            var runs: Set<String> = []
+            for sequence in try view.sequences(of: .applyStarted) {
+                guard let event = try view.event(sequence), case .applyStarted(let started) = event.body, started.target == target,
+                    let run = event.actor.runID
+                else { continue }
+                runs.insert(run)
             }
+            for sequence in try view.sequences(of: .applyIntended) {
+                guard let event = try view.event(sequence), case .applyIntended(let i) = event.body, runs.contains(event.actor.runID ?? "") else {
+                    continue
+                }
+                intents["\(event.actor.runID ?? "")/\(i.batch)"] = i
+            }
+            for sequence in try view.sequences(of: .applySettled) {
+                guard let event = try view.event(sequence), case .applySettled(let s) = event.body, runs.contains(event.actor.runID ?? "") else {
+                    continue
+                }
+                settled["\(event.actor.runID ?? "")/\(s.batch)"] = s
+                for row in s.rows { if let outcome = row.outcome(.recipientSub) { outcomes[row.account, default: []].append(outcome) } }
+            }
+            return (intents, settled, outcomes)
+        }
+    }
+
+    /// The marker rows of the SQLite database at `path`: (run, batch) → (intent SHA-256, outcome letters).
+    static func markers(_ path: String) throws -> [String: (String, String)] {
+        try DatabaseQueue(path: path).read { db in
+            guard try db.tableExists("handover_apply") else { return [:] }
+            return Dictionary(
+                uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT run, batch, intent_sha256, outcomes FROM handover_apply").map {
+                    ("\($0["run"] as String)/\($0["batch"] as Int)", ($0["intent_sha256"] as String, $0["outcomes"] as String))
+                })
         }
     }
 
@@ -232,63 +238,73 @@ struct ApplyCommandTests {
     }
 
     @Test(
-        "apply --commit SIGKILLed between a batch's intent and its settlement (10 kills) and run again: every account updated exactly once, the ledger's batches equal the database's markers row by row, verify --deep passes"
+        "apply --commit of the sub and the relay address SIGKILLed between a batch's intent and its settlement (10 kills) and run again: every account holds exactly what one uninterrupted run leaves, the ledger's cells equal the database's markers letter by letter, verify --deep passes"
     )
     func killedAndResumed() throws {
-        let s = try Setup()
-        let migrated = try Self.migrated(s.ledger)
-        let pristine = s.dir.sub("pristine.sqlite")
-        try FileManager.default.copyItem(atPath: s.app, toPath: pristine)
+        let s = try EmailSetup()
+        let pristine = SQLiteAppTable(path: s.dir.sub("pristine.sqlite"))
+        try s.fill(pristine)
+        func copy(_ name: String) throws -> SQLiteAppTable {
+            let table = SQLiteAppTable(path: s.dir.sub(name))
+            try FileManager.default.copyItem(atPath: pristine.path, toPath: table.path)
+            return table
+        }
+        // What one uninterrupted run leaves, on a ledger of its own.
+        let referenceLedger = s.dir.sub("reference-ledger")
+        #expect(try runCommand("/bin/cp", ["-a", s.ledger, referenceLedger]).status == 0)
+        let reference = try copy("reference.sqlite")
+        let once = try handover(s.options(reference, set: ApplyEmailTests.both, ledger: referenceLedger) + ["--commit"])
+        #expect(once.status == 1, "the collisions wait for a person: \(once.out)\(once.err)")
+        let expected = try reference.dump()
+        #expect(!ApplyEmailTests.differences(expected, try pristine.dump()).isEmpty)
+
         let watched = try Ledger.open(at: s.ledger, options: Ledger.Options(access: .readOnly))
         defer { watched.close() }
         func intents() throws -> Int { try watched.read { try $0.sequences(of: .applyIntended).count } }
-        /// The batches of `round` recorded as intended and not (yet) as settled.
-        func unsettled(_ round: Setup) throws -> Set<String> {
-            let (intents, settled, _) = try round.recorded()
+        /// The batches to `table` recorded as intended and not (yet) as settled.
+        func unsettled(_ table: SQLiteAppTable) throws -> Set<String> {
+            let (intents, settled, _) = try Self.recorded(s.ledger, target: table.path)
             return Set(intents.keys).subtracting(settled.keys)
         }
         // Each run is killed within 20 ms of its first intent being durable; a kill counts when
         // it left an intent of its own unsettled: between the ledger's intent and its settlement,
         // the batch written to the database or not. A run that ends first (the work done) starts
         // a new round on a fresh copy of the app's database.
-        var rounds = [s]
+        var rounds = [try copy("app-1.sqlite")]
         var landed = 0
         var runs = 0
-        while landed < 10, runs < 80 {
+        while landed < TestSize.pick(quick: 3, full: 10), runs < 80 {
             runs += 1
             let round = rounds.last!
             let (intended, open) = (try intents(), try unsettled(round))
-            let process = try RunningProduct("handover", ["apply"] + round.options + ["--commit", "--batch-size", "1"])
+            let process = try RunningProduct("handover", s.options(round, set: ApplyEmailTests.both) + ["--commit", "--batch-size", "1"])
             let ended = try PhaseKill.kill(process, once: { try intents() > intended }, spread: 20_000)
             if ended.signalled {
                 if try !unsettled(round).isSubset(of: open) { landed += 1 }
                 continue
             }
             #expect([0, 1].contains(ended.status), "\(ended.out)\(ended.err)")
-            rounds.append(try s.applying(to: s.dir.sub("app-\(rounds.count + 1).sqlite"), from: pristine))
+            rounds.append(try copy("app-\(rounds.count + 1).sqlite"))
         }
-        #expect(landed >= 10, "\(PhaseKill.tally(landed, of: runs, in: "between a batch's intent and its settlement"))")
+        #expect(landed >= TestSize.pick(quick: 3, full: 10), "\(PhaseKill.tally(landed, of: runs, in: "between a batch's intent and its settlement"))")
         var batchCount = 0
         var recoveredCount = 0
         for round in rounds {
-            let last = try round.apply("--commit", "--batch-size", "3")
+            let last = try handover(s.options(round, set: ApplyEmailTests.both) + ["--commit", "--batch-size", "3"])
             #expect([0, 1].contains(last.status), "\(last.out)\(last.err)")
-            #expect(try round.apply("--commit").out.contains("Nothing new"), "the work is done")
+            #expect(try handover(s.options(round, set: ApplyEmailTests.both) + ["--commit"]).out.contains("Nothing new"), "the work is done")
+            let final = try round.dump()
+            #expect(ApplyEmailTests.differences(final, expected).isEmpty, "\(ApplyEmailTests.differences(final, expected))")
 
-            let accounts = try round.accounts()
-            for (account, sub) in migrated where account != s.signedIn.accountID { #expect(accounts[account] == sub, "\(account)") }
-            let markers = try round.markers()
-            let (intents, batches, outcomes) = try round.recorded()
+            let markers = try Self.markers(round.path)
+            let (intents, batches, _) = try Self.recorded(s.ledger, target: round.path)
             batchCount += batches.count
             recoveredCount += batches.values.filter(\.recovered).count
-            // Every account applied exactly once, as the ledger and the markers both say.
-            #expect(markers.values.map(\.1).joined().filter { $0 == "a" }.count == migrated.count - 1)
-            for account in migrated.keys where account != s.signedIn.accountID {
-                #expect(outcomes[account]?.filter { $0 == .applied }.count == 1, "\(account): \(outcomes[account] ?? [])")
-            }
             // Row by row: each intent is settled; a committed settlement has its marker, with the
-            // same intent digest and, change by change, the same outcomes; one not committed has none.
+            // same intent digest and, changed cell by changed cell, the same outcomes; one not
+            // committed has none. Every cell applied once, as the ledger and the markers say.
             #expect(Set(intents.keys) == Set(batches.keys), "every intent settled")
+            var applied: [String: Int] = [:]
             for (key, settlement) in batches {
                 let intent = try #require(intents[key])
                 guard settlement.committed else {
@@ -297,11 +313,20 @@ struct ApplyCommandTests {
                 }
                 let marker = try #require(markers[key], "settled batch \(key) has no marker")
                 #expect(marker.0 == intent.sha256 && settlement.intentSHA256 == intent.sha256)
-                let written = zip(intent.planned, settlement.outcomes).filter { $0.0 == .change }.map {
-                    $0.1 == .applied ? "a" : $0.1 == .collision ? "c" : "m"
+                let written = intent.changes.map { cell in
+                    switch settlement.rows[cell.row].outcome(cell.column) {
+                    case .applied?: "a"
+                    case .collision?: "c"
+                    default: "m"
+                    }
                 }.joined()
                 #expect(written == marker.1, "\(key): the ledger says \(written), the marker \(marker.1)")
+                for row in settlement.rows {
+                    for cell in row.outcomes where cell.outcome == .applied { applied["\(row.account) \(cell.column.rawValue)", default: 0] += 1 }
+                }
             }
+            #expect(applied.values.allSatisfy { $0 == 1 }, "a cell applied twice: \(applied.filter { $0.value > 1 })")
+            #expect(markers.values.map(\.1).joined().filter { $0 == "a" }.count == applied.count)
             #expect(Set(markers.keys).isSubset(of: Set(batches.keys)), "every marker is a batch the ledger settled")
         }
         let verify = try handover("verify", "--deep", "--ledger", s.ledger)
@@ -327,8 +352,11 @@ struct ApplyMeanwhileTests {
         var mapping: ApplyMapping { inner.mapping }
         var targetKind: ApplyStarted.TargetKind { inner.targetKind }
         var targetName: String { inner.targetName }
-        func currentValues(forKeys keys: [String]) async throws -> [String: String?] { try await inner.currentValues(forKeys: keys) }
-        func holders(of values: [String]) async throws -> [String: [String]] { try await inner.holders(of: values) }
+        func currentValues(forKeys keys: [String]) async throws -> [String: [String?]] { try await inner.currentValues(forKeys: keys) }
+        func holders(of values: [String], in column: ApplyColumn) async throws -> [String: [String]] {
+            try await inner.holders(of: values, in: column)
+        }
+        func flagText(_ forwarding: Bool) -> String { inner.flagText(forwarding) }
         func committedBatches(of run: String) async throws -> [ApplyMarker] { try await inner.committedBatches(of: run) }
         func write(_ changes: [AccountChange], marker: ApplyMarker) async throws -> [ApplyOutcome] {
             try meddle(changes)
@@ -344,7 +372,7 @@ struct ApplyMeanwhileTests {
         let app = s.app
         let table = MeddlingTable(
             try SQLiteAccounts(
-                path: app, mapping: try ApplyMapping(table: "accounts", key: "account_id=id", set: "recipient_sub=apple_sub"), writable: true)
+                path: app, mapping: try ApplyMapping(table: "accounts", key: "account_id=id", set: ["recipient_sub=apple_sub"]), writable: true)
         ) { changes in
             guard let first = changes.first else { return }
             var configuration = Configuration()
@@ -365,7 +393,7 @@ struct ApplyMeanwhileTests {
         let accounts = try s.accounts()
         #expect(changed.allSatisfy { accounts[$0] == "set-by-the-app" }, "the app's value is kept")
         let states = try projection.read(ledger) { snapshot, _ in
-            try changed.map { try snapshot.user(with: Identifier(.accountID, $0))?.applyOutcome }
+            try changed.map { try snapshot.user(with: Identifier(.accountID, $0))?.applied.recipientSub?.outcome }
         }
         #expect(states.allSatisfy { $0 == .changedMeanwhile })
         ledger.close()

@@ -11,27 +11,34 @@ import Testing
 /// The same plan and commit as on SQLite, against a PostgreSQL database of the tests' cluster.
 @Suite("apply to a PostgreSQL accounts table", .enabled(if: PostgresTestDatabase.isAvailable, "needs the throwaway cluster tools/test starts"))
 struct PostgresApplyTests {
-    /// The app database of ``SQLiteApplyTests/appDatabase(in:)``, in PostgreSQL (the key a bigint).
+    /// The app database of ``SQLiteApplyTests/appDatabase(in:)``, in PostgreSQL (the key a
+    /// bigint, the forwarding flag a boolean, the email unique).
     static func appDatabase() throws -> PostgresTestDatabase {
         let database = try PostgresTestDatabase()
-        _ = try database.scalar("CREATE TABLE accounts (id bigint PRIMARY KEY, provider text NOT NULL, apple_sub text)")
-        _ = try database.scalar("INSERT INTO accounts SELECT i, 'apple', 'old.' || i FROM generate_series(1, 5) AS i")
-        _ = try database.scalar("INSERT INTO accounts VALUES (6, 'apple', 'new.3'), (7, 'google', 'old.7')")
+        _ = try database.scalar(
+            "CREATE TABLE accounts (id bigint PRIMARY KEY, provider text NOT NULL, apple_sub text, email text UNIQUE, mail_ok boolean)")
+        _ = try database.scalar(
+            "INSERT INTO accounts SELECT i, 'apple', 'old.' || i, CASE i WHEN 2 THEN 'own.2@example.org' WHEN 4 THEN NULL "
+                + "ELSE 'a' || i || '@privaterelay.appleid.com' END, NULL FROM generate_series(1, 5) AS i")
+        _ = try database.scalar("INSERT INTO accounts VALUES (6, 'apple', 'new.3', 'b5@privaterelay.appleid.com', NULL), (7, 'google', 'old.7', NULL, NULL)")
         return database
     }
 
-    static func values(_ database: PostgresTestDatabase) throws -> [String: String?] {
+    /// Each account's columns: id → [apple_sub, email, mail_ok] as text.
+    static func rows(_ database: PostgresTestDatabase) throws -> [String: [String?]] {
         Dictionary(
-            uniqueKeysWithValues: try database.rows("SELECT id::text AS id, apple_sub FROM accounts").map {
-                ($0["id"]?.stringValue ?? "", $0["apple_sub"]?.stringValue)
+            uniqueKeysWithValues: try database.rows("SELECT id::text AS id, apple_sub, email, mail_ok::text AS mail_ok FROM accounts").map {
+                ($0["id"]?.stringValue ?? "", [$0["apple_sub"]?.stringValue, $0["email"]?.stringValue, $0["mail_ok"]?.stringValue])
             })
     }
 
     /// `body` given the table over a new connection, closed however `body` ends (a connection
     /// released open is a crash of the whole test process).
-    static func withAccounts<T>(_ database: PostgresTestDatabase, writable: Bool, _ body: (PostgresAccounts) async throws -> T) async throws -> T {
+    static func withAccounts<T>(
+        _ database: PostgresTestDatabase, writable: Bool, mapping: ApplyMapping? = nil, _ body: (PostgresAccounts) async throws -> T
+    ) async throws -> T {
         let accounts = try await PostgresAccounts.connect(
-            try PostgresTarget(url: database.url, environment: database.environment), mapping: try SQLiteApplyTests.mapping(),
+            try PostgresTarget(url: database.url, environment: database.environment), mapping: try mapping ?? SQLiteApplyTests.mapping(),
             writable: writable, logger: Logger(label: "apply-test"))
         do {
             let result = try await body(accounts)
@@ -44,41 +51,44 @@ struct PostgresApplyTests {
     }
 
     @Test(
-        "a plan in a read-only session changes nothing and finds what SQLite's finds; a commit writes exactly the planned rows, keeps the row changed meanwhile, and its marker commits with it"
+        "a plan in a read-only session changes nothing and finds what SQLite's finds, column by column; a commit writes exactly the planned cells, keeps the sub and the address changed meanwhile, and its marker commits with it"
     )
     func planAndCommit() async throws {
         let database = try Self.appDatabase()
         _ = try database.scalar("UPDATE accounts SET apple_sub = 'new.4' WHERE id = 4")
-        let before = try Self.values(database)
+        let before = try Self.rows(database)
+        let items = SQLiteApplyTests.items(flags: ("true", "false"))
         let plan = try await Self.withAccounts(database, writable: false) { (reader: PostgresAccounts) async throws -> ApplyPlan in
-            let plan = try await ApplyPlan(users: SQLiteApplyTests.users, table: reader)
+            #expect(reader.flagText(true) == "true")
+            let plan = try await ApplyPlan(items: items, table: reader)
             await #expect(throws: ApplyError.self) {
                 _ = try await reader.write(plan.changes, marker: ApplyMarker(run: "r", batch: 0, intentSHA256: "00"))
             }
             return plan
         }
-        let outcomes = Dictionary(uniqueKeysWithValues: plan.entries.map { ($0.accountID, $0.outcome) })
-        #expect(outcomes == ["1": .change, "2": .change, "3": .collision, "4": .already, "7": .noAccount, "9": .noAccount], "\(outcomes)")
-        #expect(plan.entries.first { $0.accountID == "3" }?.holders == ["6"])
-        #expect(try Self.values(database) == before, "the plan wrote nothing")
+        #expect(SQLiteApplyTests.outcomes(plan) == SQLiteApplyTests.planned, "\(SQLiteApplyTests.outcomes(plan))")
+        #expect(plan.entries.first { $0.accountID == "3" }?.cell(.recipientSub)?.holders == ["6"])
+        #expect(plan.entries.first { $0.accountID == "5" }?.cell(.email)?.holders == ["6"])
+        #expect(try Self.rows(database) == before, "the plan wrote nothing")
 
-        _ = try database.scalar("UPDATE accounts SET apple_sub = 'changed.2' WHERE id = 2")
+        _ = try database.scalar("UPDATE accounts SET apple_sub = 'changed.1', email = 'own.1@example.org' WHERE id = 1")
         let hostile = "x'); DROP TABLE accounts; --\u{202E}"
         try await Self.withAccounts(database, writable: true) { (writer: PostgresAccounts) async throws -> Void in
+            let outcomes = try await writer.write(plan.changes, marker: ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa"))
+            let byCell = Dictionary(uniqueKeysWithValues: zip(plan.changes.map { "\($0.key) \($0.column.rawValue)" }, outcomes))
+            #expect(byCell["1 recipient_sub"] == .changedMeanwhile && byCell["1 email"] == .changedMeanwhile && byCell["1 email_forwarding"] == .applied)
+            #expect(outcomes.filter { $0 == .applied }.count == 9, "\(byCell)")
+            let rows = try Self.rows(database)
+            #expect(rows["1"] == ["changed.1", "own.1@example.org", "true"], "\(rows)")
+            #expect(rows["2"] == ["new.2", "own.2@example.org", "true"] && rows["3"] == ["old.3", "b3@privaterelay.appleid.com", "false"])
+            #expect(rows["4"] == ["new.4", "b4@privaterelay.appleid.com", "true"] && rows["5"] == ["new.5", "a5@privaterelay.appleid.com", "true"])
+            #expect(rows["6"] == before["6"] && rows["7"] == before["7"])
             #expect(
-                try await writer.write(plan.changes, marker: ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa")) == [
-                    .applied, .changedMeanwhile,
-                ])
-            #expect(
-                try Self.values(database) == ["1": "new.1", "2": "changed.2", "3": "old.3", "4": "new.4", "5": "old.5", "6": "new.3", "7": "old.7"])
-            #expect(
-                try await writer.committedBatches(of: "run-1") == [
-                    ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa", outcomes: [.applied, .changedMeanwhile])
-                ])
+                try await writer.committedBatches(of: "run-1") == [ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa", outcomes: outcomes)])
             // A hostile sub reaches the table as a bound value.
             #expect(
                 try await writer.write(
-                    [AccountChange(key: "5", old: "old.5", new: hostile)], marker: ApplyMarker(run: "run-1", batch: 1, intentSHA256: "bb")) == [
+                    [AccountChange(key: "5", old: "new.5", new: hostile)], marker: ApplyMarker(run: "run-1", batch: 1, intentSHA256: "bb")) == [
                         .applied
                     ])
             // NULL as the old value: compare-and-set holds it.
@@ -88,13 +98,16 @@ struct PostgresApplyTests {
                     [AccountChange(key: "3", old: "old.3", new: "other.3"), AccountChange(key: "3", old: nil, new: "other.3")],
                     marker: ApplyMarker(run: "run-1", batch: 2, intentSHA256: "cc")) == [.changedMeanwhile, .applied])
         }
-        #expect(try Self.values(database)["5"] == hostile)
-        // A column the table does not have is refused at the connection, which is closed.
-        await #expect(throws: ApplyError.self) {
-            _ = try await PostgresAccounts.connect(
-                try PostgresTarget(url: database.url, environment: database.environment),
-                mapping: try ApplyMapping(table: "accounts", key: "account_id=id", set: "recipient_sub=Apple_Sub"), writable: false,
-                logger: Logger(label: "apply-test"))
+        #expect(try Self.rows(database)["5"]?[0] == hostile)
+        // A column the table does not have is refused at the connection, which is closed; so is
+        // a forwarding column that is not boolean.
+        for set in [["recipient_sub=Apple_Sub"], ["email_forwarding=email"]] {
+            await #expect(throws: ApplyError.self) {
+                _ = try await PostgresAccounts.connect(
+                    try PostgresTarget(url: database.url, environment: database.environment),
+                    mapping: try ApplyMapping(table: "accounts", key: "account_id=id", set: set), writable: false,
+                    logger: Logger(label: "apply-test"))
+            }
         }
     }
 

@@ -5,8 +5,11 @@ import Ledger
 /// upgraded ledger's answers with an old fixture's hold this code's output to. A column added
 /// to an answer adds a fact; it changes none of those already there.
 public enum OlderAnswers {
-    /// The columns answers gained after the fixtures were written: the user's apply outcome.
-    public static let columnsAdded: Set<String> = ["apply_outcome", "applied_at"]
+    /// The columns answers gained after the fixtures were written: the user's apply outcomes.
+    public static let columnsAdded: Set<String> = [
+        "apply_outcome", "applied_at", "email_apply_outcome", "email_applied_at", "email_forwarding_apply_outcome",
+        "email_forwarding_applied_at",
+    ]
 
     /// `csv` (CRLF lines, RFC 4180 fields) without the columns in ``columnsAdded``, every other
     /// field kept byte for byte as written.
