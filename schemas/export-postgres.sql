@@ -1,4 +1,4 @@
--- Handover PostgreSQL export, version 4: one ledger's users projection and events, the same
+-- Handover PostgreSQL export, version 5: one ledger's users projection and events, the same
 -- tables and columns as the SQLite export (schemas/export-sqlite.sql) in PostgreSQL's types,
 -- and exact_text (below). Written by `handover export --format postgres --out URL`.
 -- A run adds the events after export_meta.last_sequence in transactions of --slice events
@@ -85,8 +85,12 @@ CREATE TABLE users (
     notifications        integer NOT NULL,
     first_sequence       bigint NOT NULL,   -- events.seq
     last_sequence        bigint NOT NULL,   -- events.seq
-    apply_outcome        text,              -- applied, already, no-account, collision, changed-meanwhile, undone
+    apply_outcome        text,              -- the sub's: applied, already, no-account, collision, changed-meanwhile, undone
     applied_at           timestamptz,       -- when the ledger recorded that outcome
+    email_apply_outcome  text,              -- the relay address's: the same, or kept (an address of the user's own)
+    email_applied_at     timestamptz,
+    email_forwarding_apply_outcome text,    -- the forwarding flag's
+    email_forwarding_applied_at    timestamptz,
     exact_text           text               -- exact values where a NUL was replaced (above), else null
 );
 
@@ -97,7 +101,7 @@ CREATE TABLE users (
 CREATE TABLE event_rows (
     seq        bigint NOT NULL,    -- the event that keeps the row (events.seq)
     row_index  integer NOT NULL,   -- its place among the event's rows, from 0
-    line       text NOT NULL,      -- exactly as kept: a line of the package's rows.csv, or an apply batch's JSON line
+    line       text NOT NULL,      -- as kept: a line of the package's rows.csv, or an apply batch's JSON line (addresses opened only with --include-personal-data)
     exact_text text,               -- exact values where a NUL was replaced (above), else null
     PRIMARY KEY (seq, row_index)
 );

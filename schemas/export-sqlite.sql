@@ -1,4 +1,4 @@
--- Handover SQLite export, version 3: one ledger's users projection, events and the rows
+-- Handover SQLite export, version 4: one ledger's users projection, events and the rows
 -- events keep beside them.
 -- Written by `handover export --format sqlite --out FILE`; `--since-last` adds, in one
 -- transaction, the events after export_meta.last_sequence, their kept rows and the users
@@ -56,7 +56,7 @@ CREATE INDEX events_sender_sub ON events (sender_sub) WHERE sender_sub IS NOT NU
 CREATE TABLE event_rows (
     seq       INTEGER NOT NULL REFERENCES events (seq),   -- the event that keeps the row
     row_index INTEGER NOT NULL,   -- its place among the event's rows, from 0
-    line      TEXT NOT NULL,      -- exactly as kept: a line of the package's rows.csv, or an apply batch's JSON line
+    line      TEXT NOT NULL,      -- as kept: a line of the package's rows.csv, or an apply batch's JSON line (addresses opened only with --include-personal-data)
     PRIMARY KEY (seq, row_index)
 ) WITHOUT ROWID;
 
@@ -86,8 +86,12 @@ CREATE TABLE users (
     notifications        INTEGER NOT NULL,
     first_sequence       INTEGER NOT NULL REFERENCES events (seq),
     last_sequence        INTEGER NOT NULL REFERENCES events (seq),
-    apply_outcome        TEXT,            -- applied, already, no-account, collision, changed-meanwhile, undone
-    applied_at           TEXT             -- when the ledger recorded that outcome
+    apply_outcome        TEXT,            -- the sub's: applied, already, no-account, collision, changed-meanwhile, undone
+    applied_at           TEXT,            -- when the ledger recorded that outcome
+    email_apply_outcome  TEXT,            -- the relay address's: the same, or kept (an address of the user's own)
+    email_applied_at     TEXT,
+    email_forwarding_apply_outcome TEXT,  -- the forwarding flag's
+    email_forwarding_applied_at    TEXT
 );
 CREATE INDEX users_status ON users (status);
 CREATE INDEX users_migrated_at ON users (migrated_at);

@@ -50,17 +50,31 @@ no Handover code.
        whose body has rows_root; SHA-256(0x00 || kind || 0x0A || row) with path, as leaf `index` of a
        tree of body.rows leaves, gives rows_root;
    5.7 row is that kind's line in the canonical encoding, with exactly its fields: intended
-       {account, old, new, planned, salt} and holders_sha256 exactly when planned is collision (old
-       and new a string or null, planned change/already/no-account/collision, holders_sha256 64
-       lowercase hex digits); settled {account, salt} and outcome exactly when body.committed is true
-       (applied/already/no-account/collision/changed-meanwhile/undone); salt 32 lowercase hex digits;
+       {account, salt} and at least one cell, one per column the run planned for the account: the
+       recipient_sub cell the line's own old, new, planned and holders_sha256, an email or
+       email_forwarding cell an object of those members under that name; a cell's planned is
+       change/already/no-account/collision, or for email kept; a kept cell has planned alone (no old,
+       no new: its address is an outcome only), any other old and new (recipient_sub and
+       email_forwarding: a string or null; email: null or a sealed value {"alg":"AES-256-GCM",
+       "ct":canonical base64 of nonce(12) || ciphertext || tag(16),"kid":32 lowercase hex digits})
+       and holders_sha256 (64 lowercase hex digits) exactly when planned is collision (never for
+       email_forwarding: a holders line names no column but recipient_sub and email); settled
+       {account, salt} and, exactly when body.committed is true, its cells' outcomes: outcome
+       (recipient_sub), email, email_forwarding, each applied/already/no-account/collision/
+       changed-meanwhile/undone, or for email kept; salt 32 lowercase hex digits;
    5.8 its account is the person's: an identifiers.account_id of an event in events/ or the
        account_id of a handoff row of the bundle; when there is none, the manifest's subject;
    5.9 a settled row has in rows/ an intended row of the same account at the same index, whose
        event has the same actor.run_id and body.batch and whose body's canonical JSON has the
-       SHA-256 body.intent_sha256 of the settled event.
-   Beyond the listed rules: the settled event's body.rows is its intent's (a settlement holds the
-   intent's accounts in its order, apply-settled.schema.json).
+       SHA-256 body.intent_sha256 of the settled event; the settled event's body.rows is its intent's
+       (a settlement holds the intent's accounts in its order, apply-settled.schema.json); a committed
+       settled row has an outcome for exactly the intended row's cells.
+   Then: every batch event in events/ (handoff-rows-received, apply-intended, apply-settled) whose
+   body has rows_root has its rows/SEQ.json. And revealed/rows/SEQ.json (written with --reveal; not
+   evidence) opens an apply row of rows/ (a file of another SEQ, or of a handoff row, is refused): it
+   is that rows/SEQ.json's row with each sealed value replaced by a string (its address) or null (its
+   key destroyed) and nothing else changed, in the canonical encoding ended by a line feed. An apply
+   row need not have one; the other files of revealed/ are not read.
 6. manifest.json: format, origin, tree size, and exactly the events present with their SHA-256; in
    a handover-evidence/2 bundle its facts are exactly [{seq, file, proven}] for each events/SEQ.json
    (proven), each rows/SEQ.json (proven, handoff and apply rows alike) and each apply entry
@@ -156,6 +170,13 @@ APPLY_ROW_FIELDS = ("index", "kind", "path", "row", "seq")
 ROW_KINDS = {ROW_KIND: ROW_FIELDS, INTENDED_KIND: APPLY_ROW_FIELDS, SETTLED_KIND: APPLY_ROW_FIELDS}
 PLANNED = ("change", "already", "no-account", "collision")                   # ledger-format.md, "Rows kept beside their event"
 OUTCOMES = ("applied", "already", "no-account", "collision", "changed-meanwhile", "undone")
+CELLS = ("recipient_sub", "email", "email_forwarding")                       # an apply line's cells, in their columns' order
+CELL_MEMBERS = ("holders_sha256", "new", "old", "planned")                   # the recipient_sub cell's are the line's own
+CELL_PLANNED = {"recipient_sub": PLANNED, "email": PLANNED + ("kept",), "email_forwarding": PLANNED}
+CELL_OUTCOME = {"recipient_sub": "outcome", "email": "email", "email_forwarding": "email_forwarding"}   # a settled line's member
+CELL_OUTCOMES = {"recipient_sub": OUTCOMES, "email": OUTCOMES + ("kept",), "email_forwarding": OUTCOMES}
+HOLDERS_COLUMNS = ("recipient_sub", "email")                                 # the columns a holders line can name
+SEALED_FIELDS = ["alg", "ct", "kid"]                                         # ledger-format.md, "Event JSON and canonical encoding"
 CHUNK_ROWS = 1024                               # rows a chunk of a v2 package
 APPLY_FIELDS = ("batch", "outcome", "recorded_at", "run", "seq", "undo")
 APPLY_INTENT_FIELDS = ("intent_seq", "new_value", "old_value")
@@ -643,17 +664,19 @@ def check(root, given_key, option="--public-key", policy=None):
         for seq, row_name, r in apply_rows:
             rows[seq] = check_apply_row(seq, row_name, r, values, manifest, accounts)
         check_settled_rows(rows, values)
-    # 5.10: every batch event that keeps its rows beside it is here for the person's row, which is here too
+    # 5, then: every batch event that keeps its rows beside it is here for the person's row, which is here too
     for seq, value in sorted(values.items()):
         batch = value.get("type") in ("handoff-rows-received", "apply-intended", "apply-settled")
         if form == 2 and batch and isinstance(value.get("body"), dict) and "rows_root" in value["body"] and seq not in rows:
             raise Fail(event_files[seq], f"its rows are kept beside it, and rows/{seq}.json (the person's row) is missing")
+    # 5, then: revealed/rows/SEQ.json opens an apply row's sealed values, and changes nothing else
+    revealed = check_revealed_rows(root, rows)
     subject, stated = check_manifest(manifest, form, root, origin, size, events, rows)      # 6
     witnessed = check_witnesses(root, checkpoint, key_data.decode("utf-8")[:-1], policy)   # 7
     return dict(count=len(events), origin=origin, size=size, key_name=key_name, key_id=key_id,
                 public_key=public_key, with_extra=with_extra, events=events, values=values, subject=subject,
                 format=manifest["format"], rows=rows, facts=len(manifest.get("facts", [])) if form == 2 else None, stated=stated,
-                witnessed=witnessed)
+                witnessed=witnessed, revealed=revealed)
 
 
 # 5. rows ------------------------------------------------------------------------------------------
@@ -838,23 +861,12 @@ def check_apply_row(seq, name, r, values, manifest, accounts):
     if not isinstance(line, dict): raise Fail(name, "row is not a JSON object")
     if canonical_json(line) != r["row"].encode("utf-8"): raise Fail(name, "row is not in the canonical encoding (keys sorted, no spaces)")
     if type_ == "apply-intended":
-        want = ["account", "new", "old", "planned", "salt"] + (["holders_sha256"] if line.get("planned") == "collision" else [])
+        cells = intended_cells(line, name)
     else:
         if not isinstance(body.get("committed"), bool): raise Fail(ev_name, "body.committed is missing or not true or false")
-        want = ["account", "salt"] + (["outcome"] if body["committed"] else [])
-    if sorted(line) != sorted(want):
-        why = (f" (planned {line.get('planned')!r})" if type_ == "apply-intended"
-               else f" (an outcome exactly when body.committed of {ev_name} is true; it is {str(body['committed']).lower()})")
-        raise Fail(name, f"row's fields are {sorted(line)}, not {sorted(want)}{why}")
+        cells = settled_outcomes(line, name, body["committed"], ev_name)
     if not isinstance(line["account"], str): raise Fail(name, "row's account is not a string")
     if not isinstance(line["salt"], str) or not re.fullmatch(r"[0-9a-f]{32}", line["salt"]): raise Fail(name, "row's salt is not 32 lowercase hex digits")
-    if type_ == "apply-intended":
-        if line["planned"] not in PLANNED: raise Fail(name, f"row's planned {line['planned']!r} is not one of {', '.join(PLANNED)}")
-        for f in ("old", "new"):
-            if line[f] is not None and not isinstance(line[f], str): raise Fail(name, f"row's {f} is not a string or null")
-        if "holders_sha256" in line: hex_hash(line["holders_sha256"], "row's holders_sha256", name)
-    elif "outcome" in line and line["outcome"] not in OUTCOMES:
-        raise Fail(name, f"row's outcome {line['outcome']!r} is not one of {', '.join(OUTCOMES)}")
     # 5.8 the person's account
     if accounts:
         if line["account"] not in accounts:
@@ -866,8 +878,76 @@ def check_apply_row(seq, name, r, values, manifest, accounts):
             raise Fail(name, f"no event or handoff row names an account_id, and row's account {line['account']!r} is not "
                              f"manifest.json's subject {subject!r}")
     actor = ev.get("actor")
-    return dict(seq=seq, name=name, kind=kind, type=type_, index=r["index"], line=line, body=body, count=body["rows"],
+    return dict(seq=seq, name=name, kind=kind, type=type_, index=r["index"], line=line, cells=cells, body=body, count=body["rows"],
                 run=actor.get("run_id") if isinstance(actor, dict) else None, batch=body.get("batch"))
+
+
+def check_sealed(value, what, name):
+    """A sealed value (ledger-format.md, "Event JSON and canonical encoding"): {"alg":"AES-256-GCM","ct":BASE64,"kid":HEX32},
+    ct the standard base64 of nonce (12 bytes) || ciphertext || tag (16 bytes)."""
+    if not isinstance(value, dict) or sorted(value) != SEALED_FIELDS:
+        raise Fail(name, f"{what} is neither null nor a sealed value {{alg, ct, kid}}")
+    if value["alg"] != "AES-256-GCM": raise Fail(name, f"{what}'s alg {value['alg']!r} is not AES-256-GCM")
+    if not isinstance(value["kid"], str) or not re.fullmatch(r"[0-9a-f]{32}", value["kid"]): raise Fail(name, f"{what}'s kid is not 32 lowercase hex digits")
+    if not isinstance(value["ct"], str): raise Fail(name, f"{what}'s ct is not a string")
+    raw = b64(value["ct"], f"{what}'s ct", name)
+    if len(raw) < 12 + 16: raise Fail(name, f"{what}'s ct is {len(raw)} bytes, shorter than its nonce (12) and tag (16)")
+
+
+def intended_cells(line, name):
+    """Step 5.7 for an intended line: account, salt and at least one cell, the recipient_sub cell the line's own old, new,
+    planned and holders_sha256, an email or email_forwarding cell an object of those members under that name. Returns
+    {column: cell}."""
+    extra = sorted(set(line) - {"account", "salt"} - set(CELL_MEMBERS) - set(CELLS[1:]))
+    missing = [f for f in ("account", "salt") if f not in line]
+    if extra or missing:
+        raise Fail(name, f"row's fields are {sorted(line)}: an intended line has account, salt and its cells (recipient_sub's old, new, "
+                         f"planned, holders_sha256; email; email_forwarding)" + (f", not {extra[0]!r}" if extra else f"; no {missing[0]!r}"))
+    cells = {}
+    if any(m in line for m in CELL_MEMBERS): cells["recipient_sub"] = {m: line[m] for m in CELL_MEMBERS if m in line}
+    for column in CELLS[1:]:
+        if column in line:
+            if not isinstance(line[column], dict): raise Fail(name, f"row's {column} cell is not an object")
+            cells[column] = line[column]
+    if not cells: raise Fail(name, "row has no cell (recipient_sub's old, new and planned; email; email_forwarding): an account's line has at least one")
+    for column, cell in cells.items():
+        what = "row's recipient_sub cell (its own old, new, planned, holders_sha256)" if column == "recipient_sub" else f"row's {column} cell"
+        planned = cell.get("planned")
+        if not isinstance(planned, str) or planned not in CELL_PLANNED[column]:
+            raise Fail(name, f"{what}: planned {planned!r} is not one of {', '.join(CELL_PLANNED[column])}")
+        want = ["planned"] if planned == "kept" else ["new", "old", "planned"] + (["holders_sha256"] if planned == "collision" else [])
+        if sorted(cell) != sorted(want):
+            raise Fail(name, f"{what} has {sorted(cell)}, not {sorted(want)} (planned {planned}"
+                             + ("; a kept cell's address is an outcome only, never a value)" if planned == "kept" else ")"))
+        for f in ("old", "new"):
+            if f not in cell or cell[f] is None: continue
+            if column == "email": check_sealed(cell[f], f"{what}'s {f}", name)
+            elif not isinstance(cell[f], str): raise Fail(name, f"{what}'s {f} is not a string or null")
+        if planned == "collision":
+            if column not in HOLDERS_COLUMNS:
+                raise Fail(name, f"{what} is planned collision, but a holders line names no column but {', '.join(HOLDERS_COLUMNS)}")
+            hex_hash(cell["holders_sha256"], f"{what}'s holders_sha256", name)
+    return cells
+
+
+def settled_outcomes(line, name, committed, ev_name):
+    """Step 5.7 for a settled line: account, salt and, exactly when committed, its cells' outcomes (outcome for
+    recipient_sub, email, email_forwarding). Returns {column: outcome}."""
+    extra = sorted(set(line) - {"account", "salt"} - set(CELL_OUTCOME.values()))
+    missing = [f for f in ("account", "salt") if f not in line]
+    if extra or missing:
+        raise Fail(name, f"row's fields are {sorted(line)}: a settled line has account, salt and its cells' outcomes (outcome, email, "
+                         f"email_forwarding)" + (f", not {extra[0]!r}" if extra else f"; no {missing[0]!r}"))
+    cells = {c: line[m] for c, m in CELL_OUTCOME.items() if m in line}
+    if committed and not cells:
+        raise Fail(name, f"row has no outcome (outcome, email, email_forwarding), but body.committed of {ev_name} is true")
+    if not committed and cells:
+        raise Fail(name, f"row has {', '.join(CELL_OUTCOME[c] for c in cells)}, but body.committed of {ev_name} is false: "
+                         "an outcome exactly when it is true")
+    for column, outcome in cells.items():
+        if not isinstance(outcome, str) or outcome not in CELL_OUTCOMES[column]:
+            raise Fail(name, f"row's {CELL_OUTCOME[column]} {outcome!r} is not one of {', '.join(CELL_OUTCOMES[column])}")
+    return cells
 
 
 def check_settled_rows(rows, values):
@@ -890,9 +970,53 @@ def check_settled_rows(rows, values):
                    f"the SHA-256 of its body is not body.intent_sha256 {digest} of {ev_name}")
             raise Fail(name, f"the intended row of account {account!r} at index {s['index']} beside it ({i['name']}) is not its "
                              f"intent's: {why}")
-        if ok[0]["count"] != s["count"]:                        # beyond the listed rules: the settlement is of the intent's accounts
+        if ok[0]["count"] != s["count"]:                        # "a settled body names as many rows as its intent's"
             raise Fail(ev_name, f"body.rows {s['count']} is not the rows {ok[0]['count']} of its intent, events/{ok[0]['seq']}.json")
+        if s["body"]["committed"] and set(s["cells"]) != set(ok[0]["cells"]):      # an outcome for exactly the intended row's cells
+            have, want = [c for c in CELLS if c in s["cells"]], [c for c in CELLS if c in ok[0]["cells"]]
+            raise Fail(name, f"row has outcomes for {', '.join(have)}, not for exactly the cells of its intended row {ok[0]['name']} "
+                             f"({', '.join(want)})")
         s["intent"] = ok[0]["seq"]
+
+
+REVEALED_ROWS = "revealed/rows"
+
+
+def check_revealed_rows(root, rows):
+    """revealed/rows/SEQ.json (written with --reveal; not evidence): each opens an apply row of rows/, and is that row's
+    `row` with each sealed value replaced by a string (its address) or null (its key destroyed) and nothing else changed,
+    in the canonical encoding ended by a line feed. Returns {seq: the revealed line}."""
+    if not os.path.lexists(os.path.join(root, REVEALED_ROWS)): return {}
+    if not os.path.isdir(os.path.join(root, REVEALED_ROWS)): raise Fail(f"{REVEALED_ROWS}/", "not a directory")
+    revealed = {}
+    for seq, name in sorted(listing(root, REVEALED_ROWS, EVENT_NAME, ".json").items()):
+        if seq not in rows or rows[seq]["kind"] == ROW_KIND:
+            raise Fail(name, f"it opens no apply row of rows/: rows/{seq}.json " + ("is a handoff row" if seq in rows else "is not in the bundle"))
+        data = read(root, name)
+        value = strict_json(data, name)
+        if data != canonical_json(value) + b"\n": raise Fail(name, "not canonical JSON (keys sorted, no spaces) ended by one line feed")
+        opened_line(rows[seq]["line"], value, name, f"rows/{seq}.json's row", "")
+        revealed[seq] = value
+        rows[seq]["revealed"], rows[seq]["opened"] = name, value
+    return revealed
+
+
+def opened_line(sealed, opened, name, whose, at):
+    """opened is sealed with each sealed value replaced by a string or null and nothing else changed; returns how many
+    sealed values it opens."""
+    where = at or "the line"
+    if isinstance(sealed, dict) and sorted(sealed) == SEALED_FIELDS:          # a sealed value (5.7 has checked its form)
+        if opened is not None and not isinstance(opened, str):
+            raise Fail(name, f"{where} is a sealed value in {whose}, opened as neither a string (its address) nor null")
+        return 1
+    if isinstance(sealed, dict):
+        if not isinstance(opened, dict) or sorted(opened) != sorted(sealed):
+            raise Fail(name, f"{where} is not {'the ' + at + ' of ' if at else ''}{whose} with its sealed values opened: "
+                             + (f"its fields are {sorted(opened)}, not {sorted(sealed)}" if isinstance(opened, dict) else "not an object"))
+        return sum(opened_line(sealed[k], opened[k], name, whose, f"{at}.{k}" if at else k) for k in sorted(sealed))
+    if type(opened) is not type(sealed) or opened != sealed:
+        raise Fail(name, f"{where} is {json.dumps(opened)}, not {json.dumps(sealed)} as in {whose}: only a sealed value may be opened")
+    return 0
 
 
 # Two-sided bundles (evidence-bundle.md, "Both halves") ------------------------------------------
@@ -1292,7 +1416,7 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
                      form=2, header_edit=None, with_rows=None, n_rows=2, person_index=0, row_index=None, row_seq=3,
                      account_id="acct-1", recipient_seqs=None, with_apply=None, apply_edit=None, committed=True,
                      apply_account=None, apply_rows=(1, 1), settled_order=None, planned="change", settled_run="run-2",
-                     legacy_checkpoints=False):
+                     legacy_checkpoints=False, with_sub=True, email="change", forwarding=None, email_old=True, reveal=False):
     """A two-sided bundle as evidence-bundle.md and audit-evidence.md describe it (package 1 of team A
     for team B, listing the person's generation at A's seq 3), its manifest handover-handoff/v2 (rows with
     a salt, a rows-root line) or, with form=1, v1. alter(type, body) may change an event's body before it is
@@ -1305,12 +1429,18 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
     and account_id) with its chunk_path and package_path; with form=1 they are handover-evidence/1.
     Unless with_apply is False (default: with rows), recipient/ also holds a v2 apply batch (ledger-format.md,
     "Rows kept beside their event"): an "apply intended" and its "apply settled" (run "run-2", batch 0) of four
-    accounts, the person's (apply_account, default account_id; planned `planned`) at index 1, another planned
-    collision with its holders line, each line salted; and recipient/rows/ their lines at apply_rows (intended
-    index, settled index) with their paths (the settlement's run: settled_run). apply_edit(kind, index, line) may change a line (an object, or a str
-    written as it is) before it is hashed; committed is the settlement's `committed`; settled_order lists the
-    intended indexes in the settlement's order (default: the same). legacy_checkpoints signs every checkpoint
-    with the time line of those signed before 0.5.0."""
+    accounts, each line salted, with one cell per column planned: the person's (apply_account, default account_id)
+    at index 1, its recipient_sub cell planned `planned` (none if not with_sub), its email cell planned `email` (None:
+    none; kept: planned alone; otherwise its old address, unless not email_old, and its new one sealed with the
+    person's data key, AES-256-GCM), its email_forwarding cell planned `forwarding` (None: none); another account's
+    recipient_sub and email cells planned collision (its holders lines hashed, the email one with its column);
+    another's email kept; and recipient/rows/ their lines at apply_rows (intended index, settled index) with their
+    paths (the settlement's run: settled_run). apply_edit(kind, index, line) may change a line (an object, or a
+    str written as it is) before it is hashed; committed is the settlement's `committed`; settled_order lists the
+    intended indexes in the settlement's order (default: the same). With reveal, recipient/ holds revealed/ (as
+    --reveal writes it): each event as it is (they seal nothing) and each apply row's line with its sealed values
+    opened in revealed/rows/. legacy_checkpoints signs every checkpoint with the time line of those signed before
+    0.5.0."""
     (ka, na), (kb, nb) = keys
     pa, pb = raw_public(ka.public_key()), raw_public(kb.public_key())
     enc = lambda raw: base64.b64encode(raw).decode()
@@ -1390,20 +1520,49 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
     b.append(event(len(b) + 1, "apply-settled", {}))             # a whole batch's: only stated, in the manifest's apply
     apply = [{"batch": 0, "intent_seq": len(b) - 1, "new_value": "r-1", "old_value": None, "outcome": "applied",
               "recorded_at": "2026-11-24T12:00:00.000000Z", "run": "run-1", "seq": len(b), "undo": False}]
-    row_files = {}
+    row_files, revealed_rows = {}, {}
     if (with_rows if with_apply is None else with_apply) and form == 2:     # a v2 apply batch, its lines beside its events
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
         salt = lambda: os.urandom(16).hex()
         person = apply_account if apply_account is not None else account_id
-        holders = canon({"holders": ["acct-7"], "row": 2, "salt": salt()})
-        intended = [{"account": "acct-9", "new": "r-9", "old": "s-9", "planned": "change", "salt": salt()},
-                    {"account": person, "new": "r-1", "old": None, "planned": planned, "salt": salt()},
-                    {"account": "acct-8", "new": "r-8", "old": "s-8", "planned": "collision", "salt": salt()},
-                    {"account": "acct-6", "new": None, "old": "s-6", "planned": "no-account", "salt": salt()}]
-        intended[2]["holders_sha256"] = hashlib.sha256(holders).hexdigest()
-        if planned == "collision": intended[1]["holders_sha256"] = hashlib.sha256(b"another holders line").hexdigest()
-        outcome = {"change": "applied", "collision": "collision", "no-account": "no-account", "already": "already"}
-        settled = [dict({"account": l["account"], "salt": salt()}, **({"outcome": outcome[l["planned"]]} if committed else {}))
+        addresses = {}                                              # ct -> the address it seals (what --reveal opens)
+        def sealer():                                               # one user's data key: AES-256-GCM, the kid as associated data
+            key, kid = AESGCM(os.urandom(32)), os.urandom(16).hex()
+            def seal(address):
+                nonce = os.urandom(12)
+                ct = enc(nonce + key.encrypt(nonce, address.encode(), kid.encode()))
+                addresses[ct] = address
+                return {"alg": "AES-256-GCM", "ct": ct, "kid": kid}
+            return seal
+        seal_person, seal_other = sealer(), sealer()
+        def cell(planned_, old, new):
+            return {"planned": "kept"} if planned_ == "kept" else {"new": new, "old": old, "planned": planned_}
+        intended = [{"account": "acct-9", "new": "r-9", "old": "s-9", "planned": "change", "salt": salt(),
+                     "email_forwarding": cell("change", "0", "1")},
+                    {"account": person, "salt": salt()},
+                    {"account": "acct-8", "new": "r-8", "old": "s-8", "planned": "collision", "salt": salt(),
+                     "email": cell("collision", seal_other("x8@privaterelay.appleid.com"), seal_other("y8@privaterelay.appleid.com"))},
+                    {"account": "acct-6", "new": None, "old": "s-6", "planned": "no-account", "salt": salt(), "email": cell("kept", None, None)}]
+        if with_sub: intended[1].update(new="r-1", old=None, planned=planned)
+        if email is not None:
+            intended[1]["email"] = cell(email, seal_person("old-1@privaterelay.appleid.com") if email_old else None,
+                                        seal_person("new-1@privaterelay.appleid.com"))
+        if forwarding is not None: intended[1]["email_forwarding"] = cell(forwarding, None, "1")
+        cells_of = lambda l: {c: (l if c == "recipient_sub" else l[c]) for c in CELLS if (c in l if c != "recipient_sub" else "planned" in l)}
+        collision_count = 0
+        for i, l in enumerate(intended):                            # one holders line per collision cell, in rows' then columns' order
+            for column, c in cells_of(l).items():
+                if c["planned"] != "collision": continue
+                holders = canon({"holders": [f"acct-h{i}"], "row": i, "salt": salt(), **({"column": column} if column != "recipient_sub" else {})})
+                c["holders_sha256"] = hashlib.sha256(holders).hexdigest()
+                collision_count += 1
+        outcome = {"change": "applied", "collision": "collision", "no-account": "no-account", "already": "already", "kept": "kept"}
+        settled = [dict({"account": l["account"], "salt": salt()},
+                        **({CELL_OUTCOME[c]: outcome[x["planned"]] for c, x in cells_of(l).items()} if committed else {}))
                    for l in (intended[i] for i in (settled_order or range(len(intended))))]
+        def opened(v):                                              # a line with its sealed values opened
+            if isinstance(v, dict) and sorted(v) == SEALED_FIELDS: return addresses.get(v["ct"])
+            return {k: opened(x) for k, x in v.items()} if isinstance(v, dict) else v
         def encode(kind, lines):
             out = []
             for i, l in enumerate(lines):
@@ -1414,7 +1573,7 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
         i_leaves = [leaf(INTENDED_KIND.encode() + b"\n" + l) for l in i_lines]
         s_leaves = [leaf(SETTLED_KIND.encode() + b"\n" + l) for l in s_lines]
         i_seq = len(b) + 1
-        b.append(event(i_seq, "apply-intended", {"batch": 0, "collision_count": sum(l["planned"] == "collision" for l in intended),
+        b.append(event(i_seq, "apply-intended", {"batch": 0, "collision_count": collision_count,
                                                  "rows": len(i_lines), "rows_root": _mth(i_leaves).hex()}, run_id="run-2"))
         intent_sha = hashlib.sha256(canon(json.loads(b[-1])["body"])).hexdigest()
         b.append(event(i_seq + 1, "apply-settled", {"batch": 0, "committed": committed, "intent_sha256": intent_sha, "recovered": False,
@@ -1424,13 +1583,17 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
                             "path": [h.hex() for h in _audit_path(ii, i_leaves)]}
         row_files[i_seq + 1] = {"seq": i_seq + 1, "kind": SETTLED_KIND, "row": s_lines[si].decode(), "index": si,
                                 "path": [h.hex() for h in _audit_path(si, s_leaves)]}
+        if reveal:
+            for seq in (i_seq, i_seq + 1):
+                try: revealed_rows[seq] = canon(opened(json.loads(row_files[seq]["row"]))) + b"\n"
+                except ValueError: pass                             # a line apply_edit made not JSON: nothing to open
     if with_rows:
         i = person_index if row_index is None else row_index
         k = i // CHUNK_ROWS
         row_files[4 + k] = {"seq": 4 + k, "kind": ROW_KIND, "row": lines[i].decode(), "index": i - k * CHUNK_ROWS,
                             "chunk_path": [h.hex() for h in _audit_path(i - k * CHUNK_ROWS, chunks[k])],
                             "package_path": [h.hex() for h in _audit_path(k, chunk_roots)]}
-    def side(sub, name, priv, pub, events, seqs, rows=None, apply=None):
+    def side(sub, name, priv, pub, events, seqs, rows=None, apply=None, revealed=None):
         cp = checkpoint(name, priv, pub, events, "2026-11-25T10:00:00.000000Z")
         leaves = [leaf(e) for e in events]
         _write(f"{out}/{sub}/verifier-key", vkey(name, pub).encode())
@@ -1446,16 +1609,20 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
             if rows and seq in rows:
                 _write(f"{out}/{sub}/rows/{seq}.json", canon(rows[seq]) + b"\n")
                 facts.append({"seq": seq, "file": f"rows/{seq}.json", "proven": True})
+            if revealed is not None:                                # --reveal: the event opened (these seal nothing), its row's line opened
+                _write(f"{out}/{sub}/revealed/{seq}.json", events[seq - 1])
+                if seq in revealed: _write(f"{out}/{sub}/revealed/rows/{seq}.json", revealed[seq])
         facts += [{"seq": x["seq"], "file": "manifest.json", "proven": False} for x in apply or []]
         facts.sort(key=lambda x: (x["seq"], x["file"] == "manifest.json", x["file"].startswith("rows/")))   # by seq, an event before its row
         m = {"format": MANIFEST_FORMAT if form == 2 else MANIFEST_FORMAT_V1, "subject": transfer_sub, "origin": name,
-             "tree_size": len(events), "events": entries, "revealed": False}
+             "tree_size": len(events), "events": entries, "revealed": revealed is not None}
         if form == 2: m["facts"] = facts
         if apply: m["apply"] = apply
         _write(f"{out}/{sub}/manifest.json", canon(m) + b"\n")
         _write(f"{out}/{sub}/VERIFY.md", b"rules\n")
     side("sender", na, ka, pa, a, sender_seqs or ([3, 6, 7] if acknowledged else [3, 6]))
-    side("recipient", nb, kb, pb, b, recipient_seqs or sorted({3, accepted} | set(row_files)), row_files, apply if form == 2 else None)
+    side("recipient", nb, kb, pb, b, recipient_seqs or sorted({3, accepted} | set(row_files)), row_files, apply if form == 2 else None,
+         revealed_rows if reveal else None)
     _write(f"{out}/handoff/1/manifest.txt", manifest)
     if acknowledged: _write(f"{out}/handoff/1/cosigned-checkpoint.txt", cp_a + sigline(nb, cos))
     _write(f"{out}/manifest.json", canon({"format": TWO_SIDED_FORMAT, "subject": "acct-1", "transfer_sub": transfer_sub,
@@ -1620,7 +1787,8 @@ def selftest_two_sided():
     finally:
         shutil.rmtree(tmp)
     return (f"selftest-two-sided: bundles with an acknowledged and an unacknowledged package verified, each with a v2 and a v1 manifest, "
-            f"rows of packages of 1 to 3 chunks and apply rows of a v2 batch, and a sender/ witnessed against its own policy; "
+            f"rows of packages of 1 to 3 chunks and apply rows of a v2 batch (cells of the sub, a sealed email, kept, collisions, the "
+            f"forwarding flag; revealed/rows/), and a sender/ witnessed against its own policy; "
             f"{counts['flips']} one-bit flips and {counts['cases'] - counts['flips']} other damages all refused, each naming a file")
 
 
@@ -1876,6 +2044,131 @@ def selftest_apply_rows(tmp, keys, fails, counts):
     d = f"{tmp}/apply-subject-not"
     _build_two_sided(d, keys, recipient_seqs=[3, 5, 9, 10])
     blamed(d, "nothing names an account and the account is not the subject", I)
+    selftest_apply_cells(tmp, keys, fails, counts)
+
+
+def selftest_apply_cells(tmp, keys, fails, counts):
+    """The cells of a v2 apply batch's lines (ledger-format.md, "Rows kept beside their event"; evidence-bundle.md, steps 5.7
+    and 5.9) and revealed/rows/ (--reveal): the person's email cell (its addresses sealed), a kept cell, an email collision
+    (its holders line with its column), each held; lines, cells and opened rows that break the rules, each refused naming
+    the file."""
+    rewrite = _rewrite_json
+    def blamed(d, why, name, **kw): _blamed(fails, d, why, name, **kw)
+    def line(fn):                                   # rewrite an apply row file's row (its account line), canonically
+        return lambda v: dict(v, row=canonical_json(fn(json.loads(v["row"]))).decode())
+    def flip(text, at=8):                           # one base64 character of a sealed ct changed (still canonical base64)
+        return text[:at] + ("A" if text[at] != "A" else "B") + text[at + 1:]
+    I, S, RI, RS = "recipient/rows/9.json", "recipient/rows/10.json", "recipient/revealed/rows/9.json", "recipient/revealed/rows/10.json"
+    good = f"{tmp}/cells-good"
+    _build_two_sided(good, keys, reveal=True)
+    r = check_two_sided(good)["recipient"]
+    rows = r["rows"]
+    assert sorted(rows[9]["cells"]) == ["email", "recipient_sub"] and rows[10]["cells"] == {"recipient_sub": "applied", "email": "applied"}, rows
+    assert rows[9]["line"]["email"]["new"]["alg"] == "AES-256-GCM" and sorted(r["revealed"]) == [9, 10], r["revealed"]
+    assert r["revealed"][9]["email"] == {"new": "new-1@privaterelay.appleid.com", "old": "old-1@privaterelay.appleid.com", "planned": "change"}, r["revealed"]
+    assert "opens its email as 'old-1@privaterelay.appleid.com'" in describe_apply_row(rows[9]), describe_apply_row(rows[9])
+    # held: every form of a line the documents describe, with and without --reveal
+    for why, kw in (("the sub alone (as before 0.5.0's cells)", dict(email=None)), ("the email alone", dict(with_sub=False)),
+                    ("the email kept", dict(email="kept")), ("the email kept, the sub alone changed", dict(email="kept", reveal=False)),
+                    ("the email a collision (its holders line with its column)", dict(email="collision")),
+                    ("the sub and the email collisions", dict(email="collision", planned="collision")),
+                    ("the email already", dict(email="already")), ("no old address (SQL NULL)", dict(email_old=False)),
+                    ("the forwarding flag as well", dict(forwarding="change")), ("the forwarding flag alone", dict(with_sub=False, email=None, forwarding="change")),
+                    ("not committed", dict(committed=False)), ("not committed, the email alone", dict(committed=False, with_sub=False)),
+                    ("the email's settled outcome changed-meanwhile", dict(apply_edit=lambda k, i, l: dict(l, email="changed-meanwhile") if (k, i) == (SETTLED_KIND, 1) else l))):
+        d = f"{tmp}/cells-held{len(os.listdir(tmp))}"
+        _build_two_sided(d, keys, **dict(dict(reveal=True), **kw))
+        try: check_two_sided(d)
+        except Fail as f: raise AssertionError(f"{why}: refused: {f.name}: {f.reason}")
+    # the files themselves: a sealed address changed in the row (old or new) is a changed row (5.6); an opened row that
+    # changes anything but a sealed value, or opens no apply row, is refused; the addresses opened are not evidence
+    for rel, why, fn in (
+            (I, "the old address's ct changed", line(lambda l: dict(l, email=dict(l["email"], old=dict(l["email"]["old"], ct=flip(l["email"]["old"]["ct"])))))),
+            (I, "the new address's ct changed", line(lambda l: dict(l, email=dict(l["email"], new=dict(l["email"]["new"], ct=flip(l["email"]["new"]["ct"])))))),
+            (I, "the new address's kid changed", line(lambda l: dict(l, email=dict(l["email"], new=dict(l["email"]["new"], kid="0" * 32))))),
+            (I, "the old address removed", line(lambda l: dict(l, email=dict(l["email"], old=None)))),
+            (I, "the email cell removed", line(lambda l: {k: v for k, v in l.items() if k != "email"})),
+            (S, "the email's outcome changed", line(lambda l: dict(l, email="kept"))),
+            (S, "the email's outcome removed", line(lambda l: {k: v for k, v in l.items() if k != "email"})),
+            (RI, "the opened row's salt changed", lambda v: dict(v, salt="0" * 32)),
+            (RI, "the opened row's account changed", lambda v: dict(v, account="acct-2")),
+            (RI, "the opened row's sub changed", lambda v: dict(v, new="r-2")),
+            (RI, "the opened row's email planned changed", lambda v: dict(v, email=dict(v["email"], planned="already"))),
+            (RI, "the opened row with a field more", lambda v: dict(v, note="x")),
+            (RI, "the opened row without its email cell", lambda v: {k: x for k, x in v.items() if k != "email"}),
+            (RI, "an address opened as a number", lambda v: dict(v, email=dict(v["email"], new=1))),
+            (RI, "an address left sealed", lambda v: dict(v, email=dict(v["email"], new={"alg": "AES-256-GCM", "ct": "AAAA", "kid": "0" * 32}))),
+            (RI, "the opened row an array", lambda v: [v]),
+            (RS, "the opened settled row's outcome changed", lambda v: dict(v, email="kept")),
+            (RS, "the opened settled row's salt changed", lambda v: dict(v, salt="1" * 32))):
+        path = f"{good}/{rel}"
+        with open(path, "rb") as f: original = f.read()
+        rewrite(path, fn); blamed(good, f"{rel}: {why}", rel)
+        _write(path, original)
+    with open(f"{good}/{RI}", "rb") as f: original = f.read()
+    for why, damaged in (("not canonical", original.replace(b'","', b'", "', 1)), ("without its line feed", original[:-1]),
+                         ("with two line feeds", original + b"\n"), ("not JSON", original[:-2] + b"\n"), ("empty", b"")):
+        _write(f"{good}/{RI}", damaged); blamed(good, f"the opened row {why}", RI)
+    _write(f"{good}/{RI}", original)
+    for why, fn in (("the new address opened as another (not evidence)", lambda v: dict(v, email=dict(v["email"], new="other@privaterelay.appleid.com"))),
+                    ("the addresses null (the key destroyed)", lambda v: dict(v, email=dict(v["email"], new=None, old=None)))):
+        rewrite(f"{good}/{RI}", fn); check_two_sided(good)
+        _write(f"{good}/{RI}", original)
+    for seq, why in ((4, "the handoff row's"), (3, "an event's without a row"), (99, "no file's")):
+        _write(f"{good}/recipient/revealed/rows/{seq}.json", original)
+        blamed(good, f"an opened row of {why} SEQ", f"recipient/revealed/rows/{seq}.json")
+        os.remove(f"{good}/recipient/revealed/rows/{seq}.json")
+    _write(f"{good}/recipient/revealed/rows/x.json", original); blamed(good, "a stray file in revealed/rows/", "recipient/revealed/rows/x.json")
+    os.remove(f"{good}/recipient/revealed/rows/x.json")
+    _write(f"{good}/{RI}", b""); os.remove(f"{good}/{RI}"); check_two_sided(good)     # an apply row need not be opened
+    _write(f"{good}/{RI}", original); check_two_sided(good)
+    # lines logged and hashed as they are, but not their kind's line (5.7), and settled rows without the intended row's cells (5.9)
+    def edit(kind, fn):
+        return lambda k, i, l: fn(l) if (k, i) == (kind, 1) else l
+    def sealed(which, **m):                         # one of the person's sealed addresses with members changed
+        return edit(INTENDED_KIND, lambda l: dict(l, email=dict(l["email"], **{which: dict(l["email"][which], **m)})))
+    for why, kw, name in (
+            ("a settled outcome for a column the intended row lacks", dict(apply_edit=edit(SETTLED_KIND, lambda l: dict(l, email_forwarding="applied"))), S),
+            ("a settled email outcome, the intended row without an email cell", dict(email=None, apply_edit=edit(SETTLED_KIND, lambda l: dict(l, email="applied"))), S),
+            ("a settled row without its email outcome", dict(apply_edit=edit(SETTLED_KIND, lambda l: {k: v for k, v in l.items() if k != "email"})), S),
+            ("a settled row with the email's outcome only, the sub's missing", dict(apply_edit=edit(SETTLED_KIND, lambda l: {k: v for k, v in l.items() if k != "outcome"})), S),
+            ("a settled email outcome, not committed", dict(committed=False, apply_edit=edit(SETTLED_KIND, lambda l: dict(l, email="applied"))), S),
+            ("a settled row without any outcome, committed", dict(apply_edit=edit(SETTLED_KIND, lambda l: {"account": l["account"], "salt": l["salt"]})), S),
+            ("a settled email outcome unknown", dict(apply_edit=edit(SETTLED_KIND, lambda l: dict(l, email="done"))), S),
+            ("a settled sub outcome kept (email only)", dict(apply_edit=edit(SETTLED_KIND, lambda l: dict(l, outcome="kept"))), S),
+            ("a settled forwarding outcome kept (email only)", dict(forwarding="change", apply_edit=edit(SETTLED_KIND, lambda l: dict(l, email_forwarding="kept"))), S),
+            ("a settled email outcome not a string", dict(apply_edit=edit(SETTLED_KIND, lambda l: dict(l, email=["applied"]))), S),
+            ("a kept cell with a new value", dict(email="kept", apply_edit=edit(INTENDED_KIND, lambda l: dict(l, email=dict(l["email"], new={
+                "alg": "AES-256-GCM", "ct": base64.b64encode(bytes(40)).decode(), "kid": "0" * 32})))), I),
+            ("a kept cell with its old value null", dict(email="kept", apply_edit=edit(INTENDED_KIND, lambda l: dict(l, email={"old": None, "planned": "kept"}))), I),
+            ("a kept cell with a holders_sha256", dict(email="kept", apply_edit=edit(INTENDED_KIND, lambda l: dict(l, email={"holders_sha256": "0" * 64, "planned": "kept"}))), I),
+            ("the sub planned kept (email only)", dict(planned="kept"), I),
+            ("the forwarding flag planned kept (email only)", dict(forwarding="kept"), I),
+            ("the forwarding flag planned collision (a holders line names no such column)", dict(forwarding="collision",
+                apply_edit=edit(INTENDED_KIND, lambda l: dict(l, email_forwarding=dict(l["email_forwarding"], holders_sha256="0" * 64)))), I),
+            ("the forwarding flag a number", dict(forwarding="change", apply_edit=edit(INTENDED_KIND, lambda l: dict(l, email_forwarding=dict(l["email_forwarding"], new=1)))), I),
+            ("an address in clear", dict(apply_edit=edit(INTENDED_KIND, lambda l: dict(l, email=dict(l["email"], new="new-1@privaterelay.appleid.com")))), I),
+            ("a sealed value's ct not base64", dict(apply_edit=sealed("old", ct="not base64!")), I),
+            ("a sealed value's ct not canonical base64", dict(apply_edit=sealed("new", ct="AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAB==")), I),
+            ("a sealed value's ct shorter than nonce and tag", dict(apply_edit=sealed("new", ct=base64.b64encode(bytes(27)).decode())), I),
+            ("a sealed value's ct a number", dict(apply_edit=sealed("new", ct=7)), I),
+            ("a sealed value's kid in capitals", dict(apply_edit=sealed("old", kid="ABCDEF0123456789ABCDEF0123456789")), I),
+            ("a sealed value's kid of 31 digits", dict(apply_edit=sealed("old", kid="0" * 31)), I),
+            ("a sealed value's alg another", dict(apply_edit=sealed("new", alg="AES-128-GCM")), I),
+            ("a sealed value with a field more", dict(apply_edit=sealed("new", nonce="")), I),
+            ("the email cell not an object", dict(apply_edit=edit(INTENDED_KIND, lambda l: dict(l, email="change"))), I),
+            ("the email cell without its old", dict(apply_edit=edit(INTENDED_KIND, lambda l: dict(l, email={k: v for k, v in l["email"].items() if k != "old"}))), I),
+            ("the email cell with a member more", dict(apply_edit=edit(INTENDED_KIND, lambda l: dict(l, email=dict(l["email"], column="email")))), I),
+            ("the email cell planned unknown", dict(apply_edit=edit(INTENDED_KIND, lambda l: dict(l, email=dict(l["email"], planned="maybe")))), I),
+            ("the email cell without planned", dict(apply_edit=edit(INTENDED_KIND, lambda l: dict(l, email={k: v for k, v in l["email"].items() if k != "planned"}))), I),
+            ("an email collision without holders_sha256", dict(email="collision", apply_edit=edit(INTENDED_KIND, lambda l: dict(l, email={k: v for k, v in l["email"].items() if k != "holders_sha256"}))), I),
+            ("holders_sha256 on an email change", dict(apply_edit=edit(INTENDED_KIND, lambda l: dict(l, email=dict(l["email"], holders_sha256="0" * 64)))), I),
+            ("the sub cell in part (planned alone), beside the email", dict(apply_edit=edit(INTENDED_KIND, lambda l: {k: v for k, v in l.items() if k not in ("old", "new")})), I),
+            ("a line without any cell", dict(with_sub=False, email=None), I),
+            ("a cell of an unknown column", dict(apply_edit=edit(INTENDED_KIND, lambda l: dict(l, email_verified={"new": "1", "old": "0", "planned": "change"}))), I)):
+        d = f"{tmp}/cells{len(os.listdir(tmp))}"
+        _build_two_sided(d, keys, **kw)
+        blamed(d, why, name)
 
 
 # --selftest: a one-sided bundle with witnesses' cosignatures (step 7), written from the documents, then damaged --
@@ -1934,8 +2227,8 @@ def selftest():
         f = fails(d, why, policy)
         assert f.name == name, (why, f.name, f.reason)
     try:
-        _, kb_line = _build_two_sided(f"{tmp}/base", keys)
-        d = f"{tmp}/base/recipient"         # a one-sided bundle of team B's ledger: events, a handoff row, apply rows
+        _, kb_line = _build_two_sided(f"{tmp}/base", keys, reveal=True)
+        d = f"{tmp}/base/recipient"         # a one-sided bundle of team B's ledger: events, a handoff row, apply rows (an email cell), revealed/
         kb_line = kb_line[:-1]
         with open(f"{d}/checkpoint", "rb") as f: cp = f.read()
         body = cp[:cp.find(b"\n\n") + 1]
@@ -1951,7 +2244,8 @@ def selftest():
             counts["held"] += 1
             return r
         # no witnesses: the bundle holds as before and says nothing of them
-        assert check(d, None)["witnessed"] is None
+        r = check(d, None)
+        assert r["witnessed"] is None and sorted(r["revealed"]) == [9, 10] and sorted(r["rows"][9]["cells"]) == ["email", "recipient_sub"], r
         # w1 and w2 cosigned, the bundle's policy requires both (as `evidence write` writes it without --witness-policy)
         r = held("two of two", [line(0), line(1)], policy([0, 1], 2), [0, 1])
         assert r == dict(quorum=2, listed=2, witnesses=[(w[0][1], ts), (w[1][1], ts + 1)], policy=POLICY, given=False), r
@@ -2102,7 +2396,7 @@ def selftest():
         check(d, None)
     finally:
         shutil.rmtree(tmp)
-    return (f"selftest: a one-sided bundle (events, a handoff row, apply rows) verified without witnesses and with "
+    return (f"selftest: a one-sided bundle (events, a handoff row, apply rows with a sealed email cell, opened in revealed/rows/) verified without witnesses and with "
             f"cosigned-checkpoint and witness-policy.json in {counts['held']} forms the documents allow; "
             f"{counts['flips']} one-bit flips of its files (the two new ones included) and {counts['cases'] - counts['flips']} "
             f"other damages all refused, each naming a file, but for {counts['harmless']} changes of witness-policy.json's final "
@@ -2218,13 +2512,27 @@ def describe_rows(result):
 
 
 def describe_apply_row(row):
-    line = row["line"]
-    what = (f"planned {line['planned']}, {line['old']!r} -> {line['new']!r}" + (" (the holders by their salted hash only)" if "holders_sha256" in line else "")
-            if row["kind"] == INTENDED_KIND else
-            f"settled {line['outcome']!r}" if "outcome" in line else "settled, not committed")
+    line, cells = row["line"], row["cells"]
+    def value(column, v):
+        if column != "email" or v is None: return repr(v)
+        return "sealed (kid " + v["kid"] + ")"
+    def cell(column, c):
+        if c["planned"] == "kept": return f"{column} planned kept (an address not a private relay's: never overwritten, not recorded)"
+        return (f"{column} planned {c['planned']}, {value(column, c['old'])} -> {value(column, c['new'])}"
+                + (" (the holders by their salted hash only)" if "holders_sha256" in c else ""))
+    what = ("; ".join(cell(column, cells[column]) for column in CELLS if column in cells) if row["kind"] == INTENDED_KIND else
+            "settled " + ", ".join(f"{column} {cells[column]!r}" for column in CELLS if column in cells) if cells else "settled, not committed")
+    opened = row["opened"]["email"] if "revealed" in row and row_opens(row) else None
     return (f"{row['name']}: account {line['account']!r}, apply run {row['run']} batch {row['batch']}: {what} "
             f"(row {row['index'] + 1} of {row['count']}, from 1, under events/{row['seq']}.json's rows_root"
-            + (f"; intent events/{row['intent']}.json" if "intent" in row else "") + ")")
+            + (f"; intent events/{row['intent']}.json" if "intent" in row else "")
+            + (f"; {row['revealed']} opens its email as {opened['old']!r} -> {opened['new']!r}, not proven" if opened else "") + ")")
+
+
+def row_opens(row):
+    """Whether an intended row's email cell holds a sealed value (which revealed/rows/ opens)."""
+    c = row["cells"].get("email") if row["kind"] == INTENDED_KIND else None
+    return isinstance(c, dict) and any(isinstance(c.get(f), dict) for f in ("old", "new"))
 
 
 def describe_format(result):

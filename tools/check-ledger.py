@@ -2,37 +2,52 @@
 """Independent check of Handover ledgers, using only Python's lmdb and jsonschema.
 
 For each ledger directory (format 1, 2 or 3): reads every event from the `log` database, checks
-dense sequence numbers, recomputes the SHA-256 chain (hash(n) = SHA-256(hash(n-1) || json)),
-checks the JSON is canonical (sorted keys, no whitespace), validates it against
+dense sequence numbers, recomputes the SHA-256 chain (hash(n) = SHA-256(hash(n-1) || json)), checks
+the JSON is canonical (sorted keys, no whitespace), validates it against
 schemas/events/<type>.schema.json, checks each identifier is 1 to 400 bytes without NUL (the
-schemas' maxLength counts characters), checks the stored head, and looks for plaintext emails.
-For formats 2 and 3 it also rebuilds type_index, time_index and idempotency_index from the events and
-requires them to equal the stored ones entry for entry. A "handoff rows received" event is in one
-of its two forms (a v2 package's chunk: `rows` and `rows_root`, its rows kept beside it; otherwise
-the rows in `account_ids`, `transfer_subs` and `sequences`), never both or neither. For format 3 it
-reads the `rows` database ("Rows kept beside their event"): each v2 chunk's rows are indexes 0 to
-`rows` - 1 and no other, each a v2 rows.csv line (four fields, the salt 32 lowercase hex digits,
-written as Handover writes it), and their RFC 9162 root (leaf input "handover-handoff-row/v1\n" +
-the line, audit-evidence.md "Row commitments") is `rows_root`; no entry belongs to any other
-event; and, for a package whose chunks are all there once each, the chunks are 1,024 rows from
-row 0, their rows written again as rows.csv with its v2 header hash to `file_sha256`, and their
-roots' Merkle root is the `rows_root` of the package's "handoff received" event, when the ledger
-holds it. An "apply intended" or "apply settled" event is likewise in one of its two forms (v2:
-`rows` and `rows_root`, and for an intent `collision_count`, its accounts kept beside it;
-otherwise the accounts in the body's arrays), never both or neither. In format 3 a v2 intent's
-`rows` entries are its intended account lines at indexes 0 to `rows` - 1 and then one holders line
-per collision, `collision_count` of them, in the order of their rows, and no other; a v2
-settlement's are its settled account lines 0 to `rows` - 1. Each line is canonical JSON with
-exactly its kind's fields (ledger-format.md, "Rows kept beside their event"; `salt` 32 lowercase
-hex digits; a settled line has `outcome` exactly when the body's `committed` is true; an intended
-line has `holders_sha256` exactly when `planned` is `collision`, and it is the SHA-256 of the
-holders line whose `row` is its index); the account lines' RFC 9162 root (leaf input
-"handover-apply-intended-row/v1\n" or "handover-apply-settled-row/v1\n" + the line) is `rows_root`.
-So the `rows` database holds exactly the lines all v2 batch events name. Beyond the listed rules:
-a v2 settlement whose intent (the event whose body's canonical JSON has SHA-256 `intent_sha256`) is in
-the ledger names the intent's accounts in the intent's order. Formats 1 and 2 hold no v2 chunk and
-no v2 apply event. Finally requires that every event type was seen across the ledgers. Follows
-schemas/ledger-format.md (and audit-evidence.md for the row tree) and nothing else.
+schemas' maxLength counts characters), checks the stored head, and looks for plaintext emails (`@`)
+in every event. For formats 2 and 3 it also rebuilds type_index, time_index and idempotency_index
+from the events and requires them to equal the stored ones entry for entry. A "handoff rows
+received" event is in one of its two forms (a v2 package's chunk: `rows` and `rows_root`, its rows
+kept beside it; otherwise the rows in `account_ids`, `transfer_subs` and `sequences`), never both or
+neither. For format 3 it reads the `rows` database ("Rows kept beside their event"): each v2 chunk's
+rows are indexes 0 to `rows` - 1 and no other, each a v2 rows.csv line (four fields, the salt 32
+lowercase hex digits, written as Handover writes it), and their RFC 9162 root (leaf input
+"handover-handoff-row/v1\n" + the line, audit-evidence.md "Row commitments") is `rows_root`; no
+entry belongs to any other event; and, for a package whose chunks are all there once each, the
+chunks are 1,024 rows from row 0, their rows written again as rows.csv with its v2 header hash to
+`file_sha256`, and their roots' Merkle root is the `rows_root` of the package's "handoff received"
+event, when the ledger holds it. An "apply intended" or "apply settled" event is likewise in one of
+its two forms (v2: `rows` and `rows_root`, and for an intent `collision_count`, its accounts kept
+beside it; otherwise the accounts in the body's arrays), never both or neither. In format 3 a v2
+intent's `rows` entries are its intended account lines at indexes 0 to `rows` - 1 and then one
+holders line per collision cell, `collision_count` of them, in the order of their rows and, within a
+row, of their columns (recipient_sub, email), and no other; a v2 settlement's are its settled
+account lines 0 to `rows` - 1. Each line is canonical JSON with exactly its kind's fields
+(ledger-format.md, "Rows kept beside their event"; `salt` 32 lowercase hex digits). An intended line
+is `account`, `salt` and at least one cell, one per column the run plans for the account: the
+`recipient_sub` cell the line's own `old`, `new`, `planned` and `holders_sha256`, an `email` or
+`email_forwarding` cell an object of those members under that name; a cell's `planned` is change,
+already, no-account or collision, or for `email` kept; a kept cell has `planned` alone (no `old`, no
+`new`), any other `old` and `new` (a string or null; for `email` a sealed value
+{"alg":"AES-256-GCM","ct":base64 of nonce(12) || ciphertext || tag(16),"kid":32 lowercase hex
+digits} or null), and `holders_sha256` exactly when `planned` is collision, the SHA-256 of the
+holders line of that row and column (no holders line can name email_forwarding, so its cell is never
+collision). A holders line is `row`, `holders` (strings), `salt`, and `column` (`email`) only for a
+cell other than recipient_sub. A settled line is `account`, `salt` and, exactly when the body's
+`committed` is true, its cells' outcomes: `outcome` (recipient_sub), `email`, `email_forwarding`,
+each applied, already, no-account, collision, changed-meanwhile or undone, or for `email` kept. The
+account lines' RFC 9162 root (leaf input "handover-apply-intended-row/v1\n" or
+"handover-apply-settled-row/v1\n" + the line) is `rows_root`. So the `rows` database holds exactly
+the lines all v2 batch events name, and no entry of it holds a plaintext email (`@`). A v2 intent
+whose run's "apply started" (the same actor.run_id) is in the ledger has cells only of the columns
+it names (sub_column, email_column, email_forwarding_column). A committed v2 settlement whose intent
+(the event whose body's canonical JSON has SHA-256 `intent_sha256`; a v1 intent's accounts each have
+their recipient_sub cell alone) is in the ledger has for each account an outcome for exactly its
+intended cells. Beyond the listed rules: a v2 settlement whose intent is in the ledger names the
+intent's accounts in the intent's order. Formats 1 and 2 hold no v2 chunk and no v2 apply event.
+Finally requires that every event type was seen across the ledgers. Follows schemas/ledger-format.md
+(and audit-evidence.md for the row tree) and nothing else.
 
     check-ledger.py [--no-type-coverage] LEDGER [LEDGER ...]
 
@@ -40,7 +55,7 @@ schemas/ledger-format.md (and audit-evidence.md for the row tree) and nothing el
 that does not hold every type). Exit 0 when every check holds; a failed check stops with an
 AssertionError naming the ledger (exit 1).
 """
-import calendar, collections, csv, hashlib, io, json, os, re, struct, sys
+import base64, binascii, calendar, collections, csv, hashlib, io, json, os, re, struct, sys
 import lmdb, jsonschema
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "schemas", "events")
@@ -51,8 +66,15 @@ ROW_TAG, ROWS_HEADER_V2, CHUNK = b"handover-handoff-row/v1\n", b"account_id,tran
 INTENDED_TAG, SETTLED_TAG = b"handover-apply-intended-row/v1\n", b"handover-apply-settled-row/v1\n"
 PLANNED = ("change", "already", "no-account", "collision")
 OUTCOMES = ("applied", "already", "no-account", "collision", "changed-meanwhile", "undone")
+CELLS = ("recipient_sub", "email", "email_forwarding")              # an apply line's cells, in their columns' order
+CELL_MEMBERS = ("holders_sha256", "new", "old", "planned")          # the recipient_sub cell's are the line's own
+CELL_PLANNED = {"recipient_sub": PLANNED, "email": PLANNED + ("kept",), "email_forwarding": PLANNED}
+CELL_OUTCOME = {"recipient_sub": "outcome", "email": "email", "email_forwarding": "email_forwarding"}   # a settled line's member
+CELL_OUTCOMES = {"recipient_sub": OUTCOMES, "email": OUTCOMES + ("kept",), "email_forwarding": OUTCOMES}
+CELL_COLUMN = {"recipient_sub": "sub_column", "email": "email_column", "email_forwarding": "email_forwarding_column"}  # apply-started
+HOLDERS_COLUMNS = ("recipient_sub", "email")                        # the columns a holders line can name
 APPLY_ARRAYS = {"apply-intended": "account_ids", "apply-settled": "account_ids"}   # v1: the accounts in the body
-SALT, SHA256 = re.compile(r"[0-9a-f]{32}"), re.compile(r"[0-9a-f]{64}")
+SALT, SHA256, KID = re.compile(r"[0-9a-f]{32}"), re.compile(r"[0-9a-f]{64}"), re.compile(r"[0-9a-f]{32}")
 
 def node(left, right): return hashlib.sha256(b"\x01" + left + right).digest()
 
@@ -116,52 +138,97 @@ def apply_line(path, seq, index, line, fields, optional=()):
     assert isinstance(value["salt"], str) and SALT.fullmatch(value["salt"]), f"{where}: salt {value['salt']!r} is not 32 lowercase hex digits"
     return value
 
+def check_sealed(where, what, value):
+    """A sealed value (ledger-format.md, "Event JSON and canonical encoding"): {"alg":"AES-256-GCM","ct":BASE64,"kid":HEX32},
+    ct the standard base64 of nonce (12 bytes) || ciphertext || tag (16 bytes)."""
+    assert isinstance(value, dict) and sorted(value) == ["alg", "ct", "kid"], f"{where}: {what} is not a sealed value {{alg, ct, kid}} (nor null)"
+    assert value["alg"] == "AES-256-GCM", f"{where}: {what}'s alg {value['alg']!r} is not AES-256-GCM"
+    assert isinstance(value["kid"], str) and KID.fullmatch(value["kid"]), f"{where}: {what}'s kid is not 32 lowercase hex digits"
+    try: raw = base64.b64decode(value["ct"], validate=True) if isinstance(value["ct"], str) else None
+    except (binascii.Error, ValueError): raw = None
+    assert raw is not None and base64.b64encode(raw).decode() == value["ct"], f"{where}: {what}'s ct is not standard base64"
+    assert len(raw) >= 12 + 16, f"{where}: {what}'s ct is {len(raw)} bytes, shorter than nonce (12) and tag (16)"
+
+def intended_cells(where, v):
+    """An intended line's cells {column: cell} (ledger-format.md, "Rows kept beside their event"): the recipient_sub cell
+    the line's own old, new, planned and holders_sha256, an email or email_forwarding cell an object under that name;
+    at least one. Each cell: planned one of its column's; kept (email only) planned alone; otherwise old and new (text or
+    null; email: a sealed value or null) and holders_sha256 exactly when planned is collision."""
+    cells = {}
+    if any(m in v for m in CELL_MEMBERS): cells["recipient_sub"] = {m: v[m] for m in CELL_MEMBERS if m in v}
+    for column in CELLS[1:]:
+        if column in v:
+            assert isinstance(v[column], dict), f"{where}: its {column} cell is not an object"
+            cells[column] = v[column]
+    assert cells, f"{where} has no cell (recipient_sub's old, new and planned, email, email_forwarding): an account's line has at least one"
+    for column, cell in cells.items():
+        what = "recipient_sub cell (the line's own old, new, planned, holders_sha256)" if column == "recipient_sub" else f"{column} cell"
+        planned = cell.get("planned")
+        assert planned in CELL_PLANNED[column], f"{where}: its {what}'s planned {planned!r} is not one of {', '.join(CELL_PLANNED[column])}"
+        want = {"planned"} if planned == "kept" else {"new", "old", "planned"} | ({"holders_sha256"} if planned == "collision" else set())
+        assert set(cell) == want, f"{where}: its {what} has {sorted(cell)}, not {sorted(want)} (planned {planned}" \
+            + ("; a kept cell's address is an outcome only, never a value)" if planned == "kept" else ")")
+        for f in ("old", "new"):
+            if f not in cell or cell[f] is None: continue
+            if column == "email": check_sealed(where, f"its email cell's {f}", cell[f])
+            else: assert isinstance(cell[f], str), f"{where}: its {what}'s {f} is not a string or null"
+        if planned == "collision":
+            assert column in HOLDERS_COLUMNS, f"{where}: its {column} cell is planned collision, but a holders line names no column but {', '.join(HOLDERS_COLUMNS)}"
+            assert isinstance(cell["holders_sha256"], str) and SHA256.fullmatch(cell["holders_sha256"]), f"{where}: its {what}'s holders_sha256 is not 64 lowercase hex digits"
+    return cells
+
 def check_intent(path, seq, body, rows):
-    """A v2 "apply intended": rows 0 to rows - 1 its account lines, then one holders line per collision.
-    Returns the accounts in the batch's order."""
+    """A v2 "apply intended": rows 0 to rows - 1 its account lines, then one holders line per collision cell, in the order
+    of their rows and, within a row, of their columns. Returns [(account, its cells' columns)] in the batch's order."""
     n, collisions = body["rows"], body["collision_count"]
-    accounts, committed = [], []                                    # committed: [(row, holders_sha256)] of each collision
+    accounts, committed = [], []                                    # committed: [(row, column, holders_sha256)] of each collision cell
     for index, line in rows[:n]:
-        v = apply_line(path, seq, index, line, ("account", "new", "old", "planned", "salt"), ("holders_sha256",))
+        v = apply_line(path, seq, index, line, ("account", "salt"), CELL_MEMBERS + CELLS[1:])
         where = f"{path}: rows entry {seq}/{index}"
         assert isinstance(v["account"], str), f"{where}: account is not a string"
-        for f in ("old", "new"): assert v[f] is None or isinstance(v[f], str), f"{where}: {f} is not a string or null"
-        assert v["planned"] in PLANNED, f"{where}: planned {v['planned']!r} is not one of {', '.join(PLANNED)}"
-        assert ("holders_sha256" in v) == (v["planned"] == "collision"), \
-            f"{where} is planned {v['planned']} {'with' if 'holders_sha256' in v else 'without'} a holders_sha256"
-        if "holders_sha256" in v:
-            assert isinstance(v["holders_sha256"], str) and SHA256.fullmatch(v["holders_sha256"]), f"{where}: holders_sha256 is not 64 lowercase hex digits"
-            committed.append((index, v["holders_sha256"]))
-        accounts.append(v["account"])
-    assert len(committed) == collisions, f"{path}: event {seq} has {len(committed)} account lines planned collision, not its collision_count {collisions}"
-    for (index, line), (row, digest) in zip(rows[n:], committed):    # "in the order of their rows"
-        v = apply_line(path, seq, index, line, ("holders", "row", "salt"))
+        cells = intended_cells(where, v)
+        for column in CELLS:
+            if column in cells and cells[column]["planned"] == "collision": committed.append((index, column, cells[column]["holders_sha256"]))
+        accounts.append((v["account"], frozenset(cells)))
+    assert len(committed) == collisions, f"{path}: event {seq} has {len(committed)} cells planned collision, not its collision_count {collisions}"
+    for (index, line), (row, column, digest) in zip(rows[n:], committed):    # "in the order of their rows and ... of their columns"
+        v = apply_line(path, seq, index, line, ("holders", "row", "salt"), ("column",))
         where = f"{path}: rows entry {seq}/{index}"
-        assert isinstance(v["row"], int) and not isinstance(v["row"], bool) and v["row"] == row, \
-            f"{where}: holders line of row {v['row']!r}, but the collision it follows in order is row {row}"
+        assert isinstance(v["row"], int) and not isinstance(v["row"], bool) and v["row"] == row \
+            and (("column" not in v) if column == "recipient_sub" else v.get("column") == column), \
+            f"{where}: holders line of row {v['row']!r}" + (f" column {v['column']!r}" if "column" in v else " (recipient_sub)") \
+            + f", but the collision it follows in order is row {row}'s {column} cell" + (" (a recipient_sub cell's holders line has no column)" if column == "recipient_sub" else "")
         assert isinstance(v["holders"], list) and all(isinstance(h, str) for h in v["holders"]), f"{where}: holders is not an array of strings"
-        assert hashlib.sha256(line).hexdigest() == digest, f"{where}: its SHA-256 is not the holders_sha256 of rows entry {seq}/{row}"
+        assert hashlib.sha256(line).hexdigest() == digest, f"{where}: its SHA-256 is not the holders_sha256 of rows entry {seq}/{row}'s {column} cell"
     root = tree_root(row_leaf(line, INTENDED_TAG) for _, line in rows[:n])
     assert root.hex() == body["rows_root"], f"{path}: event {seq}'s account lines hash to {root.hex()}, not its rows_root {body['rows_root']}"
     return accounts
 
 def check_settlement(path, seq, body, rows):
-    """A v2 "apply settled": rows 0 to rows - 1 its account lines, each with an outcome exactly when committed."""
+    """A v2 "apply settled": rows 0 to rows - 1 its account lines, each with its cells' outcomes exactly when committed.
+    Returns [(account, the columns it has an outcome for)]."""
     accounts = []
     for index, line in rows:
-        v = apply_line(path, seq, index, line, ("account", "salt") + (("outcome",) if body["committed"] else ()))
+        v = apply_line(path, seq, index, line, ("account", "salt"), tuple(CELL_OUTCOME.values()))
         where = f"{path}: rows entry {seq}/{index}"
         assert isinstance(v["account"], str), f"{where}: account is not a string"
-        assert not body["committed"] or v["outcome"] in OUTCOMES, f"{where}: outcome {v['outcome']!r} is not one of {', '.join(OUTCOMES)}"
-        accounts.append(v["account"])
+        columns = frozenset(c for c, m in CELL_OUTCOME.items() if m in v)
+        if body["committed"]:
+            assert columns, f"{where} has no outcome (outcome, email, email_forwarding), but the body's committed is true"
+        else:
+            assert not columns, f"{where} has {', '.join(CELL_OUTCOME[c] for c in CELLS if c in columns)}, but the body's committed is false: no outcome"
+        for c in columns:
+            assert v[CELL_OUTCOME[c]] in CELL_OUTCOMES[c], f"{where}: {CELL_OUTCOME[c]} {v[CELL_OUTCOME[c]]!r} is not one of {', '.join(CELL_OUTCOMES[c])}"
+        accounts.append((v["account"], columns))
     root = tree_root(row_leaf(line, SETTLED_TAG) for _, line in rows)
     assert root.hex() == body["rows_root"], f"{path}: event {seq}'s account lines hash to {root.hex()}, not its rows_root {body['rows_root']}"
     return accounts
 
 def check_rows(path, txn, env, chunks, received, apply_v2=None, intents=None, settlements=None):
-    """Format 3's `rows` database against the v2 chunks {seq: body} and the v2 apply events {seq: (type, body)};
-    received: {manifest_sha256: rows_root or None}; intents: {SHA-256 of an intent body: (seq, accounts or None)},
-    filled here for v2 intents; settlements: [(seq, body, accounts)] of the v2 settlements, filled here."""
+    """Format 3's `rows` database against the v2 chunks {seq: body} and the v2 apply events {seq: (type, body, run_id)};
+    received: {manifest_sha256: rows_root or None}; intents: {SHA-256 of an intent body: (seq, run_id, [(account, its
+    cells' columns)], v2)}, filled here for v2 intents; settlements: [(seq, body, [(account, columns)])] of the v2
+    settlements, filled here."""
     apply_v2 = {} if apply_v2 is None else apply_v2
     db = env.open_db(b"rows", create=False, txn=txn)
     held = collections.defaultdict(list)                            # seq -> [(index, line)], in key order
@@ -170,16 +237,17 @@ def check_rows(path, txn, env, chunks, received, apply_v2=None, intents=None, se
         assert len(key) == 12, f"{path}: rows key {key.hex()} is not u64 sequence || u32 row index"
         seq, index = struct.unpack(">QI", key)
         assert seq in chunks or seq in apply_v2, f"{path}: rows entry {seq}/{index} belongs to no v2 'handoff rows received', 'apply intended' or 'apply settled' event"
+        assert b"@" not in bytes(value), f"{path}: rows entry {seq}/{index} holds a plaintext email"   # addresses are sealed there too
         held[seq].append((index, bytes(value)))
     lines = 0
-    for seq, (type_, body) in apply_v2.items():
+    for seq, (type_, body, run) in apply_v2.items():
         rows = held.get(seq, [])
         count = body["rows"] + (body["collision_count"] if type_ == "apply-intended" else 0)
         assert [i for i, _ in rows] == list(range(count)), \
             f"{path}: event {seq}'s rows are indexes {[i for i, _ in rows][:5]}{'...' if len(rows) > 5 else ''} ({len(rows)}), not 0 to {count - 1}"
         if type_ == "apply-intended":
             accounts = check_intent(path, seq, body, rows)
-            intents[hashlib.sha256(canonical(body)).hexdigest()] = (seq, accounts)
+            intents[hashlib.sha256(canonical(body)).hexdigest()] = (seq, run, accounts, True)
         else:
             settlements.append((seq, body, check_settlement(path, seq, body, rows)))
         lines += len(rows)
@@ -232,7 +300,8 @@ def check(path):
         fmt = txn.get(b"format", db=meta)
         assert fmt in (b"handover-ledger/1", b"handover-ledger/2", b"handover-ledger/3"), f"format marker {fmt!r}"
         chunks, received = {}, {}                                   # v2 "handoff rows received" bodies; rows_root per manifest
-        apply_v2, intents, settlements = {}, {}, []                 # v2 apply events {seq: (type, body)}; intents by body SHA-256; settlements
+        apply_v2, intents, settlements = {}, {}, []                 # v2 apply events {seq: (type, body, run)}; intents by body SHA-256; settlements
+        runs = collections.defaultdict(set)                         # run_id -> the cells' columns its "apply started" names
         types, times, keys = collections.defaultdict(list), {}, collections.defaultdict(list)
         prev, expected = bytes(32), 1
         for key, value in txn.cursor(db=log):
@@ -258,9 +327,12 @@ def check(path):
             if event["type"] in APPLY_ARRAYS:                            # a v2 batch (accounts beside it) or a v1 one (in it)
                 assert ("rows_root" in fields) != (APPLY_ARRAYS[event["type"]] in fields), \
                     f"{path}: event {seq} has {'both' if 'rows_root' in fields else 'neither'} rows_root and {APPLY_ARRAYS[event['type']]}"
-                if "rows_root" in fields: apply_v2[seq] = (event["type"], fields)
-                elif event["type"] == "apply-intended":                 # a v2 settlement's intent may be v1 (settled by a later version)
-                    intents[hashlib.sha256(canonical(fields)).hexdigest()] = (seq, fields["account_ids"])
+                if "rows_root" in fields: apply_v2[seq] = (event["type"], fields, event["actor"].get("run_id"))
+                elif event["type"] == "apply-intended":                 # a v2 settlement's intent may be v1 (settled by a later version):
+                    intents[hashlib.sha256(canonical(fields)).hexdigest()] = \
+                        (seq, event["actor"].get("run_id"), [(a, frozenset(("recipient_sub",))) for a in fields["account_ids"]], False)   # the sub alone
+            if event["type"] == "apply-started" and "run_id" in event["actor"]:
+                runs[event["actor"]["run_id"]] |= {c for c in CELLS if CELL_COLUMN[c] in fields}
             if event["type"] == "handoff-received":
                 received[fields["manifest_sha256"]] = manifest_rows_root(path, seq, fields)
             packed = struct.pack(">Q", seq)
@@ -288,11 +360,23 @@ def check(path):
         else:                                                       # formats 1 and 2: no rows database, no v2 chunk or apply event
             assert not chunks, f"{path}: format {fmt.decode()} holds v2 'handoff rows received' event {min(chunks)}, whose rows need format 3"
             assert not apply_v2, f"{path}: format {fmt.decode()} holds v2 '{apply_v2[min(apply_v2)][0]}' event {min(apply_v2)}, whose rows need format 3"
-        # beyond the listed rules: a v2 settlement names its intent's accounts, in the intent's order ("apply settled" schema)
+        # a v2 intent's cells are of the columns its run's "apply started" names ("apply-started names the column each goes to")
+        for i_seq, run, lines, v2 in intents.values():
+            if not v2 or run not in runs: continue
+            for index, (account, columns) in enumerate(lines):
+                extra = [c for c in CELLS if c in columns - runs[run]]
+                assert not extra, f"{path}: rows entry {i_seq}/{index} has cells of {', '.join(extra)}, but the apply-started of its run " \
+                    f"{run} names no {', '.join(CELL_COLUMN[c] for c in extra)}"
         for seq, fields, accounts in settlements:
-            if fields["intent_sha256"] in intents:
-                i_seq, i_accounts = intents[fields["intent_sha256"]]
-                assert accounts == i_accounts, f"{path}: event {seq}'s accounts are not those of its intent, event {i_seq}, in its order"
+            if fields["intent_sha256"] not in intents: continue
+            i_seq, _, i_lines, _ = intents[fields["intent_sha256"]]
+            # beyond the listed rules: a v2 settlement names its intent's accounts, in the intent's order ("apply settled" schema)
+            assert [a for a, _ in accounts] == [a for a, _ in i_lines], f"{path}: event {seq}'s accounts are not those of its intent, event {i_seq}, in its order"
+            # committed: each account's outcomes are its intended cells' ("each of its intended cells' outcome")
+            if not fields["committed"]: continue
+            for index, ((account, columns), (_, cells)) in enumerate(zip(accounts, i_lines)):
+                assert columns == cells, f"{path}: rows entry {seq}/{index} has outcomes for {', '.join(c for c in CELLS if c in columns)}, " \
+                    f"not for exactly its intended cells ({', '.join(c for c in CELLS if c in cells)}, event {i_seq})"
     print(f"check-ledger: {path}: format {fmt.decode()[-1]}, {expected - 1} events, chain and schemas OK{indexes}, head {prev.hex()[:16]}")
 
 args = sys.argv[1:]

@@ -72,7 +72,7 @@ public enum ProjectionAudit {
                     let right = r.flatMap { $0.table == table ? ($0.key, $0.value) : nil }
                     if l == nil, right == nil { return nil }
                     if let (lk, lv) = l, let (rk, rv) = right, lk.elementsEqual(rk) {
-                        if !lv.elementsEqual(rv), !(table == .userVersions && sameUser(key: lk, stored: lv, expected: rv)) {
+                        if !lv.elementsEqual(rv) {
                             return Mismatch(
                                 database: name, entry: describe(name, Array(lk)),
                                 problem: "the stored value differs from the one the log implies (\(lv.count) bytes, expected \(rv.count))")
@@ -91,16 +91,6 @@ public enum ProjectionAudit {
             if let mismatch { return mismatch }
         }
         return nil
-    }
-
-    /// Whether a `user_versions` value written in an older record version holds the user the
-    /// log implies: a ledger written before user record version 2 keeps version 1 records
-    /// until a rebuild, and they differ from the fold's bytes without being wrong.
-    private static func sameUser(key: UnsafeRawBufferPointer, stored: UnsafeRawBufferPointer, expected: UnsafeRawBufferPointer) -> Bool {
-        guard stored.first != expected.first, let a = try? UserStateCodec.decode(key: key, value: stored),
-            let b = try? UserStateCodec.decode(key: key, value: expected)
-        else { return false }
-        return a == b
     }
 
     /// A key of `database` in words.

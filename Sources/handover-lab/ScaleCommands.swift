@@ -192,7 +192,9 @@ enum ScaleMix {
                     identifiers: Identifiers(accountID: ids[n].accountID, transferSub: ids[n].transferSub), runID: "scale-run"))
         }
         for (n, _) in range.enumerated() {
-            let email = try Sealer.seal("\(ids[n].recipientSub!.prefix(12))@privaterelay.appleid.com", keyID: keys[n].id, key: keys[n].key)
+            // The tag's first 20 hex digits: an address of the user's own, as unique as Apple's.
+            let tag = ids[n].recipientSub!.split(separator: ".")[1].prefix(20)
+            let email = try Sealer.seal("\(tag)@privaterelay.appleid.com", keyID: keys[n].id, key: keys[n].key)
             drafts.append(
                 EventDraft(
                     .transferIDExchanged(TransferIDExchanged(email: email, isPrivateEmail: true)), identifiers: ids[n],

@@ -158,6 +158,29 @@ struct ApplyEmailTests {
         }
     }
 
+    @Test(
+        "an undo after a user's erasure restores every other value, names the erased user whose addresses no longer open, and leaves their address as the run set it"
+    )
+    func undoAfterErasure() throws {
+        let s = try EmailSetup()
+        let table = SQLiteAppTable(path: s.dir.sub("app.sqlite"))
+        try s.fill(table)
+        let before = try table.dump()
+        let commit = try handover(s.options(table, set: Self.both) + ["--commit"])
+        #expect(commit.status == 1, "\(commit.out)\(commit.err)")
+        let runID = try #require(commit.out.split(separator: "\n").first { $0.hasPrefix("Apply run ") }?.split(separator: " ")[2]).description
+        let person = try #require(s.relay.first { $0.account != s.victim && (before[$0.account]?[2] ?? nil).map(ApplyColumn.isRelayAddress) ?? false })
+        #expect(try handover("erase", person.account, "--ledger", s.ledger).status == 0)
+        let plan = try handover(s.options(table, set: Self.both) + ["--undo", runID])
+        #expect(plan.out.contains("Email not restored (the user was erased since; their addresses cannot be opened): \(person.account)\n"), "\(plan.out)")
+        let undo = try handover(s.options(table, set: Self.both) + ["--undo", runID, "--commit"])
+        #expect(undo.status == 0 && undo.out.contains("Email not restored (the user was erased since; their addresses cannot be opened): \(person.account)\n"), "\(undo.out)\(undo.err)")
+        var expected = before
+        expected[person.account]?[2] = person.address
+        let after = try table.dump()
+        #expect(Self.differences(after, expected).isEmpty, "\(Self.differences(after, expected))")
+    }
+
     /// `tools/check-bundle.py` on `bundle`.
     static func pythonCheck(_ bundle: String) throws -> (status: Int32, out: String, err: String) {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path

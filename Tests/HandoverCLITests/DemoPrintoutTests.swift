@@ -90,9 +90,14 @@ struct DemoPrintoutTests {
         let applied = try #require(allFinished.first { $0["body"]?["command"]?.stringValue == "apply" }?["body"], "the demo applies to app.sqlite")
         let commit = try #require(printout.blocks(startingWith: "$ handover apply").first { $0[0].contains("--commit") })
             .joined(separator: " ").split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        let outcomes = ApplyOutcome.allCases.compactMap { o in applied["counts"]?[o.rawValue]?.intValue.map { "\(o.rawValue) \($0)" } }.joined(
-            separator: ", ")
-        #expect(commit.contains(": " + outcomes + "."), "\(commit)\nthe ledger: \(outcomes)")
+        // The sub's outcomes are counted by name, the email's as email.OUTCOME.
+        func outcomes(_ prefix: String) -> String {
+            ApplyOutcome.allCases.compactMap { o in applied["counts"]?[prefix + o.rawValue]?.intValue.map { "\(o.rawValue) \($0)" } }.joined(
+                separator: ", ")
+        }
+        let counted = "apple_sub \(outcomes("")); email \(outcomes("email."))"
+        #expect(commit.contains(": " + counted + "."), "\(commit)\nthe ledger: \(counted)")
+        #expect(commit.contains("\(applied["counts"]?["email.applied"]?.intValue ?? -1) relay addresses of team B's set"), "\(commit)")
         #expect(applied["counts"]?["collision"]?.intValue == 1 && commit.contains("(the sign-in race): account acct-new-1"), "\(commit)")
 
         // serve: what was answered is what the recipient's ledger recorded.

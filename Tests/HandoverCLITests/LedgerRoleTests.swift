@@ -165,6 +165,7 @@ struct LedgerRoleTests {
         "simulator register-team": [Case(role: .noLedger, arguments: [])],
         "simulator transfer": [Case(role: .noLedger, arguments: [])],
         "simulator revoke": [Case(role: .noLedger, arguments: [])],
+        "simulator email": [Case(role: .noLedger, arguments: [])],
         "simulator mint-identity-token": [Case(role: .noLedger, arguments: [])],
         "simulator mint-notification": [Case(role: .noLedger, arguments: [])],
         "demo": [Case(role: .noLedger, arguments: [])],

@@ -16,6 +16,7 @@ struct PostgresExportTests {
     /// The users columns that hold times, rendered back as the ledger writes them.
     static let timeColumns: Set<String> = [
         "migrated_at", "migrated_recorded_at", "consent_revoked_at", "account_deleted_at", "erased_at", "last_attempt_at", "applied_at",
+        "email_applied_at", "email_forwarding_applied_at",
     ]
 
     static func rfc3339(_ column: String) -> String {
@@ -63,7 +64,9 @@ struct PostgresExportTests {
         #expect(try db.scalar("SELECT count(*) FROM events") == String(head))
         #expect(try db.scalar("SELECT count(DISTINCT seq) || ' ' || min(seq) || ' ' || max(seq) FROM events") == "\(head) 1 \(head)")
         #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'last_sequence'") == String(head))
-        #expect(try Self.keptRows(in: db) == KeptRow.all(inLedgerAt: ledger).map(\.cells), "every row the events keep beside them, once")
+        #expect(
+            try Self.keptRows(in: db) == KeptRow.all(inLedgerAt: ledger, opened: true).map(\.cells),
+            "every row the events keep beside them, once, the addresses opened")
 
         // Users, column for column.
         let state = try json("query", "state", "--ledger", ledger, "--format", "json").arrayValue ?? []
@@ -460,15 +463,21 @@ struct PostgresExportTests {
 
     @Test(
         "an export of an older schema version is brought to this one by --since-last, also when the upgrading run is killed after its slices: the columns and event_rows added, every user written again, the views made again, every event and kept row once",
-        arguments: [1, 2, 3])
+        arguments: [1, 2, 3, 4])
     func olderSchemaVersionIsUpgraded(version: Int) throws {
         let ledger = try DemoLedger.copy(.recipient, into: dir)
         let db = try PostgresTestDatabase()
         let first = try export(ledger, into: db)
         try #require(first.status == 0, "\(first.err)")
-        // What that version left: version 3 had no event_rows; version 2 no apply_outcome or
-        // applied_at either; version 1 no exact_text and no users_sequence either.
-        var statements = ["DROP TABLE event_rows", "UPDATE export_meta SET value = '\(version)' WHERE key = 'schema_version'"]
+        // What that version left: version 4 had no email or forwarding outcomes; version 3 no
+        // event_rows either; version 2 no apply_outcome or applied_at either; version 1 no
+        // exact_text and no users_sequence either.
+        var statements = [
+            "ALTER TABLE users DROP COLUMN email_apply_outcome CASCADE", "ALTER TABLE users DROP COLUMN email_applied_at CASCADE",
+            "ALTER TABLE users DROP COLUMN email_forwarding_apply_outcome CASCADE", "ALTER TABLE users DROP COLUMN email_forwarding_applied_at CASCADE",
+            "UPDATE export_meta SET value = '\(version)' WHERE key = 'schema_version'", "UPDATE export_meta SET value = '4' WHERE key = 'views_version'",
+        ]
+        if version <= 3 { statements.append("DROP TABLE event_rows") }
         if version <= 2 {
             statements += [
                 "ALTER TABLE users DROP COLUMN apply_outcome CASCADE", "ALTER TABLE users DROP COLUMN applied_at CASCADE",
@@ -492,20 +501,20 @@ struct PostgresExportTests {
         // this version's tables, and its rerun still writes every user and every kept row.
         let sliced = ["export", "--ledger", ledger, "--format", "postgres", "--out", db.url, "--since-last", "--slice", "100"]
         try killInItsLastTransaction(sliced, db, afterSliceThrough: try lastSlice(after: before, through: Int(head), slice: 100))
-        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'schema_version'") == "4")
-        #expect(try db.scalar("SELECT count(*) FROM event_rows") == "0")
+        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'schema_version'") == "5")
+        if version <= 3 { #expect(try db.scalar("SELECT count(*) FROM event_rows") == "0") }
         let upgraded = try export(ledger, into: db, "--since-last")
         #expect(upgraded.status == 0, "\(upgraded.err)")
-        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'schema_version'") == "4")
-        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'views_version'") == "4")
+        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'schema_version'") == "5")
+        #expect(try db.scalar("SELECT value FROM export_meta WHERE key = 'views_version'") == "5")
         #expect(
             try db.scalar(
                 "SELECT count(*) FROM information_schema.columns WHERE column_name = 'exact_text' AND table_name IN ('events', 'users', 'report_migrated_users')"
             ) == "3")
         #expect(
             try db.scalar(
-                "SELECT count(*) FROM information_schema.columns WHERE column_name IN ('apply_outcome', 'applied_at') AND table_name IN ('users', 'report_migrated_users')"
-            ) == "4")
+                "SELECT count(*) FROM information_schema.columns WHERE column_name IN ('apply_outcome', 'applied_at', 'email_apply_outcome', 'email_applied_at', 'email_forwarding_apply_outcome', 'email_forwarding_applied_at') AND table_name IN ('users', 'report_migrated_users')"
+            ) == "12")
         #expect(try db.scalar("SELECT count(*) FROM information_schema.views WHERE table_schema = 'public'") == "10")
         #expect(try db.scalar("SELECT count(*) || ' ' || count(DISTINCT seq) || ' ' || max(seq) FROM events") == "\(head) \(head) \(head)")
         #expect(try Self.keptRows(in: db) == KeptRow.all(inLedgerAt: ledger).map(\.cells), "every kept row of the events the export held")

@@ -10,6 +10,10 @@ import Testing
 struct ReportAndExportTests {
     let dir = TemporaryDirectory()
 
+    /// What drops the columns schema version 4 added (the email's and the forwarding flag's outcomes).
+    static let withoutEmailOutcomes = ["email_apply_outcome", "email_applied_at", "email_forwarding_apply_outcome", "email_forwarding_applied_at"]
+        .map { "ALTER TABLE users DROP COLUMN \($0);" }.joined(separator: " ")
+
     private func json(_ args: String...) throws -> JSONValue {
         let r = try runProduct("handover", args)
         #expect(r.status == 0, "\(args): \(r.err)")
@@ -146,11 +150,11 @@ struct ReportAndExportTests {
         #expect(try handover("export", "--ledger", path, "--format", "sqlite", "--out", file).status == 0)
         // What version 1 left: no apply_outcome, no applied_at, no event_rows.
         let downgrade =
-            "ALTER TABLE users DROP COLUMN apply_outcome; ALTER TABLE users DROP COLUMN applied_at; DROP TABLE event_rows; UPDATE export_meta SET value = '1' WHERE key = 'schema_version'"
+            "ALTER TABLE users DROP COLUMN apply_outcome; ALTER TABLE users DROP COLUMN applied_at; DROP TABLE event_rows; \(Self.withoutEmailOutcomes) UPDATE export_meta SET value = '1' WHERE key = 'schema_version'"
         #expect(try runCommand("/usr/bin/sqlite3", [file, downgrade]).status == 0)
         let r = try handover("export", "--ledger", path, "--format", "sqlite", "--out", file, "--since-last")
         #expect(r.status == 0, "\(r.err)")
-        #expect(try sqlite(file, "SELECT value FROM export_meta WHERE key = 'schema_version'").first?["value"] == .string("3"))
+        #expect(try sqlite(file, "SELECT value FROM export_meta WHERE key = 'schema_version'").first?["value"] == .string("4"))
         #expect(try exportedRows("sqlite", file) == KeptRow.all(inLedgerAt: path).map(\.cells), "every kept row added")
         let state = try json("query", "state", "--ledger", path, "--format", "json").arrayValue ?? []
         let exported = try sqlite(file, "SELECT apply_outcome, applied_at FROM users ORDER BY user_key")
@@ -189,7 +193,7 @@ struct ReportAndExportTests {
         }
 
         // What an export of the schema before event_rows left; its next run adds every event's rows.
-        let downgrade = "DROP TABLE event_rows; UPDATE export_meta SET value = '2' WHERE key = 'schema_version'"
+        let downgrade = "DROP TABLE event_rows; \(Self.withoutEmailOutcomes) UPDATE export_meta SET value = '2' WHERE key = 'schema_version'"
         #expect(try runCommand("/usr/bin/sqlite3", [formats["sqlite"]!, downgrade]).status == 0)
         // CSV: event_rows.csv left as it was, as the earlier version leaves a file it does not know.
         try FileManager.default.removeItem(atPath: formats["jsonl"]! + "/event_rows.jsonl")
@@ -206,15 +210,15 @@ struct ReportAndExportTests {
                 r.status == 0 && r.out.contains("0 events added") && r.out.contains("\(after.count) kept rows added"), "\(format): \(r.out)\(r.err)")
             #expect(try exportedRows(format, out) == after.map(\.cells), "\(format) upgraded")
         }
-        #expect(try sqlite(formats["sqlite"]!, "SELECT value FROM export_meta WHERE key = 'schema_version'").first?["value"] == .string("3"))
+        #expect(try sqlite(formats["sqlite"]!, "SELECT value FROM export_meta WHERE key = 'schema_version'").first?["value"] == .string("4"))
 
         // An export of a later schema version is refused, the files left as they were.
         let manifestPath = formats["jsonl"]! + "/manifest.json"
         var manifest = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: manifestPath)))).objectValue ?? [:]
-        manifest["schema_version"] = .int(4)
+        manifest["schema_version"] = .int(5)
         try Data(JSONValue.object(manifest).canonicalBytes).write(to: URL(fileURLWithPath: manifestPath))
         let later = try handover("export", "--ledger", path, "--format", "jsonl", "--out", formats["jsonl"]!, "--since-last")
-        #expect(later.status != 0 && later.err.contains("schema version 4"), "\(later.err)")
+        #expect(later.status != 0 && later.err.contains("schema version 5"), "\(later.err)")
         #expect(try exportedRows("jsonl", formats["jsonl"]!) == after.map(\.cells))
     }
 

@@ -4,10 +4,11 @@ import Ledger
 import TestSupport
 import Testing
 
-/// A ledger whose `user_versions` hold user record version 1 (`Tests/Fixtures/userrecord1`,
-/// made by `Tests/Fixtures/make-userrecord1-ledger.sh` with commit 9ee31d0), read by this code,
-/// which writes version 2.
-@Suite("ledgers written with user record version 1")
+/// A ledger of projection layout 2 whose `user_versions` hold user record version 1
+/// (`Tests/Fixtures/userrecord1`, made by `Tests/Fixtures/make-userrecord1-ledger.sh` with
+/// commit 9ee31d0): this code upgrades it to layout 3, loading the projections again from the
+/// log with record version 2, and answers as the old code did.
+@Suite("ledgers written with user record version 1 and projection layout 2")
 struct UserRecordVersionTests {
     let dir = TemporaryDirectory()
     static let fixture = Fixture("userrecord1")
@@ -54,23 +55,22 @@ struct UserRecordVersionTests {
     }
 
     @Test(
-        "version 1 records are read as they are: the same answers, verify --deep passes and no byte changes; a rebuild writes version 2 in their place, with the same answers and a smaller user_versions"
+        "a ledger of layout 2 holding version 1 records: a read is refused, naming handover upgrade, and changes no byte; the upgrade loads the projections again in version 2, with the same answers, a smaller user_versions and verify --deep passing"
     )
-    func versionOneRead() throws {
+    func layoutTwoUpgraded() throws {
         let ledger = dir.sub("l")
         try FileManager.default.copyItem(atPath: Self.fixture.path + "/ledger", toPath: ledger)
         #expect(try recordVersions(ledger) == [1])
         let before = try fileStates(ledger)
-        try expectOldAnswers(ledger, "as written")
-        var r = try handover(["verify", "--deep", "--ledger", ledger])
-        #expect(r.status == 0 && r.out.contains("OK"), "\(r.out)\(r.err)")
+        var r = try handover(["query", "state", "--ledger", ledger])
+        #expect(r.status == 2 && r.err.contains("run `handover upgrade --ledger \(ledger)`"), "\(r.out)\(r.err)")
         #expect(try fileStates(ledger) == before, "reading changed no file")
 
         let sizeBefore = try usedBytes(ledger, "user_versions")
-        r = try handover(["projections", "rebuild", "--ledger", ledger])
+        r = try handover(["upgrade", "--ledger", ledger])
         #expect(r.status == 0, "\(r.out)\(r.err)")
         #expect(try recordVersions(ledger) == [2])
-        try expectOldAnswers(ledger, "rebuilt")
+        try expectOldAnswers(ledger, "upgraded")
         r = try handover(["verify", "--deep", "--ledger", ledger])
         #expect(r.status == 0 && r.out.contains("OK"), "\(r.out)\(r.err)")
         let sizeAfter = try usedBytes(ledger, "user_versions.1") + (try usedBytes(ledger, "user_versions"))

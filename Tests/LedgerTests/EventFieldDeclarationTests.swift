@@ -22,9 +22,11 @@ struct EventFieldDeclarationTests {
         "RunFinished.durationMilliseconds": ["duration_ms"], "AppleUnavailable.pausedMilliseconds": ["paused_ms"],
         "HandoffAcknowledged.recipientSequence": ["recipient_seq"],
         "LedgerCreated.onAccountDeleted": ["settings"], "LedgerCreated.windowDays": ["settings"],
-        "ApplyIntended.holders": ["collisions"], "ApplyIntended.oldValues": ["old_values", "old_nulls"],
-        "ApplyIntended.newValues": ["new_values", "new_nulls"], "HandoffRowsReceived.chunkRows": ["rows"],
+        // A v1 apply batch's rows (each one recipient_sub cell) are written as parallel arrays.
+        "ApplyIntended.rows": ["account_ids", "collisions", "new_nulls", "new_values", "old_nulls", "old_values", "planned"],
+        "ApplySettled.rows": ["account_ids", "outcomes"], "HandoffRowsReceived.chunkRows": ["rows"],
         "ApplyIntended.rowCount": ["rows"], "ApplySettled.rowCount": ["rows"],
+        "ApplyStarted.columns": ["email_column", "email_forwarding_column", "sub_column"],
         // Kept beside the event in the `rows` database (v2), never in its JSON.
         "HandoffRowsReceived.salts": [], "ApplyIntended.salts": [], "ApplyIntended.holderSalts": [], "ApplySettled.salts": [],
     ]
@@ -35,11 +37,8 @@ struct EventFieldDeclarationTests {
     static let formFields: [String: (marker: String, present: Bool)] = [
         "HandoffRowsReceived.accountIDs": ("rows_root", false), "HandoffRowsReceived.transferSubs": ("rows_root", false),
         "HandoffRowsReceived.sequences": ("rows_root", false), "HandoffRowsReceived.chunkRows": ("rows_root", true),
-        "ApplyIntended.accountIDs": ("rows_root", false), "ApplyIntended.oldValues": ("rows_root", false),
-        "ApplyIntended.newValues": ("rows_root", false), "ApplyIntended.planned": ("rows_root", false),
-        "ApplyIntended.holders": ("rows_root", false), "ApplyIntended.rowCount": ("rows_root", true),
-        "ApplyIntended.collisionCount": ("rows_root", true), "ApplySettled.accountIDs": ("rows_root", false),
-        "ApplySettled.outcomes": ("rows_root", false), "ApplySettled.rowCount": ("rows_root", true),
+        "ApplyIntended.rowCount": ("rows_root", true), "ApplyIntended.collisionCount": ("rows_root", true),
+        "ApplySettled.rowCount": ("rows_root", true),
     ]
 
     /// Fields written from other properties, with no property of their own, by type.

@@ -18,14 +18,27 @@ struct ExportSchemaTests {
         #expect(try documented("export-sqlite.sql") == ExportSchema.sql)
     }
 
-    @Test("each upgrade creates event_rows with the statement a new export runs, once")
+    @Test(
+        "each upgrade creates event_rows with the statement a new export runs, once, where the version lacked it, and ends by adding the email's and the forwarding flag's outcome columns"
+    )
     func upgradesCreateEventRows() {
         let sqlite = ExportSchema.statements(of: ExportSchema.sql).filter { $0.contains("CREATE TABLE event_rows (") }
-        #expect(sqlite.count == 1 && ExportSchema.upgradeFromVersion2 == sqlite && ExportSchema.upgradeFromVersion1.suffix(1) == sqlite)
+        let sqliteLast = ExportSchema.upgradeFromVersion3
+        #expect(sqlite.count == 1 && sqliteLast.count == 4 && sqliteLast.allSatisfy { $0.hasPrefix("ALTER TABLE users ADD COLUMN email_") })
+        #expect(ExportSchema.upgrades.keys.sorted() == ["1", "2", "3"])
+        for (version, upgrade) in ExportSchema.upgrades {
+            #expect(upgrade.statements.filter { $0 == sqlite[0] }.count == (version == "3" ? 0 : 1) && upgrade.statements.suffix(4) == sqliteLast[...])
+            #expect(upgrade.rewritesUsers && upgrade.addsAllRows == (version != "3"), "\(version)")
+        }
         let postgres = PostgresExportSchema.tableStatements.filter { $0.contains("CREATE TABLE event_rows (") }
-        #expect(postgres.count == 1 && PostgresExportSchema.upgradeFromVersion3 == postgres)
-        #expect(PostgresExportSchema.upgrades.keys.sorted() == ["1", "2", "3"])
-        #expect(PostgresExportSchema.upgrades.values.allSatisfy { $0.statements.suffix(1) == postgres })
+        let postgresLast = PostgresExportSchema.upgradeFromVersion4
+        #expect(postgres.count == 1 && postgresLast.count == 4 && postgresLast.allSatisfy { $0.hasPrefix("ALTER TABLE users ADD COLUMN email_") })
+        #expect(PostgresExportSchema.upgrades.keys.sorted() == ["1", "2", "3", "4"])
+        for (version, upgrade) in PostgresExportSchema.upgrades {
+            #expect(
+                upgrade.statements.filter { $0 == postgres[0] }.count == (version == "4" ? 0 : 1) && upgrade.statements.suffix(4) == postgresLast[...])
+            #expect(upgrade.rewritesUsers && upgrade.addsAllRows == (version != "4"), "\(version)")
+        }
     }
 
     @Test("schemas/export-postgres.sql and schemas/reporting-views.sql are exactly the SQL the PostgreSQL export runs, split into whole statements")

@@ -12,16 +12,20 @@ public struct KeptRow: Equatable, Sendable {
     public var cells: [String] { [String(sequence), String(index), line] }
 
     /// Each row the ledger at `path` keeps, by event and index, read through each event's own
-    /// count of its rows (not by walking the `rows` database as an export does).
-    public static func all(inLedgerAt path: String) throws -> [KeptRow] {
+    /// count of its rows (not by walking the `rows` database as an export does); `opened`, an
+    /// apply batch's addresses opened with the ledger's keys, as an export with personal data
+    /// holds them.
+    public static func all(inLedgerAt path: String, opened: Bool = false) throws -> [KeptRow] {
         let ledger = try Ledger.open(at: path, options: .init(access: .readOnly))
         defer { ledger.close() }
+        let sealer = ledger.sealer
         return try ledger.read { view in
             var rows: [KeptRow] = []
             try view.forEachEvent(from: 1, through: try view.head().sequence) { event in
                 let count = event.body.keptRowCount
                 guard count > 0 else { return }
-                for (index, line) in try view.storedRows(of: event.sequence, count: count).enumerated() {
+                for (index, stored) in try view.storedRows(of: event.sequence, count: count).enumerated() {
+                    let line = opened && event.type == .applyIntended ? try SealedJSON.opened(stored, with: sealer) : stored
                     rows.append(
                         KeptRow(type: event.type.rawValue, sequence: event.sequence, index: index, line: String(decoding: line, as: UTF8.self)))
                 }

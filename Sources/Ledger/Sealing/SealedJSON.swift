@@ -15,6 +15,11 @@ public enum SealedJSON {
         return try opening(try JSONValue.parse(stored), with: sealer).canonicalBytes
     }
 
+    /// ``opened(_:with:)-(UnsafeRawBufferPointer,_)`` of bytes held in an array.
+    public static func opened(_ stored: [UInt8], with sealer: Sealer?) throws -> [UInt8] {
+        try stored.withUnsafeBytes { try opened($0, with: sealer) }
+    }
+
     /// `value` with each sealed value (`{"alg","ct","kid"}`) replaced by its address, or by
     /// null without a sealer or once the key is destroyed.
     private static func opening(_ value: JSONValue, with sealer: Sealer?) throws -> JSONValue {

@@ -1,12 +1,12 @@
 import Ledger
 
-/// The binary layout of a ``UserState`` in `user_versions`: user record version 2, written by
-/// this code; version 1 (``UserRecordVersion1``) is still read, from ledgers written before.
+/// The binary layout of a ``UserState`` in `user_versions`: user record version 2, the only one
+/// projection layout 3 holds (a ledger whose projections hold version 1, of layout 1 or 2, has
+/// them loaded again when it is upgraded).
 ///
-/// `schemas/ledger-format.md` ("Projection values") documents both byte by byte. Version 2
-/// takes the user key and the sequence from the entry's key instead of repeating them, writes
-/// numbers as varints and times as differences, and packs hex and base64 text
-/// (``PackedText``): about 40% fewer bytes than version 1.
+/// `schemas/ledger-format.md` ("Projection values") documents it byte by byte. It takes the
+/// user key and the sequence from the entry's key instead of repeating them, writes numbers as
+/// varints and times as differences, and packs hex and base64 text (``PackedText``).
 enum UserStateCodec {
     static let version: UInt8 = 2
 
@@ -19,22 +19,16 @@ enum UserStateCodec {
         return writer.bytes
     }
 
-    /// The user a `user_versions` entry holds, of either record version.
+    /// The user a `user_versions` entry holds.
     static func decode(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> UserState {
         guard key.count == 16, let recordVersion = value.first else { throw LedgerError(.malformedRecord, "users: malformed version entry") }
-        switch recordVersion {
-        case version:
-            var reader = BinaryReader(value)
-            reader.offset = 1
-            var u = UserState(key: try BigEndian.uint64(key), status: .pending, sequence: 0)
-            try fields(&reader, &u, sequence: BigEndian.uint64(key, at: 8))
-            guard reader.isAtEnd else { throw LedgerError(.malformedRecord, "users: bytes after the record") }
-            return try checked(u)
-        case UserRecordVersion1.version:
-            return try checked(UserRecordVersion1.decode(value))
-        default:
-            throw LedgerError(.malformedRecord, "users: unknown record version")
-        }
+        guard recordVersion == version else { throw LedgerError(.malformedRecord, "users: unknown record version") }
+        var reader = BinaryReader(value)
+        reader.offset = 1
+        var u = UserState(key: try BigEndian.uint64(key), status: .pending, sequence: 0)
+        try fields(&reader, &u, sequence: BigEndian.uint64(key, at: 8))
+        guard reader.isAtEnd else { throw LedgerError(.malformedRecord, "users: bytes after the record") }
+        return try checked(u)
     }
 
     /// The most attempts or notifications one user's record may count: each is an event of
@@ -166,14 +160,14 @@ enum UserStateCodec {
 
     /// An optional Boolean as 0 (absent), 1 (false) or 2 (true).
     private static func tristate(_ v: Bool?) -> UInt8 { v.map { $0 ? 2 : 1 } ?? 0 }
-    static func tristate(_ byte: UInt8) -> Bool? { byte == 0 ? nil : byte == 2 }
+    private static func tristate(_ byte: UInt8) -> Bool? { byte == 0 ? nil : byte == 2 }
 
-    static func decodedStatus(_ byte: UInt8) throws -> UserStatus {
+    private static func decodedStatus(_ byte: UInt8) throws -> UserStatus {
         guard let status = UserStatus(rawValue: byte) else { throw LedgerError(.malformedRecord, "users: bad status") }
         return status
     }
 
-    static func decodedErrorClass(_ name: String?) throws -> FailureClass? {
+    private static func decodedErrorClass(_ name: String?) throws -> FailureClass? {
         try name.map { name in
             guard let kind = FailureClass(rawValue: name) else { throw LedgerError(.malformedRecord, "users: unknown failure class") }
             return kind
@@ -181,7 +175,7 @@ enum UserStateCodec {
     }
 
     /// The sealed email: key ID and sealed bytes, both or neither.
-    static func decodedEmail(keyID: String?, combined: String?) -> SealedValue? {
+    private static func decodedEmail(keyID: String?, combined: String?) -> SealedValue? {
         keyID.flatMap { keyID in combined.map { SealedValue(keyID: keyID, combined: $0) } }
     }
 }

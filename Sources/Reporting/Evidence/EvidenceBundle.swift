@@ -164,8 +164,7 @@ public enum EvidenceBundle {
             try write(row.json.canonicalBytes + [0x0A], to: "\(directory)/rows/\(row.sequence).json")
             // An apply row's addresses, opened: the person's own, as `revealed/` holds their events.
             if revealsRows, row.kind != .handoffRow {
-                let opened = try row.row.withUnsafeBytes { try SealedJSON.opened($0, with: ledger.sealer) }
-                try write(opened + [0x0A], to: "\(directory)/revealed/rows/\(row.sequence).json", mode: 0o600)
+                try write(try SealedJSON.opened(row.row, with: ledger.sealer) + [0x0A], to: "\(directory)/revealed/rows/\(row.sequence).json", mode: 0o600)
             }
         }
         try write(Array(checkpoint.text.utf8), to: directory + "/checkpoint")

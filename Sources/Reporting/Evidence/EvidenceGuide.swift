@@ -30,6 +30,7 @@ enum EvidenceGuide {
           manifest.json          what the bundle holds (not authenticated: a guide, checked against the files)
           VERIFY.md              these rules, for whoever receives the bundle
           revealed/SEQ.json      only with --reveal: the same event with sealed values opened (not evidence)
+          revealed/rows/SEQ.json only with --reveal, for an apply row: its line with the addresses opened (not evidence)
         ```
 
         `SEQ` is the event's sequence number in decimal, no leading zeros. Every file in `events/` has
@@ -55,7 +56,10 @@ enum EvidenceGuide {
           the bundle holds both events and the person's account line of each, with its path to the
           event's `rows_root`, in `rows/SEQ.json`. An intended line that collided names the accounts
           holding the new value only by a salted hash (`holders_sha256`): the bundle says a collision
-          happened, not with whom.
+          happened, not with whom. Where the run set the account's email, the line's `email` cell holds
+          the address the account held and the one it took, both sealed with the person's data key:
+          the change is proven without the addresses being in clear, and `revealed/rows/SEQ.json`
+          (written with `--reveal`) shows them opened, for the person's own bundle.
         - The apply events of a batch written before hold the whole batch's accounts in their JSON:
           they are not in the bundle, and the person's part of them is a statement (`apply` below).
 
@@ -205,15 +209,22 @@ enum EvidenceGuide {
               second) whose body has `rows_root`; the leaf hash `SHA-256(0x00 ‖ kind ‖ 0x0A ‖ row)` with
               `path`, as leaf `index` of a tree of the body's `rows` leaves, gives `rows_root`;
            7. `row` is that kind's line (ledger-format.md, "Rows kept beside their event"), written in
-              the canonical encoding; a settled line has an `outcome` exactly when the body's
-              `committed` is true;
+              the canonical encoding, with at least one cell: an intended line's `recipient_sub` cell
+              its own `old`, `new`, `planned` and (a collision) `holders_sha256`, its `email` and
+              `email_forwarding` cells objects of those members (an `email` value a sealed value or null;
+              a `kept` cell without `old` and `new`); a settled line has its cells' outcomes (`outcome`,
+              `email`, `email_forwarding`) exactly when the body's `committed` is true;
            8. its `account` is the person's: one that an event in `events/` names as `account_id` in its
               `identifiers`, or a handoff row of the bundle names; when there is none, the manifest's
               `subject`;
            9. a settled row has beside it an intended row of the same account at the same `index`, whose
               event has the same `actor.run_id` and `batch`, and the SHA-256 of whose body (its canonical
               JSON) is the settled body's `intent_sha256`; a settled body names as many `rows` as its
-              intent's.
+              intent's; a committed settled row has an outcome for exactly the intended row's cells.
+
+           A file of `revealed/rows/` is not evidence, but it must be its `rows/SEQ.json`'s `row` with
+           each sealed value replaced by a string (its address) or null (its key destroyed), and
+           nothing else changed; the story then shows those addresses, saying they are not proven.
 
            Every batch event in `events/` ("handoff rows received", "apply intended", "apply settled")
            whose body has `rows_root` has its `rows/SEQ.json`: such an event is in a bundle only for the

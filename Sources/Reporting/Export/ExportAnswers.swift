@@ -24,6 +24,7 @@ public enum ExportAnswers {
             U.migratedVia,
             U.beforeDeadline, U.email, U.isPrivateEmail, U.emailForwarding, U.consentRevokedAt, U.accountDeletedAt, U.erasedAt,
             U.attempts, U.lastAttemptAt, U.lastErrorClass, U.lastError, U.notifications, U.firstSequence, U.lastSequence, U.applyOutcome, U.appliedAt,
+            U.emailApplyOutcome, U.emailAppliedAt, U.emailForwardingApplyOutcome, U.emailForwardingAppliedAt,
         ])
 
     /// `event_rows`: the rows events keep beside them (handoff packages' rows, apply batches'

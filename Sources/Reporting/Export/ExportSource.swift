@@ -27,9 +27,18 @@ struct ExportSource: Sendable {
         /// A row an event keeps beside it, in order of event and index.
         var row: (ExportedRow) throws -> Void
         var user: (UserRow) throws -> Void
-        /// An event at or before `after`, of a user erased since, whose JSON now holds null
-        /// where the address was; only with personal data, and only for a caller that takes them.
-        var rewrite: ((_ sequence: UInt64, _ eventJSON: [UInt8]) throws -> Void)? = nil
+        /// Exported before, about a user erased since, and rendered again with null where the
+        /// address was: an event at or before `after`, or the user's row of an apply batch kept
+        /// beside one; only with personal data, and only for a caller that takes them.
+        var rewrite: ((Rewrite) throws -> Void)? = nil
+    }
+
+    /// What is exported again once its user is erased (``Handlers/rewrite``).
+    enum Rewrite {
+        /// The event of `sequence`, its JSON rendered now.
+        case event(sequence: UInt64, eventJSON: [UInt8])
+        /// A kept row, its line rendered now.
+        case row(ExportedRow)
     }
 
     /// Where a read ended: the last event in the picture it read, and the transfer window then.
@@ -83,7 +92,7 @@ struct ExportSource: Sendable {
                     }
                 }
             }
-            try readRows(after: min(rowsAfter, after), through: last, in: view, to: handlers.row)
+            try readRows(after: min(rowsAfter, after), through: last, in: view, sealer: sealer, to: handlers.row)
             // The users, read from the projections; only an address in clear is exported.
             let window = try snapshot.window()
             let now = Timestamp.now()
@@ -113,25 +122,41 @@ struct ExportSource: Sendable {
     }
 
     /// Hands over the rows of the events after `after` up to `through`, as the `rows` database
-    /// keeps them (sorted by event and index); none in a ledger of a format without it.
-    private func readRows(after: UInt64, through: UInt64, in view: LogView, to row: (ExportedRow) throws -> Void) throws {
+    /// keeps them (sorted by event and index): an apply batch's addresses sealed, or with a
+    /// `sealer` (personal data) opened; none in a ledger of a format without it.
+    private func readRows(after: UInt64, through: UInt64, in view: LogView, sealer: Sealer?, to row: (ExportedRow) throws -> Void) throws {
         guard let rows = view.schema.rows, through > after else { return }
+        var batch: (sequence: UInt64, sealed: Bool)?
         try view.transaction.withCursor(rows) { cursor in
             var entry = try cursor.seek(atLeast: LedgerSchema.rowKey(after + 1, 0))
             while let (key, value) = entry {
                 let (sequence, index) = try LedgerSchema.rowKeyParts(key)
                 if sequence > through { break }
-                try row(ExportedRow(sequence: sequence, index: index, line: Array(value)))
+                if let sealer {
+                    // Only an apply batch's lines hold sealed values (a package's are CSV lines).
+                    if batch?.sequence != sequence { batch = (sequence, try Self.holdsSealedValues(sequence, view)) }
+                    let line = try batch!.sealed ? SealedJSON.opened(value, with: sealer) : Array(value)
+                    try row(ExportedRow(sequence: sequence, index: index, line: line))
+                } else {
+                    try row(ExportedRow(sequence: sequence, index: index, line: Array(value)))
+                }
                 entry = try cursor.next()
             }
         }
     }
 
+    /// Whether the rows event `sequence` keeps may hold sealed values: an "apply intended"'s.
+    private static func holdsSealedValues(_ sequence: UInt64, _ view: LogView) throws -> Bool {
+        guard let record = try view.record(sequence) else { return false }
+        return try EventEnvelope(record: record, sequence: sequence).type == .applyIntended
+    }
+
     /// Hands over again, rendered now, the events up to `through` of each of `users` (erased,
-    /// so their sealed values now render as null).
+    /// so their sealed values now render as null), and their rows of apply batches that hold an
+    /// address.
     private func rewriteErased(
         _ users: [UserState], through: UInt64, view: LogView, snapshot: any ProjectionSnapshot, sealer: Sealer,
-        to rewrite: (UInt64, [UInt8]) throws -> Void
+        to rewrite: (Rewrite) throws -> Void
     ) throws {
         guard !users.isEmpty else { return }
         // Each event once: several users' records can hold one event (a chunk of handoff rows).
@@ -141,8 +166,18 @@ struct ExportSource: Sendable {
                 for sequence in try snapshot.eventSequences(linkedTo: user.identifiers)
                 where sequence <= through && rewritten.insert(sequence).inserted {
                     guard let (_, value) = try cursor.seek(exactly: LedgerSchema.logKey(sequence)) else { continue }
-                    try rewrite(sequence, try SealedJSON.opened(try LogView.eventJSON(ofStoredRecord: value, sequence: sequence), with: sealer))
+                    let json = try SealedJSON.opened(try LogView.eventJSON(ofStoredRecord: value, sequence: sequence), with: sealer)
+                    try rewrite(.event(sequence: sequence, eventJSON: json))
                 }
+            }
+        }
+        for user in users {
+            for applied in try EventQuery.applyRows(of: user, through: through, snapshot: snapshot, view: view) {
+                guard let intent = applied.intentSequence, applied.cell(.email) != nil, let kept = try view.eventAsLogged(intent)?.body.keptRowCount,
+                    applied.index < kept
+                else { continue }
+                let line = try view.storedRows(of: intent, count: kept)[applied.index]
+                try rewrite(.row(ExportedRow(sequence: intent, index: applied.index, line: try SealedJSON.opened(line, with: sealer))))
             }
         }
     }

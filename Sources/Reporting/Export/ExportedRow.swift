@@ -21,7 +21,7 @@ public struct ExportedRow: Sendable {
         Column("row_index", .integer, optional: false, "The row's place among its event's rows, from 0.") { .int($0.index) },
         Column(
             "line", .text, optional: false,
-            "The row as the ledger keeps it: a line of the handoff package's `rows.csv` (without its line end); for an apply batch, one account's JSON line, or a collision's line of the accounts holding its new value (`row`, `holders`). Exact in JSON lines, SQLite and PostgreSQL; CSV writes it inert, as every cell."
+            "The row as the ledger keeps it: a line of the handoff package's `rows.csv` (without its line end); for an apply batch, one account's JSON line (its cells: the `sub`'s values at the top, `email` and `email_forwarding` as objects; the addresses sealed, or opened with --include-personal-data and null once the user is erased), or a collision's line of the accounts holding its new value (`row`, `holders`). Exact in JSON lines, SQLite and PostgreSQL; CSV writes it inert, as every cell."
         ) {
             .text(String(decoding: $0.line, as: UTF8.self))
         },

@@ -66,6 +66,7 @@ struct SQLiteExport {
                 try db.makeStatement(sql: "INSERT INTO event_rows (\(rowColumns.joined(separator: ", "))) VALUES (\(placeholders(rowColumns.count)))")
             )
             let rewriteEvent = try db.makeStatement(sql: "UPDATE events SET event_json = ? WHERE seq = ?")
+            let rewriteRow = try db.makeStatement(sql: "UPDATE event_rows SET line = ? WHERE seq = ? AND row_index = ?")
             // Rows are inserted on a second thread, in order, while this one reads the next; the
             // connection is used by one thread at a time: this one again once `finish` returns.
             let rows = BackgroundBatchWriter<Item> { batch in
@@ -95,9 +96,14 @@ struct SQLiteExport {
                         try rows.append(.user(user))
                         users += 1
                     },
-                    rewrite: { sequence, json in
+                    rewrite: { rewrite in
                         try rows.finish()
-                        try rewriteEvent.execute(arguments: [String(decoding: json, as: UTF8.self), Int64(sequence)])
+                        switch rewrite {
+                        case .event(let sequence, let json):
+                            try rewriteEvent.execute(arguments: [String(decoding: json, as: UTF8.self), Int64(sequence)])
+                        case .row(let row):
+                            try rewriteRow.execute(arguments: [String(decoding: row.line, as: UTF8.self), Int64(row.sequence), row.index])
+                        }
                     })
             ).last
             try rows.finish()

@@ -45,6 +45,9 @@ public struct LedgerStatus: Sendable {
     public var settledByReason: [String: Int] = [:]
     /// Team B: users by what `apply` last did to their account in the app's database (empty before any apply).
     public var appliedByOutcome: [String: Int] = [:]
+    /// Team B: users by what `apply` last did to their account's email column (empty before an
+    /// apply that set it).
+    public var emailAppliedByOutcome: [String: Int] = [:]
     public var packages = Packages()
     public var lastRun: LastRun?
     /// The last `generate` or `exchange`, as it started: its input and target, for running it again.
@@ -67,6 +70,7 @@ public struct LedgerStatus: Sendable {
             var byClass: [String: Int] = [:]
             var settled: [String: Int] = [:]
             var byOutcome: [String: Int] = [:]
+            var emailByOutcome: [String: Int] = [:]
             try snapshot.forEachUser { user in
                 byState[user.status.name, default: 0] += 1
                 if let settlement = user.settlement {
@@ -75,6 +79,7 @@ public struct LedgerStatus: Sendable {
                     byClass[user.lastErrorClass?.rawValue ?? "unknown", default: 0] += 1
                 }
                 if let cell = user.applied.recipientSub { byOutcome[cell.outcome.rawValue, default: 0] += 1 }
+                if let cell = user.applied.email { emailByOutcome[cell.outcome.rawValue, default: 0] += 1 }
             }
             var status = LedgerStatus(
                 identity: identity, directory: ledger.directory, now: now, window: try snapshot.window(), usersByState: byState,
@@ -82,6 +87,7 @@ public struct LedgerStatus: Sendable {
                 lastCheckpoint: try checkpoint.flatMap { checkpoint in
                     try view.eventAsLogged(checkpoint.treeSize).map { (checkpoint.treeSize, $0.recordedAt) }
                 }, events: try snapshot.checkpoint(), warnDays: warnDays)
+            status.emailAppliedByOutcome = emailByOutcome
             status.packages = Packages(
                 issued: try view.sequences(of: .handoffIssued).count, acknowledged: try view.sequences(of: .handoffAcknowledged).count,
                 received: try view.sequences(of: .handoffReceived).count)
@@ -217,10 +223,10 @@ public struct LedgerStatus: Sendable {
         case .outage?, .retryAfter?: steps.append("Apple was unavailable: \(runAgain()) (nobody was lost)")
         case nil: break
         }
-        let attention = (appliedByOutcome["collision"] ?? 0) + (appliedByOutcome["changed-meanwhile"] ?? 0)
+        let attention = [appliedByOutcome, emailAppliedByOutcome].reduce(0) { $0 + ($1["collision"] ?? 0) + ($1["changed-meanwhile"] ?? 0) }
         if attention > 0 {
             steps.append(
-                "\(counted(attention, "account")) in the app's database \(attention == 1 ? "was" : "were") not written (a collision, or changed meanwhile): \(command("apply", "--to DATABASE --table TABLE ...")) with the same options lists them; merge or fix them, then apply --commit again"
+                "\(counted(attention, "value")) of the app's accounts \(attention == 1 ? "was" : "were") not written (a collision, or changed meanwhile): \(command("apply", "--to DATABASE --table TABLE ...")) with the same options lists them; merge or fix them, then apply --commit again"
             )
         } else if identity.role == .recipient, appliedByOutcome.isEmpty, (usersByState["migrated"] ?? 0) > 0 {
             steps.append(
@@ -279,10 +285,9 @@ public struct LedgerStatus: Sendable {
         case .recipient:
             lines.append("packages:     " + (packages.received == 0 ? "none received" : "\(packages.received) received"))
         }
-        if !appliedByOutcome.isEmpty {
-            lines.append(
-                "applied:      " + appliedByOutcome.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-                    + " (the app's accounts)")
+        for (label, counts, what) in [("applied:      ", appliedByOutcome, "the app's accounts"), ("emails:       ", emailAppliedByOutcome, "relay addresses")]
+        where !counts.isEmpty {
+            lines.append(label + counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + " (\(what))")
         }
         if let run = lastRun {
             var line = "last run:     \(run.command), finished \(run.finishedAt), exit \(run.exitStatus), \(Int(run.usersPerSecond)) users/s"
@@ -310,6 +315,7 @@ public struct LedgerStatus: Sendable {
         var w = JSONWriter()
         w.beginObject()
         w.field("applied_by_outcome", counts: appliedByOutcome)
+        w.field("email_applied_by_outcome", counts: emailAppliedByOutcome)
         w.field("concerns", strings: concerns)
         w.key("days_left")
         daysLeft.map { w.int($0) } ?? w.raw(Array("null".utf8))

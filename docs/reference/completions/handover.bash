@@ -953,8 +953,8 @@ _handover_export() {
 _handover_apply() {
     repeating_flags=()
     non_repeating_flags=(--since-last --commit --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--ledger --to --table --key --set --where --users --undo --batch-size --format)
+    repeating_options=(--set)
+    non_repeating_options=(--ledger --to --table --key --where --users --undo --batch-size --format)
     __handover_offer_flags_options 0
 
     # Offer option value completions
@@ -1390,13 +1390,13 @@ _handover_simulator() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    serve|register-team|transfer|revoke|mint-identity-token|mint-notification)
+    serve|register-team|transfer|revoke|email|mint-identity-token|mint-notification)
         # Offer subcommand argument completions
         "_handover_simulator_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'serve register-team transfer revoke mint-identity-token mint-notification' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'serve register-team transfer revoke email mint-identity-token mint-notification' -- "${cur}"))
         ;;
     esac
 }
@@ -1519,6 +1519,24 @@ _handover_simulator_revoke() {
     # Offer option value completions
     case "${prev}" in
     '--dir')
+        return
+        ;;
+    esac
+}
+
+_handover_simulator_email() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--dir --team-id)
+    __handover_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--dir')
+        return
+        ;;
+    '--team-id')
         return
         ;;
     esac

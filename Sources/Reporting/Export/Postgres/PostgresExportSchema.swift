@@ -6,14 +6,16 @@ public enum PostgresExportSchema {
     /// Bumped when a table or column changes meaning; stored in `export_meta`. Version 2 added
     /// `exact_text` to `events` and `users` (``upgradeFromVersion1``); version 3
     /// `users.apply_outcome` and `users.applied_at` (``upgradeFromVersion2``); version 4 the
-    /// table `event_rows` (``upgradeFromVersion3``).
-    public static let version = 4
+    /// table `event_rows` (``upgradeFromVersion3``); version 5 the email's and the forwarding
+    /// flag's apply outcomes (``upgradeFromVersion4``).
+    public static let version = 5
     /// Bumped when a view changes; an export finding another version replaces the views.
     /// Version 2: `report_migrated_users` (`users.*`) takes in `exact_text`. Version 3: the
     /// columns named as the answers name them (`report_failures_by_class.last_error_class`, was
     /// `error_class`; `report_migrated_by_path.migrated_via`, was `path`), dropped and made again.
-    /// Version 4: `report_migrated_users` takes in `apply_outcome` and `applied_at`.
-    public static let viewsVersion = 4
+    /// Version 4: `report_migrated_users` takes in `apply_outcome` and `applied_at`. Version 5:
+    /// and the email's and the forwarding flag's.
+    public static let viewsVersion = 5
 
     /// The statements of ``sql`` that create the tables, one string each.
     static var tableStatements: [String] { ExportSchema.statements(of: sql).filter { !$0.hasPrefix("CREATE INDEX") } }
@@ -43,13 +45,18 @@ public enum PostgresExportSchema {
 
     /// What brings an export of schema version 3 to this one: the table `event_rows` as ``sql``
     /// creates it, which the run then fills with the rows of every event the export holds.
-    static let upgradeFromVersion3 = tableStatements.filter { $0.hasPrefix("CREATE TABLE event_rows (") }
+    static let upgradeFromVersion3 = tableStatements.filter { $0.hasPrefix("CREATE TABLE event_rows (") } + upgradeFromVersion4
+
+    /// What brings an export of schema version 4 to this one: the columns of the email's and the
+    /// forwarding flag's apply outcomes, which the run fills by writing every user again.
+    static let upgradeFromVersion4 = ExportSchema.addingEmailOutcomes(timeType: "timestamptz")
 
     /// The upgrade from each earlier schema version, by the version `export_meta` records.
     static let upgrades: [String: ExportUpgrade] = [
         "1": ExportUpgrade(statements: upgradeFromVersion1, rewritesUsers: true, addsAllRows: true),
         "2": ExportUpgrade(statements: upgradeFromVersion2, rewritesUsers: true, addsAllRows: true),
-        "3": ExportUpgrade(statements: upgradeFromVersion3, rewritesUsers: false, addsAllRows: true),
+        "3": ExportUpgrade(statements: upgradeFromVersion3, rewritesUsers: true, addsAllRows: true),
+        "4": ExportUpgrade(statements: upgradeFromVersion4, rewritesUsers: true, addsAllRows: false),
     ]
 
     /// The statements that create an empty export: `schemas/export-postgres.sql`, compiled in.

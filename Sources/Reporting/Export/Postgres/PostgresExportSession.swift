@@ -220,6 +220,15 @@ final class PostgresExportSession: @unchecked Sendable {
             try await execute(
                 "UPDATE events AS e SET event_json = r.event_json, exact_text = r.exact_text FROM event_rewrites AS r WHERE e.seq = r.seq")
         }
+        if try await batches.peek()?.kind == .rowRewrites {
+            try await execute(
+                "CREATE TEMP TABLE row_rewrites (seq bigint, row_index integer, line text NOT NULL, exact_text text, PRIMARY KEY (seq, row_index)) ON COMMIT DROP"
+            )
+            _ = try await copy(batches, .rowRewrites, into: "row_rewrites", columns: Self.rowColumns) { "rewritten kept row, row \($0)" }
+            try await execute(
+                "UPDATE event_rows AS e SET line = r.line, exact_text = r.exact_text FROM row_rewrites AS r WHERE e.seq = r.seq AND e.row_index = r.row_index"
+            )
+        }
         if let unexpected = try await batches.peek() {
             throw ExportError(.internal, "\(unexpected.kind) rows arrived out of order")
         }
@@ -281,6 +290,7 @@ final class PostgresExportSession: @unchecked Sendable {
                 var keptRows = CopyTextRows(capacity: 64 << 10)
                 var users = CopyTextRows(capacity: 64 << 10)
                 var rewrites = CopyTextRows(capacity: 64 << 10)
+                var rowRewrites = CopyTextRows(capacity: 64 << 10)
                 var read = 0
                 func flush(_ rows: inout CopyTextRows, as kind: CopyBatch.Kind) throws {
                     guard rows.rows > 0 else { return }
@@ -307,15 +317,24 @@ final class PostgresExportSession: @unchecked Sendable {
                             users.append(ExportAnswers.users.cells(user), columns: ExportAnswers.users.names)
                             if users.buffer.readableBytes >= limit { try flush(&users, as: .users) }
                         },
-                        rewrite: { sequence, json in
+                        rewrite: { rewrite in
                             try flush(&users, as: .users)
-                            rewrites.append(Int64(sequence), eventJSON: json)
-                            if rewrites.buffer.readableBytes >= limit { try flush(&rewrites, as: .rewrites) }
+                            switch rewrite {
+                            case .event(let sequence, let json):
+                                rewrites.append(Int64(sequence), eventJSON: json)
+                                if rewrites.buffer.readableBytes >= limit { try flush(&rewrites, as: .rewrites) }
+                            case .row(let row):
+                                // The source hands every event's rewrite before any row's.
+                                try flush(&rewrites, as: .rewrites)
+                                rowRewrites.append(ExportAnswers.eventRows.cells(row), columns: ExportAnswers.eventRows.names)
+                                if rowRewrites.buffer.readableBytes >= limit { try flush(&rowRewrites, as: .rowRewrites) }
+                            }
                         }))
                 try flush(&events, as: .events)
                 try flush(&keptRows, as: .rows)
                 try flush(&users, as: .users)
                 try flush(&rewrites, as: .rewrites)
+                try flush(&rowRewrites, as: .rowRewrites)
                 return end
             }
             handoff.finish(result.map { _ in () })
@@ -399,7 +418,7 @@ final class PostgresExportSession: @unchecked Sendable {
 
 /// Rows for one COPY, in PostgreSQL's text format.
 struct CopyBatch: Sendable {
-    enum Kind: Sendable { case events, rows, users, rewrites }
+    enum Kind: Sendable { case events, rows, users, rewrites, rowRewrites }
     var kind: Kind
     var rows: ByteBuffer
     var count: Int
