@@ -36,7 +36,9 @@ final class ApplyBatchWriter {
         let runID = try startIfNeeded(userCount: userCount)
         var holderSalts: [ApplyIntended.CellIndex: [UInt8]] = [:]
         for (i, row) in rows.enumerated() {
-            for cell in row.cells where cell.planned == .collision { holderSalts[ApplyIntended.CellIndex(row: i, column: cell.column)] = RowTree.newSalt() }
+            for cell in row.cells where cell.planned == .collision {
+                holderSalts[ApplyIntended.CellIndex(row: i, column: cell.column)] = RowTree.newSalt()
+            }
         }
         let intent = ApplyIntended(batch: nextBatch, rows: rows, salts: rows.map { _ in RowTree.newSalt() }, holderSalts: holderSalts)
         nextBatch += 1

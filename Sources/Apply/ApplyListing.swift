@@ -31,20 +31,24 @@ public struct ApplyListing: Sendable {
 
     /// The listing of a plan, collisions explained from `snapshot`.
     public init(plan: ApplyPlan, snapshot: any ProjectionSnapshot) throws {
-        rows = try plan.entries.flatMap { entry in
-            try entry.cells.map { try Self.row(entry, $0, outcome: $0.planned.rawValue, snapshot) }
-        } + plan.staleAddresses.sorted { $0.accountID < $1.accountID }.map(Self.row)
+        rows =
+            try plan.entries.flatMap { entry in
+                try entry.cells.map { try Self.row(entry, $0, outcome: $0.planned.rawValue, snapshot) }
+            } + plan.staleAddresses.sorted { $0.accountID < $1.accountID }.map(Self.row)
     }
 
     /// The listing of a commit's cells not applied, collisions explained from `snapshot`, and
     /// its stale relay addresses.
     public init(result: ApplyRun.Result, snapshot: any ProjectionSnapshot) throws {
-        rows = try result.notApplied.map { item in
-            try Self.row(item.entry, item.entry.cell(item.column)!, outcome: item.outcome.rawValue, snapshot)
-        } + result.staleAddresses.sorted { $0.accountID < $1.accountID }.map(Self.row)
+        rows =
+            try result.notApplied.map { item in
+                try Self.row(item.entry, item.entry.cell(item.column)!, outcome: item.outcome.rawValue, snapshot)
+            } + result.staleAddresses.sorted { $0.accountID < $1.accountID }.map(Self.row)
     }
 
-    private static func row(_ entry: ApplyPlan.Entry, _ cell: ApplyPlan.Entry.Cell, outcome: String, _ snapshot: any ProjectionSnapshot) throws
+    private static func row(
+        _ entry: ApplyPlan.Entry, _ cell: ApplyPlan.Entry.Cell, outcome: String, _ snapshot: any ProjectionSnapshot
+    ) throws
         -> Row
     {
         let kept = cell.planned == .kept

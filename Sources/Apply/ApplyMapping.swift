@@ -31,16 +31,21 @@ public struct ApplyMapping: Sendable, Equatable {
         func pair(_ text: String, _ option: String, _ expected: String) throws(ApplyError) -> (name: String, column: SQLIdentifier) {
             let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 2 else {
-                throw ApplyError(.usage, "\(option) takes \(expected) (the ledger's name and the accounts table's column), not \"\(InertText.forScreen(text))\"")
+                throw ApplyError(
+                    .usage, "\(option) takes \(expected) (the ledger's name and the accounts table's column), not \"\(InertText.forScreen(text))\"")
             }
             return (parts[0], try SQLIdentifier(parts[1]))
         }
         let names = ApplyColumn.allCases.map(\.rawValue).joined(separator: ", ")
         let keyPair = try pair(key, "--key", "account_id=COLUMN")
         guard keyPair.name == "account_id" else {
-            throw ApplyError(.usage, "--key takes account_id=COLUMN (the ledger's account_id and the accounts table's column), not \"\(InertText.forScreen(key))\"")
+            throw ApplyError(
+                .usage, "--key takes account_id=COLUMN (the ledger's account_id and the accounts table's column), not \"\(InertText.forScreen(key))\""
+            )
         }
-        guard !set.isEmpty else { throw ApplyError(.usage, "--set names at least one column: recipient_sub=COLUMN, email=COLUMN or email_forwarding=COLUMN") }
+        guard !set.isEmpty else {
+            throw ApplyError(.usage, "--set names at least one column: recipient_sub=COLUMN, email=COLUMN or email_forwarding=COLUMN")
+        }
         var columns = PerColumn<SQLIdentifier>()
         for text in set {
             let (name, column) = try pair(text, "--set", "NAME=COLUMN")
@@ -53,7 +58,8 @@ public struct ApplyMapping: Sendable, Equatable {
             }
             columns[value] = column
         }
-        self.init(table: try SQLIdentifier(table), keyColumn: keyPair.column, columns: columns, condition: condition.flatMap { $0.isEmpty ? nil : $0 })
+        self.init(
+            table: try SQLIdentifier(table), keyColumn: keyPair.column, columns: columns, condition: condition.flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// The mapped values, in column order, with the column each is set in.

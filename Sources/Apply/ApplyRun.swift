@@ -92,7 +92,8 @@ public struct ApplyRun: Sendable {
         let m = table.mapping
         return ApplyStarted(
             targetKind: table.targetKind, target: table.targetName, table: m.table.name, keyColumn: m.keyColumn.name,
-            columns: PerColumn(recipientSub: m.columns.recipientSub?.name, email: m.columns.email?.name, emailForwarding: m.columns.emailForwarding?.name),
+            columns: PerColumn(
+                recipientSub: m.columns.recipientSub?.name, email: m.columns.email?.name, emailForwarding: m.columns.emailForwarding?.name),
             condition: m.condition, undoOf: options.undo, userCount: userCount, batchSize: options.batchSize)
     }
 
@@ -133,7 +134,9 @@ public struct ApplyRun: Sendable {
             if options.sinceLast {
                 for column in columns {
                     since[column] =
-                        history.runs.last { $0.finished && $0.started.undoOf == nil && $0.writesSameTable(as: mine) && $0.started.columns[column] != nil }?
+                        history.runs.last {
+                            $0.finished && $0.started.undoOf == nil && $0.writesSameTable(as: mine) && $0.started.columns[column] != nil
+                        }?
                         .startedAt
                 }
             }
@@ -157,7 +160,9 @@ public struct ApplyRun: Sendable {
     /// The accounts `undone` changed whose last outcome on this table is still its `applied`,
     /// each cell to take back the value the run read; an email cell's addresses opened, and the
     /// accounts whose addresses no longer open (erased since) listed instead.
-    private func undoItems(of undone: ApplyHistory.Run, prior: [String: PerColumn<AppliedCell>], done: Set<String>) throws -> (
+    private func undoItems(
+        of undone: ApplyHistory.Run, prior: [String: PerColumn<AppliedCell>], done: Set<String>
+    ) throws -> (
         ApplyWork.Source, erasedSince: [String]
     ) {
         var found: [(account: String, cells: [ApplyCell])] = []
@@ -310,7 +315,8 @@ public struct ApplyRun: Sendable {
                 throw ApplyError(
                     .usage,
                     "apply run \(resumed.id) to \(theirs.table) was stopped before it finished, with "
-                        + "--key account_id=\(theirs.keyColumn) " + theirs.mapped.map { "--set \($0.value.rawValue)=\($0.column)" }.joined(separator: " ")
+                        + "--key account_id=\(theirs.keyColumn) "
+                        + theirs.mapped.map { "--set \($0.value.rawValue)=\($0.column)" }.joined(separator: " ")
                         + (theirs.condition.map { " --where \"\($0)\"" } ?? "") + (theirs.undoOf.map { " --undo \($0)" } ?? "")
                         + ": run it again with those options to finish it")
             }

@@ -34,9 +34,11 @@ public enum ApplySummary {
         for (outcome, meaning) in meanings {
             let counts = zip(columns, widths).map { column, width in
                 let applies = (outcome != .kept || column.value == .email) && (outcome != .collision || column.value.isUnique)
-                return columns.count == 1 ? "\(plan.count(outcome, in: column.value))" : pad(applies ? "\(plan.count(outcome, in: column.value))" : "-", width)
+                return columns.count == 1
+                    ? "\(plan.count(outcome, in: column.value))" : pad(applies ? "\(plan.count(outcome, in: column.value))" : "-", width)
             }
-            text += "  " + outcome.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + " " + counts.joined(separator: "  ") + "  \(meaning)\n"
+            text +=
+                "  " + outcome.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + " " + counts.joined(separator: "  ") + "  \(meaning)\n"
         }
         return text + sections(listing, erasedSince: plan.erasedSince)
     }

@@ -57,7 +57,8 @@ public final class PostgresAccounts: AccountsTable, Sendable {
             if let type = types.emailForwarding, type != "boolean" {
                 throw ApplyError(
                     .usage,
-                    "\(target.masked): the column \(mapping.columns.emailForwarding!) is \(type): --set email_forwarding=COLUMN takes a boolean column in PostgreSQL")
+                    "\(target.masked): the column \(mapping.columns.emailForwarding!) is \(type): --set email_forwarding=COLUMN takes a boolean column in PostgreSQL"
+                )
             }
             return PostgresAccounts(mapping: mapping, target: target, connection: connection, keyType: keyType, types: types, logger: logger)
         } catch {

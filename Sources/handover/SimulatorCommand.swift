@@ -184,7 +184,8 @@ struct SimulatorCommand: AsyncParsableCommand {
             let apple = try SimulatedApple(directory: try directory.open(), rules: .init())
             for sub in subs {
                 guard let email = apple.senderEmail(teamID: teamID, sub: sub) else {
-                    throw CLIExit(.usage, "no transfer from team \(teamID) is recorded in \(directory.dir): record it with `handover simulator transfer`")
+                    throw CLIExit(
+                        .usage, "no transfer from team \(teamID) is recorded in \(directory.dir): record it with `handover simulator transfer`")
                 }
                 Console.out("\(InertText.forScreen(sub)) \(email)")
             }

@@ -1,5 +1,5 @@
-import Apply
 import AppleSimulator
+import Apply
 import Foundation
 import GRDB
 import Ledger

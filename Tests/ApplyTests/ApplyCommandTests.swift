@@ -286,7 +286,8 @@ struct ApplyCommandTests {
             #expect([0, 1].contains(ended.status), "\(ended.out)\(ended.err)")
             rounds.append(try copy("app-\(rounds.count + 1).sqlite"))
         }
-        #expect(landed >= TestSize.pick(quick: 3, full: 10), "\(PhaseKill.tally(landed, of: runs, in: "between a batch's intent and its settlement"))")
+        #expect(
+            landed >= TestSize.pick(quick: 3, full: 10), "\(PhaseKill.tally(landed, of: runs, in: "between a batch's intent and its settlement"))")
         var batchCount = 0
         var recoveredCount = 0
         for round in rounds {

@@ -69,8 +69,11 @@ struct ApplyEmailTests {
         var expected = before
         for (account, address) in settable { expected[account]?[2] = address }
         let after = try table.dump()
-        #expect(Self.differences(after, expected).isEmpty, "exactly the accounts whose email held a relay address or NULL: \(Self.differences(after, expected))")
-        let state = Dictionary(uniqueKeysWithValues: try EmailSetup.state(s.ledger).compactMap { row in row["account_id"]?.stringValue.map { ($0, row) } })
+        #expect(
+            Self.differences(after, expected).isEmpty,
+            "exactly the accounts whose email held a relay address or NULL: \(Self.differences(after, expected))")
+        let state = Dictionary(
+            uniqueKeysWithValues: try EmailSetup.state(s.ledger).compactMap { row in row["account_id"]?.stringValue.map { ($0, row) } })
         for (account, _) in settable { #expect(state[account]?["email_apply_outcome"]?.stringValue == "applied", "\(account)") }
         for account in kept { #expect(state[account]?["email_apply_outcome"]?.stringValue == "kept", "\(account)") }
         #expect(state[s.victim]?["email_apply_outcome"]?.stringValue == "collision")
@@ -106,7 +109,8 @@ struct ApplyEmailTests {
         try s.fill(table)
         let before = try table.dump()
         #expect(try handover(s.options(table, set: ApplyEmailTests.both) + ["--commit"]).status == 1)
-        let person = try #require(s.relay.first { $0.account != s.victim && (before[$0.account]?[2] ?? nil).map(ApplyColumn.isRelayAddress) ?? false })
+        let person = try #require(
+            s.relay.first { $0.account != s.victim && (before[$0.account]?[2] ?? nil).map(ApplyColumn.isRelayAddress) ?? false })
         #expect(try handover("checkpoint", "--ledger", s.ledger).status == 0)
         let bundle = s.dir.sub("bundle")
         let written = try handover("evidence", person.account, "--ledger", s.ledger, "--out", bundle, "--reveal")
@@ -135,7 +139,8 @@ struct ApplyEmailTests {
         let intended = try FileManager.default.contentsOfDirectory(atPath: bundle + "/rows").compactMap { name -> String? in
             let file = bundle + "/rows/" + name
             let json = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: file))))
-            return json["kind"]?.stringValue == "handover-apply-intended-row/v1" && json["row"]?.stringValue?.contains("\"email\"") == true ? file : nil
+            return json["kind"]?.stringValue == "handover-apply-intended-row/v1" && json["row"]?.stringValue?.contains("\"email\"") == true
+                ? file : nil
         }.first
         let intent = try #require(intended)
         for value in ["old", "new"] {
@@ -169,12 +174,17 @@ struct ApplyEmailTests {
         let commit = try handover(s.options(table, set: Self.both) + ["--commit"])
         #expect(commit.status == 1, "\(commit.out)\(commit.err)")
         let runID = try #require(commit.out.split(separator: "\n").first { $0.hasPrefix("Apply run ") }?.split(separator: " ")[2]).description
-        let person = try #require(s.relay.first { $0.account != s.victim && (before[$0.account]?[2] ?? nil).map(ApplyColumn.isRelayAddress) ?? false })
+        let person = try #require(
+            s.relay.first { $0.account != s.victim && (before[$0.account]?[2] ?? nil).map(ApplyColumn.isRelayAddress) ?? false })
         #expect(try handover("erase", person.account, "--ledger", s.ledger).status == 0)
         let plan = try handover(s.options(table, set: Self.both) + ["--undo", runID])
-        #expect(plan.out.contains("Email not restored (the user was erased since; their addresses cannot be opened): \(person.account)\n"), "\(plan.out)")
+        #expect(
+            plan.out.contains("Email not restored (the user was erased since; their addresses cannot be opened): \(person.account)\n"), "\(plan.out)")
         let undo = try handover(s.options(table, set: Self.both) + ["--undo", runID, "--commit"])
-        #expect(undo.status == 0 && undo.out.contains("Email not restored (the user was erased since; their addresses cannot be opened): \(person.account)\n"), "\(undo.out)\(undo.err)")
+        #expect(
+            undo.status == 0
+                && undo.out.contains("Email not restored (the user was erased since; their addresses cannot be opened): \(person.account)\n"),
+            "\(undo.out)\(undo.err)")
         var expected = before
         expected[person.account]?[2] = person.address
         let after = try table.dump()

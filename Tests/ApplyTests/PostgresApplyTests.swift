@@ -20,7 +20,8 @@ struct PostgresApplyTests {
         _ = try database.scalar(
             "INSERT INTO accounts SELECT i, 'apple', 'old.' || i, CASE i WHEN 2 THEN 'own.2@example.org' WHEN 4 THEN NULL "
                 + "ELSE 'a' || i || '@privaterelay.appleid.com' END, NULL FROM generate_series(1, 5) AS i")
-        _ = try database.scalar("INSERT INTO accounts VALUES (6, 'apple', 'new.3', 'b5@privaterelay.appleid.com', NULL), (7, 'google', 'old.7', NULL, NULL)")
+        _ = try database.scalar(
+            "INSERT INTO accounts VALUES (6, 'apple', 'new.3', 'b5@privaterelay.appleid.com', NULL), (7, 'google', 'old.7', NULL, NULL)")
         return database
     }
 
@@ -76,7 +77,8 @@ struct PostgresApplyTests {
         try await Self.withAccounts(database, writable: true) { (writer: PostgresAccounts) async throws -> Void in
             let outcomes = try await writer.write(plan.changes, marker: ApplyMarker(run: "run-1", batch: 0, intentSHA256: "aa"))
             let byCell = Dictionary(uniqueKeysWithValues: zip(plan.changes.map { "\($0.key) \($0.column.rawValue)" }, outcomes))
-            #expect(byCell["1 recipient_sub"] == .changedMeanwhile && byCell["1 email"] == .changedMeanwhile && byCell["1 email_forwarding"] == .applied)
+            #expect(
+                byCell["1 recipient_sub"] == .changedMeanwhile && byCell["1 email"] == .changedMeanwhile && byCell["1 email_forwarding"] == .applied)
             #expect(outcomes.filter { $0 == .applied }.count == 9, "\(byCell)")
             let rows = try Self.rows(database)
             #expect(rows["1"] == ["changed.1", "own.1@example.org", "true"], "\(rows)")

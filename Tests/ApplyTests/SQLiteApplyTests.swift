@@ -176,7 +176,9 @@ struct SQLiteApplyTests {
         let values = HostileStrings.withoutNUL.filter { !$0.isEmpty }
         let changes = values.enumerated().prefix(4).flatMap { value in
             [
-                AccountChange(key: String(value.offset + 1), column: .recipientSub, old: "old.\(value.offset + 1)", new: value.element + "'); DROP TABLE accounts; --"),
+                AccountChange(
+                    key: String(value.offset + 1), column: .recipientSub, old: "old.\(value.offset + 1)",
+                    new: value.element + "'); DROP TABLE accounts; --"),
                 AccountChange(key: String(value.offset + 1), column: .emailForwarding, old: nil, new: value.element),
             ]
         }

@@ -56,7 +56,9 @@ struct ApplyRowsExportTests {
     func scenario(_ make: (String) throws -> any Target) throws {
         let ledger = try DemoLedger.copy(.recipient, into: dir)
         let sealed = try make("sealed")
-        var r = try runProduct("handover", ["export", "--ledger", ledger, "--format", sealed.out.hasPrefix("postgres") ? "postgres" : "sqlite", "--out", sealed.out], environment: sealed.environment)
+        var r = try runProduct(
+            "handover", ["export", "--ledger", ledger, "--format", sealed.out.hasPrefix("postgres") ? "postgres" : "sqlite", "--out", sealed.out],
+            environment: sealed.environment)
         #expect(r.status == 0, "\(r.err)")
         let lines = try sealed.emailLines()
         #expect(!lines.isEmpty, "the demo set relay addresses")

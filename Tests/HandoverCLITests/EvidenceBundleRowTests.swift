@@ -336,7 +336,8 @@ extension EvidenceBundleTests {
                 drafts[i].body = .applySettled(
                     ApplySettled(
                         batch: b.batch, intentSHA256: try #require(intent).sha256, committed: b.committed, recovered: b.recovered, undo: b.undo,
-                        rows: b.rows.map { row in ApplySettled.Row(account: row.account, outcomes: row.outcomes.filter { $0.column == .recipientSub }) }))
+                        rows: b.rows.map { row in ApplySettled.Row(account: row.account, outcomes: row.outcomes.filter { $0.column == .recipientSub })
+                        }))
             default:
                 break
             }

@@ -474,8 +474,10 @@ struct PostgresExportTests {
         // exact_text and no users_sequence either.
         var statements = [
             "ALTER TABLE users DROP COLUMN email_apply_outcome CASCADE", "ALTER TABLE users DROP COLUMN email_applied_at CASCADE",
-            "ALTER TABLE users DROP COLUMN email_forwarding_apply_outcome CASCADE", "ALTER TABLE users DROP COLUMN email_forwarding_applied_at CASCADE",
-            "UPDATE export_meta SET value = '\(version)' WHERE key = 'schema_version'", "UPDATE export_meta SET value = '4' WHERE key = 'views_version'",
+            "ALTER TABLE users DROP COLUMN email_forwarding_apply_outcome CASCADE",
+            "ALTER TABLE users DROP COLUMN email_forwarding_applied_at CASCADE",
+            "UPDATE export_meta SET value = '\(version)' WHERE key = 'schema_version'",
+            "UPDATE export_meta SET value = '4' WHERE key = 'views_version'",
         ]
         if version <= 3 { statements.append("DROP TABLE event_rows") }
         if version <= 2 {

@@ -177,9 +177,10 @@ struct RowsBesideEventTests {
         #expect(intent.accountIDs == ["acct-42", "acct-44"] && intent.rows[1].cell(.recipientSub)?.holders == ["acct-7"])
         #expect(intent.rows.map { $0.cells.map(\.planned) } == [[.change, .change, .change], [.collision, .kept]])
         // Each column's cell comes back as written: the addresses sealed, the kept one without a value.
-        let sample = try #require(EventSamples.all().compactMap { draft -> ApplyIntended? in
-            if case .applyIntended(let b) = draft.body, b.rowsRoot != nil { b } else { nil }
-        }.first)
+        let sample = try #require(
+            EventSamples.all().compactMap { draft -> ApplyIntended? in
+                if case .applyIntended(let b) = draft.body, b.rowsRoot != nil { b } else { nil }
+            }.first)
         #expect(intent.rows == sample.rows)
         guard case .sealed? = intent.rows[0].cell(.email)?.old, intent.rows[1].cell(.email)?.old == nil else {
             Issue.record("the email cells read back sealed, the kept one empty: \(intent.rows)")

@@ -27,7 +27,8 @@ struct ExportSchemaTests {
         #expect(sqlite.count == 1 && sqliteLast.count == 4 && sqliteLast.allSatisfy { $0.hasPrefix("ALTER TABLE users ADD COLUMN email_") })
         #expect(ExportSchema.upgrades.keys.sorted() == ["1", "2", "3"])
         for (version, upgrade) in ExportSchema.upgrades {
-            #expect(upgrade.statements.filter { $0 == sqlite[0] }.count == (version == "3" ? 0 : 1) && upgrade.statements.suffix(4) == sqliteLast[...])
+            #expect(
+                upgrade.statements.filter { $0 == sqlite[0] }.count == (version == "3" ? 0 : 1) && upgrade.statements.suffix(4) == sqliteLast[...])
             #expect(upgrade.rewritesUsers && upgrade.addsAllRows == (version != "3"), "\(version)")
         }
         let postgres = PostgresExportSchema.tableStatements.filter { $0.contains("CREATE TABLE event_rows (") }
@@ -36,7 +37,8 @@ struct ExportSchemaTests {
         #expect(PostgresExportSchema.upgrades.keys.sorted() == ["1", "2", "3", "4"])
         for (version, upgrade) in PostgresExportSchema.upgrades {
             #expect(
-                upgrade.statements.filter { $0 == postgres[0] }.count == (version == "4" ? 0 : 1) && upgrade.statements.suffix(4) == postgresLast[...])
+                upgrade.statements.filter { $0 == postgres[0] }.count == (version == "4" ? 0 : 1) && upgrade.statements.suffix(4) == postgresLast[...]
+            )
             #expect(upgrade.rewritesUsers && upgrade.addsAllRows == (version != "4"), "\(version)")
         }
     }

@@ -197,7 +197,8 @@ public struct EventQuery: Sendable {
         case .applyStarted(let b):
             let what = b.undoOf.map { "undo of apply run \($0)" } ?? "apply"
             let columns = b.mapped.map { "\($0.value.rawValue) → \($0.column)" }.joined(separator: ", ")
-            return "\(what) to \(b.targetKind.rawValue) \(b.target), table \(b.table) (key \(b.keyColumn); \(columns)): \(counted(b.userCount, "user"))"
+            return
+                "\(what) to \(b.targetKind.rawValue) \(b.target), table \(b.table) (key \(b.keyColumn); \(columns)): \(counted(b.userCount, "user"))"
         case .applyIntended(let b) where b.lacksRows:
             return "apply batch \(b.batch) intended: \(counted(b.rowCount, "account"))"
                 + (b.collisionCount == 0 ? "" : " (collision \(b.collisionCount))")

@@ -76,7 +76,8 @@ public struct UserApplyRow: Sendable, Equatable {
     /// row of the `sub` alone names no column, as before other columns were set.
     public func line(opening sealer: Sealer? = nil) -> String {
         let parts = cells.map { cell in
-            ApplyCellText.Part(cell.column, cell.outcome.rawValue, values: intentSequence == nil || cell.outcome == .kept ? nil : (cell.old, cell.new))
+            ApplyCellText.Part(
+                cell.column, cell.outcome.rawValue, values: intentSequence == nil || cell.outcome == .kept ? nil : (cell.old, cell.new))
         }
         let text = ApplyCellText.line(parts) { value in ApplyCellText.shown(value) { (try? sealer?.open($0)) ?? nil } }
         return (undo ? "undo run " : "apply run ") + "\(run) batch \(batch): " + text + (intentSequence.map { " (intended in event \($0))" } ?? "")

@@ -131,9 +131,10 @@ enum UserStateCodec {
         // email column's apply outcome and time, 3 the email_forwarding column's.
         var more: UInt8 = 0
         if !Coder.isReading {
-            for (bit, present) in [u.emailChangedAt != nil, u.emailForwardingChangedAt != nil, u.applied.email != nil, u.applied.emailForwarding != nil]
-                .enumerated() where present
-            {
+            for (bit, present) in [
+                u.emailChangedAt != nil, u.emailForwardingChangedAt != nil, u.applied.email != nil, u.applied.emailForwarding != nil,
+            ]
+            .enumerated() where present {
                 more |= 1 << bit
             }
         }

@@ -134,7 +134,9 @@ public enum EvidenceBundle {
         let events = contents.events
         let (checkpoint, key, witnessed) = try provingCheckpoint(for: events, in: ledger, given: given, policy: policy)
         let revealsRows = reveal && contents.rows.contains { $0.kind != .handoffRow }
-        for sub in ["/events", "/proofs"] + (contents.rows.isEmpty ? [] : ["/rows"]) + (reveal ? ["/revealed"] : []) + (revealsRows ? ["/revealed/rows"] : []) {
+        for sub in ["/events", "/proofs"] + (contents.rows.isEmpty ? [] : ["/rows"]) + (reveal ? ["/revealed"] : [])
+            + (revealsRows ? ["/revealed/rows"] : [])
+        {
             try FileManager.default.createDirectory(
                 atPath: directory + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         }
@@ -164,7 +166,8 @@ public enum EvidenceBundle {
             try write(row.json.canonicalBytes + [0x0A], to: "\(directory)/rows/\(row.sequence).json")
             // An apply row's addresses, opened: the person's own, as `revealed/` holds their events.
             if revealsRows, row.kind != .handoffRow {
-                try write(try SealedJSON.opened(row.row, with: ledger.sealer) + [0x0A], to: "\(directory)/revealed/rows/\(row.sequence).json", mode: 0o600)
+                try write(
+                    try SealedJSON.opened(row.row, with: ledger.sealer) + [0x0A], to: "\(directory)/revealed/rows/\(row.sequence).json", mode: 0o600)
             }
         }
         try write(Array(checkpoint.text.utf8), to: directory + "/checkpoint")

@@ -27,8 +27,10 @@ public enum ExportSchema {
 
     /// The statements adding `users`' email and forwarding outcome columns, their times of type `timeType`.
     static func addingEmailOutcomes(timeType: String) -> [String] {
-        [("email_apply_outcome", "TEXT"), ("email_applied_at", timeType), ("email_forwarding_apply_outcome", "TEXT"),
-         ("email_forwarding_applied_at", timeType)].map { "ALTER TABLE users ADD COLUMN \($0.0) \($0.1)" }
+        [
+            ("email_apply_outcome", "TEXT"), ("email_applied_at", timeType), ("email_forwarding_apply_outcome", "TEXT"),
+            ("email_forwarding_applied_at", timeType),
+        ].map { "ALTER TABLE users ADD COLUMN \($0.0) \($0.1)" }
     }
 
     /// The upgrade from each earlier schema version, by the version `export_meta` records.

@@ -108,7 +108,8 @@ public struct LedgerStatus: Sendable {
         // migration run's, its users by result.
         let users =
             body.command == "apply"
-            ? Dictionary(grouping: body.counts) { $0.key.split(separator: ".").dropLast().first ?? "" }.values.map { $0.reduce(0) { $0 + $1.value } }.max()
+            ? Dictionary(grouping: body.counts) { $0.key.split(separator: ".").dropLast().first ?? "" }.values.map { $0.reduce(0) { $0 + $1.value } }
+                .max()
                 ?? 0
             : (body.counts["succeeded"] ?? 0) + (body.counts["failed"] ?? 0)
         return LastRun(
@@ -285,7 +286,9 @@ public struct LedgerStatus: Sendable {
         case .recipient:
             lines.append("packages:     " + (packages.received == 0 ? "none received" : "\(packages.received) received"))
         }
-        for (label, counts, what) in [("applied:      ", appliedByOutcome, "the app's accounts"), ("emails:       ", emailAppliedByOutcome, "relay addresses")]
+        for (label, counts, what) in [
+            ("applied:      ", appliedByOutcome, "the app's accounts"), ("emails:       ", emailAppliedByOutcome, "relay addresses"),
+        ]
         where !counts.isEmpty {
             lines.append(label + counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + " (\(what))")
         }

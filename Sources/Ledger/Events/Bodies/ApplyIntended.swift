@@ -64,8 +64,10 @@ public struct ApplyIntended: Hashable, Sendable {
         self.rows = rows
         let collisions = Self.collisions(of: rows)
         precondition(
-            salts.isEmpty ? rows.allSatisfy { $0.cells.count == 1 && $0.cells[0].column == .recipientSub } : salts.count == rows.count
-                && Set(holderSalts.keys) == Set(collisions),
+            salts.isEmpty
+                ? rows.allSatisfy { $0.cells.count == 1 && $0.cells[0].column == .recipientSub }
+                : salts.count == rows.count
+                    && Set(holderSalts.keys) == Set(collisions),
             "a v1 batch has recipient_sub cells alone; a v2 batch salts each row and collision")
         self.salts = salts
         self.holderSalts = holderSalts
@@ -152,7 +154,8 @@ public struct ApplyIntended: Hashable, Sendable {
         var previous: CellIndex?
         for line in lines[rowCount...] {
             let holders = ApplyRowLine(line, kind: .applyIntendedRow)
-            guard case .holders(let row, let column, _, _)? = holders, row < rowCount, previous.map({ $0 < CellIndex(row: row, column: column) }) ?? true,
+            guard case .holders(let row, let column, _, _)? = holders, row < rowCount,
+                previous.map({ $0 < CellIndex(row: row, column: column) }) ?? true,
                 case .intended(_, let cells, _)? = ApplyRowLine(lines[row], kind: .applyIntendedRow),
                 let cell = cells.first(where: { $0.column == column }), cell.planned == .collision, cell.holdersSHA256 == holders?.sha256
             else { throw malformed("a stored holders line is not the one a collision cell commits to, in order") }
@@ -257,7 +260,9 @@ public struct ApplyIntended: Hashable, Sendable {
         }
         let accountIDs = try r.stringArray("account_ids")
         let planned = try r.stringArray("planned").map { name in
-            guard let p = ApplyPlanned(rawValue: name), p != .kept else { throw LedgerError(.malformedRecord, "apply intended: unknown planned outcome") }
+            guard let p = ApplyPlanned(rawValue: name), p != .kept else {
+                throw LedgerError(.malformedRecord, "apply intended: unknown planned outcome")
+            }
             return p
         }
         var holders: [Int: [String]] = [:]
