@@ -30,8 +30,9 @@ final class ApplyBatchWriter {
     /// Records `entries` as the next batch's intent, waits for the batch before to be written
     /// and settles it, then starts writing this one. `userCount` is asked for only when the run
     /// starts here.
-    func write(_ planned: [ApplyPlan.Entry], userCount: () throws -> Int) async throws {
-        let (entries, rows) = try recordable(planned)
+    /// `keys` are the data keys of the entries' users when the page read them (nil: read here).
+    func write(_ planned: [ApplyPlan.Entry], keys: Sealer.KeyBatch?, userCount: () throws -> Int) async throws {
+        let (entries, rows) = try recordable(planned, keys: keys)
         guard !rows.isEmpty else { return }
         let runID = try startIfNeeded(userCount: userCount)
         var holderSalts: [ApplyIntended.CellIndex: [UInt8]] = [:]
@@ -85,26 +86,28 @@ final class ApplyBatchWriter {
     }
 
     /// The entries as the ledger records them: each cell's values, an address sealed with the
-    /// user's data key (an address of the user's own, kept, recorded without it). An email cell
-    /// whose key is gone (the user erased since the plan) is neither recorded nor written.
-    private func recordable(_ entries: [ApplyPlan.Entry]) throws -> ([ApplyPlan.Entry], [ApplyIntended.Row]) {
+    /// user's data key (the new one as the ledger holds it already; an address of the user's
+    /// own, kept, recorded without it). An email cell whose key is gone (the user erased since
+    /// the plan) is neither recorded nor written.
+    private func recordable(_ entries: [ApplyPlan.Entry], keys given: Sealer.KeyBatch?) throws -> ([ApplyPlan.Entry], [ApplyIntended.Row]) {
         let sealer = run.ledger.sealer
-        let keys = try sealer.keys(ids: entries.compactMap { entry in entry.cell(.email) == nil ? nil : entry.keyID })
+        let keys = try given ?? sealer.keys(ids: entries.compactMap { entry in entry.cell(.email) == nil ? nil : entry.keyID })
         var kept: [ApplyPlan.Entry] = []
         var rows: [ApplyIntended.Row] = []
         for var entry in entries {
             var cells: [ApplyCell] = []
             entry.cells = try entry.cells.filter { cell in
-                var values: [ApplyValue?] = []
-                for value in cell.planned == .kept ? [nil, nil] : [cell.old, cell.new] {
-                    guard let value, cell.column.isSealed else {
-                        values.append(value.map(ApplyValue.text))
-                        continue
-                    }
-                    guard let keyID = entry.keyID, let sealed = try sealer.seal(value, keyID: keyID, with: keys) else { return false }
-                    values.append(.sealed(sealed))
+                func recorded(_ value: String?, sealed: SealedValue?) throws -> ApplyValue?? {
+                    guard let value, cell.column.isSealed else { return .some(value.map(ApplyValue.text)) }
+                    if let sealed { return .some(.sealed(sealed)) }
+                    return try entry.keyID.flatMap { try sealer.seal(value, keyID: $0, with: keys) }.map { .some(.sealed($0)) }
                 }
-                cells.append(ApplyCell(column: cell.column, old: values[0], new: values[1], planned: cell.planned, holders: cell.holders))
+                guard cell.planned != .kept else {
+                    cells.append(ApplyCell(column: cell.column, old: nil, new: nil, planned: .kept))
+                    return true
+                }
+                guard let old = try recorded(cell.old, sealed: nil), let new = try recorded(cell.new, sealed: cell.sealed) else { return false }
+                cells.append(ApplyCell(column: cell.column, old: old, new: new, planned: cell.planned, holders: cell.holders))
                 return true
             }
             guard !cells.isEmpty else { continue }

@@ -18,11 +18,15 @@ public struct ApplyPlan: Sendable {
             /// nil for an apply, which changes whatever the account holds (over a relay address
             /// or NULL alone, in the email column).
             public var expected: String??
+            /// The new value as the ledger holds it, sealed (an email cell's), so that the batch's
+            /// row records it without sealing it again; nil: sealed when recorded, if need be.
+            public var sealed: SealedValue?
 
-            public init(column: ApplyColumn, new: String?, expected: String?? = nil) {
+            public init(column: ApplyColumn, new: String?, expected: String?? = nil, sealed: SealedValue? = nil) {
                 self.column = column
                 self.new = new
                 self.expected = expected
+                self.sealed = sealed
             }
         }
 
@@ -54,6 +58,8 @@ public struct ApplyPlan: Sendable {
             public var planned: ApplyPlanned
             /// For a collision, the keys of the accounts holding `new`.
             public var holders: [String] = []
+            /// `new` sealed, as the item had it (``Item/Cell/sealed``).
+            public var sealed: SealedValue?
         }
 
         public var accountID: String
@@ -115,7 +121,7 @@ public struct ApplyPlan: Sendable {
         return items.map { item in
             let row = current[item.accountID]
             let cells = item.cells.map { cell in
-                var planned = Entry.Cell(column: cell.column, new: cell.new, old: nil, planned: .noAccount)
+                var planned = Entry.Cell(column: cell.column, new: cell.new, old: nil, planned: .noAccount, sealed: cell.sealed)
                 guard let row, let position = mapped.firstIndex(of: cell.column) else { return planned }
                 let value = row[position]
                 planned.old = cell.expected ?? value

@@ -217,7 +217,8 @@ public struct ApplyRun: Sendable {
         writer.result.recoveredCommitted = recovered.committed
         let (work, erasedSince) = try work(history, resuming: resumed)
         writer.result.erasedSince = erasedSince
-        let plan = { @Sendable [reader] (first: UInt64) async throws -> (entries: [ApplyPlan.Entry], stale: [StaleAddress], next: UInt64?) in
+        typealias Planned = (entries: [ApplyPlan.Entry], stale: [StaleAddress], keys: Sealer.KeyBatch?, next: UInt64?)
+        let plan = { @Sendable [reader] (first: UInt64) async throws -> Planned in
             let page = try work.page(from: first)
             // An outcome on record already (no account, the same collision) is not recorded again.
             let entries = try await ApplyPlan.entries(page.items, table: reader).compactMap { entry -> ApplyPlan.Entry? in
@@ -227,16 +228,16 @@ public struct ApplyRun: Sendable {
                 }
                 return entry.cells.isEmpty ? nil : entry
             }
-            return (entries, try await ApplyPlan.staleAddresses(page.staleCandidates, table: reader), page.next)
+            return (entries, try await ApplyPlan.staleAddresses(page.staleCandidates, table: reader), page.keys, page.next)
         }
-        var next: Task<(entries: [ApplyPlan.Entry], stale: [StaleAddress], next: UInt64?), Error>? = Task { try await plan(0) }
+        var next: Task<Planned, Error>? = Task { try await plan(0) }
         do {
             while let reading = next {
-                let (entries, stale, after) = try await reading.value
+                let (entries, stale, keys, after) = try await reading.value
                 next = after.map { first in Task { try await plan(first) } }
                 writer.result.staleAddresses += stale
                 guard !entries.isEmpty else { continue }
-                try await writer.write(entries, userCount: work.count)
+                try await writer.write(entries, keys: keys, userCount: work.count)
             }
             try await writer.settleWriting()
         } catch {

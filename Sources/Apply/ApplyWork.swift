@@ -51,10 +51,10 @@ struct ApplyWork: Sendable {
         /// The value `user` holds for `column`, when the user migrated and has one: their new
         /// `sub`; the private relay address Apple gave (sealed), not of an erased user; the
         /// forwarding flag Apple last reported.
-        static func value(_ column: ApplyColumn, of user: UserState, flags: (on: String, off: String)) -> Candidate.Value? {
+        static func value(_ column: ApplyColumn, of user: UserState, flags: (on: String, off: String)) -> ApplyValue? {
             guard user.status == .migrated else { return nil }
             switch column {
-            case .recipientSub: return user.recipientSub.map(Candidate.Value.text)
+            case .recipientSub: return user.recipientSub.map(ApplyValue.text)
             case .email:
                 guard user.isPrivateEmail == true, user.erasedAt == nil, let email = user.email else { return nil }
                 return .sealed(email)
@@ -85,12 +85,8 @@ struct ApplyWork: Sendable {
 
     /// One column's value for a user, before a page opens the sealed ones.
     struct Candidate: Sendable {
-        enum Value: Sendable, Equatable {
-            case text(String)
-            case sealed(SealedValue)
-        }
         var column: ApplyColumn
-        var value: Value
+        var value: ApplyValue
     }
 
     enum Source: Sendable {
@@ -108,6 +104,8 @@ struct ApplyWork: Sendable {
         var recorded: [String: PerColumn<ApplyOutcome>] = [:]
         var staleCandidates: [StaleAddress] = []
         var next: UInt64?
+        /// The data keys that opened the items' addresses, which seal them into the batch's rows.
+        var keys: Sealer.KeyBatch?
     }
 
     let source: Source
@@ -143,6 +141,7 @@ struct ApplyWork: Sendable {
             // user erased meanwhile) takes no cell.
             let sealer = ledger.sealer
             let keys = try sealer.keys(for: found.flatMap { $0.cells.compactMap { if case .sealed(let s) = $0.cell.value { s } else { nil } } })
+            page.keys = keys
             for (user, candidates) in found {
                 var item = ApplyPlan.Item(accountID: user.accountID!, transferSub: user.transferSub, cells: [])
                 var recorded = PerColumn<ApplyOutcome>()
@@ -154,7 +153,7 @@ struct ApplyWork: Sendable {
                             page.staleCandidates.append(StaleAddress(accountID: item.accountID, transferSub: user.transferSub, reason: .erased))
                             continue
                         }
-                        item.cells.append(ApplyPlan.Item.Cell(column: candidate.column, new: address))
+                        item.cells.append(ApplyPlan.Item.Cell(column: candidate.column, new: address, sealed: sealed))
                         item.keyID = sealed.keyID
                     }
                     recorded[candidate.column] = outcome

@@ -93,29 +93,46 @@ public final class PostgresAccounts: AccountsTable, Sendable {
         return found
     }
 
-    /// One statement a mapped column of a batch: the column's changes go in as arrays, a
-    /// collision (a column of unique values) is any other row holding the new value (or the
-    /// batch's first change giving that value being to another account), and the update's
-    /// compare-and-set is its WHERE; it answers which changes were applied and which collided
-    /// (the others were changed meanwhile). All of a batch's statements and its marker commit in
-    /// one transaction.
+    /// One statement a batch, each account's row updated once whatever columns change: the
+    /// changes go in as arrays, one element an account and five arrays a mapped column (whether
+    /// it changes, the old value, the new one, and whether each is NULL). A collision (in a column
+    /// of unique values) is any other row holding the new value, or the batch's first change giving
+    /// that value being to another account. Each column's compare-and-set is in the update itself
+    /// (its `SET` takes the new value only where the row holds the old one, its `WHERE` only rows
+    /// where some column does), so that a row the app changes meanwhile is checked as it is then;
+    /// the statement answers, for each account, which columns hold their new value after it and
+    /// which collided (the others were changed meanwhile). All of it and the marker commit in one
+    /// transaction.
     public func write(_ changes: [AccountChange], marker: ApplyMarker) async throws -> [ApplyOutcome] {
+        // The accounts in the order of their first change, and each change's place among them.
+        var rows: [String: Int] = [:]
+        var keys: [String] = []
+        for change in changes where rows[change.key] == nil {
+            rows[change.key] = keys.count
+            keys.append(change.key)
+        }
+        let columns = mapping.mapped.map(\.value)
+        var binds: [(any PostgresEncodable & Sendable)?] = [keys]
+        for column in columns {
+            var cells = [AccountChange?](repeating: nil, count: keys.count)
+            for change in changes where change.column == column { cells[rows[change.key]!] = change }
+            binds += [
+                cells.map { $0 != nil }, cells.map { $0?.old ?? "" }, cells.map { $0?.old == nil }, cells.map { $0?.new ?? "" },
+                cells.map { $0?.new == nil },
+            ]
+        }
         try await run("BEGIN")
         do {
             try await run(Self.markerTable)
-            var outcomes = [ApplyOutcome](repeating: .changedMeanwhile, count: changes.count)
-            for (value, column) in mapping.mapped {
-                let indices = changes.indices.filter { changes[$0].column == value }
-                guard !indices.isEmpty, let type = types[value] else { continue }
-                let some = indices.map { changes[$0] }
-                let binds: [(any PostgresEncodable & Sendable)?] = [
-                    some.map(\.key), some.map { $0.old ?? "" }, some.map { $0.old == nil }, some.map { $0.new ?? "" }, some.map { $0.new == nil },
-                ]
-                for try await (index, letter) in try await query(updateStatement(column, type: type, unique: value.isUnique), binds).decode(
-                    (Int, String).self) where (1...some.count).contains(index)
-                {
-                    outcomes[indices[index - 1]] = letter.first.flatMap(ApplyMarker.outcome) ?? .changedMeanwhile
-                }
+            var found: [Int: [(applied: Bool, taken: Bool)]] = [:]
+            for try await row in try await query(updateStatement, binds) {
+                let cells = row.makeRandomAccess()
+                let index = try cells[0].decode(Int.self)
+                found[index] = try columns.indices.map { (try cells[1 + 2 * $0].decode(Bool.self), try cells[2 + 2 * $0].decode(Bool.self)) }
+            }
+            let outcomes = changes.map { change -> ApplyOutcome in
+                guard let cell = found[rows[change.key]! + 1]?[columns.firstIndex(of: change.column)!] else { return .changedMeanwhile }
+                return cell.taken ? .collision : cell.applied ? .applied : .changedMeanwhile
             }
             let written = ApplyMarker(run: marker.run, batch: marker.batch, intentSHA256: marker.intentSHA256, outcomes: outcomes)
             _ = try await query(
@@ -129,37 +146,58 @@ public final class PostgresAccounts: AccountsTable, Sendable {
         }
     }
 
-    /// The statement writing one column's changes (``write(_:marker:)``), the column of type `type`.
-    private func updateStatement(_ column: SQLIdentifier, type: String, unique: Bool) -> String {
+    /// The statement ``write(_:marker:)`` runs, made once for the mapping: its columns `c0`,
+    /// `c1`, … in ``ApplyMapping/mapped`` order; each returned row an account's index (from 1)
+    /// and, for each column, whether it holds its new value after the update and whether it collided.
+    private var updateStatement: String {
         let m = mapping
         let t = m.table.quoted
         let key = "\(t).\(m.keyColumn.quoted)"
-        let value = "\(t).\(column.quoted)"
-        let taken =
-            unique
-            ? """
-            SELECT i.handover_i FROM handover_input i
-                WHERE i.handover_new IS NOT NULL AND (
-                    EXISTS (SELECT 1 FROM \(t) WHERE \(value)::text = i.handover_new AND \(key) IS DISTINCT FROM i.handover_key::\(keyType))
-                    OR i.handover_key <> i.handover_first_key)
-            """ : "SELECT NULL::bigint AS handover_i WHERE false"
+        var arrays: [String] = ["$1::text[]"]
+        var names: [String] = ["handover_key"]
+        var values: [String] = []
+        var firsts: [String] = []
+        var taken: [String] = []
+        var sets: [String] = []
+        var holds: [String] = []
+        var returned: [String] = []
+        for (n, (value, column)) in m.mapped.enumerated() {
+            let c = "c\(n)"
+            let p = 2 + 5 * n
+            arrays += ["$\(p)::bool[]", "$\(p + 1)::text[]", "$\(p + 2)::bool[]", "$\(p + 3)::text[]", "$\(p + 4)::bool[]"]
+            names += ["\(c)_has", "\(c)_old_text", "\(c)_old_null", "\(c)_new_text", "\(c)_new_null"]
+            values += [
+                "\(c)_has", "CASE WHEN \(c)_old_null THEN NULL ELSE \(c)_old_text END AS \(c)_old",
+                "CASE WHEN \(c)_new_null THEN NULL ELSE \(c)_new_text END AS \(c)_new",
+            ]
+            firsts.append(
+                "first_value(handover_key) OVER (PARTITION BY \(c)_has, \(c)_new_text, \(c)_new_null ORDER BY handover_i) AS \(c)_first")
+            let current = "\(t).\(column.quoted)"
+            taken.append(
+                value.isUnique
+                    ? "(i.\(c)_has AND i.\(c)_new IS NOT NULL AND (EXISTS (SELECT 1 FROM \(t) WHERE \(current)::text = i.\(c)_new "
+                        + "AND \(key) IS DISTINCT FROM i.handover_key::\(keyType)) OR i.handover_key <> i.\(c)_first)) AS \(c)_taken"
+                    : "false AS \(c)_taken")
+            // The column takes its new value where the row holds, as the update finds it, the old one.
+            let holdsOld = "(x.\(c)_has AND NOT x.\(c)_taken AND \(current)::text IS NOT DISTINCT FROM x.\(c)_old)"
+            sets.append("\(column.quoted) = CASE WHEN \(holdsOld) THEN x.\(c)_new::\(types[value] ?? "text") ELSE \(current) END")
+            holds.append(holdsOld)
+            returned.append("x.\(c)_has AND NOT x.\(c)_taken AND \(current)::text IS NOT DISTINCT FROM x.\(c)_new, x.\(c)_taken")
+        }
         return """
             WITH handover_input AS (
-                SELECT handover_key, CASE WHEN handover_old_null THEN NULL ELSE handover_old END AS handover_old,
-                       CASE WHEN handover_new_null THEN NULL ELSE handover_new END AS handover_new, handover_i,
-                       first_value(handover_key) OVER (PARTITION BY handover_new, handover_new_null ORDER BY handover_i) AS handover_first_key
-                FROM unnest($1::text[], $2::text[], $3::bool[], $4::text[], $5::bool[]) WITH ORDINALITY
-                     AS handover_u(handover_key, handover_old, handover_old_null, handover_new, handover_new_null, handover_i)
-            ), handover_taken AS (
-                \(taken)
+                SELECT handover_i, handover_key, \(values.joined(separator: ", ")), \(firsts.joined(separator: ", "))
+                FROM unnest(\(arrays.joined(separator: ", "))) WITH ORDINALITY AS handover_u(\(names.joined(separator: ", ")), handover_i)
+            ), handover_target AS (
+                SELECT i.*, \(taken.joined(separator: ", ")) FROM handover_input i
             ), handover_written AS (
-                UPDATE \(t) SET \(column.quoted) = i.handover_new::\(type) FROM handover_input i
-                WHERE \(key) = i.handover_key::\(keyType) AND \(value)::text IS NOT DISTINCT FROM i.handover_old\(m.andCondition)
-                  AND i.handover_i NOT IN (SELECT handover_i FROM handover_taken)
-                RETURNING i.handover_i
+                UPDATE \(t) SET \(sets.joined(separator: ", ")) FROM handover_target x
+                WHERE \(key) = x.handover_key::\(keyType)\(m.andCondition) AND (\(holds.joined(separator: " OR ")))
+                RETURNING x.handover_i, \(returned.joined(separator: ", "))
             )
-            SELECT handover_i, '\(ApplyMarker.letters[.applied]!)' FROM handover_written
-            UNION ALL SELECT handover_i, '\(ApplyMarker.letters[.collision]!)' FROM handover_taken
+            SELECT * FROM handover_written
+            UNION ALL SELECT x.handover_i, \(m.mapped.indices.map { "false, x.c\($0)_taken" }.joined(separator: ", ")) FROM handover_target x
+            WHERE (\(m.mapped.indices.map { "x.c\($0)_taken" }.joined(separator: " OR "))) AND x.handover_i NOT IN (SELECT handover_i FROM handover_written)
             """
     }
 

@@ -80,6 +80,12 @@ public struct JSONWriter: Sendable {
             bytes.append(contentsOf: UnsafeMutableBufferPointer(rebasing: digits[start...]))
         }
     }
+    /// Writes `null` (for a value a format holds as null; an absent optional is omitted instead).
+    public mutating func null() {
+        separate()
+        bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+    }
+
     /// Writes `true` or `false`.
     public mutating func bool(_ value: Bool) {
         separate()

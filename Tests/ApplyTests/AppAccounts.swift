@@ -134,6 +134,24 @@ struct EmailSetup {
         try table.execute("INSERT INTO accounts VALUES " + values.joined(separator: ", "))
     }
 
+    /// A SQLite accounts table of this setup, filled.
+    func sqlite() throws -> SQLiteAppTable {
+        let table = SQLiteAppTable(path: dir.sub("app.sqlite"))
+        try fill(table)
+        return table
+    }
+
+    /// A user whose email `apply` sets over a relay address of team A's (`before`, the table's
+    /// dump before the run), other than the one whose new address dup-2 holds.
+    func person(before: [String: [String?]]) throws -> (account: String, address: String) {
+        try #require(relay.first { $0.account != victim && (before[$0.account]?[2] ?? nil).map(ApplyColumn.isRelayAddress) ?? false })
+    }
+
+    /// The run ID an apply commit's output names.
+    static func runID(of output: String) throws -> String {
+        try #require(output.split(separator: "\n").first { $0.hasPrefix("Apply run ") }?.split(separator: " ")[2]).description
+    }
+
     /// The relay address of team B's Apple gave the user of `account`.
     func address(of account: String) -> String { relay.first { $0.account == account }!.address }
 

@@ -29,6 +29,7 @@ struct EventFieldDeclarationTests {
         "ApplyStarted.columns": ["email_column", "email_forwarding_column", "sub_column"],
         // Kept beside the event in the `rows` database (v2), never in its JSON.
         "HandoffRowsReceived.salts": [], "ApplyIntended.salts": [], "ApplyIntended.holderSalts": [], "ApplySettled.salts": [],
+        "ApplyIntended.lines": [], "ApplySettled.lines": [],
     ]
 
     /// Properties written in one form of a body only, by type and property, with the field that

@@ -83,15 +83,6 @@ public enum ApplyValue: Hashable, Sendable {
         return nil
     }
 
-    /// The value as a row line holds it: a string, or a sealed value's object.
-    var json: JSONValue {
-        switch self {
-        case .text(let text): .string(text)
-        case .sealed(let sealed):
-            .object(["alg": .string(SealedValue.algorithm), "ct": .string(sealed.combined), "kid": .string(sealed.keyID)])
-        }
-    }
-
     /// The value a row line's member holds, of the form `column` records (nil: JSON null, for SQL
     /// NULL); `.none` when it is not one.
     static func reading(_ value: JSONValue, for column: ApplyColumn) -> ApplyValue?? {

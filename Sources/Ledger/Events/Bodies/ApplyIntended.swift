@@ -56,6 +56,8 @@ public struct ApplyIntended: Hashable, Sendable {
     /// How many accounts, and collision cells, the batch holds (those of a v2 body read from its JSON alone included).
     public private(set) var rowCount: Int
     public private(set) var collisionCount: Int
+    /// v2: the lines the rows hash to and the `rows` database holds (``rowLines``), made once.
+    private var lines: [[UInt8]] = []
 
     /// A batch in v1 form (no salts; each row one `recipient_sub` cell with text values) or in v2
     /// form (a salt for each row and for each collision cell's holders; the root is computed).
@@ -73,7 +75,10 @@ public struct ApplyIntended: Hashable, Sendable {
         self.holderSalts = holderSalts
         rowCount = rows.count
         collisionCount = collisions.count
-        rowsRoot = salts.isEmpty ? nil : RowTree(kind: .applyIntendedRow, rows: lines().rows).root
+        guard !salts.isEmpty else { return }
+        let (accountLines, holderLines) = makeLines()
+        rowsRoot = RowTree(kind: .applyIntendedRow, rows: accountLines).root
+        lines = accountLines + holderLines
     }
 
     /// A batch of `recipient_sub` cells alone, the form of versions that set no other column:
@@ -111,11 +116,7 @@ public struct ApplyIntended: Hashable, Sendable {
 
     /// v2: the lines the `rows` database holds for the event: each account's, then each
     /// collision cell's holders line in the order of their rows (and columns); empty in v1.
-    public var rowLines: [[UInt8]] {
-        guard rowsRoot != nil, !lacksRows else { return [] }
-        let (rows, holderLines) = lines()
-        return rows + holderLines
-    }
+    public var rowLines: [[UInt8]] { rowsRoot == nil || lacksRows ? [] : lines }
 
     /// Each collision cell's place, in order.
     private static func collisions(of rows: [Row]) -> [CellIndex] {
@@ -123,7 +124,7 @@ public struct ApplyIntended: Hashable, Sendable {
     }
 
     /// Each account's v2 line and each collision cell's holders line, from the rows and the salts.
-    private func lines() -> (rows: [[UInt8]], holders: [[UInt8]]) {
+    private func makeLines() -> (rows: [[UInt8]], holders: [[UInt8]]) {
         var holderLines: [CellIndex: ApplyRowLine] = [:]
         for place in Self.collisions(of: rows) {
             let accounts = rows[place.row].cell(place.column)?.holders ?? []
@@ -190,7 +191,7 @@ public struct ApplyIntended: Hashable, Sendable {
             holderSalts[CellIndex(row: row, column: column)] = salt
         }
         guard holderSalts.count == committed else { throw malformed("a collision cell's holders line is missing") }
-        (rows, self.salts, self.holderSalts) = (parsed, salts, holderSalts)
+        (rows, self.salts, self.holderSalts, self.lines) = (parsed, salts, holderSalts, lines)
     }
 
     private func malformed(_ text: String) -> LedgerError { LedgerError(.malformedRecord, "apply intended batch \(batch): \(text)") }

@@ -34,38 +34,66 @@ public enum ApplyRowLine: Equatable, Sendable {
     /// One account as settled: each cell's outcome when the batch committed (nil when it did not).
     case settled(account: String, outcomes: [ApplyCellOutcome]?, salt: [UInt8])
 
-    /// The line's bytes.
+    /// The line's bytes: canonical JSON, its keys written in sorted order.
     public var bytes: [UInt8] {
-        var members: [String: JSONValue]
+        var w = JSONWriter(capacity: 192)
+        w.beginObject()
         switch self {
         case .intended(let account, let cells, let salt):
-            members = ["account": .string(account), "salt": .string(Hex.encode(salt))]
-            for cell in cells {
-                var fields: [String: JSONValue] = ["planned": .string(cell.planned.rawValue)]
-                if cell.planned != .kept {
-                    fields["old"] = cell.old?.json ?? .null
-                    fields["new"] = cell.new?.json ?? .null
-                }
-                if let digest = cell.holdersSHA256 { fields["holders_sha256"] = .string(digest) }
-                if cell.column == .recipientSub {
-                    members.merge(fields) { a, _ in a }
-                } else {
-                    members[cell.column.rawValue] = .object(fields)
+            // account, email, email_forwarding, then the recipient_sub cell's own members, salt.
+            w.field("account", account)
+            for cell in cells where cell.column != .recipientSub {
+                w.dynamicKey(cell.column.rawValue)
+                w.beginObject()
+                Self.writeMembers(of: cell, to: &w)
+                w.endObject()
+            }
+            if let sub = cells.first(where: { $0.column == .recipientSub }) { Self.writeMembers(of: sub, to: &w) }
+            w.field("salt", Hex.encode(salt))
+        case .holders(let row, let column, let accounts, let salt):
+            if column != .recipientSub { w.field("column", column.rawValue) }
+            w.field("holders", strings: accounts)
+            w.field("row", row)
+            w.field("salt", Hex.encode(salt))
+        case .settled(let account, let outcomes, let salt):
+            w.field("account", account)
+            let byColumn = outcomes ?? []
+            for column in [ApplyColumn.email, .emailForwarding] {
+                if let cell = byColumn.first(where: { $0.column == column }) { w.field(Self.outcomeMember(column), cell.outcome.rawValue) }
+            }
+            if let sub = byColumn.first(where: { $0.column == .recipientSub }) { w.field("outcome", sub.outcome.rawValue) }
+            w.field("salt", Hex.encode(salt))
+        }
+        w.endObject()
+        return w.bytes
+    }
+
+    /// A cell's members in sorted order: `holders_sha256`, then (not for a kept cell) `new` and
+    /// `old` (null for SQL NULL), then `planned`.
+    private static func writeMembers(of cell: Cell, to w: inout JSONWriter) {
+        w.field("holders_sha256", cell.holdersSHA256)
+        if cell.planned != .kept {
+            for (key, value) in [("new", cell.new), ("old", cell.old)] as [(StaticString, ApplyValue?)] {
+                w.key(key)
+                switch value {
+                case nil: w.null()
+                case .text(let text)?: w.string(text)
+                case .sealed(let sealed)?: sealed.write(to: &w)
                 }
             }
-        case .holders(let row, let column, let accounts, let salt):
-            members = ["row": .int(Int64(row)), "holders": .array(accounts.map(JSONValue.string)), "salt": .string(Hex.encode(salt))]
-            if column != .recipientSub { members["column"] = .string(column.rawValue) }
-        case .settled(let account, let outcomes, let salt):
-            members = ["account": .string(account), "salt": .string(Hex.encode(salt))]
-            for cell in outcomes ?? [] { members[Self.outcomeMember(cell.column)] = .string(cell.outcome.rawValue) }
         }
-        return JSONValue.object(members).canonicalBytes
+        w.field("planned", cell.planned.rawValue)
     }
 
     /// The member of a settled line holding `column`'s outcome: `outcome` for `recipient_sub` (as
     /// versions that knew no other column wrote it), else the column's name.
-    private static func outcomeMember(_ column: ApplyColumn) -> String { column == .recipientSub ? "outcome" : column.rawValue }
+    private static func outcomeMember(_ column: ApplyColumn) -> StaticString {
+        switch column {
+        case .recipientSub: "outcome"
+        case .email: "email"
+        case .emailForwarding: "email_forwarding"
+        }
+    }
 
     /// The index of `account`'s line among an apply batch event's stored lines, found without
     /// decoding any: an account's line (intended or settled) is canonical JSON whose first member
@@ -108,7 +136,7 @@ public enum ApplyRowLine: Equatable, Sendable {
             guard let account = object["account"]?.stringValue else { return nil }
             var outcomes: [ApplyCellOutcome] = []
             for column in ApplyColumn.allCases {
-                guard let member = object[Self.outcomeMember(column)] else { continue }
+                guard let member = object[Self.outcomeMember(column).description] else { continue }
                 guard let outcome = member.stringValue.flatMap(ApplyOutcome.init(rawValue:)) else { return nil }
                 outcomes.append(ApplyCellOutcome(column, outcome))
             }

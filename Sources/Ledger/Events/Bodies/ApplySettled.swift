@@ -39,6 +39,8 @@ public struct ApplySettled: Hashable, Sendable {
     public private(set) var rowsRoot: SHA256Hash?
     /// How many accounts the batch holds (those of a v2 body read from its JSON alone included).
     public private(set) var rowCount: Int
+    /// v2: the lines the rows hash to and the `rows` database holds (``rowLines``), made once.
+    private var lines: [[UInt8]] = []
 
     /// A settlement in v1 form (no salts; one `recipient_sub` outcome a row) or in v2 form (a salt
     /// for each account; the root is computed).
@@ -55,7 +57,11 @@ public struct ApplySettled: Hashable, Sendable {
         self.rows = rows
         self.salts = salts
         rowCount = rows.count
-        rowsRoot = salts.isEmpty ? nil : RowTree(kind: .applySettledRow, rows: lines()).root
+        guard !salts.isEmpty else { return }
+        lines = salts.indices.map { i in
+            ApplyRowLine.settled(account: rows[i].account, outcomes: committed ? rows[i].outcomes : nil, salt: salts[i]).bytes
+        }
+        rowsRoot = RowTree(kind: .applySettledRow, rows: lines).root
     }
 
     /// A settlement of `recipient_sub` cells alone, the form of versions that set no other
@@ -77,11 +83,7 @@ public struct ApplySettled: Hashable, Sendable {
     public var lacksRows: Bool { rows.count != rowCount }
 
     /// v2: each account's line, as the `rows` database holds it; empty in v1.
-    public var rowLines: [[UInt8]] { rowsRoot == nil || lacksRows ? [] : lines() }
-
-    private func lines() -> [[UInt8]] {
-        salts.indices.map { i in ApplyRowLine.settled(account: rows[i].account, outcomes: committed ? rows[i].outcomes : nil, salt: salts[i]).bytes }
-    }
+    public var rowLines: [[UInt8]] { rowsRoot == nil || lacksRows ? [] : lines }
 
     /// Gives a v2 body read from its JSON its rows, read from the `rows` database: each must be
     /// a settled account's line (with outcomes exactly when the batch committed), and together
@@ -98,7 +100,7 @@ public struct ApplySettled: Hashable, Sendable {
             rows.append(Row(account: account, outcomes: outcomes ?? []))
             salts.append(salt)
         }
-        (self.rows, self.salts) = (rows, salts)
+        (self.rows, self.salts, self.lines) = (rows, salts, lines)
     }
 
     /// Checks the lines the `rows` database holds for this v2 body without decoding them: one
