@@ -10,8 +10,8 @@ account_id, `apple_sub` an old value, `email` a relay address of team A's, both 
              fresh copy of the ledger: the plan read, each batch's intent and outcome recorded,
              compare-and-set writes with their marker rows;
   email:     the same with `--set email=email` too, into the second, from another fresh copy:
-             each user's address opened, both addresses sealed into the batch's rows, one
-             compare-and-set statement a column;
+             each user's address opened, both addresses sealed into the batch's rows, both
+             columns compared and set in one statement;
   baseline:  the same (account_id, recipient_sub, email) triples, written as CSV from the ledger
              (not timed), loaded by `psql \\copy` into a temporary table and applied to the third
              table by one `UPDATE ... FROM` of both columns in one transaction (the load timed
@@ -92,11 +92,18 @@ def main():
                  "-c", "VACUUM ANALYZE accounts")
             databases[name] = db
 
+        def settle():
+            # Each timed run starts with the server's dirty pages and the copy's written out, so
+            # that no run pays for the writes of the one before.
+            psql(admin, "-c", "CHECKPOINT")
+            run(["sync"])
+
         def apply(name, sets):
             # A fresh copy each run: apply records into the ledger, and skips users already applied.
             work_ledger = os.path.join(a.work, "ledger")
             run(["rm", "-rf", work_ledger])
             run(["cp", "-a", ledger, work_ledger])
+            settle()
             args = [handover, "apply", "--ledger", work_ledger, "--to", databases[name], "--table", "accounts", "--key", "account_id=id"]
             for s in sets:
                 args += ["--set", s]
@@ -114,6 +121,7 @@ def main():
             f.write("SELECT clock_timestamp();\n")
             f.write("UPDATE accounts SET apple_sub = t.recipient_sub, email = coalesce(nullif(t.email, ''), accounts.email) "
                     "FROM triples AS t WHERE accounts.id = t.account_id;\nCOMMIT;\n")
+        settle()
         t = time.monotonic()
         proc = subprocess.Popen(["psql", databases["update_bound"], "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-f", script], env=env,
                                 stdout=subprocess.PIPE, text=True)

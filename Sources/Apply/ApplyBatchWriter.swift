@@ -30,9 +30,8 @@ final class ApplyBatchWriter {
     /// Records `entries` as the next batch's intent, waits for the batch before to be written
     /// and settles it, then starts writing this one. `userCount` is asked for only when the run
     /// starts here.
-    /// `keys` are the data keys of the entries' users when the page read them (nil: read here).
-    func write(_ planned: [ApplyPlan.Entry], keys: Sealer.KeyBatch?, userCount: () throws -> Int) async throws {
-        let (entries, rows) = try recordable(planned, keys: keys)
+    func write(_ batch: Recordable, userCount: () throws -> Int) async throws {
+        let (entries, rows) = (batch.entries, batch.rows)
         guard !rows.isEmpty else { return }
         let runID = try startIfNeeded(userCount: userCount)
         var holderSalts: [ApplyIntended.CellIndex: [UInt8]] = [:]
@@ -41,7 +40,7 @@ final class ApplyBatchWriter {
                 holderSalts[ApplyIntended.CellIndex(row: i, column: cell.column)] = RowTree.newSalt()
             }
         }
-        let intent = ApplyIntended(batch: nextBatch, rows: rows, salts: rows.map { _ in RowTree.newSalt() }, holderSalts: holderSalts)
+        let intent = ApplyIntended(batch: nextBatch, rows: rows, salts: RowTree.newSalts(rows.count), holderSalts: holderSalts)
         nextBatch += 1
         let intended = EventDraft(.applyIntended(intent), idempotencyKey: ApplyIntended.idempotencyKey(run: runID, batch: intent.batch), runID: runID)
         _ = try await run.ledger.append(contentsOf: unsettled + [intended])
@@ -85,38 +84,6 @@ final class ApplyBatchWriter {
         unsettled = []
     }
 
-    /// The entries as the ledger records them: each cell's values, an address sealed with the
-    /// user's data key (the new one as the ledger holds it already; an address of the user's
-    /// own, kept, recorded without it). An email cell whose key is gone (the user erased since
-    /// the plan) is neither recorded nor written.
-    private func recordable(_ entries: [ApplyPlan.Entry], keys given: Sealer.KeyBatch?) throws -> ([ApplyPlan.Entry], [ApplyIntended.Row]) {
-        let sealer = run.ledger.sealer
-        let keys = try given ?? sealer.keys(ids: entries.compactMap { entry in entry.cell(.email) == nil ? nil : entry.keyID })
-        var kept: [ApplyPlan.Entry] = []
-        var rows: [ApplyIntended.Row] = []
-        for var entry in entries {
-            var cells: [ApplyCell] = []
-            entry.cells = try entry.cells.filter { cell in
-                func recorded(_ value: String?, sealed: SealedValue?) throws -> ApplyValue?? {
-                    guard let value, cell.column.isSealed else { return .some(value.map(ApplyValue.text)) }
-                    if let sealed { return .some(.sealed(sealed)) }
-                    return try entry.keyID.flatMap { try sealer.seal(value, keyID: $0, with: keys) }.map { .some(.sealed($0)) }
-                }
-                guard cell.planned != .kept else {
-                    cells.append(ApplyCell(column: cell.column, old: nil, new: nil, planned: .kept))
-                    return true
-                }
-                guard let old = try recorded(cell.old, sealed: nil), let new = try recorded(cell.new, sealed: cell.sealed) else { return false }
-                cells.append(ApplyCell(column: cell.column, old: old, new: new, planned: cell.planned, holders: cell.holders))
-                return true
-            }
-            guard !cells.isEmpty else { continue }
-            kept.append(entry)
-            rows.append(ApplyIntended.Row(account: entry.accountID, cells: cells))
-        }
-        return (kept, rows)
-    }
-
     /// The run's ID, its "apply started" made when this is its first batch.
     private func startIfNeeded(userCount: () throws -> Int) throws -> String {
         if let runID { return runID }
@@ -135,7 +102,7 @@ final class ApplyBatchWriter {
         let rows = ApplyRun.outcomes(of: intent, written: written, undo: undo)
         let settled = ApplySettled(
             batch: intent.batch, intentSHA256: intent.sha256, committed: true, recovered: false, undo: undo, rows: rows,
-            salts: rows.map { _ in RowTree.newSalt() })
+            salts: RowTree.newSalts(rows.count))
         unsettled.append(
             EventDraft(.applySettled(settled), idempotencyKey: ApplySettled.idempotencyKey(run: runID, batch: intent.batch), runID: runID))
         for (entry, row) in zip(entries, rows) {

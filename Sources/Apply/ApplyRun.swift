@@ -217,7 +217,8 @@ public struct ApplyRun: Sendable {
         writer.result.recoveredCommitted = recovered.committed
         let (work, erasedSince) = try work(history, resuming: resumed)
         writer.result.erasedSince = erasedSince
-        typealias Planned = (entries: [ApplyPlan.Entry], stale: [StaleAddress], keys: Sealer.KeyBatch?, next: UInt64?)
+        typealias Planned = (batch: ApplyBatchWriter.Recordable, stale: [StaleAddress], next: UInt64?)
+        let sealer = ledger.sealer
         let plan = { @Sendable [reader] (first: UInt64) async throws -> Planned in
             let page = try work.page(from: first)
             // An outcome on record already (no account, the same collision) is not recorded again.
@@ -228,16 +229,18 @@ public struct ApplyRun: Sendable {
                 }
                 return entry.cells.isEmpty ? nil : entry
             }
-            return (entries, try await ApplyPlan.staleAddresses(page.staleCandidates, table: reader), page.keys, page.next)
+            return (
+                try ApplyBatchWriter.Recordable(entries, keys: page.keys, sealer: sealer),
+                try await ApplyPlan.staleAddresses(page.staleCandidates, table: reader), page.next
+            )
         }
         var next: Task<Planned, Error>? = Task { try await plan(0) }
         do {
             while let reading = next {
-                let (entries, stale, keys, after) = try await reading.value
+                let (batch, stale, after) = try await reading.value
                 next = after.map { first in Task { try await plan(first) } }
                 writer.result.staleAddresses += stale
-                guard !entries.isEmpty else { continue }
-                try await writer.write(entries, keys: keys, userCount: work.count)
+                try await writer.write(batch, userCount: work.count)
             }
             try await writer.settleWriting()
         } catch {
@@ -293,7 +296,7 @@ public struct ApplyRun: Sendable {
                     let settlement = ApplySettled(
                         batch: intent.batch, intentSHA256: digest, committed: rows != nil, recovered: true, undo: run.started.undoOf != nil,
                         rows: rows ?? intent.accountIDs.map { ApplySettled.Row(account: $0, outcomes: []) },
-                        salts: intent.rows.map { _ in RowTree.newSalt() })
+                        salts: RowTree.newSalts(intent.rows.count))
                     recovered.batches += 1
                     _ = try await ledger.append(
                         EventDraft(

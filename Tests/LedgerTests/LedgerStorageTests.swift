@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import LMDB
 import TestSupport
@@ -199,6 +200,31 @@ struct LedgerStorageTests {
         #expect(try ledger.verify().isIntact)
     }
 
+
+    @Test("a batch's values sealed from one shared random source each open, under nonces that never repeat; an erased key seals nothing")
+    func sealingABatch() async throws {
+        let dir = TemporaryDirectory()
+        let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
+        defer { ledger.close() }
+        let subjects = (0..<3).map { Identifier(.recipientSub, "001999.batch.\($0)") }
+        var ids: [String] = []
+        for subject in subjects { ids.append(try await ledger.sealer.requireKeyStore().dataKey(for: subject).id) }
+        _ = try ledger.sealer.requireKeyStore().destroyKeys(for: [subjects[2]])
+        let keys = try ledger.sealer.keys(ids: ids)
+        // A small refill, so that the nonces cross refills of the source.
+        var random = SecureRandom(refill: 20)
+        var sealed: [SealedValue] = []
+        for n in 0..<200 {
+            let value = "user\(n)@privaterelay.appleid.com"
+            sealed.append(try #require(try ledger.sealer.seal(value, keyID: ids[n % 2], with: keys, random: &random)))
+        }
+        #expect(try ledger.sealer.seal("gone@example.org", keyID: ids[2], with: keys, random: &random) == nil)
+        for (n, value) in sealed.enumerated() { #expect(try ledger.sealer.open(value, with: keys) == "user\(n)@privaterelay.appleid.com") }
+        // AES-GCM's combined form starts with its 12-byte nonce.
+        let nonces = Set(sealed.map { Data(base64Encoded: $0.combined)!.prefix(12) })
+        #expect(nonces.count == sealed.count)
+        #expect(RowTree.newSalts(50).count == 50 && Set(RowTree.newSalts(50)).count == 50)
+    }
     @Test("a missing, foreign or already-used directory gets a clear error")
     func clearErrors() async throws {
         let dir = TemporaryDirectory()

@@ -39,6 +39,12 @@ public struct RowTree: Sendable {
         return withUnsafeBytes(of: (random.next() as UInt64, random.next() as UInt64)) { Array($0) }
     }
 
+    /// `count` new rows' salts, drawn from the system's secure random source at once.
+    public static func newSalts(_ count: Int) -> [[UInt8]] {
+        let bytes = SecureRandom.system(saltLength * count)
+        return (0..<count).map { Array(bytes[$0 * saltLength..<($0 + 1) * saltLength]) }
+    }
+
     /// The leaf hashes, in row order.
     public let leaves: [SHA256Hash]
 

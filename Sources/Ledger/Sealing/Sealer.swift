@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Foundation
 
@@ -26,7 +27,12 @@ public struct Sealer: Sendable {
 
     /// Encrypts `plaintext` with a key already fetched from the key store.
     public static func seal(_ plaintext: String, keyID: String, key: SymmetricKey) throws -> SealedValue {
-        let box = try AES.GCM.seal(Data(plaintext.utf8), using: key, authenticating: Data(keyID.utf8))
+        try seal(plaintext, keyID: keyID, key: key, nonce: AES.GCM.Nonce())
+    }
+
+    /// Encrypts `plaintext` under `nonce`: random, as GCM's nonces must never repeat under a key.
+    private static func seal(_ plaintext: String, keyID: String, key: SymmetricKey, nonce: AES.GCM.Nonce) throws -> SealedValue {
+        let box = try AES.GCM.seal(Data(plaintext.utf8), using: key, nonce: nonce, authenticating: Data(keyID.utf8))
         guard let combined = box.combined else { throw LedgerError(.sealing, "AES-GCM produced no combined form") }
         return SealedValue(keyID: keyID, combined: combined.base64EncodedString())
     }
@@ -53,10 +59,12 @@ public struct Sealer: Sendable {
         KeyBatch(keys: try keyStore?.keys(ids: keyIDs) ?? [:])
     }
 
-    /// Encrypts `plaintext` with the key `keyID` of `batch`; nil when the key is not among them
-    /// (destroyed: the user was erased).
-    public func seal(_ plaintext: String, keyID: String, with batch: KeyBatch) throws -> SealedValue? {
-        try batch.keys[keyID].map { try Sealer.seal(plaintext, keyID: keyID, key: $0) }
+    /// Encrypts `plaintext` with the key `keyID` of `batch`, under a nonce drawn from `random`
+    /// (which many seals share); nil when the key is not among them (destroyed: the user was
+    /// erased).
+    public func seal(_ plaintext: String, keyID: String, with batch: KeyBatch, random: inout SecureRandom) throws -> SealedValue? {
+        guard let key = batch.keys[keyID] else { return nil }
+        return try Sealer.seal(plaintext, keyID: keyID, key: key, nonce: AES.GCM.Nonce(data: random.bytes(12)))
     }
 
     /// Opens `sealed` with the keys read for its batch; nil when its key is not among them
