@@ -200,7 +200,6 @@ struct LedgerStorageTests {
         #expect(try ledger.verify().isIntact)
     }
 
-
     @Test("a batch's values sealed from one shared random source each open, under nonces that never repeat; an erased key seals nothing")
     func sealingABatch() async throws {
         let dir = TemporaryDirectory()
