@@ -18,9 +18,13 @@ final class ApplyBatchWriter {
     /// The batch the table is writing.
     private var writing: (intent: ApplyIntended, entries: [ApplyPlan.Entry], write: Task<[ApplyOutcome], Error>)?
     var result = ApplyRun.Result()
+    /// The run's lock (``RunLock``), held from its start, or from its resumption, to its end.
+    private var lock: RunLock?
 
-    init(_ run: ApplyRun, resuming resumed: ApplyHistory.Run?) {
+    /// `lock` is the resumed run's, taken before its stopped batches were settled.
+    init(_ run: ApplyRun, resuming resumed: ApplyHistory.Run?, lock: RunLock?) {
         self.run = run
+        self.lock = lock
         runID = resumed?.id
         nextBatch = resumed?.nextBatch ?? 0
         result.resumed = resumed != nil
@@ -82,14 +86,16 @@ final class ApplyBatchWriter {
             exitStatus: Int(result.exitStatus.rawValue))
         _ = try await run.ledger.append(contentsOf: unsettled + [EventDraft(.runFinished(finished), runID: runID)])
         unsettled = []
+        lock?.release()
     }
 
     /// The run's ID, its "apply started" made when this is its first batch.
     private func startIfNeeded(userCount: () throws -> Int) throws -> String {
         if let runID { return runID }
         let id = UUID().uuidString.lowercased()
-        unsettled.append(
-            EventDraft(.applyStarted(run.started(userCount: try userCount())), idempotencyKey: ApplyStarted.idempotencyKey(run: id), runID: id))
+        let users = try userCount()
+        lock = try RunLock(id, in: run.ledger.directory, holder: RunLock.Holder(host: run.ledger.actor.host, attempting: users))
+        unsettled.append(EventDraft(.applyStarted(run.started(userCount: users)), idempotencyKey: ApplyStarted.idempotencyKey(run: id), runID: id))
         runID = id
         result.runID = id
         return id

@@ -211,8 +211,8 @@ public struct ApplyRun: Sendable {
     /// accounts on ``reader``.
     public func commit() async throws -> Result {
         let start = ContinuousClock.now
-        let (history, resumed, recovered) = try await settleStoppedRuns()
-        let writer = ApplyBatchWriter(self, resuming: resumed)
+        let (history, resumed, recovered, lock) = try await settleStoppedRuns()
+        let writer = ApplyBatchWriter(self, resuming: resumed, lock: lock)
         writer.result.recoveredBatches = recovered.batches
         writer.result.recoveredCommitted = recovered.committed
         let (work, erasedSince) = try work(history, resuming: resumed)
@@ -270,13 +270,18 @@ public struct ApplyRun: Sendable {
     /// Settles, from the database's markers, the batches stopped runs to this table left
     /// intended, and finds the run this commit continues: the last unfinished one to this table,
     /// which must have been started with the same mapping and undo. Returns the ledger's apply
-    /// history with those settlements in it, read once for the whole commit.
-    private func settleStoppedRuns() async throws -> (ApplyHistory, ApplyHistory.Run?, (batches: Int, committed: Int)) {
+    /// history with those settlements in it, read once for the whole commit, and the continued
+    /// run's lock. Each stopped run's lock is taken before it is settled: one still running in
+    /// another process is not touched, and this commit is refused.
+    private func settleStoppedRuns() async throws -> (ApplyHistory, ApplyHistory.Run?, (batches: Int, committed: Int), RunLock?) {
         var history = try ledger.read { try ApplyHistory($0) }
         let mine = started(userCount: 0)
         var recovered = (batches: 0, committed: 0)
         var resumed: ApplyHistory.Run?
+        var lock: RunLock?
         for (index, var run) in history.runs.enumerated() where !run.finished && run.writesSameTable(as: mine) {
+            lock?.release()
+            lock = try RunLock(run.id, in: ledger.directory, holder: RunLock.Holder(host: ledger.actor.host, attempting: run.started.userCount))
             let dangling = run.dangling
             if !dangling.isEmpty {
                 let markers = Dictionary(try await table.committedBatches(of: run.id).map { ($0.batch, $0) }, uniquingKeysWith: { a, _ in a })
@@ -325,6 +330,6 @@ public struct ApplyRun: Sendable {
                         + ": run it again with those options to finish it")
             }
         }
-        return (history, resumed, recovered)
+        return (history, resumed, recovered, lock)
     }
 }

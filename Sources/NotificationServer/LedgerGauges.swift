@@ -16,17 +16,27 @@ final class LedgerGauges: Sendable {
     private let diskFree: Gauge
     private let checkpoint = Mutex<Gauge?>(nil)
     private let witnesses = Mutex<[String: (size: Gauge, at: Gauge)]>([:])
+    /// `handover_runs`, every command and state from the start (a stopped run's gauge goes back to 0).
+    private let runs: [String: Gauge]
 
     init(registry: PrometheusCollectorRegistry, refresh: Duration = .seconds(300)) {
         self.registry = registry
         self.refresh = refresh
         diskFree = ServeSeries.diskFreeBytes.gauge(in: registry)
+        var runs: [String: Gauge] = [:]
+        for command in RunStanding.Command.allCases {
+            for state in Self.runStates { runs[command.rawValue + " " + state] = ServeSeries.runs.gauge(in: registry, [command.rawValue, state]) }
+        }
+        self.runs = runs
     }
+
+    private static let runStates = ["running", "stopped", "unknown"]
 
     /// Reads the figures of `ledger` (with its `projection`) into their gauges.
     func update(ledger: Ledger, projection: UserProjection, now: Timestamp = .now()) throws {
         if let space = DiskSpace(at: ledger.directory) { diskFree.set(space.available) }
         try updateWitnesses(ledger: ledger)
+        try updateRuns(ledger: ledger)
         let due = counted.withLock { $0.map { ContinuousClock.now - $0.at >= refresh } ?? true }
         let (transferWindow, counts): (TransferWindow?, [(series: GaugeSeries, label: String, count: Int)]?) = try projection.read(ledger) {
             snapshot, _ in
@@ -61,6 +71,16 @@ final class LedgerGauges: Sendable {
                 counted = (ContinuousClock.now, gauges)
             }
         }
+    }
+
+    /// The batch runs not finished, by command and state: what the alert on a stopped run reads.
+    private func updateRuns(ledger: Ledger) throws {
+        var counts: [String: Int] = [:]
+        for run in try ledger.read({ try RunStanding.read($0, ledger: ledger.directory) }) {
+            if case .finished = run.state { continue }
+            counts[run.command.rawValue + " " + run.state.name, default: 0] += 1
+        }
+        for (key, gauge) in runs { gauge.set(Int64(counts[key] ?? 0)) }
     }
 
     /// The latest checkpoint's size and, for each witness configured or having cosigned, the

@@ -63,6 +63,12 @@ enum ServeSeries {
             "Users not migrated whom no run can migrate, by why (account-deleted, consent-revoked, refused-by-apple); counted with handover_users, among its pending, received and failed."
     )
 
+    static let runs = GaugeSeries(
+        name: "handover_runs", labelNames: ["command", "state"],
+        help:
+            "Batch runs not finished, by command (generate, exchange, receive, apply) and state: running, stopped (without finishing: killed, crashed) or unknown (started on another host); a stopped run counts until a later run of the same command and input finishes."
+    )
+
     static let diskFreeBytes = GaugeSeries(
         name: "handover_ledger_disk_free_bytes", labelNames: [],
         help: "Bytes an unprivileged writer may still use on the filesystem holding the ledger.")

@@ -40,10 +40,17 @@ public struct HandoffAcceptance: Sendable {
     /// package received before is accepted again without a new event), or "handoff refused"
     /// with the reason, then throws the ``HandoffRefusal``. With `record` false nothing is written.
     public func accept(record: Bool = true) async throws -> VerifiedHandoff {
+        try await accept(record: record) { _ in }
+    }
+
+    /// ``accept(record:)``, with `beforeRecording` called once the package passed its checks and
+    /// before anything is recorded.
+    private func accept(record: Bool, beforeRecording: (VerifiedHandoff) throws -> Void) async throws -> VerifiedHandoff {
         var manifestSHA256: String?
         do {
             var verified = try check(manifestDigest: &manifestSHA256)
             guard record else { return verified }
+            try beforeRecording(verified)
             let manifest = verified.manifest
             let received = HandoffReceived(
                 senderTeam: manifest.senderTeam, package: manifest.package, rowCount: manifest.rowCount, rowsSHA256: manifest.rowsSHA256,
@@ -93,8 +100,18 @@ public struct HandoffAcceptance: Sendable {
     /// `handoff receive`: ``accept(record:)``, then the package's rows taken into the log
     /// (``HandoffRows``), each chunk once however often the package is received. Returns the
     /// verified package and what was recorded of its rows.
+    ///
+    /// The receive holds its run lock (``RunLock/receiveName(manifestSHA256:)``) from before
+    /// "handoff received" is recorded until the last row is, so `status` tells a receive still
+    /// running from one stopped part way.
     public func receive() async throws -> (verified: VerifiedHandoff, rows: HandoffRows.Recorded) {
-        let verified = try await accept(record: true)
+        var lock: RunLock?
+        defer { lock?.release() }
+        let verified = try await accept(record: true) { [ledger] verified in
+            lock = try RunLock(
+                RunLock.receiveName(manifestSHA256: verified.manifestSHA256), in: ledger.directory,
+                holder: RunLock.Holder(host: ledger.actor.host, attempting: verified.manifest.rowCount))
+        }
         let rows = try await HandoffRows(verified, origin: senderKey.name).record(in: ledger)
         return (verified, rows)
     }

@@ -83,15 +83,16 @@ public struct PackageRows: Sendable {
         return rows
     }
 
-    /// The rows as an exchange's users, keyed by `transfer_sub`.
-    public func userList() throws -> UserList {
+    /// The rows as an exchange's users, keyed by `transfer_sub`, read from `input` (the package
+    /// directory, as the operator named it; `rows.csv` itself by default).
+    public func userList(input: String? = nil) throws -> UserList {
         var users: [MigrationUser] = []
         users.reserveCapacity(count)
         var chunks = try chunks()
         while let chunk = try chunks.next() {
             for row in chunk { users.append(MigrationUser(identifier: row.transferSub, accountID: row.accountID, line: users.count + 2)) }
         }
-        return UserList(checked: users, sha256: sha256, path: path, keyColumn: "transfer_sub")
+        return UserList(checked: users, sha256: sha256, path: input ?? path, keyColumn: "transfer_sub")
     }
 
     /// The rows read again chunk by chunk (``PackageRows/chunks()``).

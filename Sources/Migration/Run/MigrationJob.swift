@@ -121,7 +121,7 @@ public struct MigrationJob: Sendable {
                 try acceptance.writeReceipt(for: verified, to: path)
                 receipt = path
             }
-            users = try verified.rows.userList()
+            users = try verified.rows.userList(input: inputPath)
         } else if let bareList {
             if case .exchange = kind {
                 options.handoff = .unsigned

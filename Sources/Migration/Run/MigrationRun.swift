@@ -110,6 +110,9 @@ public struct MigrationRun: Sendable {
         }
         let runID = UUID().uuidString.lowercased()
         summary.runID = runID
+        // Held until the run returns: `status` tells this run running from one that was killed.
+        let lock = try RunLock(runID, in: ledger.directory, holder: RunLock.Holder(host: ledger.actor.host, attempting: plan.pending.count))
+        defer { lock.release() }
         try await recordStart(runID: runID)
         let pace = ApplePace(options.pace, onChange: sayApplesAvailability)
         let progress = RunProgress(total: plan.pending.count, pace: pace)

@@ -52,6 +52,11 @@ public struct LedgerStatus: Sendable {
     public var lastRun: LastRun?
     /// The last `generate` or `exchange`, as it started: its input and target, for running it again.
     public var lastMigrationRun: RunStarted?
+    /// The batch runs not finished (``RunStanding``): running, or stopped without finishing.
+    /// A stopped run counts until a later run of the same command and input finishes.
+    public var runs: [RunStanding] = []
+    /// The last `apply --commit`, as it started: its table and mapping, for the apply commands.
+    public var lastApply: ApplyStarted?
     /// The last checkpoint: how many events it covers, and when the newest of them was
     /// recorded (what the signed log itself says; a checkpoint carries no time of its own).
     public var lastCheckpoint: (treeSize: UInt64, coversUntil: Timestamp)?
@@ -94,6 +99,9 @@ public struct LedgerStatus: Sendable {
             status.witnesses = try WitnessStanding.read(directory: ledger.directory, view: view)
             status.lastRun = try lastRun(in: view)
             status.lastMigrationRun = try lastMigrationRun(in: view)
+            let runs = try RunStanding.read(view, ledger: ledger.directory)
+            status.runs = runs.filter { if case .finished = $0.state { false } else { true } }
+            status.lastApply = runs.compactMap { if case .apply(let started) = $0.start, started.undoOf == nil { started } else { nil } }.last
             return status
         }
     }
@@ -168,6 +176,15 @@ public struct LedgerStatus: Sendable {
         if awaitsFirstPackage, let window, let days = daysLeft, !window.hasClosed(at: now), days < warnDays {
             concerns.append("no package received from team A with \(counted(days, "day")) left (under \(warnDays))")
         }
+        for run in runs {
+            switch run.state {
+            case .stopped:
+                concerns.append("the \(run.command.rawValue) run\(run.subject) started \(run.startedAt) stopped without finishing")
+            case .unknown(let host):
+                concerns.append("the \(run.command.rawValue) run\(run.subject) started \(run.startedAt) on \(host) has not finished, and this host cannot see whether it still runs")
+            case .running, .finished: break
+            }
+        }
         if let lastRun, lastRun.exitStatus != 0, !lastRunIsHistory, lastRun.stopReason != nil || failedRetryable > 0 || lastRun.notAttempted > 0 {
             concerns.append(
                 "the last run (\(lastRun.command), \(lastRun.finishedAt)) ended with exit \(lastRun.exitStatus)"
@@ -179,26 +196,14 @@ public struct LedgerStatus: Sendable {
     /// 0 on track, 1 not (for cron and monitoring).
     public var exitStatus: ExitStatus { concerns.isEmpty ? .success : .failed }
 
-    /// `handover WORDS --ledger DIR`, the directory quoted for a shell when it needs to be.
-    private func command(_ words: String, _ rest: String = "") -> String {
-        "handover \(words) --ledger \(ShellWord.quoted(directory))" + (rest.isEmpty ? "" : " " + rest)
-    }
+    /// The commands this status prints.
+    private var commands: RunResumption { RunResumption(directory: directory, role: identity.role) }
 
-    /// The run again, as it was given, with `extra` options.
-    private func runAgain(_ extra: String = "") -> String {
-        let run = lastMigrationRun
-        let tail = extra.isEmpty ? "" : " " + extra
-        switch identity.role {
-        case .sender:
-            return command(
-                "generate",
-                "--users \(run?.inputPath.map(ShellWord.quoted) ?? "USERS.CSV") --target \(run?.targetTeam ?? "TEAM") --out HANDOFF.CSV" + tail)
-        case .recipient:
-            let input = run?.inputPath.map(ShellWord.quoted) ?? "PACKAGE"
-            let key = run?.handoff == "unsigned" ? "" : " --sender-key SENDER.PUB"
-            return command("exchange", "--transfers \(input)\(key) --out EXCHANGED.CSV" + tail)
-        }
-    }
+    /// `handover WORDS --ledger DIR`, the directory quoted for a shell when it needs to be.
+    private func command(_ words: String, _ rest: String = "") -> String { commands.command(words, rest) }
+
+    /// The last migration run again, as it was given, with `extra` options.
+    private func runAgain(_ extra: String = "") -> String { commands.migration(lastMigrationRun, extra) }
 
     /// What to do next, in order, each with the command that does it.
     public var nextSteps: [String] {
@@ -209,6 +214,9 @@ public struct LedgerStatus: Sendable {
             )
         } else if identity.role == .sender, lastMigrationRun == nil, usersByState.isEmpty {
             steps.append("nothing generated yet: \(command("preflight", "--users USERS.CSV")), then \(runAgain())")
+        }
+        for run in runs where run.isUnfinished {
+            steps.append("resume the \(run.command.rawValue) run\(run.subject) that did not finish (it takes up where it stopped): \(commands.resuming(run))")
         }
         if window == nil {
             steps.append(
@@ -226,12 +234,13 @@ public struct LedgerStatus: Sendable {
         }
         let attention = [appliedByOutcome, emailAppliedByOutcome].reduce(0) { $0 + ($1["collision"] ?? 0) + ($1["changed-meanwhile"] ?? 0) }
         if attention > 0 {
+            let plan = lastApply.map { commands.apply($0, commit: false) } ?? commands.firstApply
             steps.append(
-                "\(counted(attention, "value")) of the app's accounts \(attention == 1 ? "was" : "were") not written (a collision, or changed meanwhile): \(command("apply", "--to DATABASE --table TABLE ...")) with the same options lists them; merge or fix them, then apply --commit again"
+                "\(counted(attention, "value")) of the app's accounts \(attention == 1 ? "was" : "were") not written (a collision, or changed meanwhile): \(plan) lists them; merge or fix them, then run it again with --commit"
             )
         } else if identity.role == .recipient, appliedByOutcome.isEmpty, (usersByState["migrated"] ?? 0) > 0 {
             steps.append(
-                "set the migrated users' new sub on their accounts: \(command("apply", "--to DATABASE --table TABLE ...")) (a plan first, then --commit)"
+                "set the migrated users' new sub on their accounts: \(commands.firstApply) (a plan first, then --commit)"
             )
         }
         if failedRetryable > 0 {
@@ -300,6 +309,7 @@ public struct LedgerStatus: Sendable {
         } else {
             lines.append("last run:     none yet")
         }
+        for (i, run) in runs.enumerated() { lines.append((i == 0 ? "runs:         " : "              ") + run.spoken(at: now)) }
         if let checkpoint = lastCheckpoint {
             let age = Duration.microseconds(max(0, now.microseconds - checkpoint.coversUntil.microseconds))
             lines.append("checkpoint:   \(checkpoint.treeSize) of \(events) events, the newest recorded \(age.spoken) ago")
@@ -354,6 +364,29 @@ public struct LedgerStatus: Sendable {
         }
         w.endObject()
         w.field("role", identity.role.rawValue)
+        w.key("runs")
+        w.beginArray()
+        for run in runs {
+            w.beginObject()
+            if let chunks = run.chunks {
+                w.field("chunks", chunks.of)
+                w.field("chunks_recorded", chunks.recorded)
+            }
+            w.field("command", run.command.rawValue)
+            w.field("done", run.done)
+            w.field("host", run.host)
+            w.field("id", run.id)
+            if case .running(let holder) = run.state {
+                w.field("per_second", Int(run.rate(at: now).rounded()))
+                w.field("pid", holder?.pid)
+            }
+            w.field("resume", run.isUnfinished ? commands.resuming(run) : nil)
+            w.field("started_at", run.startedAt)
+            w.field("state", run.state.name)
+            w.field("total", run.total)
+            w.endObject()
+        }
+        w.endArray()
         w.field("settled_by_reason", counts: settledByReason)
         w.field("team_id", identity.teamID)
         w.field("users_by_state", counts: usersByState)
