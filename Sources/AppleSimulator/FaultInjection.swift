@@ -22,6 +22,10 @@ public struct FaultInjection: Sendable {
     /// (``FaultSeed``); nil decides at random. Outages, latency and token revocation are timed or
     /// counted in arrival order either way.
     public var seed: FaultSeed?
+    /// Once this many migration calls have arrived, every later one waits, unanswered, until
+    /// `POST /simulator/release`: a run held part way at a known user, alive, deterministically.
+    /// nil holds none.
+    public var holdAfterCalls: Int?
 
     /// When the stand-in refuses access tokens it issued.
     public enum TokenRevocation: Sendable, Equatable {

@@ -17,7 +17,8 @@ struct SimulatorContext: RequestContext {
 }
 
 /// The stand-in for appleid.apple.com over HTTP: `/auth/token`, `/auth/usermigrationinfo`
-/// (both forms), `/auth/keys`, plus `/simulator/stats`.
+/// (both forms), `/auth/keys`, plus `/simulator/stats` and `/simulator/release` (which lets
+/// the calls held by ``FaultInjection/holdAfterCalls`` go).
 public struct SimulatorServer: Sendable {
     public let apple: SimulatedApple
     public let minter: TokenMinter
@@ -29,6 +30,7 @@ public struct SimulatorServer: Sendable {
     private let revoker: TokenRevoker
     private let wording: RefusalWording
     private let rolls: FaultRolls
+    private let hold: CallHold
 
     public init(directory: SimulatorDirectory, rules: SimulatedApple.Rules, faults: FaultInjection, logger: Logger) throws {
         self.apple = try SimulatedApple(directory: directory, rules: rules)
@@ -39,6 +41,7 @@ public struct SimulatorServer: Sendable {
         self.wording = RefusalWording(faults.refusalDescriptions)
         self.outages = OutageSchedule(faults.outages)
         self.rolls = FaultRolls(seed: faults.seed)
+        self.hold = CallHold(after: faults.holdAfterCalls)
     }
 
     /// The routes.
@@ -48,7 +51,8 @@ public struct SimulatorServer: Sendable {
             try await answer("token", request, context) { form, now in try await token(form, now: now) }
         }
         router.post("/auth/usermigrationinfo") { request, context in
-            try await answer("usermigrationinfo", request, context) { form, now in
+            await hold.pass()
+            return try await answer("usermigrationinfo", request, context) { form, now in
                 try await migrationInfo(form, authorization: request.headers[.authorization], now: now)
             }
         }
@@ -58,6 +62,11 @@ public struct SimulatorServer: Sendable {
         }
         router.get("/simulator/stats") { _, _ in
             json(.ok, stats.json)
+        }
+        router.post("/simulator/release") { _, _ in
+            let held = hold.held
+            hold.release()
+            return json(.ok, #"{"released":\#(held)}"#)
         }
         return router
     }

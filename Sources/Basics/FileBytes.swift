@@ -11,7 +11,12 @@ public enum FileBytes {
     /// The bytes of the regular file at `path`, refused when larger than `limit` bytes.
     /// Throws a ``FileError`` naming the file.
     public static func read(_ path: String, limit: Int) throws -> [UInt8] {
-        let stream = try Stream(path, limit: limit)
+        try read(Stream(path, limit: limit))
+    }
+
+    /// What is left of `stream`, whole.
+    private static func read(_ stream: Stream) throws -> [UInt8] {
+        let path = stream.path
         var bytes: [UInt8] = []
         bytes.reserveCapacity(stream.size)
         while bytes.count < stream.size {
@@ -20,6 +25,56 @@ public enum FileBytes {
             }
         }
         return bytes
+    }
+
+    /// The bytes of a file the operator names to be read once (a checkpoint, a key, a list): a
+    /// regular file, or a pipe (a shell's process substitution `<(…)`, a FIFO), or standard input
+    /// for `-`, read to its end. Refused when larger than `limit` bytes, and when a directory or
+    /// a device. Throws a ``FileError`` naming the file.
+    public static func readOnce(_ path: String, limit: Int) throws -> [UInt8] {
+        if let regular = try? Stream(path, limit: limit) { return try read(regular) }
+        let fd = path == "-" ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw FileError(.unreadable, "\(path) is missing or cannot be read (\(String(cString: strerror(errno))))", errno: errno)
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw FileError(.unreadable, "\(path) cannot be read (\(String(cString: strerror(errno))))") }
+        let kind = status.st_mode & S_IFMT
+        guard kind == S_IFREG || kind == S_IFIFO || kind == S_IFSOCK else {
+            throw FileError(.unreadable, "\(path) is not a file or a pipe")
+        }
+        var bytes: [UInt8] = []
+        var block = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = block.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { throw FileError(.unreadable, "\(path) could not be read (\(String(cString: strerror(errno))))", errno: errno) }
+            if n == 0 { return bytes }
+            bytes += block[..<n]
+            guard bytes.count <= limit else { throw FileError(.tooLarge, "\(path) is larger than \(limit) bytes") }
+        }
+    }
+
+    /// Writes the regular file at `path` to `output`, a block at a time.
+    public static func copy(_ path: String, to output: FileHandle) throws {
+        let stream = try Stream(path, limit: Int.max)
+        var block: [UInt8] = []
+        block.reserveCapacity(1 << 20)
+        while try stream.read(upTo: 1 << 20, appendingTo: &block) > 0 {
+            try output.write(contentsOf: block)
+            block.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// A new directory only this user can enter (mode 0700), under the system's temporary
+    /// directory, its name starting with `prefix`.
+    public static func privateTemporaryDirectory(prefix: String) throws -> String {
+        var template = Array((NSTemporaryDirectory() + prefix + "-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw FileError(.unreadable, "cannot make a temporary directory in \(NSTemporaryDirectory()) (\(String(cString: strerror(errno))))", errno: errno)
+        }
+        return String(cString: made)
     }
 
     /// ``read(_:limit:)``, or nil when nothing is at `path`.

@@ -126,7 +126,7 @@ struct ApplyCommand: AsyncParsableCommand, LedgerCommand {
 
     /// The `account_id`s listed in `path`, one a line (blank lines skipped).
     static func accounts(in path: String) throws -> Set<String> {
-        let bytes = try CommandLineFileError.reading("--users") { try FileBytes.read(path, limit: AccountList.maximumFileBytes) }
+        let bytes = try CommandLineFileError.reading("--users") { try FileBytes.readOnce(path, limit: AccountList.maximumFileBytes) }
         return try AccountList(bytes: bytes, path: path).accounts
     }
 

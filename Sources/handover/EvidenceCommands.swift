@@ -34,13 +34,13 @@ struct EvidenceOptions: ParsableArguments {
     static func keyText(_ given: String) throws -> String {
         guard FileManager.default.fileExists(atPath: given) else { return given }
         return String(
-            decoding: try CommandLineFileError.reading(nil) { try FileBytes.read(given, limit: VerifierKey.maximumFileBytes) }, as: UTF8.self)
+            decoding: try CommandLineFileError.reading(nil) { try FileBytes.readOnce(given, limit: VerifierKey.maximumFileBytes) }, as: UTF8.self)
     }
 
     /// Reads and parses a witness policy file, naming the file when it is not one.
     static func readPolicy(_ path: String) throws -> WitnessPolicy {
         let data = try CommandLineFileError.reading("cannot read witness policy file") {
-            try FileBytes.read(path, limit: WitnessPolicy.maximumFileBytes)
+            try FileBytes.readOnce(path, limit: WitnessPolicy.maximumFileBytes)
         }
         return try CommandLineFileError.reading(path) { try WitnessPolicy(json: data) }
     }
@@ -48,7 +48,7 @@ struct EvidenceOptions: ParsableArguments {
     /// Reads and parses a checkpoint file, naming the file when it is not one.
     static func readCheckpoint(_ path: String) throws -> Checkpoint {
         let data = try CommandLineFileError.reading("cannot read checkpoint file") {
-            try FileBytes.read(path, limit: HandoffPackage.maximumNoteBytes)
+            try FileBytes.readOnce(path, limit: HandoffPackage.maximumNoteBytes)
         }
         return try CommandLineFileError.reading(path) { try Checkpoint(parsing: String(decoding: data, as: UTF8.self)) }
     }

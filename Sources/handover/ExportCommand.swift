@@ -3,6 +3,7 @@ import Foundation
 import Ledger
 import Logging
 import PostgresAccess
+import Relays
 import Reporting
 
 extension ExportFormat: ExpressibleByArgument {}
@@ -28,7 +29,10 @@ struct ExportCommand: AsyncParsableCommand, EitherTeamsCommand {
     @Option(help: "csv, jsonl, sqlite or postgres.")
     var format: ExportFormat
 
-    @Option(help: ArgumentHelp("The SQLite file, the directory for csv and jsonl, or the postgres:// URL.", valueName: "path-or-url"))
+    @Option(
+        help: ArgumentHelp(
+            "The SQLite file, the directory for csv and jsonl, or the postgres:// URL; - for standard output (jsonl as one stream of lines tagged with their table, sqlite as the file's bytes).",
+            valueName: "path-or-url"))
     var out: String
 
     @Flag(name: .customLong("since-last"), help: "Add to the export already at --out what is new since it was made.")
@@ -68,6 +72,14 @@ struct ExportCommand: AsyncParsableCommand, EitherTeamsCommand {
         guard interval > 0, interval <= 86_400 else { throw ValidationError("--interval takes seconds between 0 and 86400") }
         guard slice >= 1 else { throw ValidationError("--slice takes a number of events, at least 1") }
         guard lockWait >= 0, lockWait <= 86_400 else { throw ValidationError("--lock-wait takes seconds between 0 and 86400") }
+        if out == "-" {
+            if format == .csv {
+                throw ValidationError(
+                    "--out - (standard output) holds one stream, and a csv export is a directory of files (users, events, event_rows, manifest.json): give --out a directory, or use --format jsonl or sqlite"
+                )
+            }
+            if sinceLast { throw ValidationError("--since-last adds to the export at --out; standard output holds none: give --out the export's path") }
+        }
     }
 
     func run() async throws {
@@ -82,6 +94,10 @@ struct ExportCommand: AsyncParsableCommand, EitherTeamsCommand {
         exporter.neutralizeFormulas = neutralizeFormulas
         if format == .postgres {
             try await exportToPostgres(exporter)
+        } else if out == "-" {
+            let summary = try await OffPool.run { [exporter, format] in try exporter.export(format, to: FileHandle.standardOutput) }
+            Console.error(
+                "Exported to standard output (\(format.rawValue)): \(counted(summary.eventsAdded, "event")), \(counted(summary.rowsAdded, "kept row")), \(counted(summary.usersWritten, "user"))\(includePersonalData ? ", with personal data" : "").")
         } else {
             report(try await exporter.exportInBackground(format, to: out, sinceLast: sinceLast))
         }

@@ -4,10 +4,14 @@ import Foundation
 import Ledger
 import Logging
 import Migration
+import Synchronization
 
 /// Options every batch run shares.
 struct RunOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Where to write the output CSV (rewritten from the ledger, complete after any number of runs).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Where to write the output CSV (rewritten from the ledger, complete after any number of runs); - for standard output (the summary then goes to standard error).",
+            valueName: "file"))
     var out: String
 
     @Option(help: "Users in flight at once.")
@@ -130,7 +134,11 @@ enum BreakerThreshold: ExpressibleByArgument, Equatable, CustomStringConvertible
     }
 }
 
-/// Runs a job, prints warnings, the progress line on a terminal and the summary; exits with
+/// How often a run without a terminal logs its progress line to standard error.
+let progressLogInterval = Duration.seconds(10)
+
+/// Runs a job, prints warnings, the progress line (on a terminal, redrawn; otherwise a line
+/// every ``progressLogInterval``) and the summary; exits with
 /// the run's exit status (README.md, "Migrating: both teams' workflow": 0, 1, 3, 130 or 143).
 func runMigration(
     _ kind: MigrationJob.Kind, input: String, ledger: LedgerOptions, apple: AppleOptions, run: RunOptions,
@@ -146,6 +154,17 @@ func runMigration(
     let onTerminal = isatty(STDERR_FILENO) == 1
     if onTerminal {
         job.options.onProgress = { line in FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8)) }
+    } else {
+        // Cron, systemd, nohup: a line of its own every so often, for the log.
+        let last = Mutex(ContinuousClock.now)
+        job.options.onProgress = { line in
+            let due = last.withLock { last in
+                guard ContinuousClock.now - last >= progressLogInterval else { return false }
+                last = .now
+                return true
+            }
+            if due { FileHandle.standardError.write(Data("handover: \(Timestamp.now()) progress: \(line)\n".utf8)) }
+        }
     }
     // Said once, on its own line, whether or not a terminal shows the progress line.
     job.options.onNotice = { text in FileHandle.standardError.write(Data(((onTerminal ? "\r\u{1B}[K" : "") + "handover: " + text + "\n").utf8)) }
@@ -155,8 +174,15 @@ func runMigration(
     let summary = try await InterruptSignals.forwarding(to: interruption, grace: run.grace) {
         try await job.execute(logger: logger) { Console.error("warning: " + $0) }
     }
-    if job.options.onProgress != nil { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-    if run.format == .json { Console.data(summary.json) } else { Console.out(summary.text) }
+    if onTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    // With the output on standard output (--out -), the summary goes to standard error.
+    let toStandardError = job.options.outputPath == "-"
+    switch (run.format, toStandardError) {
+    case (.json, false): Console.data(summary.json)
+    case (.json, true): Console.error(summary.json)
+    case (_, false): Console.out(summary.text)
+    case (_, true): Console.error(summary.text)
+    }
     if summary.exitStatus != .success { throw CLIExit(summary.exitStatus, summary.stoppedBy.map { stopMessage($0, reason: summary.stopReason) }) }
 }
 

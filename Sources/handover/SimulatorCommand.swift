@@ -60,6 +60,12 @@ struct SimulatorCommand: AsyncParsableCommand {
                 "An outage: after CALLS calls, SECONDS of every call answered ANSWER (429, a 5xx status, or drop: the connection closed), with Retry-After if given (repeat).",
                 valueName: "CALLS:SECONDS:ANSWER[:RETRY_AFTER]"))
         var outages: [OutageArgument] = []
+        @Option(
+            name: .customLong("hold-after"),
+            help: ArgumentHelp(
+                "After this many migration calls, hold every later one unanswered until POST /simulator/release: a run stopped part way, alive.",
+                valueName: "calls"))
+        var holdAfter: Int?
 
         func validate() throws {
             if revokeTokensAfter != nil && refuseTokensAfter != nil {
@@ -80,6 +86,7 @@ struct SimulatorCommand: AsyncParsableCommand {
             faults.droppedFraction = rateDrop
             faults.outages = outages.map(\.outage)
             faults.seed = seed.map(FaultSeed.init)
+            faults.holdAfterCalls = holdAfter
             faults.tokenRevocation = revokeTokensAfter.map { .once(afterCalls: $0) } ?? refuseTokensAfter.map { .always(afterCalls: $0) }
             var logger = Logger(label: "handover.simulator")
             logger.logLevel = .warning

@@ -27,7 +27,7 @@ public struct AppleCredentials: Sendable, CustomStringConvertible {
     public static func privateKey(at path: String) throws -> P256.Signing.PrivateKey {
         let pem: String
         // A .p8 file is a few hundred bytes.
-        do { pem = String(decoding: try FileBytes.read(path, limit: 64 * 1024), as: UTF8.self) } catch {
+        do { pem = String(decoding: try FileBytes.readOnce(path, limit: 64 * 1024), as: UTF8.self) } catch {
             throw AppleIDError(.invalidConfiguration, "cannot read the private key file: \(ErrorText.describing(error))")
         }
         do { return try P256.Signing.PrivateKey(pemRepresentation: pem) } catch {

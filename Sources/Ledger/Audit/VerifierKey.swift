@@ -20,7 +20,7 @@ public struct VerifierKey: Equatable, Sendable {
     /// The key in a file holding its line, as `handover checkpoint --public-key` prints it and
     /// `checkpoint.pub` keeps it.
     public static func read(from path: String) throws -> VerifierKey {
-        let bytes = try FileBytes.read(path, limit: maximumFileBytes)
+        let bytes = try FileBytes.readOnce(path, limit: maximumFileBytes)
         guard let (name, key) = Checkpoint.publicKey(fromVerifierKey: String(decoding: bytes, as: UTF8.self)) else {
             throw LedgerError(
                 .malformedRecord, "\(path) does not hold a verifier key (one line name+keyid+base64, as `handover checkpoint --public-key` prints)")

@@ -1,3 +1,4 @@
+import Foundation
 import Ledger
 import Projections
 
@@ -43,6 +44,10 @@ public struct MigrationOutputRow: Sendable {
     public static func write(_ rows: [MigrationOutputRow], as answer: Answer<MigrationOutputRow>, to path: String) throws {
         var text = CSVLine.header(answer.names)
         for row in rows { text += CSVLine.encode(answer.cells(row), style: .exact) }
-        try AtomicFile.write(Array(text.utf8), to: path, mode: 0o600)
+        if path == "-" {
+            try FileHandle.standardOutput.write(contentsOf: Array(text.utf8))
+        } else {
+            try AtomicFile.write(Array(text.utf8), to: path, mode: 0o600)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Ledger
 import PostgresAccess
 import Projections
@@ -33,6 +34,28 @@ public struct Exporter: Sendable {
             return try FileExport(directory: path, format: format, source: source, identity: identity, neutralizeFormulas: neutralizeFormulas).run(
                 sinceLast: sinceLast)
         case .postgres: throw ExportError(.usage, "a postgres export goes through export(to: PostgresTarget, ...)")
+        }
+    }
+
+    /// Writes a whole export of `format` to `output` (standard output, for `--out -`): JSON
+    /// lines as one stream of tagged lines (``StreamExport``), SQLite as the database file's
+    /// bytes (made in a private temporary file first). CSV is a directory of files, refused.
+    public func export(_ format: ExportFormat, to output: FileHandle) throws -> ExportSummary {
+        let identity = try ledger.identity()
+        switch format {
+        case .jsonl: return try StreamExport(source: source, identity: identity).run(to: output)
+        case .sqlite:
+            let directory = try FileBytes.privateTemporaryDirectory(prefix: "handover-export")
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            var summary = try SQLiteExport(path: directory + "/export.sqlite", source: source, identity: identity).run(sinceLast: false)
+            try FileBytes.copy(directory + "/export.sqlite", to: output)
+            summary.path = "-"
+            return summary
+        case .csv:
+            throw ExportError(
+                .usage,
+                "a csv export is a directory of files (users, events, event_rows and manifest.json), which standard output cannot hold: give --out a directory, or use --format jsonl or sqlite for one stream")
+        case .postgres: throw ExportError(.usage, "a postgres export goes to the database --out names, not to standard output")
         }
     }
 
