@@ -5,23 +5,29 @@ import Synchronization
 /// stays there, alive, for as long as a test or a rehearsal needs.
 final class CallHold: Sendable {
     private struct State {
+        var limit: Int?
         var passed = 0
-        var released = false
         var waiting: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let limit: Int?
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     /// Holds every call after the first `limit`; nil holds none.
-    init(after limit: Int?) { self.limit = limit }
+    init(after limit: Int?) { state = Mutex(State(limit: limit)) }
+
+    /// Holds every call after the next `limit` (``release()`` first lets the held ones go).
+    func arm(after limit: Int) {
+        release()
+        state.withLock { $0 = State(limit: limit) }
+    }
 
     /// Returns at once for the first calls and after a release; otherwise waits for it.
     func pass() async {
-        guard let limit else { return }
+        if state.withLock({ $0.limit == nil }) { return }
         await withCheckedContinuation { continuation in
             let go = state.withLock { state in
-                if state.released || state.passed < limit {
+                guard let limit = state.limit else { return true }
+                if state.passed < limit {
                     state.passed += 1
                     return true
                 }
@@ -35,7 +41,7 @@ final class CallHold: Sendable {
     /// Lets every held call go, and every later one.
     func release() {
         let waiting = state.withLock { state in
-            state.released = true
+            state.limit = nil
             defer { state.waiting = [] }
             return state.waiting
         }

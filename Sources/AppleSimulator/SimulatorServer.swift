@@ -17,8 +17,9 @@ struct SimulatorContext: RequestContext {
 }
 
 /// The stand-in for appleid.apple.com over HTTP: `/auth/token`, `/auth/usermigrationinfo`
-/// (both forms), `/auth/keys`, plus `/simulator/stats` and `/simulator/release` (which lets
-/// the calls held by ``FaultInjection/holdAfterCalls`` go).
+/// (both forms), `/auth/keys`, plus `/simulator/stats`, and `/simulator/hold?after=N` and
+/// `/simulator/release`, which hold migration calls after the next N and let them go
+/// (``FaultInjection/holdAfterCalls``).
 public struct SimulatorServer: Sendable {
     public let apple: SimulatedApple
     public let minter: TokenMinter
@@ -62,6 +63,13 @@ public struct SimulatorServer: Sendable {
         }
         router.get("/simulator/stats") { _, _ in
             json(.ok, stats.json)
+        }
+        router.post("/simulator/hold") { request, _ in
+            guard let after = request.uri.queryParameters.get("after", as: Int.self), after >= 0 else {
+                return json(.badRequest, #"{"error":"give ?after=N, the calls to let through before holding"}"#)
+            }
+            hold.arm(after: after)
+            return json(.ok, #"{"after":\#(after)}"#)
         }
         router.post("/simulator/release") { _, _ in
             let held = hold.held

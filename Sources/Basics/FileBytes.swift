@@ -72,7 +72,8 @@ public enum FileBytes {
     public static func privateTemporaryDirectory(prefix: String) throws -> String {
         var template = Array((NSTemporaryDirectory() + prefix + "-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw FileError(.unreadable, "cannot make a temporary directory in \(NSTemporaryDirectory()) (\(String(cString: strerror(errno))))", errno: errno)
+            throw FileError(
+                .unreadable, "cannot make a temporary directory in \(NSTemporaryDirectory()) (\(String(cString: strerror(errno))))", errno: errno)
         }
         return String(cString: made)
     }

@@ -78,7 +78,9 @@ struct ExportCommand: AsyncParsableCommand, EitherTeamsCommand {
                     "--out - (standard output) holds one stream, and a csv export is a directory of files (users, events, event_rows, manifest.json): give --out a directory, or use --format jsonl or sqlite"
                 )
             }
-            if sinceLast { throw ValidationError("--since-last adds to the export at --out; standard output holds none: give --out the export's path") }
+            if sinceLast {
+                throw ValidationError("--since-last adds to the export at --out; standard output holds none: give --out the export's path")
+            }
         }
     }
 
@@ -97,7 +99,8 @@ struct ExportCommand: AsyncParsableCommand, EitherTeamsCommand {
         } else if out == "-" {
             let summary = try await OffPool.run { [exporter, format] in try exporter.export(format, to: FileHandle.standardOutput) }
             Console.error(
-                "Exported to standard output (\(format.rawValue)): \(counted(summary.eventsAdded, "event")), \(counted(summary.rowsAdded, "kept row")), \(counted(summary.usersWritten, "user"))\(includePersonalData ? ", with personal data" : "").")
+                "Exported to standard output (\(format.rawValue)): \(counted(summary.eventsAdded, "event")), \(counted(summary.rowsAdded, "kept row")), \(counted(summary.usersWritten, "user"))\(includePersonalData ? ", with personal data" : "")."
+            )
         } else {
             report(try await exporter.exportInBackground(format, to: out, sinceLast: sinceLast))
         }

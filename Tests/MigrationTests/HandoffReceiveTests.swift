@@ -23,6 +23,42 @@ struct HandoffReceiveTests {
         return (chunks, try projection.read(ledger) { snapshot, _ in try snapshot.allUsers() })
     }
 
+    /// Team A's package of `rows` rows, made in process (no stand-in), its verifier key, and a
+    /// new team B ledger that has received nothing.
+    struct BigPackage {
+        let dir = TemporaryDirectory()
+        let pristine: String, package: String, key: String
+        let chunkCount: Int
+
+        init(rows total: Int) async throws {
+            chunkCount = (total + HandoffRowsForm.v2.rowsPerChunk - 1) / HandoffRowsForm.v2.rowsPerChunk
+            let a = dir.sub("a")
+            pristine = dir.sub("b-new")
+            package = dir.sub("handoff-0001")
+            key = dir.sub("a.pub")
+            let sender = try await Ledger.create(
+                at: a, LedgerCreated(teamID: "AAAA111111", clientIDs: ["com.example.app"], role: .sender, ledgerID: UUID().uuidString),
+                folders: [UserProjection()])
+            for first in stride(from: 0, to: total, by: 4_096) {
+                _ = try await sender.append(
+                    contentsOf: (first..<min(first + 4_096, total)).map { i in
+                        EventDraft(
+                            .transferIDGenerated(TransferIDGenerated(targetTeam: "BBBB222222")),
+                            identifiers: Identifiers(
+                                accountID: "acct-\(i)", senderSub: "000\(i).sender",
+                                transferSub: String(format: "%06x.%08x", i, i &* 2_654_435_761 & 0xFFFF_FFFF)),
+                            idempotencyKey: "generate:BBBB222222:000\(i).sender")
+                    })
+            }
+            #expect(try await HandoffIssuer(ledger: sender).issue(target: "BBBB222222", into: package)?.rowCount == total)
+            sender.close()
+            let exported = try handover("checkpoint", "--public-key", "--ledger", a)
+            try Data(exported.out.utf8).write(to: URL(fileURLWithPath: key))
+            let made = try handover("init", "--ledger", pristine, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient")
+            #expect(made.status == 0)
+        }
+    }
+
     @Test("a package received twice records its rows once; another package under the same number is refused and records none")
     func twiceAndConflicting() throws {
         let f = try SignedHandoffTests.Fixture(users: 5)
@@ -168,34 +204,9 @@ struct HandoffReceiveTests {
     func crashLoop() async throws {
         // Thirty chunks: enough that a receive is still recording when a kill lands.
         let total = 30_000
-        let chunkCount = (total + HandoffRowsForm.v2.rowsPerChunk - 1) / HandoffRowsForm.v2.rowsPerChunk
         let killsWanted = TestSize.pick(quick: 4, full: 10)
-        let dir = TemporaryDirectory()
-        let a = dir.sub("a")
-        let pristine = dir.sub("b-new")
-        let package = dir.sub("handoff-0001")
-        let key = dir.sub("a.pub")
-        let sender = try await Ledger.create(
-            at: a, LedgerCreated(teamID: "AAAA111111", clientIDs: ["com.example.app"], role: .sender, ledgerID: UUID().uuidString),
-            folders: [UserProjection()])
-        for first in stride(from: 0, to: total, by: 4_096) {
-            _ = try await sender.append(
-                contentsOf: (first..<min(first + 4_096, total)).map { i in
-                    EventDraft(
-                        .transferIDGenerated(TransferIDGenerated(targetTeam: "BBBB222222")),
-                        identifiers: Identifiers(
-                            accountID: "acct-\(i)", senderSub: "000\(i).sender",
-                            transferSub: String(format: "%06x.%08x", i, i &* 2_654_435_761 & 0xFFFF_FFFF)),
-                        idempotencyKey: "generate:BBBB222222:000\(i).sender")
-                })
-        }
-        #expect(try await HandoffIssuer(ledger: sender).issue(target: "BBBB222222", into: package)?.rowCount == total)
-        sender.close()
-        let exported = try handover("checkpoint", "--public-key", "--ledger", a)
-        try Data(exported.out.utf8).write(to: URL(fileURLWithPath: key))
-        #expect(
-            try handover("init", "--ledger", pristine, "--team-id", "BBBB222222", "--client-id", "com.example.app", "--role", "recipient").status == 0
-        )
+        let big = try await BigPackage(rows: total)
+        let (dir, pristine, package, key, chunkCount) = (big.dir, big.pristine, big.package, big.key, big.chunkCount)
         let receive = { (ledger: String, round: Int) in
             try RunningProduct(
                 "handover", ["handoff", "receive", package, "--sender-key", key, "--ledger", ledger, "--receipt", dir.sub("receipt-\(round)")])

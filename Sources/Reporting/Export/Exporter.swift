@@ -54,7 +54,8 @@ public struct Exporter: Sendable {
         case .csv:
             throw ExportError(
                 .usage,
-                "a csv export is a directory of files (users, events, event_rows and manifest.json), which standard output cannot hold: give --out a directory, or use --format jsonl or sqlite for one stream")
+                "a csv export is a directory of files (users, events, event_rows and manifest.json), which standard output cannot hold: give --out a directory, or use --format jsonl or sqlite for one stream"
+            )
         case .postgres: throw ExportError(.usage, "a postgres export goes to the database --out names, not to standard output")
         }
     }

@@ -181,7 +181,9 @@ public struct LedgerStatus: Sendable {
             case .stopped:
                 concerns.append("the \(run.command.rawValue) run\(run.subject) started \(run.startedAt) stopped without finishing")
             case .unknown(let host):
-                concerns.append("the \(run.command.rawValue) run\(run.subject) started \(run.startedAt) on \(host) has not finished, and this host cannot see whether it still runs")
+                concerns.append(
+                    "the \(run.command.rawValue) run\(run.subject) started \(run.startedAt) on \(host) has not finished, and this host cannot see whether it still runs"
+                )
             case .running, .finished: break
             }
         }
@@ -216,7 +218,8 @@ public struct LedgerStatus: Sendable {
             steps.append("nothing generated yet: \(command("preflight", "--users USERS.CSV")), then \(runAgain())")
         }
         for run in runs where run.isUnfinished {
-            steps.append("resume the \(run.command.rawValue) run\(run.subject) that did not finish (it takes up where it stopped): \(commands.resuming(run))")
+            steps.append(
+                "resume the \(run.command.rawValue) run\(run.subject) that did not finish (it takes up where it stopped): \(commands.resuming(run))")
         }
         if window == nil {
             steps.append(

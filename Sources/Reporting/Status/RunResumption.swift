@@ -38,7 +38,10 @@ struct RunResumption {
     func apply(_ started: ApplyStarted, commit: Bool) -> String {
         var target = started.target
         if started.targetKind == .postgres { target += (target.contains("?") ? "&" : "?") + "user=USER" }
-        var words = ["--to", ShellWord.quoted(target), "--table", ShellWord.quoted(started.table), "--key", ShellWord.quoted("account_id=" + started.keyColumn)]
+        var words = [
+            "--to", ShellWord.quoted(target), "--table", ShellWord.quoted(started.table), "--key",
+            ShellWord.quoted("account_id=" + started.keyColumn),
+        ]
         for (value, column) in started.mapped { words += ["--set", ShellWord.quoted(value.rawValue + "=" + column)] }
         if let condition = started.condition { words += ["--where", ShellWord.quoted(condition)] }
         if let undone = started.undoOf { words += ["--undo", ShellWord.quoted(undone)] }
