@@ -105,7 +105,8 @@ struct EmailSetup {
             for line in text.split(whereSeparator: \.isNewline).dropFirst() {
                 let fields = line.split(separator: ",").map(String.init)
                 guard !accounts.contains(where: { $0.id == fields[1] }) else { continue }
-                accounts.append((fields[1], fields[0], try #require(apple.senderEmail(teamID: "AAAA111111", sub: fields[0]))))
+                let email: String = try #require(apple.senderEmail(teamID: "AAAA111111", sub: fields[0]))
+                accounts.append((fields[1], fields[0], email))
             }
         }
         // Of the users whose relay address team A's app holds: two gave the app their own since,

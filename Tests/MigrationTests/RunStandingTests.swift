@@ -71,34 +71,6 @@ struct RunStandingTests {
         }
     }
 
-    /// What `status` must say of a run held part way, then of the same run killed: running (no
-    /// concern, exit `exitWhileRunning`), then stopped (a concern, exit 1, the command that
-    /// resumes it); returns that command.
-    static func heldThenKilled(
-        _ process: RunningProduct, ledger: String, command: String, done: Int, total: Int, exitWhileRunning: Int32 = 0
-    ) throws -> String {
-        let running = try StatusReading(ledger)
-        let run = try #require(running.runs.first, "status lists the run: \(running.text)")
-        #expect(running.runs.count == 1)
-        #expect(run["command"] as? String == command && run["state"] as? String == "running", "\(run)")
-        #expect(run["done"] as? Int == done && run["total"] as? Int == total, "\(run)")
-        #expect(run["resume"] == nil)
-        #expect(running.text.contains("running (pid "), "\(running.text)")
-        #expect(running.status == exitWhileRunning, "a run running is no concern: \(running.text)")
-
-        process.signal(SIGKILL)
-        #expect(process.wait().signalled)
-        let stopped = try StatusReading(ledger)
-        let after = try #require(stopped.runs.first, "status lists the killed run: \(stopped.text)")
-        #expect(after["state"] as? String == "stopped" && after["done"] as? Int == done, "\(after)")
-        #expect(stopped.status == 1, "a run stopped without finishing is a concern: \(stopped.text)")
-        #expect(stopped.text.contains("STOPPED without finishing") && stopped.text.contains("NOT ON TRACK"), "\(stopped.text)")
-        #expect(stopped.concerns.contains { $0.contains("\(command) run") && $0.contains("stopped without finishing") }, "\(stopped.concerns)")
-        let resume = try #require(after["resume"] as? String)
-        #expect(stopped.next.contains { $0.hasSuffix(resume) }, "the next steps print it: \(stopped.next)")
-        return resume
-    }
-
     /// The CSV at `path`, its lines sorted: the same users with the same values, whatever order.
     static func lines(_ path: String) throws -> [String] {
         try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init).sorted()
@@ -115,7 +87,7 @@ struct RunStandingTests {
             "handover", ["generate", "--ledger", t.a, "--users", t.users, "--target", "BBBB222222", "--out", t.dir.sub("first.csv")],
             environment: t.teamA)
         try t.wait(for: 40, .transferIDGenerated, in: t.a, while: process)
-        let resume = try Self.heldThenKilled(process, ledger: t.a, command: "generate", done: 40, total: 200)
+        let resume = try StatusReading.heldThenKilled(process, ledger: t.a, command: "generate", done: 40, total: 200)
         #expect(resume.contains("--users \(t.users)") && resume.contains("--target BBBB222222"), "\(resume)")
 
         try await t.release()
@@ -154,7 +126,7 @@ struct RunStandingTests {
             "handover", ["exchange", "--ledger", t.b, "--transfers", package, "--sender-key", key, "--out", t.dir.sub("first.csv")],
             environment: t.teamB)
         try t.wait(for: 30, .transferIDExchanged, in: t.b, while: process)
-        let resume = try Self.heldThenKilled(process, ledger: t.b, command: "exchange", done: 30, total: 150)
+        let resume = try StatusReading.heldThenKilled(process, ledger: t.b, command: "exchange", done: 30, total: 150)
         #expect(resume.contains("--transfers \(package) --sender-key SENDER.PUB"), "\(resume)")
 
         try await t.release()
@@ -198,7 +170,7 @@ struct RunStandingTests {
                 continue
             }
             landed = true
-            let resume = try Self.heldThenKilled(process, ledger: b, command: "receive", done: recorded * 1_024, total: 30_000)
+            let resume = try StatusReading.heldThenKilled(process, ledger: b, command: "receive", done: recorded * 1_024, total: 30_000)
             let stopped = try StatusReading(b)
             let run = try #require(stopped.runs.first)
             #expect(run["chunks_recorded"] as? Int == recorded && run["chunks"] as? Int == big.chunkCount, "\(run)")

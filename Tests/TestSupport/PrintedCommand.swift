@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// `handover status` as a person and as cron read it: the screen, the exit status and the JSON.
 public struct StatusReading {
@@ -20,6 +21,34 @@ public struct StatusReading {
     public var concerns: [String] { json["concerns"] as? [String] ?? [] }
     /// The `next:` lines of the screen.
     public var next: [String] { json["next"] as? [String] ?? [] }
+
+    /// What `status` must say of a run held part way, then of the same run killed: running (no
+    /// concern, exit `exitWhileRunning`), then stopped (a concern, exit 1, the command that
+    /// resumes it); returns that command.
+    public static func heldThenKilled(
+        _ process: RunningProduct, ledger: String, command: String, done: Int, total: Int, exitWhileRunning: Int32 = 0
+    ) throws -> String {
+        let running = try StatusReading(ledger)
+        let run = try #require(running.runs.first, "status lists the run: \(running.text)")
+        #expect(running.runs.count == 1)
+        #expect(run["command"] as? String == command && run["state"] as? String == "running", "\(run)")
+        #expect(run["done"] as? Int == done && run["total"] as? Int == total, "\(run)")
+        #expect(run["resume"] == nil)
+        #expect(running.text.contains("running (pid "), "\(running.text)")
+        #expect(running.status == exitWhileRunning, "a run running is no concern: \(running.text)")
+
+        process.signal(SIGKILL)
+        #expect(process.wait().signalled)
+        let stopped = try StatusReading(ledger)
+        let after = try #require(stopped.runs.first, "status lists the killed run: \(stopped.text)")
+        #expect(after["state"] as? String == "stopped" && after["done"] as? Int == done, "\(after)")
+        #expect(stopped.status == 1, "a run stopped without finishing is a concern: \(stopped.text)")
+        #expect(stopped.text.contains("STOPPED without finishing") && stopped.text.contains("NOT ON TRACK"), "\(stopped.text)")
+        #expect(stopped.concerns.contains { $0.contains("\(command) run") && $0.contains("stopped without finishing") }, "\(stopped.concerns)")
+        let resume = try #require(after["resume"] as? String)
+        #expect(stopped.next.contains { $0.hasSuffix(resume) }, "the next steps print it: \(stopped.next)")
+        return resume
+    }
 }
 
 /// A command Handover printed for a person to run, run as printed by a shell, with only the

@@ -1,0 +1,80 @@
+import Foundation
+import GRDB
+import Ledger
+import TestSupport
+import Testing
+
+/// `status` during an `apply --commit` held on the app database's write lock, then of the same
+/// run killed: running, then stopped with the command that resumes it, which, run as printed,
+/// leaves the table as one uninterrupted run does.
+@Suite("status sees an apply run: running, stopped, resumed")
+struct ApplyRunStandingTests {
+    /// Holds `path`'s write lock (an immediate transaction) from a thread of its own until
+    /// ``release()``: an `apply` meanwhile records its batch's intent and then waits on the lock.
+    final class WriteLock: @unchecked Sendable {
+        private let taken = DispatchSemaphore(value: 0)
+        private let released = DispatchSemaphore(value: 0)
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ path: String) throws {
+            let queue = try DatabaseQueue(path: path)
+            let thread = Thread { [taken, released, done] in
+                try? queue.inTransaction(.immediate) { _ in
+                    taken.signal()
+                    released.wait()
+                    return .rollback
+                }
+                done.signal()
+            }
+            thread.start()
+            taken.wait()
+        }
+
+        func release() {
+            released.signal()
+            done.wait()
+        }
+    }
+
+    @Test(
+        "an apply --commit held on the app database's lock after its first intent: status says running; killed, stopped with exit 1 and the command that resumes it, which run as printed leaves the table as an uninterrupted run does, and status is clear of it"
+    )
+    func heldKilledResumed() throws {
+        let s = try EmailSetup()
+        let pristine = SQLiteAppTable(path: s.dir.sub("pristine.sqlite"))
+        try s.fill(pristine)
+        func copy(_ name: String) throws -> SQLiteAppTable {
+            let table = SQLiteAppTable(path: s.dir.sub(name))
+            try FileManager.default.copyItem(atPath: pristine.path, toPath: table.path)
+            return table
+        }
+        // What one uninterrupted run leaves, on a ledger of its own.
+        let referenceLedger = s.dir.sub("reference-ledger")
+        #expect(try runCommand("/bin/cp", ["-a", s.ledger, referenceLedger]).status == 0)
+        let reference = try copy("reference.sqlite")
+        let once = try handover(s.options(reference, set: ApplyEmailTests.both, ledger: referenceLedger) + ["--commit"])
+        #expect([0, 1].contains(once.status), "\(once.out)\(once.err)")
+        let before = try StatusReading(s.ledger)
+        #expect(before.runs.isEmpty, "\(before.runs)")
+
+        let table = try copy("app.sqlite")
+        let lock = try WriteLock(table.path)
+        let process = try RunningProduct("handover", s.options(table, set: ApplyEmailTests.both) + ["--commit"])
+        let log = try Ledger.open(at: s.ledger, options: Ledger.Options(access: .readOnly))
+        defer { log.close() }
+        let deadline = Date().addingTimeInterval(PhaseKill.deadline)
+        while try log.read({ try $0.sequences(of: .applyIntended).count }) == 0, process.isRunning, Date() < deadline { usleep(2_000) }
+        #expect(process.isRunning, "the run waits on the lock")
+        let total = try #require(try StatusReading(s.ledger).runs.first?["total"] as? Int)
+        let resume = try StatusReading.heldThenKilled(process, ledger: s.ledger, command: "apply", done: 0, total: total, exitWhileRunning: before.status)
+        lock.release()
+        #expect(resume.contains("--to \(table.path)") && resume.contains("--commit"), "\(resume)")
+        #expect(PrintedCommand.placeholders(in: resume).isEmpty, "an apply to SQLite resumes with nothing to fill in: \(resume)")
+
+        let resumed = try PrintedCommand.run(resume)
+        #expect([0, 1].contains(resumed.status), "\(resumed.command): \(resumed.out)\(resumed.err)")
+        #expect(try table.dump() == reference.dump(), "the table as one uninterrupted run leaves it")
+        let after = try StatusReading(s.ledger)
+        #expect(after.runs.isEmpty && after.status == before.status, "\(after.text)")
+    }
+}
