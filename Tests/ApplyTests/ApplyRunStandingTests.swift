@@ -66,7 +66,8 @@ struct ApplyRunStandingTests {
         while try log.read({ try $0.sequences(of: .applyIntended).count }) == 0, process.isRunning, Date() < deadline { usleep(2_000) }
         #expect(process.isRunning, "the run waits on the lock")
         let total = try #require(try StatusReading(s.ledger).runs.first?["total"] as? Int)
-        let resume = try StatusReading.heldThenKilled(process, ledger: s.ledger, command: "apply", done: 0, total: total, exitWhileRunning: before.status)
+        let resume = try StatusReading.heldThenKilled(
+            process, ledger: s.ledger, command: "apply", done: 0, total: total, exitWhileRunning: before.status)
         lock.release()
         #expect(resume.contains("--to \(table.path)") && resume.contains("--commit"), "\(resume)")
         #expect(PrintedCommand.placeholders(in: resume).isEmpty, "an apply to SQLite resumes with nothing to fill in: \(resume)")
