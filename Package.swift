@@ -135,7 +135,7 @@ let package = Package(
         .target(
             name: "Reporting",
             dependencies: [
-                "ExitStatuses", "Relays", "Ledger", "Projections", "PostgresAccess",
+                "Apply", "ExitStatuses", "Relays", "Ledger", "Projections", "PostgresAccess",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -268,6 +268,7 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],

@@ -67,9 +67,6 @@ public struct ApplyMapping: Sendable, Equatable {
         ApplyColumn.allCases.compactMap { value in columns[value].map { (value, $0) } }
     }
 
-    /// The `--set` options that name this mapping, as the command line takes them.
-    public var setOptions: String { mapped.map { "--set \($0.value.rawValue)=\($0.column.name)" }.joined(separator: " ") }
-
     /// " AND (condition)" when there is one.
     var andCondition: String { condition.map { " AND (\($0))" } ?? "" }
 }

@@ -45,7 +45,9 @@ public enum ApplySummary {
 
     /// A commit: the batches settled for a stopped run, the outcomes, the collisions, the cells
     /// changed meanwhile, the kept and stale addresses, and how to undo it.
-    public static func commit(_ result: ApplyRun.Result, _ listing: ApplyListing, table: any AccountsTable, undo: String?) -> String {
+    public static func commit(
+        _ result: ApplyRun.Result, _ listing: ApplyListing, table: any AccountsTable, ledger: String, undo: String?
+    ) -> String {
         var text = ""
         if result.recoveredBatches > 0 {
             text +=
@@ -65,7 +67,7 @@ public enum ApplySummary {
             + (result.resumed ? ", continued," : "")
             + " to \(place(table)): " + (counts.isEmpty ? "nothing new" : counts.joined(separator: "; ")) + ".\n"
         text += sections(listing, erasedSince: result.erasedSince, meanwhile: true)
-        if undo == nil { text += "To undo it: handover apply --undo \(runID) --commit with the same --to, --table, --key and --set.\n" }
+        if undo == nil { text += "To undo it: \(ApplyCommandLine.undo(runID, of: table, ledger: ledger))\n" }
         return text
     }
 

@@ -69,7 +69,7 @@ struct DemoApply {
         say(
             "  (exit \(result.exitStatus.rawValue): the collision is left for a person to merge; "
                 + "\(counted(result.counts[.email]?[.applied] ?? 0, "relay address", "relay addresses")) of team B's set)")
-        say(indented(ApplySummary.commit(result, listing, table: writer, undo: nil)))
+        say(indented(ApplySummary.commit(result, listing, table: writer, ledger: recipientDir, undo: nil)))
     }
 
     /// `text` indented, its long lines wrapped (a line that fits keeps its columns).

@@ -70,7 +70,7 @@ extension LedgerError {
     static func needsUpgrade(_ directory: String, _ reason: String) -> LedgerError {
         LedgerError(
             .needsUpgrade,
-            "\(directory) was written by an older Handover (\(reason)): run `handover upgrade --ledger \(directory)` once, with write access, then ask again"
+            "\(directory) was written by an older Handover (\(reason)): run `\(ShellWord.handover("upgrade", ledger: directory))` once, with write access, then ask again"
         )
     }
 }

@@ -144,7 +144,7 @@ struct ApplyCommand: AsyncParsableCommand, LedgerCommand {
         switch format {
         case .csv: Console.data(listing.csv, terminator: "")
         case .json: Console.data(listing.jsonLines, terminator: "")
-        case .text: Console.data(ApplySummary.commit(result, listing, table: target, undo: undo), terminator: "")
+        case .text: Console.data(ApplySummary.commit(result, listing, table: target, ledger: ledgerOptions.directory, undo: undo), terminator: "")
         }
         if result.exitStatus != .success { throw CLIExit(result.exitStatus, nil) }
     }

@@ -39,6 +39,6 @@ struct BackupCommand: ParsableCommand, EitherTeamsCommand {
                 "Without keys: the personal data in this copy can never be opened. Other files: \(backup.files.isEmpty ? "none" : backup.files.joined(separator: ", "))."
             )
         }
-        Console.out("Check it with: handover verify --ledger \(out)")
+        Console.out("Check it with: \(ShellWord.handover("verify", ledger: out))")
     }
 }

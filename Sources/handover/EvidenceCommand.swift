@@ -83,7 +83,7 @@ struct EvidenceCommand: ParsableCommand {
                 for (team, side) in [("A", summary.sender), ("B", summary.recipient)] where !side.cosigners.isEmpty {
                     Console.out("Team \(team)'s side is proved against a checkpoint cosigned by \(cosignerNames(side)).")
                 }
-                Console.out("Check it without Handover as \(out)/VERIFY.md says, or with: handover evidence verify \(out)")
+                Console.out("Check it without Handover as \(out)/VERIFY.md says, or with: handover evidence verify \(ShellWord.quoted(out))")
                 return
             }
             let given = try checkpoint.map(EvidenceOptions.readCheckpoint)
@@ -96,7 +96,7 @@ struct EvidenceCommand: ParsableCommand {
                     + (cosigned.isEmpty ? "." : ", cosigned by \(cosigned).")
             )
             if reveal, ledger.sealer.keyStore == nil { Console.out("No key store here: revealed/ holds the events with sealed values as null.") }
-            Console.out("Check it without Handover as \(out)/VERIFY.md says, or with: handover evidence verify \(out)")
+            Console.out("Check it without Handover as \(out)/VERIFY.md says, or with: handover evidence verify \(ShellWord.quoted(out))")
         }
 
         /// The witnesses who cosigned a written bundle's checkpoint, by name, as shown.

@@ -139,7 +139,8 @@ struct ProveCommand: ParsableCommand, EitherTeamsCommand {
         } else if let latest = try ledger.latestCheckpoint() {
             against = latest
         } else {
-            throw CLIExit.usage("no checkpoint has been signed for \(ledger.directory); run `handover checkpoint` first")
+            throw CLIExit.usage(
+                "no checkpoint has been signed for \(ledger.directory); run `\(ShellWord.handover("checkpoint", ledger: ledger.directory))` first")
         }
         let proof = try ledger.prove(sequence, against: against)
         guard proof.isValid else {

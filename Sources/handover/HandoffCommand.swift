@@ -46,10 +46,10 @@ struct HandoffIssueCommand: AsyncParsableCommand, LedgerCommand {
               manifest sha256: \(issued.manifestSHA256)
               checkpoint: \(counted(issued.checkpoint.treeSize, "event")), signed by \(issued.checkpoint.origin)
             Send the directory to team \(issued.targetTeam), with this ledger's verifier key given out of band (once), which they pin:
-              handover checkpoint --ledger \(ledgerOptions.directory) --public-key > a.pub
-            The day it arrives, team \(issued.targetTeam) checks it and records its users, then exchanges them:
-              handover handoff receive \(out) --ledger LEDGER --sender-key a.pub
-              handover exchange --ledger LEDGER --transfers \(out) --sender-key a.pub ...
+              \(ShellWord.handover("checkpoint", ledger: ledgerOptions.directory, "--public-key > SENDER.PUB"))
+            The day it arrives, team \(issued.targetTeam) checks it and records its users, then exchanges them (LEDGER being theirs):
+              handover handoff receive \(ShellWord.quoted(out)) --ledger LEDGER --sender-key SENDER.PUB
+              handover exchange --ledger LEDGER --transfers \(ShellWord.quoted(out)) --sender-key SENDER.PUB --out EXCHANGED.CSV
             """)
     }
 }
@@ -124,7 +124,7 @@ struct HandoffReceiveCommand: AsyncParsableCommand, LedgerCommand {
               manifest sha256: \(received.verified.manifestSHA256)
             receipt for team \(manifest.senderTeam) written to \(path)
             Every user of the package is now known by transfer_sub: `serve` answers their sign-ins with the account_id. Exchange them with
-              handover exchange --transfers \(package) --sender-key \(senderKey) ...
+              \(ShellWord.handover("exchange", ledger: ledgerOptions.directory, "--transfers \(ShellWord.quoted(package)) --sender-key \(ShellWord.quoted(senderKey)) --out EXCHANGED.CSV"))
             """)
     }
 }

@@ -69,19 +69,22 @@ struct InitCommand: AsyncParsableCommand {
     /// generates; team B receives team A's package. Both record the transfer date once the
     /// transfer is accepted.
     func nextSteps(ledger: String) -> [String] {
-        let window = "  - once the transfer is accepted, record its date: handover window --ledger \(ledger) --accepted-at YYYY-MM-DD"
+        let window =
+            "  - once the transfer is accepted, record its date: " + ShellWord.handover("window", ledger: ledger, "--accepted-at YYYY-MM-DD")
         switch role {
         case .sender:
             return [
-                "Next:",
-                "  - check the set-up: handover preflight --ledger \(ledger) --users FILE",
-                "  - generate the transfer identifiers: handover generate --ledger \(ledger) --users FILE --target TEAM --out FILE",
+                "Next (the words in capitals are yours to fill in):",
+                "  - check the set-up: " + ShellWord.handover("preflight", ledger: ledger, "--users USERS.CSV"),
+                "  - generate the transfer identifiers: "
+                    + ShellWord.handover("generate", ledger: ledger, "--users USERS.CSV --target TEAM_ID --out HANDOFF.CSV"),
                 window,
             ]
         case .recipient:
             return [
-                "Next:",
-                "  - the day team A's package arrives, receive it with their verifier key (a.pub): handover handoff receive PACKAGE --ledger \(ledger) --sender-key a.pub",
+                "Next (the words in capitals are yours to fill in):",
+                "  - the day team A's package arrives, receive it with their verifier key, pinned out of band: "
+                    + ShellWord.handover("handoff receive PACKAGE", ledger: ledger, "--sender-key SENDER.PUB"),
                 window,
             ]
         }

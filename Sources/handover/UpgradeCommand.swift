@@ -36,6 +36,6 @@ struct UpgradeCommand: ParsableCommand, EitherTeamsCommand {
         }
         Console.out("Upgraded \(ledgerOptions.directory) to \(LedgerSchema.formatMarker) (\(counted(head.sequence, "event"))):")
         for step in ledger.upgrades { Console.out("  " + step) }
-        Console.out("Check it with: handover verify --ledger \(ledgerOptions.directory)")
+        Console.out("Check it with: \(ShellWord.handover("verify", ledger: ledgerOptions.directory))")
     }
 }

@@ -74,7 +74,7 @@ struct VerifyCommand: ParsableCommand, EitherTeamsCommand {
                     "OK: \(counted(report.eventCount, "event")), chain intact, head \(report.headHash), Merkle root \(Hex.encode(report.treeRoot))")
                 if !report.indexesChecked {
                     Console.out(
-                        "The log's indexes were not checked: this ledger is format 1; `handover upgrade --ledger \(ledgerOptions.directory)` rebuilds them."
+                        "The log's indexes were not checked: this ledger is format 1; `\(ShellWord.handover("upgrade", ledger: ledgerOptions.directory))` rebuilds them."
                     )
                 }
             }

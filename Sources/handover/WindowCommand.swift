@@ -30,7 +30,8 @@ struct WindowCommand: AsyncParsableCommand, EitherTeamsCommand {
         }
         let table = try answer(ledger, projection, output) { try $0.window() }
         if table.rows.isEmpty, output.format == .table {
-            Console.out("No transfer date recorded yet: `handover window --accepted-at YYYY-MM-DD`.")
+            Console.out(
+                "No transfer date recorded yet: `\(ShellWord.handover("window", ledger: ledgerOptions.directory, "--accepted-at YYYY-MM-DD"))`.")
         } else {
             Console.data(table.render(output.format), terminator: "")
         }

@@ -44,10 +44,14 @@ struct WitnessCommand: ParsableCommand {
             defer { ledger.close() }
             let witnesses = try WitnessList.read(in: ledger.directory).witnesses
             guard !witnesses.isEmpty else {
-                throw CLIExit.usage("\(ledger.directory) has no witnesses: add one with `handover witness add URL --key VKEY`")
+                throw CLIExit.usage(
+                    "\(ledger.directory) has no witnesses: add one with `\(ShellWord.handover("witness add URL", ledger: ledger.directory, "--key VKEY"))`"
+                )
             }
             guard let checkpoint = try ledger.latestCheckpoint() else {
-                throw CLIExit.usage("no checkpoint has been signed for \(ledger.directory); run `handover checkpoint` first")
+                throw CLIExit.usage(
+                    "no checkpoint has been signed for \(ledger.directory); run `\(ShellWord.handover("checkpoint", ledger: ledger.directory))` first"
+                )
             }
             let client = WitnessClient(requestTimeout: .seconds(Int64(timeout)), attempts: attempts)
             var logger = Logger(label: "handover.witness")
@@ -148,7 +152,9 @@ struct WitnessCommand: ParsableCommand {
                 let place = standing.url.map { " " + InertText.forScreen($0) } ?? " (no longer configured)"
                 Console.out("\(InertText.forScreen(standing.name))\(place): \(cosigned ?? "nothing cosigned yet")")
             }
-            if standings.isEmpty { Console.out("no witnesses: add one with `handover witness add URL --key VKEY`") }
+            if standings.isEmpty {
+                Console.out("no witnesses: add one with `\(ShellWord.handover("witness add URL", ledger: ledgerOptions.directory, "--key VKEY"))`")
+            }
         }
     }
 

@@ -1,6 +1,6 @@
 import Apply
 import GRDB
-import Reporting
+import Ledger
 import TestSupport
 import Testing
 

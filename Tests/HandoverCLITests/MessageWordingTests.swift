@@ -128,9 +128,9 @@ struct MessageWordingTests {
             a.status == 0
                 && a.out.hasSuffix(
                     """
-                    Next:
-                      - check the set-up: handover preflight --ledger \(dir.sub("a")) --users FILE
-                      - generate the transfer identifiers: handover generate --ledger \(dir.sub("a")) --users FILE --target TEAM --out FILE
+                    Next (the words in capitals are yours to fill in):
+                      - check the set-up: handover preflight --ledger \(dir.sub("a")) --users USERS.CSV
+                      - generate the transfer identifiers: handover generate --ledger \(dir.sub("a")) --users USERS.CSV --target TEAM_ID --out HANDOFF.CSV
                       - once the transfer is accepted, record its date: handover window --ledger \(dir.sub("a")) --accepted-at YYYY-MM-DD
 
                     """),
@@ -141,8 +141,8 @@ struct MessageWordingTests {
             b.status == 0
                 && b.out.hasSuffix(
                     """
-                    Next:
-                      - the day team A's package arrives, receive it with their verifier key (a.pub): handover handoff receive PACKAGE --ledger \(dir.sub("b")) --sender-key a.pub
+                    Next (the words in capitals are yours to fill in):
+                      - the day team A's package arrives, receive it with their verifier key, pinned out of band: handover handoff receive PACKAGE --ledger \(dir.sub("b")) --sender-key SENDER.PUB
                       - once the transfer is accepted, record its date: handover window --ledger \(dir.sub("b")) --accepted-at YYYY-MM-DD
 
                     """),

@@ -62,10 +62,10 @@ struct RunMessageTests {
             issued.out.hasSuffix(
                 """
                 Send the directory to team BBBB222222, with this ledger's verifier key given out of band (once), which they pin:
-                  handover checkpoint --ledger \(a) --public-key > a.pub
-                The day it arrives, team BBBB222222 checks it and records its users, then exchanges them:
-                  handover handoff receive \(package) --ledger LEDGER --sender-key a.pub
-                  handover exchange --ledger LEDGER --transfers \(package) --sender-key a.pub ...
+                  handover checkpoint --ledger \(a) --public-key > SENDER.PUB
+                The day it arrives, team BBBB222222 checks it and records its users, then exchanges them (LEDGER being theirs):
+                  handover handoff receive \(package) --ledger LEDGER --sender-key SENDER.PUB
+                  handover exchange --ledger LEDGER --transfers \(package) --sender-key SENDER.PUB --out EXCHANGED.CSV
 
                 """), "\(issued.out)")
         #expect(!issued.out.contains("A.pub"), "\(issued.out)")

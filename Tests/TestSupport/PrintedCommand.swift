@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Testing
 
 /// `handover status` as a person and as cron read it: the screen, the exit status and the JSON.
@@ -76,26 +77,25 @@ public enum PrintedCommand {
         return found
     }
 
-    /// The words of `command` in capitals (a placeholder: `FILE`, `SENDER.PUB`, `YYYY-MM-DD`).
+    /// The words of `command` in capitals (a placeholder: `FILE`, `SENDER.PUB`, `YYYY-MM-DD`):
+    /// whole words, or after `=`, of two letters or more and no digit (a team ID is not one).
     public static func placeholders(in command: String) -> Set<String> {
-        let pattern = try! NSRegularExpression(pattern: "[A-Z][A-Z0-9_.-]*[A-Z0-9]")
+        let pattern = try! NSRegularExpression(pattern: "(?<![A-Za-z0-9_./-])[A-Z][A-Z_.-]*[A-Z](?![A-Za-z0-9_./-])")
         let range = NSRange(command.startIndex..., in: command)
-        return Set(
-            pattern.matches(in: command, range: range).compactMap { Range($0.range, in: command).map { String(command[$0]) } }.filter {
-                $0.count > 1 && !$0.allSatisfy(\.isNumber)
-            })
+        return Set(pattern.matches(in: command, range: range).compactMap { Range($0.range, in: command).map { String(command[$0]) } })
     }
 
-    /// Runs `command` with `sh -c`, each capitals word in `fill` replaced, `handover` on the
-    /// PATH and `environment` added.
+    /// Runs `command` with `sh -c` in `directory` (by default the test's), each capitals word in
+    /// `fill` replaced, `handover` on the PATH and `environment` added.
     public static func run(
-        _ command: String, fill: [String: String] = [:], environment: [String: String] = [:]
+        _ command: String, fill: [String: String] = [:], environment: [String: String] = [:], in directory: String? = nil
     ) throws -> (
         status: Int32, out: String, err: String, command: String
     ) {
         var filled = command
         // Longest first, so that a word inside another is not filled in its place.
         for (word, value) in fill.sorted(by: { $0.key.count > $1.key.count }) { filled = filled.replacingOccurrences(of: word, with: value) }
+        if let directory { filled = "cd \(ShellWord.quoted(directory)) && " + filled }
         let directory = URL(fileURLWithPath: productPath("handover")).deletingLastPathComponent().path
         var env = environment
         env["PATH"] = directory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")

@@ -60,7 +60,11 @@ public struct TileDirectory: Sendable {
     /// with `entries`, the entry bundles. Reads the ledger only.
     public func publish(_ ledger: Ledger, entries: Bool) throws -> Publication {
         guard let checkpoint = try ledger.latestCheckpoint() else {
-            throw Refusal(kind: .noCheckpoint, description: "no checkpoint has been signed for \(ledger.directory); run `handover checkpoint` first")
+            throw Refusal(
+                kind: .noCheckpoint,
+                description:
+                    "no checkpoint has been signed for \(ledger.directory); run `\(ShellWord.handover("checkpoint", ledger: ledger.directory))` first"
+            )
         }
         let key = try ledger.verifierKey()
         let files = TileFiles(root: path)

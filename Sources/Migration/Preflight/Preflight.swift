@@ -204,7 +204,7 @@ public struct Preflight: Sendable {
         case (nil, .recipient):
             report.add(
                 "window", .warning,
-                "no transfer date recorded: record it with `handover window --accepted-at DATE` once the transfer is accepted, so that runs see the deadline"
+                "no transfer date recorded: record it with `\(ShellWord.handover("window", ledger: ledgerDirectory, "--accepted-at YYYY-MM-DD"))` once the transfer is accepted, so that runs see the deadline"
             )
         case (nil, _):
             report.add("window", .passed, "no transfer date recorded (team A may generate before the transfer)")

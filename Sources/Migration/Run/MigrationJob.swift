@@ -92,7 +92,7 @@ public struct MigrationJob: Sendable {
             .check(step: step, teamID: credentials.teamID, clientID: credentials.clientID, now: .now(), force: force)
         if window == nil, case .exchange = kind {
             warn(
-                "no transfer date is recorded in this ledger, so the 60-day deadline cannot be checked; record it with `handover window --accepted-at DATE`"
+                "no transfer date is recorded in this ledger, so the 60-day deadline cannot be checked; record it with `\(ShellWord.handover("window", ledger: ledger.directory, "--accepted-at YYYY-MM-DD"))`"
             )
         }
         // A secret that cannot be built fails here, before anything is recorded.

@@ -93,7 +93,9 @@ public struct RunSummary: Sendable {
         lines.append("\(command)\(dryRun ? " (dry run)" : ""): \(counted(users, "user")) in the input; \(outcome)")
         if let handoff { lines.append("  " + handoff.line) }
         if let receiptPath {
-            lines.append("  receipt for the sending team written to \(receiptPath) (they confirm it with `handover handoff confirm`)")
+            lines.append(
+                "  receipt for the sending team written to \(receiptPath); they confirm it with "
+                    + "`handover handoff confirm \(ShellWord.quoted(receiptPath)) --ledger TEAM_A_LEDGER --recipient-key RECIPIENT.PUB`")
         }
         if alreadyDone > 0 { lines.append("  already done before: \(alreadyDone)") }
         if doneBySignIn > 0 { lines.append("  done by signing in with their transfer_sub (no call needed): \(doneBySignIn)") }

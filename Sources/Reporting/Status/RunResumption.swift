@@ -1,3 +1,4 @@
+import Apply
 import Basics
 import Ledger
 
@@ -10,7 +11,7 @@ struct RunResumption {
 
     /// `handover WORDS --ledger DIR REST`, the directory quoted for a shell when it needs to be.
     func command(_ words: String, _ rest: String = "") -> String {
-        "handover \(words) --ledger \(ShellWord.quoted(directory))" + (rest.isEmpty ? "" : " " + rest)
+        ShellWord.handover(words, ledger: directory, rest)
     }
 
     /// A `generate` (team A) or `exchange` (team B) of `run`'s input, with `extra` options; with
@@ -36,22 +37,12 @@ struct RunResumption {
     /// itself (which continues a stopped run to the same table under its own ID). A PostgreSQL
     /// target is recorded without its user: USER stands for it.
     func apply(_ started: ApplyStarted, commit: Bool) -> String {
-        var target = started.target
-        if started.targetKind == .postgres { target += (target.contains("?") ? "&" : "?") + "user=USER" }
-        var words = [
-            "--to", ShellWord.quoted(target), "--table", ShellWord.quoted(started.table), "--key",
-            ShellWord.quoted("account_id=" + started.keyColumn),
-        ]
-        for (value, column) in started.mapped { words += ["--set", ShellWord.quoted(value.rawValue + "=" + column)] }
-        if let condition = started.condition { words += ["--where", ShellWord.quoted(condition)] }
-        if let undone = started.undoOf { words += ["--undo", ShellWord.quoted(undone)] }
-        if commit { words.append("--commit") }
-        return command("apply", words.joined(separator: " "))
+        command("apply", ApplyCommandLine.options(started, commit: commit))
     }
 
     /// An `apply` plan for an operator who has not run one: every word to fill in.
     var firstApply: String {
-        command("apply", "--to DATABASE --table TABLE --key account_id=COLUMN --set recipient_sub=COLUMN")
+        command("apply", "--to DATABASE --table TABLE --key account_id=KEY_COLUMN --set recipient_sub=SUB_COLUMN")
     }
 
     /// The command that takes `run` up where it stopped: the same command on the same input.

@@ -1,4 +1,3 @@
-import Basics
 import Foundation
 
 /// A word of a command line as a POSIX shell reads it back unchanged: as it is when it holds
@@ -12,5 +11,12 @@ public enum ShellWord {
     public static func quoted(_ word: String) -> String {
         if !word.isEmpty, word.utf8.allSatisfy(plain.contains), !word.hasPrefix("-") { return word }
         return "'" + word.replacingEvery("'", with: "'\\''") + "'"
+    }
+
+    /// `handover WORDS --ledger DIR REST`: a command printed for a person to run on the ledger
+    /// at `ledger`, its directory quoted when it needs to be; `rest` is written as given (its
+    /// words already quoted, or placeholders in capitals for the person to fill in).
+    public static func handover(_ words: String, ledger: String, _ rest: String = "") -> String {
+        "handover \(words) --ledger \(quoted(ledger))" + (rest.isEmpty ? "" : " " + rest)
     }
 }
