@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// What became of one witness in a round.
@@ -38,8 +39,8 @@ public enum WitnessOutcome: Equatable, Sendable {
     /// One line for the operator.
     public var summary: String {
         switch self {
-        case .cosigned(let old, let timestamp): "cosigned at \(timestamp) (proof from \(old))"
-        case .alreadyCosigned(let timestamp): "cosigned before, at \(timestamp)"
+        case .cosigned(let old, let timestamp): "cosigned at \(Self.time(timestamp)) (proof from \(old))"
+        case .alreadyCosigned(let timestamp): "cosigned before, at \(Self.time(timestamp))"
         case .ahead(let size):
             "REFUSED: the witness holds a tree of \(size) events, larger than this checkpoint: it was shown a checkpoint of this log that this ledger does not have, or events were lost here"
         case .inconsistent(let why):
@@ -50,4 +51,8 @@ public enum WitnessOutcome: Equatable, Sendable {
         case .garbled(let status, let why): "answered what tlog-witness does not allow (\(status)): \(why)"
         }
     }
+
+    /// A cosignature's timestamp (seconds since the epoch, as tlog-cosignature carries it) as
+    /// every other time is printed: RFC 3339.
+    private static func time(_ seconds: UInt64) -> String { Timestamp(seconds: Int64(clamping: seconds)).rfc3339 }
 }

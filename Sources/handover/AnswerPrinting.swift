@@ -14,31 +14,36 @@ func answer(
 
 /// Opens the ledger, answers one question and writes its rows to standard output as they
 /// are read, in a read transaction on a thread of its own. The table format reads the answer
-/// twice: once for the column widths.
+/// twice: once for the column widths. With `limit`, the first `limit` rows, and a line on
+/// standard error when there are more.
 func printAnswer(
-    _ command: any LedgerCommand, _ ledgerOptions: LedgerOptions, _ output: OutputOptions,
+    _ command: any LedgerCommand, _ ledgerOptions: LedgerOptions, _ output: OutputOptions, limit: Int? = nil,
     _ question: @escaping @Sendable (ComplianceQueries, any RowSink) throws -> Void
 ) async throws {
     let (ledger, projection) = try ledgerOptions.open(.readOnly, for: command)
     defer { ledger.close() }
-    try await projection.readInBackground(ledger, asOf: output.asOf) { snapshot, _ in
+    let cut = try await projection.readInBackground(ledger, asOf: output.asOf) { snapshot, _ in
         let queries = ComplianceQueries(snapshot: snapshot, time: output.asOf ?? .now(), sealer: ledger.sealer)
-        try printRows(output.format) { try question(queries, $0) }
+        return try printRows(output.format, limit: limit) { try question(queries, $0) }
     }
+    if cut, let limit { Console.error("the first \(counted(limit, "row")) (--limit \(limit)); there are more") }
 }
 
-/// Writes the rows `produce` gives to standard output in `format`. The table format calls
-/// `produce` twice, once to size the columns, so it must give the same rows each time.
-func printRows(_ format: QueryTable.Format, _ produce: (any RowSink) throws -> Void) throws {
+/// Writes the rows `produce` gives to standard output in `format`, the first `limit` of them
+/// when there is a limit; returns whether rows were left out. The table format calls `produce`
+/// twice, once to size the columns, so it must give the same rows each time.
+@discardableResult
+func printRows(_ format: QueryTable.Format, limit: Int? = nil, _ produce: (any RowSink) throws -> Void) throws -> Bool {
     var widths: [Int]?
     if format == .table {
         let measure = ColumnWidths()
-        try produce(measure)
+        try FirstRows.produce(limit, into: measure, produce)
         widths = measure.widths
     }
     let out = StandardOutput()
-    try produce(RowWriter(format, widths: widths, output: out.write))
+    let cut = try FirstRows.produce(limit, into: RowWriter(format, widths: widths, output: out.write), produce)
     try out.flush()
+    return cut
 }
 
 /// Standard output written in 64 KiB blocks, with write errors (a closed pipe, a full disk)

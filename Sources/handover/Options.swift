@@ -94,6 +94,16 @@ struct OutputOptions: ParsableArguments {
 
 extension QueryTable.Format: ExpressibleByArgument {}
 
+/// `--limit N` of the lists that may be long (pending, migrated, failures, unmatched, state).
+struct ListLimit: ParsableArguments {
+    @Option(help: "At most this many rows, the first in the list's order; standard error says when there are more.")
+    var limit: Int?
+
+    func validate() throws {
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+    }
+}
+
 /// Parses a time argument or ends with a usage error naming the option.
 func parseTime(_ text: String, option: String) throws -> Timestamp {
     guard let time = Timestamp(rfc3339: text) else {

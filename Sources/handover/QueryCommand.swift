@@ -17,9 +17,10 @@ struct QueryCommand: AsyncParsableCommand {
             abstract: "Users whose migration step is done: when, by which path, before the deadline or not.", exits: CommandExits.ledger)
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
+        @OptionGroup var list: ListLimit
 
         func run() async throws {
-            try await printAnswer(self, ledgerOptions, output) { try $0.migrated(into: $1) }
+            try await printAnswer(self, ledgerOptions, output, limit: list.limit) { try $0.migrated(into: $1) }
         }
     }
 
@@ -29,9 +30,10 @@ struct QueryCommand: AsyncParsableCommand {
             abstract: "Users not yet migrated, with attempts, the last error and days left.", exits: CommandExits.ledger)
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
+        @OptionGroup var list: ListLimit
 
         func run() async throws {
-            try await printAnswer(self, ledgerOptions, output) { try $0.pending(into: $1) }
+            try await printAnswer(self, ledgerOptions, output, limit: list.limit) { try $0.pending(into: $1) }
         }
     }
 
@@ -41,9 +43,10 @@ struct QueryCommand: AsyncParsableCommand {
             abstract: "Users Apple notified us about whom no migration step named.", exits: CommandExits.ledger)
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
+        @OptionGroup var list: ListLimit
 
         func run() async throws {
-            try await printAnswer(self, ledgerOptions, output) { try $0.unmatched(into: $1) }
+            try await printAnswer(self, ledgerOptions, output, limit: list.limit) { try $0.unmatched(into: $1) }
         }
     }
 
@@ -93,9 +96,10 @@ struct QueryCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Every user with every projected field.", exits: CommandExits.ledger)
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
+        @OptionGroup var list: ListLimit
 
         func run() async throws {
-            try await printAnswer(self, ledgerOptions, output) { try $0.state(into: $1) }
+            try await printAnswer(self, ledgerOptions, output, limit: list.limit) { try $0.state(into: $1) }
         }
     }
 
@@ -104,10 +108,13 @@ struct QueryCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Users whose last attempt failed, and why.", exits: CommandExits.ledger)
         @OptionGroup var ledgerOptions: LedgerOptions
         @OptionGroup var output: OutputOptions
+        @OptionGroup var list: ListLimit
         @Flag(name: .customLong("by-class"), help: "Count failed users by failure class instead of listing them.") var byClass = false
 
         func run() async throws {
-            try await printAnswer(self, ledgerOptions, output) { try byClass ? $0.failuresByClass(into: $1) : $0.failures(into: $1) }
+            try await printAnswer(self, ledgerOptions, output, limit: list.limit) {
+                try byClass ? $0.failuresByClass(into: $1) : $0.failures(into: $1)
+            }
         }
     }
 

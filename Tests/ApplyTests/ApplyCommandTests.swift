@@ -217,7 +217,7 @@ struct ApplyCommandTests {
     }
 
     @Test(
-        "--users limits the plan to the accounts listed (CRLF, blanks and repeats taken in stride); a line with a control character, or a file that is not a regular file, is refused naming it (exit 2)"
+        "--users limits the plan to the accounts listed (CRLF, blanks and repeats taken in stride); the list may come from standard input (-); a line with a control character, or a directory, is refused naming it (exit 2)"
     )
     func usersList() throws {
         let s = try Setup()
@@ -231,10 +231,10 @@ struct ApplyCommandTests {
         let refused = try s.apply("--users", bad)
         #expect(
             refused.status == 2 && refused.err == "error: --users \(bad), line 2: \"acct\\u0001x\" contains a control character\n", "\(refused.err)")
-        let fifo = s.dir.sub("users.fifo")
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let notFile = try s.apply("--users", fifo)
-        #expect(notFile.status == 2 && notFile.err.contains("--users: \(fifo) is not a regular file"), "\(notFile.err)")
+        let piped = try runProduct("handover", ["apply"] + s.options + ["--users", "-"], input: try Data(contentsOf: URL(fileURLWithPath: list)))
+        #expect(piped.status == 0 && piped.out == plan.out, "the list read from standard input: \(piped.out)\(piped.err)")
+        let notFile = try s.apply("--users", s.dir.path)
+        #expect(notFile.status == 2 && notFile.err.contains("--users: \(s.dir.path) is not a file or a pipe"), "\(notFile.err)")
     }
 
     @Test(

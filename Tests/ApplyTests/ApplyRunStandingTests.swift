@@ -59,13 +59,17 @@ struct ApplyRunStandingTests {
 
         let table = try copy("app.sqlite")
         let lock = try WriteLock(table.path)
-        let process = try RunningProduct("handover", s.options(table, set: ApplyEmailTests.both) + ["--commit"])
         let log = try Ledger.open(at: s.ledger, options: Ledger.Options(access: .readOnly))
         defer { log.close() }
+        // The demo's own apply left intents: wait for one more, this run's first.
+        func intents() throws -> Int { try log.read { try $0.sequences(of: .applyIntended).count } }
+        let intentsBefore = try intents()
+        let process = try RunningProduct("handover", s.options(table, set: ApplyEmailTests.both) + ["--commit"])
         let deadline = Date().addingTimeInterval(PhaseKill.deadline)
-        while try log.read({ try $0.sequences(of: .applyIntended).count }) == 0, process.isRunning, Date() < deadline { usleep(2_000) }
+        while try intents() == intentsBefore, process.isRunning, Date() < deadline { usleep(2_000) }
         #expect(process.isRunning, "the run waits on the lock")
-        let total = try #require(try StatusReading(s.ledger).runs.first?["total"] as? Int)
+        let running = try StatusReading(s.ledger)
+        let total = try #require(running.runs.first?["total"] as? Int, "status lists the apply running: \(running.text)\n\(running.json)")
         let resume = try StatusReading.heldThenKilled(
             process, ledger: s.ledger, command: "apply", done: 0, total: total, exitWhileRunning: before.status)
         lock.release()

@@ -148,6 +148,14 @@ struct DemoPrintoutTests {
         let pendingTitle = try #require(printout.lines.first { $0.hasPrefix("== Who is pending and why") })
         let shownOf = try #require(try #/\(first (\d+) of (\d+)\)/#.firstMatch(in: pendingTitle), "\(pendingTitle)")
         #expect(Int(shownOf.output.2) == pending.count)
+        // --limit: the first rows of the same list, and a line on standard error when there are more.
+        for limit in [1, pending.count - 1, pending.count] {
+            let r = try runProduct("handover", ["query", "pending", "--ledger", recipient, "--format", "json", "--limit", String(limit)])
+            #expect(try JSONValue.parse(Array(r.out.utf8)).arrayValue == Array(pending.prefix(limit)), "--limit \(limit)")
+            #expect(
+                r.err == (limit < pending.count ? "the first \(limit) row\(limit == 1 ? "" : "s") (--limit \(limit)); there are more\n" : ""),
+                "\(r.err)")
+        }
         let pendingTable = try #require(printout.table(under: pendingTitle))
         #expect(pendingTable.rows.count == min(Int(shownOf.output.1)!, pending.count))
         // The table leaves out columns empty in every row it shows.

@@ -52,7 +52,9 @@ struct WitnessCommandTests {
             if round > 0 { checkpoint = try grow(ledger, by: 250 * round, prefix: "a\(round)") }
             let r = try handover("witness", "--ledger", ledger)
             let from = sizes.last ?? 0
-            #expect(r.status == 0 && r.out.contains("witness.test/w1: cosigned at") && r.out.contains("(proof from \(from))"), "\(r.out)\(r.err)")
+            #expect(
+                r.status == 0 && r.out.contains(/witness.test\/w1: cosigned at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/)
+                    && r.out.contains("(proof from \(from))"), "the time in RFC 3339: \(r.out)\(r.err)")
             // What the witness itself holds now: this checkpoint's size and root.
             let state = try #require(try witness.log(origin), "\(witness.printed)")
             #expect(state["size"] as? Int == Int(checkpoint.treeSize), "\(state)")

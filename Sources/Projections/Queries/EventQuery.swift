@@ -115,19 +115,30 @@ public struct EventQuery: Sendable {
     }
 
     /// ``history(of:through:snapshot:view:)`` and the batch events whose body names the user (a
-    /// received package's row, an apply's settled batch), each with its line about the user:
-    /// what `query user` lists. `query events --id` and evidence bundles hold the history alone,
-    /// since a batch event names other people too.
+    /// received package's row, an apply batch's intent and settlement), each with its line about
+    /// the user: what `query user` lists. `query events --id` and evidence bundles hold the
+    /// history alone, since a batch event names other people too.
     /// An apply row's email addresses are opened with `sealer` (shown sealed without one).
     public static func historyWithBatches(
         of user: UserState, through last: UInt64, snapshot: any ProjectionSnapshot, view: LogView, sealer: Sealer? = nil
     ) throws -> [EventRow] {
         let identifiers = user.identifiers
-        return try snapshot.eventSequences(linkedTo: identifiers).filter { $0 <= last }.compactMap { sequence in
-            guard let event = try view.event(sequence) else { return nil }
-            if identifiers.contains(where: { event.identifiers[$0.kind] == $0.value }) { return EventRow(event) }
-            return try batchLine(event, about: user, view: view, sealer: sealer).map { EventRow(event, line: $0) }
+        var rows: [EventRow] = []
+        for sequence in try snapshot.eventSequences(linkedTo: identifiers) where sequence <= last {
+            guard let event = try view.event(sequence) else { continue }
+            if identifiers.contains(where: { event.identifiers[$0.kind] == $0.value }) {
+                rows.append(EventRow(event))
+            } else if case .applySettled = event.body, let applied = try UserApplyRow(event, about: user, view: view) {
+                // The batch's intent, which names the account in its rows, before its settlement.
+                if let intended = applied.intentSequence, let intent = try view.event(intended) {
+                    rows.append(EventRow(intent, line: applied.intentLine))
+                }
+                rows.append(EventRow(event, line: applied.line(opening: sealer)))
+            } else if let line = try batchLine(event, about: user, view: view, sealer: sealer) {
+                rows.append(EventRow(event, line: line))
+            }
         }
+        return rows
     }
 
     /// The user's rows of the apply batches that acted on their account, in order.

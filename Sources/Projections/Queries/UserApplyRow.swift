@@ -83,6 +83,11 @@ public struct UserApplyRow: Sendable, Equatable {
         return (undo ? "undo run " : "apply run ") + "\(run) batch \(batch): " + text + (intentSequence.map { " (intended in event \($0))" } ?? "")
     }
 
+    /// The batch's intent as a user's history shows it, before the row's settlement.
+    public var intentLine: String {
+        (undo ? "undo run " : "apply run ") + "\(run) batch \(batch) intended for this account (row \(index + 1)); settled in event \(sequence)"
+    }
+
     /// The row as an evidence bundle's manifest lists it (schemas/evidence-bundle.md): a batch
     /// written before v2, whose one cell is the `sub`'s.
     public var json: JSONValue {

@@ -698,7 +698,7 @@ _handover_query_migrated() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--ledger --format --as-of)
+    non_repeating_options=(--ledger --format --as-of --limit)
     __handover_offer_flags_options 0
 
     # Offer option value completions
@@ -711,6 +711,9 @@ _handover_query_migrated() {
         return
         ;;
     '--as-of')
+        return
+        ;;
+    '--limit')
         return
         ;;
     esac
@@ -720,7 +723,7 @@ _handover_query_pending() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--ledger --format --as-of)
+    non_repeating_options=(--ledger --format --as-of --limit)
     __handover_offer_flags_options 0
 
     # Offer option value completions
@@ -733,6 +736,9 @@ _handover_query_pending() {
         return
         ;;
     '--as-of')
+        return
+        ;;
+    '--limit')
         return
         ;;
     esac
@@ -764,7 +770,7 @@ _handover_query_state() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--ledger --format --as-of)
+    non_repeating_options=(--ledger --format --as-of --limit)
     __handover_offer_flags_options 0
 
     # Offer option value completions
@@ -777,6 +783,9 @@ _handover_query_state() {
         return
         ;;
     '--as-of')
+        return
+        ;;
+    '--limit')
         return
         ;;
     esac
@@ -786,7 +795,7 @@ _handover_query_failures() {
     repeating_flags=()
     non_repeating_flags=(--by-class --version -h --help)
     repeating_options=()
-    non_repeating_options=(--ledger --format --as-of)
+    non_repeating_options=(--ledger --format --as-of --limit)
     __handover_offer_flags_options 0
 
     # Offer option value completions
@@ -799,6 +808,9 @@ _handover_query_failures() {
         return
         ;;
     '--as-of')
+        return
+        ;;
+    '--limit')
         return
         ;;
     esac
@@ -808,7 +820,7 @@ _handover_query_unmatched() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(--ledger --format --as-of)
+    non_repeating_options=(--ledger --format --as-of --limit)
     __handover_offer_flags_options 0
 
     # Offer option value completions
@@ -821,6 +833,9 @@ _handover_query_unmatched() {
         return
         ;;
     '--as-of')
+        return
+        ;;
+    '--limit')
         return
         ;;
     esac
@@ -1405,7 +1420,7 @@ _handover_simulator_serve() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=(--outage)
-    non_repeating_options=(--dir --host --port --token-lifetime --latency-ms --rate-429 --retry-after --rate-500 --rate-drop --revoked-fraction --revoke-tokens-after --refuse-tokens-after --seed)
+    non_repeating_options=(--dir --host --port --token-lifetime --latency-ms --rate-429 --retry-after --rate-500 --rate-drop --revoked-fraction --revoke-tokens-after --refuse-tokens-after --seed --hold-after)
     __handover_offer_flags_options 0
 
     # Offer option value completions
@@ -1450,6 +1465,9 @@ _handover_simulator_serve() {
         return
         ;;
     '--outage')
+        return
+        ;;
+    '--hold-after')
         return
         ;;
     esac
