@@ -77,7 +77,7 @@ struct RunStandingTests {
     }
 
     @Test(
-        "a generate held by the stand-in after 40 of 200 users: status says running (40 of 200), then, killed, stopped with exit 1; the command it prints resumes it, the output equals an uninterrupted run's, and status is clear"
+        "a generate held by the stand-in after 40 of 200 users: without a terminal it logs its progress line (40/200); status says running (40 of 200), then, killed, stopped with exit 1; the command it prints resumes it, the output equals an uninterrupted run's, and status is clear"
     )
     func generate() async throws {
         let t = try Teams(users: 200)
@@ -87,6 +87,14 @@ struct RunStandingTests {
             "handover", ["generate", "--ledger", t.a, "--users", t.users, "--target", "BBBB222222", "--out", t.dir.sub("first.csv")],
             environment: t.teamA)
         try t.wait(for: 40, .transferIDGenerated, in: t.a, while: process)
+        // Without a terminal (its standard error is a pipe), the run logs its progress line
+        // every 10 seconds, held or not.
+        let deadline = Date().addingTimeInterval(PhaseKill.deadline)
+        while !process.errorOutput.contains(" progress: "), process.isRunning, Date() < deadline { usleep(100_000) }
+        let logged = try #require(process.errorOutput.split(separator: "\n").first { $0.contains(" progress: ") }, "\(process.errorOutput)")
+        #expect(
+            logged.wholeMatch(of: /handover: \d{4}-\d\d-\d\dT[0-9:.]+Z progress: 40\/200 users  \d+\/s  ETA .+  failed 0  retried \d+.*/) != nil,
+            "\(logged)")
         let resume = try StatusReading.heldThenKilled(process, ledger: t.a, command: "generate", done: 40, total: 200)
         #expect(resume.contains("--users \(t.users)") && resume.contains("--target BBBB222222"), "\(resume)")
 
