@@ -71,13 +71,22 @@ struct RunStandingTests {
         }
     }
 
+    /// `serve`'s `/metrics` on `ledger`: the value of `handover_runs{command=COMMAND,state=STATE}`.
+    static func runsGauge(_ ledger: String, command: String, state: String) throws -> String? {
+        let server = try ServerProcess(["serve", "--ledger", ledger, "--port", "0"])
+        defer { server.stop() }
+        let metrics = try runCommand("/usr/bin/curl", ["-sf", server.baseURL + "/metrics"]).out
+        let prefix = "handover_runs{command=\"\(command)\",state=\"\(state)\"} "
+        return metrics.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+    }
+
     /// The CSV at `path`, its lines sorted: the same users with the same values, whatever order.
     static func lines(_ path: String) throws -> [String] {
         try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init).sorted()
     }
 
     @Test(
-        "a generate held by the stand-in after 40 of 200 users: without a terminal it logs its progress line (40/200); status says running (40 of 200), then, killed, stopped with exit 1; the command it prints resumes it, the output equals an uninterrupted run's, and status is clear"
+        "a generate held by the stand-in after 40 of 200 users: without a terminal it logs its progress line (40/200); status says running (40 of 200), then, killed, stopped with exit 1 (and in /metrics); the command it prints resumes it, the output equals an uninterrupted run's, and status and /metrics are clear"
     )
     func generate() async throws {
         let t = try Teams(users: 200)
@@ -97,6 +106,7 @@ struct RunStandingTests {
             "\(logged)")
         let resume = try StatusReading.heldThenKilled(process, ledger: t.a, command: "generate", done: 40, total: 200)
         #expect(resume.contains("--users \(t.users)") && resume.contains("--target BBBB222222"), "\(resume)")
+        #expect(try Self.runsGauge(t.a, command: "generate", state: "stopped") == "1.0", "/metrics counts the stopped run, for the alert")
 
         try await t.release()
         let resumed = try PrintedCommand.run(resume, fill: ["HANDOFF.CSV": t.dir.sub("handoff.csv")], environment: t.teamA)
@@ -104,6 +114,7 @@ struct RunStandingTests {
         let after = try StatusReading(t.a)
         #expect(after.runs.isEmpty && after.status == 0, "the finished run clears it: \(after.text)")
         #expect(after.text.contains("last run:     generate, finished"), "\(after.text)")
+        #expect(try Self.runsGauge(t.a, command: "generate", state: "stopped") == "0.0", "and no longer once it finished")
 
         try t.initLedger(t.dir.sub("a-once"), role: "sender")
         let once = try runProduct(
