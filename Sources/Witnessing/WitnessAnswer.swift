@@ -60,7 +60,10 @@ public enum WitnessAnswer: Equatable, Sendable {
             return .garbled(status: 200, "no cosignature line by \(key.name) verifies over the checkpoint with the configured key")
         }
         guard timestamp <= now + allowedClockSkew else {
-            return .garbled(status: 200, "the cosignature is dated \(timestamp), more than \(allowedClockSkew) s after this machine's clock (\(now))")
+            return .garbled(
+                status: 200,
+                "the cosignature is dated \(WitnessOutcome.time(timestamp)), more than \(allowedClockSkew) s after this machine's clock (\(WitnessOutcome.time(now)))"
+            )
         }
         return .cosigned(line, timestamp: timestamp)
     }

@@ -54,5 +54,7 @@ public enum WitnessOutcome: Equatable, Sendable {
 
     /// A cosignature's timestamp (seconds since the epoch, as tlog-cosignature carries it) as
     /// every other time is printed: RFC 3339.
-    private static func time(_ seconds: UInt64) -> String { Timestamp(seconds: Int64(clamping: seconds)).rfc3339 }
+    static func time(_ seconds: UInt64) -> String {
+        Timestamp(checkedSeconds: Int64(clamping: seconds))?.rfc3339 ?? "\(seconds) s after 1970 (past the year 9999)"
+    }
 }
