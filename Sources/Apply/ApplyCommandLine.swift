@@ -4,11 +4,15 @@ import Ledger
 /// mapping and condition, each word quoted for a shell. A PostgreSQL database, which the ledger
 /// names without its user, is given with `user=USER`, the one word left to fill in.
 public enum ApplyCommandLine {
-    /// The options of the apply run `started` records, `--commit` added when `commit`.
+    /// The options of the apply run `started` records, `--commit` added when `commit`: a run
+    /// limited to a list of accounts has `--users USERS.TXT`, the list to give again.
     public static func options(_ started: ApplyStarted, commit: Bool) -> String {
-        options(
+        var words = options(
             kind: started.targetKind, target: started.target, table: started.table, key: started.keyColumn,
-            mapped: started.mapped.map { ($0.value, $0.column) }, condition: started.condition, undoing: started.undoOf, commit: commit)
+            mapped: started.mapped.map { ($0.value, $0.column) }, condition: started.condition, undoing: started.undoOf, commit: false)
+        if started.accountsSHA256 != nil { words += " --users USERS.TXT" }
+        if started.sinceLast { words += " --since-last" }
+        return words + (commit ? " --commit" : "")
     }
 
     /// The command that undoes apply run `run` to `table`, on the ledger at `ledger`.

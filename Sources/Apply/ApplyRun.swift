@@ -94,7 +94,15 @@ public struct ApplyRun: Sendable {
             targetKind: table.targetKind, target: table.targetName, table: m.table.name, keyColumn: m.keyColumn.name,
             columns: PerColumn(
                 recipientSub: m.columns.recipientSub?.name, email: m.columns.email?.name, emailForwarding: m.columns.emailForwarding?.name),
-            condition: m.condition, undoOf: options.undo, userCount: userCount, batchSize: options.batchSize)
+            condition: m.condition, undoOf: options.undo, userCount: userCount, batchSize: options.batchSize,
+            accountsSHA256: options.accounts.map(Self.digest), sinceLast: options.sinceLast)
+    }
+
+    /// SHA-256 (hex) of `accounts`, sorted, each followed by a line feed: how a start records
+    /// the `--users` list that limited it, however the list was written.
+    static func digest(_ accounts: Set<String>) -> String {
+        let bytes = Array(accounts.sorted().map { $0 + "\n" }.joined().utf8)
+        return Hex.encode(bytes.withUnsafeBytes { SHA256Hash(hashing: UnsafeRawBufferPointer(start: nil, count: 0), $0) }.bytes)
     }
 
     // MARK: Planning
@@ -282,6 +290,14 @@ public struct ApplyRun: Sendable {
         for (index, var run) in history.runs.enumerated() where !run.finished && run.writesSameTable(as: mine) {
             lock?.release()
             lock = try RunLock(run.id, in: ledger.directory, holder: RunLock.Holder(host: ledger.actor.host, attempting: run.started.userCount))
+            // The run may have finished while its lock was awaited: read it again, now held.
+            history = try ledger.read { try ApplyHistory($0) }
+            run = history.runs[index]
+            guard !run.finished else {
+                lock?.release()
+                lock = nil
+                continue
+            }
             let dangling = run.dangling
             if !dangling.isEmpty {
                 let markers = Dictionary(try await table.committedBatches(of: run.id).map { ($0.batch, $0) }, uniquingKeysWith: { a, _ in a })
@@ -319,15 +335,12 @@ public struct ApplyRun: Sendable {
         if let resumed {
             let theirs = resumed.started
             guard theirs.keyColumn == mine.keyColumn, theirs.columns == mine.columns, theirs.condition == mine.condition,
-                theirs.undoOf == mine.undoOf
+                theirs.undoOf == mine.undoOf, theirs.accountsSHA256 == mine.accountsSHA256, theirs.sinceLast == mine.sinceLast
             else {
                 throw ApplyError(
                     .usage,
-                    "apply run \(resumed.id) to \(theirs.table) was stopped before it finished, with "
-                        + "--key account_id=\(theirs.keyColumn) "
-                        + theirs.mapped.map { "--set \($0.value.rawValue)=\($0.column)" }.joined(separator: " ")
-                        + (theirs.condition.map { " --where \"\($0)\"" } ?? "") + (theirs.undoOf.map { " --undo \($0)" } ?? "")
-                        + ": run it again with those options to finish it")
+                    "apply run \(resumed.id) to \(theirs.table) was stopped before it finished; finish it with the options it was started with: "
+                        + ShellWord.handover("apply", ledger: ledger.directory, ApplyCommandLine.options(theirs, commit: true)))
             }
         }
         return (history, resumed, recovered, lock)

@@ -32,18 +32,25 @@ public enum FileBytes {
     /// for `-`, read to its end. Refused when larger than `limit` bytes, and when a directory or
     /// a device. Throws a ``FileError`` naming the file.
     public static func readOnce(_ path: String, limit: Int) throws -> [UInt8] {
-        if let regular = try? Stream(path, limit: limit) { return try read(regular) }
+        func kind(_ status: stat) -> mode_t { status.st_mode & S_IFMT }
+        func isReadable(_ status: stat) -> Bool { [S_IFREG, S_IFIFO, S_IFSOCK].contains(kind(status)) }
+        var status = stat()
+        // Looked at before it is opened, so that a device or a directory is never opened; a
+        // pipe is opened once, blocking, as its writer expects.
+        if path != "-" {
+            guard stat(path, &status) == 0 else {
+                throw FileError(.unreadable, "\(path) is missing or cannot be read (\(String(cString: strerror(errno))))", errno: errno)
+            }
+            guard isReadable(status) else { throw FileError(.unreadable, "\(path) is not a file or a pipe") }
+        }
         let fd = path == "-" ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw FileError(.unreadable, "\(path) is missing or cannot be read (\(String(cString: strerror(errno))))", errno: errno)
         }
         defer { close(fd) }
-        var status = stat()
         guard fstat(fd, &status) == 0 else { throw FileError(.unreadable, "\(path) cannot be read (\(String(cString: strerror(errno))))") }
-        let kind = status.st_mode & S_IFMT
-        guard kind == S_IFREG || kind == S_IFIFO || kind == S_IFSOCK else {
-            throw FileError(.unreadable, "\(path) is not a file or a pipe")
-        }
+        guard isReadable(status) else { throw FileError(.unreadable, "\(path) is not a file or a pipe") }
+        guard kind(status) != S_IFREG || status.st_size <= limit else { throw FileError(.tooLarge, "\(path) is larger than \(limit) bytes") }
         var bytes: [UInt8] = []
         var block = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -65,17 +72,6 @@ public enum FileBytes {
             try output.write(contentsOf: block)
             block.removeAll(keepingCapacity: true)
         }
-    }
-
-    /// A new directory only this user can enter (mode 0700), under the system's temporary
-    /// directory, its name starting with `prefix`.
-    public static func privateTemporaryDirectory(prefix: String) throws -> String {
-        var template = Array((NSTemporaryDirectory() + prefix + "-XXXXXX").utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw FileError(
-                .unreadable, "cannot make a temporary directory in \(NSTemporaryDirectory()) (\(String(cString: strerror(errno))))", errno: errno)
-        }
-        return String(cString: made)
     }
 
     /// ``read(_:limit:)``, or nil when nothing is at `path`.

@@ -154,7 +154,7 @@ struct EvidenceCommand: ParsableCommand {
                     Console.out("Team \(team)'s log (\(side.origin)):")
                     let path = (directory as NSString).appendingPathComponent(team == "A" ? "sender" : "recipient")
                     if let witnessed = witnessedLine(
-                        side, ownPolicy: "its own policy (give yours with: handover evidence verify \(path) --witness-policy FILE)")
+                        side, ownPolicy: "its own policy (give yours with: handover evidence verify \(ShellWord.quoted(path)) --witness-policy FILE)")
                     {
                         Console.out("  " + witnessed)
                     }

@@ -124,7 +124,7 @@ struct VerifyCommand: ParsableCommand, EitherTeamsCommand {
                 .integrity,
                 """
                 derived data differs from what the log implies: \(mismatch)
-                The log is the evidence and it verified; `handover projections rebuild --ledger \(ledgerOptions.directory)` folds the projections again from it.
+                The log is the evidence and it verified; `\(ShellWord.handover("projections rebuild", ledger: ledgerOptions.directory))` folds the projections again from it.
                 """)
         }
         guard format == .text else { return }

@@ -15,7 +15,7 @@ extension Ledger {
             }
             throw LedgerError(
                 .noCheckpointKey,
-                "\(directory) has no checkpoint key yet: `handover checkpoint` makes one (its verifier key goes to \(VerifierKeyFile.path(in: directory)))"
+                "\(directory) has no checkpoint key yet: `\(ShellWord.handover("checkpoint", ledger: directory))` makes one (its verifier key goes to \(VerifierKeyFile.path(in: directory)))"
             )
         }
         let origin = try origin()

@@ -152,7 +152,8 @@ public enum EventSamples {
                     ApplyStarted(
                         targetKind: .postgres, target: "postgres://db.example.com:5432/app?sslmode=require", table: "accounts", keyColumn: "id",
                         columns: PerColumn(recipientSub: "apple_sub", email: "email", emailForwarding: "mail_forwarded"),
-                        condition: "provider = 'apple'", undoOf: nil, userCount: 2, batchSize: 1_000)),
+                        condition: "provider = 'apple'", undoOf: nil, userCount: 2, batchSize: 1_000,
+                        accountsSHA256: "5b6e8a3b8d8a0e5f7b0a2c5f6f4d1e2c3b4a5968778695a4b3c2d1e0f9e8d7c6", sinceLast: true)),
                 idempotencyKey: ApplyStarted.idempotencyKey(run: "run-4"), runID: "run-4"),
             EventDraft(.applyIntended(intent), idempotencyKey: ApplyIntended.idempotencyKey(run: "run-4", batch: 0), runID: "run-4"),
             EventDraft(

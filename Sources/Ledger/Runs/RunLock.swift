@@ -18,11 +18,14 @@ import Glibc
 public final class RunLock: Sendable {
     /// What a running run wrote into its lock file.
     public struct Holder: Sendable, Equatable {
+        /// The process holding the lock.
         public var pid: Int
+        /// The host it runs on.
         public var host: String
         /// Users (accounts, rows) the run set out to take, when it knew.
         public var attempting: Int?
 
+        /// This process on this host, by default.
         public init(pid: Int = Int(getpid()), host: String = Actor.currentProcess().host, attempting: Int? = nil) {
             self.pid = pid
             self.host = host
@@ -79,14 +82,25 @@ public final class RunLock: Sendable {
         let directory = Self.directory(in: ledger)
         if mkdir(directory, 0o755) != 0, errno != EEXIST { throw Self.failure("mkdir", directory) }
         path = Self.path(name, in: ledger)
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Self.failure("open", path) }
+        var fd: Int32 = -1
         // A status looking at this run holds the lock shared for an instant: try a few times.
         var attempts = 0
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            attempts += 1
-            guard errno == EWOULDBLOCK || errno == EINTR, attempts < 50 else {
+        while true {
+            fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw Self.failure("open", path) }
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+                // The file locked is the one at the path: a run that ended meanwhile removed
+                // its file, and a lock on a removed file would be held by nobody's reckoning.
+                var opened = stat()
+                var named = stat()
+                if fstat(fd, &opened) == 0, stat(path, &named) == 0, opened.st_dev == named.st_dev, opened.st_ino == named.st_ino { break }
                 close(fd)
+                continue
+            }
+            let failure = errno
+            close(fd)
+            attempts += 1
+            guard failure == EWOULDBLOCK || failure == EINTR, attempts < 50 else {
                 throw LedgerError(.inUse, "run \(name) is running in another process (\(path) is locked); wait for it, or stop it first")
             }
             usleep(20_000)

@@ -19,6 +19,7 @@ public struct RunStanding: Sendable {
         case receive(HandoffReceived)
     }
 
+    /// Where the run is: running, finished, stopped without finishing, or not known here.
     public enum State: Sendable, Equatable {
         /// Its lock is held: it is running now, in the process the lock file names.
         case running(RunLock.Holder?)
@@ -41,13 +42,17 @@ public struct RunStanding: Sendable {
         }
     }
 
+    /// The command it runs.
     public var command: Command
     /// The run's ID; a receive's is its package's manifest digest.
     public var id: String
+    /// What its start recorded: the input, the table, the package.
     public var start: Start
+    /// When its start was recorded.
     public var startedAt: Timestamp
     /// The host it started on.
     public var host: String
+    /// Where it is now, as this host sees it.
     public var state: State
     /// Users (accounts; a receive's rows) it took so far, as the log shows them.
     public var done: Int
@@ -151,13 +156,13 @@ public struct RunStanding: Sendable {
     /// is found by looking up their idempotency keys (a few lookups a package, no chunk read).
     private static func readReceives(_ view: LogView, ledger directory: String, host: String) throws -> [RunStanding] {
         try view.sequences(of: .handoffReceived).compactMap { sequence in
-            guard let event = try view.event(sequence), case .handoffReceived(let body) = event.body,
-                let origin = event.idempotencyKey?.dropFirst("handoff-received:".count).dropLast(":\(body.package)".count)
-            else { return nil }
+            guard let event = try view.event(sequence), case .handoffReceived(let body) = event.body else { return nil }
             let perChunk = (body.rowsRoot == nil ? HandoffRowsForm.v1 : .v2).rowsPerChunk
-            let chunkCount = (body.rowCount + perChunk - 1) / perChunk
+            // As the receive makes them: one chunk at least, for a package of no rows.
+            let chunkCount = max(1, (body.rowCount + perChunk - 1) / perChunk)
             func recorded(_ chunk: Int) throws -> Bool {
-                let key = HandoffRowsReceived.idempotencyKey(origin: String(origin), package: body.package, fileSHA256: body.rowsSHA256, chunk: chunk)
+                let key = HandoffRowsReceived.idempotencyKey(
+                    origin: body.checkpoint.origin, package: body.package, fileSHA256: body.rowsSHA256, chunk: chunk)
                 return try view.sequence(forIdempotencyKey: key) != nil
             }
             // The first chunk not recorded, by bisection over the recorded prefix.

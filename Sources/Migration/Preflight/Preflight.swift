@@ -369,7 +369,8 @@ public struct Preflight: Sendable {
                 let classes = summary.failuresByClass.keys.sorted().joined(separator: ", ")
                 report.add(
                     name, .refused,
-                    "\(identifier): Apple refused (\(classes.isEmpty ? "not attempted" : classes)); see `handover query user \(identifier)`")
+                    "\(identifier): Apple refused (\(classes.isEmpty ? "not attempted" : classes)); see `\(ShellWord.handover("query user \(ShellWord.quoted(identifier))", ledger: ledgerDirectory))`"
+                )
             }
         } catch {
             report.add(name, .failed, "\(identifier): \(ErrorText.describing(error))")

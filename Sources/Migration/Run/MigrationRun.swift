@@ -148,10 +148,13 @@ public struct MigrationRun: Sendable {
         return summary
     }
 
-    /// Records "run started": the input, its digest, the target, the package it came in.
+    /// Records "run started": the input (its absolute path, so that the command `status`
+    /// prints to resume the run runs from any directory), its digest, the target, the package
+    /// it came in.
     private func recordStart(runID: String) async throws {
         let started = RunStarted(
-            command: step.command, inputPath: users.path, inputSHA256: users.sha256, targetTeam: step.targetTeam, userCount: users.users.count,
+            command: step.command, inputPath: URL(fileURLWithPath: users.path).standardizedFileURL.path, inputSHA256: users.sha256,
+            targetTeam: step.targetTeam, userCount: users.users.count,
             handoff: options.handoff?.recorded, handoffManifestSHA256: options.handoff?.manifestSHA256)
         _ = try await ledger.append(EventDraft(.runStarted(started), runID: runID))
     }

@@ -138,7 +138,8 @@ public struct EventQuery: Sendable {
                 rows.append(EventRow(event, line: line))
             }
         }
-        return rows
+        // An intent comes before its settlement, not always right before it.
+        return rows.sorted { $0.event.sequence < $1.event.sequence }
     }
 
     /// The user's rows of the apply batches that acted on their account, in order.

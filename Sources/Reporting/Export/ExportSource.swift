@@ -182,3 +182,15 @@ struct ExportSource: Sendable {
         }
     }
 }
+
+extension ExportSource {
+    /// The fields every export's manifest starts with (a directory's `manifest.json`, a stream's
+    /// last line): the format, the ledger, the schema, personal data or not, how far it reaches.
+    func manifestFields(_ format: ExportFormat, identity: LedgerCreated, lastSequence: UInt64) -> [String: JSONValue] {
+        [
+            "format": .string(format.rawValue), "ledger_id": .string(identity.ledgerID), "team_id": .string(identity.teamID),
+            "role": .string(identity.role.rawValue), "schema_version": .int(Int64(ExportSchema.version)),
+            "personal_data": .bool(includePersonalData), "last_sequence": .int(Int64(lastSequence)), "exported_at": .string(Timestamp.now().rfc3339),
+        ]
+    }
+}

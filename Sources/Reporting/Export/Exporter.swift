@@ -45,10 +45,12 @@ public struct Exporter: Sendable {
         switch format {
         case .jsonl: return try StreamExport(source: source, identity: identity).run(to: output)
         case .sqlite:
-            let directory = try FileBytes.privateTemporaryDirectory(prefix: "handover-export")
-            defer { try? FileManager.default.removeItem(atPath: directory) }
-            var summary = try SQLiteExport(path: directory + "/export.sqlite", source: source, identity: identity).run(sinceLast: false)
-            try FileBytes.copy(directory + "/export.sqlite", to: output)
+            // Written whole first (SQLite needs a file); a copy a killed export leaves is removed
+            // by the next command that makes a scratch directory.
+            let scratch = try ScratchDirectory.temporary(for: "export")
+            defer { scratch.remove() }
+            var summary = try SQLiteExport(path: scratch.file("export.sqlite"), source: source, identity: identity).run(sinceLast: false)
+            try FileBytes.copy(scratch.file("export.sqlite"), to: output)
             summary.path = "-"
             return summary
         case .csv:

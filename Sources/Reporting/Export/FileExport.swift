@@ -150,12 +150,9 @@ struct FileExport {
         let summary = ExportSummary(
             format: format, path: directory, fromSequence: previous + 1, toSequence: max(last, previous), eventsAdded: added, rowsAdded: rowCount,
             usersWritten: userCount)
-        var fields: [String: JSONValue] = [
-            "format": .string(format.rawValue), "ledger_id": .string(identity.ledgerID), "team_id": .string(identity.teamID),
-            "role": .string(identity.role.rawValue), "schema_version": .int(Int64(ExportSchema.version)),
-            "personal_data": .bool(source.includePersonalData), "last_sequence": .int(Int64(summary.toSequence)),
-            "events_bytes": .int(Int64(length)), "event_rows_bytes": .int(Int64(rowsBytes)), "exported_at": .string(Timestamp.now().rfc3339),
-        ]
+        var fields = source.manifestFields(format, identity: identity, lastSequence: summary.toSequence)
+        fields["events_bytes"] = .int(Int64(length))
+        fields["event_rows_bytes"] = .int(Int64(rowsBytes))
         if format == .csv { fields["formulas_neutralized"] = .bool(neutralizes) }
         let manifest: JSONValue = .object(fields)
         try AtomicFile.write(manifest.canonicalBytes + [0x0A], to: manifestPath, mode: nil)

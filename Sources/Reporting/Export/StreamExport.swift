@@ -6,7 +6,8 @@ import Projections
 /// object `{"row":{...},"table":"NAME"}`, NAME one of `events`, `event_rows` and `users` (each
 /// row as the file of that name in a directory export holds it), and last a `manifest` line
 /// (as `manifest.json`, with no byte counts: a stream cannot be added to). A stream is always a
-/// whole export: `--since-last` needs a directory.
+/// whole export: `--since-last` needs a directory. A stream cut short (an error, a closed pipe)
+/// has no `manifest` line: without one it is not a whole export.
 struct StreamExport {
     let source: ExportSource
     let identity: LedgerCreated
@@ -41,11 +42,7 @@ struct StreamExport {
                     users += 1
                 })
         ).last
-        let manifest: JSONValue = .object([
-            "format": .string(ExportFormat.jsonl.rawValue), "ledger_id": .string(identity.ledgerID), "team_id": .string(identity.teamID),
-            "role": .string(identity.role.rawValue), "schema_version": .int(Int64(ExportSchema.version)),
-            "personal_data": .bool(source.includePersonalData), "last_sequence": .int(Int64(last)), "exported_at": .string(Timestamp.now().rfc3339),
-        ])
+        let manifest: JSONValue = .object(source.manifestFields(.jsonl, identity: identity, lastSequence: last))
         try line("manifest", manifest.canonicalBytes)
         try output.write(contentsOf: buffer)
         return ExportSummary(

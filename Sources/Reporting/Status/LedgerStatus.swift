@@ -70,7 +70,7 @@ public struct LedgerStatus: Sendable {
     public static func read(ledger: Ledger, projection: UserProjection, now: Timestamp = .now(), warnDays: Int = 14) throws -> LedgerStatus {
         let identity = try ledger.identity()
         let checkpoint = try ledger.latestCheckpoint()
-        return try projection.read(ledger) { snapshot, view in
+        var status = try projection.read(ledger) { snapshot, view in
             var byState: [String: Int] = [:]
             var byClass: [String: Int] = [:]
             var settled: [String: Int] = [:]
@@ -97,13 +97,24 @@ public struct LedgerStatus: Sendable {
                 issued: try view.sequences(of: .handoffIssued).count, acknowledged: try view.sequences(of: .handoffAcknowledged).count,
                 received: try view.sequences(of: .handoffReceived).count)
             status.witnesses = try WitnessStanding.read(directory: ledger.directory, view: view)
-            status.lastRun = try lastRun(in: view)
-            status.lastMigrationRun = try lastMigrationRun(in: view)
-            let runs = try RunStanding.read(view, ledger: ledger.directory)
-            status.runs = runs.filter { if case .finished = $0.state { false } else { true } }
-            status.lastApply = runs.compactMap { if case .apply(let started) = $0.start, started.undoOf == nil { started } else { nil } }.last
+            try status.readRuns(view, ledger: ledger.directory)
             return status
         }
+        // A run records its end before it lets its lock go: one that ended between this read and
+        // the look at its lock seemed stopped, and a read begun after that look sees its end.
+        if status.runs.contains(where: { if case .stopped = $0.state { true } else { false } }) {
+            try ledger.read { view in try status.readRuns(view, ledger: ledger.directory) }
+        }
+        return status
+    }
+
+    /// The runs, the last run and the last apply, from `view`.
+    private mutating func readRuns(_ view: LogView, ledger directory: String) throws {
+        lastRun = try Self.lastRun(in: view)
+        lastMigrationRun = try Self.lastMigrationRun(in: view)
+        let standings = try RunStanding.read(view, ledger: directory)
+        runs = standings.filter { if case .finished = $0.state { false } else { true } }
+        lastApply = standings.compactMap { if case .apply(let started) = $0.start, started.undoOf == nil { started } else { nil } }.last
     }
 
     /// The last batch run, from its "run finished".
@@ -218,8 +229,16 @@ public struct LedgerStatus: Sendable {
             steps.append("nothing generated yet: \(command("preflight", "--users USERS.CSV")), then \(runAgain())")
         }
         for run in runs where run.isUnfinished {
-            steps.append(
-                "resume the \(run.command.rawValue) run\(run.subject) that did not finish (it takes up where it stopped): \(commands.resuming(run))")
+            if case .unknown(let host) = run.state {
+                // Resumed here while it still runs there, two processes would do its work.
+                steps.append(
+                    "on \(host), see whether the \(run.command.rawValue) run\(run.subject) still runs (handover status there); only if it does not, resume it: \(commands.resuming(run))"
+                )
+            } else {
+                steps.append(
+                    "resume the \(run.command.rawValue) run\(run.subject) that did not finish (it takes up where it stopped): \(commands.resuming(run))"
+                )
+            }
         }
         if window == nil {
             steps.append(

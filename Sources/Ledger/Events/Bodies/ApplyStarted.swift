@@ -26,10 +26,18 @@ public struct ApplyStarted: Hashable, Sendable {
     public var userCount: Int
     /// The most users one batch (one transaction in the app's database) holds.
     public var batchSize: Int
+    /// The run was limited to the accounts of a list (`--users`): SHA-256 (hex) of their
+    /// `account_id`s, sorted, each followed by a line feed. Nil for every migrated user.
+    public var accountsSHA256: String?
+    /// The run took, for each column, only what changed since the last run that set it
+    /// (`--since-last`).
+    public var sinceLast: Bool
 
+    /// A run's start; `accountsSHA256` and `sinceLast` say how `--users` and `--since-last`
+    /// limited it, so that it is resumed with the same scope.
     public init(
         targetKind: TargetKind, target: String, table: String, keyColumn: String, columns: PerColumn<String>, condition: String?,
-        undoOf: String?, userCount: Int, batchSize: Int
+        undoOf: String?, userCount: Int, batchSize: Int, accountsSHA256: String? = nil, sinceLast: Bool = false
     ) {
         precondition(!columns.isEmpty, "an apply run maps at least one column")
         self.targetKind = targetKind
@@ -40,6 +48,8 @@ public struct ApplyStarted: Hashable, Sendable {
         self.condition = condition
         self.undoOf = undoOf
         self.userCount = userCount
+        self.accountsSHA256 = accountsSHA256
+        self.sinceLast = sinceLast
         self.batchSize = batchSize
     }
 
@@ -53,11 +63,13 @@ public struct ApplyStarted: Hashable, Sendable {
 
     func write(to w: inout JSONWriter) {
         w.beginObject()
+        w.field("accounts_sha256", accountsSHA256)
         w.field("batch_size", batchSize)
         w.field("condition", condition)
         w.field("email_column", columns.email)
         w.field("email_forwarding_column", columns.emailForwarding)
         w.field("key_column", keyColumn)
+        w.field("since_last", sinceLast ? true : nil)
         w.field("sub_column", columns.recipientSub)
         w.field("table", table)
         w.field("target", target)
@@ -75,6 +87,7 @@ public struct ApplyStarted: Hashable, Sendable {
         self.init(
             targetKind: try r.enumeration("target_kind", TargetKind.self), target: try r.string("target"), table: try r.string("table"),
             keyColumn: try r.string("key_column"), columns: columns, condition: try r.optionalString("condition"),
-            undoOf: try r.optionalString("undo_of"), userCount: try r.count("user_count"), batchSize: try r.int("batch_size", in: 1...Int(Int32.max)))
+            undoOf: try r.optionalString("undo_of"), userCount: try r.count("user_count"), batchSize: try r.int("batch_size", in: 1...Int(Int32.max)),
+            accountsSHA256: try r.optionalString("accounts_sha256"), sinceLast: try r.optionalBool("since_last") ?? false)
     }
 }

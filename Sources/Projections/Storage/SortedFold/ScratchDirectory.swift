@@ -25,6 +25,14 @@ public final class ScratchDirectory {
         NSTemporaryDirectory() + prefix + purpose + "-" + UUID().uuidString
     }
 
+    /// A new scratch directory in the temporary directory, for `purpose` (mode 0700), those
+    /// killed processes left behind removed first: for work outside the ledger, such as an
+    /// export written whole before it is streamed.
+    public static func temporary(for purpose: String) throws -> ScratchDirectory {
+        sweepAbandoned()
+        return try ScratchDirectory(path: temporaryPath(for: purpose))
+    }
+
     /// Makes the directory `path` and takes its lock. A directory already there is refused,
     /// unless it is a scratch directory whose process is gone, which is removed first.
     ///
@@ -58,7 +66,7 @@ public final class ScratchDirectory {
     }
 
     /// Removes the directory and everything in it, then lets its lock go. Safe to call twice.
-    func remove() {
+    public func remove() {
         guard lock >= 0 else { return }
         try? FileManager.default.removeItem(atPath: path)
         close(lock)
@@ -68,7 +76,7 @@ public final class ScratchDirectory {
     deinit { remove() }
 
     /// A file's path inside the directory.
-    func file(_ name: String) -> String { path + "/" + name }
+    public func file(_ name: String) -> String { path + "/" + name }
 
     /// Whether `path` is a scratch directory nobody uses: it holds the lock file, and the lock
     /// is free.
