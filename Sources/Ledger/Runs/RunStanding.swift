@@ -77,11 +77,12 @@ public struct RunStanding: Sendable {
     }
 
     /// What it was given to work on, which a later run of the same command must share to
-    /// count as the same run: the input file, the package, or the table written (an apply
-    /// resumes under its own ID).
+    /// count as the same run: the input by its digest (however its path was written: relative,
+    /// absolute, or a package's `rows.csv` as earlier versions recorded it) and the target, the
+    /// package, or the run itself (an apply resumes under its own ID).
     var input: String {
         switch start {
-        case .migration(let started): (started.inputPath ?? "") + "\u{0}" + (started.targetTeam ?? "")
+        case .migration(let started): (started.inputSHA256 ?? started.inputPath ?? "") + "\u{0}" + (started.targetTeam ?? "")
         case .apply: id
         case .receive(let received): received.manifestSHA256
         }
