@@ -42,6 +42,10 @@ struct EventFieldDeclarationTests {
         "ApplySettled.rowCount": ("rows_root", true),
     ]
 
+    /// Flags written only when true (absent when false, so that a body without them reads as
+    /// before), by type and property.
+    static let flagsWrittenWhenTrue: Set<String> = ["ApplyStarted.sinceLast"]
+
     /// Fields written from other properties, with no property of their own, by type.
     static let derivedFields: [String: Set<String>] = ["TransferAccepted": ["deadline"]]
 
@@ -123,7 +127,8 @@ struct EventFieldDeclarationTests {
             let shared = properties(of: value).filter { fields(type, $0.name).contains(names.first ?? "") }.count > 1
             guard names.count == 1, !shared, let field = names.first, let fieldNode = declared[field] as? [String: Any] else { continue }
             let form = formFields[type + "." + property.name]
-            if property.value != nil, wrote[field] == nil, form.map({ (wrote[$0.marker] != nil) == $0.present }) ?? true {
+            let unsetFlag = flagsWrittenWhenTrue.contains(type + "." + property.name) && property.value as? Bool == false
+            if property.value != nil, !unsetFlag, wrote[field] == nil, form.map({ (wrote[$0.marker] != nil) == $0.present }) ?? true {
                 problems.append("\(event): the writer leaves out \(path)\(field), which the sample holds")
             }
             guard let value = property.value, let wroteValue = wrote[field] else { continue }
