@@ -135,6 +135,21 @@ struct EmailSetup {
         try table.execute("INSERT INTO accounts VALUES " + values.joined(separator: ", "))
     }
 
+    /// A SQLite accounts table of this setup, filled, kept as it was made (`pristine.sqlite`):
+    /// what ``copy(of:as:)`` copies for each run.
+    func pristine() throws -> SQLiteAppTable {
+        let table = SQLiteAppTable(path: dir.sub("pristine.sqlite"))
+        try fill(table)
+        return table
+    }
+
+    /// A fresh copy of `pristine` named `name` in this setup's directory.
+    func copy(of pristine: SQLiteAppTable, as name: String) throws -> SQLiteAppTable {
+        let table = SQLiteAppTable(path: dir.sub(name))
+        try FileManager.default.copyItem(atPath: pristine.path, toPath: table.path)
+        return table
+    }
+
     /// A SQLite accounts table of this setup, filled.
     func sqlite() throws -> SQLiteAppTable {
         let table = SQLiteAppTable(path: dir.sub("app.sqlite"))

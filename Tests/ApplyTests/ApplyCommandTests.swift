@@ -242,13 +242,8 @@ struct ApplyCommandTests {
     )
     func killedAndResumed() throws {
         let s = try EmailSetup()
-        let pristine = SQLiteAppTable(path: s.dir.sub("pristine.sqlite"))
-        try s.fill(pristine)
-        func copy(_ name: String) throws -> SQLiteAppTable {
-            let table = SQLiteAppTable(path: s.dir.sub(name))
-            try FileManager.default.copyItem(atPath: pristine.path, toPath: table.path)
-            return table
-        }
+        let pristine = try s.pristine()
+        func copy(_ name: String) throws -> SQLiteAppTable { try s.copy(of: pristine, as: name) }
         // What one uninterrupted run leaves, on a ledger of its own.
         let referenceLedger = s.dir.sub("reference-ledger")
         #expect(try runCommand("/bin/cp", ["-a", s.ledger, referenceLedger]).status == 0)

@@ -41,13 +41,8 @@ struct ApplyRunStandingTests {
     )
     func heldKilledResumed() throws {
         let s = try EmailSetup()
-        let pristine = SQLiteAppTable(path: s.dir.sub("pristine.sqlite"))
-        try s.fill(pristine)
-        func copy(_ name: String) throws -> SQLiteAppTable {
-            let table = SQLiteAppTable(path: s.dir.sub(name))
-            try FileManager.default.copyItem(atPath: pristine.path, toPath: table.path)
-            return table
-        }
+        let pristine = try s.pristine()
+        func copy(_ name: String) throws -> SQLiteAppTable { try s.copy(of: pristine, as: name) }
         // The run is limited to a list of accounts (--users): resumed, it must take the same.
         let list = s.dir.sub("users.txt")
         try Data(s.relay.map { $0.account + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: list))
