@@ -13,7 +13,7 @@ struct UserFold<Store: ProjectionStore> {
         case .ledgerCreated, .runStarted, .runFinished, .accessTokenIssued, .accessTokenFailed, .signInRejected, .notificationRejected,
             .rejectionsSummarized,
             .handoffIssued, .handoffReceived, .handoffRefused, .handoffAcknowledged, .applyStarted, .applyIntended, .witnessCosigned,
-            .checkpointWitnessed, .witnessRequestRefused:
+            .checkpointWitnessed, .witnessRequestRefused, .personIndexCommitted:
             break
         case .applySettled(let body) where body.committed:
             // Each cell's outcome becomes its user's; an undo changes only what it restored.

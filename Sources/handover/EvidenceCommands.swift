@@ -54,13 +54,13 @@ struct EvidenceOptions: ParsableArguments {
     }
 }
 
-struct CheckpointCommand: ParsableCommand, EitherTeamsCommand {
+struct CheckpointCommand: AsyncParsableCommand, EitherTeamsCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "checkpoint",
         abstract: "Sign a checkpoint (origin, tree size, Merkle root) with the ledger's Ed25519 key, store it and print it.",
         discussion:
-            "Hand the checkpoint to someone outside the team: later, `handover verify --checkpoint FILE` proves the log still extends it unchanged.",
+            "First brings the person index up to date and, when it changed, records its root (a \"person index committed\" event), so the checkpoint covers it. Hand the checkpoint to someone outside the team: later, `handover verify --checkpoint FILE` proves the log still extends it unchanged.",
         exits: CommandExits.ledger)
 
     @OptionGroup var ledgerOptions: LedgerOptions
@@ -81,7 +81,7 @@ struct CheckpointCommand: ParsableCommand, EitherTeamsCommand {
         if printPublicKey && printCosigned { throw ValidationError("--public-key and --cosigned print different things: give one") }
     }
 
-    func run() throws {
+    func run() async throws {
         if printPublicKey || printCosigned {
             // Read from checkpoint.pub and the log: never the private key, and never made here.
             let ledger = try ledgerOptions.openLog(.readOnly, for: self)
@@ -101,7 +101,8 @@ struct CheckpointCommand: ParsableCommand, EitherTeamsCommand {
                 "note: this ledger predates checkpoints; made its signing key \(CheckpointKey.path(in: ledger.directory)) and its verifier key \(VerifierKeyFile.path(in: ledger.directory))"
             )
         }
-        let checkpoint = try ledger.signCheckpoint(with: key)
+        // The person index is committed first, so the checkpoint covers it.
+        let checkpoint = try await ledger.commitIndexAndSignCheckpoint(with: key)
         if let out { try write(checkpoint.text, to: out) }
         Console.data(checkpoint.text, terminator: "")
     }

@@ -27,6 +27,7 @@ public enum EventBody: Hashable, Sendable {
     case witnessCosigned(WitnessCosigned)
     case checkpointWitnessed(CheckpointWitnessed)
     case witnessRequestRefused(WitnessRequestRefused)
+    case personIndexCommitted(PersonIndexCommitted)
 
     /// The event type this body belongs to.
     public var type: EventType {
@@ -58,6 +59,7 @@ public enum EventBody: Hashable, Sendable {
         case .witnessCosigned: return .witnessCosigned
         case .checkpointWitnessed: return .checkpointWitnessed
         case .witnessRequestRefused: return .witnessRequestRefused
+        case .personIndexCommitted: return .personIndexCommitted
         }
     }
 
@@ -140,6 +142,7 @@ public enum EventBody: Hashable, Sendable {
         case .witnessCosigned(let b): b.write(to: &w)
         case .checkpointWitnessed(let b): b.write(to: &w)
         case .witnessRequestRefused(let b): b.write(to: &w)
+        case .personIndexCommitted(let b): b.write(to: &w)
         }
     }
 
@@ -172,6 +175,7 @@ public enum EventBody: Hashable, Sendable {
         case .witnessCosigned: self = .witnessCosigned(try WitnessCosigned(reading: r))
         case .checkpointWitnessed: self = .checkpointWitnessed(try CheckpointWitnessed(reading: r))
         case .witnessRequestRefused: self = .witnessRequestRefused(try WitnessRequestRefused(reading: r))
+        case .personIndexCommitted: self = .personIndexCommitted(try PersonIndexCommitted(reading: r))
         }
     }
 }

@@ -196,6 +196,9 @@ public enum EventSamples {
                         request: "old 4215\n\n" + senderNote, cosignedSize: 4_215,
                         cosignedRoot: senderCheckpoint.rootHash)),
                 idempotencyKey: WitnessRequestRefused.idempotencyKey(requestSHA256: String(repeating: "9a", count: 32))),
+            EventDraft(
+                .personIndexCommitted(PersonIndexCommitted(indexedSize: 4_300, root: String(repeating: "5c", count: 32), names: 1_204)),
+                idempotencyKey: PersonIndexCommitted.idempotencyKey(indexedSize: 4_300)),
         ]
         assert(drafts.map(\.type) == EventType.allCases)
         return drafts

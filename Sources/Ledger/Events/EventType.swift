@@ -28,6 +28,7 @@ public enum EventType: String, CaseIterable, Sendable, Hashable {
     case witnessCosigned = "witness-cosigned"
     case checkpointWitnessed = "checkpoint-witnessed"
     case witnessRequestRefused = "witness-request-refused"
+    case personIndexCommitted = "person-index-committed"
 
     /// The schema version written for this type today.
     public var schemaVersion: Int { 1 }

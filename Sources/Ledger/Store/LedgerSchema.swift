@@ -26,6 +26,11 @@ public struct LedgerSchema: Sendable {
     /// big-endian) ‖ row index (4 bytes, big-endian) → the row's bytes. Nil in a ledger of an
     /// older format read as it is, which has no such events.
     public let rows: Database?
+    /// The person index (schemas/audit-evidence.md, "Person index"): `R` → the size indexed (8
+    /// bytes, big-endian) ‖ the root's side (34 bytes; absent while empty), `H` ‖ label → a
+    /// name's history (40 bytes), `N` ‖ depth ‖ prefix → a branch (100 bytes). Nil in a ledger
+    /// read as it is from before the index, which `handover upgrade` builds it in.
+    public let personIndex: Database?
     /// The format-2 indexes; nil in a format-1 ledger opened read-only, whose indexes are
     /// format 1's until `handover upgrade` rebuilds them.
     private let indexes: LogIndexes?
@@ -56,7 +61,7 @@ public struct LedgerSchema: Sendable {
         ("meta", []), ("log", []),
         ("type_index", [.duplicateSort, .duplicateFixed]), ("time_index", []),
         ("idempotency_index", [.duplicateSort, .duplicateFixed]),
-        ("merkle", []), ("checkpoints", []), ("rows", []),
+        ("merkle", []), ("checkpoints", []), ("rows", []), ("person_index", []),
     ]
     /// The index databases of format 1, dropped once their successors are built.
     static let format1IndexNames = ["idx_identifier", "idx_type", "idx_time", "idempotency"]
@@ -69,11 +74,13 @@ public struct LedgerSchema: Sendable {
             let flags = databases.first { $0.name == name }?.flags ?? []
             return try transaction.openDatabase(name, flags: flags, create: create)
         }
-        let rows: Database?
-        do { rows = try database("rows") } catch let error as LMDBError where error.code == .notFound { rows = nil }
+        func optional(_ name: String) throws -> Database? {
+            do { return try database(name) } catch let error as LMDBError where error.code == .notFound { return nil }
+        }
+        let rows = try optional("rows")
         return LedgerSchema(
             meta: try database("meta"), log: try database("log"), merkle: try database("merkle"), checkpoints: try database("checkpoints"),
-            rows: rows,
+            rows: rows, personIndex: try optional("person_index"),
             indexes: LogIndexes(
                 byType: try database("type_index"), byTime: try database("time_index"), idempotency: try database("idempotency_index")))
     }
@@ -92,15 +99,18 @@ public struct LedgerSchema: Sendable {
         LedgerSchema(
             meta: try transaction.openDatabase("meta", create: false), log: try transaction.openDatabase("log", create: false),
             merkle: try transaction.openDatabase("merkle", create: false), checkpoints: try transaction.openDatabase("checkpoints", create: false),
-            rows: nil, indexes: nil)
+            rows: nil, personIndex: nil, indexes: nil)
     }
 
-    private init(meta: Database, log: Database, merkle: Database, checkpoints: Database, rows: Database?, indexes: LogIndexes?) {
+    private init(
+        meta: Database, log: Database, merkle: Database, checkpoints: Database, rows: Database?, personIndex: Database?, indexes: LogIndexes?
+    ) {
         self.meta = meta
         self.log = log
         self.merkle = merkle
         self.checkpoints = checkpoints
         self.rows = rows
+        self.personIndex = personIndex
         self.indexes = indexes
     }
 

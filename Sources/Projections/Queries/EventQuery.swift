@@ -203,6 +203,8 @@ public struct EventQuery: Sendable {
             return "as a witness, cosigned \(b.origin)'s checkpoint of \(counted(b.treeSize, "event")) (proof from \(b.oldSize))"
         case .witnessRequestRefused(let b):
             return "as a witness, refused a checkpoint of \(b.origin) (\(b.status)): \(b.reason)"
+        case .personIndexCommitted(let b):
+            return "person index committed over the first \(counted(b.indexedSize, "event")): \(counted(b.names, "name")), root \(b.root)"
         case .handoffRowsReceived(let b):
             let rows = "rows \(b.firstRow + 1) to \(b.firstRow + b.chunkRows) of \(b.rowCount) (chunk \(b.chunk + 1) of \(b.chunkCount))"
             return b.package.map { "handoff package \($0) \(rows) taken in" } ?? "unsigned handoff list \(rows) taken in"

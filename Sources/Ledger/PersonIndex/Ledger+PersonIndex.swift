@@ -1,0 +1,89 @@
+import LMDB
+
+extension Ledger {
+    /// Brings the person index up to the log's head, `eventsPerBackgroundTransaction` events a
+    /// transaction (so its first build, from an older ledger, holds bounded memory), and returns
+    /// it as it then stands. Events appended meanwhile are left to the next call.
+    @discardableResult
+    public func updatePersonIndex() throws -> PersonIndexState {
+        while true {
+            let (state, done) = try environment.write { txn in try Self.extendPersonIndex(LogView(txn, schema: schema), txn: txn) }
+            if done { return state }
+        }
+    }
+
+    /// Brings the person index up to the head and, when its root is not the one the latest
+    /// "person index committed" holds, appends a new one: what `handover checkpoint` does before
+    /// signing, so that the checkpoint covers the index of every event before it. Returns the
+    /// event appended, if any.
+    @discardableResult
+    public func commitPersonIndex() async throws -> PersonIndexCommitted? {
+        let state = try updatePersonIndex()
+        let root = Hex.encode(state.root.bytes)
+        let latest = try read { try $0.personIndexCommit(atOrBefore: UInt64.max) }
+        guard latest?.body.root != root else { return nil }
+        let body = PersonIndexCommitted(indexedSize: Int(state.indexedSize), root: root, names: Int(state.names))
+        _ = try await append(EventDraft(.personIndexCommitted(body), idempotencyKey: PersonIndexCommitted.idempotencyKey(indexedSize: body.indexedSize)))
+        return body
+    }
+
+    /// Signs a checkpoint after committing the person index, so the checkpoint covers it.
+    public func commitIndexAndSignCheckpoint(with key: CheckpointKey) async throws -> Checkpoint {
+        try await commitPersonIndex()
+        return try signCheckpoint(with: key)
+    }
+
+    /// Drops the person index; the next ``updatePersonIndex()`` builds it again from the first event.
+    public func dropPersonIndex() throws {
+        guard schema.personIndex != nil else { return }
+        try environment.write { txn in try txn.clear(schema.personIndex!) }
+    }
+
+    /// Adds up to `eventsPerBackgroundTransaction` events after the index's size to it in `txn`;
+    /// returns the state and whether it reached the head.
+    private static func extendPersonIndex(_ view: LogView, txn: WriteTransaction) throws -> (PersonIndexState, Bool) {
+        guard let database = view.schema.personIndex, let stored = try view.storedPersonIndex() else {
+            throw LedgerError(.needsUpgrade, "it has no person index yet")
+        }
+        let head = try view.head().sequence
+        let last = min(head, stored.indexedSize + eventsPerBackgroundTransaction)
+        let tree = view.personIndexTree(root: stored.root)
+        var names = stored.names
+        try view.personIndexEntries(from: stored.indexedSize + 1, through: last) { entry in
+            let label = entry.name.label
+            if try tree.history(of: label) == nil { names += 1 }
+            try tree.append(label: label, sequence: entry.sequence, leaf: entry.leaf)
+        }
+        let changes = try tree.changes()
+        for (key, node) in changes.nodes { _ = try txn.put(database, key: key.stored, value: node.encoded) }
+        for (label, history) in changes.histories { _ = try txn.put(database, key: [UInt8(ascii: "H")] + label.bytes, value: history.encoded) }
+        _ = try txn.put(database, key: LogView.personIndexStateKey, value: BigEndian.bytes(last) + BigEndian.bytes(names) + (tree.root?.encoded ?? []))
+        return (PersonIndexState(indexedSize: last, names: names, root: try tree.rootHash()), last == head)
+    }
+}
+
+/// The person index recomputed from the events alone, in memory, as `verify --deep` does: fed
+/// each event in order, it answers the root over the events fed so far.
+public final class PersonIndexRecomputation {
+    private let tree = PrefixTree()
+    /// How many events were fed.
+    public private(set) var size: UInt64 = 0
+    /// How many names it holds.
+    public private(set) var names: UInt64 = 0
+
+    public init() {}
+
+    /// Adds the event next in the log (its rows attached), whose log leaf hash is `leaf`.
+    public func add(_ event: RecordedEvent, leaf: SHA256Hash) throws {
+        precondition(event.sequence == size + 1, "events are fed in order")
+        for entry in PersonIndexEntry.entries(of: event, leaf: leaf) {
+            let label = entry.name.label
+            if try tree.history(of: label) == nil { names += 1 }
+            try tree.append(label: label, sequence: entry.sequence, leaf: entry.leaf)
+        }
+        size = event.sequence
+    }
+
+    /// The root over the events fed.
+    public func root() throws -> SHA256Hash { try tree.rootHash() }
+}

@@ -1,0 +1,102 @@
+import Crypto
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Ledger
+
+/// The prefix tree's root written out from its definition (schemas/audit-evidence.md, "Person
+/// index") over every label and leaf hash at once, with none of the index's stored nodes.
+private func referenceRoot(_ leaves: [(label: [UInt8], leaf: [UInt8])], from depth: Int = 0) -> [UInt8] {
+    if leaves.isEmpty { return [UInt8](repeating: 0, count: 32) }
+    if leaves.count == 1 { return leaves[0].leaf }
+    func bit(_ label: [UInt8], _ i: Int) -> Bool { (label[i >> 3] >> (7 - UInt8(i & 7))) & 1 == 1 }
+    var d = depth
+    while Set(leaves.map { bit($0.label, d) }).count == 1 { d += 1 }
+    let left = leaves.filter { !bit($0.label, d) }
+    let right = leaves.filter { bit($0.label, d) }
+    return Array(SHA256.hash(data: [0x01, UInt8(d)] + referenceRoot(left, from: d + 1) + referenceRoot(right, from: d + 1)))
+}
+
+@Suite("Person index: one history per name, committed and proven")
+struct PersonIndexTests {
+    /// Event `i`: a failed exchange naming account `acct-(i % 23)` and transfer_sub `t-(i % 41)`,
+    /// so that names recur across events.
+    private func draft(_ i: Int) -> EventDraft {
+        EventDraft(
+            .transferIDExchangeFailed(TransferIDExchangeFailed(failure: CallFailure(kind: .serverError, httpStatus: 503, message: "HTTP 503 #\(i)"))),
+            identifiers: Identifiers(accountID: "acct-\(i % 23)", transferSub: "t-\(i % 41)"))
+    }
+
+    /// Every name's history and leaf computed from the stored events directly.
+    private func expected(_ ledger: Ledger) throws -> [PersonName: (history: PersonHistory, leaf: [UInt8])] {
+        try ledger.read { view in
+            var histories: [PersonName: PersonHistory] = [:]
+            for seq in 1...(try view.head().sequence) {
+                let raw = try view.record(seq)!
+                let leaf = Array(SHA256.hash(data: [0x00] + Array(raw[32...])))
+                let event = try LogView.decode(raw, sequence: seq)
+                if case .personIndexCommitted = event.body { continue }
+                for identifier in event.identifiers.all where identifier.kind != .jti {
+                    histories[PersonName(identifier), default: .empty].append(sequence: seq, leaf: SHA256Hash(leaf)!)
+                }
+            }
+            return histories.reduce(into: [:]) { result, pair in
+                result[pair.key] = (pair.value, pair.value.leafHash(label: pair.key.label).bytes)
+            }
+        }
+    }
+
+    @Test("the stored index, built in steps, has the root of its definition; every name's proof leads to it and nothing else does")
+    func storedIndexMatchesTheDefinition() async throws {
+        let dir = TemporaryDirectory()
+        let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
+        defer { ledger.close() }
+        for step in 0..<4 {
+            _ = try await ledger.append(contentsOf: (step * 50..<(step * 50 + 50)).map(draft))
+            let committed = try #require(try await ledger.commitPersonIndex())
+            let names = try expected(ledger)
+            let reference = referenceRoot(names.map { ($0.key.label.bytes, $0.value.leaf) })
+            #expect(committed.root == Hex.encode(reference), "step \(step)")
+            #expect(committed.names == names.count)
+            try ledger.read { view in
+                for (name, want) in names {
+                    let proof = try #require(try view.personIndexProof(of: name))
+                    #expect(proof.history == want.history)
+                    #expect(proof.root?.bytes == reference)
+                    // A sibling or depth changed leads elsewhere.
+                    if var forged = Optional(proof), !forged.steps.isEmpty {
+                        forged.steps[0].depth &+= 1
+                        #expect(forged.root?.bytes != reference)
+                    }
+                }
+                #expect(try view.personIndexProof(of: PersonName(kind: "account_id", value: "acct-99")) == nil)
+            }
+        }
+        // Nothing new: no second commit of the same root.
+        #expect(try await ledger.commitPersonIndex() == nil)
+    }
+
+    @Test("the index recomputed in memory from the events equals the stored one at each commit")
+    func recomputationAgrees() async throws {
+        let dir = TemporaryDirectory()
+        let ledger = try await Ledger.create(at: dir.sub("l"), testIdentity())
+        defer { ledger.close() }
+        _ = try await ledger.append(contentsOf: (0..<120).map(draft))
+        try await ledger.commitPersonIndex()
+        _ = try await ledger.append(contentsOf: (120..<130).map(draft))
+        try await ledger.commitPersonIndex()
+        try ledger.read { view in
+            let recomputed = PersonIndexRecomputation()
+            for seq in 1...(try view.head().sequence) {
+                let raw = try view.record(seq)!
+                let event = try view.withStoredRows(LogView.decode(raw, sequence: seq))
+                if case .personIndexCommitted(let body) = event.body {
+                    #expect(body.indexedSize == Int(recomputed.size))
+                    #expect(body.root == Hex.encode(try recomputed.root().bytes))
+                }
+                try recomputed.add(event, leaf: MerkleHash.leafHash(storedRecord: raw))
+            }
+        }
+    }
+}
