@@ -160,8 +160,18 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 PROOF_HEADER = b"c2sp.org/tlog-proof@v1"
 MANIFEST_FORMAT_V1 = "handover-evidence/1"     # before rows/ and facts
-MANIFEST_FORMAT = "handover-evidence/2"
-MANIFEST_FORMATS = {MANIFEST_FORMAT_V1: 1, MANIFEST_FORMAT: 2}
+MANIFEST_FORMAT = "handover-evidence/2"        # rows/ and facts, no index.json
+MANIFEST_FORMAT_V3 = "handover-evidence/3"     # with index.json (rule 8, completeness)
+MANIFEST_FORMATS = {MANIFEST_FORMAT_V1: 1, MANIFEST_FORMAT: 2, MANIFEST_FORMAT_V3: 3}
+INDEX = "index.json"
+INDEX_FIELDS = ["commit_seq", "indexed_size", "names", "root"]
+INDEX_NAME_FIELDS = ["chain", "count", "kind", "path", "value"]
+PERSON_KINDS = ("account_id", "sender_sub", "transfer_sub", "recipient_sub")   # audit-evidence.md, "Person index": in this order
+PACKAGE_KIND = "handoff_manifest"
+INDEX_KINDS = PERSON_KINDS + (PACKAGE_KIND,)
+PACKAGE_EVENTS = ("handoff-issued", "handoff-received", "handoff-acknowledged")  # the events that name their package
+COMMIT_TYPE = "person-index-committed"
+LABEL_TAG = b"handover-person-label/v1\n"
 ROW_KIND = "handover-handoff-row/v1"            # audit-evidence.md, "Row commitments": the tag line
 ROW_FIELDS = ("chunk_path", "index", "kind", "package_path", "row", "seq")
 INTENDED_KIND, SETTLED_KIND = "handover-apply-intended-row/v1", "handover-apply-settled-row/v1"
@@ -293,19 +303,21 @@ def check_checkpoint(data, key_name, key_id, public_key):
     if len(lines) < 3: raise Fail(name, "body has fewer than three lines (origin, size, root)")
     origin, size_text, root_text = lines[:3]
     if origin != key_name: raise Fail(name, f"origin {origin!r} is not the key's name {key_name!r}")
-    verified = 0
+    # 7: exactly one signature line, the ledger's own (cosigned-checkpoint is where other lines go)
+    if len(sig_lines) != 1:
+        raise Fail(name, f"{len(sig_lines)} signature lines: a checkpoint holds exactly one, the ledger's own "
+                         f"(other lines go in {COSIGNED})")
     for sig_line in sig_lines:
         if not sig_line.startswith("\u2014 "): raise Fail(name, f"signature line does not start with an em dash and a space: {sig_line!r}")
         parts = sig_line[2:].split(" ")
         if len(parts) != 2 or not parts[0]: raise Fail(name, f"signature line is not '— <name> <base64>': {sig_line!r}")
         signer, blob = parts[0], b64(parts[1], "a signature", name)
         if len(blob) < 5: raise Fail(name, "a signature shorter than a key ID")
-        if signer != key_name or blob[:4] != key_id: continue   # another key's: ignored (signed-note)
+        if signer != key_name or blob[:4] != key_id:
+            raise Fail(name, f"its signature line is not the ledger's own: not by the key {key_name}+{key_id.hex()}")
         if len(blob) != 68: raise Fail(name, f"the Ed25519 signature is {len(blob) - 4} bytes, not 64")
         try: public_key.verify(blob[4:], body)
         except InvalidSignature: raise Fail(name, "the Ed25519 signature does not verify with verifier-key")
-        verified += 1
-    if not verified: raise Fail(name, f"no signature line by the key {key_name}+{key_id.hex()}")
     size = decimal(size_text, "tree size", name)
     root = b64(root_text, "root hash", name, 32)
     return origin, size, root
@@ -387,13 +399,13 @@ def manifest_hashes(root):
 # 6. manifest --------------------------------------------------------------------------------------
 
 def read_manifest(data):
-    """manifest.json as a JSON object with a known format; returns (object, 1 or 2)."""
+    """manifest.json as a JSON object with a known format; returns (object, 1, 2 or 3)."""
     name = "manifest.json"
     m = strict_json(data, name)
     if not isinstance(m, dict): raise Fail(name, "not a JSON object")
     if "format" not in m: raise Fail(name, "no 'format'")
     if not isinstance(m["format"], str) or m["format"] not in MANIFEST_FORMATS:
-        raise Fail(name, f"format {m['format']!r} is not {MANIFEST_FORMAT!r} (nor {MANIFEST_FORMAT_V1!r})")
+        raise Fail(name, f"format {m['format']!r} is not {MANIFEST_FORMAT_V3!r}, {MANIFEST_FORMAT!r} or {MANIFEST_FORMAT_V1!r}")
     return m, MANIFEST_FORMATS[m["format"]]
 
 
@@ -405,7 +417,7 @@ def manifest_subject(m):
 
 def check_manifest(m, form, root, origin, size, events, rows):
     name = "manifest.json"
-    for field in ("format", "subject", "origin", "tree_size", "events", "revealed") + (("facts",) if form == 2 else ()):
+    for field in ("format", "subject", "origin", "tree_size", "events", "revealed") + (("facts",) if form >= 2 else ()):
         if field not in m: raise Fail(name, f"no '{field}'")
     if form == 1 and "facts" in m: raise Fail(name, f"format {MANIFEST_FORMAT_V1!r} has no facts, but it lists some")
     manifest_subject(m)
@@ -431,13 +443,16 @@ def check_manifest(m, form, root, origin, size, events, rows):
             raise Fail(name, f"sha256 of seq {e['seq']} is {e['sha256']!r}, but events/{e['seq']}.json hashes to {digest}")
     missing = sorted(set(events) - set(listed))
     if missing: raise Fail(name, f"does not list events/{missing[0]}.json")
-    stated = check_facts(m, events, rows) if form == 2 else None
+    check_apply(m, size, events, rows)
+    stated = check_facts(m, events, rows) if form >= 2 else None
     return m["subject"], stated
 
 
-def check_apply(m):
-    """The manifest's `apply` (handover-evidence/2): absent, or a non-empty array ascending by seq of
-    {seq, recorded_at, run, batch, undo, outcome} with intent_seq, old_value and new_value all or none."""
+def check_apply(m, size, events, rows):
+    """The manifest's `apply`: absent, or a non-empty array ascending by seq of {seq, recorded_at, run, batch, undo,
+    outcome} with intent_seq, old_value and new_value all or none; each entry one that could be true (evidence-bundle.md,
+    "manifest.json": its seq at most the checkpoint's tree size, its intent_seq above 0 and below seq, neither of them an
+    event in events/, its run a non-empty string), any other failing the bundle."""
     name = "manifest.json"
     if "apply" not in m: return []
     apply = m["apply"]
@@ -454,33 +469,36 @@ def check_apply(m):
         extra = sorted(set(a) - set(APPLY_FIELDS) - set(APPLY_INTENT_FIELDS))
         if extra: raise Fail(name, f"apply[{i}] has an unknown field {extra[0]!r}")
         if not is_int(a["seq"]) or a["seq"] < 1: raise Fail(name, f"apply[{i}].seq is not a sequence number")
+        if a["seq"] > size:
+            raise Fail(name, f"apply[{i}].seq {a['seq']} is above the checkpoint's tree size {size}: a statement that cannot be true")
         if not isinstance(a["recorded_at"], str) or not TIME.fullmatch(a["recorded_at"]):
             raise Fail(name, f"apply[{i}].recorded_at is not RFC 3339 UTC with six fractional digits")
-        if not isinstance(a["run"], str): raise Fail(name, f"apply[{i}].run is not a string")
+        if not isinstance(a["run"], str) or not a["run"]: raise Fail(name, f"apply[{i}].run is not a non-empty string")
         if not is_int(a["batch"]): raise Fail(name, f"apply[{i}].batch is not an integer")
         if not isinstance(a["undo"], bool): raise Fail(name, f"apply[{i}].undo is not true or false")
         if not isinstance(a["outcome"], str): raise Fail(name, f"apply[{i}].outcome is not a string")
         if intent:
             if not is_int(a["intent_seq"]) or a["intent_seq"] < 1: raise Fail(name, f"apply[{i}].intent_seq is not a sequence number")
+            if a["intent_seq"] >= a["seq"]:
+                raise Fail(name, f"apply[{i}].intent_seq {a['intent_seq']} is not below its seq {a['seq']}: an intent is logged before its settlement")
             for f in ("old_value", "new_value"):
                 if a[f] is not None and not isinstance(a[f], str): raise Fail(name, f"apply[{i}].{f} is not a string or null")
         if seqs and a["seq"] <= seqs[-1]: raise Fail(name, f"apply is not in strictly ascending seq order at seq {a['seq']}")
         seqs.append(a["seq"])
-    return seqs
-
-
-def check_facts(m, events, rows):
-    """Step 6, handover-evidence/2: `facts` is exactly the list the files give. Returns how many are stated."""
-    name = "manifest.json"
-    apply = check_apply(m)
-    # beyond the listed rules: apply lists only batches written before v2, whose events are never in the bundle
-    # (a v2 batch's events are, with the person's rows in rows/)
-    for i, a in enumerate(m.get("apply") or []):
+        # apply lists only batches written before v2, whose events hold other people's accounts and are never in the
+        # bundle (a v2 batch's events are, with the person's rows in rows/)
         for field in ("seq", "intent_seq"):
             if a.get(field) in events:
                 raise Fail(name, f"apply[{i}].{field} {a[field]} is events/{a[field]}.json: apply lists only batches whose events "
                                  "hold their accounts in their JSON and are not in the bundle"
                                  + (f" (rows/{a[field]}.json holds the person's row of that batch)" if a[field] in rows else ""))
+    return seqs
+
+
+def check_facts(m, events, rows):
+    """Step 6, handover-evidence/2 and /3: `facts` is exactly the list the files give. Returns how many are stated."""
+    name = "manifest.json"
+    apply = [a["seq"] for a in m.get("apply") or []]          # check_apply has checked them
     # rank: an event before its row at one seq; an apply statement (never at an event's seq, above) last
     derived = sorted([(s, 0, f"events/{s}.json", True) for s in events] + [(s, 1, f"rows/{s}.json", True) for s in rows]
                      + [(s, 2, "manifest.json", False) for s in apply])
@@ -622,6 +640,223 @@ def check_witnesses(root, checkpoint, key_line, given=None):
     return dict(quorum=quorum, listed=len(witnesses), witnesses=counted, policy=policy_name, given=given is not None)
 
 
+# 8. completeness: the person index (audit-evidence.md, "Person index") ------------------------------
+
+def person_label(kind, value):
+    """A name's label: SHA-256("handover-person-label/v1" || 0x0A || kind || 0x0A || value), UTF-8."""
+    return hashlib.sha256(LABEL_TAG + kind.encode("utf-8") + b"\n" + value.encode("utf-8")).digest()
+
+
+def index_leaf(label, count, chain):
+    """The leaf of a set of one label: SHA-256(0x00 || label || count (8 bytes, big-endian) || chain)."""
+    return hashlib.sha256(b"\x00" + label + count.to_bytes(8, "big") + chain).digest()
+
+
+def index_node(depth, left, right):
+    """A set of two or more labels sharing `depth` leading bits: SHA-256(0x01 || depth (one byte) || left || right)."""
+    return hashlib.sha256(b"\x01" + bytes([depth]) + left + right).digest()
+
+
+def label_bit(label, depth):
+    """Bit `depth` of a label, its 256 bits read from the first byte's highest bit."""
+    return (label[depth >> 3] >> (7 - (depth & 7))) & 1
+
+
+def index_root_of(label, count, chain, path):
+    """"Proof": the hash a name's leaf leads to with its branches [(depth, sibling)], given from the root down and
+    walked from the last up: SHA-256(0x01 || d || s || h) where the label's bit d is 1, else SHA-256(0x01 || d || h || s)."""
+    h = index_leaf(label, count, chain)
+    for depth, sibling in reversed(path):
+        h = index_node(depth, sibling, h) if label_bit(label, depth) else index_node(depth, h, sibling)
+    return h
+
+
+def history(things):
+    """A name's history from [(seq, leaf hash)] in log order: (count, chain), c0 32 zero bytes and
+    ci = SHA-256(ci-1 || seq (8 bytes, big-endian) || leaf)."""
+    chain = bytes(32)
+    for seq, leaf_hash in things:
+        chain = hashlib.sha256(chain + seq.to_bytes(8, "big") + leaf_hash).digest()
+    return len(things), chain
+
+
+def describe_name(name):
+    kind, value = name
+    return f"{kind} {value!r}"
+
+
+def read_index(data):
+    """index.json (evidence-bundle.md, "index.json"): the canonical object {commit_seq, indexed_size, root, names}, ended by a
+    line feed; names sorted by kind then value (UTF-8 bytes), each {kind, value, count, chain, path}, a kind the index keeps,
+    given once, path [{depth, sibling}] from the root down, depths 0 to 255 rising strictly."""
+    name = INDEX
+    x = strict_json(data, name)
+    if not isinstance(x, dict): raise Fail(name, "not a JSON object")
+    if sorted(x) != INDEX_FIELDS: raise Fail(name, f"its fields are {sorted(x)}, not {INDEX_FIELDS}")
+    if data != canonical_json(x) + b"\n": raise Fail(name, "not canonical JSON (keys sorted, no spaces) ended by one line feed")
+    if not is_int(x["commit_seq"]) or x["commit_seq"] < 1: raise Fail(name, f"commit_seq {x['commit_seq']!r} is not a sequence number")
+    if not is_int(x["indexed_size"]) or x["indexed_size"] < 0: raise Fail(name, f"indexed_size {x['indexed_size']!r} is not an integer from 0")
+    root = hex_hash(x["root"], "root", name)
+    if not isinstance(x["names"], list): raise Fail(name, "names is not an array")
+    names, previous = [], None
+    for i, e in enumerate(x["names"]):
+        at = f"names[{i}]"
+        if not isinstance(e, dict): raise Fail(name, f"{at} is not an object")
+        if sorted(e) != INDEX_NAME_FIELDS: raise Fail(name, f"{at}'s fields are {sorted(e)}, not {INDEX_NAME_FIELDS}")
+        kind, value = e["kind"], e["value"]
+        if not isinstance(kind, str) or kind not in INDEX_KINDS:
+            raise Fail(name, f"{at}.kind {kind!r} is not a kind the index keeps ({', '.join(INDEX_KINDS)})")
+        if not isinstance(value, str): raise Fail(name, f"{at}.value is not a string")
+        try: key = (kind.encode("utf-8"), value.encode("utf-8"))
+        except UnicodeEncodeError: raise Fail(name, f"{at}.value is not UTF-8 text")
+        if kind == PACKAGE_KIND and not HEX64.fullmatch(value):           # a manifest's SHA-256, lowercase hex
+            raise Fail(name, f"{at}.value {value!r} is not a package's name, 64 lowercase hex digits")
+        if previous is not None and key <= previous:
+            raise Fail(name, f"{at} ({kind} {value!r}) is given a second time: each name once" if key == previous else
+                             f"{at} ({kind} {value!r}) is not in order: names are sorted by kind, then value (their UTF-8 bytes)")
+        previous = key
+        if not is_int(e["count"]) or not 0 <= e["count"] < 2 ** 64: raise Fail(name, f"{at}.count {e['count']!r} is not an integer from 0 below 2^64")
+        chain = hex_hash(e["chain"], f"{at}.chain", name)
+        if not isinstance(e["path"], list): raise Fail(name, f"{at}.path is not an array")
+        path = []
+        for j, b in enumerate(e["path"]):
+            if not isinstance(b, dict) or sorted(b) != ["depth", "sibling"]: raise Fail(name, f"{at}.path[{j}] is not {{\"depth\", \"sibling\"}}")
+            if not is_int(b["depth"]) or not 0 <= b["depth"] <= 255: raise Fail(name, f"{at}.path[{j}].depth {b['depth']!r} is not an integer from 0 to 255")
+            if path and b["depth"] <= path[-1][0]:
+                raise Fail(name, f"{at}.path[{j}].depth {b['depth']} is not above the depth {path[-1][0]} before it: depths rise strictly from the root down")
+            path.append((b["depth"], hex_hash(b["sibling"], f"{at}.path[{j}].sibling", name)))
+        names.append(dict(kind=kind, value=value, count=e["count"], chain=chain, path=path, at=at))
+    return dict(commit_seq=x["commit_seq"], indexed_size=x["indexed_size"], root=root, names=names)
+
+
+def event_names(value, name):
+    """What an event of events/ names (audit-evidence.md, "What names a name" 1 and 2), in order: the person kinds its
+    identifiers hold (account_id, sender_sub, transfer_sub, recipient_sub), then, for a handoff issued, received or
+    acknowledged, its package (handoff_manifest = body.manifest_sha256)."""
+    out = []
+    if "identifiers" in value:
+        ids = value["identifiers"]
+        if not isinstance(ids, dict): raise Fail(name, "identifiers is not an object")
+        for kind in PERSON_KINDS:
+            if kind in ids:
+                if not isinstance(ids[kind], str): raise Fail(name, f"identifiers.{kind} is not a string")
+                out.append((kind, ids[kind]))
+    if value.get("type") in PACKAGE_EVENTS:
+        digest = body_of(value).get("manifest_sha256")
+        if not isinstance(digest, str) or not HEX64.fullmatch(digest):
+            raise Fail(name, "body.manifest_sha256, the name of its package, is not 64 lowercase hex digits")
+        out.append((PACKAGE_KIND, digest))
+    return out
+
+
+def row_names(row):
+    """What a (checked) row of rows/ names ("What names a name" 3): a handoff row its account_id (when not empty) and its
+    transfer_sub; an apply row, intended or settled, its account as an account_id."""
+    if row["kind"] == ROW_KIND:
+        return ([("account_id", row["account_id"])] if row["account_id"] else []) + [("transfer_sub", row["transfer_sub"])]
+    return [("account_id", row["line"]["account"])]
+
+
+def check_completeness(root, events, values, rows, subject):
+    """Step 8, a handover-evidence/3 bundle: index.json's proofs, and the bundle's events and rows against them. Returns
+    {commit_seq, indexed_size, root, names: [(kind, value, count)], after: [seq of events above indexed_size]}."""
+    x = read_index(read(root, INDEX))
+    commit, size = x["commit_seq"], x["indexed_size"]
+    c_name = f"events/{commit}.json"
+    # 8.1 the "person index committed" event the proofs lead to
+    if commit not in values: raise Fail(INDEX, f"commit_seq {commit}: the bundle has no {c_name}")
+    c_event = values[commit]
+    if c_event.get("type") != COMMIT_TYPE:
+        raise Fail(INDEX, f"commit_seq {commit}: {c_name} is a {c_event.get('type')!r} event, not {COMMIT_TYPE!r}")
+    c_body = body_of(c_event)
+    if not is_int(c_body.get("indexed_size")) or c_body["indexed_size"] != size:
+        raise Fail(INDEX, f"indexed_size {size} is not body.indexed_size {c_body.get('indexed_size')!r} of {c_name}")
+    if c_body.get("root") != x["root"].hex():
+        raise Fail(INDEX, f"root {x['root'].hex()} is not body.root {c_body.get('root')!r} of {c_name}")
+    # beyond the listed rules: the index covers events logged before its commit, and holds at least the names proven
+    if size >= commit: raise Fail(c_name, f"body.indexed_size {size} is not below its own seq {commit}: an index covers the events before its commit")
+    if not is_int(c_body.get("names")) or c_body["names"] < len(x["names"]):
+        raise Fail(c_name, f"body.names {c_body.get('names')!r} is fewer than the {len(x['names'])} names {INDEX} proves in it")
+    # 8.2 each proof leads to the root
+    proven = {}
+    for e in x["names"]:
+        if index_root_of(person_label(e["kind"], e["value"]), e["count"], e["chain"], e["path"]) != x["root"]:
+            raise Fail(INDEX, f"{e['at']} ({e['kind']} {e['value']!r}): its label, leaf (count, chain) and path do not lead to "
+                              f"root, the person index's root in {c_name}")
+        proven[(e["kind"], e["value"])] = e
+    # 8.3 and 8.5: what each event (other than commit_seq) and each row names
+    things = {}          # name -> [(seq, leaf hash, file)], of what is at most indexed_size, in log order
+    files = []           # (file, the names it names, the names it is joined to besides: a handoff row's package)
+    shown, first_file, after = set(), {}, []
+    for seq in sorted(values):
+        if seq == commit: continue
+        ev_name = f"events/{seq}.json"
+        e_names = event_names(values[seq], ev_name)
+        named = [(n, leaf(events[seq]), ev_name) for n in e_names]
+        files.append((ev_name, e_names, []))
+        row = rows.get(seq)
+        if row is not None:
+            r_names = row_names(row)
+            row_leaf = leaf(row["kind"].encode("utf-8") + b"\n" + row["row"].encode("utf-8"))
+            named += [(n, row_leaf, row["name"]) for n in r_names]
+            files.append((row["name"], r_names, [(PACKAGE_KIND, row["manifest_sha256"])] if row["kind"] == ROW_KIND else []))
+            for n in r_names:                   # every file of rows/: what it names is a name of names
+                if n not in proven: raise Fail(row["name"], f"its row names {describe_name(n)}, which {INDEX} does not prove")
+                shown.add(n)
+        for n, _, f in named: first_file.setdefault(n, f)
+        if seq <= size:
+            if not named:
+                raise Fail(ev_name, f"it names no one (no identifier, no package, no row) and is among the {size} events the person "
+                                    f"index covers: a bundle holds only what is about the person")
+            for n, leaf_hash, f in named:
+                if n not in proven: raise Fail(f, f"it names {describe_name(n)}, which {INDEX} does not prove")
+                shown.add(n)
+                things.setdefault(n, []).append((seq, leaf_hash, f))
+        else:                                   # 8.5 appended between the index's commit and the checkpoint
+            if not any(n in proven for n, _, _ in named):
+                raise Fail(ev_name, f"it is above indexed_size {size} (after the index's commit) and names no name {INDEX} proves")
+            after.append(seq)
+    for e in x["names"]:
+        n = (e["kind"], e["value"])
+        if n not in shown: raise Fail(INDEX, f"{e['at']} proves {describe_name(n)}, which nothing the bundle shows names")
+    # 8.4 each name's history, from what the bundle shows naming it, is the one the index holds
+    for e in x["names"]:
+        n = (e["kind"], e["value"])
+        shown_things = things.get(n, [])
+        count, chain = history([(seq, h) for seq, h, _ in shown_things])
+        if (count, chain) != (e["count"], e["chain"]):
+            listed = ", ".join(f for _, _, f in shown_things) or "nothing"
+            why = (f"the log holds {e['count']} things naming it in its first {size} events, the bundle shows {count} ({listed}): "
+                   + ("some are left out" if count < e["count"] else "more than the log holds" if count > e["count"] else
+                      "as many, but not the same ones"))
+            raise Fail(INDEX, f"{e['at']} ({describe_name(n)}): its count and chain are not the history the bundle shows: {why}")
+    # 8.6 the subject is a person's name proven
+    subject_names = [n for n in proven if n[0] in PERSON_KINDS and n[1] == subject]
+    if not subject_names:
+        raise Fail("manifest.json", f"subject {subject!r} is not the value of a person's name (account_id, sender_sub, "
+                                    f"transfer_sub, recipient_sub) that {INDEX} proves")
+    # 8.7 every person's name proven is joined to the subject's: named by one file with it, a handoff row joined to its
+    # package, transitively
+    parent = {}
+    def find(n):
+        parent.setdefault(n, n)
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+    for _, names_, joined in files:
+        group = names_ + joined
+        for n in group[1:]: parent[find(n)] = find(group[0])
+    subject_roots = {find(n) for n in subject_names}
+    for e in x["names"]:
+        n = (e["kind"], e["value"])
+        if n[0] in PERSON_KINDS and find(n) not in subject_roots:
+            raise Fail(first_file[n], f"it names {describe_name(n)}, a person's name not joined to the subject's ({subject!r}): no "
+                                      f"event or row of the bundle names both, directly or through others")
+    return dict(commit_seq=commit, indexed_size=size, root=x["root"], names=[(e["kind"], e["value"], e["count"]) for e in x["names"]],
+                after=after)
+
+
 def check(root, given_key, option="--public-key", policy=None):
     """One one-sided bundle; Fail names are relative to root. policy: a witness policy given, (file name, bytes)."""
     key_data = read(root, "verifier-key")
@@ -650,6 +885,12 @@ def check(root, given_key, option="--public-key", policy=None):
         if not is_int(value["seq"]) or value["seq"] != seq:
             raise Fail(event_name, f"its seq {value['seq']!r} is not {seq}")
     manifest, form = read_manifest(read(root, "manifest.json"))
+    # 8: index.json present exactly in a handover-evidence/3 bundle (checked here, before the rows, as rows/ is for /1)
+    if form < 3 and os.path.lexists(os.path.join(root, INDEX)):
+        raise Fail("manifest.json", f"format {manifest['format']!r} has no {INDEX}, but the bundle has one "
+                                    f"(a bundle with the person index's proofs is {MANIFEST_FORMAT_V3!r})")
+    if form == 3 and not os.path.lexists(os.path.join(root, INDEX)):
+        raise Fail(INDEX, f"missing: a {MANIFEST_FORMAT_V3!r} bundle holds the person index's proofs")
     rows = {}
     if os.path.lexists(os.path.join(root, "rows")):
         if form == 1: raise Fail("manifest.json", f"format {MANIFEST_FORMAT_V1!r} has no rows/, but the bundle has one")
@@ -667,16 +908,17 @@ def check(root, given_key, option="--public-key", policy=None):
     # 5, then: every batch event that keeps its rows beside it is here for the person's row, which is here too
     for seq, value in sorted(values.items()):
         batch = value.get("type") in ("handoff-rows-received", "apply-intended", "apply-settled")
-        if form == 2 and batch and isinstance(value.get("body"), dict) and "rows_root" in value["body"] and seq not in rows:
+        if form >= 2 and batch and isinstance(value.get("body"), dict) and "rows_root" in value["body"] and seq not in rows:
             raise Fail(event_files[seq], f"its rows are kept beside it, and rows/{seq}.json (the person's row) is missing")
     # 5, then: revealed/rows/SEQ.json opens an apply row's sealed values, and changes nothing else
     revealed = check_revealed_rows(root, rows)
     subject, stated = check_manifest(manifest, form, root, origin, size, events, rows)      # 6
     witnessed = check_witnesses(root, checkpoint, key_data.decode("utf-8")[:-1], policy)   # 7
-    return dict(count=len(events), origin=origin, size=size, key_name=key_name, key_id=key_id,
+    complete = check_completeness(root, events, values, rows, subject) if form == 3 else None   # 8
+    return dict(count=len(events), origin=origin, size=size, root=tree_root, key_name=key_name, key_id=key_id,
                 public_key=public_key, with_extra=with_extra, events=events, values=values, subject=subject,
-                format=manifest["format"], rows=rows, facts=len(manifest.get("facts", [])) if form == 2 else None, stated=stated,
-                witnessed=witnessed, revealed=revealed)
+                format=manifest["format"], rows=rows, facts=len(manifest.get("facts", [])) if form >= 2 else None, stated=stated,
+                witnessed=witnessed, revealed=revealed, complete=complete)
 
 
 # 5. rows ------------------------------------------------------------------------------------------
@@ -824,7 +1066,7 @@ def check_row(root, seq, name, values, manifest, data, r):
         if subject not in (account_id, transfer_sub):
             raise Fail(name, f"no event names a transfer_sub, and manifest.json's subject {subject!r} is neither the row's "
                              f"account_id nor its transfer_sub")
-    return dict(seq=seq, name=name, kind=ROW_KIND, package=body["package"], origin=body["origin"], manifest_sha256=body["manifest_sha256"],
+    return dict(seq=seq, name=name, kind=ROW_KIND, row=r["row"], package=body["package"], origin=body["origin"], manifest_sha256=body["manifest_sha256"],
                 number=body["first_row"] + r["index"], received=r_seq, transfer_sub=transfer_sub, account_id=account_id,
                 sender_seq=int(a_seq))
 
@@ -878,7 +1120,7 @@ def check_apply_row(seq, name, r, values, manifest, accounts):
             raise Fail(name, f"no event or handoff row names an account_id, and row's account {line['account']!r} is not "
                              f"manifest.json's subject {subject!r}")
     actor = ev.get("actor")
-    return dict(seq=seq, name=name, kind=kind, type=type_, index=r["index"], line=line, cells=cells, body=body, count=body["rows"],
+    return dict(seq=seq, name=name, kind=kind, row=r["row"], type=type_, index=r["index"], line=line, cells=cells, body=body, count=body["rows"],
                 run=actor.get("run_id") if isinstance(actor, dict) else None, batch=body.get("batch"))
 
 
@@ -1024,7 +1266,7 @@ def opened_line(sealed, opened, name, whose, at):
 TWO_SIDED_FORMAT = "handover-evidence-two-sided/1"
 HEX64 = re.compile(r"[0-9a-f]{64}")
 TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
-HANDOFF_FILES = ("manifest.txt", "cosigned-checkpoint.txt")
+HANDOFF_FILES = ("manifest.txt", "cosigned-checkpoint.txt", "sender-consistency.txt")
 HANDOFF_FORMATS = {"handover-handoff/v1": 1, "handover-handoff/v2": 2}     # audit-evidence.md, "Handoff package"
 
 
@@ -1111,7 +1353,7 @@ def check_handoff_dirs(root, packages):
             if int(entry) not in packages: raise Fail(rel, f"package {entry} is not listed in manifest.json")
             present.add(int(entry))
             for f in sorted(os.listdir(os.path.join(base, entry))):
-                if f not in HANDOFF_FILES: raise Fail(f"handoff/{entry}/{f}", "not a file of a two-sided bundle (manifest.txt, cosigned-checkpoint.txt)")
+                if f not in HANDOFF_FILES: raise Fail(f"handoff/{entry}/{f}", f"not a file of a two-sided bundle ({', '.join(HANDOFF_FILES)})")
     for n in sorted(packages):
         if n not in present: raise Fail("manifest.json", f"lists package {n} but there is no handoff/{n}/")
 
@@ -1313,7 +1555,11 @@ def check_package(root, n, listed, transfer_sub, sender, recipient):
     g_target = body_of(covered[0][2]).get("target_team")
     if g_target != header["target"]:                            # beyond the listed rules
         raise Fail(covered[0][1], f"body.target_team {g_target!r} is not package {n}'s target {header['target']!r}")
-    # 3.4 B's cosignature on that checkpoint, and A's record of it
+    # 3.5 team A's log at sender/checkpoint extends the log the package's checkpoint was signed from
+    check_sender_consistency(root, n, fields, sender)
+    # 3.6 acknowledged exactly when sender/events/ holds A's "handoff acknowledged" of the package (with completeness,
+    # sender/index.json's proof of the package's name makes leaving that event out fail, in step 1); when not, no
+    # cosigned-checkpoint.txt
     acks = [e for e in events_of(sender, "handoff-acknowledged") if body_of(e[2]).get("package") == n
             and body_of(e[2]).get("manifest_sha256") == digest]
     if not acknowledged:
@@ -1321,6 +1567,7 @@ def check_package(root, n, listed, transfer_sub, sender, recipient):
         if acks: raise Fail(acks[0][1], f"a 'handoff acknowledged' of package {n}, but manifest.json says it is not acknowledged")
         return dict(package=n, acknowledged=False, issued=i_seq, received=r_seq, size=fields["tree_size"], generated=covered[0][0],
                     previous=prev, rows=[])
+    # 3.4 B's cosignature on that checkpoint, and A's record of it
     cosigned = read(root, cname)
     if not cosigned.startswith(checkpoint):
         raise Fail(cname, f"does not start with package {n}'s checkpoint (body, empty line, its own signature line) byte for byte")
@@ -1348,6 +1595,48 @@ def check_package(root, n, listed, transfer_sub, sender, recipient):
         raise Fail(a_name, "body.recipient_checkpoint's signature does not verify with recipient/verifier-key")
     return dict(package=n, acknowledged=True, issued=i_seq, received=r_seq, size=fields["tree_size"],
                 generated=covered[0][0], cosigned_at=timestamp, acknowledged_seq=a_seq, previous=prev, rows=[])
+
+
+def verify_consistency(m, n, proof, old_root, new_root):
+    """RFC 9162 section 2.1.4.2, as audit-evidence.md ("Consistency proof") writes it out: the proof from a tree of m
+    leaves (old_root) to one of n (new_root)."""
+    if m == n: return not proof and old_root == new_root
+    if m > n or m == 0 or not proof: return False
+    if m & (m - 1) == 0: proof = [old_root] + proof
+    fn, sn = m - 1, n - 1
+    while fn & 1:
+        fn >>= 1; sn >>= 1
+    fr = sr = proof[0]
+    for c in proof[1:]:
+        if sn == 0: return False
+        if fn & 1 or fn == sn:
+            fr, sr = node(c, fr), node(c, sr)
+            while not fn & 1 and fn != 0:
+                fn >>= 1; sn >>= 1
+        else:
+            sr = node(sr, c)
+        fn >>= 1; sn >>= 1
+    return fr == old_root and sr == new_root and sn == 0
+
+
+def check_sender_consistency(root, n, fields, sender):
+    """Step 3.5: handoff/N/sender-consistency.txt, one standard-base64 hash a line (each ended by a line feed; an empty file
+    when the sizes are equal), is the consistency proof from the package's checkpoint (size M, root) to sender/checkpoint."""
+    name = f"handoff/{n}/sender-consistency.txt"
+    data = read(root, name)
+    proof = []
+    if data:
+        if not data.endswith(b"\n"): raise Fail(name, "does not end in a line feed")
+        for i, line in enumerate(data[:-1].split(b"\n")):
+            proof.append(b64(line, f"hash {i + 1}", name, 32))
+    m, old_root = fields["tree_size"], b64(fields["root_hash"], "the root hash of the manifest's checkpoint", name, 32)
+    size, new_root = sender["size"], sender["root"]
+    if m > size:
+        raise Fail(name, f"package {n}'s checkpoint covers {m} events, more than sender/checkpoint's {size}: sender/ is proven "
+                         "against an older log than the package was signed from")
+    if not verify_consistency(m, size, proof, old_root, new_root):
+        raise Fail(name, f"not a consistency proof from package {n}'s checkpoint ({m} events) to sender/checkpoint ({size} events)"
+                         + (": the sizes are equal, so the file is empty and the roots equal" if m == size else ""))
 
 
 def check_two_sided(root, sender_key=None, recipient_key=None):
@@ -1380,6 +1669,22 @@ def check_two_sided(root, sender_key=None, recipient_key=None):
             raise Fail(rname, f"its row's seq {row['sender_seq']} is not that of a 'transfer ID generated' of its transfer_sub "
                               f"in sender/events/ covered by package {p['package']} (seqs {gens})")
         p["rows"].append(row)
+    # 5 the top manifest's subject is a person's name a side's index.json proves; where neither side has one, a value an
+    # event of either side names in its identifiers
+    if sender["complete"] or recipient["complete"]:
+        proven = {(k, v) for side in (sender, recipient) if side["complete"] for k, v, _ in side["complete"]["names"]}
+        if not any(k in PERSON_KINDS and v == m["subject"] for k, v in proven):
+            which = " or ".join(f"{side['side']}/{INDEX}" for side in (sender, recipient) if side["complete"])
+            raise Fail("manifest.json", f"subject {m['subject']!r} is not the value of a person's name that {which} proves")
+    else:
+        named = set()
+        for side in (sender, recipient):
+            for v in side["values"].values():
+                ids = v.get("identifiers") if isinstance(v, dict) else None
+                if isinstance(ids, dict): named |= {ids[k] for k in PERSON_KINDS if k in ids}
+        if m["subject"] not in named:
+            raise Fail("manifest.json", f"subject {m['subject']!r} is not a value an event of sender/ or recipient/ names in its "
+                                        "identifiers")
     return dict(sender=sender, recipient=recipient, manifest=m, packages=done, unlisted=unlisted)
 
 
@@ -1400,6 +1705,136 @@ def _audit_path(m, leaves):                                          # RFC 9162 
     return _audit_path(m - k, leaves[k:]) + [_mth(leaves[:k])]
 
 
+def _consistency_proof(m, leaves):                                   # RFC 9162 PROOF(m, D[n]), section 2.1.4.1
+    def subproof(m, leaves, complete):
+        n = len(leaves)
+        if m == n: return [] if complete else [_mth(leaves)]
+        k = 1
+        while k * 2 < n: k *= 2
+        if m <= k: return subproof(m, leaves[:k], complete) + [_mth(leaves[k:])]
+        return subproof(m - k, leaves[k:], False) + [_mth(leaves[:k])]
+    return subproof(m, leaves, True)
+
+
+_PERSON_KINDS = ("account_id", "sender_sub", "transfer_sub", "recipient_sub")   # the selftest's own reading of the document
+
+
+def _doc_event_names(v):
+    """audit-evidence.md, "What names a name" 1 and 2, as the selftest's writer reads it: an event's identifiers' person kinds
+    in their order, then a handoff issued/received/acknowledged's package."""
+    ids = v.get("identifiers") or {}
+    out = [(k, ids[k]) for k in _PERSON_KINDS if k in ids]
+    if v["type"] in ("handoff-issued", "handoff-received", "handoff-acknowledged"):
+        out.append(("handoff_manifest", v["body"]["manifest_sha256"]))
+    return out
+
+
+def _doc_row_names(kind, row):
+    """"What names a name" 3: a handoff row its account_id (not empty) and transfer_sub; an apply row its account."""
+    if kind == ROW_KIND:
+        account, sub = csv_fields(row.decode())[:2]
+        return ([("account_id", account)] if account else []) + [("transfer_sub", sub)]
+    try: account = json.loads(row).get("account")
+    except (ValueError, AttributeError): return []
+    return [("account_id", account)] if isinstance(account, str) else []
+
+
+class _PersonIndex:
+    """A ledger's person index (audit-evidence.md, "Person index") over `events` (seq = position + 1) and the rows kept
+    beside them ({seq: (kind, [row bytes])}), written from the document: each name's history, the prefix tree over the
+    labels, and each name's proof (branches from the root down)."""
+    def __init__(self, events, beside):
+        sha = lambda *parts: hashlib.sha256(b"".join(parts)).digest()
+        things = {}
+        for seq, e in enumerate(events, 1):
+            v = json.loads(e)
+            if v["type"] == "person-index-committed": continue
+            for n in _doc_event_names(v): things.setdefault(n, []).append((seq, sha(b"\x00", e)))
+            kind, rows = beside.get(seq, (None, []))
+            for r in rows:
+                for n in _doc_row_names(kind, r): things.setdefault(n, []).append((seq, sha(b"\x00", kind.encode(), b"\n", r)))
+        self.history = {}
+        for n, ts in things.items():
+            chain = bytes(32)
+            for seq, h in ts: chain = sha(chain, seq.to_bytes(8, "big"), h)
+            self.history[n] = (len(ts), chain)
+        label = {n: sha(b"handover-person-label/v1\n", n[0].encode(), b"\n", n[1].encode()) for n in self.history}
+        leaves = {label[n]: sha(b"\x00", label[n], c.to_bytes(8, "big"), ch) for n, (c, ch) in self.history.items()}
+        paths = {l: [] for l in leaves}
+        def tree(labels):                                            # labels sorted; returns the set's hash
+            if not labels: return bytes(32)
+            if len(labels) == 1: return leaves[labels[0]]
+            lo, hi = int.from_bytes(labels[0], "big"), int.from_bytes(labels[-1], "big")
+            d = 256 - (lo ^ hi).bit_length()                        # the leading bits they all share (sorted: first and last)
+            bit = lambda l: (int.from_bytes(l, "big") >> (255 - d)) & 1
+            left, right = [l for l in labels if not bit(l)], [l for l in labels if bit(l)]
+            hl, hr = tree(left), tree(right)
+            for l in left: paths[l].insert(0, (d, hr))              # inserted after the subtree's own: the root's branch first
+            for l in right: paths[l].insert(0, (d, hl))
+            return sha(b"\x01", bytes([d]), hl, hr)
+        self.root = tree(sorted(leaves))
+        self.path = {n: paths[label[n]] for n in self.history}
+        self.size = len(events)                                     # indexed_size (the commit is appended after)
+
+    def index_json(self, names):
+        """index.json proving `names` (those the index holds), sorted by kind then value, canonical, a final line feed."""
+        entries = []
+        for n in sorted(set(names) & set(self.history), key=lambda n: (n[0].encode(), n[1].encode())):
+            count, chain = self.history[n]
+            entries.append({"kind": n[0], "value": n[1], "count": count, "chain": chain.hex(),
+                            "path": [{"depth": d, "sibling": h.hex()} for d, h in self.path[n]]})
+        return canonical_json({"commit_seq": self.commit, "indexed_size": self.size, "root": self.root.hex(), "names": entries}) + b"\n"
+
+
+_INDEXES = {}                                                       # a built side's directory -> its ledger's _PersonIndex
+
+
+def _shown_names(d, size):
+    """The names a sub-bundle's files name, as its writer proves them: each event of events/ up to indexed_size, each row of rows/."""
+    names = []
+    for f in sorted(os.listdir(f"{d}/events")):
+        with open(f"{d}/events/{f}", "rb") as fh: v = json.loads(fh.read())
+        if v["seq"] <= size and v["type"] != "person-index-committed": names += _doc_event_names(v)
+    if os.path.isdir(f"{d}/rows"):
+        for f in sorted(os.listdir(f"{d}/rows")):
+            with open(f"{d}/rows/{f}", "rb") as fh: r = json.loads(fh.read())
+            names += _doc_row_names(r["kind"], r["row"].encode())
+    return names
+
+
+def _reindex(d, extra=(), drop=()):
+    """Writes d/index.json as the writer does (every name its files name, and no other), from its ledger's full index;
+    extra: names proven besides; drop: names left out."""
+    ix = _INDEXES[os.path.normpath(d)]
+    _write(f"{d}/{INDEX}", ix.index_json([n for n in _shown_names(d, ix.size) + list(extra) if n not in drop]))
+
+
+def _show(d, add=(), remove=(), rows_remove=()):
+    """Changes what a built side d shows, as a writer could: adds events (with their inclusion proofs) of its ledger,
+    removes events and rows, then writes manifest.json's events and facts to agree (the rest of it kept)."""
+    ix = _INDEXES[os.path.normpath(d)]
+    leaves = [leaf(e) for e in ix.events]
+    for seq in add:
+        _write(f"{d}/events/{seq}.json", ix.events[seq - 1])
+        _write(f"{d}/proofs/{seq}.tlog-proof", b"c2sp.org/tlog-proof@v1\nindex %d\n" % (seq - 1)
+               + b"".join(base64.b64encode(h) + b"\n" for h in _audit_path(seq - 1, leaves)) + b"\n" + ix.cp)
+    for seq in remove:
+        os.remove(f"{d}/events/{seq}.json"); os.remove(f"{d}/proofs/{seq}.tlog-proof")
+    for seq in rows_remove: os.remove(f"{d}/rows/{seq}.json")
+    with open(f"{d}/manifest.json", "rb") as fh: m = json.loads(fh.read())
+    seqs = sorted(int(f[:-5]) for f in os.listdir(f"{d}/events"))
+    row_seqs = sorted(int(f[:-5]) for f in os.listdir(f"{d}/rows")) if os.path.isdir(f"{d}/rows") else []
+    entries = []
+    for seq in seqs:
+        with open(f"{d}/events/{seq}.json", "rb") as fh: data = fh.read()
+        v = json.loads(data)
+        entries.append({"seq": seq, "type": v["type"], "recorded_at": v["recorded_at"], "sha256": hashlib.sha256(data).hexdigest()})
+    facts = sorted([(s, 0, f"events/{s}.json", True) for s in seqs] + [(s, 1, f"rows/{s}.json", True) for s in row_seqs]
+                   + [(x["seq"], 2, "manifest.json", False) for x in m.get("apply") or []])
+    m = dict(m, events=entries, **({"facts": [{"seq": s, "file": f, "proven": p} for s, _, f, p in facts]} if "facts" in m else {}))
+    _write(f"{d}/manifest.json", canonical_json(m) + b"\n")
+
+
 def _write(path, data):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "wb") as f: f.write(data)
@@ -1416,7 +1851,8 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
                      form=2, header_edit=None, with_rows=None, n_rows=2, person_index=0, row_index=None, row_seq=3,
                      account_id="acct-1", recipient_seqs=None, with_apply=None, apply_edit=None, committed=True,
                      apply_account=None, apply_rows=(1, 1), settled_order=None, planned="change", settled_run="run-2",
-                     legacy_checkpoints=False, with_sub=True, email="change", forwarding=None, email_old=True, reveal=False):
+                     legacy_checkpoints=False, with_sub=True, email="change", forwarding=None, email_old=True, reveal=False,
+                     indexed=None):
     """A two-sided bundle as evidence-bundle.md and audit-evidence.md describe it (package 1 of team A
     for team B, listing the person's generation at A's seq 3), its manifest handover-handoff/v2 (rows with
     a salt, a rows-root line) or, with form=1, v1. alter(type, body) may change an event's body before it is
@@ -1440,7 +1876,14 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
     intended indexes in the settlement's order (default: the same). With reveal, recipient/ holds revealed/ (as
     --reveal writes it): each event as it is (they seal nothing) and each apply row's line with its sealed values
     opened in revealed/rows/. legacy_checkpoints signs every checkpoint with the time line of those signed before
-    0.5.0."""
+    0.5.0.
+    indexed names the sides whose ledger keeps the person index (default: both with form=2, neither with form=1):
+    each such side's log ends with a "person index committed" of the index over every event before it (rows beside
+    their events included; audit-evidence.md, "Person index"), and its sub-bundle is handover-evidence/3, that event
+    in it and index.json proving every name its events (up to indexed_size) and rows name (the writer's rule); another
+    side's is handover-evidence/2 (form=2). The full index of each side is kept in _INDEXES (for tests that change
+    what a bundle shows: _reindex). handoff/1/sender-consistency.txt is the consistency proof from the package's
+    checkpoint to sender/checkpoint."""
     (ka, na), (kb, nb) = keys
     pa, pb = raw_public(ka.public_key()), raw_public(kb.public_key())
     enc = lambda raw: base64.b64encode(raw).decode()
@@ -1479,6 +1922,8 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
     chunk_roots = [_mth(c) for c in chunks]
     rows_root = _mth(row_leaves).hex()
     assert _mth(chunk_roots).hex() == rows_root                    # "Chunks": the package's root from its chunks' roots
+    indexed = ({"sender", "recipient"} if form == 2 else set()) if indexed is None else set(indexed)
+    beside = {}                                                     # seq -> (row kind, [row bytes]): rows kept beside an event
     a = [event(1, "ledger-created", {}), event(2, "run-started", {}),
          event(3, "transfer-id-generated", {"target_team": "BBBB222222"}, {"account_id": "acct-1", "sender_sub": "s-1", "transfer_sub": transfer_sub}),
          event(4, "transfer-id-generated", {"target_team": "BBBB222222"}, {"sender_sub": "s-2", "transfer_sub": "other.transfer"}),
@@ -1502,6 +1947,7 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
                            {"chunk": k, "chunk_count": len(chunks), "file_sha256": rows_sha, "first_row": k * CHUNK_ROWS,
                             "manifest_sha256": digest, "origin": na, "package": 1, "row_count": n_rows, "rows": len(c),
                             "rows_root": chunk_roots[k].hex()}))
+            beside[len(b)] = (ROW_KIND, lines[k * CHUNK_ROWS:(k + 1) * CHUNK_ROWS])
     b += [event(len(b) + 1, "transfer-accepted", {}, {"transfer_sub": transfer_sub, "recipient_sub": "r-1"}),
           event(len(b) + 2, "run-finished", {})]
     accepted = len(b) - 1
@@ -1578,6 +2024,7 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
         intent_sha = hashlib.sha256(canon(json.loads(b[-1])["body"])).hexdigest()
         b.append(event(i_seq + 1, "apply-settled", {"batch": 0, "committed": committed, "intent_sha256": intent_sha, "recovered": False,
                                                     "rows": len(s_lines), "rows_root": _mth(s_leaves).hex(), "undo": False}, run_id=settled_run))
+        beside[i_seq], beside[i_seq + 1] = (INTENDED_KIND, i_lines), (SETTLED_KIND, s_lines)
         (ii, si) = apply_rows
         row_files[i_seq] = {"seq": i_seq, "kind": INTENDED_KIND, "row": i_lines[ii].decode(), "index": ii,
                             "path": [h.hex() for h in _audit_path(ii, i_leaves)]}
@@ -1593,7 +2040,17 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
         row_files[4 + k] = {"seq": 4 + k, "kind": ROW_KIND, "row": lines[i].decode(), "index": i - k * CHUNK_ROWS,
                             "chunk_path": [h.hex() for h in _audit_path(i - k * CHUNK_ROWS, chunks[k])],
                             "package_path": [h.hex() for h in _audit_path(k, chunk_roots)]}
+    # the person index of each side that keeps one, committed by the side's last event, before its checkpoint is signed
+    full = {}
+    for sub, events, rows_beside in (("sender", a, {}), ("recipient", b, beside)):
+        if sub not in indexed: continue
+        ix = _PersonIndex(events, rows_beside)
+        events.append(event(len(events) + 1, "person-index-committed", {"indexed_size": len(events), "names": len(ix.history),
+                                                                        "root": ix.root.hex()}))
+        ix.commit = len(events)
+        full[sub] = ix
     def side(sub, name, priv, pub, events, seqs, rows=None, apply=None, revealed=None):
+        if sub in full: seqs = sorted(set(seqs) | {full[sub].commit})
         cp = checkpoint(name, priv, pub, events, "2026-11-25T10:00:00.000000Z")
         leaves = [leaf(e) for e in events]
         _write(f"{out}/{sub}/verifier-key", vkey(name, pub).encode())
@@ -1614,17 +2071,23 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
                 if seq in revealed: _write(f"{out}/{sub}/revealed/rows/{seq}.json", revealed[seq])
         facts += [{"seq": x["seq"], "file": "manifest.json", "proven": False} for x in apply or []]
         facts.sort(key=lambda x: (x["seq"], x["file"] == "manifest.json", x["file"].startswith("rows/")))   # by seq, an event before its row
-        m = {"format": MANIFEST_FORMAT if form == 2 else MANIFEST_FORMAT_V1, "subject": transfer_sub, "origin": name,
-             "tree_size": len(events), "events": entries, "revealed": revealed is not None}
+        m = {"format": MANIFEST_FORMAT_V3 if sub in full else MANIFEST_FORMAT if form == 2 else MANIFEST_FORMAT_V1,
+             "subject": transfer_sub, "origin": name, "tree_size": len(events), "events": entries, "revealed": revealed is not None}
         if form == 2: m["facts"] = facts
         if apply: m["apply"] = apply
         _write(f"{out}/{sub}/manifest.json", canon(m) + b"\n")
         _write(f"{out}/{sub}/VERIFY.md", b"rules\n")
+        if sub in full:
+            full[sub].cp, full[sub].events = cp, events
+            _INDEXES[os.path.normpath(f"{out}/{sub}")] = full[sub]
+            _reindex(f"{out}/{sub}")
     side("sender", na, ka, pa, a, sender_seqs or ([3, 6, 7] if acknowledged else [3, 6]))
     side("recipient", nb, kb, pb, b, recipient_seqs or sorted({3, accepted} | set(row_files)), row_files, apply if form == 2 else None,
          revealed_rows if reveal else None)
     _write(f"{out}/handoff/1/manifest.txt", manifest)
     if acknowledged: _write(f"{out}/handoff/1/cosigned-checkpoint.txt", cp_a + sigline(nb, cos))
+    a_leaves = [leaf(e) for e in a]                                 # RFC 9162 PROOF(5, D[n]): the package's checkpoint covers 5
+    _write(f"{out}/handoff/1/sender-consistency.txt", b"".join(base64.b64encode(h) + b"\n" for h in _consistency_proof(5, a_leaves)))
     _write(f"{out}/manifest.json", canon({"format": TWO_SIDED_FORMAT, "subject": "acct-1", "transfer_sub": transfer_sub,
                                          "packages": [{"package": 1, "manifest_sha256": digest, "acknowledged": acknowledged}]}))
     _write(f"{out}/VERIFY.md", b"rules\n")
@@ -2476,6 +2939,8 @@ def main():
               f"(received: events/{row['received']}.json), transfer_sub {row['transfer_sub']!r}")
     if result["witnessed"]:
         print(f"check-bundle: {describe_witnessed(result['witnessed'])}")
+    for line in describe_completeness(result):
+        print(line)
     if any(row["kind"] == ROW_KIND for row in result["rows"].values()):
         print("check-bundle: note: a one-sided bundle does not hold team A's key: each row is proven to be in this log and "
               "under the rows-root of the manifest this log recorded as received, not that team A signed it "
@@ -2535,6 +3000,22 @@ def row_opens(row):
     return isinstance(c, dict) and any(isinstance(c.get(f), dict) for f in ("old", "new"))
 
 
+def describe_completeness(result, where=""):
+    """Step 8's outcome: one line beginning "COMPLETE:" (a handover-evidence/3 bundle), naming each name proven and its
+    count, or "NOT PROVEN COMPLETE:"; then a line per event above indexed_size (proven, not proven complete)."""
+    c = result["complete"]
+    if c is None:
+        return [f"NOT PROVEN COMPLETE: {where or 'the bundle'} ({result['format']}) has no {INDEX}: each event it shows is "
+                "proven to be in the log, not that it shows all of the person's"]
+    names = ", ".join(f"{k} {v!r} ({n})" for k, v, n in c["names"])
+    lines = [f"COMPLETE: {where or 'the bundle'} shows the whole history, in the log's first {c['indexed_size']} events, of "
+             f"{names} (person index root {c['root'].hex()}, {where}events/{c['commit_seq']}.json, covered by "
+             f"{where}checkpoint)"]
+    lines += [f"check-bundle:   {where}events/{seq}.json: logged after the index's commit (above indexed_size "
+              f"{c['indexed_size']}): proven, not proven complete" for seq in c["after"]]
+    return lines
+
+
 def describe_format(result):
     if result["facts"] is None: return result["format"]
     return f"{result['format']}, {result['facts']} facts, {result['stated']} stated"
@@ -2553,9 +3034,12 @@ def report_two_sided(root, r, sender_key, recipient_key):
         print(f"check-bundle:   package {p['package']}: issued sender seq {p['issued']}, received recipient seq {p['received']}, "
               f"covers the generation at sender seq {p['generated']} (checkpoint size {p['size']})"
               + (f", acknowledged sender seq {p['acknowledged_seq']} (cosigned at {p['cosigned_at']})" if p["acknowledged"] else ", not acknowledged")
+              + f"; sender/checkpoint extends its checkpoint (handoff/{p['package']}/sender-consistency.txt)"
               + "".join(f"; recipient/{row['name']}: row {row['number'] + 1} (from 1) under the rows-root the sender signed" for row in p["rows"]))
     for side in (s, t):
         if side["witnessed"]: print(f"check-bundle:   {describe_witnessed(side['witnessed'], side['side'] + '/')}")
+    for side in (s, t):
+        for line in describe_completeness(side, side["side"] + "/"): print(line)
     for side in (s, t):
         for name in side["with_extra"]:
             print(f"check-bundle: note: {side['side']}/{name} has an 'extra' line, which Handover does not write; "

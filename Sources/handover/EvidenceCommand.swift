@@ -95,6 +95,8 @@ struct EvidenceCommand: ParsableCommand {
                 "Wrote \(counted(summary.sequences.count, "event")) about \(subject) to \(out), each proved against the checkpoint of \(counted(summary.checkpoint.treeSize, "event")) of \(summary.checkpoint.origin)"
                     + (cosigned.isEmpty ? "." : ", cosigned by \(cosigned).")
             )
+            if let completeness = summary.completeness { Console.out(completeness.statement) }
+            if let reason = summary.notComplete { Console.out("Not proven complete: \(reason).") }
             if reveal, ledger.sealer.keyStore == nil { Console.out("No key store here: revealed/ holds the events with sealed values as null.") }
             Console.out("Check it without Handover as \(out)/VERIFY.md says, or with: handover evidence verify \(ShellWord.quoted(out))")
         }
@@ -153,11 +155,13 @@ struct EvidenceCommand: ParsableCommand {
                 for (team, side) in [("A", result.sender), ("B", result.recipient)] {
                     Console.out("Team \(team)'s log (\(side.origin)):")
                     let path = (directory as NSString).appendingPathComponent(team == "A" ? "sender" : "recipient")
-                    if let witnessed = witnessedLine(
-                        side, ownPolicy: "its own policy (give yours with: handover evidence verify \(ShellWord.quoted(path)) --witness-policy FILE)")
-                    {
-                        Console.out("  " + witnessed)
-                    }
+                    Console.out(
+                        "  "
+                            + witnessedLine(
+                                side,
+                                ownPolicy:
+                                    "its own policy (give yours with: handover evidence verify \(ShellWord.quoted(path)) --witness-policy FILE)"))
+                    Console.out("  " + completenessLine(side))
                     printStory(side)
                 }
                 if senderKey == nil || recipientKey == nil {
@@ -171,9 +175,8 @@ struct EvidenceCommand: ParsableCommand {
             Console.out(
                 "OK: \(counted(result.sequences.count, "event")) of \(result.origin), each included in the checkpoint of \(counted(result.treeSize, "event")) signed by \(result.verifierKey); the manifest agrees."
             )
-            if let witnessed = witnessedLine(result, ownPolicy: "the bundle's own policy (give yours with --witness-policy)") {
-                Console.out(witnessed)
-            }
+            Console.out(witnessedLine(result, ownPolicy: "the bundle's own policy (give yours with --witness-policy)"))
+            Console.out(completenessLine(result))
             printStory(result)
             if evidence.publicKeyText == nil {
                 Console.out("The verifier key was read from the bundle: compare it with the one the team gave you (--public-key).")
@@ -182,11 +185,27 @@ struct EvidenceCommand: ParsableCommand {
 
         /// "Witnessed: cosigned by …" when the bundle's checkpoint carries cosignatures, counted
         /// against the policy given or, in words `ownPolicy`, the bundle's own.
-        private func witnessedLine(_ result: EvidenceBundleCheck.Result, ownPolicy: String) -> String? {
-            guard let witnesses = result.witnesses else { return nil }
+        private func witnessedLine(_ result: EvidenceBundleCheck.Result, ownPolicy: String) -> String {
+            guard let witnesses = result.witnesses else {
+                return
+                    "Not witnessed as far as this bundle shows: it holds no witness's cosignature, so it does not say whether witnesses saw this checkpoint (give the policy you expect with --witness-policy to require one)."
+            }
             return
                 "Witnessed: cosigned by \(witnesses.cosigners.map(InertText.forScreen).joined(separator: ", ")), \(witnesses.cosigners.count) of the quorum of \(witnesses.quorum) of "
                 + (witnesses.policyGiven ? "the policy given." : ownPolicy + ".")
+        }
+
+        /// The line a dispute can quote: the history shown is the person's whole history up to
+        /// the index's size, or why the bundle does not prove it.
+        private func completenessLine(_ result: EvidenceBundleCheck.Result) -> String {
+            guard let completeness = result.completeness else {
+                return
+                    "NOT PROVEN COMPLETE: this bundle holds no person index proofs (written before the index, or against a checkpoint that predates it); the log may hold events of this person it does not show."
+            }
+            let after = completeness.afterIndex
+            return completeness.statement
+                + (after.isEmpty
+                    ? "" : " Events \(after.map(String.init).joined(separator: ", ")) are newer than the index: proven, not proven complete.")
         }
 
         /// The story a bundle tells, one line per fact: "proven" where its files prove it,

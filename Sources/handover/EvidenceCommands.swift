@@ -93,7 +93,8 @@ struct CheckpointCommand: AsyncParsableCommand, EitherTeamsCommand {
             if let out { try write(note.serialized, to: out) }
             return Console.data(note.serialized, terminator: "")
         }
-        let ledger = try ledgerOptions.openLog(.readWrite, for: self)
+        // With the projections: the index's commit is an event they fold.
+        let (ledger, _) = try ledgerOptions.open(.readWrite, for: self)
         defer { ledger.close() }
         let (key, created) = try ledger.signingKey()
         if created {

@@ -11,7 +11,8 @@ struct ProjectionsCommand: ParsableCommand {
     struct Rebuild: ParsableCommand, EitherTeamsCommand {
 
         static let configuration = CommandConfiguration(
-            abstract: "Fold the projections again from the whole log into a second set, loaded in key order, then switch to it.",
+            abstract:
+                "Fold the projections again from the whole log into a second set, loaded in key order, then switch to it; build the person index again.",
             exits: CommandExits.ledger)
         @OptionGroup var ledgerOptions: LedgerOptions
 
@@ -32,6 +33,11 @@ struct ProjectionsCommand: ParsableCommand {
             let events = try projection.rebuild(ledger, scratch: scratch)
             let ms = (Timestamp.now().microseconds - start.microseconds) / 1000
             Console.out("Rebuilt the projections from \(counted(events, "event")) in \(ms) ms.")
+            let indexStart = Timestamp.now()
+            try ledger.dropPersonIndex()
+            let index = try ledger.rebuildPersonIndex()
+            let indexMs = (Timestamp.now().microseconds - indexStart.microseconds) / 1000
+            Console.out("Rebuilt the person index (\(counted(index.names, "name"))) from \(counted(index.indexedSize, "event")) in \(indexMs) ms.")
         }
     }
 }

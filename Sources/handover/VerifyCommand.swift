@@ -127,8 +127,38 @@ struct VerifyCommand: ParsableCommand, EitherTeamsCommand {
                 The log is the evidence and it verified; `\(ShellWord.handover("projections rebuild", ledger: ledgerOptions.directory))` folds the projections again from it.
                 """)
         }
+        if format == .text {
+            Console.out(
+                "OK: the projections (user records, identifier links, migrated_order, windows) equal the log folded again through event \(head)")
+        }
+        try verifyPersonIndex(ledger, into: &found)
+    }
+
+    /// The person index recomputed from the events, against every committed root and the stored index.
+    private func verifyPersonIndex(_ ledger: Ledger, into found: inout [String: JSONValue]) throws {
+        let finding = try ledger.auditPersonIndex()
+        found["person_index"] = .object([
+            "commits": .int(Int64(finding.commits)), "indexed_size": finding.storedSize.map { .int(Int64($0)) } ?? .null,
+            "problem": finding.problem.map(JSONValue.string) ?? .null, "holds": .bool(finding.problem == nil),
+        ])
+        if let problem = finding.problem {
+            throw CLIExit(
+                .integrity,
+                """
+                the person index differs from what the log implies: \(problem)
+                A committed root that differs means the ledger signed an index its events do not give: bundles proven against it cannot be trusted to be complete. A stored index that differs alone is rebuilt by `\(ShellWord.handover("projections rebuild", ledger: ledgerOptions.directory))`.
+                """)
+        }
         guard format == .text else { return }
-        Console.out("OK: the projections (user records, identifier links, migrated_order, windows) equal the log folded again through event \(head)")
+        if let size = finding.storedSize {
+            Console.out(
+                "OK: the person index (\(counted(finding.names, "name")) over \(counted(size, "event"))) and \(counted(finding.commits, "committed root")) equal the index the events give"
+            )
+        } else {
+            Console.out(
+                "note: this ledger has no person index yet, so no bundle of it can prove a history complete; `\(ShellWord.handover("upgrade", ledger: ledgerOptions.directory))` builds it"
+            )
+        }
     }
 
     private func audit(_ ledger: Ledger, checkpointFile: String, into found: inout [String: JSONValue]) throws {

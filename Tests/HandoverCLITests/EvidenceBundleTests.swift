@@ -21,8 +21,10 @@ struct EvidenceBundleTests {
     func expectAccepted(_ bundle: String, _ what: String) throws {
         let ours = try handover(["evidence", "verify", bundle])
         #expect(ours.status == 0 && ours.out.hasPrefix("OK: "), "\(what): \(ours.out)\(ours.err)")
+        // Signed by `handover checkpoint`, the checkpoint covers the person index: the history is proven whole.
+        #expect(ours.out.contains("Complete: the events and rows shown are every event and row"), "\(what): \(ours.out)")
         let theirs = try pythonCheck(bundle)
-        #expect(theirs.status == 0, "\(what): check-bundle.py: \(theirs.out)\(theirs.err)")
+        #expect(theirs.status == 0 && theirs.out.contains("COMPLETE:"), "\(what): check-bundle.py: \(theirs.out)\(theirs.err)")
     }
 
     /// The demo's two ledgers, each with a checkpoint signed.
@@ -106,9 +108,10 @@ struct EvidenceBundleTests {
                 try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: "\(bundle)/events/\(seq).json"))))["type"]?.stringValue ?? ""
             }
             #expect(Set(history).isSubset(of: files) && !files.isEmpty, "\(why): bundle \(files), history \(history)")
-            let kinds: Set = ["handoff-received", "handoff-rows-received", "apply-intended", "apply-settled"]
+            let kinds: Set = ["handoff-received", "handoff-rows-received", "apply-intended", "apply-settled", "person-index-committed"]
             #expect(
-                Set(batches).isSubset(of: kinds) && rows.allSatisfy(files.contains) && batches.count <= rows.count + 1,
+                Set(batches).isSubset(of: kinds) && rows.allSatisfy(files.contains) && batches.count <= rows.count + 2
+                    && batches.filter { $0 == "person-index-committed" }.count == 1,
                 "\(why): beside the history, \(batches) with rows \(rows)")
             #expect(
                 rows.count <= 3 && (ledger == recipient || rows.isEmpty) && (why != "exchanged" || rows.count == 3),

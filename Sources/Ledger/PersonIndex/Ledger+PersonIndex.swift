@@ -6,10 +6,27 @@ extension Ledger {
     /// it as it then stands. Events appended meanwhile are left to the next call.
     @discardableResult
     public func updatePersonIndex() throws -> PersonIndexState {
+        try Self.updatePersonIndex(environment: environment, schema: schema)
+    }
+
+    static func updatePersonIndex(environment: Environment, schema: LedgerSchema) throws -> PersonIndexState {
         while true {
-            let (state, done) = try environment.write { txn in try Self.extendPersonIndex(LogView(txn, schema: schema), txn: txn) }
+            let (state, done) = try environment.write { txn in try extendPersonIndex(LogView(txn, schema: schema), txn: txn) }
             if done { return state }
         }
+    }
+
+    /// Builds the person index of a ledger that has none (one written before it, or a first
+    /// build cut short), as a writable open does; returns how many events it indexed, nil when
+    /// there was nothing to build. The index's state is written with each transaction, so a
+    /// build killed part-way resumes from there.
+    static func buildPersonIndexIfMissing(environment: Environment, schema: LedgerSchema) throws -> UInt64? {
+        guard let database = schema.personIndex else { return nil }
+        let built = try environment.read { txn in try txn.get(database, key: LogView.personIndexBuiltKey) != nil }
+        guard !built else { return nil }
+        let state = try updatePersonIndex(environment: environment, schema: schema)
+        try environment.write { txn in _ = try txn.put(database, key: LogView.personIndexBuiltKey, value: [1]) }
+        return state.indexedSize
     }
 
     /// Brings the person index up to the head and, when its root is not the one the latest
@@ -23,7 +40,8 @@ extension Ledger {
         let latest = try read { try $0.personIndexCommit(atOrBefore: UInt64.max) }
         guard latest?.body.root != root else { return nil }
         let body = PersonIndexCommitted(indexedSize: Int(state.indexedSize), root: root, names: Int(state.names))
-        _ = try await append(EventDraft(.personIndexCommitted(body), idempotencyKey: PersonIndexCommitted.idempotencyKey(indexedSize: body.indexedSize)))
+        _ = try await append(
+            EventDraft(.personIndexCommitted(body), idempotencyKey: PersonIndexCommitted.idempotencyKey(indexedSize: body.indexedSize)))
         return body
     }
 
@@ -33,10 +51,17 @@ extension Ledger {
         return try signCheckpoint(with: key)
     }
 
-    /// Drops the person index; the next ``updatePersonIndex()`` builds it again from the first event.
+    /// Drops the person index; ``rebuildPersonIndex()`` (or the next writable open) builds it again
+    /// from the first event.
     public func dropPersonIndex() throws {
-        guard schema.personIndex != nil else { return }
-        try environment.write { txn in try txn.clear(schema.personIndex!) }
+        guard let database = schema.personIndex else { return }
+        try environment.write { txn in try txn.clear(database) }
+    }
+
+    /// Builds a dropped person index again to the head, marking it built.
+    public func rebuildPersonIndex() throws -> PersonIndexState {
+        _ = try Self.buildPersonIndexIfMissing(environment: environment, schema: schema)
+        return try read { try $0.personIndexState() } ?? PersonIndexState(indexedSize: 0, names: 0, root: PrefixTree.emptyRoot)
     }
 
     /// Adds up to `eventsPerBackgroundTransaction` events after the index's size to it in `txn`;
@@ -57,7 +82,8 @@ extension Ledger {
         let changes = try tree.changes()
         for (key, node) in changes.nodes { _ = try txn.put(database, key: key.stored, value: node.encoded) }
         for (label, history) in changes.histories { _ = try txn.put(database, key: [UInt8(ascii: "H")] + label.bytes, value: history.encoded) }
-        _ = try txn.put(database, key: LogView.personIndexStateKey, value: BigEndian.bytes(last) + BigEndian.bytes(names) + (tree.root?.encoded ?? []))
+        _ = try txn.put(
+            database, key: LogView.personIndexStateKey, value: BigEndian.bytes(last) + BigEndian.bytes(names) + (tree.root?.encoded ?? []))
         return (PersonIndexState(indexedSize: last, names: names, root: try tree.rootHash()), last == head)
     }
 }
@@ -72,6 +98,9 @@ public final class PersonIndexRecomputation {
     public private(set) var names: UInt64 = 0
 
     public init() {}
+
+    /// A leaf hash for asking ``PersonIndexEntry/entries(of:leaf:)`` only which names an event names.
+    public static let noLeaf = PrefixTree.emptyRoot
 
     /// Adds the event next in the log (its rows attached), whose log leaf hash is `leaf`.
     public func add(_ event: RecordedEvent, leaf: SHA256Hash) throws {

@@ -12,6 +12,8 @@ public struct PersonIndexState: Equatable, Sendable {
 
 extension LogView {
     static let personIndexStateKey: [UInt8] = [UInt8(ascii: "R")]
+    /// Present once the index was first built to the head: `B`.
+    static let personIndexBuiltKey: [UInt8] = [UInt8(ascii: "B")]
 
     /// The stored index's size, name count and root side; nil when the ledger has no index database.
     func storedPersonIndex() throws -> (indexedSize: UInt64, names: UInt64, root: PrefixTree.Ref?)? {
@@ -56,7 +58,9 @@ extension LogView {
 
     /// `name`'s proof in the index as stored; nil when the index does not hold it.
     public func personIndexProof(of name: PersonName) throws -> PersonIndexProof? {
-        guard let stored = try storedPersonIndex(), let (history, steps) = try personIndexTree(root: stored.root).proof(of: name.label) else { return nil }
+        guard let stored = try storedPersonIndex(), let (history, steps) = try personIndexTree(root: stored.root).proof(of: name.label) else {
+            return nil
+        }
         return PersonIndexProof(name: name, history: history, steps: steps.map { ($0.depth, $0.sibling) })
     }
 

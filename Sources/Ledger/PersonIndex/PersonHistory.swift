@@ -42,7 +42,8 @@ public struct PersonHistory: Equatable, Sendable {
 
     /// The history stored as `bytes`; nil unless 40 bytes.
     init?(encoded bytes: UnsafeRawBufferPointer) {
-        guard bytes.count == 40, let count = try? BigEndian.uint64(bytes), let chain = SHA256Hash(UnsafeRawBufferPointer(rebasing: bytes[8...])) else {
+        guard bytes.count == 40, let count = try? BigEndian.uint64(bytes), let chain = SHA256Hash(UnsafeRawBufferPointer(rebasing: bytes[8...]))
+        else {
             return nil
         }
         self.init(count: count, chain: chain)

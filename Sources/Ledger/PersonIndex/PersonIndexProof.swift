@@ -48,7 +48,8 @@ public struct PersonIndexProof: Equatable, Sendable {
             steps.append((UInt8(depth), try hash(fields["sibling"]?.stringValue)))
         }
         self.init(
-            name: PersonName(kind: kind, value: nameValue), history: PersonHistory(count: UInt64(count), chain: try hash(object["chain"]?.stringValue)),
+            name: PersonName(kind: kind, value: nameValue),
+            history: PersonHistory(count: UInt64(count), chain: try hash(object["chain"]?.stringValue)),
             steps: steps)
     }
 

@@ -215,7 +215,8 @@ final class PrefixTree {
     private func node(_ key: BranchKey) throws -> Node {
         if let known = nodes[key] { return known }
         guard let stored = try loadNode(key) else {
-            throw LedgerError(.malformedRecord, "the person index has no branch at depth \(key.depth) of \(Hex.encode(key.prefix.bytes)), which its tree names")
+            throw LedgerError(
+                .malformedRecord, "the person index has no branch at depth \(key.depth) of \(Hex.encode(key.prefix.bytes)), which its tree names")
         }
         nodes[key] = stored
         return stored

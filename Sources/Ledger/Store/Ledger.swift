@@ -85,6 +85,9 @@ public final class Ledger: Sendable {
                 if loaded > 0 { upgrades.append("projections: loaded \(counted(loaded, "event")) in key order") }
                 let folded = try Ledger.catchUp(folders, environment: environment, schema: schema)
                 if folded > 0 { upgrades.append("projections: folded \(counted(folded, "event")) the log held beyond them") }
+                if let indexed = try Ledger.buildPersonIndexIfMissing(environment: environment, schema: schema), indexed > 0 {
+                    upgrades.append("person index: built over \(counted(indexed, "event")); the next `handover checkpoint` commits it")
+                }
             }
         } catch let error as LedgerError where error.code == .needsUpgrade {
             throw LedgerError.needsUpgrade(directory, error.message)

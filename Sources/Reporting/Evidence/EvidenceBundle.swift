@@ -10,7 +10,10 @@ import Projections
 /// manifest and `VERIFY.md`; the user's rows of handoff packages with their paths.
 public enum EvidenceBundle {
     /// The manifest's format marker.
-    public static let format = "handover-evidence/2"
+    public static let format = "handover-evidence/3"
+    /// The marker of bundles written without the person index's proofs (before it, or against a
+    /// checkpoint that predates it): still checked, and said not to be proven complete.
+    public static let formatWithoutIndex = "handover-evidence/2"
     /// The marker of bundles written before rows and facts: still checked.
     public static let formatWithoutFacts = "handover-evidence/1"
     /// The checkpoint with the witnesses' cosignature lines, beside `checkpoint`.
@@ -43,6 +46,10 @@ public enum EvidenceBundle {
         public var checkpoint: Checkpoint
         /// The witnesses whose cosignatures of it the bundle holds.
         public var cosigners: [WitnessKey] = []
+        /// What the person index proves of the bundle's completeness; nil when it proves nothing.
+        public var completeness: EvidenceBundleCheck.Completeness?
+        /// Why the bundle cannot prove its history complete, when it cannot.
+        public var notComplete: String?
     }
 
     /// Writes the bundle of the user `subject` names to the new directory `target`, against
@@ -131,8 +138,19 @@ public enum EvidenceBundle {
         subject: String, _ contents: Contents, ledger: Ledger, checkpoint given: Checkpoint?, policy: WitnessPolicy? = nil, reveal: Bool,
         into directory: String
     ) throws -> Summary {
-        let events = contents.events
-        let (checkpoint, key, witnessed) = try provingCheckpoint(for: events, in: ledger, given: given, policy: policy)
+        let (checkpoint, key, witnessed) = try provingCheckpoint(for: contents.events, in: ledger, given: given, policy: policy)
+        // The person index committed before the checkpoint, when the stored index is still that one.
+        let commit: (sequence: UInt64, body: PersonIndexCommitted, event: RecordedEvent)? = try ledger.read { view in
+            guard let (sequence, body) = try view.personIndexCommit(atOrBefore: checkpoint.treeSize),
+                let state = try view.personIndexState(), Hex.encode(state.root.bytes) == body.root,
+                let event = try view.eventAsLogged(sequence)
+            else { return nil }
+            return (sequence, body, event)
+        }
+        var events = contents.events
+        if let commit, !events.contains(where: { $0.sequence == commit.sequence }) {
+            events = (events + [commit.event]).sorted { $0.sequence < $1.sequence }
+        }
         let revealsRows = reveal && contents.rows.contains { $0.kind != .handoffRow }
         for sub in ["/events", "/proofs"] + (contents.rows.isEmpty ? [] : ["/rows"]) + (reveal ? ["/revealed"] : [])
             + (revealsRows ? ["/revealed/rows"] : [])
@@ -141,6 +159,7 @@ public enum EvidenceBundle {
                 atPath: directory + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         }
         var manifestEvents: [JSONValue] = []
+        var written: [UInt64: RecordedEvent] = [:]
         for event in events {
             let proof = try ledger.prove(event.sequence, against: checkpoint)
             guard proof.isValid else {
@@ -151,6 +170,7 @@ public enum EvidenceBundle {
                 )
             }
             try write(proof.record, to: "\(directory)/events/\(event.sequence).json")
+            written[event.sequence] = try proof.record.withUnsafeBytes { try RecordedEvent(json: $0) }
             try write(Array(TlogProof(proof).text.utf8), to: "\(directory)/proofs/\(event.sequence).tlog-proof")
             if reveal {
                 let opened = try proof.record.withUnsafeBytes { try SealedJSON.opened($0, with: ledger.sealer) }
@@ -179,8 +199,12 @@ public enum EvidenceBundle {
             try write(stated.json, to: directory + "/" + policyFile)
         }
         try write(Array((key.line + "\n").utf8), to: directory + "/verifier-key")
+        if let commit {
+            let index = try indexProofs(of: written, rows: contents.rows, commit: commit, in: ledger)
+            try write(index.json.canonicalBytes + [0x0A], to: directory + "/" + BundleCompleteness.file)
+        }
         var members: [String: JSONValue] = [
-            "format": .string(format), "subject": .string(subject), "origin": .string(checkpoint.origin),
+            "format": .string(commit == nil ? formatWithoutIndex : format), "subject": .string(subject), "origin": .string(checkpoint.origin),
             "tree_size": .int(Int64(checkpoint.treeSize)), "events": .array(manifestEvents), "revealed": .bool(reveal),
         ]
         let covered = contents.applied.filter { $0.sequence <= checkpoint.treeSize }
@@ -190,7 +214,64 @@ public enum EvidenceBundle {
         let manifest = JSONValue.object(members)
         try write(manifest.canonicalBytes + [0x0A], to: directory + "/manifest.json")
         try write(Array(EvidenceGuide.text.utf8), to: directory + "/VERIFY.md")
-        return Summary(sequences: events.map(\.sequence), checkpoint: checkpoint, cosigners: cosigners)
+        // The bundle is checked as a reader will check it: one that would not hold is not handed out.
+        let checked: EvidenceBundleCheck.Result
+        do { checked = try EvidenceBundleCheck.run(directory, policy: policy) } catch let failure as EvidenceBundleCheck.DoesNotHold {
+            throw Refusal(
+                kind: .doesNotHold,
+                description:
+                    "the bundle written would not hold (\(failure)): the ledger's person index, projections and log disagree; `\(ShellWord.handover("verify --deep", ledger: ledger.directory))` says where"
+            )
+        }
+        return Summary(
+            sequences: events.map(\.sequence), checkpoint: checkpoint, cosigners: cosigners, completeness: checked.completeness,
+            notComplete: commit == nil ? notCompleteReason(checkpoint: checkpoint, ledger: ledger) : nil)
+    }
+
+    /// `index.json`'s proofs: one for each name the written events (up to the index's size) and
+    /// rows name, from the stored index, which is the one `commit` committed.
+    private static func indexProofs(
+        of written: [UInt64: RecordedEvent], rows: [RowEvidence], commit: (sequence: UInt64, body: PersonIndexCommitted, event: RecordedEvent),
+        in ledger: Ledger
+    ) throws -> BundleCompleteness.Index {
+        let size = UInt64(commit.body.indexedSize)
+        var names = Set<PersonName>()
+        for (sequence, event) in written where sequence <= size {
+            names.formUnion(PersonIndexEntry.entries(of: event, leaf: PersonIndexRecomputation.noLeaf).map(\.name))
+        }
+        for row in rows where row.sequence <= size {
+            guard let event = written[row.sequence] else { continue }
+            names.formUnion(try BundleCompleteness.names(of: row, in: event))
+        }
+        let proofs = try ledger.read { view in
+            try names.sorted().map { name in
+                guard let proof = try view.personIndexProof(of: name) else {
+                    throw Refusal(
+                        kind: .doesNotHold,
+                        description:
+                            "the person index holds no \(BundleCompleteness.shown(name)), which an event of the bundle names: `\(ShellWord.handover("verify --deep", ledger: ledger.directory))` says where the index and the log differ"
+                    )
+                }
+                return proof
+            }
+        }
+        return BundleCompleteness.Index(
+            commitSequence: commit.sequence, indexedSize: size, root: SHA256Hash(Hex.decode(commit.body.root) ?? [])!, proofs: proofs)
+    }
+
+    /// Why a bundle of `ledger` against `checkpoint` cannot prove its history complete.
+    private static func notCompleteReason(checkpoint: Checkpoint, ledger: Ledger) -> String {
+        let committed = (try? ledger.read { try $0.personIndexCommit(atOrBefore: UInt64.max) }) ?? nil
+        guard let committed else {
+            return
+                "the ledger has committed no person index yet: `\(ShellWord.handover("checkpoint", ledger: ledger.directory))` commits one, then write the bundle again"
+        }
+        guard committed.sequence <= checkpoint.treeSize else {
+            return
+                "the checkpoint of \(counted(checkpoint.treeSize, "event")) predates the person index committed in event \(committed.sequence): prove against a newer checkpoint"
+        }
+        return
+            "the person index has changed since the one the checkpoint covers: `\(ShellWord.handover("checkpoint", ledger: ledger.directory))` commits it, then write the bundle again"
     }
 
     /// The checkpoint `events` are proved against: `given`, else the largest cosigned one that

@@ -24,6 +24,8 @@ public enum EvidenceBundleCheck {
     public struct Result: Sendable {
         public var origin: String
         public var treeSize: UInt64
+        /// The checkpoint's root.
+        public var rootHash: [UInt8]
         public var verifierKey: String
         public var sequences: [UInt64]
         /// The identifier the bundle was asked for, as its manifest says (a guide, not evidence).
@@ -33,6 +35,28 @@ public enum EvidenceBundleCheck {
         /// The witnesses whose cosignature of the checkpoint verifies, and the quorum of the
         /// policy they meet; nil for a bundle without cosignatures.
         public var witnesses: (cosigners: [String], quorum: Int, policyGiven: Bool)?
+        /// What the person index proves of the bundle's completeness; nil for a bundle without
+        /// `index.json` (written before the index, or against a checkpoint that predates it).
+        public var completeness: Completeness?
+    }
+
+    /// What the person index proves: that the events and rows shown are every one of the log's
+    /// first `indexedSize` events that names any of `names`.
+    public struct Completeness: Sendable {
+        /// The "person index committed" event the proofs lead to.
+        public var commitSequence: UInt64
+        public var indexedSize: UInt64
+        /// Each name, with how many events and rows name it.
+        public var names: [(name: PersonName, count: UInt64)]
+        /// Events shown that are newer than the index: proven, not proven complete.
+        public var afterIndex: [UInt64]
+
+        /// The line a dispute can quote.
+        public var statement: String {
+            let listed = names.map { "\(BundleCompleteness.shown($0.name)) (\($0.count))" }.joined(separator: ", ")
+            return
+                "Complete: the events and rows shown are every event and row of the log's first \(counted(indexedSize, "event")) naming \(listed): the person index committed in event \(commitSequence), which the checkpoint covers, proves it."
+        }
     }
 
     /// The largest file of a bundle read (an event, a proof, a manifest).
@@ -51,7 +75,7 @@ public enum EvidenceBundleCheck {
         let witnesses = try checkWitnesses(in: directory, checkpoint: checkpoint, keyLine: line, policy: policy, read: read)  // 7
         // The manifest, read first for the digests it lists and checked last.
         let (manifest, format, listed) = try manifestEvents(read: read)
-        let (digests, decoded) = try provenEvents(  // 3 and 4
+        let (digests, decoded, leaves) = try provenEvents(  // 3 and 4
             in: directory, checkpoint: checkpoint, listed: listed, read: read)
         // 5. Each row, against its event and its roots.
         let rowProofs = try rows(in: directory, read: read)
@@ -66,6 +90,29 @@ public enum EvidenceBundleCheck {
             revealed[sequence] = line
         }
         let rowLines = try BundleRowsCheck.run(rowProofs, events: decoded, subject: manifest["subject"]?.stringValue, revealed: revealed)
+        // 8. Completeness, from the person index.
+        let hasIndex = FileManager.default.fileExists(atPath: directory + "/" + BundleCompleteness.file)
+        guard hasIndex == (format == EvidenceBundle.format) else {
+            throw DoesNotHold(
+                file: hasIndex ? BundleCompleteness.file : "manifest.json",
+                reason: hasIndex
+                    ? "beside a \(format ?? "") manifest, which has no person index"
+                    : "a \(EvidenceBundle.format) manifest, and no \(BundleCompleteness.file)")
+        }
+        var completeness: Completeness?
+        if hasIndex {
+            let index = try BundleCompleteness.Index(bytes: Array(try read(BundleCompleteness.file)))
+            var shown: [UInt64: (event: RecordedEvent, leaf: SHA256Hash)] = [:]
+            for (sequence, event) in decoded { shown[sequence] = (event, leaves[sequence]!) }
+            if let unread = digests.keys.sorted().first(where: { decoded[$0] == nil }) {
+                throw DoesNotHold(file: "events/\(unread).json", reason: "this version cannot read it, so it cannot tell whom it names")
+            }
+            let proven = try BundleCompleteness.check(index, events: shown, rows: rowProofs, subject: manifest["subject"]?.stringValue)
+            completeness = Completeness(
+                commitSequence: index.commitSequence, indexedSize: index.indexedSize,
+                names: proven.names.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                afterIndex: proven.afterIndex)
+        }
         // 6. The manifest against the files.
         guard manifest["origin"]?.stringValue == checkpoint.origin, manifest["tree_size"]?.intValue == Int64(checkpoint.treeSize) else {
             throw DoesNotHold(file: "manifest.json", reason: "its origin or tree size is not the checkpoint's")
@@ -78,8 +125,24 @@ public enum EvidenceBundleCheck {
         guard appliedSequences.count == applied.count else {
             throw DoesNotHold(file: "manifest.json", reason: "an entry of apply has no seq")
         }
+        // A statement is printed only where it could be true: its events within the checkpoint,
+        // the intent before the settlement, neither one of the events shown.
+        for entry in applied {
+            let seq = entry["seq"]?.intValue ?? 0
+            let intent = entry["intent_seq"]?.intValue
+            guard seq <= Int64(checkpoint.treeSize), intent.map({ $0 > 0 && $0 < seq }) ?? true,
+                digests[UInt64(seq)] == nil, intent.map({ digests[UInt64($0)] == nil }) ?? true,
+                entry["run"]?.stringValue.map({ !$0.isEmpty }) == true
+            else {
+                throw DoesNotHold(
+                    file: "manifest.json",
+                    reason:
+                        "its apply entry of event \(seq) cannot be: its events must be within the checkpoint's \(counted(checkpoint.treeSize, "event")), the intent before the settlement, neither among the events shown, with a run"
+                )
+            }
+        }
         let facts = EvidenceFact.story(events: digests.keys.sorted(), rows: rowLines.keys.sorted(), apply: appliedSequences)
-        if format == EvidenceBundle.format { try checkClaimed(manifest["facts"]?.arrayValue ?? [], against: facts) }
+        if format != EvidenceBundle.formatWithoutFacts { try checkClaimed(manifest["facts"]?.arrayValue ?? [], against: facts) }
         let story = facts.map { fact in
             switch fact.kind {
             case .event: (fact, decoded[fact.sequence].map(Self.line) ?? "event \(fact.sequence), which this version cannot read")
@@ -88,8 +151,9 @@ public enum EvidenceBundleCheck {
             }
         }
         return Result(
-            origin: checkpoint.origin, treeSize: checkpoint.treeSize, verifierKey: line, sequences: digests.keys.sorted(),
-            subject: manifest["subject"]?.stringValue, story: story, witnesses: witnesses)
+            origin: checkpoint.origin, treeSize: checkpoint.treeSize, rootHash: checkpoint.rootHash, verifierKey: line,
+            sequences: digests.keys.sorted(),
+            subject: manifest["subject"]?.stringValue, story: story, witnesses: witnesses, completeness: completeness)
     }
 
     /// Steps 1 and 2: the verifier key (with `expectedKey`, that one) and the checkpoint it
@@ -127,7 +191,9 @@ public enum EvidenceBundleCheck {
             throw DoesNotHold(file: "manifest.json", reason: "not a \(EvidenceBundle.format) manifest (\(error))")
         }
         let format = manifest["format"]?.stringValue
-        guard format == EvidenceBundle.format || format == EvidenceBundle.formatWithoutFacts, let entries = manifest["events"]?.arrayValue else {
+        guard [EvidenceBundle.format, EvidenceBundle.formatWithoutIndex, EvidenceBundle.formatWithoutFacts].contains(format),
+            let entries = manifest["events"]?.arrayValue
+        else {
             throw DoesNotHold(file: "manifest.json", reason: "not a \(EvidenceBundle.format) manifest")
         }
         var listed: [UInt64: String] = [:]
@@ -147,7 +213,7 @@ public enum EvidenceBundleCheck {
     /// not). Each event's SHA-256, and the event decoded where this version can.
     private static func provenEvents(
         in directory: String, checkpoint: Checkpoint, listed: [UInt64: String], read: (String) throws -> Data
-    ) throws -> (digests: [UInt64: String], decoded: [UInt64: RecordedEvent]) {
+    ) throws -> (digests: [UInt64: String], decoded: [UInt64: RecordedEvent], leaves: [UInt64: SHA256Hash]) {
         let events = try names(in: directory, "events", suffix: ".json")
         let proofs = try names(in: directory, "proofs", suffix: ".tlog-proof")
         if let lone = proofs.subtracting(events).min() {
@@ -158,6 +224,7 @@ public enum EvidenceBundleCheck {
         }
         var digests: [UInt64: String] = [:]
         var decoded: [UInt64: RecordedEvent] = [:]
+        var leaves: [UInt64: SHA256Hash] = [:]
         for sequence in events.sorted() {
             let proofFile = "proofs/\(sequence).tlog-proof"
             let eventFile = "events/\(sequence).json"
@@ -194,10 +261,11 @@ public enum EvidenceBundleCheck {
             }
             guard object["seq"]?.intValue == Int64(sequence) else { throw DoesNotHold(file: eventFile, reason: "its seq is not \(sequence)") }
             digests[sequence] = digest
+            leaves[sequence] = record.withUnsafeBytes { MerkleHash.leafHash($0) }
             // An event this version cannot decode is still proven; its line says only its type.
             decoded[sequence] = try? record.withUnsafeBytes { try RecordedEvent(json: $0) }
         }
-        return (digests, decoded)
+        return (digests, decoded, leaves)
     }
 
     /// The witnesses' cosignatures of the checkpoint (`cosigned-checkpoint`) against the policy

@@ -27,6 +27,8 @@ enum EvidenceGuide {
                                  intended", "apply settled"), with its paths (only where there is one)
           cosigned-checkpoint    only when witnesses cosigned the checkpoint: `checkpoint` with their cosignature lines
           witness-policy.json    beside it: which witnesses, and how many, the cosignatures are counted against
+          index.json             the person index's proof of every name the bundle's events and rows name
+                                 (absent from a bundle that cannot prove completeness: see "index.json")
           manifest.json          what the bundle holds (not authenticated: a guide, checked against the files)
           VERIFY.md              these rules, for whoever receives the bundle
           revealed/SEQ.json      only with --reveal: the same event with sealed values opened (not evidence)
@@ -38,8 +40,10 @@ enum EvidenceGuide {
 
         "About one user" means the events whose envelope names one of the user's identifiers, and, on
         team B's side, the batch events that hold the user's row of a handoff package or their account
-        in an apply batch. A bundle never discloses anyone else: no other person's identifier, row or
-        sealed value is in any of its files.
+        in an apply batch; with the handoff events of the packages those rows belong to ("handoff
+        received"; in a two-sided bundle's `sender/`, "handoff issued" and "handoff acknowledged"), and
+        the "person index committed" event `index.json` leads to. A bundle never discloses anyone else:
+        no other person's identifier, row or sealed value is in any of its files.
 
         - A "handoff rows received" event of a v2 package (audit-evidence.md, "Row commitments") keeps
           its rows beside it, out of the bytes the log hashes: its JSON holds the chunk's row count and
@@ -104,6 +108,27 @@ enum EvidenceGuide {
         A handoff row's file has `chunk_path` and `package_path`, an apply row's `path`, and nothing
         else. The handoff row's number in the package (from 0) is the event's `first_row` plus `index`.
 
+        ## `index.json`
+
+        The person index's proofs (audit-evidence.md, "Person index"): one JSON object in the canonical
+        encoding (keys sorted, no spaces), ended by a line feed:
+
+        | field | meaning |
+        |---|---|
+        | `commit_seq` | the "person index committed" event the proofs lead to; it is in `events/` with its proof |
+        | `indexed_size` | that event's body's `indexed_size`: the index covers events 1 to it |
+        | `root` | that event's body's `root`, 64 lowercase hex digits |
+        | `names` | array, sorted by `kind` then `value` (by their UTF-8 bytes): one `{"kind", "value", "count", "chain", "path"}` per name, `count` and `chain` (hex) its history, `path` the branches from the root down, each `{"depth", "sibling"}` (0 to 255, hex) |
+
+        The writer proves every name that an event of `events/` (up to `indexed_size`) or a row of
+        `rows/` names (audit-evidence.md, "What names a name"), and no other: which names to prove is not
+        the writer's choice. `handover evidence write` writes `index.json` when the checkpoint covers a
+        "person index committed" event whose root is the index as it stands (a checkpoint signed by
+        `handover checkpoint` always does); otherwise, against a checkpoint signed before the index was
+        committed, or an older ledger not upgraded, it writes the bundle without it, as
+        `handover-evidence/2`, and says why. Such a bundle proves each event it shows, not that it shows
+        them all, and `evidence verify` says so.
+
         ## `checkpoint` and `verifier-key`
 
         `checkpoint` is a signed note (audit-evidence.md): body lines origin, tree size (decimal), root
@@ -147,17 +172,21 @@ enum EvidenceGuide {
 
         | field | meaning |
         |---|---|
-        | `format` | `handover-evidence/2` (`handover-evidence/1`, written before rows and facts, has neither `rows/` nor `facts`) |
-        | `subject` | the identifier asked for, as given |
+        | `format` | `handover-evidence/3` with `index.json`; `handover-evidence/2` without it (written before the person index, or against a checkpoint that predates it); `handover-evidence/1`, written before rows and facts, has neither `rows/` nor `facts` |
+        | `subject` | the identifier asked for, as given (in a two-sided bundle's `sender/` and `recipient/`, the `transfer_sub`); in a `handover-evidence/3` bundle it must be the value of a person's name `index.json` proves |
         | `origin` | the log's origin (the checkpoint's first line) |
         | `tree_size` | the checkpoint's tree size |
-        | `events` | array, ascending by `seq`: `{"seq", "type", "recorded_at", "sha256"}` where `sha256` is the hex SHA-256 of `events/SEQ.json` |
-        | `revealed` | true when `revealed/` was written |
+        | `events` | array, ascending by `seq`: `{"seq", "type", "recorded_at", "sha256"}` where `sha256` is the hex SHA-256 of `events/SEQ.json`; a check compares `seq` and `sha256` with the files (rule 6), while `type` and `recorded_at` are a guide (the event file is the evidence) |
+        | `revealed` | true when `revealed/` was written (a guide: `revealed/` is not evidence) |
         | `facts` | the person's story: array of `{"seq", "file", "proven"}`, one per file of `events/` (`"file": "events/SEQ.json"`, proven true), one per file of `rows/` (`"rows/SEQ.json"`, true) and one per entry of `apply` (`"manifest.json"`, false), ordered by `seq`, and at one `seq` an event before its row |
         | `apply` | only for a team B user whose account `apply` acted on: array, ascending by `seq`, one object per apply batch, `{"seq", "recorded_at", "run", "batch", "undo", "outcome", "intent_seq", "old_value", "new_value"}` (the last three absent when the intent cannot be found; a value null for SQL NULL) |
 
         `apply` lists the batches whose events hold their accounts in their JSON (written before
-        0.5.0); a v2 batch is not listed here, its rows being in `rows/`. It is the person's part of
+        0.5.0); a v2 batch is not listed here, its rows being in `rows/`. A check prints an entry only
+        when it could be true: its `seq` at most the checkpoint's tree size, its `intent_seq` (when
+        present) above 0 and below `seq`, neither of them an event in `events/` (such events hold other
+        people's accounts, so a bundle never holds them), and its `run` a non-empty string; any other
+        entry fails the bundle. It is the person's part of
         "apply settled" (`seq`) and "apply intended" (`intent_seq`) events, which hold a whole batch's
         accounts and so are not in the bundle: it is a statement of what the ledger holds, not evidence. Whoever holds the ledger
         (or its keyless copy) checks it with `handover query user SUBJECT`, whose history lists the
@@ -194,10 +223,11 @@ enum EvidenceGuide {
               divided by 1,024, rounded up, and its `rows` is 1,024 or, for the last chunk, what is left;
            4. that chunk root, taken as leaf `chunk` of a tree of `chunk_count` leaves (no further
               hashing of it), with `package_path` gives the manifest's `rows-root`;
-           5. `row` is a v2 `rows.csv` line (four fields, the salt 32 lowercase hex digits), and it is the
-              person's: when any event in `events/` names a `transfer_sub` in its `identifiers`, they all
-              name the row's; otherwise the manifest's `subject` is the row's `account_id` or
-              `transfer_sub`.
+           5. `row` is a v2 `rows.csv` line (four fields, the salt 32 lowercase hex digits; a field is
+              quoted, as RFC 4180 says, exactly when it holds a comma, a double quote, a CR or an LF, a
+              double quote inside doubled), and it is the person's: when any event in `events/` names a
+              `transfer_sub` in its `identifiers`, they all name the row's; otherwise the bundle's own
+              `manifest.json` `subject` is the row's `account_id` or `transfer_sub`.
 
            A one-sided bundle does not hold team A's key: it proves the row is in team B's log and under
            the `rows-root` of the manifest team B recorded as received (team B checked team A's
@@ -215,8 +245,9 @@ enum EvidenceGuide {
               a `kept` cell without `old` and `new`); a settled line has its cells' outcomes (`outcome`,
               `email`, `email_forwarding`) exactly when the body's `committed` is true;
            8. its `account` is the person's: one that an event in `events/` names as `account_id` in its
-              `identifiers`, or a handoff row of the bundle names; when there is none, the manifest's
-              `subject`;
+              `identifiers`, or a handoff row of the bundle names; when there is none, the bundle's own
+              `manifest.json` `subject`. (A collision cell's `holders_sha256` is present exactly when the
+              cell's `planned` is `collision`: a salted hash of the accounts already holding the new value.)
            9. a settled row has beside it an intended row of the same account at the same `index`, whose
               event has the same `actor.run_id` and `batch`, and the SHA-256 of whose body (its canonical
               JSON) is the settled body's `intent_sha256`; a settled body names as many `rows` as its
@@ -236,7 +267,8 @@ enum EvidenceGuide {
            `handover-evidence/1` manifest has no `facts` and its bundle no `rows/`: either one makes it
            fail, so that rows cannot escape their checks by a changed format line.
 
-        7. When the bundle has `cosigned-checkpoint` (or a policy is given): it is a signed note whose
+        7. `checkpoint` holds exactly one signature line, the ledger's own; `cosigned-checkpoint` is where
+           other lines go. When the bundle has `cosigned-checkpoint` (or a policy is given): it is a signed note whose
            text is `checkpoint`'s body and whose signature lines include `checkpoint`'s own; the policy
            (the one given, else `witness-policy.json`, required then) names this log when it names one;
            no line with the log's or a policy witness's name and key ID fails to verify with its key
@@ -244,6 +276,36 @@ enum EvidenceGuide {
            witnesses each have a line in it that verifies as a cosignature with its key (a key counts
            once). `aics-tlog verify-checkpoint --note cosigned-checkpoint --log-key <verifier key>
            --policy-file <policy>` makes the same count.
+
+        8. **Completeness** (a `handover-evidence/3` bundle; `index.json` present exactly then):
+           1. `events/<commit_seq>.json` is a "person index committed" event whose body's `indexed_size`
+              and `root` are `index.json`'s;
+           2. each entry of `names` is a kind the index keeps, given once, and its proof holds: its label,
+              leaf and path lead to `root` (audit-evidence.md, "Proof");
+           3. for every file of `events/` other than `commit_seq`, with `SEQ` at most `indexed_size`, and
+              every file of `rows/`: what it names (audit-evidence.md, "What names a name"; an event's
+              rows are the file in `rows/`, its JSON alone holding none) is a name of `names`, and every
+              name of `names` is named by one of them; an event at most `indexed_size` that names nothing
+              (and has no row) fails;
+           4. for each name, the history computed from what the bundle shows naming it (in `SEQ` order,
+              each event as its leaf hash, each row as its row leaf hash) is the entry's `count` and
+              `chain`: none of the log's left out, none added;
+           5. an event with `SEQ` above `indexed_size` (other than `commit_seq`; appended between the
+              index's commit and the checkpoint) names at least one name of `names`; it is shown as
+              proven and said not proven complete;
+           6. the manifest's `subject` is the value of a name of a person's kind (`account_id`,
+              `sender_sub`, `transfer_sub`, `recipient_sub`) in `names`;
+           7. every person's name of `names` is joined to the subject's: two names are joined when one
+              event file or row file names both, a row is joined to its event's package
+              (`handoff_manifest` = its rows event's `manifest_sha256`), and joined is transitive.
+              Package names need not be joined (a package's events are shown for the rows and
+              generations they vouch for).
+
+           Then the history shown is the person's whole history in the log's first `indexed_size`
+           events, and `evidence verify` says so in one line a dispute can quote ("Complete: …"). A
+           bundle without `index.json` is said "NOT PROVEN COMPLETE". A bundle without
+           `cosigned-checkpoint` is said not to show whether witnesses saw its checkpoint; a reader who
+           expects witnesses gives their policy (`--witness-policy`), which the bundle must then meet.
 
         A failure names the file. Any changed byte in an event, a proof, a row, the checkpoint, the key
         or a cosignature's signature fails one of these steps; a changed name or key ID on a witness's
@@ -269,8 +331,15 @@ enum EvidenceGuide {
                                     package N's checkpoint with team A's signature line and team B's
                                     C2SP cosignature (audit-evidence.md, "Handoff receipt"), when team A
                                     recorded the receipt
+          handoff/N/sender-consistency.txt
+                                    the RFC 9162 consistency proof from package N's checkpoint (size M,
+                                    in its manifest) to sender/checkpoint (size N'), one standard-base64
+                                    hash a line (empty when M = N'): team A's log at the bundle's
+                                    checkpoint extends the log the package was signed from
           manifest.json             {"format": "handover-evidence-two-sided/1", "subject", "transfer_sub",
                                      "packages": [{"package", "manifest_sha256", "acknowledged"}]}
+                                    (`subject` as asked; `acknowledged` true exactly when team A
+                                    recorded team B's receipt, "handoff acknowledged")
           VERIFY.md                 this document
         ```
 
@@ -305,10 +374,31 @@ enum EvidenceGuide {
               Ed25519 cosignature (type 0x04) verifying with the public key of `recipient/verifier-key`
               under its name; A's "handoff acknowledged" event in `sender/events/` for `N` carries that
               line's base64 as `cosignature` and `R`'s `seq` as `recipient_seq`.
-        4. Each row in `recipient/rows/` belongs to a listed package: its rows event's `package` and
-           `manifest_sha256` are those of an entry of `packages`; and the row's `seq` field is the `seq`
-           of the person's "transfer ID generated" in `sender/events/` (step 3.3): the row team A listed
-           is the generation team A logged.
+           5. `handoff/N/sender-consistency.txt` holds: with the manifest's checkpoint (size M, root) as
+              the old tree and `sender/checkpoint` as the new, the proof verifies (audit-evidence.md,
+              "Consistency proof"; M = N' needs an empty file and equal roots): the events the package's
+              checkpoint covers are the first M events of the log `sender/` is proven against;
+           6. `acknowledged` is true exactly when `sender/events/` holds a "handoff acknowledged" of
+              package `N` with the listed `manifest_sha256` (with completeness, `sender/index.json`'s
+              proof of the package's name makes leaving that event out fail); when false there is no
+              `handoff/N/cosigned-checkpoint.txt`, and team A has not recorded team B's receipt.
+        4. Each handoff row in `recipient/rows/` (kind `handover-handoff-row/v1`; apply rows are team B's
+           own and not checked here) belongs to a listed package: its rows event's `package` and
+           `manifest_sha256` are those of an entry of `packages`; and the row's own `seq` field (the
+           third CSV field, a sequence number of team A's log, not the `seq` of `rows/SEQ.json`) is the
+           `seq` of one of the person's "transfer ID generated" events in `sender/events/` (step 3.3):
+           the row team A listed is a generation team A logged. (Team A may log more than one generation
+           for one `transfer_sub`, when a generation was repeated; each is in `sender/events/`, and
+           step 3.3 needs one of them among the package's events.)
+        5. The top manifest's `subject` is the value of a person's name that `sender/index.json` or
+           `recipient/index.json` proves (or, where neither side has `index.json`, a value an event of
+           either side names in its `identifiers`).
+
+        When team A's ledger predates the person index, `sender/` is a `handover-evidence/2` bundle:
+        team B's side can still be proven complete, and `evidence verify` says team A's is not.
+
+        In "handoff acknowledged", `cosigned_at` is the cosignature's 8-byte timestamp (POSIX seconds)
+        written as an RFC 3339 time, `.000000` fractional digits.
 
         Which events are about the person is each ledger's own statement (its projection of who is who);
         the checks prove each event is, byte for byte, in its team's signed log, and that the two logs'
@@ -316,6 +406,5 @@ enum EvidenceGuide {
 
         A failure names the file. Any changed byte in an event, a proof, a checkpoint, a key, the
         manifest or the cosigned checkpoint fails one of these steps.
-
         """#
 }

@@ -10,6 +10,8 @@ import Projections
 public enum TwoSidedEvidence {
     /// The top manifest's format marker.
     public static let format = "handover-evidence-two-sided/1"
+    /// In `handoff/N/`: the consistency proof from the package's checkpoint to `sender/checkpoint`.
+    static let consistencyFile = "sender-consistency.txt"
 
     /// What a written two-sided bundle holds.
     public struct Summary: Sendable {
@@ -82,6 +84,11 @@ public enum TwoSidedEvidence {
                 let dir = "\(partial)/handoff/\(package.issued.package)"
                 try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
                 try EvidenceBundle.write(Array(received.body.manifest.utf8), to: dir + "/manifest.txt")
+                // Team A's log at the bundle's checkpoint extends the log the package was signed from.
+                let packageSize = UInt64(package.issued.checkpoint.treeSize)
+                let link = try sender.ledger.read { try $0.consistencyProof(from: packageSize, to: a.checkpoint.treeSize) }
+                try EvidenceBundle.write(
+                    Array(link.map { Data($0).base64EncodedString() + "\n" }.joined().utf8), to: dir + "/" + consistencyFile)
                 if let acknowledged = package.acknowledged {
                     try EvidenceBundle.write(
                         Array(try cosigned(package.issued.checkpoint, acknowledged.body).utf8),

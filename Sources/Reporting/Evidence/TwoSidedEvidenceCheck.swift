@@ -74,7 +74,18 @@ public enum TwoSidedEvidenceCheck {
             listed.append(number)
             listedDigests[number] = digest
             let (manifest, received) = try packages.checkManifest(of: number, digest: digest)
-            if acknowledged { try packages.checkAcknowledgement(of: number, digest: digest, manifest: manifest, received: received) }
+            try packages.checkLink(of: number, manifest: manifest, to: sender)
+            let recorded = senderEvents.contains { e in
+                guard case .handoffAcknowledged(let a) = e.body else { return false }
+                return a.package == number && a.manifestSHA256 == digest
+            }
+            if acknowledged {
+                try packages.checkAcknowledgement(of: number, digest: digest, manifest: manifest, received: received)
+            } else if recorded || FileManager.default.fileExists(atPath: directory + "/handoff/\(number)/cosigned-checkpoint.txt") {
+                throw DoesNotHold(
+                    file: "manifest.json",
+                    reason: "package \(number) is listed as not acknowledged, yet team A's receipt of it is in the bundle: the flag was changed")
+            }
         }
         let present = Set((try? FileManager.default.contentsOfDirectory(atPath: directory + "/handoff")) ?? [])  // no handoff/: no package
         guard present == Set(listed.map(String.init)) else {
@@ -82,6 +93,18 @@ public enum TwoSidedEvidenceCheck {
                 file: "handoff", reason: "its directories (\(present.sorted().joined(separator: ", "))) are not the packages manifest.json lists")
         }
         try checkRows(of: recipient, in: directory, events: recipientEvents, packages: listedDigests, generations: senderEvents)
+        // 5. The person asked about is one the bundle proves.
+        let subject = manifest["subject"]?.stringValue ?? ""
+        let proven = [sender, recipient].compactMap(\.completeness).flatMap(\.names).map(\.name)
+        let known =
+            proven.isEmpty
+            ? (senderEvents + recipientEvents).flatMap { $0.identifiers.all.map(\.value) }
+            : proven.filter { $0.kind != PersonName.packageKind }.map(\.value)
+        guard known.contains(subject) else {
+            throw DoesNotHold(
+                file: "manifest.json",
+                reason: "its subject \(InertText.forScreen(subject)) is no one the two sides prove: the bundle is about someone else")
+        }
         return Result(transferSub: transferSub, sender: sender, recipient: recipient, packages: listed)
     }
 
@@ -165,6 +188,23 @@ public enum TwoSidedEvidenceCheck {
                 throw DoesNotHold(file: "sender/events", reason: "no \"transfer ID generated\" of \(transferSub) among package \(number)'s events")
             }
             return (body, received.1)
+        }
+
+        /// 3.5: the sender's checkpoint extends package `number`'s, by the bundle's consistency proof.
+        func checkLink(of number: Int, manifest body: HandoffManifest, to sender: EvidenceBundleCheck.Result) throws {
+            let file = "handoff/\(number)/\(TwoSidedEvidence.consistencyFile)"
+            let lines = String(decoding: try read(file), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            let hashes = lines.last == "" ? lines.dropLast() : lines[...]
+            let proof = hashes.map { Data(base64Encoded: String($0)).map(Array.init) ?? [] }
+            guard proof.allSatisfy({ $0.count == 32 }),
+                MerkleProof.verifyConsistency(
+                    oldSize: body.checkpoint.treeSize, oldRoot: body.checkpoint.rootHash, newSize: sender.treeSize, newRoot: sender.rootHash,
+                    proof: proof)
+            else {
+                throw DoesNotHold(
+                    file: file,
+                    reason: "it does not prove sender/checkpoint extends package \(number)'s checkpoint of \(body.checkpoint.treeSize) events")
+            }
         }
 
         /// 3.4: the recipient's cosignature of package `number`'s checkpoint, as the sender
