@@ -34,7 +34,7 @@ public struct PersonHistory: Equatable, Sendable {
         var bytes = label.bytes
         BigEndian.append(count, to: &bytes)
         bytes += chain.bytes
-        return [0x00].withUnsafeBytes { prefix in bytes.withUnsafeBytes { SHA256Hash(hashing: prefix, $0) } }
+        return [UInt8(0x00)].withUnsafeBytes { prefix in bytes.withUnsafeBytes { SHA256Hash(hashing: prefix, $0) } }
     }
 
     /// The 40 bytes stored: count, then chain.
