@@ -16,6 +16,18 @@ extension Ledger {
         }
     }
 
+    /// Adds the empty `person_index` database to a ledger written before it (the upgrade then
+    /// builds the index: ``buildPersonIndexIfMissing(environment:schema:)``).
+    static func addPersonIndexDatabase(on environment: Environment) throws {
+        let present = try environment.read { txn in
+            do {
+                _ = try txn.openDatabase("person_index", create: false)
+                return true
+            } catch let error as LMDBError where error.code == .notFound { return false }
+        }
+        if !present { try environment.write { txn in _ = try txn.openDatabase("person_index", create: true) } }
+    }
+
     /// Builds the person index of a ledger that has none (one written before it, or a first
     /// build cut short), as a writable open does; returns how many events it indexed, nil when
     /// there was nothing to build. The index's state is written with each transaction, so a
@@ -115,4 +127,43 @@ public final class PersonIndexRecomputation {
 
     /// The root over the events fed.
     public func root() throws -> SHA256Hash { try tree.rootHash() }
+
+    /// What differs between the index as `view`'s ledger stores it and this one, entry by entry
+    /// (every history and branch, so that a stored entry changed under a branch hash kept from
+    /// before is found); nil when they are the same.
+    func difference(fromStoredIn view: LogView) throws -> String? {
+        guard let database = view.schema.personIndex else { return "the ledger has no person index database" }
+        var histories = tree.heldHistories
+        var branches = try tree.heldBranches()
+        var problem: String?
+        try view.transaction.withCursor(database) { cursor in
+            var entry = try cursor.first()
+            while let (key, value) = entry, problem == nil {
+                switch key.first {
+                case UInt8(ascii: "H"):
+                    let label = SHA256Hash(UnsafeRawBufferPointer(rebasing: key[1...]))
+                    guard key.count == 33, let label, let held = histories.removeValue(forKey: label), PersonHistory(encoded: value) == held else {
+                        problem = "the stored history of label \(Hex.encode(Array(key.dropFirst()))) is not the one the events give"
+                        break
+                    }
+                case UInt8(ascii: "N"):
+                    let stored = PrefixTree.Node(encoded: value)
+                    guard key.count == 34, let prefix = SHA256Hash(UnsafeRawBufferPointer(rebasing: key[2...])),
+                        let held = branches.removeValue(forKey: PrefixTree.BranchKey(depth: key[1], prefix: prefix)), let stored,
+                        stored.left == held.left, stored.right == held.right, stored.hash == held.hash
+                    else {
+                        problem = "the stored branch at depth \(key.count > 1 ? Int(key[1]) : -1) is not the one the events give"
+                        break
+                    }
+                default:
+                    break
+                }
+                entry = try cursor.next()
+            }
+        }
+        if let problem { return problem }
+        if let missing = histories.keys.first { return "the stored index lacks the history of label \(Hex.encode(missing.bytes))" }
+        if let missing = branches.keys.first { return "the stored index lacks the branch at depth \(missing.depth)" }
+        return nil
+    }
 }

@@ -47,6 +47,10 @@ extension Ledger {
                     }
                     try recomputed.add(try view.withStoredRows(LogView.decode(raw, sequence: sequence)), leaf: MerkleHash.leafHash(storedRecord: raw))
                     try compare()
+                    if sequence == finding.storedSize, finding.problem == nil, let difference = try recomputed.difference(fromStoredIn: view) {
+                        finding.problem =
+                            "the stored index over the first \(counted(sequence, "event")) differs from the one they give: \(difference)"
+                    }
                 }
             }
             progress?(end)

@@ -77,6 +77,15 @@ final class PrefixTree {
         }
     }
 
+    /// Every history held in memory, by label (all of them, in a tree held in memory alone).
+    var heldHistories: [SHA256Hash: PersonHistory] { histories }
+
+    /// Every branch held in memory, hashed (all of them, in a tree held in memory alone).
+    func heldBranches() throws -> [BranchKey: Node] {
+        _ = try rootHash()
+        return nodes
+    }
+
     /// The root's side: nil while no label is held.
     private(set) var root: Ref?
     private var nodes: [BranchKey: Node] = [:]

@@ -232,6 +232,7 @@ public final class Ledger: Sendable {
         if let events = try MerkleTreeBuilder.buildIfMissing(in: environment) {
             upgrades.append("Merkle tree: built over \(counted(events, "event"))")
         }
+        try addPersonIndexDatabase(on: environment)
         let schema = try environment.read { try LedgerSchema.open(in: $0, create: false) }
         let keyStore = try KeyStore(directory: keyStoreDirectory(in: directory))
         if keyStore.movedLegacyKeys { upgrades.append("key store: data keys moved into the slot file, its LMDB file compacted") }
