@@ -4,20 +4,20 @@
     check-bundle.py DIR [--public-key KEYLINE_OR_FILE] [--witness-policy FILE]
     check-bundle.py --selftest
 
-Follows schemas/evidence-bundle.md ("Files", "`cosigned-checkpoint` and `witness-policy.json`" and
-"Checking a bundle") and the signed-note, checkpoint, RFC 9162 inclusion-proof and cosignature rules of
-schemas/audit-evidence.md (with C2SP signed-note and tlog-cosignature), and nothing else: no ledger,
-no Handover code.
+Follows schemas/evidence-bundle.md ("Files", "`index.json`", "`cosigned-checkpoint` and `witness-policy.json`",
+"`manifest.json`" and "Checking a bundle") and the signed-note, checkpoint, RFC 9162 inclusion- and consistency-proof,
+person-index and cosignature rules of schemas/audit-evidence.md (with C2SP signed-note and tlog-cosignature), and
+nothing else: no ledger, no Handover code.
 
 1. verifier-key: name+keyid+base64(0x01 || Ed25519 key), key ID = SHA-256(name || 0x0A || 0x01
    || key)[:4]; with --public-key, the line must equal the one given out of band.
-2. checkpoint: a signed note whose origin is the key's name, with an Ed25519 signature by that
-   key over the body; tree size N and root R read from the body.
+2. checkpoint: a signed note whose origin is the key's name, with exactly one signature line (rule 7), the
+   ledger's own: an Ed25519 signature by that key over the body; tree size N and root R read from the body.
 3. events/SEQ.json and proofs/SEQ.tlog-proof pair up one to one; each proof is a C2SP
    tlog-proof with index SEQ - 1 < N, whose embedded checkpoint is `checkpoint` byte for byte.
 4. each event's leaf hash SHA-256(0x00 || bytes) leads with its proof's audit path to R
    (RFC 9162 section 2.1.3.2), and its JSON `seq` is SEQ.
-5. rows/SEQ.json (a handover-evidence/2 bundle; handover-evidence/1 has no rows/ and no facts, and
+5. rows/SEQ.json (a handover-evidence/2 or /3 bundle; handover-evidence/1 has no rows/ and no facts, and
    either present under /1 is refused): each is the canonical object {seq, kind, row, index} with,
    for a handoff row (kind handover-handoff-row/v1), chunk_path and package_path, and for an apply
    row (kind handover-apply-intended-row/v1 or handover-apply-settled-row/v1), path, and nothing
@@ -75,14 +75,17 @@ no Handover code.
    is that rows/SEQ.json's row with each sealed value replaced by a string (its address) or null (its
    key destroyed) and nothing else changed, in the canonical encoding ended by a line feed. An apply
    row need not have one; the other files of revealed/ are not read.
-6. manifest.json: format, origin, tree size, and exactly the events present with their SHA-256; in
-   a handover-evidence/2 bundle its facts are exactly [{seq, file, proven}] for each events/SEQ.json
-   (proven), each rows/SEQ.json (proven, handoff and apply rows alike) and each apply entry
-   ("manifest.json", not proven), ordered by seq, an event before its row at one seq; apply, when
-   present, is a non-empty array ascending by seq of {seq, recorded_at, run, batch, undo,
-   outcome[, intent_seq, old_value, new_value]}. Beyond the listed rules: apply states only batches
-   written before v2, whose events are not in the bundle, so neither an entry's seq nor its
-   intent_seq is that of a file of events/ (a v2 batch is proven by its rows instead).
+6. manifest.json: format (handover-evidence/3 with index.json; /2 and /1 without it: an index.json beside
+   either is refused), origin, tree size, and exactly the events present with their SHA-256 (type and
+   recorded_at are a guide, not compared); in a handover-evidence/2 or /3 bundle its facts are exactly
+   [{seq, file, proven}] for each events/SEQ.json (proven), each rows/SEQ.json (proven, handoff and
+   apply rows alike) and each apply entry ("manifest.json", not proven), ordered by seq, an event
+   before its row at one seq; apply, when present (in any format), is a non-empty array ascending by
+   seq of {seq, recorded_at, run, batch, undo, outcome[, intent_seq, old_value, new_value]}, each entry
+   one that could be true: its seq at most the checkpoint's tree size N, its intent_seq (when present)
+   above 0 and below its seq, neither of them a file of events/ (such batches hold other people's
+   accounts in their JSON, so a bundle never holds them; a v2 batch is proven by its rows instead),
+   its run a non-empty string; any other entry fails the bundle.
 7. when the bundle has cosigned-checkpoint, or a policy is given with --witness-policy:
    cosigned-checkpoint is a signed note (split at its last empty line) whose text is checkpoint's
    body byte for byte and whose signature lines include checkpoint's own; the policy (the one given,
@@ -103,6 +106,37 @@ no Handover code.
    second; a witness-policy.json without cosigned-checkpoint is refused (it is written "beside it",
    and its quorum counts cosignatures that are not there). As before, other files at the top of DIR
    are not read, and manifest.json need not list these two (its fields do not name them).
+8. completeness, a handover-evidence/3 bundle (evidence-bundle.md rule 8; audit-evidence.md, "Person index"):
+   index.json is the canonical object {commit_seq, indexed_size, root (64 lowercase hex digits), names}
+   (keys sorted, no spaces, a final line feed), names sorted by kind then value (UTF-8 bytes), each
+   {kind, value, count, chain, path}, path [{depth, sibling}] from the root down;
+   8.1 events/<commit_seq>.json is a "person-index-committed" whose body's indexed_size and root are
+       index.json's (beyond the listed rules: indexed_size below commit_seq, body.names at least the
+       names proven);
+   8.2 each name is a kind the index keeps (account_id, sender_sub, transfer_sub, recipient_sub,
+       handoff_manifest), given once, and its proof holds: label = SHA-256("handover-person-label/v1\n"
+       || kind || "\n" || value), leaf = SHA-256(0x00 || label || count (8 bytes, big-endian) || chain),
+       depths 0 to 255 rising strictly from the root down, then from the last branch up
+       h = SHA-256(0x01 || depth || sibling || h) where the label's bit `depth` (from the first byte's
+       highest bit) is 1, else SHA-256(0x01 || depth || h || sibling), ending at root;
+   8.3 what each file names ("What names a name"): an event (other than commit_seq) the person kinds of
+       its identifiers, in that order, and, a handoff-issued/-received/-acknowledged, its package
+       ("handoff_manifest", body.manifest_sha256), as its leaf hash SHA-256(0x00 || file); a row of rows/
+       a handoff row's account_id (when not empty) and transfer_sub, an apply row's (intended or settled)
+       account as an account_id, as its row leaf hash SHA-256(0x00 || kind || 0x0A || row); every name
+       an event up to indexed_size or any row names is proven, every name proven is named by one of them,
+       and an event up to indexed_size naming nothing (with no row) is refused;
+   8.4 each name's history recomputed from what the bundle shows up to indexed_size, in seq order (an
+       event before its row), c0 = 32 zero bytes, ci = SHA-256(ci-1 || seq (8 bytes, big-endian) ||
+       leaf), is the entry's count and chain: nothing of the log's left out, nothing added;
+   8.5 an event above indexed_size (other than commit_seq) names, itself or by its row, a proven name;
+       it is reported as proven, not proven complete;
+   8.6 manifest.json's subject is the value of a proven person's name;
+   8.7 every proven person's name is joined to the subject's: named by one event or row file with it, a
+       handoff row also joined to its package's name, transitively (package names need not be joined).
+   Then a line beginning "COMPLETE:" names each name and its count; a handover-evidence/2 or /1 bundle gets
+   one beginning "NOT PROVEN COMPLETE:" instead. Both are printed to stdout, without the "check-bundle: "
+   prefix, so that a dispute can quote them.
 
 The first failure is printed as `check-bundle: FAIL: <file>: <reason>` (exit 1). When an audit
 path does not lead to the root, the bundle alone cannot say whether the event or the proof was
@@ -118,13 +152,14 @@ transfer-id-generated event schemas:
     check-bundle.py DIR [--sender-key KEY] [--recipient-key KEY]
     check-bundle.py --selftest-two-sided
 
-1. sender/ and recipient/ each pass steps 1-7 above (with --sender-key / --recipient-key as the
-   out-of-band keys; each handover-evidence/2, or /1 as written before rows and facts; each side's
+1. sender/ and recipient/ each pass steps 1-8 above (with --sender-key / --recipient-key as the
+   out-of-band keys; each handover-evidence/3, /2 (a ledger before the person index: that side is said
+   NOT PROVEN COMPLETE), or /1 as written before rows and facts; each side's
    cosignatures counted against its own witness-policy.json: --witness-policy names one ledger's
    witnesses and is refused here, check that side as a one-sided bundle with it); both their
    manifest.json subjects are the bundle's transfer_sub.
 2. manifest.json lists each package N once, with a handoff/N/ directory, and no other; handoff/N/
-   holds only manifest.txt and, when acknowledged, cosigned-checkpoint.txt.
+   holds only manifest.txt, sender-consistency.txt and, when acknowledged, cosigned-checkpoint.txt.
 3. For each N, with I the sender's "handoff issued" and R the recipient's "handoff received" of
    package N with the listed manifest_sha256 (exactly one each):
    3.1 SHA-256(handoff/N/manifest.txt) is that digest; R's body.manifest is the file's text;
@@ -138,7 +173,15 @@ transfer-id-generated event schemas:
        tlog-cosignature by recipient/verifier-key's name (key ID with type 0x04, 8-byte big-endian
        timestamp, Ed25519 over "cosignature/v1\ntime <ts>\n" + body), and the sender's one
        "handoff acknowledged" of N carries its base64 as cosignature and R's seq as
-       recipient_seq; if not acknowledged, neither the file nor such an event is there.
+       recipient_seq;
+   3.5 handoff/N/sender-consistency.txt (one standard-base64 32-byte hash a line, each ended by a line
+       feed; an empty file when the sizes are equal) verifies as the RFC 9162 consistency proof
+       (section 2.1.4.2, as audit-evidence.md, "Consistency proof", writes it out) from the manifest's
+       checkpoint (size M, root) to sender/checkpoint (size N', root): M = N' needs an empty file and
+       equal roots, M > N' fails;
+   3.6 acknowledged is true exactly when sender/events/ holds a "handoff acknowledged" of N with the
+       listed manifest_sha256; when false, there is no cosigned-checkpoint.txt (and, with sender/index.json,
+       step 1's check of the package's history refuses a bundle that left that event out).
    The manifest is either form audit-evidence.md names by its first line: handover-handoff/v2 (a
    `rows-root` line, 64 lowercase hex digits, right after `rows-sha256`) or handover-handoff/v1
    (no such line).
@@ -147,12 +190,16 @@ transfer-id-generated event schemas:
    rows_sha256, row_count, sender_team are the manifest's; R's rows_root is the manifest's
    rows-root (v2), absent for a v1 manifest; the generation's target_team is the
    manifest's target; the acknowledgement's target_team is, and its recipient_checkpoint is
-   recipient/'s origin, covers R's seq and verifies with recipient/verifier-key; a handoff row in
-   recipient/rows/ of a listed package (its handoff-received is R, so its package_path leads to the
-   rows-root the sender signed) has as its seq that of a "transfer ID generated" the package covers
-   (an apply row belongs to no package).
-   A row of a package manifest.json does not list is noted (its manifest was not checked against
-   the sender's key), as are handoff events of unlisted packages.
+   recipient/'s origin, covers R's seq and verifies with recipient/verifier-key.
+4. Each handoff row in recipient/rows/ of a listed package (its handoff-received is R, so its
+   package_path leads to the rows-root the sender signed) has as its own seq (the CSV's third field, a
+   seq of team A's log) that of one of the person's "transfer ID generated" in sender/events/ the
+   package covers (apply rows are team B's own and belong to no package). A row of a package manifest.json does not list is noted (its manifest
+   was not checked against the sender's key), as are handoff events of unlisted packages.
+5. manifest.json's subject is the value of a person's name (account_id, sender_sub, transfer_sub,
+   recipient_sub) that sender/index.json or recipient/index.json proves; where neither side has
+   index.json, a value of one of those kinds that an event of either side holds in its identifiers.
+   Each side's COMPLETE or NOT PROVEN COMPLETE line is printed after the packages.
 """
 import argparse, base64, binascii, hashlib, json, os, re, sys
 from cryptography.exceptions import InvalidSignature
@@ -1263,7 +1310,9 @@ def opened_line(sealed, opened, name, whose, at):
 
 # Two-sided bundles (evidence-bundle.md, "Both halves") ------------------------------------------
 
-TWO_SIDED_FORMAT = "handover-evidence-two-sided/1"
+TWO_SIDED_FORMAT = "handover-evidence-two-sided/2"
+# Written before sender-consistency.txt: still checked, without that link.
+TWO_SIDED_FORMAT_1 = "handover-evidence-two-sided/1"
 HEX64 = re.compile(r"[0-9a-f]{64}")
 TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
 HANDOFF_FILES = ("manifest.txt", "cosigned-checkpoint.txt", "sender-consistency.txt")
@@ -1290,7 +1339,7 @@ def is_two_sided(root):
     verifier-key, a sender/ and a recipient/), so that a damaged manifest.json is named as such."""
     try:
         with open(os.path.join(root, "manifest.json"), "rb") as f: m = json.loads(f.read().decode("utf-8"))
-        if isinstance(m, dict) and m.get("format") == TWO_SIDED_FORMAT: return True
+        if isinstance(m, dict) and m.get("format") in (TWO_SIDED_FORMAT, TWO_SIDED_FORMAT_1): return True
         if isinstance(m, dict) and m.get("format") in MANIFEST_FORMATS: return False
     except Exception:
         pass
@@ -1322,7 +1371,7 @@ def check_top_manifest(data):
     if not isinstance(m, dict): raise Fail(name, "not a JSON object")
     for field in ("format", "subject", "transfer_sub", "packages"):
         if field not in m: raise Fail(name, f"no '{field}'")
-    if m["format"] != TWO_SIDED_FORMAT: raise Fail(name, f"format {m['format']!r} is not {TWO_SIDED_FORMAT!r}")
+    if m["format"] not in (TWO_SIDED_FORMAT, TWO_SIDED_FORMAT_1): raise Fail(name, f"format {m['format']!r} is not {TWO_SIDED_FORMAT!r}")
     if not isinstance(m["subject"], str): raise Fail(name, "subject is not a string")
     if not isinstance(m["transfer_sub"], str) or not m["transfer_sub"]: raise Fail(name, "transfer_sub is not a non-empty string")
     if not isinstance(m["packages"], list): raise Fail(name, "packages is not an array")
@@ -1503,7 +1552,7 @@ def one(matches, name, what):
     return matches[0]
 
 
-def check_package(root, n, listed, transfer_sub, sender, recipient):
+def check_package(root, n, listed, transfer_sub, sender, recipient, linked=True):
     """Step 3 for handoff/N/."""
     digest, acknowledged = listed["manifest_sha256"], listed["acknowledged"]
     where = f"handoff/{n}"
@@ -1556,7 +1605,10 @@ def check_package(root, n, listed, transfer_sub, sender, recipient):
     if g_target != header["target"]:                            # beyond the listed rules
         raise Fail(covered[0][1], f"body.target_team {g_target!r} is not package {n}'s target {header['target']!r}")
     # 3.5 team A's log at sender/checkpoint extends the log the package's checkpoint was signed from
-    check_sender_consistency(root, n, fields, sender)
+    if linked:
+        check_sender_consistency(root, n, fields, sender)
+    elif os.path.lexists(os.path.join(root, f"handoff/{n}/sender-consistency.txt")):
+        raise Fail(f"handoff/{n}/sender-consistency.txt", f"in a {TWO_SIDED_FORMAT_1} bundle, which has no such file")
     # 3.6 acknowledged exactly when sender/events/ holds A's "handoff acknowledged" of the package (with completeness,
     # sender/index.json's proof of the package's name makes leaving that event out fail, in step 1); when not, no
     # cosigned-checkpoint.txt
@@ -1650,13 +1702,14 @@ def check_two_sided(root, sender_key=None, recipient_key=None):
         if side["subject"] != m["transfer_sub"]:
             raise Fail(f"{side['side']}/manifest.json", f"subject {side['subject']!r} is not manifest.json's transfer_sub {m['transfer_sub']!r}")
     check_handoff_dirs(root, packages)                                           # 2
-    done = [check_package(root, n, packages[n], m["transfer_sub"], sender, recipient) for n in sorted(packages)]  # 3
+    linked = m["format"] == TWO_SIDED_FORMAT
+    done = [check_package(root, n, packages[n], m["transfer_sub"], sender, recipient, linked) for n in sorted(packages)]  # 3
     listed = {p["manifest_sha256"] for p in packages.values()}
     unlisted = [name for side, t in ((sender, "handoff-issued"), (recipient, "handoff-received"))
                 for _, name, e in events_of(side, t) if body_of(e).get("manifest_sha256") not in listed]
-    # recipient/rows/: a row of a listed package is under the rows-root the sender signed (its "handoff received"
-    # is R of step 3, whose manifest is handoff/N/manifest.txt); beyond the listed rules, its seq is that of a
-    # "transfer ID generated" of the row's transfer_sub in sender/events/ the package covers
+    # 4 recipient/rows/: a row of a listed package is under the rows-root the sender signed (its "handoff received"
+    # is R of step 3, whose manifest is handoff/N/manifest.txt), and its own seq is that of a "transfer ID generated"
+    # of the row's transfer_sub in sender/events/ the package covers
     for row in (r for r in recipient["rows"].values() if r["kind"] == ROW_KIND):   # apply rows belong to no package
         rname = f"recipient/{row['name']}"
         p = next((p for p in done if p["package"] == row["package"] and p["received"] == row["received"]), None)
@@ -1787,6 +1840,7 @@ class _PersonIndex:
 
 
 _INDEXES = {}                                                       # a built side's directory -> its ledger's _PersonIndex
+_LOGS = {}                                                          # a built side's directory -> (its ledger's events, its checkpoint)
 
 
 def _shown_names(d, size):
@@ -1812,12 +1866,12 @@ def _reindex(d, extra=(), drop=()):
 def _show(d, add=(), remove=(), rows_remove=()):
     """Changes what a built side d shows, as a writer could: adds events (with their inclusion proofs) of its ledger,
     removes events and rows, then writes manifest.json's events and facts to agree (the rest of it kept)."""
-    ix = _INDEXES[os.path.normpath(d)]
-    leaves = [leaf(e) for e in ix.events]
+    events, cp = _LOGS[os.path.normpath(d)]
+    leaves = [leaf(e) for e in events]
     for seq in add:
-        _write(f"{d}/events/{seq}.json", ix.events[seq - 1])
+        _write(f"{d}/events/{seq}.json", events[seq - 1])
         _write(f"{d}/proofs/{seq}.tlog-proof", b"c2sp.org/tlog-proof@v1\nindex %d\n" % (seq - 1)
-               + b"".join(base64.b64encode(h) + b"\n" for h in _audit_path(seq - 1, leaves)) + b"\n" + ix.cp)
+               + b"".join(base64.b64encode(h) + b"\n" for h in _audit_path(seq - 1, leaves)) + b"\n" + cp)
     for seq in remove:
         os.remove(f"{d}/events/{seq}.json"); os.remove(f"{d}/proofs/{seq}.tlog-proof")
     for seq in rows_remove: os.remove(f"{d}/rows/{seq}.json")
@@ -1852,7 +1906,7 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
                      account_id="acct-1", recipient_seqs=None, with_apply=None, apply_edit=None, committed=True,
                      apply_account=None, apply_rows=(1, 1), settled_order=None, planned="change", settled_run="run-2",
                      legacy_checkpoints=False, with_sub=True, email="change", forwarding=None, email_old=True, reveal=False,
-                     indexed=None):
+                     indexed=None, late_identifiers=None):
     """A two-sided bundle as evidence-bundle.md and audit-evidence.md describe it (package 1 of team A
     for team B, listing the person's generation at A's seq 3), its manifest handover-handoff/v2 (rows with
     a salt, a rows-root line) or, with form=1, v1. alter(type, body) may change an event's body before it is
@@ -1883,7 +1937,8 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
     in it and index.json proving every name its events (up to indexed_size) and rows name (the writer's rule); another
     side's is handover-evidence/2 (form=2). The full index of each side is kept in _INDEXES (for tests that change
     what a bundle shows: _reindex). handoff/1/sender-consistency.txt is the consistency proof from the package's
-    checkpoint to sender/checkpoint."""
+    checkpoint to sender/checkpoint. late_identifiers: recipient/'s log has, after its index's commit, a "sign in
+    verified" with those identifiers, shown in recipient/ (an event above indexed_size)."""
     (ka, na), (kb, nb) = keys
     pa, pb = raw_public(ka.public_key()), raw_public(kb.public_key())
     enc = lambda raw: base64.b64encode(raw).decode()
@@ -2049,6 +2104,10 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
                                                                         "root": ix.root.hex()}))
         ix.commit = len(events)
         full[sub] = ix
+    late = []
+    if late_identifiers is not None:                                # logged between the index's commit and the checkpoint
+        b.append(event(len(b) + 1, "sign-in-verified", {}, late_identifiers))
+        late = [len(b)]
     def side(sub, name, priv, pub, events, seqs, rows=None, apply=None, revealed=None):
         if sub in full: seqs = sorted(set(seqs) | {full[sub].commit})
         cp = checkpoint(name, priv, pub, events, "2026-11-25T10:00:00.000000Z")
@@ -2077,12 +2136,12 @@ def _build_two_sided(out, keys, acknowledged=True, sender_seqs=None, transfer_su
         if apply: m["apply"] = apply
         _write(f"{out}/{sub}/manifest.json", canon(m) + b"\n")
         _write(f"{out}/{sub}/VERIFY.md", b"rules\n")
+        _LOGS[os.path.normpath(f"{out}/{sub}")] = (events, cp)
         if sub in full:
-            full[sub].cp, full[sub].events = cp, events
             _INDEXES[os.path.normpath(f"{out}/{sub}")] = full[sub]
             _reindex(f"{out}/{sub}")
     side("sender", na, ka, pa, a, sender_seqs or ([3, 6, 7] if acknowledged else [3, 6]))
-    side("recipient", nb, kb, pb, b, recipient_seqs or sorted({3, accepted} | set(row_files)), row_files, apply if form == 2 else None,
+    side("recipient", nb, kb, pb, b, sorted(set(recipient_seqs or {3, accepted} | set(row_files)) | set(late)), row_files, apply if form == 2 else None,
          revealed_rows if reveal else None)
     _write(f"{out}/handoff/1/manifest.txt", manifest)
     if acknowledged: _write(f"{out}/handoff/1/cosigned-checkpoint.txt", cp_a + sigline(nb, cos))
@@ -2146,10 +2205,10 @@ def selftest_two_sided():
         assert fails(good, "wrong sender key", sender_key=wrong).name == "sender/verifier-key"
         assert fails(good, "keys swapped", sender_key=kb_line, recipient_key=ka_line).name == "sender/verifier-key"
         # every one-bit flip in every authenticated file fails, naming a file
-        files = [f"{s}/{f}" for s in ("sender", "recipient") for f in ("verifier-key", "checkpoint")]
+        files = [f"{s}/{f}" for s in ("sender", "recipient") for f in ("verifier-key", "checkpoint", INDEX)]
         files += [f"{s}/{k}/{n}" for s in ("sender", "recipient") for k in ("events", "proofs")
                   for n in sorted(os.listdir(f"{good}/{s}/{k}"))]
-        files += ["handoff/1/manifest.txt", "handoff/1/cosigned-checkpoint.txt"]
+        files += ["handoff/1/manifest.txt", "handoff/1/cosigned-checkpoint.txt", "handoff/1/sender-consistency.txt"]
         files += [f"recipient/rows/{n}" for n in sorted(os.listdir(f"{good}/recipient/rows"))]
         assert {"recipient/rows/4.json", "recipient/rows/9.json", "recipient/rows/10.json"} <= set(files), files   # handoff and apply rows
         for rel in files:
@@ -2304,8 +2363,8 @@ def selftest_rows(tmp, keys, fails, counts):
     _build_two_sided(d, keys, account_id='acct "1", x')
     check_two_sided(d)
     with open(f"{d}/recipient/rows/4.json", "rb") as f: assert b'\\"acct \\"\\"1\\"\\", x\\"' in f.read()
-    d = f"{tmp}/no-transfer-event"
-    _build_two_sided(d, keys, recipient_seqs=[3, 4])
+    d = f"{tmp}/no-transfer-event"                  # a part of B's events only: a handover-evidence/2 recipient/ (not proven complete)
+    _build_two_sided(d, keys, recipient_seqs=[3, 4], indexed={"sender"})
     check_two_sided(d)
     # another person's row, with its right paths: refused by 5.5, with and without an event naming a transfer_sub
     for seqs in (None, [3, 4]):
@@ -2358,7 +2417,7 @@ def selftest_rows(tmp, keys, fails, counts):
     with open(mpath, "rb") as f: m = json.loads(f.read())
     facts = m["facts"]
     assert [x["file"] for x in facts] == ["events/3.json", "events/4.json", "rows/4.json", "events/5.json", "manifest.json",
-                                          "events/9.json", "rows/9.json", "events/10.json", "rows/10.json"], facts
+                                          "events/9.json", "rows/9.json", "events/10.json", "rows/10.json", "events/11.json"], facts
     for why, fn in (("apply stated as proven", lambda m: dict(m, facts=facts[:4] + [dict(facts[4], proven=True)] + facts[5:])),
                     ("an event as not proven", lambda m: dict(m, facts=[dict(facts[0], proven=False)] + facts[1:])),
                     ("the row's fact removed", lambda m: dict(m, facts=facts[:2] + facts[3:])),
@@ -2382,16 +2441,18 @@ def selftest_rows(tmp, keys, fails, counts):
                     ("apply without one of its intent fields", lambda m: dict(m, apply=[{k: v for k, v in m["apply"][0].items() if k != "old_value"}])),
                     ("format handover-evidence/1 with rows/", lambda m: {**{k: v for k, v in m.items() if k != "facts"}, "format": MANIFEST_FORMAT_V1}),
                     ("format handover-evidence/1 with facts", lambda m: dict(m, format=MANIFEST_FORMAT_V1)),
-                    ("format handover-evidence/3", lambda m: dict(m, format="handover-evidence/3"))):
+                    ("format handover-evidence/2 with index.json", lambda m: dict(m, format=MANIFEST_FORMAT)),
+                    ("format handover-evidence/4", lambda m: dict(m, format="handover-evidence/4"))):
         _write(mpath, json.dumps(fn(m)).encode()); blamed(good, f"recipient/manifest.json: {why}", "recipient/manifest.json")
     _write(mpath, json.dumps(m).encode())
     check_two_sided(good)
     # rows/4.json removed, its fact kept: the apply rows' account is then named by nothing (5.8), found before the facts (6)
     os.rename(path, f"{tmp}/row"); blamed(good, "rows/4.json removed", "recipient/rows/9.json")
     os.rename(f"{tmp}/row", path); check_two_sided(good)
-    # a handover-evidence/1 recipient (no rows/, no facts) still holds
+    # a handover-evidence/1 recipient (no rows/, no facts, no index.json) still holds
     shutil_rm = __import__("shutil").rmtree
     shutil_rm(f"{good}/recipient/rows")
+    os.remove(f"{good}/recipient/{INDEX}")
     _write(mpath, json.dumps({**{k: v for k, v in m.items() if k != "facts"}, "format": MANIFEST_FORMAT_V1}).encode())
     check_two_sided(good)
 
@@ -2498,7 +2559,7 @@ def selftest_apply_rows(tmp, keys, fails, counts):
         blamed(d, why, S)
     # held: a collision's line, an uncommitted batch, an account that is the subject when nothing names one
     for why, kw in (("a collision", dict(planned="collision")), ("not committed", dict(committed=False)),
-                    ("the subject as the account", dict(apply_account="000123.transfer.abc", recipient_seqs=[3, 5, 9, 10])),
+                    ("the subject as the account", dict(apply_account="000123.transfer.abc", recipient_seqs=[3, 5, 9, 10], indexed={"sender"})),
                     ("a quoted account", dict(account_id='acct "1", x'))):
         d = f"{tmp}/apply-held{len(os.listdir(tmp))}"
         _build_two_sided(d, keys, **kw)
@@ -2632,6 +2693,257 @@ def selftest_apply_cells(tmp, keys, fails, counts):
         d = f"{tmp}/cells{len(os.listdir(tmp))}"
         _build_two_sided(d, keys, **kw)
         blamed(d, why, name)
+
+
+def selftest_completeness(tmp, keys, counts):
+    """Rule 8 (evidence-bundle.md, "Completeness"; audit-evidence.md, "Person index"), the apply statements that cannot be
+    true, and the two-sided steps 3.5, 3.6 and 5: handover-evidence/3 bundles whose index.json proves every name they show
+    verified and said COMPLETE, /2 bundles said NOT PROVEN COMPLETE, and bundles a writer could make to hide or add
+    something, each refused naming the file. Returns what it held and refused, for the summary."""
+    import random
+    rng = random.Random(20261124)
+    refused, held = [], []
+    def fails(d, why, name, two_sided=False):
+        try: (check_two_sided if two_sided else check)(d, *(() if two_sided else (None,)))
+        except Fail as f:
+            assert f.name == name, (why, f.name, f.reason)
+            counts["cases"] += 1; refused.append(why); return f
+        raise AssertionError(f"{why}: still verifies")
+    def build(name, **kw):
+        d = f"{tmp}/complete-{name}"
+        _build_two_sided(d, keys, **kw)
+        return d
+    def rewrite(path, fn):
+        with open(path, "rb") as fh: v = json.loads(fh.read())
+        _write(path, canonical_json(fn(v)) + b"\n")
+    T = "000123.transfer.abc"
+    # the hashing, from the document, against the selftest's own writer: the consistency proof (every m <= n up to 40), and
+    # the prefix tree (sets of 1 to 60 names: every proof leads to the root; another count, chain, sibling or depth does not)
+    leaves = [hashlib.sha256(os.urandom(8)).digest() for _ in range(40)]
+    for n in range(1, 41):
+        for m in range(1, n + 1):
+            proof = _consistency_proof(m, leaves[:n])
+            assert verify_consistency(m, n, proof, _mth(leaves[:m]), _mth(leaves[:n])), (m, n)
+            assert (m == n) == (not proof), (m, n)
+            if proof:
+                assert not verify_consistency(m, n, proof[:-1], _mth(leaves[:m]), _mth(leaves[:n])), (m, n)
+                assert not verify_consistency(m, n, proof, _mth(leaves[:m]), _mth(leaves[:n - 1] + [leaves[0]])), (m, n)
+    trees = 0
+    for size in list(range(1, 25)) + [60]:
+        events = [canonical_json({"seq": i + 1, "type": "sign-in-verified", "identifiers": {"account_id": f"a{rng.random()}"}, "body": {}})
+                  for i in range(size)]
+        ix = _PersonIndex(events, {})
+        for (kind, value), (count, chain) in ix.history.items():
+            label, path = person_label(kind, value), ix.path[(kind, value)]
+            assert index_root_of(label, count, chain, path) == ix.root, (size, value)
+            assert [d for d, _ in path] == sorted({d for d, _ in path}), path        # rising strictly
+            assert index_root_of(label, count + 1, chain, path) != ix.root
+            assert index_root_of(label, count, bytes(32), path) != ix.root
+            if path:
+                assert index_root_of(label, count, chain, path[:-1] + [(path[-1][0], bytes(32))]) != ix.root
+                assert index_root_of(label, count, chain, [(path[0][0] ^ 1, path[0][1])] + path[1:]) != ix.root
+        trees += 1
+    # held: a genuine handover-evidence/3 bundle, one-sided (each side) and two-sided, said COMPLETE with each name's count
+    good = build("good")
+    r = check(f"{good}/recipient", None)
+    with open(f"{good}/recipient/events/3.json", "rb") as fh: P = json.loads(fh.read())["body"]["manifest_sha256"]
+    assert r["complete"]["names"] == [("account_id", "acct-1", 3), ("handoff_manifest", P, 1), ("recipient_sub", "r-1", 1),
+                                      ("transfer_sub", T, 2)], r["complete"]
+    assert r["complete"]["indexed_size"] == 10 and r["complete"]["commit_seq"] == 11 and not r["complete"]["after"], r["complete"]
+    line = describe_completeness(r)
+    assert len(line) == 1 and line[0].startswith("COMPLETE: ") and f"transfer_sub {T!r} (2)" in line[0], line
+    s = check(f"{good}/sender", None)
+    assert s["complete"]["names"] == [("account_id", "acct-1", 1), ("handoff_manifest", P, 2), ("sender_sub", "s-1", 1),
+                                      ("transfer_sub", T, 1)], s["complete"]
+    both = check_two_sided(good)
+    assert both["sender"]["complete"] and both["recipient"]["complete"]
+    held += ["a genuine handover-evidence/3 bundle of each side, and the two-sided bundle of both (COMPLETE)"]
+    # held: a handover-evidence/2 bundle (no index.json), said NOT PROVEN COMPLETE; a two-sided bundle with a /2 sender/
+    # (team A's ledger before the person index), and one with two /2 sides (the subject named in an event's identifiers)
+    os.remove(f"{good}/recipient/{INDEX}")
+    rewrite(f"{good}/recipient/manifest.json", lambda m: dict(m, format=MANIFEST_FORMAT))
+    r2 = check(f"{good}/recipient", None)
+    assert r2["complete"] is None and describe_completeness(r2)[0].startswith("NOT PROVEN COMPLETE: "), describe_completeness(r2)
+    held += ["a handover-evidence/2 bundle (NOT PROVEN COMPLETE)"]
+    half = build("half", indexed={"recipient"})
+    h = check_two_sided(half)
+    assert h["sender"]["complete"] is None and h["recipient"]["complete"], h
+    assert describe_completeness(h["sender"], "sender/")[0].startswith("NOT PROVEN COMPLETE: sender/")
+    neither = build("neither", indexed=())
+    n2 = check_two_sided(neither)
+    assert n2["sender"]["complete"] is None and n2["recipient"]["complete"] is None
+    held += ["two-sided bundles with a /2 sender/ and with two /2 sides"]
+    # held: an event logged after the index's commit, naming a proven name: proven, not proven complete
+    late = build("late", late_identifiers={"transfer_sub": T})
+    lr = check(f"{late}/recipient", None)
+    assert lr["complete"]["after"] == [12] and "not proven complete" in describe_completeness(lr)[1], describe_completeness(lr)
+    check_two_sided(late)
+    held += ["an event logged after the index's commit, shown as proven and not proven complete"]
+
+    # refused: what a writer could leave out or add, each with manifest.json (and, as the writer's rule says, index.json:
+    # every name its files name) written to agree, so that only the person index can tell
+    d = build("left-event")                                     # the person's "transfer accepted" left out
+    _show(f"{d}/recipient", remove=[5]); _reindex(f"{d}/recipient")
+    fails(f"{d}/recipient", "the person's event left out (manifest and index.json rewritten)", INDEX)
+    fails(d, "the person's event left out, two-sided", f"recipient/{INDEX}", True)
+    d = build("left-event-kept-index")                          # the same, index.json as it was: a name proven that nothing shows
+    _show(f"{d}/recipient", remove=[5])
+    fails(f"{d}/recipient", "the person's event left out, index.json kept", INDEX)
+    d = build("left-generation")                                # team A's side: the generation left out
+    _show(f"{d}/sender", remove=[3]); _reindex(f"{d}/sender")
+    fails(f"{d}/sender", "the person's generation left out of sender/", "manifest.json")
+    d = build("left-apply")                                     # the person's v2 apply batch (its events and rows) left out
+    _show(f"{d}/recipient", remove=[9, 10], rows_remove=[9, 10]); _reindex(f"{d}/recipient")
+    fails(f"{d}/recipient", "the person's apply rows left out", INDEX)
+    d = build("left-settled")                                   # the settlement alone left out
+    _show(f"{d}/recipient", remove=[10], rows_remove=[10]); _reindex(f"{d}/recipient")
+    fails(f"{d}/recipient", "the person's settled apply row left out", INDEX)
+    d = build("left-handoff-row", with_apply=False)             # the person's handoff row (and its chunk's event) left out
+    _show(f"{d}/recipient", remove=[4], rows_remove=[4]); _reindex(f"{d}/recipient")
+    fails(f"{d}/recipient", "the person's handoff row left out", INDEX)
+    d = build("left-received")                                  # the package's "handoff received" left out: 5.3 needs it
+    _show(f"{d}/recipient", remove=[3]); _reindex(f"{d}/recipient")
+    fails(f"{d}/recipient", "the package's handoff received left out", "rows/4.json")
+    d = build("added-other")                                    # another person's generation, with their names' proofs
+    _show(f"{d}/sender", add=[4]); _reindex(f"{d}/sender")
+    fails(f"{d}/sender", "another person's event added, their names' proofs copied in", "events/4.json")
+    fails(d, "another person's event added, two-sided", "sender/events/4.json", True)
+    d = build("added-other-unproven")                           # the same, their names not proven
+    _show(f"{d}/sender", add=[4])
+    fails(f"{d}/sender", "another person's event added, their names not proven", "events/4.json")
+    d = build("added-nothing")                                  # an event that names no one ("run started")
+    _show(f"{d}/recipient", add=[2])
+    fails(f"{d}/recipient", "an event naming no one added", "events/2.json")
+    d = build("added-legacy-apply")                             # the batch the apply statement is about, added with its proof
+    _show(f"{d}/recipient", add=[8])
+    fails(f"{d}/recipient", "the legacy apply batch's event added", "manifest.json")
+    d = build("added-proof")                                    # a name proven that nothing shows (another person's, in the index)
+    _reindex(f"{d}/recipient", extra=[("transfer_sub", "other.transfer")])
+    fails(f"{d}/recipient", "a name proven that nothing shows", INDEX)
+    d = build("dropped-proof")                                  # a name shown left unproven
+    _reindex(f"{d}/recipient", drop=[("recipient_sub", "r-1")])
+    fails(f"{d}/recipient", "a name shown and not proven", "events/5.json")
+    d = build("late-unproven", late_identifiers={"account_id": "acct-late"})
+    fails(f"{d}/recipient", "an event after the index's commit naming no proven name", "events/12.json")
+    # refused: the subject relabelled to another person (one-sided: acct-2, whose row is in the package; two-sided: team A's
+    # other generation), or to no one; and with neither side indexed, to a value no event's identifiers hold
+    d = build("subject")
+    with open(f"{d}/recipient/manifest.json", "rb") as fh: original = fh.read()
+    for who in ("acct-2", "other.transfer", "r-9", P):
+        rewrite(f"{d}/recipient/manifest.json", lambda m: dict(m, subject=who))
+        fails(f"{d}/recipient", f"the recipient's subject relabelled {who!r}", "manifest.json")
+    _write(f"{d}/recipient/manifest.json", original)
+    for who in ("acct-1", "r-1"):                               # the person's other proven names: held one-sided
+        rewrite(f"{d}/recipient/manifest.json", lambda m: dict(m, subject=who)); check(f"{d}/recipient", None)
+    _write(f"{d}/recipient/manifest.json", original)
+    for who in ("other.transfer", "s-2", "r-9", P):
+        rewrite(f"{d}/manifest.json", lambda m: dict(m, subject=who))
+        fails(d, f"the top-level subject relabelled {who!r}", "manifest.json", True)
+    for who in ("r-1", "s-1", T):                               # a proven person's name of either side: held
+        rewrite(f"{d}/manifest.json", lambda m: dict(m, subject=who)); check_two_sided(d)
+    held += ["the subject relabelled to another of the person's proven names"]
+    for who in ("r-9", "acct-2"):
+        rewrite(f"{neither}/manifest.json", lambda m: dict(m, subject=who))
+        fails(neither, f"the top-level subject relabelled {who!r}, neither side indexed", "manifest.json", True)
+    # refused: apply statements that cannot be true (the manifest's facts written to agree)
+    d = build("apply")
+    mpath = f"{d}/recipient/manifest.json"
+    with open(mpath, "rb") as fh: original = fh.read()
+    size = json.loads(original)["tree_size"]
+    for why, fn in (("seq beyond the tree", lambda a: dict(a, seq=size + 1)), ("seq far beyond the tree", lambda a: dict(a, seq=10 ** 9, intent_seq=10 ** 9 - 1)),
+                    ("intent_seq equal to seq", lambda a: dict(a, intent_seq=a["seq"])), ("intent_seq above seq", lambda a: dict(a, intent_seq=a["seq"] + 1)),
+                    ("intent_seq 0", lambda a: dict(a, intent_seq=0)), ("intent_seq an event of the bundle", lambda a: dict(a, intent_seq=5)),
+                    ("seq an event of the bundle", lambda a: dict(a, seq=5, intent_seq=2)), ("run empty", lambda a: dict(a, run="")),
+                    ("run null", lambda a: dict(a, run=None))):
+        rewrite(mpath, lambda m: dict(m, apply=[fn(m["apply"][0])]))
+        _show(f"{d}/recipient")                                 # the facts follow the statement
+        fails(f"{d}/recipient", f"a forged apply statement: {why}", "manifest.json")
+        _write(mpath, original)
+    check(f"{d}/recipient", None)
+    # refused: the acknowledgement hidden (acknowledged false, "handoff acknowledged" and cosigned-checkpoint.txt removed,
+    # sender/manifest.json and index.json rewritten): the package's history in sender/index.json tells
+    d = build("unack")
+    rewrite(f"{d}/manifest.json", lambda m: dict(m, packages=[dict(m["packages"][0], acknowledged=False)]))
+    os.remove(f"{d}/handoff/1/cosigned-checkpoint.txt")
+    _show(f"{d}/sender", remove=[7]); _reindex(f"{d}/sender")
+    fails(d, "the acknowledgement hidden", f"sender/{INDEX}", True)
+    d = build("unack-2", indexed={"recipient"})                 # without sender/index.json, nothing can tell: held (not proven complete)
+    rewrite(f"{d}/manifest.json", lambda m: dict(m, packages=[dict(m["packages"][0], acknowledged=False)]))
+    os.remove(f"{d}/handoff/1/cosigned-checkpoint.txt")
+    _show(f"{d}/sender", remove=[7])
+    assert check_two_sided(d)["sender"]["complete"] is None
+    held += ["the acknowledgement hidden from a /2 sender/ (which nothing can tell: not proven complete)"]
+    # refused: index.json itself (a sibling hash, a count, a chain, a depth, the order, the commit) and the format line
+    d = build("index")
+    ipath = f"{d}/recipient/{INDEX}"
+    with open(ipath, "rb") as fh: original = fh.read()
+    def sibling(v):
+        e = v["names"][0]
+        p0 = dict(e["path"][0], sibling=("0" if e["path"][0]["sibling"][0] != "0" else "1") + e["path"][0]["sibling"][1:])
+        return dict(v, names=[dict(e, path=[p0] + e["path"][1:])] + v["names"][1:])
+    for why, fn in (("a sibling hash tampered", sibling),
+                    ("a count one less", lambda v: dict(v, names=[dict(v["names"][0], count=v["names"][0]["count"] - 1)] + v["names"][1:])),
+                    ("a chain another's", lambda v: dict(v, names=[dict(v["names"][0], chain=v["names"][1]["chain"])] + v["names"][1:])),
+                    ("a depth changed", lambda v: dict(v, names=[dict(v["names"][0], path=[dict(v["names"][0]["path"][0], depth=v["names"][0]["path"][0]["depth"] + 1)] + v["names"][0]["path"][1:])] + v["names"][1:])),
+                    ("the branches in reverse", lambda v: dict(v, names=[dict(v["names"][0], path=v["names"][0]["path"][::-1])] + v["names"][1:])),
+                    ("a branch left out", lambda v: dict(v, names=[dict(v["names"][0], path=v["names"][0]["path"][1:])] + v["names"][1:])),
+                    ("names out of order", lambda v: dict(v, names=v["names"][::-1])),
+                    ("a name twice", lambda v: dict(v, names=v["names"][:1] + v["names"])),
+                    ("a kind the index does not keep", lambda v: dict(v, names=[dict(v["names"][0], kind="jti")] + v["names"][1:])),
+                    ("a field more", lambda v: dict(v, note="x")), ("no names", lambda v: {k: x for k, x in v.items() if k != "names"}),
+                    ("commit_seq another event", lambda v: dict(v, commit_seq=10)), ("commit_seq no event", lambda v: dict(v, commit_seq=99)),
+                    ("indexed_size another", lambda v: dict(v, indexed_size=9)), ("root another", lambda v: dict(v, root="0" * 64)),
+                    ("root in capitals", lambda v: dict(v, root=v["root"].upper()))):
+        _write(ipath, original); rewrite(ipath, fn); fails(f"{d}/recipient", f"index.json: {why}", INDEX)
+    _write(ipath, original); rewrite(ipath, lambda v: dict(v, names=[]))                 # nothing proven: the first event naming a name is refused
+    fails(f"{d}/recipient", "index.json proving no name", "events/3.json")
+    for why, damaged in (("not canonical", original.replace(b'","', b'", "', 1)), ("without its line feed", original[:-1]), ("empty", b"")):
+        _write(ipath, damaged); fails(f"{d}/recipient", f"index.json {why}", INDEX)
+    os.remove(ipath); fails(f"{d}/recipient", "a handover-evidence/3 bundle without index.json", INDEX)
+    _write(ipath, original); check(f"{d}/recipient", None)
+    rewrite(f"{d}/recipient/manifest.json", lambda m: dict(m, format=MANIFEST_FORMAT))
+    fails(f"{d}/recipient", "a handover-evidence/2 bundle with index.json", "manifest.json")
+    rewrite(f"{d}/recipient/manifest.json", lambda m: dict(m, format=MANIFEST_FORMAT_V3))
+    _show(f"{d}/recipient", remove=[11])
+    fails(f"{d}/recipient", "the commit's event left out", INDEX)
+    # refused: a checkpoint with a second signature line (rule 7: cosignatures go in cosigned-checkpoint), its proofs agreeing
+    d = build("two-lines")
+    with open(f"{d}/recipient/checkpoint", "rb") as fh: cp = fh.read()
+    extra = _cosignature_line("witness.example/w1", keys[0][0], cp[:cp.find(b"\n\n") + 1], 1795000000)
+    _write(f"{d}/recipient/checkpoint", cp + extra)
+    for f in os.listdir(f"{d}/recipient/proofs"):
+        with open(f"{d}/recipient/proofs/{f}", "rb") as fh: _write(f"{d}/recipient/proofs/{f}", fh.read() + extra)
+    fails(f"{d}/recipient", "a checkpoint with a second signature line", "checkpoint")
+    # refused: handoff/1/sender-consistency.txt that is not the proof from the package's checkpoint to sender/checkpoint
+    d = build("consistency")
+    cpath = f"{d}/handoff/1/sender-consistency.txt"
+    with open(cpath, "rb") as fh: original = fh.read()
+    a_leaves = [leaf(e) for e in _LOGS[os.path.normpath(f"{d}/sender")][0]]
+    for why, damaged in (("empty", b""), ("a hash left out", original[original.index(b"\n") + 1:]), ("a hash more", original + original[:original.index(b"\n") + 1]),
+                         ("without its last line feed", original[:-1]), ("the proof from size 4", b"".join(base64.b64encode(h) + b"\n" for h in _consistency_proof(4, a_leaves))),
+                         ("the proof to one event fewer", b"".join(base64.b64encode(h) + b"\n" for h in _consistency_proof(5, a_leaves[:-1]))),
+                         ("hex, not base64", b"".join(base64.b64decode(l).hex().encode() + b"\n" for l in original.split(b"\n")[:-1]))):
+        _write(cpath, damaged); fails(d, f"sender-consistency.txt {why}", "handoff/1/sender-consistency.txt", True)
+    os.remove(cpath); fails(d, "sender-consistency.txt missing", "handoff/1/sender-consistency.txt", True)
+    _write(cpath, original); check_two_sided(d)
+    left = list(refused)
+    def n(*words, start=False):                             # how many of the cases not yet counted mention one of the words
+        nonlocal left
+        hit = [why for why in left if any(why.startswith(w) if start else w in why for w in words)]
+        left = [why for why in left if why not in hit]
+        return len(hit)
+    damaged = (n("index.json", "a handover-evidence/", "the commit's event", start=True), n("sender-consistency", start=True))
+    return (f"completeness: the consistency proof checked for every m <= n <= 40 and the person index's prefix tree for {trees} sets "
+            f"of names; held: " + "; ".join(held) + f"; {len(refused)} refused, each naming the file and the rule: "
+            f"{n('left out')} with something of the person's left out (an event, the generation, apply rows, a settled row, the "
+            f"handoff row, the package's receipt), {n('added', 'nothing shows', 'not proven', 'no proven')} with something "
+            f"added or proven that should not be (another person's event with their names' proofs copied in, an event naming no one, "
+            f"the legacy apply batch, a name proven that nothing shows, a name shown unproven, a late event naming no proven name), "
+            f"{n('relabelled')} with the subject relabelled (one-sided, top-level, neither side indexed), {n('forged apply')} forged "
+            f"apply statements (seq beyond the tree, intent_seq not below seq or 0 or an event's, run empty), {n('acknowledgement hidden')} "
+            f"with the acknowledgement hidden, {damaged[0]} damages of index.json, its format line or its commit (a sibling "
+            f"hash tampered among them), {n('second signature')} checkpoint with a second signature line and "
+            f"{damaged[1]} damages of sender-consistency.txt" + (f"; and {'; '.join(left)}" if left else ""))
 
 
 # --selftest: a one-sided bundle with witnesses' cosignatures (step 7), written from the documents, then damaged --
@@ -2799,11 +3111,11 @@ def selftest():
             _witness(d, [line(0), line(1)], pol); blamed(d, f"policy: {why}", POLICY)
         _witness(d, [line(0), line(1)], None); os.makedirs(f"{d}/{POLICY}"); blamed(d, "witness-policy.json a directory", POLICY); os.rmdir(f"{d}/{POLICY}")
         blamed(d, "a policy given, malformed", "given.json", policy=("given.json", canonical_json(dict(good_policy, quorum=0))))
-        # every one-bit flip of every authenticated file (the two new ones included) is refused, naming a file: with the
+        # every one-bit flip of every authenticated file (index.json and the witness files included) is refused, naming a file: with the
         # policy requiring every witness that cosigned, each changed byte of cosigned-checkpoint fails one of step 7's checks
         _witness(d, [line(0), line(1)], good_policy)
         check(d, None)
-        files = ["verifier-key", "checkpoint", COSIGNED, POLICY] + [f"{k}/{n}" for k in ("events", "proofs", "rows") for n in sorted(os.listdir(f"{d}/{k}"))]
+        files = ["verifier-key", "checkpoint", COSIGNED, POLICY, INDEX] + [f"{k}/{n}" for k in ("events", "proofs", "rows") for n in sorted(os.listdir(f"{d}/{k}"))]
         assert {"rows/4.json", "rows/9.json", "rows/10.json"} <= set(files), files
         def same_policy(data, original):         # a policy file whose JSON value is the original's: the same policy, read the same
             try: return json.loads(data) == json.loads(original)
@@ -2815,6 +3127,7 @@ def selftest():
                 _write(path, flipped)
                 f = fails(d, f"{rel}: bit {bit:#x} of byte {i} flipped")
                 assert rel not in (COSIGNED, POLICY) or f.name in (COSIGNED, POLICY), (rel, i, f.name, f.reason)
+                assert rel != INDEX or f.name == INDEX, (rel, i, f.name, f.reason)
                 counts["flips"] += 1
             for damaged in (b"", original[:-1], original + b"\n", original + b"x"):
                 _write(path, damaged)
@@ -2857,17 +3170,18 @@ def selftest():
             _write(path, original)
         beyond = (refused, harmless)
         check(d, None)
+        completeness = selftest_completeness(tmp, keys, {"cases": 0})
     finally:
         shutil.rmtree(tmp)
-    return (f"selftest: a one-sided bundle (events, a handoff row, apply rows with a sealed email cell, opened in revealed/rows/) verified without witnesses and with "
+    return (f"selftest: a one-sided handover-evidence/3 bundle (events, a handoff row, apply rows with a sealed email cell, opened in revealed/rows/) verified without witnesses and with "
             f"cosigned-checkpoint and witness-policy.json in {counts['held']} forms the documents allow; "
-            f"{counts['flips']} one-bit flips of its files (the two new ones included) and {counts['cases'] - counts['flips']} "
+            f"{counts['flips']} one-bit flips of its files (index.json, cosigned-checkpoint and witness-policy.json included) and {counts['cases'] - counts['flips']} "
             f"other damages all refused, each naming a file, but for {counts['harmless']} changes of witness-policy.json's final "
             f"line feed (JSON whitespace: the same policy read); with a witness beyond the quorum (2 of 3), {beyond[0]} flips of "
             f"cosigned-checkpoint and witness-policy.json refused, {beyond[1][COSIGNED]} of cosigned-checkpoint harmless (each "
             f"checked: one witness's name or key ID changed, its line ignored, the other two meeting the quorum) and "
             f"{beyond[1][POLICY]} of witness-policy.json (each checked: the same witnesses and log, a quorum or "
-            f"max_checkpoint_age changed and still met)")
+            f"max_checkpoint_age changed and still met); {completeness}")
 
 
 def given_key(value):
@@ -2890,7 +3204,8 @@ def main():
                     help="the witness policy (JSON: quorum, witnesses' cosigner verifier keys) to count cosigned-checkpoint's "
                          "cosignatures against, instead of the bundle's witness-policy.json (one-sided bundle)")
     ap.add_argument("--selftest", action="store_true",
-                    help="build a synthetic one-sided bundle with witnesses' cosignatures, check it, then check that damaged copies fail")
+                    help="build a synthetic one-sided handover-evidence/3 bundle with witnesses' cosignatures, check it, then check that "
+                         "damaged copies fail; then the completeness cases (index.json, apply statements, two-sided steps 3.5, 3.6, 5)")
     ap.add_argument("--selftest-two-sided", action="store_true",
                     help="build a synthetic two-sided bundle, check it, then check that damaged copies fail")
     args = ap.parse_args()

@@ -266,7 +266,7 @@ struct EvidenceBundleTests {
         let types = try FileManager.default.contentsOfDirectory(atPath: bundle + "/sender/events").compactMap { name in
             try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: bundle + "/sender/events/" + name))))["type"]?.stringValue
         }
-        #expect(Set(types) == ["transfer-id-generated", "handoff-issued", "handoff-acknowledged"], "\(types)")
+        #expect(Set(types) == ["transfer-id-generated", "handoff-issued", "handoff-acknowledged", "person-index-committed"], "\(types)")
 
         // One byte changed in an event, a proof, a checkpoint, the manifest or the cosigned checkpoint.
         let senderEvent = try #require(try FileManager.default.contentsOfDirectory(atPath: bundle + "/sender/events").first)

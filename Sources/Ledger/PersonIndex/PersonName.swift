@@ -35,7 +35,10 @@ public struct PersonName: Hashable, Sendable, Comparable, CustomStringConvertibl
         return bytes.withUnsafeBytes { SHA256Hash(hashing: UnsafeRawBufferPointer(start: nil, count: 0), $0) }
     }
 
-    public static func < (a: PersonName, b: PersonName) -> Bool { (a.kind, a.value) < (b.kind, b.value) }
+    /// By kind, then value, each by its UTF-8 bytes (the order of `index.json`'s names).
+    public static func < (a: PersonName, b: PersonName) -> Bool {
+        a.kind == b.kind ? a.value.utf8.lexicographicallyPrecedes(b.value.utf8) : a.kind.utf8.lexicographicallyPrecedes(b.kind.utf8)
+    }
 
     public var description: String { "\(kind)=\(value)" }
 }

@@ -96,7 +96,7 @@ enum BundleCompleteness {
             var rowNames: [PersonName] = []
             if let row = rows[sequence] {
                 rowNames = try Self.names(of: row, in: event)
-                for name in rowNames {
+                for name in rowNames where sequence <= index.indexedSize {
                     things[name, default: []].append(
                         Thing(sequence: sequence, leaf: RowTree.leafHash(kind: row.kind, row: row.row), file: "rows/\(sequence).json"))
                 }

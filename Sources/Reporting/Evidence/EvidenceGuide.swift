@@ -207,7 +207,7 @@ enum EvidenceGuide {
            equals `checkpoint` byte for byte.
         4. For each `events/SEQ.json`: its leaf hash with the proof's path leads to the checkpoint's
            root (RFC 9162 section 2.1.3.2, with `fn = I`, `sn = N - 1`), and its JSON `seq` is `SEQ`.
-        5. For each `rows/SEQ.json` (a `handover-evidence/2` bundle), the file is the object above and
+        5. For each `rows/SEQ.json` (a `handover-evidence/2` or `/3` bundle), the file is the object above and
            its `seq` is `SEQ`. For a handoff row (`kind` `handover-handoff-row/v1`):
            1. `events/SEQ.json` is a "handoff rows received" event whose body has `origin`, `package`,
               `manifest_sha256` and `rows_root`;
@@ -282,17 +282,19 @@ enum EvidenceGuide {
               and `root` are `index.json`'s;
            2. each entry of `names` is a kind the index keeps, given once, and its proof holds: its label,
               leaf and path lead to `root` (audit-evidence.md, "Proof");
-           3. for every file of `events/` other than `commit_seq`, with `SEQ` at most `indexed_size`, and
-              every file of `rows/`: what it names (audit-evidence.md, "What names a name"; an event's
+           3. for every file of `events/` other than `commit_seq`, and every file of `rows/`, with `SEQ`
+              at most `indexed_size`: what it names (audit-evidence.md, "What names a name"; an event's
               rows are the file in `rows/`, its JSON alone holding none) is a name of `names`, and every
               name of `names` is named by one of them; an event at most `indexed_size` that names nothing
               (and has no row) fails;
-           4. for each name, the history computed from what the bundle shows naming it (in `SEQ` order,
+           4. for each name, the history computed from what the bundle shows naming it up to
+              `indexed_size` (in `SEQ` order,
               each event as its leaf hash, each row as its row leaf hash) is the entry's `count` and
               `chain`: none of the log's left out, none added;
            5. an event with `SEQ` above `indexed_size` (other than `commit_seq`; appended between the
-              index's commit and the checkpoint) names at least one name of `names`; it is shown as
-              proven and said not proven complete;
+              index's commit and the checkpoint) names, itself or by its row, at least one name of
+              `names`; it is shown as proven and said not proven complete (a name it alone names has no
+              proof to show: the index did not hold it yet);
            6. the manifest's `subject` is the value of a name of a person's kind (`account_id`,
               `sender_sub`, `transfer_sub`, `recipient_sub`) in `names`;
            7. every person's name of `names` is joined to the subject's: two names are joined when one
@@ -334,9 +336,11 @@ enum EvidenceGuide {
           handoff/N/sender-consistency.txt
                                     the RFC 9162 consistency proof from package N's checkpoint (size M,
                                     in its manifest) to sender/checkpoint (size N'), one standard-base64
-                                    hash a line (empty when M = N'): team A's log at the bundle's
-                                    checkpoint extends the log the package was signed from
-          manifest.json             {"format": "handover-evidence-two-sided/1", "subject", "transfer_sub",
+                                    hash a line, each ended by a line feed (an empty file when M = N'):
+                                    team A's log at the bundle's checkpoint extends the log the package
+                                    was signed from (not in a `handover-evidence-two-sided/1` bundle,
+                                    written before it, which is checked without this link)
+          manifest.json             {"format": "handover-evidence-two-sided/2", "subject", "transfer_sub",
                                      "packages": [{"package", "manifest_sha256", "acknowledged"}]}
                                     (`subject` as asked; `acknowledged` true exactly when team A
                                     recorded team B's receipt, "handoff acknowledged")
@@ -391,8 +395,8 @@ enum EvidenceGuide {
            for one `transfer_sub`, when a generation was repeated; each is in `sender/events/`, and
            step 3.3 needs one of them among the package's events.)
         5. The top manifest's `subject` is the value of a person's name that `sender/index.json` or
-           `recipient/index.json` proves (or, where neither side has `index.json`, a value an event of
-           either side names in its `identifiers`).
+           `recipient/index.json` proves (or, where neither side has `index.json`, a value of a
+           person's kind, not `jti`, that an event of either side names in its `identifiers`).
 
         When team A's ledger predates the person index, `sender/` is a `handover-evidence/2` bundle:
         team B's side can still be proven complete, and `evidence verify` says team A's is not.
@@ -406,5 +410,6 @@ enum EvidenceGuide {
 
         A failure names the file. Any changed byte in an event, a proof, a checkpoint, a key, the
         manifest or the cosigned checkpoint fails one of these steps.
+
         """#
 }

@@ -9,7 +9,9 @@ import Projections
 /// recipient's cosignature that tie the two halves. Reads both ledgers only.
 public enum TwoSidedEvidence {
     /// The top manifest's format marker.
-    public static let format = "handover-evidence-two-sided/1"
+    public static let format = "handover-evidence-two-sided/2"
+    /// The marker of two-sided bundles written before `sender-consistency.txt`: still checked, without that link.
+    public static let formatWithoutLink = "handover-evidence-two-sided/1"
     /// In `handoff/N/`: the consistency proof from the package's checkpoint to `sender/checkpoint`.
     static let consistencyFile = "sender-consistency.txt"
 

@@ -20,7 +20,7 @@ public enum TwoSidedEvidenceCheck {
         guard let bytes = try? FileBytes.read(directory + "/manifest.json", limit: EvidenceBundleCheck.maximumFileBytes),
             let manifest = try? JSONValue.parseObject(untrusted: bytes)
         else { return false }
-        return manifest["format"]?.stringValue == TwoSidedEvidence.format
+        return [TwoSidedEvidence.format, TwoSidedEvidence.formatWithoutLink].contains(manifest["format"]?.stringValue)
     }
 
     /// Checks the bundle in `directory`; with the keys given, each side's verifier key must be that one.
@@ -42,7 +42,8 @@ public enum TwoSidedEvidenceCheck {
         do { manifest = try JSONValue.parseObject(untrusted: try read("manifest.json")) } catch let failure as DoesNotHold { throw failure } catch {
             throw DoesNotHold(file: "manifest.json", reason: "not a \(TwoSidedEvidence.format) manifest (\(error))")
         }
-        guard manifest["format"]?.stringValue == TwoSidedEvidence.format, let transferSub = manifest["transfer_sub"]?.stringValue,
+        let format = manifest["format"]?.stringValue
+        guard [TwoSidedEvidence.format, TwoSidedEvidence.formatWithoutLink].contains(format), let transferSub = manifest["transfer_sub"]?.stringValue,
             let entries = manifest["packages"]?.arrayValue
         else {
             throw DoesNotHold(file: "manifest.json", reason: "not a \(TwoSidedEvidence.format) manifest")
@@ -74,7 +75,13 @@ public enum TwoSidedEvidenceCheck {
             listed.append(number)
             listedDigests[number] = digest
             let (manifest, received) = try packages.checkManifest(of: number, digest: digest)
-            try packages.checkLink(of: number, manifest: manifest, to: sender)
+            if format == TwoSidedEvidence.format {
+                try packages.checkLink(of: number, manifest: manifest, to: sender)
+            } else if FileManager.default.fileExists(atPath: directory + "/handoff/\(number)/\(TwoSidedEvidence.consistencyFile)") {
+                throw DoesNotHold(
+                    file: "handoff/\(number)/\(TwoSidedEvidence.consistencyFile)",
+                    reason: "in a \(TwoSidedEvidence.formatWithoutLink) bundle, which has no such file")
+            }
             let recorded = senderEvents.contains { e in
                 guard case .handoffAcknowledged(let a) = e.body else { return false }
                 return a.package == number && a.manifestSHA256 == digest
@@ -98,7 +105,7 @@ public enum TwoSidedEvidenceCheck {
         let proven = [sender, recipient].compactMap(\.completeness).flatMap(\.names).map(\.name)
         let known =
             proven.isEmpty
-            ? (senderEvents + recipientEvents).flatMap { $0.identifiers.all.map(\.value) }
+            ? (senderEvents + recipientEvents).flatMap { event in IdentifierKind.userKinds.compactMap { event.identifiers[$0] } }
             : proven.filter { $0.kind != PersonName.packageKind }.map(\.value)
         guard known.contains(subject) else {
             throw DoesNotHold(
