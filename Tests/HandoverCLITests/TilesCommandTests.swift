@@ -10,11 +10,13 @@ import Testing
 struct TilesCommandTests {
     let dir = TemporaryDirectory()
 
-    /// A ledger of `count` synthetic events after "ledger created", with a checkpoint of it.
+    /// A ledger of `count` events after "ledger created" (or after `existing`'s), with a
+    /// checkpoint of it: `count - 1` synthetic events and the person index's commit, which the
+    /// checkpoint appends before it signs.
     private func ledger(_ name: String, appending count: Int, to existing: String? = nil) throws -> String {
         let path = existing ?? dir.sub(name)
         let r = try runProduct(
-            "handover-lab", ["append", "--ledger", path, "--count", "\(count)", "--prefix", name] + (existing == nil ? ["--create"] : []))
+            "handover-lab", ["append", "--ledger", path, "--count", "\(count - 1)", "--prefix", name] + (existing == nil ? ["--create"] : []))
         try #require(r.status == 0, "\(r.err)")
         try #require(try handover("checkpoint", "--ledger", path).status == 0)
         return path

@@ -41,8 +41,8 @@ extension Ledger {
         return state.indexedSize
     }
 
-    /// Brings the person index up to the head and, when its root is not the one the latest
-    /// "person index committed" holds, appends a new one: what `handover checkpoint` does before
+    /// Brings the person index up to the head and, when it holds a name and its root is not the
+    /// one the latest "person index committed" holds, appends a new one: what `handover checkpoint` does before
     /// signing, so that the checkpoint covers the index of every event before it. Returns the
     /// event appended, if any.
     @discardableResult
@@ -50,7 +50,8 @@ extension Ledger {
         let state = try updatePersonIndex()
         let root = Hex.encode(state.root.bytes)
         let latest = try read { try $0.personIndexCommit(atOrBefore: UInt64.max) }
-        guard latest?.body.root != root else { return nil }
+        // An index naming no one proves nothing: the first commit waits for a name.
+        guard state.names > 0, latest?.body.root != root else { return nil }
         let body = PersonIndexCommitted(indexedSize: Int(state.indexedSize), root: root, names: Int(state.names))
         _ = try await append(
             EventDraft(.personIndexCommitted(body), idempotencyKey: PersonIndexCommitted.idempotencyKey(indexedSize: body.indexedSize)))

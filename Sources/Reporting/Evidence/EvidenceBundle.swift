@@ -255,8 +255,10 @@ public enum EvidenceBundle {
                 return proof
             }
         }
-        return BundleCompleteness.Index(
-            commitSequence: commit.sequence, indexedSize: size, root: SHA256Hash(Hex.decode(commit.body.root) ?? [])!, proofs: proofs)
+        guard let root = Hex.decode(commit.body.root).flatMap({ SHA256Hash($0) }) else {
+            throw LedgerError(.malformedRecord, "event \(commit.sequence): its person index root is not 64 hex digits")
+        }
+        return BundleCompleteness.Index(commitSequence: commit.sequence, indexedSize: size, root: root, proofs: proofs)
     }
 
     /// Why a bundle of `ledger` against `checkpoint` cannot prove its history complete.
