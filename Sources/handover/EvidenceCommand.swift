@@ -164,6 +164,9 @@ struct EvidenceCommand: ParsableCommand {
                     Console.out("  " + completenessLine(side))
                     printStory(side)
                 }
+                if result.sender.completeness != nil || result.recipient.completeness != nil {
+                    Console.out(EvidenceBundleCheck.Completeness.labelsNote)
+                }
                 if senderKey == nil || recipientKey == nil {
                     Console.out(
                         "The verifier keys were read from the bundle: compare them with the ones the teams gave you (--sender-key, --recipient-key).")
@@ -177,6 +180,7 @@ struct EvidenceCommand: ParsableCommand {
             )
             Console.out(witnessedLine(result, ownPolicy: "the bundle's own policy (give yours with --witness-policy)"))
             Console.out(completenessLine(result))
+            if result.completeness != nil { Console.out(EvidenceBundleCheck.Completeness.labelsNote) }
             printStory(result)
             if evidence.publicKeyText == nil {
                 Console.out("The verifier key was read from the bundle: compare it with the one the team gave you (--public-key).")

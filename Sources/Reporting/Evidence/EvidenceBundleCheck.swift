@@ -51,6 +51,10 @@ public enum EvidenceBundleCheck {
         /// Events shown that are newer than the index: proven, not proven complete.
         public var afterIndex: [UInt64]
 
+        /// What the index's labels do not hide, said beside every complete bundle.
+        public static let labelsNote =
+            "The index labels each identifier by its plain SHA-256 hash, not a verifiable random function: a reader holding many bundles can at times learn that a guessed identifier is not in the ledger, never that it is (schemas/audit-evidence.md, \"Person index\")."
+
         /// The line a dispute can quote.
         public var statement: String {
             let listed = names.map { "\(BundleCompleteness.shown($0.name)) (\($0.count))" }.joined(separator: ", ")
