@@ -51,7 +51,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "Projections", dependencies: ["ExitStatuses", "Relays", "Ledger", "LMDB"]),
+        .target(name: "Projections", dependencies: ["ExitStatuses", "Relays", "Basics", "Ledger", "LMDB"]),
         .target(
             name: "AppleID",
             dependencies: [
@@ -69,7 +69,7 @@ let package = Package(
         .target(
             name: "Migration",
             dependencies: [
-                "AppleID", "ExitStatuses", "Ledger", "Projections",
+                "AppleID", "ExitStatuses", "Basics", "Ledger", "Projections",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "AppleSimulator",
             dependencies: [
-                "AppleID", "Ledger",
+                "AppleID", "Basics", "Ledger",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -90,7 +90,7 @@ let package = Package(
         .target(
             name: "Intake",
             dependencies: [
-                "AppleID", "ExitStatuses", "Ledger", "Projections",
+                "AppleID", "ExitStatuses", "Basics", "Ledger", "Projections",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -98,7 +98,7 @@ let package = Package(
         .target(
             name: "NotificationServer",
             dependencies: [
-                "AppleID", "ExitStatuses", "Intake", "Ledger", "Projections", "Witnessing",
+                "AppleID", "ExitStatuses", "Intake", "Basics", "Ledger", "Projections", "Witnessing",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -135,7 +135,7 @@ let package = Package(
         .target(
             name: "Reporting",
             dependencies: [
-                "Apply", "ExitStatuses", "Relays", "Ledger", "Projections", "PostgresAccess",
+                "Apply", "ExitStatuses", "Relays", "Basics", "Ledger", "Projections", "PostgresAccess",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -156,7 +156,7 @@ let package = Package(
         .target(
             name: "Apply",
             dependencies: [
-                "ExitStatuses", "Ledger", "Projections", "PostgresAccess",
+                "ExitStatuses", "Basics", "Ledger", "Projections", "PostgresAccess",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -166,7 +166,7 @@ let package = Package(
         .target(
             name: "Demo",
             dependencies: [
-                "Apply", "AppleID", "AppleSimulator", "ExitStatuses", "Migration", "Ledger", "Projections", "Reporting", "Intake",
+                "Apply", "AppleID", "AppleSimulator", "ExitStatuses", "Migration", "Basics", "Ledger", "Projections", "Reporting", "Intake",
                 "NotificationServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -178,7 +178,8 @@ let package = Package(
         .executableTarget(
             name: "handover",
             dependencies: [
-                "Apply", "ExitStatuses", "PostgresAccess", "Ledger", "Projections", "Demo", "Reporting", "AppleID", "AppleSimulator", "Migration",
+                "Apply", "ExitStatuses", "PostgresAccess", "Basics", "Ledger", "Projections", "Demo", "Reporting", "AppleID", "AppleSimulator",
+                "Migration",
                 "Intake",
                 "NotificationServer", "Witnessing",
                 .product(name: "Logging", package: "swift-log"),
@@ -188,7 +189,8 @@ let package = Package(
         .target(
             name: "FuzzHarnesses",
             dependencies: [
-                "LMDB", "Ledger", "Projections", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer", "Reporting", "Apply",
+                "LMDB", "Basics", "Ledger", "Projections", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer", "Reporting",
+                "Apply",
                 "Witnessing",
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -202,7 +204,7 @@ let package = Package(
         .executableTarget(
             name: "handover-lab",
             dependencies: [
-                "LMDB", "Ledger", "Projections", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer", "FuzzHarnesses",
+                "LMDB", "Basics", "Ledger", "Projections", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer", "FuzzHarnesses",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -214,19 +216,22 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Ledger", .product(name: "Crypto", package: "swift-crypto"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "Basics", "Ledger", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ], path: "Tests/TestSupport"),
         .testTarget(name: "RelaysTests", dependencies: ["Relays"]),
         .testTarget(
-            name: "LedgerTests", dependencies: ["Ledger", "LMDB", "CSHA256", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Ledger", "LMDB", "TestSupport"]),
+            name: "LedgerTests",
+            dependencies: ["Basics", "Ledger", "LMDB", "CSHA256", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Basics", "Ledger", "LMDB", "TestSupport"]),
         .testTarget(
             name: "HandoverCLITests",
-            dependencies: ["ExitStatuses", "Ledger", "Projections", "Reporting", "Migration", "LMDB", "TestSupport", "FuzzHarnesses"]),
+            dependencies: ["ExitStatuses", "Basics", "Ledger", "Projections", "Reporting", "Migration", "LMDB", "TestSupport", "FuzzHarnesses"]),
         .testTarget(
             name: "IntakeTests",
             dependencies: [
-                "AppleID", "AppleSimulator", "Intake", "Migration", "NotificationServer", "Ledger", "Projections", "TestSupport", "Witnessing",
+                "AppleID", "AppleSimulator", "Intake", "Migration", "NotificationServer", "Basics", "Ledger", "Projections", "TestSupport",
+                "Witnessing",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -241,14 +246,14 @@ let package = Package(
         .testTarget(
             name: "ReportingTests",
             dependencies: [
-                "Reporting", "PostgresAccess", "Ledger", "Projections", "LMDB", "TestSupport",
+                "Reporting", "PostgresAccess", "Basics", "Ledger", "Projections", "LMDB", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(
             name: "ApplyTests",
             dependencies: [
-                "AppleSimulator", "Apply", "ExitStatuses", "Ledger", "Projections", "PostgresAccess", "Reporting", "TestSupport",
+                "AppleSimulator", "Apply", "ExitStatuses", "Basics", "Ledger", "Projections", "PostgresAccess", "Reporting", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -256,7 +261,7 @@ let package = Package(
         .testTarget(
             name: "AppleIDTests",
             dependencies: [
-                "AppleID", "Ledger",
+                "AppleID", "Basics", "Ledger",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
@@ -264,7 +269,7 @@ let package = Package(
         .testTarget(
             name: "MigrationTests",
             dependencies: [
-                "AppleID", "AppleSimulator", "ExitStatuses", "Intake", "Migration", "Ledger", "Projections", "TestSupport",
+                "AppleID", "AppleSimulator", "ExitStatuses", "Intake", "Migration", "Basics", "Ledger", "Projections", "TestSupport",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// `apply --users FILE`: the accounts an apply is limited to, one `account_id` a line.

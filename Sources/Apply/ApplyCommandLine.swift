@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// `handover apply` as a person runs it again: the options naming a run's database, table, key,

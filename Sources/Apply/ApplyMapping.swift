@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// How the ledger's users meet the app's accounts, named by the operator, never guessed: the

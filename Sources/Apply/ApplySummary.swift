@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// What `apply` says in words (its text format): a plan's counts with their meanings, or a

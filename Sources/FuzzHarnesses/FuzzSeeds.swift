@@ -1,4 +1,5 @@
 import AppleSimulator
+import Basics
 import Foundation
 import Ledger
 import Migration

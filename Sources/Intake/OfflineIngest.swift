@@ -1,4 +1,5 @@
 import AppleID
+import Basics
 import ExitStatuses
 import Foundation
 import Ledger

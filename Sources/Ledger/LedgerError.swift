@@ -1,3 +1,5 @@
+import Basics
+
 /// An error from the ledger, with a code callers can match and a message for people.
 public struct LedgerError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, as a value callers can match.

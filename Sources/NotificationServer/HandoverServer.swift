@@ -1,4 +1,5 @@
 import AppleID
+import Basics
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,4 +1,5 @@
 import AppleID
+import Basics
 import Ledger
 
 /// Every series family `GET /metrics` exposes, each declared once: its name, label names and

@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// The 60-day window that starts when the app transfer is accepted.

@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// The projection rules: how each event type changes the users and the transfer window.

@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// Where a user stands in the migration, as far as this ledger knows.

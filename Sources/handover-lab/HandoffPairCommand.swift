@@ -1,4 +1,5 @@
 import ArgumentParser
+import Basics
 import Crypto
 import Foundation
 import Ledger

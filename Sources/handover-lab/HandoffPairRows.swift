@@ -1,4 +1,5 @@
 import ArgumentParser
+import Basics
 import Ledger
 
 /// The rows `handoff-pair --rows-form` adds on team B's side: the package's rows as received,

@@ -2,6 +2,7 @@ import AppleID
 import AppleSimulator
 import ArgumentParser
 import AsyncHTTPClient
+import Basics
 import CryptoExtras
 import Foundation
 import Intake

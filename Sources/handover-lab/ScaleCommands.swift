@@ -1,4 +1,5 @@
 import ArgumentParser
+import Basics
 import CLMDB
 import Foundation
 @_spi(Benchmark) import LMDB

@@ -1,5 +1,6 @@
 import Apply
 import ArgumentParser
+import Basics
 import Foundation
 import Ledger
 import Logging

@@ -1,5 +1,6 @@
 import AppleID
 import ArgumentParser
+import Basics
 import Foundation
 import Intake
 import Ledger

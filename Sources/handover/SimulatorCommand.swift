@@ -1,6 +1,7 @@
 import AppleID
 import AppleSimulator
 import ArgumentParser
+import Basics
 import Foundation
 import Ledger
 import Logging

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Basics
 import Ledger
 
 struct TilesCommand: ParsableCommand, EitherTeamsCommand {

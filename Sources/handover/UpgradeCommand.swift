@@ -1,4 +1,5 @@
 import ArgumentParser
+import Basics
 import Ledger
 
 /// `handover upgrade`: brings a ledger written by an older Handover up to date, explicitly.

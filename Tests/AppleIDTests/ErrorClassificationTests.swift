@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Basics
 import Foundation
 import Ledger
 import NIOHTTP1

@@ -1,5 +1,6 @@
 import AppleSimulator
 import Apply
+import Basics
 import Foundation
 import GRDB
 import Ledger

@@ -1,4 +1,5 @@
 import Apply
+import Basics
 import Foundation
 import GRDB
 import Ledger

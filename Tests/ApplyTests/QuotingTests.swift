@@ -1,4 +1,5 @@
 import Apply
+import Basics
 import GRDB
 import Ledger
 import TestSupport

@@ -1,6 +1,7 @@
 import AppleID
 import AppleSimulator
 import AsyncHTTPClient
+import Basics
 import Crypto
 import CryptoExtras
 import Foundation

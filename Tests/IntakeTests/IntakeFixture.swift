@@ -1,5 +1,6 @@
 import AppleID
 import AppleSimulator
+import Basics
 import Crypto
 import CryptoExtras
 import Foundation

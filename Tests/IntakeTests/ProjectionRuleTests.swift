@@ -1,4 +1,5 @@
 import AppleID
+import Basics
 import Foundation
 import Intake
 import Ledger

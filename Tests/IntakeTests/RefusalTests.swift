@@ -1,4 +1,5 @@
 import AppleID
+import Basics
 import Crypto
 import CryptoExtras
 import Foundation

@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Foundation
 import LMDB

@@ -1,3 +1,4 @@
+import Basics
 import CSHA256
 import Crypto
 import Testing

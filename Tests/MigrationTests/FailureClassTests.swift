@@ -1,4 +1,5 @@
 import AppleID
+import Basics
 import Ledger
 import Migration
 import Testing

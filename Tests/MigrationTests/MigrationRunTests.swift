@@ -1,5 +1,6 @@
 import AppleID
 import AppleSimulator
+import Basics
 import Foundation
 import Ledger
 import Migration

@@ -1,4 +1,5 @@
 import AppleID
+import Basics
 import Foundation
 import LMDB
 import Ledger

@@ -1,3 +1,5 @@
+import Basics
+
 /// What `Ledger.audit(_:publicKey:)` found about an earlier checkpoint.
 public struct CheckpointAudit: Sendable {
     /// The checkpoint checked.

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// Evidence that one event is in the log a checkpoint signed: its record, the RFC 9162

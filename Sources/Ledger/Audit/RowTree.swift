@@ -1,3 +1,5 @@
+import Basics
+
 /// The Merkle tree over one batch's rows (a package's listed users, a chunk of them received,
 /// an apply batch's accounts):
 /// what lets one person's row be proven to the batch's signed or logged root without showing

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// Another ledger's signed-note verifier key, pinned out of band (in the transfer agreement,

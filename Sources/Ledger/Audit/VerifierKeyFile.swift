@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// The ledger's verifier key, public, in `checkpoint.pub` beside the ledger's files: the line

@@ -1,3 +1,5 @@
+import Basics
+
 /// Why a call to Apple or a token did not succeed, classified so audits can count by class.
 public struct CallFailure: Hashable, Sendable {
     /// The failure's class, as Apple gave it.

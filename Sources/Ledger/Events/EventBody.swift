@@ -1,3 +1,5 @@
+import Basics
+
 /// The type-specific part of an event; its case decides the event's ``EventType``.
 public enum EventBody: Hashable, Sendable {
     case ledgerCreated(LedgerCreated)

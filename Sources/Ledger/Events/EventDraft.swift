@@ -1,3 +1,5 @@
+import Basics
+
 /// An event as a caller hands it to ``Ledger/append(_:)``: everything but the sequence
 /// number and recorded time, which the ledger's writer assigns (``Ledger/append(_:)``).
 public struct EventDraft: Hashable, Sendable {

@@ -1,3 +1,5 @@
+import Basics
+
 /// One realistic example of every event type, for round-trip tests, schema checks and docs.
 public enum EventSamples {
     /// A draft of each type in ``EventType/allCases`` order.

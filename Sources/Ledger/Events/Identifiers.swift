@@ -1,3 +1,5 @@
+import Basics
+
 /// The kinds of identifier an event may touch; each is indexed.
 public enum IdentifierKind: String, CaseIterable, Sendable, Hashable {
     /// The app's own account ID for the user (both teams' user tables).

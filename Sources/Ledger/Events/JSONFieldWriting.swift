@@ -1,3 +1,5 @@
+import Basics
+
 /// A part of an event that writes itself as one canonical JSON value: a body, a nested object
 /// of a body (a failure, a sealed value, a checkpoint), the identifiers, the actor.
 protocol JSONFieldWriting {

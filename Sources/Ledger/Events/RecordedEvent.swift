@@ -1,3 +1,5 @@
+import Basics
+
 /// An event as stored: the draft plus what the ledger assigned when it committed.
 public struct RecordedEvent: Hashable, Sendable {
     /// The global sequence number, dense from 1.

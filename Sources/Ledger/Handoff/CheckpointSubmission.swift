@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// A checkpoint with a consistency proof from an older tree size, in the form of a C2SP

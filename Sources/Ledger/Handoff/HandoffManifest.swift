@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// The signed statement at the head of a handoff package (schemas/audit-evidence.md,

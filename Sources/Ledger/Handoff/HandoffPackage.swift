@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// A handoff package as it travels from team A to team B: a directory of three files

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// What team B sends back to team A for a handoff package: a directory of three files

@@ -1,3 +1,5 @@
+import Basics
+
 /// One line of `rows.csv` split into its fields (three in v1, four in v2), when it is written as
 /// Handover writes it: each field quoted only where it must be, the line ended by CRLF.
 public struct HandoffRowLine: Sendable {

@@ -1,3 +1,5 @@
+import Basics
+
 /// The handoff rows a ledger holds ("handoff rows received"), checked against what they claim:
 /// each package's or list's chunks in order, one of each number, agreeing with each other,
 /// and, for a signed package whose chunks are all recorded, the rows written again as Handover

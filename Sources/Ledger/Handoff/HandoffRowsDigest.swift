@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 
 /// The SHA-256 of a package's `rows.csv` as Handover writes it (the header, then one CRLF line

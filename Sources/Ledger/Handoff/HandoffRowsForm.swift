@@ -1,3 +1,5 @@
+import Basics
+
 /// The form a handoff package's rows take, named by its manifest's first line
 /// (schemas/audit-evidence.md, "Handoff package").
 ///

@@ -1,3 +1,5 @@
+import Basics
+
 extension LogView {
     /// Every "handoff issued" event, oldest first, with its sequence number.
     public func handoffsIssued() throws -> [(sequence: UInt64, body: HandoffIssued)] {

@@ -1,3 +1,4 @@
+import Basics
 import LMDB
 
 /// The person index as the ledger stores it (``LedgerSchema/personIndex``): the size it covers,

@@ -1,3 +1,4 @@
+import Basics
 import LMDB
 
 /// The person index recomputed from the events alone, in memory, as `verify --deep` does: fed

@@ -1,3 +1,5 @@
+import Basics
+
 /// The person index's verifiable map: a binary prefix tree over 256-bit labels, each leaf one
 /// name's ``PersonHistory`` (schemas/audit-evidence.md, "Person index"), as in key
 /// transparency's prefix trees.

@@ -1,3 +1,5 @@
+import Basics
+
 /// Stored event JSON with its sealed values opened: for the copies of events people read
 /// (exports with personal data, an evidence bundle's `revealed/`), never for what is hashed.
 public enum SealedJSON {

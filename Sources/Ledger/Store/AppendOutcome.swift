@@ -1,3 +1,5 @@
+import Basics
+
 /// What became of one appended event.
 public enum AppendOutcome: Hashable, Sendable {
     /// Written and durable under this sequence number.

@@ -1,3 +1,4 @@
+import Basics
 import LMDB
 
 /// Upgrades a format-1 ledger to format 2 in place, at its first writable open.

@@ -1,3 +1,4 @@
+import Basics
 import LMDB
 
 /// The named databases of a ledger environment (format 3) and the layout of their keys.

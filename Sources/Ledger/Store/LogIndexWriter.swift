@@ -1,3 +1,4 @@
+import Basics
 import LMDB
 
 /// Writes the log's indexes (type, recorded time, idempotency key) for events in sequence

@@ -1,3 +1,4 @@
+import Basics
 import LMDB
 
 /// The end of the log as one group commit's transaction appends to it: the head and the Merkle

@@ -1,3 +1,4 @@
+import Basics
 import LMDB
 
 /// Reads the log and its indexes inside one transaction (read or write).

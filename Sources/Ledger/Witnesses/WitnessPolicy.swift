@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// Which witnesses must have cosigned a checkpoint, and how many: the JSON object aics-tlog

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// One witness as `status`, `/metrics` and `witness list` show it: where it is configured (nil once removed)

@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// What kind of value a column holds, as every output and export writes it.

@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// The answers of `handover query` and `handover window`, declared once: their columns, in

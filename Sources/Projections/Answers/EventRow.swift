@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// One event as `query events` and a user's history list it: when, what, whom it names, and

@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// The facts more than one kind of row carries, each named and described once: an answer

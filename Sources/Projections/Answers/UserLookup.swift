@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// What team B's app backend is told about a user who signs in, or looks them up: which of the

@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// One user as the answers about users show them: the projected state, and what an answer

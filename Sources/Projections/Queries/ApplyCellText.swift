@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// An apply row's cells in words, as a user's history and an evidence bundle's story show them:

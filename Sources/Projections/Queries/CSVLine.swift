@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// The one CSV encoder of answers, exports and output files: RFC 4180 fields (``CSVField``),

@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// The questions the query CLI answers, over a ``ProjectionSnapshot`` (now or as of a time):

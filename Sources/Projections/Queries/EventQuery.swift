@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// Lists events from the log, by identifier, type and recorded time, newest last.

@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// Renders an answer row by row as a table, JSON or CSV, handing the text to `output` as it

@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// One apply batch's row about one user: what `apply` planned and what became of each column

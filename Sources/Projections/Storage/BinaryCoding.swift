@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// Appends fields to a byte buffer: big-endian integers, LEB128 varints and packed text.

@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// The value of a `migrated_order` entry: the spans of sequences during which the user was

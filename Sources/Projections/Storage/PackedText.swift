@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// How user record version 2 stores a string: as received, in fewer bytes when it holds

@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// The binary layout of a ``UserState`` in `user_versions`: user record version 2, the only one

@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// Step 8 of checking an evidence bundle (schemas/evidence-bundle.md, "index.json"): the person

@@ -1,3 +1,4 @@
+import Basics
 import Ledger
 
 /// One link of a person's story in an evidence bundle, and whether the bundle proves it: an

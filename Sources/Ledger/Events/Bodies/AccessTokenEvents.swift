@@ -1,3 +1,5 @@
+import Basics
+
 /// Body of "access token issued": a `user.migration` token was obtained. The token itself
 /// is never recorded, only a fingerprint.
 public struct AccessTokenIssued: Hashable, Sendable {

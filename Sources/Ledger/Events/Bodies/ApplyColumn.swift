@@ -1,3 +1,5 @@
+import Basics
+
 /// A value `apply` sets on an account: one the ledger holds for the user, mapped by the operator
 /// to a column of the app's accounts table (`--set NAME=COLUMN`). An apply batch plans and
 /// settles each mapped value of each account apart (its cell), so that the app's own change to

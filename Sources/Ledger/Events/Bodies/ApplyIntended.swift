@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 
 /// Body of "apply intended" (team B): one batch of an apply run, recorded before its

@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 
 /// One line an apply batch event keeps beside it in the `rows` database (schemas/ledger-format.md,

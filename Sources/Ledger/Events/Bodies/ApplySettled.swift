@@ -1,3 +1,5 @@
+import Basics
+
 /// Body of "apply settled" (team B): what became of one intended batch. When its transaction
 /// committed, each account's outcome in each of its cells, in the intent's order; when it did not
 /// (the run was interrupted before the commit), none, and the batch's users are planned again.

@@ -1,3 +1,5 @@
+import Basics
+
 /// Body of "apply started" (team B): `apply --commit` (or `--undo`) began writing users' new
 /// values (the `sub`, and where mapped the private relay address and the forwarding flag) to the
 /// app's own accounts table. Its run ID is in the actor; the batches follow as "apply intended"

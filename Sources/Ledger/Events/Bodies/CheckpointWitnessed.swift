@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// Body of "checkpoint witnessed": this ledger, as a witness (c2sp.org/tlog-witness), cosigned

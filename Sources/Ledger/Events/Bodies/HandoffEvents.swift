@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// A signed checkpoint as a handoff event keeps it: every field of the note, so the note

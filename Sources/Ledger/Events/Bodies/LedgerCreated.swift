@@ -1,3 +1,5 @@
+import Basics
+
 /// Body of "ledger created": whose ledger this is and how it behaves.
 public struct LedgerCreated: Hashable, Sendable {
     /// Which side of the transfer a ledger belongs to.

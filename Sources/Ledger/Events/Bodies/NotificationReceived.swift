@@ -1,3 +1,5 @@
+import Basics
+
 /// Body of "notification received": a verified server-to-server notification from Apple.
 /// Its `jti` and `sub` are in the envelope; `event_time` is the event's occurred time too.
 public struct NotificationReceived: Hashable, Sendable {

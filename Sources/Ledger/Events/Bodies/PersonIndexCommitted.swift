@@ -1,3 +1,5 @@
+import Basics
+
 /// Body of "person index committed": the root of the person index over the log's first
 /// `indexed_size` events (schemas/audit-evidence.md, "Person index"). A checkpoint covering this
 /// event binds the root to the log, so the witnesses who cosign it cosign the index too; an

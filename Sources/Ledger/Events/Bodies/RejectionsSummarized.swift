@@ -1,3 +1,5 @@
+import Basics
+
 /// Body of "rejections summarized": refused deliveries from one source beyond its budget in
 /// one minute, answered 429 and summed up here instead of recorded one by one (`serve`'s
 /// flood guard). The payloads are not kept, only the first and last one's SHA-256.

@@ -1,3 +1,5 @@
+import Basics
+
 /// Body of "run started": a batch run began (its run ID is in the actor).
 public struct RunStarted: Hashable, Sendable {
     /// The command (`generate`, `exchange`, ...).

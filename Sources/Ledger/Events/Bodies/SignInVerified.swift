@@ -1,3 +1,5 @@
+import Basics
+
 /// Body of "sign-in verified": an identity token whose signature and claims checked out.
 /// Its `sub` and `transfer_sub` are in the envelope; `iat` is the event's occurred time.
 public struct SignInVerified: Hashable, Sendable {

@@ -1,3 +1,5 @@
+import Basics
+
 /// Body of "sign-in rejected" and "notification rejected": why a token was refused. The
 /// payload itself is not kept, only its SHA-256.
 public struct TokenRejected: Hashable, Sendable {

@@ -1,3 +1,5 @@
+import Basics
+
 /// Body of "transfer accepted": the app-transfer date, which starts the 60-day window.
 public struct TransferAccepted: Hashable, Sendable {
     public var acceptedAt: Timestamp

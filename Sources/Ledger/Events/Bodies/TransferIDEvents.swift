@@ -1,3 +1,5 @@
+import Basics
+
 /// Body of "transfer ID generated" (team A): Apple returned a `transfer_sub` for one user
 /// and a target team. The user's identifiers are in the envelope.
 public struct TransferIDGenerated: Hashable, Sendable {

@@ -1,3 +1,5 @@
+import Basics
+
 /// Body of "user erased": one user's data keys were destroyed, so their sealed personal
 /// data can no longer be read. The log itself is unchanged and still verifies.
 public struct UserErased: Hashable, Sendable {

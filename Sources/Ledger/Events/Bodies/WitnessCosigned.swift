@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// Body of "witness cosigned": a witness (c2sp.org/tlog-witness) cosigned one of this ledger's
