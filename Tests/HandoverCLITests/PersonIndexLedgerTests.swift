@@ -30,15 +30,20 @@ struct PersonIndexLedgerTests {
         var r = try handover("verify", "--ledger", path, "--deep")
         #expect(r.status == 0 && r.out.contains("OK: the person index (600 names over 201 events) and 1 committed root equal"), "\(r.out)\(r.err)")
 
-        // One byte of one name's stored history.
+        // One byte of one name's stored history: the last of the chain in a record's first slot
+        // holding a name (nibble, 0, label, count, chain).
         let altered = dir.sub("altered")
         try FileManager.default.copyItem(atPath: path, toPath: altered)
         try Environment(path: altered).write { txn in
             let database = try txn.openDatabase("person_index", create: false)
             let (key, value) = try #require(
-                try txn.withCursor(database) { try $0.seek(atLeast: [UInt8(ascii: "H")]).map { (Array($0.0), Array($0.1)) } })
+                try txn.withCursor(database) { cursor in
+                    var entry = try cursor.seek(atLeast: [UInt8(ascii: "S")])
+                    while let (_, value) = entry, value[1] != 0 { entry = try cursor.next() }
+                    return entry.map { (Array($0.0), Array($0.1)) }
+                })
             var changed = value
-            changed[39] ^= 1
+            changed[73] ^= 1
             _ = try txn.put(database, key: key, value: changed)
         }
         r = try handover("verify", "--ledger", altered, "--deep")

@@ -1,6 +1,7 @@
 import Basics
 import Crypto
 import Foundation
+import LMDB
 import TestSupport
 import Testing
 
@@ -101,8 +102,54 @@ struct PersonIndexTests {
                     #expect(body.indexedSize == Int(recomputed.size))
                     #expect(body.root == Hex.encode(try recomputed.root().bytes))
                 }
-                try recomputed.add(event, leaf: MerkleHash.leafHash(storedRecord: raw))
+                recomputed.add(event, leaf: MerkleHash.leafHash(storedRecord: raw))
             }
         }
+    }
+
+    @Test(
+        "thousands of names added in batches of every size, in memory and in a ledger's records: each root is the definition's, each proof leads to it, and a name's history keeps its log order"
+    )
+    func manyNamesInBatches() throws {
+        var generator = SystemRandomNumberGenerator()
+        let dir = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.sub("tree"), withIntermediateDirectories: true)
+        let environment = try Environment(path: dir.sub("tree"))
+        var records: [PrefixTreeRecord.Key: PrefixTreeRecord] = [:]
+        let inMemory = PrefixTree(load: { records[$0] }, save: { records[$0] = $1 })
+        var histories: [SHA256Hash: PersonHistory] = [:]
+        var sequence: UInt64 = 0
+        // Labels sharing long prefixes as well as random ones: records a level or more deep.
+        var labels = (0..<3000).map { _ in SHA256Hash((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })! }
+        labels += (0..<200).map { i in SHA256Hash(labels[i].bytes.prefix(8 + i % 20) + (0..<(24 - i % 20)).map { _ in UInt8.random(in: 0...255) })! }
+        for batch in [1, 1, 2, 7, 60, 500, 4000, 1500] {
+            var additions: [PrefixTree.Addition] = []
+            for _ in 0..<batch {
+                sequence += 1
+                let label = labels.randomElement(using: &generator)!
+                let leaf = SHA256Hash(hashing: UnsafeRawBufferPointer(start: nil, count: 0), [UInt8](BigEndian.bytes(sequence)).withUnsafeBytes { $0 })
+                additions.append(PrefixTree.Addition(label: label, sequence: sequence, leaf: leaf))
+                histories[label, default: .empty].append(sequence: sequence, leaf: leaf)
+            }
+            let newNames = try inMemory.add(additions)
+            let stored = try environment.write { txn in
+                let database = try txn.openDatabase("person_index", create: true)
+                let tree = PrefixTree(
+                    load: { key in try txn.get(database, key: key.stored).flatMap { raw in raw.withUnsafeBytes { PrefixTreeRecord(encoded: $0) } } },
+                    save: { key, record in _ = try txn.put(database, key: key.stored, value: record.encoded) })
+                _ = try tree.add(additions)
+                return try tree.rootHash()
+            }
+            let reference = referenceRoot(histories.map { ($0.key.bytes, $0.value.leafHash(label: $0.key).bytes) })
+            #expect(try inMemory.rootHash().bytes == reference && stored.bytes == reference, "after a batch of \(batch)")
+            #expect(newNames <= batch)
+            for label in histories.keys.shuffled().prefix(300) {
+                let (history, steps) = try #require(try inMemory.proof(of: label))
+                #expect(history == histories[label])
+                #expect(PrefixTree.root(label: label, leaf: history.leafHash(label: label), steps: steps)?.bytes == reference)
+            }
+        }
+        #expect(records.count > 1)
+        #expect(try inMemory.proof(of: SHA256Hash([UInt8](repeating: 7, count: 32))!) == nil)
     }
 }

@@ -29,17 +29,43 @@ extension Ledger {
         if !present { try environment.write { txn in _ = try txn.openDatabase("person_index", create: true) } }
     }
 
-    /// Builds the person index of a ledger that has none (one written before it, or a first
-    /// build cut short), as a writable open does; returns how many events it indexed, nil when
-    /// there was nothing to build. The index's state is written with each transaction, so a
-    /// build killed part-way resumes from there.
+    /// Builds the person index of a ledger that has none (one written before it, or in an
+    /// earlier layout, or a first build cut short), as a writable open does; returns how many
+    /// events it indexed, nil when there was nothing to build.
+    ///
+    /// The build reads the log in short read transactions and holds the tree in memory (about
+    /// 100 bytes a name), then writes every record once, in key order, in one transaction with
+    /// the state and the layout: a build cut short leaves nothing behind and starts again.
     static func buildPersonIndexIfMissing(environment: Environment, schema: LedgerSchema) throws -> UInt64? {
         guard let database = schema.personIndex else { return nil }
-        let built = try environment.read { txn in try txn.get(database, key: LogView.personIndexBuiltKey) != nil }
-        guard !built else { return nil }
-        let state = try updatePersonIndex(environment: environment, schema: schema)
-        try environment.write { txn in _ = try txn.put(database, key: LogView.personIndexBuiltKey, value: [1]) }
-        return state.indexedSize
+        let layout = try environment.read { txn in try txn.get(database, key: LogView.personIndexBuiltKey) }
+        guard layout != LogView.personIndexLayout else { return nil }
+        let built = PersonIndexRecomputation()
+        var next: UInt64 = 1
+        var reachedHead = false
+        while !reachedHead {
+            reachedHead = try environment.read { txn in
+                let view = LogView(txn, schema: schema)
+                let head = try view.head().sequence
+                let end = min(head, next + eventsPerBackgroundTransaction - 1)
+                if next <= end {
+                    try view.personIndexEntries(from: next, through: end) { built.add($0) }
+                    built.advance(to: end)
+                }
+                next = end + 1
+                return end >= head
+            }
+        }
+        let root = try built.root()
+        try environment.write { txn in
+            try txn.clear(database)
+            _ = try txn.put(database, key: LogView.personIndexBuiltKey, value: LogView.personIndexLayout)
+            _ = try txn.put(database, key: LogView.personIndexStateKey, value: PersonIndexState(indexedSize: built.size, names: built.names, root: root).encoded)
+            for (key, record) in built.recordsInStoredOrder() {
+                _ = try txn.put(database, key: key.stored, value: record.encoded, flags: .append)
+            }
+        }
+        return built.size
     }
 
     /// Brings the person index up to the head and, when it holds a name and its root is not the
@@ -81,23 +107,20 @@ extension Ledger {
     /// Adds up to `eventsPerBackgroundTransaction` events after the index's size to it in `txn`;
     /// returns the state and whether it reached the head.
     private static func extendPersonIndex(_ view: LogView, txn: WriteTransaction) throws -> (PersonIndexState, Bool) {
-        guard let database = view.schema.personIndex, let stored = try view.storedPersonIndex() else {
+        guard let database = view.schema.personIndex, let stored = try view.storedPersonIndex(),
+            try txn.get(database, key: LogView.personIndexBuiltKey) == LogView.personIndexLayout
+        else {
             throw LedgerError(.needsUpgrade, "it has no person index yet")
         }
         let head = try view.head().sequence
         let last = min(head, stored.indexedSize + eventsPerBackgroundTransaction)
-        let tree = view.personIndexTree(root: stored.root)
-        var names = stored.names
+        var additions: [PrefixTree.Addition] = []
         try view.personIndexEntries(from: stored.indexedSize + 1, through: last) { entry in
-            let label = entry.name.label
-            if try tree.history(of: label) == nil { names += 1 }
-            try tree.append(label: label, sequence: entry.sequence, leaf: entry.leaf)
+            additions.append(PrefixTree.Addition(label: entry.name.label, sequence: entry.sequence, leaf: entry.leaf))
         }
-        let changes = try tree.changes()
-        for (key, node) in changes.nodes { _ = try txn.put(database, key: key.stored, value: node.encoded) }
-        for (label, history) in changes.histories { _ = try txn.put(database, key: [UInt8(ascii: "H")] + label.bytes, value: history.encoded) }
-        _ = try txn.put(
-            database, key: LogView.personIndexStateKey, value: BigEndian.bytes(last) + BigEndian.bytes(names) + (tree.root?.encoded ?? []))
-        return (PersonIndexState(indexedSize: last, names: names, root: try tree.rootHash()), last == head)
+        let tree = view.personIndexTree(writingTo: txn)
+        let state = PersonIndexState(indexedSize: last, names: stored.names + (try tree.add(additions)), root: try tree.rootHash())
+        _ = try txn.put(database, key: LogView.personIndexStateKey, value: state.encoded)
+        return (state, last == head)
     }
 }

@@ -9,59 +9,65 @@ public struct PersonIndexState: Equatable, Sendable {
     /// How many names it holds.
     public var names: UInt64
     public var root: SHA256Hash
+
+    /// The 48 bytes stored: size, names, root.
+    var encoded: [UInt8] { BigEndian.bytes(indexedSize) + BigEndian.bytes(names) + root.bytes }
 }
 
 extension LogView {
+    /// The index's state: u64 events covered ‖ u64 names ‖ root hash (48 bytes).
     static let personIndexStateKey: [UInt8] = [UInt8(ascii: "R")]
-    /// Present once the index was first built to the head: `B`.
+    /// The layout the index was built in, once built to the head: `B`, holding ``personIndexLayout``.
     static let personIndexBuiltKey: [UInt8] = [UInt8(ascii: "B")]
+    /// The layout of ``PrefixTreeRecord``s. An index built in another (the binary branches of
+    /// the first builds) is built again at the next writable open.
+    static let personIndexLayout: [UInt8] = [2]
 
-    /// The stored index's size, name count and root side; nil when the ledger has no index database.
-    func storedPersonIndex() throws -> (indexedSize: UInt64, names: UInt64, root: PrefixTree.Ref?)? {
+    /// The stored index's state; nil when the ledger has no index database. An index not yet
+    /// built covers no event.
+    func storedPersonIndex() throws -> PersonIndexState? {
         guard let database = schema.personIndex else { return nil }
-        guard let raw = try transaction.get(database, key: Self.personIndexStateKey) else { return (0, 0, nil) }
-        guard raw.count == 16 || raw.count == 50, let size = try? BigEndian.uint64(raw), let names = try? BigEndian.uint64(raw, at: 8) else {
-            throw LedgerError(.malformedRecord, "the person index's state is \(raw.count) bytes, not 16 or 50")
+        guard let raw = try transaction.get(database, key: Self.personIndexStateKey) else {
+            return PersonIndexState(indexedSize: 0, names: 0, root: PrefixTree.emptyRoot)
         }
-        guard raw.count == 50 else { return (size, names, nil) }
-        guard let root = raw.withUnsafeBytes({ PrefixTree.Ref(encoded: UnsafeRawBufferPointer(rebasing: $0[16...])) }) else {
-            throw LedgerError(.malformedRecord, "the person index's root is not a leaf or a branch")
+        guard raw.count == 48, let size = try? BigEndian.uint64(raw), let names = try? BigEndian.uint64(raw, at: 8),
+            let root = raw.withUnsafeBytes({ SHA256Hash(UnsafeRawBufferPointer(rebasing: $0[16...])) })
+        else {
+            guard raw.count == 16 || raw.count == 50 else {
+                throw LedgerError(.malformedRecord, "the person index's state is \(raw.count) bytes, not 48")
+            }
+            throw LedgerError(.needsUpgrade, "its person index is in an earlier layout (handover upgrade builds it again)")
         }
-        return (size, names, root)
+        return PersonIndexState(indexedSize: size, names: names, root: root)
     }
 
-    /// The index's tree as stored, reading its nodes through this view's transaction.
-    func personIndexTree(root: PrefixTree.Ref?) -> PrefixTree {
+    /// The index's tree as stored, read through this view's transaction (and written through
+    /// `write`, when given).
+    func personIndexTree(writingTo write: WriteTransaction? = nil) -> PrefixTree {
         let database = schema.personIndex
         return PrefixTree(
-            root: root,
-            loadNode: { key in
+            load: { key in
                 guard let database, let raw = try self.transaction.get(database, key: key.stored) else { return nil }
-                guard let node = raw.withUnsafeBytes({ PrefixTree.Node(encoded: $0) }) else {
-                    throw LedgerError(.malformedRecord, "the person index's branch at depth \(key.depth) is \(raw.count) bytes, not 100")
+                guard let record = raw.withUnsafeBytes({ PrefixTreeRecord(encoded: $0) }) else {
+                    throw LedgerError(
+                        .malformedRecord, "the person index's record under the \(key.level)-nibble prefix \(Hex.encode(key.prefix.bytes)) is malformed")
                 }
-                return node
+                return record
             },
-            loadHistory: { label in
-                guard let database, let raw = try self.transaction.get(database, key: [UInt8(ascii: "H")] + label.bytes) else { return nil }
-                guard let history = raw.withUnsafeBytes({ PersonHistory(encoded: $0) }) else {
-                    throw LedgerError(.malformedRecord, "the person index's history of \(Hex.encode(label.bytes)) is \(raw.count) bytes, not 40")
-                }
-                return history
+            save: { key, record in
+                guard let database, let write else { throw LedgerError(.readOnly, "the person index is written only by a writer") }
+                _ = try write.put(database, key: key.stored, value: record.encoded)
             })
     }
 
     /// The person index as stored: nil when the ledger has none yet (`handover upgrade` builds it).
     public func personIndexState() throws -> PersonIndexState? {
-        guard let stored = try storedPersonIndex() else { return nil }
-        return PersonIndexState(indexedSize: stored.indexedSize, names: stored.names, root: try personIndexTree(root: stored.root).rootHash())
+        try storedPersonIndex()
     }
 
     /// `name`'s proof in the index as stored; nil when the index does not hold it.
     public func personIndexProof(of name: PersonName) throws -> PersonIndexProof? {
-        guard let stored = try storedPersonIndex(), let (history, steps) = try personIndexTree(root: stored.root).proof(of: name.label) else {
-            return nil
-        }
+        guard try storedPersonIndex() != nil, let (history, steps) = try personIndexTree().proof(of: name.label) else { return nil }
         return PersonIndexProof(name: name, history: history, steps: steps.map { ($0.depth, $0.sibling) })
     }
 

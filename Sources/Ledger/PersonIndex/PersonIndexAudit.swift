@@ -46,7 +46,7 @@ extension Ledger {
                     guard let raw = try view.record(sequence) else {
                         throw LedgerError(.malformedRecord, "event \(sequence) is missing from the log")
                     }
-                    try recomputed.add(try view.withStoredRows(LogView.decode(raw, sequence: sequence)), leaf: MerkleHash.leafHash(storedRecord: raw))
+                    recomputed.add(try view.withStoredRows(LogView.decode(raw, sequence: sequence)), leaf: MerkleHash.leafHash(storedRecord: raw))
                     try compare()
                     if sequence == finding.storedSize, finding.problem == nil, let difference = try recomputed.difference(fromStoredIn: view) {
                         finding.problem =

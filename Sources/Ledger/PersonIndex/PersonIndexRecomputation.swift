@@ -1,14 +1,18 @@
 import Basics
 import LMDB
 
-/// The person index recomputed from the events alone, in memory, as `verify --deep` does: fed
-/// each event in order, it answers the root over the events fed so far.
+/// The person index computed from the events alone, in memory, as `verify --deep` does and as
+/// the index's first build does before writing it: fed each event in order, it answers the root
+/// over the events fed so far.
 public final class PersonIndexRecomputation {
-    private let tree = PrefixTree()
     /// How many events were fed.
     public private(set) var size: UInt64 = 0
-    /// How many names it holds.
+    /// How many names it holds (as of the last ``root()``).
     public private(set) var names: UInt64 = 0
+    private var records: [PrefixTreeRecord.Key: PrefixTreeRecord] = [:]
+    /// What was fed since the last ``root()``, in log order: added to the tree at once, so that
+    /// each record on their paths is rewritten once.
+    private var pending: [PrefixTree.Addition] = []
 
     public init() {}
 
@@ -16,55 +20,82 @@ public final class PersonIndexRecomputation {
     public static let noLeaf = PrefixTree.emptyRoot
 
     /// Adds the event next in the log (its rows attached), whose log leaf hash is `leaf`.
-    public func add(_ event: RecordedEvent, leaf: SHA256Hash) throws {
+    public func add(_ event: RecordedEvent, leaf: SHA256Hash) {
         precondition(event.sequence == size + 1, "events are fed in order")
-        for entry in PersonIndexEntry.entries(of: event, leaf: leaf) {
-            let label = entry.name.label
-            if try tree.history(of: label) == nil { names += 1 }
-            try tree.append(label: label, sequence: entry.sequence, leaf: entry.leaf)
-        }
+        for entry in PersonIndexEntry.entries(of: event, leaf: leaf) { add(entry) }
         size = event.sequence
     }
 
-    /// The root over the events fed.
-    public func root() throws -> SHA256Hash { try tree.rootHash() }
+    /// Adds one thing of the next events (``advance(to:)`` says when they are all fed).
+    func add(_ entry: PersonIndexEntry) {
+        pending.append(PrefixTree.Addition(label: entry.name.label, sequence: entry.sequence, leaf: entry.leaf))
+    }
 
-    /// What differs between the index as `view`'s ledger stores it and this one, entry by entry
-    /// (every history and branch, so that a stored entry changed under a branch hash kept from
-    /// before is found); nil when they are the same.
+    /// Says that every event up to `size` was fed, through ``add(_:)``.
+    func advance(to size: UInt64) {
+        precondition(size >= self.size, "events are fed in order")
+        self.size = size
+    }
+
+    /// The root over the events fed.
+    public func root() throws -> SHA256Hash {
+        let tree = PrefixTree(load: { [unowned self] in self.records[$0] }, save: { [unowned self] in self.records[$0] = $1 })
+        names += try tree.add(pending)
+        pending = []
+        return try tree.rootHash()
+    }
+
+    /// Every record, in the order the ledger stores them (after ``root()``).
+    func recordsInStoredOrder() -> [(PrefixTreeRecord.Key, PrefixTreeRecord)] {
+        records.sorted { PrefixTreeRecord.Key.storedOrder($0.key, $1.key) }.map { ($0.key, $0.value) }
+    }
+
+    /// What differs between the index as `view`'s ledger stores it and this one, record by record, so that a stored history or hash changed under a root kept
+    /// from before is found; nil when they are the same.
     func difference(fromStoredIn view: LogView) throws -> String? {
         guard let database = view.schema.personIndex else { return "the ledger has no person index database" }
-        var histories = tree.heldHistories
-        var branches = try tree.heldBranches()
+        _ = try root()
+        var matched = 0
         var problem: String?
         try view.transaction.withCursor(database) { cursor in
-            var entry = try cursor.first()
+            var entry = try cursor.seek(atLeast: [UInt8(ascii: "S")])
             while let (key, value) = entry, problem == nil {
-                switch key.first {
-                case UInt8(ascii: "H"):
-                    let label = SHA256Hash(UnsafeRawBufferPointer(rebasing: key[1...]))
-                    guard key.count == 33, let label, let held = histories.removeValue(forKey: label), PersonHistory(encoded: value) == held else {
-                        problem = "the stored history of label \(Hex.encode(Array(key.dropFirst()))) is not the one the events give"
-                        break
-                    }
-                case UInt8(ascii: "N"):
-                    let stored = PrefixTree.Node(encoded: value)
-                    guard key.count == 34, let prefix = SHA256Hash(UnsafeRawBufferPointer(rebasing: key[2...])),
-                        let held = branches.removeValue(forKey: PrefixTree.BranchKey(depth: key[1], prefix: prefix)), let stored,
-                        stored.left == held.left, stored.right == held.right, stored.hash == held.hash
-                    else {
-                        problem = "the stored branch at depth \(key.count > 1 ? Int(key[1]) : -1) is not the one the events give"
-                        break
-                    }
-                default:
+                guard let place = PrefixTreeRecord.Key(stored: key) else {
+                    problem = "the stored index holds an entry that is not a record of its tree"
                     break
                 }
+                let stored = PrefixTreeRecord(encoded: value)
+                guard let held = records[place] else {
+                    problem = "the stored index holds a record the events do not give, \(Self.describe(place))"
+                    break
+                }
+                if stored != held { problem = Self.describe(difference: stored, held, at: place) }
+                matched += 1
                 entry = try cursor.next()
             }
         }
         if let problem { return problem }
-        if let missing = histories.keys.first { return "the stored index lacks the history of label \(Hex.encode(missing.bytes))" }
-        if let missing = branches.keys.first { return "the stored index lacks the branch at depth \(missing.depth)" }
+        guard matched == records.count else {
+            let missing = try records.keys.first { try view.transaction.get(database, key: $0.stored) == nil }
+            return "the stored index lacks the record \(missing.map(Self.describe) ?? "of some names") that the events give"
+        }
         return nil
+    }
+
+    private static func describe(_ key: PrefixTreeRecord.Key) -> String {
+        "under the \(key.level)-nibble prefix \(Hex.encode(key.prefix.bytes))"
+    }
+
+    /// Which of a stored record's slots is not the one the events give: a name's history, or
+    /// the record as a whole.
+    private static func describe(difference stored: PrefixTreeRecord?, _ held: PrefixTreeRecord, at key: PrefixTreeRecord.Key) -> String {
+        for slot in held.slots {
+            guard case .leaf(let label, let history) = slot.content,
+                let found = stored?.slots.first(where: { $0.nibble == slot.nibble }),
+                case .leaf(label, let storedHistory) = found.content, storedHistory != history
+            else { continue }
+            return "the stored history of label \(Hex.encode(label.bytes)) is not the one the events give"
+        }
+        return "the stored record \(describe(key)) is not the one the events give"
     }
 }

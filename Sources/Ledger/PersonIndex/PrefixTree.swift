@@ -14,8 +14,8 @@ import Basics
 /// (``Step``s from the root down) reaches at most one leaf for a label, so the index cannot hold
 /// two histories for one name. A proof shows the sibling hashes only, never another label.
 ///
-/// Nodes come from `loadNode`/`loadHistory` (the ledger's `person_index` database) and are
-/// kept here once read or changed; ``changes()`` lists what to store back.
+/// The tree is kept as ``PrefixTreeRecord``s that `load` reads and `save` writes: the ledger's
+/// `person_index` database, or a dictionary for a tree held in memory alone.
 final class PrefixTree {
     /// One branch on a label's path: its depth and the hash of the other side.
     struct Step: Equatable, Sendable {
@@ -23,119 +23,43 @@ final class PrefixTree {
         var sibling: SHA256Hash
     }
 
-    /// A branch's place: its depth and its labels' shared prefix (the bits beyond zero).
-    struct BranchKey: Hashable, Sendable {
-        var depth: UInt8
-        var prefix: SHA256Hash
-
-        /// `PrefixTree`'s database key: `N` ‖ depth ‖ prefix.
-        var stored: [UInt8] { [UInt8(ascii: "N"), depth] + prefix.bytes }
+    /// One thing added to a name's history: the name's label, its event's sequence number and
+    /// its leaf hash.
+    struct Addition: Sendable {
+        var label: SHA256Hash
+        var sequence: UInt64
+        var leaf: SHA256Hash
     }
 
-    /// What a side of a branch holds.
-    enum Ref: Equatable, Sendable {
-        case leaf(SHA256Hash)
-        case branch(BranchKey)
+    private let load: (PrefixTreeRecord.Key) throws -> PrefixTreeRecord?
+    private let save: (PrefixTreeRecord.Key, PrefixTreeRecord) throws -> Void
 
-        /// 34 bytes: 0 and 0 then the label, or 1 and the depth then the prefix.
-        var encoded: [UInt8] {
-            switch self {
-            case .leaf(let label): return [0, 0] + label.bytes
-            case .branch(let key): return [1, key.depth] + key.prefix.bytes
-            }
+    /// A tree whose records `load` reads (nil: none there) and `save` writes.
+    init(
+        load: @escaping (PrefixTreeRecord.Key) throws -> PrefixTreeRecord?, save: @escaping (PrefixTreeRecord.Key, PrefixTreeRecord) throws -> Void
+    ) {
+        self.load = load
+        self.save = save
+    }
+
+    /// Adds `additions`, given in log order, to their names' histories; writes the records on
+    /// their paths once each; returns how many names are new.
+    func add(_ additions: [Addition]) throws -> UInt64 {
+        guard !additions.isEmpty else { return 0 }
+        // By label, and in log order within a label: a name's history chains them as they came.
+        let order = additions.indices.sorted { a, b in
+            let c = Self.compare(additions[a].label, additions[b].label)
+            return c != 0 ? c < 0 : a < b
         }
-
-        init?(encoded bytes: UnsafeRawBufferPointer) {
-            guard bytes.count == 34, let hash = SHA256Hash(UnsafeRawBufferPointer(rebasing: bytes[2...])) else { return nil }
-            switch (bytes[0], bytes[1]) {
-            case (0, 0): self = .leaf(hash)
-            case (1, let depth): self = .branch(BranchKey(depth: depth, prefix: hash))
-            default: return nil
-            }
-        }
-    }
-
-    /// A branch: its two sides and, once computed, its hash.
-    struct Node: Sendable {
-        var left: Ref
-        var right: Ref
-        var hash: SHA256Hash?
-
-        /// 100 bytes: hash, left, right.
-        var encoded: [UInt8] { (hash?.bytes ?? []) + left.encoded + right.encoded }
-
-        init(left: Ref, right: Ref) {
-            self.left = left
-            self.right = right
-        }
-
-        init?(encoded bytes: UnsafeRawBufferPointer) {
-            guard bytes.count == 100, let hash = SHA256Hash(bytes), let left = Ref(encoded: UnsafeRawBufferPointer(rebasing: bytes[32..<66])),
-                let right = Ref(encoded: UnsafeRawBufferPointer(rebasing: bytes[66..<100]))
-            else { return nil }
-            self.left = left
-            self.right = right
-            self.hash = hash
-        }
-    }
-
-    /// Every history held in memory, by label (all of them, in a tree held in memory alone).
-    var heldHistories: [SHA256Hash: PersonHistory] { histories }
-
-    /// Every branch held in memory, hashed (all of them, in a tree held in memory alone).
-    func heldBranches() throws -> [BranchKey: Node] {
-        _ = try rootHash()
-        return nodes
-    }
-
-    /// The root's side: nil while no label is held.
-    private(set) var root: Ref?
-    private var nodes: [BranchKey: Node] = [:]
-    private var histories: [SHA256Hash: PersonHistory] = [:]
-    private var changedNodes: Set<BranchKey> = []
-    private var changedHistories: Set<SHA256Hash> = []
-    private let keepsChanges: Bool
-    private let loadNode: (BranchKey) throws -> Node?
-    private let loadHistory: (SHA256Hash) throws -> PersonHistory?
-
-    /// A tree whose stored nodes `loadNode` and `loadHistory` read (nil: not stored), keeping
-    /// what changes for ``changes()``.
-    init(root: Ref?, loadNode: @escaping (BranchKey) throws -> Node?, loadHistory: @escaping (SHA256Hash) throws -> PersonHistory?) {
-        self.root = root
-        self.loadNode = loadNode
-        self.loadHistory = loadHistory
-        keepsChanges = true
-    }
-
-    /// An empty tree held in memory alone.
-    init() {
-        root = nil
-        loadNode = { _ in nil }
-        loadHistory = { _ in nil }
-        keepsChanges = false
-    }
-
-    /// The history of `label`; nil when the tree does not hold it.
-    func history(of label: SHA256Hash) throws -> PersonHistory? {
-        if let known = histories[label] { return known }
-        let stored = try loadHistory(label)
-        if let stored { histories[label] = stored }
-        return stored
-    }
-
-    /// Adds the thing of event `sequence` with leaf hash `leaf` to the history of `label`.
-    func append(label: SHA256Hash, sequence: UInt64, leaf: SHA256Hash) throws {
-        var history = try history(of: label) ?? .empty
-        history.append(sequence: sequence, leaf: leaf)
-        histories[label] = history
-        if keepsChanges { changedHistories.insert(label) }
-        root = try insert(label, at: root)
+        let sorted = order.map { additions[$0] }
+        var newNames: UInt64 = 0
+        _ = try update(.root, slots: try load(.root)?.slots ?? [], with: sorted[...], newNames: &newNames)
+        return newNames
     }
 
     /// The root hash: 32 zero bytes for an empty tree.
     func rootHash() throws -> SHA256Hash {
-        guard let root else { return Self.emptyRoot }
-        return try hash(of: root)
+        try load(.root)?.hash(level: 0) ?? Self.emptyRoot
     }
 
     /// The root of a tree holding no label.
@@ -143,22 +67,21 @@ final class PrefixTree {
 
     /// The path of `label` from the root down, with its history; nil when the tree does not hold it.
     func proof(of label: SHA256Hash) throws -> (history: PersonHistory, steps: [Step])? {
+        guard var record = try load(.root) else { return nil }
+        var key = PrefixTreeRecord.Key.root
         var steps: [Step] = []
-        var at = root
-        while let ref = at {
-            switch ref {
-            case .leaf(let found):
-                guard found == label, let history = try history(of: label) else { return nil }
-                return (history, steps)
-            case .branch(let key):
-                guard Self.sharedBits(label, key.prefix) >= Int(key.depth) else { return nil }
-                let node = try self.node(key)
-                let right = Self.bit(label, Int(key.depth))
-                steps.append(Step(depth: key.depth, sibling: try hash(of: right ? node.left : node.right)))
-                at = right ? node.right : node.left
+        while true {
+            let nibble = Self.nibble(label, key.level)
+            steps += record.steps(level: key.level, toward: nibble)
+            guard let slot = record.slots.first(where: { $0.nibble == nibble }) else { return nil }
+            switch slot.content {
+            case .leaf(let held, let history):
+                return held == label ? (history, steps) : nil
+            case .subtree:
+                key = key.child(nibble)
+                record = try stored(key)
             }
         }
-        return nil
     }
 
     /// The root a proof leads to from `label`'s leaf `leaf`; nil when its depths do not rise
@@ -176,83 +99,15 @@ final class PrefixTree {
         return hash
     }
 
-    /// The branches and histories changed since the tree was read, hashed, for storing back.
-    func changes() throws -> (nodes: [(BranchKey, Node)], histories: [(SHA256Hash, PersonHistory)]) {
-        _ = try rootHash()
-        let changed = try changedNodes.map { ($0, try node($0)) }
-        let histories = changedHistories.compactMap { label in self.histories[label].map { (label, $0) } }
-        changedNodes = []
-        changedHistories = []
-        return (changed, histories)
-    }
-
-    // MARK: Inside
-
-    private func insert(_ label: SHA256Hash, at ref: Ref?) throws -> Ref {
-        guard let ref else { return .leaf(label) }
-        switch ref {
-        case .leaf(let held):
-            guard held != label else { return ref }
-            return branch(joining: label, with: ref, at: Self.sharedBits(label, held))
-        case .branch(let key):
-            let shared = Self.sharedBits(label, key.prefix)
-            guard shared >= Int(key.depth) else { return branch(joining: label, with: ref, at: shared) }
-            var node = try node(key)
-            if Self.bit(label, Int(key.depth)) {
-                node.right = try insert(label, at: node.right)
-            } else {
-                node.left = try insert(label, at: node.left)
-            }
-            store(node, at: key)
-            return ref
-        }
-    }
-
-    /// A new branch at `depth` holding the new leaf `label` and the side `other`.
-    private func branch(joining label: SHA256Hash, with other: Ref, at depth: Int) -> Ref {
-        let key = BranchKey(depth: UInt8(depth), prefix: Self.prefix(of: label, bits: depth))
-        let leaf = Ref.leaf(label)
-        store(Self.bit(label, depth) ? Node(left: other, right: leaf) : Node(left: leaf, right: other), at: key)
-        return .branch(key)
-    }
-
-    private func store(_ node: Node, at key: BranchKey) {
-        var node = node
-        node.hash = nil
-        nodes[key] = node
-        if keepsChanges { changedNodes.insert(key) }
-    }
-
-    private func node(_ key: BranchKey) throws -> Node {
-        if let known = nodes[key] { return known }
-        guard let stored = try loadNode(key) else {
-            throw LedgerError(
-                .malformedRecord, "the person index has no branch at depth \(key.depth) of \(Hex.encode(key.prefix.bytes)), which its tree names")
-        }
-        nodes[key] = stored
-        return stored
-    }
-
-    private func hash(of ref: Ref) throws -> SHA256Hash {
-        switch ref {
-        case .leaf(let label):
-            guard let history = try history(of: label) else {
-                throw LedgerError(.malformedRecord, "the person index has no history for label \(Hex.encode(label.bytes)), which its tree names")
-            }
-            return history.leafHash(label: label)
-        case .branch(let key):
-            var node = try node(key)
-            if let hash = node.hash { return hash }
-            let hash = Self.branchHash(depth: key.depth, try hash(of: node.left), try hash(of: node.right))
-            node.hash = hash
-            nodes[key] = node
-            return hash
-        }
-    }
-
     static func branchHash(depth: UInt8, _ left: SHA256Hash, _ right: SHA256Hash) -> SHA256Hash {
-        let children = left.bytes + right.bytes
-        return [0x01, depth].withUnsafeBytes { prefix in children.withUnsafeBytes { SHA256Hash(hashing: prefix, $0) } }
+        // 0x01 ‖ depth ‖ left as the prefix (34 bytes), right as the data.
+        var prefix: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        return withUnsafeMutableBytes(of: &prefix) { prefix in
+            prefix[0] = 0x01
+            prefix[1] = depth
+            left.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: prefix[2..<34]).copyMemory(from: $0) }
+            return right.withUnsafeBytes { SHA256Hash(hashing: UnsafeRawBufferPointer(rebasing: prefix[0..<34]), $0) }
+        }
     }
 
     /// Bit `index` of `label`, counted from the first byte's highest bit.
@@ -260,23 +115,83 @@ final class PrefixTree {
         label.withUnsafeBytes { ($0[index >> 3] >> (7 - UInt8(index & 7))) & 1 == 1 }
     }
 
-    /// How many leading bits `a` and `b` share (256 when equal).
-    static func sharedBits(_ a: SHA256Hash, _ b: SHA256Hash) -> Int {
+    /// Nibble `index` of `label`, counted from the first byte's high nibble.
+    static func nibble(_ label: SHA256Hash, _ index: UInt8) -> UInt8 {
+        label.withUnsafeBytes { index % 2 == 0 ? $0[Int(index) / 2] >> 4 : $0[Int(index) / 2] & 0x0F }
+    }
+
+    /// `a` against `b` by their bytes: negative, zero or positive.
+    static func compare(_ a: SHA256Hash, _ b: SHA256Hash) -> Int {
         a.withUnsafeBytes { x in
             b.withUnsafeBytes { y in
-                for i in 0..<32 where x[i] != y[i] { return i * 8 + (x[i] ^ y[i]).leadingZeroBitCount }
-                return 256
+                for offset in stride(from: 0, to: 32, by: 8) {
+                    let p = UInt64(bigEndian: x.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                    let q = UInt64(bigEndian: y.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                    if p != q { return p < q ? -1 : 1 }
+                }
+                return 0
             }
         }
     }
 
-    /// `label`'s first `bits` bits, the rest zero.
-    static func prefix(of label: SHA256Hash, bits: Int) -> SHA256Hash {
-        var bytes = label.bytes
-        for i in 0..<32 {
-            let keep = min(max(bits - i * 8, 0), 8)
-            bytes[i] &= keep == 0 ? 0 : UInt8(truncatingIfNeeded: 0xFF << (8 - keep))
+    // MARK: Inside
+
+    /// Brings the record at `key`, holding `slots`, up to date with `additions` (all under its
+    /// prefix, by label), saves it and returns its hash.
+    private func update(
+        _ key: PrefixTreeRecord.Key, slots initial: [PrefixTreeRecord.Slot], with additions: ArraySlice<Addition>, newNames: inout UInt64
+    ) throws -> SHA256Hash {
+        var slots = initial
+        var start = additions.startIndex
+        while start < additions.endIndex {
+            // The additions taking one next nibble.
+            let nibble = Self.nibble(additions[start].label, key.level)
+            var end = start + 1
+            while end < additions.endIndex, Self.nibble(additions[end].label, key.level) == nibble { end += 1 }
+            let group = additions[start..<end]
+            let oneName = group.first!.label == group.last!.label
+            let index = slots.firstIndex { $0.nibble >= nibble } ?? slots.endIndex
+            if index < slots.endIndex, slots[index].nibble == nibble {
+                switch slots[index].content {
+                case .leaf(let label, let history) where oneName && label == group.first!.label:
+                    slots[index].content = .leaf(label: label, history: Self.appending(group, to: history))
+                case .leaf(let label, let history):
+                    // A second name takes this nibble: the held one moves a level down with it.
+                    let held = PrefixTreeRecord.Slot(nibble: Self.nibble(label, key.level + 1), content: .leaf(label: label, history: history))
+                    slots[index].content = .subtree(try update(key.child(nibble), slots: [held], with: group, newNames: &newNames))
+                case .subtree:
+                    let child = key.child(nibble)
+                    slots[index].content = .subtree(try update(child, slots: try stored(child).slots, with: group, newNames: &newNames))
+                }
+            } else if oneName {
+                slots.insert(
+                    PrefixTreeRecord.Slot(nibble: nibble, content: .leaf(label: group.first!.label, history: Self.appending(group, to: .empty))),
+                    at: index)
+                newNames += 1
+            } else {
+                let below = try update(key.child(nibble), slots: [], with: group, newNames: &newNames)
+                slots.insert(PrefixTreeRecord.Slot(nibble: nibble, content: .subtree(below)), at: index)
+            }
+            start = end
         }
-        return SHA256Hash(bytes)!
+        let record = PrefixTreeRecord(slots: slots)
+        try save(key, record)
+        return record.hash(level: key.level)
+    }
+
+    private static func appending(_ additions: ArraySlice<Addition>, to history: PersonHistory) -> PersonHistory {
+        var history = history
+        for addition in additions { history.append(sequence: addition.sequence, leaf: addition.leaf) }
+        return history
+    }
+
+    /// The record at `key`, which a slot above says is there.
+    private func stored(_ key: PrefixTreeRecord.Key) throws -> PrefixTreeRecord {
+        guard let record = try load(key) else {
+            throw LedgerError(
+                .malformedRecord,
+                "the person index has no record under the \(key.level)-nibble prefix \(Hex.encode(key.prefix.bytes)), which the record above names")
+        }
+        return record
     }
 }
