@@ -127,7 +127,8 @@ struct PersonIndexTests {
             for _ in 0..<batch {
                 sequence += 1
                 let label = labels.randomElement(using: &generator)!
-                let leaf = SHA256Hash(hashing: UnsafeRawBufferPointer(start: nil, count: 0), [UInt8](BigEndian.bytes(sequence)).withUnsafeBytes { $0 })
+                let leaf = SHA256Hash(
+                    hashing: UnsafeRawBufferPointer(start: nil, count: 0), [UInt8](BigEndian.bytes(sequence)).withUnsafeBytes { $0 })
                 additions.append(PrefixTree.Addition(label: label, sequence: sequence, leaf: leaf))
                 histories[label, default: .empty].append(sequence: sequence, leaf: leaf)
             }

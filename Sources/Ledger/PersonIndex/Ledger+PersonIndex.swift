@@ -41,26 +41,16 @@ extension Ledger {
         let layout = try environment.read { txn in try txn.get(database, key: LogView.personIndexBuiltKey) }
         guard layout != LogView.personIndexLayout else { return nil }
         let built = PersonIndexRecomputation()
-        var next: UInt64 = 1
-        var reachedHead = false
-        while !reachedHead {
-            reachedHead = try environment.read { txn in
-                let view = LogView(txn, schema: schema)
-                let head = try view.head().sequence
-                let end = min(head, next + eventsPerBackgroundTransaction - 1)
-                if next <= end {
-                    try view.personIndexEntries(from: next, through: end) { built.add($0) }
-                    built.advance(to: end)
-                }
-                next = end + 1
-                return end >= head
-            }
+        let head = try environment.read { txn in try LogView(txn, schema: schema).head().sequence }
+        try personIndexAdditions(environment: environment, schema: schema, from: 1, through: head) { additions, last in
+            built.add(additions, through: last)
         }
         let root = try built.root()
         try environment.write { txn in
             try txn.clear(database)
             _ = try txn.put(database, key: LogView.personIndexBuiltKey, value: LogView.personIndexLayout)
-            _ = try txn.put(database, key: LogView.personIndexStateKey, value: PersonIndexState(indexedSize: built.size, names: built.names, root: root).encoded)
+            _ = try txn.put(
+                database, key: LogView.personIndexStateKey, value: PersonIndexState(indexedSize: built.size, names: built.names, root: root).encoded)
             for (key, record) in built.recordsInStoredOrder() {
                 _ = try txn.put(database, key: key.stored, value: record.encoded, flags: .append)
             }
@@ -116,7 +106,7 @@ extension Ledger {
         let last = min(head, stored.indexedSize + eventsPerBackgroundTransaction)
         var additions: [PrefixTree.Addition] = []
         try view.personIndexEntries(from: stored.indexedSize + 1, through: last) { entry in
-            additions.append(PrefixTree.Addition(label: entry.name.label, sequence: entry.sequence, leaf: entry.leaf))
+            additions.append(PrefixTree.Addition(entry))
         }
         let tree = view.personIndexTree(writingTo: txn)
         let state = PersonIndexState(indexedSize: last, names: stored.names + (try tree.add(additions)), root: try tree.rootHash())

@@ -50,7 +50,8 @@ extension LogView {
                 guard let database, let raw = try self.transaction.get(database, key: key.stored) else { return nil }
                 guard let record = raw.withUnsafeBytes({ PrefixTreeRecord(encoded: $0) }) else {
                     throw LedgerError(
-                        .malformedRecord, "the person index's record under the \(key.level)-nibble prefix \(Hex.encode(key.prefix.bytes)) is malformed")
+                        .malformedRecord,
+                        "the person index's record under the \(key.level)-nibble prefix \(Hex.encode(key.prefix.bytes)) is malformed")
                 }
                 return record
             },

@@ -41,14 +41,16 @@ public struct PersonIndexEntry: Equatable, Sendable {
         }
         switch event.body {
         case .handoffRowsReceived(let chunk) where chunk.form == .v2:
+            let (accounts, subs) = (chunk.accountIDs, chunk.transferSubs)
             rows(.handoffRow, chunk.rowLines) { i in
-                (chunk.accountIDs[i].isEmpty ? [] : [PersonName(kind: "account_id", value: chunk.accountIDs[i])])
-                    + [PersonName(kind: "transfer_sub", value: chunk.transferSubs[i])]
+                (accounts[i].isEmpty ? [] : [PersonName(kind: "account_id", value: accounts[i])]) + [PersonName(kind: "transfer_sub", value: subs[i])]
             }
         case .applyIntended(let batch) where batch.rowsRoot != nil:
-            rows(.applyIntendedRow, Array(batch.rowLines.prefix(batch.rowCount))) { [PersonName(kind: "account_id", value: batch.accountIDs[$0])] }
+            let accounts = batch.accountIDs
+            rows(.applyIntendedRow, Array(batch.rowLines.prefix(batch.rowCount))) { [PersonName(kind: "account_id", value: accounts[$0])] }
         case .applySettled(let batch) where batch.rowsRoot != nil:
-            rows(.applySettledRow, batch.rowLines) { [PersonName(kind: "account_id", value: batch.accountIDs[$0])] }
+            let accounts = batch.accountIDs
+            rows(.applySettledRow, batch.rowLines) { [PersonName(kind: "account_id", value: accounts[$0])] }
         default:
             break
         }

@@ -22,19 +22,14 @@ public final class PersonIndexRecomputation {
     /// Adds the event next in the log (its rows attached), whose log leaf hash is `leaf`.
     public func add(_ event: RecordedEvent, leaf: SHA256Hash) {
         precondition(event.sequence == size + 1, "events are fed in order")
-        for entry in PersonIndexEntry.entries(of: event, leaf: leaf) { add(entry) }
-        size = event.sequence
+        add(PersonIndexEntry.entries(of: event, leaf: leaf).map(PrefixTree.Addition.init), through: event.sequence)
     }
 
-    /// Adds one thing of the next events (``advance(to:)`` says when they are all fed).
-    func add(_ entry: PersonIndexEntry) {
-        pending.append(PrefixTree.Addition(label: entry.name.label, sequence: entry.sequence, leaf: entry.leaf))
-    }
-
-    /// Says that every event up to `size` was fed, through ``add(_:)``.
-    func advance(to size: UInt64) {
-        precondition(size >= self.size, "events are fed in order")
-        self.size = size
+    /// Adds what the events after those fed, through `last`, add to the index, in log order.
+    func add(_ additions: [PrefixTree.Addition], through last: UInt64) {
+        precondition(last >= size, "events are fed in order")
+        pending += additions
+        size = last
     }
 
     /// The root over the events fed.

@@ -6,7 +6,8 @@ import Basics
 /// A slot holding one label keeps that name's leaf: the label and its ``PersonHistory``. A slot
 /// holding more keeps the hash of the record one level down. A name added therefore rewrites
 /// the records on its label's path (about log₁₆ of the names), not one entry per binary branch,
-/// and its history is written where its path ends.
+/// and its history is written where its path ends. The database key of each is its ``Key``'s
+/// `stored`.
 ///
 /// The hashes are the tree's own (``PrefixTree``): a record's hash is that of the set of labels
 /// under its prefix, the binary branches between its slots computed when it is read.
@@ -27,17 +28,21 @@ struct PrefixTreeRecord: Equatable, Sendable {
             return Key(level: level + 1, prefix: SHA256Hash(bytes)!)
         }
 
-        /// The database key: `S` ‖ the 32-byte prefix ‖ the level. Records sort by prefix first,
-        /// so a record sits just before the records under it and a name's deepest records share
-        /// a page.
-        var stored: [UInt8] { [UInt8(ascii: "S")] + prefix.bytes + [level] }
+        /// The database key: `S` ‖ min(level, 4) ‖ the 32-byte prefix ‖ the level. The few
+        /// records of the top four levels, which most changes rewrite, sit together level by
+        /// level; below them records sort by prefix, so a record sits just before the records
+        /// under it and a name's deepest records share a page.
+        var stored: [UInt8] { [UInt8(ascii: "S"), min(level, Self.firstSharedLevel)] + prefix.bytes + [level] }
+
+        /// The first level whose records sort with those under them.
+        static let firstSharedLevel: UInt8 = 4
 
         /// The key stored as `bytes`; nil unless it is one.
         init?(stored bytes: UnsafeRawBufferPointer) {
-            guard bytes.count == 34, bytes[0] == UInt8(ascii: "S"), bytes[33] < 64,
-                let prefix = SHA256Hash(UnsafeRawBufferPointer(rebasing: bytes[1..<33]))
+            guard bytes.count == 35, bytes[0] == UInt8(ascii: "S"), bytes[34] < 64, bytes[1] == min(bytes[34], Self.firstSharedLevel),
+                let prefix = SHA256Hash(UnsafeRawBufferPointer(rebasing: bytes[2..<34]))
             else { return nil }
-            self.init(level: bytes[33], prefix: prefix)
+            self.init(level: bytes[34], prefix: prefix)
         }
 
         init(level: UInt8, prefix: SHA256Hash) {
@@ -47,6 +52,8 @@ struct PrefixTreeRecord: Equatable, Sendable {
 
         /// Whether `a` is stored before `b`.
         static func storedOrder(_ a: Key, _ b: Key) -> Bool {
+            let (x, y) = (min(a.level, firstSharedLevel), min(b.level, firstSharedLevel))
+            guard x == y else { return x < y }
             let order = PrefixTree.compare(a.prefix, b.prefix)
             return order != 0 ? order < 0 : a.level < b.level
         }
