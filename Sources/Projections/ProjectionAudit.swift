@@ -30,10 +30,13 @@ public enum ProjectionAudit {
     /// Folds the log through its head in `scratch` (a directory that must not exist yet, or one
     /// a killed fold left; by default a new one in the temporary directory; removed before
     /// returning), `chunk` events at a time, in `foldMemory` bytes (``SortedFold``), then
-    /// compares; nil when every entry agrees. `progress` hears the events folded so far.
+    /// compares; nil when every entry agrees. `progress` hears the events folded so far;
+    /// `alsoReading` is lent each chunk of events as read (in order, rows not attached, on the
+    /// thread reading beside the fold), for another check to share the reading.
     public static func run(
         ledger: Ledger, projection: UserProjection, scratch: String? = nil, chunk: UInt64 = eventsPerFoldTransaction,
-        foldMemory: Int = UserProjection.defaultFoldMemory, progress: ((UInt64) -> Void)? = nil
+        foldMemory: Int = UserProjection.defaultFoldMemory, progress: ((UInt64) -> Void)? = nil,
+        alsoReading: (@Sendable (LogView, [RecordedEvent]) throws -> Void)? = nil
     ) throws -> Mismatch? {
         let fold = try SortedFold(
             directory: scratch ?? ScratchDirectory.temporaryPath(for: "verify"), for: ledger.environment, schema: ledger.schema, memory: foldMemory)
@@ -43,7 +46,11 @@ public enum ProjectionAudit {
             try fold.fold(
                 through: try view.head().sequence, chunk: chunk,
                 events: { range in
-                    try ledger.read { try $0.events(range) }
+                    try ledger.read { view in
+                        let events = try view.events(range)
+                        try alsoReading?(view, events)
+                        return events
+                    }
                 }, progress: progress)
             let stored = try projection.databases(in: view.transaction)
             if let mismatch = try fold.withEntries({ try compare(stored, in: view.transaction, with: $0) }) { return mismatch }

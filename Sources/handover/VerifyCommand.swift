@@ -115,7 +115,11 @@ struct VerifyCommand: ParsableCommand, EitherTeamsCommand {
     /// The deep check: the projections against the log folded again in a scratch directory.
     private func verifyProjections(_ ledger: Ledger, _ projection: UserProjection, into found: inout [String: JSONValue]) throws {
         try foldMemory.noteIfSpilling(projection, ledger)
-        let mismatch = try ProjectionAudit.run(ledger: ledger, projection: projection, scratch: scratch, foldMemory: foldMemory.bytes)
+        // The person index is recomputed from the same reading of the log.
+        let indexAudit = try PersonIndexAudit(ledger)
+        let mismatch = try ProjectionAudit.run(
+            ledger: ledger, projection: projection, scratch: scratch, foldMemory: foldMemory.bytes, alsoReading: { try indexAudit.feed($1, from: $0) }
+        )
         let head = try ledger.read { try $0.head().sequence }
         found["projections"] = .object([
             "through_sequence": .int(Int64(head)), "mismatch": mismatch.map { .string("\($0)") } ?? .null, "holds": .bool(mismatch == nil),
@@ -132,12 +136,11 @@ struct VerifyCommand: ParsableCommand, EitherTeamsCommand {
             Console.out(
                 "OK: the projections (user records, identifier links, migrated_order, windows) equal the log folded again through event \(head)")
         }
-        try verifyPersonIndex(ledger, into: &found)
+        try verifyPersonIndex(try indexAudit.finish(), into: &found)
     }
 
     /// The person index recomputed from the events, against every committed root and the stored index.
-    private func verifyPersonIndex(_ ledger: Ledger, into found: inout [String: JSONValue]) throws {
-        let finding = try ledger.auditPersonIndex()
+    private func verifyPersonIndex(_ finding: PersonIndexFinding, into found: inout [String: JSONValue]) throws {
         found["person_index"] = .object([
             "commits": .int(Int64(finding.commits)), "indexed_size": finding.storedSize.map { .int(Int64($0)) } ?? .null,
             "problem": finding.problem.map(JSONValue.string) ?? .null, "holds": .bool(finding.problem == nil),

@@ -1,77 +1,113 @@
 import Basics
 import LMDB
+import Synchronization
 
-extension Ledger {
-    /// `verify --deep`'s check of the person index: recomputes it from the events alone and
-    /// compares the root every "person index committed" event holds, and the stored index's,
-    /// with the root over as many events. Returns what differs first; nil when all agree (or the
-    /// ledger has neither commits nor an index yet). Reads in short read transactions, on both cores.
-    public func auditPersonIndex(progress: ((UInt64) -> Void)? = nil) throws -> PersonIndexFinding {
+/// `verify --deep`'s check of the person index: recomputes it from the events alone and
+/// compares the root every "person index committed" event holds, and the stored index's, with
+/// the root over as many events; the stored index's records are compared too.
+///
+/// It is fed the events as another reading of the log decodes them (the projections' deep
+/// check), in order, so that the log is read and decoded once for both. Feeding may happen on
+/// another thread than the one that made it.
+public final class PersonIndexAudit: Sendable {
+    private struct Progress {
         var finding = PersonIndexFinding()
-        // The sizes to compare at: each commit's, and the stored index's.
+        /// The sizes to compare at: each commit's, and the stored index's, with what gives them.
         var expected: [UInt64: [(what: String, root: String)]] = [:]
-        let head = try read { view -> UInt64 in
+        var recomputed = PersonIndexRecomputation()
+        var head: UInt64 = 0
+    }
+
+    private let environment: Environment
+    private let schema: LedgerSchema
+    private let progress: Mutex<Progress>
+
+    /// Reads what `ledger` committed and stores of its index.
+    public init(_ ledger: Ledger) throws {
+        environment = ledger.environment
+        schema = ledger.schema
+        var progress = Progress()
+        try ledger.read { view in
             for sequence in try view.sequences(of: .personIndexCommitted) {
                 guard case .personIndexCommitted(let body) = try view.eventAsLogged(sequence)?.body else { continue }
                 guard UInt64(body.indexedSize) < sequence else {
-                    finding.problem = "event \(sequence) commits the person index over \(body.indexedSize) events, not all before it"
-                    return 0
+                    progress.finding.problem = "event \(sequence) commits the person index over \(body.indexedSize) events, not all before it"
+                    return
                 }
-                expected[UInt64(body.indexedSize), default: []].append(("event \(sequence)", body.root))
-                finding.commits += 1
+                progress.expected[UInt64(body.indexedSize), default: []].append(("event \(sequence)", body.root))
+                progress.finding.commits += 1
             }
             if let stored = try view.personIndexState() {
-                expected[stored.indexedSize, default: []].append(("the stored index", Hex.encode(stored.root.bytes)))
-                finding.storedSize = stored.indexedSize
+                progress.expected[stored.indexedSize, default: []].append(("the stored index", Hex.encode(stored.root.bytes)))
+                progress.finding.storedSize = stored.indexedSize
             }
-            return try view.head().sequence
+            progress.head = try view.head().sequence
         }
-        guard finding.problem == nil, let last = expected.keys.max() else { return finding }
-        let recomputed = PersonIndexRecomputation()
-        func compare() throws {
-            for (what, root) in expected[recomputed.size] ?? [] where finding.problem == nil {
-                let actual = Hex.encode(try recomputed.root().bytes)
-                if root != actual {
-                    finding.problem =
-                        "\(what) gives the person index over the first \(counted(recomputed.size, "event")) the root \(root); the events give \(actual)"
+        if progress.finding.problem == nil { try Self.compare(&progress, environment: environment, schema: schema) }
+        self.progress = Mutex(progress)
+    }
+
+    /// Adds `events`, the next in the log (as `view` holds them, rows not yet attached), and
+    /// compares wherever a root is expected among them.
+    public func feed(_ events: [RecordedEvent], from view: LogView) throws {
+        try progress.withLock { progress in
+            guard progress.finding.problem == nil, let last = events.last?.sequence, last > progress.recomputed.size,
+                progress.expected.keys.contains(where: { $0 > progress.recomputed.size })
+            else { return }
+            var additions: [PrefixTree.Addition] = []
+            for event in events where event.sequence > progress.recomputed.size {
+                guard let raw = try view.record(event.sequence) else {
+                    throw LedgerError(.malformedRecord, "event \(event.sequence) is missing from the log")
+                }
+                let entries = PersonIndexEntry.entries(of: try view.withStoredRows(event), leaf: MerkleHash.leafHash(storedRecord: raw))
+                additions += entries.map(PrefixTree.Addition.init)
+                if progress.expected[event.sequence] != nil {
+                    progress.recomputed.add(additions, through: event.sequence)
+                    additions = []
+                    try Self.compare(&progress, environment: environment, schema: schema)
+                    if progress.finding.problem != nil { return }
                 }
             }
-            guard finding.problem == nil, recomputed.size == finding.storedSize else { return }
-            // Unless a checkpoint moved the stored index on meanwhile.
-            let difference = try read { view in
-                try view.personIndexState()?.indexedSize == recomputed.size ? try recomputed.difference(fromStoredIn: view) : nil
+            progress.recomputed.add(additions, through: last)
+        }
+    }
+
+    /// What was found, once every event was fed.
+    public func finish() throws -> PersonIndexFinding {
+        try progress.withLock { progress in
+            if progress.finding.problem == nil, let last = progress.expected.keys.max(), last > progress.recomputed.size {
+                progress.finding.problem =
+                    "the person index is said to cover \(counted(last, "event")), but the log holds \(progress.recomputed.size)"
             }
-            if let difference {
-                finding.problem = "the stored index over the first \(counted(recomputed.size, "event")) differs from the one they give: \(difference)"
+            _ = try progress.recomputed.root()
+            progress.finding.names = progress.recomputed.names
+            return progress.finding
+        }
+    }
+
+    /// Compares the roots expected over as many events as were fed, and the stored index's
+    /// records when it covers that many.
+    private static func compare(_ progress: inout Progress, environment: Environment, schema: LedgerSchema) throws {
+        let size = progress.recomputed.size
+        for (what, root) in progress.expected[size] ?? [] where progress.finding.problem == nil {
+            let actual = Hex.encode(try progress.recomputed.root().bytes)
+            if root != actual {
+                progress.finding.problem =
+                    "\(what) gives the person index over the first \(counted(size, "event")) the root \(root); the events give \(actual)"
             }
         }
-        try compare()
-        var sizes = expected.keys.filter { $0 > 0 }.sorted()[...]
-        do {
-            try Ledger.personIndexAdditions(environment: environment, schema: schema, from: 1, through: min(last, head)) { additions, end in
-                var rest = additions[...]
-                while let size = sizes.first, size <= end {
-                    let through = rest.firstIndex { $0.sequence > size } ?? rest.endIndex
-                    recomputed.add(Array(rest[..<through]), through: size)
-                    rest = rest[through...]
-                    sizes.removeFirst()
-                    try compare()
-                    if finding.problem != nil { throw StopReading() }
-                }
-                recomputed.add(Array(rest), through: end)
-                progress?(end)
-            }
-        } catch is StopReading {}
-        if finding.problem == nil, last > head {
-            finding.problem = "the person index is said to cover \(counted(last, "event")), but the log holds \(head)"
+        guard progress.finding.problem == nil, size == progress.finding.storedSize else { return }
+        // Unless a checkpoint moved the stored index on meanwhile.
+        let recomputed = progress.recomputed
+        let difference = try environment.read { txn in
+            let view = LogView(txn, schema: schema)
+            return try view.personIndexState()?.indexedSize == size ? try recomputed.difference(fromStoredIn: view) : nil
         }
-        finding.names = recomputed.names
-        return finding
+        if let difference {
+            progress.finding.problem = "the stored index over the first \(counted(size, "event")) differs from the one they give: \(difference)"
+        }
     }
 }
-
-/// Ends the reading of the log at the first difference found.
-private struct StopReading: Error {}
 
 /// What `verify --deep` found of the person index.
 public struct PersonIndexFinding: Sendable {
