@@ -6,105 +6,134 @@ import Synchronization
 /// compares the root every "person index committed" event holds, and the stored index's, with
 /// the root over as many events; the stored index's records are compared too.
 ///
-/// It is fed the events as another reading of the log decodes them (the projections' deep
-/// check), in order, so that the log is read and decoded once for both. Feeding may happen on
-/// another thread than the one that made it.
+/// It shares another reading of the log (the projections' deep check) so that the log is read
+/// and decoded once for both: ``feed(_:from:)``, on the thread that reads, takes what the events
+/// add to the index; ``catchUp()``, on the thread that folds, adds it to the tree and compares
+/// wherever a root is expected; ``finish()`` says what was found.
 public final class PersonIndexAudit: Sendable {
-    private struct Progress {
+    private struct Check {
         var finding = PersonIndexFinding()
-        /// The sizes to compare at: each commit's, and the stored index's, with what gives them.
-        var expected: [UInt64: [(what: String, root: String)]] = [:]
         var recomputed = PersonIndexRecomputation()
-        var head: UInt64 = 0
+        /// What reading the log failed with, said by ``finish()``.
+        var failure: (any Error)?
     }
 
     private let environment: Environment
     private let schema: LedgerSchema
-    private let progress: Mutex<Progress>
+    /// The roots to compare, by the size they cover: each commit's, and the stored index's.
+    private let expected: [UInt64: [(what: String, root: String)]]
+    private let sizes: [UInt64]
+    /// What the events read so far add, not yet in the tree, and the last event they cover.
+    private let fed = Mutex<(additions: [PrefixTree.Addition], through: UInt64)>(([], 0))
+    private let check: Mutex<Check>
 
     /// Reads what `ledger` committed and stores of its index.
     public init(_ ledger: Ledger) throws {
         environment = ledger.environment
         schema = ledger.schema
-        var progress = Progress()
+        var check = Check()
+        var expected: [UInt64: [(what: String, root: String)]] = [:]
         try ledger.read { view in
             for sequence in try view.sequences(of: .personIndexCommitted) {
                 guard case .personIndexCommitted(let body) = try view.eventAsLogged(sequence)?.body else { continue }
                 guard UInt64(body.indexedSize) < sequence else {
-                    progress.finding.problem = "event \(sequence) commits the person index over \(body.indexedSize) events, not all before it"
+                    check.finding.problem = "event \(sequence) commits the person index over \(body.indexedSize) events, not all before it"
                     return
                 }
-                progress.expected[UInt64(body.indexedSize), default: []].append(("event \(sequence)", body.root))
-                progress.finding.commits += 1
+                expected[UInt64(body.indexedSize), default: []].append(("event \(sequence)", body.root))
+                check.finding.commits += 1
             }
             if let stored = try view.personIndexState() {
-                progress.expected[stored.indexedSize, default: []].append(("the stored index", Hex.encode(stored.root.bytes)))
-                progress.finding.storedSize = stored.indexedSize
+                expected[stored.indexedSize, default: []].append(("the stored index", Hex.encode(stored.root.bytes)))
+                check.finding.storedSize = stored.indexedSize
             }
-            progress.head = try view.head().sequence
         }
-        if progress.finding.problem == nil { try Self.compare(&progress, environment: environment, schema: schema) }
-        self.progress = Mutex(progress)
+        self.expected = check.finding.problem == nil ? expected : [:]
+        sizes = self.expected.keys.sorted()
+        self.check = Mutex(check)
+        // The roots over no event, if any.
+        self.check.withLock { check in
+            do { try compare(&check) } catch { check.failure = error }
+        }
     }
 
-    /// Adds `events`, the next in the log (as `view` holds them, rows not yet attached), and
-    /// compares wherever a root is expected among them.
+    /// Takes what `events`, the next in the log as `view` holds them (rows not attached), add
+    /// to the index, as far as the last size a root is expected at.
     public func feed(_ events: [RecordedEvent], from view: LogView) throws {
-        try progress.withLock { progress in
-            guard progress.finding.problem == nil, let last = events.last?.sequence, last > progress.recomputed.size,
-                progress.expected.keys.contains(where: { $0 > progress.recomputed.size })
-            else { return }
-            var additions: [PrefixTree.Addition] = []
-            for event in events where event.sequence > progress.recomputed.size {
-                guard let raw = try view.record(event.sequence) else {
-                    throw LedgerError(.malformedRecord, "event \(event.sequence) is missing from the log")
-                }
-                let entries = PersonIndexEntry.entries(of: try view.withStoredRows(event), leaf: MerkleHash.leafHash(storedRecord: raw))
-                additions += entries.map(PrefixTree.Addition.init)
-                if progress.expected[event.sequence] != nil {
-                    progress.recomputed.add(additions, through: event.sequence)
-                    additions = []
-                    try Self.compare(&progress, environment: environment, schema: schema)
-                    if progress.finding.problem != nil { return }
-                }
+        guard let lastExpected = sizes.last, let first = events.first?.sequence, first <= lastExpected else { return }
+        var additions: [PrefixTree.Addition] = []
+        for event in events where event.sequence <= lastExpected {
+            guard let raw = try view.record(event.sequence) else {
+                throw LedgerError(.malformedRecord, "event \(event.sequence) is missing from the log")
             }
-            progress.recomputed.add(additions, through: last)
+            let entries = PersonIndexEntry.entries(of: try view.withStoredRows(event), leaf: MerkleHash.leafHash(storedRecord: raw))
+            additions += entries.map(PrefixTree.Addition.init)
+        }
+        let through = min(events.last!.sequence, lastExpected)
+        fed.withLock {
+            $0.additions += additions
+            $0.through = through
+        }
+    }
+
+    /// Adds what was fed to the tree, comparing the roots expected on the way.
+    public func catchUp() {
+        let (additions, through) = fed.withLock { fed in
+            defer { fed.additions = [] }
+            return (fed.additions, fed.through)
+        }
+        check.withLock { check in
+            guard check.finding.problem == nil, check.failure == nil else { return }
+            do {
+                var rest = additions[...]
+                for size in sizes where size > check.recomputed.size && size <= through {
+                    let upTo = rest.firstIndex { $0.sequence > size } ?? rest.endIndex
+                    check.recomputed.add(Array(rest[..<upTo]), through: size)
+                    rest = rest[upTo...]
+                    try compare(&check)
+                    if check.finding.problem != nil { return }
+                }
+                check.recomputed.add(Array(rest), through: max(through, check.recomputed.size))
+            } catch {
+                check.failure = error
+            }
         }
     }
 
     /// What was found, once every event was fed.
     public func finish() throws -> PersonIndexFinding {
-        try progress.withLock { progress in
-            if progress.finding.problem == nil, let last = progress.expected.keys.max(), last > progress.recomputed.size {
-                progress.finding.problem =
-                    "the person index is said to cover \(counted(last, "event")), but the log holds \(progress.recomputed.size)"
+        catchUp()
+        return try check.withLock { check in
+            if let failure = check.failure { throw failure }
+            if check.finding.problem == nil, let last = sizes.last, last > check.recomputed.size {
+                check.finding.problem = "the person index is said to cover \(counted(last, "event")), but the log holds \(check.recomputed.size)"
             }
-            _ = try progress.recomputed.root()
-            progress.finding.names = progress.recomputed.names
-            return progress.finding
+            _ = try check.recomputed.root()
+            check.finding.names = check.recomputed.names
+            return check.finding
         }
     }
 
-    /// Compares the roots expected over as many events as were fed, and the stored index's
+    /// Compares the roots expected over as many events as were added, and the stored index's
     /// records when it covers that many.
-    private static func compare(_ progress: inout Progress, environment: Environment, schema: LedgerSchema) throws {
-        let size = progress.recomputed.size
-        for (what, root) in progress.expected[size] ?? [] where progress.finding.problem == nil {
-            let actual = Hex.encode(try progress.recomputed.root().bytes)
+    private func compare(_ check: inout Check) throws {
+        let size = check.recomputed.size
+        for (what, root) in expected[size] ?? [] where check.finding.problem == nil {
+            let actual = Hex.encode(try check.recomputed.root().bytes)
             if root != actual {
-                progress.finding.problem =
+                check.finding.problem =
                     "\(what) gives the person index over the first \(counted(size, "event")) the root \(root); the events give \(actual)"
             }
         }
-        guard progress.finding.problem == nil, size == progress.finding.storedSize else { return }
+        guard check.finding.problem == nil, size == check.finding.storedSize else { return }
         // Unless a checkpoint moved the stored index on meanwhile.
-        let recomputed = progress.recomputed
+        let recomputed = check.recomputed
         let difference = try environment.read { txn in
             let view = LogView(txn, schema: schema)
             return try view.personIndexState()?.indexedSize == size ? try recomputed.difference(fromStoredIn: view) : nil
         }
         if let difference {
-            progress.finding.problem = "the stored index over the first \(counted(size, "event")) differs from the one they give: \(difference)"
+            check.finding.problem = "the stored index over the first \(counted(size, "event")) differs from the one they give: \(difference)"
         }
     }
 }
