@@ -97,7 +97,7 @@ extension Ledger {
     /// Adds up to `eventsPerBackgroundTransaction` events after the index's size to it in `txn`;
     /// returns the state and whether it reached the head.
     private static func extendPersonIndex(_ view: LogView, txn: WriteTransaction) throws -> (PersonIndexState, Bool) {
-        guard let database = view.schema.personIndex, let stored = try view.storedPersonIndex(),
+        guard let database = view.schema.personIndex, let stored = try view.personIndexState(),
             try txn.get(database, key: LogView.personIndexBuiltKey) == LogView.personIndexLayout
         else {
             throw LedgerError(.needsUpgrade, "it has no person index yet")

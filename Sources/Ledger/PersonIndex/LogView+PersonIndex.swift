@@ -23,9 +23,9 @@ extension LogView {
     /// the first builds) is built again at the next writable open.
     static let personIndexLayout: [UInt8] = [2]
 
-    /// The stored index's state; nil when the ledger has no index database. An index not yet
-    /// built covers no event.
-    func storedPersonIndex() throws -> PersonIndexState? {
+    /// The person index as stored: nil when the ledger has no index database yet (`handover
+    /// upgrade` adds it); an index not yet built covers no event.
+    public func personIndexState() throws -> PersonIndexState? {
         guard let database = schema.personIndex else { return nil }
         guard let raw = try transaction.get(database, key: Self.personIndexStateKey) else {
             return PersonIndexState(indexedSize: 0, names: 0, root: PrefixTree.emptyRoot)
@@ -61,14 +61,9 @@ extension LogView {
             })
     }
 
-    /// The person index as stored: nil when the ledger has none yet (`handover upgrade` builds it).
-    public func personIndexState() throws -> PersonIndexState? {
-        try storedPersonIndex()
-    }
-
     /// `name`'s proof in the index as stored; nil when the index does not hold it.
     public func personIndexProof(of name: PersonName) throws -> PersonIndexProof? {
-        guard try storedPersonIndex() != nil, let (history, steps) = try personIndexTree().proof(of: name.label) else { return nil }
+        guard try personIndexState() != nil, let (history, steps) = try personIndexTree().proof(of: name.label) else { return nil }
         return PersonIndexProof(name: name, history: history, steps: steps.map { ($0.depth, $0.sibling) })
     }
 

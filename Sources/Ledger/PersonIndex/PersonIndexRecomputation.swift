@@ -45,8 +45,9 @@ public final class PersonIndexRecomputation {
         records.sorted { PrefixTreeRecord.Key.storedOrder($0.key, $1.key) }.map { ($0.key, $0.value) }
     }
 
-    /// What differs between the index as `view`'s ledger stores it and this one, record by record, so that a stored history or hash changed under a root kept
-    /// from before is found; nil when they are the same.
+    /// What differs between the index as `view`'s ledger stores it and this one, record by
+    /// record, so that a stored history or hash changed under a root kept from before is found;
+    /// nil when they are the same.
     func difference(fromStoredIn view: LogView) throws -> String? {
         guard let database = view.schema.personIndex else { return "the ledger has no person index database" }
         _ = try root()
