@@ -102,7 +102,7 @@ struct PersonIndexTests {
                     #expect(body.indexedSize == Int(recomputed.size))
                     #expect(body.root == Hex.encode(try recomputed.root().bytes))
                 }
-                recomputed.add(event, leaf: MerkleHash.leafHash(storedRecord: raw))
+                try recomputed.add(event, leaf: MerkleHash.leafHash(storedRecord: raw))
             }
         }
     }

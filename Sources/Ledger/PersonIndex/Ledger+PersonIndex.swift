@@ -43,7 +43,7 @@ extension Ledger {
         let built = PersonIndexRecomputation()
         let head = try environment.read { txn in try LogView(txn, schema: schema).head().sequence }
         try personIndexAdditions(environment: environment, schema: schema, from: 1, through: head) { additions, last in
-            built.add(additions, through: last)
+            try built.add(additions, through: last)
         }
         let root = try built.root()
         try environment.write { txn in

@@ -88,12 +88,12 @@ public final class PersonIndexAudit: Sendable {
                 var rest = additions[...]
                 for size in sizes where size > check.recomputed.size && size <= through {
                     let upTo = rest.firstIndex { $0.sequence > size } ?? rest.endIndex
-                    check.recomputed.add(Array(rest[..<upTo]), through: size)
+                    try check.recomputed.add(Array(rest[..<upTo]), through: size)
                     rest = rest[upTo...]
                     try compare(&check)
                     if check.finding.problem != nil { return }
                 }
-                check.recomputed.add(Array(rest), through: max(through, check.recomputed.size))
+                try check.recomputed.add(Array(rest), through: max(through, check.recomputed.size))
             } catch {
                 check.failure = error
             }

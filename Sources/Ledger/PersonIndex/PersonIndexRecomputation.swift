@@ -20,24 +20,37 @@ public final class PersonIndexRecomputation {
     public static let noLeaf = PrefixTree.emptyRoot
 
     /// Adds the event next in the log (its rows attached), whose log leaf hash is `leaf`.
-    public func add(_ event: RecordedEvent, leaf: SHA256Hash) {
+    public func add(_ event: RecordedEvent, leaf: SHA256Hash) throws {
         precondition(event.sequence == size + 1, "events are fed in order")
-        add(PersonIndexEntry.entries(of: event, leaf: leaf).map(PrefixTree.Addition.init), through: event.sequence)
+        try add(PersonIndexEntry.entries(of: event, leaf: leaf).map(PrefixTree.Addition.init), through: event.sequence)
     }
 
+    /// Additions held before they are added to the tree: about 1.2 GB with the sort's copies,
+    /// whatever the log's size; millions at once still rewrite each record on their paths about
+    /// once.
+    static let pendingLimit = 1 << 23
+
     /// Adds what the events after those fed, through `last`, add to the index, in log order.
-    func add(_ additions: [PrefixTree.Addition], through last: UInt64) {
+    func add(_ additions: [PrefixTree.Addition], through last: UInt64) throws {
         precondition(last >= size, "events are fed in order")
         pending += additions
         size = last
+        if pending.count >= Self.pendingLimit { try addPending() }
     }
 
     /// The root over the events fed.
     public func root() throws -> SHA256Hash {
-        let tree = PrefixTree(load: { [unowned self] in self.records[$0] }, save: { [unowned self] in self.records[$0] = $1 })
+        try addPending()
+        return try tree.rootHash()
+    }
+
+    private var tree: PrefixTree {
+        PrefixTree(load: { [unowned self] in self.records[$0] }, save: { [unowned self] in self.records[$0] = $1 })
+    }
+
+    private func addPending() throws {
         names += try tree.add(pending)
         pending = []
-        return try tree.rootHash()
     }
 
     /// Every record, in the order the ledger stores them (after ``root()``).
