@@ -10,8 +10,8 @@ public final class PersonIndexRecomputation {
     /// How many names it holds (as of the last ``root()``).
     public private(set) var names: UInt64 = 0
     private var records: [PrefixTreeRecord.Key: PrefixTreeRecord] = [:]
-    /// What was fed since the last ``root()``, in log order: added to the tree at once, so that
-    /// each record on their paths is rewritten once.
+    /// What was fed and is not in the tree yet, in log order (up to ``pendingLimit``): added to
+    /// it at once, so that each record on their paths is rewritten once.
     private var pending: [PrefixTree.Addition] = []
 
     public init() {}
