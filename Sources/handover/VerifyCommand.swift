@@ -118,8 +118,8 @@ struct VerifyCommand: ParsableCommand, EitherTeamsCommand {
         // The person index is recomputed from the same reading of the log.
         let indexAudit = try PersonIndexAudit(ledger)
         let mismatch = try ProjectionAudit.run(
-            ledger: ledger, projection: projection, scratch: scratch, foldMemory: foldMemory.bytes, alsoReading: { try indexAudit.feed($1, from: $0) }
-        )
+            ledger: ledger, projection: projection, scratch: scratch, foldMemory: foldMemory.bytes, progress: { _ in indexAudit.catchUp() },
+            alsoReading: { try indexAudit.feed($1, from: $0) })
         let head = try ledger.read { try $0.head().sequence }
         found["projections"] = .object([
             "through_sequence": .int(Int64(head)), "mismatch": mismatch.map { .string("\($0)") } ?? .null, "holds": .bool(mismatch == nil),
