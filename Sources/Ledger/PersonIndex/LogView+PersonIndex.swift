@@ -80,10 +80,20 @@ extension LogView {
     func personIndexEntries(from first: UInt64, through last: UInt64, _ body: (PersonIndexEntry) throws -> Void) throws {
         guard first <= last else { return }
         for sequence in first...last {
-            guard let raw = try record(sequence) else { throw LedgerError(.malformedRecord, "event \(sequence) is missing from the log") }
-            let leaf = MerkleHash.leafHash(storedRecord: raw)
+            let raw = try storedRecord(sequence)
             let event = try withStoredRows(LogView.decode(raw, sequence: sequence))
-            for entry in PersonIndexEntry.entries(of: event, leaf: leaf) { try body(entry) }
+            for entry in PersonIndexEntry.entries(of: event, leaf: MerkleHash.leafHash(storedRecord: raw)) { try body(entry) }
         }
+    }
+
+    /// What `event`, decoded from this view's log (its rows attached here if not yet), adds to
+    /// the index, its leaf hash read from its stored record.
+    func personIndexEntries(of event: RecordedEvent) throws -> [PersonIndexEntry] {
+        PersonIndexEntry.entries(of: try withStoredRows(event), leaf: MerkleHash.leafHash(storedRecord: try storedRecord(event.sequence)))
+    }
+
+    private func storedRecord(_ sequence: UInt64) throws -> UnsafeRawBufferPointer {
+        guard let raw = try record(sequence) else { throw LedgerError(.malformedRecord, "event \(sequence) is missing from the log") }
+        return raw
     }
 }

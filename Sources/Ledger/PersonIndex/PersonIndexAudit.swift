@@ -63,11 +63,7 @@ public final class PersonIndexAudit: Sendable {
         guard let lastExpected = sizes.last, let first = events.first?.sequence, first <= lastExpected else { return }
         var additions: [PrefixTree.Addition] = []
         for event in events where event.sequence <= lastExpected {
-            guard let raw = try view.record(event.sequence) else {
-                throw LedgerError(.malformedRecord, "event \(event.sequence) is missing from the log")
-            }
-            let entries = PersonIndexEntry.entries(of: try view.withStoredRows(event), leaf: MerkleHash.leafHash(storedRecord: raw))
-            additions += entries.map(PrefixTree.Addition.init)
+            additions += try view.personIndexEntries(of: event).map(PrefixTree.Addition.init)
         }
         let through = min(events.last!.sequence, lastExpected)
         fed.withLock {
