@@ -204,7 +204,8 @@ let package = Package(
         .executableTarget(
             name: "handover-lab",
             dependencies: [
-                "LMDB", "Basics", "Ledger", "Projections", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer", "FuzzHarnesses",
+                "LMDB", "Basics", "Ledger", "LedgerSamples", "Projections", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer",
+                "FuzzHarnesses",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -213,6 +214,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // One example of every event type: for the tests, and for the lab's sample ledger.
+        .target(name: "LedgerSamples", dependencies: ["Basics", "Ledger"], path: "Tests/LedgerSamples"),
         .target(
             name: "TestSupport",
             dependencies: [
@@ -222,11 +225,13 @@ let package = Package(
         .testTarget(name: "RelaysTests", dependencies: ["Relays"]),
         .testTarget(
             name: "LedgerTests",
-            dependencies: ["Basics", "Ledger", "LMDB", "CSHA256", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Basics", "Ledger", "LMDB", "TestSupport"]),
+            dependencies: ["Basics", "Ledger", "LedgerSamples", "LMDB", "CSHA256", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Basics", "Ledger", "LedgerSamples", "LMDB", "TestSupport"]),
         .testTarget(
             name: "HandoverCLITests",
-            dependencies: ["ExitStatuses", "Basics", "Ledger", "Projections", "Reporting", "Migration", "LMDB", "TestSupport", "FuzzHarnesses"]),
+            dependencies: [
+                "ExitStatuses", "Basics", "Ledger", "LedgerSamples", "Projections", "Reporting", "Migration", "LMDB", "TestSupport", "FuzzHarnesses",
+            ]),
         .testTarget(
             name: "IntakeTests",
             dependencies: [

@@ -2,8 +2,8 @@
 ///
 /// Canonical means: object keys in ascending byte order, no whitespace, integers in plain
 /// decimal, absent optionals omitted (never `null`), strings escaped exactly as Python's
-/// `json.dumps(..., ensure_ascii=False)` does. Callers write keys in sorted order; the
-/// tests compare every event type against an independent re-serialisation.
+/// `json.dumps(..., ensure_ascii=False)` does. A caller writing keys one by one writes them in
+/// sorted order; an event's parts are written through their field lists, whose writer sorts them.
 public struct JSONWriter: Sendable {
     /// The bytes written so far.
     public var bytes: [UInt8]
@@ -138,6 +138,10 @@ public struct JSONWriter: Sendable {
     /// `"key": [string, ...]`, in the sequence's order.
     public mutating func field(_ key: StaticString, strings values: some Sequence<String>) {
         self.key(key)
+        strings(values)
+    }
+    /// Writes `[string, ...]`, in the sequence's order.
+    public mutating func strings(_ values: some Sequence<String>) {
         beginArray()
         for value in values { string(value) }
         endArray()
@@ -153,6 +157,10 @@ public struct JSONWriter: Sendable {
     /// `"key": {name: count, ...}` with the names in canonical (UTF-8 byte) order.
     public mutating func field(_ key: StaticString, counts: [String: Int]) {
         self.key(key)
+        self.counts(counts)
+    }
+    /// Writes `{name: count, ...}` with the names in canonical (UTF-8 byte) order.
+    public mutating func counts(_ counts: [String: Int]) {
         beginObject()
         for name in counts.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             dynamicKey(name)

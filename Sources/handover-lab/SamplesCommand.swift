@@ -1,5 +1,6 @@
 import ArgumentParser
 import Ledger
+import LedgerSamples
 import Projections
 
 /// `handover-lab samples`: a ledger holding one example of every event type (the person index's

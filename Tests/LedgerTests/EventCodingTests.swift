@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import LedgerSamples
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerSamples
 import TestSupport
 import Testing
 

@@ -30,18 +30,13 @@ public struct Actor: Hashable, Sendable {
             ? String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self) : "unknown-host"
         return Actor(osUser: user, host: host, tool: tool)
     }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("host", host)
-        w.field("os_user", osUser)
-        w.field("run_id", runID)
-        w.field("tool", tool)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(osUser: try r.string("os_user"), host: try r.string("host"), tool: try r.string("tool"), runID: try r.optionalString("run_id"))
+extension Actor: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            osUser: try c.field("os_user", v?.osUser), host: try c.field("host", v?.host), tool: try c.field("tool", v?.tool),
+            runID: try c.optional("run_id", v?.runID))
     }
 }
 

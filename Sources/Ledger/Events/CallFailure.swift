@@ -20,20 +20,14 @@ public struct CallFailure: Hashable, Sendable {
         self.message = message
         self.attempts = attempts
     }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("attempts", attempts)
-        w.field("class", kind.rawValue)
-        w.field("code", code)
-        w.field("http_status", httpStatus)
-        w.field("message", message)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(
-            kind: try r.enumeration("class", FailureClass.self), code: try r.optionalString("code"),
-            httpStatus: try r.optionalInt("http_status"), message: try r.string("message"), attempts: try r.int("attempts"))
+extension CallFailure: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            kind: try c.field("class", v?.kind), code: try c.optional("code", v?.code), httpStatus: try c.optional("http_status", v?.httpStatus),
+            message: try c.field("message", v?.message), attempts: try c.field("attempts", v?.attempts))
     }
 }
+
+extension FailureClass: FieldEnumeration {}

@@ -57,10 +57,13 @@ public struct EventDraft: Hashable, Sendable {
         w.beginObject()
         var actor = actor
         actor.runID = runID
-        w.field("actor", actor)
-        w.field("body", body)
+        w.key("actor")
+        actor.write(to: &w)
+        w.key("body")
+        body.write(to: &w)
         w.field("idempotency_key", idempotencyKey)
-        w.field("identifiers", identifiers)
+        w.key("identifiers")
+        identifiers.write(to: &w)
         w.field("occurred_at", occurredAt)
         return w.bytes
     }

@@ -163,8 +163,9 @@ struct FieldReader {
         return nil
     }
 
-    private func fail(_ key: StaticString, _ expected: String) -> LedgerError {
-        LedgerError(.malformedRecord, "\(context).\(key): expected \(expected)")
+    /// The error that the object (or its member `key`) is not what it must be: `problem` says how.
+    func refuse(_ key: StaticString?, _ problem: String) -> LedgerError {
+        LedgerError(.malformedRecord, "\(context)\(key.map { ".\($0)" } ?? ""): \(problem)")
     }
 
     private func parsed(_ range: Range<Int>) throws -> JSONValue {
@@ -201,41 +202,21 @@ struct FieldReader {
     func has(_ key: StaticString) -> Bool { value(key) != nil }
 
     func string(_ key: StaticString) throws -> String {
-        guard let range = value(key), let s = stringValue(range) else { throw fail(key, "a string") }
+        guard let range = value(key), let s = stringValue(range) else { throw refuse(key, expected: "a string") }
         return s
-    }
-    /// `rows_root`: a batch's row tree root, as 64 lowercase hex digits.
-    func rowsRoot() throws -> SHA256Hash {
-        let text = try string("rows_root")
-        guard let root = Hex.decode(text).flatMap({ SHA256Hash($0) }), Hex.encode(root.bytes) == text else {
-            throw fail("rows_root", "a SHA-256 in lowercase hex")
-        }
-        return root
     }
     func optionalString(_ key: StaticString) throws -> String? {
         guard let range = value(key) else { return nil }
-        guard let s = stringValue(range) else { throw fail(key, "a string") }
+        guard let s = stringValue(range) else { throw refuse(key, expected: "a string") }
         return s
     }
     func int(_ key: StaticString) throws -> Int {
-        guard let range = value(key), let i = intValue(range) else { throw fail(key, "an integer") }
-        return i
-    }
-    /// An integer within `allowed`: a number the code computes with (a day count, a size).
-    func int(_ key: StaticString, in allowed: ClosedRange<Int>) throws -> Int {
-        guard let range = value(key), let i = intValue(range), allowed.contains(i) else {
-            throw fail(key, "an integer from \(allowed.lowerBound) to \(allowed.upperBound)")
-        }
-        return i
-    }
-    /// An integer that counts or sizes something: 0 or more.
-    func count(_ key: StaticString) throws -> Int {
-        guard let range = value(key), let i = intValue(range), i >= 0 else { throw fail(key, "an integer of 0 or more") }
+        guard let range = value(key), let i = intValue(range) else { throw refuse(key, expected: "an integer") }
         return i
     }
     func optionalInt(_ key: StaticString) throws -> Int? {
         guard let range = value(key) else { return nil }
-        guard let i = intValue(range) else { throw fail(key, "an integer") }
+        guard let i = intValue(range) else { throw refuse(key, expected: "an integer") }
         return i
     }
     func optionalBool(_ key: StaticString) throws -> Bool? {
@@ -243,20 +224,16 @@ struct FieldReader {
         switch bytes[range.lowerBound] {
         case UInt8(ascii: "t"): return true
         case UInt8(ascii: "f"): return false
-        default: throw fail(key, "a Boolean")
+        default: throw refuse(key, expected: "a Boolean")
         }
-    }
-    func bool(_ key: StaticString) throws -> Bool {
-        guard let b = try optionalBool(key) else { throw fail(key, "a Boolean") }
-        return b
     }
     /// An array, its items parsed.
     func array(_ key: StaticString) throws -> [JSONValue] {
-        guard let range = value(key), let items = try parsed(range).arrayValue else { throw fail(key, "an array") }
+        guard let range = value(key), let items = try parsed(range).arrayValue else { throw refuse(key, expected: "an array") }
         return items
     }
     func timestamp(_ key: StaticString) throws -> Timestamp {
-        guard let t = try optionalTimestamp(key) else { throw fail(key, "an RFC 3339 time") }
+        guard let t = try optionalTimestamp(key) else { throw refuse(key, expected: "an RFC 3339 time") }
         return t
     }
     func optionalTimestamp(_ key: StaticString) throws -> Timestamp? {
@@ -267,11 +244,11 @@ struct FieldReader {
         {
             return t
         }
-        guard let s = stringValue(range), let t = Timestamp(rfc3339: s) else { throw fail(key, "an RFC 3339 time") }
+        guard let s = stringValue(range), let t = Timestamp(rfc3339: s) else { throw refuse(key, expected: "an RFC 3339 time") }
         return t
     }
     func object(_ key: StaticString) throws -> FieldReader {
-        guard let range = value(key) else { throw fail(key, "an object") }
+        guard let range = value(key) else { throw refuse(key, expected: "an object") }
         return try FieldReader(tape, objectAt: range.lowerBound, context: "\(context).\(key)")
     }
     func optionalObject(_ key: StaticString) throws -> FieldReader? {
@@ -279,36 +256,29 @@ struct FieldReader {
         return try FieldReader(tape, objectAt: range.lowerBound, context: "\(context).\(key)")
     }
     func stringArray(_ key: StaticString) throws -> [String] {
-        guard let range = value(key), let items = try parsed(range).arrayValue else { throw fail(key, "an array of strings") }
+        guard let range = value(key), let items = try parsed(range).arrayValue else { throw refuse(key, expected: "an array of strings") }
         return try items.map { item in
-            guard let s = item.stringValue else { throw fail(key, "an array of strings") }
+            guard let s = item.stringValue else { throw refuse(key, expected: "an array of strings") }
             return s
         }
     }
     /// An array of integers of 0 or more.
     func countArray(_ key: StaticString) throws -> [Int] {
-        guard let range = value(key), let items = try parsed(range).arrayValue else { throw fail(key, "an array of integers") }
+        guard let range = value(key), let items = try parsed(range).arrayValue else { throw refuse(key, expected: "an array of integers") }
         return try items.map { item in
-            guard let i = item.intValue, i >= 0, i <= Int64(Int.max) else { throw fail(key, "an array of integers of 0 or more") }
+            guard let i = item.intValue, i >= 0, i <= Int64(Int.max) else { throw refuse(key, expected: "an array of integers of 0 or more") }
             return Int(i)
         }
     }
     /// An object of counts (`counts`): integers from 0 to 2^32 − 1, so that summing a few
     /// cannot overflow.
     func intMap(_ key: StaticString) throws -> [String: Int] {
-        guard let range = value(key), let object = try parsed(range).objectValue else { throw fail(key, "an object of counts") }
+        guard let range = value(key), let object = try parsed(range).objectValue else { throw refuse(key, expected: "an object of counts") }
         return try object.mapValues { v in
-            guard let i = v.intValue, (0...Int64(UInt32.max)).contains(i) else { throw fail(key, "an object of counts from 0 to 4294967295") }
+            guard let i = v.intValue, (0...Int64(UInt32.max)).contains(i) else {
+                throw refuse(key, expected: "an object of counts from 0 to 4294967295")
+            }
             return Int(i)
         }
-    }
-    func enumeration<E: RawRepresentable>(_ key: StaticString, _ type: E.Type) throws -> E where E.RawValue == String {
-        guard let e = E(rawValue: try string(key)) else { throw fail(key, "one of the known values") }
-        return e
-    }
-    func optionalEnumeration<E: RawRepresentable>(_ key: StaticString, _ type: E.Type) throws -> E? where E.RawValue == String {
-        guard let raw = try optionalString(key) else { return nil }
-        guard let e = E(rawValue: raw) else { throw fail(key, "one of the known values") }
-        return e
     }
 }

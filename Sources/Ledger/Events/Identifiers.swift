@@ -94,24 +94,15 @@ public struct Identifiers: Hashable, Sendable {
     /// Whether no identifier is present.
     public var isEmpty: Bool { all.isEmpty }
 
-    /// Writes the `identifiers` object (keys sorted).
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("account_id", accountID)
-        w.field("jti", jti)
-        w.field("recipient_sub", recipientSub)
-        w.field("sender_sub", senderSub)
-        w.field("transfer_sub", transferSub)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(
-            accountID: try r.optionalString("account_id"), senderSub: try r.optionalString("sender_sub"),
-            transferSub: try r.optionalString("transfer_sub"), recipientSub: try r.optionalString("recipient_sub"),
-            jti: try r.optionalString("jti"))
-    }
-
     /// The longest identifier the ledger accepts, in UTF-8 bytes (LMDB keys stop at 511).
     public static let maximumLength = 400
+}
+
+extension Identifiers: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            accountID: try c.optional("account_id", v?.accountID), senderSub: try c.optional("sender_sub", v?.senderSub),
+            transferSub: try c.optional("transfer_sub", v?.transferSub), recipientSub: try c.optional("recipient_sub", v?.recipientSub),
+            jti: try c.optional("jti", v?.jti))
+    }
 }

@@ -20,21 +20,6 @@ public struct SealedValue: Hashable, Sendable {
         self.keyID = keyID
         self.combined = combined
     }
-
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("alg", SealedValue.algorithm)
-        w.field("ct", combined)
-        w.field("kid", keyID)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        guard try r.string("alg") == SealedValue.algorithm else {
-            throw LedgerError(.malformedRecord, "\(r.context).alg: expected \(SealedValue.algorithm)")
-        }
-        self.init(keyID: try r.string("kid"), combined: try r.string("ct"))
-    }
 }
 
 extension SealedValue {
@@ -92,5 +77,12 @@ extension SealedValue {
             i = at + 1
         }
         return nil
+    }
+}
+
+extension SealedValue: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        try c.constant("alg", algorithm)
+        return Self(keyID: try c.field("kid", v?.keyID), combined: try c.field("ct", v?.combined))
     }
 }

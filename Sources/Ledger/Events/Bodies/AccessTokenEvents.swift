@@ -19,23 +19,6 @@ public struct AccessTokenIssued: Hashable, Sendable {
         self.expiresAt = expiresAt
         self.fingerprint = fingerprint
     }
-
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("client_id", clientID)
-        w.field("expires_at", expiresAt)
-        w.field("fingerprint", fingerprint)
-        w.field("key_id", keyID)
-        w.field("scope", scope)
-        w.field("team_id", teamID)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(
-            teamID: try r.string("team_id"), clientID: try r.string("client_id"), keyID: try r.optionalString("key_id"),
-            scope: try r.string("scope"), expiresAt: try r.timestamp("expires_at"), fingerprint: try r.string("fingerprint"))
-    }
 }
 
 /// Body of "access token failed": the token endpoint refused or could not be reached.
@@ -53,20 +36,21 @@ public struct AccessTokenFailed: Hashable, Sendable {
         self.scope = scope
         self.failure = failure
     }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("client_id", clientID)
-        w.field("failure", failure)
-        w.field("key_id", keyID)
-        w.field("scope", scope)
-        w.field("team_id", teamID)
-        w.endObject()
+extension AccessTokenIssued: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            teamID: try c.field("team_id", v?.teamID), clientID: try c.field("client_id", v?.clientID), keyID: try c.optional("key_id", v?.keyID),
+            scope: try c.field("scope", v?.scope), expiresAt: try c.field("expires_at", v?.expiresAt),
+            fingerprint: try c.field("fingerprint", v?.fingerprint))
     }
+}
 
-    init(reading r: FieldReader) throws {
-        self.init(
-            teamID: try r.string("team_id"), clientID: try r.string("client_id"), keyID: try r.optionalString("key_id"),
-            scope: try r.string("scope"), failure: try CallFailure(reading: r.object("failure")))
+extension AccessTokenFailed: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            teamID: try c.field("team_id", v?.teamID), clientID: try c.field("client_id", v?.clientID), keyID: try c.optional("key_id", v?.keyID),
+            scope: try c.field("scope", v?.scope), failure: try c.field("failure", v?.failure))
     }
 }

@@ -206,88 +206,88 @@ public struct ApplyIntended: Hashable, Sendable {
         write(to: &w)
         return Hex.encode(SHA256.hash(data: w.bytes))
     }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        if let rowsRoot {
+extension ApplyIntended: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        let batch = try c.count("batch", v?.batch)
+        if let rowsRoot = try c.optional("rows_root", v?.rowsRoot) {
             // v2: the rows are kept beside the event; their counts and root stand for them.
-            w.field("batch", batch)
-            w.field("collision_count", collisionCount)
-            w.field("rows", rowCount)
-            w.field("rows_root", Hex.encode(rowsRoot.bytes))
-            w.endObject()
-            return
+            var intended = Self(batch: batch, rows: [])
+            intended.rowsRoot = rowsRoot
+            intended.rowCount = try c.field("rows", v?.rowCount, in: 1...maximumRows)
+            intended.collisionCount = try c.field("collision_count", v?.collisionCount, in: 0...intended.rowCount * ApplyColumn.allCases.count)
+            return intended
         }
         // v1: one recipient_sub cell a row, with text values (the initialiser holds to it).
-        let cells = rows.map { $0.cells[0] }
-        w.field("account_ids", strings: accountIDs)
-        w.field("batch", batch)
-        w.key("collisions")
-        w.beginArray()
-        for (row, cell) in cells.enumerated() where cell.planned == .collision {
-            w.beginObject()
-            w.field("holders", strings: cell.holders)
-            w.field("row", row)
-            w.endObject()
+        let cells = v?.rows.map { $0.cells[0] }
+        let accountIDs = try c.field("account_ids", v?.accountIDs)
+        let planned = try c.field("planned", cells?.map(\.planned.rawValue)).map { name in
+            guard let p = ApplyPlanned(rawValue: name), p != .kept else {
+                throw LedgerError(.malformedRecord, "apply intended: unknown planned outcome")
+            }
+            return p
         }
-        w.endArray()
-        ApplyIntended.writeValues(cells.map { $0.new?.text }, "new_nulls", "new_values", to: &w)
-        ApplyIntended.writeValues(cells.map { $0.old?.text }, "old_nulls", "old_values", to: &w)
-        w.field("planned", strings: cells.lazy.map(\.planned.rawValue))
-        w.endObject()
+        let collisions = try c.field(
+            "collisions",
+            cells.map { cells in cells.indices.filter { cells[$0].planned == .collision }.map { Collision(holders: cells[$0].holders, row: $0) } })
+        var holders: [Int: [String]] = [:]
+        for collision in collisions {
+            guard (0..<accountIDs.count).contains(collision.row), holders[collision.row] == nil, planned.indices.contains(collision.row),
+                planned[collision.row] == .collision
+            else { throw Collision.malformed }
+            holders[collision.row] = collision.holders
+        }
+        let oldValues = try values(&c, "old_nulls", "old_values", cells?.map { $0.old?.text })
+        let newValues = try values(&c, "new_nulls", "new_values", cells?.map { $0.new?.text })
+        guard accountIDs.count <= maximumRows, oldValues.count == accountIDs.count, newValues.count == accountIDs.count,
+            planned.count == accountIDs.count, planned.filter({ $0 == .collision }).count == holders.count
+        else {
+            throw LedgerError(
+                .malformedRecord,
+                "apply intended: batch \(batch) has arrays of unequal length, more than \(maximumRows) rows, or a collision without its holders")
+        }
+        return Self(batch: batch, accountIDs: accountIDs, oldValues: oldValues, newValues: newValues, planned: planned, holders: holders)
     }
 
-    /// Optional strings as two fields, never `null`: the values ("" for nil) and the indices of the nil ones.
-    private static func writeValues(_ values: [String?], _ nullsKey: StaticString, _ valuesKey: StaticString, to w: inout JSONWriter) {
-        w.field(nullsKey, integers: values.indices.lazy.filter { values[$0] == nil })
-        w.field(valuesKey, strings: values.lazy.map { $0 ?? "" })
-    }
-
-    private static func readValues(_ r: FieldReader, _ nullsKey: StaticString, _ valuesKey: StaticString) throws -> [String?] {
-        var values: [String?] = try r.stringArray(valuesKey)
-        for i in try r.countArray(nullsKey) {
+    /// v1: optional strings as two fields, never `null`: the values ("" for nil) and the indices of the nil ones.
+    private static func values<C: FieldCoder>(
+        _ c: inout C, _ nullsKey: StaticString, _ valuesKey: StaticString, _ given: [String?]?
+    ) throws
+        -> [String?]
+    {
+        let nulls = try c.field(nullsKey, given.map { given in given.indices.filter { given[$0] == nil } })
+        var values: [String?] = try c.field(valuesKey, given.map { given in given.map { $0 ?? "" } })
+        for i in nulls {
             guard i < values.count else { throw LedgerError(.malformedRecord, "apply intended: \(nullsKey) names row \(i) of \(values.count)") }
             values[i] = nil
         }
         return values
     }
 
-    init(reading r: FieldReader) throws {
-        if r.has("rows_root") {
-            self.init(batch: try r.count("batch"), rows: [])
-            rowsRoot = try r.rowsRoot()
-            rowCount = try r.int("rows", in: 1...Self.maximumRows)
-            collisionCount = try r.int("collision_count", in: 0...rowCount * ApplyColumn.allCases.count)
-            return
+    /// v1: a row planned `collision` and the accounts that hold the value it was to take.
+    private struct Collision: FieldObject, FieldArrayElement {
+        var holders: [String]
+        var row: Int
+
+        static let malformed = LedgerError(
+            .malformedRecord, "apply intended: a collision is not {holders, row} of a row of the batch planned collision")
+
+        static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+            Self(holders: try c.field("holders", v?.holders), row: try c.field("row", v?.row))
         }
-        let accountIDs = try r.stringArray("account_ids")
-        let planned = try r.stringArray("planned").map { name in
-            guard let p = ApplyPlanned(rawValue: name), p != .kept else {
-                throw LedgerError(.malformedRecord, "apply intended: unknown planned outcome")
+
+        static var arrayExpected: String { "an array" }
+
+        /// The collisions, each exactly `{holders, row}`.
+        static func readArray(_ key: StaticString, of object: FieldReader) throws -> [Collision]? {
+            guard object.has(key) else { return nil }
+            return try object.array(key).map { item in
+                guard let row = item["row"]?.intValue.map(Int.init), let keys = item["holders"]?.arrayValue?.compactMap(\.stringValue),
+                    keys.count == item["holders"]?.arrayValue?.count, item.objectValue?.count == 2
+                else { throw malformed }
+                return Collision(holders: keys, row: row)
             }
-            return p
         }
-        var holders: [Int: [String]] = [:]
-        for collision in try r.array("collisions") {
-            guard let row = collision["row"]?.intValue.map(Int.init), (0..<accountIDs.count).contains(row), holders[row] == nil,
-                planned.indices.contains(row), planned[row] == .collision,
-                let keys = collision["holders"]?.arrayValue?.compactMap(\.stringValue), keys.count == collision["holders"]?.arrayValue?.count,
-                collision.objectValue?.count == 2
-            else {
-                throw LedgerError(.malformedRecord, "apply intended: a collision is not {holders, row} of a row of the batch planned collision")
-            }
-            holders[row] = keys
-        }
-        let oldValues = try Self.readValues(r, "old_nulls", "old_values")
-        let newValues = try Self.readValues(r, "new_nulls", "new_values")
-        let batch = try r.count("batch")
-        guard accountIDs.count <= Self.maximumRows, oldValues.count == accountIDs.count, newValues.count == accountIDs.count,
-            planned.count == accountIDs.count, planned.filter({ $0 == .collision }).count == holders.count
-        else {
-            throw LedgerError(
-                .malformedRecord,
-                "apply intended: batch \(batch) has arrays of unequal length, more than \(Self.maximumRows) rows, or a collision without its holders")
-        }
-        self.init(batch: batch, accountIDs: accountIDs, oldValues: oldValues, newValues: newValues, planned: planned, holders: holders)
     }
 }

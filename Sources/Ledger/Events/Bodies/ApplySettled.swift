@@ -118,49 +118,33 @@ public struct ApplySettled: Hashable, Sendable {
 
     /// This event's idempotency key in run `run`.
     public static func idempotencyKey(run: String, batch: Int) -> String { "apply-settled:\(run):\(batch)" }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        if rowsRoot == nil {
-            w.field("account_ids", strings: accountIDs)
-        }
-        w.field("batch", batch)
-        w.field("committed", committed)
-        w.field("intent_sha256", intentSHA256)
-        if let rowsRoot {
+extension ApplySettled: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        let batch = try c.count("batch", v?.batch)
+        let intentSHA256 = try c.field("intent_sha256", v?.intentSHA256)
+        let committed = try c.field("committed", v?.committed)
+        let recovered = try c.field("recovered", v?.recovered)
+        let undo = try c.field("undo", v?.undo)
+        if let rowsRoot = try c.optional("rows_root", v?.rowsRoot) {
             // v2: the rows are kept beside the event; their count and root stand for them.
-            w.field("recovered", recovered)
-            w.field("rows", rowCount)
-            w.field("rows_root", Hex.encode(rowsRoot.bytes))
-        } else {
-            w.field("outcomes", strings: rows.lazy.compactMap { $0.outcomes.first?.outcome.rawValue })
-            w.field("recovered", recovered)
+            var settled = Self(batch: batch, intentSHA256: intentSHA256, committed: committed, recovered: recovered, undo: undo, rows: [])
+            settled.rowsRoot = rowsRoot
+            settled.rowCount = try c.field("rows", v?.rowCount, in: 1...ApplyIntended.maximumRows)
+            return settled
         }
-        w.field("undo", undo)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        if r.has("rows_root") {
-            self.init(
-                batch: try r.count("batch"), intentSHA256: try r.string("intent_sha256"), committed: try r.bool("committed"),
-                recovered: try r.bool("recovered"), undo: try r.bool("undo"), rows: [])
-            rowsRoot = try r.rowsRoot()
-            rowCount = try r.int("rows", in: 1...ApplyIntended.maximumRows)
-            return
-        }
-        let outcomes = try r.stringArray("outcomes").map { name in
+        // v1: the accounts, and each one's recipient_sub outcome when committed.
+        let accountIDs = try c.field("account_ids", v?.accountIDs)
+        let outcomes = try c.field("outcomes", v?.rows.compactMap { $0.outcomes.first?.outcome.rawValue }).map { name in
             guard let o = ApplyOutcome(rawValue: name), o != .kept else { throw LedgerError(.malformedRecord, "apply settled: unknown outcome") }
             return o
         }
-        let batch = try r.count("batch")
-        let committed = try r.bool("committed")
-        let accountIDs = try r.stringArray("account_ids")
         guard accountIDs.count <= ApplyIntended.maximumRows, outcomes.count == (committed ? accountIDs.count : 0) else {
             throw LedgerError(.malformedRecord, "apply settled: batch \(batch) has \(outcomes.count) outcomes for \(accountIDs.count) rows")
         }
-        self.init(
-            batch: batch, intentSHA256: try r.string("intent_sha256"), committed: committed, recovered: try r.bool("recovered"),
-            undo: try r.bool("undo"), accountIDs: accountIDs, outcomes: outcomes)
+        return Self(
+            batch: batch, intentSHA256: intentSHA256, committed: committed, recovered: recovered, undo: undo, accountIDs: accountIDs,
+            outcomes: outcomes)
     }
 }

@@ -62,34 +62,22 @@ public struct ApplyStarted: Hashable, Sendable {
 
     /// This event's idempotency key in run `run`.
     public static func idempotencyKey(run: String) -> String { "apply-started:" + run }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("accounts_sha256", accountsSHA256)
-        w.field("batch_size", batchSize)
-        w.field("condition", condition)
-        w.field("email_column", columns.email)
-        w.field("email_forwarding_column", columns.emailForwarding)
-        w.field("key_column", keyColumn)
-        w.field("since_last", sinceLast ? true : nil)
-        w.field("sub_column", columns.recipientSub)
-        w.field("table", table)
-        w.field("target", target)
-        w.field("target_kind", targetKind.rawValue)
-        w.field("undo_of", undoOf)
-        w.field("user_count", userCount)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
+extension ApplyStarted: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
         let columns = PerColumn(
-            recipientSub: try r.optionalString("sub_column"), email: try r.optionalString("email_column"),
-            emailForwarding: try r.optionalString("email_forwarding_column"))
-        guard !columns.isEmpty else { throw LedgerError(.malformedRecord, "\(r.context): no sub_column, email_column or email_forwarding_column") }
-        self.init(
-            targetKind: try r.enumeration("target_kind", TargetKind.self), target: try r.string("target"), table: try r.string("table"),
-            keyColumn: try r.string("key_column"), columns: columns, condition: try r.optionalString("condition"),
-            undoOf: try r.optionalString("undo_of"), userCount: try r.count("user_count"), batchSize: try r.int("batch_size", in: 1...Int(Int32.max)),
-            accountsSHA256: try r.optionalString("accounts_sha256"), sinceLast: try r.optionalBool("since_last") ?? false)
+            recipientSub: try c.optional("sub_column", v?.columns.recipientSub), email: try c.optional("email_column", v?.columns.email),
+            emailForwarding: try c.optional("email_forwarding_column", v?.columns.emailForwarding))
+        guard !columns.isEmpty else { throw c.refuse(nil, "no sub_column, email_column or email_forwarding_column") }
+        return Self(
+            targetKind: try c.field("target_kind", v?.targetKind), target: try c.field("target", v?.target), table: try c.field("table", v?.table),
+            keyColumn: try c.field("key_column", v?.keyColumn), columns: columns, condition: try c.optional("condition", v?.condition),
+            undoOf: try c.optional("undo_of", v?.undoOf), userCount: try c.count("user_count", v?.userCount),
+            batchSize: try c.field("batch_size", v?.batchSize, in: 1...Int(Int32.max)),
+            accountsSHA256: try c.optional("accounts_sha256", v?.accountsSHA256),
+            sinceLast: try c.flag("since_last", v?.sinceLast))
     }
 }
+
+extension ApplyStarted.TargetKind: FieldEnumeration {}

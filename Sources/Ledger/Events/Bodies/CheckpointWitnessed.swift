@@ -34,24 +34,6 @@ public struct CheckpointWitnessed: Hashable, Sendable {
     /// One transition of a log's state per old size: of two requests from the same size, only
     /// one is recorded (the other then finds the state moved on).
     public static func idempotencyKey(origin: String, oldSize: Int) -> String { "checkpoint-witnessed:\(origin):\(oldSize)" }
-
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("checkpoint", checkpoint)
-        w.field("cosignature", cosignature)
-        w.field("cosigned_at", cosignedAt)
-        w.field("old_size", oldSize)
-        w.field("origin", origin)
-        w.field("root_hash", rootHash)
-        w.field("tree_size", treeSize)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(
-            origin: try r.string("origin"), treeSize: try r.count("tree_size"), rootHash: try r.string("root_hash"), oldSize: try r.count("old_size"),
-            checkpoint: try r.string("checkpoint"), cosignature: try r.string("cosignature"), cosignedAt: try r.timestamp("cosigned_at"))
-    }
 }
 
 /// Body of "witness request refused": a log-signed add-checkpoint request this ledger, as a
@@ -79,21 +61,24 @@ public struct WitnessRequestRefused: Hashable, Sendable {
 
     /// A request sent again is kept once.
     public static func idempotencyKey(requestSHA256: String) -> String { "witness-request-refused:\(requestSHA256)" }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("cosigned_root", cosignedRoot)
-        w.field("cosigned_size", cosignedSize)
-        w.field("origin", origin)
-        w.field("reason", reason)
-        w.field("request", request)
-        w.field("status", status)
-        w.endObject()
+extension CheckpointWitnessed: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            origin: try c.field("origin", v?.origin), treeSize: try c.count("tree_size", v?.treeSize),
+            rootHash: try c.field("root_hash", v?.rootHash),
+            oldSize: try c.count("old_size", v?.oldSize), checkpoint: try c.field("checkpoint", v?.checkpoint),
+            cosignature: try c.field("cosignature", v?.cosignature), cosignedAt: try c.field("cosigned_at", v?.cosignedAt))
     }
+}
 
-    init(reading r: FieldReader) throws {
-        self.init(
-            origin: try r.string("origin"), status: try r.int("status", in: 400...499), reason: try r.string("reason"),
-            request: try r.string("request"), cosignedSize: try r.count("cosigned_size"), cosignedRoot: try r.string("cosigned_root"))
+extension WitnessRequestRefused: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            origin: try c.field("origin", v?.origin), status: try c.field("status", v?.status, in: 400...499),
+            reason: try c.field("reason", v?.reason),
+            request: try c.field("request", v?.request), cosignedSize: try c.count("cosigned_size", v?.cosignedSize),
+            cosignedRoot: try c.field("cosigned_root", v?.cosignedRoot))
     }
 }

@@ -36,24 +36,6 @@ public struct CheckpointFields: Hashable, Sendable {
         let timeLine = time.map { "time \($0.rfc3339)\n" } ?? ""
         return try Checkpoint(parsing: "\(origin)\n\(treeSize)\n\(rootHash)\n\(timeLine)\n\u{2014} \(origin) \(signature)\n")
     }
-
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("origin", origin)
-        w.field("root_hash", rootHash)
-        w.field("signature", signature)
-        w.field("time", time)
-        w.field("tree_size", treeSize)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        origin = try r.string("origin")
-        rootHash = try r.string("root_hash")
-        signature = try r.string("signature")
-        time = try r.optionalTimestamp("time")
-        treeSize = try r.count("tree_size")
-    }
 }
 
 /// Body of "handoff issued" (team A): a signed handoff package was written for the target
@@ -84,26 +66,6 @@ public struct HandoffIssued: Hashable, Sendable {
         self.manifestSHA256 = manifestSHA256
         self.previousTreeSize = previousTreeSize
         self.checkpoint = checkpoint
-    }
-
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("checkpoint", checkpoint)
-        w.field("manifest_sha256", manifestSHA256)
-        w.field("package", package)
-        w.field("previous_tree_size", previousTreeSize)
-        w.field("row_count", rowCount)
-        w.field("rows_sha256", rowsSHA256)
-        w.field("target_team", targetTeam)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(
-            package: try r.int("package", in: HandoffManifest.packagesAllowed), targetTeam: try r.string("target_team"),
-            rowCount: try r.count("row_count"), rowsSHA256: try r.string("rows_sha256"),
-            manifestSHA256: try r.string("manifest_sha256"), previousTreeSize: try r.count("previous_tree_size"),
-            checkpoint: try CheckpointFields(reading: r.object("checkpoint")))
     }
 }
 
@@ -139,28 +101,6 @@ public struct HandoffReceived: Hashable, Sendable {
         self.packagePath = packagePath
         self.checkpoint = checkpoint
     }
-
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("checkpoint", checkpoint)
-        w.field("manifest", manifest)
-        w.field("manifest_sha256", manifestSHA256)
-        w.field("package", package)
-        w.field("package_path", packagePath)
-        w.field("row_count", rowCount)
-        w.field("rows_root", rowsRoot)
-        w.field("rows_sha256", rowsSHA256)
-        w.field("sender_team", senderTeam)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(
-            senderTeam: try r.string("sender_team"), package: try r.int("package", in: HandoffManifest.packagesAllowed),
-            rowCount: try r.count("row_count"), rowsSHA256: try r.string("rows_sha256"), rowsRoot: try r.optionalString("rows_root"),
-            manifestSHA256: try r.string("manifest_sha256"), manifest: try r.string("manifest"), packagePath: try r.string("package_path"),
-            checkpoint: try CheckpointFields(reading: r.object("checkpoint")))
-    }
 }
 
 /// Body of "handoff refused" (team B): a handoff package failed a check; nothing was sent to Apple.
@@ -181,22 +121,6 @@ public struct HandoffRefused: Hashable, Sendable {
         self.packagePath = packagePath
         self.manifestSHA256 = manifestSHA256
         self.senderKeyName = senderKeyName
-    }
-
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("detail", detail)
-        w.field("manifest_sha256", manifestSHA256)
-        w.field("package_path", packagePath)
-        w.field("reason", reason)
-        w.field("sender_key_name", senderKeyName)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(
-            reason: try r.string("reason"), detail: try r.string("detail"), packagePath: try r.string("package_path"),
-            manifestSHA256: try r.optionalString("manifest_sha256"), senderKeyName: try r.string("sender_key_name"))
     }
 }
 
@@ -228,24 +152,54 @@ public struct HandoffAcknowledged: Hashable, Sendable {
         self.cosignedAt = cosignedAt
         self.cosignature = cosignature
     }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("cosignature", cosignature)
-        w.field("cosigned_at", cosignedAt)
-        w.field("manifest_sha256", manifestSHA256)
-        w.field("package", package)
-        w.field("recipient_checkpoint", recipientCheckpoint)
-        w.field("recipient_seq", recipientSequence)
-        w.field("target_team", targetTeam)
-        w.endObject()
+extension CheckpointFields: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            origin: try c.field("origin", v?.origin), treeSize: try c.count("tree_size", v?.treeSize),
+            rootHash: try c.field("root_hash", v?.rootHash),
+            time: try c.optional("time", v?.time), signature: try c.field("signature", v?.signature))
     }
+}
 
-    init(reading r: FieldReader) throws {
-        self.init(
-            package: try r.int("package", in: HandoffManifest.packagesAllowed), targetTeam: try r.string("target_team"),
-            manifestSHA256: try r.string("manifest_sha256"),
-            recipientSequence: try r.count("recipient_seq"), recipientCheckpoint: try CheckpointFields(reading: r.object("recipient_checkpoint")),
-            cosignedAt: try r.timestamp("cosigned_at"), cosignature: try r.string("cosignature"))
+extension HandoffIssued: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            package: try c.field("package", v?.package, in: HandoffManifest.packagesAllowed), targetTeam: try c.field("target_team", v?.targetTeam),
+            rowCount: try c.count("row_count", v?.rowCount), rowsSHA256: try c.field("rows_sha256", v?.rowsSHA256),
+            manifestSHA256: try c.field("manifest_sha256", v?.manifestSHA256),
+            previousTreeSize: try c.count("previous_tree_size", v?.previousTreeSize),
+            checkpoint: try c.field("checkpoint", v?.checkpoint))
+    }
+}
+
+extension HandoffReceived: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            senderTeam: try c.field("sender_team", v?.senderTeam), package: try c.field("package", v?.package, in: HandoffManifest.packagesAllowed),
+            rowCount: try c.count("row_count", v?.rowCount), rowsSHA256: try c.field("rows_sha256", v?.rowsSHA256),
+            rowsRoot: try c.optional("rows_root", v?.rowsRoot), manifestSHA256: try c.field("manifest_sha256", v?.manifestSHA256),
+            manifest: try c.field("manifest", v?.manifest), packagePath: try c.field("package_path", v?.packagePath),
+            checkpoint: try c.field("checkpoint", v?.checkpoint))
+    }
+}
+
+extension HandoffRefused: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            reason: try c.field("reason", v?.reason), detail: try c.field("detail", v?.detail),
+            packagePath: try c.field("package_path", v?.packagePath),
+            manifestSHA256: try c.optional("manifest_sha256", v?.manifestSHA256), senderKeyName: try c.field("sender_key_name", v?.senderKeyName))
+    }
+}
+
+extension HandoffAcknowledged: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            package: try c.field("package", v?.package, in: HandoffManifest.packagesAllowed), targetTeam: try c.field("target_team", v?.targetTeam),
+            manifestSHA256: try c.field("manifest_sha256", v?.manifestSHA256), recipientSequence: try c.count("recipient_seq", v?.recipientSequence),
+            recipientCheckpoint: try c.field("recipient_checkpoint", v?.recipientCheckpoint), cosignedAt: try c.field("cosigned_at", v?.cosignedAt),
+            cosignature: try c.field("cosignature", v?.cosignature))
     }
 }

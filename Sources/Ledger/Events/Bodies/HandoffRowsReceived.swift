@@ -124,55 +124,38 @@ public struct HandoffRowsReceived: Hashable, Sendable {
 
     /// This event's idempotency key.
     public var idempotencyKey: String { Self.idempotencyKey(origin: origin, package: package, fileSHA256: fileSHA256, chunk: chunk) }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        if rowsRoot == nil {
-            w.field("account_ids", strings: accountIDs)
-        }
-        w.field("chunk", chunk)
-        w.field("chunk_count", chunkCount)
-        w.field("file_sha256", fileSHA256)
-        w.field("first_row", firstRow)
-        w.field("manifest_sha256", manifestSHA256)
-        w.field("origin", origin)
-        w.field("package", package)
-        w.field("row_count", rowCount)
+extension HandoffRowsReceived: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        // v2 keeps its rows beside the event: their count and root stand for them.
+        let rowsRoot = try c.optional("rows_root", v?.rowsRoot)
+        let v2 = rowsRoot != nil
+        var chunk = Self(
+            origin: try c.optional("origin", v?.origin), package: try c.optional("package", v?.package, in: HandoffManifest.packagesAllowed),
+            manifestSHA256: try c.optional("manifest_sha256", v?.manifestSHA256), fileSHA256: try c.field("file_sha256", v?.fileSHA256),
+            chunk: try c.count("chunk", v?.chunk), chunkCount: try c.field("chunk_count", v?.chunkCount, in: 1...Int(Int32.max)),
+            rowCount: try c.field("row_count", v?.rowCount, in: 0...Int(Int32.max)),
+            firstRow: try c.field("first_row", v?.firstRow, in: 0...Int(Int32.max)), accountIDs: v2 ? [] : try c.field("account_ids", v?.accountIDs),
+            transferSubs: v2 ? [] : try c.field("transfer_subs", v?.transferSubs), sequences: v2 ? [] : try c.field("sequences", v?.sequences))
         if let rowsRoot {
-            // v2: the rows are kept beside the event; their count and root stand for them.
-            w.field("rows", chunkRows)
-            w.field("rows_root", Hex.encode(rowsRoot.bytes))
-        } else {
-            w.field("sequences", integers: sequences)
-            w.field("transfer_subs", strings: transferSubs)
+            chunk.rowsRoot = rowsRoot
+            chunk.chunkRows = try c.field("rows", v?.chunkRows, in: 1...HandoffRowsForm.v2.rowsPerChunk)
         }
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        let signed = r.has("manifest_sha256")
-        let v2 = r.has("rows_root")
-        self.init(
-            origin: try r.optionalString("origin"), package: try r.has("package") ? r.int("package", in: HandoffManifest.packagesAllowed) : nil,
-            manifestSHA256: try r.optionalString("manifest_sha256"), fileSHA256: try r.string("file_sha256"),
-            chunk: try r.count("chunk"), chunkCount: try r.int("chunk_count", in: 1...Int(Int32.max)),
-            rowCount: try r.int("row_count", in: 0...Int(Int32.max)),
-            firstRow: try r.int("first_row", in: 0...Int(Int32.max)), accountIDs: v2 ? [] : try r.stringArray("account_ids"),
-            transferSubs: v2 ? [] : try r.stringArray("transfer_subs"),
-            sequences: v2 ? [] : try r.countArray("sequences"))
-        if v2 {
-            rowsRoot = try r.rowsRoot()
-            chunkRows = try r.int("rows", in: 1...HandoffRowsForm.v2.rowsPerChunk)
-        }
-        guard (origin != nil) == signed, (package != nil) == signed, signed || !v2 else {
+        guard C.isReading else { return chunk }
+        let signed = chunk.manifestSHA256 != nil
+        guard (chunk.origin != nil) == signed, (chunk.package != nil) == signed, signed || !v2 else {
             throw LedgerError(.malformedRecord, "handoff rows: origin, package and manifest_sha256 go together, and rows_root with them")
         }
-        guard chunk < chunkCount, accountIDs.count == transferSubs.count, sequences.count == (signed ? transferSubs.count : 0),
-            chunkRows <= form.rowsPerChunk, firstRow + chunkRows <= rowCount
+        guard chunk.chunk < chunk.chunkCount, chunk.accountIDs.count == chunk.transferSubs.count,
+            chunk.sequences.count == (signed ? chunk.transferSubs.count : 0), chunk.chunkRows <= chunk.form.rowsPerChunk,
+            chunk.firstRow + chunk.chunkRows <= chunk.rowCount
         else {
             throw LedgerError(
                 .malformedRecord,
-                "handoff rows: chunk \(chunk) of \(chunkCount), rows \(firstRow) + \(chunkRows) of \(rowCount), arrays of unequal length")
+                "handoff rows: chunk \(chunk.chunk) of \(chunk.chunkCount), rows \(chunk.firstRow) + \(chunk.chunkRows) of \(chunk.rowCount), arrays of unequal length"
+            )
         }
+        return chunk
     }
 }

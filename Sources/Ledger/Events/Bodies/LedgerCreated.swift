@@ -40,26 +40,30 @@ public struct LedgerCreated: Hashable, Sendable {
         self.onAccountDeleted = onAccountDeleted
         self.windowDays = windowDays
     }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("client_ids", strings: clientIDs)
-        w.field("ledger_id", ledgerID)
-        w.field("role", role.rawValue)
-        w.key("settings")
-        w.beginObject()
-        w.field("on_account_deleted", onAccountDeleted.rawValue)
-        w.field("window_days", windowDays)
-        w.endObject()
-        w.field("team_id", teamID)
-        w.endObject()
+extension LedgerCreated: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        let (teamID, clientIDs) = (try c.field("team_id", v?.teamID), try c.field("client_ids", v?.clientIDs))
+        let (role, ledgerID) = (try c.field("role", v?.role), try c.field("ledger_id", v?.ledgerID))
+        let settings = try c.field("settings", v.map { Settings(onAccountDeleted: $0.onAccountDeleted, windowDays: $0.windowDays) })
+        return Self(
+            teamID: teamID, clientIDs: clientIDs, role: role, ledgerID: ledgerID, onAccountDeleted: settings.onAccountDeleted,
+            windowDays: settings.windowDays)
     }
 
-    init(reading r: FieldReader) throws {
-        let settings = try r.object("settings")
-        self.init(
-            teamID: try r.string("team_id"), clientIDs: try r.stringArray("client_ids"), role: try r.enumeration("role", Role.self),
-            ledgerID: try r.string("ledger_id"), onAccountDeleted: try settings.enumeration("on_account_deleted", DeletionPolicy.self),
-            windowDays: try settings.int("window_days", in: TransferAccepted.windowDaysAllowed))
+    /// The ledger's settings, one object in the body.
+    private struct Settings: FieldObject {
+        var onAccountDeleted: DeletionPolicy
+        var windowDays: Int
+
+        static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+            Self(
+                onAccountDeleted: try c.field("on_account_deleted", v?.onAccountDeleted),
+                windowDays: try c.field("window_days", v?.windowDays, in: TransferAccepted.windowDaysAllowed))
+        }
     }
 }
+
+extension LedgerCreated.Role: FieldEnumeration {}
+extension LedgerCreated.DeletionPolicy: FieldEnumeration {}

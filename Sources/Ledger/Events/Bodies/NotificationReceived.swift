@@ -22,19 +22,14 @@ public struct NotificationReceived: Hashable, Sendable {
         self.email = email
         self.isPrivateEmail = isPrivateEmail
     }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("email", email)
-        w.field("event_time", eventTime)
-        w.field("is_private_email", isPrivateEmail)
-        w.field("notification_type", kind.rawValue)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(
-            kind: try r.enumeration("notification_type", Kind.self), eventTime: try r.timestamp("event_time"),
-            email: try r.optionalObject("email").map(SealedValue.init(reading:)), isPrivateEmail: try r.optionalBool("is_private_email"))
+extension NotificationReceived: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            kind: try c.field("notification_type", v?.kind), eventTime: try c.field("event_time", v?.eventTime),
+            email: try c.optional("email", v?.email), isPrivateEmail: try c.optional("is_private_email", v?.isPrivateEmail))
     }
 }
+
+extension NotificationReceived.Kind: FieldEnumeration {}

@@ -20,16 +20,10 @@ public struct PersonIndexCommitted: Hashable, Sendable {
 
     /// One commit per size indexed.
     public static func idempotencyKey(indexedSize: Int) -> String { "person-index-committed:\(indexedSize)" }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("indexed_size", indexedSize)
-        w.field("names", names)
-        w.field("root", root)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(indexedSize: try r.count("indexed_size"), root: try r.string("root"), names: try r.count("names"))
+extension PersonIndexCommitted: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(indexedSize: try c.count("indexed_size", v?.indexedSize), root: try c.field("root", v?.root), names: try c.count("names", v?.names))
     }
 }

@@ -27,21 +27,13 @@ public struct RejectionsSummarized: Hashable, Sendable {
 
     /// Refused deliveries summed up, on every route.
     public var total: Int { counts.values.reduce(0, +) }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("counts", counts: counts)
-        w.field("first_payload_sha256", firstPayloadSHA256)
-        w.field("from", from)
-        w.field("last_payload_sha256", lastPayloadSHA256)
-        w.field("source", source)
-        w.field("until", until)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(
-            source: try r.string("source"), from: try r.timestamp("from"), until: try r.timestamp("until"), counts: try r.intMap("counts"),
-            firstPayloadSHA256: try r.string("first_payload_sha256"), lastPayloadSHA256: try r.string("last_payload_sha256"))
+extension RejectionsSummarized: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            source: try c.field("source", v?.source), from: try c.field("from", v?.from), until: try c.field("until", v?.until),
+            counts: try c.field("counts", v?.counts), firstPayloadSHA256: try c.field("first_payload_sha256", v?.firstPayloadSHA256),
+            lastPayloadSHA256: try c.field("last_payload_sha256", v?.lastPayloadSHA256))
     }
 }

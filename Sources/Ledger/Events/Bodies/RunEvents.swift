@@ -26,25 +26,6 @@ public struct RunStarted: Hashable, Sendable {
         self.targetTeam = targetTeam
         self.userCount = userCount
     }
-
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("command", command)
-        w.field("handoff", handoff)
-        w.field("handoff_manifest_sha256", handoffManifestSHA256)
-        w.field("input_path", inputPath)
-        w.field("input_sha256", inputSHA256)
-        w.field("target_team", targetTeam)
-        w.field("user_count", userCount)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(
-            command: try r.string("command"), inputPath: try r.optionalString("input_path"), inputSHA256: try r.optionalString("input_sha256"),
-            targetTeam: try r.optionalString("target_team"), userCount: try r.optionalInt("user_count"),
-            handoff: try r.optionalString("handoff"), handoffManifestSHA256: try r.optionalString("handoff_manifest_sha256"))
-    }
 }
 
 /// Body of "run finished": a batch run's outcome counts and exit status.
@@ -109,36 +90,34 @@ public struct RunFinished: Hashable, Sendable {
     /// Why the run stopped: the reason recorded, or refused credentials for a stop recorded
     /// without one; nil when it did not stop early.
     public var effectiveStopReason: StopReason? { stoppedBy == nil ? nil : stopReason ?? .credentials }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        if let appleUnavailable {
-            w.key("apple_unavailable")
-            w.beginObject()
-            w.field("calls_refused", appleUnavailable.callsRefused)
-            w.field("paused_ms", appleUnavailable.pausedMilliseconds)
-            w.field("pauses", appleUnavailable.pauses)
-            w.endObject()
-        }
-        w.field("command", command)
-        w.field("counts", counts: counts)
-        w.field("duration_ms", durationMilliseconds)
-        w.field("exit_status", exitStatus)
-        w.field("interrupted", interrupted)
-        w.field("stop_reason", stopReason?.rawValue)
-        w.field("stopped_by", stoppedBy)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        let unavailable = try r.optionalObject("apple_unavailable").map { u in
-            AppleUnavailable(pauses: try u.count("pauses"), pausedMilliseconds: try u.count("paused_ms"), callsRefused: try u.count("calls_refused"))
-        }
-        self.init(
-            command: try r.string("command"), counts: try r.intMap("counts"), durationMilliseconds: try r.int("duration_ms"),
-            exitStatus: try r.int("exit_status"),
-            stoppedBy: try r.optionalObject("stopped_by").map(CallFailure.init(reading:)),
-            stopReason: try r.optionalEnumeration("stop_reason", StopReason.self), interrupted: try r.optionalString("interrupted"),
-            appleUnavailable: unavailable)
+extension RunStarted: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            command: try c.field("command", v?.command), inputPath: try c.optional("input_path", v?.inputPath),
+            inputSHA256: try c.optional("input_sha256", v?.inputSHA256), targetTeam: try c.optional("target_team", v?.targetTeam),
+            userCount: try c.optional("user_count", v?.userCount), handoff: try c.optional("handoff", v?.handoff),
+            handoffManifestSHA256: try c.optional("handoff_manifest_sha256", v?.handoffManifestSHA256))
     }
 }
+
+extension RunFinished: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            command: try c.field("command", v?.command), counts: try c.field("counts", v?.counts),
+            durationMilliseconds: try c.field("duration_ms", v?.durationMilliseconds), exitStatus: try c.field("exit_status", v?.exitStatus),
+            stoppedBy: try c.optional("stopped_by", v?.stoppedBy), stopReason: try c.optional("stop_reason", v?.stopReason),
+            interrupted: try c.optional("interrupted", v?.interrupted), appleUnavailable: try c.optional("apple_unavailable", v?.appleUnavailable))
+    }
+}
+
+extension RunFinished.AppleUnavailable: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            pauses: try c.count("pauses", v?.pauses), pausedMilliseconds: try c.count("paused_ms", v?.pausedMilliseconds),
+            callsRefused: try c.count("calls_refused", v?.callsRefused))
+    }
+}
+
+extension RunFinished.StopReason: FieldEnumeration {}

@@ -32,26 +32,15 @@ public struct SignInVerified: Hashable, Sendable {
         self.realUserStatus = realUserStatus
         self.verifiedAt = verifiedAt
     }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("audience", audience)
-        w.field("email", email)
-        w.field("email_verified", emailVerified)
-        w.field("expires_at", expiresAt)
-        w.field("is_private_email", isPrivateEmail)
-        w.field("issued_at", issuedAt)
-        w.field("nonce_checked", nonceChecked)
-        w.field("real_user_status", realUserStatus)
-        w.field("verified_at", verifiedAt)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(
-            audience: try r.string("audience"), issuedAt: try r.timestamp("issued_at"), expiresAt: try r.timestamp("expires_at"),
-            email: try r.optionalObject("email").map(SealedValue.init(reading:)), emailVerified: try r.optionalBool("email_verified"),
-            isPrivateEmail: try r.optionalBool("is_private_email"), nonceChecked: try r.optionalBool("nonce_checked"),
-            realUserStatus: try r.optionalInt("real_user_status"), verifiedAt: try r.optionalTimestamp("verified_at"))
+extension SignInVerified: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            audience: try c.field("audience", v?.audience), issuedAt: try c.field("issued_at", v?.issuedAt),
+            expiresAt: try c.field("expires_at", v?.expiresAt), email: try c.optional("email", v?.email),
+            emailVerified: try c.optional("email_verified", v?.emailVerified), isPrivateEmail: try c.optional("is_private_email", v?.isPrivateEmail),
+            nonceChecked: try c.optional("nonce_checked", v?.nonceChecked), realUserStatus: try c.optional("real_user_status", v?.realUserStatus),
+            verifiedAt: try c.optional("verified_at", v?.verifiedAt))
     }
 }

@@ -15,16 +15,12 @@ public struct TokenRejected: Hashable, Sendable {
         self.detail = detail
         self.payloadSHA256 = payloadSHA256
     }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("detail", detail)
-        w.field("payload_sha256", payloadSHA256)
-        w.field("reason", reason)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(reason: try r.string("reason"), detail: try r.string("detail"), payloadSHA256: try r.string("payload_sha256"))
+extension TokenRejected: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            reason: try c.field("reason", v?.reason), detail: try c.field("detail", v?.detail),
+            payloadSHA256: try c.field("payload_sha256", v?.payloadSHA256))
     }
 }

@@ -16,19 +16,15 @@ public struct TransferAccepted: Hashable, Sendable {
 
     /// When Apple stops answering migration calls for this transfer.
     public var deadline: Timestamp { acceptedAt.adding(days: windowDays) }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("accepted_at", acceptedAt)
-        w.field("deadline", deadline)
-        w.field("window_days", windowDays)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(acceptedAt: try r.timestamp("accepted_at"), windowDays: try r.int("window_days", in: TransferAccepted.windowDaysAllowed))
-        guard try r.timestamp("deadline") == deadline else {
-            throw LedgerError(.malformedRecord, "\(r.context).deadline: does not equal accepted_at + window_days")
+extension TransferAccepted: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        let accepted = Self(
+            acceptedAt: try c.field("accepted_at", v?.acceptedAt), windowDays: try c.field("window_days", v?.windowDays, in: windowDaysAllowed))
+        guard try c.field("deadline", v?.deadline) == accepted.deadline else {
+            throw c.refuse("deadline", "does not equal accepted_at + window_days")
         }
+        return accepted
     }
 }

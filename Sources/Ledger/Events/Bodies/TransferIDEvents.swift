@@ -6,14 +6,6 @@ public struct TransferIDGenerated: Hashable, Sendable {
     public var targetTeam: String
 
     public init(targetTeam: String) { self.targetTeam = targetTeam }
-
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("target_team", targetTeam)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws { self.init(targetTeam: try r.string("target_team")) }
 }
 
 /// Body of "transfer ID generation failed" (team A).
@@ -24,17 +16,6 @@ public struct TransferIDGenerationFailed: Hashable, Sendable {
     public init(targetTeam: String, failure: CallFailure) {
         self.targetTeam = targetTeam
         self.failure = failure
-    }
-
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("failure", failure)
-        w.field("target_team", targetTeam)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(targetTeam: try r.string("target_team"), failure: try CallFailure(reading: r.object("failure")))
     }
 }
 
@@ -48,17 +29,6 @@ public struct TransferIDExchanged: Hashable, Sendable {
         self.email = email
         self.isPrivateEmail = isPrivateEmail
     }
-
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("email", email)
-        w.field("is_private_email", isPrivateEmail)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(email: try r.optionalObject("email").map(SealedValue.init(reading:)), isPrivateEmail: try r.optionalBool("is_private_email"))
-    }
 }
 
 /// Body of "transfer ID exchange failed" (team B).
@@ -66,12 +36,24 @@ public struct TransferIDExchangeFailed: Hashable, Sendable {
     public var failure: CallFailure
 
     public init(failure: CallFailure) { self.failure = failure }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("failure", failure)
-        w.endObject()
+extension TransferIDGenerated: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self { Self(targetTeam: try c.field("target_team", v?.targetTeam)) }
+}
+
+extension TransferIDGenerationFailed: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(targetTeam: try c.field("target_team", v?.targetTeam), failure: try c.field("failure", v?.failure))
     }
+}
 
-    init(reading r: FieldReader) throws { self.init(failure: try CallFailure(reading: r.object("failure"))) }
+extension TransferIDExchanged: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(email: try c.optional("email", v?.email), isPrivateEmail: try c.optional("is_private_email", v?.isPrivateEmail))
+    }
+}
+
+extension TransferIDExchangeFailed: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self { Self(failure: try c.field("failure", v?.failure)) }
 }

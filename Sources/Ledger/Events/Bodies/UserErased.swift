@@ -11,15 +11,10 @@ public struct UserErased: Hashable, Sendable {
         self.reason = reason
         self.keysDestroyed = keysDestroyed
     }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("keys_destroyed", keysDestroyed)
-        w.field("reason", reason)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(reason: try r.string("reason"), keysDestroyed: try r.int("keys_destroyed"))
+extension UserErased: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(reason: try c.field("reason", v?.reason), keysDestroyed: try c.field("keys_destroyed", v?.keysDestroyed))
     }
 }

@@ -32,21 +32,14 @@ public struct WitnessCosigned: Hashable, Sendable {
 
     /// The witness's name: its verifier key's.
     public var witnessName: String { String(witnessKey.prefix { $0 != "+" }) }
+}
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("checkpoint", checkpoint)
-        w.field("cosignature", cosignature)
-        w.field("cosigned_at", cosignedAt)
-        w.field("old_size", oldSize)
-        w.field("url", url)
-        w.field("witness_key", witnessKey)
-        w.endObject()
-    }
-
-    init(reading r: FieldReader) throws {
-        self.init(
-            witnessKey: try r.string("witness_key"), url: try r.string("url"), checkpoint: try CheckpointFields(reading: r.object("checkpoint")),
-            oldSize: try r.count("old_size"), cosignature: try r.string("cosignature"), cosignedAt: try r.timestamp("cosigned_at"))
+extension WitnessCosigned: FieldObject {
+    static func fields<C: FieldCoder>(_ c: inout C, _ v: Self?) throws -> Self {
+        Self(
+            witnessKey: try c.field("witness_key", v?.witnessKey), url: try c.field("url", v?.url),
+            checkpoint: try c.field("checkpoint", v?.checkpoint),
+            oldSize: try c.count("old_size", v?.oldSize), cosignature: try c.field("cosignature", v?.cosignature),
+            cosignedAt: try c.field("cosigned_at", v?.cosignedAt))
     }
 }

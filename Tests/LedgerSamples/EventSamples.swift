@@ -1,4 +1,5 @@
 import Basics
+import Ledger
 
 /// One realistic example of every event type, for round-trip tests, schema checks and docs.
 public enum EventSamples {
