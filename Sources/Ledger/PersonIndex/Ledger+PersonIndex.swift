@@ -18,8 +18,8 @@ extension Ledger {
     }
 
     /// Adds the empty `person_index` database to a ledger written before it (the upgrade then
-    /// builds the index: ``buildPersonIndexIfMissing(environment:schema:)``).
-    static func addPersonIndexDatabase(on environment: Environment) throws {
+    /// builds the index: ``buildPersonIndexIfMissing(environment:schema:)``); true when it did.
+    static func addPersonIndexDatabase(on environment: Environment) throws -> Bool {
         let present = try environment.read { txn in
             do {
                 _ = try txn.openDatabase("person_index", create: false)
@@ -27,6 +27,7 @@ extension Ledger {
             } catch let error as LMDBError where error.code == .notFound { return false }
         }
         if !present { try environment.write { txn in _ = try txn.openDatabase("person_index", create: true) } }
+        return !present
     }
 
     /// Builds the person index of a ledger that has none (one written before it, or in an

@@ -38,20 +38,13 @@ public final class KeyStore: Sendable {
     private static let scrubKey = Array("scrub".utf8)
     private static let options = Environment.Options(mapSize: 16 << 20, maxDatabases: 4, fileMode: 0o600)
 
-    /// Whether this open moved layout-1 keys into slots (``init(directory:)``).
-    let movedLegacyKeys: Bool
-
-    /// Opens (creating it if missing) the key store in `directory`. An open that finds keys of
-    /// layout 1 (stored in LMDB) moves them into slots and compacts the LMDB file, when no
-    /// other process has the store open; otherwise a later open does it.
+    /// Opens (creating it if missing) the key store in `directory`. Keys of layout 1 (stored in
+    /// LMDB) are read where they are until ``moveLegacyKeys(directory:)`` moves them.
     public init(directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let slotFile = try KeySlotFile(directory: directory)
         do {
             try slotFile.lockShared()
-            var moved = false
-            _ = try slotFile.exclusively { moved = try KeyStore.upgradeIfNeeded(directory: directory, slotFile: slotFile) }
-            movedLegacyKeys = moved
             environment = try Environment(path: directory, options: KeyStore.options)
             (subjects, slots, legacyKeys, meta) = try KeyStore.databases(in: environment)
         } catch {
@@ -94,7 +87,6 @@ public final class KeyStore: Sendable {
             throw error
         }
         self.slotFile = slotFile
-        movedLegacyKeys = false
     }
 
     /// The database `name` of a read-only store, or nil when the store has none.
@@ -109,6 +101,20 @@ public final class KeyStore: Sendable {
 
     private static func databases(in environment: Environment) throws -> (Database, Database, Database, Database) {
         (try environment.database("subjects"), try environment.database("slots"), try environment.database("keys"), try environment.database("meta"))
+    }
+
+    /// Moves the keys of layout 1 in the store in `directory` into slots and compacts its LMDB
+    /// file, when no other process has the store open (otherwise a later open does it); true
+    /// when it did. A writable open of the ledger runs it before opening the store
+    /// (``LedgerUpgrade``).
+    static func moveLegacyKeys(directory: String) throws -> Bool {
+        guard FileManager.default.fileExists(atPath: directory + "/data.mdb") else { return false }
+        let slotFile = try KeySlotFile(directory: directory)
+        defer { slotFile.close() }
+        try slotFile.lockShared()
+        var moved = false
+        _ = try slotFile.exclusively { moved = try upgradeIfNeeded(directory: directory, slotFile: slotFile) }
+        return moved
     }
 
     /// Moves layout-1 keys into slots and rewrites the LMDB file without its free pages, so no

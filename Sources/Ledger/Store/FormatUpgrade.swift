@@ -67,6 +67,12 @@ enum FormatUpgrade {
         return (false, last)
     }
 
+    /// Whether the ledger in `environment` is format 1 (or on its way from it).
+    static func isFormat1(_ environment: Environment) throws -> Bool {
+        try environment.read { txn in try txn.get(try txn.openDatabase("meta", create: false), key: LedgerSchema.formatKey) }
+            == Array(LedgerSchema.format1Marker.utf8)
+    }
+
     private static func isFormat1(_ txn: ReadTransaction, _ schema: LedgerSchema) throws -> Bool {
         try txn.get(schema.meta, key: LedgerSchema.formatKey) == Array(LedgerSchema.format1Marker.utf8)
     }

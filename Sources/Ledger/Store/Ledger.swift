@@ -199,7 +199,7 @@ public final class Ledger: Sendable {
         }
         return readOnly
             ? try openedReadOnly(directory, environment, isFormat1: isFormat1, folders: folders, options: options)
-            : try openedForWriting(directory, environment, isFormat1: isFormat1, folders: folders, options: options)
+            : try openedForWriting(directory, environment, folders: folders, options: options)
     }
 
     /// The ledger in `environment` read as it is: a format-1 ledger without its indexes, the key
@@ -218,28 +218,13 @@ public final class Ledger: Sendable {
             directory: directory, environment: environment, schema: schema, sealer: sealer, folders: folders, options: options, upgrades: [])
     }
 
-    /// The ledger in `environment` brought up to date, each step named in ``upgrades``.
+    /// The ledger in `environment` brought up to date (``LedgerUpgrade``), each step named in ``upgrades``.
     private static func openedForWriting(
-        _ directory: String, _ environment: Environment, isFormat1: Bool, folders: [any LedgerFolder], options: Options
+        _ directory: String, _ environment: Environment, folders: [any LedgerFolder], options: Options
     ) throws -> Ledger {
-        var upgrades: [String] = []
-        if isFormat1 {
-            let events = try FormatUpgrade.run(on: environment)
-            upgrades.append("format 1 to 2: the log's indexes rebuilt over \(counted(events, "event"))")
-        }
-        if try FormatUpgrade.addRows(on: environment) {
-            upgrades.append("format 2 to 3: the database of batch events' rows added (events unchanged)")
-        }
-        if let events = try MerkleTreeBuilder.buildIfMissing(in: environment) {
-            upgrades.append("Merkle tree: built over \(counted(events, "event"))")
-        }
-        try addPersonIndexDatabase(on: environment)
+        let upgrades = try LedgerUpgrade.runAll(directory: directory, environment: environment)
         let schema = try environment.read { try LedgerSchema.open(in: $0, create: false) }
         let keyStore = try KeyStore(directory: keyStoreDirectory(in: directory))
-        if keyStore.movedLegacyKeys { upgrades.append("key store: data keys moved into the slot file, its LMDB file compacted") }
-        if try writeVerifierKeyIfMissing(in: directory, origin: origin(of: try identity(in: environment, schema: schema, directory: directory))) {
-            upgrades.append("verifier key: written to \(VerifierKeyFile.fileName)")
-        }
         return try Ledger(
             directory: directory, environment: environment, schema: schema, sealer: Sealer(keyStore: keyStore), folders: folders, options: options,
             upgrades: upgrades)
@@ -402,7 +387,7 @@ public final class Ledger: Sendable {
             }, directory: directory)
     }
 
-    private static func identity(in environment: Environment, schema: LedgerSchema, directory: String) throws -> LedgerCreated {
+    static func identity(in environment: Environment, schema: LedgerSchema, directory: String) throws -> LedgerCreated {
         try identity(of: try environment.read { try LogView($0, schema: schema).event(1) }, directory: directory)
     }
 
