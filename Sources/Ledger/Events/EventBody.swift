@@ -65,26 +65,27 @@ public enum EventBody: Hashable, Sendable {
         }
     }
 
-    /// The rows the ledger stores beside this event in the `rows` database (a batch event that
-    /// commits to its rows by a Merkle root), in order; empty for every other event.
-    var storedRows: [[UInt8]] {
+    /// The batch body that commits to its rows by a Merkle root, when this is one (whatever
+    /// its form: a v1 body keeps no rows beside it).
+    public var rowCommitting: (any RowCommittingBody)? {
         switch self {
-        case .handoffRowsReceived(let b): return b.rowLines
-        case .applyIntended(let b): return b.rowLines
-        case .applySettled(let b): return b.rowLines
-        default: return []
+        case .handoffRowsReceived(let b): return b
+        case .applyIntended(let b): return b
+        case .applySettled(let b): return b
+        default: return nil
         }
     }
 
+    /// The rows the ledger stores beside this event in the `rows` database, in order; empty for
+    /// every event but a v2 batch body with its rows.
+    var storedRows: [[UInt8]] { rowCommitting?.rowLines ?? [] }
+
     /// Whether this is a v2 batch body read from its JSON alone, its rows not attached yet.
-    public var lacksRows: Bool {
-        switch self {
-        case .handoffRowsReceived(let b): return b.lacksRows
-        case .applyIntended(let b): return b.lacksRows
-        case .applySettled(let b): return b.lacksRows
-        default: return false
-        }
-    }
+    public var lacksRows: Bool { rowCommitting?.lacksRows ?? false }
+
+    /// How many lines the `rows` database holds for this event: those a v2 batch body keeps
+    /// there (whether attached or not); 0 for every other event.
+    public var keptRowCount: Int { rowCommitting?.keptRowCount ?? 0 }
 
     /// Gives a v2 batch body read from its JSON alone its rows as the `rows` database holds
     /// them, checked against its root; every other body stays as it is.
@@ -101,17 +102,6 @@ public enum EventBody: Hashable, Sendable {
             self = .applySettled(b)
         default:
             break
-        }
-    }
-
-    /// How many lines the `rows` database holds for this event: those a v2 batch body keeps
-    /// there (whether attached or not); 0 for every other event.
-    public var keptRowCount: Int {
-        switch self {
-        case .handoffRowsReceived(let b): return b.rowsRoot == nil ? 0 : b.chunkRows
-        case .applyIntended(let b): return b.rowsRoot == nil ? 0 : b.rowCount + b.collisionCount
-        case .applySettled(let b): return b.rowsRoot == nil ? 0 : b.rowCount
-        default: return 0
         }
     }
 

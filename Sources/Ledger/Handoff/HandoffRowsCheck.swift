@@ -69,12 +69,7 @@ public struct HandoffRowsCheck: Sendable {
                 guard body.keptRowCount > 0 else { continue }
                 kept += body.keptRowCount
                 do {
-                    let lines = try view.storedRows(of: sequence, count: body.keptRowCount)
-                    switch body {
-                    case .applyIntended(let intent): try intent.checkStored(lines)
-                    case .applySettled(let settled): try settled.checkStored(lines)
-                    default: break
-                    }
+                    try body.rowCommitting?.checkStored(try view.storedRows(of: sequence, count: body.keptRowCount))
                 } catch let error as LedgerError {
                     throw Contradiction(sequence: sequence, text: "event \(sequence): \(error.message)")
                 }

@@ -15,7 +15,7 @@ import Crypto
 /// body lacks its rows (``lacksRows``) until ``attach(rowLines:)`` gives them back; a
 /// ``LogView`` does that for every event it reads. A v1 body (written before 0.5.0) holds its
 /// accounts in its JSON, each with one `recipient_sub` cell.
-public struct ApplyIntended: Hashable, Sendable {
+public struct ApplyIntended: Hashable, Sendable, RowCommittingBody {
     /// The most rows one batch holds.
     public static let maximumRows = 10_000
 
@@ -118,6 +118,9 @@ public struct ApplyIntended: Hashable, Sendable {
     /// v2: the lines the `rows` database holds for the event: each account's, then each
     /// collision cell's holders line in the order of their rows (and columns); empty in v1.
     public var rowLines: [[UInt8]] { rowsRoot == nil || lacksRows ? [] : lines }
+
+    /// The accounts' lines, then one holders line for each collision cell.
+    public var keptRowCount: Int { rowsRoot == nil ? 0 : rowCount + collisionCount }
 
     /// Each collision cell's place, in order.
     private static func collisions(of rows: [Row]) -> [CellIndex] {

@@ -7,7 +7,7 @@ import Basics
 /// In v2 (salted rows), as for ``ApplyIntended``, each account's line (``ApplyRowLine``) is
 /// stored beside the event and the JSON holds their count and root. A v1 body holds its accounts
 /// and their `recipient_sub` outcomes in its JSON.
-public struct ApplySettled: Hashable, Sendable {
+public struct ApplySettled: Hashable, Sendable, RowCommittingBody {
     /// One account of the batch: its key and, when the batch committed, each cell's outcome in
     /// column order (empty when it did not).
     public struct Row: Hashable, Sendable {
@@ -86,6 +86,8 @@ public struct ApplySettled: Hashable, Sendable {
 
     /// v2: each account's line, as the `rows` database holds it; empty in v1.
     public var rowLines: [[UInt8]] { rowsRoot == nil || lacksRows ? [] : lines }
+
+    public var keptRowCount: Int { rowsRoot == nil ? 0 : rowCount }
 
     /// Gives a v2 body read from its JSON its rows, read from the `rows` database: each must be
     /// a settled account's line (with outcomes exactly when the batch committed), and together

@@ -18,7 +18,7 @@ import Basics
 /// can be shown with its path to the root without the others. Decoded from its JSON alone, such
 /// a body lacks its rows (``lacksRows``) until ``attach(rowLines:)`` gives them back; a
 /// ``LogView`` does that for every event it reads.
-public struct HandoffRowsReceived: Hashable, Sendable {
+public struct HandoffRowsReceived: Hashable, Sendable, RowCommittingBody {
 
     /// The sender ledger's origin (the pinned key's name); nil for a bare CSV.
     public var origin: String?
@@ -87,15 +87,21 @@ public struct HandoffRowsReceived: Hashable, Sendable {
         }
     }
 
-    /// Gives a v2 body read from its JSON its rows, read from the `rows` database: each must be
-    /// a v2 row line, and together they must hash to ``rowsRoot``.
-    public mutating func attach(rowLines lines: [[UInt8]]) throws {
+    public var keptRowCount: Int { rowsRoot == nil ? 0 : chunkRows }
+
+    public func checkStored(_ lines: [[UInt8]]) throws {
         guard let rowsRoot, lines.count == chunkRows else {
             throw LedgerError(.malformedRecord, "handoff rows: \(lines.count) stored rows for a chunk of \(chunkRows)")
         }
         guard RowTree(kind: .handoffRow, rows: lines).root == rowsRoot else {
             throw LedgerError(.malformedRecord, "handoff rows: the stored rows do not hash to the chunk's rows_root: a row was changed")
         }
+    }
+
+    /// Gives a v2 body read from its JSON its rows, read from the `rows` database: each must be
+    /// a v2 row line, and together they must hash to ``rowsRoot``.
+    public mutating func attach(rowLines lines: [[UInt8]]) throws {
+        try checkStored(lines)
         var accountIDs: [String] = []
         var transferSubs: [String] = []
         var sequences: [Int] = []
