@@ -7,7 +7,7 @@ let package = Package(
     products: [
         .executable(name: "handover", targets: ["handover"]),
         .executable(name: "handover-lab", targets: ["handover-lab"]),
-        .library(name: "Ledger", targets: ["Ledger"]),
+        .library(name: "Ledger", targets: ["LogEngine", "Ledger"]),
         .library(name: "Projections", targets: ["Projections"]),
         // The fuzzing harnesses' bodies, for FuzzTesting/ (libFuzzer) and handover-lab (replay).
         .library(name: "FuzzHarnesses", targets: ["FuzzHarnesses"]),
@@ -43,15 +43,25 @@ let package = Package(
         .target(name: "CSHA256", cSettings: [.unsafeFlags(["-O2"])]),
         // What passes work between threads and tasks: bounded, ordered, ending both sides together.
         .target(name: "Relays"),
+        // The log engine: the LMDB databases, the chain, the Merkle tree, signed notes and tile
+        // names; it knows events as bytes and the values indexed from them, no event vocabulary.
         .target(
-            name: "Ledger",
+            name: "LogEngine",
             dependencies: [
-                "Basics", "ExitStatuses", "Relays", "LMDB", "CSHA256",
+                "Basics", "ExitStatuses", "LMDB", "CSHA256",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "Projections", dependencies: ["ExitStatuses", "Relays", "Basics", "Ledger", "LMDB"]),
+        .target(
+            name: "Ledger",
+            dependencies: [
+                "Basics", "ExitStatuses", "Relays", "LMDB", "CSHA256", "LogEngine",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "Projections", dependencies: ["ExitStatuses", "Relays", "Basics", "Ledger", "LogEngine", "LMDB"]),
         .target(
             name: "AppleID",
             dependencies: [
@@ -69,7 +79,7 @@ let package = Package(
         .target(
             name: "Migration",
             dependencies: [
-                "AppleID", "ExitStatuses", "Basics", "Ledger", "Projections",
+                "AppleID", "ExitStatuses", "Basics", "Ledger", "LogEngine", "Projections",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -98,7 +108,7 @@ let package = Package(
         .target(
             name: "NotificationServer",
             dependencies: [
-                "AppleID", "ExitStatuses", "Intake", "Basics", "Ledger", "Projections", "Witnessing",
+                "AppleID", "ExitStatuses", "Intake", "Basics", "Ledger", "LogEngine", "Projections", "Witnessing",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -124,7 +134,7 @@ let package = Package(
         .target(
             name: "Witnessing",
             dependencies: [
-                "Basics", "Ledger",
+                "Basics", "Ledger", "LogEngine",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -135,7 +145,7 @@ let package = Package(
         .target(
             name: "Reporting",
             dependencies: [
-                "Apply", "ExitStatuses", "Relays", "Basics", "Ledger", "Projections", "PostgresAccess",
+                "Apply", "ExitStatuses", "Relays", "Basics", "Ledger", "LogEngine", "Projections", "PostgresAccess",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -156,7 +166,7 @@ let package = Package(
         .target(
             name: "Apply",
             dependencies: [
-                "ExitStatuses", "Basics", "Ledger", "Projections", "PostgresAccess",
+                "ExitStatuses", "Basics", "Ledger", "LogEngine", "Projections", "PostgresAccess",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -166,7 +176,8 @@ let package = Package(
         .target(
             name: "Demo",
             dependencies: [
-                "Apply", "AppleID", "AppleSimulator", "ExitStatuses", "Migration", "Basics", "Ledger", "Projections", "Reporting", "Intake",
+                "Apply", "AppleID", "AppleSimulator", "ExitStatuses", "Migration", "Basics", "Ledger", "LogEngine", "Projections", "Reporting",
+                "Intake",
                 "NotificationServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -178,7 +189,8 @@ let package = Package(
         .executableTarget(
             name: "handover",
             dependencies: [
-                "Apply", "ExitStatuses", "PostgresAccess", "Basics", "Ledger", "Projections", "Demo", "Reporting", "AppleID", "AppleSimulator",
+                "Apply", "ExitStatuses", "PostgresAccess", "Basics", "Ledger", "LogEngine", "Projections", "Demo", "Reporting", "AppleID",
+                "AppleSimulator",
                 "Migration",
                 "Intake",
                 "NotificationServer", "Witnessing",
@@ -189,7 +201,8 @@ let package = Package(
         .target(
             name: "FuzzHarnesses",
             dependencies: [
-                "LMDB", "Basics", "Ledger", "Projections", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer", "Reporting",
+                "LMDB", "Basics", "Ledger", "LogEngine", "Projections", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer",
+                "Reporting",
                 "Apply",
                 "Witnessing",
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -204,7 +217,8 @@ let package = Package(
         .executableTarget(
             name: "handover-lab",
             dependencies: [
-                "LMDB", "Basics", "Ledger", "LedgerSamples", "Projections", "AppleID", "AppleSimulator", "Migration", "Intake", "NotificationServer",
+                "LMDB", "Basics", "Ledger", "LogEngine", "LedgerSamples", "Projections", "AppleID", "AppleSimulator", "Migration", "Intake",
+                "NotificationServer",
                 "FuzzHarnesses",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -219,23 +233,28 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Basics", "Ledger", .product(name: "Crypto", package: "swift-crypto"),
+                "Basics", "Ledger", "LogEngine", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ], path: "Tests/TestSupport"),
         .testTarget(name: "RelaysTests", dependencies: ["Relays"]),
         .testTarget(
             name: "LedgerTests",
-            dependencies: ["Basics", "Ledger", "LedgerSamples", "LMDB", "CSHA256", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Basics", "Ledger", "LedgerSamples", "LMDB", "TestSupport"]),
+            dependencies: [
+                "Basics", "Ledger", "LogEngine", "LedgerSamples", "LMDB", "CSHA256", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        .testTarget(
+            name: "ProjectionsTests", dependencies: ["Projections", "Basics", "Ledger", "LogEngine", "LedgerSamples", "LMDB", "TestSupport"]),
         .testTarget(
             name: "HandoverCLITests",
             dependencies: [
-                "ExitStatuses", "Basics", "Ledger", "LedgerSamples", "Projections", "Reporting", "Migration", "LMDB", "TestSupport", "FuzzHarnesses",
+                "ExitStatuses", "Basics", "Ledger", "LogEngine", "LedgerSamples", "Projections", "Reporting", "Migration", "LMDB", "TestSupport",
+                "FuzzHarnesses",
             ]),
         .testTarget(
             name: "IntakeTests",
             dependencies: [
-                "AppleID", "AppleSimulator", "Intake", "Migration", "NotificationServer", "Basics", "Ledger", "Projections", "TestSupport",
+                "AppleID", "AppleSimulator", "Intake", "Migration", "NotificationServer", "Basics", "Ledger", "LogEngine", "Projections",
+                "TestSupport",
                 "Witnessing",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -274,7 +293,7 @@ let package = Package(
         .testTarget(
             name: "MigrationTests",
             dependencies: [
-                "AppleID", "AppleSimulator", "ExitStatuses", "Intake", "Migration", "Basics", "Ledger", "Projections", "TestSupport",
+                "AppleID", "AppleSimulator", "ExitStatuses", "Intake", "Migration", "Basics", "Ledger", "LogEngine", "Projections", "TestSupport",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

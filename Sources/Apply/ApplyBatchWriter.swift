@@ -1,5 +1,6 @@
 import Foundation
 import Ledger
+import LogEngine
 import Logging
 
 /// The writing half of an apply commit, batch by batch: records each batch's intent (with the

@@ -1,5 +1,6 @@
 import Basics
 import Ledger
+import LogEngine
 import Projections
 
 /// The apply runs a ledger records, read from their events: each run's start, its batches'

@@ -2,6 +2,7 @@ import Basics
 import ExitStatuses
 import Foundation
 import Ledger
+import LogEngine
 import Logging
 import Projections
 

@@ -1,5 +1,6 @@
 import AppleID
 import Ledger
+import LogEngine
 import Logging
 import Migration
 

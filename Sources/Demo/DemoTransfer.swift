@@ -3,6 +3,7 @@ import AppleSimulator
 import Basics
 import Foundation
 import Ledger
+import LogEngine
 import Logging
 import Migration
 import Projections

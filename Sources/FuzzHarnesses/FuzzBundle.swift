@@ -2,6 +2,7 @@ import Basics
 import Crypto
 import Foundation
 import Ledger
+import LogEngine
 
 /// One side of an evidence bundle made from the fuzzer's files: its events (each named by the
 /// `seq` it carries), a checkpoint signed by the harness over a tree in which each event is

@@ -1,6 +1,7 @@
 import Basics
 import Foundation
 import Ledger
+import LogEngine
 
 /// A fuzzer input written out as the files a user's command reads, signed as the party that
 /// sends them would sign them: what a harness hands to the code, and what a test hands to the

@@ -2,6 +2,7 @@ import AppleSimulator
 import Basics
 import Foundation
 import Ledger
+import LogEngine
 import Migration
 
 /// Seed inputs for every harness, made from a small rehearsal's real files (`tools/fuzz

@@ -1,5 +1,6 @@
 import Foundation
 import Ledger
+import LogEngine
 
 /// Signs what the fuzzer wrote with the key a harness's checks pin, so that the input reaches
 /// the checks after the signatures: the fuzzer controls the signed text, never the signature.

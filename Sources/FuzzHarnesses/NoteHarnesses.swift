@@ -1,5 +1,6 @@
 import Foundation
 import Ledger
+import LogEngine
 
 extension Harness {
     /// A checkpoint file (`verify --checkpoint`, an evidence bundle's `checkpoint`) and the other

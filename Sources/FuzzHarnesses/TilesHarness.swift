@@ -1,6 +1,7 @@
 import Basics
 import Foundation
 import Ledger
+import LogEngine
 
 extension Harness {
     /// A tiles directory read back by `handover tiles` before it writes more: the `checkpoint` it

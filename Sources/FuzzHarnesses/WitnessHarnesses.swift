@@ -1,6 +1,7 @@
 import Basics
 import Foundation
 import Ledger
+import LogEngine
 import Logging
 import Projections
 import Synchronization

@@ -7,6 +7,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import Intake
 import Ledger
+import LogEngine
 import Logging
 import NIOCore
 import NIOSSL

@@ -1,6 +1,7 @@
 import Basics
 import Foundation
 import Ledger
+import LogEngine
 import Projections
 import Prometheus
 import Synchronization

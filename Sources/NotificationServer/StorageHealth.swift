@@ -1,4 +1,5 @@
 import Ledger
+import LogEngine
 import Synchronization
 
 /// Whether the disk holding the ledger last refused a write for lack of room: `serve` answers

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Ledger
+import LogEngine
 import NIOCore
 
 /// `GET /tiles/...`: a directory `handover tiles` keeps, served read-only as C2SP tlog-tiles:

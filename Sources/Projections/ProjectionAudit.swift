@@ -2,6 +2,7 @@ import Basics
 import Foundation
 import LMDB
 import Ledger
+import LogEngine
 
 /// Checks the projections every answer comes from against what the log implies: the log is
 /// folded again with its output sorted (``SortedFold``), and the sorted entries are compared,

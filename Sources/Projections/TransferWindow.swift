@@ -1,5 +1,6 @@
 import Basics
 import Ledger
+import LogEngine
 
 /// The 60-day window that starts when the app transfer is accepted.
 public struct TransferWindow: Hashable, Sendable {

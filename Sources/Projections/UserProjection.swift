@@ -2,6 +2,7 @@ import Basics
 import Foundation
 import LMDB
 import Ledger
+import LogEngine
 import Relays
 import Synchronization
 

@@ -2,6 +2,7 @@ import Basics
 import Crypto
 import Foundation
 import Ledger
+import LogEngine
 import Logging
 
 /// This ledger as a witness of other logs (c2sp.org/tlog-witness): an add-checkpoint request

@@ -1,6 +1,7 @@
 import Basics
 import Foundation
 import Ledger
+import LogEngine
 
 /// What a witness answered an add-checkpoint request, read as c2sp.org/tlog-witness defines
 /// each status. The body is outside input: only what the status allows is read from it, and

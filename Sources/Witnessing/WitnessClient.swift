@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Ledger
+import LogEngine
 import NIOCore
 import NIOHTTP1
 

@@ -1,6 +1,7 @@
 import Basics
 import Foundation
 import Ledger
+import LogEngine
 import Logging
 
 /// One round of witnessing: the ledger's latest checkpoint goes to every witness with a

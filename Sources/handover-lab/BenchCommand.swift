@@ -3,6 +3,7 @@ import CLMDB
 import Foundation
 @_spi(Benchmark) import LMDB
 @_spi(Benchmark) import Ledger
+import LogEngine
 import Projections
 
 /// `handover-lab bench`: the ledger's figures, each beside a raw-LMDB baseline from the same run.

@@ -3,6 +3,7 @@ import Basics
 import Crypto
 import Foundation
 import Ledger
+import LogEngine
 import Projections
 
 /// `handover-lab handoff-pair`: both teams' ledgers of a transfer of N users handed over in one

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Basics
 import Ledger
+import LogEngine
 
 /// The rows `handoff-pair --rows-form` adds on team B's side: the package's rows as received,
 /// in chunks, and one apply run over every user in batches of 1,000, every account `applied`,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Basics
 import Foundation
 import Ledger
+import LogEngine
 import Migration
 
 /// `handover-lab bench-parsers`: each parser a stranger's input reaches, called directly with

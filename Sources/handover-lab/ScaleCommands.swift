@@ -4,6 +4,7 @@ import CLMDB
 import Foundation
 @_spi(Benchmark) import LMDB
 @_spi(Benchmark) import Ledger
+import LogEngine
 import Projections
 
 // The writers behind `tools/bench --scale`. This file compiles against the commit before

@@ -2,6 +2,7 @@ import ArgumentParser
 import Basics
 import Foundation
 import Ledger
+import LogEngine
 
 /// `handover compact`: the ledger's file rewritten without its free pages.
 struct CompactCommand: ParsableCommand {

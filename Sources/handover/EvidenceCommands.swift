@@ -2,6 +2,7 @@ import ArgumentParser
 import Basics
 import Foundation
 import Ledger
+import LogEngine
 
 /// `--public-key`, shared by the commands that check a checkpoint's signature.
 struct EvidenceOptions: ParsableArguments {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Ledger
+import LogEngine
 import Projections
 
 /// `--fold-memory MB`, for the commands that fold the whole log outside the ledger (rebuild,

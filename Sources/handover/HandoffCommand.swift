@@ -1,6 +1,7 @@
 import ArgumentParser
 import Basics
 import Ledger
+import LogEngine
 import Migration
 
 /// `handover handoff`: the signed halves of a transfer (docs/migrating.md, "Both halves").

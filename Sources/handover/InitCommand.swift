@@ -3,6 +3,7 @@ import ArgumentParser
 import Basics
 import Foundation
 import Ledger
+import LogEngine
 import NotificationServer
 import Projections
 

@@ -4,6 +4,7 @@ import Basics
 import Foundation
 import Intake
 import Ledger
+import LogEngine
 import Logging
 import NotificationServer
 import Witnessing

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Basics
 import Ledger
+import LogEngine
 
 /// `handover upgrade`: brings a ledger written by an older Handover up to date, explicitly.
 struct UpgradeCommand: ParsableCommand, EitherTeamsCommand {

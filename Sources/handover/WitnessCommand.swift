@@ -2,6 +2,7 @@ import ArgumentParser
 import Basics
 import Foundation
 import Ledger
+import LogEngine
 import Logging
 import Witnessing
 

@@ -3,6 +3,7 @@ import Foundation
 import FuzzHarnesses
 import LMDB
 import Ledger
+import LogEngine
 import TestSupport
 import Testing
 

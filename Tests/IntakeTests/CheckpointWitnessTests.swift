@@ -1,4 +1,5 @@
 import Foundation
+import LogEngine
 import Logging
 import Projections
 import TestSupport

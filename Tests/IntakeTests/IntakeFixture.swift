@@ -6,6 +6,7 @@ import CryptoExtras
 import Foundation
 import Intake
 import Ledger
+import LogEngine
 import Logging
 import Projections
 import TestSupport

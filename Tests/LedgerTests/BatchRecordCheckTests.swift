@@ -1,4 +1,5 @@
 import Dispatch
+import LogEngine
 import Testing
 
 @testable import Ledger

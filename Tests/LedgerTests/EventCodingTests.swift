@@ -1,6 +1,7 @@
 import Basics
 import Foundation
 import LedgerSamples
+import LogEngine
 import TestSupport
 import Testing
 

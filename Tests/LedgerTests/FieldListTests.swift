@@ -1,4 +1,5 @@
 import Basics
+import LogEngine
 import Testing
 
 @testable import Ledger

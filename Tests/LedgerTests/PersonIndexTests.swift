@@ -2,6 +2,7 @@ import Basics
 import Crypto
 import Foundation
 import LMDB
+import LogEngine
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Crypto
+import LogEngine
 import Testing
 
 @testable import Ledger

@@ -1,6 +1,7 @@
 import Basics
 import CSHA256
 import Crypto
+import LogEngine
 import Testing
 
 @testable import Ledger

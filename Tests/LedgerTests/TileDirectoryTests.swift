@@ -1,4 +1,5 @@
 import Foundation
+import LogEngine
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import AppleSimulator
 import AsyncHTTPClient
 import Foundation
 import Ledger
+import LogEngine
 import NIOCore
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import Ledger
+import LogEngine
 import Migration
 import Projections
 import TestSupport

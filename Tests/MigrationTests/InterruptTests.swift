@@ -3,6 +3,7 @@ import Basics
 import Foundation
 import LMDB
 import Ledger
+import LogEngine
 import Migration
 import TestSupport
 import Testing

@@ -2,6 +2,7 @@ import Basics
 import Foundation
 import LMDB
 import LedgerSamples
+import LogEngine
 import Synchronization
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import LogEngine
 import TestSupport
 import Testing
 

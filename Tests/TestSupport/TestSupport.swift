@@ -1,5 +1,6 @@
 import Foundation
 import Ledger
+import LogEngine
 import Synchronization
 import Testing
 

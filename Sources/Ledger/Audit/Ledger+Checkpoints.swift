@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import LogEngine
 
 extension Ledger {
     /// The name of this log in its checkpoints: `handover/<team ID>/<ledger ID>`.

@@ -1,4 +1,5 @@
 import Basics
+import LogEngine
 
 /// An event as a caller hands it to ``Ledger/append(_:)``: everything but the sequence
 /// number and recorded time, which the ledger's writer assigns (``Ledger/append(_:)``).

@@ -1,4 +1,5 @@
 import Basics
+import LogEngine
 
 /// What surrounds an event's body: its sequence, times, type, identifiers, run and
 /// idempotency key, read from a stored record without decoding the body.

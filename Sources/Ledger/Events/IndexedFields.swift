@@ -1,3 +1,5 @@
+import LogEngine
+
 #if canImport(Glibc)
 import Basics
 import Glibc

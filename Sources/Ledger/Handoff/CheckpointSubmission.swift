@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import LogEngine
 
 /// A checkpoint with a consistency proof from an older tree size, in the form of a C2SP
 /// tlog-witness `add-checkpoint` request body (c2sp.org/tlog-witness): `old <size>`, one

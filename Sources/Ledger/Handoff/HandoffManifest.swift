@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import LogEngine
 
 /// The signed statement at the head of a handoff package (schemas/audit-evidence.md,
 /// "Handoff package"): which rows, for whom, from which log, signed as a C2SP note with the

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import LogEngine
 
 /// What team B sends back to team A for a handoff package: a directory of three files
 /// (schemas/audit-evidence.md, "Handoff receipt").

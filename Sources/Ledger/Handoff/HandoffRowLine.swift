@@ -1,4 +1,5 @@
 import Basics
+import LogEngine
 
 /// One line of `rows.csv` split into its fields (three in v1, four in v2), when it is written as
 /// Handover writes it: each field quoted only where it must be, the line ended by CRLF.

@@ -1,4 +1,5 @@
 import Basics
+import LogEngine
 
 /// The handoff rows a ledger holds ("handoff rows received"), checked against what they claim:
 /// each package's or list's chunks in order, one of each number, agreeing with each other,

@@ -1,4 +1,5 @@
 import Basics
+import LogEngine
 
 extension LogView {
     /// Every "handoff issued" event, oldest first, with its sequence number.

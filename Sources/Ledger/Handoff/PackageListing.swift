@@ -1,4 +1,5 @@
 import Basics
+import LogEngine
 
 /// What a checked handoff package lists, for reconciling with packages in place of the sender's
 /// ledger: its number, manifest digest, the events it covers and its rows.

@@ -1,5 +1,6 @@
 import Basics
 import LMDB
+import LogEngine
 
 extension Ledger {
     /// Brings the person index up to the log's head, `eventsPerBackgroundTransaction` events a

@@ -1,5 +1,6 @@
 import Basics
 import LMDB
+import LogEngine
 
 /// The person index as the ledger stores it (``LedgerSchema/personIndex``): the size it covers,
 /// how many names it holds, and its tree.

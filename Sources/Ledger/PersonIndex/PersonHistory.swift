@@ -1,3 +1,5 @@
+import LogEngine
+
 /// What the person index holds for one name: how many things of the log name it, and a hash
 /// chain over them in log order (schemas/audit-evidence.md, "Person index").
 ///

@@ -1,5 +1,6 @@
 import Basics
 import LMDB
+import LogEngine
 import Synchronization
 
 /// `verify --deep`'s check of the person index: recomputes it from the events alone and

@@ -1,3 +1,5 @@
+import LogEngine
+
 /// One thing of the log that names a ``PersonName``: its event, and the leaf hash the name's
 /// ``PersonHistory`` chains (the event's in the log's tree, or its row's in the event's row tree).
 public struct PersonIndexEntry: Equatable, Sendable {

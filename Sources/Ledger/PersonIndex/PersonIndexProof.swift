@@ -1,4 +1,5 @@
 import Basics
+import LogEngine
 
 /// One name's proof in the person index: its history and the path from its leaf to the root
 /// a "person index committed" event holds (schemas/evidence-bundle.md, "index.json").

@@ -1,6 +1,7 @@
 import Basics
 import Dispatch
 import LMDB
+import LogEngine
 import Synchronization
 
 extension Ledger {

@@ -1,5 +1,6 @@
 import Basics
 import LMDB
+import LogEngine
 
 /// The person index computed from the events alone, in memory, as `verify --deep` does and as
 /// the index's first build does before writing it: fed each event in order, it answers the root

@@ -1,3 +1,5 @@
+import LogEngine
+
 /// A name the person index keeps a history for: an identifier of a person as events and rows
 /// write it (`account_id`, `sender_sub`, `transfer_sub`, `recipient_sub`), or a handoff
 /// package by its manifest's SHA-256 (`handoff_manifest`), which names the package's

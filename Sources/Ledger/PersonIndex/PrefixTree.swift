@@ -1,4 +1,5 @@
 import Basics
+import LogEngine
 
 /// The person index's verifiable map: a binary prefix tree over 256-bit labels, each leaf one
 /// name's ``PersonHistory`` (schemas/audit-evidence.md, "Person index"), as in key

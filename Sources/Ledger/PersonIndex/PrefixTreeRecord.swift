@@ -1,4 +1,5 @@
 import Basics
+import LogEngine
 
 /// How the person index stores its prefix tree: one record per nibble-aligned prefix that two
 /// or more labels share, holding a slot for each next nibble those labels take (at most 16).

@@ -1,4 +1,5 @@
 import Basics
+import LogEngine
 
 /// Where a batch run stands, from the log and its lock file: running, finished, or stopped
 /// without finishing. One for the latest run of each command and input (``read(_:ledger:host:)``):

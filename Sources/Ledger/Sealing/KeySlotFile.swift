@@ -2,6 +2,7 @@ import Basics
 import Crypto
 import Dispatch
 import Foundation
+import LogEngine
 import Synchronization
 
 #if canImport(Glibc)

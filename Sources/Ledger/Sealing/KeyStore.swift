@@ -2,6 +2,7 @@ import Basics
 import Crypto
 import Foundation
 import LMDB
+import LogEngine
 import Logging
 import Synchronization
 

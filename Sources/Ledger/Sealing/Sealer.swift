@@ -1,6 +1,7 @@
 import Basics
 import Crypto
 import Foundation
+import LogEngine
 
 /// Seals and opens personal data with the per-user keys of a ``KeyStore``.
 public struct Sealer: Sendable {

@@ -1,3 +1,4 @@
+import LogEngine
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Basics
 import LMDB
+import LogEngine
 
 /// Upgrades a format-1 ledger to format 2 in place, at its first writable open.
 ///
@@ -58,7 +59,7 @@ enum FormatUpgrade {
             while let (key, value) = entry, try BigEndian.uint64(key) <= last {
                 let fields = try EventEnvelope(record: value, sequence: BigEndian.uint64(key))
                 try writer.index(
-                    Array(key), typeKey: LedgerSchema.typeKey(fields.type),
+                    Array(key), typeKey: LedgerSchema.typeKey(fields.type.rawValue),
                     idempotencyHash: fields.idempotencyKey.map(LedgerSchema.idempotencyHash), recordedAt: fields.recordedAt, in: txn)
                 entry = try cursor.next()
             }

@@ -1,4 +1,5 @@
 import LMDB
+import LogEngine
 
 /// What one group commit writes, in one write transaction on the ledger's writer thread
 /// (``GroupCommitWriter``): the events appended to the log (``LogTail``), then folded into

@@ -1,6 +1,7 @@
 import Basics
 import Foundation
 import LMDB
+import LogEngine
 import Logging
 import Relays
 

@@ -1,5 +1,6 @@
 import Foundation
 import LMDB
+import LogEngine
 
 /// A consistent copy of a ledger taken while other processes go on writing to it: the log
 /// environment as of one transaction, compacted; the key store (unless left out) copied after

@@ -1,5 +1,6 @@
 import Foundation
 import LMDB
+import LogEngine
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import LMDB
+import LogEngine
 
 /// A read model kept in the ledger's environment and updated in the same write transaction
 /// as the events it folds, so it is never ahead of or behind the log.

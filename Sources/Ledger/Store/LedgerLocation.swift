@@ -1,4 +1,5 @@
 import Foundation
+import LogEngine
 
 /// A path given as a ledger directory that holds no ledger: what is there instead, and the
 /// ledgers near it, for a refusal that leads to the right directory rather than to a second,

@@ -1,5 +1,6 @@
 import Basics
 import LMDB
+import LogEngine
 
 /// One named step that brings a ledger written by an earlier version up to date.
 ///

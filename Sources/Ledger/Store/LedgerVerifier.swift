@@ -1,6 +1,7 @@
 import Basics
 import Crypto
 import LMDB
+import LogEngine
 
 /// The result of checking a ledger's log end to end.
 public struct VerificationReport: Sendable {

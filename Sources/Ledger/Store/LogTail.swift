@@ -1,5 +1,6 @@
 import Basics
 import LMDB
+import LogEngine
 
 /// The end of the log as one group commit's transaction appends to it: the head and the Merkle
 /// tree's right edge as the transaction read them, and the idempotency keys of the events the

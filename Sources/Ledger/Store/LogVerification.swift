@@ -1,5 +1,6 @@
 import Basics
 import LMDB
+import LogEngine
 import Relays
 
 #if canImport(Glibc)

@@ -1,3 +1,5 @@
+import LogEngine
+
 /// An event draft validated and encoded (all but the commit-time fields) on the caller's
 /// task, so the writer's transaction does as little as possible.
 struct PreparedEvent: Sendable {
@@ -13,7 +15,7 @@ struct PreparedEvent: Sendable {
         try draft.validate()
         self.draft = draft
         self.prefix = draft.encodedPrefix(actor: actor)
-        self.typeKey = LedgerSchema.typeKey(draft.type)
+        self.typeKey = LedgerSchema.typeKey(draft.type.rawValue)
         self.idempotencyHash = draft.idempotencyKey.map(LedgerSchema.idempotencyHash)
         self.rows = draft.body.storedRows
     }

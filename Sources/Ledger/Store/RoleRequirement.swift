@@ -1,3 +1,5 @@
+import LogEngine
+
 /// The team whose ledger a piece of work belongs on.
 ///
 /// Given to ``Ledger/open(at:folders:options:)`` (``Ledger/Options/role``), it refuses the

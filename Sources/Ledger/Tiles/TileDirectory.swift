@@ -1,5 +1,6 @@
 import Basics
 import ExitStatuses
+import LogEngine
 
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,5 @@
+import LogEngine
+
 /// Writes the tiles of one publication: from the tile the previous tree ended in up to the tree
 /// of `size` leaves, each full tile once and, for a tile still partial at `size`, one partial
 /// tile for each checkpoint's tree size in `sizes` that ends inside it.

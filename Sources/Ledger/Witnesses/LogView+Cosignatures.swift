@@ -1,4 +1,5 @@
 import Foundation
+import LogEngine
 
 extension LogView {
     /// The "witness cosigned" events, oldest first.

@@ -1,4 +1,5 @@
 import Foundation
+import LogEngine
 
 /// A witness's cosigner verifier key (c2sp.org/signed-note, type 0x04 of
 /// c2sp.org/tlog-cosignature): the name its cosignature lines carry and its Ed25519 key.

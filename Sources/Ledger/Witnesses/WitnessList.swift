@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import LogEngine
 
 /// The witnesses configured for a ledger, kept beside it in `witnesses`: one line per witness,
 /// its URL, a space, its verifier key. `handover witness add` and `remove` change it; the

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import LogEngine
 
 /// Which witnesses must have cosigned a checkpoint, and how many: the JSON object aics-tlog
 /// reads (`{"quorum", "witnesses", "max_checkpoint_age"}`, witnesses as cosigner verifier

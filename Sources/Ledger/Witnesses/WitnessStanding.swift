@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import LogEngine
 
 /// One witness as `status`, `/metrics` and `witness list` show it: where it is configured (nil once removed)
 /// and the largest checkpoint of this ledger it cosigned, when.

@@ -2,6 +2,7 @@ import Basics
 import Crypto
 import Foundation
 import Ledger
+import LogEngine
 
 /// A handoff package that passed every check against the pinned sender key.
 public struct VerifiedHandoff: Sendable {

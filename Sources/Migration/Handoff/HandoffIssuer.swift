@@ -2,6 +2,7 @@ import Basics
 import Crypto
 import Foundation
 import Ledger
+import LogEngine
 
 /// Team A's side of a signed handoff: writes the next package for a target team (every
 /// "transfer ID generated" event for it since the previous package's checkpoint), signed with

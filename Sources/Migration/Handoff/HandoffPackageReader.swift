@@ -2,6 +2,7 @@ import Basics
 import Crypto
 import Foundation
 import Ledger
+import LogEngine
 
 /// A handoff package read and checked on its own, against the pinned sender key alone: what
 /// team B's exchange checks before looking at its ledger, and what an auditor reconciling with

@@ -1,4 +1,5 @@
 import Ledger
+import LogEngine
 
 /// The rows of a handoff as team B takes them into its log: a signed package's (checked
 /// against its manifest, read again chunk by chunk) or a bare CSV's, recorded as "handoff rows

@@ -1,6 +1,7 @@
 import Basics
 import Crypto
 import Ledger
+import LogEngine
 
 /// The rows of a package's `rows.csv`, checked in one streamed pass and read again chunk by
 /// chunk, in bounded memory: a block of the file at a time, plus 16 bytes a row for finding a

@@ -1,6 +1,7 @@
 import Basics
 import Foundation
 import Ledger
+import LogEngine
 
 /// Team A's last step of a signed handoff: checks team B's receipt against the pinned
 /// recipient key and this ledger's issued packages, and records "handoff acknowledged" once.

@@ -1,6 +1,7 @@
 import Basics
 import Crypto
 import Ledger
+import LogEngine
 
 /// The checks ``PackageRows/check(_:against:)`` makes of each row as it streams past, and of the
 /// rows as a whole at the end, keeping what the second read is held to: each chunk's SHA-256.

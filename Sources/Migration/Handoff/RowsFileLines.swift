@@ -2,6 +2,7 @@ import Basics
 import Crypto
 import Foundation
 import Ledger
+import LogEngine
 
 /// A package's `rows.csv` read line by line through a buffer of bounded size (a block and a
 /// line), hashing every byte as it is read: what lets a package of ten million rows be checked

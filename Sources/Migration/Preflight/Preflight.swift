@@ -3,6 +3,7 @@ import Basics
 import Crypto
 import Foundation
 import Ledger
+import LogEngine
 import Logging
 import Projections
 

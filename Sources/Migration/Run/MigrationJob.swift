@@ -2,6 +2,7 @@ import AppleID
 import Basics
 import Foundation
 import Ledger
+import LogEngine
 import Logging
 import Projections
 

@@ -1,5 +1,6 @@
 import Basics
 import Ledger
+import LogEngine
 
 /// Lists events from the log, by identifier, type and recorded time, newest last.
 public struct EventQuery: Sendable {

@@ -1,5 +1,6 @@
 import Basics
 import Ledger
+import LogEngine
 
 /// One apply batch's row about one user: what `apply` planned and what became of each column
 /// of their account, read from the batch's "apply settled" event and its "apply intended".

@@ -1,5 +1,6 @@
 import Basics
 import Ledger
+import LogEngine
 
 /// Appends fields to a byte buffer: big-endian integers, LEB128 varints and packed text.
 struct BinaryWriter {

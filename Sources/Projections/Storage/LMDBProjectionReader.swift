@@ -1,5 +1,6 @@
 import LMDB
 import Ledger
+import LogEngine
 
 /// Projection state read through an LMDB transaction: as committed, or as it stood after
 /// event `asOf` (the newest record of each kind at or before that sequence).

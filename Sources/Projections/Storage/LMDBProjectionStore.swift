@@ -1,6 +1,7 @@
 import Basics
 import LMDB
 import Ledger
+import LogEngine
 
 /// Projection state as the fold changes it, folded straight into a write transaction (a group
 /// commit, a catch-up, a rebuild's tail), which reads back what the fold wrote.

@@ -1,5 +1,6 @@
 import LMDB
 import Ledger
+import LogEngine
 
 /// One identifier and the user it names within a picture of the projections.
 public struct LinkedUser: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Basics
 import Ledger
+import LogEngine
 
 /// The value of a `migrated_order` entry: the spans of sequences during which the user was
 /// listed under that key, as 16-byte pairs (u64 added ‖ u64 removed, 0 while still listed).

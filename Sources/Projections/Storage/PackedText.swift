@@ -1,5 +1,6 @@
 import Basics
 import Ledger
+import LogEngine
 
 /// How user record version 2 stores a string: as received, in fewer bytes when it holds
 /// lower-case hex or canonical base64, the forms Apple's `sub`s, transfer IDs, key IDs and

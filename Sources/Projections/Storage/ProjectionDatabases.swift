@@ -1,6 +1,7 @@
 import Basics
 import LMDB
 import Ledger
+import LogEngine
 
 /// The projection databases of one generation inside the ledger's environment (projection
 /// layout 3) and the layout of their keys.

@@ -1,5 +1,6 @@
 import LMDB
 import Ledger
+import LogEngine
 
 /// Which generation of projection databases is in use, and the steps of a rebuild into the
 /// other one: begin (empty it, or continue an interrupted rebuild), fold, switch.

@@ -1,5 +1,6 @@
 import Basics
 import Ledger
+import LogEngine
 
 /// The binary layout of a ``UserState`` in `user_versions`: user record version 2, the only one
 /// projection layout 3 holds (a ledger whose projections hold version 1, of layout 1 or 2, has

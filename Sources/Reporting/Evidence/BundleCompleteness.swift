@@ -1,5 +1,6 @@
 import Basics
 import Ledger
+import LogEngine
 
 /// Step 8 of checking an evidence bundle (schemas/evidence-bundle.md, "index.json"): the person
 /// index's proofs show that the events and rows in the bundle are every one the log's first

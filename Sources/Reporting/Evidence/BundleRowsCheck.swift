@@ -1,6 +1,7 @@
 import Basics
 import Crypto
 import Ledger
+import LogEngine
 import Projections
 
 /// Step 5 of checking an evidence bundle (schemas/evidence-bundle.md, "Checking a bundle"): each

@@ -3,6 +3,7 @@ import Crypto
 import ExitStatuses
 import Foundation
 import Ledger
+import LogEngine
 import Projections
 
 /// One user's evidence from one ledger, written to a directory anyone can check without

@@ -3,6 +3,7 @@ import Crypto
 import ExitStatuses
 import Foundation
 import Ledger
+import LogEngine
 import Projections
 
 /// Checks an evidence bundle with no ledger present, by the rules of

@@ -1,5 +1,6 @@
 import Basics
 import Ledger
+import LogEngine
 import Projections
 
 /// One person's row of a batch event, proven alone by its audit path to the root the event's

@@ -2,6 +2,7 @@ import Basics
 import Crypto
 import Foundation
 import Ledger
+import LogEngine
 import Projections
 
 /// One person's evidence from both teams' ledgers (schemas/evidence-bundle.md, "Both halves"):

@@ -2,6 +2,7 @@ import Basics
 import Crypto
 import Foundation
 import Ledger
+import LogEngine
 
 /// Checks a two-sided evidence bundle with no ledger present, by the rules of
 /// schemas/evidence-bundle.md ("Checking a two-sided bundle"): each side as a bundle, then

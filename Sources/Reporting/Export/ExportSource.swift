@@ -1,5 +1,6 @@
 import Basics
 import Ledger
+import LogEngine
 import Projections
 
 /// Reads what an export writes, in one read transaction so users and events agree: the

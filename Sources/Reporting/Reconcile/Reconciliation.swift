@@ -1,6 +1,7 @@
 import Basics
 import Foundation
 import Ledger
+import LogEngine
 import Projections
 
 /// `handover reconcile`: team A's and team B's ledgers joined by `transfer_sub`, read-only on

@@ -1,5 +1,6 @@
 import Basics
 import Ledger
+import LogEngine
 import Projections
 
 /// The standard questions about a migration, answered from one picture of the ledger: now,

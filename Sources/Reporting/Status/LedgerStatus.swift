@@ -2,6 +2,7 @@ import Basics
 import ExitStatuses
 import Foundation
 import Ledger
+import LogEngine
 import Projections
 
 /// `handover status`: one screen for the 60 days, for the person on call and for cron: the

@@ -1,5 +1,6 @@
 import Basics
 import Crypto
+import LogEngine
 
 /// Body of "apply intended" (team B): one batch of an apply run, recorded before its
 /// transaction is sent to the app's database: for each user's account (by `account_id`), one

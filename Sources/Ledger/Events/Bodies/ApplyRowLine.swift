@@ -1,5 +1,6 @@
 import Basics
 import Crypto
+import LogEngine
 
 /// One line an apply batch event keeps beside it in the `rows` database (schemas/ledger-format.md,
 /// "Rows kept beside their event"): a canonical JSON object, salted. An account's line is a leaf of

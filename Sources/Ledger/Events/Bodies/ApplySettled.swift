@@ -1,4 +1,5 @@
 import Basics
+import LogEngine
 
 /// Body of "apply settled" (team B): what became of one intended batch. When its transaction
 /// committed, each account's outcome in each of its cells, in the intent's order; when it did not

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import LogEngine
 
 /// A signed checkpoint as a handoff event keeps it: every field of the note, so the note
 /// itself can be rebuilt byte for byte and checked again.

@@ -1,4 +1,5 @@
 import Basics
+import LogEngine
 
 /// Body of "handoff rows received" (team B): one chunk of a handoff's rows, taken into the log
 /// before any call to Apple, so that every handed-over user exists on team B's side (keyed by

@@ -1,4 +1,5 @@
 import Basics
+import LogEngine
 
 /// A batch body that commits to its rows by a Merkle root (v2): each row's salted line is kept
 /// beside the event in the `rows` database, the event's JSON holds their root and count, and a

@@ -1,4 +1,5 @@
 import Basics
+import LogEngine
 
 /// What a ``FieldObject``'s field list is run with: a writer (``SortedObjectWriter``), which
 /// writes each field of the object it is given, or a reader (``FieldReader``), which reads each

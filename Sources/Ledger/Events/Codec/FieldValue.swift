@@ -1,4 +1,5 @@
 import Basics
+import LogEngine
 
 /// A value an event holds in one field of its JSON: how it is written, and how it is read back.
 ///

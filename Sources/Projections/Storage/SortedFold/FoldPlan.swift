@@ -1,5 +1,6 @@
 import LMDB
 import Ledger
+import LogEngine
 
 /// What a fold of the whole log (a rebuild, `verify --deep`, the upgrade's load) will take,
 /// worked out before it starts from what the ledger holds: its users, its working state

@@ -1,5 +1,6 @@
 import Foundation
 import Ledger
+import LogEngine
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import LMDB
 import Ledger
+import LogEngine
 import Relays
 
 /// The log folded again from its first event, with its output sorted before it is stored:

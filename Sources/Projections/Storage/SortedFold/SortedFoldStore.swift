@@ -1,6 +1,7 @@
 import Basics
 import LMDB
 import Ledger
+import LogEngine
 
 /// Where a sorted fold (``SortedFold``) writes: the fold's current state in memory made for it
 /// (``WorkingState``), which it reads back, and every record the projections keep to a

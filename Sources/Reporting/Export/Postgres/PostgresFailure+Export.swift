@@ -1,4 +1,5 @@
 import Ledger
+import LogEngine
 import PostgresAccess
 import PostgresNIO
 

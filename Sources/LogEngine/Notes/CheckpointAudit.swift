@@ -18,9 +18,9 @@ public struct CheckpointAudit: Sendable {
     /// Whether the log today extends the checkpointed log unchanged.
     public var holds: Bool { problem == nil }
 
-    init(checkpoint: Checkpoint) { self.checkpoint = checkpoint }
+    package init(checkpoint: Checkpoint) { self.checkpoint = checkpoint }
 
-    func failing(_ why: String) -> CheckpointAudit {
+    package func failing(_ why: String) -> CheckpointAudit {
         var copy = self
         copy.problem = why
         return copy

@@ -5,15 +5,15 @@ import Glibc
 /// The lock a writable open holds while it loads folders in bulk (`bulk-load.lock` in the
 /// ledger directory, `flock`): another writable open waits for that load instead of starting
 /// its own, and a load whose process died leaves no lock behind, since the kernel releases it.
-enum BulkLoadLock {
+package enum BulkLoadLock {
     /// The lock file's name in a ledger directory (made by the first bulk load, empty; not
     /// part of a backup).
-    static let fileName = "bulk-load.lock"
+    package static let fileName = "bulk-load.lock"
 
-    static func file(in directory: String) -> String { directory + "/" + fileName }
+    package static func file(in directory: String) -> String { directory + "/" + fileName }
 
     /// Runs `body` holding the lock; `waiting` hears first when another process holds it.
-    static func holding<T>(in directory: String, waiting: () -> Void, _ body: () throws -> T) throws -> T {
+    package static func holding<T>(in directory: String, waiting: () -> Void, _ body: () throws -> T) throws -> T {
         let path = file(in: directory)
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw failure("open", path) }

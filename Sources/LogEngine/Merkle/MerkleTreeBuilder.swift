@@ -1,11 +1,11 @@
 import LMDB
 
 /// Gives a ledger written before audit evidence existed its Merkle tree, once, at open.
-enum MerkleTreeBuilder {
+package enum MerkleTreeBuilder {
     /// Creates the `merkle` and `checkpoints` databases and builds the tree from the log when
     /// the ledger predates them (no tree edge in `meta` although the log has events). Returns
     /// the number of leaves when it built the tree, nil when the tree was there.
-    static func buildIfMissing(in environment: Environment) throws -> UInt64? {
+    package static func buildIfMissing(in environment: Environment) throws -> UInt64? {
         let present = try environment.read { txn -> Bool in
             do {
                 for name in LedgerSchema.auditNames { _ = try txn.openDatabase(name, create: false) }

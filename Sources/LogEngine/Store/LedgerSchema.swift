@@ -10,10 +10,10 @@ public struct LedgerSchema: Sendable {
     public static let formatMarker = "handover-ledger/3"
     /// The marker of format 2, which differs from format 3 only in lacking the `rows` database:
     /// any writable open adds it and writes the new marker.
-    static let format2Marker = "handover-ledger/2"
+    package static let format2Marker = "handover-ledger/2"
     /// The marker of format 1, which `handover upgrade` (any writable open) upgrades in place
     /// (``FormatUpgrade``).
-    static let format1Marker = "handover-ledger/1"
+    package static let format1Marker = "handover-ledger/1"
 
     /// `format`, `head` (last sequence, chain hash, recorded time) and `merkle` (the tree's edge).
     public let meta: Database
@@ -58,19 +58,19 @@ public struct LedgerSchema: Sendable {
     }
 
     /// The databases of format 2 and their flags.
-    static let databases: [(name: String, flags: Database.Flags)] = [
+    package static let databases: [(name: String, flags: Database.Flags)] = [
         ("meta", []), ("log", []),
         ("type_index", [.duplicateSort, .duplicateFixed]), ("time_index", []),
         ("idempotency_index", [.duplicateSort, .duplicateFixed]),
         ("merkle", []), ("checkpoints", []), ("rows", []), ("person_index", []),
     ]
     /// The index databases of format 1, dropped once their successors are built.
-    static let format1IndexNames = ["idx_identifier", "idx_type", "idx_time", "idempotency"]
+    package static let format1IndexNames = ["idx_identifier", "idx_type", "idx_time", "idempotency"]
     /// The audit-evidence databases, added to a ledger without them when it is opened.
-    static let auditNames = ["merkle", "checkpoints"]
+    package static let auditNames = ["merkle", "checkpoints"]
 
     /// Opens every database of format 2 in `transaction`, creating them when asked.
-    static func open(in transaction: ReadTransaction, create: Bool) throws -> LedgerSchema {
+    package static func open(in transaction: ReadTransaction, create: Bool) throws -> LedgerSchema {
         func database(_ name: String) throws -> Database {
             let flags = databases.first { $0.name == name }?.flags ?? []
             return try transaction.openDatabase(name, flags: flags, create: create)
@@ -88,7 +88,7 @@ public struct LedgerSchema: Sendable {
 
     /// The databases of either format, for reading the log as it is (a copy's head): format
     /// 2's, or format 1's where the ledger is not upgraded yet.
-    static func openEitherFormat(in transaction: ReadTransaction) throws -> LedgerSchema {
+    package static func openEitherFormat(in transaction: ReadTransaction) throws -> LedgerSchema {
         do { return try open(in: transaction, create: false) } catch let error as LMDBError where error.code == .notFound {
             return try openFormat1(in: transaction)
         }
@@ -96,7 +96,7 @@ public struct LedgerSchema: Sendable {
 
     /// Opens the databases a format-1 ledger shares with format 2 (the log, its Merkle tree and
     /// checkpoints), for reading it as it is: enough to verify and prove, not to answer queries.
-    static func openFormat1(in transaction: ReadTransaction) throws -> LedgerSchema {
+    package static func openFormat1(in transaction: ReadTransaction) throws -> LedgerSchema {
         LedgerSchema(
             meta: try transaction.openDatabase("meta", create: false), log: try transaction.openDatabase("log", create: false),
             merkle: try transaction.openDatabase("merkle", create: false), checkpoints: try transaction.openDatabase("checkpoints", create: false),
@@ -115,18 +115,18 @@ public struct LedgerSchema: Sendable {
         self.indexes = indexes
     }
 
-    static let formatKey = Array("format".utf8)
-    static let headKey = Array("head".utf8)
-    static let merkleKey = Array("merkle".utf8)
+    package static let formatKey = Array("format".utf8)
+    package static let headKey = Array("head".utf8)
+    package static let merkleKey = Array("merkle".utf8)
     /// While a format-1 ledger is being upgraded: the last sequence its new indexes cover.
-    static let upgradeKey = Array("upgrade".utf8)
+    package static let upgradeKey = Array("upgrade".utf8)
 
     /// The log key of a sequence number.
     @inline(__always)
     public static func logKey(_ sequence: UInt64) -> [UInt8] { BigEndian.bytes(sequence) }
 
-    /// The `type_index` key of `type`: its name in ASCII.
-    public static func typeKey(_ type: EventType) -> [UInt8] { Array(type.rawValue.utf8) }
+    /// The `type_index` key of the event type named `typeName`: the name in ASCII.
+    public static func typeKey(_ typeName: String) -> [UInt8] { Array(typeName.utf8) }
 
     /// The `idempotency_index` key of an idempotency key: the first 8 bytes of SHA-256 of its
     /// UTF-8. Two keys may share a hash; the event's own `idempotency_key` decides.
@@ -136,7 +136,7 @@ public struct LedgerSchema: Sendable {
 
     /// ``idempotencyHash(_:)`` of a key's UTF-8 bytes, read as a big-endian integer (so that
     /// integer order is the index's byte order).
-    static func idempotencyHash(utf8 key: UnsafeRawBufferPointer) -> UInt64 {
+    package static func idempotencyHash(utf8 key: UnsafeRawBufferPointer) -> UInt64 {
         SHA256Hash(hashing: UnsafeRawBufferPointer(start: nil, count: 0), key).withUnsafeBytes {
             UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self))
         }
@@ -181,24 +181,24 @@ public struct ChainHead: Equatable, Sendable {
     public static let genesis = ChainHead(sequence: 0, hash: [UInt8](repeating: 0, count: 32), recordedAt: Timestamp(microseconds: 0))
 
     /// An event's chain hash: SHA-256 of the chain hash before it ‖ its event JSON.
-    static func hash(after previous: UnsafeRawBufferPointer, json: UnsafeRawBufferPointer) -> SHA256Hash {
+    package static func hash(after previous: UnsafeRawBufferPointer, json: UnsafeRawBufferPointer) -> SHA256Hash {
         SHA256Hash(hashing: previous, json)
     }
 
-    var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var bytes = BigEndian.bytes(sequence)
         bytes.append(contentsOf: hash)
         BigEndian.append(UInt64(bitPattern: recordedAt.microseconds), to: &bytes)
         return bytes
     }
 
-    init(sequence: UInt64, hash: [UInt8], recordedAt: Timestamp) {
+    package init(sequence: UInt64, hash: [UInt8], recordedAt: Timestamp) {
         self.sequence = sequence
         self.hash = hash
         self.recordedAt = recordedAt
     }
 
-    init?(encoded raw: UnsafeRawBufferPointer) {
+    package init?(encoded raw: UnsafeRawBufferPointer) {
         guard raw.count == 48, let time = try? BigEndian.uint64(raw, at: 40),
             let recordedAt = Timestamp(checkedMicroseconds: Int64(bitPattern: time)),
             // Events are numbered below 2^63 (their JSON's `seq`), so the next one always has a number.

@@ -52,7 +52,7 @@ public enum MerkleHash {
     }
 
     /// The largest power of two strictly below `n` (n ≥ 2): where RFC 9162 splits a tree.
-    static func split(_ n: UInt64) -> UInt64 {
+    package static func split(_ n: UInt64) -> UInt64 {
         precondition(n >= 2)
         return 1 << (63 - UInt64((n - 1).leadingZeroBitCount))
     }

@@ -50,13 +50,13 @@ public struct MerkleFrontier: Equatable, Sendable {
     }
 
     /// `size` (8 bytes, big-endian) ‖ each peak's 32 bytes.
-    var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var bytes = BigEndian.bytes(size)
         for peak in peaks { peak.withUnsafeBytes { bytes.append(contentsOf: $0) } }
         return bytes
     }
 
-    init?(encoded raw: UnsafeRawBufferPointer) {
+    package init?(encoded raw: UnsafeRawBufferPointer) {
         guard let size = try? BigEndian.uint64(raw, at: 0) else { return nil }
         self.size = size
         guard raw.count == 8 + 32 * size.nonzeroBitCount else { return nil }
@@ -65,7 +65,7 @@ public struct MerkleFrontier: Equatable, Sendable {
 
     /// Adds the leaf of a stored log record (chain hash ‖ event JSON) and writes each node
     /// it completes at a stored level into `database`, in the caller's transaction.
-    mutating func append(storedRecord record: UnsafeRawBufferPointer, writingNodesTo database: Database, in txn: WriteTransaction) throws {
+    package mutating func append(storedRecord record: UnsafeRawBufferPointer, writingNodesTo database: Database, in txn: WriteTransaction) throws {
         try append(storedRecord: record) { key, node in try txn.put(database, key: key, value: node, flags: .append) }
     }
 

@@ -15,12 +15,12 @@ public enum VerifierKeyFile {
     public static func path(in directory: String) -> String { directory + "/" + fileName }
 
     /// Writes the verifier key of `publicKey` under `name` (the ledger's origin), mode 0644.
-    static func write(name: String, publicKey: [UInt8], in directory: String) throws {
+    package static func write(name: String, publicKey: [UInt8], in directory: String) throws {
         try AtomicFile.write(Array((Checkpoint.verifierKey(name: name, publicKey: publicKey) + "\n").utf8), to: path(in: directory), mode: 0o644)
     }
 
     /// The name and raw public key in the file; nil when the ledger has none.
-    static func read(in directory: String) throws -> (name: String, publicKey: [UInt8])? {
+    package static func read(in directory: String) throws -> (name: String, publicKey: [UInt8])? {
         let path = path(in: directory)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let key = try VerifierKey.read(from: path)

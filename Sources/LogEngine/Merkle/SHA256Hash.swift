@@ -32,7 +32,7 @@ public struct SHA256Hash: Equatable, Hashable, Sendable {
     }
 
     /// Whether this CPU has the x86 SHA extensions `CSHA256` uses.
-    static let onExtensions = handover_sha256_uses_extensions() != 0
+    package static let onExtensions = handover_sha256_uses_extensions() != 0
 
     /// The hash in the first 32 bytes of `bytes`, nil when there are fewer.
     public init?(_ bytes: UnsafeRawBufferPointer) {

@@ -69,7 +69,7 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
 extension LedgerError {
     /// The one-line answer of a read-only open that needs the newer layout: what is older, and
     /// the command that brings it up to date.
-    static func needsUpgrade(_ directory: String, _ reason: String) -> LedgerError {
+    package static func needsUpgrade(_ directory: String, _ reason: String) -> LedgerError {
         LedgerError(
             .needsUpgrade,
             "\(directory) was written by an older Handover (\(reason)): run `\(ShellWord.handover("upgrade", ledger: directory))` once, with write access, then ask again"

@@ -13,12 +13,12 @@ import Logging
 ///
 /// `@unchecked Sendable`: `condition` guards the queue and the stopping state; `commit` runs
 /// only on the writer's thread.
-final class GroupCommitWriter<Item: Sendable, Outcome: Sendable>: @unchecked Sendable {
+package final class GroupCommitWriter<Item: Sendable, Outcome: Sendable>: @unchecked Sendable {
     /// The items of the submissions taken, in order (each submission's items, end to end:
     /// nothing copied).
-    typealias Items = FlattenSequence<[[Item]]>
+    package typealias Items = FlattenSequence<[[Item]]>
     /// Writes a batch's items in one transaction and returns one outcome per item.
-    typealias Commit = (Items) throws -> [Outcome]
+    package typealias Commit = (Items) throws -> [Outcome]
 
     private struct Submission {
         let items: [Item]
@@ -35,7 +35,7 @@ final class GroupCommitWriter<Item: Sendable, Outcome: Sendable>: @unchecked Sen
     private let name: String
 
     /// Starts the writer's thread, named `name` (also in log messages).
-    init(name: String, maximumBatch: Int, logger: Logger, commit: @escaping Commit) {
+    package init(name: String, maximumBatch: Int, logger: Logger, commit: @escaping Commit) {
         self.maximumBatch = maximumBatch
         self.commit = commit
         self.logger = logger
@@ -47,7 +47,7 @@ final class GroupCommitWriter<Item: Sendable, Outcome: Sendable>: @unchecked Sen
     }
 
     /// Queues `items` for the next commit and returns their outcomes once durable.
-    func submit(_ items: [Item]) async throws -> [Outcome] {
+    package func submit(_ items: [Item]) async throws -> [Outcome] {
         try await withCheckedThrowingContinuation { continuation in
             condition.lock()
             if stopping {
@@ -62,7 +62,7 @@ final class GroupCommitWriter<Item: Sendable, Outcome: Sendable>: @unchecked Sen
     }
 
     /// Finishes what is queued, then stops the thread; waits until it has.
-    func stop() {
+    package func stop() {
         condition.lock()
         stopping = true
         condition.broadcast()

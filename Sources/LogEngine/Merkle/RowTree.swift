@@ -22,7 +22,7 @@ public struct RowTree: Sendable {
         case applySettledRow = "handover-apply-settled-row/v1"
 
         /// `0x00 ‖ tag ‖ 0x0A`: what a leaf hash takes before the row, made once per kind.
-        var leafPrefix: [UInt8] {
+        package var leafPrefix: [UInt8] {
             switch self {
             case .handoffRow: return Self.prefixes[0]
             case .applyIntendedRow: return Self.prefixes[1]

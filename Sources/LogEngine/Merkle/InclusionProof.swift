@@ -13,6 +13,14 @@ public struct InclusionProof: Sendable {
     /// The checkpoint the path leads to.
     public var checkpoint: Checkpoint
 
+    /// The proof that `record`, event `sequence`, is under `checkpoint` by `path`.
+    public init(sequence: UInt64, record: [UInt8], path: [[UInt8]], checkpoint: Checkpoint) {
+        self.sequence = sequence
+        self.record = record
+        self.path = path
+        self.checkpoint = checkpoint
+    }
+
     /// SHA-256(0x00 ‖ record).
     public var leafHash: [UInt8] { MerkleHash.leaf(record) }
 
