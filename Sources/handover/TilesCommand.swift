@@ -1,6 +1,7 @@
 import ArgumentParser
 import Basics
 import Ledger
+import LogEngine
 
 struct TilesCommand: ParsableCommand, EitherTeamsCommand {
 

@@ -148,19 +148,5 @@ extension Ledger {
     }
 }
 
-extension LogView {
-    /// The tree sizes of the stored checkpoints larger than `first` and at most `last`, ascending.
-    func checkpointSizes(after first: UInt64, through last: UInt64) throws -> [UInt64] {
-        try transaction.withCursor(schema.checkpoints) { cursor in
-            var sizes: [UInt64] = []
-            var entry = try cursor.seek(atLeast: BigEndian.bytes(first + 1))
-            while let (key, _) = entry {
-                let size = try BigEndian.uint64(key)
-                guard size <= last else { break }
-                sizes.append(size)
-                entry = try cursor.next()
-            }
-            return sizes
-        }
-    }
-}
+/// A ledger's tiles are published from its log and its signed checkpoints.
+extension Ledger: CheckpointedLog {}

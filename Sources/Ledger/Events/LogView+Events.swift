@@ -81,15 +81,12 @@ extension LogView {
         try forEachSequence(ofAnyTypeKey: types.map { LedgerSchema.typeKey($0.rawValue) }, from: first, through: last, body)
     }
 
-    /// The sequence number of the event holding idempotency key `key`, if any.
+    /// The sequence number of the event holding idempotency key `key`, if any: each event filed
+    /// under the key's hash is read until one's own `idempotency_key` is `key`.
     public func sequence(forIdempotencyKey key: String) throws -> UInt64? {
-        try sequence(forIdempotencyKey: key, hash: LedgerSchema.idempotencyHash(key))
-    }
-
-    /// The event holding `key`, found under its hash `hash`: each event filed under the hash
-    /// is read until one's own `idempotency_key` is `key`.
-    func sequence(forIdempotencyKey key: String, hash: [UInt8]) throws -> UInt64? {
-        try firstSequence(filedUnderIdempotencyHash: hash) { try envelope(of: $0).idempotencyKey == key }
+        try firstSequence(filedUnderIdempotencyHash: LedgerSchema.idempotencyHash(key)) {
+            try PreparedEvent.event($0, in: self, holdsIdempotencyKey: key)
+        }
     }
 
     /// The sequence number of the notification with `jti` (found through its idempotency key,

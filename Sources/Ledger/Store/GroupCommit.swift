@@ -18,10 +18,10 @@ enum GroupCommit {
             var outcomes: [AppendOutcome] = []
             var recorded: [RecordedEvent] = []
             for event in events {
-                switch try tail.append(event, actor: actor) {
-                case .success(let event):
-                    recorded.append(event)
-                    outcomes.append(.recorded(sequence: event.sequence, recordedAt: event.recordedAt))
+                switch try tail.append(event) {
+                case .success(let sequence):
+                    recorded.append(RecordedEvent(sequence: sequence, recordedAt: tail.recordedAt, actor: actor, draft: event.draft))
+                    outcomes.append(.recorded(sequence: sequence, recordedAt: tail.recordedAt))
                 case .failure(let duplicate):
                     outcomes.append(.duplicate(of: duplicate.sequence))
                 }

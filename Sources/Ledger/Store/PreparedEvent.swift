@@ -1,3 +1,4 @@
+import Basics
 import LogEngine
 
 /// An event draft validated and encoded (all but the commit-time fields) on the caller's
@@ -18,5 +19,20 @@ struct PreparedEvent: Sendable {
         self.typeKey = LedgerSchema.typeKey(draft.type.rawValue)
         self.idempotencyHash = draft.idempotencyKey.map(LedgerSchema.idempotencyHash)
         self.rows = draft.body.storedRows
+    }
+}
+
+/// What the log engine needs of a prepared event: the bytes, the index values, the fields the
+/// log assigns written in the event's JSON, and how a stored event's own key is read.
+extension PreparedEvent: LogEntry {
+    var idempotencyKey: String? { draft.idempotencyKey }
+
+    func appendAssignedFields(to record: inout [UInt8], sequence: UInt64, recordedAt: Timestamp) {
+        RecordedEvent.appendAssignedFields(
+            to: &record, recordedAt: recordedAt, schemaVersion: draft.type.schemaVersion, sequence: sequence, type: draft.type)
+    }
+
+    static func event(_ sequence: UInt64, in view: LogView, holdsIdempotencyKey key: String) throws -> Bool {
+        try view.envelope(of: sequence).idempotencyKey == key
     }
 }

@@ -21,8 +21,8 @@ package final class GroupCommitWriter<Item: Sendable, Outcome: Sendable>: @unche
     package typealias Commit = (Items) throws -> [Outcome]
 
     private struct Submission {
-        let items: [Item]
-        let continuation: CheckedContinuation<[Outcome], Error>
+        package let items: [Item]
+        package let continuation: CheckedContinuation<[Outcome], Error>
     }
 
     private let condition = NSCondition()

@@ -38,9 +38,9 @@ public struct LedgerSchema: Sendable {
 
     /// The format-2 index databases.
     private struct LogIndexes: Sendable {
-        let byType: Database
-        let byTime: Database
-        let idempotency: Database
+        package let byType: Database
+        package let byTime: Database
+        package let idempotency: Database
     }
 
     /// Type name → the sequences of its events, ascending (8 bytes each, several per key).

@@ -1,14 +1,12 @@
-import LogEngine
-
 /// Writes the tiles of one publication: from the tile the previous tree ended in up to the tree
 /// of `size` leaves, each full tile once and, for a tile still partial at `size`, one partial
 /// tile for each checkpoint's tree size in `sizes` that ends inside it.
-struct TileWriter {
-    let files: TileFiles
+package struct TileWriter {
+    package let files: TileFiles
     /// The checkpoints' tree sizes to write partial tiles for (the previous publication's and
     /// those since, or since the first bundle missing), ascending; the last is `size`.
-    let sizes: [UInt64]
-    let size: UInt64
+    package let sizes: [UInt64]
+    package let size: UInt64
     private(set) var fullTiles = 0
     private(set) var partialTiles = 0
     private(set) var entryBundles = 0
@@ -17,7 +15,7 @@ struct TileWriter {
     /// Level 0 from the events themselves, read in order and hashed (the stored tree keeps no
     /// node under 16 leaves), from the tile the tree of `previous` leaves ended in; with
     /// `entriesFrom`, the entry bundles from that leaf (a multiple of 256) too.
-    mutating func writeLevelZero(view: LogView, from previous: UInt64, entriesFrom: UInt64?) throws {
+    package mutating func writeLevelZero(view: LogView, from previous: UInt64, entriesFrom: UInt64?) throws {
         let width = UInt64(TileID.fullWidth)
         let firstHashTile = previous / width
         var tile = min(firstHashTile, (entriesFrom ?? previous) / width)
@@ -74,7 +72,7 @@ struct TileWriter {
 
     /// Level `level` (1 or more) from the stored tree: each hash is the node over 256^level
     /// leaves, from the tile the tree of `previous` leaves ended in.
-    mutating func writeLevel(_ level: Int, view: LogView, from previous: UInt64) throws {
+    package mutating func writeLevel(_ level: Int, view: LogView, from previous: UInt64) throws {
         let width = UInt64(TileID.fullWidth)
         let span = UInt64(1) << UInt64(8 * level)
         let count = TileID.hashCount(level: level, size: size)

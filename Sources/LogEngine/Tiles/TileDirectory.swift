@@ -1,6 +1,5 @@
 import Basics
 import ExitStatuses
-import LogEngine
 
 #if canImport(Glibc)
 import Glibc
@@ -60,7 +59,7 @@ public struct TileDirectory: Sendable {
     /// Brings the directory up to the ledger's latest signed checkpoint: the hash tiles (level 0
     /// from every new event, hashed as `verify` does; the levels above from the stored tree) and,
     /// with `entries`, the entry bundles. Reads the ledger only.
-    public func publish(_ ledger: Ledger, entries: Bool) throws -> Publication {
+    public func publish(_ ledger: some CheckpointedLog, entries: Bool) throws -> Publication {
         guard let checkpoint = try ledger.latestCheckpoint() else {
             throw Refusal(
                 kind: .noCheckpoint,

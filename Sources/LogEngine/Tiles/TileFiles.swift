@@ -1,5 +1,3 @@
-import LogEngine
-
 #if canImport(Glibc)
 import Basics
 import Glibc
@@ -9,15 +7,15 @@ import Glibc
 /// place, so the tree under `tile/` never holds part of a file, even after a power cut; one
 /// writer at a time (a lock on `.lock`).
 /// A tile already there is left as it is when it holds the same bytes, and reported when not.
-final class TileFiles {
-    let root: String
+package final class TileFiles {
+    package let root: String
     private var staging: String { root + "/.staging" }
     private var lock: Int32 = -1
     private var made: Set<String> = []
     /// Files written in `.staging/`, each with the path it is for.
     private var pending: [(file: String, target: String)] = []
 
-    init(root: String) {
+    package init(root: String) {
         self.root = root
     }
 
@@ -27,7 +25,7 @@ final class TileFiles {
 
     /// Makes the directory if it is not there, takes its lock and empties `.staging/` of what a
     /// killed run left.
-    func prepare() throws {
+    package func prepare() throws {
         try makeDirectory(root)
         lock = open(root + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard lock >= 0 else { throw FileError(.unwritable, "open(\(root)/.lock): \(String(cString: strerror(errno)))", errno: errno) }
@@ -46,11 +44,11 @@ final class TileFiles {
     }
 
     /// Whether `tile` is in the directory.
-    func exists(_ tile: TileID) -> Bool { access(root + "/" + tile.path, F_OK) == 0 }
+    package func exists(_ tile: TileID) -> Bool { access(root + "/" + tile.path, F_OK) == 0 }
 
     /// Whether `tile` is in the directory holding `bytes`: false when it is not there; a
     /// refusal when it holds other bytes.
-    func holds(_ tile: TileID, _ bytes: ArraySlice<UInt8>) throws -> Bool {
+    package func holds(_ tile: TileID, _ bytes: ArraySlice<UInt8>) throws -> Bool {
         let target = root + "/" + tile.path
         // A full entry bundle is at most 256 entries of 2 + 65,535 bytes.
         guard let there = try FileBytes.readIfPresent(target, limit: 1 << 25) else { return false }
@@ -66,7 +64,7 @@ final class TileFiles {
 
     /// Stages `bytes` for `tile`'s path; false when the same bytes are there already. Nothing
     /// appears under `tile/` before ``publishStaged()``.
-    func stage(_ tile: TileID, _ bytes: ArraySlice<UInt8>) throws -> Bool {
+    package func stage(_ tile: TileID, _ bytes: ArraySlice<UInt8>) throws -> Bool {
         if try holds(tile, bytes) { return false }
         let target = root + "/" + tile.path
         let writer = try AtomicFile.Writer(replacing: target, mode: 0o644, temporary: staging + "/\(pending.count)")
@@ -79,7 +77,7 @@ final class TileFiles {
     /// Puts every staged file at its path: first all of them flushed to disk (one `sync`), so
     /// that no name under `tile/` ever leads to a file that is not whole, even after a power
     /// cut; then renamed into place, and the renames flushed.
-    func publishStaged() throws {
+    package func publishStaged() throws {
         guard !pending.isEmpty else { return }
         sync()
         for (file, target) in pending {
@@ -93,7 +91,7 @@ final class TileFiles {
     }
 
     /// Replaces `checkpoint` with `text`, flushed to disk.
-    func replaceCheckpoint(with text: String) throws {
+    package func replaceCheckpoint(with text: String) throws {
         let writer = try AtomicFile.Writer(replacing: root + "/checkpoint", mode: 0o644, temporary: staging + "/checkpoint")
         try writer.write(Array(text.utf8))
         try writer.commit()
