@@ -48,7 +48,7 @@ let package = Package(
         .target(
             name: "LogEngine",
             dependencies: [
-                "Basics", "ExitStatuses", "LMDB", "CSHA256",
+                "Basics", "ExitStatuses", "Relays", "LMDB", "CSHA256",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

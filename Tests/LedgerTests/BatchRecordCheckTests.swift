@@ -32,7 +32,7 @@ import Testing
             }
             defer { for pointer in pointers { pointer.deallocate() } }
             for round in 0..<50 {
-                let check = BatchRecordCheck(pointers, after: before, run: 1)
+                let check = BatchRecordCheck(pointers, format: .ledgerEvents, after: before, run: 1)
                 // Later helpers start first, so high runs are checked before low ones are claimed.
                 DispatchQueue.concurrentPerform(iterations: 8) { _ in check.help() }
                 #expect(check.firstBroken == broken.min(), "broken \(broken.sorted()), round \(round)")

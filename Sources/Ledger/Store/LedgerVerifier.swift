@@ -1,38 +1,6 @@
 import Basics
-import Crypto
 import LMDB
 import LogEngine
-
-/// The result of checking a ledger's log end to end.
-public struct VerificationReport: Sendable {
-    /// Events checked.
-    public var eventCount: UInt64
-    /// The chain hash of the last good event, hex.
-    public var headHash: String
-    /// The first sequence number that fails, if any.
-    public var firstBadSequence: UInt64?
-    /// What is wrong there.
-    public var problem: String?
-    /// The Merkle tree head recomputed from the records checked.
-    public var treeRoot: [UInt8]
-    /// The tree head recomputed over the first `rootAt` events, when asked for and reached.
-    public var rootAtRequestedSize: [UInt8]?
-    /// Whether the log's indexes were checked too: not in a format-1 ledger read as it is,
-    /// whose indexes `handover upgrade` rebuilds.
-    public var indexesChecked: Bool
-
-    /// Whether the whole log verified.
-    public var isIntact: Bool { problem == nil }
-}
-
-extension LogView {
-    /// Why `time_index` does not name event `last` as the last one recorded at `time`, if it does not.
-    func timeIndexProblem(at time: Timestamp, last: UInt64) throws -> String? {
-        let stored = try transaction.get(schema.byTime, key: LedgerSchema.timeKey(time)).map { try BigEndian.uint64($0) }
-        guard stored != last else { return nil }
-        return "time_index names event \(stored.map(String.init) ?? "none") as the last recorded at \(time), but the log says \(last)"
-    }
-}
 
 extension Ledger {
     /// Recomputes the hash chain over every event, checks dense sequence numbers, each
@@ -53,7 +21,18 @@ extension Ledger {
 
     /// ``verify(rootAt:progress:)`` reading, hashing and looking up `sizes` at a time.
     func verify(rootAt: UInt64? = nil, sizes: LogVerification.Sizes, progress: ((UInt64) -> Void)? = nil) throws -> VerificationReport {
-        var verification = LogVerification(schema: schema, rootAt: rootAt, sizes: sizes)
+        var verification = LogVerification(schema: schema, format: .ledgerEvents, rootAt: rootAt, sizes: sizes)
         return try verification.run(self, progress: progress)
     }
+}
+
+extension LogRecordFormat {
+    /// The ledger's events: their envelopes read by ``IndexedFields/init(json:)``, or decoded
+    /// in full; each type's position that of ``EventType/allCases``.
+    static let ledgerEvents = LogRecordFormat(
+        types: EventType.allCases.map { (LedgerSchema.typeKey($0.rawValue), $0.rawValue) },
+        indexedFields: { IndexedFields(json: $0) },
+        decodedFields: { record, sequence in IndexedFields(try LogView.decode(record, sequence: sequence)) },
+        idempotencyKey: { view, sequence in try view.envelope(of: sequence).idempotencyKey }
+    )
 }

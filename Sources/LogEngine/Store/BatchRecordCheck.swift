@@ -1,4 +1,3 @@
-import LogEngine
 import Synchronization
 
 #if canImport(Glibc)
@@ -19,7 +18,7 @@ import Darwin
 /// `@unchecked Sendable`: `claimed` and `failed` are atomics; each slot of `envelopes` is
 /// written only by the thread that claimed its record and read once every helper is done;
 /// `records` point into the read transaction's map, which outlives the check.
-final class BatchRecordCheck: @unchecked Sendable {
+package final class BatchRecordCheck: @unchecked Sendable {
     private let records: [UnsafeRawBufferPointer]
     private let hashBefore: SHA256Hash
     /// Records checked per claim.
@@ -29,12 +28,15 @@ final class BatchRecordCheck: @unchecked Sendable {
     /// Each intact record's envelope, nil where it is not in the ledger's own form; written
     /// by the thread that claimed the record.
     private let envelopes: UnsafeMutableBufferPointer<IndexedFields?>
+    private let format: LogRecordFormat
 
     /// A check of `records` (stored values, each a chain hash and then event JSON) following
-    /// the record whose stored hash is `hashBefore`, claimed `run` records at a time.
-    init(_ records: [UnsafeRawBufferPointer], after hashBefore: SHA256Hash, run: Int) {
+    /// the record whose stored hash is `hashBefore`, claimed `run` records at a time, their
+    /// envelopes read by `format`.
+    package init(_ records: [UnsafeRawBufferPointer], format: LogRecordFormat, after hashBefore: SHA256Hash, run: Int) {
         precondition(run > 0)
         self.records = records
+        self.format = format
         self.hashBefore = hashBefore
         self.run = run
         envelopes = .allocate(capacity: records.count)
@@ -47,7 +49,7 @@ final class BatchRecordCheck: @unchecked Sendable {
     }
 
     /// Checks runs of records until none is left unclaimed or one has failed before them.
-    func help() {
+    package func help() {
         while true {
             let start = claimed.wrappingAdd(run, ordering: .relaxed).oldValue
             guard start < records.count, start < failed.load(ordering: .relaxed) else { return }
@@ -56,7 +58,7 @@ final class BatchRecordCheck: @unchecked Sendable {
                     failed.min(i, ordering: .relaxed)
                     return
                 }
-                envelopes[i] = IndexedFields(json: UnsafeRawBufferPointer(rebasing: records[i][32...]))
+                envelopes[i] = format.indexedFields(UnsafeRawBufferPointer(rebasing: records[i][32...]))
             }
         }
     }
@@ -65,13 +67,13 @@ final class BatchRecordCheck: @unchecked Sendable {
     // returned: its wait for them orders their writes before its reads.
 
     /// The index of the first record whose hash fails, nil when all are intact.
-    var firstBroken: Int? {
+    package var firstBroken: Int? {
         let first = failed.load(ordering: .relaxed)
         return first == .max ? nil : first
     }
 
     /// The envelope of record `i`, before ``firstBroken``; nil when it is not in the ledger's own form.
-    func envelope(_ i: Int) -> IndexedFields? { envelopes[i] }
+    package func envelope(_ i: Int) -> IndexedFields? { envelopes[i] }
 
     private func intact(_ i: Int) -> Bool {
         let record = records[i]

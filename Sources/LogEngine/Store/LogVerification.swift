@@ -1,6 +1,5 @@
 import Basics
 import LMDB
-import LogEngine
 import Relays
 
 #if canImport(Glibc)
@@ -20,22 +19,31 @@ import Darwin
 /// gathered, a million at a time, sorted by hash on another thread, and looked up
 /// a batch's worth at each batch after, so that LMDB reads that index in order instead of at
 /// random and neither the sort nor the lookups hold the other thread up.
-struct LogVerification {
+package struct LogVerification {
     /// How much is read, hashed and looked up at a time.
-    struct Sizes {
+    package struct Sizes {
         /// Events per read transaction, so that no reader holds old pages for long.
-        var chunk: UInt64 = 65_536
+        package var chunk: UInt64
         /// Records hashed on the other thread at a time.
-        var batch = 4096
+        package var batch: Int
         /// Records whose chain hashes and envelopes one thread claims at a time.
-        var chainRun = 256
+        package var chainRun: Int
         /// Idempotency entries gathered before they are sorted and looked up (16 bytes each;
         /// three such sets are held at most, while one is sorted).
-        var idempotencyBatch = 1 << 20
+        package var idempotencyBatch: Int
+
+        /// The sizes `verify` reads with, unless others are given.
+        package init(chunk: UInt64 = 65_536, batch: Int = 4096, chainRun: Int = 256, idempotencyBatch: Int = 1 << 20) {
+            self.chunk = chunk
+            self.batch = batch
+            self.chainRun = chainRun
+            self.idempotencyBatch = idempotencyBatch
+        }
     }
 
     private let sizes: Sizes
     private let schema: LedgerSchema
+    private let format: LogRecordFormat
     private let indexed: Bool
     private let rootAt: UInt64?
 
@@ -52,7 +60,7 @@ struct LogVerification {
     private var times = 0
     private var keyed = 0
     /// The next entries of each type's `type_index` key, read a page at a time.
-    private var typeEntries: [EventType: (values: [UInt64], position: Int)] = [:]
+    private var typeEntries: [Int: (values: [UInt64], position: Int)] = [:]
     /// Idempotency entries the log calls for, being gathered.
     private var pendingKeys: [(hash: UInt64, sequence: UInt64)] = []
     /// The set gathered before, being sorted on another thread.
@@ -60,9 +68,12 @@ struct LogVerification {
     /// What is left to look up of that set, sorted.
     private var sortedKeys: ArraySlice<(hash: UInt64, sequence: UInt64)> = []
 
-    init(schema: LedgerSchema, rootAt: UInt64?, sizes: Sizes = Sizes()) {
+    /// A check of the log `schema` describes, whose records `format` reads; with `rootAt`, the
+    /// tree head over that many events is reported too.
+    package init(schema: LedgerSchema, format: LogRecordFormat, rootAt: UInt64?, sizes: Sizes = Sizes()) {
         self.sizes = sizes
         self.schema = schema
+        self.format = format
         self.indexed = schema.hasIndexes
         self.rootAt = rootAt
         rootAtRequestedSize = rootAt == 0 ? MerkleHash.emptyTree : nil
@@ -70,13 +81,13 @@ struct LogVerification {
 
     /// Records read in one transaction, from `first` on (the buffers point into its map).
     private struct Batch {
-        var first: UInt64
-        var records: [UnsafeRawBufferPointer] = []
+        package var first: UInt64
+        package var records: [UnsafeRawBufferPointer] = []
         /// What is wrong just after the records, when reading stopped for a reason.
-        var problem: (sequence: UInt64, text: String)?
+        package var problem: (sequence: UInt64, text: String)?
 
         /// Drops the records from `index` on, whose chain hash does not match.
-        mutating func cut(at index: Int) {
+        package mutating func cut(at index: Int) {
             records.removeSubrange(index...)
             problem = (first + UInt64(index), "chain hash mismatch: the record or its stored hash was altered")
         }
@@ -85,14 +96,14 @@ struct LogVerification {
     /// What the other thread computed for one batch, in order: its leaves in the tree.
     private struct LeafWork {
         /// The tree before the batch's leaves, and after them.
-        var before: MerkleFrontier
-        var after: MerkleFrontier
+        package var before: MerkleFrontier
+        package var after: MerkleFrontier
         /// Nodes at a stored level the batch completed: after which record, where, and the hash.
-        var nodes: [(record: Int, level: Int, index: UInt64, hash: SHA256Hash)]
+        package var nodes: [(record: Int, level: Int, index: UInt64, hash: SHA256Hash)]
         /// The tree head when the tree reached the requested size in this batch.
-        var rootAt: [UInt8]?
+        package var rootAt: [UInt8]?
 
-        init(_ batch: Batch, tree: MerkleFrontier, rootAt: UInt64?) {
+        package init(_ batch: Batch, tree: MerkleFrontier, rootAt: UInt64?) {
             var tree = tree
             before = tree
             var nodes: [(record: Int, level: Int, index: UInt64, hash: SHA256Hash)] = []
@@ -111,9 +122,11 @@ struct LogVerification {
             treeRoot: tree.root, rootAtRequestedSize: rootAtRequestedSize, indexesChecked: indexed)
     }
 
-    mutating func run(_ ledger: Ledger, progress: ((UInt64) -> Void)?) throws -> VerificationReport {
+    /// Checks the whole log, a chunk per read transaction of `log`, calling `progress` with
+    /// the events checked after each chunk.
+    package mutating func run(_ log: some LogReading, progress: ((UInt64) -> Void)?) throws -> VerificationReport {
         while true {
-            if let outcome = try ledger.read({ view in try verifyChunk(view) }) { return outcome }
+            if let outcome = try log.read({ view in try verifyChunk(view) }) { return outcome }
             progress?(expected - 1)
         }
     }
@@ -158,7 +171,8 @@ struct LogVerification {
                 // Both threads check the next batch's records: the other after its leaves, this
                 // one after checking the batch before.
                 let records = BatchRecordCheck(
-                    next.records, after: pending?.batch.records.last.flatMap { SHA256Hash($0) } ?? SHA256Hash(previousHash)!, run: sizes.chainRun)
+                    next.records, format: format, after: pending?.batch.records.last.flatMap { SHA256Hash($0) } ?? SHA256Hash(previousHash)!,
+                    run: sizes.chainRun)
                 let started =
                     next.records.isEmpty
                     ? nil
@@ -197,7 +211,7 @@ struct LogVerification {
                 fields = read
             } else {
                 // Not in the ledger's own form: the full decode names the problem, or reads it.
-                do { fields = try IndexedFields(LogView.decode(record, sequence: sequence)) } catch { return failed(sequence, "\(error)") }
+                do { fields = try format.decodedFields(record, sequence) } catch { return failed(sequence, "\(error)") }
             }
             guard fields.recordedAt >= previousTime else {
                 return failed(sequence, "recorded_at \(fields.recordedAt) is earlier than the previous event's \(previousTime)")
@@ -209,7 +223,7 @@ struct LogVerification {
                 }
                 // Filed under its own type (the count in `finish` rules out entries nothing calls for).
                 guard try nextTypeEntry(fields.type, is: sequence, view) else {
-                    return failed(nil, "type_index does not file event \(sequence) under its type \(fields.type.rawValue)")
+                    return failed(nil, "type_index does not file event \(sequence) under its type \(format.types[fields.type].name)")
                 }
                 if let hash = fields.idempotencyHash {
                     pendingKeys.append((hash, sequence))
@@ -255,10 +269,10 @@ struct LogVerification {
     }
 
     /// Whether `sequence` is the next entry of `type`'s `type_index` key from `sequence` on.
-    private mutating func nextTypeEntry(_ type: EventType, is sequence: UInt64, _ view: LogView) throws -> Bool {
+    private mutating func nextTypeEntry(_ type: Int, is sequence: UInt64, _ view: LogView) throws -> Bool {
         var (values, position) = typeEntries[type] ?? ([], 0)
         if position == values.count || values[position] != sequence {
-            values = try view.sequences(of: type, from: sequence, through: .max, atMost: 4096)
+            values = try view.sequences(ofTypeKey: format.types[type].key, from: sequence, through: .max, atMost: 4096)
             position = 0
             guard values.first == sequence else { return false }
         }
@@ -293,7 +307,7 @@ struct LogVerification {
                     try withUnsafeBytes(of: sequence.bigEndian) { value in try cursor.seek(key: key, valueAtLeast: value) }
                 }
                 guard let filed, try BigEndian.uint64(filed.value) == sequence else {
-                    let key = try view.envelope(of: sequence).idempotencyKey ?? ""
+                    let key = try format.idempotencyKey(view, sequence) ?? ""
                     return "idempotency_index does not lead from key \"\(key)\" to event \(sequence)"
                 }
             }
@@ -327,5 +341,14 @@ struct LogVerification {
                     + "\(typeEntries) type entries, \(keyEntries) idempotency entries for \(keyed) keys")
         }
         return report(nil, nil)
+    }
+}
+
+extension LogView {
+    /// Why `time_index` does not name event `last` as the last one recorded at `time`, if it does not.
+    package func timeIndexProblem(at time: Timestamp, last: UInt64) throws -> String? {
+        let stored = try transaction.get(schema.byTime, key: LedgerSchema.timeKey(time)).map { try BigEndian.uint64($0) }
+        guard stored != last else { return nil }
+        return "time_index names event \(stored.map(String.init) ?? "none") as the last recorded at \(time), but the log says \(last)"
     }
 }

@@ -14,14 +14,7 @@ import Darwin
 /// It reads the form the ledger writes. Anything else (an escaped time, an unknown type, a
 /// repeated top-level key, no object at all) is not read here: the caller decodes that record
 /// in full, which either reads it or names what is wrong.
-struct IndexedFields: Equatable, Sendable {
-    var sequence: UInt64
-    var recordedAt: Timestamp
-    var type: EventType
-    /// The `idempotency_index` key of the event's idempotency key (the first 8 bytes of its
-    /// SHA-256, read big-endian), when it has one.
-    var idempotencyHash: UInt64?
-
+extension IndexedFields {
     /// The fields of an event's stored JSON; nil when it is not in the ledger's own form.
     init?(json bytes: UnsafeRawBufferPointer) {
         // The top-level names read so far, to refuse one given twice (an event has about ten).
@@ -32,15 +25,8 @@ struct IndexedFields: Equatable, Sendable {
     /// The fields of an event decoded in full.
     init(_ event: RecordedEvent) {
         self.init(
-            sequence: event.sequence, recordedAt: event.recordedAt, type: event.type,
+            sequence: event.sequence, recordedAt: event.recordedAt, type: EventType.allCases.firstIndex(of: event.type)!,
             idempotencyHash: event.idempotencyKey.map { key in Array(key.utf8).withUnsafeBytes { LedgerSchema.idempotencyHash(utf8: $0) } })
-    }
-
-    private init(sequence: UInt64, recordedAt: Timestamp, type: EventType, idempotencyHash: UInt64?) {
-        self.sequence = sequence
-        self.recordedAt = recordedAt
-        self.type = type
-        self.idempotencyHash = idempotencyHash
     }
 
     private static func read(_ bytes: UnsafeRawBufferPointer, names: UnsafeMutableBufferPointer<Range<Int>>) -> IndexedFields? {
@@ -127,14 +113,15 @@ struct IndexedFields: Equatable, Sendable {
         return value > 0 ? value : nil
     }
 
-    /// The type the quoted name at `range` names, if it names one without escapes.
-    private static func eventType(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> EventType? {
+    /// The position in ``EventType/allCases`` of the type the quoted name at `range` names, if
+    /// it names one without escapes.
+    private static func eventType(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
         guard range.count >= 2, bytes[range.lowerBound] == UInt8(ascii: "\"") else { return nil }
         let name = (range.lowerBound + 1)..<(range.upperBound - 1)
-        return typeNames.first { equal(bytes, name, $0.name) }?.type
+        return typeNames.firstIndex { equal(bytes, name, $0) }
     }
 
-    private static let typeNames: [(name: [UInt8], type: EventType)] = EventType.allCases.map { (Array($0.rawValue.utf8), $0) }
+    private static let typeNames: [[UInt8]] = EventType.allCases.map { Array($0.rawValue.utf8) }
 
     private static func equal(_ bytes: UnsafeRawBufferPointer, _ a: Range<Int>, _ b: Range<Int>) -> Bool {
         a.count == b.count && memcmp(bytes.baseAddress! + a.lowerBound, bytes.baseAddress! + b.lowerBound, a.count) == 0
