@@ -21,7 +21,7 @@ enum FormatUpgrade {
     ) throws -> UInt64 {
         try environment.write { txn in
             let schema = try LedgerSchema.open(in: txn, create: true)
-            guard try isFormat1(txn, schema), try txn.get(schema.meta, key: LedgerSchema.upgradeKey) == nil else { return }
+            guard try isFormat1(txn, meta: schema.meta), try txn.get(schema.meta, key: LedgerSchema.upgradeKey) == nil else { return }
             for database in try [schema.byType, schema.byTime, schema.idempotency] { try txn.clear(database) }
             try txn.put(schema.meta, key: LedgerSchema.upgradeKey, value: BigEndian.bytes(0))
         }
@@ -36,7 +36,7 @@ enum FormatUpgrade {
     /// the last sequence indexed.
     private static func step(_ txn: WriteTransaction, chunk: UInt64) throws -> (done: Bool, indexed: UInt64) {
         let schema = try LedgerSchema.open(in: txn, create: false)
-        guard try isFormat1(txn, schema) else { return (true, 0) }
+        guard try isFormat1(txn, meta: schema.meta) else { return (true, 0) }
         let view = LogView(txn, schema: schema)
         let head = try view.head().sequence
         guard let progress = try txn.get(schema.meta, key: LedgerSchema.upgradeKey), progress.count == 8 else {
@@ -70,12 +70,12 @@ enum FormatUpgrade {
 
     /// Whether the ledger in `environment` is format 1 (or on its way from it).
     static func isFormat1(_ environment: Environment) throws -> Bool {
-        try environment.read { txn in try txn.get(try txn.openDatabase("meta", create: false), key: LedgerSchema.formatKey) }
-            == Array(LedgerSchema.format1Marker.utf8)
+        try environment.read { txn in try isFormat1(txn, meta: try txn.openDatabase("meta", create: false)) }
     }
 
-    private static func isFormat1(_ txn: ReadTransaction, _ schema: LedgerSchema) throws -> Bool {
-        try txn.get(schema.meta, key: LedgerSchema.formatKey) == Array(LedgerSchema.format1Marker.utf8)
+    /// Whether `meta`, read in `txn`, holds format 1's marker.
+    private static func isFormat1(_ txn: ReadTransaction, meta: Database) throws -> Bool {
+        try txn.get(meta, key: LedgerSchema.formatKey) == Array(LedgerSchema.format1Marker.utf8)
     }
 
     /// Brings a format-2 ledger to format 3: adds the empty `rows` database and writes the new
