@@ -85,8 +85,13 @@ extension LogView {
     /// under the key's hash is read until one's own `idempotency_key` is `key`.
     public func sequence(forIdempotencyKey key: String) throws -> UInt64? {
         try firstSequence(filedUnderIdempotencyHash: LedgerSchema.idempotencyHash(key)) {
-            try PreparedEvent.event($0, in: self, holdsIdempotencyKey: key)
+            try event($0, holdsIdempotencyKey: key)
         }
+    }
+
+    /// Whether stored event `sequence` holds idempotency key `key` (its envelope read, not its body).
+    func event(_ sequence: UInt64, holdsIdempotencyKey key: String) throws -> Bool {
+        try envelope(of: sequence).idempotencyKey == key
     }
 
     /// The sequence number of the notification with `jti` (found through its idempotency key,

@@ -33,6 +33,6 @@ extension PreparedEvent: LogEntry {
     }
 
     static func event(_ sequence: UInt64, in view: LogView, holdsIdempotencyKey key: String) throws -> Bool {
-        try view.envelope(of: sequence).idempotencyKey == key
+        try view.event(sequence, holdsIdempotencyKey: key)
     }
 }
