@@ -1,7 +1,9 @@
 import Basics
 import LMDB
 
-/// Reads the log and its indexes inside one transaction (read or write).
+/// Reads the log and its indexes inside one transaction (read or write), as bytes: records,
+/// stored rows, and sequence numbers by type key, time and idempotency hash. What an event
+/// means is read above the engine (`Ledger`'s extensions decode events, handoffs, cosignatures).
 ///
 /// Like the transaction it wraps, a view is valid only inside the closure it is lent to.
 public struct LogView {
