@@ -4,7 +4,9 @@ import Crypto
 /// A SHA-256 hash held inline, 32 bytes in four words: what the Merkle tree passes around by
 /// the million, where an array per hash would cost an allocation each.
 public struct SHA256Hash: Equatable, Hashable, Sendable {
-    private var words: (UInt64, UInt64, UInt64, UInt64)
+    /// The 32 bytes. Usable from inlinable code: the hash is compared and lent by the million in
+    /// other modules (the person index's prefix tree), where a call per comparison would show.
+    @usableFromInline var words: (UInt64, UInt64, UInt64, UInt64)
 
     /// The hash `digest` holds.
     public init(_ digest: SHA256Digest) {
@@ -35,6 +37,7 @@ public struct SHA256Hash: Equatable, Hashable, Sendable {
     package static let onExtensions = handover_sha256_uses_extensions() != 0
 
     /// The hash in the first 32 bytes of `bytes`, nil when there are fewer.
+    @inlinable
     public init?(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count >= 32 else { return nil }
         words = (0, 0, 0, 0)
@@ -42,23 +45,28 @@ public struct SHA256Hash: Equatable, Hashable, Sendable {
     }
 
     /// The hash in `bytes`, nil unless it has 32.
+    @inlinable
     public init?(_ bytes: [UInt8]) {
         guard bytes.count == 32, let hash = bytes.withUnsafeBytes({ SHA256Hash($0) }) else { return nil }
         self = hash
     }
 
     /// The 32 bytes.
+    @inlinable
     public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
     /// Lends the 32 bytes to `body`.
+    @inlinable
     public func withUnsafeBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         try Swift.withUnsafeBytes(of: words, body)
     }
 
+    @inlinable
     public static func == (a: SHA256Hash, b: SHA256Hash) -> Bool {
         a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
     }
 
+    @inlinable
     public func hash(into hasher: inout Hasher) {
         withUnsafeBytes { hasher.combine(bytes: $0) }
     }
