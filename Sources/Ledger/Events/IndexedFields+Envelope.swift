@@ -7,9 +7,10 @@ import Glibc
 import Darwin
 #endif
 
-/// The fields of a stored event the log's indexes are built from (`seq`, `recorded_at`, `type`
-/// and the idempotency key's index hash), read in one pass that checks the JSON's syntax and
-/// builds nothing: what `verify` reads of every event.
+/// The ledger's reading of the fields of a stored event the log's indexes are built from
+/// (`seq`, `recorded_at`, `type` and the idempotency key's index hash), in one pass that checks
+/// the JSON's syntax and builds nothing: what `verify` reads of every event, handed to the
+/// engine's check as ``LogRecordFormat/ledgerEvents``.
 ///
 /// It reads the form the ledger writes. Anything else (an escaped time, an unknown type, a
 /// repeated top-level key, no object at all) is not read here: the caller decodes that record
