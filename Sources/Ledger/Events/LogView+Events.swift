@@ -35,6 +35,23 @@ extension LogView {
         try read(raw, sequence: sequence, RecordedEvent.init(json:), sequenceOf: \.sequence)
     }
 
+    /// Reads a stored record (chain hash ‖ JSON) with `read`, naming event `sequence` in any
+    /// error and checking that the JSON's own `seq` is `sequence`.
+    static func read<T>(
+        _ raw: UnsafeRawBufferPointer, sequence: UInt64, _ read: (UnsafeRawBufferPointer) throws -> T,
+        sequenceOf: (T) -> UInt64
+    ) throws -> T {
+        let json = try eventJSON(ofStoredRecord: raw, sequence: sequence)
+        let value: T
+        do { value = try read(json) } catch let error as LedgerError {
+            throw LedgerError(.malformedRecord, "event \(sequence): \(error.message)", underlying: error.underlying)
+        }
+        guard sequenceOf(value) == sequence else {
+            throw LedgerError(.malformedRecord, "event \(sequence): its seq field says \(sequenceOf(value))")
+        }
+        return value
+    }
+
     /// The events `range` names, decoded, in order (those the log holds).
     /// Every event of `range`; a ``LedgerError`` (malformed record) when the log lacks one (a
     /// head, a checkpoint or a count in an altered copy that names events the log does not

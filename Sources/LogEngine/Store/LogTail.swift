@@ -11,7 +11,7 @@ import LMDB
 package struct LogTail {
     private let transaction: WriteTransaction
     private let view: LogView
-    package private(set) var head: ChainHead
+    private var head: ChainHead
     private var tree: MerkleFrontier
     private var indexes: LogIndexWriter
     /// The time every event of the batch is recorded at.

@@ -63,23 +63,6 @@ public struct LogView {
         return UnsafeRawBufferPointer(rebasing: raw[32...])
     }
 
-    /// Reads a stored record (chain hash ‖ JSON) with `read`, naming event `sequence` in any
-    /// error and checking that the JSON's own `seq` is `sequence`.
-    package static func read<T>(
-        _ raw: UnsafeRawBufferPointer, sequence: UInt64, _ read: (UnsafeRawBufferPointer) throws -> T,
-        sequenceOf: (T) -> UInt64
-    ) throws -> T {
-        let json = try eventJSON(ofStoredRecord: raw, sequence: sequence)
-        let value: T
-        do { value = try read(json) } catch let error as LedgerError {
-            throw LedgerError(.malformedRecord, "event \(sequence): \(error.message)", underlying: error.underlying)
-        }
-        guard sequenceOf(value) == sequence else {
-            throw LedgerError(.malformedRecord, "event \(sequence): its seq field says \(sequenceOf(value))")
-        }
-        return value
-    }
-
     /// Calls `body` with the sequence numbers from `first` through `last` of the events filed
     /// under any of `typeKeys`, ascending: a merge of the keys' index entries read 4,096 at a time.
     package func forEachSequence(ofAnyTypeKey typeKeys: [[UInt8]], from first: UInt64, through last: UInt64, _ body: (UInt64) throws -> Void) throws {

@@ -1,5 +1,3 @@
-import Basics
-
 /// The result of checking a ledger's log end to end.
 public struct VerificationReport: Sendable {
     /// Events checked.
